@@ -1,0 +1,56 @@
+// Builds the extension host bundle (node, cjs, `vscode` external) and the webview bundle (browser).
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions[]} */
+const targets = [
+  {
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    minify: production,
+    sourcemap: !production,
+    logLevel: 'warning',
+  },
+];
+
+// The webview bundle slot: built for the browser as soon as the chat panel adds its entry point.
+if (fs.existsSync('src/webview/main.ts')) {
+  targets.push({
+    entryPoints: ['src/webview/main.ts'],
+    outfile: 'dist/webview.js',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: production,
+    sourcemap: !production,
+    logLevel: 'warning',
+  });
+}
+
+async function main() {
+  if (watch) {
+    const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
+    await Promise.all(contexts.map((c) => c.watch()));
+    return;
+  }
+  const results = await Promise.all(targets.map((t) => esbuild.build({ ...t, metafile: true })));
+  for (const r of results) {
+    for (const [file, info] of Object.entries(r.metafile.outputs)) {
+      if (file.endsWith('.js')) console.log(`${file}: ${(info.bytes / 1024).toFixed(1)} KB`);
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

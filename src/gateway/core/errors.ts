@@ -1,0 +1,218 @@
+/**
+ * Typed errors for every way a gateway call can fail. Each carries a message a person can act on;
+ * none carries a credential (messages are built from the server's text, which never echoes keys,
+ * and from our own words).
+ */
+
+export interface GatewayErrorInit {
+  status?: number;
+  type?: string;
+  code?: string;
+  requestId?: string;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly status: number | undefined;
+  readonly type: string | undefined;
+  readonly code: string | undefined;
+  readonly requestId: string | undefined;
+  /** For errors that end a stream: what had arrived (partial completion or message). */
+  partial: unknown = undefined;
+
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = init.status;
+    this.type = init.type;
+    this.code = init.code;
+    this.requestId = init.requestId;
+  }
+}
+
+/** A request refused before it went over the wire: names the field and the rule it breaks. */
+export class ValidationError extends GatewayError {
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(issues: readonly { path: string; message: string }[]) {
+    const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+    super(`Invalid request: ${text}`, { type: 'validation_error' });
+    this.issues = issues;
+  }
+}
+
+/** Any HTTP error status from the gateway. Subclasses exist for the statuses the spec names. */
+export class APIStatusError extends GatewayError {
+  override readonly status: number;
+  /** The server's own words, before we added advice. */
+  readonly serverMessage: string;
+  constructor(status: number, serverMessage: string, message: string, init: GatewayErrorInit = {}) {
+    super(message, { ...init, status });
+    this.status = status;
+    this.serverMessage = serverMessage;
+  }
+}
+
+export class BadRequestError extends APIStatusError {}
+export class AuthenticationError extends APIStatusError {}
+
+export type PermissionCause = 'balance' | 'model' | 'ip' | 'role' | 'unknown';
+export class PermissionDeniedError extends APIStatusError {
+  /** Which of the spec's 403 causes the server's message points to. */
+  readonly cause403: PermissionCause;
+  constructor(status: number, serverMessage: string, message: string, cause403: PermissionCause, init: GatewayErrorInit = {}) {
+    super(status, serverMessage, message, init);
+    this.cause403 = cause403;
+  }
+}
+
+export class NotFoundError extends APIStatusError {}
+
+export class RateLimitError extends APIStatusError {
+  /** Milliseconds the server asked us to wait, when it said so. */
+  readonly retryAfterMs: number | undefined;
+  constructor(status: number, serverMessage: string, message: string, retryAfterMs: number | undefined, init: GatewayErrorInit = {}) {
+    super(status, serverMessage, message, init);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export class ServiceUnavailableError extends APIStatusError {}
+export class InternalServerError extends APIStatusError {}
+
+/** The account API's `{success:false, message}` answer (often with HTTP 200). */
+export class AccountApiError extends GatewayError {}
+
+/** No response: refused, reset or unreachable before any byte arrived. */
+export class ConnectionError extends GatewayError {}
+
+export class TimeoutError extends GatewayError {}
+
+/** The caller aborted (its AbortSignal fired). */
+export class AbortError extends GatewayError {}
+
+/**
+ * A stream that broke after it started: cut connection, malformed event, or an error object sent
+ * inside the stream. `partial` holds what had arrived (a partial completion or message), so the
+ * caller keeps the answer so far.
+ */
+export class StreamError extends GatewayError {
+  constructor(message: string, init: GatewayErrorInit & { partial?: unknown } = {}) {
+    super(message, init);
+    this.partial = init.partial;
+  }
+}
+
+// --- mapping HTTP error answers ---
+
+interface ParsedErrorBody {
+  message: string;
+  type?: string;
+  code?: string;
+  requestId?: string;
+}
+
+function asString(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  return undefined;
+}
+
+/**
+ * Reads the error envelopes a gateway sends: `{error:{message,type,code}}` (chat-completions style),
+ * `{type:"error",error:{type,message}}` (messages style), `{success:false,message}` (account API),
+ * `{message}`, or plain text.
+ */
+export function parseErrorBody(text: string): ParsedErrorBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const trimmed = text.trim().slice(0, 500);
+    return { message: trimmed };
+  }
+  if (json && typeof json === 'object') {
+    const o = json as Record<string, unknown>;
+    const err = o.error;
+    const requestId = asString(o.request_id);
+    if (err && typeof err === 'object') {
+      const e = err as Record<string, unknown>;
+      return { message: asString(e.message) ?? '', type: asString(e.type), code: asString(e.code) || undefined, requestId };
+    }
+    if (typeof err === 'string') return { message: err, requestId };
+    if (typeof o.message === 'string') return { message: o.message, code: asString(o.code), requestId };
+  }
+  return { message: typeof text === 'string' ? text.slice(0, 500) : '' };
+}
+
+const BALANCE = /balance|quota|credit|余额|额度|insufficient|top.?up|exhausted|用尽/i;
+const MODEL = /model|模型|channel|渠道/i;
+const IP = /\bip\b|subnet|address|白名单|allow.?list/i;
+const ROLE = /role|permission|权限|suspend|banned|封禁|disabled user|forbidden/i;
+
+export function classify403(serverMessage: string): PermissionCause {
+  if (BALANCE.test(serverMessage)) return 'balance';
+  if (IP.test(serverMessage)) return 'ip';
+  if (MODEL.test(serverMessage)) return 'model';
+  if (ROLE.test(serverMessage)) return 'role';
+  return 'unknown';
+}
+
+const ADVICE_403: Record<PermissionCause, string> = {
+  balance: 'The account balance or this key\'s quota is used up: top up the balance or raise the key\'s quota.',
+  model: 'This key is not allowed to use this model: pick another model or allow it for the key.',
+  ip: 'Your IP address is outside the key\'s allowed subnet: change the key\'s subnet or use another key.',
+  role: 'The account lacks the role for this action or is suspended: ask the gateway\'s administrator.',
+  unknown: 'Access denied. Likely causes: insufficient balance (most common), the key not allowed for this model, an IP outside the key\'s subnet, or an insufficient role.',
+};
+
+/** Builds the typed error for an HTTP error status, with advice the UI can show as is. */
+export function errorFromResponse(
+  status: number,
+  bodyText: string,
+  headers: Record<string, string | string[] | undefined>,
+  retryAfterMs?: number,
+): APIStatusError {
+  const parsed = parseErrorBody(bodyText);
+  const headerId = headers['x-request-id'] ?? headers['request-id'] ?? headers['x-oneapi-request-id'];
+  const requestId = parsed.requestId ?? (Array.isArray(headerId) ? headerId[0] : headerId);
+  const init: GatewayErrorInit = { type: parsed.type, code: parsed.code, requestId };
+  const server = parsed.message || `HTTP ${status}`;
+  switch (status) {
+    case 400:
+      return new BadRequestError(status, server, `The gateway rejected the request: ${server}`, init);
+    case 401:
+      return new AuthenticationError(status, server, `The API key is missing, invalid or expired (${server}). Set a valid key.`, init);
+    case 403: {
+      const cause = classify403(server);
+      return new PermissionDeniedError(status, server, `${ADVICE_403[cause]} (gateway said: ${server})`, cause, init);
+    }
+    case 404:
+      return new NotFoundError(status, server, `Not found: ${server}`, init);
+    case 429: {
+      const wait = retryAfterMs !== undefined ? ` Retry in ${Math.ceil(retryAfterMs / 1000)} s.` : ' Retry in a moment.';
+      return new RateLimitError(status, server, `Too many requests (${server}).${wait}`, retryAfterMs, init);
+    }
+    case 503:
+      return new ServiceUnavailableError(
+        status,
+        server,
+        `The model is unavailable: check the model id (case matters) and your access to it, or retry later if the provider is limiting (${server}).`,
+        init,
+      );
+    default:
+      if (status >= 500) return new InternalServerError(status, server, `The gateway failed (HTTP ${status}): ${server}`, init);
+      return new APIStatusError(status, server, `The gateway answered HTTP ${status}: ${server}`, init);
+  }
+}
+
+/** Maps an error object that arrived inside a stream (either envelope) to a StreamError. */
+export function errorFromStreamPayload(payload: unknown, partial: unknown): StreamError {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const parsed = parseErrorBody(text);
+  return new StreamError(`The gateway reported an error mid-stream: ${parsed.message || 'unknown error'}`, {
+    type: parsed.type,
+    code: parsed.code,
+    requestId: parsed.requestId,
+    partial,
+  });
+}
