@@ -123,7 +123,9 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       const endedBy = this.controller.signal.aborted ? 'abort' : this.response.endedBy();
       const mapped = mapTransportError(err, endedBy, this.what);
       if (mapped instanceof AbortError || mapped instanceof TimeoutError) throw this.fail(mapped);
-      throw this.fail(new StreamError(`The connection was cut mid-stream (${mapped.message}). The partial answer is kept.`, { cause: err }));
+      const code = (err as { code?: string } | null)?.code;
+      const detail = [code, err instanceof Error ? err.message : undefined].filter(Boolean).join(': ');
+      throw this.fail(new StreamError(`The connection was cut mid-stream (${detail || 'closed'}). The partial answer is kept.`, { cause: err }));
     }
     if (step.done) {
       const cutMidEvent = this.decoder.end();

@@ -11,8 +11,25 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * Flattens zod issues. A union whose every branch failed reports "Invalid input"; instead we
+ * report the branch that got furthest (its issues with the deepest paths), so the message names
+ * the real field and rule, e.g. `messages[0].content[0].image_url.detail`.
+ */
+function flatten(issue: Issue, prefix: readonly PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const depth = (branch: Issue[]) => Math.max(...branch.map((i) => i.path.length));
+    const best = issue.errors.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+    if (depth(best) > 0) return best.flatMap((i) => flatten(i, path));
+  }
+  return [{ path, message: issue.message }];
+}
+
 function issuesOf(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
+  return error.issues.flatMap((i) => flatten(i as Issue, [])).map((i) => ({ path: formatPath(i.path), message: i.message }));
 }
 
 /** Validates a request before it is sent; throws a ValidationError naming each field and rule. */

@@ -1,0 +1,27 @@
+// Runs mocha suites written in TypeScript (via tsx) and ends with a plain "N passed, N failed"
+// line, which CI reads. Usage: node scripts/run-mocha.cjs <folder> [label]
+const path = require('node:path');
+const fs = require('node:fs');
+require('tsx/cjs/api').register();
+const Mocha = require('mocha');
+
+const folder = process.argv[2] ?? 'test/unit';
+const label = process.argv[3] ?? path.basename(folder);
+const grep = process.env.MOCHA_GREP;
+
+function collect(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return collect(p);
+    return e.name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const mocha = new Mocha({ timeout: 30_000, reporter: 'spec', forbidOnly: true, ...(grep ? { grep } : {}) });
+for (const f of collect(folder).sort()) mocha.addFile(path.resolve(f));
+const runner = mocha.run((failures) => {
+  const s = runner.stats;
+  const skipped = s.pending ? `, ${s.pending} skipped` : '';
+  console.log(`${label}: ${s.passes} passed, ${s.failures} failed${skipped}`);
+  process.exitCode = failures > 0 || s.passes === 0 ? 1 : 0;
+});

@@ -1,0 +1,230 @@
+/**
+ * The emulator's deterministic "model": the same conversation always gets the same answer, so
+ * tests can assert on it, and the answers still read sensibly in a demo.
+ *
+ * - With tools offered and tool_choice allowing it, the last user message decides which tools to
+ *   call: a tool is called when its name (or every word of it) appears in the message. Several
+ *   matching tools, or one path-taking tool with several paths mentioned, give parallel calls.
+ *   `required` calls the first tool when none matches; a forced function is always called.
+ * - After tool results, the answer quotes them. `#steps=N` in the user message keeps calling
+ *   tools for N rounds before answering (for agent-loop tests).
+ * - `#words=N` asks for an answer of about N words (long streams); the word "code" adds a code block.
+ */
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  parameters?: JsonSchema;
+}
+
+interface JsonSchema {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  description?: string;
+  items?: JsonSchema;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+export interface Turn {
+  role: 'user' | 'assistant';
+  text: string;
+  images: number;
+  /** Tool results carried by this turn (chat: tool messages; messages format: tool_result blocks). */
+  toolResults: { name: string; content: string; isError: boolean }[];
+  /** Tool calls the assistant made in this turn. */
+  toolCalls: string[];
+}
+
+export interface Plan {
+  thinking?: string;
+  text: string;
+  toolCalls: { name: string; arguments: Record<string, unknown> }[];
+}
+
+const WORDS = (
+  'gateway stream token model editor answer cache prompt vector index search file workspace request ' +
+  'reply chunk client server latency budget context window image speech video balance key quota'
+).split(' ');
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return h >>> 0;
+}
+
+function words(s: string): string[] {
+  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+
+function nameParts(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+const PATH_TOKEN = /(?:^|[\s"'`(])((?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8})(?=$|[\s"'`),.;:!?])/g;
+
+function pathsIn(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(PATH_TOKEN)) if (!found.includes(m[1])) found.push(m[1]);
+  return found;
+}
+
+function quotedIn(text: string): string | undefined {
+  const m = /["'`]([^"'`]{1,200})["'`]/.exec(text);
+  return m?.[1];
+}
+
+function argumentFor(prop: string, schema: JsonSchema, text: string, path: string | undefined): unknown {
+  const lower = prop.toLowerCase();
+  if (schema.enum && schema.enum.length > 0) {
+    const mentioned = schema.enum.find((v) => typeof v === 'string' && text.toLowerCase().includes(v.toLowerCase()));
+    return mentioned ?? schema.enum[0];
+  }
+  switch (schema.type) {
+    case 'number':
+    case 'integer': {
+      const n = /\b(\d{1,6})\b/.exec(text);
+      return n ? Number(n[1]) : 1;
+    }
+    case 'boolean':
+      return false;
+    case 'array':
+      return path && /path|file/.test(lower) ? [path] : [];
+    case 'object':
+      return {};
+    default:
+      if (/path|file|dir|folder/.test(lower)) return path ?? '.';
+      if (/glob|pattern/.test(lower)) return quotedIn(text) ?? '**/*';
+      if (/query|search|regex|text|keyword/.test(lower)) return quotedIn(text) ?? words(text).slice(-2).join(' ');
+      return quotedIn(text) ?? words(text).slice(-1)[0] ?? '';
+  }
+}
+
+function argumentsFor(tool: ToolSpec, text: string, path: string | undefined): Record<string, unknown> {
+  const props = tool.parameters?.properties ?? {};
+  const required = new Set(tool.parameters?.required ?? []);
+  const args: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(props)) {
+    const isPathish = /path|file|dir/.test(name.toLowerCase());
+    if (required.has(name) || (isPathish && path)) args[name] = argumentFor(name, schema, text, path);
+  }
+  return args;
+}
+
+function toolMentioned(tool: ToolSpec, text: string): boolean {
+  const lower = text.toLowerCase();
+  if (lower.includes(tool.name.toLowerCase())) return true;
+  const parts = nameParts(tool.name);
+  const present = new Set(words(text).map((w) => w.replace(/s$/, '')));
+  return parts.length > 0 && parts.every((p) => present.has(p) || present.has(p.replace(/s$/, '')));
+}
+
+function directive(text: string, name: string): number | undefined {
+  const m = new RegExp(`#${name}=(\\d{1,6})`).exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+function reply(model: string, turns: Turn[], lastUser: Turn): string {
+  const asked = lastUser.text.replace(/#\w+=\d+/g, '').trim();
+  const shown = asked.length > 200 ? `${asked.slice(0, 200)}…` : asked;
+  const lines = [`**${model}** (emulated) read ${turns.length} message${turns.length === 1 ? '' : 's'}. You wrote: “${shown}”.`];
+  if (lastUser.images > 0) lines.push(`I see ${lastUser.images} image${lastUser.images === 1 ? '' : 's'} attached.`);
+  if (/\bcode\b/i.test(asked)) {
+    lines.push('', 'Here is a small example:', '', '```ts', `export function greet(name: string): string {`, '  return `Hello, ${name}!`;', '}', '```');
+  }
+  const want = directive(lastUser.text, 'words');
+  if (want) {
+    const seed = hash(asked);
+    const out: string[] = [];
+    for (let i = 0; i < want; i++) out.push(WORDS[(seed + i * 7 + ((i * i) % 13)) % WORDS.length]);
+    lines.push('', out.join(' ') + '.');
+  }
+  return lines.join('\n');
+}
+
+export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: ToolChoice, wantThinking: boolean): Plan {
+  const lastUserIndex = turns.map((t) => t.role === 'user' && t.text.length > 0 && t.toolResults.length === 0).lastIndexOf(true);
+  const lastUser = turns[lastUserIndex] ?? { role: 'user', text: '', images: 0, toolResults: [], toolCalls: [] };
+  const last = turns[turns.length - 1];
+  const resultsNow = last?.toolResults ?? [];
+  const roundsSinceUser = turns.slice(lastUserIndex + 1).filter((t) => t.toolCalls.length > 0).length;
+  const thinking = wantThinking ? `The user asked: ${lastUser.text.slice(0, 80)}. I will answer directly.` : undefined;
+
+  const canCall = tools.length > 0 && choice !== 'none';
+  const wantSteps = directive(lastUser.text, 'steps') ?? 1;
+  const mustCall = choice === 'required' || typeof choice === 'object';
+  const shouldCallNow = canCall && (mustCall || (resultsNow.length === 0 ? true : roundsSinceUser < wantSteps));
+
+  if (shouldCallNow) {
+    let chosen: ToolSpec[];
+    if (typeof choice === 'object') chosen = tools.filter((t) => t.name === choice.name);
+    else {
+      chosen = tools.filter((t) => toolMentioned(t, lastUser.text));
+      if (chosen.length === 0 && (choice === 'required' || roundsSinceUser > 0)) chosen = [tools[0]];
+    }
+    if (chosen.length > 0) {
+      const paths = pathsIn(lastUser.text);
+      const calls: Plan['toolCalls'] = [];
+      for (const tool of chosen.slice(0, 4)) {
+        const takesPath = Object.keys(tool.parameters?.properties ?? {}).some((p) => /path|file/.test(p.toLowerCase()));
+        const round = roundsSinceUser;
+        if (takesPath && paths.length > 1 && round === 0) {
+          for (const p of paths.slice(0, 4)) calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p) });
+        } else {
+          const p = paths.length > 0 ? paths[round % paths.length] : undefined;
+          calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p) });
+        }
+      }
+      const text = resultsNow.length > 0 ? `Step ${roundsSinceUser + 1}: continuing with ${calls.map((c) => c.name).join(', ')}.` : '';
+      return { thinking, text, toolCalls: calls };
+    }
+  }
+
+  if (resultsNow.length > 0) {
+    const quoted = resultsNow.map((r) => {
+      const one = r.content.replace(/\s+/g, ' ').trim();
+      const cut = one.length > 160 ? `${one.slice(0, 160)}…` : one;
+      return `- \`${r.name}\`${r.isError ? ' failed' : ''}: ${cut}`;
+    });
+    return {
+      thinking,
+      text: [`From the tool results (${resultsNow.length}):`, ...quoted, '', `That answers: “${lastUser.text.slice(0, 120)}”.`].join('\n'),
+      toolCalls: [],
+    };
+  }
+  return { thinking, text: reply(model, turns, lastUser), toolCalls: [] };
+}
+
+/** Splits text into stream pieces of one to three words, keeping every character. */
+export function textPieces(text: string): string[] {
+  const tokens = text.match(/\S+\s*|\s+/g) ?? [];
+  const pieces: string[] = [];
+  let i = 0;
+  let n = 0;
+  while (i < tokens.length) {
+    const take = 1 + (n++ % 3);
+    pieces.push(tokens.slice(i, i + take).join(''));
+    i += take;
+  }
+  return pieces;
+}
+
+/** Splits JSON text into fragments of about `size` characters (tool arguments streamed in parts). */
+export function jsonFragments(json: string, size = 8): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < json.length; i += size) out.push(json.slice(i, i + size));
+  return out;
+}
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

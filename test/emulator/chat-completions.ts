@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { estimateTokens, jsonFragments, plan, textPieces, type Plan, type ToolChoice, type ToolSpec, type Turn } from './assistant';
+import { SseWriter } from './faults';
+import { openAiError, sendJson, type Ctx } from './server';
+
+type Json = Record<string, unknown>;
+
+function textOf(content: unknown): { text: string; images: number; imageTokens: number } {
+  if (typeof content === 'string') return { text: content, images: 0, imageTokens: 0 };
+  if (!Array.isArray(content)) return { text: '', images: 0, imageTokens: 0 };
+  let text = '';
+  let images = 0;
+  let imageTokens = 0;
+  for (const part of content as Json[]) {
+    if (part?.type === 'text' && typeof part.text === 'string') text += (text ? '\n' : '') + part.text;
+    if (part?.type === 'image_url') {
+      images++;
+      imageTokens += (part.image_url as Json | undefined)?.detail === 'low' ? 85 : 765;
+    }
+  }
+  return { text, images, imageTokens };
+}
+
+/** Turns chat-completions messages into the planner's turns. */
+function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
+  const turns: Turn[] = [];
+  const callNames = new Map<string, string>();
+  let promptTokens = 0;
+  for (const m of messages) {
+    const { text, images, imageTokens } = textOf(m.content);
+    promptTokens += estimateTokens(text) + imageTokens + 4;
+    if (m.role === 'assistant') {
+      const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as Json[]) : [];
+      for (const c of calls) {
+        const fn = c.function as Json | undefined;
+        callNames.set(String(c.id), String(fn?.name ?? ''));
+        promptTokens += estimateTokens(String(fn?.arguments ?? ''));
+      }
+      turns.push({ role: 'assistant', text, images: 0, toolResults: [], toolCalls: calls.map((c) => String((c.function as Json)?.name)) });
+    } else if (m.role === 'tool') {
+      const result = { name: callNames.get(String(m.tool_call_id)) ?? 'tool', content: text, isError: /^error\b/i.test(text) };
+      const last = turns[turns.length - 1];
+      if (last && last.role === 'user' && last.toolResults.length > 0) last.toolResults.push(result);
+      else turns.push({ role: 'user', text: '', images: 0, toolResults: [result], toolCalls: [] });
+    } else if (m.role === 'user') {
+      turns.push({ role: 'user', text, images, toolResults: [], toolCalls: [] });
+    }
+  }
+  return { turns, promptTokens };
+}
+
+function toolChoiceOf(v: unknown): ToolChoice | string {
+  if (v === undefined) return 'auto';
+  if (v === 'auto' || v === 'none' || v === 'required') return v;
+  if (v && typeof v === 'object' && (v as Json).type === 'function') {
+    const name = ((v as Json).function as Json | undefined)?.name;
+    if (typeof name === 'string') return { name };
+  }
+  return 'tool_choice must be "auto", "none", "required" or {type:"function",function:{name}}';
+}
+
+export async function handleChatCompletions(ctx: Ctx): Promise<void> {
+  const { emu, res } = ctx;
+  const body = ctx.body as Json | undefined;
+  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.', 'invalid_request_error', 'invalid_parameter');
+  const model = emu.requireModel(ctx, body.model, 'openai');
+  if (!model) return;
+  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
+  if (!auth.ok) return;
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    return openAiError(res, 400, 'messages must be a non-empty array.', 'invalid_request_error', 'invalid_parameter');
+  }
+  if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 2)) {
+    return openAiError(res, 400, 'temperature must be between 0 and 2.', 'invalid_request_error', 'invalid_parameter');
+  }
+  const tools: ToolSpec[] = Array.isArray(body.tools)
+    ? (body.tools as Json[]).map((t) => t.function as ToolSpec).filter((f) => f && typeof f.name === 'string')
+    : [];
+  const choice = toolChoiceOf(body.tool_choice);
+  if (typeof choice === 'string' && !['auto', 'none', 'required'].includes(choice)) {
+    return openAiError(res, 400, choice, 'invalid_request_error', 'invalid_parameter');
+  }
+  if (typeof choice === 'object' && !tools.some((t) => t.name === choice.name)) {
+    return openAiError(res, 400, `tool_choice names ${choice.name}, which is not among the tools.`, 'invalid_request_error', 'invalid_parameter');
+  }
+
+  const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
+  const p = plan(model.id, turns, tools, choice as ToolChoice, false);
+  const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
+  const calls = p.toolCalls.map((c) => ({ id: `call_${randomBytes(9).toString('base64url')}`, name: c.name, args: JSON.stringify(c.arguments) }));
+  let text = p.text;
+  let finish = calls.length > 0 ? 'tool_calls' : 'stop';
+  const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  if (maxTokens !== undefined && calls.length === 0 && estimateTokens(text) > maxTokens) {
+    text = text.slice(0, maxTokens * 4);
+    finish = 'length';
+  }
+  const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  emu.store.spend(auth.key, (promptTokens + completionTokens * 4) * model.ratio);
+
+  const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+  const created = Math.floor(emu.clock.now() / 1000);
+  if (body.stream === true) {
+    const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
+    return streamCompletion(ctx, { id, created, model: model.id, text, calls, finish, usage: includeUsage ? usage : undefined });
+  }
+  const message: Json = { role: 'assistant', content: calls.length > 0 && !text ? null : text };
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+  }
+  sendJson(res, 200, {
+    id,
+    object: 'chat.completion',
+    created,
+    model: model.id,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    usage,
+  });
+}
+
+interface StreamPlan {
+  id: string;
+  created: number;
+  model: string;
+  text: string;
+  calls: { id: string; name: string; args: string }[];
+  finish: string;
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+async function streamCompletion(ctx: Ctx, s: StreamPlan): Promise<void> {
+  const writer = new SseWriter(ctx.res, ctx.faults, (message) => ({
+    data: JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'stream_failed' } }),
+  }));
+  writer.onClientClose = () => ctx.emu.clientClosedStreams++;
+  await writer.start();
+  const base = { id: s.id, object: 'chat.completion.chunk', created: s.created, model: s.model };
+  const usageField = s.usage ? { usage: null } : {};
+  const chunk = (delta: Json, finish: string | null = null) =>
+    JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...usageField });
+
+  if (!(await writer.event(undefined, chunk({ role: 'assistant', content: '' })))) return;
+  for (const piece of s.text ? textPieces(s.text) : []) {
+    if (!(await writer.event(undefined, chunk({ content: piece })))) return;
+  }
+  for (let i = 0; i < s.calls.length; i++) {
+    const c = s.calls[i];
+    const head = { tool_calls: [{ index: i, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] };
+    if (!(await writer.event(undefined, chunk(head)))) return;
+    for (const frag of jsonFragments(c.args)) {
+      if (!(await writer.event(undefined, chunk({ tool_calls: [{ index: i, function: { arguments: frag } }] })))) return;
+    }
+  }
+  if (!(await writer.event(undefined, chunk({}, s.finish)))) return;
+  if (s.usage && !(await writer.event(undefined, JSON.stringify({ ...base, choices: [], usage: s.usage })))) return;
+  if (!(await writer.event(undefined, '[DONE]'))) return;
+  writer.end();
+}

@@ -1,0 +1,137 @@
+import type { ServerResponse } from 'node:http';
+
+/** Faults a test can switch on; each rule applies to the next `times` matching requests. */
+export type Fault =
+  | { kind: 'status'; status: number; message?: string; body?: unknown; retryAfter?: string; retryAfterMs?: number }
+  /** Drop the connection before any response byte. */
+  | { kind: 'reset' }
+  | { kind: 'slowFirstByte'; ms: number }
+  /** Destroy the socket after N events of a stream. */
+  | { kind: 'cut'; afterEvents: number }
+  /** End the response cleanly after N events, without the stream's terminator. */
+  | { kind: 'end'; afterEvents: number }
+  | { kind: 'malformed'; afterEvents: number }
+  /** An error object inside the stream after N events. */
+  | { kind: 'streamError'; afterEvents: number; message?: string }
+  /** A `: PING` comment before every Nth event. */
+  | { kind: 'keepAlive'; every: number }
+  /** Pause between events (lets a test abort mid-stream). */
+  | { kind: 'delayEvents'; ms: number };
+
+export interface FaultRule {
+  /** Path prefix the rule applies to; all paths when absent. */
+  path?: string;
+  times?: number;
+  fault: Fault;
+}
+
+export class Faults {
+  private rules: { path?: string; left: number; fault: Fault }[] = [];
+
+  add(rule: FaultRule): void {
+    this.rules.push({ path: rule.path, left: rule.times ?? 1, fault: rule.fault });
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** Takes the faults for one request (consuming one use of each matching rule). */
+  take(path: string): Fault[] {
+    const out: Fault[] = [];
+    for (const r of this.rules) {
+      if (r.left > 0 && (!r.path || path.startsWith(r.path))) {
+        out.push(r.fault);
+        r.left--;
+      }
+    }
+    this.rules = this.rules.filter((r) => r.left > 0);
+    return out;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Writes an SSE response event by event, applying stream faults. `event()` resolves false once
+ * the stream was ended by a fault or the client went away; callers stop writing then.
+ */
+export class SseWriter {
+  private count = 0;
+  private stopped = false;
+  closedByClient = false;
+  /** Called once if the client goes away before the stream ended. */
+  onClientClose: (() => void) | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly faults: Fault[],
+    private readonly errorPayload: (message: string) => { event?: string; data: string },
+  ) {
+    res.on('close', () => {
+      if (!res.writableFinished && !this.stopped) {
+        this.closedByClient = true;
+        this.onClientClose?.();
+      }
+      this.stopped = true;
+    });
+  }
+
+  async start(): Promise<void> {
+    const slow = this.faults.find((f) => f.kind === 'slowFirstByte');
+    if (slow && slow.kind === 'slowFirstByte') await sleep(slow.ms);
+    if (this.res.destroyed) return;
+    this.res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
+  }
+
+  async event(name: string | undefined, data: string): Promise<boolean> {
+    if (this.stopped) return false;
+    for (const f of this.faults) {
+      if (f.kind === 'delayEvents' && this.count > 0) await sleep(f.ms);
+      if (this.stopped) return false;
+      if (f.kind === 'keepAlive' && this.count % f.every === 0) this.res.write(': PING\n\n');
+      if (f.kind === 'cut' && this.count === f.afterEvents) {
+        this.stopped = true;
+        // Let what was written reach the client first, or the cut would look like a connection
+        // failure before any response byte (which a client may rightly retry).
+        const socket = this.res.socket;
+        for (let i = 0; i < 100 && socket && socket.writableLength > 0; i++) await sleep(5);
+        await sleep(5);
+        socket?.destroy();
+        return false;
+      }
+      if (f.kind === 'end' && this.count === f.afterEvents) {
+        this.stopped = true;
+        this.res.end();
+        return false;
+      }
+      if (f.kind === 'malformed' && this.count === f.afterEvents) {
+        this.res.write('data: {"id":"broken", "choices": [\n\n');
+      }
+      if (f.kind === 'streamError' && this.count === f.afterEvents) {
+        const e = this.errorPayload(f.message ?? 'Upstream provider failed mid-stream.');
+        this.res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${e.data}\n\n`);
+        this.stopped = true;
+        this.res.end();
+        return false;
+      }
+    }
+    this.count++;
+    const ok = this.res.write(`${name ? `event: ${name}\n` : ''}data: ${data}\n\n`);
+    if (!ok) await new Promise<void>((resolve) => {
+      const done = () => { this.res.off('drain', done); this.res.off('close', done); resolve(); };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+    return !this.stopped;
+  }
+
+  end(): void {
+    if (!this.stopped && !this.res.writableEnded) this.res.end();
+    this.stopped = true;
+  }
+}

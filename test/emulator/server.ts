@@ -1,0 +1,246 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { authorize, keyFromRequest, type AuthResult } from './auth';
+import { handleChatCompletions } from './chat-completions';
+import { Clock } from './clock';
+import { Faults, type Fault, type FaultRule } from './faults';
+import { handleMessages } from './messages';
+import { findModel, MODELS, type EmulatedModel } from './models';
+import { PromptCache } from './prompt-cache';
+import { DEMO_KEY, Store } from './store';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+  at: number;
+}
+
+export interface Ctx {
+  emu: GatewayEmulator;
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  faults: Fault[];
+  remoteIp: string;
+}
+
+type Handler = (ctx: Ctx) => Promise<void> | void;
+
+const MAX_BODY = 64 * 1024 * 1024;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** The chat-completions style error: `{error:{message,type,code}}`. */
+export function openAiError(res: ServerResponse, status: number, message: string, type = 'invalid_request_error', code: string | null = null): void {
+  sendJson(res, status, { error: { message, type, param: null, code } });
+}
+
+const CLAUDE_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  503: 'overloaded_error',
+};
+
+/** The messages-format error: `{type:"error",error:{type,message}}`. */
+export function claudeError(res: ServerResponse, status: number, message: string, type?: string): void {
+  sendJson(res, status, { type: 'error', error: { type: type ?? CLAUDE_TYPES[status] ?? 'api_error', message }, request_id: null });
+}
+
+export class GatewayEmulator {
+  readonly clock = new Clock();
+  readonly store = new Store(this.clock);
+  readonly faults = new Faults();
+  readonly cache = new PromptCache(this.clock);
+  readonly requests: RecordedRequest[] = [];
+  /** Streams whose client went away before the stream ended (aborts, cuts). */
+  clientClosedStreams = 0;
+  private server: Server | undefined;
+  private readonly routes = new Map<string, Handler>();
+  url = '';
+
+  static readonly demoKey = DEMO_KEY;
+
+  constructor() {
+    this.routes.set('GET /v1/models', (ctx) => this.listModels(ctx));
+    this.routes.set('POST /v1/chat/completions', handleChatCompletions);
+    this.routes.set('POST /v1/messages', handleMessages);
+  }
+
+  static async start(options: { port?: number; host?: string } = {}): Promise<GatewayEmulator> {
+    const emu = new GatewayEmulator();
+    await emu.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+    return emu;
+  }
+
+  async listen(port: number, host: string): Promise<void> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        if (!res.headersSent) openAiError(res, 500, `Emulator failure: ${String(err)}`, 'server_error');
+        else res.destroy();
+      });
+    });
+    server.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    const addr = server.address() as AddressInfo;
+    this.url = `http://${host}:${addr.port}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Switches a fault on for the next matching request(s). */
+  inject(rule: FaultRule): void {
+    this.faults.add(rule);
+  }
+
+  /** Requests recorded so far for a path (all when none given). */
+  requestsTo(path?: string): RecordedRequest[] {
+    return path ? this.requests.filter((r) => r.path === path) : this.requests;
+  }
+
+  /** Applies the spec's key rules for an interface, answering the error itself when they fail. */
+  authorize(ctx: Ctx, header: 'bearer' | 'x-api-key' | 'api-key', model: EmulatedModel | undefined, format: 'openai' | 'claude'): AuthResult {
+    const result = authorize(this.store, this.clock, keyFromRequest(ctx.req, header), ctx.remoteIp, model);
+    if (!result.ok) {
+      if (format === 'claude') claudeError(ctx.res, result.status, result.message);
+      else openAiError(ctx.res, result.status, result.message, result.status === 401 ? 'authentication_error' : 'permission_error', result.code);
+    }
+    return result;
+  }
+
+  /** Unknown model ids get 503, as the spec says (case matters). */
+  requireModel(ctx: Ctx, id: unknown, format: 'openai' | 'claude'): EmulatedModel | undefined {
+    if (typeof id !== 'string' || id.length === 0) {
+      if (format === 'claude') claudeError(ctx.res, 400, 'model: field required');
+      else openAiError(ctx.res, 400, 'model is required', 'invalid_request_error', 'invalid_parameter');
+      return undefined;
+    }
+    const model = findModel(id);
+    if (!model) {
+      const message = `No available channel for model ${id} (model ids are case-sensitive).`;
+      if (format === 'claude') claudeError(ctx.res, 503, message, 'api_error');
+      else openAiError(ctx.res, 503, message, 'new_api_error', 'model_not_found');
+    }
+    return model;
+  }
+
+  private listModels(ctx: Ctx): void {
+    const auth = this.authorize(ctx, 'bearer', undefined, 'openai');
+    if (!auth.ok) return;
+    const allowed = auth.key.models;
+    const data = MODELS.filter((m) => !allowed || allowed.includes(m.id)).map((m) => ({
+      id: m.id,
+      object: 'model',
+      created: 1_700_000_000,
+      owned_by: m.ownedBy,
+    }));
+    sendJson(ctx.res, 200, { object: 'list', success: true, data });
+  }
+
+  private async readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) return undefined;
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const raw = await this.readBody(req);
+    if (raw === undefined) return openAiError(res, 413, 'Request body too large.', 'invalid_request_error', 'request_too_large');
+    let body: unknown;
+    // Content-Type is optional on JSON endpoints (the spec says so for chat completions), so any
+    // body that is not multipart and opens like JSON is read as JSON.
+    const type = String(req.headers['content-type'] ?? '');
+    const first = raw.length > 0 ? raw.toString('utf8', 0, Math.min(raw.length, 64)).trimStart()[0] : undefined;
+    if (!type.startsWith('multipart/') && (first === '{' || first === '[' || /json/.test(type))) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return openAiError(res, 400, 'The request body is not valid JSON.', 'invalid_request_error', 'invalid_json');
+      }
+    } else if (raw.length > 0) {
+      body = raw;
+    }
+
+    if (path.startsWith('/__emulator/')) return this.control(path, body, res);
+
+    this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, at: this.clock.now() });
+    const faults = this.faults.take(path);
+    if (faults.some((f) => f.kind === 'reset')) {
+      req.socket.destroy();
+      return;
+    }
+    const status = faults.find((f): f is Extract<Fault, { kind: 'status' }> => f.kind === 'status');
+    if (status) return this.sendStatusFault(res, path, status);
+
+    const handler = this.routes.get(`${req.method} ${path}`);
+    if (!handler) return openAiError(res, 404, `No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found');
+    await handler({ emu: this, req, res, path, query: url.searchParams, body, faults, remoteIp: req.socket.remoteAddress ?? '' });
+  }
+
+  private sendStatusFault(res: ServerResponse, path: string, f: Extract<Fault, { kind: 'status' }>): void {
+    const headers: Record<string, string> = {};
+    if (f.retryAfter !== undefined) headers['retry-after'] = f.retryAfter;
+    if (f.retryAfterMs !== undefined) headers['retry-after-ms'] = String(f.retryAfterMs);
+    if (f.body !== undefined) {
+      const text = typeof f.body === 'string' ? f.body : JSON.stringify(f.body);
+      res.writeHead(f.status, { 'content-type': typeof f.body === 'string' ? 'text/plain' : 'application/json', ...headers });
+      res.end(text);
+      return;
+    }
+    const message = f.message ?? (f.status === 429 ? 'Too many requests, please slow down.' : `Injected HTTP ${f.status}.`);
+    const body =
+      path === '/v1/messages'
+        ? { type: 'error', error: { type: CLAUDE_TYPES[f.status] ?? 'api_error', message } }
+        : { error: { message, type: f.status === 429 ? 'rate_limit_error' : 'upstream_error', code: null } };
+    sendJson(res, f.status, body, headers);
+  }
+
+  /** Control API for a separately running emulator (faults, clock, request log). */
+  private control(path: string, body: unknown, res: ServerResponse): void {
+    const b = (body ?? {}) as Record<string, unknown>;
+    switch (path) {
+      case '/__emulator/faults':
+        this.faults.add(b as unknown as FaultRule);
+        return sendJson(res, 200, { ok: true });
+      case '/__emulator/clock':
+        this.clock.advance(Number(b.advanceMs ?? 0));
+        return sendJson(res, 200, { now: this.clock.now() });
+      case '/__emulator/requests':
+        return sendJson(res, 200, { count: this.requests.length, paths: this.requests.map((r) => `${r.method} ${r.path}`) });
+      case '/__emulator/reset':
+        this.faults.clear();
+        this.requests.length = 0;
+        return sendJson(res, 200, { ok: true });
+      default:
+        return openAiError(res, 404, `No control route ${path}.`);
+    }
+  }
+}

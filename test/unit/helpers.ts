@@ -1,0 +1,58 @@
+import { GatewayClient, type GatewayClientOptions } from '../../src/gateway';
+import { GatewayEmulator } from '../emulator/server';
+
+export const DEMO_KEY = GatewayEmulator.demoKey;
+
+/** Starts an emulator for a suite and stops it after; `ctx.emu` is fresh per suite. */
+export function useEmulator(): { emu: GatewayEmulator } {
+  const holder = {} as { emu: GatewayEmulator };
+  before(async () => {
+    holder.emu = await GatewayEmulator.start();
+  });
+  after(async () => {
+    await holder.emu.close();
+  });
+  return holder;
+}
+
+/** A client against the emulator with no real waits between retries; waits are recorded. */
+export function clientFor(emu: GatewayEmulator, options: Partial<GatewayClientOptions> = {}) {
+  const waits: number[] = [];
+  const client = new GatewayClient({
+    baseUrl: emu.url,
+    apiKey: DEMO_KEY,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    random: () => 0.5,
+    ...options,
+  });
+  return { client, waits };
+}
+
+export const readFileTool = {
+  type: 'function' as const,
+  function: {
+    name: 'read_file',
+    description: 'Read a file of the workspace',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+};
+
+export const listDirTool = {
+  type: 'function' as const,
+  function: {
+    name: 'list_dir',
+    description: 'List a folder of the workspace',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+};
+
+/** Resolves when `check` is true, polling; rejects after `ms`. */
+export async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
