@@ -144,7 +144,7 @@ export function parseErrorBody(text: string): ParsedErrorBody {
   return { message: typeof text === 'string' ? text.slice(0, 500) : '' };
 }
 
-const BALANCE = /balance|quota|credit|余额|额度|insufficient|top.?up|exhausted|用尽/i;
+const BALANCE = /balance|quota|credit|余额|额度|top.?up|exhausted|用尽|insufficient (funds|balance|quota)/i;
 const MODEL = /model|模型|channel|渠道/i;
 const IP = /\bip\b|subnet|address|白名单|allow.?list/i;
 const ROLE = /role|permission|权限|suspend|banned|封禁|disabled user|forbidden/i;

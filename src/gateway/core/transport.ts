@@ -19,7 +19,8 @@ export interface TransportOptions {
   userId?: string | number;
   /** Retries after the first attempt; the spec's sample makes 3 attempts in all. Default 2. */
   maxRetries?: number;
-  /** Limit for the response head to arrive, and for each pause between body reads. Default 10 min. */
+  /** Limit for the response head to arrive, and for each pause between body reads (the latter
+   *  accurate to about a second). Default 10 min. */
   timeoutMs?: number;
   /** Unit of the backoff: waits are (2^(attempt-1) + random) × this. Default 1000 ms. */
   retryBaseMs?: number;
@@ -242,6 +243,11 @@ export class Transport {
         controller.abort();
       };
       spec.signal?.addEventListener('abort', onAbort, { once: true });
+      // Our own timer for the response head: undici's timers are only accurate to about a second.
+      const headTimer = setTimeout(() => {
+        endedBy ??= 'timeout';
+        controller.abort();
+      }, this.timeoutMs);
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
@@ -250,10 +256,13 @@ export class Transport {
           body,
           signal: controller.signal,
           dispatcher: this.dispatcher,
-          headersTimeout: this.timeoutMs,
+          headersTimeout: 0,
+          // Longest pause allowed between two reads of the body (coarse, about a second).
           bodyTimeout: this.timeoutMs,
         });
+        clearTimeout(headTimer);
       } catch (err) {
+        clearTimeout(headTimer);
         spec.signal?.removeEventListener('abort', onAbort);
         const mapped = mapTransportError(err, endedBy, what);
         if (mapped instanceof AbortError || !replayable || attempt > this.maxRetries) throw mapped;

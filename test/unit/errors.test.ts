@@ -1,0 +1,236 @@
+import { strict as assert } from 'node:assert';
+import { createServer } from 'node:net';
+import {
+  AccountApiError,
+  APIStatusError,
+  AuthenticationError,
+  BadRequestError,
+  ConnectionError,
+  GatewayClient,
+  GatewayError,
+  MissingCredentialError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+  normalizeBaseUrl,
+  parseRetryAfter,
+  type RetryInfo,
+} from '../../src/gateway';
+import { clientFor, useEmulator } from './helpers';
+
+const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hello' }] };
+
+async function freePortWithNothingListening(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('errors from the gateway', () => {
+  const ctx = useEmulator();
+  afterEach(() => ctx.emu.faults.clear());
+
+  it('401 for a missing, invalid, expired or disabled key, with advice to set a key', async () => {
+    const { emu } = ctx;
+    const user = emu.store.addUser({ username: 'u401' });
+    const expired = emu.store.addKey({ userId: user.id, name: 'old', expiredTime: Math.floor(Date.now() / 1000) - 60 });
+    const disabled = emu.store.addKey({ userId: user.id, name: 'off', status: 0 });
+    for (const apiKey of ['sk-not-a-real-key', expired.secret, disabled.secret]) {
+      const { client } = clientFor(emu, { apiKey });
+      await assert.rejects(client.chat.completions.create(chat), (e: unknown) => {
+        assert.ok(e instanceof AuthenticationError);
+        assert.equal(e.status, 401);
+        assert.match(e.message, /Set a valid key/);
+        assert.ok(!e.message.includes(apiKey), 'the key never appears in an error message');
+        return true;
+      });
+      assert.equal(await client.models.verifyKey(), false);
+    }
+    // No key at all: refused before sending, with the fix named.
+    const before = emu.requests.length;
+    const { client } = clientFor(emu, { apiKey: '' });
+    await assert.rejects(client.chat.completions.create(chat), (e: unknown) => e instanceof MissingCredentialError && /Set the gateway API key/.test(e.message));
+    assert.equal(emu.requests.length, before);
+  });
+
+  it('verifyKey is true for a valid key and lists the models', async () => {
+    const { client } = clientFor(ctx.emu);
+    assert.equal(await client.models.verifyKey(), true);
+    const ids = (await client.models.list()).map((m) => m.id);
+    assert.ok(ids.includes('gpt-4o-mini') && ids.includes('claude-sonnet-4-5'));
+  });
+
+  it('403 names the likely cause: balance, model, IP', async () => {
+    const { emu } = ctx;
+    const poor = emu.store.addUser({ username: 'poor', quota: 0 });
+    const poorKey = emu.store.addKey({ userId: poor.id, name: 'k' });
+    const rich = emu.store.addUser({ username: 'rich' });
+    const modelKey = emu.store.addKey({ userId: rich.id, name: 'limited', models: ['gpt-4o'] });
+    const ipKey = emu.store.addKey({ userId: rich.id, name: 'office', subnet: '10.0.0.0/8' });
+    const spentKey = emu.store.addKey({ userId: rich.id, name: 'spent', remainQuota: 0 });
+    const expectations: [string, string][] = [
+      [poorKey.secret, 'balance'],
+      [spentKey.secret, 'balance'],
+      [modelKey.secret, 'model'],
+      [ipKey.secret, 'ip'],
+    ];
+    for (const [apiKey, cause] of expectations) {
+      const { client } = clientFor(emu, { apiKey });
+      await assert.rejects(client.chat.completions.create(chat), (e: unknown) => {
+        assert.ok(e instanceof PermissionDeniedError, String(e));
+        assert.equal(e.cause403, cause);
+        return true;
+      });
+    }
+    const { client } = clientFor(emu, { apiKey: poorKey.secret });
+    await assert.rejects(client.chat.completions.create(chat), /top up the balance/);
+    const { client: c2 } = clientFor(emu, { apiKey: modelKey.secret });
+    assert.ok((await c2.chat.completions.create({ ...chat, model: 'gpt-4o' })).choices[0].message.content);
+  });
+
+  it('503 for an unknown model id (case matters)', async () => {
+    const { client } = clientFor(ctx.emu, { maxRetries: 0 });
+    await assert.rejects(client.chat.completions.create({ ...chat, model: 'GPT-4o-mini' }), (e: unknown) => {
+      assert.ok(e instanceof ServiceUnavailableError);
+      assert.equal(e.code, 'model_not_found');
+      assert.match(e.message, /case matters/);
+      return true;
+    });
+  });
+
+  it('reads every error envelope: chat style, messages style, account style, plain text', async () => {
+    const { client } = clientFor(ctx.emu);
+    const cases: [unknown, number, (e: GatewayError) => void][] = [
+      [{ error: { message: 'bad channel id', type: 'invalid_request_error', code: 'invalid_parameter' } }, 400, (e) => {
+        assert.ok(e instanceof BadRequestError);
+        assert.equal(e.type, 'invalid_request_error');
+        assert.equal(e.code, 'invalid_parameter');
+        assert.match(e.message, /bad channel id/);
+      }],
+      [{ type: 'error', error: { type: 'permission_error', message: 'insufficient role' }, request_id: 'req_9' }, 403, (e) => {
+        assert.ok(e instanceof PermissionDeniedError);
+        assert.equal(e.type, 'permission_error');
+        assert.equal(e.cause403, 'role');
+        assert.equal(e.requestId, 'req_9');
+      }],
+      [{ success: false, message: '用户额度不足' }, 403, (e) => {
+        assert.ok(e instanceof PermissionDeniedError);
+        assert.equal(e.cause403, 'balance');
+        assert.match(e.message, /用户额度不足/);
+      }],
+      ['<html>Bad Gateway</html>', 418, (e) => {
+        assert.ok(e instanceof APIStatusError);
+        assert.equal(e.status, 418);
+        assert.match(e.message, /Bad Gateway/);
+      }],
+    ];
+    for (const [body, status, check] of cases) {
+      ctx.emu.inject({ fault: { kind: 'status', status, body } });
+      const err = await client.chat.completions.create(chat).then(
+        () => assert.fail('expected an error'),
+        (e: GatewayError) => e,
+      );
+      check(err);
+    }
+    // The account API's success:false on HTTP 200 has its own class for the account resource.
+    assert.ok(new AccountApiError('x') instanceof GatewayError);
+  });
+});
+
+describe('retries', () => {
+  const ctx = useEmulator();
+  afterEach(() => ctx.emu.faults.clear());
+
+  it('retries 429 and 503 up to 3 attempts in all, waiting 2^(attempt-1) s plus a random fraction', async () => {
+    const retries: RetryInfo[] = [];
+    const { client, waits } = clientFor(ctx.emu, { onRetry: (r) => retries.push(r) });
+    ctx.emu.inject({ fault: { kind: 'status', status: 503 }, times: 2 });
+    const before = ctx.emu.requestsTo('/v1/chat/completions').length;
+    const ok = await client.chat.completions.create(chat);
+    assert.ok(ok.choices[0].message.content);
+    assert.equal(ctx.emu.requestsTo('/v1/chat/completions').length - before, 3);
+    assert.deepEqual(waits, [1500, 2500]); // random() is 0.5 in tests
+    assert.deepEqual(retries.map((r) => r.attempt), [1, 2]);
+
+    ctx.emu.inject({ fault: { kind: 'status', status: 429 }, times: 3 });
+    const start = ctx.emu.requestsTo('/v1/chat/completions').length;
+    await assert.rejects(client.chat.completions.create(chat), RateLimitError);
+    assert.equal(ctx.emu.requestsTo('/v1/chat/completions').length - start, 3, 'gives up after 3 attempts');
+  });
+
+  it('honours retry-after-ms and retry-after (seconds), and refuses waits over the cap', async () => {
+    const { client, waits } = clientFor(ctx.emu);
+    ctx.emu.inject({ fault: { kind: 'status', status: 429, retryAfterMs: 250 } });
+    await client.chat.completions.create(chat);
+    ctx.emu.inject({ fault: { kind: 'status', status: 503, retryAfter: '3' }, path: '/v1/chat' });
+    await client.chat.completions.create(chat);
+    assert.deepEqual(waits, [250, 3000]);
+
+    const { client: strict, waits: none } = clientFor(ctx.emu);
+    ctx.emu.inject({ fault: { kind: 'status', status: 429, retryAfter: '120' } });
+    await assert.rejects(strict.chat.completions.create(chat), (e: unknown) => {
+      assert.ok(e instanceof RateLimitError);
+      assert.equal(e.retryAfterMs, 120_000);
+      assert.match(e.message, /Retry in 120 s/);
+      return true;
+    });
+    assert.deepEqual(none, [], 'a 2-minute wait is handed to the caller, not slept through');
+  });
+
+  it('does not retry 400, 401 or 403', async () => {
+    const { client, waits } = clientFor(ctx.emu);
+    for (const status of [400, 401, 403]) {
+      ctx.emu.inject({ fault: { kind: 'status', status } });
+      const before = ctx.emu.requests.length;
+      await assert.rejects(client.chat.completions.create(chat), APIStatusError);
+      assert.equal(ctx.emu.requests.length - before, 1);
+    }
+    assert.deepEqual(waits, []);
+  });
+
+  it('retries a connection dropped before any response byte', async () => {
+    const { client, waits } = clientFor(ctx.emu);
+    ctx.emu.inject({ fault: { kind: 'reset' } });
+    const before = ctx.emu.requests.length;
+    const ok = await client.chat.completions.create(chat);
+    assert.ok(ok.id);
+    assert.equal(ctx.emu.requests.length - before, 2);
+    assert.equal(waits.length, 1);
+  });
+
+  it('gives a ConnectionError when nothing listens, after the retries', async () => {
+    const port = await freePortWithNothingListening();
+    const waits: number[] = [];
+    const client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}/v1/`, apiKey: 'sk-x', sleep: async (ms) => void waits.push(ms) });
+    await assert.rejects(client.models.list(), (e: unknown) => e instanceof ConnectionError && /ECONNREFUSED/.test(e.message));
+    assert.equal(waits.length, 2);
+  });
+
+  it('times out a slow first byte with a TimeoutError', async () => {
+    const { client } = clientFor(ctx.emu, { timeoutMs: 100, maxRetries: 0 });
+    ctx.emu.inject({ fault: { kind: 'slowFirstByte', ms: 600 } });
+    await assert.rejects(client.chat.completions.stream(chat).finalCompletion(), TimeoutError);
+  });
+});
+
+describe('transport details', () => {
+  it('accepts a base URL with or without /v1 and a trailing slash', () => {
+    for (const raw of ['https://gw.example.com', 'https://gw.example.com/', 'https://gw.example.com/v1', 'https://gw.example.com/v1/']) {
+      assert.equal(normalizeBaseUrl(raw), 'https://gw.example.com');
+    }
+    assert.equal(normalizeBaseUrl('http://127.0.0.1:3000/proxy/v1/'), 'http://127.0.0.1:3000/proxy');
+    assert.throws(() => normalizeBaseUrl('not a url'), /not a valid URL/);
+    assert.throws(() => normalizeBaseUrl('ftp://x.test'), /http or https/);
+  });
+
+  it('parses retry-after in milliseconds, seconds and as an HTTP date', () => {
+    assert.equal(parseRetryAfter({ 'retry-after-ms': '1500' }), 1500);
+    assert.equal(parseRetryAfter({ 'retry-after': '2.5' }), 2500);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(parseRetryAfter({ 'retry-after': 'Thu, 01 Jan 2026 00:00:10 GMT' }, now), 10_000);
+    assert.equal(parseRetryAfter({}), undefined);
+  });
+});
