@@ -126,10 +126,14 @@ function toolChoiceOf(v: unknown): ToolChoice | undefined {
 
 export async function handleMessages(ctx: Ctx): Promise<void> {
   const { emu, req, res } = ctx;
-  const auth0 = req.headers['x-api-key'];
-  if (typeof auth0 !== 'string' || !auth0) return claudeError(res, 401, 'x-api-key header is required');
-  if (req.headers['anthropic-version'] !== '2023-06-01') {
-    return claudeError(res, 400, 'anthropic-version: header is required and must be 2023-06-01');
+  // The spec's header is x-api-key; like new-api, a Bearer key is accepted too (newer official
+  // SDKs send that).
+  const header = typeof req.headers['x-api-key'] === 'string' && req.headers['x-api-key'] ? 'x-api-key' : 'bearer';
+  // The spec's version is 2023-06-01; gateways forward the header, and newer SDKs send later
+  // dates, so any well-formed version from that one on is accepted.
+  const version = String(req.headers['anthropic-version'] ?? '');
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version) || version < '2023-06-01') {
+    return claudeError(res, 400, 'anthropic-version: header is required (2023-06-01)');
   }
   const betas = String(req.headers['anthropic-beta'] ?? '').split(',').map((s) => s.trim());
   const hasBeta = betas.includes(BETA_TTL);
@@ -137,7 +141,7 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   if (!body || typeof body !== 'object') return claudeError(res, 400, 'The request body must be a JSON object.');
   const model = emu.requireModel(ctx, body.model, 'claude');
   if (!model) return;
-  const auth = emu.authorize(ctx, 'x-api-key', model, 'claude');
+  const auth = emu.authorize(ctx, header, model, 'claude');
   if (!auth.ok) return;
   if (!Array.isArray(body.messages) || body.messages.length === 0) return claudeError(res, 400, 'messages: at least one message is required');
   for (const [i, m] of (body.messages as Json[]).entries()) {

@@ -12,9 +12,9 @@ export interface EmulatedModel {
 export const MODELS: EmulatedModel[] = [
   { id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'emulator', ratio: 0.15, cacheMinTokens: 1024 },
   { id: 'gpt-4o', kind: 'chat', ownedBy: 'emulator', ratio: 2.5, cacheMinTokens: 1024 },
-  { id: 'claude-sonnet-4-5', kind: 'chat', ownedBy: 'emulator', ratio: 3, cacheMinTokens: 1024 },
+  { id: 'claude-sonnet-emu', kind: 'chat', ownedBy: 'emulator', ratio: 3, cacheMinTokens: 1024 },
   // The smallest model series needs a 2,048-token prefix before anything is cached.
-  { id: 'claude-haiku-4-5', kind: 'chat', ownedBy: 'emulator', ratio: 1, cacheMinTokens: 2048 },
+  { id: 'claude-haiku-emu', kind: 'chat', ownedBy: 'emulator', ratio: 1, cacheMinTokens: 2048 },
 ];
 
 export function findModel(id: unknown): EmulatedModel | undefined {

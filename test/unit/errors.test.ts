@@ -60,7 +60,7 @@ describe('errors from the gateway', () => {
     const { client } = clientFor(ctx.emu);
     assert.equal(await client.models.verifyKey(), true);
     const ids = (await client.models.list()).map((m) => m.id);
-    assert.ok(ids.includes('gpt-4o-mini') && ids.includes('claude-sonnet-4-5'));
+    assert.ok(ids.includes('gpt-4o-mini') && ids.includes('claude-sonnet-emu'));
   });
 
   it('403 names the likely cause: balance, model, IP', async () => {

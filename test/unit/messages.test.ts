@@ -17,7 +17,7 @@ describe('messages format against the emulator', () => {
 
   it('sends x-api-key and the version header, and returns the message with usage', async () => {
     const { client } = clientFor(ctx.emu);
-    const m = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Hi there' }] });
+    const m = await client.messages.create({ model: 'claude-sonnet-emu', max_tokens: 256, messages: [{ role: 'user', content: 'Hi there' }] });
     assert.equal(m.stop_reason, 'end_turn');
     assert.equal(m.content[0].type, 'text');
     assert.match((m.content[0] as { text: string }).text, /Hi there/);
@@ -32,7 +32,7 @@ describe('messages format against the emulator', () => {
   it('folds a stream into the same message as the non-streamed call: text, thinking with signature, usage', async () => {
     const { client } = clientFor(ctx.emu);
     const body: MessagesRequest = {
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-emu',
       max_tokens: 4096,
       thinking: { type: 'enabled', budget_tokens: 1024 },
       messages: [{ role: 'user', content: 'Explain streams #words=200' }],
@@ -58,7 +58,7 @@ describe('messages format against the emulator', () => {
     const { client } = clientFor(ctx.emu);
     const final = await client.messages
       .stream({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-emu',
         max_tokens: 512,
         tools: [readFile],
         messages: [{ role: 'user', content: 'Please read the file src/main.ts and lib/util.ts' }],
@@ -69,7 +69,7 @@ describe('messages format against the emulator', () => {
     assert.deepEqual(uses.map((u) => u.input), [{ path: 'src/main.ts' }, { path: 'lib/util.ts' }]);
 
     const answer = await client.messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-emu',
       max_tokens: 512,
       tools: [readFile],
       messages: [
@@ -88,14 +88,14 @@ describe('messages format against the emulator', () => {
   it('obeys tool_choice any and tool', async () => {
     const { client } = clientFor(ctx.emu);
     const any = await client.messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-emu',
       tools: [readFile],
       tool_choice: { type: 'any' },
       messages: [{ role: 'user', content: 'nothing here' }],
     });
     assert.equal(any.stop_reason, 'tool_use');
     const none = await client.messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-emu',
       tools: [readFile],
       tool_choice: { type: 'none' },
       messages: [{ role: 'user', content: 'read_file a.ts' }],
@@ -107,7 +107,7 @@ describe('messages format against the emulator', () => {
     const { client } = clientFor(ctx.emu);
     ctx.emu.inject({ fault: { kind: 'cut', afterEvents: 12 } });
     const err = await client.messages
-      .stream({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'long #words=300' }] })
+      .stream({ model: 'claude-sonnet-emu', messages: [{ role: 'user', content: 'long #words=300' }] })
       .finalMessage()
       .then(() => assert.fail('expected a cut'), (e: unknown) => e);
     assert.ok(err instanceof StreamError);
@@ -118,7 +118,7 @@ describe('messages format against the emulator', () => {
 
     ctx.emu.inject({ fault: { kind: 'streamError', afterEvents: 5, message: 'Overloaded' } });
     await assert.rejects(
-      client.messages.stream({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'x #words=100' }] }).finalMessage(),
+      client.messages.stream({ model: 'claude-sonnet-emu', messages: [{ role: 'user', content: 'x #words=100' }] }).finalMessage(),
       (e: unknown) => e instanceof StreamError && e.type === 'overloaded_error' && /Overloaded/.test(e.message),
     );
   });
@@ -126,7 +126,7 @@ describe('messages format against the emulator', () => {
   it('aborts mid-stream and keeps the text so far', async () => {
     const { client } = clientFor(ctx.emu);
     ctx.emu.inject({ fault: { kind: 'delayEvents', ms: 15 } });
-    const stream = client.messages.stream({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'slow #words=300' }] });
+    const stream = client.messages.stream({ model: 'claude-sonnet-emu', messages: [{ role: 'user', content: 'slow #words=300' }] });
     let n = 0;
     const err = await (async () => {
       try {
@@ -156,7 +156,7 @@ describe('messages format against the emulator', () => {
       const user = emu.store.addUser({ username: 'cache-org' });
       const key = emu.store.addKey({ userId: user.id, name: 'cache', unlimitedQuota: true });
       const { client } = clientFor(emu, { apiKey: key.secret });
-      const ask = (turns: string[]) => client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 256, system, messages: conversation(turns) });
+      const ask = (turns: string[]) => client.messages.create({ model: 'claude-sonnet-emu', max_tokens: 256, system, messages: conversation(turns) });
 
       const t1 = await ask(['What does rule 3 say?']);
       assert.equal(t1.usage.cache_read_input_tokens, 0);
@@ -169,7 +169,7 @@ describe('messages format against the emulator', () => {
       // Another organisation never sees this cache.
       const other = emu.store.addKey({ userId: emu.store.addUser({ username: 'other-org' }).id, name: 'o', unlimitedQuota: true });
       const { client: otherClient } = clientFor(emu, { apiKey: other.secret });
-      const o = await otherClient.messages.create({ model: 'claude-sonnet-4-5', system, messages: conversation(['What does rule 3 say?']) });
+      const o = await otherClient.messages.create({ model: 'claude-sonnet-emu', system, messages: conversation(['What does rule 3 say?']) });
       assert.equal(o.usage.cache_read_input_tokens, 0);
 
       emu.clock.advance(4 * 60_000);
@@ -188,7 +188,7 @@ describe('messages format against the emulator', () => {
       const { emu } = ctx;
       const { client } = clientFor(emu);
       const longSystem = [{ type: 'text' as const, text: `${LONG_SYSTEM}\nhour`, cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }];
-      const body: MessagesRequest = { model: 'claude-sonnet-4-5', system: longSystem, messages: [{ role: 'user', content: 'q' }] };
+      const body: MessagesRequest = { model: 'claude-sonnet-emu', system: longSystem, messages: [{ role: 'user', content: 'q' }] };
       const first = await client.messages.create(body);
       assert.equal(emu.requestsTo('/v1/messages').at(-1)!.headers['anthropic-beta'], 'extended-cache-ttl-2025-04-11');
       assert.ok((first.usage.cache_creation_input_tokens ?? 0) >= 1024);
@@ -202,7 +202,7 @@ describe('messages format against the emulator', () => {
 
     it('the smallest model series needs 2,048 tokens before anything is cached', async () => {
       const { client } = clientFor(ctx.emu);
-      const body: MessagesRequest = { model: 'claude-haiku-4-5', system, messages: [{ role: 'user', content: 'q' }] };
+      const body: MessagesRequest = { model: 'claude-haiku-emu', system, messages: [{ role: 'user', content: 'q' }] };
       assert.equal((await client.messages.create(body)).usage.cache_creation_input_tokens, 0);
       const bigger = [{ type: 'text' as const, text: LONG_SYSTEM + LONG_SYSTEM, cache_control: { type: 'ephemeral' as const } }];
       assert.ok(((await client.messages.create({ ...body, system: bigger })).usage.cache_creation_input_tokens ?? 0) >= 2048);
@@ -212,7 +212,7 @@ describe('messages format against the emulator', () => {
       const res = await fetch(`${ctx.emu.url}/v1/messages`, {
         method: 'POST',
         headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }] }] }),
+        body: JSON.stringify({ model: 'claude-sonnet-emu', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }] }] }),
       });
       assert.equal(res.status, 400);
       assert.match(((await res.json()) as { error: { message: string } }).error.message, /requires the anthropic-beta header/);

@@ -1,0 +1,104 @@
+import { strict as assert } from 'node:assert';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { DEMO_KEY, clientFor, readFileTool, useEmulator } from './helpers';
+
+// The official SDKs (dev dependencies, used only here) talk to the emulator: proof that it
+// speaks the real wire formats. Our client runs the same scenarios and must agree.
+describe('official SDKs against the emulator', () => {
+  const ctx = useEmulator();
+  const openai = () => new OpenAI({ baseURL: `${ctx.emu.url}/v1`, apiKey: DEMO_KEY, maxRetries: 0 });
+  const anthropic = () => new Anthropic({ baseURL: ctx.emu.url, apiKey: DEMO_KEY, maxRetries: 0 });
+  const toolQuestion = 'Please read the file src/a.ts and src/b.ts';
+
+  describe('openai', () => {
+    it('plain completion: same text as our client', async () => {
+      const body = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Hello SDK' }] };
+      const theirs = await openai().chat.completions.create(body);
+      const ours = await clientFor(ctx.emu).client.chat.completions.create(body);
+      assert.match(theirs.choices[0].message.content ?? '', /Hello SDK/);
+      assert.equal(theirs.choices[0].message.content, ours.choices[0].message.content);
+      assert.deepEqual(theirs.usage, ours.usage);
+    });
+
+    it('streaming with its helper: same final completion as ours', async () => {
+      const body = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Stream it #words=120' }], stream_options: { include_usage: true } };
+      const theirs = await openai().chat.completions.stream(body).finalChatCompletion();
+      const ours = await clientFor(ctx.emu).client.chat.completions.stream(body).finalCompletion();
+      assert.equal(theirs.choices[0].message.content, ours.choices[0].message.content);
+      assert.equal(theirs.choices[0].finish_reason, 'stop');
+      assert.deepEqual(theirs.usage, ours.usage);
+    });
+
+    it('tool calling, streamed and not: same calls as ours', async () => {
+      const body = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: toolQuestion }], tools: [readFileTool] };
+      const plain = await openai().chat.completions.create(body);
+      const streamed = await openai().chat.completions.stream(body).finalChatCompletion();
+      const ours = await clientFor(ctx.emu).client.chat.completions.stream(body).finalCompletion();
+      const args = (calls: { function: { name: string; arguments: string } }[] | undefined) =>
+        (calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
+      const expected = [
+        ['read_file', { path: 'src/a.ts' }],
+        ['read_file', { path: 'src/b.ts' }],
+      ];
+      assert.deepEqual(args(plain.choices[0].message.tool_calls as never), expected);
+      assert.deepEqual(args(streamed.choices[0].message.tool_calls as never), expected);
+      assert.deepEqual(args(ours.choices[0].message.tool_calls), expected);
+      assert.equal(streamed.choices[0].finish_reason, 'tool_calls');
+    });
+
+    it('raises its own error classes for the emulator\'s 401 and 503', async () => {
+      await assert.rejects(new OpenAI({ baseURL: `${ctx.emu.url}/v1`, apiKey: 'sk-wrong', maxRetries: 0 }).models.list(), OpenAI.AuthenticationError);
+      await assert.rejects(openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }), OpenAI.InternalServerError);
+    });
+  });
+
+  describe('anthropic', () => {
+    const tool = { name: 'read_file', description: 'Read a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] } };
+
+    it('plain message: same text and usage as ours', async () => {
+      const body = { model: 'claude-sonnet-emu', max_tokens: 512, messages: [{ role: 'user' as const, content: 'Hello Claude SDK' }] };
+      const theirs = await anthropic().messages.create(body);
+      const ours = await clientFor(ctx.emu).client.messages.create(body);
+      assert.equal(theirs.content[0].type, 'text');
+      assert.deepEqual(theirs.content, ours.content);
+      assert.equal(theirs.usage.input_tokens, ours.usage.input_tokens);
+    });
+
+    it('streaming with its helper, thinking included: same final message as ours', async () => {
+      const body = {
+        model: 'claude-sonnet-emu',
+        max_tokens: 4096,
+        thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+        messages: [{ role: 'user' as const, content: 'Stream it #words=150' }],
+      };
+      const theirs = await anthropic().messages.stream(body).finalMessage();
+      const ours = await clientFor(ctx.emu).client.messages.stream(body).finalMessage();
+      assert.deepEqual(theirs.content.map((b) => b.type), ['thinking', 'text']);
+      assert.equal((theirs.content[1] as { text: string }).text, (ours.content[1] as { text: string }).text);
+      assert.equal(theirs.usage.output_tokens, ours.usage.output_tokens);
+      assert.equal(theirs.stop_reason, 'end_turn');
+    });
+
+    it('tool use, streamed: the SDK parses the same inputs as ours', async () => {
+      const body = { model: 'claude-sonnet-emu', max_tokens: 512, tools: [tool], messages: [{ role: 'user' as const, content: toolQuestion }] };
+      const theirs = await anthropic().messages.stream(body).finalMessage();
+      const ours = await clientFor(ctx.emu).client.messages.stream(body).finalMessage();
+      const inputs = (content: { type: string; input?: unknown }[]) => content.filter((b) => b.type === 'tool_use').map((b) => b.input);
+      assert.deepEqual(inputs(theirs.content), [{ path: 'src/a.ts' }, { path: 'src/b.ts' }]);
+      assert.deepEqual(inputs(ours.content), inputs(theirs.content));
+      assert.equal(theirs.stop_reason, 'tool_use');
+    });
+
+    it('raises its own error classes for the emulator\'s 401 and 400', async () => {
+      await assert.rejects(
+        new Anthropic({ baseURL: ctx.emu.url, apiKey: 'sk-wrong', maxRetries: 0 }).messages.create({ model: 'claude-sonnet-emu', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+        Anthropic.AuthenticationError,
+      );
+      await assert.rejects(
+        anthropic().messages.create({ model: 'claude-sonnet-emu', max_tokens: 5, temperature: 0, messages: [{ role: 'user', content: 'x' }] } as never),
+        Anthropic.BadRequestError,
+      );
+    });
+  });
+});
