@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { AbortError, StreamError, ValidationError, type Message, type MessagesRequest, type MessageStreamEvent } from '../../src/gateway';
+import { Readable } from 'node:stream';
+import { AbortError, MessageStream, StreamError, ValidationError, type Message, type MessagesRequest, type MessageStreamEvent } from '../../src/gateway';
+import type { RawResponse } from '../../src/gateway/core/transport';
 import { DEMO_KEY, clientFor, useEmulator } from './helpers';
 
 const readFile = {
@@ -10,6 +12,49 @@ const readFile = {
 
 // About 1,500 tokens at the emulator's 4 characters a token: above the 1,024 minimum, below 2,048.
 const LONG_SYSTEM = Array.from({ length: 150 }, (_, i) => `Rule ${i}: answer precisely and cite files.`).join('\n');
+
+/** A MessageStream over given bytes (the parser under test; no network involved). */
+function streamOver(text: string): MessageStream {
+  const bytes = Buffer.from(text, 'utf8');
+  const pieces = [bytes.subarray(0, 101), bytes.subarray(101, 250), bytes.subarray(250)];
+  const open = async (): Promise<RawResponse> => ({ status: 200, headers: {}, body: Readable.from(pieces) as never, endedBy: () => undefined });
+  return new MessageStream(open, 'test stream');
+}
+
+describe('messages stream folding', () => {
+  it('gives the same result for every layout of a delta event (fast path and full parse agree)', async () => {
+    const texts = ['plain', ' "quoted" \\ back\\slash \n é 🚀', 'ends with "}}', 'a'];
+    const ev = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+    const body =
+      ev('message_start', JSON.stringify({ type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } })) +
+      ev('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}') +
+      // The documented layout (fast path), with escapes:
+      ev('content_block_delta', JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: texts[0] } })) +
+      ev('content_block_delta', JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: texts[1] } })) +
+      // Reordered keys and spacing (full parse):
+      ev('content_block_delta', `{"index": 0, "type": "content_block_delta", "delta": {"text": ${JSON.stringify(texts[2])}, "type": "text_delta"}}`) +
+      // The documented prefix but an extra key after the text (must not be taken as one string):
+      ev('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(texts[3])},"x":"}}"}}`) +
+      ev('content_block_stop', '{"type":"content_block_stop","index":0}') +
+      ev('content_block_start', '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}') +
+      ev('content_block_delta', '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"q\\": \\"a\\\\\\"b"}}') +
+      ev('content_block_delta', '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\\"}"}}') +
+      ev('content_block_stop', '{"type":"content_block_stop","index":1}') +
+      ev('message_delta', '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9,"input_tokens":null}}') +
+      ev('message_stop', '{"type":"message_stop"}');
+    const expectedText = texts.join('');
+    const folded = await streamOver(body).finalMessage();
+    assert.equal((folded.content[0] as { text: string }).text, expectedText);
+    assert.deepEqual((folded.content[1] as { input: unknown }).input, { q: 'a"b' });
+    assert.deepEqual(folded.usage, { input_tokens: 3, output_tokens: 9 });
+    // Iterating yields the same text in events.
+    const iterated = streamOver(body);
+    let text = '';
+    for await (const e of iterated) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    assert.equal(text, expectedText);
+    assert.deepEqual((await iterated.finalMessage()).content, folded.content);
+  });
+});
 
 describe('messages format against the emulator', () => {
   const ctx = useEmulator();

@@ -1,0 +1,42 @@
+// `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runSseBench, type SseBenchResult } from './sse';
+
+function printSse(results: SseBenchResult[]): string[] {
+  const lines: string[] = [];
+  for (const r of results) {
+    lines.push(`\nSSE decode + merge, ${r.format}: ${r.events} events, ${(r.bytes / 1e6).toFixed(2)} MB, loopback, 1-4 KB writes (median of 15 runs)`);
+    const names = Object.keys(r.medians);
+    const ours = r.medians[names[0]];
+    const floor = r.medians['hand parser (floor)'];
+    for (const n of names) {
+      const ms = r.medians[n];
+      lines.push(
+        `  ${n.padEnd(62)} ${ms.toFixed(1).padStart(7)} ms  ${(r.events / ms).toFixed(0).padStart(4)}k ev/s  ` +
+          `${r.cpuUsPerEvent[n].toFixed(2).padStart(6)} µs CPU/ev  ${(ms / ours).toFixed(2)}x ours' time`,
+      );
+    }
+    const helper = r.medians[names[1]];
+    const target = r.format === 'chat completions' ? 3 : 2.5;
+    lines.push(
+      `  => ours vs SDK helper: ${(helper / ours).toFixed(2)}x faster (target ≥ ${target}x: ${helper / ours >= target ? 'met' : 'NOT met'}); ` +
+        `ours vs floor: ${(ours / floor).toFixed(2)}x${r.format === 'chat completions' ? ` (target ≤ 1.5x: ${ours / floor <= 1.5 ? 'met' : 'NOT met'})` : ''}`,
+    );
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  console.log(`Model Gateway benchmarks — node ${process.version}, ${process.platform}/${process.arch}`);
+  const sse = await runSseBench();
+  for (const l of printSse(sse)) console.log(l);
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, sse }, null, 2));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
