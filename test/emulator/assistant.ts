@@ -160,7 +160,8 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
   const thinking = wantThinking ? `The user asked: ${lastUser.text.slice(0, 80)}. I will answer directly.` : undefined;
 
   const canCall = tools.length > 0 && choice !== 'none';
-  const wantSteps = directive(lastUser.text, 'steps') ?? 1;
+  const stepsAsked = directive(lastUser.text, 'steps');
+  const wantSteps = stepsAsked ?? 1;
   const mustCall = choice === 'required' || typeof choice === 'object';
   const shouldCallNow = canCall && (mustCall || (resultsNow.length === 0 ? true : roundsSinceUser < wantSteps));
 
@@ -177,7 +178,8 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
       for (const tool of chosen.slice(0, 4)) {
         const takesPath = Object.keys(tool.parameters?.properties ?? {}).some((p) => /path|file/.test(p.toLowerCase()));
         const round = roundsSinceUser;
-        if (takesPath && paths.length > 1 && round === 0) {
+        // Several paths in one request → parallel calls; with #steps, one path per step instead.
+        if (takesPath && paths.length > 1 && round === 0 && stepsAsked === undefined) {
           for (const p of paths.slice(0, 4)) calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p) });
         } else {
           const p = paths.length > 0 ? paths[round % paths.length] : undefined;
