@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { getEventListeners } from 'node:events';
 import {
   AbortError,
   ChatCompletionAccumulator,
@@ -223,6 +224,17 @@ describe('chat completions against the emulator', () => {
     const stream = client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
     setTimeout(() => stream.abort(), 30);
     await assert.rejects(stream.finalCompletion(), AbortError);
+  });
+
+  it('leaves no listener on a caller\'s AbortSignal that is reused across requests', async () => {
+    const { client } = clientFor(ctx.emu);
+    const shared = new AbortController();
+    for (let i = 0; i < 15; i++) {
+      await client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }] }, { signal: shared.signal }).finalCompletion();
+      await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `c${i}` }] }, { signal: shared.signal });
+    }
+    await new Promise((r) => setImmediate(r));
+    assert.equal(getEventListeners(shared.signal, 'abort').length, 0);
   });
 
   describe('validation before sending', () => {

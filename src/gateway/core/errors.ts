@@ -82,6 +82,9 @@ export class InternalServerError extends APIStatusError {}
 /** The account API's `{success:false, message}` answer (often with HTTP 200). */
 export class AccountApiError extends GatewayError {}
 
+/** A credential the call needs (API key, system access token) is not set; nothing was sent. */
+export class MissingCredentialError extends GatewayError {}
+
 /** No response: refused, reset or unreachable before any byte arrived. */
 export class ConnectionError extends GatewayError {}
 

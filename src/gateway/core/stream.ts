@@ -33,11 +33,17 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
     protected readonly what: string,
     signal?: AbortSignal,
   ) {
+    this.settledPromise = new Promise((resolve) => (this.resolveSettled = resolve));
     if (signal) {
       if (signal.aborted) this.controller.abort();
-      else signal.addEventListener('abort', () => this.controller.abort(), { once: true });
+      else {
+        // Removed once the stream settles, so a signal reused across many requests keeps no
+        // listener per finished stream.
+        const onAbort = () => this.controller.abort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        void this.settledPromise.then(() => signal.removeEventListener('abort', onAbort));
+      }
     }
-    this.settledPromise = new Promise((resolve) => (this.resolveSettled = resolve));
   }
 
   /** Handles one event; pushes what the iterator should yield to `out` when it is not null. */

@@ -3,6 +3,7 @@ import {
   AbortError,
   ConnectionError,
   GatewayError,
+  MissingCredentialError,
   TimeoutError,
   errorFromResponse,
   type APIStatusError,
@@ -87,8 +88,6 @@ export function normalizeBaseUrl(raw: string): string {
   if (path.endsWith('/v1')) path = path.slice(0, -3);
   return `${url.origin}${path}`;
 }
-
-export class MissingCredentialError extends GatewayError {}
 
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
