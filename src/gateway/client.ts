@@ -1,7 +1,14 @@
+import { Account } from './account';
+import { Audio } from './audio';
 import { Chat } from './chat';
 import { Transport, type TransportOptions } from './core/transport';
+import { Embeddings } from './embeddings';
+import { Imagegen } from './imagegen';
 import { Messages } from './messages';
 import { Models } from './models';
+import { Moderations } from './moderations';
+import { Rerank } from './rerank';
+import { Videos } from './videos';
 
 export interface GatewayClientOptions extends TransportOptions {
   /** Ask for a usage chunk at the end of chat streams (default true; some gateways reject it). */
@@ -16,6 +23,13 @@ export class GatewayClient {
   readonly models: Models;
   readonly chat: Chat;
   readonly messages: Messages;
+  readonly embeddings: Embeddings;
+  readonly rerank: Rerank;
+  readonly moderations: Moderations;
+  readonly audio: Audio;
+  readonly videos: Videos;
+  readonly imagegen: Imagegen;
+  readonly account: Account;
   private readonly transport: Transport;
 
   constructor(options: GatewayClientOptions) {
@@ -23,6 +37,13 @@ export class GatewayClient {
     this.models = new Models(this.transport);
     this.chat = new Chat(this.transport, { streamUsage: options.streamUsage ?? true });
     this.messages = new Messages(this.transport);
+    this.embeddings = new Embeddings(this.transport);
+    this.rerank = new Rerank(this.transport);
+    this.moderations = new Moderations(this.transport);
+    this.audio = new Audio(this.transport);
+    this.videos = new Videos(this.transport, (ms, signal) => this.transport.wait(ms, signal));
+    this.imagegen = new Imagegen(this.transport);
+    this.account = new Account(this.transport);
   }
 
   /** The base URL in use, normalised (no trailing `/v1` or `/`). */

@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import {
   AbortError,
   ConnectionError,
@@ -50,6 +50,8 @@ export interface RequestSpec {
   auth: AuthKind;
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
+  /** A multipart body (undici's FormData; file parts stream from disk and can be sent again). */
+  form?: FormData;
   /** A raw body (multipart and the like); `headers` must carry its content type. */
   body?: Dispatcher.DispatchOptions['body'];
   headers?: Record<string, string>;
@@ -197,7 +199,7 @@ export class Transport {
   }
 
   private url(spec: RequestSpec): string {
-    let url = this.baseUrl + spec.path;
+    let url = /^https?:\/\//.test(spec.path) ? spec.path : this.baseUrl + spec.path;
     if (spec.query) {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(spec.query)) if (v !== undefined) q.set(k, String(v));
@@ -205,6 +207,17 @@ export class Transport {
       if (s) url += `?${s}`;
     }
     return url;
+  }
+
+  /** GET of an absolute URL (result files); no credential is ever attached. */
+  sendUrl(url: string, opts: { accept?: string; signal?: AbortSignal } = {}): Promise<RawResponse> {
+    if (!/^https?:\/\//.test(url)) throw new GatewayError(`Not an http(s) URL: ${url.slice(0, 100)}`, { type: 'invalid_response' });
+    return this.send({ method: 'GET', path: url, auth: 'none', accept: opts.accept, signal: opts.signal });
+  }
+
+  /** Waits between attempts or polls (injectable for tests). */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.sleep(ms, signal);
   }
 
   backoffMs(attempt: number): number {
@@ -224,7 +237,7 @@ export class Transport {
       ...spec.headers,
       ...this.authHeaders(spec.auth),
     };
-    let body = spec.body;
+    let body = spec.form ?? spec.body;
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
