@@ -49,8 +49,10 @@ export function imagePrice(q: PriceQuery): number | undefined {
   if (q.generation === 'v3') each = V3_PRICES[q.operation][q.rendering_speed ?? 'DEFAULT'];
   else if (q.operation === 'upscale') each = UPSCALE_PRICE;
   else if (q.operation === 'describe') each = undefined;
-  else if (q.operation === 'edit') each = LEGACY_EDIT_PRICES[(q.model ?? 'V_2') as 'V_2' | 'V_2_TURBO'];
-  else each = LEGACY_GENERATE_PRICES[q.model ?? 'V_2'];
+  else {
+    const model = q.model ?? 'V_2';
+    each = q.operation === 'edit' ? LEGACY_EDIT_PRICES[model as 'V_2' | 'V_2_TURBO'] : LEGACY_GENERATE_PRICES[model];
+  }
   return each === undefined ? undefined : Math.round(each * n * 1000) / 1000;
 }
 
