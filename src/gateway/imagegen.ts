@@ -50,7 +50,7 @@ export function imagePrice(q: PriceQuery): number | undefined {
   else if (q.operation === 'upscale') each = UPSCALE_PRICE;
   else if (q.operation === 'describe') each = undefined;
   else {
-    const model = q.model ?? 'V_2';
+    const model: LegacyModel = ('model' in q ? q.model : undefined) ?? 'V_2';
     each = q.operation === 'edit' ? LEGACY_EDIT_PRICES[model as 'V_2' | 'V_2_TURBO'] : LEGACY_GENERATE_PRICES[model];
   }
   return each === undefined ? undefined : Math.round(each * n * 1000) / 1000;
