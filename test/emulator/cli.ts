@@ -7,6 +7,7 @@ async function main(): Promise<void> {
   console.log(`Gateway emulator listening on ${emu.url}`);
   console.log(`Base URL: ${emu.url}/v1`);
   console.log(`Demo API key (emulator only): ${GatewayEmulator.demoKey}`);
+  console.log(`Demo system access token (emulator only): ${GatewayEmulator.demoAccessToken}`);
   const stop = () => void emu.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

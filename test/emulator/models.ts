@@ -1,20 +1,48 @@
 /** Models the emulator serves. Ids are case-sensitive, as on a real gateway. */
+export type ModelKind = 'chat' | 'embedding' | 'rerank' | 'moderation' | 'speech' | 'transcription' | 'video';
+
 export interface EmulatedModel {
   id: string;
-  kind: 'chat';
+  kind: ModelKind;
   ownedBy: string;
-  /** Quota units per token (input; output costs 4 times this). */
+  /** Quota units per token (input; output costs 4 times this), or per unit of work. */
   ratio: number;
-  /** Smallest prefix, in tokens, that the prompt cache will store for this model. */
+  /** Chat: smallest prefix, in tokens, that the prompt cache will store. */
   cacheMinTokens: number;
+  /** Embeddings: vector dimension. */
+  dimensions?: number;
 }
 
+const chat = (id: string, ratio: number, cacheMinTokens = 1024): EmulatedModel => ({ id, kind: 'chat', ownedBy: 'emulator', ratio, cacheMinTokens });
+const other = (id: string, kind: ModelKind, ratio: number, extra: Partial<EmulatedModel> = {}): EmulatedModel => ({
+  id,
+  kind,
+  ownedBy: 'emulator',
+  ratio,
+  cacheMinTokens: 0,
+  ...extra,
+});
+
 export const MODELS: EmulatedModel[] = [
-  { id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'emulator', ratio: 0.15, cacheMinTokens: 1024 },
-  { id: 'gpt-4o', kind: 'chat', ownedBy: 'emulator', ratio: 2.5, cacheMinTokens: 1024 },
-  { id: 'claude-sonnet-emu', kind: 'chat', ownedBy: 'emulator', ratio: 3, cacheMinTokens: 1024 },
+  chat('gpt-4o-mini', 0.15),
+  chat('gpt-4o', 2.5),
+  chat('claude-sonnet-emu', 3),
   // The smallest model series needs a 2,048-token prefix before anything is cached.
-  { id: 'claude-haiku-emu', kind: 'chat', ownedBy: 'emulator', ratio: 1, cacheMinTokens: 2048 },
+  chat('claude-haiku-emu', 1, 2048),
+  other('text-embedding-3-small', 'embedding', 0.02, { dimensions: 1536 }),
+  other('embed-emu-256', 'embedding', 0.01, { dimensions: 256 }),
+  other('rerank-emu', 'rerank', 0.02),
+  other('omni-moderation-latest', 'moderation', 0),
+  other('text-moderation-latest', 'moderation', 0),
+  other('tts-1', 'speech', 15),
+  other('tts-1-hd', 'speech', 30),
+  other('gpt-4o-mini-tts', 'speech', 12),
+  other('gemini-2.5-flash-preview-tts', 'speech', 10),
+  other('whisper-1', 'transcription', 100),
+  other('gpt-4o-transcribe', 'transcription', 100),
+  other('sora-2', 'video', 50_000),
+  other('sora-2-pro', 'video', 150_000),
+  other('veo-3.1-fast-generate-preview', 'video', 75_000),
 ];
 
 export function findModel(id: unknown): EmulatedModel | undefined {

@@ -5,9 +5,14 @@ import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
 import { Faults, type Fault, type FaultRule } from './faults';
 import { handleMessages } from './messages';
-import { findModel, MODELS, type EmulatedModel } from './models';
+import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
 import { PromptCache } from './prompt-cache';
-import { DEMO_KEY, Store } from './store';
+import { DEMO_ACCESS_TOKEN, DEMO_KEY, Store } from './store';
+import { DEFAULT_ACCOUNT_STYLE, handleAccount, type AccountStyle } from './account';
+import { handleSpeech, handleTranscription } from './audio';
+import { ImageStudio, serveImage } from './imagegen';
+import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoints';
+import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
 
 export interface RecordedRequest {
   method: string;
@@ -28,9 +33,20 @@ export interface Ctx {
   remoteIp: string;
 }
 
-type Handler = (ctx: Ctx) => Promise<void> | void;
+type Handler = (ctx: Ctx, params: string[]) => Promise<void> | void;
 
 const MAX_BODY = 64 * 1024 * 1024;
+
+/** Parses a multipart body with the platform's own parser. */
+export async function parseForm(ctx: Ctx): Promise<globalThis.FormData | undefined> {
+  const type = String(ctx.req.headers['content-type'] ?? '');
+  if (!type.startsWith('multipart/form-data') || !Buffer.isBuffer(ctx.body)) return undefined;
+  try {
+    return await new Request('http://emulator/', { method: 'POST', headers: { 'content-type': type }, body: ctx.body }).formData();
+  } catch {
+    return undefined;
+  }
+}
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
@@ -66,16 +82,36 @@ export class GatewayEmulator {
   readonly requests: RecordedRequest[] = [];
   /** Streams whose client went away before the stream ended (aborts, cuts). */
   clientClosedStreams = 0;
+  readonly stats = { embeddingRequests: 0, embeddedInputs: 0 };
+  readonly videos = new Map<string, VideoTaskState>();
+  readonly studio = new ImageStudio(() => this.url);
+  /** How the account API behaves; tests switch it to the variants real deployments show. */
+  accountStyle: AccountStyle = { ...DEFAULT_ACCOUNT_STYLE };
   private server: Server | undefined;
-  private readonly routes = new Map<string, Handler>();
+  private readonly routes: { method: string; path: RegExp; handler: Handler }[] = [];
   url = '';
 
   static readonly demoKey = DEMO_KEY;
+  static readonly demoAccessToken = DEMO_ACCESS_TOKEN;
 
   constructor() {
-    this.routes.set('GET /v1/models', (ctx) => this.listModels(ctx));
-    this.routes.set('POST /v1/chat/completions', handleChatCompletions);
-    this.routes.set('POST /v1/messages', handleMessages);
+    const route = (method: string, path: string | RegExp, handler: Handler) =>
+      this.routes.push({ method, path: typeof path === 'string' ? new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : path, handler });
+    route('GET', '/v1/models', (ctx) => this.listModels(ctx));
+    route('POST', '/v1/chat/completions', handleChatCompletions);
+    route('POST', '/v1/messages', handleMessages);
+    route('POST', '/v1/embeddings', handleEmbeddings);
+    route('POST', '/v1/rerank', handleRerank);
+    route('POST', '/v1/moderations', handleModerations);
+    route('POST', '/v1/audio/speech', handleSpeech);
+    route('POST', '/v1/audio/transcriptions', handleTranscription('transcribe'));
+    route('POST', '/v1/audio/translations', handleTranscription('translate'));
+    route('POST', '/v1/videos', handleVideoCreate);
+    route('*', /^\/v1\/videos\/([^/]+)(?:\/(content))?$/, (ctx, [id, sub]) => handleVideo(ctx, id, sub));
+    route('POST', /^\/imagegen\/v1\/imagegen-v3\/(generate|remix|edit|replace-background)$/, (ctx, [op]) => this.studio.handle(ctx, op, false));
+    route('POST', /^\/imagegen\/(generate|edit|remix|upscale|describe)$/, (ctx, [op]) => this.studio.handle(ctx, op, true));
+    route('GET', /^\/emu-images\/([0-9a-f]+)\.png$/, (ctx, [id]) => serveImage(ctx, this.studio, id));
+    route('*', /^\/api\//, handleAccount);
   }
 
   static async start(options: { port?: number; host?: string } = {}): Promise<GatewayEmulator> {
@@ -130,7 +166,7 @@ export class GatewayEmulator {
   }
 
   /** Unknown model ids get 503, as the spec says (case matters). */
-  requireModel(ctx: Ctx, id: unknown, format: 'openai' | 'claude'): EmulatedModel | undefined {
+  requireModel(ctx: Ctx, id: unknown, format: 'openai' | 'claude', kind: ModelKind = 'chat'): EmulatedModel | undefined {
     if (typeof id !== 'string' || id.length === 0) {
       if (format === 'claude') claudeError(ctx.res, 400, 'model: field required');
       else openAiError(ctx.res, 400, 'model is required', 'invalid_request_error', 'invalid_parameter');
@@ -141,6 +177,13 @@ export class GatewayEmulator {
       const message = `No available channel for model ${id} (model ids are case-sensitive).`;
       if (format === 'claude') claudeError(ctx.res, 503, message, 'api_error');
       else openAiError(ctx.res, 503, message, 'new_api_error', 'model_not_found');
+      return undefined;
+    }
+    if (model.kind !== kind) {
+      const message = `Model ${id} is a ${model.kind} model and cannot serve ${ctx.path}.`;
+      if (format === 'claude') claudeError(ctx.res, 400, message);
+      else openAiError(ctx.res, 400, message, 'invalid_request_error', 'invalid_parameter');
+      return undefined;
     }
     return model;
   }
@@ -200,9 +243,14 @@ export class GatewayEmulator {
     const status = faults.find((f): f is Extract<Fault, { kind: 'status' }> => f.kind === 'status');
     if (status) return this.sendStatusFault(res, path, status);
 
-    const handler = this.routes.get(`${req.method} ${path}`);
-    if (!handler) return openAiError(res, 404, `No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found');
-    await handler({ emu: this, req, res, path, query: url.searchParams, body, faults, remoteIp: req.socket.remoteAddress ?? '' });
+    for (const r of this.routes) {
+      if (r.method !== '*' && r.method !== req.method) continue;
+      const m = r.path.exec(path);
+      if (!m) continue;
+      await r.handler({ emu: this, req, res, path, query: url.searchParams, body, faults, remoteIp: req.socket.remoteAddress ?? '' }, m.slice(1));
+      return;
+    }
+    openAiError(res, 404, `No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found');
   }
 
   private sendStatusFault(res: ServerResponse, path: string, f: Extract<Fault, { kind: 'status' }>): void {
@@ -216,8 +264,9 @@ export class GatewayEmulator {
       return;
     }
     const message = f.message ?? (f.status === 429 ? 'Too many requests, please slow down.' : `Injected HTTP ${f.status}.`);
-    const body =
-      path === '/v1/messages'
+    const body = path.startsWith('/api/')
+      ? { success: false, message }
+      : path === '/v1/messages'
         ? { type: 'error', error: { type: CLAUDE_TYPES[f.status] ?? 'api_error', message } }
         : { error: { message, type: f.status === 429 ? 'rate_limit_error' : 'upstream_error', code: null } };
     sendJson(res, f.status, body, headers);

@@ -9,6 +9,8 @@ export interface EmuUser {
   usedQuota: number;
   role: number;
   status: 1 | 2;
+  /** The system access token for the account API. */
+  accessToken: string;
 }
 
 export interface EmuKey {
@@ -32,6 +34,7 @@ export interface EmuKey {
 }
 
 export const DEMO_KEY = 'sk-emulator-demo-key-0000000000000000';
+export const DEMO_ACCESS_TOKEN = 'emulator-demo-access-token';
 
 /** Users and API keys, with the spec's limits: expiry, quota, subnet, enabled state, models. */
 export class Store {
@@ -41,12 +44,20 @@ export class Store {
   private nextUserId = 1;
 
   constructor(private readonly clock: Clock) {
-    const demo = this.addUser({ username: 'demo', quota: 50_000_000 });
+    const demo = this.addUser({ username: 'demo', quota: 50_000_000, accessToken: DEMO_ACCESS_TOKEN });
     this.addKey({ userId: demo.id, name: 'demo', key: DEMO_KEY, unlimitedQuota: true });
   }
 
   addUser(init: Partial<EmuUser> & { username: string }): EmuUser {
-    const user: EmuUser = { id: this.nextUserId++, quota: 5_000_000, usedQuota: 0, role: 1, status: 1, ...init };
+    const user: EmuUser = {
+      id: this.nextUserId++,
+      quota: 5_000_000,
+      usedQuota: 0,
+      role: 1,
+      status: 1,
+      accessToken: randomBytes(16).toString('hex'),
+      ...init,
+    };
     this.users.set(user.id, user);
     return user;
   }

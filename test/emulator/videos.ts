@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { mp4 } from './media';
+import { openAiError, sendJson, type Ctx } from './server';
+
+type Json = Record<string, unknown>;
+
+interface Family {
+  match: RegExp;
+  seconds: string[];
+  sizes: string[];
+  queues: boolean;
+}
+const FAMILIES: Family[] = [
+  { match: /^sora-2(-pro)?$/, seconds: ['4', '8', '12'], sizes: ['720x1280', '1280x720', '1024x1792', '1792x1024'], queues: true },
+  { match: /^veo-3\.1/, seconds: ['4', '6', '8'], sizes: ['720p', '1080p', '4k'], queues: false },
+];
+
+export interface VideoTaskState {
+  id: string;
+  model: string;
+  prompt: string;
+  seconds: string;
+  size: string;
+  createdAt: number;
+  queues: boolean;
+  fails: boolean;
+}
+
+/** Timeline on the emulator clock: queued 10 s (one family only), generating 60 s, then done. */
+const QUEUED_MS = 10_000;
+const GENERATING_MS = 60_000;
+const FAIL_AFTER_MS = 20_000;
+
+function view(t: VideoTaskState, now: number): Json {
+  const age = now - t.createdAt;
+  const queuedFor = t.queues ? QUEUED_MS : 0;
+  let status: string;
+  let progress: number;
+  if (t.fails && age >= FAIL_AFTER_MS) {
+    status = 'failed';
+    progress = 0;
+  } else if (age < queuedFor) {
+    status = 'queued';
+    progress = 0;
+  } else if (age < queuedFor + GENERATING_MS) {
+    status = 'in_progress';
+    progress = Math.floor(((age - queuedFor) / GENERATING_MS) * 100);
+  } else {
+    status = 'completed';
+    progress = 100;
+  }
+  return {
+    id: t.id,
+    object: 'video',
+    model: t.model,
+    status,
+    progress,
+    created_at: Math.floor(t.createdAt / 1000),
+    seconds: t.seconds,
+    size: t.size,
+    error: status === 'failed' ? { code: 'generation_failed', message: 'The upstream provider rejected the prompt.' } : null,
+  };
+}
+
+export async function handleVideoCreate(ctx: Ctx): Promise<void> {
+  const { emu, res } = ctx;
+  const body = ctx.body as Json | undefined;
+  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.');
+  const model = emu.requireModel(ctx, body.model, 'openai', 'video');
+  if (!model) return;
+  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
+  if (!auth.ok) return;
+  const bad = (m: string) => openAiError(res, 400, m, 'invalid_request_error', 'invalid_parameter');
+  if (typeof body.prompt !== 'string' || !body.prompt) return bad('prompt is required.');
+  const family = FAMILIES.find((f) => f.match.test(model.id))!;
+  const seconds = body.seconds === undefined ? family.seconds[0] : body.seconds;
+  if (typeof seconds !== 'string') return bad('seconds must be sent as a string.');
+  if (!family.seconds.includes(seconds)) return bad(`seconds must be one of ${family.seconds.join(', ')} for ${model.id}.`);
+  const size = body.size === undefined ? family.sizes[0] : String(body.size);
+  if (!family.sizes.includes(size)) return bad(`size must be one of ${family.sizes.join(', ')} for ${model.id}.`);
+  const task: VideoTaskState = {
+    id: `video_${randomBytes(10).toString('hex')}`,
+    model: model.id,
+    prompt: body.prompt,
+    seconds,
+    size,
+    createdAt: emu.clock.now(),
+    queues: family.queues,
+    fails: body.prompt.includes('#fail'),
+  };
+  emu.videos.set(task.id, task);
+  emu.store.spend(auth.key, Number(seconds) * model.ratio);
+  sendJson(res, 200, view(task, emu.clock.now()));
+}
+
+export function handleVideo(ctx: Ctx, id: string, sub: string | undefined): void {
+  const { emu, res, req } = ctx;
+  const auth = emu.authorize(ctx, 'bearer', undefined, 'openai');
+  if (!auth.ok) return;
+  const task = emu.videos.get(id);
+  if (!task) return openAiError(res, 404, 'Task not found.', 'invalid_request_error', 'not_found');
+  const state = view(task, emu.clock.now());
+  if (req.method === 'DELETE' && !sub) {
+    emu.videos.delete(id);
+    return sendJson(res, 200, { id, object: 'video.deleted', deleted: true });
+  }
+  if (req.method === 'GET' && !sub) return sendJson(res, 200, state);
+  if (req.method === 'GET' && sub === 'content') {
+    if (state.status !== 'completed') {
+      return openAiError(res, 400, `Task is not completed yet, current status: ${String(state.status)}`, 'invalid_request_error', 'task_not_completed');
+    }
+    const bytes = mp4(Number(task.seconds), `${task.model}: ${task.prompt}`);
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes.length });
+    res.end(bytes);
+    return;
+  }
+  openAiError(res, 404, `No route for ${req.method} /v1/videos/${id}/${sub ?? ''}.`, 'invalid_request_error', 'not_found');
+}
