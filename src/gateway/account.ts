@@ -52,7 +52,7 @@ export interface AccountUser {
   raw: Record<string, unknown>;
 }
 
-const Envelope = z.looseObject({ success: z.boolean().optional(), message: z.string().optional(), data: z.unknown() });
+const Envelope = z.looseObject({ success: z.boolean().optional(), message: z.string().optional(), data: z.unknown().optional() });
 
 const KeyRaw = z.looseObject({
   id: z.number(),
@@ -90,13 +90,20 @@ function toRecord(raw: z.output<typeof KeyRaw>): ApiKeyRecord {
   };
 }
 
-export const CreateKeySchema = z.looseObject({
-  name: z.string({ error: 'name is required' }).min(1, 'name must not be empty').max(50, 'name must be at most 50 characters'),
-  expired_time: z.number().int().refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds').default(-1),
-  remain_quota: z.number().int().nonnegative('must not be negative').default(0),
-  unlimited_quota: z.boolean().default(false),
-  subnet: z.string().default(''),
-});
+export const CreateKeySchema = z
+  .looseObject({
+    name: z.string({ error: 'name is required' }).min(1, 'name must not be empty').max(50, 'name must be at most 50 characters'),
+    expired_time: z.number().int().refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds').default(-1),
+    remain_quota: z.number().int().nonnegative('must not be negative').default(0),
+    unlimited_quota: z.boolean().default(false),
+    subnet: z.string().default(''),
+  })
+  .superRefine((r, ctx) => {
+    // A key with no quota and no unlimited flag would be refused on its first call.
+    if (r.remain_quota === 0 && !r.unlimited_quota) {
+      ctx.addIssue({ code: 'custom', path: ['remain_quota'], message: 'must be above 0 unless unlimited_quota is true' });
+    }
+  });
 export type CreateKeyRequest = z.input<typeof CreateKeySchema>;
 
 export const UpdateKeySchema = z.looseObject({

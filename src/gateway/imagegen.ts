@@ -173,29 +173,29 @@ export class ImagegenV3 extends ImageFamily {
     return this.result(`/imagegen/v1/imagegen-v3/${op}`, { form }, `an image ${op}`, opts);
   }
 
-  generate(body: V3GenerateRequest, opts: RequestOptions = {}): Promise<ImageResult> {
+  async generate(body: V3GenerateRequest, opts: RequestOptions = {}): Promise<ImageResult> {
     const req = validateRequest(V3Generate, body);
     return this.multipart('generate', req, {}, opts);
   }
 
-  remix(body: V3RemixRequest, opts: RequestOptions = {}): Promise<ImageResult> {
+  async remix(body: V3RemixRequest, opts: RequestOptions = {}): Promise<ImageResult> {
     const req = validateRequest(V3Remix, body);
     return this.multipart('remix', req, { image: req.image }, opts);
   }
 
-  edit(body: V3EditRequest, opts: RequestOptions = {}): Promise<ImageResult> {
+  async edit(body: V3EditRequest, opts: RequestOptions = {}): Promise<ImageResult> {
     const req = validateRequest(V3Edit, body);
     return this.multipart('edit', req, { image: req.image, mask: req.mask }, opts);
   }
 
-  replaceBackground(body: V3ReplaceBackgroundRequest, opts: RequestOptions = {}): Promise<ImageResult> {
+  async replaceBackground(body: V3ReplaceBackgroundRequest, opts: RequestOptions = {}): Promise<ImageResult> {
     const req = validateRequest(V3ReplaceBackground, body);
     return this.multipart('replace-background', req, { image: req.image }, opts);
   }
 }
 
 export class ImagegenLegacy extends ImageFamily {
-  generate(body: { image_request: LegacyImageRequest & { prompt: string } }, opts: RequestOptions = {}): Promise<ImageResult> {
+  async generate(body: { image_request: LegacyImageRequest & { prompt: string } }, opts: RequestOptions = {}): Promise<ImageResult> {
     const req = validateRequest(LegacyGenerate, body);
     return this.result('/imagegen/generate', { json: req }, 'an image generation', opts);
   }
