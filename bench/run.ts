@@ -1,6 +1,7 @@
 // `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runEmbeddingBench } from './embeddings';
 import { runSseBench, type SseBenchResult } from './sse';
 
 function printSse(results: SseBenchResult[]): string[] {
@@ -31,9 +32,17 @@ async function main(): Promise<void> {
   console.log(`Model Gateway benchmarks — node ${process.version}, ${process.platform}/${process.arch}`);
   const sse = await runSseBench();
   for (const l of printSse(sse)) console.log(l);
+  const embeddings = await runEmbeddingBench();
+  console.log(`\nEmbeddings over loopback: ${embeddings.inputs} inputs, dimension ${embeddings.dimensions}, emulator in its own process`);
+  for (const r of embeddings.runs) {
+    console.log(
+      `  wire ${r.wire.padEnd(6)} batches of ${r.batchSize}, ${r.concurrency} in flight: ${r.ms.toFixed(0).padStart(6)} ms  ` +
+        `${r.inputsPerSecond.toFixed(0).padStart(6)} inputs/s  ${r.requests} requests`,
+    );
+  }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, sse }, null, 2));
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, sse, embeddings }, null, 2));
 }
 
 main().catch((err) => {

@@ -57,6 +57,8 @@ export interface BatchOptions extends RequestOptions {
   concurrency?: number;
   /** Called after each batch with the number of texts done so far. */
   onProgress?: (done: number, total: number) => void;
+  /** Wire format (default base64; the result holds numbers either way). */
+  encoding_format?: 'float' | 'base64';
 }
 
 export class Embeddings {
@@ -67,7 +69,7 @@ export class Embeddings {
    * cheaper to decode); the result always holds numbers, in input order (by `index`).
    */
   async create(body: EmbeddingRequest, opts: RequestOptions = {}): Promise<EmbeddingList> {
-    const req = validateRequest(EmbeddingRequestSchema, { encoding_format: 'base64', ...body });
+    const req = validateRequest(EmbeddingRequestSchema, { ...body, encoding_format: body.encoding_format ?? 'base64' });
     const { data } = await this.transport.json({ method: 'POST', path: '/v1/embeddings', auth: 'bearer', json: req, signal: opts.signal });
     const parsed = parseResponse(ResponseSchema, data, 'an embeddings request');
     const count = Array.isArray(req.input) ? req.input.length : 1;
@@ -105,7 +107,7 @@ export class Embeddings {
         const start = batches[next++];
         const slice = texts.slice(start, start + batchSize);
         requests++;
-        const res = await this.create({ model, input: slice as string[] }, { signal: inner.signal });
+        const res = await this.create({ model, input: slice as string[], encoding_format: opts.encoding_format }, { signal: inner.signal });
         res.data.forEach((d, i) => (vectors[start + i] = d.embedding));
         promptTokens += res.usage.prompt_tokens;
         done += slice.length;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mp4 } from './media';
-import { openAiError, sendJson, type Ctx } from './server';
+import { openAiError, parseForm, sendJson, type Ctx } from './server';
 
 type Json = Record<string, unknown>;
 
@@ -64,8 +64,10 @@ function view(t: VideoTaskState, now: number): Json {
 
 export async function handleVideoCreate(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
-  const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.');
+  // JSON per the spec; multipart too, as the official SDK sends it and gateways pass it on.
+  const form = await parseForm(ctx);
+  const body = form ? (Object.fromEntries([...form.entries()].filter(([, v]) => typeof v === 'string')) as Json) : (ctx.body as Json | undefined);
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return openAiError(res, 400, 'The request body must be a JSON object.');
   const model = emu.requireModel(ctx, body.model, 'openai', 'video');
   if (!model) return;
   const auth = emu.authorize(ctx, 'bearer', model, 'openai');

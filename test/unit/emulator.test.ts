@@ -81,4 +81,31 @@ describe('gateway emulator', () => {
       child.kill();
     }
   });
+
+  it('answers bad fields with 400 and the {error:{message,type,code}} envelope (raw requests, no client checks)', async () => {
+    const { emu } = ctx;
+    const key = 'sk-emulator-demo-key-0000000000000000';
+    const post = async (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${key}` }) => {
+      const res = await fetch(`${emu.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { error: { message: string; type: string; code: string } } };
+    };
+    const cases: [string, unknown, RegExp, Record<string, string>?][] = [
+      ['/v1/embeddings', { model: 'embed-emu-256', input: [] }, /input must be/],
+      ['/v1/rerank', { model: 'rerank-emu', query: 'q', documents: [] }, /documents must be/],
+      ['/v1/audio/speech', { model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' }, /audio input text too long/],
+      ['/v1/audio/speech', { model: 'tts-1', input: 'x', voice: 'alloy', speed: 9 }, /speed must be between/],
+      ['/v1/videos', { model: 'sora-2', prompt: 'p', seconds: '5' }, /seconds must be one of 4, 8, 12/],
+      ['/v1/moderations', { model: 'text-moderation-latest', input: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }, /does not accept image input/],
+      ['/imagegen/generate', { image_request: { prompt: 'x', num_images: 9 } }, /num_images must be an integer from 1 to 8/, { 'api-key': key }],
+      ['/imagegen/generate', { image_request: {} }, /prompt is required/, { 'api-key': key }],
+      ['/v1/chat/completions', { model: 'gpt-4o', messages: [] }, /messages must be a non-empty array/],
+    ];
+    for (const [path, body, pattern, headers] of cases) {
+      const r = await post(path, body, headers);
+      assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error.message, pattern);
+      assert.equal(r.body.error.type, 'invalid_request_error');
+      assert.equal(typeof r.body.error.code, 'string');
+    }
+  });
 });

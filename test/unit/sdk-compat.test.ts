@@ -1,4 +1,7 @@
 import { strict as assert } from 'node:assert';
+import { createReadStream, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { DEMO_KEY, clientFor, readFileTool, useEmulator } from './helpers';
@@ -99,6 +102,51 @@ describe('official SDKs against the emulator', () => {
         anthropic().messages.create({ model: 'claude-sonnet-emu', max_tokens: 5, temperature: 0, messages: [{ role: 'user', content: 'x' }] } as never),
         Anthropic.BadRequestError,
       );
+    });
+  });
+
+  describe('openai, the other endpoints', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mg-sdk-'));
+
+    it('embeddings, float and base64 (the SDK decodes base64 itself)', async () => {
+      const floats = await openai().embeddings.create({ model: 'embed-emu-256', input: ['alpha beta', 'gamma'], encoding_format: 'float' });
+      const b64 = await openai().embeddings.create({ model: 'embed-emu-256', input: ['alpha beta', 'gamma'] });
+      const ours = await clientFor(ctx.emu).client.embeddings.create({ model: 'embed-emu-256', input: ['alpha beta', 'gamma'] });
+      const byIndex = (d: { index: number; embedding: number[] | string }[]) => [...d].sort((a, b) => a.index - b.index).map((x) => Array.from(x.embedding as number[]));
+      assert.equal(byIndex(floats.data).length, 2);
+      assert.deepEqual(byIndex(b64.data), byIndex(floats.data).map((v) => v.map(Math.fround)));
+      assert.deepEqual(ours.data.map((d) => Array.from(d.embedding)), byIndex(b64.data));
+    });
+
+    it('moderations', async () => {
+      const res = await openai().moderations.create({ model: 'omni-moderation-latest', input: 'you idiot' });
+      assert.equal(res.results[0].flagged, true);
+      assert.equal(res.results[0].categories.harassment, true);
+    });
+
+    it('speech, then transcription and translation of it', async () => {
+      const speech = await openai().audio.speech.create({ model: 'tts-1', input: 'Hello from the SDK.', voice: 'alloy', response_format: 'wav' });
+      const file = join(dir, 'sdk.wav');
+      writeFileSync(file, Buffer.from(await speech.arrayBuffer()));
+      const t = await openai().audio.transcriptions.create({ model: 'whisper-1', file: createReadStream(file) });
+      assert.equal(t.text, 'Hello from the SDK.');
+      const v = await openai().audio.transcriptions.create({ model: 'whisper-1', file: createReadStream(file), response_format: 'verbose_json', timestamp_granularities: ['word'] });
+      assert.equal(v.words?.length, 4);
+      const tr = await openai().audio.translations.create({ model: 'whisper-1', file: createReadStream(file), response_format: 'text' });
+      assert.equal(String(tr).trim(), 'Hello from the SDK.');
+    });
+
+    it('videos: create, retrieve, download, delete', async () => {
+      const sdk = openai();
+      const video = await sdk.videos.create({ model: 'sora-2', prompt: 'a paper boat', seconds: '4', size: '720x1280' });
+      assert.equal(video.status, 'queued');
+      ctx.emu.clock.advance(120_000);
+      assert.equal((await sdk.videos.retrieve(video.id)).status, 'completed');
+      const content = await sdk.videos.downloadContent(video.id);
+      const bytes = Buffer.from(await content.arrayBuffer());
+      assert.equal(bytes.toString('ascii', 4, 8), 'ftyp');
+      const deleted = await sdk.videos.delete(video.id);
+      assert.equal(deleted.deleted, true);
     });
   });
 });
