@@ -30,12 +30,9 @@ export function mapVoice(voice: string): string {
 
 export async function handleSpeech(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
-  const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.');
-  const model = emu.requireModel(ctx, body.model, 'openai', 'speech');
-  if (!model) return;
-  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
-  if (!auth.ok) return;
+  const begun = emu.beginJson(ctx, 'speech');
+  if (!begun) return;
+  const { body, model, auth } = begun;
   const rules = RULES[model.id];
   const bad = (message: string) => openAiError(res, 400, message, 'invalid_request_error', 'invalid_parameter');
   if (typeof body.input !== 'string' || body.input.length === 0) return bad('input is required.');

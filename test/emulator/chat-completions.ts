@@ -61,12 +61,9 @@ function toolChoiceOf(v: unknown): ToolChoice | string {
 
 export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
-  const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.', 'invalid_request_error', 'invalid_parameter');
-  const model = emu.requireModel(ctx, body.model, 'openai');
-  if (!model) return;
-  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
-  if (!auth.ok) return;
+  const begun = emu.beginJson(ctx, 'chat');
+  if (!begun) return;
+  const { body, model, auth } = begun;
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return openAiError(res, 400, 'messages must be a non-empty array.', 'invalid_request_error', 'invalid_parameter');
   }

@@ -165,6 +165,22 @@ export class GatewayEmulator {
     return result;
   }
 
+  /**
+   * The common start of a JSON endpoint with a key: a body object, a model of the right kind, and
+   * a key allowed to use it. Answers the error itself and returns undefined when one fails.
+   */
+  beginJson(ctx: Ctx, kind: ModelKind, defaultModel?: string): { body: Record<string, unknown>; model: EmulatedModel; auth: Extract<AuthResult, { ok: true }> } | undefined {
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) {
+      openAiError(ctx.res, 400, 'The request body must be a JSON object.', 'invalid_request_error', 'invalid_parameter');
+      return undefined;
+    }
+    const model = this.requireModel(ctx, body.model ?? defaultModel, 'openai', kind);
+    if (!model) return undefined;
+    const auth = this.authorize(ctx, 'bearer', model, 'openai');
+    return auth.ok ? { body, model, auth } : undefined;
+  }
+
   /** Unknown model ids get 503, as the spec says (case matters). */
   requireModel(ctx: Ctx, id: unknown, format: 'openai' | 'claude', kind: ModelKind = 'chat'): EmulatedModel | undefined {
     if (typeof id !== 'string' || id.length === 0) {

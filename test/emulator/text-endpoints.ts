@@ -41,12 +41,9 @@ function cosine(a: Float32Array, b: Float32Array): number {
 
 export async function handleEmbeddings(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
-  const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.');
-  const model = emu.requireModel(ctx, body.model, 'openai', 'embedding');
-  if (!model) return;
-  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
-  if (!auth.ok) return;
+  const begun = emu.beginJson(ctx, 'embedding');
+  if (!begun) return;
+  const { body, model, auth } = begun;
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((t) => typeof t !== 'string' || t.length === 0)) {
     return openAiError(res, 400, 'input must be a non-empty string or an array of non-empty strings.', 'invalid_request_error', 'invalid_parameter');
@@ -72,12 +69,9 @@ export async function handleEmbeddings(ctx: Ctx): Promise<void> {
 
 export async function handleRerank(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
-  const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.');
-  const model = emu.requireModel(ctx, body.model, 'openai', 'rerank');
-  if (!model) return;
-  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
-  if (!auth.ok) return;
+  const begun = emu.beginJson(ctx, 'rerank');
+  if (!begun) return;
+  const { body, model, auth } = begun;
   if (typeof body.query !== 'string' || !body.query) return openAiError(res, 400, 'query is required.', 'invalid_request_error', 'invalid_parameter');
   const docs = Array.isArray(body.documents) ? (body.documents as unknown[]).map((d) => (typeof d === 'string' ? d : String((d as Json)?.text ?? ''))) : undefined;
   if (!docs || docs.length === 0) return openAiError(res, 400, 'documents must be a non-empty array.', 'invalid_request_error', 'invalid_parameter');
@@ -125,12 +119,9 @@ function imageText(url: string): string {
 
 export async function handleModerations(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
-  const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object') return openAiError(res, 400, 'The request body must be a JSON object.');
-  const model = emu.requireModel(ctx, body.model ?? 'omni-moderation-latest', 'openai', 'moderation');
-  if (!model) return;
-  const auth = emu.authorize(ctx, 'bearer', model, 'openai');
-  if (!auth.ok) return;
+  const begun = emu.beginJson(ctx, 'moderation', 'omni-moderation-latest');
+  if (!begun) return;
+  const { body, model, auth } = begun;
   const multimodal = model.id === 'omni-moderation-latest';
   const inputs: { texts: string[]; images: string[] }[] = [];
   if (typeof body.input === 'string') inputs.push({ texts: [body.input], images: [] });

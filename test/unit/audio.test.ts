@@ -2,15 +2,10 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BadRequestError, ValidationError, voicesFor } from '../../src/gateway';
+import { BadRequestError, voicesFor } from '../../src/gateway';
 import { readWav } from '../emulator/media';
-import { clientFor, useEmulator } from './helpers';
+import { clientFor, useEmulator, refusedBeforeSending } from './helpers';
 
-async function refused(emu: { requests: unknown[] }, call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-  const before = emu.requests.length;
-  await assert.rejects(call(), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
-  assert.equal(emu.requests.length, before, 'nothing was sent');
-}
 
 describe('audio', () => {
   const ctx = useEmulator();
@@ -85,13 +80,13 @@ describe('audio', () => {
 
   it('refuses speech that breaks the spec\'s rules before sending', async () => {
     const { client } = clientFor(ctx.emu);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' }), /input: must be at most 4096 characters/);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', speed: 4.5 }), /speed: must be between 0\.25 and 4\.0/);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', response_format: 'mp3' }), /response_format: gemini-2\.5-flash-preview-tts supports only wav and pcm/);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', speed: 1.2 }), /speed: .* does not support speed/);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'x', voice: 'alloy', speed: 1.2 }), /does not support speed/);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', instructions: 'whisper' }), /instructions: tts-1 does not take instructions/);
-    await refused(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'Kore' }), /voice: "Kore" is not a voice of tts-1/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' }), /input: must be at most 4096 characters/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', speed: 4.5 }), /speed: must be between 0\.25 and 4\.0/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', response_format: 'mp3' }), /response_format: gemini-2\.5-flash-preview-tts supports only wav and pcm/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', speed: 1.2 }), /speed: .* does not support speed/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'x', voice: 'alloy', speed: 1.2 }), /does not support speed/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', instructions: 'whisper' }), /instructions: tts-1 does not take instructions/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'Kore' }), /voice: "Kore" is not a voice of tts-1/);
     // Unknown models get only the universal checks and go through to the gateway.
     await assert.rejects(client.audio.speech.create({ model: 'some-new-tts', input: 'x', voice: 'alloy' }), /unavailable/);
   });
@@ -100,16 +95,16 @@ describe('audio', () => {
     const { client } = clientFor(ctx.emu);
     const big = join(dir, 'big.wav');
     writeFileSync(big, Buffer.alloc(25 * 1024 * 1024 + 1));
-    await refused(ctx.emu, () => client.audio.transcriptions.create({ file: big, model: 'whisper-1' }), /file: "big\.wav" is 25\.0 MB; the limit is 25 MB/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: big, model: 'whisper-1' }), /file: "big\.wav" is 25\.0 MB; the limit is 25 MB/);
     const flac = join(dir, 'a.flac');
     writeFileSync(flac, 'x');
-    await refused(ctx.emu, () => client.audio.transcriptions.create({ file: flac, model: 'whisper-1' }), /file: "a\.flac" is not one of mp3, mp4, mpeg, mpga, m4a, wav, webm/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: flac, model: 'whisper-1' }), /file: "a\.flac" is not one of mp3, mp4, mpeg, mpga, m4a, wav, webm/);
     const ok = join(dir, 'ok.wav');
     writeFileSync(ok, 'x');
-    await refused(ctx.emu, () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', timestamp_granularities: ['word'] }), /timestamp_granularities: needs response_format "verbose_json"/);
-    await refused(ctx.emu, () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', temperature: 1.5 }), /temperature: must be between 0 and 1/);
-    await refused(ctx.emu, () => client.audio.translations.create({ file: ok, model: 'whisper-1', language: 'fr' }), /language: translations always produce English/);
-    await refused(ctx.emu, () => client.audio.transcriptions.create({ file: join(dir, 'missing.wav'), model: 'whisper-1' }), /cannot read/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', timestamp_granularities: ['word'] }), /timestamp_granularities: needs response_format "verbose_json"/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', temperature: 1.5 }), /temperature: must be between 0 and 1/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.translations.create({ file: ok, model: 'whisper-1', language: 'fr' }), /language: translations always produce English/);
+    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: join(dir, 'missing.wav'), model: 'whisper-1' }), /cannot read/);
     await assert.rejects(client.audio.transcriptions.create({ file: ok, model: 'gpt-4o' }), BadRequestError);
   });
 });

@@ -1,4 +1,5 @@
-import { GatewayClient, type GatewayClientOptions } from '../../src/gateway';
+import { strict as assert } from 'node:assert';
+import { GatewayClient, ValidationError, type GatewayClientOptions } from '../../src/gateway';
 import { GatewayEmulator } from '../emulator/server';
 
 export const DEMO_KEY = GatewayEmulator.demoKey;
@@ -55,4 +56,11 @@ export async function until(check: () => boolean, ms = 5000): Promise<void> {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Asserts that a call is refused before sending, with a message matching `pattern`. */
+export async function refusedBeforeSending(emu: { requests: unknown[] }, call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  const before = emu.requests.length;
+  await assert.rejects(call(), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
+  assert.equal(emu.requests.length, before, 'nothing was sent');
 }

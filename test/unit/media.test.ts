@@ -2,15 +2,10 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AbortError, BadRequestError, imagePrice, NotFoundError, ValidationError, VideoFailedError, type VideoTask } from '../../src/gateway';
+import { AbortError, BadRequestError, imagePrice, NotFoundError, VideoFailedError, type VideoTask } from '../../src/gateway';
 import { decodePng, png, pngSize } from '../emulator/media';
-import { clientFor, DEMO_KEY, useEmulator } from './helpers';
+import { clientFor, DEMO_KEY, useEmulator, refusedBeforeSending } from './helpers';
 
-async function refused(emu: { requests: unknown[] }, call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-  const before = emu.requests.length;
-  await assert.rejects(call(), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
-  assert.equal(emu.requests.length, before, 'nothing was sent');
-}
 
 /** Reads the top-level boxes of an MP4 and the duration from its mvhd. */
 function mp4Boxes(buf: Buffer): { types: string[]; seconds: number } {
@@ -81,10 +76,10 @@ describe('videos', () => {
 
   it('checks seconds and size against the model family, passing unknown models through', async () => {
     const { client } = clientFor(ctx.emu);
-    await refused(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: 'p', seconds: '5' }), /seconds: sora-2 takes 4, 8, 12 seconds/);
-    await refused(ctx.emu, () => client.videos.create({ model: 'sora-2-pro', prompt: 'p', size: '1080p' }), /size: sora-2-pro takes sizes 720x1280/);
-    await refused(ctx.emu, () => client.videos.create({ model: 'veo-3.1-fast-generate-preview', prompt: 'p', size: '8k' }), /takes sizes 720p, 1080p, 4k/);
-    await refused(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: '' }), /prompt: prompt must not be empty/);
+    await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: 'p', seconds: '5' }), /seconds: sora-2 takes 4, 8, 12 seconds/);
+    await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2-pro', prompt: 'p', size: '1080p' }), /size: sora-2-pro takes sizes 720x1280/);
+    await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'veo-3.1-fast-generate-preview', prompt: 'p', size: '8k' }), /takes sizes 720p, 1080p, 4k/);
+    await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: '' }), /prompt: prompt must not be empty/);
     await assert.rejects(client.videos.create({ model: 'kling-emu', prompt: 'p', seconds: '7' }), /unavailable/);
   });
 });
@@ -163,22 +158,22 @@ describe('image family', () => {
   it('refuses every out-of-range field and wrong combination before sending', async () => {
     const { client } = clientFor(ctx.emu);
     const e = ctx.emu;
-    await refused(e, () => client.imagegen.v3.generate({ prompt: 'x', num_images: 9 }), /num_images: must be between 1 and 8/);
-    await refused(e, () => client.imagegen.v3.generate({ prompt: 'x', seed: 2147483648 }), /seed: must be between 0 and 2147483647/);
-    await refused(e, () => client.imagegen.v3.generate({ prompt: 'x', aspect_ratio: '7x5' as never }), /aspect_ratio: must be one of 1x3, 3x1/);
-    await refused(e, () => client.imagegen.v3.generate({ prompt: '' }), /prompt: prompt must not be empty/);
-    await refused(e, () => client.imagegen.v3.generate({ prompt: 'x', rendering_speed: 'FAST' as never }), /rendering_speed: must be TURBO, DEFAULT or QUALITY/);
-    await refused(e, () => client.imagegen.v3.remix({ prompt: 'x', image: source, image_weight: 0 }), /image_weight: image_weight must be between 1 and 100/);
-    await refused(e, () => client.imagegen.v3.edit({ prompt: 'x', image: source } as never), /mask: mask is required/);
-    await refused(e, () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, aspect_ratio: '1x1' }), /aspect_ratio: replace-background does not accept this field/);
-    await refused(e, () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, negative_prompt: 'y' }), /negative_prompt: replace-background does not accept/);
-    await refused(e, () => client.imagegen.legacy.edit({ image_file: source, mask, prompt: 'x', model: 'V_2A' as never }), /model: edit is supported only by V_2 and V_2_TURBO/);
-    await refused(e, () => client.imagegen.legacy.upscale({ image_file: source, image_request: { resemblance: 101 } }), /resemblance: resemblance must be between 1 and 100/);
-    await refused(e, () => client.imagegen.legacy.upscale({ image_file: source, image_request: { detail: 0 } }), /detail: detail must be between 1 and 100/);
-    await refused(e, () => client.imagegen.legacy.generate({ image_request: { prompt: 'x', aspect_ratio: '16x9' as never } }), /aspect_ratio: must be one of ASPECT_1_1/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', num_images: 9 }), /num_images: must be between 1 and 8/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', seed: 2147483648 }), /seed: must be between 0 and 2147483647/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', aspect_ratio: '7x5' as never }), /aspect_ratio: must be one of 1x3, 3x1/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: '' }), /prompt: prompt must not be empty/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', rendering_speed: 'FAST' as never }), /rendering_speed: must be TURBO, DEFAULT or QUALITY/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.remix({ prompt: 'x', image: source, image_weight: 0 }), /image_weight: image_weight must be between 1 and 100/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.edit({ prompt: 'x', image: source } as never), /mask: mask is required/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, aspect_ratio: '1x1' }), /aspect_ratio: replace-background does not accept this field/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, negative_prompt: 'y' }), /negative_prompt: replace-background does not accept/);
+    await refusedBeforeSending(e, () => client.imagegen.legacy.edit({ image_file: source, mask, prompt: 'x', model: 'V_2A' as never }), /model: edit is supported only by V_2 and V_2_TURBO/);
+    await refusedBeforeSending(e, () => client.imagegen.legacy.upscale({ image_file: source, image_request: { resemblance: 101 } }), /resemblance: resemblance must be between 1 and 100/);
+    await refusedBeforeSending(e, () => client.imagegen.legacy.upscale({ image_file: source, image_request: { detail: 0 } }), /detail: detail must be between 1 and 100/);
+    await refusedBeforeSending(e, () => client.imagegen.legacy.generate({ image_request: { prompt: 'x', aspect_ratio: '16x9' as never } }), /aspect_ratio: must be one of ASPECT_1_1/);
     const gif = join(dir, 'a.gif');
     writeFileSync(gif, 'GIF89a');
-    await refused(e, () => client.imagegen.legacy.describe({ image_file: gif }), /image_file: "a\.gif" is not one of png, jpg, jpeg, webp/);
+    await refusedBeforeSending(e, () => client.imagegen.legacy.describe({ image_file: gif }), /image_file: "a\.gif" is not one of png, jpg, jpeg, webp/);
   });
 
   it('prices requests from the spec\'s tables, and the account is charged that much', async () => {

@@ -7,18 +7,11 @@ import {
   PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
-  ValidationError,
 } from '../../src/gateway';
-import { clientFor, useEmulator } from './helpers';
+import { clientFor, useEmulator, refusedBeforeSending } from './helpers';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i], 0);
 
-/** Asserts that a call is refused before sending, with a message matching `pattern`. */
-async function refusedBeforeSending(emu: { requests: unknown[] }, call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-  const before = emu.requests.length;
-  await assert.rejects(call(), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
-  assert.equal(emu.requests.length, before, 'nothing was sent');
-}
 
 describe('embeddings', () => {
   const ctx = useEmulator();
