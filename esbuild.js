@@ -7,9 +7,23 @@ const watch = process.argv.includes('--watch');
 
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
+  // The shell: what activation loads. The gateway client is a separate bundle it requires on
+  // first use, so activation stays small.
   {
     entryPoints: ['src/extension.ts'],
     outfile: 'dist/extension.js',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', './gateway.js'],
+    minify: production,
+    sourcemap: !production,
+    logLevel: 'warning',
+  },
+  {
+    entryPoints: ['src/gateway-entry.ts'],
+    outfile: 'dist/gateway.js',
     bundle: true,
     platform: 'node',
     format: 'cjs',

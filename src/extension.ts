@@ -1,7 +1,45 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { registerAccountCommands } from './account/commands';
+import { AccountTree } from './account/tree';
+import { ChatPlaceholder } from './chat/placeholder';
+import { registerShellCommands } from './shell/commands';
+import { Services } from './shell/services';
+import { StatusBar } from './shell/status';
 
-// The extension shell (views, commands, credentials) arrives with its own issue; for now the
-// bundle activates and does nothing, so the manifest and build are real from the start.
-export function activate(_context: vscode.ExtensionContext): void {}
+export interface ExtensionApi {
+  /** Milliseconds activate() took. */
+  activationMs: number;
+  /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
+  testing?: { services: Services; status: StatusBar; accountTree: AccountTree };
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
+  const started = performance.now();
+  const services = new Services(context);
+  context.subscriptions.push(services);
+  await services.credentials.load();
+  await services.updateContextKeys();
+
+  const status = new StatusBar(services);
+  const accountTree = new AccountTree(services);
+  context.subscriptions.push(
+    status,
+    accountTree,
+    vscode.window.createTreeView('modelGateway.account', { treeDataProvider: accountTree, showCollapseAll: true }),
+    vscode.window.registerWebviewViewProvider('modelGateway.chat', new ChatPlaceholder()),
+    services.onDidChangeConnection(() => void status.refresh()),
+    services.onDidSpend(() => void status.refresh()),
+  );
+
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  registerShellCommands(services, status, reg);
+  registerAccountCommands(services, accountTree, reg);
+
+  // The first connection check loads the gateway bundle; it runs after activation returns.
+  setTimeout(() => void status.refresh(), 0);
+  const activationMs = performance.now() - started;
+  services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree } : undefined };
+}
 
 export function deactivate(): void {}

@@ -4,23 +4,9 @@ import type { RequestSpec, Transport } from './core/transport';
 import { validateRequest } from './core/validate';
 import type { RequestOptions } from './chat';
 
-/** 1 dollar = 500,000 quota units (spec, Limits). */
-export const QUOTA_PER_DOLLAR = 500_000;
+import { quotaToDollars } from './money';
 
-export function quotaToDollars(quota: number): number {
-  return quota / QUOTA_PER_DOLLAR;
-}
-
-export function dollarsToQuota(dollars: number): number {
-  return Math.round(dollars * QUOTA_PER_DOLLAR);
-}
-
-/** `sk-abcd…wxyz`: enough to recognise a key, never enough to use it. */
-export function maskKey(key: string): string {
-  const raw = key.replace(/^sk-/, '');
-  if (raw.includes('*') || raw.length < 12) return `sk-${raw.slice(0, 4)}…`;
-  return `sk-${raw.slice(0, 4)}…${raw.slice(-4)}`;
-}
+export { QUOTA_PER_DOLLAR, dollarsToQuota, formatDollars, maskKey, quotaToDollars } from './money';
 
 export type KeyState = 'enabled' | 'disabled' | 'expired' | 'exhausted';
 
@@ -208,15 +194,27 @@ export class Tokens {
       if (!record) throw new AccountApiError(`The key "${req.name}" was created, but it could not be found in the key list.`);
     }
     if (!record.keyIsFull) {
-      try {
-        const full = await this.api.call({ method: 'POST', path: `/api/token/${record.id}/key`, signal: opts.signal }, 'read the new key');
-        const key = (full as { key?: unknown } | null)?.key;
-        if (typeof key === 'string' && key && !key.includes('*')) record = { ...record, key: key.startsWith('sk-') ? key : `sk-${key}`, keyIsFull: true };
-      } catch (err) {
-        if (!(err instanceof NotFoundError || err instanceof AccountApiError)) throw err;
-      }
+      const key = await this.reveal(record.id, opts);
+      if (key) record = { ...record, key, keyIsFull: true };
     }
     return record;
+  }
+
+  /**
+   * The full key (`sk-…`) of a key record: from its detail, or from `POST /api/token/{id}/key`
+   * where the deployment masks details. Undefined when the deployment never reveals it.
+   */
+  async reveal(id: number, opts: RequestOptions = {}): Promise<string | undefined> {
+    const detail = await this.get(id, opts);
+    if (detail.keyIsFull) return detail.key;
+    try {
+      const full = await this.api.call({ method: 'POST', path: `/api/token/${id}/key`, signal: opts.signal }, 'read the key');
+      const key = (full as { key?: unknown } | null)?.key;
+      if (typeof key === 'string' && key && !key.includes('*')) return key.startsWith('sk-') ? key : `sk-${key}`;
+    } catch (err) {
+      if (!(err instanceof NotFoundError || err instanceof AccountApiError)) throw err;
+    }
+    return undefined;
   }
 
   /** Updates a key. Fields not given keep their current values (some servers zero missing fields). */

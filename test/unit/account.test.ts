@@ -144,7 +144,7 @@ describe('account API', () => {
 
   it('masks keys for display', () => {
     assert.equal(maskKey('sk-abcdefghijklmnopqrstuvwxyz'), 'sk-abcd…wxyz');
-    assert.equal(maskKey('abcd**********wxyz'), 'sk-abcd…');
+    assert.equal(maskKey('abcd**********wxyz'), 'sk-abcd…wxyz');
     assert.ok(!maskKey(GatewayEmulator.demoKey).includes('demo-key-0000'));
   });
 });

@@ -1,0 +1,256 @@
+import * as vscode from 'vscode';
+import type { ApiKeyRecord } from '../gateway/account';
+import { dollarsToQuota, quotaToDollars } from '../gateway/money';
+import { JOBS, setDefaultModel, type Job } from '../shell/config';
+import { showGatewayError } from '../shell/errors';
+import type { Services } from '../shell/services';
+import type { AccountNode, AccountTree } from './tree';
+
+/** Arguments a caller (a test, or another command) may pass instead of answering the wizard. */
+export interface CreateKeyArgs {
+  name: string;
+  /** Days until expiry; 0 or absent means never. */
+  expiresInDays?: number;
+  /** Dollars of quota; absent means unlimited. */
+  quotaDollars?: number;
+  subnet?: string;
+  /** Store the new key as this extension's API key. */
+  useAsExtensionKey?: boolean;
+}
+
+const DAY = 86_400;
+
+function keyIdOf(arg: unknown): number | undefined {
+  if (typeof arg === 'number') return arg;
+  const node = arg as AccountNode | { id?: unknown } | undefined;
+  if (node && 'kind' in node && node.kind === 'key') return node.record.id;
+  if (node && typeof (node as { id?: unknown }).id === 'number') return (node as { id: number }).id;
+  return undefined;
+}
+
+function isTestMode(): boolean {
+  return process.env.MODEL_GATEWAY_TEST === '1';
+}
+
+async function pickKey(services: Services, tree: AccountTree, arg: unknown, action: string): Promise<number | undefined> {
+  const id = keyIdOf(arg);
+  if (id !== undefined) return id;
+  const keys = await tree.keys();
+  if (!keys.ok) return undefined;
+  const pick = await vscode.window.showQuickPick(
+    keys.value.map((k) => ({ label: k.name || `key ${k.id}`, description: k.state, id: k.id })),
+    { title: `${action}: choose a key`, ignoreFocusOut: true },
+  );
+  return pick?.id;
+}
+
+/** The wizard: name, expiry, quota, subnet. Undefined when the person cancels. */
+async function askCreateArgs(): Promise<CreateKeyArgs | undefined> {
+  const title = 'Create API Key';
+  const name = await vscode.window.showInputBox({
+    title: `${title} (1/4)`,
+    prompt: 'A name to recognise the key by',
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() ? 'Enter a name' : v.trim().length > 50 ? 'At most 50 characters' : undefined),
+  });
+  if (name === undefined) return undefined;
+  const expiry = await vscode.window.showQuickPick(
+    [
+      { label: 'Never expires', days: 0 },
+      { label: '7 days', days: 7 },
+      { label: '30 days', days: 30 },
+      { label: '90 days', days: 90 },
+      { label: '1 year', days: 365 },
+    ],
+    { title: `${title} (2/4): expiry`, ignoreFocusOut: true },
+  );
+  if (!expiry) return undefined;
+  const quota = await vscode.window.showInputBox({
+    title: `${title} (3/4): quota`,
+    prompt: 'Spending limit in dollars, or leave empty for unlimited',
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() || (Number(v) > 0 && Number.isFinite(Number(v))) ? undefined : 'Enter a positive amount in dollars, or leave empty'),
+  });
+  if (quota === undefined) return undefined;
+  const subnet = await vscode.window.showInputBox({
+    title: `${title} (4/4): allowed addresses`,
+    prompt: 'Optional IP range the key may be used from (e.g. 203.0.113.0/24); empty allows any address',
+    ignoreFocusOut: true,
+  });
+  if (subnet === undefined) return undefined;
+  return { name: name.trim(), expiresInDays: expiry.days, quotaDollars: quota.trim() ? Number(quota) : undefined, subnet: subnet.trim() };
+}
+
+export function registerAccountCommands(services: Services, tree: AccountTree, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): void {
+  const account = () => services.client().account;
+
+  reg('modelGateway.account.refresh', () => {
+    tree.refresh();
+  });
+
+  reg('modelGateway.keys.create', async (arg?: unknown) => {
+    const args = (arg as CreateKeyArgs | undefined)?.name ? (arg as CreateKeyArgs) : await askCreateArgs();
+    if (!args) return undefined;
+    let record: ApiKeyRecord;
+    try {
+      record = await account().tokens.create({
+        name: args.name,
+        expired_time: args.expiresInDays ? Math.floor(Date.now() / 1000) + args.expiresInDays * DAY : -1,
+        remain_quota: args.quotaDollars === undefined ? 0 : dollarsToQuota(args.quotaDollars),
+        unlimited_quota: args.quotaDollars === undefined,
+        subnet: args.subnet ?? '',
+      });
+    } catch (err) {
+      await showGatewayError(services, 'Could not create the key', err);
+      return undefined;
+    }
+    services.log.info(`created key ${record.id} "${record.name}"`);
+    tree.refreshKeys();
+    if (args.useAsExtensionKey && record.keyIsFull) await services.credentials.setApiKey(record.key);
+    else if (!(arg as CreateKeyArgs | undefined)?.name) await offerNewKey(services, record);
+    // The key itself is never returned: any extension can run commands.
+    return { id: record.id, name: record.name };
+  });
+
+  const setEnabled = (enabled: boolean) => async (arg?: unknown) => {
+    const id = await pickKey(services, tree, arg, enabled ? 'Enable key' : 'Disable key');
+    if (id === undefined) return;
+    try {
+      const r = await account().tokens.setEnabled(id, enabled);
+      services.log.info(`${enabled ? 'enabled' : 'disabled'} key ${id}`);
+      tree.refreshKeys();
+      return { id: r.id, state: r.state };
+    } catch (err) {
+      await showGatewayError(services, `Could not ${enabled ? 'enable' : 'disable'} the key`, err);
+    }
+  };
+  reg('modelGateway.keys.enable', setEnabled(true));
+  reg('modelGateway.keys.disable', setEnabled(false));
+
+  reg('modelGateway.keys.edit', async (arg?: unknown) => {
+    const id = await pickKey(services, tree, arg, 'Edit key');
+    if (id === undefined) return;
+    try {
+      const current = await account().tokens.get(id);
+      const field = await vscode.window.showQuickPick(
+        [
+          { label: 'Name', description: current.name, field: 'name' as const },
+          { label: 'Quota', description: current.unlimitedQuota ? 'unlimited' : `$${quotaToDollars(current.remainQuota).toFixed(2)}`, field: 'quota' as const },
+          { label: 'Expiry', description: current.expiredTime === -1 ? 'never' : new Date(current.expiredTime * 1000).toISOString().slice(0, 10), field: 'expiry' as const },
+          { label: 'Allowed addresses', description: current.subnet || 'any', field: 'subnet' as const },
+        ],
+        { title: `Edit "${current.name}"`, ignoreFocusOut: true },
+      );
+      if (!field) return;
+      let change: Parameters<ReturnType<typeof account>['tokens']['update']>[0] | undefined;
+      if (field.field === 'name') {
+        const name = await vscode.window.showInputBox({ title: 'New name', value: current.name, validateInput: (v) => (!v.trim() ? 'Enter a name' : v.length > 50 ? 'At most 50 characters' : undefined) });
+        if (name !== undefined) change = { id, name: name.trim() };
+      } else if (field.field === 'quota') {
+        const q = await vscode.window.showInputBox({ title: 'Quota in dollars (empty for unlimited)', validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : 'Enter an amount in dollars') });
+        if (q !== undefined) change = q.trim() ? { id, remain_quota: dollarsToQuota(Number(q)), unlimited_quota: false } : { id, unlimited_quota: true };
+      } else if (field.field === 'expiry') {
+        const days = await vscode.window.showInputBox({ title: 'Days from now until expiry (0 for never)', validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'Enter a whole number of days') });
+        if (days !== undefined) change = { id, expired_time: Number(days) === 0 ? -1 : Math.floor(Date.now() / 1000) + Number(days) * DAY };
+      } else {
+        const subnet = await vscode.window.showInputBox({ title: 'Allowed addresses (empty for any)', value: current.subnet });
+        if (subnet !== undefined) change = { id, subnet: subnet.trim() };
+      }
+      if (!change) return;
+      await account().tokens.update(change);
+      tree.refreshKeys();
+    } catch (err) {
+      await showGatewayError(services, 'Could not edit the key', err);
+    }
+  });
+
+  reg('modelGateway.keys.copy', async (arg?: unknown) => {
+    const id = await pickKey(services, tree, arg, 'Copy key');
+    if (id === undefined) return false;
+    try {
+      const key = await account().tokens.reveal(id);
+      if (!key) {
+        void vscode.window.showWarningMessage('This gateway does not reveal existing keys; copy it when you create one.');
+        return false;
+      }
+      await vscode.env.clipboard.writeText(key);
+      void vscode.window.showInformationMessage('The key is on the clipboard.');
+      return true;
+    } catch (err) {
+      await showGatewayError(services, 'Could not copy the key', err);
+      return false;
+    }
+  });
+
+  reg('modelGateway.keys.delete', async (arg?: unknown) => {
+    const id = await pickKey(services, tree, arg, 'Delete key');
+    if (id === undefined) return false;
+    const name = keyIdOf(arg) !== undefined && (arg as AccountNode)?.kind === 'key' ? (arg as Extract<AccountNode, { kind: 'key' }>).record.name : `key ${id}`;
+    if (!isTestMode()) {
+      const choice = await vscode.window.showWarningMessage(`Delete the API key "${name}"?`, { modal: true, detail: 'Anything using this key stops working at once. This cannot be undone.' }, 'Delete');
+      if (choice !== 'Delete') return false;
+    }
+    try {
+      await account().tokens.delete(id);
+      services.log.info(`deleted key ${id}`);
+      tree.refreshKeys();
+      return true;
+    } catch (err) {
+      await showGatewayError(services, 'Could not delete the key', err);
+      return false;
+    }
+  });
+
+  reg('modelGateway.keys.filter', async (arg?: unknown) => {
+    const text = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ title: 'Search API keys by name', value: tree.filter, ignoreFocusOut: true });
+    if (text === undefined) return;
+    tree.setFilter(text);
+  });
+  reg('modelGateway.keys.clearFilter', () => tree.setFilter(''));
+
+  reg('modelGateway.models.setDefault', async (arg?: unknown, jobArg?: unknown) => {
+    let model = typeof arg === 'string' ? arg : (arg as AccountNode | undefined)?.kind === 'model' ? (arg as Extract<AccountNode, { kind: 'model' }>).id : undefined;
+    if (!model) {
+      try {
+        const ids = (await services.client().models.list()).map((m) => m.id).sort();
+        model = await vscode.window.showQuickPick(ids, { title: 'Choose a model', ignoreFocusOut: true });
+      } catch (err) {
+        await showGatewayError(services, 'Could not list the models', err);
+        return;
+      }
+      if (!model) return;
+    }
+    const settings = services.settings();
+    const job =
+      typeof jobArg === 'string' && (JOBS as readonly string[]).includes(jobArg)
+        ? (jobArg as Job)
+        : (await vscode.window.showQuickPick(
+            JOBS.map((j) => ({ label: j, description: settings.defaultModels[j] ? `now ${settings.defaultModels[j]}` : 'not set', job: j })),
+            { title: `Make ${model} the default for…`, ignoreFocusOut: true },
+          ))?.job;
+    if (!job) return;
+    await setDefaultModel(job, model);
+    void vscode.window.showInformationMessage(`${model} is now the default ${job} model.`);
+  });
+}
+
+/** Shows a new key once, in a modal (so it stays out of the notification history). */
+async function offerNewKey(services: Services, record: ApiKeyRecord): Promise<void> {
+  if (!record.keyIsFull) {
+    void vscode.window.showInformationMessage(`Key "${record.name}" created. This gateway does not return the new key; copy it from the gateway console.`);
+    return;
+  }
+  const copy = 'Copy';
+  const use = "Use as This Extension's Key";
+  const choice = await vscode.window.showInformationMessage(
+    `Key "${record.name}" created. It is shown this once:`,
+    { modal: true, detail: record.key },
+    copy,
+    use,
+  );
+  if (choice === copy) await vscode.env.clipboard.writeText(record.key);
+  if (choice === use) {
+    await services.credentials.setApiKey(record.key);
+    void vscode.window.showInformationMessage(`Model Gateway now uses the key "${record.name}".`);
+  }
+}

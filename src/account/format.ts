@@ -1,0 +1,33 @@
+import type { ApiKeyRecord } from '../gateway/account';
+import { formatDollars, maskKey, quotaToDollars } from '../gateway/money';
+
+/** Pure formatting for the account tree (tested in Node). */
+
+export function dollars(quota: number): string {
+  return formatDollars(quotaToDollars(quota));
+}
+
+export function expiry(expiredTime: number, nowMs = Date.now()): string {
+  if (expiredTime === -1) return 'never';
+  const date = new Date(expiredTime * 1000);
+  const iso = date.toISOString().slice(0, 10);
+  return expiredTime * 1000 <= nowMs ? `expired ${iso}` : iso;
+}
+
+
+export function keyDescription(k: ApiKeyRecord, nowMs = Date.now()): string {
+  const quota = k.unlimitedQuota ? 'unlimited' : `${dollars(k.remainQuota)} left`;
+  const state = k.state === 'enabled' ? '' : ` · ${k.state}`;
+  return `${maskKey(k.key)} · ${quota} · expires ${expiry(k.expiredTime, nowMs)}${state}`;
+}
+
+export function keyTooltip(k: ApiKeyRecord, nowMs = Date.now()): string {
+  return [
+    `**${k.name || '(unnamed)'}** — ${k.state}`,
+    '',
+    `- Key: \`${maskKey(k.key)}\``,
+    `- Remaining quota: ${k.unlimitedQuota ? 'unlimited' : dollars(k.remainQuota)}`,
+    `- Expires: ${expiry(k.expiredTime, nowMs)}`,
+    `- Subnet: ${k.subnet || 'any address'}`,
+  ].join('\n');
+}

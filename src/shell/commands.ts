@@ -1,0 +1,131 @@
+import * as vscode from 'vscode';
+import { baseUrlProblem, setBaseUrlSetting } from './config';
+import { showGatewayError } from './errors';
+import type { Services } from './services';
+import type { StatusBar } from './status';
+
+type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
+
+/** Commands for the connection: URL, API key, access token, verify, sign out, log, status menu. */
+export function registerShellCommands(services: Services, status: StatusBar, reg: Register): void {
+  reg('modelGateway.setBaseUrl', async (arg?: unknown) => {
+    const url =
+      typeof arg === 'string'
+        ? arg
+        : await vscode.window.showInputBox({
+            title: 'Model Gateway: Gateway URL',
+            prompt: 'The base address of your gateway (with or without /v1)',
+            placeHolder: 'https://gateway.example.com',
+            value: services.settings().baseUrl,
+            ignoreFocusOut: true,
+            validateInput: baseUrlProblem,
+          });
+    if (url === undefined) return;
+    const problem = baseUrlProblem(url);
+    if (problem) {
+      void vscode.window.showErrorMessage(problem);
+      return;
+    }
+    await setBaseUrlSetting(url.trim());
+    if (!services.credentials.getApiKey()) void vscode.commands.executeCommand('modelGateway.setApiKey');
+  });
+
+  reg('modelGateway.setApiKey', async (arg?: unknown) => {
+    const key =
+      typeof arg === 'string'
+        ? arg
+        : await vscode.window.showInputBox({
+            title: 'Model Gateway: API Key',
+            prompt: 'Your gateway API key (stored in the OS keychain via VS Code secret storage, never in settings)',
+            placeHolder: 'sk-…',
+            password: true,
+            ignoreFocusOut: true,
+            validateInput: (v) => (v.trim().length < 8 ? 'That is too short to be an API key' : undefined),
+          });
+    if (!key) return false;
+    await services.credentials.setApiKey(key);
+    services.log.info('API key saved to secret storage');
+    if (!services.settings().baseUrl) {
+      void vscode.commands.executeCommand('modelGateway.setBaseUrl');
+      return true;
+    }
+    return verify(services, typeof arg === 'string');
+  });
+
+  reg('modelGateway.setAccessToken', async (arg?: unknown) => {
+    const token =
+      typeof arg === 'string'
+        ? arg
+        : await vscode.window.showInputBox({
+            title: 'Model Gateway: System Access Token',
+            prompt: "The account's system access token (gateway console → account settings); it manages keys and reads the balance",
+            password: true,
+            ignoreFocusOut: true,
+            validateInput: (v) => (v.trim().length < 8 ? 'That is too short to be an access token' : undefined),
+          });
+    if (!token) return false;
+    await services.credentials.setAccessToken(token);
+    services.log.info('System access token saved to secret storage');
+    void status.refresh();
+    return true;
+  });
+
+  reg('modelGateway.verifyKey', () => verify(services, false));
+
+  reg('modelGateway.signOut', async (arg?: unknown) => {
+    if (arg !== true && process.env.MODEL_GATEWAY_TEST !== '1') {
+      const choice = await vscode.window.showWarningMessage(
+        'Remove the API key and the system access token from this machine?',
+        { modal: true },
+        'Sign Out',
+      );
+      if (choice !== 'Sign Out') return;
+    }
+    await services.credentials.clear();
+    services.log.info('Signed out: credentials removed from secret storage');
+    const env = [services.credentials.apiKeySource(), services.credentials.accessTokenSource()].includes('environment');
+    if (env) void vscode.window.showInformationMessage('Signed out. Credentials from MODEL_GATEWAY_* environment variables still apply.');
+  });
+
+  reg('modelGateway.showLog', () => services.log.show());
+
+  reg('modelGateway.statusActions', async () => {
+    const items: (vscode.QuickPickItem & { command: string })[] = [];
+    const s = services.settings();
+    if (!s.baseUrl) items.push({ label: '$(link) Set Gateway URL', command: 'modelGateway.setBaseUrl' });
+    if (!services.credentials.getApiKey()) items.push({ label: '$(key) Set API Key', command: 'modelGateway.setApiKey' });
+    if (services.isConfigured()) {
+      items.push({ label: '$(refresh) Refresh Connection and Balance', command: 'modelGateway.refreshStatus' });
+      items.push({ label: '$(verified) Verify API Key', command: 'modelGateway.verifyKey' });
+      if (!services.credentials.getAccessToken()) items.push({ label: '$(key) Set System Access Token', description: 'to see the balance and manage keys', command: 'modelGateway.setAccessToken' });
+      items.push({ label: '$(account) Open Account View', command: 'modelGateway.account.focus' });
+    }
+    items.push({ label: '$(output) Show Log', command: 'modelGateway.showLog' });
+    items.push({ label: '$(gear) Open Settings', command: 'modelGateway.openSettings' });
+    if (services.credentials.getApiKey() || services.credentials.getAccessToken()) items.push({ label: '$(sign-out) Sign Out', command: 'modelGateway.signOut' });
+    const pick = await vscode.window.showQuickPick(items, { title: 'Model Gateway' });
+    if (pick) await vscode.commands.executeCommand(pick.command);
+  });
+
+  reg('modelGateway.refreshStatus', () => status.refresh());
+  reg('modelGateway.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway'));
+}
+
+/** GET /v1/models with the current key; true when it is valid. */
+async function verify(services: Services, quiet: boolean): Promise<boolean> {
+  try {
+    const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Verifying the API key…' }, () => services.client().models.verifyKey());
+    if (valid) {
+      services.log.info('API key verified');
+      if (!quiet) void vscode.window.showInformationMessage('The API key is valid.');
+    } else {
+      services.log.warn('The gateway refused the API key (401)');
+      const choice = await vscode.window.showErrorMessage('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.', 'Set API Key');
+      if (choice) void vscode.commands.executeCommand('modelGateway.setApiKey');
+    }
+    return valid;
+  } catch (err) {
+    await showGatewayError(services, 'Could not verify the API key', err);
+    return false;
+  }
+}

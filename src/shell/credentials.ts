@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+
+const API_KEY = 'modelGateway.apiKey';
+const ACCESS_TOKEN = 'modelGateway.accessToken';
+
+export type CredentialSource = 'secret-storage' | 'environment' | 'none';
+
+/**
+ * The API key and the system access token. They live in SecretStorage only (never settings,
+ * logs or the webview); the environment variables are a read-only fallback for CI, containers
+ * and the demo.
+ */
+export class Credentials implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private apiKey: string | undefined;
+  private accessToken: string | undefined;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly secrets: vscode.SecretStorage) {
+    this.subscription = secrets.onDidChange(async (e) => {
+      if (e.key === API_KEY || e.key === ACCESS_TOKEN) {
+        await this.load();
+        this.changed.fire();
+      }
+    });
+  }
+
+  async load(): Promise<void> {
+    this.apiKey = (await this.secrets.get(API_KEY)) || undefined;
+    this.accessToken = (await this.secrets.get(ACCESS_TOKEN)) || undefined;
+  }
+
+  getApiKey(): string | undefined {
+    return this.apiKey ?? (process.env.MODEL_GATEWAY_API_KEY?.trim() || undefined);
+  }
+
+  getAccessToken(): string | undefined {
+    return this.accessToken ?? (process.env.MODEL_GATEWAY_ACCESS_TOKEN?.trim() || undefined);
+  }
+
+  apiKeySource(): CredentialSource {
+    return this.apiKey ? 'secret-storage' : process.env.MODEL_GATEWAY_API_KEY?.trim() ? 'environment' : 'none';
+  }
+
+  accessTokenSource(): CredentialSource {
+    return this.accessToken ? 'secret-storage' : process.env.MODEL_GATEWAY_ACCESS_TOKEN?.trim() ? 'environment' : 'none';
+  }
+
+  /** Every secret value in use, for redaction. */
+  values(): string[] {
+    return [this.getApiKey(), this.getAccessToken()].filter((v): v is string => !!v && v.length >= 4);
+  }
+
+  async setApiKey(value: string): Promise<void> {
+    await this.secrets.store(API_KEY, value.trim());
+    this.apiKey = value.trim();
+    this.changed.fire();
+  }
+
+  async setAccessToken(value: string): Promise<void> {
+    await this.secrets.store(ACCESS_TOKEN, value.trim());
+    this.accessToken = value.trim();
+    this.changed.fire();
+  }
+
+  async clear(): Promise<void> {
+    await this.secrets.delete(API_KEY);
+    await this.secrets.delete(ACCESS_TOKEN);
+    this.apiKey = undefined;
+    this.accessToken = undefined;
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,57 @@
+import * as vscode from 'vscode';
+import { loadGateway, type Services } from './services';
+
+export interface FixAction {
+  title: string;
+  run: () => Thenable<unknown> | void;
+}
+
+/** The message to show for an error, and the actions that fix it. Never contains a secret. */
+export function describeError(services: Services, err: unknown): { message: string; actions: FixAction[] } {
+  const gw = loadGateway();
+  const command = (title: string, id: string, ...args: unknown[]): FixAction => ({ title, run: () => vscode.commands.executeCommand(id, ...args) });
+  const setKey = command('Set API Key', 'modelGateway.setApiKey');
+  const setToken = command('Set Access Token', 'modelGateway.setAccessToken');
+  const setUrl = command('Set Gateway URL', 'modelGateway.setBaseUrl');
+  const showLog = command('Show Log', 'modelGateway.showLog');
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof gw.MissingCredentialError) {
+    if (/system access token/i.test(message)) return { message, actions: [setToken] };
+    if (/URL/.test(message)) return { message, actions: [setUrl] };
+    return { message, actions: [setKey] };
+  }
+  if (err instanceof gw.AuthenticationError) return { message, actions: [setKey] };
+  if (err instanceof gw.AccountApiError) {
+    if (err.type === 'authentication_error') {
+      const actions = [setToken];
+      if (/user id/i.test(message)) actions.push(command('Set Account User Id', 'workbench.action.openSettings', 'modelGateway.userId'));
+      return { message, actions };
+    }
+    return { message, actions: [showLog] };
+  }
+  if (err instanceof gw.PermissionDeniedError) {
+    const base = services.settings().baseUrl;
+    const topUp: FixAction = { title: 'Top Up Balance', run: () => vscode.env.openExternal(vscode.Uri.parse(base)) };
+    const pick = command('Pick Another Model', 'modelGateway.models.setDefault');
+    switch (err.cause403) {
+      case 'balance':
+        return { message, actions: [topUp] };
+      case 'model':
+        return { message, actions: [pick] };
+      default:
+        return { message, actions: [setKey, topUp] };
+    }
+  }
+  if (err instanceof gw.ServiceUnavailableError) return { message, actions: [command('Pick Another Model', 'modelGateway.models.setDefault')] };
+  if (err instanceof gw.ConnectionError || err instanceof gw.TimeoutError) return { message, actions: [setUrl, showLog] };
+  if (err instanceof gw.ValidationError || err instanceof gw.AbortError) return { message, actions: [] };
+  return { message, actions: [showLog] };
+}
+
+/** Logs the error (redacted) and shows it with its fixing actions. */
+export async function showGatewayError(services: Services, what: string, err: unknown): Promise<void> {
+  services.log.error(what, err);
+  const { message, actions } = describeError(services, err);
+  const choice = await vscode.window.showErrorMessage(`${what}: ${message}`, ...actions.map((a) => a.title));
+  await actions.find((a) => a.title === choice)?.run();
+}

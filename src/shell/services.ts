@@ -1,0 +1,100 @@
+import * as vscode from 'vscode';
+import type * as Gateway from '../gateway';
+import { readSettings, type GatewaySettings } from './config';
+import { Credentials } from './credentials';
+import { Log } from './log';
+
+export type GatewayModule = typeof Gateway;
+
+let gatewayModule: GatewayModule | undefined;
+
+/** The gateway client bundle, required on first use (a separate file beside extension.js). */
+export function loadGateway(): GatewayModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  gatewayModule ??= require('./gateway.js') as GatewayModule;
+  return gatewayModule;
+}
+
+/**
+ * What every feature shares: settings, credentials, the log, and one gateway client rebuilt
+ * whenever the settings or credentials change.
+ */
+export class Services implements vscode.Disposable {
+  readonly credentials: Credentials;
+  readonly log: Log;
+  private readonly spent = new vscode.EventEmitter<void>();
+  /** Fired after an action that costs money, so balances refresh. */
+  readonly onDidSpend = this.spent.event;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fired when settings or credentials that affect the connection change. */
+  readonly onDidChangeConnection = this.changed.event;
+  private cachedClient: { signature: string; client: Gateway.GatewayClient } | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(readonly context: vscode.ExtensionContext) {
+    this.credentials = new Credentials(context.secrets);
+    this.log = new Log(() => this.credentials.values());
+    this.disposables.push(
+      this.credentials,
+      this.log,
+      this.spent,
+      this.changed,
+      this.credentials.onDidChange(() => this.connectionChanged()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('modelGateway')) this.connectionChanged();
+      }),
+    );
+  }
+
+  settings(): GatewaySettings {
+    return readSettings();
+  }
+
+  private connectionChanged(): void {
+    void this.updateContextKeys();
+    this.changed.fire();
+  }
+
+  async updateContextKeys(): Promise<void> {
+    const s = this.settings();
+    await vscode.commands.executeCommand('setContext', 'modelGateway.hasBaseUrl', !!s.baseUrl);
+    await vscode.commands.executeCommand('setContext', 'modelGateway.hasApiKey', !!this.credentials.getApiKey());
+    await vscode.commands.executeCommand('setContext', 'modelGateway.hasAccessToken', !!this.credentials.getAccessToken());
+  }
+
+  /** Whether a base URL and an API key are both set. */
+  isConfigured(): boolean {
+    return !!this.settings().baseUrl && !!this.credentials.getApiKey();
+  }
+
+  /** The client for the current settings and credentials (built once per combination). */
+  client(): Gateway.GatewayClient {
+    const s = this.settings();
+    const apiKey = this.credentials.getApiKey();
+    const systemAccessToken = this.credentials.getAccessToken();
+    const signature = JSON.stringify([s.baseUrl, s.userId, s.timeoutMs, apiKey?.length, apiKey?.slice(-6), systemAccessToken?.slice(-6)]);
+    if (this.cachedClient?.signature === signature) return this.cachedClient.client;
+    const gw = loadGateway();
+    if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
+    void this.cachedClient?.client.close();
+    const client = new gw.GatewayClient({
+      baseUrl: s.baseUrl,
+      apiKey,
+      systemAccessToken,
+      userId: s.userId || undefined,
+      timeoutMs: s.timeoutMs,
+      onRetry: (r) => this.log.warn(`retrying ${r.method} ${r.path} in ${Math.round(r.waitMs)} ms (attempt ${r.attempt}): ${r.reason}`),
+    });
+    this.cachedClient = { signature, client };
+    return client;
+  }
+
+  notifySpend(): void {
+    this.spent.fire();
+  }
+
+  dispose(): void {
+    void this.cachedClient?.client.close();
+    for (const d of this.disposables) d.dispose();
+  }
+}
