@@ -101,7 +101,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
         subnet: args.subnet ?? '',
       });
     } catch (err) {
-      await showGatewayError(services, 'Could not create the key', err);
+      showGatewayError(services, 'Could not create the key', err);
       return undefined;
     }
     services.log.info(`created key ${record.id} "${record.name}"`);
@@ -121,7 +121,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
       tree.refreshKeys();
       return { id: r.id, state: r.state };
     } catch (err) {
-      await showGatewayError(services, `Could not ${enabled ? 'enable' : 'disable'} the key`, err);
+      showGatewayError(services, `Could not ${enabled ? 'enable' : 'disable'} the key`, err);
     }
   };
   reg('modelGateway.keys.enable', setEnabled(true));
@@ -160,7 +160,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
       await account().tokens.update(change);
       tree.refreshKeys();
     } catch (err) {
-      await showGatewayError(services, 'Could not edit the key', err);
+      showGatewayError(services, 'Could not edit the key', err);
     }
   });
 
@@ -177,7 +177,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
       void vscode.window.showInformationMessage('The key is on the clipboard.');
       return true;
     } catch (err) {
-      await showGatewayError(services, 'Could not copy the key', err);
+      showGatewayError(services, 'Could not copy the key', err);
       return false;
     }
   });
@@ -196,7 +196,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
       tree.refreshKeys();
       return true;
     } catch (err) {
-      await showGatewayError(services, 'Could not delete the key', err);
+      showGatewayError(services, 'Could not delete the key', err);
       return false;
     }
   });
@@ -215,7 +215,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
         const ids = (await services.client().models.list()).map((m) => m.id).sort();
         model = await vscode.window.showQuickPick(ids, { title: 'Choose a model', ignoreFocusOut: true });
       } catch (err) {
-        await showGatewayError(services, 'Could not list the models', err);
+        showGatewayError(services, 'Could not list the models', err);
         return;
       }
       if (!model) return;

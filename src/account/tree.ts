@@ -72,7 +72,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
       (error: unknown) => {
         if (!this.notified.has(section)) {
           this.notified.add(section);
-          void showGatewayError(this.services, `Account view (${section})`, error);
+          showGatewayError(this.services, `Account view (${section})`, error);
         }
         return { ok: false as const, error };
       },

@@ -120,12 +120,13 @@ async function verify(services: Services, quiet: boolean): Promise<boolean> {
       if (!quiet) void vscode.window.showInformationMessage('The API key is valid.');
     } else {
       services.log.warn('The gateway refused the API key (401)');
-      const choice = await vscode.window.showErrorMessage('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.', 'Set API Key');
-      if (choice) void vscode.commands.executeCommand('modelGateway.setApiKey');
+      void vscode.window
+        .showErrorMessage('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.', 'Set API Key')
+        .then((choice) => choice && vscode.commands.executeCommand('modelGateway.setApiKey'));
     }
     return valid;
   } catch (err) {
-    await showGatewayError(services, 'Could not verify the API key', err);
+    showGatewayError(services, 'Could not verify the API key', err);
     return false;
   }
 }

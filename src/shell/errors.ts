@@ -48,10 +48,12 @@ export function describeError(services: Services, err: unknown): { message: stri
   return { message, actions: [showLog] };
 }
 
-/** Logs the error (redacted) and shows it with its fixing actions. */
-export async function showGatewayError(services: Services, what: string, err: unknown): Promise<void> {
+/**
+ * Logs the error (redacted) and shows it with its fixing actions. Does not wait for the person:
+ * the calling command finishes at once and the chosen action runs when it is clicked.
+ */
+export function showGatewayError(services: Services, what: string, err: unknown): void {
   services.log.error(what, err);
   const { message, actions } = describeError(services, err);
-  const choice = await vscode.window.showErrorMessage(`${what}: ${message}`, ...actions.map((a) => a.title));
-  await actions.find((a) => a.title === choice)?.run();
+  void vscode.window.showErrorMessage(`${what}: ${message}`, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
 }

@@ -72,7 +72,8 @@ export class Services implements vscode.Disposable {
     const s = this.settings();
     const apiKey = this.credentials.getApiKey();
     const systemAccessToken = this.credentials.getAccessToken();
-    const signature = JSON.stringify([s.baseUrl, s.userId, s.timeoutMs, apiKey?.length, apiKey?.slice(-6), systemAccessToken?.slice(-6)]);
+    // Kept in memory only; compares the full values so any change of credential rebuilds the client.
+    const signature = JSON.stringify([s.baseUrl, s.userId, s.timeoutMs, apiKey ?? null, systemAccessToken ?? null]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });

@@ -1,0 +1,175 @@
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import type { AccountNode } from '../../src/account/tree';
+import type { ExtensionApi } from '../../src/extension';
+
+interface TestConfig {
+  emulatorUrl: string;
+  demoKey: string;
+  demoAccessToken: string;
+  spareKey: string;
+  extensionId: string;
+}
+
+const config = (globalThis as unknown as { __modelGatewayTestConfig: TestConfig }).__modelGatewayTestConfig;
+
+async function api(): Promise<Required<ExtensionApi>> {
+  const ext = vscode.extensions.getExtension<ExtensionApi>(config.extensionId);
+  assert.ok(ext, `extension ${config.extensionId} is installed`);
+  const exports = await ext.activate();
+  assert.ok(exports.testing, 'MODEL_GATEWAY_TEST=1 reached the extension host');
+  return exports as Required<ExtensionApi>;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function label(item: vscode.TreeItem): string {
+  return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+}
+
+async function children(node?: AccountNode): Promise<{ node: AccountNode; item: vscode.TreeItem }[]> {
+  const { testing } = await api();
+  const nodes = await testing.accountTree.getChildren(node);
+  return nodes.map((n) => ({ node: n, item: testing.accountTree.getTreeItem(n) }));
+}
+
+function allSettingsText(): string {
+  const c = vscode.workspace.getConfiguration('modelGateway');
+  return JSON.stringify(['baseUrl', 'userId', 'requestTimeoutSeconds', 'defaultModels'].map((k) => c.inspect(k)));
+}
+
+describe('Model Gateway in a real VS Code', () => {
+  it('activates, quickly, and registers every contributed command', async () => {
+    const { activationMs } = await api();
+    (globalThis as { __modelGatewayMetrics?: Record<string, number> }).__modelGatewayMetrics = { activationMs };
+    assert.ok(activationMs > 0);
+    const pkg = vscode.extensions.getExtension(config.extensionId)!.packageJSON as { contributes: { commands: { command: string }[] } };
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = pkg.contributes.commands.map((c) => c.command).filter((c) => !registered.has(c));
+    assert.deepEqual(missing, []);
+    assert.equal(vscode.version, '1.100.3');
+  });
+
+  it('starts unconfigured: the account tree is empty so the welcome view shows', async () => {
+    const { testing } = await api();
+    await vscode.commands.executeCommand('modelGateway.signOut', true);
+    await vscode.workspace.getConfiguration('modelGateway').update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+    assert.equal(testing.services.isConfigured(), false);
+    assert.deepEqual(await children(), []);
+    assert.equal((await testing.status.refresh()).kind, 'unconfigured');
+  });
+
+  it('stores the API key in secret storage, never in settings, and verifies it', async () => {
+    const { testing } = await api();
+    await vscode.commands.executeCommand('modelGateway.setBaseUrl', `${config.emulatorUrl}/v1`);
+    assert.equal(vscode.workspace.getConfiguration('modelGateway').get('baseUrl'), `${config.emulatorUrl}/v1`);
+    const ok = await vscode.commands.executeCommand<boolean>('modelGateway.setApiKey', config.demoKey);
+    assert.equal(ok, true);
+    assert.equal(testing.services.credentials.getApiKey(), config.demoKey);
+    assert.equal(testing.services.credentials.apiKeySource(), 'secret-storage');
+    assert.ok(!allSettingsText().includes(config.demoKey), 'the key is in no setting');
+    assert.equal(await vscode.commands.executeCommand('modelGateway.verifyKey'), true);
+    const state = await testing.status.refresh();
+    assert.equal(state.kind, 'connected');
+  });
+
+  it('without an access token the tree offers to set one and lists the key\'s models', async () => {
+    const rows = await children();
+    assert.match(label(rows[0].item), /Set the system access token/);
+    assert.equal(rows[0].item.command?.command, 'modelGateway.setAccessToken');
+    const models = await children(rows[1].node);
+    assert.ok(models.map((m) => label(m.item)).includes('gpt-4o-mini'));
+  });
+
+  it('shows the account, balance, keys and models with the access token', async () => {
+    const { testing } = await api();
+    assert.equal(await vscode.commands.executeCommand('modelGateway.setAccessToken', config.demoAccessToken), true);
+    assert.ok(!allSettingsText().includes(config.demoAccessToken));
+    const rows = await until('the account row', async () => {
+      const r = await children();
+      return r[0]?.node.kind === 'account' ? r : undefined;
+    });
+    assert.equal(label(rows[0].item), 'demo');
+    assert.match(String(rows[0].item.description), /^\$\d+\.\d\d/);
+    const state = await testing.status.refresh();
+    assert.ok(state.kind === 'connected' && state.balanceDollars !== undefined && state.username === 'demo');
+    const keys = await children(rows[1].node);
+    assert.ok(keys.some((k) => label(k.item) === 'demo'), 'the demo key is listed');
+    const demo = keys.find((k) => label(k.item) === 'demo')!;
+    assert.match(String(demo.item.description), /^sk-emul…0000 · unlimited · expires never$/);
+    const groups = await children(rows[2].node);
+    assert.deepEqual(groups.map((g) => label(g.item)), ['Available to this account', 'All models']);
+    assert.ok((await children(groups[1].node)).some((m) => label(m.item) === 'claude-sonnet-emu'));
+  });
+
+  it('creates, disables, enables, finds and deletes a key from the tree\'s commands', async () => {
+    const created = await vscode.commands.executeCommand<{ id: number; name: string }>('modelGateway.keys.create', { name: 'integration-key', quotaDollars: 2, expiresInDays: 30 });
+    assert.ok(created && created.id > 0);
+    assert.ok(!('key' in created), 'a command never returns the secret');
+    const findRow = async () => {
+      const root = await children();
+      return (await children(root[1].node)).find((k) => label(k.item) === 'integration-key');
+    };
+    const row = await until('the new key in the tree', findRow);
+    assert.match(String(row.item.description), /\$2\.00 left · expires \d{4}-\d\d-\d\d/);
+    assert.equal(row.item.contextValue, 'key.enabled');
+    await vscode.commands.executeCommand('modelGateway.keys.disable', row.node);
+    assert.equal((await until('disabled', async () => ((await findRow())?.item.contextValue === 'key.disabled' ? await findRow() : undefined))).item.contextValue, 'key.disabled');
+    await vscode.commands.executeCommand('modelGateway.keys.enable', created.id);
+    await until('enabled again', async () => (await findRow())?.item.contextValue === 'key.enabled');
+    await vscode.commands.executeCommand('modelGateway.keys.filter', 'integration');
+    const filtered = await children((await children())[1].node);
+    assert.deepEqual(filtered.map((k) => label(k.item)), ['integration-key']);
+    assert.match(String((await children())[1].item.description), /matching "integration"/);
+    await vscode.commands.executeCommand('modelGateway.keys.clearFilter');
+    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.copy', created.id), true);
+    const copied = await vscode.env.clipboard.readText();
+    assert.match(copied, /^sk-[0-9a-f]{48}$/);
+    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.delete', created.id), true);
+    await until('the key gone', async () => ((await findRow()) === undefined ? true : undefined));
+    await vscode.env.clipboard.writeText('');
+  });
+
+  it('sets a default model for a job from a model row', async () => {
+    await vscode.commands.executeCommand('modelGateway.models.setDefault', 'gpt-4o', 'chat');
+    assert.equal(vscode.workspace.getConfiguration('modelGateway').get('defaultModels.chat'), 'gpt-4o');
+    await vscode.workspace.getConfiguration('modelGateway').update('defaultModels.chat', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('shows an account API refusal as a message on the tree', async () => {
+    await vscode.commands.executeCommand('modelGateway.setAccessToken', 'not-a-valid-access-token');
+    const rows = await until('the error row', async () => {
+      const r = await children();
+      return r[0]?.node.kind === 'message' && (r[0].item.iconPath as { id?: string } | undefined)?.id === 'error' ? r : undefined;
+    });
+    assert.match(label(rows[0].item), /Set a valid system access token/);
+    await vscode.commands.executeCommand('modelGateway.setAccessToken', config.demoAccessToken);
+  });
+
+  it('a refused API key shows as an error state, and a good key recovers', async () => {
+    const { testing } = await api();
+    assert.equal(await vscode.commands.executeCommand('modelGateway.setApiKey', config.spareKey.replace(/.$/, 'x')), false);
+    const state = await testing.status.refresh();
+    assert.equal(state.kind, 'error');
+    assert.ok(state.kind === 'error' && /Set a valid key/.test(state.message));
+    assert.equal(await vscode.commands.executeCommand('modelGateway.setApiKey', config.demoKey), true);
+    assert.equal((await testing.status.refresh()).kind, 'connected');
+  });
+
+  it('signs out: both credentials removed, the tree empties for the welcome view', async () => {
+    const { testing } = await api();
+    await vscode.commands.executeCommand('modelGateway.signOut', true);
+    assert.equal(testing.services.credentials.getApiKey(), undefined);
+    assert.equal(testing.services.credentials.getAccessToken(), undefined);
+    assert.deepEqual(await children(), []);
+    testing.services.log.info(`a log line that mentions ${config.demoKey} and Bearer ${config.demoAccessToken}`);
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * The integration suite's entry, in the shape @vscode/test-electron expects (`run()`), so the same
+ * suite runs in code-server here and in desktop VS Code wherever it can be downloaded.
+ */
+import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import Mocha from 'mocha';
+
+export interface TestResult {
+  title: string;
+  state: 'passed' | 'failed' | 'pending';
+  durationMs?: number;
+  error?: string;
+}
+
+export function run(): Promise<{ passed: number; failed: number; pending: number; tests: TestResult[]; metrics: Record<string, number> }> {
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, forbidOnly: true, reporter: 'dot' });
+  for (const f of readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(join(__dirname, f));
+  const tests: TestResult[] = [];
+  return new Promise((resolve) => {
+    const runner = mocha.run(() => {
+      const metrics = (globalThis as { __modelGatewayMetrics?: Record<string, number> }).__modelGatewayMetrics ?? {};
+      resolve({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0, tests, metrics });
+    });
+    runner.on('pass', (t) => tests.push({ title: t.fullTitle(), state: 'passed', durationMs: t.duration }));
+    runner.on('fail', (t, err) => tests.push({ title: t.fullTitle(), state: 'failed', error: String((err as Error)?.stack ?? err) }));
+    runner.on('pending', (t) => tests.push({ title: t.fullTitle(), state: 'pending' }));
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * Runs the integration suite inside a real VS Code (code-server 1.100.3) against the emulator,
+ * prints each test and a closing "integration: N passed, N failed" line, then checks that no
+ * credential used by the tests was written to settings, logs or any other file of the profile.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as esbuild from 'esbuild';
+import { GatewayEmulator } from '../emulator/server';
+import { EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
+
+const OUT = join(ROOT, 'out', 'integration');
+
+async function buildSuite(): Promise<void> {
+  const dir = join(ROOT, 'test', 'integration');
+  const entries = readdirSync(dir).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(dir, f));
+  await esbuild.build({ entryPoints: entries, outdir: OUT, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
+}
+
+function* files(dir: string): Generator<string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) yield* files(p);
+    else if (e.isFile()) yield p;
+  }
+}
+
+/** Files of the profile that hold any of the values. */
+export function filesContaining(dir: string, values: string[]): string[] {
+  const hits: string[] = [];
+  for (const f of files(dir)) {
+    if (statSync(f).size > 50 * 1024 * 1024) continue;
+    const text = readFileSync(f).toString('latin1');
+    if (values.some((v) => text.includes(v))) hits.push(f.slice(dir.length + 1));
+  }
+  return hits;
+}
+
+async function main(): Promise<void> {
+  await buildSuite();
+  const emu = await GatewayEmulator.start();
+  const spare = emu.store.addKey({ userId: 1, name: 'spare', unlimitedQuota: true });
+  const resultsFile = join(mkdtempSync(join(tmpdir(), 'mg-results-')), 'results.json');
+  const config = {
+    suiteIndex: join(OUT, 'index.js'),
+    resultsFile,
+    emulatorUrl: emu.url,
+    demoKey: GatewayEmulator.demoKey,
+    demoAccessToken: GatewayEmulator.demoAccessToken,
+    spareKey: spare.secret,
+    extensionId: EXTENSION_ID,
+  };
+  const env: Record<string, string> = { MODEL_GATEWAY_TEST: '1' };
+  for (const k of ['MODEL_GATEWAY_BASE_URL', 'MODEL_GATEWAY_API_KEY', 'MODEL_GATEWAY_ACCESS_TOKEN']) delete process.env[k];
+  const server = await startCodeServer({
+    workspace: sampleWorkspace(),
+    env,
+    extraExtensions: [{ folder: join(ROOT, 'test', 'integration', 'runner-extension'), id: 'model-gateway-tests.integration-runner-0.0.1', files: { 'config.json': JSON.stringify(config) } }],
+  });
+  const browser = await launchBrowser();
+  let failed = 1;
+  try {
+    await openWorkbench(browser, server);
+    const deadline = Date.now() + 240_000;
+    while (!existsSync(resultsFile)) {
+      if (Date.now() > deadline) throw new Error(`no results after 240 s; code-server said:\n${server.output().slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+      passed: number;
+      failed: number;
+      pending: number;
+      tests: { title: string; state: string; durationMs?: number; error?: string }[];
+      metrics?: Record<string, number>;
+    };
+    for (const t of results.tests) {
+      console.log(`  ${t.state === 'passed' ? '✔' : t.state === 'pending' ? '-' : '✘'} ${t.title}${t.durationMs ? ` (${t.durationMs} ms)` : ''}`);
+      if (t.error) console.log(`      ${t.error.split('\n').slice(0, 8).join('\n      ')}`);
+    }
+    for (const [k, v] of Object.entries(results.metrics ?? {})) console.log(`  metric ${k}: ${v.toFixed(1)}`);
+    // No credential the tests used may sit in settings, logs, or any other file of the profile.
+    const leaks = filesContaining(server.userDataDir, [config.demoKey, config.demoAccessToken, config.spareKey, 'not-a-valid-access-token']);
+    // The scan must cover the output channel: its log file is in the profile, with the test's
+    // deliberately secret-bearing line redacted.
+    const logs = [...files(server.userDataDir)].filter((f) => f.endsWith('Model Gateway.log'));
+    const logRedacted = logs.some((f) => readFileSync(f, 'utf8').includes('mentions sk-«redacted» and Bearer «redacted»'));
+    if (!logRedacted) leaks.push('(the output channel log was not found in the profile, or the test line was not redacted)');
+    const leakTest = leaks.length === 0 ? 1 : 0;
+    console.log(`  ${leakTest ? '✔' : '✘'} no credential in the profile's settings, logs or state${leaks.length ? `: found in ${leaks.join(', ')}` : ''}`);
+    failed = results.failed + (leakTest ? 0 : 1);
+    console.log(`integration: ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
+  } finally {
+    await browser.close();
+    await server.stop();
+    await emu.close();
+  }
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  console.log('integration: 0 passed, 1 failed');
+  process.exit(1);
+});

@@ -1,0 +1,148 @@
+/**
+ * A real VS Code for tests and the demo: code-server 4.100.3 (VS Code 1.100.3) from the cache
+ * that scripts/setup-code-server.mjs fills, with our extension unpacked into a fresh extensions
+ * folder, and headless Chromium (Debian's) driven by playwright-core.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ROOT = resolve(__dirname, '..', '..');
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; publisher: string; version: string };
+export const EXTENSION_ID = `${PKG.publisher}.${PKG.name}`;
+
+/** Runs the setup script (installs code-server and Debian packages once); returns its folder. */
+export function ensureCodeServer(): string {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'setup-code-server.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error('code-server setup failed (see above)');
+  return r.stdout.trim().split('\n').pop()!;
+}
+
+/** Copies the built extension (as `vsce` would ship it) into an extensions folder. */
+export function installUnpacked(extensionsDir: string): string {
+  const target = join(extensionsDir, `${EXTENSION_ID}-${PKG.version}`);
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  for (const entry of ['package.json', 'README.md', 'dist', 'media']) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(target, entry), { recursive: true });
+  }
+  return target;
+}
+
+export interface CodeServer {
+  url: string;
+  workspace: string;
+  userDataDir: string;
+  extensionsDir: string;
+  process: ChildProcess;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+export interface StartOptions {
+  workspace: string;
+  env?: Record<string, string>;
+  /** Extra extension folders to copy in (e.g. the integration-test runner). */
+  extraExtensions?: { folder: string; id: string; files?: Record<string, string> }[];
+  settings?: Record<string, unknown>;
+  /** Skip copying our extension (a test installs the .vsix instead). */
+  withoutExtension?: boolean;
+  port?: number;
+}
+
+export async function startCodeServer(options: StartOptions): Promise<CodeServer> {
+  const installDir = ensureCodeServer();
+  const base = mkdtempSync(join(tmpdir(), 'mg-vscode-'));
+  const userDataDir = join(base, 'user-data');
+  const extensionsDir = join(base, 'extensions');
+  mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(extensionsDir, { recursive: true });
+  writeFileSync(
+    join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, ...options.settings }, null, 2),
+  );
+  if (!options.withoutExtension) installUnpacked(extensionsDir);
+  for (const extra of options.extraExtensions ?? []) {
+    const target = join(extensionsDir, extra.id);
+    cpSync(extra.folder, target, { recursive: true });
+    for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(target, name), text);
+  }
+  const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+  const child = spawn(
+    process.execPath,
+    [
+      entry,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${options.port ?? 0}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--extensions-dir', extensionsDir,
+      '--user-data-dir', userDataDir,
+      options.workspace,
+    ],
+    { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`code-server did not start in 60 s:\n${output}`)), 60_000);
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`code-server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    workspace: options.workspace,
+    userDataDir,
+    extensionsDir,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 300));
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    },
+  };
+}
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+}
+
+/** Opens the workbench on the workspace and waits until it is drawn. */
+export async function openWorkbench(browser: Browser, server: CodeServer): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  return page;
+}
+
+/** A small sample workspace for tests and the demo. */
+export function sampleWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-workspace-'));
+  writeFileSync(join(dir, 'README.md'), '# Sample project\n\nA small workspace to try Model Gateway with.\n');
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src', 'greet.ts'), 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n');
+  writeFileSync(join(dir, 'src', 'math.ts'), 'export const add = (a: number, b: number): number => a + b;\n');
+  return dir;
+}
