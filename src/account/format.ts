@@ -17,8 +17,9 @@ export function expiry(expiredTime: number, nowMs = Date.now()): string {
 
 export function keyDescription(k: ApiKeyRecord, nowMs = Date.now()): string {
   const quota = k.unlimitedQuota ? 'unlimited' : `${dollars(k.remainQuota)} left`;
-  const state = k.state === 'enabled' ? '' : ` · ${k.state}`;
-  return `${maskKey(k.key)} · ${quota} · expires ${expiry(k.expiredTime, nowMs)}${state}`;
+  // A key that does not work says so first: the sidebar cuts long descriptions at the end.
+  const state = k.state === 'enabled' ? '' : `${k.state} · `;
+  return `${state}${maskKey(k.key)} · ${quota} · expires ${expiry(k.expiredTime, nowMs)}`;
 }
 
 export function keyTooltip(k: ApiKeyRecord, nowMs = Date.now()): string {

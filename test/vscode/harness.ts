@@ -47,8 +47,8 @@ export interface StartOptions {
   /** Extra extension folders to copy in (e.g. the integration-test runner). */
   extraExtensions?: { folder: string; id: string; files?: Record<string, string> }[];
   settings?: Record<string, unknown>;
-  /** Skip copying our extension (a test installs the .vsix instead). */
-  withoutExtension?: boolean;
+  /** Install this .vsix with code-server's own installer instead of copying the build. */
+  vsix?: string;
   port?: number;
 }
 
@@ -63,13 +63,16 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     join(userDataDir, 'User', 'settings.json'),
     JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, ...options.settings }, null, 2),
   );
-  if (!options.withoutExtension) installUnpacked(extensionsDir);
+  const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+  if (options.vsix) {
+    const r = spawnSync(process.execPath, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', options.vsix], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`installing ${options.vsix} failed:\n${r.stdout}\n${r.stderr}`);
+  } else installUnpacked(extensionsDir);
   for (const extra of options.extraExtensions ?? []) {
     const target = join(extensionsDir, extra.id);
     cpSync(extra.folder, target, { recursive: true });
     for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(target, name), text);
   }
-  const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   const child = spawn(
     process.execPath,
     [

@@ -1,0 +1,122 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { GatewayEmulator } from '../emulator/server';
+import { launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+
+const ARTIFACTS = join(ROOT, 'test-results');
+
+/** Runs a command from the palette (F1), as a person would. */
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Waits for the input box (or quick pick) whose title contains `title`, types, and confirms. The
+ * palette's widget is reused for the next prompt, so waiting for the title keeps typing in step.
+ */
+async function answer(page: Page, title: string, text: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: title }) });
+  await widget.waitFor({ state: 'visible' });
+  await widget.locator('input').fill(text);
+  await page.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden' }).catch(() => undefined);
+}
+
+function treeRow(page: Page, text: string) {
+  return page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: text });
+}
+
+describe('end to end in VS Code for the Web (headless Chromium)', function () {
+  this.timeout(180_000);
+  let emu: GatewayEmulator;
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    emu = await GatewayEmulator.start();
+    server = await startCodeServer({ workspace: sampleWorkspace(), env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' } });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server);
+  });
+
+  after(async () => {
+    await page?.screenshot({ path: join(ARTIFACTS, 'e2e-last.png') }).catch(() => undefined);
+    await browser?.close();
+    await server?.stop();
+    await emu?.close();
+  });
+
+  it('opens the Model Gateway container, which welcomes a new user', async () => {
+    await page.locator('.activitybar [aria-label^="Model Gateway"]').first().click();
+    await page.getByText('Set the API key of your gateway account').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Set API Key' }).waitFor();
+  });
+
+  it('sets the API key and the access token through the command palette, then shows the balance', async () => {
+    await runCommand(page, 'Model Gateway: Set API Key');
+    await answer(page, 'Model Gateway: API Key', GatewayEmulator.demoKey);
+    await runCommand(page, 'Model Gateway: Set System Access Token');
+    await answer(page, 'Model Gateway: System Access Token', GatewayEmulator.demoAccessToken);
+    const status = page.locator('.statusbar-item', { hasText: 'Model Gateway' });
+    await status.filter({ hasText: '$100.00' }).first().waitFor({ timeout: 30_000 });
+    const row = treeRow(page, 'demo').first();
+    await row.waitFor();
+    assert.match(await row.innerText(), /\$100\.00/);
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-balance.png') });
+  });
+
+  it('creates a key with the wizard and disables it from the tree', async () => {
+    await page.locator('[id="workbench.view.extension.modelGateway"] .pane-header', { hasText: 'Account' }).hover();
+    await page.locator('[id="workbench.view.extension.modelGateway"] [aria-label="Create API Key"]').first().click();
+    await answer(page, 'Create API Key (1/4)', 'e2e-key');
+    await answer(page, 'Create API Key (2/4)', 'Never expires');
+    await answer(page, 'Create API Key (3/4)', '5');
+    await answer(page, 'Create API Key (4/4)', '');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /shown this once/);
+    assert.match(await dialog.innerText(), /sk-[0-9a-f]{48}/, 'the new key is shown once');
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    const row = treeRow(page, 'e2e-key').first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match(await row.innerText(), /\$5\.00 left/);
+    await row.click({ button: 'right' });
+    // VS Code's menus ignore a click that follows their opening too closely; choose as a keyboard user.
+    await page.getByRole('menuitem', { name: 'Disable Key' }).hover();
+    await page.keyboard.press('Enter');
+    await treeRow(page, 'e2e-key').filter({ hasText: 'disabled' }).first().waitFor({ timeout: 30_000 });
+    const key = [...emu.store.keys.values()].find((k) => k.name === 'e2e-key');
+    assert.equal(key?.status, 0, 'the gateway has the key disabled');
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-keys.png') });
+  });
+});
+
+describe('the packaged .vsix', function () {
+  this.timeout(240_000);
+
+  it('installs into code-server and activates', async () => {
+    const packaged = spawnSync('npm', ['run', 'package'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(packaged.status, 0, packaged.stdout + packaged.stderr);
+    const server = await startCodeServer({ workspace: sampleWorkspace(), vsix: join(ROOT, 'model-gateway.vsix') });
+    const browser = await launchBrowser();
+    try {
+      const page = await openWorkbench(browser, server);
+      // The status-bar item is created in activate(): its presence shows the extension ran.
+      await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
+      await page.locator('.activitybar [aria-label^="Model Gateway"]').first().waitFor();
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  });
+});
