@@ -1,17 +1,44 @@
-// `npm test`: type-check, build, then every suite. Stops at the first failing step.
-import { spawnSync } from 'node:child_process';
+// `npm test`: type-check, build, then every suite: unit (Node, against the emulator), integration
+// (inside a real VS Code: code-server 1.100.3), end to end (headless Chromium driving it). Stops at
+// the first failing step; ends with a total line "total: N passed, N failed".
+import { spawn } from 'node:child_process';
 
 const steps = [
   ['typecheck', 'npx', ['tsc', '-p', '.', '--noEmit']],
   ['build', 'node', ['esbuild.js']],
   ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit']],
+  // Installs code-server and the Debian packages once (as root; otherwise prints the command).
+  ['setup', 'node', ['scripts/setup-code-server.mjs']],
+  ['integration', 'npx', ['tsx', 'test/integration/launch.ts']],
+  ['e2e', 'node', ['scripts/run-mocha.cjs', 'test/e2e', 'e2e']],
 ];
 
+const only = process.env.TEST_STEPS?.split(',');
+let passed = 0;
+let failed = 0;
+
+function run(name, cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.on('data', (d) => {
+      process.stdout.write(d);
+      for (const m of d.toString().matchAll(/^\w+: (\d+) passed, (\d+) failed/gm)) {
+        passed += Number(m[1]);
+        failed += Number(m[2]);
+      }
+    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
 for (const [name, cmd, args] of steps) {
+  if (only && !only.includes(name)) continue;
   console.log(`\n== ${name}: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit' });
-  if (r.status !== 0) {
-    console.error(`\n${name} failed (exit ${r.status ?? r.signal}).`);
-    process.exit(r.status || 1);
+  const code = await run(name, cmd, args);
+  if (code !== 0) {
+    console.error(`\n${name} failed (exit ${code}).`);
+    console.log(`total: ${passed} passed, ${Math.max(failed, 1)} failed`);
+    process.exit(code || 1);
   }
 }
+console.log(`\ntotal: ${passed} passed, ${failed} failed`);

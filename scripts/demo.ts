@@ -1,0 +1,42 @@
+/**
+ * `npm start`: VS Code for the Web on 127.0.0.1 with Model Gateway installed and a small sample
+ * workspace, wired to the built-in gateway emulator, or to MODEL_GATEWAY_BASE_URL (and
+ * MODEL_GATEWAY_API_KEY, MODEL_GATEWAY_ACCESS_TOKEN) when those are set.
+ */
+import { spawnSync } from 'node:child_process';
+import { GatewayEmulator } from '../test/emulator/server';
+import { ROOT, sampleWorkspace, startCodeServer } from '../test/vscode/harness';
+
+async function main(): Promise<void> {
+  const build = spawnSync(process.execPath, ['esbuild.js'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+
+  let emulator: GatewayEmulator | undefined;
+  const env: Record<string, string> = {};
+  if (process.env.MODEL_GATEWAY_BASE_URL) {
+    console.log(`Using the gateway at ${process.env.MODEL_GATEWAY_BASE_URL}`);
+    if (!process.env.MODEL_GATEWAY_API_KEY) console.log('No MODEL_GATEWAY_API_KEY is set: set the key from the Model Gateway view.');
+  } else {
+    emulator = await GatewayEmulator.start({ port: Number(process.env.EMULATOR_PORT ?? 8787) });
+    env.MODEL_GATEWAY_BASE_URL = emulator.url;
+    env.MODEL_GATEWAY_API_KEY = GatewayEmulator.demoKey;
+    env.MODEL_GATEWAY_ACCESS_TOKEN = GatewayEmulator.demoAccessToken;
+    console.log(`Gateway emulator: ${emulator.url} (demo key and access token passed to VS Code)`);
+  }
+  const workspace = sampleWorkspace();
+  const server = await startCodeServer({ workspace, env, port: Number(process.env.PORT ?? 8080) });
+  console.log(`\nVS Code for the Web with Model Gateway:\n\n  ${server.url}/?folder=${encodeURIComponent(workspace)}\n\nOpen it in a browser; the Model Gateway icon is in the activity bar. Ctrl+C stops everything.`);
+  const stop = async () => {
+    await server.stop();
+    await emulator?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  server.process.once('exit', () => void emulator?.close().then(() => process.exit(1)));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
