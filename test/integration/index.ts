@@ -17,10 +17,13 @@ export function run(): Promise<{ passed: number; failed: number; pending: number
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, forbidOnly: true, reporter: 'dot' });
   for (const f of readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(join(__dirname, f));
   const tests: TestResult[] = [];
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const runner = mocha.run(() => {
       const metrics = (globalThis as { __modelGatewayMetrics?: Record<string, number> }).__modelGatewayMetrics ?? {};
-      resolve({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0, tests, metrics });
+      const result = { passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0, tests, metrics };
+      // Under @vscode/test-electron a failing run must reject; the code-server runner reads the object.
+      if (result.failed > 0 && process.env.MG_TEST_CONFIG) reject(new Error(`${result.failed} integration tests failed`));
+      else resolve(result);
     });
     runner.on('pass', (t) => tests.push({ title: t.fullTitle(), state: 'passed', durationMs: t.duration }));
     runner.on('fail', (t, err) => tests.push({ title: t.fullTitle(), state: 'failed', error: String((err as Error)?.stack ?? err) }));

@@ -10,9 +10,10 @@ import * as esbuild from 'esbuild';
 import { GatewayEmulator } from '../emulator/server';
 import { EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
 
-const OUT = join(ROOT, 'out', 'integration');
+export const SUITE_OUT = join(ROOT, 'out', 'integration');
+const OUT = SUITE_OUT;
 
-async function buildSuite(): Promise<void> {
+export async function buildSuite(): Promise<void> {
   const dir = join(ROOT, 'test', 'integration');
   const entries = readdirSync(dir).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(dir, f));
   await esbuild.build({ entryPoints: entries, outdir: OUT, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
@@ -98,8 +99,10 @@ async function main(): Promise<void> {
   process.exit(failed > 0 ? 1 : 0);
 }
 
-main().catch((err) => {
-  console.error(err);
-  console.log('integration: 0 passed, 1 failed');
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    console.log('integration: 0 passed, 1 failed');
+    process.exit(1);
+  });
+}
