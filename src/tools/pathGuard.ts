@@ -1,0 +1,159 @@
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+
+/** A tool failure whose message is meant for the model (it says what to do instead). */
+export class ToolError extends Error {}
+
+export interface WorkspaceFolderPath {
+  name: string;
+  /** Absolute file-system path. */
+  path: string;
+}
+
+export interface ResolvedPath {
+  abs: string;
+  folder: WorkspaceFolderPath;
+  /** Path relative to its folder, with `/` separators. */
+  rel: string;
+  /** How tools show it: relative, prefixed with the folder name in a multi-root workspace. */
+  display: string;
+}
+
+const ALWAYS_IGNORED = ['.git/', '.hg/', '.svn/'];
+
+function toPosix(p: string): string {
+  return sep === '/' ? p : p.split(sep).join('/');
+}
+
+function inside(child: string, parent: string): boolean {
+  const r = relative(parent, child);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+/**
+ * Confines tool paths to the workspace folders: no `..` segments, no absolute paths outside, no
+ * symlink that leads outside, and nothing ignored by `.gitignore` (root and nested), by the
+ * exclude globs (`files.exclude`, `search.exclude`, extra ones), or version-control folders.
+ */
+export class PathGuard {
+  private readonly folderReal = new Map<string, Promise<string>>();
+  private readonly gitignores = new Map<string, Promise<Ignore | undefined>>();
+  private readonly excluded: (p: string) => boolean;
+
+  constructor(
+    readonly folders: readonly WorkspaceFolderPath[],
+    excludeGlobs: readonly string[] = [],
+  ) {
+    if (folders.length === 0) throw new ToolError('No folder is open in the workspace, so there are no files to work with.');
+    const globs = excludeGlobs.flatMap((g) => (g.startsWith('**/') || g.includes('/') ? [g] : [g, `**/${g}`]));
+    const matchers = globs.map((g) => picomatch(g, { dot: true }));
+    // A glob that matches a folder hides everything below it, as in VS Code's files.exclude.
+    this.excluded = (p) => {
+      const parts = p.split('/');
+      for (let i = 1; i <= parts.length; i++) {
+        const prefix = parts.slice(0, i).join('/');
+        if (matchers.some((m) => m(prefix) || m(`${prefix}/`))) return true;
+      }
+      return false;
+    };
+  }
+
+  /** Resolves a path a model gave; throws a ToolError that explains the rule it broke. */
+  async resolve(requested: string, options: { allowMissing?: boolean } = {}): Promise<ResolvedPath> {
+    const raw = (requested ?? '').trim().replace(/\\/g, '/');
+    if (!raw) throw new ToolError('The path is empty. Give a path relative to the workspace root, e.g. "src/index.ts".');
+    if (raw.split('/').includes('..')) throw new ToolError(`"${requested}" contains "..". Use a path inside the workspace, relative to its root.`);
+    let folder: WorkspaceFolderPath | undefined;
+    let abs: string;
+    if (isAbsolute(raw)) {
+      abs = resolve(raw);
+      folder = this.folders.find((f) => inside(abs, f.path));
+      if (!folder) throw new ToolError(`"${requested}" is outside the workspace. Use a path relative to the workspace root.`);
+    } else {
+      const first = raw.split('/')[0];
+      const named = this.folders.length > 1 ? this.folders.find((f) => f.name === first) : undefined;
+      folder = named ?? this.folders[0];
+      const rest = named ? raw.split('/').slice(1).join('/') : raw;
+      abs = resolve(folder.path, rest || '.');
+      if (!inside(abs, folder.path)) throw new ToolError(`"${requested}" is outside the workspace.`);
+    }
+    const rel = toPosix(relative(folder.path, abs));
+    // Symlinks: the real location (of the path, or its nearest existing parent) must stay inside.
+    const folderReal = await this.realFolder(folder);
+    let probe = abs;
+    for (;;) {
+      try {
+        const real = await realpath(probe);
+        if (!inside(real, folderReal)) throw new ToolError(`"${requested}" leads outside the workspace through a symbolic link.`);
+        break;
+      } catch (err) {
+        if (err instanceof ToolError) throw err;
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ToolError(`Cannot access "${requested}": ${(err as Error).message}`);
+        if (!options.allowMissing && probe === abs) throw new ToolError(`"${requested}" does not exist. Use list_dir or find_files to see what exists.`);
+        const parent = dirname(probe);
+        if (parent === probe) break;
+        probe = parent;
+      }
+    }
+    const resolved: ResolvedPath = { abs, folder, rel, display: this.display(folder, rel) };
+    if (rel && (await this.isIgnored(resolved))) {
+      throw new ToolError(`"${requested}" is excluded (by .gitignore or the workspace's exclude settings), so tools may not use it.`);
+    }
+    return resolved;
+  }
+
+  display(folder: WorkspaceFolderPath, rel: string): string {
+    const r = rel || '.';
+    return this.folders.length > 1 ? `${folder.name}/${r === '.' ? '' : r}` : r;
+  }
+
+  private realFolder(folder: WorkspaceFolderPath): Promise<string> {
+    let p = this.folderReal.get(folder.path);
+    if (!p) {
+      p = realpath(folder.path).catch(() => folder.path);
+      this.folderReal.set(folder.path, p);
+    }
+    return p;
+  }
+
+  private gitignoreAt(dir: string): Promise<Ignore | undefined> {
+    let p = this.gitignores.get(dir);
+    if (!p) {
+      p = readFile(join(dir, '.gitignore'), 'utf8').then(
+        (text) => ignore().add(text),
+        () => undefined,
+      );
+      this.gitignores.set(dir, p);
+    }
+    return p;
+  }
+
+  /** Whether a path (relative to its folder) is ignored: VCS folders, exclude globs, .gitignore files. */
+  async isIgnored(p: Pick<ResolvedPath, 'folder' | 'rel' | 'abs'>, isDir?: boolean): Promise<boolean> {
+    const rel = p.rel;
+    if (!rel) return false;
+    const dir = isDir ?? (await stat(p.abs).then((s) => s.isDirectory(), () => false));
+    const asPath = dir ? `${rel}/` : rel;
+    if (ALWAYS_IGNORED.some((v) => asPath === v || asPath.startsWith(v) || asPath.includes(`/${v}`))) return true;
+    if (this.excluded(rel)) return true;
+    // Each .gitignore from the folder root down to the path's parent applies to what is below it.
+    const parts = rel.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const base = join(p.folder.path, ...parts.slice(0, i));
+      const ig = await this.gitignoreAt(base);
+      if (!ig) continue;
+      const sub = parts.slice(i).join('/');
+      if (ig.ignores(dir ? `${sub}/` : sub)) return true;
+      // A parent folder ignored by this .gitignore hides everything below it.
+      for (let j = i + 1; j < parts.length; j++) if (ig.ignores(`${parts.slice(i, j).join('/')}/`)) return true;
+    }
+    return false;
+  }
+
+  /** Name of a path for messages. */
+  static nameOf(p: string): string {
+    return basename(p);
+  }
+}
