@@ -1,0 +1,123 @@
+/**
+ * The conversation as the extension keeps it, independent of wire format: user turns with images
+ * and context, assistant turns made of steps (text, thinking, tool calls with their results).
+ * Stored as JSON; converted to chat-completions messages or messages-format params per request.
+ */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp';
+
+export interface ImageAttachment {
+  name: string;
+  mediaType: ImageMediaType;
+  /** Base64 body. */
+  data: string;
+  detail: 'auto' | 'low' | 'high';
+}
+
+export interface ContextAttachment {
+  /** Workspace-relative path, with a line range for selections. */
+  label: string;
+  text: string;
+  language?: string;
+}
+
+export interface UserTurn {
+  id: string;
+  role: 'user';
+  text: string;
+  images: ImageAttachment[];
+  context: ContextAttachment[];
+  at: number;
+}
+
+export type ToolCallStatus = 'running' | 'awaiting-approval' | 'done' | 'error' | 'rejected' | 'not-run';
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  /** JSON text of the arguments, as the model sent it. */
+  args: string;
+  status: ToolCallStatus;
+  result?: string;
+  isError?: boolean;
+}
+
+export interface Step {
+  text: string;
+  thinking?: string;
+  thinkingSignature?: string;
+  toolCalls: ToolCallRecord[];
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface TurnError {
+  message: string;
+  /** The error's class name (AuthenticationError, PermissionDeniedError, …). */
+  kind: string;
+  status?: number;
+  cause403?: string;
+  retryAfterMs?: number;
+}
+
+export interface AssistantTurn {
+  id: string;
+  role: 'assistant';
+  model: string;
+  format: WireFormat;
+  steps: Step[];
+  status: 'streaming' | 'done' | 'stopped' | 'error';
+  error?: TurnError;
+  usage: Usage;
+  /** Dollars saved by prompt caching (messages format), when a price is known. */
+  savedDollars?: number;
+  /** True when the loop ended at the step limit. */
+  stepLimitReached?: boolean;
+  at: number;
+}
+
+export type Turn = UserTurn | AssistantTurn;
+
+export interface Conversation {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: Turn[];
+}
+
+export type WireFormat = 'chat' | 'messages';
+export type FormatChoice = WireFormat | 'auto';
+
+/** "auto" picks the messages format for model ids matching the pattern (default: Claude models). */
+export function resolveFormat(model: string, choice: FormatChoice, pattern: string): WireFormat {
+  if (choice !== 'auto') return choice;
+  try {
+    return new RegExp(pattern, 'i').test(model) ? 'messages' : 'chat';
+  } catch {
+    return /claude/i.test(model) ? 'messages' : 'chat';
+  }
+}
+
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A title from the first user message: its first line, shortened. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0].replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New conversation';
+}
+
+/** Full text of an assistant turn (all steps). */
+export function turnText(turn: AssistantTurn): string {
+  return turn.steps.map((s) => s.text).filter(Boolean).join('\n\n');
+}

@@ -1,0 +1,178 @@
+import type { GatewayClient } from '../gateway/client';
+import type { ToolDefinition, ToolResult } from '../tools/workspaceTools';
+import type { AssistantTurn, Step, ToolCallRecord, Turn, TurnError, Usage, WireFormat } from './conversation';
+import { chatTools, toChatMessages, toMessagesRequest } from './wire';
+
+/** What the engine needs from the tools: their definitions and a runner. */
+export interface ToolRunner {
+  definitions: readonly ToolDefinition[];
+  run(name: string, args: string, signal?: AbortSignal): Promise<ToolResult>;
+}
+
+export type EngineEvent =
+  | { type: 'step'; index: number }
+  | { type: 'text'; delta: string }
+  | { type: 'thinking'; delta: string }
+  | { type: 'tool-call'; call: ToolCallRecord }
+  | { type: 'tool-update'; call: ToolCallRecord }
+  | { type: 'usage'; usage: Usage };
+
+export interface RunOptions {
+  client: GatewayClient;
+  model: string;
+  format: WireFormat;
+  system: string;
+  /** The conversation so far, ending with the new user turn. */
+  history: readonly Turn[];
+  /** The turn to fill (shared, so the caller can save or show it at any moment). */
+  turn: AssistantTurn;
+  tools?: ToolRunner;
+  /** Requests per turn at most (each tool round is one). */
+  maxSteps: number;
+  cacheTtl: '5m' | '1h';
+  /** Base input price per million tokens, for the money caching saved (messages format). */
+  inputPricePerMTok?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+  onEvent?: (e: EngineEvent) => void;
+}
+
+function errorOf(err: unknown): TurnError {
+  const e = err as { name?: string; message?: string; status?: number; cause403?: string; retryAfterMs?: number };
+  return { message: e?.message ?? String(err), kind: e?.name ?? 'Error', status: e?.status, cause403: e?.cause403, retryAfterMs: e?.retryAfterMs };
+}
+
+function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  return (err as { name?: string })?.name === 'AbortError' || signal?.aborted === true;
+}
+
+/** Runs one assistant turn to its end; never throws (failures land in `turn.status`/`turn.error`). */
+export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
+  const { turn } = o;
+  const emit = o.onEvent ?? (() => undefined);
+  const defs = o.tools?.definitions ?? [];
+  try {
+    for (let index = 0; ; index++) {
+      const step: Step = { text: '', toolCalls: [] };
+      turn.steps.push(step);
+      emit({ type: 'step', index });
+      const history = [...o.history, turn];
+      const calls = o.format === 'chat' ? await streamChat(o, step, history, defs, emit) : await streamMessages(o, step, history, defs, emit);
+      emit({ type: 'usage', usage: turn.usage });
+      if (calls.length === 0) break;
+      step.toolCalls = calls;
+      for (const c of calls) emit({ type: 'tool-call', call: c });
+      if (index + 1 >= o.maxSteps) {
+        for (const c of calls) {
+          c.status = 'not-run';
+          c.result = `Not run: the turn reached its limit of ${o.maxSteps} steps. Ask to continue.`;
+          emit({ type: 'tool-update', call: c });
+        }
+        turn.stepLimitReached = true;
+        break;
+      }
+      await runTools(o, calls, emit);
+      if (o.signal?.aborted) throw Object.assign(new Error('stopped'), { name: 'AbortError' });
+    }
+    turn.status = 'done';
+  } catch (err) {
+    if (isAbort(err, o.signal)) turn.status = 'stopped';
+    else {
+      turn.status = 'error';
+      turn.error = errorOf(err);
+    }
+    for (const s of turn.steps) for (const c of s.toolCalls) if (c.status === 'running' || c.status === 'awaiting-approval') c.status = 'not-run';
+  }
+  const last = turn.steps[turn.steps.length - 1];
+  if (last && !last.text && last.toolCalls.length === 0 && !last.thinking && turn.steps.length > 1) turn.steps.pop();
+  if (o.format === 'messages' && o.inputPricePerMTok) {
+    const writeFactor = o.cacheTtl === '1h' ? 1 : 0.25;
+    turn.savedDollars = ((turn.usage.cacheRead * 0.9 - turn.usage.cacheWrite * writeFactor) * o.inputPricePerMTok) / 1e6;
+  }
+  return turn;
+}
+
+/** Reads run at once and in parallel; writes (which wait for approval) run one at a time, in order. */
+async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: EngineEvent) => void): Promise<void> {
+  const tools = o.tools;
+  const kindOf = (name: string) => tools?.definitions.find((d) => d.name === name)?.kind ?? 'read';
+  const run = async (c: ToolCallRecord) => {
+    if (!tools) {
+      c.status = 'error';
+      c.result = 'Error: tools are not available here.';
+      c.isError = true;
+      emit({ type: 'tool-update', call: c });
+      return;
+    }
+    c.status = kindOf(c.name) === 'write' ? 'awaiting-approval' : 'running';
+    emit({ type: 'tool-update', call: c });
+    const r = await tools.run(c.name, c.args, o.signal);
+    c.result = r.content;
+    c.isError = r.isError;
+    c.status = r.isError ? (/^The person rejected/.test(r.content) ? 'rejected' : 'error') : 'done';
+    emit({ type: 'tool-update', call: c });
+  };
+  await Promise.all(calls.filter((c) => kindOf(c.name) === 'read').map(run));
+  for (const c of calls.filter((c) => kindOf(c.name) === 'write')) {
+    if (o.signal?.aborted) break;
+    await run(c);
+  }
+}
+
+async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const stream = o.client.chat.completions.stream(
+    {
+      model: o.model,
+      messages: toChatMessages(o.system, history),
+      ...(defs.length > 0 ? { tools: chatTools(defs) } : {}),
+      ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
+    },
+    { signal: o.signal },
+  );
+  for await (const chunk of stream) {
+    const d = chunk.choices[0]?.delta;
+    if (!d) continue;
+    if (typeof d.content === 'string' && d.content) {
+      step.text += d.content;
+      emit({ type: 'text', delta: d.content });
+    }
+    if (typeof d.reasoning_content === 'string' && d.reasoning_content) {
+      step.thinking = (step.thinking ?? '') + d.reasoning_content;
+      emit({ type: 'thinking', delta: d.reasoning_content });
+    }
+  }
+  const final = await stream.finalCompletion();
+  const u = final.usage;
+  if (u) {
+    o.turn.usage.input += u.prompt_tokens;
+    o.turn.usage.output += u.completion_tokens;
+    const cached = (u as { prompt_tokens_details?: { cached_tokens?: number } }).prompt_tokens_details?.cached_tokens;
+    if (cached) o.turn.usage.cacheRead += cached;
+  }
+  return (final.choices[0]?.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments || '{}', status: 'running' as const }));
+}
+
+async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const body = toMessagesRequest(o.system, history, defs, o.cacheTtl);
+  const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body }, { signal: o.signal });
+  for await (const ev of stream) {
+    if (ev.type !== 'content_block_delta') continue;
+    if (ev.delta.type === 'text_delta') {
+      step.text += ev.delta.text;
+      emit({ type: 'text', delta: ev.delta.text });
+    } else if (ev.delta.type === 'thinking_delta') {
+      step.thinking = (step.thinking ?? '') + ev.delta.thinking;
+      emit({ type: 'thinking', delta: ev.delta.thinking });
+    }
+  }
+  const final = await stream.finalMessage();
+  const u = final.usage;
+  o.turn.usage.input += u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  o.turn.usage.output += u.output_tokens;
+  o.turn.usage.cacheRead += u.cache_read_input_tokens ?? 0;
+  o.turn.usage.cacheWrite += u.cache_creation_input_tokens ?? 0;
+  for (const b of final.content) if (b.type === 'thinking') step.thinkingSignature = b.signature;
+  return final.content
+    .filter((b): b is Extract<typeof b, { type: 'tool_use' }> => b.type === 'tool_use')
+    .map((b) => ({ id: b.id, name: b.name, args: JSON.stringify(b.input ?? {}), status: 'running' as const }));
+}

@@ -1,0 +1,224 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emptyUsage, newId, type AssistantTurn, type Turn, type UserTurn, type WireFormat } from '../../src/chat/conversation';
+import { runTurn, type EngineEvent, type ToolRunner } from '../../src/chat/engine';
+import { systemPrompt } from '../../src/chat/prompt';
+import { toChatMessages, toMessagesRequest } from '../../src/chat/wire';
+import { TOOL_DEFINITIONS, WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
+import { clientFor, useEmulator } from './helpers';
+
+function project(): string {
+  const root = mkdtempSync(join(tmpdir(), 'mg-engine-'));
+  mkdirSync(join(root, 'src'));
+  for (let i = 0; i < 10; i++) {
+    const body = Array.from({ length: 12 }, (_, j) => `export const value${i}_${j} = ${i * 100 + j}; // line ${j} of module ${i}`).join('\n');
+    writeFileSync(join(root, 'src', `m${i}.ts`), `${body}\n`);
+  }
+  writeFileSync(join(root, 'README.md'), '# Demo\n');
+  return root;
+}
+
+function user(text: string): UserTurn {
+  return { id: newId('u'), role: 'user', text, images: [], context: [], at: Date.now() };
+}
+
+function assistant(model: string, format: WireFormat): AssistantTurn {
+  return { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+}
+
+function runner(root: string, approver: Approver = { approve: async () => ({ accepted: true }) }): ToolRunner {
+  const tools = WorkspaceTools.forFolders([{ name: 'demo', path: root }], [], { approver });
+  return { definitions: TOOL_DEFINITIONS, run: (name, args, signal) => tools.run(name, args, signal) };
+}
+
+const MODELS: [WireFormat, string][] = [
+  ['chat', 'gpt-4o-mini'],
+  ['messages', 'claude-sonnet-emu'],
+];
+
+describe('chat engine (agent loop) against the emulator', () => {
+  const ctx = useEmulator();
+  const root = project();
+  const system = systemPrompt({ folders: ['demo'], toolsEnabled: true, date: new Date('2026-11-21') });
+
+  for (const [format, model] of MODELS) {
+    it(`${format} format: reads files in parallel with tools, then answers from the results`, async () => {
+      const { client } = clientFor(ctx.emu);
+      const events: EngineEvent['type'][] = [];
+      const turn = assistant(model, format);
+      const history: Turn[] = [user('Please read the file src/m1.ts and src/m2.ts')];
+      await runTurn({ client, model, format, system, history, turn, tools: runner(root), maxSteps: 8, cacheTtl: '5m', onEvent: (e) => events.push(e.type) });
+      assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+      assert.equal(turn.steps.length, 2);
+      const calls = turn.steps[0].toolCalls;
+      assert.deepEqual(calls.map((c) => [c.name, JSON.parse(c.args).path, c.status]), [
+        ['read_file', 'src/m1.ts', 'done'],
+        ['read_file', 'src/m2.ts', 'done'],
+      ]);
+      assert.match(calls[0].result!, /^src\/m1\.ts — lines 1-12 of 12/);
+      assert.match(turn.steps[1].text, /From the tool results \(2\)/);
+      assert.match(turn.steps[1].text, /value1_0 = 100/);
+      assert.ok(events.includes('text') && events.includes('tool-call') && events.includes('tool-update'));
+      assert.ok(turn.usage.input > 0 && turn.usage.output > 0);
+      // The follow-up request carried the calls and their results in the format's own shape.
+      const sent = ctx.emu.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+      if (format === 'chat') assert.deepEqual(sent.messages.slice(-3).map((m) => m.role), ['assistant', 'tool', 'tool']);
+      else {
+        const last = sent.messages.at(-1)!;
+        assert.equal(last.role, 'user');
+        assert.deepEqual((last.content as { type: string }[]).map((b) => b.type), ['tool_result', 'tool_result']);
+      }
+    });
+
+    it(`${format} format: stops at the step limit and says so, the calls it did not run marked`, async () => {
+      const { client } = clientFor(ctx.emu);
+      const turn = assistant(model, format);
+      await runTurn({ client, model, format, system, history: [user('Read the file src/m3.ts again and again #steps=6')], turn, tools: runner(root), maxSteps: 3, cacheTtl: '5m' });
+      assert.equal(turn.status, 'done');
+      assert.equal(turn.stepLimitReached, true);
+      assert.equal(turn.steps.length, 3);
+      assert.deepEqual(turn.steps[2].toolCalls.map((c) => c.status), ['not-run']);
+      assert.match(turn.steps[2].toolCalls[0].result!, /limit of 3 steps/);
+    });
+  }
+
+  it('a rejected edit is reported to the model, which answers with it; the file is unchanged', async () => {
+    const { client } = clientFor(ctx.emu);
+    const turn = assistant('gpt-4o-mini', 'chat');
+    const before = readFileSync(join(root, 'src', 'm4.ts'), 'utf8');
+    const tools = runner(root, { approve: async () => ({ accepted: false }) });
+    await runTurn({
+      client,
+      model: 'gpt-4o-mini',
+      format: 'chat',
+      system,
+      history: [user('Use replace_in_file on src/m4.ts to change "value4_0 = 400" to "value4_0 = 401"')],
+      turn,
+      tools,
+      maxSteps: 4,
+      cacheTtl: '5m',
+    });
+    const call = turn.steps[0].toolCalls[0];
+    assert.equal(call.name, 'replace_in_file');
+    assert.equal(call.status, 'rejected');
+    assert.match(turn.steps[1].text, /`replace_in_file`[^:]*: The person rejected the edit to src\/m4\.ts/);
+    assert.equal(readFileSync(join(root, 'src', 'm4.ts'), 'utf8'), before);
+  });
+
+  it('stopping keeps the partial answer, marked as stopped', async () => {
+    const { client } = clientFor(ctx.emu);
+    ctx.emu.inject({ fault: { kind: 'delayEvents', ms: 10 } });
+    const controller = new AbortController();
+    const turn = assistant('gpt-4o-mini', 'chat');
+    let deltas = 0;
+    await runTurn({
+      client,
+      model: 'gpt-4o-mini',
+      format: 'chat',
+      system,
+      history: [user('Tell me a long story #words=400')],
+      turn,
+      maxSteps: 4,
+      cacheTtl: '5m',
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'text' && ++deltas === 6) controller.abort();
+      },
+    });
+    ctx.emu.faults.clear();
+    assert.equal(turn.status, 'stopped');
+    assert.ok(turn.steps[0].text.length > 0, 'partial text kept');
+    assert.ok(deltas < 20);
+  });
+
+  it('a gateway error ends the turn with the error kind, keeping nothing broken', async () => {
+    const { client } = clientFor(ctx.emu, { apiKey: 'sk-wrong' });
+    const turn = assistant('gpt-4o-mini', 'chat');
+    await runTurn({ client, model: 'gpt-4o-mini', format: 'chat', system, history: [user('hi')], turn, maxSteps: 2, cacheTtl: '5m' });
+    assert.equal(turn.status, 'error');
+    assert.equal(turn.error?.kind, 'AuthenticationError');
+    assert.equal(turn.error?.status, 401);
+  });
+
+  it('prompt caching: a 10-step tool-using conversation reads at least 80% of its input from the cache', async () => {
+    const { emu } = ctx;
+    const key = emu.store.addKey({ userId: emu.store.addUser({ username: 'cache-share' }).id, name: 'c', unlimitedQuota: true });
+    const { client } = clientFor(emu, { apiKey: key.secret });
+    const files = Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ');
+    const turn = assistant('claude-sonnet-emu', 'messages');
+    const perStep: { input: number; read: number }[] = [];
+    let last = emptyUsage();
+    await runTurn({
+      client,
+      model: 'claude-sonnet-emu',
+      format: 'messages',
+      system,
+      history: [user(`Use read_file on each of these, one per step: ${files} #steps=10`)],
+      turn,
+      tools: runner(root),
+      maxSteps: 12,
+      cacheTtl: '5m',
+      inputPricePerMTok: 3,
+      onEvent: (e) => {
+        if (e.type === 'usage') {
+          perStep.push({ input: e.usage.input - last.input, read: e.usage.cacheRead - last.cacheRead });
+          last = { ...e.usage };
+        }
+      },
+    });
+    assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+    assert.equal(turn.steps.filter((s) => s.toolCalls.length > 0).length, 10, 'ten tool steps');
+    const share = turn.usage.cacheRead / turn.usage.input;
+    console.log(`      cache-read share over ${perStep.length} requests: ${(share * 100).toFixed(1)}% (${turn.usage.cacheRead} of ${turn.usage.input} input tokens); saved $${turn.savedDollars?.toFixed(5)} at $3/M`);
+    assert.ok(share >= 0.8, `share ${share}`);
+    assert.ok(perStep.slice(1).every((s) => s.read > 0), 'every step after the first reads the cache');
+    assert.ok((turn.savedDollars ?? 0) > 0);
+  });
+
+  it('the 1-hour TTL setting sends the beta header', async () => {
+    const { client } = clientFor(ctx.emu);
+    const turn = assistant('claude-sonnet-emu', 'messages');
+    await runTurn({ client, model: 'claude-sonnet-emu', format: 'messages', system, history: [user('hello')], turn, maxSteps: 2, cacheTtl: '1h' });
+    assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+    assert.equal(ctx.emu.requests.at(-1)!.headers['anthropic-beta'], 'extended-cache-ttl-2025-04-11');
+  });
+});
+
+describe('wire conversion', () => {
+  const defs = TOOL_DEFINITIONS;
+  const u1 = user('first question');
+  const a1 = assistant('m', 'messages');
+  a1.status = 'done';
+  a1.steps = [
+    { text: 'Looking.', toolCalls: [{ id: 't1', name: 'read_file', args: '{"path":"a.ts"}', status: 'done', result: 'contents' }] },
+    { text: 'Done: contents.', toolCalls: [] },
+  ];
+  const stopped = assistant('m', 'messages');
+  stopped.status = 'stopped';
+  stopped.steps = [{ text: 'partial ans', toolCalls: [] }];
+  const u2: UserTurn = { ...user('second'), images: [{ name: 'x.png', mediaType: 'image/png', data: 'iVBORw0KGgo=', detail: 'low' }], context: [{ label: 'src/a.ts:1-2', text: 'let a;', language: 'ts' }] };
+
+  it('messages format: alternating roles, tool results as blocks, at most 4 breakpoints in the right places', () => {
+    const req = toMessagesRequest('sys', [u1, a1, u2], defs, '5m');
+    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+    const types = req.messages.map((m) => (m.content as { type: string }[]).map((b) => b.type).join(','));
+    assert.deepEqual(types, ['text', 'text,tool_use', 'tool_result', 'text', 'text,image']);
+    const marks: string[] = [];
+    req.tools!.forEach((t, i) => t.cache_control && marks.push(`tool ${i}`));
+    (req.system as { cache_control?: unknown }[]).forEach((b, i) => b.cache_control && marks.push(`system ${i}`));
+    req.messages.forEach((m, mi) => (m.content as { cache_control?: unknown }[]).forEach((b, bi) => b.cache_control && marks.push(`message ${mi}.${bi}`)));
+    assert.deepEqual(marks, [`tool ${defs.length - 1}`, 'system 0', 'message 2.0', 'message 4.1']);
+    assert.match((req.messages[4].content as { text?: string }[])[0].text!, /^Context from src\/a\.ts:1-2:\n```ts\nlet a;\n```\n\nsecond$/);
+  });
+
+  it('chat format: tool calls then tool messages; a stopped turn keeps its partial text', () => {
+    const msgs = toChatMessages('sys', [u1, a1, u1, stopped, u2]);
+    assert.deepEqual(msgs.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'user']);
+    assert.equal((msgs[6] as { content: string }).content, 'partial ans');
+    const last = msgs[7] as { content: { type: string; image_url?: { url: string; detail: string } }[] };
+    assert.equal(last.content[1].image_url?.url, 'data:image/png;base64,iVBORw0KGgo=');
+    assert.equal(last.content[1].image_url?.detail, 'low');
+  });
+});
