@@ -50,7 +50,15 @@ if (fs.existsSync('src/webview/main.ts')) {
   });
 }
 
+/** The codicon font for the webview (theme-aware icons, no remote fonts). */
+function copyCodicons() {
+  const from = 'node_modules/@vscode/codicons/dist';
+  fs.mkdirSync('dist/codicons', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`${from}/${f}`, `dist/codicons/${f}`);
+}
+
 async function main() {
+  copyCodicons();
   if (watch) {
     const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
     await Promise.all(contexts.map((c) => c.watch()));

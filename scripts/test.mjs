@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 
 const steps = [
   ['typecheck', 'npx', ['tsc', '-p', '.', '--noEmit']],
+  ['typecheck-webview', 'npx', ['tsc', '-p', 'tsconfig.webview.json']],
   ['build', 'node', ['esbuild.js']],
   ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit']],
   // Installs code-server and the Debian packages once (as root; otherwise prints the command).

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { registerAccountCommands } from './account/commands';
 import { AccountTree } from './account/tree';
-import { ChatPlaceholder } from './chat/placeholder';
+import { ChatController } from './chat/panel';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
 import { StatusBar } from './shell/status';
@@ -10,7 +10,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; accountTree: AccountTree };
+  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -22,11 +22,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
 
   const status = new StatusBar(services);
   const accountTree = new AccountTree(services);
+  const chat = new ChatController(services, context);
   context.subscriptions.push(
+    chat,
     status,
     accountTree,
     vscode.window.createTreeView('modelGateway.account', { treeDataProvider: accountTree, showCollapseAll: true }),
-    vscode.window.registerWebviewViewProvider('modelGateway.chat', new ChatPlaceholder()),
+    vscode.window.registerWebviewViewProvider('modelGateway.chat', chat),
     services.onDidChangeConnection(() => void status.refresh()),
     services.onDidSpend(() => void status.refresh()),
   );
@@ -34,12 +36,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   registerShellCommands(services, status, reg);
   registerAccountCommands(services, accountTree, reg);
+  reg('modelGateway.chat.new', () => chat.newConversation());
+  reg('modelGateway.chat.addContext', () => chat.addContext());
+  reg('modelGateway.chat.pickModel', () => chat.pickModel());
+  reg('modelGateway.topUp', () => {
+    const base = services.settings().baseUrl;
+    if (base) void vscode.env.openExternal(vscode.Uri.parse(base));
+  });
 
   // The first connection check loads the gateway bundle; it runs after activation returns.
   setTimeout(() => void status.refresh(), 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat } : undefined };
 }
 
 export function deactivate(): void {}

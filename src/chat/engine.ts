@@ -6,7 +6,8 @@ import { chatTools, toChatMessages, toMessagesRequest } from './wire';
 /** What the engine needs from the tools: their definitions and a runner. */
 export interface ToolRunner {
   definitions: readonly ToolDefinition[];
-  run(name: string, args: string, signal?: AbortSignal): Promise<ToolResult>;
+  /** `callId` ties an edit's approval to its tool card. */
+  run(name: string, args: string, signal?: AbortSignal, callId?: string): Promise<ToolResult>;
 }
 
 export type EngineEvent =
@@ -106,7 +107,7 @@ async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: Engine
     }
     c.status = kindOf(c.name) === 'write' ? 'awaiting-approval' : 'running';
     emit({ type: 'tool-update', call: c });
-    const r = await tools.run(c.name, c.args, o.signal);
+    const r = await tools.run(c.name, c.args, o.signal, c.id);
     c.result = r.content;
     c.isError = r.isError;
     c.status = r.isError ? (/^The person rejected/.test(r.content) ? 'rejected' : 'error') : 'done';

@@ -1,0 +1,83 @@
+import * as vscode from 'vscode';
+import type { Approver, ProposedEdit } from '../tools/workspaceTools';
+
+const SCHEME = 'model-gateway-proposal';
+
+interface Pending {
+  edit: ProposedEdit;
+  resolve: (accepted: boolean) => void;
+}
+
+/**
+ * Shows each proposed edit as a diff (`vscode.diff`: the file as it is, against the proposal) and
+ * waits for Accept or Reject from the chat panel. Stopping the turn, or closing the panel, counts
+ * as a rejection: nothing is written without a yes.
+ */
+export class DiffApprover implements Approver, vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly pending = new Map<string, Pending>();
+  private readonly contents = new Map<string, string>();
+  private readonly registration: vscode.Disposable;
+  private readonly changed = new vscode.EventEmitter<{ callId: string; path: string; kind: 'create' | 'edit' } | undefined>();
+  /** Fires when an approval is requested (with it) or settled (undefined). */
+  readonly onDidChangeApprovals = this.changed.event;
+  /** The tool call currently being approved; set by the engine's runner before each write. */
+  currentCallId: string | undefined;
+
+  constructor() {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, this);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? '';
+  }
+
+  list(): { callId: string; path: string; kind: 'create' | 'edit' }[] {
+    return [...this.pending.entries()].map(([callId, p]) => ({ callId, path: p.edit.path.display, kind: p.edit.kind }));
+  }
+
+  async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
+    const callId = this.currentCallId ?? `edit-${Date.now()}`;
+    const accepted = new Promise<boolean>((resolve) => {
+      this.pending.set(callId, { edit, resolve });
+      signal?.addEventListener('abort', () => this.settle(callId, false), { once: true });
+    });
+    this.changed.fire({ callId, path: edit.path.display, kind: edit.kind });
+    await this.showDiff(callId).catch(() => undefined);
+    return { accepted: await accepted };
+  }
+
+  async showDiff(callId: string): Promise<void> {
+    const p = this.pending.get(callId);
+    if (!p) return;
+    const name = p.edit.path.display;
+    const proposed = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/proposed/${name}` });
+    this.contents.set(proposed.path, p.edit.after);
+    let original: vscode.Uri;
+    if (p.edit.kind === 'edit') original = vscode.Uri.file(p.edit.path.abs);
+    else {
+      original = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/empty/${name}` });
+      this.contents.set(original.path, '');
+    }
+    await vscode.commands.executeCommand('vscode.diff', original, proposed, `${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (accept or reject in the chat)`, { preview: true });
+  }
+
+  settle(callId: string, accepted: boolean): boolean {
+    const p = this.pending.get(callId);
+    if (!p) return false;
+    this.pending.delete(callId);
+    for (const key of [...this.contents.keys()]) if (key.startsWith(`/${callId}/`)) this.contents.delete(key);
+    p.resolve(accepted);
+    this.changed.fire(undefined);
+    return true;
+  }
+
+  rejectAll(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, false);
+  }
+
+  dispose(): void {
+    this.rejectAll();
+    this.registration.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,455 @@
+import { existsSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import * as vscode from 'vscode';
+import { describeError } from '../shell/errors';
+import type { Services } from '../shell/services';
+import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
+import { DiffApprover } from './approvals';
+import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
+import { runTurn, type ToolRunner } from './engine';
+import { systemPrompt } from './prompt';
+import { FromWebview, type FixAction, type ToWebview, type ViewState } from './protocol';
+import { ConversationStore } from './store';
+
+const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
+
+function chatSettings() {
+  const c = vscode.workspace.getConfiguration('modelGateway.chat');
+  const ttl = c.get<string>('promptCacheTtl') === '1h' ? '1h' : '5m';
+  const steps = c.get<number>('maxToolSteps');
+  const price = c.get<number>('inputPricePerMillionTokens');
+  return {
+    pattern: c.get<string>('messagesFormatPattern') || '^claude',
+    maxSteps: typeof steps === 'number' && steps >= 1 && steps <= 200 ? Math.floor(steps) : 25,
+    cacheTtl: ttl as '5m' | '1h',
+    inputPrice: typeof price === 'number' && price >= 0 ? price : 3,
+    extraExcludes: (c.get<string[]>('toolExcludes') ?? []).filter((g) => typeof g === 'string'),
+  };
+}
+
+/** Globs of `files.exclude` and `search.exclude` that are switched on. */
+function excludeGlobs(): string[] {
+  const globs: string[] = [];
+  for (const key of ['files.exclude', 'search.exclude']) {
+    const map = vscode.workspace.getConfiguration().get<Record<string, unknown>>(key) ?? {};
+    for (const [glob, on] of Object.entries(map)) if (on === true) globs.push(glob);
+  }
+  return globs;
+}
+
+/** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
+function ripgrepPath(): string | undefined {
+  const root = vscode.env.appRoot;
+  for (const dir of ['node_modules', 'node_modules.asar.unpacked']) {
+    const p = join(root, dir, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+function fixesFor(turn: AssistantTurn, services: Services): FixAction[] {
+  const e = turn.error;
+  if (!e) return [];
+  switch (e.kind) {
+    case 'AuthenticationError':
+      return [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }];
+    case 'MissingCredentialError':
+      return services.settings().baseUrl ? [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }] : [{ title: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' }];
+    case 'PermissionDeniedError':
+      if (e.cause403 === 'balance') return [{ title: 'Top Up Balance', command: 'modelGateway.topUp' }];
+      if (e.cause403 === 'model') return [{ title: 'Pick Another Model', command: 'modelGateway.chat.pickModel' }];
+      return [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }, { title: 'Top Up Balance', command: 'modelGateway.topUp' }];
+    case 'ServiceUnavailableError':
+    case 'NotFoundError':
+      return [{ title: 'Pick Another Model', command: 'modelGateway.chat.pickModel' }];
+    case 'ConnectionError':
+    case 'TimeoutError':
+      return [{ title: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' }, { title: 'Show Log', command: 'modelGateway.showLog' }];
+    case 'RateLimitError':
+      return [];
+    default:
+      return [{ title: 'Show Log', command: 'modelGateway.showLog' }];
+  }
+}
+
+/**
+ * The chat: one conversation open at a time, persisted per workspace; turns run by the engine
+ * with the workspace tools; edits approved in the panel against a real diff.
+ */
+export class ChatController implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private conversation: Conversation | undefined;
+  private running: { abort: AbortController; turn: AssistantTurn } | undefined;
+  private models: string[] = [];
+  private readonly approver = new DiffApprover();
+  private readonly store: ConversationStore;
+  private readonly disposables: vscode.Disposable[] = [];
+  private lastTurnPost = 0;
+
+  constructor(
+    private readonly services: Services,
+    private readonly context: vscode.ExtensionContext,
+  ) {
+    const base = context.storageUri ?? context.globalStorageUri;
+    this.store = new ConversationStore(join(base.fsPath, 'conversations'));
+    this.disposables.push(
+      this.approver,
+      this.approver.onDidChangeApprovals((a) => {
+        if (a) this.post({ type: 'approval', ...a });
+      }),
+      services.onDidChangeConnection(() => {
+        this.models = [];
+        void this.pushState();
+      }),
+    );
+  }
+
+  // ---------- webview ----------
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    view.webview.html = this.html(view.webview);
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
+      view.onDidDispose(() => {
+        this.view = undefined;
+      }),
+    );
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 62)]).join('');
+    const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data:`,
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${uri('dist', 'codicons', 'codicon.css')}">
+<link rel="stylesheet" href="${uri('media', 'chat.css')}">
+<title>Model Gateway Chat</title></head>
+<body><div id="app"></div><script nonce="${nonce}" src="${uri('dist', 'webview.js')}"></script></body></html>`;
+  }
+
+  private post(m: ToWebview): void {
+    void this.view?.webview.postMessage(m);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = FromWebview.safeParse(raw);
+    if (!parsed.success) {
+      this.services.log.warn(`ignored a malformed message from the chat view: ${parsed.error.issues[0]?.message ?? ''}`);
+      return;
+    }
+    const m = parsed.data;
+    try {
+      switch (m.type) {
+        case 'ready':
+          return await this.pushState();
+        case 'send':
+          return await this.send(m.text, m.images, m.context);
+        case 'stop':
+          return this.stop();
+        case 'retry':
+          return await this.retry();
+        case 'new-conversation':
+          return await this.newConversation();
+        case 'open-conversation':
+          return await this.open(m.id);
+        case 'rename-conversation':
+          await this.store.rename(m.id, m.title);
+          if (this.conversation?.id === m.id) this.conversation.title = m.title;
+          return await this.pushState();
+        case 'delete-conversation':
+          await this.store.delete(m.id);
+          if (this.conversation?.id === m.id) this.conversation = undefined;
+          return await this.pushState();
+        case 'set-model':
+          await this.context.workspaceState.update('modelGateway.chat.model', m.model);
+          return await this.pushState();
+        case 'set-format':
+          await this.context.workspaceState.update(`modelGateway.chat.format:${this.currentModel()}`, m.format);
+          return await this.pushState();
+        case 'pick-images':
+          return await this.pickImages();
+        case 'add-context':
+          return await this.addContext();
+        case 'code-action':
+          return await this.codeAction(m.action, m.code, m.language);
+        case 'approval':
+          this.approver.settle(m.callId, m.accepted);
+          this.post({ type: 'approval-done', callId: m.callId });
+          return;
+        case 'show-diff':
+          return await this.approver.showDiff(m.callId);
+        case 'run-command':
+          return void (await vscode.commands.executeCommand(m.command));
+        case 'notice':
+          return void (m.level === 'error' ? vscode.window.showErrorMessage(m.text) : vscode.window.showInformationMessage(m.text));
+      }
+    } catch (err) {
+      this.services.log.error(`chat: ${m.type} failed`, err);
+      this.post({ type: 'notice', level: 'error', text: describeError(this.services, err).message });
+    }
+  }
+
+  // ---------- state ----------
+
+  private currentModel(): string {
+    const chosen = this.context.workspaceState.get<string>('modelGateway.chat.model');
+    return chosen || this.services.settings().defaultModels.chat || this.models[0] || '';
+  }
+
+  private formatChoice(model: string): FormatChoice {
+    return this.context.workspaceState.get<FormatChoice>(`modelGateway.chat.format:${model}`) ?? 'auto';
+  }
+
+  private toolsEnabled(): boolean {
+    return vscode.workspace.isTrusted && (vscode.workspace.workspaceFolders ?? []).some((f) => f.uri.scheme === 'file');
+  }
+
+  private async loadModels(): Promise<void> {
+    if (this.models.length > 0 || !this.services.isConfigured()) return;
+    try {
+      this.models = (await this.services.client().models.list()).map((m) => m.id).filter((id) => !NON_CHAT.test(id)).sort();
+    } catch (err) {
+      this.services.log.error('chat: could not list models', err);
+    }
+  }
+
+  async pushState(): Promise<void> {
+    await this.loadModels();
+    const model = this.currentModel();
+    const choice = this.formatChoice(model);
+    const conversations = await this.store.list();
+    const fixes: Record<string, FixAction[]> = {};
+    for (const t of this.conversation?.turns ?? []) if (t.role === 'assistant' && t.status === 'error') fixes[t.id] = fixesFor(t, this.services);
+    const state: ViewState = {
+      models: this.models,
+      model,
+      formatChoice: choice,
+      format: resolveFormat(model, choice, chatSettings().pattern),
+      toolsEnabled: this.toolsEnabled(),
+      configured: this.services.isConfigured(),
+      busy: !!this.running,
+      conversations: conversations.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt })),
+      conversation: this.conversation ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns } : undefined,
+      fixes,
+      pendingApprovals: this.approver.list(),
+    };
+    this.post({ type: 'state', state });
+  }
+
+  async newConversation(): Promise<void> {
+    if (this.running) this.stop();
+    this.conversation = undefined;
+    await this.pushState();
+  }
+
+  private async open(id: string): Promise<void> {
+    if (this.running) this.stop();
+    const c = await this.store.load(id);
+    if (!c) {
+      this.post({ type: 'notice', level: 'error', text: 'That conversation could not be read.' });
+      return;
+    }
+    // A turn left "streaming" by a crash is shown as stopped.
+    for (const t of c.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
+    this.conversation = c;
+    await this.pushState();
+  }
+
+  // ---------- turns ----------
+
+  stop(): void {
+    this.running?.abort.abort();
+    this.approver.rejectAll();
+  }
+
+  private async retry(): Promise<void> {
+    const c = this.conversation;
+    if (!c || this.running) return;
+    const last = c.turns[c.turns.length - 1];
+    if (last?.role === 'assistant') c.turns.pop();
+    const user = c.turns[c.turns.length - 1];
+    if (user?.role !== 'user') return;
+    c.turns.pop();
+    await this.send(user.text, user.images, user.context);
+  }
+
+  async send(text: string, images: ImageAttachment[], context: UserTurn['context']): Promise<void> {
+    if (this.running) return;
+    if (!this.services.isConfigured()) {
+      this.post({ type: 'notice', level: 'error', text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' });
+      return;
+    }
+    await this.loadModels();
+    const model = this.currentModel();
+    if (!model) {
+      this.post({ type: 'notice', level: 'error', text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' });
+      return;
+    }
+    const settings = chatSettings();
+    const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
+    const now = Date.now();
+    const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
+    const userTurn: UserTurn = { id: newId('u'), role: 'user', text, images, context, at: now };
+    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
+    conversation.turns.push(userTurn, turn);
+    conversation.updatedAt = now;
+    const abort = new AbortController();
+    this.running = { abort, turn };
+    // The question is on disk before the answer starts: a crash loses at most the turn in flight.
+    await this.store.save(conversation);
+    await this.pushState();
+
+    const tools = this.toolsEnabled() ? this.toolRunner() : undefined;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+    const editor = vscode.window.activeTextEditor;
+    const system = systemPrompt({
+      folders,
+      toolsEnabled: !!tools,
+      editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
+    });
+    let lastStepSaved = 0;
+    try {
+      await runTurn({
+        client: this.services.client(),
+        model,
+        format,
+        system,
+        history: conversation.turns.slice(0, -1),
+        turn,
+        tools,
+        maxSteps: settings.maxSteps,
+        cacheTtl: settings.cacheTtl,
+        inputPricePerMTok: settings.inputPrice,
+        signal: abort.signal,
+        onEvent: (e) => {
+          if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
+          else {
+            this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
+            if (e.type === 'step' && e.index > lastStepSaved) {
+              lastStepSaved = e.index;
+              void this.store.save(conversation);
+            }
+          }
+        },
+      });
+    } finally {
+      this.running = undefined;
+      this.approver.rejectAll();
+    }
+    conversation.updatedAt = Date.now();
+    await this.store.save(conversation);
+    this.post({ type: 'turn', turn, fixes: fixesFor(turn, this.services) });
+    await this.pushState();
+    if (turn.status === 'error' && turn.error) this.services.log.error(`chat turn failed (${turn.error.kind})`, turn.error.message);
+    if (turn.usage.output > 0) this.services.notifySpend();
+  }
+
+  /** Sends the turn's structure (tool cards, status); at most every 100 ms unless forced. */
+  private postTurn(turn: AssistantTurn, force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastTurnPost < 100) return;
+    this.lastTurnPost = now;
+    this.post({ type: 'turn', turn });
+  }
+
+  private toolRunner(): ToolRunner {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
+    const tools = WorkspaceTools.forFolders(folders, [...excludeGlobs(), ...chatSettings().extraExcludes], { approver: this.approver, rgPath: ripgrepPath() });
+    return {
+      definitions: TOOL_DEFINITIONS,
+      run: (name, args, signal, callId) => {
+        this.approver.currentCallId = callId;
+        return tools.run(name, args, signal);
+      },
+    };
+  }
+
+  // ---------- attachments and code actions ----------
+
+  private async pickImages(): Promise<void> {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: true, filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] }, title: 'Attach images' });
+    const images: ImageAttachment[] = [];
+    for (const uri of picked ?? []) {
+      const ext = extname(uri.fsPath).toLowerCase();
+      const mediaType = ext === '.png' ? 'image/png' : ext === '.webp' ? 'image/webp' : ext === '.jpg' || ext === '.jpeg' ? 'image/jpeg' : undefined;
+      if (!mediaType) continue;
+      const data = Buffer.from(await vscode.workspace.fs.readFile(uri));
+      if (data.length > 20 * 1024 * 1024) {
+        this.post({ type: 'notice', level: 'error', text: `${basename(uri.fsPath)} is over 20 MB.` });
+        continue;
+      }
+      images.push({ name: basename(uri.fsPath), mediaType, data: data.toString('base64'), detail: 'auto' });
+    }
+    if (images.length) this.post({ type: 'attach', images, context: [] });
+  }
+
+  /** Adds the selection, or the whole active file, as context. */
+  async addContext(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      this.post({ type: 'notice', level: 'info', text: 'Open a file (and select lines) to add it as context.' });
+      return;
+    }
+    const doc = editor.document;
+    const sel = editor.selection;
+    const path = vscode.workspace.asRelativePath(doc.uri);
+    const whole = sel.isEmpty;
+    const text = whole ? doc.getText() : doc.getText(sel);
+    if (text.length > 200_000) {
+      this.post({ type: 'notice', level: 'error', text: `${path} is too large to attach whole; select the part you need.` });
+      return;
+    }
+    const label = whole ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`;
+    this.post({ type: 'attach', images: [], context: [{ label, text, language: doc.languageId }] });
+    await vscode.commands.executeCommand('modelGateway.chat.focus');
+  }
+
+  private async codeAction(action: 'copy' | 'insert' | 'save', code: string, language?: string): Promise<void> {
+    if (action === 'copy') {
+      await vscode.env.clipboard.writeText(code);
+      this.post({ type: 'notice', level: 'info', text: 'Copied.' });
+    } else if (action === 'insert') {
+      const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+      if (!editor) {
+        const doc = await vscode.workspace.openTextDocument({ content: code, language });
+        await vscode.window.showTextDocument(doc);
+        return;
+      }
+      await editor.edit((b) => {
+        for (const s of editor.selections) b.replace(s, code);
+      });
+    } else {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, `snippet.${language || 'txt'}`) : undefined, title: 'Save code as a new file' });
+      if (!target) return;
+      await vscode.workspace.fs.writeFile(target, Buffer.from(code, 'utf8'));
+      await vscode.window.showTextDocument(target);
+    }
+  }
+
+  async pickModel(): Promise<void> {
+    this.models = [];
+    await this.loadModels();
+    const pick = await vscode.window.showQuickPick(this.models, { title: 'Chat model', placeHolder: this.currentModel() });
+    if (!pick) return;
+    await this.context.workspaceState.update('modelGateway.chat.model', pick);
+    await this.pushState();
+  }
+
+  dispose(): void {
+    this.stop();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The messages between the chat webview and the extension host, as zod/mini schemas (small
+ * enough for the browser bundle). The host validates everything the webview sends; the webview
+ * checks what it receives the same way.
+ */
+import * as z from 'zod/mini';
+
+const MAX_IMAGE_BASE64 = Math.ceil((20 * 1024 * 1024 * 4) / 3) + 4;
+
+export const ImageSchema = z.object({
+  name: z.string().check(z.maxLength(255)),
+  mediaType: z.enum(['image/png', 'image/jpeg', 'image/webp']),
+  data: z.string().check(z.maxLength(MAX_IMAGE_BASE64), z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
+  detail: z.enum(['auto', 'low', 'high']),
+});
+
+export const ContextSchema = z.object({
+  label: z.string().check(z.maxLength(500)),
+  text: z.string().check(z.maxLength(1024 * 1024)),
+  language: z.optional(z.string().check(z.maxLength(50))),
+});
+
+/** Commands an error card may run (never an arbitrary command id from the webview). */
+export const FIX_COMMANDS = [
+  'modelGateway.setApiKey',
+  'modelGateway.setAccessToken',
+  'modelGateway.setBaseUrl',
+  'modelGateway.topUp',
+  'modelGateway.chat.pickModel',
+  'modelGateway.showLog',
+  'modelGateway.openSettings',
+] as const;
+
+export const FromWebview = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({
+    type: z.literal('send'),
+    text: z.string().check(z.maxLength(200_000)),
+    images: z.array(ImageSchema).check(z.maxLength(10)),
+    context: z.array(ContextSchema).check(z.maxLength(20)),
+  }),
+  z.object({ type: z.literal('stop') }),
+  z.object({ type: z.literal('retry') }),
+  z.object({ type: z.literal('new-conversation') }),
+  z.object({ type: z.literal('open-conversation'), id: z.string() }),
+  z.object({ type: z.literal('rename-conversation'), id: z.string(), title: z.string().check(z.maxLength(200)) }),
+  z.object({ type: z.literal('delete-conversation'), id: z.string() }),
+  z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
+  z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages']) }),
+  z.object({ type: z.literal('pick-images') }),
+  z.object({ type: z.literal('add-context') }),
+  z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save']), code: z.string(), language: z.optional(z.string()) }),
+  z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean() }),
+  z.object({ type: z.literal('show-diff'), callId: z.string() }),
+  z.object({ type: z.literal('run-command'), command: z.enum(FIX_COMMANDS) }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string().check(z.maxLength(2000)) }),
+]);
+export type FromWebview = z.infer<typeof FromWebview>;
+
+export interface FixAction {
+  title: string;
+  command: (typeof FIX_COMMANDS)[number];
+}
+
+export interface ViewState {
+  models: string[];
+  model: string;
+  formatChoice: 'auto' | 'chat' | 'messages';
+  /** The format the current model uses. */
+  format: 'chat' | 'messages';
+  toolsEnabled: boolean;
+  configured: boolean;
+  busy: boolean;
+  conversations: { id: string; title: string; updatedAt: number }[];
+  conversation: { id: string; title: string; turns: unknown[] } | undefined;
+  /** For each errored turn id, the buttons that fix it. */
+  fixes: Record<string, FixAction[]>;
+  pendingApprovals: { callId: string; path: string; kind: 'create' | 'edit' }[];
+}
+
+export type ToWebview =
+  | { type: 'state'; state: ViewState }
+  | { type: 'text'; turnId: string; step: number; delta: string }
+  | { type: 'turn'; turn: unknown; fixes?: FixAction[] }
+  | { type: 'approval'; callId: string; path: string; kind: 'create' | 'edit' }
+  | { type: 'approval-done'; callId: string }
+  | { type: 'attach'; images: z.infer<typeof ImageSchema>[]; context: z.infer<typeof ContextSchema>[] }
+  | { type: 'notice'; level: 'info' | 'error'; text: string };

@@ -1,0 +1,580 @@
+import type { AssistantTurn, ContextAttachment, ImageAttachment, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
+import type { FixAction, FromWebview, ToWebview, ViewState } from '../chat/protocol';
+import { StreamingMarkdown } from './markdown';
+
+declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
+
+const vscode = acquireVsCodeApi();
+const post = (m: FromWebview) => vscode.postMessage(m);
+
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+/** Turns rendered at once; older ones come back with "Show earlier". */
+const DOM_TURN_CAP = 60;
+
+type Attrs = Record<string, string | boolean | undefined>;
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string | undefined | false)[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    if (k === 'text') el.textContent = String(v);
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const icon = (name: string) => h('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
+
+function button(label: string, attrs: Attrs = {}, iconName?: string): HTMLButtonElement {
+  const b = h('button', { type: 'button', ...attrs });
+  if (iconName) b.append(icon(iconName));
+  if (label) b.append(iconName ? ` ${label}` : label);
+  return b;
+}
+
+// ---------- layout ----------
+
+const app = document.getElementById('app')!;
+const titleEl = h('span', { class: 'title', id: 'title' });
+const historyButton = button('', { id: 'history', 'aria-label': 'Conversations', title: 'Conversations', 'aria-expanded': 'false' }, 'history');
+const newButton = button('', { id: 'new', 'aria-label': 'New conversation', title: 'New conversation' }, 'add');
+const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': 'Conversations', hidden: true });
+const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
+const formatSelect = h(
+  'select',
+  { id: 'format', 'aria-label': 'Wire format', title: 'Wire format' },
+  h('option', { value: 'auto', text: 'Format: auto' }),
+  h('option', { value: 'chat', text: 'Chat completions' }),
+  h('option', { value: 'messages', text: 'Messages (caching)' }),
+);
+const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': 'Attachments' });
+const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
+const input = h('textarea', { id: 'input', rows: '3', 'aria-label': 'Message', placeholder: 'Ask about your code… (Enter to send, Shift+Enter for a new line)' });
+const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
+const attachButton = button('', { id: 'attach', 'aria-label': 'Attach image', title: 'Attach image (PNG, JPEG or WEBP, up to 20 MB)' }, 'file-media');
+const contextButton = button('', { id: 'context', 'aria-label': 'Add the active file or selection', title: 'Add the active file or selection as context' }, 'file-code');
+const sendButton = button('Send', { id: 'send', class: 'primary', 'aria-label': 'Send' }, 'send');
+const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': 'Stop', hidden: true }, 'debug-stop');
+
+app.append(
+  h('header', { class: 'bar' }, historyButton, titleEl, newButton),
+  historyPanel,
+  messages,
+  h(
+    'footer',
+    { class: 'composer' },
+    h('div', { class: 'pickers' }, modelSelect, formatSelect),
+    chips,
+    notice,
+    input,
+    h('div', { class: 'actions' }, attachButton, fileInput, contextButton, h('span', { class: 'spacer' }), stopButton, sendButton),
+  ),
+);
+
+// ---------- state ----------
+
+let state: ViewState | undefined;
+let turns: (UserTurn | AssistantTurn)[] = [];
+let fixes: Record<string, FixAction[]> = {};
+let showAll = false;
+const pendingApprovals = new Set<string>();
+let images: ImageAttachment[] = [];
+let context: ContextAttachment[] = [];
+const views = new Map<string, TurnView>();
+
+const saved = (vscode.getState() ?? {}) as { draft?: string };
+input.value = saved.draft ?? '';
+
+function showNotice(text: string, level: 'info' | 'error' = 'error'): void {
+  notice.textContent = text;
+  notice.className = `notice ${level}`;
+  notice.hidden = false;
+  setTimeout(() => {
+    if (notice.textContent === text) notice.hidden = true;
+  }, 6000);
+}
+
+function nearBottom(): boolean {
+  return messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+}
+
+function scrollToEnd(force = false): void {
+  if (force || nearBottom()) messages.scrollTop = messages.scrollHeight;
+}
+
+// ---------- turns ----------
+
+function usageLine(t: AssistantTurn): string {
+  const u = t.usage;
+  if (!u || (u.input === 0 && u.output === 0)) return '';
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts = [`in ${n(u.input)}`, `out ${n(u.output)}`];
+  if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
+  if (t.savedDollars !== undefined && t.savedDollars !== 0) parts.push(`${t.savedDollars > 0 ? 'saved' : 'cache cost'} $${Math.abs(t.savedDollars).toFixed(4)}`);
+  return parts.join(' · ');
+}
+
+function mainArg(call: ToolCallRecord): string {
+  try {
+    const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
+    const v = a.path ?? a.pattern ?? a.query;
+    return typeof v === 'string' ? v : '';
+  } catch {
+    return '';
+  }
+}
+
+const STATUS_ICON: Record<string, string> = {
+  running: 'loading codicon-modifier-spin',
+  'awaiting-approval': 'question',
+  done: 'check',
+  error: 'error',
+  rejected: 'circle-slash',
+  'not-run': 'dash',
+};
+
+function truncate(s: string, n = 4000): string {
+  return s.length > n ? `${s.slice(0, n)}\n… (${s.length - n} more characters)` : s;
+}
+
+class TurnView {
+  readonly el: HTMLElement;
+  private readonly stepsEl = h('div', { class: 'steps' });
+  private readonly footer = h('div', { class: 'turn-footer' });
+  private readonly markdown: StreamingMarkdown[] = [];
+  private readonly toolEls: HTMLElement[] = [];
+  private countdown = 0;
+
+  constructor(private turn: AssistantTurn) {
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${turn.format === 'messages' ? 'messages' : 'chat completions'}` }), this.stepsEl, this.footer);
+    this.apply(turn);
+  }
+
+  private ensureStep(i: number, step: Step): void {
+    while (this.markdown.length <= i) {
+      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: 'Thinking' }), h('div', { class: 'thinking-text' }));
+      const text = h('div', { class: 'markdown' });
+      const tools = h('div', { class: 'tools' });
+      this.stepsEl.append(h('div', { class: 'step' }, thinking, text, tools));
+      const m = new StreamingMarkdown(text);
+      m.onRender = () => {
+        decorateCode(text);
+        scrollToEnd();
+      };
+      this.markdown.push(m);
+      this.toolEls.push(tools);
+    }
+    const m = this.markdown[i];
+    if (step.text.length > m.value.length && step.text.startsWith(m.value)) m.append(step.text.slice(m.value.length));
+    else if (step.text !== m.value) {
+      const fresh = new StreamingMarkdown(m.el, step.text);
+      fresh.onRender = m.onRender;
+      this.markdown[i] = fresh;
+    }
+    const thinkingEl = this.stepsEl.children[i]?.querySelector('.thinking') as HTMLDetailsElement | null;
+    if (thinkingEl && step.thinking) {
+      thinkingEl.hidden = false;
+      thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
+    }
+  }
+
+  appendText(step: number, delta: string): void {
+    this.turn.steps[step] ??= { text: '', toolCalls: [] };
+    this.turn.steps[step].text += delta;
+    this.ensureStep(step, this.turn.steps[step]);
+  }
+
+  apply(turn: AssistantTurn): void {
+    this.turn = turn;
+    turn.steps.forEach((s, i) => {
+      this.ensureStep(i, s);
+      this.renderTools(i, s.toolCalls);
+    });
+    if (turn.status !== 'streaming') for (const m of this.markdown) m.finish();
+    this.renderFooter();
+  }
+
+  private renderTools(i: number, calls: ToolCallRecord[]): void {
+    const box = this.toolEls[i];
+    box.replaceChildren(
+      ...calls.map((c) => {
+        const open = box.querySelector(`details[data-call="${CSS.escape(c.id)}"]`)?.hasAttribute('open');
+        const details = h(
+          'details',
+          { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
+          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', h('code', { text: mainArg(c) }), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
+          h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
+        );
+        if (c.status !== 'awaiting-approval' || !pendingApprovals.has(c.id)) return details;
+        return h(
+          'div',
+          { class: 'tool-wrap' },
+          details,
+          h(
+            'div',
+            { class: 'approval', role: 'group', 'aria-label': `Approve ${c.name} ${mainArg(c)}` },
+            h('span', { text: `Apply this change to ${mainArg(c)}?` }),
+            button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
+            button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
+            button('Show diff', { 'data-diff': c.id }, 'diff'),
+          ),
+        );
+      }),
+    );
+  }
+
+  private renderFooter(): void {
+    const t = this.turn;
+    clearInterval(this.countdown);
+    const parts: (Node | string)[] = [];
+    if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: 'Stopped — the answer above is partial.' }));
+    if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: 'Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.' }));
+    if (t.status === 'error' && t.error) {
+      const card = h('div', { class: 'error-card', role: 'alert' }, h('div', { class: 'error-text', text: t.error.message }));
+      const actions = h('div', { class: 'error-actions' });
+      for (const f of fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
+      const retry = button('Retry', { 'data-retry': 'true' }, 'refresh');
+      actions.append(retry);
+      card.append(actions);
+      if (t.error.retryAfterMs && t.error.retryAfterMs > 0) {
+        const until = t.at + t.error.retryAfterMs;
+        const wait = h('div', { class: 'countdown' });
+        const tick = () => {
+          const left = Math.ceil((until - Date.now()) / 1000);
+          retry.disabled = left > 0;
+          wait.textContent = left > 0 ? `Rate limited: you can retry in ${left} s.` : 'You can retry now.';
+          if (left <= 0) clearInterval(this.countdown);
+        };
+        tick();
+        this.countdown = window.setInterval(tick, 1000);
+        card.insertBefore(wait, actions);
+      }
+      parts.push(card);
+    }
+    const usage = usageLine(t);
+    if (usage) parts.push(h('div', { class: 'usage', text: usage }));
+    this.footer.replaceChildren(...parts);
+  }
+}
+
+function prettyJson(s: string): string {
+  try {
+    return JSON.stringify(JSON.parse(s), null, 2);
+  } catch {
+    return s;
+  }
+}
+
+/** Adds Copy / Insert / Save buttons to code blocks that do not have them yet. */
+function decorateCode(root: HTMLElement): void {
+  for (const pre of Array.from(root.querySelectorAll<HTMLPreElement>('pre.code'))) {
+    if (pre.parentElement?.classList.contains('code-block')) continue;
+    const wrap = h('div', { class: 'code-block' });
+    pre.replaceWith(wrap);
+    const lang = pre.dataset.lang || '';
+    wrap.append(
+      h(
+        'div',
+        { class: 'code-actions' },
+        h('span', { class: 'lang', text: lang }),
+        button('', { 'data-code': 'copy', 'aria-label': 'Copy code', title: 'Copy' }, 'copy'),
+        button('', { 'data-code': 'insert', 'aria-label': 'Insert at cursor', title: 'Insert at the cursor' }, 'insert'),
+        button('', { 'data-code': 'save', 'aria-label': 'Save as new file', title: 'Save as a new file' }, 'save-as'),
+      ),
+      pre,
+    );
+  }
+}
+
+function userView(t: UserTurn): HTMLElement {
+  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': 'Your message' }, h('div', { class: 'who', text: 'You' }), h('div', { class: 'user-text', text: t.text }));
+  if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: `${img.name} (detail ${img.detail})` }))));
+  if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
+  return el;
+}
+
+function renderConversation(): void {
+  views.clear();
+  const shown = showAll ? turns : turns.slice(-DOM_TURN_CAP);
+  const nodes: HTMLElement[] = [];
+  if (shown.length < turns.length) {
+    nodes.push(button(`Show ${turns.length - shown.length} earlier messages`, { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
+  }
+  for (const t of shown) {
+    if (t.role === 'user') nodes.push(userView(t));
+    else {
+      const v = new TurnView(t);
+      views.set(t.id, v);
+      nodes.push(v.el);
+    }
+  }
+  if (turns.length === 0) {
+    nodes.push(
+      h(
+        'div',
+        { class: 'empty' },
+        h('p', { text: state?.configured ? 'Ask anything about your code. The assistant can read, search and (with your approval) edit files in this workspace.' : 'Set the gateway URL and API key first (Model Gateway: Set API Key).' }),
+        state && !state.toolsEnabled ? h('p', { class: 'muted', text: 'Workspace tools are off: this workspace is not trusted or has no local folder.' }) : undefined,
+      ),
+    );
+  }
+  messages.replaceChildren(...nodes);
+  scrollToEnd(true);
+}
+
+function renderHistory(): void {
+  const list = state?.conversations ?? [];
+  historyPanel.replaceChildren(
+    h('div', { class: 'history-title', text: list.length ? 'Conversations' : 'No saved conversations yet' }),
+    ...list.map((c) => {
+      const row = h('div', { class: `history-row${c.id === state?.conversation?.id ? ' current' : ''}`, 'data-id': c.id });
+      row.append(
+        button(c.title, { class: 'history-open', 'data-open': c.id, title: new Date(c.updatedAt).toLocaleString() }),
+        button('', { 'data-rename': c.id, 'aria-label': `Rename ${c.title}`, title: 'Rename' }, 'edit'),
+        button('', { 'data-delete': c.id, 'aria-label': `Delete ${c.title}`, title: 'Delete' }, 'trash'),
+      );
+      return row;
+    }),
+  );
+}
+
+function renderChips(): void {
+  chips.replaceChildren(
+    ...images.map((img, i) => {
+      const detail = h('select', { 'aria-label': `Detail for ${img.name}`, 'data-detail': String(i) }, ...['auto', 'low', 'high'].map((d) => h('option', { value: d, text: `detail ${d}`, selected: d === img.detail })));
+      return h('span', { class: 'chip image' }, h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: '' }), ` ${img.name} `, detail, button('', { 'data-remove-image': String(i), 'aria-label': `Remove ${img.name}` }, 'close'));
+    }),
+    ...context.map((c, i) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label} `, button('', { 'data-remove-context': String(i), 'aria-label': `Remove ${c.label}` }, 'close'))),
+  );
+}
+
+function applyState(s: ViewState): void {
+  state = s;
+  fixes = s.fixes;
+  for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
+  titleEl.textContent = s.conversation?.title ?? 'New conversation';
+  modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
+  formatSelect.value = s.formatChoice;
+  formatSelect.title = `Wire format (now ${s.format === 'messages' ? 'messages' : 'chat completions'})`;
+  sendButton.hidden = s.busy;
+  stopButton.hidden = !s.busy;
+  contextButton.disabled = false;
+  turns = (s.conversation?.turns ?? []) as (UserTurn | AssistantTurn)[];
+  renderConversation();
+  renderHistory();
+}
+
+// ---------- input ----------
+
+function send(): void {
+  const text = input.value.trim();
+  if (!text && images.length === 0) return;
+  if (state?.busy) return;
+  post({ type: 'send', text, images, context });
+  input.value = '';
+  images = [];
+  context = [];
+  renderChips();
+  vscode.setState({ draft: '' });
+}
+
+async function addFiles(files: FileList | File[]): Promise<void> {
+  for (const f of Array.from(files)) {
+    if (f.type === 'image/gif') {
+      showNotice(`${f.name}: GIF images are not supported; use PNG, JPEG or WEBP.`);
+      continue;
+    }
+    if (!IMAGE_TYPES.includes(f.type)) {
+      showNotice(`${f.name}: only PNG, JPEG and WEBP images can be attached.`);
+      continue;
+    }
+    if (f.size > MAX_IMAGE_BYTES) {
+      showNotice(`${f.name} is ${(f.size / 1024 / 1024).toFixed(1)} MB; images are limited to 20 MB.`);
+      continue;
+    }
+    const data = await new Promise<string>((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(f);
+    });
+    images.push({ name: f.name || 'pasted image', mediaType: f.type as ImageAttachment['mediaType'], data, detail: 'auto' });
+  }
+  renderChips();
+}
+
+input.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    send();
+  }
+});
+input.addEventListener('input', () => vscode.setState({ draft: input.value }));
+input.addEventListener('paste', (e) => {
+  const files = Array.from(e.clipboardData?.files ?? []).filter((f) => f.type.startsWith('image/'));
+  if (files.length) {
+    e.preventDefault();
+    void addFiles(files);
+  }
+});
+const composer = app.querySelector('footer')!;
+composer.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  composer.classList.add('drop');
+});
+composer.addEventListener('dragleave', () => composer.classList.remove('drop'));
+composer.addEventListener('drop', (e) => {
+  e.preventDefault();
+  composer.classList.remove('drop');
+  if (e.dataTransfer?.files.length) void addFiles(e.dataTransfer.files);
+});
+fileInput.addEventListener('change', () => {
+  if (fileInput.files) void addFiles(fileInput.files).then(() => (fileInput.value = ''));
+});
+attachButton.addEventListener('click', () => fileInput.click());
+contextButton.addEventListener('click', () => post({ type: 'add-context' }));
+sendButton.addEventListener('click', send);
+stopButton.addEventListener('click', () => post({ type: 'stop' }));
+newButton.addEventListener('click', () => post({ type: 'new-conversation' }));
+modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
+formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' }));
+historyButton.addEventListener('click', () => {
+  historyPanel.hidden = !historyPanel.hidden;
+  historyButton.setAttribute('aria-expanded', String(!historyPanel.hidden));
+  if (!historyPanel.hidden) historyPanel.querySelector<HTMLButtonElement>('button')?.focus();
+});
+
+chips.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button');
+  if (!b) return;
+  if (b.dataset.removeImage) images.splice(Number(b.dataset.removeImage), 1);
+  if (b.dataset.removeContext) context.splice(Number(b.dataset.removeContext), 1);
+  renderChips();
+});
+chips.addEventListener('change', (e) => {
+  const s = e.target as HTMLSelectElement;
+  if (s.dataset.detail) images[Number(s.dataset.detail)].detail = s.value as ImageAttachment['detail'];
+});
+
+messages.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button');
+  if (!b) return;
+  if (b.dataset.code) {
+    const code = b.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+    const language = b.closest('.code-block')?.querySelector('pre')?.dataset.lang || undefined;
+    post({ type: 'code-action', action: b.dataset.code as 'copy' | 'insert' | 'save', code, language });
+  } else if (b.dataset.approve) {
+    post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true' });
+    b.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
+  } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
+  else if (b.dataset.command) post({ type: 'run-command', command: b.dataset.command as FixAction['command'] });
+  else if (b.dataset.retry) post({ type: 'retry' });
+  else if (b.dataset.earlier) {
+    showAll = true;
+    renderConversation();
+  }
+});
+
+historyPanel.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button');
+  if (!b) return;
+  if (b.dataset.open) {
+    post({ type: 'open-conversation', id: b.dataset.open });
+    historyPanel.hidden = true;
+  } else if (b.dataset.delete) {
+    if (b.dataset.confirm === 'true') post({ type: 'delete-conversation', id: b.dataset.delete });
+    else {
+      b.dataset.confirm = 'true';
+      b.classList.add('danger');
+      b.title = 'Click again to delete';
+      b.setAttribute('aria-label', 'Click again to delete');
+      setTimeout(() => {
+        b.dataset.confirm = '';
+        b.classList.remove('danger');
+      }, 3000);
+    }
+  } else if (b.dataset.rename) {
+    const row = b.closest('.history-row')!;
+    const current = row.querySelector('.history-open')?.textContent ?? '';
+    const field = h('input', { type: 'text', value: current, 'aria-label': 'New title', class: 'rename' });
+    row.replaceChildren(field);
+    field.focus();
+    field.select();
+    const done = (save: boolean) => {
+      if (save && field.value.trim()) post({ type: 'rename-conversation', id: b.dataset.rename!, title: field.value.trim() });
+      else renderHistory();
+    };
+    field.addEventListener('keydown', (k) => {
+      if (k.key === 'Enter') done(true);
+      if (k.key === 'Escape') done(false);
+    });
+    field.addEventListener('blur', () => done(true));
+  }
+});
+
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && state?.busy) post({ type: 'stop' });
+  if (e.key === 'Escape' && !historyPanel.hidden) historyPanel.hidden = true;
+});
+
+// ---------- messages from the host ----------
+
+window.addEventListener('message', (e: MessageEvent<ToWebview>) => {
+  const m = e.data;
+  switch (m.type) {
+    case 'state':
+      applyState(m.state);
+      break;
+    case 'text': {
+      const v = views.get(m.turnId);
+      v?.appendText(m.step, m.delta);
+      break;
+    }
+    case 'turn': {
+      const t = m.turn as AssistantTurn;
+      if (m.fixes) fixes[t.id] = m.fixes;
+      const i = turns.findIndex((x) => x.id === t.id);
+      if (i >= 0) turns[i] = t;
+      else turns.push(t);
+      const v = views.get(t.id);
+      if (v) v.apply(t);
+      else {
+        const nv = new TurnView(t);
+        views.set(t.id, nv);
+        messages.querySelector('.empty')?.remove();
+        messages.append(nv.el);
+      }
+      if (t.status !== 'streaming' && state) {
+        state.busy = false;
+        sendButton.hidden = false;
+        stopButton.hidden = true;
+      }
+      scrollToEnd();
+      break;
+    }
+    case 'approval': {
+      pendingApprovals.add(m.callId);
+      const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
+      if (owner) views.get(owner.id)?.apply(owner);
+      break;
+    }
+    case 'approval-done':
+      pendingApprovals.delete(m.callId);
+      break;
+    case 'attach':
+      images.push(...m.images);
+      context.push(...m.context);
+      renderChips();
+      input.focus();
+      break;
+    case 'notice':
+      showNotice(m.text, m.level);
+      break;
+  }
+});
+
+post({ type: 'ready' });
+input.focus();

@@ -1,0 +1,136 @@
+import DOMPurify from 'dompurify';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+import MarkdownIt from 'markdown-it';
+
+for (const [name, lang] of Object.entries({ bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, sql, typescript, xml, yaml })) {
+  hljs.registerLanguage(name, lang);
+}
+hljs.registerAliases(['sh', 'shell', 'zsh'], { languageName: 'bash' });
+hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
+hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' });
+hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
+hljs.registerAliases(['py'], { languageName: 'python' });
+hljs.registerAliases(['yml'], { languageName: 'yaml' });
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+}
+
+// Raw HTML in answers is shown as text (html: false); DOMPurify then checks the result again.
+const md = new MarkdownIt({
+  html: false,
+  linkify: true,
+  highlight(code, lang) {
+    const language = lang && hljs.getLanguage(lang) ? lang : undefined;
+    const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
+    return `<pre class="code" data-lang="${escapeHtml(lang || '')}"><code class="hljs">${body}</code></pre>`;
+  },
+});
+
+const PURIFY = {
+  ALLOWED_TAGS: [
+    'a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'li', 'ol', 'p', 'pre', 's', 'span',
+    'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'img',
+  ],
+  ALLOWED_ATTR: ['href', 'title', 'class', 'data-lang', 'alt', 'src', 'align', 'start'],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
+  ALLOW_DATA_ATTR: false,
+};
+
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A') {
+    node.setAttribute('rel', 'noreferrer noopener');
+    node.setAttribute('target', '_blank');
+  }
+});
+
+/** Markdown to sanitised HTML: no script, no event handler, no style, no javascript: link. */
+export function renderMarkdown(src: string): string {
+  return DOMPurify.sanitize(md.render(src), PURIFY) as string;
+}
+
+/**
+ * Renders a growing markdown text without re-rendering it whole on every chunk: text up to the
+ * last block boundary outside a code fence is rendered once and kept; only the open tail is
+ * rendered again, at most once per animation frame. `finish()` renders the whole text once, so
+ * the final result is exactly what a full render gives.
+ */
+export class StreamingMarkdown {
+  private text = '';
+  private committed = 0;
+  private scanFrom = 0;
+  private inFence = false;
+  private lastBoundary = 0;
+  private frame = 0;
+  private readonly done: HTMLElement;
+  private readonly tail: HTMLElement;
+  onRender?: () => void;
+
+  constructor(readonly el: HTMLElement, initial = '') {
+    this.done = document.createElement('div');
+    this.tail = document.createElement('div');
+    el.replaceChildren(this.done, this.tail);
+    if (initial) this.append(initial);
+  }
+
+  get value(): string {
+    return this.text;
+  }
+
+  append(delta: string): void {
+    this.text += delta;
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+  }
+
+  private scan(): void {
+    // Walk complete lines added since the last scan, tracking code fences and blank lines.
+    let pos = this.scanFrom;
+    for (;;) {
+      const nl = this.text.indexOf('\n', pos);
+      if (nl === -1) break;
+      const line = this.text.slice(pos, nl);
+      if (/^\s{0,3}(```|~~~)/.test(line)) this.inFence = !this.inFence;
+      else if (!this.inFence && line.trim() === '') this.lastBoundary = nl + 1;
+      pos = nl + 1;
+    }
+    this.scanFrom = pos;
+  }
+
+  private flush(): void {
+    this.frame = 0;
+    this.scan();
+    if (this.lastBoundary > this.committed) {
+      const block = document.createElement('div');
+      block.innerHTML = renderMarkdown(this.text.slice(this.committed, this.lastBoundary));
+      this.done.append(...Array.from(block.childNodes));
+      this.committed = this.lastBoundary;
+    }
+    this.tail.innerHTML = renderMarkdown(this.text.slice(this.committed));
+    this.onRender?.();
+  }
+
+  finish(): void {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.done.innerHTML = renderMarkdown(this.text);
+    this.tail.replaceChildren();
+    this.committed = this.text.length;
+    this.onRender?.();
+  }
+}
