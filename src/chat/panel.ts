@@ -85,6 +85,8 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private readonly store: ConversationStore;
   private readonly disposables: vscode.Disposable[] = [];
   private lastTurnPost = 0;
+  /** Set once the last conversation was restored (or a new one asked for). */
+  private startedFresh = false;
 
   constructor(
     private readonly services: Services,
@@ -226,6 +228,14 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   async pushState(): Promise<void> {
+    // After a reload, reopen the conversation the person was in.
+    if (!this.conversation && !this.startedFresh) {
+      const last = this.context.workspaceState.get<string>('modelGateway.chat.current');
+      if (last) this.conversation = await this.store.load(last);
+      this.startedFresh = true;
+      if (this.conversation) for (const t of this.conversation.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
+    }
+    await this.context.workspaceState.update('modelGateway.chat.current', this.conversation?.id);
     await this.loadModels();
     const model = this.currentModel();
     const choice = this.formatChoice(model);
@@ -251,6 +261,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   async newConversation(): Promise<void> {
     if (this.running) this.stop();
     this.conversation = undefined;
+    this.startedFresh = true;
     await this.pushState();
   }
 

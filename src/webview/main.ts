@@ -39,7 +39,6 @@ function button(label: string, attrs: Attrs = {}, iconName?: string): HTMLButton
 const app = document.getElementById('app')!;
 const titleEl = h('span', { class: 'title', id: 'title' });
 const historyButton = button('', { id: 'history', 'aria-label': 'Conversations', title: 'Conversations', 'aria-expanded': 'false' }, 'history');
-const newButton = button('', { id: 'new', 'aria-label': 'New conversation', title: 'New conversation' }, 'add');
 const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': 'Conversations', hidden: true });
 const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
 const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
@@ -60,7 +59,7 @@ const sendButton = button('Send', { id: 'send', class: 'primary', 'aria-label': 
 const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': 'Stop', hidden: true }, 'debug-stop');
 
 app.append(
-  h('header', { class: 'bar' }, historyButton, titleEl, newButton),
+  h('header', { class: 'bar' }, historyButton, titleEl),
   historyPanel,
   messages,
   h(
@@ -189,6 +188,7 @@ class TurnView {
 
   apply(turn: AssistantTurn): void {
     this.turn = turn;
+    this.el.dataset.status = turn.status;
     turn.steps.forEach((s, i) => {
       this.ensureStep(i, s);
       this.renderTools(i, s.toolCalls);
@@ -438,7 +438,6 @@ attachButton.addEventListener('click', () => fileInput.click());
 contextButton.addEventListener('click', () => post({ type: 'add-context' }));
 sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
-newButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
 formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' }));
 historyButton.addEventListener('click', () => {

@@ -78,9 +78,12 @@ function pathsIn(text: string): string[] {
   return found;
 }
 
+function quotedAll(text: string): string[] {
+  return [...text.matchAll(/"([^"]{1,2000})"|`([^`]{1,2000})`/g)].map((m) => m[1] ?? m[2]);
+}
+
 function quotedIn(text: string): string | undefined {
-  const m = /["'`]([^"'`]{1,200})["'`]/.exec(text);
-  return m?.[1];
+  return quotedAll(text)[0];
 }
 
 function argumentFor(prop: string, schema: JsonSchema, text: string, path: string | undefined): unknown {
@@ -102,6 +105,10 @@ function argumentFor(prop: string, schema: JsonSchema, text: string, path: strin
     case 'object':
       return {};
     default:
+      // replace-style tools: the first quoted string is the old text, the second the new one.
+      if (/^old|^search|^find/.test(lower)) return quotedAll(text)[0] ?? '';
+      if (/^new|^replace/.test(lower)) return quotedAll(text)[1] ?? quotedAll(text)[0] ?? '';
+      if (/content|text|body/.test(lower)) return quotedAll(text).at(-1) ?? text;
       if (/path|file|dir|folder/.test(lower)) return path ?? '.';
       if (/glob|pattern/.test(lower)) return quotedIn(text) ?? '**/*';
       if (/query|search|regex|text|keyword/.test(lower)) return quotedIn(text) ?? words(text).slice(-2).join(' ');

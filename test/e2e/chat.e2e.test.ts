@@ -1,0 +1,163 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { png } from '../emulator/media';
+import { GatewayEmulator } from '../emulator/server';
+import { EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+
+const ARTIFACTS = join(ROOT, 'test-results');
+
+describe('chat panel end to end (code-server, headless Chromium)', function () {
+  this.timeout(180_000);
+  let emu: GatewayEmulator;
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let workspace: string;
+
+  const chat = (): FrameLocator => page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
+  const lastAnswer = () => chat().locator('.turn.assistant').last();
+  const answerText = async () => (await lastAnswer().locator('.markdown').allInnerTexts()).join('\n');
+
+  async function openChat(): Promise<void> {
+    // Clicking the icon of an open container closes it: click only when it is not showing.
+    if (!(await page.locator('[id="workbench.view.extension.modelGateway"]').isVisible())) {
+      await page.locator('.activitybar [aria-label^="Model Gateway"]').first().click();
+    }
+    await chat().locator('#input').waitFor({ timeout: 60_000 });
+  }
+
+  let answersBefore = 0;
+
+  async function ask(text: string): Promise<void> {
+    answersBefore = await chat().locator('.turn.assistant').count();
+    const input = chat().locator('#input');
+    await input.fill(text);
+    await input.press('Enter');
+    await chat().locator('.turn.assistant').nth(answersBefore).waitFor({ timeout: 30_000 });
+  }
+
+  /** Waits until the answer to the last question has finished (done, stopped or failed). */
+  async function idle(): Promise<void> {
+    await chat().locator('.turn.assistant').nth(answersBefore).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 60_000 });
+    await chat().locator('#send').waitFor({ state: 'visible' });
+  }
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    emu = await GatewayEmulator.start();
+    workspace = sampleWorkspace();
+    server = await startCodeServer({
+      workspace,
+      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken },
+      settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' },
+    });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server);
+    await openChat();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    emu.faults.clear();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await emu?.close();
+  });
+
+  it('sends a message and the answer streams in, with its usage', async () => {
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 12 } });
+    await ask('Explain streaming in a few words #words=150');
+    await chat().locator('#stop').waitFor({ state: 'visible' });
+    await lastAnswer().locator('.markdown').first().waitFor();
+    const early = (await answerText()).length;
+    await page.waitForTimeout(400);
+    const later = (await answerText()).length;
+    assert.ok(later > early, `text grew while streaming (${early} → ${later})`);
+    await idle();
+    assert.match(await answerText(), /gpt-4o-mini\s+\(emulated\) read 1 message/);
+    assert.match(await lastAnswer().locator('.usage').innerText(), /^in \d[\d,]* · out \d/);
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-streamed.png') });
+  });
+
+  it('stop aborts mid-stream and keeps the partial answer, marked as stopped', async () => {
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 25 } });
+    await ask('A long answer please #words=600');
+    await chat().locator('#stop').waitFor({ state: 'visible' });
+    await lastAnswer().locator('.markdown').first().waitFor();
+    while ((await answerText()).length < 40) await page.waitForTimeout(50);
+    await chat().locator('#stop').click();
+    await lastAnswer().locator('.badge', { hasText: 'Stopped' }).waitFor();
+    await idle();
+    const kept = await answerText();
+    assert.ok(kept.length >= 40, 'the partial answer is kept');
+    assert.ok(kept.split(' ').length < 600, 'it was cut short');
+  });
+
+  it('attaches an image (and refuses a GIF with a clear message)', async () => {
+    const file = chat().locator('#file');
+    await file.setInputFiles({ name: 'anim.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a') });
+    await chat().locator('#notice', { hasText: 'GIF images are not supported' }).waitFor();
+    await file.setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png(32, 32, 5) });
+    await chat().locator('.chip', { hasText: 'pixel.png' }).waitFor();
+    await ask('What is in this picture?');
+    await idle();
+    assert.match(await answerText(), /I see 1 image attached/);
+    await chat().locator('.turn.user img[alt="pixel.png"]').last().waitFor();
+    const sent = emu.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: { content: unknown }[] };
+    const parts = sent.messages.at(-1)!.content as { type: string; image_url?: { url: string } }[];
+    assert.ok(parts.some((p) => p.type === 'image_url' && p.image_url!.url.startsWith('data:image/png;base64,')));
+  });
+
+  it('runs a tool-using turn that reads a file', async () => {
+    await ask('Please read the file README.md');
+    await idle();
+    const card = lastAnswer().locator('details.tool').first();
+    assert.match(await card.locator('summary').innerText(), /read_file\s+README\.md\s+done/);
+    assert.match(await answerText(), /From the tool results \(1\)/);
+    assert.match(await answerText(), /Sample project/);
+  });
+
+  it('applies an edit when it is accepted (the file changes) after showing the diff', async () => {
+    await ask('Use replace_in_file on src/math.ts to replace "a + b" with "b + a"');
+    const accept = lastAnswer().locator('.approval button', { hasText: 'Accept' });
+    await accept.waitFor({ timeout: 60_000 });
+    await page.locator('.tab', { hasText: 'math.ts' }).first().waitFor({ timeout: 30_000 });
+    // The diff shows the file as it is against the proposal.
+    await page.locator('.monaco-diff-editor .modified .view-line', { hasText: 'b + a' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-diff-editor .original .view-line', { hasText: 'a + b' }).first().waitFor();
+    assert.equal(await chat().locator('#send').isVisible(), false, 'Send is hidden while a turn runs');
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-approval.png') });
+    await accept.click();
+    await idle();
+    assert.match(readFileSync(join(workspace, 'src', 'math.ts'), 'utf8'), /b \+ a/);
+    assert.match(await lastAnswer().locator('details.tool summary').first().innerText(), /replace_in_file\s+src\/math\.ts\s+done/);
+  });
+
+  it('leaves the file alone when an edit is rejected, and tells the model', async () => {
+    await ask('Use create_file to make notes.md with the content "hello notes"');
+    const reject = lastAnswer().locator('.approval button', { hasText: 'Reject' });
+    await reject.waitFor({ timeout: 60_000 });
+    await reject.click();
+    await idle();
+    assert.equal(existsSync(join(workspace, 'notes.md')), false);
+    assert.match(await lastAnswer().locator('details.tool summary').first().innerText(), /create_file\s+notes\.md\s+rejected/);
+    assert.match(await answerText(), /rejected the new file notes\.md/);
+  });
+
+  it('finds the conversation again after the window reloads', async () => {
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await openChat();
+    await chat().locator('.turn.user', { hasText: 'Please read the file README.md' }).waitFor({ timeout: 30_000 });
+    await chat().locator('#history').click();
+    const rows = chat().locator('.history-open');
+    await rows.first().waitFor();
+    assert.match(await rows.first().innerText(), /Explain streaming in a few words/);
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-after-reload.png') });
+  });
+});
