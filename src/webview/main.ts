@@ -274,7 +274,8 @@ function decorateCode(root: HTMLElement): void {
     if (pre.parentElement?.classList.contains('code-block')) continue;
     const wrap = h('div', { class: 'code-block' });
     pre.replaceWith(wrap);
-    const lang = pre.dataset.lang || '';
+    const lang = /\blanguage-([\w+#-]+)/.exec(pre.className)?.[1] ?? '';
+    pre.dataset.lang = lang;
     wrap.append(
       h(
         'div',

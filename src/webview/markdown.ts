@@ -39,7 +39,8 @@ const md = new MarkdownIt({
   highlight(code, lang) {
     const language = lang && hljs.getLanguage(lang) ? lang : undefined;
     const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
-    return `<pre class="code" data-lang="${escapeHtml(lang || '')}"><code class="hljs">${body}</code></pre>`;
+    const tag = (lang || '').replace(/[^\w+#-]/g, '').slice(0, 30);
+    return `<pre class="code${tag ? ` language-${tag}` : ''}"><code class="hljs">${body}</code></pre>`;
   },
 });
 
@@ -48,7 +49,7 @@ const PURIFY = {
     'a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'li', 'ol', 'p', 'pre', 's', 'span',
     'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'img',
   ],
-  ALLOWED_ATTR: ['href', 'title', 'class', 'data-lang', 'alt', 'src', 'align', 'start'],
+  ALLOWED_ATTR: ['href', 'title', 'class', 'alt', 'src', 'align', 'start'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
   ALLOW_DATA_ATTR: false,
 };
