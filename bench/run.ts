@@ -1,7 +1,9 @@
 // `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCacheBench } from './cache';
 import { runEmbeddingBench } from './embeddings';
+import { runRenderBench } from './render';
 import { runSseBench, type SseBenchResult } from './sse';
 
 function printSse(results: SseBenchResult[]): string[] {
@@ -29,20 +31,42 @@ function printSse(results: SseBenchResult[]): string[] {
 }
 
 async function main(): Promise<void> {
+  // `npm run bench -- sse render` runs some benchmarks only.
+  const only = process.argv.slice(2);
+  const want = (name: string) => only.length === 0 || only.includes(name);
   console.log(`Model Gateway benchmarks — node ${process.version}, ${process.platform}/${process.arch}`);
-  const sse = await runSseBench();
-  for (const l of printSse(sse)) console.log(l);
-  const embeddings = await runEmbeddingBench();
-  console.log(`\nEmbeddings over loopback: ${embeddings.inputs} inputs, dimension ${embeddings.dimensions}, emulator in its own process`);
-  for (const r of embeddings.runs) {
-    console.log(
-      `  wire ${r.wire.padEnd(6)} batches of ${r.batchSize}, ${r.concurrency} in flight: ${r.ms.toFixed(0).padStart(6)} ms  ` +
-        `${r.inputsPerSecond.toFixed(0).padStart(6)} inputs/s  ${r.requests} requests`,
-    );
+  const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
+  if (want('sse')) {
+    results.sse = await runSseBench();
+    for (const l of printSse(results.sse as SseBenchResult[])) console.log(l);
+  }
+  if (want('embeddings')) {
+    const embeddings = await runEmbeddingBench();
+    results.embeddings = embeddings;
+    console.log(`\nEmbeddings over loopback: ${embeddings.inputs} inputs, dimension ${embeddings.dimensions}, emulator in its own process`);
+    for (const r of embeddings.runs) {
+      console.log(
+        `  wire ${r.wire.padEnd(6)} batches of ${r.batchSize}, ${r.concurrency} in flight: ${r.ms.toFixed(0).padStart(6)} ms  ` +
+          `${r.inputsPerSecond.toFixed(0).padStart(6)} inputs/s  ${r.requests} requests`,
+      );
+    }
+  }
+  if (want('render')) {
+    const render = await runRenderBench();
+    results.render = render;
+    console.log(`\nStreaming a ${render.tokens}-token answer into the chat panel (headless Chromium, 8 tokens per frame; CDP TaskDuration)`);
+    for (const r of render.runs) console.log(`  ${r.name.padEnd(34)} main thread ${r.mainThreadMs.toFixed(0).padStart(6)} ms = ${r.msPer1000Tokens.toFixed(1).padStart(6)} ms per 1,000 tokens  (wall ${r.wallMs} ms)`);
+    if (render.runs.length === 2) console.log(`  => incremental rendering uses ${(render.runs[1].mainThreadMs / render.runs[0].mainThreadMs).toFixed(1)}x less main-thread time`);
+  }
+  if (want('cache')) {
+    const cache = await runCacheBench();
+    results.cache = cache;
+    console.log(`\nPrompt caching, messages format, ${cache.steps}-step tool conversation (${cache.requests} requests) on the emulator`);
+    console.log(`  input ${cache.inputTokens} tokens, read from cache ${cache.cacheRead}, written ${cache.cacheWrite}: cache-read share ${(cache.share * 100).toFixed(1)}% (target ≥ 80%: ${cache.share >= 0.8 ? 'met' : 'NOT met'}); saved $${cache.savedDollarsAt3PerM.toFixed(4)} at $3/M input`);
   }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, sse, embeddings }, null, 2));
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
 }
 
 main().catch((err) => {

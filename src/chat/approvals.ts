@@ -68,7 +68,16 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
     for (const key of [...this.contents.keys()]) if (key.startsWith(`/${callId}/`)) this.contents.delete(key);
     p.resolve(accepted);
     this.changed.fire(undefined);
+    void this.closeDiff(callId);
     return true;
+  }
+
+  /** Closes the proposal's diff tab once the decision is made. */
+  private async closeDiff(callId: string): Promise<void> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === SCHEME && t.input.modified.path.startsWith(`/${callId}/`));
+    if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
   }
 
   rejectAll(): void {

@@ -153,19 +153,7 @@ class TurnView {
   }
 
   private ensureStep(i: number, step: Step): void {
-    while (this.markdown.length <= i) {
-      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: 'Thinking' }), h('div', { class: 'thinking-text' }));
-      const text = h('div', { class: 'markdown' });
-      const tools = h('div', { class: 'tools' });
-      this.stepsEl.append(h('div', { class: 'step' }, thinking, text, tools));
-      const m = new StreamingMarkdown(text);
-      m.onRender = () => {
-        decorateCode(text);
-        scrollToEnd();
-      };
-      this.markdown.push(m);
-      this.toolEls.push(tools);
-    }
+    this.ensureStructure(i);
     const m = this.markdown[i];
     if (step.text.length > m.value.length && step.text.startsWith(m.value)) m.append(step.text.slice(m.value.length));
     else if (step.text !== m.value) {
@@ -180,10 +168,28 @@ class TurnView {
     }
   }
 
+  private ensureStructure(i: number): void {
+    while (this.markdown.length <= i) {
+      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: 'Thinking' }), h('div', { class: 'thinking-text' }));
+      const text = h('div', { class: 'markdown' });
+      const tools = h('div', { class: 'tools' });
+      this.stepsEl.append(h('div', { class: 'step' }, thinking, text, tools));
+      const m = new StreamingMarkdown(text);
+      m.onRender = () => {
+        decorateCode(text);
+        scrollToEnd();
+      };
+      this.markdown.push(m);
+      this.toolEls.push(tools);
+    }
+  }
+
+  /** A streamed delta goes straight to the step's renderer (no comparison of the whole text). */
   appendText(step: number, delta: string): void {
     this.turn.steps[step] ??= { text: '', toolCalls: [] };
     this.turn.steps[step].text += delta;
-    this.ensureStep(step, this.turn.steps[step]);
+    this.ensureStructure(step);
+    this.markdown[step].append(delta);
   }
 
   apply(turn: AssistantTurn): void {

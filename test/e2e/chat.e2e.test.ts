@@ -145,8 +145,27 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await reject.click();
     await idle();
     assert.equal(existsSync(join(workspace, 'notes.md')), false);
+    await page.locator('.tab', { hasText: 'notes.md' }).waitFor({ state: 'detached', timeout: 10_000 });
     assert.match(await lastAnswer().locator('details.tool summary').first().innerText(), /create_file\s+notes\.md\s+rejected/);
     assert.match(await answerText(), /rejected the new file notes\.md/);
+  });
+
+  it('shows gateway errors in the conversation with the action that fixes them, and a 429 countdown', async () => {
+    emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 403, body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } } } });
+    await ask('Will this work?');
+    await idle();
+    const card = lastAnswer().locator('.error-card');
+    assert.match(await card.innerText(), /top up the balance/i);
+    await card.locator('button', { hasText: 'Top Up Balance' }).waitFor();
+    await card.locator('button', { hasText: 'Retry' }).waitFor();
+
+    emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 429, retryAfter: '90' } });
+    await ask('And now?');
+    await idle();
+    const limited = lastAnswer().locator('.error-card');
+    await limited.locator('.countdown', { hasText: /you can retry in (8\d|90) s/ }).waitFor();
+    assert.equal(await limited.locator('button', { hasText: 'Retry' }).isDisabled(), true, 'Retry waits for the countdown');
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-errors.png') });
   });
 
   it('finds the conversation again after the window reloads', async () => {
