@@ -18,6 +18,8 @@ const targets = [
     target: 'node20',
     external: ['vscode', './gateway.js'],
     minify: production,
+    // Error classes are told apart by name (err.name) across bundles: keep names when minifying.
+    keepNames: true,
     sourcemap: !production,
     logLevel: 'warning',
   },
@@ -30,6 +32,7 @@ const targets = [
     target: 'node20',
     external: ['vscode'],
     minify: production,
+    keepNames: true,
     sourcemap: !production,
     logLevel: 'warning',
   },

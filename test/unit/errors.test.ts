@@ -234,3 +234,18 @@ describe('transport details', () => {
     assert.equal(parseRetryAfter({}), undefined);
   });
 });
+
+describe('error names survive the production build', () => {
+  it('keeps every error class name in the minified client bundle (the UI tells errors apart by name)', async () => {
+    const { build } = await import('esbuild');
+    const out = await build({ entryPoints: ['src/gateway-entry.ts'], bundle: true, platform: 'node', format: 'cjs', minify: true, keepNames: true, write: false, external: ['vscode'] });
+    const mod = { exports: {} as Record<string, unknown> };
+    new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, require);
+    const gw = mod.exports as Record<string, new (...args: never[]) => Error>;
+    for (const name of ['PermissionDeniedError', 'AuthenticationError', 'RateLimitError', 'ServiceUnavailableError', 'ConnectionError', 'AbortError', 'StreamError', 'AccountApiError']) {
+      assert.equal(gw[name].name, name);
+    }
+    const e = new (gw.PermissionDeniedError as unknown as new (s: number, a: string, b: string, c: string) => Error)(403, 'x', 'y', 'balance');
+    assert.equal(e.name, 'PermissionDeniedError');
+  });
+});
