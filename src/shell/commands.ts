@@ -31,17 +31,12 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
   });
 
   reg('modelGateway.setApiKey', async (arg?: unknown) => {
-    const key =
-      typeof arg === 'string'
-        ? arg
-        : await vscode.window.showInputBox({
-            title: 'Model Gateway: API Key',
-            prompt: 'Your gateway API key (stored in the OS keychain via VS Code secret storage, never in settings)',
-            placeHolder: 'sk-…',
-            password: true,
-            ignoreFocusOut: true,
-            validateInput: (v) => (v.trim().length < 8 ? 'That is too short to be an API key' : undefined),
-          });
+    const key = await askSecret(arg, {
+      title: 'Model Gateway: API Key',
+      prompt: 'Your gateway API key (stored in the OS keychain via VS Code secret storage, never in settings)',
+      placeHolder: 'sk-…',
+      what: 'an API key',
+    });
     if (!key) return false;
     await services.credentials.setApiKey(key);
     services.log.info('API key saved to secret storage');
@@ -53,16 +48,11 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
   });
 
   reg('modelGateway.setAccessToken', async (arg?: unknown) => {
-    const token =
-      typeof arg === 'string'
-        ? arg
-        : await vscode.window.showInputBox({
-            title: 'Model Gateway: System Access Token',
-            prompt: "The account's system access token (gateway console → account settings); it manages keys and reads the balance",
-            password: true,
-            ignoreFocusOut: true,
-            validateInput: (v) => (v.trim().length < 8 ? 'That is too short to be an access token' : undefined),
-          });
+    const token = await askSecret(arg, {
+      title: 'Model Gateway: System Access Token',
+      prompt: "The account's system access token (gateway console → account settings); it manages keys and reads the balance",
+      what: 'an access token',
+    });
     if (!token) return false;
     await services.credentials.setAccessToken(token);
     services.log.info('System access token saved to secret storage');
@@ -109,6 +99,19 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
 
   reg('modelGateway.refreshStatus', () => status.refresh());
   reg('modelGateway.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway'));
+}
+
+/** The value passed to the command, or one typed in a password box. */
+async function askSecret(arg: unknown, o: { title: string; prompt: string; placeHolder?: string; what: string }): Promise<string | undefined> {
+  if (typeof arg === 'string') return arg;
+  return vscode.window.showInputBox({
+    title: o.title,
+    prompt: o.prompt,
+    placeHolder: o.placeHolder,
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim().length < 8 ? `That is too short to be ${o.what}` : undefined),
+  });
 }
 
 /** GET /v1/models with the current key; true when it is valid. */
