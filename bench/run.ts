@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { runCacheBench } from './cache';
 import { runEmbeddingBench } from './embeddings';
 import { runRenderBench } from './render';
+import { runVectorBench } from './vectors';
 import { runSseBench, type SseBenchResult } from './sse';
 
 function printSse(results: SseBenchResult[]): string[] {
@@ -63,6 +64,15 @@ async function main(): Promise<void> {
     results.cache = cache;
     console.log(`\nPrompt caching, messages format, ${cache.steps}-step tool conversation (${cache.requests} requests) on the emulator`);
     console.log(`  input ${cache.inputTokens} tokens, read from cache ${cache.cacheRead}, written ${cache.cacheWrite}: cache-read share ${(cache.share * 100).toFixed(1)}% (target ≥ 80%: ${cache.share >= 0.8 ? 'met' : 'NOT met'}); saved $${cache.savedDollarsAt3PerM.toFixed(4)} at $3/M input`);
+  }
+  if (want('vectors')) {
+    const v = await runVectorBench();
+    results.vectors = v;
+    console.log(`\nVector search: top-10 over ${v.n.toLocaleString('en-US')} x ${v.dim} (clustered synthetic vectors, 30 queries, median)`);
+    console.log(`  build from stored vectors: ${v.buildMs.toFixed(0)} ms (target < 2 s); memory ${v.bytesPerVector} bytes per vector`);
+    for (const o of v.ours) console.log(`  ours, ${o.candidates} candidates re-scored: ${o.medianMs.toFixed(2)} ms, recall@10 ${o.recall.toFixed(3)} (targets ≤ 10 ms, ≥ 0.99: ${o.medianMs <= 10 && o.recall >= 0.99 ? 'met' : 'NOT met'})`);
+    console.log(`  plain Float32Array loop (exact): ${v.plainLoopMedianMs.toFixed(1)} ms`);
+    if (v.vectra10k) console.log(`  vectra at 10,000 vectors: insert ${(v.vectra10k.insertMs / 1000).toFixed(1)} s, query ${v.vectra10k.medianMs.toFixed(2)} ms vs ours ${v.vectra10k.oursMedianMs.toFixed(2)} ms: ours ${v.vectra10k.ratio.toFixed(1)}x faster`);
   }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });

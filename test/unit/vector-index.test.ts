@@ -1,0 +1,71 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { VectorIndex } from '../../src/search/vectorIndex';
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function dataset(n: number, dim: number, seed = 3) {
+  const r = rng(seed);
+  const g = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+  const centroids = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, g));
+  const data = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) {
+    const c = centroids[i % 20];
+    for (let d = 0; d < dim; d++) data[i * dim + d] = c[d] + 0.7 * g();
+  }
+  return { data, query: (i: number) => Float32Array.from(data.subarray(i * dim, (i + 1) * dim), (v) => v + 0.2 * g()) };
+}
+
+function bruteForce(data: Float32Array, dim: number, q: Float32Array, k: number): number[] {
+  const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  const qn = norm(q);
+  const scores: [number, number][] = [];
+  for (let r = 0; r < data.length / dim; r++) {
+    const v = data.subarray(r * dim, (r + 1) * dim);
+    scores.push([r, v.reduce((s, x, i) => s + x * q[i], 0) / (norm(v) * qn)]);
+  }
+  return scores.sort((a, b) => b[1] - a[1]).slice(0, k).map(([r]) => r);
+}
+
+describe('vector index', () => {
+  it('finds the same top 10 as brute-force cosine search, with cosine scores', () => {
+    const dim = 256;
+    const { data, query } = dataset(3000, dim);
+    const index = VectorIndex.fromVectors(data, dim);
+    let hits = 0;
+    for (let i = 0; i < 20; i++) {
+      const q = query(i * 37);
+      const expected = bruteForce(data, dim, q, 10);
+      const got = index.search(q, 10, 300);
+      hits += got.filter((h) => expected.includes(h.row)).length;
+      assert.ok(got[0].score <= 1.000001 && got[0].score >= got[9].score);
+    }
+    assert.ok(hits / 200 >= 0.99, `recall ${hits / 200}`);
+  });
+
+  it('adds and removes vectors; removed rows are never returned', () => {
+    const dim = 64;
+    const { data, query } = dataset(500, dim, 9);
+    const index = new VectorIndex(dim, 4);
+    for (let r = 0; r < 500; r++) index.add(data.subarray(r * dim, (r + 1) * dim));
+    index.recentre();
+    const q = query(42);
+    const first = index.search(q, 5, 50);
+    assert.equal(first[0].row, 42);
+    index.remove(42);
+    const after = index.search(q, 5, 50);
+    assert.ok(!after.some((h) => h.row === 42));
+    assert.throws(() => index.add(new Float32Array(3)), /3 dimensions, the index 64/);
+  });
+
+  it('keeps the committed WebAssembly in step with its source', () => {
+    const r = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  });
+});
