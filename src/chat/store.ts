@@ -14,7 +14,7 @@ export interface ConversationSummary {
 /** The few file operations the store needs; writes must be atomic. */
 export interface StoreFs {
   read(path: string): Promise<string | undefined>;
-  writeAtomic(path: string, text: string): Promise<void>;
+  writeAtomic(path: string, data: string | Uint8Array): Promise<void>;
   remove(path: string): Promise<void>;
   list(dir: string): Promise<string[]>;
   mkdirp(dir: string): Promise<void>;
@@ -23,10 +23,10 @@ export interface StoreFs {
 /** Node's file system: write to a temporary file, then rename over the target (atomic on POSIX). */
 export const nodeFs: StoreFs = {
   read: (p) => readFile(p, 'utf8').catch(() => undefined),
-  writeAtomic: async (p, text) => {
+  writeAtomic: async (p, data) => {
     const tmp = `${p}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, text, 'utf8');
+      await writeFile(tmp, data);
       await rename(tmp, p);
     } catch (err) {
       await rm(tmp, { force: true });

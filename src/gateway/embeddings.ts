@@ -87,7 +87,8 @@ export class Embeddings {
 
   /**
    * Embeds many texts in batches with a bounded number of requests in flight (retries come from
-   * the client). Results are in input order; the first failure aborts the rest.
+   * the client). Results are in input order; the first failure (or an abort) stops the rest, and
+   * the error's `partial` holds what finished.
    */
   async createBatched(model: string, texts: readonly string[], opts: BatchOptions = {}): Promise<{ vectors: Float32Array[]; requests: number; promptTokens: number }> {
     const batchSize = Math.max(1, Math.min(2048, opts.batchSize ?? 128));
@@ -118,6 +119,8 @@ export class Embeddings {
       await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
     } catch (err) {
       inner.abort();
+      // Finished batches are not lost: the error carries them (missing entries are undefined).
+      if (err instanceof GatewayError) err.partial = { vectors, requests, promptTokens };
       throw err;
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);

@@ -114,6 +114,26 @@ export const TOOL_DEFINITIONS: ToolDefinition[] = [
   },
 ];
 
+/** Walks the workspace folders, skipping ignored folders early; yields files relative to their folder. */
+export async function* walkWorkspace(guard: PathGuard): AsyncGenerator<{ folder: WorkspaceFolderPath; rel: string; abs: string }> {
+  for (const folder of guard.folders) {
+    const queue: string[] = [''];
+    while (queue.length > 0) {
+      const relDir = queue.shift()!;
+      const absDir = join(folder.path, relDir);
+      const entries = await readdir(absDir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+        const rel = relDir ? `${relDir}/${e.name}` : e.name;
+        const abs = join(absDir, e.name);
+        if (e.isSymbolicLink()) continue;
+        if (await guard.isIgnored({ folder, rel, abs }, e.isDirectory())) continue;
+        if (e.isDirectory()) queue.push(rel);
+        else if (e.isFile()) yield { folder, rel, abs };
+      }
+    }
+  }
+}
+
 export function toolKind(name: string): 'read' | 'write' {
   return TOOL_DEFINITIONS.find((t) => t.name === name)?.kind ?? 'read';
 }
@@ -244,24 +264,8 @@ export class WorkspaceTools {
     return [head, ...shown].join('\n');
   }
 
-  /** Walks the workspace, skipping ignored folders early; yields files relative to their folder. */
-  private async *walk(): AsyncGenerator<{ folder: WorkspaceFolderPath; rel: string; abs: string }> {
-    for (const folder of this.guard.folders) {
-      const queue: string[] = [''];
-      while (queue.length > 0) {
-        const relDir = queue.shift()!;
-        const absDir = join(folder.path, relDir);
-        const entries = await readdir(absDir, { withFileTypes: true }).catch(() => []);
-        for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-          const rel = relDir ? `${relDir}/${e.name}` : e.name;
-          const abs = join(absDir, e.name);
-          if (e.isSymbolicLink()) continue;
-          if (await this.guard.isIgnored({ folder, rel, abs }, e.isDirectory())) continue;
-          if (e.isDirectory()) queue.push(rel);
-          else if (e.isFile()) yield { folder, rel, abs };
-        }
-      }
-    }
+  private walk() {
+    return walkWorkspace(this.guard);
   }
 
   async findFiles(pattern: string, max?: number): Promise<string> {

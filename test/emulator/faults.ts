@@ -78,8 +78,6 @@ export class SseWriter {
   }
 
   async start(): Promise<void> {
-    const slow = this.faults.find((f) => f.kind === 'slowFirstByte');
-    if (slow && slow.kind === 'slowFirstByte') await sleep(slow.ms);
     if (this.res.destroyed) return;
     this.res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',

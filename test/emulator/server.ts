@@ -256,6 +256,10 @@ export class GatewayEmulator {
       req.socket.destroy();
       return;
     }
+    // A slow first byte applies to every route (streams wait in the same place, before their head).
+    const slow = faults.find((f): f is Extract<Fault, { kind: 'slowFirstByte' }> => f.kind === 'slowFirstByte');
+    if (slow) await new Promise((r) => setTimeout(r, slow.ms));
+    if (res.destroyed) return;
     const status = faults.find((f): f is Extract<Fault, { kind: 'status' }> => f.kind === 'status');
     if (status) return this.sendStatusFault(res, path, status);
 

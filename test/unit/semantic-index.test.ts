@@ -1,0 +1,125 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SemanticIndex, type EmbedFn } from '../../src/search/semanticIndex';
+import { clientFor, useEmulator } from './helpers';
+
+function fixture(): string {
+  const root = mkdtempSync(join(tmpdir(), 'mg-index-'));
+  const w = (p: string, t: string | Buffer) => {
+    mkdirSync(join(root, p, '..'), { recursive: true });
+    writeFileSync(join(root, p), t);
+  };
+  w('src/greet.ts', 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n');
+  w('src/math.ts', 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function multiply(a: number, b: number): number {\n  return a * b;\n}\n');
+  w('src/stream.ts', 'export async function* parseStream(body: AsyncIterable<string>) {\n  for await (const chunk of body) yield chunk.split("\\n\\n");\n}\n');
+  for (let i = 0; i < 12; i++) w(`src/feature${i}.ts`, `// feature ${i} handles topic number ${i}\nexport const feature${i} = ${i};\n`);
+  w('README.md', '# Demo project\n\nGreets people and adds numbers.\n');
+  w('.gitignore', 'dist/\n');
+  w('dist/bundle.js', 'function greet(){return "Hello"}');
+  w('assets/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+  w('vendor/lib.min.js', `var a=${'1,'.repeat(5000)}1;`);
+  w('data.bin', Buffer.from([1, 2, 0, 3]));
+  return root;
+}
+
+describe('semantic index against the emulator', () => {
+  const ctx = useEmulator();
+  const root = fixture();
+  const store = mkdtempSync(join(tmpdir(), 'mg-index-store-'));
+
+  function make(model = 'embed-emu-256', batchSize = 8, concurrency = 2) {
+    const { client } = clientFor(ctx.emu);
+    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(model, texts, { batchSize, concurrency, signal, onProgress: (d) => onDone?.(d) });
+    const index = new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: ['**/vendor/**'], storeDir: store, model, embed });
+    return { index, client };
+  }
+  const query = async (index: SemanticIndex, client: ReturnType<typeof make>['client'], text: string, model = 'embed-emu-256') =>
+    index.search((await client.embeddings.create({ model, input: text })).data[0].embedding, 5);
+
+  it('builds the index, skipping ignored, binary and generated files, and answers queries', async () => {
+    const { index, client } = make();
+    assert.equal(await index.load(), 'empty');
+    const before = ctx.emu.stats.embeddingRequests;
+    const stats = await index.update();
+    // 15 source files, README.md and .gitignore; dist/ (gitignored) and vendor/ (excluded) are not
+    // walked; the PNG and the .bin are skipped as binary.
+    assert.equal(stats.files, 17);
+    assert.equal(stats.skipped, 2);
+    assert.equal(stats.embedded, stats.chunks);
+    assert.equal(stats.requests, ctx.emu.stats.embeddingRequests - before);
+    assert.equal(stats.requests, Math.ceil(stats.embedded / 8));
+    const hits = await query(index, client, 'greet a person by name hello');
+    assert.equal(hits[0].chunk.file, 'src/greet.ts');
+    assert.match(await index.chunkText(hits[0].chunk), /return `Hello, \$\{name\}!`/);
+    const mathHits = await query(index, client, 'function multiply a b number');
+    assert.equal(mathHits[0].chunk.file, 'src/math.ts');
+    assert.ok(!(await query(index, client, 'bundle greet')).some((h) => h.chunk.file.startsWith('dist/') || h.chunk.file.startsWith('vendor/')));
+  });
+
+  it('after a restart, loads the stored index and embeds nothing again', async () => {
+    const { index } = make();
+    assert.equal(await index.load(), 'loaded');
+    const before = ctx.emu.stats.embeddingRequests;
+    const stats = await index.update();
+    assert.equal(stats.embedded, 0);
+    assert.equal(stats.requests, 0);
+    assert.equal(ctx.emu.stats.embeddingRequests, before);
+    assert.ok(index.size.chunks > 15);
+    assert.ok(index.bytesPerChunk > 256 * 4);
+  });
+
+  it('re-embeds only the changed file, and drops a deleted one', async () => {
+    const { index, client } = make();
+    await index.load();
+    writeFileSync(join(root, 'src', 'math.ts'), 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function divide(a: number, b: number): number {\n  return a / b;\n}\n');
+    const before = ctx.emu.stats.embeddedInputs;
+    const stats = await index.update([join(root, 'src', 'math.ts')]);
+    assert.equal(stats.embedded, 1, 'only the changed chunk of the changed file');
+    assert.equal(ctx.emu.stats.embeddedInputs - before, 1);
+    assert.equal((await query(index, client, 'function divide a b number'))[0].chunk.file, 'src/math.ts');
+    rmSync(join(root, 'src', 'stream.ts'));
+    await index.update([join(root, 'src', 'stream.ts')]);
+    assert.ok(!(await query(index, client, 'parse stream chunks body')).some((h) => h.chunk.file === 'src/stream.ts'));
+    // A full scan after the changes embeds nothing more.
+    const fresh = make();
+    await fresh.index.load();
+    assert.equal((await fresh.index.update()).embedded, 0);
+  });
+
+  it('a model (and dimension) change is detected, and a clean rebuild follows', async () => {
+    const { index, client } = make('text-embedding-3-small');
+    assert.equal(await index.load(), 'model-changed');
+    await index.clear();
+    const stats = await index.update();
+    assert.equal(stats.embedded, stats.chunks);
+    assert.equal(index.size.dim, 1536);
+    assert.equal((await query(index, client, 'greet a person by name hello', 'text-embedding-3-small'))[0].chunk.file, 'src/greet.ts');
+  });
+
+  it('a damaged or missing vectors file is reported, never a crash; the previous generation is cleaned up', async () => {
+    const { index } = make('text-embedding-3-small');
+    assert.equal(await index.load(), 'loaded');
+    assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.f32')).length, 1, 'one generation on disk');
+    const vectors = readdirSync(store).find((f) => f.endsWith('.f32'))!;
+    writeFileSync(join(store, vectors), Buffer.alloc(12));
+    assert.equal(await make('text-embedding-3-small').index.load(), 'damaged');
+  });
+
+  it('cancelling keeps what was finished; the next run embeds only the rest', async () => {
+    const { index } = make('embed-emu-256', 2, 1);
+    await index.clear();
+    const controller = new AbortController();
+    ctx.emu.inject({ path: '/v1/embeddings', fault: { kind: 'slowFirstByte', ms: 150 }, times: 100 });
+    setTimeout(() => controller.abort(), 500);
+    const partial = await index.update(undefined, controller.signal);
+    ctx.emu.faults.clear();
+    assert.ok(partial.embedded > 0 && partial.embedded < partial.chunks, `cancelled: ${partial.embedded} of ${partial.chunks}`);
+    assert.ok(index.size.files > 0, 'the files finished before the cancel are indexed');
+    const rest = await index.update();
+    assert.equal(rest.embedded + partial.embedded >= rest.chunks, true);
+    assert.ok(rest.embedded <= rest.chunks - partial.embedded + 2);
+    assert.equal((await index.update()).embedded, 0);
+  });
+});
