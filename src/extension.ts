@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { registerAccountCommands } from './account/commands';
 import { AccountTree } from './account/tree';
 import { ChatController } from './chat/panel';
+import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
 import { StatusBar } from './shell/status';
@@ -10,7 +11,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController };
+  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -22,9 +23,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
 
   const status = new StatusBar(services);
   const accountTree = new AccountTree(services);
-  const chat = new ChatController(services, context);
+  const search = new SearchService(services, context);
+  const chat = new ChatController(services, context, search);
   context.subscriptions.push(
     chat,
+    search,
     status,
     accountTree,
     vscode.window.createTreeView('modelGateway.account', { treeDataProvider: accountTree, showCollapseAll: true }),
@@ -39,16 +42,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   reg('modelGateway.chat.new', () => chat.newConversation());
   reg('modelGateway.chat.addContext', () => chat.addContext());
   reg('modelGateway.chat.pickModel', () => chat.pickModel());
+  reg('modelGateway.search.query', (initial?: unknown) => semanticSearchCommand(search, services, typeof initial === 'string' ? initial : undefined));
+  reg('modelGateway.search.build', async () => {
+    const loaded = await search.load();
+    return search.build({ clean: loaded === 'model-changed' });
+  });
+  reg('modelGateway.search.rebuild', () => search.build({ clean: true, reason: 'Rebuilding the search index' }));
   reg('modelGateway.topUp', () => {
     const base = services.settings().baseUrl;
     if (base) void vscode.env.openExternal(vscode.Uri.parse(base));
   });
 
-  // The first connection check loads the gateway bundle; it runs after activation returns.
-  setTimeout(() => void status.refresh(), 0);
+  // The first connection check loads the gateway bundle, and a stored search index is loaded;
+  // both run after activation returns.
+  setTimeout(() => {
+    void status.refresh();
+    void search.load().catch((err) => services.log.error('could not load the search index', err));
+  }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search } : undefined };
 }
 
 export function deactivate(): void {}

@@ -3,6 +3,8 @@ import { basename, extname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { describeError } from '../shell/errors';
 import type { Services } from '../shell/services';
+import type { SearchService } from '../search/searchService';
+import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
 import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
@@ -91,6 +93,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   constructor(
     private readonly services: Services,
     private readonly context: vscode.ExtensionContext,
+    private readonly search?: SearchService,
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
@@ -378,9 +381,18 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private toolRunner(): ToolRunner {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
     const tools = WorkspaceTools.forFolders(folders, [...excludeGlobs(), ...chatSettings().extraExcludes], { approver: this.approver, rgPath: ripgrepPath() });
+    // The semantic-search tool joins once the workspace has an index.
+    const search = this.search?.ready() ? this.search : undefined;
     return {
-      definitions: TOOL_DEFINITIONS,
-      run: (name, args, signal, callId) => {
+      definitions: search ? [...TOOL_DEFINITIONS, SEMANTIC_SEARCH_TOOL] : TOOL_DEFINITIONS,
+      run: async (name, args, signal, callId) => {
+        if (name === SEMANTIC_SEARCH_TOOL.name && search) {
+          try {
+            return { content: await search.toolAnswer(JSON.parse(args || '{}') as Record<string, unknown>, signal), isError: false };
+          } catch (err) {
+            return { content: `Error: ${(err as Error).message}`, isError: true };
+          }
+        }
         this.approver.currentCallId = callId;
         return tools.run(name, args, signal);
       },

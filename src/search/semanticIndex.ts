@@ -171,7 +171,7 @@ export class SemanticIndex {
    * absolute paths from a file watcher). Unchanged files are not read; unchanged chunks are not
    * embedded. Cancelling keeps what was finished.
    */
-  async update(paths?: string[], signal?: AbortSignal): Promise<IndexStats> {
+  async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
     const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0 };
     const old = this.meta;
@@ -218,7 +218,7 @@ export class SemanticIndex {
       for await (const f of walkWorkspace(this.guard)) {
         if (signal?.aborted) break;
         await visit({ rel: f.rel, abs: f.abs, display: this.guard.display(f.folder, f.rel) });
-        if (++scanned % 200 === 0) this.o.onProgress?.({ phase: 'scan', done: scanned, total: 0 });
+        if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
       }
     }
 
@@ -237,9 +237,9 @@ export class SemanticIndex {
     const hashes = [...todo.keys()];
     const newVectors = new Map<string, Float32Array>();
     if (hashes.length > 0 && !signal?.aborted) {
-      this.o.onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
+      onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
       try {
-        const { vectors, requests } = await this.o.embed(hashes.map((h) => todo.get(h)!), signal, (done) => this.o.onProgress?.({ phase: 'embed', done, total: hashes.length }));
+        const { vectors, requests } = await this.o.embed(hashes.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done, total: hashes.length }));
         stats.requests = requests;
         vectors.forEach((v, i) => v && newVectors.set(hashes[i], v));
       } catch (err) {

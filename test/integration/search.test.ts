@@ -1,0 +1,85 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ExtensionApi } from '../../src/extension';
+
+interface TestConfig {
+  emulatorUrl: string;
+  demoKey: string;
+  extensionId: string;
+}
+const config: TestConfig =
+  (globalThis as unknown as { __modelGatewayTestConfig?: TestConfig }).__modelGatewayTestConfig ?? (JSON.parse(readFileSync(process.env.MG_TEST_CONFIG ?? '', 'utf8')) as TestConfig);
+
+async function api(): Promise<Required<ExtensionApi>> {
+  return (await vscode.extensions.getExtension<ExtensionApi>(config.extensionId)!.activate()) as Required<ExtensionApi>;
+}
+
+/** Embedding requests the emulator has served (its control API lists request paths, never headers). */
+async function embeddingRequests(): Promise<number> {
+  const r = (await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[] };
+  return r.paths.filter((p) => p === 'POST /v1/embeddings').length;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('semantic search in a real VS Code', () => {
+  const settings = () => vscode.workspace.getConfiguration('modelGateway');
+  const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+
+  before(async () => {
+    await vscode.commands.executeCommand('modelGateway.setBaseUrl', config.emulatorUrl);
+    await vscode.commands.executeCommand('modelGateway.setApiKey', config.demoKey);
+    await settings().update('defaultModels.embeddings', 'embed-emu-256', vscode.ConfigurationTarget.Global);
+    await settings().update('defaultModels.rerank', 'rerank-emu', vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await settings().update('defaultModels.embeddings', undefined, vscode.ConfigurationTarget.Global);
+    await settings().update('defaultModels.rerank', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('builds the index of the workspace and answers a query, reranked', async () => {
+    const { testing } = await api();
+    assert.equal(await testing.search.load(), 'missing');
+    const before = await embeddingRequests();
+    const stats = await vscode.commands.executeCommand<{ files: number; chunks: number; embedded: number; requests: number }>('modelGateway.search.build');
+    assert.ok(stats && stats.files >= 3, JSON.stringify(stats));
+    assert.equal(stats.embedded, stats.chunks);
+    assert.equal((await embeddingRequests()) - before, stats.requests);
+    const results = await testing.search.query('greet a person by name hello', 3);
+    assert.equal(results[0].chunk.file, 'src/greet.ts');
+    assert.ok(results[0].rerankScore !== undefined, 'reranked');
+    assert.match(results[0].preview, /Hello, \$\{name\}/);
+  });
+
+  it('re-embeds only the file that changed (the file watcher), nothing else', async () => {
+    const { testing } = await api();
+    const before = await embeddingRequests();
+    const previous = testing.search.lastStats;
+    writeFileSync(join(folder(), 'src', 'math.ts'), 'export const add = (a: number, b: number): number => a + b;\nexport const subtract = (a: number, b: number): number => a - b;\n');
+    const stats = await until('the watcher update', () => (testing.search.lastStats !== previous ? testing.search.lastStats : undefined));
+    assert.equal(stats!.embedded, 1);
+    assert.equal((await embeddingRequests()) - before, 1);
+    const results = await testing.search.query('function subtract a b number', 2);
+    assert.equal(results[0].chunk.file, 'src/math.ts');
+  });
+
+  it('rebuilds cleanly when the embedding model changes', async () => {
+    const { testing } = await api();
+    await settings().update('defaultModels.embeddings', 'text-embedding-3-small', vscode.ConfigurationTarget.Global);
+    assert.equal(await testing.search.load(), 'model-changed');
+    const stats = await vscode.commands.executeCommand<{ chunks: number; embedded: number }>('modelGateway.search.build');
+    assert.ok(stats && stats.embedded === stats.chunks && stats.chunks > 0);
+    assert.equal((await testing.search.query('greet a person by name hello', 1))[0].chunk.file, 'src/greet.ts');
+  });
+});
