@@ -1,0 +1,54 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { GatewayEmulator } from '../emulator/server';
+import { launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+
+const ARTIFACTS = join(ROOT, 'test-results');
+
+describe('semantic search end to end (code-server, headless Chromium)', function () {
+  this.timeout(180_000);
+  let emu: GatewayEmulator;
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    emu = await GatewayEmulator.start();
+    server = await startCodeServer({
+      workspace: sampleWorkspace(),
+      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey },
+      settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.defaultModels.rerank': 'rerank-emu' },
+    });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server);
+  });
+
+  after(async () => {
+    await page?.screenshot({ path: join(ARTIFACTS, 'search-last.png') }).catch(() => undefined);
+    await browser?.close();
+    await server?.stop();
+    await emu?.close();
+  });
+
+  it('offers to build the index, then the quick pick finds the file and opens it at the range', async () => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>Model Gateway: Semantic Search');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Model Gateway: Semantic Search' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    // No index yet: the notification offers to build it.
+    await page.locator('.notification-list-item', { hasText: 'no semantic search index yet' }).getByRole('button', { name: 'Build Index' }).click();
+    const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'Semantic Search' }) });
+    await widget.waitFor({ timeout: 60_000 });
+    await widget.locator('input').fill('greet a person by name hello');
+    const first = widget.locator('.quick-input-list .monaco-list-row').first();
+    await first.filter({ hasText: 'src/greet.ts:1-3' }).waitFor({ timeout: 30_000 });
+    assert.match(await first.innerText(), /relevance \d\.\d{3}/);
+    await page.screenshot({ path: join(ARTIFACTS, 'search-quickpick.png') });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'greet.ts' }).waitFor({ timeout: 30_000 });
+    await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor();
+  });
+});
