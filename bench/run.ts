@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCacheBench } from './cache';
 import { runEmbeddingBench } from './embeddings';
+import { runIndexingBench } from './indexing';
 import { runRenderBench } from './render';
 import { runVectorBench } from './vectors';
 import { runSseBench, type SseBenchResult } from './sse';
@@ -73,6 +74,15 @@ async function main(): Promise<void> {
     for (const o of v.ours) console.log(`  ours, ${o.candidates} candidates re-scored: ${o.medianMs.toFixed(2)} ms, recall@10 ${o.recall.toFixed(3)} (targets ≤ 10 ms, ≥ 0.99: ${o.medianMs <= 10 && o.recall >= 0.99 ? 'met' : 'NOT met'})`);
     console.log(`  plain Float32Array loop (exact): ${v.plainLoopMedianMs.toFixed(1)} ms`);
     if (v.vectra10k) console.log(`  vectra at 10,000 vectors: insert ${(v.vectra10k.insertMs / 1000).toFixed(1)} s, query ${v.vectra10k.medianMs.toFixed(2)} ms vs ours ${v.vectra10k.oursMedianMs.toFixed(2)} ms: ours ${v.vectra10k.ratio.toFixed(1)}x faster`);
+  }
+  if (want('indexing')) {
+    const x = await runIndexingBench();
+    results.indexing = x;
+    console.log(`\nIndexing a generated workspace against the emulator (own process), 1,536-d, batches of 64, 4 in flight`);
+    console.log(`  ${x.files} files, ${x.chunks} chunks in ${(x.ms / 1000).toFixed(1)} s: ${x.filesPerSecond.toFixed(0)} files/s, ${x.chunksPerSecond.toFixed(0)} chunks/s, ${x.requests} embedding requests`);
+    console.log(`  one file changed: ${x.reindexOne.embedded} chunks embedded in ${x.reindexOne.requests} request(s), ${x.reindexOne.ms} ms`);
+    console.log(`  restart: index loaded in ${x.restart.loadMs.toFixed(0)} ms, full rescan embedded ${x.restart.embedded} chunks`);
+    console.log(`  memory: ${x.bytesPerChunk} bytes per indexed chunk (float32 vector, 1-bit code, flag)`);
   }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });

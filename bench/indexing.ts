@@ -1,0 +1,89 @@
+/**
+ * Indexing a generated 5,000-file workspace against the emulator (in its own process): files/s,
+ * chunks/s, embedding requests; then one file changes and only it is embedded again; and the
+ * memory per indexed chunk.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GatewayClient } from '../src/gateway';
+import { SemanticIndex } from '../src/search/semanticIndex';
+
+export interface IndexingBenchResult {
+  files: number;
+  chunks: number;
+  requests: number;
+  ms: number;
+  filesPerSecond: number;
+  chunksPerSecond: number;
+  reindexOne: { embedded: number; requests: number; ms: number };
+  restart: { loadMs: number; embedded: number };
+  bytesPerChunk: number;
+}
+
+function workspace(files: number): string {
+  const root = mkdtempSync(join(tmpdir(), 'mg-index-bench-'));
+  const words = 'request response stream token cache index vector retry timeout error client server parse merge chunk'.split(' ');
+  for (let i = 0; i < files; i++) {
+    const dir = join(root, 'src', `pkg${i % 50}`);
+    mkdirSync(dir, { recursive: true });
+    const fns = Array.from({ length: 6 }, (_, f) => {
+      const w = words[(i * 7 + f) % words.length];
+      return `/** Handles the ${w} for module ${i}, part ${f}. */\nexport function ${w}${i}_${f}(input: string): string {\n  const value = input.trim();\n  if (!value) throw new Error('empty ${w}');\n  return value + '-${w}-${i}-${f}';\n}\n`;
+    });
+    writeFileSync(join(dir, `m${i}.ts`), fns.join('\n'));
+  }
+  return root;
+}
+
+export async function runIndexingBench(): Promise<IndexingBenchResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+  });
+  const root = workspace(5000);
+  const store = mkdtempSync(join(tmpdir(), 'mg-index-bench-store-'));
+  const client = new GatewayClient({ baseUrl: url, apiKey: 'sk-emulator-demo-key-0000000000000000' });
+  const make = () =>
+    new SemanticIndex({
+      folders: [{ name: 'bench', path: root }],
+      excludes: [],
+      storeDir: store,
+      model: 'text-embedding-3-small',
+      embed: (texts, signal, onDone) => client.embeddings.createBatched('text-embedding-3-small', texts, { batchSize: 64, concurrency: 4, signal, onProgress: (d) => onDone?.(d) }),
+    });
+  try {
+    const index = make();
+    const full = await index.update();
+    const changed = join(root, 'src', 'pkg7', 'm7.ts');
+    writeFileSync(changed, `${'// edited\n'}export const edited = true;\n`);
+    const one = await index.update([changed]);
+    const t0 = performance.now();
+    const restarted = make();
+    await restarted.load();
+    const loadMs = performance.now() - t0;
+    const again = await restarted.update();
+    return {
+      files: full.files,
+      chunks: full.chunks,
+      requests: full.requests,
+      ms: full.ms,
+      filesPerSecond: (full.files / full.ms) * 1000,
+      chunksPerSecond: (full.chunks / full.ms) * 1000,
+      reindexOne: { embedded: one.embedded, requests: one.requests, ms: one.ms },
+      restart: { loadMs, embedded: again.embedded },
+      bytesPerChunk: index.bytesPerChunk,
+    };
+  } finally {
+    await client.close();
+    child.kill();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(store, { recursive: true, force: true });
+  }
+}
