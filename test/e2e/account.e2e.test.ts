@@ -14,8 +14,8 @@ async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
+  // Click the exact row: Enter could catch the list between two filter updates on a busy machine.
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`).first().click();
 }
 
 /**

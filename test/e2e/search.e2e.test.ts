@@ -36,8 +36,7 @@ describe('semantic search end to end (code-server, headless Chromium)', function
   it('offers to build the index, then the quick pick finds the file and opens it at the range', async () => {
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input').fill('>Model Gateway: Semantic Search');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Model Gateway: Semantic Search' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-list .monaco-list-row[aria-label^="Model Gateway: Semantic Search"]').first().click();
     // No index yet: the notification offers to build it.
     await page.locator('.notification-list-item', { hasText: 'no semantic search index yet' }).getByRole('button', { name: 'Build Index' }).click();
     const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'Semantic Search' }) });
