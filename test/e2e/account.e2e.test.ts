@@ -4,19 +4,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
-
-/** Runs a command from the palette (F1), as a person would. */
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  // Click the exact row: Enter could catch the list between two filter updates on a busy machine.
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`).first().click();
-}
 
 /**
  * Waits for the input box (or quick pick) whose title contains `title`, types, and confirms. The
@@ -57,15 +47,14 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   });
 
   it('opens the Model Gateway container, which welcomes a new user', async () => {
-    await page.locator('.activitybar [aria-label^="Model Gateway"]').first().click();
-    await page.getByText('Set the API key of your gateway account').waitFor({ timeout: 30_000 });
+    await openModelGatewayContainer(page, page.getByText('Set the API key of your gateway account'));
     await page.getByRole('button', { name: 'Set API Key' }).waitFor();
   });
 
   it('sets the API key and the access token through the command palette, then shows the balance', async () => {
-    await runCommand(page, 'Model Gateway: Set API Key');
+    await runPaletteCommand(page, 'Model Gateway: Set API Key');
     await answer(page, 'Model Gateway: API Key', GatewayEmulator.demoKey);
-    await runCommand(page, 'Model Gateway: Set System Access Token');
+    await runPaletteCommand(page, 'Model Gateway: Set System Access Token');
     await answer(page, 'Model Gateway: System Access Token', GatewayEmulator.demoAccessToken);
     const status = page.locator('.statusbar-item', { hasText: 'Model Gateway' });
     await status.filter({ hasText: '$100.00' }).first().waitFor({ timeout: 30_000 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { GatewayEmulator } from '../emulator/server';
-import { EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -21,11 +21,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   const answerText = async () => (await lastAnswer().locator('.markdown').allInnerTexts()).join('\n');
 
   async function openChat(): Promise<void> {
-    // Clicking the icon of an open container closes it: click only when it is not showing.
-    if (!(await page.locator('[id="workbench.view.extension.modelGateway"]').isVisible())) {
-      await page.locator('.activitybar [aria-label^="Model Gateway"]').first().click();
-    }
-    await chat().locator('#input').waitFor({ timeout: 60_000 });
+    await openModelGatewayContainer(page, chat().locator('#input'));
   }
 
   let answersBefore = 0;

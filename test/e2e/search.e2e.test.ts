@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -34,9 +34,7 @@ describe('semantic search end to end (code-server, headless Chromium)', function
   });
 
   it('offers to build the index, then the quick pick finds the file and opens it at the range', async () => {
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget input').fill('>Model Gateway: Semantic Search');
-    await page.locator('.quick-input-list .monaco-list-row[aria-label^="Model Gateway: Semantic Search"]').first().click();
+    await runPaletteCommand(page, 'Model Gateway: Semantic Search');
     // No index yet: the notification offers to build it.
     await page.locator('.notification-list-item', { hasText: 'no semantic search index yet' }).getByRole('button', { name: 'Build Index' }).click();
     const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'Semantic Search' }) });

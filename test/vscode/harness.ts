@@ -149,3 +149,44 @@ export function sampleWorkspace(): string {
   writeFileSync(join(dir, 'src', 'math.ts'), 'export const add = (a: number, b: number): number => a + b;\n');
   return dir;
 }
+
+/**
+ * Runs a command from the palette as a person would (F1, type, click the row), retrying while the
+ * workbench is still registering extension contributions (a busy machine can open the palette
+ * before our commands are listed).
+ */
+export async function runPaletteCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const row = page.locator(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`).first();
+    try {
+      await row.waitFor({ timeout: 5000 });
+      await row.click();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(500);
+    }
+  }
+}
+
+/** Opens the Model Gateway container until `ready` is visible (clicking the icon of an open container closes it). */
+export async function openModelGatewayContainer(page: Page, ready: { waitFor(o: { timeout: number }): Promise<void> }, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (!(await page.locator('[id="workbench.view.extension.modelGateway"]').isVisible())) {
+      await page.locator('.activitybar [aria-label^="Model Gateway"]').first().click();
+    }
+    try {
+      await ready.waitFor({ timeout: 5000 });
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+    }
+  }
+}
