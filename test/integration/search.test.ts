@@ -60,6 +60,9 @@ describe('semantic search in a real VS Code', () => {
     assert.equal(results[0].chunk.file, 'src/greet.ts');
     assert.ok(results[0].rerankScore !== undefined, 'reranked');
     assert.match(results[0].preview, /Hello, \$\{name\}/);
+    // The chat's semantic_search tool answers from the same index, with locations.
+    const answer = await testing.search.toolAnswer({ query: 'greet a person by name hello', max_results: 2 });
+    assert.match(answer, /^1\. src\/greet\.ts:1-3 \(relevance \d\.\d{3}\)\n```\nexport function greet/);
   });
 
   it('re-embeds only the file that changed (the file watcher), nothing else', async () => {

@@ -122,4 +122,23 @@ describe('semantic index against the emulator', () => {
     assert.ok(rest.embedded <= rest.chunks - partial.embedded + 2);
     assert.equal((await index.update()).embedded, 0);
   });
+
+  it('indexes several workspace folders, each result naming its folder', async () => {
+    const a = fixture();
+    const b = mkdtempSync(join(tmpdir(), 'mg-index-b-'));
+    writeFileSync(join(b, 'billing.ts'), 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
+    const { client } = clientFor(ctx.emu);
+    const index = new SemanticIndex({
+      folders: [{ name: 'app', path: a }, { name: 'billing', path: b }],
+      excludes: [],
+      storeDir: mkdtempSync(join(tmpdir(), 'mg-index-multi-')),
+      model: 'embed-emu-256',
+      embed: (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, signal }),
+    });
+    await index.update();
+    const hits = index.search((await client.embeddings.create({ model: 'embed-emu-256', input: 'invoice total lines reduce' })).data[0].embedding, 3);
+    assert.equal(hits[0].chunk.file, 'billing/billing.ts');
+    assert.ok((await index.absolutePath('billing/billing.ts'))?.startsWith(b));
+    assert.match(await index.chunkText(hits[0].chunk), /invoiceTotal/);
+  });
 });
