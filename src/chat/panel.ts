@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { workspaceExcludeGlobs } from '../shell/config';
 import { describeError } from '../shell/errors';
 import type { Services } from '../shell/services';
 import type { SearchService } from '../search/searchService';
@@ -29,15 +30,6 @@ function chatSettings() {
   };
 }
 
-/** Globs of `files.exclude` and `search.exclude` that are switched on. */
-function excludeGlobs(): string[] {
-  const globs: string[] = [];
-  for (const key of ['files.exclude', 'search.exclude']) {
-    const map = vscode.workspace.getConfiguration().get<Record<string, unknown>>(key) ?? {};
-    for (const [glob, on] of Object.entries(map)) if (on === true) globs.push(glob);
-  }
-  return globs;
-}
 
 /** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
 function ripgrepPath(): string | undefined {
@@ -380,7 +372,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 
   private toolRunner(): ToolRunner {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    const tools = WorkspaceTools.forFolders(folders, [...excludeGlobs(), ...chatSettings().extraExcludes], { approver: this.approver, rgPath: ripgrepPath() });
+    const tools = WorkspaceTools.forFolders(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes], { approver: this.approver, rgPath: ripgrepPath() });
     // The semantic-search tool joins once the workspace has an index.
     const search = this.search?.ready() ? this.search : undefined;
     return {

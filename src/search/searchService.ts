@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { workspaceExcludeGlobs } from '../shell/config';
 import { showGatewayError } from '../shell/errors';
 import type { Services } from '../shell/services';
 import type { ToolDefinition } from '../tools/workspaceTools';
@@ -29,13 +30,6 @@ function searchSettings() {
   };
 }
 
-function excludeGlobs(): string[] {
-  const out: string[] = [];
-  for (const key of ['files.exclude', 'search.exclude']) {
-    for (const [glob, on] of Object.entries(vscode.workspace.getConfiguration().get<Record<string, unknown>>(key) ?? {})) if (on === true) out.push(glob);
-  }
-  return out;
-}
 
 export const SEMANTIC_SEARCH_TOOL: ToolDefinition = {
   name: 'semantic_search',
@@ -100,7 +94,7 @@ export class SearchService implements vscode.Disposable {
     const base = this.context.storageUri ?? this.context.globalStorageUri;
     return new SemanticIndex({
       folders: this.folders(),
-      excludes: [...excludeGlobs(), ...s.excludes],
+      excludes: [...workspaceExcludeGlobs(), ...s.excludes],
       storeDir: join(base.fsPath, 'search-index'),
       model,
       maxFileBytes: s.maxFileKB * 1024,

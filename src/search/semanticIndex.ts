@@ -1,9 +1,9 @@
-import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../chat/store';
 import { PathGuard, type WorkspaceFolderPath } from '../tools/pathGuard';
-import { walkWorkspace } from '../tools/workspaceTools';
+import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
 import { VectorIndex } from './vectorIndex';
 
@@ -62,17 +62,6 @@ function looksGenerated(text: string): boolean {
   const lines = text.split('\n', 200);
   const avg = lines.reduce((n, l) => n + l.length, 0) / Math.max(1, lines.length);
   return avg > 300;
-}
-
-async function isBinary(abs: string): Promise<boolean> {
-  const fh = await open(abs, 'r');
-  try {
-    const buf = Buffer.alloc(4096);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return buf.subarray(0, bytesRead).includes(0);
-  } finally {
-    await fh.close();
-  }
 }
 
 /**

@@ -65,3 +65,13 @@ export function baseUrlProblem(value: string): string | undefined {
   }
   return undefined;
 }
+
+/** The globs of `files.exclude` and `search.exclude` that are switched on. */
+export function workspaceExcludeGlobs(): string[] {
+  const globs: string[] = [];
+  for (const key of ['files.exclude', 'search.exclude']) {
+    const map = vscode.workspace.getConfiguration().get<Record<string, unknown>>(key) ?? {};
+    for (const [glob, on] of Object.entries(map)) if (on === true) globs.push(glob);
+  }
+  return globs;
+}

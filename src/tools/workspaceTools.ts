@@ -168,7 +168,8 @@ function int(args: Record<string, unknown>, name: string): number | undefined {
   return n;
 }
 
-async function isBinary(abs: string): Promise<boolean> {
+/** Whether a file looks binary (a NUL byte in its first 8 KB). */
+export async function isBinary(abs: string): Promise<boolean> {
   const fh = await open(abs, 'r');
   try {
     const buf = Buffer.alloc(8000);
