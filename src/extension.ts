@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerAccountCommands } from './account/commands';
 import { AccountTree } from './account/tree';
+import { generateImageCommand, type ImageRequestArgs } from './assets/images';
 import { ChatController } from './chat/panel';
 import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
@@ -48,6 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     return search.build({ clean: loaded === 'model-changed' });
   });
   reg('modelGateway.search.rebuild', () => search.build({ clean: true, reason: 'Rebuilding the search index' }));
+  reg('modelGateway.assets.generateImage', (args?: unknown) => generateImageCommand(services, args as ImageRequestArgs | undefined));
   reg('modelGateway.topUp', () => {
     const base = services.settings().baseUrl;
     if (base) void vscode.env.openExternal(vscode.Uri.parse(base));

@@ -4,21 +4,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { answerPrompt, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
-
-/**
- * Waits for the input box (or quick pick) whose title contains `title`, types, and confirms. The
- * palette's widget is reused for the next prompt, so waiting for the title keeps typing in step.
- */
-async function answer(page: Page, title: string, text: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: title }) });
-  await widget.waitFor({ state: 'visible' });
-  await widget.locator('input').fill(text);
-  await page.keyboard.press('Enter');
-  await widget.waitFor({ state: 'hidden' }).catch(() => undefined);
-}
 
 function treeRow(page: Page, text: string) {
   return page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: text });
@@ -53,9 +41,9 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
 
   it('sets the API key and the access token through the command palette, then shows the balance', async () => {
     await runPaletteCommand(page, 'Model Gateway: Set API Key');
-    await answer(page, 'Model Gateway: API Key', GatewayEmulator.demoKey);
+    await answerPrompt(page, 'Model Gateway: API Key', GatewayEmulator.demoKey);
     await runPaletteCommand(page, 'Model Gateway: Set System Access Token');
-    await answer(page, 'Model Gateway: System Access Token', GatewayEmulator.demoAccessToken);
+    await answerPrompt(page, 'Model Gateway: System Access Token', GatewayEmulator.demoAccessToken);
     const status = page.locator('.statusbar-item', { hasText: 'Model Gateway' });
     await status.filter({ hasText: '$100.00' }).first().waitFor({ timeout: 30_000 });
     const row = treeRow(page, 'demo').first();
@@ -67,10 +55,10 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   it('creates a key with the wizard and disables it from the tree', async () => {
     await page.locator('[id="workbench.view.extension.modelGateway"] .pane-header', { hasText: 'Account' }).hover();
     await page.locator('[id="workbench.view.extension.modelGateway"] [aria-label="Create API Key"]').first().click();
-    await answer(page, 'Create API Key (1/4)', 'e2e-key');
-    await answer(page, 'Create API Key (2/4)', 'Never expires');
-    await answer(page, 'Create API Key (3/4)', '5');
-    await answer(page, 'Create API Key (4/4)', '');
+    await answerPrompt(page, 'Create API Key (1/4)', 'e2e-key');
+    await answerPrompt(page, 'Create API Key (2/4)', 'Never expires');
+    await answerPrompt(page, 'Create API Key (3/4)', '5');
+    await answerPrompt(page, 'Create API Key (4/4)', '');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /shown this once/);

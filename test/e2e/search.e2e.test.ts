@@ -3,11 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { answerPrompt, launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
-describe('semantic search end to end (code-server, headless Chromium)', function () {
+describe('semantic search and media end to end (code-server, headless Chromium)', function () {
   this.timeout(180_000);
   let emu: GatewayEmulator;
   let server: CodeServer;
@@ -47,5 +47,20 @@ describe('semantic search end to end (code-server, headless Chromium)', function
     await page.keyboard.press('Enter');
     await page.locator('.tab.active', { hasText: 'greet.ts' }).waitFor({ timeout: 30_000 });
     await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor();
+  });
+
+  it('generates an image from the command palette, shows the price first, and opens it in the editor', async () => {
+    await runPaletteCommand(page, 'Model Gateway: Generate Image');
+    await answerPrompt(page, 'Generate Image (1/8)', 'a paper boat on a pond');
+    for (const step of ['(2/8)', '(3/8)', '(4/8)']) await answerPrompt(page, `Generate Image ${step}`, '');
+    await answerPrompt(page, 'Generate Image (5/8)', '1');
+    for (const step of ['(6/8)', '(7/8)']) await answerPrompt(page, `Generate Image ${step}`, '');
+    await answerPrompt(page, 'Generate Image (8/8)', 'seed=42');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Generate 1 image for \$0\.060\?/);
+    await dialog.getByRole('button', { name: 'Generate' }).click();
+    await page.locator('.tab.active', { hasText: 'a-paper-boat-on-a-pond-42.png' }).waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'image-generated.png') });
   });
 });

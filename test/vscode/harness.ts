@@ -190,3 +190,15 @@ export async function openModelGatewayContainer(page: Page, ready: { waitFor(o: 
     }
   }
 }
+
+/**
+ * Waits for the input box (or quick pick) whose title contains `title`, types, and confirms. The
+ * palette's widget is reused for the next prompt, so waiting for the title keeps typing in step.
+ */
+export async function answerPrompt(page: Page, title: string, text: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: title }) });
+  await widget.waitFor({ state: 'visible' });
+  await widget.locator('input').fill(text);
+  await page.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden' }).catch(() => undefined);
+}

@@ -1,0 +1,202 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ImageResult, LegacyModel, RenderingSpeed } from '../gateway/imagegen';
+import { showGatewayError } from '../shell/errors';
+import { loadGateway, type Services } from '../shell/services';
+
+/** What the wizard asks for; a caller (a test) may pass it whole and skip the questions. */
+export interface ImageRequestArgs {
+  prompt: string;
+  /** `V_3` for the newest generation, or a legacy model. */
+  model: 'V_3' | LegacyModel;
+  rendering_speed?: RenderingSpeed;
+  aspect_ratio?: string;
+  num_images?: number;
+  style_type?: string;
+  magic_prompt?: 'AUTO' | 'ON' | 'OFF';
+  negative_prompt?: string;
+  seed?: number;
+  /** Skip the price confirmation (tests). */
+  confirmed?: boolean;
+}
+
+export interface ImageOutcome {
+  files: string[];
+  unsafe: number;
+  priceDollars: number | undefined;
+}
+
+const LEGACY_RATIO: Record<string, string> = { '1x1': 'ASPECT_1_1', '16x9': 'ASPECT_16_9', '9x16': 'ASPECT_9_16', '3x2': 'ASPECT_3_2', '2x3': 'ASPECT_2_3', '4x3': 'ASPECT_4_3', '3x4': 'ASPECT_3_4', '16x10': 'ASPECT_16_10', '10x16': 'ASPECT_10_16', '3x1': 'ASPECT_3_1', '1x3': 'ASPECT_1_3' };
+
+/** A readable file name part from a prompt: `a red fox at dawn` → `a-red-fox-at-dawn`. */
+export function slug(text: string, max = 40): string {
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_-]+/g, '-')
+    .slice(0, max)
+    .replace(/-+$/, '');
+  return s || 'image';
+}
+
+function uniquePath(dir: string, base: string, ext: string): string {
+  let p = join(dir, `${base}${ext}`);
+  for (let i = 2; existsSync(p); i++) p = join(dir, `${base}-${i}${ext}`);
+  return p;
+}
+
+/** The assets folder of the first workspace folder (created on demand). */
+export async function assetsFolder(): Promise<string | undefined> {
+  const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  if (!root) return undefined;
+  const name = vscode.workspace.getConfiguration('modelGateway.assets').get<string>('folder') || 'generated';
+  const dir = join(root.uri.fsPath, name.replace(/\.\.+/g, ''));
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+async function pickOne<T extends string>(title: string, items: { label: T; description?: string }[], ignoreFocusOut = true): Promise<T | undefined> {
+  return (await vscode.window.showQuickPick(items, { title, ignoreFocusOut }))?.label;
+}
+
+/** The wizard: every choice has a sensible default first, so Enter all the way works. */
+async function askImageArgs(services: Services): Promise<ImageRequestArgs | undefined> {
+  const gw = loadGateway();
+  const title = (n: number, what: string) => `Generate Image (${n}/8): ${what}`;
+  const prompt = await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the image', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the image') });
+  if (!prompt) return undefined;
+  const preferred = services.settings().defaultModels.image || 'V_3';
+  const models = ['V_3', ...gw.LEGACY_MODELS].sort((a, b) => Number(b === preferred) - Number(a === preferred));
+  const model = await pickOne(title(2, 'model'), models.map((m) => ({ label: m, description: m === 'V_3' ? 'newest generation' : `$${gw.imagePrice({ generation: 'legacy', operation: 'generate', model: m as LegacyModel })} an image` })));
+  if (!model) return undefined;
+  let rendering_speed: RenderingSpeed | undefined;
+  if (model === 'V_3') {
+    rendering_speed = await pickOne(title(3, 'speed'), gw.RENDERING_SPEEDS.map((s) => ({ label: s, description: `$${gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: s })} an image` })).sort((a, b) => Number(b.label === 'DEFAULT') - Number(a.label === 'DEFAULT')));
+    if (!rendering_speed) return undefined;
+  }
+  const ratios = model === 'V_3' ? [...gw.V3_ASPECT_RATIOS] : Object.keys(LEGACY_RATIO);
+  const aspect_ratio = await pickOne(title(4, 'aspect ratio'), ratios.sort((a, b) => Number(b === '1x1') - Number(a === '1x1')).map((r) => ({ label: r })));
+  if (!aspect_ratio) return undefined;
+  const count = await vscode.window.showInputBox({ title: title(5, 'number of images'), value: '1', ignoreFocusOut: true, validateInput: (v) => (/^[1-8]$/.test(v.trim()) ? undefined : 'From 1 to 8') });
+  if (!count) return undefined;
+  const styles = model === 'V_3' ? ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN'] : ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN', 'RENDER_3D', 'ANIME'];
+  const style_type = await pickOne(title(6, 'style'), styles.map((s) => ({ label: s })));
+  if (!style_type) return undefined;
+  const magic_prompt = await pickOne(title(7, 'magic prompt (let the model expand the prompt)'), [{ label: 'AUTO' as const }, { label: 'ON' as const }, { label: 'OFF' as const }]);
+  if (!magic_prompt) return undefined;
+  const extra = await vscode.window.showInputBox({
+    title: title(8, 'options'),
+    prompt: 'Optional: a negative prompt, and/or seed=NUMBER (0 to 2147483647). Leave empty for none.',
+    ignoreFocusOut: true,
+    validateInput: (v) => {
+      const m = /seed=(\S+)/.exec(v);
+      return m && !(/^\d+$/.test(m[1]) && Number(m[1]) <= 2147483647) ? 'seed must be a whole number from 0 to 2147483647' : undefined;
+    },
+  });
+  if (extra === undefined) return undefined;
+  const seedMatch = /seed=(\d+)/.exec(extra);
+  const negative = extra.replace(/seed=\S+/, '').trim();
+  return {
+    prompt: prompt.trim(),
+    model: model as ImageRequestArgs['model'],
+    rendering_speed,
+    aspect_ratio,
+    num_images: Number(count),
+    style_type,
+    magic_prompt,
+    negative_prompt: negative || undefined,
+    seed: seedMatch ? Number(seedMatch[1]) : undefined,
+  };
+}
+
+/**
+ * "Generate Image": asks for the prompt and options, shows the price before spending, generates,
+ * saves the images into the assets folder with readable names (prompt and seed), and opens the
+ * first one. Results marked unsafe are reported, never saved as broken files.
+ */
+export async function generateImageCommand(services: Services, given?: ImageRequestArgs): Promise<ImageOutcome | undefined> {
+  const gw = loadGateway();
+  const args = given?.prompt ? given : await askImageArgs(services);
+  if (!args) return undefined;
+  const n = args.num_images ?? 1;
+  const priceDollars =
+    args.model === 'V_3'
+      ? gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: args.rendering_speed, num_images: n })
+      : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: args.model, num_images: n });
+  if (!args.confirmed) {
+    const go = await vscode.window.showInformationMessage(
+      `Generate ${n} image${n === 1 ? '' : 's'} for $${priceDollars?.toFixed(3) ?? '?'}?`,
+      { modal: true, detail: `“${args.prompt}” · ${args.model === 'V_3' ? `V3 ${args.rendering_speed ?? 'DEFAULT'}` : args.model} · ${args.aspect_ratio ?? '1x1'}` },
+      'Generate',
+    );
+    if (go !== 'Generate') return undefined;
+  }
+  const dir = await assetsFolder();
+  if (!dir) {
+    void vscode.window.showErrorMessage('Open a folder first: images are saved into the workspace.');
+    return undefined;
+  }
+  try {
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Generating images…', cancellable: true }, async (progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      const client = services.client();
+      let result: ImageResult;
+      if (args.model === 'V_3') {
+        result = await client.imagegen.v3.generate(
+          {
+            prompt: args.prompt,
+            rendering_speed: args.rendering_speed,
+            aspect_ratio: args.aspect_ratio as never,
+            num_images: n,
+            style_type: args.style_type as never,
+            magic_prompt: args.magic_prompt,
+            negative_prompt: args.negative_prompt,
+            seed: args.seed,
+          },
+          { signal: abort.signal },
+        );
+      } else {
+        result = await client.imagegen.legacy.generate(
+          {
+            image_request: {
+              prompt: args.prompt,
+              model: args.model,
+              aspect_ratio: (LEGACY_RATIO[args.aspect_ratio ?? '1x1'] ?? 'ASPECT_1_1') as never,
+              num_images: n,
+              style_type: args.style_type as never,
+              magic_prompt_option: args.magic_prompt,
+              negative_prompt: args.negative_prompt,
+              seed: args.seed,
+            },
+          },
+          { signal: abort.signal },
+        );
+      }
+      services.notifySpend();
+      const files: string[] = [];
+      let unsafe = 0;
+      for (const [i, item] of result.data.entries()) {
+        if (item.is_image_safe === false || !item.url) {
+          unsafe++;
+          continue;
+        }
+        progress.report({ message: `saving ${i + 1} of ${result.data.length}` });
+        const target = uniquePath(dir, `${slug(args.prompt)}-${item.seed ?? 'x'}`, '.png');
+        await (await client.imagegen.download(item.url, { signal: abort.signal })).toFile(target);
+        files.push(target);
+      }
+      if (unsafe > 0) void vscode.window.showWarningMessage(`${unsafe} of ${result.data.length} images were marked unsafe by the gateway and not saved.`);
+      if (files[0]) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(files[0]));
+      services.log.info(`generated ${files.length} image(s) for $${priceDollars?.toFixed(3)}`);
+      return { files, unsafe, priceDollars };
+    });
+  } catch (err) {
+    showGatewayError(services, 'Could not generate the image', err);
+    return undefined;
+  }
+}
