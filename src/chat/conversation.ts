@@ -116,8 +116,3 @@ export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0].replace(/\s+/g, ' ');
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New conversation';
 }
-
-/** Full text of an assistant turn (all steps). */
-export function turnText(turn: AssistantTurn): string {
-  return turn.steps.map((s) => s.text).filter(Boolean).join('\n\n');
-}

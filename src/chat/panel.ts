@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { workspaceExcludeGlobs } from '../shell/config';
 import { describeError } from '../shell/errors';
@@ -175,8 +175,6 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         case 'set-format':
           await this.context.workspaceState.update(`modelGateway.chat.format:${this.currentModel()}`, m.format);
           return await this.pushState();
-        case 'pick-images':
-          return await this.pickImages();
         case 'add-context':
           return await this.addContext();
         case 'code-action':
@@ -392,23 +390,6 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   // ---------- attachments and code actions ----------
-
-  private async pickImages(): Promise<void> {
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: true, filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] }, title: 'Attach images' });
-    const images: ImageAttachment[] = [];
-    for (const uri of picked ?? []) {
-      const ext = extname(uri.fsPath).toLowerCase();
-      const mediaType = ext === '.png' ? 'image/png' : ext === '.webp' ? 'image/webp' : ext === '.jpg' || ext === '.jpeg' ? 'image/jpeg' : undefined;
-      if (!mediaType) continue;
-      const data = Buffer.from(await vscode.workspace.fs.readFile(uri));
-      if (data.length > 20 * 1024 * 1024) {
-        this.post({ type: 'notice', level: 'error', text: `${basename(uri.fsPath)} is over 20 MB.` });
-        continue;
-      }
-      images.push({ name: basename(uri.fsPath), mediaType, data: data.toString('base64'), detail: 'auto' });
-    }
-    if (images.length) this.post({ type: 'attach', images, context: [] });
-  }
 
   /** Adds the selection, or the whole active file, as context. */
   async addContext(): Promise<void> {

@@ -47,7 +47,6 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('delete-conversation'), id: z.string() }),
   z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
   z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages']) }),
-  z.object({ type: z.literal('pick-images') }),
   z.object({ type: z.literal('add-context') }),
   z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save']), code: z.string(), language: z.optional(z.string()) }),
   z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean() }),

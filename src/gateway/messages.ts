@@ -473,12 +473,6 @@ export class MessageStream extends SSEStream<MessageStreamEvent, Message> {
   finalMessage(): Promise<Message> {
     return this.settle();
   }
-
-  /** Concatenated text of the final message. */
-  async finalText(): Promise<string> {
-    const m = await this.finalMessage();
-    return m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-  }
 }
 
 // ---------- resource ----------

@@ -152,10 +152,6 @@ export class VectorIndex {
     if (row >= 0 && row < this.rows) this.alive[row] = 0;
   }
 
-  isAlive(row: number): boolean {
-    return this.alive[row] === 1;
-  }
-
   vector(row: number): Float32Array {
     return this.vectors.subarray(row * this.dim, (row + 1) * this.dim);
   }

@@ -1,5 +1,5 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 
@@ -150,10 +150,5 @@ export class PathGuard {
       for (let j = i + 1; j < parts.length; j++) if (ig.ignores(`${parts.slice(i, j).join('/')}/`)) return true;
     }
     return false;
-  }
-
-  /** Name of a path for messages. */
-  static nameOf(p: string): string {
-    return basename(p);
   }
 }

@@ -134,10 +134,6 @@ export async function* walkWorkspace(guard: PathGuard): AsyncGenerator<{ folder:
   }
 }
 
-export function toolKind(name: string): 'read' | 'write' {
-  return TOOL_DEFINITIONS.find((t) => t.name === name)?.kind ?? 'read';
-}
-
 function parseArgs(args: string | Record<string, unknown>): Record<string, unknown> {
   if (typeof args !== 'string') return args;
   if (!args.trim()) return {};

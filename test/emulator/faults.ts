@@ -59,7 +59,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class SseWriter {
   private count = 0;
   private stopped = false;
-  closedByClient = false;
   /** Called once if the client goes away before the stream ended. */
   onClientClose: (() => void) | undefined;
 
@@ -70,7 +69,6 @@ export class SseWriter {
   ) {
     res.on('close', () => {
       if (!res.writableFinished && !this.stopped) {
-        this.closedByClient = true;
         this.onClientClose?.();
       }
       this.stopped = true;

@@ -2,14 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-
-interface TestConfig {
-  emulatorUrl: string;
-  demoKey: string;
-  extensionId: string;
-}
-const config: TestConfig =
-  (globalThis as unknown as { __modelGatewayTestConfig?: TestConfig }).__modelGatewayTestConfig ?? (JSON.parse(readFileSync(process.env.MG_TEST_CONFIG ?? '', 'utf8')) as TestConfig);
+import { config } from './config';
 
 function pngSize(buf: Buffer): { width: number; height: number } {
   assert.equal(buf.subarray(1, 4).toString('ascii'), 'PNG');

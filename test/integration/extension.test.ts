@@ -1,22 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { AccountNode } from '../../src/account/tree';
 import type { ExtensionApi } from '../../src/extension';
-
-interface TestConfig {
-  emulatorUrl: string;
-  demoKey: string;
-  demoAccessToken: string;
-  spareKey: string;
-  extensionId: string;
-}
-
-// Set by the code-server runner extension, or read from the file @vscode/test-electron's
-// launcher names in MG_TEST_CONFIG.
-const config: TestConfig =
-  (globalThis as unknown as { __modelGatewayTestConfig?: TestConfig }).__modelGatewayTestConfig ??
-  (JSON.parse(readFileSync(process.env.MG_TEST_CONFIG ?? '', 'utf8')) as TestConfig);
+import { config } from './config';
 
 async function api(): Promise<Required<ExtensionApi>> {
   const ext = vscode.extensions.getExtension<ExtensionApi>(config.extensionId);

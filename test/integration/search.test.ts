@@ -1,16 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension';
-
-interface TestConfig {
-  emulatorUrl: string;
-  demoKey: string;
-  extensionId: string;
-}
-const config: TestConfig =
-  (globalThis as unknown as { __modelGatewayTestConfig?: TestConfig }).__modelGatewayTestConfig ?? (JSON.parse(readFileSync(process.env.MG_TEST_CONFIG ?? '', 'utf8')) as TestConfig);
+import { config } from './config';
 
 async function api(): Promise<Required<ExtensionApi>> {
   return (await vscode.extensions.getExtension<ExtensionApi>(config.extensionId)!.activate()) as Required<ExtensionApi>;

@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+
+export interface TestConfig {
+  emulatorUrl: string;
+  demoKey: string;
+  demoAccessToken: string;
+  spareKey: string;
+  extensionId: string;
+}
+
+// Set by the code-server runner extension, or read from the file @vscode/test-electron's
+// launcher names in MG_TEST_CONFIG.
+export const config: TestConfig =
+  (globalThis as unknown as { __modelGatewayTestConfig?: TestConfig }).__modelGatewayTestConfig ??
+  (JSON.parse(readFileSync(process.env.MG_TEST_CONFIG ?? '', 'utf8')) as TestConfig);
