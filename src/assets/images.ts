@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { GatewayClient } from '../gateway';
 import type { ImageResult, LegacyModel, RenderingSpeed } from '../gateway/imagegen';
 import { showGatewayError } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
+import { assetsFolderOrSay, openFile, pickOne, slug, uniquePath } from './common';
 
 /** What the wizard asks for; a caller (a test) may pass it whole and skip the questions. */
 export interface ImageRequestArgs {
@@ -29,39 +28,6 @@ export interface ImageOutcome {
 }
 
 const LEGACY_RATIO: Record<string, string> = { '1x1': 'ASPECT_1_1', '16x9': 'ASPECT_16_9', '9x16': 'ASPECT_9_16', '3x2': 'ASPECT_3_2', '2x3': 'ASPECT_2_3', '4x3': 'ASPECT_4_3', '3x4': 'ASPECT_3_4', '16x10': 'ASPECT_16_10', '10x16': 'ASPECT_10_16', '3x1': 'ASPECT_3_1', '1x3': 'ASPECT_1_3' };
-
-/** A readable file name part from a prompt: `a red fox at dawn` → `a-red-fox-at-dawn`. */
-export function slug(text: string, max = 40): string {
-  const s = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^\w\s-]/g, '')
-    .trim()
-    .replace(/[\s_-]+/g, '-')
-    .slice(0, max)
-    .replace(/-+$/, '');
-  return s || 'image';
-}
-
-function uniquePath(dir: string, base: string, ext: string): string {
-  let p = join(dir, `${base}${ext}`);
-  for (let i = 2; existsSync(p); i++) p = join(dir, `${base}-${i}${ext}`);
-  return p;
-}
-
-/** The assets folder of the first workspace folder (created on demand). */
-export async function assetsFolder(): Promise<string | undefined> {
-  const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
-  if (!root) return undefined;
-  const name = vscode.workspace.getConfiguration('modelGateway.assets').get<string>('folder') || 'generated';
-  const dir = join(root.uri.fsPath, name.replace(/\.\.+/g, ''));
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-async function pickOne<T extends string>(title: string, items: { label: T; description?: string }[], ignoreFocusOut = true): Promise<T | undefined> {
-  return (await vscode.window.showQuickPick(items, { title, ignoreFocusOut }))?.label;
-}
 
 /** The wizard: every choice has a sensible default first, so Enter all the way works. */
 async function askImageArgs(services: Services): Promise<ImageRequestArgs | undefined> {
@@ -135,11 +101,8 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
     );
     if (go !== 'Generate') return undefined;
   }
-  const dir = await assetsFolder();
-  if (!dir) {
-    void vscode.window.showErrorMessage('Open a folder first: images are saved into the workspace.');
-    return undefined;
-  }
+  const dir = await assetsFolderOrSay('images');
+  if (!dir) return undefined;
   try {
     return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Generating images…', cancellable: true }, async (progress, token) => {
       const abort = new AbortController();
@@ -178,20 +141,8 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
         );
       }
       services.notifySpend();
-      const files: string[] = [];
-      let unsafe = 0;
-      for (const [i, item] of result.data.entries()) {
-        if (item.is_image_safe === false || !item.url) {
-          unsafe++;
-          continue;
-        }
-        progress.report({ message: `saving ${i + 1} of ${result.data.length}` });
-        const target = uniquePath(dir, `${slug(args.prompt)}-${item.seed ?? 'x'}`, '.png');
-        await (await client.imagegen.download(item.url, { signal: abort.signal })).toFile(target);
-        files.push(target);
-      }
-      if (unsafe > 0) void vscode.window.showWarningMessage(`${unsafe} of ${result.data.length} images were marked unsafe by the gateway and not saved.`);
-      if (files[0]) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(files[0]));
+      const { files, unsafe } = await saveImages(client, result, dir, (item) => `${slug(args.prompt)}-${item.seed ?? 'x'}`, progress, abort.signal);
+      if (files[0]) await openFile(files[0]);
       services.log.info(`generated ${files.length} image(s) for $${priceDollars?.toFixed(3)}`);
       return { files, unsafe, priceDollars };
     });
@@ -199,4 +150,32 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
     showGatewayError(services, 'Could not generate the image', err);
     return undefined;
   }
+}
+
+/**
+ * Saves the images of a result into `dir`, named by `name`, and reports unsafe ones (never saved
+ * as broken files). Each file is written atomically.
+ */
+export async function saveImages(
+  client: GatewayClient,
+  result: ImageResult,
+  dir: string,
+  name: (item: ImageResult['data'][number], index: number) => string,
+  progress: vscode.Progress<{ message?: string }>,
+  signal: AbortSignal,
+): Promise<{ files: string[]; unsafe: number }> {
+  const files: string[] = [];
+  let unsafe = 0;
+  for (const [i, item] of result.data.entries()) {
+    if (item.is_image_safe === false || !item.url) {
+      unsafe++;
+      continue;
+    }
+    progress.report({ message: `saving ${i + 1} of ${result.data.length}` });
+    const target = uniquePath(dir, name(item, i), '.png');
+    await (await client.imagegen.download(item.url, { signal })).toFile(target);
+    files.push(target);
+  }
+  if (unsafe > 0) void vscode.window.showWarningMessage(`${unsafe} of ${result.data.length} images were marked unsafe by the gateway and not saved.`);
+  return { files, unsafe };
 }

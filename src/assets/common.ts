@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { Job } from '../shell/config';
+import type { Services } from '../shell/services';
+
+export const IMAGE_FILE_EXTENSIONS = ['.png', '.jpg', '.jpeg', '.webp'];
+export const AUDIO_FILE_EXTENSIONS = ['.mp3', '.mp4', '.mpeg', '.mpga', '.m4a', '.wav', '.webm'];
+
+/** A readable file name part from a prompt: `a red fox at dawn` → `a-red-fox-at-dawn`. */
+export function slug(text: string, max = 40): string {
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_-]+/g, '-')
+    .slice(0, max)
+    .replace(/-+$/, '');
+  return s || 'image';
+}
+
+/** `dir/base.ext`, or `dir/base-2.ext`, `-3`… when taken: results never overwrite a file. */
+export function uniquePath(dir: string, base: string, ext: string): string {
+  let p = join(dir, `${base}${ext}`);
+  for (let i = 2; existsSync(p); i++) p = join(dir, `${base}-${i}${ext}`);
+  return p;
+}
+
+/** The assets folder of the first workspace folder (created on demand). */
+export async function assetsFolder(): Promise<string | undefined> {
+  const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  if (!root) return undefined;
+  const name = vscode.workspace.getConfiguration('modelGateway.assets').get<string>('folder') || 'generated';
+  const dir = join(root.uri.fsPath, name.replace(/\.\.+/g, ''));
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** The assets folder, or an error message and undefined when no folder is open. */
+export async function assetsFolderOrSay(what: string): Promise<string | undefined> {
+  const dir = await assetsFolder();
+  if (!dir) void vscode.window.showErrorMessage(`Open a folder first: ${what} are saved into the workspace.`);
+  return dir;
+}
+
+export async function pickOne<T extends string>(title: string, items: { label: T; description?: string }[], ignoreFocusOut = true): Promise<T | undefined> {
+  return (await vscode.window.showQuickPick(items, { title, ignoreFocusOut }))?.label;
+}
+
+/** Asks for a whole number in a range; undefined when cancelled. */
+export async function askInteger(title: string, prompt: string, min: number, max: number, value: number): Promise<number | undefined> {
+  const text = await vscode.window.showInputBox({
+    title,
+    prompt,
+    value: String(value),
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max ? undefined : `A whole number from ${min} to ${max}`),
+  });
+  return text === undefined ? undefined : Number(text.trim());
+}
+
+/**
+ * The file a command acts on: the Explorer's (first argument), else the active editor's, text or
+ * custom (the image preview). Checked against the accepted extensions.
+ */
+export function targetFile(arg: unknown, extensions: string[], what: string): vscode.Uri | undefined {
+  let uri = arg instanceof vscode.Uri ? arg : undefined;
+  if (!uri) {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom) uri = input.uri;
+  }
+  if (!uri || uri.scheme !== 'file') {
+    void vscode.window.showErrorMessage(`Choose ${what} in the Explorer, or open one, first.`);
+    return undefined;
+  }
+  if (!extensions.includes(extname(uri.fsPath).toLowerCase())) {
+    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} is not ${what} (${extensions.join(', ')}).`);
+    return undefined;
+  }
+  return uri;
+}
+
+/** Options a caller (a test, a keybinding) passes as the command's second argument; the Explorer passes an array there. */
+export function optionsArg<T>(arg: unknown): Partial<T> {
+  return arg && typeof arg === 'object' && !Array.isArray(arg) && !(arg instanceof vscode.Uri) ? (arg as Partial<T>) : {};
+}
+
+/**
+ * Picks a model for a job: the gateway's models matching the job (the default model first), or
+ * the known ids when the list cannot be fetched or has none.
+ */
+export async function pickModel(services: Services, job: Job, title: string, match: RegExp, known: readonly string[]): Promise<string | undefined> {
+  let ids: string[] = [];
+  try {
+    ids = (await services.client().models.list({ signal: AbortSignal.timeout(10_000) })).map((m) => m.id).filter((id) => match.test(id));
+  } catch (err) {
+    services.log.warn(`could not list models for ${job}; offering the known ones: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (ids.length === 0) ids = [...known];
+  const preferred = services.settings().defaultModels[job];
+  if (preferred && !ids.includes(preferred)) ids.unshift(preferred);
+  ids.sort((a, b) => Number(b === preferred) - Number(a === preferred));
+  return pickOne(title, ids.map((id) => ({ label: id, description: id === preferred ? 'default' : undefined })));
+}
+
+/** Opens a file in VS Code (its default editor: image preview, text…). */
+export async function openFile(path: string): Promise<void> {
+  await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(path));
+}
