@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { registerAccountCommands } from './account/commands';
 import { AccountTree } from './account/tree';
-import { generateImageCommand, type ImageRequestArgs } from './assets/images';
+import { registerAssetCommands } from './assets';
+import type { VideoJobs } from './assets/videoJobs';
 import { ChatController } from './chat/panel';
 import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
@@ -12,7 +13,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService };
+  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -49,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     return search.build({ clean: loaded === 'model-changed' });
   });
   reg('modelGateway.search.rebuild', () => search.build({ clean: true, reason: 'Rebuilding the search index' }));
-  reg('modelGateway.assets.generateImage', (args?: unknown) => generateImageCommand(services, args as ImageRequestArgs | undefined));
+  const { videoJobs } = registerAssetCommands(services, context, reg);
   reg('modelGateway.topUp', () => {
     const base = services.settings().baseUrl;
     if (base) void vscode.env.openExternal(vscode.Uri.parse(base));
@@ -60,10 +61,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   setTimeout(() => {
     void status.refresh();
     void search.load().catch((err) => services.log.error('could not load the search index', err));
+    videoJobs.resumeAll();
   }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search, videoJobs } : undefined };
 }
 
 export function deactivate(): void {}

@@ -120,6 +120,10 @@ export function joinMp3(parts: Buffer[]): Buffer {
  * Returns undefined for Opus (Ogg) and FLAC, whose streams cannot be concatenated: the caller
  * saves those as numbered parts.
  */
+export function canJoin(format: SpeechFormat): boolean {
+  return format !== 'opus' && format !== 'flac';
+}
+
 export function joinAudio(format: SpeechFormat, parts: Buffer[]): Buffer | undefined {
   switch (format) {
     case 'wav':

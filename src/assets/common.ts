@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Job } from '../shell/config';
+import { tell } from '../shell/errors';
 import type { Services } from '../shell/services';
 
 export const IMAGE_FILE_EXTENSIONS = ['.png', '.jpg', '.jpeg', '.webp'];
@@ -39,9 +40,9 @@ export async function assetsFolder(): Promise<string | undefined> {
 }
 
 /** The assets folder, or an error message and undefined when no folder is open. */
-export async function assetsFolderOrSay(what: string): Promise<string | undefined> {
+export async function assetsFolderOrSay(services: Services, what: string): Promise<string | undefined> {
   const dir = await assetsFolder();
-  if (!dir) void vscode.window.showErrorMessage(`Open a folder first: ${what} are saved into the workspace.`);
+  if (!dir) void tell(services, 'error', `Open a folder first: ${what} are saved into the workspace.`);
   return dir;
 }
 
@@ -65,18 +66,18 @@ export async function askInteger(title: string, prompt: string, min: number, max
  * The file a command acts on: the Explorer's (first argument), else the active editor's, text or
  * custom (the image preview). Checked against the accepted extensions.
  */
-export function targetFile(arg: unknown, extensions: string[], what: string): vscode.Uri | undefined {
+export function targetFile(services: Services, arg: unknown, extensions: string[], what: string): vscode.Uri | undefined {
   let uri = arg instanceof vscode.Uri ? arg : undefined;
   if (!uri) {
     const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
     if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom) uri = input.uri;
   }
   if (!uri || uri.scheme !== 'file') {
-    void vscode.window.showErrorMessage(`Choose ${what} in the Explorer, or open one, first.`);
+    void tell(services, 'error', `Choose ${what} in the Explorer, or open one, first.`);
     return undefined;
   }
   if (!extensions.includes(extname(uri.fsPath).toLowerCase())) {
-    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} is not ${what} (${extensions.join(', ')}).`);
+    void tell(services, 'error', `${vscode.workspace.asRelativePath(uri)} is not ${what} (${extensions.join(', ')}).`);
     return undefined;
   }
   return uri;

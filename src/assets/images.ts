@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import type { GatewayClient } from '../gateway';
 import type { ImageResult, LegacyModel, RenderingSpeed } from '../gateway/imagegen';
-import { showGatewayError } from '../shell/errors';
+import { showGatewayError, tell } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
 import { assetsFolderOrSay, openFile, pickOne, slug, uniquePath } from './common';
 
@@ -101,7 +100,7 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
     );
     if (go !== 'Generate') return undefined;
   }
-  const dir = await assetsFolderOrSay('images');
+  const dir = await assetsFolderOrSay(services, 'images');
   if (!dir) return undefined;
   try {
     return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Generating images…', cancellable: true }, async (progress, token) => {
@@ -141,7 +140,7 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
         );
       }
       services.notifySpend();
-      const { files, unsafe } = await saveImages(client, result, dir, (item) => `${slug(args.prompt)}-${item.seed ?? 'x'}`, progress, abort.signal);
+      const { files, unsafe } = await saveImages(services, result, dir, (item) => `${slug(args.prompt)}-${item.seed ?? 'x'}`, progress, abort.signal);
       if (files[0]) await openFile(files[0]);
       services.log.info(`generated ${files.length} image(s) for $${priceDollars?.toFixed(3)}`);
       return { files, unsafe, priceDollars };
@@ -157,7 +156,7 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
  * as broken files). Each file is written atomically.
  */
 export async function saveImages(
-  client: GatewayClient,
+  services: Services,
   result: ImageResult,
   dir: string,
   name: (item: ImageResult['data'][number], index: number) => string,
@@ -173,9 +172,9 @@ export async function saveImages(
     }
     progress.report({ message: `saving ${i + 1} of ${result.data.length}` });
     const target = uniquePath(dir, name(item, i), '.png');
-    await (await client.imagegen.download(item.url, { signal })).toFile(target);
+    await (await services.client().imagegen.download(item.url, { signal })).toFile(target);
     files.push(target);
   }
-  if (unsafe > 0) void vscode.window.showWarningMessage(`${unsafe} of ${result.data.length} images were marked unsafe by the gateway and not saved.`);
+  if (unsafe > 0) void tell(services, 'warning', `${unsafe} of ${result.data.length} images were marked unsafe by the gateway and not saved.`);
   return { files, unsafe };
 }

@@ -55,5 +55,13 @@ export function describeError(services: Services, err: unknown): { message: stri
 export function showGatewayError(services: Services, what: string, err: unknown): void {
   services.log.error(what, err);
   const { message, actions } = describeError(services, err);
+  services.recordNotice('error', `${what}: ${message}`);
   void vscode.window.showErrorMessage(`${what}: ${message}`, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
+}
+
+/** Shows a message without waiting for it to be dismissed, and records it; resolves to the chosen item. */
+export function tell(services: Services, level: 'info' | 'warning' | 'error', message: string, ...items: string[]): Thenable<string | undefined> {
+  services.recordNotice(level, message);
+  const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  return show(message, ...items);
 }

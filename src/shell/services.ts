@@ -90,6 +90,14 @@ export class Services implements vscode.Disposable {
     return client;
   }
 
+  /** The last messages shown to the person (newest last), so tests can read what the UI said. */
+  readonly notices: { level: 'info' | 'warning' | 'error'; message: string }[] = [];
+
+  recordNotice(level: 'info' | 'warning' | 'error', message: string): void {
+    this.notices.push({ level, message });
+    if (this.notices.length > 50) this.notices.shift();
+  }
+
   notifySpend(): void {
     this.spent.fire();
   }
