@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { registerAccountCommands } from './account/commands';
 import { AccountTree } from './account/tree';
 import { registerAssetCommands } from './assets';
-import type { VideoJobs } from './assets/videoJobs';
+import { VideoJobs } from './assets/videoJobs';
 import { ChatController } from './chat/panel';
 import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
@@ -13,7 +13,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs };
+  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -65,7 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search, videoJobs } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState) } : undefined };
 }
 
 export function deactivate(): void {}

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -9,25 +8,7 @@ import type { Services } from '../shell/services';
 export const IMAGE_FILE_EXTENSIONS = ['.png', '.jpg', '.jpeg', '.webp'];
 export const AUDIO_FILE_EXTENSIONS = ['.mp3', '.mp4', '.mpeg', '.mpga', '.m4a', '.wav', '.webm'];
 
-/** A readable file name part from a prompt: `a red fox at dawn` → `a-red-fox-at-dawn`. */
-export function slug(text: string, max = 40): string {
-  const s = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^\w\s-]/g, '')
-    .trim()
-    .replace(/[\s_-]+/g, '-')
-    .slice(0, max)
-    .replace(/-+$/, '');
-  return s || 'image';
-}
-
-/** `dir/base.ext`, or `dir/base-2.ext`, `-3`… when taken: results never overwrite a file. */
-export function uniquePath(dir: string, base: string, ext: string): string {
-  let p = join(dir, `${base}${ext}`);
-  for (let i = 2; existsSync(p); i++) p = join(dir, `${base}-${i}${ext}`);
-  return p;
-}
+export { slug, uniquePath } from './names';
 
 /** The assets folder of the first workspace folder (created on demand). */
 export async function assetsFolder(): Promise<string | undefined> {

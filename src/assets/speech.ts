@@ -127,18 +127,26 @@ export async function speakCommand(services: Services, extensionUri: vscode.Uri,
   const dir = await assetsFolderOrSay(services, 'audio files');
   if (!dir) return undefined;
   const base = `speech-${slug(source.name, 32)}`;
+  let client: ReturnType<Services['client']>;
+  try {
+    client = services.client();
+  } catch (err) {
+    showGatewayError(services, 'Could not speak the text', err);
+    return undefined;
+  }
   const audio: Buffer[] = [];
   let failure: unknown;
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Speaking', cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
-    const client = services.client();
     let done = 0;
     progress.report({ message: parts.length > 1 ? `part 1 of ${parts.length}` : undefined });
     const results: (Buffer | undefined)[] = new Array(parts.length);
     let next = 0;
+    // After a failure no new part starts, but parts already under way finish: they are kept.
+    let stopped = false;
     const worker = async () => {
-      while (next < parts.length && !abort.signal.aborted) {
+      while (next < parts.length && !stopped && !abort.signal.aborted) {
         const i = next++;
         try {
           const res = await client.audio.speech.create({ model, input: parts[i], voice, response_format: format, speed, instructions }, { signal: abort.signal });
@@ -147,7 +155,7 @@ export async function speakCommand(services: Services, extensionUri: vscode.Uri,
           progress.report({ message: `${done} of ${parts.length} parts`, increment: 100 / parts.length });
         } catch (err) {
           failure ??= err;
-          abort.abort();
+          stopped = true;
         }
       }
     };

@@ -22,14 +22,16 @@ export interface FaultRule {
   /** Path prefix the rule applies to; all paths when absent. */
   path?: string;
   times?: number;
+  /** Matching requests to let through before the fault applies. */
+  after?: number;
   fault: Fault;
 }
 
 export class Faults {
-  private rules: { path?: string; left: number; fault: Fault }[] = [];
+  private rules: { path?: string; left: number; skip: number; fault: Fault }[] = [];
 
   add(rule: FaultRule): void {
-    this.rules.push({ path: rule.path, left: rule.times ?? 1, fault: rule.fault });
+    this.rules.push({ path: rule.path, left: rule.times ?? 1, skip: rule.after ?? 0, fault: rule.fault });
   }
 
   clear(): void {
@@ -41,6 +43,10 @@ export class Faults {
     const out: Fault[] = [];
     for (const r of this.rules) {
       if (r.left > 0 && (!r.path || path.startsWith(r.path))) {
+        if (r.skip > 0) {
+          r.skip--;
+          continue;
+        }
         out.push(r.fault);
         r.left--;
       }

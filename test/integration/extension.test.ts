@@ -1,26 +1,10 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { AccountNode } from '../../src/account/tree';
-import type { ExtensionApi } from '../../src/extension';
 import { config } from './config';
+import { api, until } from './helpers';
 
-async function api(): Promise<Required<ExtensionApi>> {
-  const ext = vscode.extensions.getExtension<ExtensionApi>(config.extensionId);
-  assert.ok(ext, `extension ${config.extensionId} is installed`);
-  const exports = await ext.activate();
-  assert.ok(exports.testing, 'MODEL_GATEWAY_TEST=1 reached the extension host');
-  return exports as Required<ExtensionApi>;
-}
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function label(item: vscode.TreeItem): string {
   return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');

@@ -2,28 +2,15 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension';
 import { config } from './config';
+import { api, emulatorRequests, until } from './helpers';
 
-async function api(): Promise<Required<ExtensionApi>> {
-  return (await vscode.extensions.getExtension<ExtensionApi>(config.extensionId)!.activate()) as Required<ExtensionApi>;
-}
 
-/** Embedding requests the emulator has served (its control API lists request paths, never headers). */
+/** Embedding requests the emulator has served. */
 async function embeddingRequests(): Promise<number> {
-  const r = (await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[] };
-  return r.paths.filter((p) => p === 'POST /v1/embeddings').length;
+  return (await emulatorRequests()).filter((p) => p === 'POST /v1/embeddings').length;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('semantic search in a real VS Code', () => {
   const settings = () => vscode.workspace.getConfiguration('modelGateway');

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { AudioJoinError, joinAudio, joinMp3, joinWav, pcmToWav, splitForSpeech } from '../../src/assets/audioParts';
+import { slug } from '../../src/assets/names';
 import { mp3, readMp3Text, readWav, synthesizePcm, wavFromPcm } from '../emulator/media';
 
 describe('splitting long text for speech', () => {
@@ -88,5 +89,15 @@ describe('joining speech parts', () => {
     assert.equal(info?.sampleRate, 24_000);
     assert.equal(info?.bitsPerSample, 16);
     assert.ok(Math.abs((info?.seconds ?? 0) - pcm.length / 48_000) < 1e-9);
+  });
+});
+
+describe('file names for generated media', () => {
+  it('slugs a prompt into a readable name, cut at a word end', () => {
+    assert.equal(slug('A red fox at dawn!'), 'a-red-fox-at-dawn');
+    assert.equal(slug('This is sentence number 0 of a long text', 32), 'this-is-sentence-number-0-of-a');
+    assert.equal(slug('Überraschung — café'), 'uberraschung-cafe');
+    assert.equal(slug('!!!'), 'image');
+    assert.equal(slug('abcdefghijklmnop', 8), 'abcdefgh', 'one long word is cut where it must be');
   });
 });

@@ -1,0 +1,35 @@
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import type { ExtensionApi } from '../../src/extension';
+import { config } from './config';
+
+/** The extension's API with its testing internals (MODEL_GATEWAY_TEST=1). */
+export async function api(): Promise<Required<ExtensionApi>> {
+  const ext = vscode.extensions.getExtension<ExtensionApi>(config.extensionId);
+  assert.ok(ext, `extension ${config.extensionId} is installed`);
+  const exports = await ext.activate();
+  assert.ok(exports.testing, 'MODEL_GATEWAY_TEST=1 reached the extension host');
+  return exports as Required<ExtensionApi>;
+}
+
+/** Polls until the probe gives a value other than undefined/false. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Request lines (`POST /v1/…`) the emulator has served; its control API never lists headers. */
+export async function emulatorRequests(): Promise<string[]> {
+  return ((await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[] }).paths;
+}
+
+/** Calls the emulator's control API (faults, clock). */
+export async function emulatorControl(route: 'faults' | 'clock' | 'reset', body: unknown = {}): Promise<unknown> {
+  const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return res.json();
+}
