@@ -1,0 +1,149 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { png } from '../emulator/media';
+import { GatewayEmulator } from '../emulator/server';
+import { answerPrompt, launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+
+const ARTIFACTS = join(ROOT, 'test-results');
+
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('media commands end to end (code-server, headless Chromium)', function () {
+  this.timeout(240_000);
+  let emu: GatewayEmulator;
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let workspace: string;
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    emu = await GatewayEmulator.start();
+    workspace = sampleWorkspace();
+    writeFileSync(join(workspace, 'photo.png'), png(300, 200, 7));
+    server = await startCodeServer({
+      workspace,
+      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey },
+      settings: { 'modelGateway.assets.videoPollSeconds': 1 },
+    });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server);
+  });
+
+  after(async () => {
+    await page?.screenshot({ path: join(ARTIFACTS, 'media-last.png') }).catch(() => undefined);
+    await browser?.close();
+    await server?.stop();
+    await emu?.close();
+  });
+
+  it('the Explorer context menu of an image offers the image actions; Describe shows the descriptions', async () => {
+    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'photo.png' });
+    await row.waitFor({ timeout: 60_000 });
+    // A menu opened before the extension's contributions are registered lacks them: reopen it.
+    const entry = page.locator('.context-view .monaco-menu .action-item', { hasText: 'Model Gateway' });
+    const end = Date.now() + 60_000;
+    for (;;) {
+      await row.click({ button: 'right' });
+      try {
+        await entry.waitFor({ timeout: 3000 });
+        break;
+      } catch (err) {
+        if (Date.now() > end) throw err;
+        await page.keyboard.press('Escape');
+      }
+    }
+    await entry.hover();
+    const submenu = page.locator('.context-view .monaco-submenu');
+    for (const action of ['Remix Image…', 'Edit Image with Mask…', 'Replace Image Background…', 'Upscale Image…', 'Moderate Image']) {
+      await submenu.locator('.action-item', { hasText: action }).first().waitFor();
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'media-image-menu.png') });
+    await submenu.locator('.action-item', { hasText: 'Describe Image' }).click();
+    const pick = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'Descriptions of photo.png' }) });
+    await pick.locator('.monaco-list-row', { hasText: 'A 300x200 image' }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Escape');
+  });
+
+  it('Speak Selection through the wizard saves a WAV and plays it in the player', async () => {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).click();
+    await page.locator('.tab.active', { hasText: 'README.md' }).waitFor();
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+A');
+    await runPaletteCommand(page, 'Model Gateway: Speak Selection');
+    await answerPrompt(page, 'Speak (1/4)', 'tts-1');
+    await answerPrompt(page, 'Speak (2/4)', 'alloy');
+    await answerPrompt(page, 'Speak (3/4)', 'wav');
+    await answerPrompt(page, 'Speak (4/4)', '1.0');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Speak \d+ characters\?/);
+    await dialog.getByRole('button', { name: 'Speak' }).click();
+    await page.locator('.tab', { hasText: /▶ speech-sample-project.*\.wav/ }).waitFor({ timeout: 60_000 });
+    const saved = readdirSync(join(workspace, 'generated')).filter((f) => f.endsWith('.wav'));
+    assert.equal(saved.length, 1);
+    // The player's audio element loads the file (the browser reads its real duration).
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const audio = frame.locator('audio#player');
+    await audio.waitFor({ timeout: 30_000 });
+    const seconds = await audio.evaluate(
+      (el: HTMLAudioElement) =>
+        new Promise<number>((resolve) => {
+          if (el.readyState >= 1) resolve(el.duration);
+          else el.addEventListener('loadedmetadata', () => resolve(el.duration), { once: true });
+        }),
+    );
+    const text = readFileSync(join(workspace, 'README.md'), 'utf8');
+    assert.ok(Math.abs(seconds - text.length / 15) < 0.5, `${seconds} s`);
+    await page.screenshot({ path: join(ARTIFACTS, 'media-player.png') });
+  });
+
+  it('a video job started from the palette survives a window reload and is downloaded once, by the new extension host', async () => {
+    await runPaletteCommand(page, 'Model Gateway: Generate Video');
+    await answerPrompt(page, 'Generate Video (1/5)', 'a lighthouse in a storm');
+    await answerPrompt(page, 'Generate Video (2/5)', 'sora-2');
+    await answerPrompt(page, 'Generate Video (3/5)', '4');
+    await answerPrompt(page, 'Generate Video (4/5)', '1280x720');
+    await answerPrompt(page, 'Generate Video (5/5)', 'No reference image');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /sora-2 · 4 s · 1280x720/);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const jobRow = page.getByRole('treeitem').filter({ hasText: 'a lighthouse in a storm' });
+    await jobRow.filter({ hasText: 'queued' }).waitFor({ timeout: 30_000 });
+    const id = [...emu.videos.keys()].at(-1)!;
+
+    // Reload the window: the extension host goes away with it, and a new one activates from the
+    // stored state. Only then does the video complete (the emulator's clock moves).
+    const activations = () => emu.requests.filter((r) => r.method === 'GET' && r.path === '/v1/models').length;
+    const before = activations();
+    await runPaletteCommand(page, 'Developer: Reload Window');
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await until('the new extension host to check the connection', () => activations() > before);
+    emu.clock.advance(80_000);
+
+    const file = await until('the downloaded video', () => {
+      const dir = join(workspace, 'generated');
+      const mp4 = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith('video-a-lighthouse-in-a-storm') && f.endsWith('.mp4')) : undefined;
+      return mp4 && join(dir, mp4);
+    });
+    assert.equal(readFileSync(file).toString('ascii', 4, 8), 'ftyp');
+    await new Promise((r) => setTimeout(r, 3000));
+    // Downloaded once: no extension host of the old window is still polling.
+    assert.equal(emu.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${id}/content`).length, 1);
+    assert.equal(readdirSync(join(workspace, 'generated')).filter((f) => f.endsWith('.mp4')).length, 1);
+    await runPaletteCommand(page, 'Model Gateway: Focus on Video Jobs View').catch(() => undefined);
+    await jobRow.filter({ hasText: 'downloaded' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'media-video-jobs.png') });
+  });
+});
