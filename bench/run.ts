@@ -6,6 +6,7 @@ import { runEmbeddingBench } from './embeddings';
 import { runIndexingBench } from './indexing';
 import { runRenderBench } from './render';
 import { runVectorBench } from './vectors';
+import { runSpeechBench } from './speech';
 import { runSseBench, type SseBenchResult } from './sse';
 
 function printSse(results: SseBenchResult[]): string[] {
@@ -83,6 +84,13 @@ async function main(): Promise<void> {
     console.log(`  one file changed: ${x.reindexOne.embedded} chunks embedded in ${x.reindexOne.requests} request(s), ${x.reindexOne.ms} ms`);
     console.log(`  restart: index loaded in ${x.restart.loadMs.toFixed(0)} ms, full rescan embedded ${x.restart.embedded} chunks`);
     console.log(`  memory: ${x.bytesPerChunk} bytes per indexed chunk (float32 vector, 1-bit code, flag)`);
+  }
+  if (want('speech')) {
+    const sp = runSpeechBench();
+    results.speech = sp;
+    console.log(`\nLong speech: ${sp.characters.toLocaleString('en-US')} characters (median of 15 / 7 runs)`);
+    console.log(`  split at sentence ends into ${sp.parts} parts of at most 4,096 characters: ${sp.splitMs.toFixed(2)} ms`);
+    console.log(`  ${sp.parts} WAV parts joined into one ${(sp.wavBytes / 1e6).toFixed(0)} MB file (${(sp.audioSeconds / 60).toFixed(0)} min of audio): ${sp.joinMs.toFixed(1)} ms`);
   }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });

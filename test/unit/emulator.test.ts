@@ -62,6 +62,16 @@ describe('gateway emulator', () => {
     assert.ok(!JSON.stringify(log).includes('sk-'), 'the request log over HTTP carries no keys');
   });
 
+  it('lets the first N matching requests through before a fault applies (`after`)', async () => {
+    const { emu } = ctx;
+    emu.faults.add({ path: '/v1/models', after: 2, fault: { kind: 'status', status: 503 } });
+    const { client } = clientFor(emu, { maxRetries: 0 });
+    await client.models.list();
+    await client.models.list();
+    await assert.rejects(client.models.list(), /unavailable/);
+    await client.models.list();
+  });
+
   it('runs on its own with `npm run emulator` and prints its URL and demo key', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/emulator/cli.ts', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
