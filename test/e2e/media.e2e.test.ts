@@ -96,11 +96,14 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     const audio = frame.locator('audio#player');
     await audio.waitFor({ timeout: 30_000 });
+    // (No DOM types in this project's tsconfig: the element is typed by hand.)
+    type Audio = { readyState: number; duration: number; addEventListener(type: string, fn: () => void, o: { once: boolean }): void };
     const seconds = await audio.evaluate(
-      (el: HTMLAudioElement) =>
+      (el) =>
         new Promise<number>((resolve) => {
-          if (el.readyState >= 1) resolve(el.duration);
-          else el.addEventListener('loadedmetadata', () => resolve(el.duration), { once: true });
+          const a = el as unknown as Audio;
+          if (a.readyState >= 1) resolve(a.duration);
+          else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
         }),
     );
     const text = readFileSync(join(workspace, 'README.md'), 'utf8');
