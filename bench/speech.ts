@@ -33,7 +33,7 @@ export function runSpeechBench(): SpeechBenchResult {
   }
   const wavs = parts.map((p) => wavFromPcm(synthesizePcm(p)));
   const joins: number[] = [];
-  let joined = Buffer.alloc(0);
+  let joined: Buffer = Buffer.alloc(0);
   for (let r = 0; r < 7; r++) {
     const t = performance.now();
     joined = joinWav(wavs);
