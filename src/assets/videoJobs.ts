@@ -119,7 +119,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
       while (!signal.aborted) {
         let job = this.get(id);
         if (!job || !isActive(job)) break;
-        if (job.status !== 'completed') {
+        if (job.status !== 'completed' && this.services.isConfigured()) {
           try {
             const task = await this.services.client().videos.retrieve(id, { signal });
             const error = task.status === 'failed' ? new gw.VideoFailedError(task).message : undefined;
@@ -137,10 +137,11 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
               break;
             }
             // A transient failure (offline, 503 after retries): keep the job and try again next time.
+            // (While no gateway is configured, the job just waits.)
             this.services.log.warn(`video ${id}: status check failed, will retry: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
-        if (job.status === 'completed') {
+        if (job.status === 'completed' && this.services.isConfigured()) {
           report('downloading');
           await this.download(job, signal);
           break;
