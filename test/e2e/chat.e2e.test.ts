@@ -142,8 +142,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await idle();
     assert.equal(existsSync(join(workspace, 'notes.md')), false);
     await page.locator('.tab', { hasText: 'notes.md' }).waitFor({ state: 'detached', timeout: 10_000 });
-    assert.match(await lastAnswer().locator('details.tool summary').first().innerText(), /create_file\s+notes\.md\s+rejected/);
-    assert.match(await answerText(), /rejected the new file notes\.md/);
+    // The tool row and the model's reply render just after the turn ends: wait for them (text
+    // content: the status badge is a separate span with no space before it).
+    await lastAnswer().locator('details.tool summary', { hasText: /create_file\s*notes\.md\s*rejected/ }).first().waitFor({ timeout: 10_000 });
+    await lastAnswer().locator('.markdown', { hasText: /rejected the new file notes\.md/ }).first().waitFor({ timeout: 10_000 });
   });
 
   it('shows gateway errors in the conversation with the action that fixes them, and a 429 countdown', async () => {
