@@ -75,6 +75,9 @@ describe('joining speech parts', () => {
     assert.equal(joined.subarray(10).includes(Buffer.from('ID3')), false);
     const p = [synthesizePcm('x y'), synthesizePcm('z')];
     assert.ok(joinAudio('pcm', p)!.equals(Buffer.concat(p)));
+    // ADTS frames (AAC) are self-delimiting: the parts follow each other byte for byte.
+    const adts = [Buffer.from([0xff, 0xf1, 0x50, 0x80, 0x01, 0x7f, 0xfc, 1]), Buffer.from([0xff, 0xf1, 0x50, 0x80, 0x01, 0x7f, 0xfc, 2])];
+    assert.ok(joinAudio('aac', adts)!.equals(Buffer.concat(adts)));
   });
 
   it('will not fake a join of Ogg or FLAC streams', () => {
