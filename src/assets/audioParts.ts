@@ -3,7 +3,7 @@
  * the audio parts into one file. Pure functions (no vscode), tested in Node.
  */
 
-export type SpeechFormat = 'mp3' | 'opus' | 'aac' | 'flac' | 'wav' | 'pcm';
+import type { SpeechFormat } from '../gateway/audio';
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'”’)\]]*)\s+|\n\s*\n|(?<=\n)/g;
 

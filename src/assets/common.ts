@@ -1,12 +1,28 @@
-import { mkdir } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Job } from '../shell/config';
 import { tell } from '../shell/errors';
 import type { Services } from '../shell/services';
 
-export const IMAGE_FILE_EXTENSIONS = ['.png', '.jpg', '.jpeg', '.webp'];
+// The gateway client's upload rules, repeated here because the client bundle loads lazily and
+// these decide menus and messages before it is needed.
+const IMAGE_MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
+export const IMAGE_FILE_EXTENSIONS = Object.keys(IMAGE_MIME);
 export const AUDIO_FILE_EXTENSIONS = ['.mp3', '.mp4', '.mpeg', '.mpga', '.m4a', '.wav', '.webm'];
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * A workspace image as a data URI (for moderation and image-to-video); a file of another type or
+ * over 20 MB is refused, with the reason, before it is read.
+ */
+export async function imageDataUri(path: string): Promise<string> {
+  const mime = IMAGE_MIME[extname(path).toLowerCase()];
+  if (!mime) throw new Error(`${basename(path)} is not a PNG, JPEG or WEBP image`);
+  const size = (await stat(path)).size;
+  if (size > MAX_IMAGE_BYTES) throw new Error(`${basename(path)} is ${(size / 1048576).toFixed(1)} MB; images may be at most 20 MB`);
+  return `data:${mime};base64,${(await readFile(path)).toString('base64')}`;
+}
 
 export { slug, uniquePath } from './names';
 

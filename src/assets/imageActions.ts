@@ -107,7 +107,6 @@ async function transformImage(services: Services, op: Op, target: unknown, optio
     if (op === 'remix' && weight === undefined) return undefined;
     const speed = model === 'V_3' ? (o.rendering_speed ?? (await askSpeed(`${title}: speed`, op))) : undefined;
     if (model === 'V_3' && !speed) return undefined;
-    const v3 = services.client().imagegen.v3;
     if (model !== 'V_3') {
       price = gw.imagePrice({ generation: 'legacy', operation: 'edit', model: model as 'V_2' });
       detail = `“${prompt}” · ${model}`;
@@ -115,12 +114,15 @@ async function transformImage(services: Services, op: Op, target: unknown, optio
     } else {
       price = gw.imagePrice({ generation: 'v3', operation: op, rendering_speed: speed });
       detail = `“${prompt}” · V3 ${speed}${weight !== undefined ? ` · weight ${weight}` : ''}`;
-      run = (signal) =>
-        op === 'remix'
+      // The client is built when the request runs, inside the error handling below.
+      run = (signal) => {
+        const v3 = services.client().imagegen.v3;
+        return op === 'remix'
           ? v3.remix({ prompt, image, image_weight: weight, rendering_speed: speed }, { signal })
           : op === 'edit'
             ? v3.edit({ prompt, image, mask: mask!, rendering_speed: speed }, { signal })
             : v3.replaceBackground({ prompt, image, rendering_speed: speed }, { signal });
+      };
     }
   }
   if (!o.confirmed) {

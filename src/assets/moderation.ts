@@ -1,10 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import * as vscode from 'vscode';
 import type { ModerationRequest, ModerationResult } from '../gateway/moderations';
 import { showGatewayError, tell } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
-import { IMAGE_FILE_EXTENSIONS, optionsArg } from './common';
+import { IMAGE_FILE_EXTENSIONS, imageDataUri, optionsArg } from './common';
 import { ReportDocuments } from './reports';
 
 export interface ModerationOptions {
@@ -23,15 +22,9 @@ export interface ModerationOutcome {
   report: vscode.Uri | undefined;
 }
 
-const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
-const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-
-/** Builds the request input from an image file: a data URI (the spec's image limits checked first). */
+/** The request input for an image file: one `image_url` part holding the image as a data URI. */
 export async function imageInput(path: string): Promise<ModerationRequest['input']> {
-  const size = (await stat(path)).size;
-  if (size > MAX_IMAGE_BYTES) throw new (loadGateway().ValidationError)([{ path: 'image', message: `is ${(size / 1048576).toFixed(1)} MB; images may be at most 20 MB` }]);
-  const url = `data:${MIME[extname(path).toLowerCase()] ?? 'image/png'};base64,${(await readFile(path)).toString('base64')}`;
-  return [{ type: 'image_url', image_url: { url } }];
+  return [{ type: 'image_url', image_url: { url: await imageDataUri(path) } }];
 }
 
 function reportMarkdown(subject: string, model: string, result: ModerationResult): string {

@@ -3,13 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import * as vscode from 'vscode';
 import { pcmToWav } from './audioParts';
+import { escapeHtml } from '../webview/html';
 
 export const PLAYER_VIEW_TYPE = 'modelGateway.audioPlayer';
 const MAX_PCM_INLINE = 40 * 1024 * 1024;
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /**
  * A small webview with the browser's audio player for a file. Raw PCM (which no browser plays) is

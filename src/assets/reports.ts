@@ -8,8 +8,6 @@ export const REPORT_SCHEME = 'model-gateway-report';
  */
 export class ReportDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly contents = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
   private readonly registration = vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, this);
   private counter = 0;
 
@@ -30,6 +28,5 @@ export class ReportDocuments implements vscode.TextDocumentContentProvider, vsco
 
   dispose(): void {
     this.registration.dispose();
-    this.changed.dispose();
   }
 }

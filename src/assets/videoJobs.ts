@@ -43,7 +43,6 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
   private readonly changed = new vscode.EventEmitter<VideoJob | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly pollers = new Map<string, AbortController>();
-  private readonly settled = new Map<string, { promise: Promise<void>; resolve: () => void }>();
   private disposed = false;
 
   constructor(
@@ -74,25 +73,6 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
   /** Starts polling every unfinished job (at activation: the jobs of the last session). */
   resumeAll(): void {
     for (const job of this.list()) if (isActive(job)) this.watch(job);
-  }
-
-  /** Resolves when the job reaches an end state (downloaded, failed, cancelled) in this session. */
-  whenSettled(id: string): Promise<void> {
-    const job = this.get(id);
-    if (job && !isActive(job)) return Promise.resolve();
-    let entry = this.settled.get(id);
-    if (!entry) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      entry = { promise, resolve };
-      this.settled.set(id, entry);
-    }
-    return entry.promise;
-  }
-
-  private settle(id: string): void {
-    this.settled.get(id)?.resolve();
-    this.settled.delete(id);
   }
 
   async add(job: VideoJob): Promise<void> {
@@ -153,8 +133,6 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
       }
     } finally {
       this.pollers.delete(id);
-      const job = this.get(id);
-      if (job && !isActive(job)) this.settle(id);
     }
   }
 
@@ -188,7 +166,6 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
       if (!(err instanceof loadGateway().NotFoundError)) showGatewayError(this.services, 'Could not delete the video task', err);
     }
     await this.save({ ...job, status: 'cancelled', error: undefined });
-    this.settle(id);
   }
 
   /** Retries the download of a completed job whose download failed. */

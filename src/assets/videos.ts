@@ -1,9 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { showGatewayError, tell } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
-import { assetsFolderOrSay, IMAGE_FILE_EXTENSIONS, optionsArg, pickModel, pickOne } from './common';
+import { assetsFolderOrSay, imageDataUri, optionsArg, pickModel, pickOne } from './common';
 import type { VideoJobs } from './videoJobs';
 
 export interface VideoOptions {
@@ -17,7 +16,6 @@ export interface VideoOptions {
 }
 
 const KNOWN_VIDEO_MODELS = ['sora-2', 'sora-2-pro', 'veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.0-generate-001', 'veo-3.0-fast-generate-001'];
-const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
 
 async function askReference(): Promise<string | undefined | null> {
   const choice = await pickOne('Generate Video (5/5): reference image', [
@@ -59,16 +57,12 @@ export async function generateVideoCommand(services: Services, jobs: VideoJobs, 
   if (reference === null) return undefined;
   let input_reference: string | undefined;
   if (reference) {
-    if (!IMAGE_FILE_EXTENSIONS.includes(extname(reference).toLowerCase())) {
-      void tell(services, 'error', `The reference image must be PNG, JPEG or WEBP, not ${basename(reference)}.`);
+    try {
+      input_reference = await imageDataUri(reference);
+    } catch (err) {
+      void tell(services, 'error', `The reference image cannot be used: ${err instanceof Error ? err.message : String(err)}.`);
       return undefined;
     }
-    const bytes = (await stat(reference)).size;
-    if (bytes > 20 * 1024 * 1024) {
-      void tell(services, 'error', `The reference image is ${(bytes / 1048576).toFixed(1)} MB; images may be at most 20 MB.`);
-      return undefined;
-    }
-    input_reference = `data:${MIME[extname(reference).toLowerCase()]};base64,${(await readFile(reference)).toString('base64')}`;
   }
   if (!o.confirmed) {
     const shape = [model, seconds && `${seconds} s`, size, reference && `from ${basename(reference)}`].filter(Boolean).join(' · ');

@@ -17,6 +17,7 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
+import { escapeHtml } from './html';
 
 for (const [name, lang] of Object.entries({ bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, sql, typescript, xml, yaml })) {
   hljs.registerLanguage(name, lang);
@@ -27,10 +28,6 @@ hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' }
 hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 hljs.registerAliases(['py'], { languageName: 'python' });
 hljs.registerAliases(['yml'], { languageName: 'yaml' });
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
 
 // Raw HTML in answers is shown as text (html: false); DOMPurify then checks the result again.
 const md = new MarkdownIt({

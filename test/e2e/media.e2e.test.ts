@@ -4,19 +4,11 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { GatewayEmulator } from '../emulator/server';
+import { until } from '../wait';
 import { answerPrompt, launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('media commands end to end (code-server, headless Chromium)', function () {
   this.timeout(240_000);
@@ -132,14 +124,14 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     const before = activations();
     await runPaletteCommand(page, 'Developer: Reload Window');
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-    await until('the new extension host to check the connection', () => activations() > before);
+    await until('the new extension host to check the connection', () => activations() > before, 60_000);
     emu.clock.advance(80_000);
 
     const file = await until('the downloaded video', () => {
       const dir = join(workspace, 'generated');
       const mp4 = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith('video-a-lighthouse-in-a-storm') && f.endsWith('.mp4')) : undefined;
       return mp4 && join(dir, mp4);
-    });
+    }, 60_000);
     assert.equal(readFileSync(file).toString('ascii', 4, 8), 'ftyp');
     await new Promise((r) => setTimeout(r, 3000));
     // Downloaded once: no extension host of the old window is still polling.

@@ -12,16 +12,8 @@ export async function api(): Promise<Required<ExtensionApi>> {
   return exports as Required<ExtensionApi>;
 }
 
-/** Polls until the probe gives a value other than undefined/false. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { until } from '../wait';
+
 
 /** Request lines (`POST /v1/…`) the emulator has served; its control API never lists headers. */
 export async function emulatorRequests(): Promise<string[]> {

@@ -6,6 +6,7 @@ import type { ImageOutcome } from '../../src/assets/images';
 import type { ModerationOutcome } from '../../src/assets/moderation';
 import type { SpeakOutcome } from '../../src/assets/speech';
 import type { TranscribeOutcome } from '../../src/assets/transcribe';
+import type { VideoJob, VideoJobs } from '../../src/assets/videoJobs';
 import { png, pngSize, readMp3Text, readWav } from '../emulator/media';
 import { config } from './config';
 import { api, emulatorControl, emulatorRequests, until } from './helpers';
@@ -32,6 +33,14 @@ function writePng(name: string, width: number, height: number, pixel?: (x: numbe
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, png(width, height, 42, pixel));
   return vscode.Uri.file(path);
+}
+
+/** Waits until the job reaches an end state (downloaded, failed, cancelled, or a failed download). */
+function settled(jobs: VideoJobs, id: string): Promise<VideoJob> {
+  return until(`video job ${id} to settle`, () => {
+    const job = jobs.get(id);
+    return job && (job.error || !['queued', 'in_progress', 'completed'].includes(job.status)) ? job : undefined;
+  });
 }
 
 function mp4Seconds(buf: Buffer): number {
@@ -254,8 +263,7 @@ describe('media commands in a real VS Code', function () {
       await emulatorControl('clock', { advanceMs: 30_000 });
       await until('in progress', () => testing.videoJobs.get(id)?.status === 'in_progress');
       await emulatorControl('clock', { advanceMs: 60_000 });
-      await testing.videoJobs.whenSettled(id);
-      const job = testing.videoJobs.get(id)!;
+      const job = await settled(testing.videoJobs, id);
       assert.equal(job.status, 'downloaded');
       assert.ok(job.file && job.file.startsWith(join(folder(), 'generated')) && basename(job.file) === 'video-a-paper-boat-on-a-river.mp4', job.file);
       assert.equal(mp4Seconds(readFileSync(job.file)), 8);
@@ -291,8 +299,7 @@ describe('media commands in a real VS Code', function () {
       const resumed = testing.newVideoJobs();
       try {
         resumed.resumeAll();
-        await resumed.whenSettled(id);
-        const job = resumed.get(id)!;
+        const job = await settled(resumed, id);
         assert.equal(job.status, 'downloaded');
         assert.equal(mp4Seconds(readFileSync(job.file!)), 4);
       } finally {
@@ -307,7 +314,7 @@ describe('media commands in a real VS Code', function () {
         const id = await run<string>('modelGateway.video.generate', { prompt: 'this one will #fail', model: 'sora-2', seconds: '4', size: '720x1280', confirmed: true });
         jobs.resumeAll();
         await emulatorControl('clock', { advanceMs: 30_000 });
-        await jobs.whenSettled(id!);
+        await settled(jobs, id!);
         assert.equal(jobs.get(id!)?.status, 'failed');
         assert.match(jobs.get(id!)?.error ?? '', /Video generation failed: The upstream provider rejected the prompt/);
         assert.equal(jobs.getTreeItem(jobs.get(id!)!).description, 'failed');
