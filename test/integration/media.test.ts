@@ -19,10 +19,13 @@ async function lastNotice(): Promise<string> {
   return testing.services.notices.at(-1)?.message ?? '';
 }
 
+/** The requests a media command makes; other traffic is the extension's own background work. */
+const MEDIA_ENDPOINT = /^POST \/(v1\/(audio|moderations|videos)|imagegen\/)/;
+
 /**
- * Asserts the command was refused with a message matching `re`, and sent nothing to the gateway's
- * media endpoints. Only those are counted: a background poll (a video job of an earlier test, the
- * search watcher) may reach the emulator meanwhile.
+ * Asserts the command was refused with a message matching `re`, and sent nothing to the media
+ * endpoints. Only those are counted: after an earlier test spends, the status bar and account
+ * tree refresh (`GET /v1/models`, `GET /api/user/self`) and may reach the emulator meanwhile.
  */
 async function refused<T>(re: RegExp, command: () => Thenable<T | undefined>): Promise<void> {
   const media = (paths: string[]) => paths.filter((p) => MEDIA_ENDPOINT.test(p));
@@ -32,7 +35,6 @@ async function refused<T>(re: RegExp, command: () => Thenable<T | undefined>): P
   assert.match(await lastNotice(), re);
   assert.deepEqual(media(await emulatorRequests()).slice(before), [], 'nothing was sent');
 }
-const MEDIA_ENDPOINT = /^POST \/(v1\/(audio|moderations|videos)|imagegen\/)/;
 
 function writePng(name: string, width: number, height: number, pixel?: (x: number, y: number) => [number, number, number]): vscode.Uri {
   const path = join(folder(), 'pictures', name);
