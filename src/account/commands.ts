@@ -20,24 +20,21 @@ export interface CreateKeyArgs {
 
 const DAY = 86_400;
 
-function keyIdOf(arg: unknown): number | undefined {
-  if (typeof arg === 'number') return arg;
-  const node = arg as AccountNode | { id?: unknown } | undefined;
-  if (node && 'kind' in node && node.kind === 'key') return node.record.id;
-  if (node && typeof (node as { id?: unknown }).id === 'number') return (node as { id: number }).id;
-  return undefined;
-}
-
-function isTestMode(): boolean {
-  return process.env.MODEL_GATEWAY_TEST === '1';
+/**
+ * The key row a command was run on. Only rows this tree handed to VS Code count (the context
+ * menu passes them back): a caller's own `{id}` or number is ignored, so no other extension can
+ * copy, change or delete a key without the person choosing it.
+ */
+function keyNodeOf(tree: AccountTree, arg: unknown): Extract<AccountNode, { kind: 'key' }> | undefined {
+  return tree.owns(arg) && arg.kind === 'key' ? arg : undefined;
 }
 
 async function pickKey(services: Services, tree: AccountTree, arg: unknown, action: string): Promise<number | undefined> {
-  const id = keyIdOf(arg);
-  if (id !== undefined) return id;
+  const node = keyNodeOf(tree, arg);
+  if (node) return node.record.id;
   const keys = await tree.keys();
   if (!keys.ok) return undefined;
-  const pick = await vscode.window.showQuickPick(
+  const pick = await services.prompts.pick(
     keys.value.map((k) => ({ label: k.name || `key ${k.id}`, description: k.state, id: k.id })),
     { title: `${action}: choose a key`, ignoreFocusOut: true },
   );
@@ -185,11 +182,8 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
   reg('modelGateway.keys.delete', async (arg?: unknown) => {
     const id = await pickKey(services, tree, arg, 'Delete key');
     if (id === undefined) return false;
-    const name = keyIdOf(arg) !== undefined && (arg as AccountNode)?.kind === 'key' ? (arg as Extract<AccountNode, { kind: 'key' }>).record.name : `key ${id}`;
-    if (!isTestMode()) {
-      const choice = await vscode.window.showWarningMessage(`Delete the API key "${name}"?`, { modal: true, detail: 'Anything using this key stops working at once. This cannot be undone.' }, 'Delete');
-      if (choice !== 'Delete') return false;
-    }
+    const name = keyNodeOf(tree, arg)?.record.name ?? `key ${id}`;
+    if (!(await services.prompts.confirm(`Delete the API key "${name}"?`, 'Anything using this key stops working at once. This cannot be undone.', 'Delete'))) return false;
     try {
       await account().tokens.delete(id);
       services.log.info(`deleted key ${id}`);

@@ -110,7 +110,21 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
     return p;
   }
 
+  /** Rows handed to VS Code; commands accept only these as their target. */
+  private readonly issued = new WeakSet<object>();
+
+  /** Whether a command argument is a row of this tree (not an object made by a caller). */
+  owns(arg: unknown): arg is AccountNode {
+    return typeof arg === 'object' && arg !== null && this.issued.has(arg);
+  }
+
   async getChildren(node?: AccountNode): Promise<AccountNode[]> {
+    const nodes = await this.childrenOf(node);
+    for (const n of nodes) this.issued.add(n);
+    return nodes;
+  }
+
+  private async childrenOf(node?: AccountNode): Promise<AccountNode[]> {
     if (!node) {
       // Empty until a URL and key are set, so the welcome view shows instead.
       if (!this.services.isConfigured()) return [];

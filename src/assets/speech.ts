@@ -1,6 +1,6 @@
 import { basename, extname } from 'node:path';
 import * as vscode from 'vscode';
-import { nodeFs } from '../chat/store';
+import { nodeFs } from '../storage/atomicFile';
 import type { SpeechFormat } from '../gateway/audio';
 import { showGatewayError, tell } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import * as vscode from 'vscode';
-import { nodeFs } from '../chat/store';
+import { nodeFs } from '../storage/atomicFile';
 import type { TranscriptionFormat } from '../gateway/audio';
 import { showGatewayError, tell } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';

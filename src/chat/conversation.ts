@@ -107,8 +107,10 @@ export function emptyUsage(): Usage {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 }
 
+/** An id that sorts by time and cannot be guessed: the random part comes from crypto. */
 export function newId(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const random = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${prefix}_${Date.now().toString(36)}${random}`;
 }
 
 /** A title from the first user message: its first line, shortened. */

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { workspaceExcludeGlobs } from '../shell/config';
 import { describeError } from '../shell/errors';
+import { redact } from '../shell/redact';
 import type { Services } from '../shell/services';
 import type { SearchService } from '../search/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
@@ -118,7 +120,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 62)]).join('');
+    const nonce = randomBytes(18).toString('base64');
     const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
     const csp = [
       "default-src 'none'",
@@ -281,40 +283,88 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private async retry(): Promise<void> {
     const c = this.conversation;
     if (!c || this.running) return;
-    const last = c.turns[c.turns.length - 1];
-    if (last?.role === 'assistant') c.turns.pop();
-    const user = c.turns[c.turns.length - 1];
+    const turns = c.turns;
+    const userAt = turns[turns.length - 1]?.role === 'assistant' ? turns.length - 2 : turns.length - 1;
+    const user = turns[userAt];
     if (user?.role !== 'user') return;
-    c.turns.pop();
-    await this.send(user.text, user.images, user.context);
+    // The question and its failed answer leave only once the new turn is sure to start.
+    await this.send(user.text, user.images, user.context, { replacesFrom: userAt });
   }
 
-  async send(text: string, images: ImageAttachment[], context: UserTurn['context']): Promise<void> {
-    if (this.running) return;
-    if (!this.services.isConfigured()) {
-      this.post({ type: 'notice', level: 'error', text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' });
-      return;
-    }
+  /** The model to answer with, or why a turn cannot start now (said to the person). */
+  private async readiness(): Promise<{ text: string } | { model: string }> {
+    if (this.running) return { text: 'A reply is still running: wait for it or press Stop.' };
+    if (!this.services.isConfigured()) return { text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' };
     await this.loadModels();
     const model = this.currentModel();
-    if (!model) {
-      this.post({ type: 'notice', level: 'error', text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' });
+    if (!model) return { text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' };
+    return { model };
+  }
+
+  async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
+    const ready = await this.readiness();
+    if ('text' in ready) {
+      this.post({ type: 'notice', level: 'error', text: ready.text });
       return;
     }
+    const { model } = ready;
     const settings = chatSettings();
     const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
     const now = Date.now();
     const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
+    if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
     const userTurn: UserTurn = { id: newId('u'), role: 'user', text, images, context, at: now };
     const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
     conversation.turns.push(userTurn, turn);
     conversation.updatedAt = now;
     const abort = new AbortController();
     this.running = { abort, turn };
-    // The question is on disk before the answer starts: a crash loses at most the turn in flight.
-    await this.store.save(conversation);
-    await this.pushState();
+    // One try/finally owns the turn: whatever fails (storage, the view, building the client, the
+    // request), the turn ends as an error card with the question kept, and the panel is free.
+    try {
+      // The question is on disk before the answer starts: a crash loses at most the turn in flight.
+      await this.store.save(conversation);
+      await this.pushState();
+      await this.runTurnOf(conversation, turn, model, format, settings, abort.signal);
+    } catch (err) {
+      turn.status = 'error';
+      turn.error = { message: err instanceof Error ? err.message : String(err), kind: err instanceof Error ? err.name : 'Error' };
+    } finally {
+      this.running = undefined;
+      this.approver.rejectAll();
+      if (turn.status === 'streaming') turn.status = 'stopped';
+      if (turn.error) turn.error.message = redact(turn.error.message, this.services.credentials.values());
+      conversation.updatedAt = Date.now();
+      await this.finishTurn(conversation, turn);
+    }
+    if (turn.usage.output > 0) this.services.notifySpend();
+  }
 
+  /** Saves and shows the ended turn; a failure here is reported, never left as a running turn. */
+  private async finishTurn(conversation: Conversation, turn: AssistantTurn): Promise<void> {
+    try {
+      await this.store.save(conversation);
+    } catch (err) {
+      this.services.log.error('chat: could not save the conversation', err);
+      this.post({ type: 'notice', level: 'error', text: `The conversation could not be saved: ${describeError(this.services, err).message}` });
+    }
+    this.post({ type: 'turn', turn, fixes: fixesFor(turn, this.services) });
+    try {
+      await this.pushState();
+    } catch (err) {
+      this.services.log.error('chat: could not refresh the view', err);
+    }
+    if (turn.status === 'error' && turn.error) this.services.log.error(`chat turn failed (${turn.error.kind})`, turn.error.message);
+  }
+
+  private async runTurnOf(
+    conversation: Conversation,
+    turn: AssistantTurn,
+    model: string,
+    format: AssistantTurn['format'],
+    settings: ReturnType<typeof chatSettings>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const tools = this.toolsEnabled() ? this.toolRunner() : undefined;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
     const editor = vscode.window.activeTextEditor;
@@ -324,40 +374,29 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
     });
     let lastStepSaved = 0;
-    try {
-      await runTurn({
-        client: this.services.client(),
-        model,
-        format,
-        system,
-        history: conversation.turns.slice(0, -1),
-        turn,
-        tools,
-        maxSteps: settings.maxSteps,
-        cacheTtl: settings.cacheTtl,
-        inputPricePerMTok: settings.inputPrice,
-        signal: abort.signal,
-        onEvent: (e) => {
-          if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
-          else {
-            this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
-            if (e.type === 'step' && e.index > lastStepSaved) {
-              lastStepSaved = e.index;
-              void this.store.save(conversation);
-            }
+    await runTurn({
+      client: this.services.client(),
+      model,
+      format,
+      system,
+      history: conversation.turns.slice(0, -1),
+      turn,
+      tools,
+      maxSteps: settings.maxSteps,
+      cacheTtl: settings.cacheTtl,
+      inputPricePerMTok: settings.inputPrice,
+      signal,
+      onEvent: (e) => {
+        if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
+        else {
+          this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
+          if (e.type === 'step' && e.index > lastStepSaved) {
+            lastStepSaved = e.index;
+            this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save a step', err));
           }
-        },
-      });
-    } finally {
-      this.running = undefined;
-      this.approver.rejectAll();
-    }
-    conversation.updatedAt = Date.now();
-    await this.store.save(conversation);
-    this.post({ type: 'turn', turn, fixes: fixesFor(turn, this.services) });
-    await this.pushState();
-    if (turn.status === 'error' && turn.error) this.services.log.error(`chat turn failed (${turn.error.kind})`, turn.error.message);
-    if (turn.usage.output > 0) this.services.notifySpend();
+        }
+      },
+    });
   }
 
   /** Sends the turn's structure (tool cards, status); at most every 100 ms unless forced. */

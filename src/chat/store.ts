@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
+import { nodeFs, type StoreFs } from '../storage/atomicFile';
 import type { Conversation } from './conversation';
 
 export interface ConversationSummary {
@@ -11,34 +10,7 @@ export interface ConversationSummary {
   updatedAt: number;
 }
 
-/** The few file operations the store needs; writes must be atomic. */
-export interface StoreFs {
-  read(path: string): Promise<string | undefined>;
-  writeAtomic(path: string, data: string | Uint8Array): Promise<void>;
-  remove(path: string): Promise<void>;
-  list(dir: string): Promise<string[]>;
-  mkdirp(dir: string): Promise<void>;
-}
-
-/** Node's file system: write to a temporary file, then rename over the target (atomic on POSIX). */
-export const nodeFs: StoreFs = {
-  read: (p) => readFile(p, 'utf8').catch(() => undefined),
-  writeAtomic: async (p, data) => {
-    const tmp = `${p}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await writeFile(tmp, data);
-      await rename(tmp, p);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
-  },
-  remove: (p) => rm(p, { force: true }),
-  list: (d) => readdir(d).catch(() => []),
-  mkdirp: async (d) => {
-    await mkdir(d, { recursive: true });
-  },
-};
+export { nodeFs, type StoreFs } from '../storage/atomicFile';
 
 // Files enter from disk: checked for the shape the panel relies on, the rest passes through.
 const StoredConversation = z.looseObject({
@@ -80,6 +52,8 @@ export class ConversationStore {
 
   async list(): Promise<ConversationSummary[]> {
     if (!this.index) {
+      // Temporary files of writes a killed process never finished.
+      await this.fs.removeOrphanTemps(this.dir);
       const text = await this.fs.read(join(this.dir, 'index.json'));
       let parsed: ConversationSummary[] | undefined;
       try {

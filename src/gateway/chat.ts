@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errorFromStreamPayload } from './core/errors';
 import { checkImageUrl } from './core/images';
@@ -184,7 +185,7 @@ let generatedIds = 0;
 /** Generates an id for a streamed tool call that arrived without one. */
 export function generateToolCallId(): string {
   generatedIds = (generatedIds + 1) % 1_000_000;
-  return `call_gen_${Date.now().toString(36)}${generatedIds.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  return `call_gen_${Date.now().toString(36)}${generatedIds.toString(36)}${randomBytes(4).toString('hex')}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
-import { nodeFs } from '../chat/store';
+import { nodeFs } from '../storage/atomicFile';
 import { PathGuard, type WorkspaceFolderPath } from '../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
@@ -107,6 +107,7 @@ export class SemanticIndex {
 
   /** Loads the stored index. `model-changed` means the stored one was built with another model. */
   async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
+    await nodeFs.removeOrphanTemps(this.o.storeDir);
     const text = await nodeFs.read(this.metaPath());
     if (!text) return 'empty';
     let meta: Meta;

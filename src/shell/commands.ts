@@ -8,18 +8,17 @@ type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
 
 /** Commands for the connection: URL, API key, access token, verify, sign out, log, status menu. */
 export function registerShellCommands(services: Services, status: StatusBar, reg: Register): void {
-  reg('modelGateway.setBaseUrl', async (arg?: unknown) => {
-    const url =
-      typeof arg === 'string'
-        ? arg
-        : await vscode.window.showInputBox({
-            title: 'Model Gateway: Gateway URL',
-            prompt: 'The base address of your gateway (with or without /v1)',
-            placeHolder: 'https://gateway.example.com',
-            value: services.settings().baseUrl,
-            ignoreFocusOut: true,
-            validateInput: baseUrlProblem,
-          });
+  // No arguments from callers: any extension can run a command, and one that set the URL or a
+  // credential would decide where our stored key is sent.
+  reg('modelGateway.setBaseUrl', async () => {
+    const url = await services.prompts.input({
+      title: 'Model Gateway: Gateway URL',
+      prompt: 'The base address of your gateway (with or without /v1)',
+      placeHolder: 'https://gateway.example.com',
+      value: services.settings().baseUrl,
+      ignoreFocusOut: true,
+      validateInput: baseUrlProblem,
+    });
     if (url === undefined) return;
     const problem = baseUrlProblem(url);
     if (problem) {
@@ -30,8 +29,8 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     if (!services.credentials.getApiKey()) void vscode.commands.executeCommand('modelGateway.setApiKey');
   });
 
-  reg('modelGateway.setApiKey', async (arg?: unknown) => {
-    const key = await askSecret(arg, {
+  reg('modelGateway.setApiKey', async () => {
+    const key = await askSecret(services, {
       title: 'Model Gateway: API Key',
       prompt: 'Your gateway API key (stored in the OS keychain via VS Code secret storage, never in settings)',
       placeHolder: 'sk-…',
@@ -44,11 +43,11 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
       void vscode.commands.executeCommand('modelGateway.setBaseUrl');
       return true;
     }
-    return verify(services, typeof arg === 'string');
+    return verify(services);
   });
 
-  reg('modelGateway.setAccessToken', async (arg?: unknown) => {
-    const token = await askSecret(arg, {
+  reg('modelGateway.setAccessToken', async () => {
+    const token = await askSecret(services, {
       title: 'Model Gateway: System Access Token',
       prompt: "The account's system access token (gateway console → account settings); it manages keys and reads the balance",
       what: 'an access token',
@@ -60,17 +59,10 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     return true;
   });
 
-  reg('modelGateway.verifyKey', () => verify(services, false));
+  reg('modelGateway.verifyKey', () => verify(services));
 
-  reg('modelGateway.signOut', async (arg?: unknown) => {
-    if (arg !== true && process.env.MODEL_GATEWAY_TEST !== '1') {
-      const choice = await vscode.window.showWarningMessage(
-        'Remove the API key and the system access token from this machine?',
-        { modal: true },
-        'Sign Out',
-      );
-      if (choice !== 'Sign Out') return;
-    }
+  reg('modelGateway.signOut', async () => {
+    if (!(await services.prompts.confirm('Remove the API key and the system access token from this machine?', undefined, 'Sign Out'))) return;
     await services.credentials.clear();
     services.log.info('Signed out: credentials removed from secret storage');
     const env = [services.credentials.apiKeySource(), services.credentials.accessTokenSource()].includes('environment');
@@ -101,10 +93,9 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
   reg('modelGateway.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway'));
 }
 
-/** The value passed to the command, or one typed in a password box. */
-async function askSecret(arg: unknown, o: { title: string; prompt: string; placeHolder?: string; what: string }): Promise<string | undefined> {
-  if (typeof arg === 'string') return arg;
-  return vscode.window.showInputBox({
+/** A secret typed in a password box (never taken from a command's caller). */
+async function askSecret(services: Services, o: { title: string; prompt: string; placeHolder?: string; what: string }): Promise<string | undefined> {
+  return services.prompts.input({
     title: o.title,
     prompt: o.prompt,
     placeHolder: o.placeHolder,
@@ -115,12 +106,12 @@ async function askSecret(arg: unknown, o: { title: string; prompt: string; place
 }
 
 /** GET /v1/models with the current key; true when it is valid. */
-async function verify(services: Services, quiet: boolean): Promise<boolean> {
+async function verify(services: Services): Promise<boolean> {
   try {
     const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Verifying the API key…' }, () => services.client().models.verifyKey());
     if (valid) {
       services.log.info('API key verified');
-      if (!quiet) void vscode.window.showInformationMessage('The API key is valid.');
+      void vscode.window.showInformationMessage('The API key is valid.');
     } else {
       services.log.warn('The gateway refused the API key (401)');
       void vscode.window

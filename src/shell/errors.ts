@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { redact } from './redact';
 import { loadGateway, type Services } from './services';
 
 export interface FixAction {
@@ -14,7 +15,8 @@ export function describeError(services: Services, err: unknown): { message: stri
   const setToken = command('Set Access Token', 'modelGateway.setAccessToken');
   const setUrl = command('Set Gateway URL', 'modelGateway.setBaseUrl');
   const showLog = command('Show Log', 'modelGateway.showLog');
-  const message = err instanceof Error ? err.message : String(err);
+  // Gateway errors are cleaned where they are made; anything else is cleaned here.
+  const message = redact(err instanceof Error ? err.message : String(err), services.credentials.values());
   if (err instanceof gw.MissingCredentialError) {
     if (/system access token/i.test(message)) return { message, actions: [setToken] };
     if (/URL/.test(message)) return { message, actions: [setUrl] };

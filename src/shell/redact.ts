@@ -1,11 +1,11 @@
+import { redactSecrets } from '../gateway/core/redact';
+
 /**
- * Removes secrets from text before it is logged or shown: the known values in use, anything
- * shaped like a gateway key, and bearer credentials.
+ * Removes secrets from text before it is logged, shown or stored: the given values in use (in
+ * every form a server echoes them), anything shaped like a key, and credentials in headers,
+ * JSON and URLs. The shell bundle has its own copy of the gateway's redaction module, so the
+ * secrets in use are passed in rather than read from the gateway's registry.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('«redacted»');
-  return out
-    .replace(/\bsk-[A-Za-z0-9_-]{6,}/g, 'sk-«redacted»')
-    .replace(/\b(Bearer|Api-Key:|x-api-key:)\s+[^\s"',]+/gi, '$1 «redacted»');
+  return redactSecrets(text, secrets);
 }

@@ -3,6 +3,7 @@ import type * as Gateway from '../gateway';
 import { readSettings, type GatewaySettings } from './config';
 import { Credentials } from './credentials';
 import { Log } from './log';
+import { Prompts } from './prompts';
 
 export type GatewayModule = typeof Gateway;
 
@@ -22,6 +23,7 @@ export function loadGateway(): GatewayModule {
 export class Services implements vscode.Disposable {
   readonly credentials: Credentials;
   readonly log: Log;
+  readonly prompts = new Prompts();
   private readonly spent = new vscode.EventEmitter<void>();
   /** Fired after an action that costs money, so balances refresh. */
   readonly onDidSpend = this.spent.event;

@@ -1,7 +1,8 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { LinkLoopError, realTarget } from './realPath';
 
 /** A tool failure whose message is meant for the model (it says what to do instead). */
 export class ToolError extends Error {}
@@ -27,9 +28,22 @@ function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
 
-function inside(child: string, parent: string): boolean {
+/** Probes a folder: the same path in swapped letter case names the same folder. */
+export async function isCaseInsensitiveFs(dir: string): Promise<boolean> {
+  const swapped = dir.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+  if (swapped === dir) return false;
+  try {
+    const [a, b] = await Promise.all([stat(dir), stat(swapped)]);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `child` is `parent` or below it; only a whole `..` segment leaves (`..foo` is a name). */
+export function inside(child: string, parent: string): boolean {
   const r = relative(parent, child);
-  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
 }
 
 /**
@@ -40,7 +54,8 @@ function inside(child: string, parent: string): boolean {
 export class PathGuard {
   private readonly folderReal = new Map<string, Promise<string>>();
   private readonly gitignores = new Map<string, Promise<Ignore | undefined>>();
-  private readonly excluded: (p: string) => boolean;
+  private readonly excluded: (p: string, nocase: boolean) => boolean;
+  private readonly caseFolding = new Map<string, Promise<boolean>>();
 
   constructor(
     readonly folders: readonly WorkspaceFolderPath[],
@@ -48,9 +63,11 @@ export class PathGuard {
   ) {
     if (folders.length === 0) throw new ToolError('No folder is open in the workspace, so there are no files to work with.');
     const globs = excludeGlobs.flatMap((g) => (g.startsWith('**/') || g.includes('/') ? [g] : [g, `**/${g}`]));
-    const matchers = globs.map((g) => picomatch(g, { dot: true }));
+    const exact = globs.map((g) => picomatch(g, { dot: true }));
+    const folded = globs.map((g) => picomatch(g, { dot: true, nocase: true }));
     // A glob that matches a folder hides everything below it, as in VS Code's files.exclude.
-    this.excluded = (p) => {
+    this.excluded = (p, nocase) => {
+      const matchers = nocase ? folded : exact;
       const parts = p.split('/');
       for (let i = 1; i <= parts.length; i++) {
         const prefix = parts.slice(0, i).join('/');
@@ -64,6 +81,7 @@ export class PathGuard {
   async resolve(requested: string, options: { allowMissing?: boolean } = {}): Promise<ResolvedPath> {
     const raw = (requested ?? '').trim().replace(/\\/g, '/');
     if (!raw) throw new ToolError('The path is empty. Give a path relative to the workspace root, e.g. "src/index.ts".');
+    if (raw.includes('\0')) throw new ToolError('The path contains a NUL character, which no file name can hold.');
     if (raw.split('/').includes('..')) throw new ToolError(`"${requested}" contains "..". Use a path inside the workspace, relative to its root.`);
     let folder: WorkspaceFolderPath | undefined;
     let abs: string;
@@ -80,28 +98,37 @@ export class PathGuard {
       if (!inside(abs, folder.path)) throw new ToolError(`"${requested}" is outside the workspace.`);
     }
     const rel = toPosix(relative(folder.path, abs));
-    // Symlinks: the real location (of the path, or its nearest existing parent) must stay inside.
-    const folderReal = await this.realFolder(folder);
-    let probe = abs;
-    for (;;) {
-      try {
-        const real = await realpath(probe);
-        if (!inside(real, folderReal)) throw new ToolError(`"${requested}" leads outside the workspace through a symbolic link.`);
-        break;
-      } catch (err) {
-        if (err instanceof ToolError) throw err;
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ToolError(`Cannot access "${requested}": ${(err as Error).message}`);
-        if (!options.allowMissing && probe === abs) throw new ToolError(`"${requested}" does not exist. Use list_dir or find_files to see what exists.`);
-        const parent = dirname(probe);
-        if (parent === probe) break;
-        probe = parent;
-      }
-    }
     const resolved: ResolvedPath = { abs, folder, rel, display: this.display(folder, rel) };
-    if (rel && (await this.isIgnored(resolved))) {
-      throw new ToolError(`"${requested}" is excluded (by .gitignore or the workspace's exclude settings), so tools may not use it.`);
+    const excluded = () => new ToolError(`"${requested}" is excluded (by .gitignore or the workspace's exclude settings), so tools may not use it.`);
+    if (rel && (await this.isIgnored(resolved))) throw excluded();
+
+    // Symbolic links: every component is followed to its real target (a dangling link too), which
+    // must lie inside a workspace folder and obey the ignore rules there as well.
+    let target: { path: string; exists: boolean };
+    try {
+      target = await realTarget(abs);
+    } catch (err) {
+      if (err instanceof LinkLoopError) throw new ToolError(`"${requested}" is a loop of symbolic links.`);
+      throw new ToolError(`Cannot access "${requested}": ${(err as Error).message}`);
     }
-    return resolved;
+    const landing = await this.folderHolding(target.path);
+    if (!landing) throw new ToolError(`"${requested}" leads outside the workspace through a symbolic link.`);
+    if (!target.exists && !options.allowMissing) throw new ToolError(`"${requested}" does not exist. Use list_dir or find_files to see what exists.`);
+    const realRel = toPosix(relative(landing.real, target.path));
+    if (realRel !== rel || landing.folder !== folder) {
+      if (realRel && (await this.isIgnored({ folder: landing.folder, rel: realRel, abs: target.path }))) throw excluded();
+    }
+    // Operations use the real location, so that a link swapped later cannot redirect them.
+    return { ...resolved, abs: target.path };
+  }
+
+  /** The workspace folder whose real location holds a real path, if any. */
+  private async folderHolding(realPath: string): Promise<{ folder: WorkspaceFolderPath; real: string } | undefined> {
+    for (const folder of this.folders) {
+      const real = await this.realFolder(folder);
+      if (inside(realPath, real)) return { folder: { ...folder, path: real }, real };
+    }
+    return undefined;
   }
 
   display(folder: WorkspaceFolderPath, rel: string): string {
@@ -114,6 +141,16 @@ export class PathGuard {
     if (!p) {
       p = realpath(folder.path).catch(() => folder.path);
       this.folderReal.set(folder.path, p);
+    }
+    return p;
+  }
+
+  /** Whether the folder's file system ignores letter case (then exclude globs do too). */
+  private foldsCase(dir: string): Promise<boolean> {
+    let p = this.caseFolding.get(dir);
+    if (!p) {
+      p = isCaseInsensitiveFs(dir);
+      this.caseFolding.set(dir, p);
     }
     return p;
   }
@@ -136,8 +173,11 @@ export class PathGuard {
     if (!rel) return false;
     const dir = isDir ?? (await stat(p.abs).then((s) => s.isDirectory(), () => false));
     const asPath = dir ? `${rel}/` : rel;
-    if (ALWAYS_IGNORED.some((v) => asPath === v || asPath.startsWith(v) || asPath.includes(`/${v}`))) return true;
-    if (this.excluded(rel)) return true;
+    // Version-control folders in any letter case: on a case-insensitive file system `.GIT/config`
+    // is `.git/config`, and refusing it on a case-sensitive one costs nothing.
+    const folded = asPath.toLowerCase();
+    if (ALWAYS_IGNORED.some((v) => folded === v || folded.startsWith(v) || folded.includes(`/${v}`))) return true;
+    if (this.excluded(rel, await this.foldsCase(p.folder.path))) return true;
     // Each .gitignore from the folder root down to the path's parent applies to what is below it.
     const parts = rel.split('/');
     for (let i = 0; i < parts.length; i++) {

@@ -354,8 +354,17 @@ export class WorkspaceTools {
     if (!decision.accepted) {
       return { content: `The person rejected the ${edit.kind === 'create' ? 'new file' : 'edit to'} ${edit.path.display}; nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`, isError: true };
     }
+    // The approval took time: resolve again, so a link planted or swapped meanwhile cannot
+    // redirect the write, and never write through a link at the last component.
+    const again = await this.guard.resolve(edit.path.display, { allowMissing: edit.kind === 'create' });
+    if (again.abs !== edit.path.abs) throw new ToolError(`"${edit.path.display}" changed on disk while waiting for approval; nothing was written. Propose the change again.`);
     await mkdir(dirname(edit.path.abs), { recursive: true });
-    await writeFile(edit.path.abs, edit.after, 'utf8');
+    try {
+      await writeFile(edit.path.abs, edit.after, { encoding: 'utf8', flag: edit.kind === 'create' ? 'wx' : 'w' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ToolError(`"${edit.path.display}" appeared while waiting for approval; nothing was written. Use replace_in_file.`);
+      throw err;
+    }
     return { content: done, isError: false };
   }
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { config } from './config';
+import { connectToEmulator } from './helpers';
 
 function pngSize(buf: Buffer): { width: number; height: number } {
   assert.equal(buf.subarray(1, 4).toString('ascii'), 'PNG');
@@ -11,8 +12,7 @@ function pngSize(buf: Buffer): { width: number; height: number } {
 
 describe('generating media from commands, in a real VS Code', () => {
   before(async () => {
-    await vscode.commands.executeCommand('modelGateway.setBaseUrl', config.emulatorUrl);
-    await vscode.commands.executeCommand('modelGateway.setApiKey', config.demoKey);
+    await connectToEmulator();
   });
 
   it('Generate Image saves PNGs of the requested ratio with readable names, prices the request, and opens the first', async () => {

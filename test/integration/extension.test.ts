@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { AccountNode } from '../../src/account/tree';
 import { config } from './config';
-import { api, until } from './helpers';
+import { api, emulatorRequests, runAnswering, until } from './helpers';
 
 
 
@@ -35,7 +35,7 @@ describe('Model Gateway in a real VS Code', () => {
 
   it('starts unconfigured: the account tree is empty so the welcome view shows', async () => {
     const { testing } = await api();
-    await vscode.commands.executeCommand('modelGateway.signOut', true);
+    await runAnswering('modelGateway.signOut', true);
     await vscode.workspace.getConfiguration('modelGateway').update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
     assert.equal(testing.services.isConfigured(), false);
     assert.deepEqual(await children(), []);
@@ -44,16 +44,27 @@ describe('Model Gateway in a real VS Code', () => {
 
   it('stores the API key in secret storage, never in settings, and verifies it', async () => {
     const { testing } = await api();
-    await vscode.commands.executeCommand('modelGateway.setBaseUrl', `${config.emulatorUrl}/v1`);
+    // The welcome flow: the URL, then the key it asks for at once.
+    await runAnswering('modelGateway.setBaseUrl', `${config.emulatorUrl}/v1`, config.demoKey);
     assert.equal(vscode.workspace.getConfiguration('modelGateway').get('baseUrl'), `${config.emulatorUrl}/v1`);
-    const ok = await vscode.commands.executeCommand<boolean>('modelGateway.setApiKey', config.demoKey);
-    assert.equal(ok, true);
-    assert.equal(testing.services.credentials.getApiKey(), config.demoKey);
+    await until('the key asked for after the URL', async () => testing.services.credentials.getApiKey() === config.demoKey || undefined);
     assert.equal(testing.services.credentials.apiKeySource(), 'secret-storage');
     assert.ok(!allSettingsText().includes(config.demoKey), 'the key is in no setting');
     assert.equal(await vscode.commands.executeCommand('modelGateway.verifyKey'), true);
     const state = await testing.status.refresh();
     assert.equal(state.kind, 'connected');
+  });
+
+  it('takes no URL or credential from a command\'s caller: another extension cannot redirect the key', async () => {
+    const { testing } = await api();
+    const before = vscode.workspace.getConfiguration('modelGateway').get('baseUrl');
+    // The person dismisses the box that opens instead.
+    testing.services.prompts.answerNext(undefined);
+    await vscode.commands.executeCommand('modelGateway.setBaseUrl', 'http://127.0.0.1:9/steal');
+    assert.equal(vscode.workspace.getConfiguration('modelGateway').get('baseUrl'), before);
+    testing.services.prompts.answerNext(undefined);
+    assert.equal(await vscode.commands.executeCommand('modelGateway.setApiKey', 'sk-planted-by-another-extension'), false);
+    assert.equal(testing.services.credentials.getApiKey(), config.demoKey);
   });
 
   it('without an access token the tree offers to set one and lists the key\'s models', async () => {
@@ -66,7 +77,7 @@ describe('Model Gateway in a real VS Code', () => {
 
   it('shows the account, balance, keys and models with the access token', async () => {
     const { testing } = await api();
-    assert.equal(await vscode.commands.executeCommand('modelGateway.setAccessToken', config.demoAccessToken), true);
+    assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken), true);
     assert.ok(!allSettingsText().includes(config.demoAccessToken));
     const rows = await until('the account row', async () => {
       const r = await children();
@@ -98,17 +109,30 @@ describe('Model Gateway in a real VS Code', () => {
     assert.equal(row.item.contextValue, 'key.enabled');
     await vscode.commands.executeCommand('modelGateway.keys.disable', row.node);
     assert.equal((await until('disabled', async () => ((await findRow())?.item.contextValue === 'key.disabled' ? await findRow() : undefined))).item.contextValue, 'key.disabled');
-    await vscode.commands.executeCommand('modelGateway.keys.enable', created.id);
+    await vscode.commands.executeCommand('modelGateway.keys.enable', (await findRow())!.node);
     await until('enabled again', async () => (await findRow())?.item.contextValue === 'key.enabled');
     await vscode.commands.executeCommand('modelGateway.keys.filter', 'integration');
     const filtered = await children((await children())[1].node);
     assert.deepEqual(filtered.map((k) => label(k.item)), ['integration-key']);
     assert.match(String((await children())[1].item.description), /matching "integration"/);
     await vscode.commands.executeCommand('modelGateway.keys.clearFilter');
-    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.copy', created.id), true);
+    // A caller's own id or look-alike row is not a row of the tree: the person is asked instead.
+    await vscode.env.clipboard.writeText('');
+    const reveals = async () => (await emulatorRequests()).filter((r) => /^(GET|POST) \/api\/token\/\d+\/key/.test(r)).length;
+    const revealsBefore = await reveals();
+    const { testing } = await api();
+    testing.services.prompts.answerNext(undefined);
+    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.copy', created.id), false);
+    testing.services.prompts.answerNext(undefined);
+    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.copy', { kind: 'key', record: { id: created.id, name: 'x' } }), false);
+    assert.equal(await vscode.env.clipboard.readText(), '');
+    assert.equal(await reveals(), revealsBefore, 'no key was revealed for a caller');
+    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.copy', (await findRow())!.node), true);
     const copied = await vscode.env.clipboard.readText();
     assert.match(copied, /^sk-[0-9a-f]{48}$/);
-    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.delete', created.id), true);
+    testing.services.prompts.answerNext(false);
+    assert.equal(await vscode.commands.executeCommand('modelGateway.keys.delete', (await findRow())!.node), false, 'declining the confirmation keeps the key');
+    assert.equal(await runAnswering('modelGateway.keys.delete', 'integration-key', true), true, 'chosen by name, then confirmed');
     await until('the key gone', async () => ((await findRow()) === undefined ? true : undefined));
     await vscode.env.clipboard.writeText('');
   });
@@ -120,28 +144,28 @@ describe('Model Gateway in a real VS Code', () => {
   });
 
   it('shows an account API refusal as a message on the tree', async () => {
-    await vscode.commands.executeCommand('modelGateway.setAccessToken', 'not-a-valid-access-token');
+    await runAnswering('modelGateway.setAccessToken', 'not-a-valid-access-token');
     const rows = await until('the error row', async () => {
       const r = await children();
       return r[0]?.node.kind === 'message' && (r[0].item.iconPath as { id?: string } | undefined)?.id === 'error' ? r : undefined;
     });
     assert.match(label(rows[0].item), /Set a valid system access token/);
-    await vscode.commands.executeCommand('modelGateway.setAccessToken', config.demoAccessToken);
+    await runAnswering('modelGateway.setAccessToken', config.demoAccessToken);
   });
 
   it('a refused API key shows as an error state, and a good key recovers', async () => {
     const { testing } = await api();
-    assert.equal(await vscode.commands.executeCommand('modelGateway.setApiKey', config.spareKey.replace(/.$/, 'x')), false);
+    assert.equal(await runAnswering('modelGateway.setApiKey', config.spareKey.replace(/.$/, 'x')), false);
     const state = await testing.status.refresh();
     assert.equal(state.kind, 'error');
     assert.ok(state.kind === 'error' && /Set a valid key/.test(state.message));
-    assert.equal(await vscode.commands.executeCommand('modelGateway.setApiKey', config.demoKey), true);
+    assert.equal(await runAnswering('modelGateway.setApiKey', config.demoKey), true);
     assert.equal((await testing.status.refresh()).kind, 'connected');
   });
 
   it('signs out: both credentials removed, the tree empties for the welcome view', async () => {
     const { testing } = await api();
-    await vscode.commands.executeCommand('modelGateway.signOut', true);
+    await runAnswering('modelGateway.signOut', true);
     assert.equal(testing.services.credentials.getApiKey(), undefined);
     assert.equal(testing.services.credentials.getAccessToken(), undefined);
     assert.deepEqual(await children(), []);

@@ -14,6 +14,23 @@ export async function api(): Promise<Required<ExtensionApi>> {
 
 export { until } from '../wait';
 
+/**
+ * Runs a command that asks the person something, answering through the test-only API (the
+ * commands themselves take no credentials or confirmations from their callers).
+ */
+export async function runAnswering<T>(command: string, ...answers: (string | boolean | undefined)[]): Promise<T | undefined> {
+  const { testing } = await api();
+  testing.services.prompts.answerNext(...answers);
+  return vscode.commands.executeCommand<T>(command);
+}
+
+/** Points the extension at the emulator with the demo key, without going through the dialogs. */
+export async function connectToEmulator(): Promise<void> {
+  const { testing } = await api();
+  await vscode.workspace.getConfiguration('modelGateway').update('baseUrl', config.emulatorUrl, vscode.ConfigurationTarget.Global);
+  await testing.services.credentials.setApiKey(config.demoKey);
+}
+
 
 /** Request lines (`POST /v1/…`) the emulator has served; its control API never lists headers. */
 export async function emulatorRequests(): Promise<string[]> {

@@ -9,7 +9,7 @@ import type { TranscribeOutcome } from '../../src/assets/transcribe';
 import type { VideoJob, VideoJobs } from '../../src/assets/videoJobs';
 import { png, pngSize, readMp3Text, readWav } from '../emulator/media';
 import { config } from './config';
-import { api, emulatorControl, emulatorRequests, until } from './helpers';
+import { api, emulatorControl, emulatorRequests, until, connectToEmulator } from './helpers';
 
 const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const run = <T>(command: string, ...args: unknown[]) => vscode.commands.executeCommand<T | undefined>(command, ...args);
@@ -65,8 +65,7 @@ function mp4Seconds(buf: Buffer): number {
 describe('media commands in a real VS Code', function () {
   this.timeout(90_000);
   before(async () => {
-    await vscode.commands.executeCommand('modelGateway.setBaseUrl', config.emulatorUrl);
-    await vscode.commands.executeCommand('modelGateway.setApiKey', config.demoKey);
+    await connectToEmulator();
   });
 
   describe('image actions on a workspace image', () => {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { config } from './config';
-import { api, emulatorRequests, until } from './helpers';
+import { api, emulatorRequests, until, connectToEmulator } from './helpers';
 
 
 /** Embedding requests the emulator has served. */
@@ -17,8 +17,7 @@ describe('semantic search in a real VS Code', () => {
   const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 
   before(async () => {
-    await vscode.commands.executeCommand('modelGateway.setBaseUrl', config.emulatorUrl);
-    await vscode.commands.executeCommand('modelGateway.setApiKey', config.demoKey);
+    await connectToEmulator();
     await settings().update('defaultModels.embeddings', 'embed-emu-256', vscode.ConfigurationTarget.Global);
     await settings().update('defaultModels.rerank', 'rerank-emu', vscode.ConfigurationTarget.Global);
   });

@@ -1,7 +1,9 @@
+import { redactSecrets } from './redact';
+
 /**
  * Typed errors for every way a gateway call can fail. Each carries a message a person can act on;
- * none carries a credential (messages are built from the server's text, which never echoes keys,
- * and from our own words).
+ * none carries a credential: servers do echo keys (`Incorrect API key provided: sk-…`), so every
+ * message is cleaned of the registered secrets and of credential-shaped text when it is made.
  */
 
 export interface GatewayErrorInit {
@@ -21,7 +23,7 @@ export class GatewayError extends Error {
   partial: unknown = undefined;
 
   constructor(message: string, init: GatewayErrorInit = {}) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(redactSecrets(message), init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
     this.status = init.status;
     this.type = init.type;
@@ -48,7 +50,7 @@ export class APIStatusError extends GatewayError {
   constructor(status: number, serverMessage: string, message: string, init: GatewayErrorInit = {}) {
     super(message, { ...init, status });
     this.status = status;
-    this.serverMessage = serverMessage;
+    this.serverMessage = redactSecrets(serverMessage);
   }
 }
 
@@ -130,8 +132,7 @@ export function parseErrorBody(text: string): ParsedErrorBody {
   try {
     json = JSON.parse(text);
   } catch {
-    const trimmed = text.trim().slice(0, 500);
-    return { message: trimmed };
+    return { message: describeBody(text) };
   }
   if (json && typeof json === 'object') {
     const o = json as Record<string, unknown>;
@@ -145,6 +146,54 @@ export function parseErrorBody(text: string): ParsedErrorBody {
     if (typeof o.message === 'string') return { message: o.message, code: asString(o.code), requestId };
   }
   return { message: typeof text === 'string' ? text.slice(0, 500) : '' };
+}
+
+const HTML = /^\s*(<!doctype html|<html|<head|<body|<\?xml|<center>|<h1>)/i;
+
+/**
+ * A body that is not JSON, shortened for a message. An HTML error page (from a proxy or a load
+ * balancer in front of the gateway) becomes its title or heading, not raw markup.
+ */
+export function describeBody(text: string): string {
+  if (HTML.test(text)) {
+    const plain = (html: string | undefined) => (html ?? '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    const visible = text.replace(/<(script|style|head)[^>]*>[\s\S]*?<\/\1>/gi, ' ');
+    const title = plain(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]) || plain(/<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1]) || plain(visible);
+    return `an HTML page${title ? ` "${title.slice(0, 120)}"` : ''} (a proxy or web server in front of the gateway answered, not the gateway's API)`;
+  }
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+const ENVELOPE_KEYS = new Set(['error', 'type', 'request_id', 'requestId', 'success', 'message', 'code']);
+
+/** HTTP statuses the error `type`/`code` of a 200-with-error body stand for. */
+function statusForErrorKind(type?: string, code?: string): number {
+  const k = `${type ?? ''} ${code ?? ''}`.toLowerCase();
+  const numeric = Number(code);
+  if (Number.isInteger(numeric) && numeric >= 400 && numeric < 600) return numeric;
+  if (/invalid_api_key|authentication|unauthori[sz]ed/.test(k)) return 401;
+  if (/insufficient_(user_)?quota|permission|forbidden/.test(k)) return 403;
+  if (/not_found/.test(k)) return 404;
+  if (/rate_limit/.test(k)) return 429;
+  if (/overloaded|unavailable/.test(k)) return 503;
+  if (/server_error|api_error|upstream/.test(k)) return 500;
+  return 400;
+}
+
+/**
+ * An error envelope that came with a success status (`{error:{message}}`, `{type:"error"}`):
+ * the typed error for the status its type names, or undefined when the body is a real answer.
+ */
+export function errorInSuccessBody(data: unknown, text: string, headers: Record<string, string | string[] | undefined>): APIStatusError | undefined {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const o = data as Record<string, unknown>;
+  const err = o.error;
+  const isEnvelope = (o.type === 'error' && !!err) || (err !== null && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string');
+  // Only a bare envelope: a record that merely has an `error` field (a failed video task) is data.
+  if (!isEnvelope || !Object.keys(o).every((k) => ENVELOPE_KEYS.has(k))) return undefined;
+  const parsed = parseErrorBody(text);
+  return errorFromResponse(statusForErrorKind(parsed.type, parsed.code), text, headers);
 }
 
 const BALANCE = /balance|quota|credit|余额|额度|top.?up|exhausted|用尽|insufficient (funds|balance|quota)/i;

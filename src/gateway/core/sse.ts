@@ -19,20 +19,39 @@ const SPACE = 32;
 
 export class SSEDecoder {
   private readonly utf8 = new TextDecoder('utf-8');
-  private rest = '';
+  /** The partial line: pieces of text without a line end, in order. */
+  private pieces: string[] = [];
+  private piecesLength = 0;
   private skipLeadingLF = false;
   private eventName = '';
   private data: string | null = null;
 
   /** Feeds one read; calls `onEvent` for each complete event, in order. */
   feed(chunk: Uint8Array, onEvent: SSEHandler): void {
-    const decoded = this.utf8.decode(chunk, { stream: true });
-    this.process(this.rest.length > 0 ? this.rest + decoded : decoded, onEvent);
+    this.feedText(this.utf8.decode(chunk, { stream: true }), onEvent);
   }
 
-  /** Feeds already-decoded text (used by tests and by callers that hold strings). */
+  /**
+   * Feeds already-decoded text. A line that spans many reads is kept as a list of pieces and
+   * joined once, when its end arrives: each read is scanned once, so decoding stays linear in the
+   * size of an event however it is split (joining on every read would rescan the whole line).
+   */
   feedText(text: string, onEvent: SSEHandler): void {
-    this.process(this.rest.length > 0 ? this.rest + text : text, onEvent);
+    if (this.pieces.length === 0) {
+      this.process(text, 0, onEvent);
+      return;
+    }
+    if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) {
+      this.pieces.push(text);
+      this.piecesLength += text.length;
+      return;
+    }
+    const held = this.piecesLength;
+    const joined = this.pieces.join('') + text;
+    this.pieces = [];
+    this.piecesLength = 0;
+    // The held pieces hold no line end: the scan starts where the new text does.
+    this.process(joined, held, onEvent);
   }
 
   /**
@@ -41,20 +60,28 @@ export class SSEDecoder {
    */
   end(): boolean {
     const tail = this.utf8.decode();
-    const leftover = this.rest.length > 0 || tail.length > 0 || this.data !== null || this.eventName !== '';
-    this.rest = '';
+    const leftover = this.piecesLength > 0 || tail.length > 0 || this.data !== null || this.eventName !== '';
+    this.pieces = [];
+    this.piecesLength = 0;
     this.data = null;
     this.eventName = '';
     this.skipLeadingLF = false;
     return leftover;
   }
 
-  /** Characters held between reads: the partial line plus the data of the event in progress. */
-  get bufferedLength(): number {
-    return this.rest.length + (this.data === null ? 0 : this.data.length);
+  /** What was received but not dispatched: the partial line and the event in progress. */
+  pendingText(): string {
+    const rest = this.pieces.join('');
+    return `${this.data ?? ''}${this.data !== null && rest ? '\n' : ''}${rest}`;
   }
 
-  private process(s: string, onEvent: SSEHandler): void {
+  /** Characters held between reads: the partial line plus the data of the event in progress. */
+  get bufferedLength(): number {
+    return this.piecesLength + (this.data === null ? 0 : this.data.length);
+  }
+
+  /** Dispatches the complete lines of `s`; no line end lies before `scanFrom`. */
+  private process(s: string, scanFrom: number, onEvent: SSEHandler): void {
     const len = s.length;
     let pos = 0;
     if (this.skipLeadingLF && len > 0) {
@@ -63,9 +90,11 @@ export class SSEDecoder {
     }
     // Position of the next '\r' at or after pos; -1 once none is left. Cached so that streams
     // without '\r' (nearly all) scan for it once per read, not once per line.
-    let cr = s.indexOf('\r', pos);
+    let cr = s.indexOf('\r', Math.max(pos, scanFrom));
+    let nlFrom = Math.max(pos, scanFrom);
     while (pos < len) {
-      const nl = s.indexOf('\n', pos);
+      const nl = s.indexOf('\n', Math.max(pos, nlFrom));
+      nlFrom = 0;
       if (cr !== -1 && cr < pos) cr = s.indexOf('\r', pos);
       let end: number;
       let next: number;
@@ -86,7 +115,10 @@ export class SSEDecoder {
       this.line(s, pos, end, onEvent);
       pos = next;
     }
-    this.rest = pos < len ? s.slice(pos) : '';
+    if (pos < len) {
+      this.pieces.push(s.slice(pos));
+      this.piecesLength = len - pos;
+    }
   }
 
   private line(s: string, start: number, end: number, onEvent: SSEHandler): void {

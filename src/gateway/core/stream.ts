@@ -1,4 +1,4 @@
-import { AbortError, GatewayError, StreamError, TimeoutError } from './errors';
+import { AbortError, GatewayError, StreamError, TimeoutError, describeBody, errorFromResponse, errorInSuccessBody } from './errors';
 import { SSEDecoder } from './sse';
 import { mapTransportError, type RawResponse } from './transport';
 
@@ -21,10 +21,18 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
   private settledPromise: Promise<void> | undefined;
   private resolveSettled!: () => void;
   private out: TItem[] | null = null;
+  /** Whether any event arrived (a body without one may be an error answer in plain JSON). */
+  private sawEvent = false;
+  /** The first bytes, kept until an event arrives: the body of a plain (non-stream) answer. */
+  private head: Buffer[] | undefined = [];
+  private headLength = 0;
+  /** Set when the idle timer, not the caller, ended the request. */
+  private idled = false;
   /** True once the stream's terminator arrived; later events are ignored. */
   protected terminated = false;
 
   private readonly handler = (event: string, data: string): void => {
+    this.sawEvent = true;
     if (!this.terminated) this.onEvent(event, data, this.out);
   };
 
@@ -120,21 +128,37 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       } catch (err) {
         throw this.fail(err instanceof GatewayError ? err : mapTransportError(err, undefined, this.what));
       }
+      const type = String(this.response.headers['content-type'] ?? '').toLowerCase();
+      if (/json|html/.test(type)) throw this.fail(await this.notAStream(type));
       this.bodyIterator = this.response.body[Symbol.asyncIterator]();
     }
     let step: IteratorResult<Buffer>;
+    const idleMs = this.response.idleTimeoutMs;
+    const idleTimer = idleMs
+      ? setTimeout(() => {
+          this.idled = true;
+          this.controller.abort();
+        }, idleMs)
+      : undefined;
     try {
       step = await this.bodyIterator!.next();
     } catch (err) {
+      if (this.idled) {
+        throw this.fail(new TimeoutError(`${this.what}: the stream went silent for ${Math.round((idleMs ?? 0) / 1000)} s. The partial answer is kept; retry to continue.`, { cause: err }));
+      }
       const endedBy = this.controller.signal.aborted ? 'abort' : this.response.endedBy();
       const mapped = mapTransportError(err, endedBy, this.what);
       if (mapped instanceof AbortError || mapped instanceof TimeoutError) throw this.fail(mapped);
       const code = (err as { code?: string } | null)?.code;
       const detail = [code, err instanceof Error ? err.message : undefined].filter(Boolean).join(': ');
       throw this.fail(new StreamError(`The connection was cut mid-stream (${detail || 'closed'}). The partial answer is kept.`, { cause: err }));
+    } finally {
+      clearTimeout(idleTimer);
     }
     if (step.done) {
       const cutMidEvent = this.decoder.end();
+      const plain = !this.sawEvent && this.head ? Buffer.concat(this.head).toString('utf8') : '';
+      if (plain.trim()) throw this.fail(this.fromPlainBody(plain));
       this.finishedReading = true;
       if (!this.terminated && !this.isComplete()) {
         const how = cutMidEvent ? 'in the middle of an event' : 'before the answer was complete';
@@ -144,6 +168,13 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       return false;
     }
     this.out = out;
+    if (this.head) {
+      if (this.sawEvent || this.headLength > 65_536) this.head = undefined;
+      else {
+        this.head.push(step.value);
+        this.headLength += step.value.length;
+      }
+    }
     try {
       this.decoder.feed(step.value, this.handler);
     } catch (err) {
@@ -151,7 +182,39 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
         err instanceof GatewayError ? err : new StreamError(`${this.what}: could not read the stream (${String(err)}).`, { cause: err }),
       );
     }
+    if (this.terminated) {
+      // Complete at its terminator ([DONE], message_stop), even if the server keeps the
+      // connection open afterwards.
+      this.closeEarly();
+      return false;
+    }
     return true;
+  }
+
+  /** A stream request answered with a JSON or HTML body: the error it carries, typed. */
+  private async notAStream(type: string): Promise<GatewayError> {
+    let text = '';
+    try {
+      text = await this.response!.body.text();
+    } catch (err) {
+      return mapTransportError(err, this.response!.endedBy(), this.what);
+    }
+    if (/html/.test(type)) return new StreamError(`${this.what}: expected a stream, got ${describeBody(text)}.`, { status: this.response!.status });
+    return this.fromPlainBody(text);
+  }
+
+  private fromPlainBody(text: string): GatewayError {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return new StreamError(`${this.what}: expected a stream of events, got ${describeBody(text)}.`);
+    }
+    return (
+      errorInSuccessBody(data, text, this.response?.headers ?? {}) ??
+      (data && typeof data === 'object' && 'error' in data ? errorFromResponse(400, text, this.response?.headers ?? {}) : undefined) ??
+      new StreamError(`${this.what}: expected a stream of events, got a plain JSON answer: ${describeBody(text)}`)
+    );
   }
 
   /** Parses one event's JSON; a malformed event ends the stream with a StreamError. */

@@ -5,9 +5,12 @@ import {
   GatewayError,
   MissingCredentialError,
   TimeoutError,
+  describeBody,
   errorFromResponse,
+  errorInSuccessBody,
   type APIStatusError,
 } from './errors';
+import { registerSecret } from './redact';
 
 /** Which credential and header a path uses (the spec's "Authentication" table). */
 export type AuthKind = 'bearer' | 'messages' | 'imagegen' | 'account' | 'none';
@@ -27,7 +30,9 @@ export interface TransportOptions {
   retryBaseMs?: number;
   /** A `retry-after` longer than this is not waited out: the error goes to the caller. Default 60 s. */
   maxRetryAfterMs?: number;
-  /** Extra headers on every request (never used for credentials). */
+  /** Longest silence between two events of a streamed answer before it counts as stalled. Default 60 s. */
+  streamIdleTimeoutMs?: number;
+  /** Extra headers on every request (never logged; sent to the gateway's origin only). */
   headers?: Record<string, string>;
   /** Injected for tests: how to wait between attempts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -59,6 +64,12 @@ export interface RequestSpec {
   signal?: AbortSignal;
   /** Whether the body may be sent twice (false for bodies read from a stream). Default true. */
   replayable?: boolean;
+  /**
+   * Follow redirects (file downloads: gateways redirect to storage). Credentials and extra
+   * headers go only to the gateway's own origin, never to the place redirected to. Without it
+   * a 3xx is an error: a JSON or stream call never takes a redirect for a success.
+   */
+  followRedirects?: boolean;
 }
 
 export interface RawResponse {
@@ -67,6 +78,8 @@ export interface RawResponse {
   body: Dispatcher.ResponseData['body'];
   /** Why the request was ended by us, if it was: the caller aborted, or a time limit passed. */
   endedBy(): 'abort' | 'timeout' | undefined;
+  /** Longest silence allowed between two reads of a streamed body, in ms (none when absent). */
+  idleTimeoutMs?: number;
 }
 
 export const VERSION_HEADER = 'anthropic-version';
@@ -123,7 +136,12 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   return undefined;
 }
 
-const RETRYABLE_STATUS = new Set([429, 503]);
+/** Statuses worth another attempt, as in the official SDKs: timeouts, conflicts, limits, server faults. */
+const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+/** Headers that carry credentials; dropped when a redirect leaves the gateway's origin. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'new-api-user', 'cookie', 'proxy-authorization'];
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
@@ -146,15 +164,19 @@ export class Transport {
   private readonly dispatcher: Agent;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
+  private readonly idleTimeoutMs: number;
   private readonly retryBaseMs: number;
   private readonly maxRetryAfterMs: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
 
   constructor(private readonly options: TransportOptions) {
+    registerSecret(options.apiKey);
+    registerSecret(options.systemAccessToken);
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
     this.maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 2));
     this.timeoutMs = options.timeoutMs ?? 600_000;
+    this.idleTimeoutMs = options.streamIdleTimeoutMs ?? 60_000;
     this.retryBaseMs = options.retryBaseMs ?? 1000;
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
     this.sleep = options.sleep ?? defaultSleep;
@@ -212,7 +234,7 @@ export class Transport {
   /** GET of an absolute URL (result files); no credential is ever attached. */
   sendUrl(url: string, opts: { accept?: string; signal?: AbortSignal } = {}): Promise<RawResponse> {
     if (!/^https?:\/\//.test(url)) throw new GatewayError(`Not an http(s) URL: ${url.slice(0, 100)}`, { type: 'invalid_response' });
-    return this.send({ method: 'GET', path: url, auth: 'none', accept: opts.accept, signal: opts.signal });
+    return this.send({ method: 'GET', path: url, auth: 'none', accept: opts.accept, signal: opts.signal, followRedirects: true });
   }
 
   /** Waits between attempts or polls (injectable for tests). */
@@ -242,9 +264,12 @@ export class Transport {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
     }
-    const url = this.url(spec);
+    let url = this.url(spec);
+    let method: RequestSpec['method'] = spec.method;
     const what = `${spec.method} ${spec.path}`;
     const replayable = spec.replayable ?? true;
+    const origin = new URL(url).origin;
+    let redirects = 0;
 
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortError(`${what} was aborted.`);
@@ -263,7 +288,7 @@ export class Transport {
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
-          method: spec.method,
+          method,
           headers,
           body,
           signal: controller.signal,
@@ -284,10 +309,34 @@ export class Transport {
         continue;
       }
 
-      if (res.statusCode < 400) {
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        spec.signal?.removeEventListener('abort', onAbort);
+        await res.body.dump().catch(() => undefined);
+        const location = firstHeader(res.headers.location);
+        if (!spec.followRedirects || !REDIRECT_STATUS.has(res.statusCode) || !location) {
+          throw redirectError(res.statusCode, what, location, url);
+        }
+        if (++redirects > MAX_REDIRECTS) throw new GatewayError(`${what} was redirected more than ${MAX_REDIRECTS} times; stopped.`, { status: res.statusCode, type: 'redirect' });
+        const next = new URL(location, url);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') throw redirectError(res.statusCode, what, location, url);
+        if (next.origin !== origin) {
+          // Storage on another origin gets no credential and none of the gateway's extra headers.
+          for (const h of [...CREDENTIAL_HEADERS, ...Object.keys(this.options.headers ?? {})]) delete headers[h.toLowerCase()];
+        }
+        if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+          delete headers['content-type'];
+        }
+        url = next.toString();
+        attempt--;
+        continue;
+      }
+
+      if (res.statusCode < 300) {
         const cleanup = () => spec.signal?.removeEventListener('abort', onAbort);
         res.body.once('close', cleanup);
-        return { status: res.statusCode, headers: res.headers, body: res.body, endedBy: () => endedBy };
+        return { status: res.statusCode, headers: res.headers, body: res.body, endedBy: () => endedBy, idleTimeoutMs: this.idleTimeoutMs };
       }
 
       let text: string;
@@ -328,13 +377,36 @@ export class Transport {
       throw mapTransportError(err, res.endedBy(), `${spec.method} ${spec.path}`);
     }
     if (text.length === 0) return { data: undefined, headers: res.headers };
+    let data: unknown;
     try {
-      return { data: JSON.parse(text), headers: res.headers };
+      data = JSON.parse(text);
     } catch {
-      throw new GatewayError(
-        `The gateway answered ${spec.method} ${spec.path} with something that is not JSON: ${text.slice(0, 200)}`,
-        { status: res.status, type: 'invalid_response' },
-      );
+      throw new GatewayError(`The gateway answered ${spec.method} ${spec.path} with something that is not JSON: ${describeBody(text)}`, {
+        status: res.status,
+        type: 'invalid_response',
+      });
     }
+    // Some gateways and proxies answer a failure with HTTP 200 and an error envelope.
+    const failure = errorInSuccessBody(data, text, res.headers);
+    if (failure) throw failure;
+    return { data, headers: res.headers };
   }
+}
+
+function firstHeader(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** A redirect where none is followed: usually a base URL that needs https or another path. */
+function redirectError(status: number, what: string, location: string | undefined, from: string): GatewayError {
+  let where = location ? ` to ${location}` : '';
+  try {
+    if (location && new URL(location, from).origin !== new URL(from).origin) where = ` to ${new URL(location, from).origin}`;
+  } catch {
+    /* keep the raw location */
+  }
+  return new GatewayError(
+    `The gateway answered ${what} with a redirect (HTTP ${status})${where}. Nothing was followed: check the base URL (https instead of http, or the path the gateway lives under).`,
+    { status, type: 'redirect' },
+  );
 }

@@ -1,0 +1,44 @@
+import * as vscode from 'vscode';
+
+export type PromptAnswer = string | boolean | undefined;
+
+/**
+ * The questions commands ask the person (secrets, URLs, confirmations). Commands that change
+ * where credentials go, reveal them or destroy something take no answers from their callers:
+ * any extension can run a command with arguments. The integration tests answer through
+ * `answerNext`, reachable only from the testing API (MODEL_GATEWAY_TEST=1).
+ */
+export class Prompts {
+  private readonly queued: PromptAnswer[] = [];
+
+  /** Test-only: the next questions get these answers, in order, instead of a dialog. */
+  answerNext(...answers: PromptAnswer[]): void {
+    this.queued.push(...answers);
+  }
+
+  async input(options: vscode.InputBoxOptions): Promise<string | undefined> {
+    if (this.queued.length > 0) {
+      const answer = this.queued.shift();
+      if (typeof answer !== 'string') return undefined;
+      const problem = await options.validateInput?.(answer);
+      if (problem) throw new Error(`test answer refused by the input box: ${typeof problem === 'string' ? problem : problem.message}`);
+      return answer;
+    }
+    return vscode.window.showInputBox(options);
+  }
+
+  /** A quick pick; a test answers with the label of the item to choose. */
+  async pick<T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions): Promise<T | undefined> {
+    if (this.queued.length > 0) {
+      const answer = this.queued.shift();
+      return typeof answer === 'string' ? items.find((i) => i.label === answer) : undefined;
+    }
+    return vscode.window.showQuickPick(items, options);
+  }
+
+  /** A modal question with one action; true when the person chose it. */
+  async confirm(message: string, detail: string | undefined, action: string): Promise<boolean> {
+    if (this.queued.length > 0) return this.queued.shift() === true;
+    return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+  }
+}
