@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { IMAGE_MEDIA_TYPES, sniffImageType } from '../gateway/core/images';
 import type { Job } from '../shell/config';
 import { tell } from '../shell/errors';
 import type { Services } from '../shell/services';
@@ -17,11 +18,16 @@ const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
  * over 20 MB is refused, with the reason, before it is read.
  */
 export async function imageDataUri(path: string): Promise<string> {
-  const mime = IMAGE_MIME[extname(path).toLowerCase()];
-  if (!mime) throw new Error(`${basename(path)} is not a PNG, JPEG or WEBP image`);
+  if (!IMAGE_MIME[extname(path).toLowerCase()]) throw new Error(`${basename(path)} is not a PNG, JPEG or WEBP image`);
   const size = (await stat(path)).size;
   if (size > MAX_IMAGE_BYTES) throw new Error(`${basename(path)} is ${(size / 1048576).toFixed(1)} MB; images may be at most 20 MB`);
-  return `data:${mime};base64,${(await readFile(path)).toString('base64')}`;
+  const bytes = await readFile(path);
+  // The bytes decide, not the name: a GIF renamed .png is still a GIF.
+  const mime = sniffImageType(bytes);
+  if (!mime || !(IMAGE_MEDIA_TYPES as readonly string[]).includes(mime)) {
+    throw new Error(`${basename(path)} is ${mime ? `a ${mime.slice(6).toUpperCase()} image` : 'not an image'} by its content; only PNG, JPEG and WEBP can be sent`);
+  }
+  return `data:${mime};base64,${bytes.toString('base64')}`;
 }
 
 export { slug, uniquePath } from './names';

@@ -1,5 +1,6 @@
 import type { AssistantTurn, ContextAttachment, ImageAttachment, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
 import type { FixAction, FromWebview, ToWebview, ViewState } from '../chat/protocol';
+import { sniffImageType } from '../gateway/core/images';
 import { StreamingMarkdown } from './markdown';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -402,13 +403,19 @@ async function addFiles(files: FileList | File[]): Promise<void> {
       showNotice(`${f.name} is ${(f.size / 1024 / 1024).toFixed(1)} MB; images are limited to 20 MB.`);
       continue;
     }
+    // The bytes decide the type, not the file name or the browser's label.
+    const actual = sniffImageType(new Uint8Array(await f.slice(0, 32).arrayBuffer()));
+    if (!actual || !(IMAGE_TYPES as readonly string[]).includes(actual)) {
+      showNotice(`${f.name || 'The pasted image'} is ${actual ? `a ${actual.slice(6).toUpperCase()} image` : 'not an image'} by its content; only PNG, JPEG and WEBP can be attached.`);
+      continue;
+    }
     const data = await new Promise<string>((resolve, reject) => {
       const reader = new FileReader();
       reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
       reader.onerror = () => reject(reader.error);
       reader.readAsDataURL(f);
     });
-    images.push({ name: f.name || 'pasted image', mediaType: f.type as ImageAttachment['mediaType'], data, detail: 'auto' });
+    images.push({ name: f.name || 'pasted image', mediaType: actual as ImageAttachment['mediaType'], data, detail: 'auto' });
   }
   renderChips();
 }

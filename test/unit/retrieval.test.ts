@@ -103,7 +103,7 @@ describe('rerank', () => {
 
 describe('moderations', () => {
   const ctx = useEmulator();
-  const pngWithWords = (words: string) => `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(`tEXt${words}`)]).toString('base64')}`;
+  const pngWithWords = (words: string) => `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(`tEXt${words}`)]).toString('base64')}`;
 
   it('flags categories from the text, with scores, on both models', async () => {
     const { client } = clientFor(ctx.emu);
