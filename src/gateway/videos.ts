@@ -109,6 +109,8 @@ export class Videos {
       auth: 'bearer',
       accept: 'application/binary',
       signal: opts.signal,
+      // Real gateways answer with a redirect to their storage: followed, without the key.
+      followRedirects: true,
     });
     return new BinaryResponse(res, 'Video download');
   }

@@ -9,6 +9,7 @@ const Settings = z.object({
   baseUrl: z.catch(z.string().check(z.trim()), ''),
   userId: z.catch(z.string().check(z.trim(), z.regex(/^\d*$/)), ''),
   requestTimeoutSeconds: z.catch(z.number().check(z.minimum(5), z.maximum(3600)), 600),
+  streamIdleTimeoutSeconds: z.catch(z.number().check(z.minimum(1), z.maximum(3600)), 60),
   lowBalanceWarningDollars: z.catch(z.number().check(z.minimum(0)), 1),
   defaultModels: z.catch(z.record(z.string(), z.string()), {}),
 });
@@ -19,6 +20,8 @@ export interface GatewaySettings {
   baseUrlSource: 'setting' | 'environment' | 'none';
   userId: string;
   timeoutMs: number;
+  /** Longest silence inside a streamed answer before it is reported as stalled. */
+  streamIdleTimeoutMs: number;
   lowBalanceDollars: number;
   defaultModels: Record<Job, string>;
 }
@@ -30,6 +33,7 @@ export function readSettings(): GatewaySettings {
     baseUrl: c.get('baseUrl'),
     userId: c.get('userId'),
     requestTimeoutSeconds: c.get('requestTimeoutSeconds'),
+    streamIdleTimeoutSeconds: c.get('streamIdleTimeoutSeconds'),
     lowBalanceWarningDollars: c.get('lowBalanceWarningDollars'),
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, c.get<string>(`defaultModels.${j}`) ?? ''])),
   });
@@ -40,6 +44,7 @@ export function readSettings(): GatewaySettings {
     baseUrlSource: raw.baseUrl ? 'setting' : envUrl ? 'environment' : 'none',
     userId: raw.userId || (process.env.MODEL_GATEWAY_USER_ID?.trim() ?? ''),
     timeoutMs: raw.requestTimeoutSeconds * 1000,
+    streamIdleTimeoutMs: raw.streamIdleTimeoutSeconds * 1000,
     lowBalanceDollars: raw.lowBalanceWarningDollars,
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, raw.defaultModels[j] ?? ''])) as Record<Job, string>,
   };

@@ -75,7 +75,7 @@ export class Services implements vscode.Disposable {
     const apiKey = this.credentials.getApiKey();
     const systemAccessToken = this.credentials.getAccessToken();
     // Kept in memory only; compares the full values so any change of credential rebuilds the client.
-    const signature = JSON.stringify([s.baseUrl, s.userId, s.timeoutMs, apiKey ?? null, systemAccessToken ?? null]);
+    const signature = JSON.stringify([s.baseUrl, s.userId, s.timeoutMs, s.streamIdleTimeoutMs, apiKey ?? null, systemAccessToken ?? null]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
@@ -86,6 +86,7 @@ export class Services implements vscode.Disposable {
       systemAccessToken,
       userId: s.userId || undefined,
       timeoutMs: s.timeoutMs,
+      streamIdleTimeoutMs: s.streamIdleTimeoutMs,
       onRetry: (r) => this.log.warn(`retrying ${r.method} ${r.path} in ${Math.round(r.waitMs)} ms (attempt ${r.attempt}): ${r.reason}`),
     });
     this.cachedClient = { signature, client };
