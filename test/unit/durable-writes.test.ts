@@ -1,0 +1,101 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConversationStore } from '../../src/chat/store';
+import type { Conversation } from '../../src/chat/conversation';
+import { SemanticIndex } from '../../src/search/semanticIndex';
+import { writeAtomic } from '../../src/storage/atomicFile';
+
+/**
+ * Durable, not only atomic: every temporary file is flushed to disk (fsync) before it is renamed
+ * over the target, so a power cut after the rename cannot leave an empty or partial file; and a
+ * killed process's leftovers are cleared at the next load. Observed on the real file system by
+ * recording the order of the real fsync and rename calls.
+ */
+type Event = { op: 'sync' | 'rename'; path?: string };
+
+// The module object the code under test calls into (the ESM namespace view of it is frozen).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const fsp = require('node:fs/promises') as typeof import('node:fs/promises');
+
+async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; events: Event[] }> {
+  const events: Event[] = [];
+  const probe = await fsp.open(__filename, 'r');
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  await probe.close();
+  const realSync = proto.sync;
+  const realRename = fsp.rename;
+  proto.sync = function (this: unknown) {
+    events.push({ op: 'sync' });
+    return realSync.call(this);
+  };
+  (fsp as { rename: typeof fsp.rename }).rename = (from, to) => {
+    events.push({ op: 'rename', path: String(from) });
+    return realRename(from, to);
+  };
+  try {
+    return { result: await fn(), events };
+  } finally {
+    proto.sync = realSync;
+    (fsp as { rename: typeof fsp.rename }).rename = realRename;
+  }
+}
+
+/** Each rename of a temporary file comes after a flush since the previous rename. */
+function assertFlushedBeforeRename(events: Event[], atLeast: number): void {
+  const renames = events.filter((e) => e.op === 'rename' && /\.tmp$/.test(e.path ?? ''));
+  assert.ok(renames.length >= atLeast, `expected ${atLeast}+ atomic writes, saw ${renames.length}`);
+  let flushed = false;
+  for (const e of events) {
+    if (e.op === 'sync') flushed = true;
+    else if (/\.tmp$/.test(e.path ?? '')) {
+      assert.ok(flushed, `${e.path} was renamed into place without an fsync first`);
+      flushed = false;
+    }
+  }
+}
+
+const conversation = (title: string): Conversation => ({ id: 'c1', title, createdAt: 1, updatedAt: 2, turns: [{ id: 'u1', role: 'user', text: 'hi', images: [], context: [], at: 1 }] });
+
+describe('durable writes', () => {
+  const dirs: string[] = [];
+  const dir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'mg-durable-'));
+    dirs.push(d);
+    return d;
+  };
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('writeAtomic flushes the temporary file before renaming it into place', async () => {
+    const d = dir();
+    const { events } = await recording(() => writeAtomic(join(d, 'f.json'), '{"a":1}'));
+    assertFlushedBeforeRename(events, 1);
+    assert.deepEqual(readdirSync(d), ['f.json']);
+  });
+
+  it('conversation history: every save is flushed before its rename; orphaned temp files go at load', async () => {
+    const d = dir();
+    const { events } = await recording(() => new ConversationStore(d).save(conversation('One')));
+    assertFlushedBeforeRename(events, 2); // the conversation and the index
+    writeFileSync(join(d, 'c1.json.0badc0de.tmp'), '{"half');
+    writeFileSync(join(d, 'index.json.12345678.tmp'), '[');
+    writeFileSync(join(d, 'notes.tmp'), 'not ours: kept');
+    const reopened = new ConversationStore(d);
+    assert.deepEqual((await reopened.list()).map((c) => c.title), ['One']);
+    assert.deepEqual(readdirSync(d).sort(), ['c1.json', 'index.json', 'notes.tmp']);
+  });
+
+  it('search index: vectors and metadata are flushed before their renames; orphaned temp files go at load', async () => {
+    const root = dir();
+    const store = dir();
+    writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
+    const embed = (texts: string[]) => Promise.resolve({ vectors: texts.map((_t, i) => Float32Array.from({ length: 8 }, (_v, k) => (k === i % 8 ? 1 : 0.1))), requests: 1 });
+    const make = () => new SemanticIndex({ folders: [{ name: 'r', path: root }], excludes: [], storeDir: store, model: 'm', embed });
+    const { events } = await recording(() => make().update());
+    assertFlushedBeforeRename(events, 2);
+    writeFileSync(join(store, 'vectors-9.f32.abcdef01.tmp'), Buffer.alloc(64));
+    assert.equal(await make().load(), 'loaded');
+    assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.tmp')), []);
+  });
+});
