@@ -183,8 +183,8 @@ export async function describeImageCommand(services: Services, target?: unknown)
     }
     const items: (vscode.QuickPickItem & { text: string })[] = descriptions.map((text) => ({ label: text, text }));
     if (descriptions.length > 1) items.push({ label: '$(copy) Copy all', text: descriptions.join('\n\n') });
-    void vscode.window
-      .showQuickPick(items, { title: `Descriptions of ${basename(uri.fsPath)}: pick one to copy it`, matchOnDetail: true })
+    void services.prompts
+      .pick(items, { title: `Descriptions of ${basename(uri.fsPath)}: pick one to copy it`, matchOnDetail: true })
       .then(async (picked) => {
         if (!picked) return;
         await vscode.env.clipboard.writeText(picked.text);

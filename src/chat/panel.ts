@@ -280,7 +280,12 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     this.approver.rejectAll();
   }
 
-  private async retry(): Promise<void> {
+  /** The conversation on screen (read-only use: tests and commands). */
+  get current(): Conversation | undefined {
+    return this.conversation;
+  }
+
+  async retry(): Promise<void> {
     const c = this.conversation;
     if (!c || this.running) return;
     const turns = c.turns;

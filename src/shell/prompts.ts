@@ -27,10 +27,11 @@ export class Prompts {
     return vscode.window.showInputBox(options);
   }
 
-  /** A quick pick; a test answers with the label of the item to choose. */
+  /** A quick pick; a test answers with the label of the item to choose, or true for the first. */
   async pick<T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions): Promise<T | undefined> {
     if (this.queued.length > 0) {
       const answer = this.queued.shift();
+      if (answer === true) return items[0];
       return typeof answer === 'string' ? items.find((i) => i.label === answer) : undefined;
     }
     return vscode.window.showQuickPick(items, options);

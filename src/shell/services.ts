@@ -79,7 +79,10 @@ export class Services implements vscode.Disposable {
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
+    // The old client is closed and forgotten even when the new settings cannot make a client:
+    // a cached closed client would fail every later call once the settings are back.
     void this.cachedClient?.client.close();
+    this.cachedClient = undefined;
     const client = new gw.GatewayClient({
       baseUrl: s.baseUrl,
       apiKey,

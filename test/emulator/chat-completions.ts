@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { estimateTokens, jsonFragments, plan, textPieces, type Plan, type ToolChoice, type ToolSpec, type Turn } from './assistant';
+import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 

@@ -121,7 +121,7 @@ export async function handleModerations(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
   const begun = emu.beginJson(ctx, 'moderation', 'omni-moderation-latest');
   if (!begun) return;
-  const { body, model, auth } = begun;
+  const { body, model } = begun;
   const multimodal = model.id === 'omni-moderation-latest';
   const inputs: { texts: string[]; images: string[] }[] = [];
   if (typeof body.input === 'string') inputs.push({ texts: [body.input], images: [] });

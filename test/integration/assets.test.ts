@@ -2,7 +2,6 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { config } from './config';
 import { connectToEmulator } from './helpers';
 
 function pngSize(buf: Buffer): { width: number; height: number } {

@@ -14,7 +14,7 @@ export interface TestResult {
 }
 
 export function run(): Promise<{ passed: number; failed: number; pending: number; tests: TestResult[]; metrics: Record<string, number> }> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, forbidOnly: true, reporter: 'dot' });
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, forbidOnly: true, reporter: 'dot', ...(process.env.MOCHA_GREP ? { grep: process.env.MOCHA_GREP } : {}) });
   for (const f of readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(join(__dirname, f));
   const tests: TestResult[] = [];
   return new Promise((resolve, reject) => {

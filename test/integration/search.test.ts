@@ -2,7 +2,6 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { config } from './config';
 import { api, emulatorRequests, until, connectToEmulator } from './helpers';
 
 

@@ -1,0 +1,21 @@
+// The lint gate `npm test` runs: typescript-eslint's type-checked recommended rules, plus the two
+// that catch what this codebase gets wrong most easily: promises nobody awaits, and switches that
+// miss a case when a union grows.
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench/results/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { project: ['./tsconfig.json', './tsconfig.webview.json'], tsconfigRootDir: import.meta.dirname },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+);
