@@ -28,7 +28,7 @@ export async function runCacheBench(): Promise<CacheBenchResult> {
   for (let i = 0; i < 10; i++) writeFileSync(join(root, 'src', `m${i}.ts`), Array.from({ length: 12 }, (_, j) => `export const v${i}_${j} = ${i * 100 + j};`).join('\n') + '\n');
   const emu = await GatewayEmulator.start();
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
-  const tools = WorkspaceTools.forFolders([{ name: 'bench', path: root }], [], { approver: { approve: async () => ({ accepted: true }) } });
+  const tools = WorkspaceTools.forFolders([{ name: 'bench', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
   const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: 'claude-sonnet-emu', format: 'messages', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
   let requests = 0;
   try {

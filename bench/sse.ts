@@ -11,6 +11,14 @@ import OpenAI from 'openai';
 import { Agent, request } from 'undici';
 import { GatewayClient } from '../src/gateway';
 
+/** The fields the hand-written floor parser reads from either stream format. */
+interface HandEvent {
+  choices?: { delta?: { content?: string; tool_calls?: { index: number; function?: { arguments?: string } }[] } }[];
+  type?: string;
+  index: number;
+  delta: { type: string; text: string; partial_json: string };
+}
+
 interface Meta {
   bytes: number;
   events: number;
@@ -73,7 +81,7 @@ async function handParser(url: string, dispatcher: Agent, format: 'openai' | 'an
       if (at === -1) continue;
       const data = ev.slice(at + 6);
       if (data === '[DONE]') continue;
-      const j = JSON.parse(data);
+      const j = JSON.parse(data) as HandEvent;
       if (format === 'openai') {
         const d = j.choices?.[0]?.delta;
         if (!d) continue;

@@ -1,4 +1,4 @@
-// `npm test`: type-check, build, then every suite: unit (Node, against the emulator), integration
+// `npm test`: type-check, lint, build, then every suite: unit (Node, against the emulator), integration
 // (inside a real VS Code: code-server 1.100.3), end to end (headless Chromium driving it). Stops at
 // the first failing step; ends with a total line "total: N passed, N failed".
 import { spawn } from 'node:child_process';
@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 const steps = [
   ['typecheck', 'npx', ['tsc', '-p', '.', '--noEmit']],
   ['typecheck-webview', 'npx', ['tsc', '-p', 'tsconfig.webview.json']],
+  // typescript-eslint's type-checked rules, floating promises and exhaustive switches included.
+  ['lint', 'npx', ['eslint', '--max-warnings', '0', '.']],
   ['build', 'node', ['esbuild.js']],
   ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit']],
   // Installs code-server and the Debian packages once (as root; otherwise prints the command).

@@ -88,7 +88,7 @@ export function targetFile(services: Services, arg: unknown, extensions: string[
 
 /** Options a caller (a test, a keybinding) passes as the command's second argument; the Explorer passes an array there. */
 export function optionsArg<T>(arg: unknown): Partial<T> {
-  return arg && typeof arg === 'object' && !Array.isArray(arg) && !(arg instanceof vscode.Uri) ? (arg as Partial<T>) : {};
+  return arg && typeof arg === 'object' && !Array.isArray(arg) && !(arg instanceof vscode.Uri) ? arg : {};
 }
 
 /**

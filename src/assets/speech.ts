@@ -141,7 +141,7 @@ export async function speakCommand(services: Services, extensionUri: vscode.Uri,
     token.onCancellationRequested(() => abort.abort());
     let done = 0;
     progress.report({ message: parts.length > 1 ? `part 1 of ${parts.length}` : undefined });
-    const results: (Buffer | undefined)[] = new Array(parts.length);
+    const results = new Array<Buffer | undefined>(parts.length);
     let next = 0;
     // After a failure no new part starts, but parts already under way finish: they are kept.
     let stopped = false;

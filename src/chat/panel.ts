@@ -20,13 +20,13 @@ const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e
 
 function chatSettings() {
   const c = vscode.workspace.getConfiguration('modelGateway.chat');
-  const ttl = c.get<string>('promptCacheTtl') === '1h' ? '1h' : '5m';
+  const ttl: '5m' | '1h' = c.get<string>('promptCacheTtl') === '1h' ? '1h' : '5m';
   const steps = c.get<number>('maxToolSteps');
   const price = c.get<number>('inputPricePerMillionTokens');
   return {
     pattern: c.get<string>('messagesFormatPattern') || '^claude',
     maxSteps: typeof steps === 'number' && steps >= 1 && steps <= 200 ? Math.floor(steps) : 25,
-    cacheTtl: ttl as '5m' | '1h',
+    cacheTtl: ttl,
     inputPrice: typeof price === 'number' && price >= 0 ? price : 3,
     extraExcludes: (c.get<string[]>('toolExcludes') ?? []).filter((g) => typeof g === 'string'),
   };

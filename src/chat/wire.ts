@@ -91,7 +91,7 @@ function markLast(message: MessageParam | undefined, control: NonNullable<Block[
   const blocks = message.content as Block[];
   for (let i = blocks.length - 1; i >= 0; i--) {
     if (cacheable(blocks[i])) {
-      blocks[i] = { ...blocks[i], cache_control: control } as Block;
+      blocks[i] = { ...blocks[i], cache_control: control };
       return true;
     }
   }
@@ -118,21 +118,21 @@ export function toMessagesRequest(
       const text = userText(turn);
       pushMessage(messages, 'user', [
         ...(text ? [{ type: 'text', text } as Block] : []),
-        ...turn.images.map((img) => ({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } }) as Block),
+        ...turn.images.map((img): Block => ({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } })),
       ]);
       continue;
     }
     for (const step of sentSteps(turn)) {
       const blocks: Block[] = [];
-      if (step.thinking && step.thinkingSignature) blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.thinkingSignature } as Block);
-      if (step.text) blocks.push({ type: 'text', text: step.text } as Block);
-      for (const c of step.toolCalls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) } as Block);
+      if (step.thinking && step.thinkingSignature) blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.thinkingSignature });
+      if (step.text) blocks.push({ type: 'text', text: step.text });
+      for (const c of step.toolCalls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
       pushMessage(messages, 'assistant', blocks);
       if (step.toolCalls.length > 0) {
         pushMessage(
           messages,
           'user',
-          step.toolCalls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: c.result ?? NOT_RUN, ...(c.isError || !c.result ? { is_error: true } : {}) }) as Block),
+          step.toolCalls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: c.result ?? NOT_RUN, ...(c.isError || !c.result ? { is_error: true } : {}) })),
         );
       }
     }

@@ -72,7 +72,7 @@ function toRecord(raw: z.output<typeof KeyRaw>): ApiKeyRecord {
     usedQuota: raw.used_quota,
     // one-api calls it `subnet`, new-api `allow_ips` (newline-separated).
     subnet: (raw.subnet ?? raw.allow_ips ?? '').split(/\n/).filter(Boolean).join(','),
-    raw: raw as Record<string, unknown>,
+    raw,
   };
 }
 

@@ -73,7 +73,7 @@ export class Embeddings {
     const { data } = await this.transport.json({ method: 'POST', path: '/v1/embeddings', auth: 'bearer', json: req, signal: opts.signal });
     const parsed = parseResponse(ResponseSchema, data, 'an embeddings request');
     const count = Array.isArray(req.input) ? req.input.length : 1;
-    const out: Embedding[] = new Array(count);
+    const out = new Array<Embedding>(count);
     for (const item of parsed.data) {
       if (item.index >= count) throw new GatewayError(`The gateway returned an embedding for input ${item.index}, but only ${count} were sent.`, { type: 'invalid_response' });
       const embedding = typeof item.embedding === 'string' ? decodeFloat32Base64(item.embedding) : Float32Array.from(item.embedding);
@@ -93,7 +93,7 @@ export class Embeddings {
   async createBatched(model: string, texts: readonly string[], opts: BatchOptions = {}): Promise<{ vectors: Float32Array[]; requests: number; promptTokens: number }> {
     const batchSize = Math.max(1, Math.min(2048, opts.batchSize ?? 128));
     const concurrency = Math.max(1, opts.concurrency ?? 4);
-    const vectors: Float32Array[] = new Array(texts.length);
+    const vectors = new Array<Float32Array>(texts.length);
     const batches: number[] = [];
     for (let i = 0; i < texts.length; i += batchSize) batches.push(i);
     const inner = new AbortController();
@@ -108,7 +108,7 @@ export class Embeddings {
         const start = batches[next++];
         const slice = texts.slice(start, start + batchSize);
         requests++;
-        const res = await this.create({ model, input: slice as string[], encoding_format: opts.encoding_format }, { signal: inner.signal });
+        const res = await this.create({ model, input: slice, encoding_format: opts.encoding_format }, { signal: inner.signal });
         res.data.forEach((d, i) => (vectors[start + i] = d.embedding));
         promptTokens += res.usage.prompt_tokens;
         done += slice.length;

@@ -329,7 +329,7 @@ export class MessageAccumulator {
         }
         if (ev.delta.stop_sequence !== undefined) this.message.stop_sequence = ev.delta.stop_sequence;
         // Usage in message_delta is cumulative: a field given (non-null) replaces the earlier one.
-        const u = ev.usage as Record<string, unknown> | undefined;
+        const u = ev.usage;
         if (u) {
           const target = this.message.usage as Record<string, unknown>;
           for (const k in u) if (u[k] !== null && u[k] !== undefined) target[k] = u[k];
@@ -338,6 +338,10 @@ export class MessageAccumulator {
       }
       case 'message_stop':
         this.stopped = true;
+        break;
+      case 'ping':
+      case 'error':
+        // Handled by the stream before an event reaches the accumulator.
         break;
     }
   }

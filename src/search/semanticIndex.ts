@@ -153,7 +153,7 @@ export class SemanticIndex {
     if (await isBinary(f.abs)) return undefined;
     const text = await readFile(f.abs, 'utf8');
     if (looksGenerated(text)) return undefined;
-    return chunkText(f.display, text, { maxTokens: this.o.chunkTokens ?? 300 }).map((c) => ({ file: f.display, start: c.startLine, end: c.endLine, hash: c.hash, text: c.text }) as IndexedChunk & { text: string });
+    return chunkText(f.display, text, { maxTokens: this.o.chunkTokens ?? 300 }).map((c) => ({ file: f.display, start: c.startLine, end: c.endLine, hash: c.hash, text: c.text }));
   }
 
   /**

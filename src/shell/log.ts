@@ -20,7 +20,7 @@ export class Log implements vscode.Disposable {
   }
 
   error(message: string, err?: unknown): void {
-    const detail = err instanceof Error ? `${err.name}: ${err.message}` : err === undefined ? '' : String(err);
+    const detail = err instanceof Error ? `${err.name}: ${err.message}` : err === undefined ? '' : typeof err === 'string' ? err : JSON.stringify(err);
     this.channel.error(this.clean(detail ? `${message}: ${detail}` : message));
   }
 

@@ -162,7 +162,7 @@ class TurnView {
       fresh.onRender = m.onRender;
       this.markdown[i] = fresh;
     }
-    const thinkingEl = this.stepsEl.children[i]?.querySelector('.thinking') as HTMLDetailsElement | null;
+    const thinkingEl = this.stepsEl.children[i]?.querySelector<HTMLDetailsElement>('.thinking');
     if (thinkingEl && step.thinking) {
       thinkingEl.hidden = false;
       thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
@@ -411,8 +411,8 @@ async function addFiles(files: FileList | File[]): Promise<void> {
     }
     const data = await new Promise<string>((resolve, reject) => {
       const reader = new FileReader();
-      reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
-      reader.onerror = () => reject(reader.error);
+      reader.onload = () => resolve(typeof reader.result === 'string' ? reader.result.replace(/^data:[^,]*,/, '') : '');
+      reader.onerror = () => reject(reader.error ?? new Error('could not read the file'));
       reader.readAsDataURL(f);
     });
     images.push({ name: f.name || 'pasted image', mediaType: actual as ImageAttachment['mediaType'], data, detail: 'auto' });

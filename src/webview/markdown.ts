@@ -60,7 +60,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 
 /** Markdown to sanitised HTML: no script, no event handler, no style, no javascript: link. */
 export function renderMarkdown(src: string): string {
-  return DOMPurify.sanitize(md.render(src), PURIFY) as string;
+  return DOMPurify.sanitize(md.render(src), PURIFY);
 }
 
 /**

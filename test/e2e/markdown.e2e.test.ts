@@ -4,6 +4,19 @@ import * as esbuild from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, ROOT } from '../vscode/harness';
 
+interface PageElement {
+  innerHTML: string;
+  querySelectorAll(selector: string): ArrayLike<{ dispatchEvent(e: unknown): void }>;
+}
+interface PageGlobals {
+  __xss?: unknown;
+  document: { getElementById(id: string): PageElement };
+  renderMarkdown(text: string): string;
+  StreamingMarkdown: new (el: PageElement) => { append(text: string): void; finish(): void };
+  requestAnimationFrame(cb: (time: number) => void): void;
+  MouseEvent: new (type: string, init: object) => unknown;
+}
+
 /** Answers a model could give to run script in the chat view. Each must render inert. */
 const CORPUS = [
   '<script>window.__xss=1</script>',
@@ -81,9 +94,8 @@ describe('a model\'s answer can never run script in the chat view (headless Chro
       for (const mode of ['whole', 'streamed'] as const) {
         await page.evaluate(
           async ([text, m]) => {
-            // In the page (typed loosely: the Node program has no DOM typings).
-            // eslint-disable-next-line @typescript-eslint/no-explicit-any
-            const g = globalThis as any;
+            // In the page: the few browser globals it uses, typed here (the Node program has no DOM typings).
+            const g = globalThis as unknown as PageGlobals;
             delete g.__xss;
             const out = g.document.getElementById('out');
             if (m === 'whole') out.innerHTML = g.renderMarkdown(text);
@@ -95,7 +107,7 @@ describe('a model\'s answer can never run script in the chat view (headless Chro
               }
               s.finish();
             }
-            for (const el of Array.from(out.querySelectorAll('a, img')) as { dispatchEvent(e: unknown): void }[]) el.dispatchEvent(new g.MouseEvent('mouseover', { bubbles: true }));
+            for (const el of Array.from(out.querySelectorAll('a, img'))) el.dispatchEvent(new g.MouseEvent('mouseover', { bubbles: true }));
             await new Promise((r) => setTimeout(r, 60));
           },
           [payload, mode] as const,

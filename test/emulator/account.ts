@@ -3,6 +3,7 @@ import type { Ctx } from './server';
 import { sendJson } from './server';
 import type { EmuKey, EmuUser } from './store';
 import { MODELS } from './models';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -89,7 +90,7 @@ function ownKeys(ctx: Ctx, user: EmuUser): EmuKey[] {
   return [...ctx.emu.store.keys.values()].filter((k) => k.userId === user.id).sort((a, b) => b.id - a.id);
 }
 
-export async function handleAccount(ctx: Ctx): Promise<void> {
+export function handleAccount(ctx: Ctx): void {
   const { emu, req, path } = ctx;
   const user = authUser(ctx);
   if (!user) return;
@@ -126,7 +127,7 @@ export async function handleAccount(ctx: Ctx): Promise<void> {
       expiredTime: Number.isFinite(expired) ? expired : -1,
       remainQuota: Number(body.remain_quota ?? 0) || 0,
       unlimitedQuota: body.unlimited_quota === true,
-      subnet: String(body.subnet ?? body.allow_ips ?? ''),
+      subnet: asText(body.subnet ?? body.allow_ips),
     });
     const k = emu.store.keys.get(created.id)!;
     if (emu.accountStyle.createReturns === 'nothing') return ok(ctx);
@@ -142,7 +143,7 @@ export async function handleAccount(ctx: Ctx): Promise<void> {
       if (k.expiredTime !== -1 && k.expiredTime <= now) return refuse(ctx, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
       if (!k.unlimitedQuota && k.remainQuota <= 0) return refuse(ctx, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
     }
-    k.status = status as 0 | 1;
+    k.status = status;
     if (ctx.query.get('status_only') === null) {
       if (typeof body.name === 'string') {
         if (body.name.length > 50) return refuse(ctx, '令牌名称过长');
@@ -151,7 +152,7 @@ export async function handleAccount(ctx: Ctx): Promise<void> {
       if (body.expired_time !== undefined) k.expiredTime = Number(body.expired_time);
       if (body.remain_quota !== undefined) k.remainQuota = Number(body.remain_quota);
       if (body.unlimited_quota !== undefined) k.unlimitedQuota = body.unlimited_quota === true;
-      if (body.subnet !== undefined) k.subnet = String(body.subnet ?? '');
+      if (body.subnet !== undefined) k.subnet = asText(body.subnet);
     }
     return ok(ctx, keyView(k, masked));
   }

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { mp3, readMp3Text, readWav, speechSeconds, synthesizePcm, wavFromPcm } from './media';
 import { openAiError, parseForm, type Ctx } from './server';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +29,7 @@ export function mapVoice(voice: string): string {
   return i >= 0 ? SECOND[i] : voice;
 }
 
-export async function handleSpeech(ctx: Ctx): Promise<void> {
+export function handleSpeech(ctx: Ctx): void {
   const { emu, res } = ctx;
   const begun = emu.beginJson(ctx, 'speech');
   if (!begun) return;
@@ -38,7 +39,7 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   if (typeof body.input !== 'string' || body.input.length === 0) return bad('input is required.');
   if (body.input.length > 4096) return bad(`input is ${body.input.length} characters; the limit is 4096 (audio input text too long).`);
   if (typeof body.voice !== 'string' || !body.voice) return bad('voice is required.');
-  const format = String(body.response_format ?? 'mp3');
+  const format = asText(body.response_format, 'mp3');
   if (!rules.formats.includes(format)) return bad(`${model.id} supports only ${rules.formats.join(', ')}.`);
   if (body.speed !== undefined) {
     if (!rules.speed) return bad(`${model.id} does not support speed.`);
@@ -106,7 +107,7 @@ export function handleTranscription(task: 'transcribe' | 'translate') {
     if (!file || typeof file === 'string') return bad('file is required.');
     if (!UPLOAD_EXTENSIONS.has(extname(file.name).toLowerCase())) return bad(`Unsupported file type ${extname(file.name)}; use mp3, mp4, mpeg, mpga, m4a, wav or webm.`);
     if (file.size > 25 * 1024 * 1024) return openAiError(res, 413, 'The file is over 25 MB.', 'invalid_request_error', 'file_too_large');
-    const format = String(form.get('response_format') ?? 'json');
+    const format = asText(form.get('response_format'), 'json');
     if (!['json', 'text', 'srt', 'verbose_json', 'vtt'].includes(format)) return bad(`Unknown response_format ${format}.`);
     const granularities = form.getAll('timestamp_granularities[]').map(String);
     if (granularities.length > 0 && format !== 'verbose_json') return bad('timestamp_granularities[] needs response_format verbose_json.');
@@ -133,7 +134,7 @@ export function handleTranscription(task: 'transcribe' | 'translate') {
       case 'vtt':
         return send('text/vtt; charset=utf-8', `WEBVTT\n\n${segments.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${s.text.trim()}\n`).join('\n')}`);
       case 'verbose_json': {
-        const out: Json = { task, language: task === 'translate' ? 'english' : String(form.get('language') ?? 'english'), duration, text };
+        const out: Json = { task, language: task === 'translate' ? 'english' : asText(form.get('language'), 'english'), duration, text };
         if (granularities.length === 0 || granularities.includes('segment')) out.segments = segments;
         if (granularities.includes('word')) {
           const words = text.split(/\s+/).filter(Boolean);

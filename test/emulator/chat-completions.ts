@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -33,8 +34,8 @@ function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
       const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as Json[]) : [];
       for (const c of calls) {
         const fn = c.function as Json | undefined;
-        callNames.set(String(c.id), String(fn?.name ?? ''));
-        promptTokens += estimateTokens(String(fn?.arguments ?? ''));
+        callNames.set(String(c.id), asText(fn?.name));
+        promptTokens += estimateTokens(asText(fn?.arguments));
       }
       turns.push({ role: 'assistant', text, images: 0, toolResults: [], toolCalls: calls.map((c) => String((c.function as Json)?.name)) });
     } else if (m.role === 'tool') {
@@ -49,14 +50,15 @@ function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
   return { turns, promptTokens };
 }
 
-function toolChoiceOf(v: unknown): ToolChoice | string {
+/** The tool choice asked for, or the message that refuses it. */
+function toolChoiceOf(v: unknown): ToolChoice | { refused: string } {
   if (v === undefined) return 'auto';
   if (v === 'auto' || v === 'none' || v === 'required') return v;
   if (v && typeof v === 'object' && (v as Json).type === 'function') {
     const name = ((v as Json).function as Json | undefined)?.name;
     if (typeof name === 'string') return { name };
   }
-  return 'tool_choice must be "auto", "none", "required" or {type:"function",function:{name}}';
+  return { refused: 'tool_choice must be "auto", "none", "required" or {type:"function",function:{name}}' };
 }
 
 export async function handleChatCompletions(ctx: Ctx): Promise<void> {
@@ -73,16 +75,15 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   const tools: ToolSpec[] = Array.isArray(body.tools)
     ? (body.tools as Json[]).map((t) => t.function as ToolSpec).filter((f) => f && typeof f.name === 'string')
     : [];
-  const choice = toolChoiceOf(body.tool_choice);
-  if (typeof choice === 'string' && !['auto', 'none', 'required'].includes(choice)) {
-    return openAiError(res, 400, choice, 'invalid_request_error', 'invalid_parameter');
-  }
+  const asked = toolChoiceOf(body.tool_choice);
+  if (typeof asked === 'object' && 'refused' in asked) return openAiError(res, 400, asked.refused, 'invalid_request_error', 'invalid_parameter');
+  const choice: ToolChoice = asked;
   if (typeof choice === 'object' && !tools.some((t) => t.name === choice.name)) {
     return openAiError(res, 400, `tool_choice names ${choice.name}, which is not among the tools.`, 'invalid_request_error', 'invalid_parameter');
   }
 
   const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
-  const p = plan(model.id, turns, tools, choice as ToolChoice, false);
+  const p = plan(model.id, turns, tools, choice, false);
   const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
   const calls = p.toolCalls.map((c) => ({ id: `call_${randomBytes(9).toString('base64url')}`, name: c.name, args: JSON.stringify(c.arguments) }));
   let text = p.text;
@@ -131,7 +132,7 @@ async function streamCompletion(ctx: Ctx, s: StreamPlan): Promise<void> {
     data: JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'stream_failed' } }),
   }));
   writer.onClientClose = () => ctx.emu.clientClosedStreams++;
-  await writer.start();
+  writer.start();
   const base = { id: s.id, object: 'chat.completion.chunk', created: s.created, model: s.model };
   const usageField = s.usage ? { usage: null } : {};
   const chunk = (delta: Json, finish: string | null = null) =>

@@ -81,7 +81,7 @@ export class SseWriter {
     });
   }
 
-  async start(): Promise<void> {
+  start(): void {
     if (this.res.destroyed) return;
     this.res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { keyFromRequest } from './auth';
 import { decodePng, png, pngSize } from './media';
 import { openAiError, parseForm, sendJson, type Ctx } from './server';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -40,8 +41,8 @@ function int(v: unknown, name: string, min: number, max: number, fallback: numbe
 
 function oneOf(v: unknown, name: string, allowed: string[], fallback: string): string {
   if (v === undefined || v === null || v === '') return fallback;
-  if (!allowed.includes(String(v))) throw new Fail(400, `${name} must be one of ${allowed.join(', ')}.`);
-  return String(v);
+  if (!allowed.includes(asText(v))) throw new Fail(400, `${name} must be one of ${allowed.join(', ')}.`);
+  return asText(v);
 }
 
 async function fileBytes(form: FormData, field: string, required: boolean): Promise<Buffer | undefined> {
@@ -129,7 +130,7 @@ export class ImageStudio {
       const n = int(r.num_images, 'num_images', 1, 8, 1);
       const { width, height } = resolutionFor(oneOf(r.aspect_ratio, 'aspect_ratio', ['ASPECT_1_1', 'ASPECT_3_1', 'ASPECT_1_3', 'ASPECT_3_2', 'ASPECT_2_3', 'ASPECT_4_3', 'ASPECT_3_4', 'ASPECT_16_9', 'ASPECT_9_16', 'ASPECT_16_10', 'ASPECT_10_16'], 'ASPECT_1_1'));
       const seed = r.seed === undefined ? undefined : int(r.seed, 'seed', 0, 2147483647, 0);
-      return { body: this.result(this.render(r.prompt, width, height, n, seed, String(r.style_type ?? 'AUTO'))), price: LEGACY_PRICE[model] * n };
+      return { body: this.result(this.render(r.prompt, width, height, n, seed, asText(r.style_type, 'AUTO'))), price: LEGACY_PRICE[model] * n };
     }
     const form = await parseForm(ctx);
     if (!form) throw new Fail(400, 'The body must be multipart/form-data.');

@@ -3,6 +3,7 @@ import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type 
 import { SseWriter } from './faults';
 import { FIVE_MINUTES, ONE_HOUR, type CacheBlock } from './prompt-cache';
 import { claudeError, sendJson, type Ctx } from './server';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -15,7 +16,7 @@ function withoutCacheControl(b: Json): string {
 
 function blockTokens(b: Json): number {
   if (b.type === 'image') return 1600;
-  if (b.type === 'text') return estimateTokens(String(b.text ?? ''));
+  if (b.type === 'text') return estimateTokens(asText(b.text));
   if (b.type === 'tool_result') {
     const c = b.content;
     if (typeof c === 'string') return estimateTokens(c) + 4;
@@ -36,7 +37,7 @@ function cacheRuleViolation(body: Json, hasBeta: boolean): string | undefined {
     if (cc.ttl !== undefined && cc.ttl !== '5m' && cc.ttl !== '1h') return `${where}.cache_control.ttl: Input should be '5m' or '1h'`;
     if (cc.ttl === '1h' && !hasBeta) return `${where}.cache_control.ttl: the 1h TTL requires the anthropic-beta header ${BETA_TTL}`;
     if (b.type === 'thinking' || b.type === 'redacted_thinking') return `${where}: thinking blocks cannot be cached directly`;
-    if (b.type === 'text' && String(b.text ?? '') === '') return `${where}: cache_control cannot be set for empty text blocks`;
+    if (b.type === 'text' && asText(b.text) === '') return `${where}: cache_control cannot be set for empty text blocks`;
     return undefined;
   };
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
@@ -98,14 +99,14 @@ function toTurns(messages: Json[]): Turn[] {
     const blocks: Json[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : ((m.content as Json[]) ?? []);
     const turn: Turn = { role, text: '', images: 0, toolResults: [], toolCalls: [] };
     for (const b of blocks) {
-      if (b.type === 'text') turn.text += (turn.text ? '\n' : '') + String(b.text ?? '');
+      if (b.type === 'text') turn.text += (turn.text ? '\n' : '') + asText(b.text);
       else if (b.type === 'image') turn.images++;
       else if (b.type === 'tool_use') {
         names.set(String(b.id), String(b.name));
         turn.toolCalls.push(String(b.name));
       } else if (b.type === 'tool_result') {
         const c = b.content;
-        const text = typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((x) => String(x.text ?? '')).join('\n') : '';
+        const text = typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((x) => asText(x.text)).join('\n') : '';
         turn.toolResults.push({ name: names.get(String(b.tool_use_id)) ?? 'tool', content: text, isError: b.is_error === true });
       }
     }
@@ -131,11 +132,11 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   const header = typeof req.headers['x-api-key'] === 'string' && req.headers['x-api-key'] ? 'x-api-key' : 'bearer';
   // The spec's version is 2023-06-01; gateways forward the header, and newer SDKs send later
   // dates, so any well-formed version from that one on is accepted.
-  const version = String(req.headers['anthropic-version'] ?? '');
+  const version = asText(req.headers['anthropic-version']);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(version) || version < '2023-06-01') {
     return claudeError(res, 400, 'anthropic-version: header is required (2023-06-01)');
   }
-  const betas = String(req.headers['anthropic-beta'] ?? '').split(',').map((s) => s.trim());
+  const betas = asText(req.headers['anthropic-beta']).split(',').map((s) => s.trim());
   const hasBeta = betas.includes(BETA_TTL);
   const body = ctx.body as Json | undefined;
   if (!body || typeof body !== 'object') return claudeError(res, 400, 'The request body must be a JSON object.');
@@ -192,7 +193,7 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
     data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message } }),
   }));
   writer.onClientClose = () => emu.clientClosedStreams++;
-  await writer.start();
+  writer.start();
   const send = (type: string, data: Json) => writer.event(type, JSON.stringify({ type, ...data }));
   const startUsage = { ...usage, output_tokens: 1 };
   if (!(await send('message_start', { message: { id, type: 'message', role: 'assistant', model: model.id, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } }))) return;

@@ -13,6 +13,7 @@ import { handleSpeech, handleTranscription } from './audio';
 import { ImageStudio, serveImage } from './imagegen';
 import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoints';
 import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
+import { asText } from './values';
 
 export interface RecordedRequest {
   method: string;
@@ -39,7 +40,7 @@ const MAX_BODY = 64 * 1024 * 1024;
 
 /** Parses a multipart body with the platform's own parser. */
 export async function parseForm(ctx: Ctx): Promise<globalThis.FormData | undefined> {
-  const type = String(ctx.req.headers['content-type'] ?? '');
+  const type = asText(ctx.req.headers['content-type']);
   if (!type.startsWith('multipart/form-data') || !Buffer.isBuffer(ctx.body)) return undefined;
   try {
     return await new Request('http://emulator/', { method: 'POST', headers: { 'content-type': type }, body: ctx.body }).formData();
@@ -236,7 +237,7 @@ export class GatewayEmulator {
     let body: unknown;
     // Content-Type is optional on JSON endpoints (the spec says so for chat completions), so any
     // body that is not multipart and opens like JSON is read as JSON.
-    const type = String(req.headers['content-type'] ?? '');
+    const type = asText(req.headers['content-type']);
     const first = raw.length > 0 ? raw.toString('utf8', 0, Math.min(raw.length, 64)).trimStart()[0] : undefined;
     if (!type.startsWith('multipart/') && (first === '{' || first === '[' || /json/.test(type))) {
       try {

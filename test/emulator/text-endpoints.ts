@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { estimateTokens } from './assistant';
 import { openAiError, sendJson, type Ctx } from './server';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +40,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-export async function handleEmbeddings(ctx: Ctx): Promise<void> {
+export function handleEmbeddings(ctx: Ctx): void {
   const { emu, res } = ctx;
   const begun = emu.beginJson(ctx, 'embedding');
   if (!begun) return;
@@ -67,13 +68,13 @@ export async function handleEmbeddings(ctx: Ctx): Promise<void> {
   sendJson(res, 200, { object: 'list', data: data.reverse(), model: model.id, usage: { prompt_tokens: tokens, total_tokens: tokens } });
 }
 
-export async function handleRerank(ctx: Ctx): Promise<void> {
+export function handleRerank(ctx: Ctx): void {
   const { emu, res } = ctx;
   const begun = emu.beginJson(ctx, 'rerank');
   if (!begun) return;
   const { body, model, auth } = begun;
   if (typeof body.query !== 'string' || !body.query) return openAiError(res, 400, 'query is required.', 'invalid_request_error', 'invalid_parameter');
-  const docs = Array.isArray(body.documents) ? (body.documents as unknown[]).map((d) => (typeof d === 'string' ? d : String((d as Json)?.text ?? ''))) : undefined;
+  const docs = Array.isArray(body.documents) ? (body.documents as unknown[]).map((d) => (typeof d === 'string' ? d : asText((d as Json)?.text))) : undefined;
   if (!docs || docs.length === 0) return openAiError(res, 400, 'documents must be a non-empty array.', 'invalid_request_error', 'invalid_parameter');
   const topN = body.top_n === undefined ? docs.length : Number(body.top_n);
   if (!Number.isInteger(topN) || topN < 1) return openAiError(res, 400, 'top_n must be a positive integer.', 'invalid_request_error', 'invalid_parameter');
@@ -117,7 +118,7 @@ function imageText(url: string): string {
   return Buffer.from(url.slice(comma + 1), 'base64').toString('latin1');
 }
 
-export async function handleModerations(ctx: Ctx): Promise<void> {
+export function handleModerations(ctx: Ctx): void {
   const { emu, res } = ctx;
   const begun = emu.beginJson(ctx, 'moderation', 'omni-moderation-latest');
   if (!begun) return;
@@ -125,14 +126,14 @@ export async function handleModerations(ctx: Ctx): Promise<void> {
   const multimodal = model.id === 'omni-moderation-latest';
   const inputs: { texts: string[]; images: string[] }[] = [];
   if (typeof body.input === 'string') inputs.push({ texts: [body.input], images: [] });
-  else if (Array.isArray(body.input) && body.input.every((x) => typeof x === 'string')) for (const t of body.input as string[]) inputs.push({ texts: [t], images: [] });
+  else if (Array.isArray(body.input) && body.input.every((x) => typeof x === 'string')) for (const t of body.input) inputs.push({ texts: [t], images: [] });
   else if (Array.isArray(body.input)) {
     const one = { texts: [] as string[], images: [] as string[] };
     for (const p of body.input as Json[]) {
-      if (p?.type === 'text') one.texts.push(String(p.text ?? ''));
+      if (p?.type === 'text') one.texts.push(asText(p.text));
       else if (p?.type === 'image_url') {
         if (!multimodal) return openAiError(res, 400, `Model ${model.id} does not accept image input; use omni-moderation-latest.`, 'invalid_request_error', 'invalid_parameter');
-        one.images.push(imageText(String((p.image_url as Json | undefined)?.url ?? '')));
+        one.images.push(imageText(asText((p.image_url as Json | undefined)?.url)));
       } else return openAiError(res, 400, 'Each input part must be text or image_url.', 'invalid_request_error', 'invalid_parameter');
     }
     inputs.push(one);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mp4 } from './media';
 import { openAiError, parseForm, sendJson, type Ctx } from './server';
+import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
@@ -78,7 +79,7 @@ export async function handleVideoCreate(ctx: Ctx): Promise<void> {
   const seconds = body.seconds === undefined ? family.seconds[0] : body.seconds;
   if (typeof seconds !== 'string') return bad('seconds must be sent as a string.');
   if (!family.seconds.includes(seconds)) return bad(`seconds must be one of ${family.seconds.join(', ')} for ${model.id}.`);
-  const size = body.size === undefined ? family.sizes[0] : String(body.size);
+  const size = body.size === undefined ? family.sizes[0] : asText(body.size);
   if (!family.sizes.includes(size)) return bad(`size must be one of ${family.sizes.join(', ')} for ${model.id}.`);
   const task: VideoTaskState = {
     id: `video_${randomBytes(10).toString('hex')}`,

@@ -47,7 +47,7 @@ describe('Model Gateway in a real VS Code', () => {
     // The welcome flow: the URL, then the key it asks for at once.
     await runAnswering('modelGateway.setBaseUrl', `${config.emulatorUrl}/v1`, config.demoKey);
     assert.equal(vscode.workspace.getConfiguration('modelGateway').get('baseUrl'), `${config.emulatorUrl}/v1`);
-    await until('the key asked for after the URL', async () => testing.services.credentials.getApiKey() === config.demoKey || undefined);
+    await until('the key asked for after the URL', () => Promise.resolve(testing.services.credentials.getApiKey() === config.demoKey || undefined));
     assert.equal(testing.services.credentials.apiKeySource(), 'secret-storage');
     assert.ok(!allSettingsText().includes(config.demoKey), 'the key is in no setting');
     assert.equal(await vscode.commands.executeCommand('modelGateway.verifyKey'), true);

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     extraExtensions: [{ folder: join(ROOT, 'test', 'integration', 'runner-extension'), id: 'model-gateway-tests.integration-runner-0.0.1', files: { 'config.json': JSON.stringify(config) } }],
   });
   const browser = await launchBrowser();
-  let failed = 1;
+  let failed: number;
   try {
     await openWorkbench(browser, server);
     const deadline = Date.now() + 240_000;

@@ -87,20 +87,20 @@ describe('media commands in a real VS Code', function () {
     it('Upscale doubles the resolution for $0.06; Replace background keeps the size', async () => {
       const up = await run<ImageOutcome>('modelGateway.image.upscale', source, { resemblance: 70, detail: 30, confirmed: true });
       assert.equal(up?.priceDollars, 0.06);
-      assert.deepEqual(pngSize(readFileSync(up!.files[0])), { width: 640, height: 480 });
+      assert.deepEqual(pngSize(readFileSync(up.files[0])), { width: 640, height: 480 });
       const bg = await run<ImageOutcome>('modelGateway.image.replaceBackground', source, { prompt: 'a beach at sunset', rendering_speed: 'QUALITY', confirmed: true });
       assert.equal(bg?.priceDollars, 0.09);
-      assert.deepEqual(pngSize(readFileSync(bg!.files[0])), { width: 320, height: 240 });
+      assert.deepEqual(pngSize(readFileSync(bg.files[0])), { width: 320, height: 240 });
     });
 
     it('Edit with a mask: V3 and the legacy V_2 models; a mask under 10% black or of another size is refused before upload', async () => {
       const mask = writePng('mask-half.png', 320, 240, (x) => (x < 160 ? [0, 0, 0] : [255, 255, 255]));
       const v3 = await run<ImageOutcome>('modelGateway.image.edit', source, { mask: mask.fsPath, model: 'V_3', prompt: 'a hat', rendering_speed: 'TURBO', confirmed: true });
       assert.equal(v3?.priceDollars, 0.06);
-      assert.deepEqual(pngSize(readFileSync(v3!.files[0])), { width: 320, height: 240 });
+      assert.deepEqual(pngSize(readFileSync(v3.files[0])), { width: 320, height: 240 });
       const legacy = await run<ImageOutcome>('modelGateway.image.edit', source, { mask: mask.fsPath, model: 'V_2_TURBO', prompt: 'a hat', confirmed: true });
       assert.equal(legacy?.priceDollars, 0.05);
-      assert.ok(existsSync(legacy!.files[0]));
+      assert.ok(existsSync(legacy.files[0]));
 
       const thin = writePng('mask-thin.png', 320, 240, (x) => (x < 16 ? [0, 0, 0] : [255, 255, 255]));
       await refused(/covers 5\.0% of the image; it must cover at least 10%/, () =>
@@ -160,7 +160,7 @@ describe('media commands in a real VS Code', function () {
     it('joins MP3 parts keeping one tag; a style model takes instructions but refuses speed before sending', async () => {
       const out = await run<SpeakOutcome>('modelGateway.speech.speakSelection', undefined, { text: long, model: 'gpt-4o-mini-tts', voice: 'coral', format: 'mp3', instructions: 'calm', confirmed: true, quiet: true });
       assert.equal(out?.parts, 3);
-      const mp3 = readMp3Text(readFileSync(out!.files[0]));
+      const mp3 = readMp3Text(readFileSync(out.files[0]));
       assert.ok(mp3 && Math.abs(mp3.seconds - long.length / 15) < 2, `${mp3?.seconds} s`);
       await refused(/speed.*gpt-4o-mini-tts does not support speed/, () =>
         run('modelGateway.speech.speakSelection', undefined, { text: 'Hello.', model: 'gpt-4o-mini-tts', voice: 'coral', format: 'mp3', speed: 2, confirmed: true, quiet: true }),
@@ -176,7 +176,7 @@ describe('media commands in a real VS Code', function () {
       editor.selection = new vscode.Selection(0, 13, 0, 34);
       const out = await run<SpeakOutcome>('modelGateway.speech.speakSelection', undefined, { model: 'tts-1', voice: 'nova', format: 'wav', confirmed: true, quiet: true });
       assert.equal(out?.characters, 'Speak only this part.'.length);
-      assert.equal(readWav(readFileSync(out!.files[0]))?.text, 'Speak only this part.');
+      assert.equal(readWav(readFileSync(out.files[0]))?.text, 'Speak only this part.');
     });
 
     it('keeps the parts spoken before a failing part as a -partial file and says so', async () => {

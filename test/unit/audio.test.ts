@@ -49,7 +49,7 @@ describe('audio', () => {
     const verbose = await client.audio.transcriptions.create({ file, model: 'whisper-1', response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'] });
     assert.equal(verbose.text, text);
     assert.equal(verbose.segments?.length, 3);
-    assert.ok(verbose.segments![2].end <= (verbose.duration ?? 0) + 0.001);
+    assert.ok(verbose.segments[2].end <= (verbose.duration ?? 0) + 0.001);
     assert.equal(verbose.words?.length, text.split(' ').length);
     const sent = ctx.emu.requestsTo('/v1/audio/transcriptions').at(-1)!;
     assert.ok(sent.body, 'multipart body recorded');

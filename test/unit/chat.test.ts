@@ -62,7 +62,7 @@ describe('chat completions against the emulator', () => {
     const calls = final.choices[0].message.tool_calls ?? [];
     assert.equal(final.choices[0].finish_reason, 'tool_calls');
     assert.deepEqual(
-      calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]),
+      calls.map((c) => [c.function.name, JSON.parse(c.function.arguments) as unknown]),
       [
         ['read_file', { path: 'src/a.ts' }],
         ['read_file', { path: 'docs/b.md' }],

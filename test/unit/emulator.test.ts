@@ -32,7 +32,7 @@ describe('gateway emulator', () => {
       }
       messages.push({ role: 'assistant', content: msg.content ?? null, tool_calls: msg.tool_calls.map((t) => ({ ...t, type: 'function' as const })) });
       for (const call of msg.tool_calls) {
-        const path = JSON.parse(call.function.arguments).path as string;
+        const path = (JSON.parse(call.function.arguments) as { path: string }).path;
         readPaths.push(path);
         messages.push({ role: 'tool', tool_call_id: call.id, content: `contents of ${path}` });
       }

@@ -28,7 +28,7 @@ function assistant(model: string, format: WireFormat): AssistantTurn {
   return { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
 }
 
-function runner(root: string, approver: Approver = { approve: async () => ({ accepted: true }) }): ToolRunner {
+function runner(root: string, approver: Approver = { approve: () => Promise.resolve({ accepted: true }) }): ToolRunner {
   const tools = WorkspaceTools.forFolders([{ name: 'demo', path: root }], [], { approver });
   return { definitions: TOOL_DEFINITIONS, run: (name, args, signal) => tools.run(name, args, signal) };
 }
@@ -53,7 +53,7 @@ describe('chat engine (agent loop) against the emulator', () => {
       assert.equal(turn.status, 'done', JSON.stringify(turn.error));
       assert.equal(turn.steps.length, 2);
       const calls = turn.steps[0].toolCalls;
-      assert.deepEqual(calls.map((c) => [c.name, JSON.parse(c.args).path, c.status]), [
+      assert.deepEqual(calls.map((c) => [c.name, (JSON.parse(c.args) as { path: string }).path, c.status]), [
         ['read_file', 'src/m1.ts', 'done'],
         ['read_file', 'src/m2.ts', 'done'],
       ]);
@@ -88,7 +88,7 @@ describe('chat engine (agent loop) against the emulator', () => {
     const { client } = clientFor(ctx.emu);
     const turn = assistant('gpt-4o-mini', 'chat');
     const before = readFileSync(join(root, 'src', 'm4.ts'), 'utf8');
-    const tools = runner(root, { approve: async () => ({ accepted: false }) });
+    const tools = runner(root, { approve: () => Promise.resolve({ accepted: false }) });
     await runTurn({
       client,
       model: 'gpt-4o-mini',

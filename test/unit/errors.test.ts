@@ -1,3 +1,4 @@
+import { compileFunction } from 'node:vm';
 import { strict as assert } from 'node:assert';
 import { createServer } from 'node:net';
 import {
@@ -204,7 +205,7 @@ describe('retries', () => {
   it('gives a ConnectionError when nothing listens, after the retries', async () => {
     const port = await freePortWithNothingListening();
     const waits: number[] = [];
-    const client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}/v1/`, apiKey: 'sk-x', sleep: async (ms) => void waits.push(ms) });
+    const client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}/v1/`, apiKey: 'sk-x', sleep: (ms) => (waits.push(ms), Promise.resolve()) });
     await assert.rejects(client.models.list(), (e: unknown) => e instanceof ConnectionError && /ECONNREFUSED/.test(e.message));
     assert.equal(waits.length, 2);
   });
@@ -240,7 +241,8 @@ describe('error names survive the production build', () => {
     const { build } = await import('esbuild');
     const out = await build({ entryPoints: ['src/gateway-entry.ts'], bundle: true, platform: 'node', format: 'cjs', minify: true, keepNames: true, write: false, external: ['vscode'] });
     const mod = { exports: {} as Record<string, unknown> };
-    new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, require);
+    const load = compileFunction(out.outputFiles[0].text, ['module', 'exports', 'require']) as (m: unknown, e: unknown, r: NodeJS.Require) => void;
+    load(mod, mod.exports, require);
     const gw = mod.exports as Record<string, new (...args: never[]) => Error>;
     for (const name of ['PermissionDeniedError', 'AuthenticationError', 'RateLimitError', 'ServiceUnavailableError', 'ConnectionError', 'AbortError', 'StreamError', 'AccountApiError']) {
       assert.equal(gw[name].name, name);

@@ -22,8 +22,9 @@ export function clientFor(emu: GatewayEmulator, options: Partial<GatewayClientOp
   const client = new GatewayClient({
     baseUrl: emu.url,
     apiKey: DEMO_KEY,
-    sleep: async (ms) => {
+    sleep: (ms) => {
       waits.push(ms);
+      return Promise.resolve();
     },
     random: () => 0.5,
     ...options,

@@ -28,7 +28,7 @@ describe('videos', () => {
   const ctx = useEmulator();
   const dir = mkdtempSync(join(tmpdir(), 'mg-video-'));
   // Waiting advances the emulator's clock instead of real time.
-  const clientWithClock = () => clientFor(ctx.emu, { sleep: async (ms) => ctx.emu.clock.advance(ms) });
+  const clientWithClock = () => clientFor(ctx.emu, { sleep: (ms) => (ctx.emu.clock.advance(ms), Promise.resolve()) });
 
   it('creates a task, waits through queued → in_progress → completed, and downloads the MP4', async () => {
     const { client } = clientWithClock();
@@ -65,9 +65,10 @@ describe('videos', () => {
   it('waiting can be cancelled', async () => {
     const controller = new AbortController();
     const { client } = clientFor(ctx.emu, {
-      sleep: async (ms) => {
+      sleep: (ms) => {
         ctx.emu.clock.advance(ms);
         controller.abort();
+        return Promise.resolve();
       },
     });
     const task = await client.videos.create({ model: 'sora-2', prompt: 'slow' });

@@ -17,7 +17,7 @@ const LONG_SYSTEM = Array.from({ length: 150 }, (_, i) => `Rule ${i}: answer pre
 function streamOver(text: string): MessageStream {
   const bytes = Buffer.from(text, 'utf8');
   const pieces = [bytes.subarray(0, 101), bytes.subarray(101, 250), bytes.subarray(250)];
-  const open = async (): Promise<RawResponse> => ({ status: 200, headers: {}, body: Readable.from(pieces) as never, endedBy: () => undefined });
+  const open = (): Promise<RawResponse> => Promise.resolve({ status: 200, headers: {}, body: Readable.from(pieces) as never, endedBy: () => undefined });
   return new MessageStream(open, 'test stream');
 }
 
@@ -119,7 +119,7 @@ describe('messages format against the emulator', () => {
       tools: [readFile],
       messages: [
         { role: 'user', content: 'Please read the file src/main.ts and lib/util.ts' },
-        { role: 'assistant', content: final.content.map((b) => ({ ...b })) as never },
+        { role: 'assistant', content: final.content.map((b) => ({ ...b })) },
         {
           role: 'user',
           content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, content: `contents of ${String((u.input as { path: string }).path)}` })),

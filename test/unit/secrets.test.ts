@@ -84,7 +84,7 @@ describe('images are checked by their bytes', () => {
     assert.match(checkImageBytes('image/png', jpeg) ?? '', /JPEG image but is labelled image\/png/);
   });
 
-  it('GIF bytes labelled image/png are refused before anything is sent', async () => {
+  it('GIF bytes labelled image/png are refused before anything is sent', () => {
     assert.match(checkImageUrl(`data:image/png;base64,${gif.toString('base64')}`) ?? '', /GIF image \(labelled image\/png\)/);
     assert.match(checkImageUrl(`data:image/png;base64,${Buffer.from('just text').toString('base64')}`) ?? '', /not a PNG, JPEG or WEBP/);
     assert.equal(checkImageUrl(`data:image/png;base64,${png.toString('base64')}`), undefined);

@@ -38,9 +38,9 @@ describe('conversation store', () => {
     // A file system that dies after writing the temporary file, before the rename.
     const crashing: StoreFs = {
       ...nodeFs,
-      writeAtomic: async (p, text) => {
+      writeAtomic: (p, text) => {
         writeFileSync(`${p}.dead.tmp`, text.slice(0, text.length / 2));
-        throw new Error('process killed');
+        return Promise.reject(new Error('process killed'));
       },
     };
     const store = new ConversationStore(dir, crashing);

@@ -92,7 +92,7 @@ describe('workspace tools', () => {
   const ws = workspace();
   const decisions: boolean[] = [];
   const proposed: ProposedEdit[] = [];
-  const approver: Approver = { approve: async (edit) => (proposed.push(edit), { accepted: decisions.shift() ?? false }) };
+  const approver: Approver = { approve: (edit) => (proposed.push(edit), Promise.resolve({ accepted: decisions.shift() ?? false })) };
   const tools = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver });
   const withRg = existsSync('/usr/bin/rg') ? WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver, rgPath: '/usr/bin/rg' }) : undefined;
 

@@ -100,8 +100,8 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
         resolvePromise(m[1]);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`code-server exited with ${code}:\n${output}`));

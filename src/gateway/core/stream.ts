@@ -193,7 +193,7 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
 
   /** A stream request answered with a JSON or HTML body: the error it carries, typed. */
   private async notAStream(type: string): Promise<GatewayError> {
-    let text = '';
+    let text: string;
     try {
       text = await this.response!.body.text();
     } catch (err) {

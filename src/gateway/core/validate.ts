@@ -29,7 +29,7 @@ function flatten(issue: Issue, prefix: readonly PropertyKey[]): { path: Property
 }
 
 function issuesOf(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.flatMap((i) => flatten(i as Issue, [])).map((i) => ({ path: formatPath(i.path), message: i.message }));
+  return error.issues.flatMap((i) => flatten(i, [])).map((i) => ({ path: formatPath(i.path), message: i.message }));
 }
 
 /** Validates a request before it is sent; throws a ValidationError naming each field and rule. */
