@@ -14,8 +14,6 @@ export interface CreateKeyArgs {
   /** Dollars of quota; absent means unlimited. */
   quotaDollars?: number;
   subnet?: string;
-  /** Store the new key as this extension's API key. */
-  useAsExtensionKey?: boolean;
 }
 
 const DAY = 86_400;
@@ -103,9 +101,9 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
     }
     services.log.info(`created key ${record.id} "${record.name}"`);
     tree.refreshKeys();
-    if (args.useAsExtensionKey && record.keyIsFull) await services.credentials.setApiKey(record.key);
-    else if (!(arg as CreateKeyArgs | undefined)?.name) await offerNewKey(services, record);
-    // The key itself is never returned: any extension can run commands.
+    // Only the person, in the wizard's dialog, may copy the new key or make it this extension's
+    // key; a caller that passed the answers gets neither, and the key is never returned.
+    if (!(arg as CreateKeyArgs | undefined)?.name) await offerNewKey(services, record);
     return { id: record.id, name: record.name };
   });
 

@@ -23,8 +23,6 @@ export interface ImageActionOptions {
   /** Upscale: 1 to 100 each. */
   resemblance: number;
   detail: number;
-  /** Skip the price confirmation. */
-  confirmed: boolean;
 }
 
 type Op = 'remix' | 'edit' | 'replace-background' | 'upscale';
@@ -125,10 +123,8 @@ async function transformImage(services: Services, op: Op, target: unknown, optio
       };
     }
   }
-  if (!o.confirmed) {
-    const go = await vscode.window.showInformationMessage(`${title} for $${price?.toFixed(3) ?? '?'}?`, { modal: true, detail: `${basename(image)} · ${detail}` }, 'Go');
-    if (go !== 'Go') return undefined;
-  }
+  // Spending always asks the person: no caller's option skips it.
+  if (!(await services.prompts.confirm(`${title} for $${price?.toFixed(3) ?? '?'}?`, `${basename(image)} · ${detail}`, 'Go', 'info'))) return undefined;
   const dir = await assetsFolderOrSay(services, 'images');
   if (!dir) return undefined;
   try {

@@ -16,8 +16,6 @@ export interface ImageRequestArgs {
   magic_prompt?: 'AUTO' | 'ON' | 'OFF';
   negative_prompt?: string;
   seed?: number;
-  /** Skip the price confirmation (tests). */
-  confirmed?: boolean;
 }
 
 export interface ImageOutcome {
@@ -92,14 +90,14 @@ export async function generateImageCommand(services: Services, given?: ImageRequ
     args.model === 'V_3'
       ? gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: args.rendering_speed, num_images: n })
       : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: args.model, num_images: n });
-  if (!args.confirmed) {
-    const go = await vscode.window.showInformationMessage(
-      `Generate ${n} image${n === 1 ? '' : 's'} for $${priceDollars?.toFixed(3) ?? '?'}?`,
-      { modal: true, detail: `“${args.prompt}” · ${args.model === 'V_3' ? `V3 ${args.rendering_speed ?? 'DEFAULT'}` : args.model} · ${args.aspect_ratio ?? '1x1'}` },
-      'Generate',
-    );
-    if (go !== 'Generate') return undefined;
-  }
+  // Spending always asks the person: no caller's option skips it.
+  const go = await services.prompts.confirm(
+    `Generate ${n} image${n === 1 ? '' : 's'} for $${priceDollars?.toFixed(3) ?? '?'}?`,
+    `“${args.prompt}” · ${args.model === 'V_3' ? `V3 ${args.rendering_speed ?? 'DEFAULT'}` : args.model} · ${args.aspect_ratio ?? '1x1'}`,
+    'Generate',
+    'info',
+  );
+  if (!go) return undefined;
   const dir = await assetsFolderOrSay(services, 'images');
   if (!dir) return undefined;
   try {

@@ -18,7 +18,6 @@ export interface SpeakOptions {
   text: string;
   /** Characters per request; the spec's limit (4,096) unless smaller (tests). */
   maxChars: number;
-  confirmed: boolean;
   /** Don't open the player (tests). */
   quiet: boolean;
 }
@@ -112,18 +111,15 @@ export async function speakCommand(services: Services, extensionUri: vscode.Uri,
     return undefined;
   }
   const joinable = parts.length === 1 || canJoin(format);
-  if (!o.confirmed) {
-    const chars = parts.reduce((n, p) => n + p.length, 0);
-    const go = await vscode.window.showInformationMessage(
-      `Speak ${chars.toLocaleString('en-US')} characters${parts.length > 1 ? ` in ${parts.length} parts` : ''}?`,
-      {
-        modal: true,
-        detail: `${model} · ${voice} · ${format}. Speech is billed by input characters.${joinable ? '' : ` ${format} parts cannot be joined: they are saved as ${parts.length} numbered files.`}`,
-      },
-      'Speak',
-    );
-    if (go !== 'Speak') return undefined;
-  }
+  // Spending always asks the person: no caller's option skips it.
+  const chars = parts.reduce((n, p) => n + p.length, 0);
+  const go = await services.prompts.confirm(
+    `Speak ${chars.toLocaleString('en-US')} characters${parts.length > 1 ? ` in ${parts.length} parts` : ''}?`,
+    `${model} · ${voice} · ${format}. Speech is billed by input characters.${joinable ? '' : ` ${format} parts cannot be joined: they are saved as ${parts.length} numbered files.`}`,
+    'Speak',
+    'info',
+  );
+  if (!go) return undefined;
   const dir = await assetsFolderOrSay(services, 'audio files');
   if (!dir) return undefined;
   const base = `speech-${slug(source.name, 32)}`;

@@ -12,7 +12,6 @@ export interface VideoOptions {
   size: string;
   /** A workspace image for image-to-video. */
   reference: string;
-  confirmed: boolean;
 }
 
 const KNOWN_VIDEO_MODELS = ['sora-2', 'sora-2-pro', 'veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.0-generate-001', 'veo-3.0-fast-generate-001'];
@@ -64,18 +63,15 @@ export async function generateVideoCommand(services: Services, jobs: VideoJobs, 
       return undefined;
     }
   }
-  if (!o.confirmed) {
-    const shape = [model, seconds && `${seconds} s`, size, reference && `from ${basename(reference)}`].filter(Boolean).join(' · ');
-    const go = await vscode.window.showInformationMessage(
-      'Create this video?',
-      {
-        modal: true,
-        detail: `${shape}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.`,
-      },
-      'Create',
-    );
-    if (go !== 'Create') return undefined;
-  }
+  // Spending always asks the person: no caller's option skips it.
+  const shape = [model, seconds && `${seconds} s`, size, reference && `from ${basename(reference)}`].filter(Boolean).join(' · ');
+  const go = await services.prompts.confirm(
+    'Create this video?',
+    `${shape}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.`,
+    'Create',
+    'info',
+  );
+  if (!go) return undefined;
   if (!(await assetsFolderOrSay(services, 'videos'))) return undefined;
   try {
     const task = await services.client().videos.create({ model, prompt, seconds, size, input_reference });

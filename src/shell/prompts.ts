@@ -38,8 +38,14 @@ export class Prompts {
   }
 
   /** A modal question with one action; true when the person chose it. */
-  async confirm(message: string, detail: string | undefined, action: string): Promise<boolean> {
+  async confirm(message: string, detail: string | undefined, action: string, level: 'warning' | 'info' = 'warning'): Promise<boolean> {
     if (this.queued.length > 0) return this.queued.shift() === true;
-    return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+    const show = level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    return (await show(message, { modal: true, detail }, action)) === action;
+  }
+
+  /** Test-only: drops answers a command did not ask for (it stopped before the question). */
+  discardAnswers(): void {
+    this.queued.length = 0;
   }
 }

@@ -24,6 +24,26 @@ export async function runAnswering<T>(command: string, ...answers: (string | boo
   return vscode.commands.executeCommand<T>(command);
 }
 
+/**
+ * Runs a command; `confirmed: true` in its options stands for the person pressing the price
+ * dialog's button (the product takes no such option: a caller cannot skip the question).
+ * Answers the command did not ask for (it refused earlier) are dropped afterwards.
+ */
+export async function runCommand<T>(command: string, ...args: unknown[]): Promise<T | undefined> {
+  const { testing } = await api();
+  const last = args.at(-1);
+  if (last && typeof last === 'object' && 'confirmed' in last) {
+    const { confirmed, ...rest } = last as { confirmed: boolean };
+    args[args.length - 1] = rest;
+    testing.services.prompts.answerNext(confirmed);
+  }
+  try {
+    return await vscode.commands.executeCommand<T>(command, ...args);
+  } finally {
+    testing.services.prompts.discardAnswers();
+  }
+}
+
 /** Points the extension at the emulator with the demo key, without going through the dialogs. */
 export async function connectToEmulator(): Promise<void> {
   const { testing } = await api();

@@ -9,10 +9,10 @@ import type { TranscribeOutcome } from '../../src/assets/transcribe';
 import type { VideoJob, VideoJobs } from '../../src/assets/videoJobs';
 import { png, pngSize, readMp3Text, readWav } from '../emulator/media';
 import { config } from './config';
-import { api, emulatorControl, emulatorRequests, until, connectToEmulator } from './helpers';
+import { api, connectToEmulator, emulatorControl, emulatorRequests, runCommand, until } from './helpers';
 
 const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
-const run = <T>(command: string, ...args: unknown[]) => vscode.commands.executeCommand<T | undefined>(command, ...args);
+const run = runCommand;
 
 async function lastNotice(): Promise<string> {
   const { testing } = await api();
