@@ -115,7 +115,7 @@ export class PathGuard {
     if (!landing) throw new ToolError(`"${requested}" leads outside the workspace through a symbolic link.`);
     if (!target.exists && !options.allowMissing) throw new ToolError(`"${requested}" does not exist. Use list_dir or find_files to see what exists.`);
     const realRel = toPosix(relative(landing.real, target.path));
-    if (realRel !== rel || landing.folder !== folder) {
+    if (realRel !== rel || landing.folder.name !== folder.name) {
       if (realRel && (await this.isIgnored({ folder: landing.folder, rel: realRel, abs: target.path }))) throw excluded();
     }
     // Operations use the real location, so that a link swapped later cannot redirect them.
