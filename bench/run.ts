@@ -7,7 +7,7 @@ import { runIndexingBench } from './indexing';
 import { runRenderBench } from './render';
 import { runVectorBench } from './vectors';
 import { runSpeechBench } from './speech';
-import { runSseBench, type SseBenchResult } from './sse';
+import { runLargeEventBench, runSseBench, type SseBenchResult } from './sse';
 
 function printSse(results: SseBenchResult[]): string[] {
   const lines: string[] = [];
@@ -42,6 +42,11 @@ async function main(): Promise<void> {
   if (want('sse')) {
     results.sse = await runSseBench();
     for (const l of printSse(results.sse as SseBenchResult[])) console.log(l);
+    const large = runLargeEventBench();
+    results.sseLargeEvent = large;
+    console.log('\nOne large SSE event in 64 KB reads (best of 3): decoding must stay linear in its size');
+    for (const r of large) console.log(`  ${String(r.mb).padStart(3)} MB  ${r.ms.toFixed(1).padStart(7)} ms`);
+    console.log(`  => 32 MB costs ${(large[1].ms / large[0].ms).toFixed(1)}x the 8 MB event (linear: 4x; quadratic: 16x)`);
   }
   if (want('embeddings')) {
     const embeddings = await runEmbeddingBench();

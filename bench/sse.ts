@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { Agent, request } from 'undici';
-import { GatewayClient } from '../src/gateway';
+import { GatewayClient, SSEDecoder } from '../src/gateway';
 
 /** The fields the hand-written floor parser reads from either stream format. */
 interface HandEvent {
@@ -195,4 +195,22 @@ export async function runSseBench(): Promise<SseBenchResult[]> {
   } finally {
     server.kill();
   }
+}
+
+/** One huge event (a model that sends a whole file in one delta) split into 64 KB reads. */
+export function runLargeEventBench(sizesMb: number[] = [8, 32]): { mb: number; ms: number }[] {
+  const piece = 'x'.repeat(64 * 1024);
+  return sizesMb.map((mb) => {
+    const reads = (mb * 1024 * 1024) / piece.length;
+    let best = Infinity;
+    for (let run = 0; run < 3; run++) {
+      const decoder = new SSEDecoder();
+      const t = performance.now();
+      decoder.feedText('data: ', () => undefined);
+      for (let i = 0; i < reads; i++) decoder.feedText(piece, () => undefined);
+      decoder.feedText('\n\n', () => undefined);
+      best = Math.min(best, performance.now() - t);
+    }
+    return { mb, ms: best };
+  });
 }
