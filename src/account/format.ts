@@ -22,9 +22,18 @@ export function keyDescription(k: ApiKeyRecord, nowMs = Date.now()): string {
   return `${state}${maskKey(k.key)} · ${quota} · expires ${expiry(k.expiredTime, nowMs)}`;
 }
 
+/** What makes a key that the gateway marked expired (3) or exhausted (4) work again. */
+export function keyFix(k: ApiKeyRecord): string | undefined {
+  if (k.state === 'expired') return 'Expired: extend its expiry (Edit › Expiry) or set it to never expire, then enable it.';
+  if (k.state === 'exhausted') return 'Its quota is used up: raise the quota (Edit › Quota) or make it unlimited, then enable it.';
+  return undefined;
+}
+
 export function keyTooltip(k: ApiKeyRecord, nowMs = Date.now()): string {
+  const fix = keyFix(k);
   return [
     `**${k.name || '(unnamed)'}** — ${k.state}`,
+    ...(fix ? ['', fix] : []),
     '',
     `- Key: \`${maskKey(k.key)}\``,
     `- Remaining quota: ${k.unlimitedQuota ? 'unlimited' : dollars(k.remainQuota)}`,

@@ -89,9 +89,12 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
 
   keys(): Promise<Loaded<ApiKeyRecord[]>> {
     const filter = this.filterText;
+    // The servers search differently (one-api: name prefix, new-api: exact name), so the filter
+    // is applied here, to every key, the same way on both: part of the name, any letter case.
     return (this.cache.keys ??= this.load('keys', async () => {
-      const account = this.services.client().account;
-      return filter ? account.tokens.search(filter) : (await account.tokens.list({ num: 100 })).items;
+      const all = await this.services.client().account.tokens.listAll();
+      const needle = filter.toLowerCase();
+      return needle ? all.filter((k) => k.name.toLowerCase().includes(needle)) : all;
     }));
   }
 

@@ -98,7 +98,6 @@ export const UpdateKeySchema = z.looseObject({
   expired_time: z.number().int().refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds').optional(),
   remain_quota: z.number().int().nonnegative('must not be negative').optional(),
   unlimited_quota: z.boolean().optional(),
-  status: z.union([z.literal(0), z.literal(1)], { error: 'status must be 1 (enabled) or 0 (disabled)' }).optional(),
   subnet: z.string().optional(),
 });
 export type UpdateKeyRequest = z.input<typeof UpdateKeySchema>;
@@ -114,38 +113,51 @@ class AccountTransport {
     try {
       ({ data } = await this.transport.json({ ...spec, auth: 'account' }));
     } catch (err) {
-      if (err instanceof AuthenticationError) {
-        throw new AccountApiError(
-          `The system access token is missing, invalid or expired (${err.serverMessage}). Set the system access token from the gateway console's account settings${/New-Api-User/i.test(err.serverMessage) ? ', and the account user id' : ''}.`,
-          { status: 401, type: 'authentication_error', code: err.code },
-        );
-      }
+      if (err instanceof AuthenticationError) throw accessRefused(err.serverMessage, err.code);
       throw err;
     }
     const env = Envelope.safeParse(data);
     if (!env.success) throw new GatewayError(`The account API's answer to ${what} is not an envelope.`, { type: 'invalid_response' });
     if (env.data.success === false) {
       const message = env.data.message || 'the account API refused the request';
-      const auth = AUTH_WORDS.test(message);
-      throw new AccountApiError(
-        auth
-          ? `The account API refused the system access token (${message}). Set a valid system access token${/New-Api-User/i.test(message) ? ' and the account user id' : ''}.`
-          : `The account API refused to ${what}: ${message}`,
-        { type: auth ? 'authentication_error' : 'account_error', code: (env.data as { code?: string }).code },
-      );
+      if (AUTH_WORDS.test(message)) throw accessRefused(message, (env.data as { code?: string }).code);
+      throw new AccountApiError(`The account API refused to ${what}: ${message}`, { type: 'account_error', code: (env.data as { code?: string }).code });
     }
     return env.data.data;
   }
 }
 
-function listOf(data: unknown, what: string): { items: unknown[]; total?: number } {
-  if (Array.isArray(data)) return { items: data };
-  if (data && typeof data === 'object' && Array.isArray((data as { items?: unknown }).items)) {
-    const d = data as { items: unknown[]; total?: unknown };
-    return { items: d.items, total: typeof d.total === 'number' ? d.total : undefined };
+/** Code of the refusal new-api gives when `New-Api-User` is missing or wrong. */
+export const NEW_API_USER_REQUIRED = 'new_api_user_required';
+
+/**
+ * The access token refused (401, or `success:false` in its words). new-api (2025) also wants the
+ * account's numeric user id in `New-Api-User`; that refusal has its own code so the UI can ask
+ * for the id instead of a new token.
+ */
+function accessRefused(said: string, code?: string): AccountApiError {
+  if (/New-Api-User/i.test(said)) {
+    return new AccountApiError(
+      `This gateway (new-api) needs the account's numeric user id with the access token (${said}). Set the account user id: it is the ID shown in the gateway console's personal settings.`,
+      { status: 401, type: 'authentication_error', code: NEW_API_USER_REQUIRED },
+    );
   }
-  if (data === null || data === undefined) return { items: [] };
-  throw new GatewayError(`The account API's answer to ${what} holds no list.`, { type: 'invalid_response' });
+  return new AccountApiError(
+    `The account API refused the system access token (${said}). Set a valid system access token from the gateway console's account settings.`,
+    { status: 401, type: 'authentication_error', code },
+  );
+}
+
+/** An enable the server refused, with what the person must change first. */
+function refusedEnable(err: AccountApiError): AccountApiError {
+  const said = err.message.replace(/^The account API refused to [^:]+: /, '');
+  if (/过期|expired/i.test(said)) {
+    return new KeyStateError(`The key has expired, so the gateway will not enable it: extend its expiry (or make it never expire), then enable it. (Gateway said: ${said})`, 'extend-expiry');
+  }
+  if (/额度|quota|exhausted/i.test(said)) {
+    return new KeyStateError(`The key's quota is used up, so the gateway will not enable it: raise its quota (or make it unlimited), then enable it. (Gateway said: ${said})`, 'raise-quota');
+  }
+  return err;
 }
 
 function parseKeys(items: unknown[], what: string): ApiKeyRecord[] {
@@ -156,20 +168,91 @@ function parseKeys(items: unknown[], what: string): ApiKeyRecord[] {
   });
 }
 
+/** Pages of a list answer: new-api's `{page, page_size, total, items}` or one-api's bare array. */
+interface PageOf {
+  items: unknown[];
+  /** new-api: the page it answered (1-based) and the total. */
+  page?: number;
+  total?: number;
+}
+
+function pageOf(data: unknown, what: string): PageOf {
+  if (Array.isArray(data)) return { items: data };
+  if (data && typeof data === 'object' && Array.isArray((data as { items?: unknown }).items)) {
+    const d = data as { items: unknown[]; total?: unknown; page?: unknown };
+    return { items: d.items, total: typeof d.total === 'number' ? d.total : undefined, page: typeof d.page === 'number' ? d.page : undefined };
+  }
+  if (data === null || data === undefined) return { items: [] };
+  throw new GatewayError(`The account API's answer to ${what} holds no list.`, { type: 'invalid_response' });
+}
+
+/** Pages the list (or search) reads at most; 100 keys a page on new-api, 10 on one-api. */
+const MAX_PAGES = 200;
+const PAGE_SIZE = 100;
+
+export type KeyFix = 'extend-expiry' | 'raise-quota';
+
+/** A refused enable: the key is expired or exhausted, and which edit fixes it. */
+export class KeyStateError extends AccountApiError {
+  constructor(
+    message: string,
+    readonly fix: KeyFix,
+  ) {
+    super(message, { type: 'key_state', code: fix });
+  }
+}
+
 export class Tokens {
   constructor(private readonly api: AccountTransport) {}
 
-  /** Keys of the account; `num` is the page size, `page` (0-based for one-api, 1-based for newer new-api) is passed through. */
-  async list(params: { num?: number; page?: number } = {}, opts: RequestOptions = {}): Promise<{ items: ApiKeyRecord[]; total?: number }> {
-    const query = { num: params.num, p: params.page, size: params.num, page_size: params.num };
-    const data = await this.api.call({ method: 'GET', path: '/api/token/', query, signal: opts.signal }, 'list keys');
-    const { items, total } = listOf(data, 'list keys');
+  /**
+   * One page of keys as the server cuts it. `page` counts from 0 on one-api and from 1 on
+   * new-api (where 0 also means the first page); one-api ignores `pageSize` (10 a page).
+   */
+  async list(params: { page?: number; pageSize?: number } = {}, opts: RequestOptions = {}): Promise<{ items: ApiKeyRecord[]; total?: number }> {
+    const data = await this.api.call({ method: 'GET', path: '/api/token/', query: { p: params.page ?? 0, page_size: params.pageSize ?? PAGE_SIZE }, signal: opts.signal }, 'list keys');
+    const { items, total } = pageOf(data, 'list keys');
     return { items: parseKeys(items, 'list keys'), total };
   }
 
-  async search(keyword: string, opts: RequestOptions = {}): Promise<ApiKeyRecord[]> {
-    const data = await this.api.call({ method: 'GET', path: '/api/token/search', query: { keyword }, signal: opts.signal }, 'search keys');
-    return parseKeys(listOf(data, 'search keys').items, 'search keys');
+  /** Every key of the account, read page by page on either server. */
+  listAll(opts: RequestOptions = {}): Promise<ApiKeyRecord[]> {
+    return this.pages('/api/token/', {}, 'list keys', opts);
+  }
+
+  /** Keys found by name (one-api: names starting with it; new-api: the exact name), all pages. */
+  search(keyword: string, opts: RequestOptions = {}): Promise<ApiKeyRecord[]> {
+    return this.pages('/api/token/search', { keyword }, 'search keys', opts);
+  }
+
+  /**
+   * Reads a paged list to its end. The first request asks for `p=0`, the first page on both
+   * servers; the answer's shape says which server it is: new-api's object carries its page and
+   * total (next `p` is page+1), one-api's bare array counts pages from 0 with a fixed size (next
+   * `p` is 1, then 2… until a page comes back short or empty). A page that repeats keys already
+   * seen ends the walk, so a server that ignores `p` cannot loop.
+   */
+  private async pages(path: string, query: Record<string, string>, what: string, opts: RequestOptions): Promise<ApiKeyRecord[]> {
+    const seen = new Map<number, ApiKeyRecord>();
+    let p = 0;
+    let largest = 0;
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const data = await this.api.call({ method: 'GET', path, query: { ...query, p, page_size: PAGE_SIZE }, signal: opts.signal }, what);
+      const page = pageOf(data, what);
+      const keys = parseKeys(page.items, what);
+      const fresh = keys.filter((k) => !seen.has(k.id));
+      for (const k of fresh) seen.set(k.id, k);
+      if (fresh.length === 0) break;
+      if (page.page !== undefined || page.total !== undefined) {
+        if (page.total !== undefined && seen.size >= page.total) break;
+        p = (page.page ?? p) + 1;
+      } else {
+        largest = Math.max(largest, keys.length);
+        if (keys.length < largest) break;
+        p += 1;
+      }
+    }
+    return [...seen.values()].sort((a, b) => b.id - a.id);
   }
 
   async get(id: number, opts: RequestOptions = {}): Promise<ApiKeyRecord> {
@@ -189,7 +272,7 @@ export class Tokens {
     let record = data && typeof data === 'object' && 'id' in data ? parseKeys([data], 'create a key')[0] : undefined;
     if (!record) {
       const found = (await this.search(req.name, opts).catch(() => [] as ApiKeyRecord[])).filter((k) => k.name === req.name);
-      const fromList = found.length > 0 ? found : (await this.list({ num: 100 }, opts)).items.filter((k) => k.name === req.name);
+      const fromList = found.length > 0 ? found : (await this.listAll(opts)).filter((k) => k.name === req.name);
       record = fromList.sort((a, b) => b.id - a.id)[0];
       if (!record) throw new AccountApiError(`The key "${req.name}" was created, but it could not be found in the key list.`);
     }
@@ -217,29 +300,50 @@ export class Tokens {
     return undefined;
   }
 
-  /** Updates a key. Fields not given keep their current values (some servers zero missing fields). */
+  /**
+   * Updates name, expiry, quota or subnet. Without `status_only` both servers replace the whole
+   * record from the body (a field left out is emptied) and ignore `status`, so the current record
+   * is read first and merged; the status is never sent here (see `setEnabled`).
+   */
   async update(body: UpdateKeyRequest, opts: RequestOptions = {}): Promise<ApiKeyRecord> {
     const req = validateRequest(UpdateKeySchema, body);
     const current = await this.get(req.id, opts);
-    const merged = {
+    const merged: Record<string, unknown> = {
       ...current.raw,
       id: req.id,
       name: req.name ?? current.name,
       expired_time: req.expired_time ?? current.expiredTime,
       remain_quota: req.remain_quota ?? current.remainQuota,
       unlimited_quota: req.unlimited_quota ?? current.unlimitedQuota,
-      status: req.status ?? (current.enabled ? 1 : 0),
       subnet: req.subnet ?? current.subnet,
       allow_ips: req.subnet ?? current.subnet,
     };
-    delete (merged as { key?: unknown }).key;
+    delete merged.key;
+    delete merged.status;
     const data = await this.api.call({ method: 'PUT', path: '/api/token/', json: merged, signal: opts.signal }, `update key ${req.id}`);
     return data && typeof data === 'object' && 'id' in data ? parseKeys([data], 'update a key')[0] : this.get(req.id, opts);
   }
 
-  /** Enables (status 1) or disables (status 0) a key. */
-  setEnabled(id: number, enabled: boolean, opts: RequestOptions = {}): Promise<ApiKeyRecord> {
-    return this.update({ id, status: enabled ? 1 : 0 }, opts);
+  /**
+   * Enables (status 1) or disables (status 2, which both servers' consoles show as disabled) a
+   * key with `PUT /api/token/?status_only=1`: the only update that changes a status on one-api
+   * and new-api. An expired or exhausted key cannot be enabled; the error says what to edit.
+   */
+  async setEnabled(id: number, enabled: boolean, opts: RequestOptions = {}): Promise<ApiKeyRecord> {
+    let data: unknown;
+    try {
+      data = await this.api.call(
+        { method: 'PUT', path: '/api/token/', query: { status_only: 1 }, json: { id, status: enabled ? 1 : 2 }, signal: opts.signal },
+        `${enabled ? 'enable' : 'disable'} key ${id}`,
+      );
+    } catch (err) {
+      if (enabled && err instanceof AccountApiError && err.type !== 'authentication_error') throw refusedEnable(err);
+      throw err;
+    }
+    const record = data && typeof data === 'object' && 'id' in data ? parseKeys([data], 'change a key')[0] : await this.get(id, opts);
+    // A server that answered success but kept the status is a failure the person must hear of.
+    if (record.enabled !== enabled) throw new AccountApiError(`The gateway accepted the change but key ${id} is still ${record.state}.`, { type: 'account_error' });
+    return record;
   }
 
   async delete(id: number, opts: RequestOptions = {}): Promise<void> {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { baseUrlProblem, setBaseUrlSetting } from './config';
 import { showGatewayError } from './errors';
+import { loadGateway } from './services';
 import type { Services } from './services';
 import type { StatusBar } from './status';
 
@@ -55,8 +56,18 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     if (!token) return false;
     await services.credentials.setAccessToken(token);
     services.log.info('System access token saved to secret storage');
+    await checkAccountAccess(services);
     void status.refresh();
     return true;
+  });
+
+  reg('modelGateway.setAccountUserId', async () => {
+    const saved = await askAccountUserId(services);
+    if (saved) {
+      await checkAccountAccess(services);
+      void status.refresh();
+    }
+    return saved;
   });
 
   reg('modelGateway.verifyKey', () => verify(services));
@@ -123,4 +134,43 @@ async function verify(services: Services): Promise<boolean> {
     showGatewayError(services, 'Could not verify the API key', err);
     return false;
   }
+}
+
+/**
+ * Tries the access token once. new-api (2025) refuses it without the account's user id
+ * (`New-Api-User`); then the id is asked for at once, kept with the token, and tried again.
+ */
+async function checkAccountAccess(services: Services): Promise<void> {
+  if (!services.settings().baseUrl) return;
+  const gw = loadGateway();
+  try {
+    await services.client().account.self();
+  } catch (err) {
+    if (err instanceof gw.AccountApiError && err.code === gw.NEW_API_USER_REQUIRED && (await askAccountUserId(services))) {
+      try {
+        await services.client().account.self();
+        return;
+      } catch (again) {
+        showGatewayError(services, 'The gateway still refuses the access token', again);
+        return;
+      }
+    }
+    showGatewayError(services, 'The gateway refused the access token', err);
+  }
+}
+
+/** Asks for new-api's account user id and keeps it with the access token; false when cancelled. */
+async function askAccountUserId(services: Services): Promise<boolean> {
+  const id = await services.prompts.input({
+    title: 'Model Gateway: Account User Id',
+    prompt: 'This gateway (new-api) wants your numeric user id with the access token: it is the ID in the gateway console (personal settings, or the user list).',
+    placeHolder: 'e.g. 1',
+    value: services.credentials.getAccountUserId() ?? services.settings().userId,
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'Enter the number shown as ID'),
+  });
+  if (id === undefined) return false;
+  await services.credentials.setAccountUserId(id);
+  services.log.info('Account user id saved with the access token');
+  return true;
 }

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 
 const API_KEY = 'modelGateway.apiKey';
 const ACCESS_TOKEN = 'modelGateway.accessToken';
+/** new-api's `New-Api-User`: the account id that goes with the access token, kept beside it. */
+const ACCOUNT_USER_ID = 'modelGateway.accountUserId';
 
 export type CredentialSource = 'secret-storage' | 'environment' | 'none';
 
@@ -15,11 +17,12 @@ export class Credentials implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private apiKey: string | undefined;
   private accessToken: string | undefined;
+  private accountUserId: string | undefined;
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly secrets: vscode.SecretStorage) {
     this.subscription = secrets.onDidChange(async (e) => {
-      if (e.key === API_KEY || e.key === ACCESS_TOKEN) {
+      if (e.key === API_KEY || e.key === ACCESS_TOKEN || e.key === ACCOUNT_USER_ID) {
         await this.load();
         this.changed.fire();
       }
@@ -29,6 +32,22 @@ export class Credentials implements vscode.Disposable {
   async load(): Promise<void> {
     this.apiKey = (await this.secrets.get(API_KEY)) || undefined;
     this.accessToken = (await this.secrets.get(ACCESS_TOKEN)) || undefined;
+    this.accountUserId = (await this.secrets.get(ACCOUNT_USER_ID)) || undefined;
+  }
+
+  /** The account user id stored with the access token (new-api's `New-Api-User`), if any. */
+  getAccountUserId(): string | undefined {
+    return this.accountUserId;
+  }
+
+  /** Stores the account user id with the access token; empty removes it. */
+  async setAccountUserId(value: string): Promise<void> {
+    const id = value.trim();
+    if (id && !/^\d+$/.test(id)) throw new Error('The account user id is a whole number (the ID in the gateway console).');
+    if (id) await this.secrets.store(ACCOUNT_USER_ID, id);
+    else await this.secrets.delete(ACCOUNT_USER_ID);
+    this.accountUserId = id || undefined;
+    this.changed.fire();
   }
 
   getApiKey(): string | undefined {
@@ -58,17 +77,24 @@ export class Credentials implements vscode.Disposable {
     this.changed.fire();
   }
 
-  async setAccessToken(value: string): Promise<void> {
+  /** A new access token; the user id of the previous one goes with it unless kept on purpose. */
+  async setAccessToken(value: string, options: { keepUserId?: boolean } = {}): Promise<void> {
     await this.secrets.store(ACCESS_TOKEN, value.trim());
     this.accessToken = value.trim();
+    if (!options.keepUserId && this.accountUserId) {
+      await this.secrets.delete(ACCOUNT_USER_ID);
+      this.accountUserId = undefined;
+    }
     this.changed.fire();
   }
 
   async clear(): Promise<void> {
     await this.secrets.delete(API_KEY);
     await this.secrets.delete(ACCESS_TOKEN);
+    await this.secrets.delete(ACCOUNT_USER_ID);
     this.apiKey = undefined;
     this.accessToken = undefined;
+    this.accountUserId = undefined;
     this.changed.fire();
   }
 

@@ -22,11 +22,16 @@ export function describeError(services: Services, err: unknown): { message: stri
     if (/URL/.test(message)) return { message, actions: [setUrl] };
     return { message, actions: [setKey] };
   }
-  if (err instanceof gw.AuthenticationError) return { message, actions: [setKey] };
+  if (err instanceof gw.AuthenticationError) {
+    // A key the gateway knows but refuses (own quota used up, expired, disabled) is fixed in the Account view.
+    if (err.keyRefusal !== 'invalid') return { message, actions: [command('Open Account View', 'modelGateway.account.focus'), setKey] };
+    return { message, actions: [setKey] };
+  }
+  if (err instanceof gw.KeyStateError) return { message, actions: [command('Edit Key', 'modelGateway.keys.edit')] };
   if (err instanceof gw.AccountApiError) {
     if (err.type === 'authentication_error') {
       const actions = [setToken];
-      if (/user id/i.test(message)) actions.push(command('Set Account User Id', 'workbench.action.openSettings', 'modelGateway.userId'));
+      if (err.code === gw.NEW_API_USER_REQUIRED) return { message, actions: [command('Set Account User Id', 'modelGateway.setAccountUserId'), setToken] };
       return { message, actions };
     }
     return { message, actions: [showLog] };

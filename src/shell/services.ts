@@ -75,7 +75,8 @@ export class Services implements vscode.Disposable {
     const apiKey = this.credentials.getApiKey();
     const systemAccessToken = this.credentials.getAccessToken();
     // Kept in memory only; compares the full values so any change of credential rebuilds the client.
-    const signature = JSON.stringify([s.baseUrl, s.userId, s.timeoutMs, s.streamIdleTimeoutMs, apiKey ?? null, systemAccessToken ?? null]);
+    const userId = this.credentials.getAccountUserId() ?? s.userId;
+    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, apiKey ?? null, systemAccessToken ?? null]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
@@ -87,7 +88,7 @@ export class Services implements vscode.Disposable {
       baseUrl: s.baseUrl,
       apiKey,
       systemAccessToken,
-      userId: s.userId || undefined,
+      userId: userId || undefined,
       timeoutMs: s.timeoutMs,
       streamIdleTimeoutMs: s.streamIdleTimeoutMs,
       onRetry: (r) => this.log.warn(`retrying ${r.method} ${r.path} in ${Math.round(r.waitMs)} ms (attempt ${r.attempt}): ${r.reason}`),

@@ -1,25 +1,15 @@
+/**
+ * The account API (`/api/...`) as the profile's server answers it (see `profiles.ts`).
+ */
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from './server';
 import { sendJson } from './server';
 import type { EmuKey, EmuUser } from './store';
 import { MODELS } from './models';
+import { DEFAULT_PAGE_SIZE, PROFILE_RULES, type ProfileRules, type ServerProfile } from './profiles';
 import { asText } from './values';
 
 type Json = Record<string, unknown>;
-
-/**
- * The account API (`/api/...`) with the variations real deployments show (see the wire notes),
- * switchable by tests: list `data` as a bare array or `{items,total}`, creation answering with the
- * record, masked metadata or nothing, keys masked in lists, and the `New-Api-User` check.
- */
-export interface AccountStyle {
-  listShape: 'array' | 'paged';
-  createReturns: 'record' | 'masked' | 'nothing';
-  maskKeys: boolean;
-  requireNewApiUser: boolean;
-}
-
-export const DEFAULT_ACCOUNT_STYLE: AccountStyle = { listShape: 'array', createReturns: 'record', maskKeys: false, requireNewApiUser: false };
 
 const ok = (ctx: Ctx, data?: unknown) => sendJson(ctx.res, 200, data === undefined ? { success: true, message: '' } : { success: true, message: '', data });
 const refuse = (ctx: Ctx, message: string, status = 200) => sendJson(ctx.res, status, { success: false, message });
@@ -43,10 +33,12 @@ function keyView(k: EmuKey, masked: boolean): Json {
     used_quota: k.usedQuota,
     models: k.models ? k.models.join(',') : null,
     subnet: k.subnet,
+    allow_ips: k.subnet,
   };
 }
 
-function authUser(ctx: Ctx): EmuUser | undefined {
+/** The access-token check of both servers' auth middleware, and new-api's New-Api-User rule. */
+function authUser(ctx: Ctx, rules: ProfileRules): EmuUser | undefined {
   const { emu, req } = ctx;
   const header = req.headers.authorization;
   if (typeof header !== 'string' || !header.trim()) {
@@ -56,10 +48,10 @@ function authUser(ctx: Ctx): EmuUser | undefined {
   const token = header.replace(/^Bearer\s+/i, '').trim();
   const user = [...emu.store.users.values()].find((u) => u.accessToken === token);
   if (!user) {
-    refuse(ctx, '无权进行此操作，access token 无效');
+    refuse(ctx, '无权进行此操作，access token 无效', rules.invalidTokenStatus);
     return undefined;
   }
-  if (emu.accountStyle.requireNewApiUser) {
+  if (rules.requireNewApiUser) {
     const id = req.headers['new-api-user'];
     if (typeof id !== 'string' || !id) {
       refuse(ctx, '无权进行此操作，未提供 New-Api-User', 401);
@@ -77,12 +69,16 @@ function authUser(ctx: Ctx): EmuUser | undefined {
   return user;
 }
 
-function page(ctx: Ctx, items: Json[]): void {
-  const { emu, query } = ctx;
-  const size = Math.min(100, Math.max(1, Number(query.get('num') ?? query.get('page_size') ?? query.get('size') ?? 10) || 10));
-  const p = Math.max(0, Number(query.get('p') ?? 0) || 0);
-  const slice = items.slice(p * size, p * size + size);
-  if (emu.accountStyle.listShape === 'paged') return ok(ctx, { page: p, page_size: size, total: items.length, items: slice });
+/** A page of a list as the profile's server cuts and wraps it. */
+function page(ctx: Ctx, rules: ProfileRules, items: Json[]): void {
+  const { query } = ctx;
+  const asked = Number(query.get('page_size') ?? query.get('ps') ?? query.get('size'));
+  const size = rules.pageSize === 'fixed' || !Number.isInteger(asked) || asked < 1 ? DEFAULT_PAGE_SIZE : Math.min(100, asked);
+  const p = Math.floor(Number(query.get('p') ?? rules.firstPage) || 0);
+  // one-api: p from 0 (negative read as 0); new-api: p from 1 (0 and below read as 1).
+  const index = rules.firstPage === 0 ? Math.max(0, p) : Math.max(1, p) - 1;
+  const slice = items.slice(index * size, index * size + size);
+  if (rules.listShape === 'paged') return ok(ctx, { page: index + 1, page_size: size, total: items.length, items: slice });
   ok(ctx, slice);
 }
 
@@ -90,14 +86,18 @@ function ownKeys(ctx: Ctx, user: EmuUser): EmuKey[] {
   return [...ctx.emu.store.keys.values()].filter((k) => k.userId === user.id).sort((a, b) => b.id - a.id);
 }
 
+const MAX_NAME: Record<ServerProfile, number> = { 'one-api': 30, 'new-api': 50 };
+
 export function handleAccount(ctx: Ctx): void {
   const { emu, req, path } = ctx;
-  const user = authUser(ctx);
+  const rules = PROFILE_RULES[emu.profile];
+  const user = authUser(ctx, rules);
   if (!user) return;
   const body = (ctx.body ?? {}) as Json;
   const method = req.method ?? 'GET';
-  const masked = emu.accountStyle.maskKeys;
+  const masked = rules.maskKeys;
   const idMatch = /^\/api\/token\/(\d+)(\/key)?$/.exec(path);
+  const now = Math.floor(emu.clock.now() / 1000);
 
   if (method === 'GET' && path === '/api/user/self') {
     const { accessToken: _hidden, ...rest } = user;
@@ -110,16 +110,17 @@ export function handleAccount(ctx: Ctx): void {
   if (method === 'GET' && path === '/api/models') {
     return ok(ctx, { '1': MODELS.filter((m) => m.kind !== 'chat' || !m.id.startsWith('claude')).map((m) => m.id), '14': MODELS.filter((m) => m.id.startsWith('claude')).map((m) => m.id) });
   }
-  if (method === 'GET' && path === '/api/user/available_models') return ok(ctx, MODELS.map((m) => m.id));
-  if (method === 'GET' && path === '/api/token') return page(ctx, ownKeys(ctx, user).map((k) => keyView(k, masked)));
+  if (method === 'GET' && path === rules.userModelsPath) return ok(ctx, MODELS.map((m) => m.id));
+  if (method === 'GET' && path === '/api/token') return page(ctx, rules, ownKeys(ctx, user).map((k) => keyView(k, masked)));
   if (method === 'GET' && path === '/api/token/search') {
-    const kw = (ctx.query.get('keyword') ?? '').toLowerCase();
-    return page(ctx, ownKeys(ctx, user).filter((k) => k.name.toLowerCase().includes(kw)).map((k) => keyView(k, masked)));
+    const kw = ctx.query.get('keyword') ?? '';
+    const found = ownKeys(ctx, user).filter((k) => (rules.searchMatch === 'exact' ? k.name === kw : k.name.startsWith(kw)));
+    const views = found.map((k) => keyView(k, masked));
+    return rules.listShape === 'paged' ? page(ctx, rules, views) : ok(ctx, views);
   }
   if (method === 'POST' && path === '/api/token') {
     const name = typeof body.name === 'string' ? body.name : '';
-    if (!name) return refuse(ctx, '令牌名称不能为空');
-    if (name.length > 50) return refuse(ctx, '令牌名称过长');
+    if (name.length > MAX_NAME[emu.profile]) return refuse(ctx, '令牌名称过长');
     const expired = Number(body.expired_time ?? -1);
     const created = emu.store.addKey({
       userId: user.id,
@@ -127,44 +128,41 @@ export function handleAccount(ctx: Ctx): void {
       expiredTime: Number.isFinite(expired) ? expired : -1,
       remainQuota: Number(body.remain_quota ?? 0) || 0,
       unlimitedQuota: body.unlimited_quota === true,
-      subnet: asText(body.subnet ?? body.allow_ips),
+      subnet: asText(emu.profile === 'one-api' ? body.subnet : body.allow_ips),
     });
     const k = emu.store.keys.get(created.id)!;
-    if (emu.accountStyle.createReturns === 'nothing') return ok(ctx);
-    return ok(ctx, keyView(k, emu.accountStyle.createReturns === 'masked'));
+    return rules.createReturns === 'nothing' ? ok(ctx) : ok(ctx, keyView(k, false));
   }
   if (method === 'PUT' && path === '/api/token') {
     const k = emu.store.keys.get(Number(body.id));
-    if (!k || k.userId !== user.id) return refuse(ctx, '令牌不存在');
-    const now = Math.floor(emu.clock.now() / 1000);
-    const status = body.status === undefined ? k.status : Number(body.status);
-    if (status !== 0 && status !== 1) return refuse(ctx, 'status must be 1 (enabled) or 0 (disabled)');
-    if (status === 1 && k.status !== 1) {
-      if (k.expiredTime !== -1 && k.expiredTime <= now) return refuse(ctx, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
-      if (!k.unlimitedQuota && k.remainQuota <= 0) return refuse(ctx, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
+    if (!k || k.userId !== user.id) return refuse(ctx, 'record not found');
+    if (typeof body.name === 'string' && body.name.length > MAX_NAME[emu.profile]) return refuse(ctx, '令牌名称过长');
+    // Both servers refuse to enable a key the relay marked expired or exhausted, whatever the route.
+    if (Number(body.status) === 1) {
+      if (k.status === 3 && k.expiredTime !== -1 && k.expiredTime <= now) return refuse(ctx, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
+      if (k.status === 4 && k.remainQuota <= 0 && !k.unlimitedQuota) return refuse(ctx, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
     }
-    k.status = status;
-    if (ctx.query.get('status_only') === null) {
-      if (typeof body.name === 'string') {
-        if (body.name.length > 50) return refuse(ctx, '令牌名称过长');
-        k.name = body.name;
-      }
-      if (body.expired_time !== undefined) k.expiredTime = Number(body.expired_time);
-      if (body.remain_quota !== undefined) k.remainQuota = Number(body.remain_quota);
-      if (body.unlimited_quota !== undefined) k.unlimitedQuota = body.unlimited_quota === true;
-      if (body.subnet !== undefined) k.subnet = asText(body.subnet);
+    if (ctx.query.get('status_only')) {
+      k.status = Number(body.status) || 0;
+    } else {
+      // The whole record is replaced from the body (a field left out becomes empty); status is ignored.
+      k.name = asText(body.name);
+      k.expiredTime = Number(body.expired_time ?? 0);
+      k.remainQuota = Number(body.remain_quota ?? 0);
+      k.unlimitedQuota = body.unlimited_quota === true;
+      k.subnet = asText(emu.profile === 'one-api' ? body.subnet : body.allow_ips);
     }
     return ok(ctx, keyView(k, masked));
   }
   if (idMatch) {
     const k = emu.store.keys.get(Number(idMatch[1]));
-    if (!k || k.userId !== user.id) return refuse(ctx, '令牌不存在');
+    if (!k || k.userId !== user.id) return refuse(ctx, 'record not found');
     if (method === 'GET' && !idMatch[2]) return ok(ctx, keyView(k, masked));
-    if (method === 'POST' && idMatch[2]) return ok(ctx, { key: k.key });
+    if (method === 'POST' && idMatch[2] && rules.revealRoute) return ok(ctx, { key: `sk-${k.key}` });
     if (method === 'DELETE' && !idMatch[2]) {
       emu.store.keys.delete(k.id);
       return ok(ctx);
     }
   }
-  sendJson(ctx.res, 404, { success: false, message: `No route ${method} ${path}` });
+  sendJson(ctx.res, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: '', code: '' } });
 }

@@ -54,7 +54,11 @@ export function keyFromRequest(req: IncomingMessage, kind: 'bearer' | 'x-api-key
   return m ? m[1].trim() : undefined;
 }
 
-/** The spec's rules: missing/invalid/expired/disabled key 401; model, IP or quota 403. */
+/**
+ * The relay's key rules, in one-api's and new-api's order: the key first (a key used past its
+ * expiry or its own quota is flipped to status 3 or 4 and refused with 401), then the user and
+ * the request (banned user, IP, model, the user's balance: 403).
+ */
 export function authorize(
   store: Store,
   clock: Clock,
@@ -64,11 +68,20 @@ export function authorize(
 ): AuthResult {
   if (!secret) return { ok: false, status: 401, message: 'No API key provided (missing authorization header).', code: 'missing_api_key' };
   const key = store.findKey(secret);
-  if (!key) return { ok: false, status: 401, message: 'Invalid API key.', code: 'invalid_api_key' };
+  if (!key) return { ok: false, status: 401, message: 'Invalid API key (无效的令牌).', code: 'invalid_api_key' };
+  const expired = { ok: false as const, status: 401 as const, message: 'The API key has expired (该令牌已过期).', code: 'expired_api_key' };
+  const exhausted = { ok: false as const, status: 401 as const, message: "The API key's own quota is exhausted (该令牌额度已用尽).", code: 'token_quota_exhausted' };
+  if (key.status === 3) return expired;
+  if (key.status === 4) return exhausted;
+  if (key.status !== 1) return { ok: false, status: 401, message: 'The API key is disabled (该令牌状态不可用).', code: 'disabled_api_key' };
   if (key.expiredTime !== -1 && key.expiredTime * 1000 <= clock.now()) {
-    return { ok: false, status: 401, message: 'The API key has expired.', code: 'expired_api_key' };
+    key.status = 3;
+    return expired;
   }
-  if (key.status !== 1) return { ok: false, status: 401, message: 'The API key is disabled.', code: 'disabled_api_key' };
+  if (!key.unlimitedQuota && key.remainQuota <= 0) {
+    key.status = 4;
+    return exhausted;
+  }
   const user = store.users.get(key.userId);
   if (!user || user.status !== 1) return { ok: false, status: 403, message: 'The account is suspended (banned user).', code: 'user_banned' };
   if (!ipAllowed(remoteIp, key.subnet)) {
@@ -77,9 +90,6 @@ export function authorize(
   if (model && key.models && !key.models.includes(model.id)) {
     return { ok: false, status: 403, message: `This key is not allowed to use model ${model.id}.`, code: 'model_not_allowed' };
   }
-  if (user.quota <= 0) return { ok: false, status: 403, message: 'Insufficient balance: the user quota is used up.', code: 'insufficient_user_quota' };
-  if (!key.unlimitedQuota && key.remainQuota <= 0) {
-    return { ok: false, status: 403, message: 'The key quota is exhausted (insufficient quota).', code: 'insufficient_token_quota' };
-  }
+  if (user.quota <= 0) return { ok: false, status: 403, message: 'Insufficient balance: the user quota is used up (用户额度不足).', code: 'insufficient_user_quota' };
   return { ok: true, key, user };
 }

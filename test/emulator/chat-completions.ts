@@ -85,12 +85,16 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
   const p = plan(model.id, turns, tools, choice, false);
   const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
-  const calls = p.toolCalls.map((c) => ({ id: `call_${randomBytes(9).toString('base64url')}`, name: c.name, args: JSON.stringify(c.arguments) }));
+  // parallel_tool_calls: false allows one call per reply.
+  const planned = body.parallel_tool_calls === false ? p.toolCalls.slice(0, 1) : p.toolCalls;
+  let calls = planned.map((c) => ({ id: `call_${randomBytes(9).toString('base64url')}`, name: c.name, args: JSON.stringify(c.arguments) }));
   let text = p.text;
   let finish = calls.length > 0 ? 'tool_calls' : 'stop';
-  const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
-  if (maxTokens !== undefined && calls.length === 0 && estimateTokens(text) > maxTokens) {
-    text = text.slice(0, maxTokens * 4);
+  // max_tokens (or max_completion_tokens) cuts the reply where the model would have stopped.
+  const limit = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  if (limit !== undefined && estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0) > limit) {
+    text = text.slice(0, limit * 4);
+    calls = [];
     finish = 'length';
   }
   const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);

@@ -132,9 +132,10 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   const header = typeof req.headers['x-api-key'] === 'string' && req.headers['x-api-key'] ? 'x-api-key' : 'bearer';
   // The spec's version is 2023-06-01; gateways forward the header, and newer SDKs send later
   // dates, so any well-formed version from that one on is accepted.
-  const version = asText(req.headers['anthropic-version']);
+  // A missing version is filled in (new-api does: 2023-06-01); a malformed or older one is refused.
+  const version = asText(req.headers['anthropic-version']) || '2023-06-01';
   if (!/^\d{4}-\d{2}-\d{2}$/.test(version) || version < '2023-06-01') {
-    return claudeError(res, 400, 'anthropic-version: header is required (2023-06-01)');
+    return claudeError(res, 400, `anthropic-version: "${version}" is not a supported version (2023-06-01 or later)`);
   }
   const betas = asText(req.headers['anthropic-beta']).split(',').map((s) => s.trim());
   const hasBeta = betas.includes(BETA_TTL);
@@ -165,10 +166,20 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   const p = plan(model.id, toTurns(body.messages as Json[]), tools, choice, thinkingOn);
 
   const usage = emu.cache.process(`org-${auth.user.id}`, `${model.id}\u0000${JSON.stringify(body.tool_choice ?? null)}`, cacheBlocks(body, hasBeta), model.cacheMinTokens);
-  const calls = p.toolCalls.map((c) => ({ id: `toolu_${randomBytes(12).toString('base64url')}`, name: c.name, input: c.arguments }));
-  const outputTokens =
+  // tool_choice.disable_parallel_tool_use allows one tool call per reply.
+  const oneCall = (body.tool_choice as Json | undefined)?.disable_parallel_tool_use === true;
+  let calls = (oneCall ? p.toolCalls.slice(0, 1) : p.toolCalls).map((c) => ({ id: `toolu_${randomBytes(12).toString('base64url')}`, name: c.name, input: c.arguments }));
+  let outputTokens =
     estimateTokens(p.text) + estimateTokens(p.thinking ?? '') + calls.reduce((n, c) => n + estimateTokens(JSON.stringify(c.input)), 0);
-  const stopReason = calls.length > 0 ? 'tool_use' : 'end_turn';
+  let stopReason = calls.length > 0 ? 'tool_use' : 'end_turn';
+  // max_tokens cuts the reply where the model would have stopped.
+  const limit = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  if (limit !== undefined && outputTokens > limit) {
+    p.text = p.text.slice(0, Math.max(0, limit - estimateTokens(p.thinking ?? '')) * 4);
+    calls = [];
+    outputTokens = limit;
+    stopReason = 'max_tokens';
+  }
   const billedInput =
     usage.input_tokens +
     usage.cache_creation.ephemeral_5m_input_tokens * 1.25 +

@@ -8,7 +8,8 @@ import { handleMessages } from './messages';
 import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
 import { PromptCache } from './prompt-cache';
 import { DEMO_ACCESS_TOKEN, DEMO_KEY, Store } from './store';
-import { DEFAULT_ACCOUNT_STYLE, handleAccount, type AccountStyle } from './account';
+import { handleAccount } from './account';
+import { PROFILE_RULES, isProfile, profileFromEnv, type ServerProfile } from './profiles';
 import { handleSpeech, handleTranscription } from './audio';
 import { ImageStudio, serveImage } from './imagegen';
 import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoints';
@@ -86,8 +87,8 @@ export class GatewayEmulator {
   readonly stats = { embeddingRequests: 0, embeddedInputs: 0 };
   readonly videos = new Map<string, VideoTaskState>();
   readonly studio = new ImageStudio(() => this.url);
-  /** How the account API behaves; tests switch it to the variants real deployments show. */
-  accountStyle: AccountStyle = { ...DEFAULT_ACCOUNT_STYLE };
+  /** Which real server the emulator behaves like; switchable on a running emulator. */
+  profile: ServerProfile = profileFromEnv();
   private server: Server | undefined;
   private readonly routes: { method: string; path: RegExp; handler: Handler }[] = [];
   url = '';
@@ -115,8 +116,9 @@ export class GatewayEmulator {
     route('*', /^\/api\//, handleAccount);
   }
 
-  static async start(options: { port?: number; host?: string } = {}): Promise<GatewayEmulator> {
+  static async start(options: { port?: number; host?: string; profile?: ServerProfile } = {}): Promise<GatewayEmulator> {
     const emu = new GatewayEmulator();
+    if (options.profile) emu.profile = options.profile;
     await emu.listen(options.port ?? 0, options.host ?? '127.0.0.1');
     return emu;
   }
@@ -160,8 +162,10 @@ export class GatewayEmulator {
   authorize(ctx: Ctx, header: 'bearer' | 'x-api-key' | 'api-key', model: EmulatedModel | undefined, format: 'openai' | 'claude'): AuthResult {
     const result = authorize(this.store, this.clock, keyFromRequest(ctx.req, header), ctx.remoteIp, model);
     if (!result.ok) {
-      if (format === 'claude') claudeError(ctx.res, result.status, result.message);
-      else openAiError(ctx.res, result.status, result.message, result.status === 401 ? 'authentication_error' : 'permission_error', result.code);
+      // The gateway's own auth failures keep its chat-completions shape, on /v1/messages too.
+      const type = PROFILE_RULES[this.profile].errorType;
+      if (format === 'claude' && this.profile !== 'new-api') claudeError(ctx.res, result.status, result.message);
+      else openAiError(ctx.res, result.status, result.message, type, result.code);
     }
     return result;
   }
@@ -192,8 +196,8 @@ export class GatewayEmulator {
     const model = findModel(id);
     if (!model) {
       const message = `No available channel for model ${id} (model ids are case-sensitive).`;
-      if (format === 'claude') claudeError(ctx.res, 503, message, 'api_error');
-      else openAiError(ctx.res, 503, message, 'new_api_error', 'model_not_found');
+      if (format === 'claude' && this.profile !== 'new-api') claudeError(ctx.res, 503, message, 'api_error');
+      else openAiError(ctx.res, 503, message, PROFILE_RULES[this.profile].errorType, 'model_not_found');
       return undefined;
     }
     if (model.kind !== kind) {
@@ -309,6 +313,12 @@ export class GatewayEmulator {
         this.faults.clear();
         this.requests.length = 0;
         return sendJson(res, 200, { ok: true });
+      case '/__emulator/profile':
+        if (b.profile !== undefined) {
+          if (!isProfile(b.profile)) return openAiError(res, 400, `profile must be one of ${Object.keys(PROFILE_RULES).join(', ')}.`);
+          this.profile = b.profile;
+        }
+        return sendJson(res, 200, { profile: this.profile });
       default:
         return openAiError(res, 404, `No control route ${path}.`);
     }

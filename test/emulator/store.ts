@@ -19,8 +19,8 @@ export interface EmuKey {
   name: string;
   /** Stored without the `sk-` prefix, as new-api does. */
   key: string;
-  /** 1 enabled, 0 disabled (the spec's values). */
-  status: 0 | 1;
+  /** 1 enabled, 2 disabled, 3 expired, 4 exhausted (the relay sets 3 and 4 on use); 0 is stored as sent. */
+  status: number;
   /** Unix seconds, or -1 for never. */
   expiredTime: number;
   remainQuota: number;

@@ -1,21 +1,37 @@
 import { strict as assert } from 'node:assert';
-import { AccountApiError, AuthenticationError, GatewayClient, maskKey, MissingCredentialError, quotaToDollars, ValidationError } from '../../src/gateway';
-import { DEFAULT_ACCOUNT_STYLE } from '../emulator/account';
+import {
+  AccountApiError,
+  AuthenticationError,
+  GatewayClient,
+  KeyStateError,
+  maskKey,
+  MissingCredentialError,
+  NEW_API_USER_REQUIRED,
+  PermissionDeniedError,
+  quotaToDollars,
+  ValidationError,
+} from '../../src/gateway';
 import { GatewayEmulator } from '../emulator/server';
 import { clientFor, useEmulator } from './helpers';
 
+/**
+ * The account API against the emulator in the profile this run uses (new-api by default,
+ * one-api with MODEL_GATEWAY_EMULATOR_PROFILE=one-api): the same assertions hold on both.
+ */
 describe('account API', () => {
   const ctx = useEmulator();
-  afterEach(() => {
-    ctx.emu.accountStyle = { ...DEFAULT_ACCOUNT_STYLE };
-  });
 
   /** A fresh user with its own access token, and a client authenticated as that user. */
   function account(quota = 2_500_000) {
     const user = ctx.emu.store.addUser({ username: `user${ctx.emu.store.users.size + 1}`, quota });
-    const { client } = clientFor(ctx.emu, { systemAccessToken: user.accessToken, apiKey: undefined });
+    const { client } = clientFor(ctx.emu, { systemAccessToken: user.accessToken, userId: user.id, apiKey: undefined });
     return { user, client };
   }
+  const relay = (key: string) => new GatewayClient({ baseUrl: ctx.emu.url, apiKey: key, maxRetries: 0 });
+
+  it(`runs against the ${process.env.MODEL_GATEWAY_EMULATOR_PROFILE || 'new-api'} profile`, () => {
+    assert.equal(ctx.emu.profile, process.env.MODEL_GATEWAY_EMULATOR_PROFILE || 'new-api');
+  });
 
   it('reads the user and the balance in dollars (quota / 500,000)', async () => {
     const { client, user } = account(2_500_000);
@@ -28,81 +44,112 @@ describe('account API', () => {
     assert.equal(sent.headers.authorization, `Bearer ${user.accessToken}`);
   });
 
-  it('creates a key that works, lists, searches, disables, enables, updates and deletes it', async () => {
+  it('creates a key and shows it once in full (new-api: through the reveal route), and it works', async () => {
     const { client } = account();
-    const created = await client.account.tokens.create({ name: 'ci-runner', remain_quota: 1_000_000, subnet: '' });
-    assert.ok(created.keyIsFull && created.key.startsWith('sk-'));
+    const created = await client.account.tokens.create({ name: 'ci-runner', remain_quota: 1_000_000 });
+    assert.ok(created.keyIsFull && /^sk-[0-9a-f]{48}$/.test(created.key), created.key);
     assert.equal(created.state, 'enabled');
-    const gw = new GatewayClient({ baseUrl: ctx.emu.url, apiKey: created.key, maxRetries: 0 });
+    const gw = relay(created.key);
     assert.equal(await gw.models.verifyKey(), true);
-
-    const list = await client.account.tokens.list({ num: 10 });
-    assert.deepEqual(list.items.map((k) => k.name), ['ci-runner']);
-    assert.deepEqual((await client.account.tokens.search('ci-')).map((k) => k.id), [created.id]);
-    assert.deepEqual(await client.account.tokens.search('nomatch'), []);
-
-    const off = await client.account.tokens.setEnabled(created.id, false);
-    assert.equal(off.state, 'disabled');
-    assert.equal((ctx.emu.requestsTo('/api/token').at(-1)!.body as { status: number }).status, 0);
-    assert.equal(await gw.models.verifyKey(), false, 'a disabled key is refused');
-    assert.equal((await client.account.tokens.setEnabled(created.id, true)).state, 'enabled');
-    assert.equal(await gw.models.verifyKey(), true);
-
-    const expiry = Math.floor(Date.now() / 1000) + 86_400;
-    await client.account.tokens.update({ id: created.id, expired_time: expiry, subnet: '127.0.0.1/32' });
-    const renamed = await client.account.tokens.update({ id: created.id, name: 'ci-runner-2' });
-    assert.equal(renamed.name, 'ci-runner-2');
-    assert.equal(renamed.expiredTime, expiry, 'fields not given keep their values');
-    assert.equal(renamed.subnet, '127.0.0.1/32');
-    assert.equal(renamed.remainQuota, 1_000_000);
-
-    await client.account.tokens.delete(created.id);
-    await assert.rejects(client.account.tokens.get(created.id), (e: unknown) => e instanceof AccountApiError && /令牌不存在/.test(e.message));
     await gw.close();
   });
 
-  it('accepts `data` as {items,total}, and finds the new key when creation returns none (or only a masked one)', async () => {
+  it('disables a key so the relay refuses it, and enables it again (status_only, status 2)', async () => {
     const { client } = account();
-    ctx.emu.accountStyle = { listShape: 'paged', createReturns: 'nothing', maskKeys: true, requireNewApiUser: false };
-    const created = await client.account.tokens.create({ name: 'quiet-create', unlimited_quota: true });
-    assert.ok(created.keyIsFull, 'the full key was fetched after finding the new record');
-    assert.equal(await new GatewayClient({ baseUrl: ctx.emu.url, apiKey: created.key }).models.verifyKey(), true);
-    const list = await client.account.tokens.list({ num: 5 });
-    assert.equal(list.total, 1);
-    assert.equal(list.items[0].keyIsFull, false);
-    assert.match(list.items[0].key, /\*{4}/);
-
-    ctx.emu.accountStyle = { ...ctx.emu.accountStyle, createReturns: 'masked' };
-    const second = await client.account.tokens.create({ name: 'masked-create', remain_quota: 500_000 });
-    assert.ok(second.keyIsFull);
-    assert.notEqual(second.id, created.id);
+    const k = await client.account.tokens.create({ name: 'toggle', unlimited_quota: true });
+    const gw = relay(k.key);
+    const off = await client.account.tokens.setEnabled(k.id, false);
+    assert.equal(off.state, 'disabled');
+    const sent = ctx.emu.requestsTo('/api/token').at(-1)!;
+    assert.deepEqual(sent.body, { id: k.id, status: 2 });
+    assert.equal(await gw.models.verifyKey(), false, 'the relay refuses the disabled key');
+    assert.equal((await client.account.tokens.setEnabled(k.id, true)).state, 'enabled');
+    assert.equal(await gw.models.verifyKey(), true);
+    await gw.close();
   });
 
-  it('pages the list by num', async () => {
+  it('edits never send a status and keep the fields not given', async () => {
     const { client } = account();
-    for (let i = 0; i < 7; i++) await client.account.tokens.create({ name: `k${i}`, unlimited_quota: true });
-    assert.equal((await client.account.tokens.list({ num: 3 })).items.length, 3);
-    assert.deepEqual((await client.account.tokens.list({ num: 3, page: 2 })).items.map((k) => k.name), ['k0']);
-  });
-
-  it('turns success:false into an AccountApiError with the server\'s reason', async () => {
-    const { client } = account();
-    const k = await client.account.tokens.create({ name: 'old', remain_quota: 1000, expired_time: Math.floor(Date.now() / 1000) - 10 });
+    const k = await client.account.tokens.create({ name: 'edit-me', remain_quota: 1_000_000 });
     await client.account.tokens.setEnabled(k.id, false);
-    await assert.rejects(client.account.tokens.setEnabled(k.id, true), (e: unknown) => e instanceof AccountApiError && /令牌已过期/.test(e.message));
+    const expiry = Math.floor(Date.now() / 1000) + 86_400;
+    await client.account.tokens.update({ id: k.id, expired_time: expiry, subnet: '127.0.0.1/32' });
+    const renamed = await client.account.tokens.update({ id: k.id, name: 'edited' });
+    const put = ctx.emu.requestsTo('/api/token').at(-1)!.body as Record<string, unknown>;
+    assert.ok(!('status' in put), 'no status in an edit');
+    assert.equal(renamed.name, 'edited');
+    assert.equal(renamed.expiredTime, expiry, 'fields not given keep their values');
+    assert.equal(renamed.subnet, '127.0.0.1/32');
+    assert.equal(renamed.remainQuota, 1_000_000);
+    assert.equal(renamed.state, 'disabled', 'an edit does not re-enable the key');
+  });
+
+  it('lists every key, page by page, on either server (25 keys: more than one page)', async () => {
+    const { client } = account();
+    for (let i = 0; i < 25; i++) await client.account.tokens.create({ name: `bulk-${String(i).padStart(2, '0')}`, unlimited_quota: true });
+    const all = await client.account.tokens.listAll();
+    assert.equal(all.length, 25);
+    assert.equal(new Set(all.map((k) => k.id)).size, 25);
+    const firstPage = await client.account.tokens.list();
+    assert.ok(firstPage.items.length <= 25);
+    assert.deepEqual(await client.account.tokens.search('bulk-07').then((r) => r.map((k) => k.name)), ['bulk-07']);
+    assert.deepEqual(await client.account.tokens.search('nomatch'), []);
+  });
+
+  it('a key used past its own quota is refused with 401 "exhausted", shown as exhausted, and enabling it says to raise the quota', async () => {
+    const { client } = account();
+    const k = await client.account.tokens.create({ name: 'tiny', remain_quota: 1 });
+    const gw = relay(k.key);
+    await gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'use it up' }] });
+    await assert.rejects(gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'again' }] }), (e: unknown) => e instanceof AuthenticationError && e.keyRefusal === 'exhausted' && /own quota is used up/.test(e.message));
+    assert.equal((await client.account.tokens.get(k.id)).state, 'exhausted');
+    await assert.rejects(client.account.tokens.setEnabled(k.id, true), (e: unknown) => e instanceof KeyStateError && e.fix === 'raise-quota' && /raise its quota/.test(e.message));
+    await client.account.tokens.update({ id: k.id, remain_quota: 1_000_000 });
+    assert.equal((await client.account.tokens.setEnabled(k.id, true)).state, 'enabled');
+    assert.ok((await gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'works again' }] })).choices.length > 0);
+    await gw.close();
+  });
+
+  it('a key used past its expiry is refused with 401 "expired", and enabling it says to extend the expiry', async () => {
+    const { client } = account();
+    const past = Math.floor(ctx.emu.clock.now() / 1000) - 60;
+    const k = await client.account.tokens.create({ name: 'old', remain_quota: 1_000_000, expired_time: past });
+    const gw = relay(k.key);
+    await assert.rejects(gw.models.list(), (e: unknown) => e instanceof AuthenticationError && e.keyRefusal === 'expired');
+    assert.equal((await client.account.tokens.get(k.id)).state, 'expired');
+    await assert.rejects(client.account.tokens.setEnabled(k.id, true), (e: unknown) => e instanceof KeyStateError && e.fix === 'extend-expiry');
+    await gw.close();
+  });
+
+  it("the user's own balance used up is a 403 about the balance, not the key", async () => {
+    const { client } = account(1);
+    const k = await client.account.tokens.create({ name: 'poor', unlimited_quota: true });
+    const gw = relay(k.key);
+    await gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'spend the last of it' }] });
+    await assert.rejects(gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'more' }] }), (e: unknown) => e instanceof PermissionDeniedError && e.cause403 === 'balance');
+    await gw.close();
+  });
+
+  it('refusals carry the server reason; requests that break the rules are refused before sending', async () => {
+    const { client } = account();
+    await assert.rejects(client.account.tokens.get(999_999), (e: unknown) => e instanceof AccountApiError && /record not found/.test(e.message));
     await assert.rejects(client.account.tokens.create({ name: 'x'.repeat(51), unlimited_quota: true }), (e: unknown) => e instanceof ValidationError && /name: name must be at most 50 characters/.test(e.message));
     await assert.rejects(client.account.tokens.create({ name: 'no-quota' }), (e: unknown) => e instanceof ValidationError && /remain_quota: must be above 0 unless unlimited_quota is true/.test(e.message));
   });
 
-  it('says what to fix for a missing, invalid or refused access token and a missing New-Api-User', async () => {
+  it('says what to fix for a missing or invalid access token, and asks for the user id where new-api needs it', async () => {
     const { client: none } = clientFor(ctx.emu, { systemAccessToken: undefined });
     await assert.rejects(none.account.self(), (e: unknown) => e instanceof MissingCredentialError && /system access token/.test(e.message));
-    const { client: wrong } = clientFor(ctx.emu, { systemAccessToken: 'not-a-token' });
+    const { client: wrong } = clientFor(ctx.emu, { systemAccessToken: 'not-a-token', userId: 1 });
     await assert.rejects(wrong.account.self(), (e: unknown) => e instanceof AccountApiError && e.type === 'authentication_error' && /Set a valid system access token/.test(e.message));
 
-    const { user, client } = account();
-    ctx.emu.accountStyle = { ...ctx.emu.accountStyle, requireNewApiUser: true };
-    await assert.rejects(client.account.self(), (e: unknown) => e instanceof AccountApiError && /account user id/.test(e.message) && e.status === 401);
+    const { user } = account();
+    const { client: withoutId } = clientFor(ctx.emu, { systemAccessToken: user.accessToken });
+    if (ctx.emu.profile === 'new-api') {
+      await assert.rejects(withoutId.account.self(), (e: unknown) => e instanceof AccountApiError && e.code === NEW_API_USER_REQUIRED && /user id/.test(e.message));
+    } else {
+      assert.equal((await withoutId.account.self()).username, user.username, 'one-api reads no New-Api-User');
+    }
     const { client: withId } = clientFor(ctx.emu, { systemAccessToken: user.accessToken, userId: user.id });
     assert.equal((await withId.account.self()).username, user.username);
     assert.equal(ctx.emu.requestsTo('/api/user/self').at(-1)!.headers['new-api-user'], String(user.id));
@@ -128,7 +175,7 @@ describe('account API', () => {
     assert.equal(after, user.quota);
   });
 
-  it('lists all models (map of channel type to ids) and the account\'s models; userToken replaces the token', async () => {
+  it("lists all models and the account's models (either server's route); userToken replaces the token", async () => {
     const { client, user } = account();
     const all = await client.account.models();
     assert.ok(all.includes('gpt-4o') && all.includes('claude-sonnet-emu') && all.includes('text-embedding-3-small'));
@@ -138,7 +185,7 @@ describe('account API', () => {
     const fresh = await client.account.userToken();
     assert.notEqual(fresh, old);
     await assert.rejects(client.account.self(), AccountApiError);
-    const { client: renewed } = clientFor(ctx.emu, { systemAccessToken: fresh });
+    const { client: renewed } = clientFor(ctx.emu, { systemAccessToken: fresh, userId: user.id });
     assert.equal((await renewed.account.self()).username, user.username);
   });
 

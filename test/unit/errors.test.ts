@@ -34,17 +34,26 @@ describe('errors from the gateway', () => {
   const ctx = useEmulator();
   afterEach(() => ctx.emu.faults.clear());
 
-  it('401 for a missing, invalid, expired or disabled key, with advice to set a key', async () => {
+  it('401 for an invalid, expired, disabled or exhausted key, each with its own fix', async () => {
     const { emu } = ctx;
     const user = emu.store.addUser({ username: 'u401' });
     const expired = emu.store.addKey({ userId: user.id, name: 'old', expiredTime: Math.floor(Date.now() / 1000) - 60 });
-    const disabled = emu.store.addKey({ userId: user.id, name: 'off', status: 0 });
-    for (const apiKey of ['sk-not-a-real-key', expired.secret, disabled.secret]) {
+    const disabled = emu.store.addKey({ userId: user.id, name: 'off', status: 2 });
+    const spent = emu.store.addKey({ userId: user.id, name: 'spent', remainQuota: 0 });
+    const cases: [string, string, RegExp][] = [
+      ['sk-not-a-real-key', 'invalid', /Set a valid key/],
+      [expired.secret, 'expired', /has expired: extend its expiry/],
+      [disabled.secret, 'disabled', /is disabled: enable it/],
+      // A key's own quota is the relay's 401 on one-api and new-api (the user's balance is a 403).
+      [spent.secret, 'exhausted', /own quota is used up: raise the key's quota/],
+    ];
+    for (const [apiKey, reason, advice] of cases) {
       const { client } = clientFor(emu, { apiKey });
       await assert.rejects(client.chat.completions.create(chat), (e: unknown) => {
         assert.ok(e instanceof AuthenticationError);
         assert.equal(e.status, 401);
-        assert.match(e.message, /Set a valid key/);
+        assert.equal(e.keyRefusal, reason);
+        assert.match(e.message, advice);
         assert.ok(!e.message.includes(apiKey), 'the key never appears in an error message');
         return true;
       });
@@ -71,10 +80,8 @@ describe('errors from the gateway', () => {
     const rich = emu.store.addUser({ username: 'rich' });
     const modelKey = emu.store.addKey({ userId: rich.id, name: 'limited', models: ['gpt-4o'] });
     const ipKey = emu.store.addKey({ userId: rich.id, name: 'office', subnet: '10.0.0.0/8' });
-    const spentKey = emu.store.addKey({ userId: rich.id, name: 'spent', remainQuota: 0 });
     const expectations: [string, string][] = [
       [poorKey.secret, 'balance'],
-      [spentKey.secret, 'balance'],
       [modelKey.secret, 'model'],
       [ipKey.secret, 'ip'],
     ];

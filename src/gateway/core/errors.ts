@@ -55,7 +55,29 @@ export class APIStatusError extends GatewayError {
 }
 
 export class BadRequestError extends APIStatusError {}
-export class AuthenticationError extends APIStatusError {}
+
+/** Why a key was refused, read from the server's words (one-api and new-api say which). */
+export type KeyRefusal = 'exhausted' | 'expired' | 'disabled' | 'invalid';
+export class AuthenticationError extends APIStatusError {
+  readonly keyRefusal: KeyRefusal;
+  constructor(status: number, serverMessage: string, message: string, keyRefusal: KeyRefusal, init: GatewayErrorInit = {}) {
+    super(status, serverMessage, message, init);
+    this.keyRefusal = keyRefusal;
+  }
+}
+
+const KEY_EXHAUSTED = /额度已用尽|quota.{0,20}(exhausted|used up)|exhausted/i;
+const KEY_EXPIRED = /已过期|expired/i;
+const KEY_DISABLED = /状态不可用|disabled|被禁用/i;
+
+/** The refusal a 401 describes, and the advice that fixes it. */
+export function keyRefusalOf(serverMessage: string, code?: string): { reason: KeyRefusal; advice: string } {
+  const said = `${serverMessage} ${code ?? ''}`;
+  if (KEY_EXHAUSTED.test(said)) return { reason: 'exhausted', advice: "This API key's own quota is used up: raise the key's quota (Account view › API Keys › Edit) or use another key." };
+  if (KEY_EXPIRED.test(said)) return { reason: 'expired', advice: 'This API key has expired: extend its expiry (Account view › API Keys › Edit) or set another key.' };
+  if (KEY_DISABLED.test(said)) return { reason: 'disabled', advice: 'This API key is disabled: enable it (Account view › API Keys) or set another key.' };
+  return { reason: 'invalid', advice: 'The API key is missing, invalid or expired. Set a valid key.' };
+}
 
 export type PermissionCause = 'balance' | 'model' | 'ip' | 'role' | 'unknown';
 export class PermissionDeniedError extends APIStatusError {
@@ -232,8 +254,10 @@ export function errorFromResponse(
   switch (status) {
     case 400:
       return new BadRequestError(status, server, `The gateway rejected the request: ${server}`, init);
-    case 401:
-      return new AuthenticationError(status, server, `The API key is missing, invalid or expired (${server}). Set a valid key.`, init);
+    case 401: {
+      const { reason, advice } = keyRefusalOf(server, parsed.code);
+      return new AuthenticationError(status, server, `${advice} (gateway said: ${server})`, reason, init);
+    }
     case 403: {
       const cause = classify403(server);
       return new PermissionDeniedError(status, server, `${ADVICE_403[cause]} (gateway said: ${server})`, cause, init);
