@@ -21,7 +21,9 @@ async function main(): Promise<void> {
     env.MODEL_GATEWAY_BASE_URL = emulator.url;
     env.MODEL_GATEWAY_API_KEY = GatewayEmulator.demoKey;
     env.MODEL_GATEWAY_ACCESS_TOKEN = GatewayEmulator.demoAccessToken;
-    console.log(`Gateway emulator: ${emulator.url} (demo key and access token passed to VS Code)`);
+    env.MODEL_GATEWAY_USER_ID = String(GatewayEmulator.demoUserId);
+    console.log(`Gateway emulator: ${emulator.url}, behaving like ${emulator.profile} (MODEL_GATEWAY_EMULATOR_PROFILE=one-api for one-api)`);
+    console.log(`Demo key, access token and user id ${GatewayEmulator.demoUserId} (New-Api-User) passed to VS Code`);
   }
   const workspace = sampleWorkspace();
   const server = await startCodeServer({ workspace, env, port: Number(process.env.PORT ?? 8080) });

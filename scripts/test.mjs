@@ -9,10 +9,13 @@ const steps = [
   // typescript-eslint's type-checked rules, floating promises and exhaustive switches included.
   ['lint', 'npx', ['eslint', '--max-warnings', '0', '.']],
   ['build', 'node', ['esbuild.js']],
-  ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit']],
+  // Unit and integration run against the emulator behaving like each real server.
+  ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' }],
+  ['unit-one-api', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' }],
   // Installs code-server and the Debian packages once (as root; otherwise prints the command).
   ['setup', 'node', ['scripts/setup-code-server.mjs']],
-  ['integration', 'npx', ['tsx', 'test/integration/launch.ts']],
+  ['integration', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' }],
+  ['integration-one-api', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' }],
   ['e2e', 'node', ['scripts/run-mocha.cjs', 'test/e2e', 'e2e']],
 ];
 
@@ -20,12 +23,12 @@ const only = process.env.TEST_STEPS?.split(',');
 let passed = 0;
 let failed = 0;
 
-function run(name, cmd, args) {
+function run(name, cmd, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     child.stdout.on('data', (d) => {
       process.stdout.write(d);
-      for (const m of d.toString().matchAll(/^\w+: (\d+) passed, (\d+) failed/gm)) {
+      for (const m of d.toString().matchAll(/^\w+(?: \([^)]*\))?: (\d+) passed, (\d+) failed/gm)) {
         passed += Number(m[1]);
         failed += Number(m[2]);
       }
@@ -34,10 +37,10 @@ function run(name, cmd, args) {
   });
 }
 
-for (const [name, cmd, args] of steps) {
+for (const [name, cmd, args, env] of steps) {
   if (only && !only.includes(name)) continue;
   console.log(`\n== ${name}: ${cmd} ${args.join(' ')}`);
-  const code = await run(name, cmd, args);
+  const code = await run(name, cmd, args, env);
   if (code !== 0) {
     console.error(`\n${name} failed (exit ${code}).`);
     console.log(`total: ${passed} passed, ${Math.max(failed, 1)} failed`);

@@ -53,6 +53,8 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** True when a reply came without usage and its tokens were estimated from the text. */
+  estimated?: boolean;
 }
 
 export interface TurnError {

@@ -149,6 +149,13 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
     o.turn.usage.output += u.completion_tokens;
     const cached = (u as { prompt_tokens_details?: { cached_tokens?: number } }).prompt_tokens_details?.cached_tokens;
     if (cached) o.turn.usage.cacheRead += cached;
+  } else {
+    // Some upstreams stream no usage even when asked: estimate (about 4 characters a token) and say so.
+    const sent = JSON.stringify(toChatMessages(o.system, history)).length + (defs.length > 0 ? JSON.stringify(chatTools(defs)).length : 0);
+    const received = step.text.length + (step.thinking?.length ?? 0) + (final.choices[0]?.message.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0);
+    o.turn.usage.input += Math.ceil(sent / 4);
+    o.turn.usage.output += Math.ceil(received / 4);
+    o.turn.usage.estimated = true;
   }
   return (final.choices[0]?.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments || '{}', status: 'running' as const }));
 }

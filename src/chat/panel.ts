@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { workspaceExcludeGlobs } from '../shell/config';
+import { modelOverride, workspaceExcludeGlobs, type ModelOverride } from '../shell/config';
 import { describeError } from '../shell/errors';
 import { redact } from '../shell/redact';
 import type { Services } from '../shell/services';
@@ -313,6 +313,11 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       return;
     }
     const { model } = ready;
+    const override = modelOverride(this.services.settings().modelOverrides, model);
+    if (images.length > 0 && override.imageInput === false) {
+      this.post({ type: 'notice', level: 'error', text: `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.` });
+      return;
+    }
     const settings = chatSettings();
     const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
     const now = Date.now();
@@ -330,7 +335,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       // The question is on disk before the answer starts: a crash loses at most the turn in flight.
       await this.store.save(conversation);
       await this.pushState();
-      await this.runTurnOf(conversation, turn, model, format, settings, abort.signal);
+      await this.runTurnOf(conversation, turn, model, format, settings, abort.signal, override);
     } catch (err) {
       turn.status = 'error';
       turn.error = { message: err instanceof Error ? err.message : String(err), kind: err instanceof Error ? err.name : 'Error' };
@@ -369,8 +374,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     format: AssistantTurn['format'],
     settings: ReturnType<typeof chatSettings>,
     signal: AbortSignal,
+    override: ModelOverride,
   ): Promise<void> {
-    const tools = this.toolsEnabled() ? this.toolRunner() : undefined;
+    // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
+    const tools = this.toolsEnabled() && override.toolCalling !== false ? this.toolRunner() : undefined;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
     const editor = vscode.window.activeTextEditor;
     const system = systemPrompt({
@@ -390,6 +397,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       maxSteps: settings.maxSteps,
       cacheTtl: settings.cacheTtl,
       inputPricePerMTok: settings.inputPrice,
+      maxTokens: override.maxOutputTokens,
       signal,
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });

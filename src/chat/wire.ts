@@ -57,6 +57,9 @@ export function toChatMessages(system: string, turns: readonly Turn[]): ChatMess
         role: 'assistant',
         content: step.text || null,
         tool_calls: step.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args || '{}' } })),
+        // Thinking models (DeepSeek style) refuse a tool round whose assistant message lacks the
+        // reasoning they streamed; elsewhere it is left out (some refuse it in plain turns).
+        ...(step.thinking ? { reasoning_content: step.thinking } : {}),
       });
       for (const c of step.toolCalls) out.push({ role: 'tool', tool_call_id: c.id, content: c.result ?? NOT_RUN });
     }

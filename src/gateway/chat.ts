@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { errorFromStreamPayload } from './core/errors';
+import { BadRequestError, errorFromStreamPayload } from './core/errors';
 import { checkImageUrl } from './core/images';
 import { SSEStream } from './core/stream';
 import type { Transport } from './core/transport';
@@ -325,6 +325,8 @@ export interface RequestOptions {
 export interface ChatOptions {
   /** Send `stream_options.include_usage` on streams (default true; some gateways reject it). */
   streamUsage: boolean;
+  /** Called when a gateway refused `stream_options` and the stream was sent again without it. */
+  onStreamOptionsRefused?: (baseUrl: string) => void;
 }
 
 export class Completions {
@@ -345,24 +347,44 @@ export class Completions {
     return parseResponse(ChatCompletionSchema, data, 'a chat completion');
   }
 
+  /**
+   * Streams a completion. `stream_options.include_usage` is asked for unless the caller set
+   * `stream_options` or this gateway refused it before: some upstreams answer 400 to the field.
+   * Then the request is sent once more without it, and the gateway is remembered (for this
+   * process, and through `onStreamOptionsRefused` for the caller to keep).
+   */
   stream(body: ChatCompletionRequest, opts: RequestOptions = {}): ChatCompletionStream {
     const wire: Record<string, unknown> = { ...body, stream: true };
-    if (this.options.streamUsage && body.stream_options === undefined) wire.stream_options = { include_usage: true };
+    const gateway = this.transport.baseUrl;
+    const added = this.options.streamUsage && body.stream_options === undefined && !refusesStreamOptions.has(gateway);
+    if (added) wire.stream_options = { include_usage: true };
     const req = validateRequest(ChatCompletionRequestSchema, wire);
+    const send = (json: unknown, signal: AbortSignal) =>
+      this.transport.send({ method: 'POST', path: '/v1/chat/completions', auth: 'bearer', json, accept: 'text/event-stream', signal });
     return new ChatCompletionStream(
-      (signal) =>
-        this.transport.send({
-          method: 'POST',
-          path: '/v1/chat/completions',
-          auth: 'bearer',
-          json: req,
-          accept: 'text/event-stream',
-          signal,
-        }),
+      async (signal) => {
+        try {
+          return await send(req, signal);
+        } catch (err) {
+          if (!added || !(err instanceof BadRequestError) || !/stream_options/i.test(err.serverMessage)) throw err;
+          refusesStreamOptions.add(gateway);
+          this.options.onStreamOptionsRefused?.(gateway);
+          const { stream_options: _dropped, ...without } = req as Record<string, unknown>;
+          return send(without, signal);
+        }
+      },
       'Chat completion stream',
       opts.signal,
     );
   }
+}
+
+/** Gateways (base URLs) that refused `stream_options` in this process. */
+const refusesStreamOptions = new Set<string>();
+
+/** Tells the client a gateway refuses `stream_options` (remembered from an earlier session). */
+export function rememberStreamOptionsRefused(baseUrl: string): void {
+  refusesStreamOptions.add(baseUrl);
 }
 
 export class Chat {

@@ -13,6 +13,8 @@ import { Videos } from './videos';
 export interface GatewayClientOptions extends TransportOptions {
   /** Ask for a usage chunk at the end of chat streams (default true; some gateways reject it). */
   streamUsage?: boolean;
+  /** Called when a gateway refuses `stream_options` (the stream is retried without it). */
+  onStreamOptionsRefused?: (baseUrl: string) => void;
 }
 
 /**
@@ -35,7 +37,7 @@ export class GatewayClient {
   constructor(options: GatewayClientOptions) {
     this.transport = new Transport(options);
     this.models = new Models(this.transport);
-    this.chat = new Chat(this.transport, { streamUsage: options.streamUsage ?? true });
+    this.chat = new Chat(this.transport, { streamUsage: options.streamUsage ?? true, onStreamOptionsRefused: options.onStreamOptionsRefused });
     this.messages = new Messages(this.transport);
     this.embeddings = new Embeddings(this.transport);
     this.rerank = new Rerank(this.transport);

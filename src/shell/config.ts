@@ -12,7 +12,31 @@ const Settings = z.object({
   streamIdleTimeoutSeconds: z.catch(z.number().check(z.minimum(1), z.maximum(3600)), 60),
   lowBalanceWarningDollars: z.catch(z.number().check(z.minimum(0)), 1),
   defaultModels: z.catch(z.record(z.string(), z.string()), {}),
+  extraHeaders: z.catch(z.record(z.string(), z.string()), {}),
+  modelOverrides: z.catch(z.record(z.string(), z.unknown()), {}),
 });
+
+/** Headers that carry credentials: never taken from settings (they live in secret storage). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'new-api-user', 'cookie', 'proxy-authorization', 'host', 'content-length', 'content-type']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** What a model can do where the gateway does not say: set per model (or id glob) in settings. */
+export interface ModelOverride {
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  imageInput?: boolean;
+  toolCalling?: boolean;
+}
+
+const Override = z.catch(
+  z.object({
+    contextWindow: z.optional(z.number().check(z.int(), z.positive())),
+    maxOutputTokens: z.optional(z.number().check(z.int(), z.positive())),
+    imageInput: z.optional(z.boolean()),
+    toolCalling: z.optional(z.boolean()),
+  }),
+  {},
+);
 
 export interface GatewaySettings {
   baseUrl: string;
@@ -24,6 +48,10 @@ export interface GatewaySettings {
   streamIdleTimeoutMs: number;
   lowBalanceDollars: number;
   defaultModels: Record<Job, string>;
+  /** Extra headers for every gateway request (credential headers are dropped). */
+  extraHeaders: Record<string, string>;
+  /** Per-model capability overrides, keyed by model id or a `*` glob. */
+  modelOverrides: Record<string, ModelOverride>;
 }
 
 /** Reads the settings (validated; a bad value falls back to its default) with env fallbacks. */
@@ -36,6 +64,8 @@ export function readSettings(): GatewaySettings {
     streamIdleTimeoutSeconds: c.get('streamIdleTimeoutSeconds'),
     lowBalanceWarningDollars: c.get('lowBalanceWarningDollars'),
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, c.get<string>(`defaultModels.${j}`) ?? ''])),
+    extraHeaders: c.get('extraHeaders'),
+    modelOverrides: c.get('modelOverrides'),
   });
   const envUrl = process.env.MODEL_GATEWAY_BASE_URL?.trim() ?? '';
   const baseUrl = raw.baseUrl || envUrl;
@@ -47,7 +77,20 @@ export function readSettings(): GatewaySettings {
     streamIdleTimeoutMs: raw.streamIdleTimeoutSeconds * 1000,
     lowBalanceDollars: raw.lowBalanceWarningDollars,
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, raw.defaultModels[j] ?? ''])) as Record<Job, string>,
+    extraHeaders: Object.fromEntries(Object.entries(raw.extraHeaders).filter(([k]) => HEADER_NAME.test(k) && !CREDENTIAL_HEADERS.has(k.toLowerCase()))),
+    modelOverrides: Object.fromEntries(Object.entries(raw.modelOverrides).map(([k, v]) => [k, Override.parse(v)])),
   };
+}
+
+/** The override for a model: its exact id first, then the first glob (`*` for any text) that matches. */
+export function modelOverride(overrides: Record<string, ModelOverride>, model: string): ModelOverride {
+  if (overrides[model]) return overrides[model];
+  for (const [pattern, o] of Object.entries(overrides)) {
+    if (!pattern.includes('*')) continue;
+    const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+    if (re.test(model)) return o;
+  }
+  return {};
 }
 
 export async function setDefaultModel(job: Job, model: string): Promise<void> {

@@ -9,6 +9,9 @@ export type GatewayModule = typeof Gateway;
 
 let gatewayModule: GatewayModule | undefined;
 
+/** Base URLs of gateways that refused `stream_options` (kept in global state). */
+const STREAM_OPTIONS_REFUSED = 'modelGateway.refusesStreamOptions';
+
 /** The gateway client bundle, required on first use (a separate file beside extension.js). */
 export function loadGateway(): GatewayModule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -76,7 +79,8 @@ export class Services implements vscode.Disposable {
     const systemAccessToken = this.credentials.getAccessToken();
     // Kept in memory only; compares the full values so any change of credential rebuilds the client.
     const userId = this.credentials.getAccountUserId() ?? s.userId;
-    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, apiKey ?? null, systemAccessToken ?? null]);
+    const refusing = this.context.globalState.get<string[]>(STREAM_OPTIONS_REFUSED) ?? [];
+    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
@@ -91,6 +95,13 @@ export class Services implements vscode.Disposable {
       userId: userId || undefined,
       timeoutMs: s.timeoutMs,
       streamIdleTimeoutMs: s.streamIdleTimeoutMs,
+      headers: s.extraHeaders,
+      // A gateway that refused stream_options once is not asked again, across sessions.
+      streamUsage: !refusing.includes(gw.normalizeBaseUrl(s.baseUrl)),
+      onStreamOptionsRefused: (url) => {
+        this.log.warn(`${url} refused stream_options: streams are sent without it from now on (usage is estimated when missing)`);
+        void this.context.globalState.update(STREAM_OPTIONS_REFUSED, [...new Set([...refusing, url])]);
+      },
       onRetry: (r) => this.log.warn(`retrying ${r.method} ${r.path} in ${Math.round(r.waitMs)} ms (attempt ${r.attempt}): ${r.reason}`),
     });
     this.cachedClient = { signature, client };

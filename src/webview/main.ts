@@ -110,8 +110,9 @@ function scrollToEnd(force = false): void {
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString('en-US')}`;
   const parts = [`in ${n(u.input)}`, `out ${n(u.output)}`];
+  if (u.estimated) parts.push('estimated: the gateway sent no usage');
   if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
   if (t.savedDollars !== undefined && t.savedDollars !== 0) parts.push(`${t.savedDollars > 0 ? 'saved' : 'cache cost'} $${Math.abs(t.savedDollars).toFixed(4)}`);
   return parts.join(' · ');

@@ -46,7 +46,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     workspace = sampleWorkspace();
     server = await startCodeServer({
       workspace,
-      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken },
+      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken, MODEL_GATEWAY_USER_ID: String(GatewayEmulator.demoUserId) },
       settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' },
     });
     browser = await launchBrowser();

@@ -82,6 +82,14 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
     return openAiError(res, 400, `tool_choice names ${choice.name}, which is not among the tools.`, 'invalid_request_error', 'invalid_parameter');
   }
 
+  if (model.id === 'legacy-upstream-emu' && body.stream_options !== undefined) {
+    return openAiError(res, 400, 'stream_options: Extra inputs are not permitted (this upstream does not support stream_options)', 'invalid_request_error', 'invalid_parameter');
+  }
+  if (model.id === 'deepseek-reasoner-emu') {
+    // Thinking mode with tools: each assistant message of a tool round must carry its reasoning.
+    const at = (body.messages as Json[]).findIndex((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && typeof m.reasoning_content !== 'string');
+    if (at !== -1) return openAiError(res, 400, `Missing \`reasoning_content\` field in the assistant message at message index ${at}. Pass it back in thinking mode.`, 'invalid_request_error', 'invalid_request_error');
+  }
   const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
   const p = plan(model.id, turns, tools, choice, false);
   const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
@@ -103,11 +111,12 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
 
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);
+  const reasoning = model.id === 'deepseek-reasoner-emu' ? `Thinking it through: ${text.slice(0, 60) || 'which tool to call'}…` : undefined;
   if (body.stream === true) {
-    const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
-    return streamCompletion(ctx, { id, created, model: model.id, text, calls, finish, usage: includeUsage ? usage : undefined });
+    const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true && model.id !== 'legacy-upstream-emu';
+    return streamCompletion(ctx, { id, created, model: model.id, text, calls, finish, reasoning, usage: includeUsage ? usage : undefined });
   }
-  const message: Json = { role: 'assistant', content: calls.length > 0 && !text ? null : text };
+  const message: Json = { role: 'assistant', content: calls.length > 0 && !text ? null : text, ...(reasoning ? { reasoning_content: reasoning } : {}) };
   if (calls.length > 0) {
     message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
   }
@@ -128,6 +137,7 @@ interface StreamPlan {
   text: string;
   calls: { id: string; name: string; args: string }[];
   finish: string;
+  reasoning?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -143,6 +153,9 @@ async function streamCompletion(ctx: Ctx, s: StreamPlan): Promise<void> {
     JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...usageField });
 
   if (!(await writer.event(undefined, chunk({ role: 'assistant', content: '' })))) return;
+  for (const piece of s.reasoning ? textPieces(s.reasoning) : []) {
+    if (!(await writer.event(undefined, chunk({ reasoning_content: piece })))) return;
+  }
   for (const piece of s.text ? textPieces(s.text) : []) {
     if (!(await writer.event(undefined, chunk({ content: piece })))) return;
   }

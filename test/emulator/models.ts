@@ -29,6 +29,11 @@ export const MODELS: EmulatedModel[] = [
   chat('claude-sonnet-emu', 3),
   // The smallest model series needs a 2,048-token prefix before anything is cached.
   chat('claude-haiku-emu', 1, 2048),
+  // Upstream quirks users meet through gateways: a thinking model that streams reasoning_content
+  // and wants it back on the assistant message of a tool round; an upstream that refuses
+  // stream_options and never reports usage in a stream.
+  chat('deepseek-reasoner-emu', 0.55),
+  chat('legacy-upstream-emu', 0.5),
   other('text-embedding-3-small', 'embedding', 0.02, { dimensions: 1536 }),
   other('embed-emu-256', 'embedding', 0.01, { dimensions: 256 }),
   other('rerank-emu', 'rerank', 0.02),

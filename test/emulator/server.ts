@@ -95,6 +95,8 @@ export class GatewayEmulator {
 
   static readonly demoKey = DEMO_KEY;
   static readonly demoAccessToken = DEMO_ACCESS_TOKEN;
+  /** The demo user's id (new-api's `New-Api-User`). */
+  static readonly demoUserId = 1;
 
   constructor() {
     const route = (method: string, path: string | RegExp, handler: Handler) =>
@@ -309,6 +311,14 @@ export class GatewayEmulator {
         return sendJson(res, 200, { now: this.clock.now() });
       case '/__emulator/requests':
         return sendJson(res, 200, { count: this.requests.length, paths: this.requests.map((r) => `${r.method} ${r.path}`) });
+      case '/__emulator/last-request': {
+        // The newest request to a path, credential headers blanked (tests must never read keys back).
+        const r = [...this.requests].reverse().find((q) => !b.path || q.path === b.path);
+        if (!r) return sendJson(res, 404, { error: { message: 'no such request' } });
+        const hidden = new Set(['authorization', 'x-api-key', 'api-key']);
+        const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, hidden.has(k) ? '(set)' : v]));
+        return sendJson(res, 200, { method: r.method, path: r.path, headers, body: Buffer.isBuffer(r.body) ? null : r.body });
+      }
       case '/__emulator/reset':
         this.faults.clear();
         this.requests.length = 0;

@@ -4,6 +4,10 @@ export interface TestConfig {
   emulatorUrl: string;
   demoKey: string;
   demoAccessToken: string;
+  /** The demo user's id, sent as New-Api-User where the emulator's profile (new-api) wants it. */
+  demoUserId: string;
+  /** The emulator's server profile for this run. */
+  profile: string;
   spareKey: string;
   extensionId: string;
 }

@@ -77,7 +77,7 @@ describe('Model Gateway in a real VS Code', () => {
 
   it('shows the account, balance, keys and models with the access token', async () => {
     const { testing } = await api();
-    assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken), true);
+    assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
     assert.ok(!allSettingsText().includes(config.demoAccessToken));
     const rows = await until('the account row', async () => {
       const r = await children();
@@ -150,7 +150,7 @@ describe('Model Gateway in a real VS Code', () => {
       return r[0]?.node.kind === 'message' && (r[0].item.iconPath as { id?: string } | undefined)?.id === 'error' ? r : undefined;
     });
     assert.match(label(rows[0].item), /Set a valid system access token/);
-    await runAnswering('modelGateway.setAccessToken', config.demoAccessToken);
+    await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId);
   });
 
   it('a refused API key shows as an error state, and a good key recovers', async () => {

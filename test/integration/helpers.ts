@@ -21,7 +21,12 @@ export { until } from '../wait';
 export async function runAnswering<T>(command: string, ...answers: (string | boolean | undefined)[]): Promise<T | undefined> {
   const { testing } = await api();
   testing.services.prompts.answerNext(...answers);
-  return vscode.commands.executeCommand<T>(command);
+  try {
+    return await vscode.commands.executeCommand<T>(command);
+  } finally {
+    // A profile that asks less (one-api needs no user id) leaves answers unused.
+    testing.services.prompts.discardAnswers();
+  }
 }
 
 /**
@@ -57,8 +62,8 @@ export async function emulatorRequests(): Promise<string[]> {
   return ((await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[] }).paths;
 }
 
-/** Calls the emulator's control API (faults, clock). */
-export async function emulatorControl(route: 'faults' | 'clock' | 'reset', body: unknown = {}): Promise<unknown> {
+/** Calls the emulator's control API (faults, clock, profile, the last request to a path). */
+export async function emulatorControl(route: 'faults' | 'clock' | 'reset' | 'profile' | 'last-request', body: unknown = {}): Promise<unknown> {
   const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return res.json();
 }

@@ -49,6 +49,8 @@ async function main(): Promise<void> {
     emulatorUrl: emu.url,
     demoKey: GatewayEmulator.demoKey,
     demoAccessToken: GatewayEmulator.demoAccessToken,
+    demoUserId: String(GatewayEmulator.demoUserId),
+    profile: emu.profile,
     spareKey: spare.secret,
     extensionId: EXTENSION_ID,
   };
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
     const leakTest = leaks.length === 0 ? 1 : 0;
     console.log(`  ${leakTest ? '✔' : '✘'} no credential in the profile's settings, logs or state${leaks.length ? `: found in ${leaks.join(', ')}` : ''}`);
     failed = results.failed + (leakTest ? 0 : 1);
-    console.log(`integration: ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
+    console.log(`integration (${emu.profile}): ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
   } finally {
     await browser.close();
     await server.stop();
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
 if (require.main === module) {
   main().catch((err) => {
     console.error(err);
-    console.log('integration: 0 passed, 1 failed');
+    console.log('integration (failed to start): 0 passed, 1 failed');
     process.exit(1);
   });
 }

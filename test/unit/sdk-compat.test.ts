@@ -50,6 +50,20 @@ describe('official SDKs against the emulator', () => {
       assert.equal(streamed.choices[0].finish_reason, 'tool_calls');
     });
 
+    it('lists the models', async () => {
+      const ids: string[] = [];
+      for await (const m of openai().models.list()) ids.push(m.id);
+      assert.ok(ids.includes('gpt-4o-mini') && ids.includes('claude-sonnet-emu'));
+    });
+
+    it('max_tokens cuts the reply (finish_reason "length"); parallel_tool_calls: false gives one call', async () => {
+      const cut = await openai().chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'A long one #words=200' }] });
+      assert.equal(cut.choices[0].finish_reason, 'length');
+      assert.ok((cut.usage?.completion_tokens ?? 99) <= 5);
+      const one = await openai().chat.completions.create({ model: 'gpt-4o-mini', parallel_tool_calls: false, tools: [readFileTool], messages: [{ role: 'user', content: toolQuestion }] });
+      assert.equal(one.choices[0].message.tool_calls?.length, 1);
+    });
+
     it('raises its own error classes for the emulator\'s 401 and 503', async () => {
       await assert.rejects(new OpenAI({ baseURL: `${ctx.emu.url}/v1`, apiKey: 'sk-wrong', maxRetries: 0 }).models.list(), OpenAI.AuthenticationError);
       await assert.rejects(openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }), OpenAI.InternalServerError);
@@ -91,6 +105,36 @@ describe('official SDKs against the emulator', () => {
       assert.deepEqual(inputs(theirs.content), [{ path: 'src/a.ts' }, { path: 'src/b.ts' }]);
       assert.deepEqual(inputs(ours.content), inputs(theirs.content));
       assert.equal(theirs.stop_reason, 'tool_use');
+    });
+
+    it('max_tokens stops the message (stop_reason "max_tokens"); disable_parallel_tool_use gives one call', async () => {
+      const cut = await anthropic().messages.create({ model: 'claude-sonnet-emu', max_tokens: 5, messages: [{ role: 'user', content: 'A long one #words=200' }] });
+      assert.equal(cut.stop_reason, 'max_tokens');
+      assert.equal(cut.usage.output_tokens, 5);
+      const one = await anthropic().messages.create({ model: 'claude-sonnet-emu', max_tokens: 512, tools: [tool], tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: toolQuestion }] });
+      assert.equal(one.content.filter((b) => b.type === 'tool_use').length, 1);
+    });
+
+    it('a request without anthropic-version is answered (the gateway fills it in)', async () => {
+      const res = await fetch(`${ctx.emu.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY },
+        body: JSON.stringify({ model: 'claude-sonnet-emu', max_tokens: 50, messages: [{ role: 'user', content: 'no version header' }] }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { type: string }).type, 'message');
+    });
+
+    it("the gateway's own refusals on /v1/messages come in its own shape on new-api, the messages shape on one-api", async () => {
+      const res = await fetch(`${ctx.emu.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-sonnet-emu', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      assert.equal(res.status, 401);
+      const body = (await res.json()) as { type?: string; error: { type: string } };
+      if (ctx.emu.profile === 'new-api') assert.equal(body.error.type, 'new_api_error');
+      else assert.equal(body.type, 'error');
     });
 
     it('raises its own error classes for the emulator\'s 401 and 400', async () => {
