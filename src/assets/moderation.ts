@@ -17,7 +17,7 @@ export interface ModerationOptions {
 
 export interface ModerationOutcome {
   flagged: boolean;
-  /** Flagged categories, most severe first, with the input types that triggered them. */
+  /** Flagged categories, most severe first, with the input types each was scored on. */
   categories: { category: string; score: number; inputTypes: string[] }[];
   report: vscode.Uri | undefined;
 }
@@ -36,7 +36,7 @@ function reportMarkdown(subject: string, model: string, result: ModerationResult
     '',
     `Model: \`${model}\`. Result: ${result.flagged ? '**flagged**' : 'nothing flagged'}.`,
     '',
-    '| Category | Score | | Triggered by |',
+    '| Category | Score | | Scored on |',
     '|---|---|---|---|',
     ...rows,
     '',

@@ -65,7 +65,11 @@ export class Moderations {
   }
 }
 
-/** Categories flagged in a result, with their scores, most severe first. */
+/**
+ * Categories flagged in a result, with their scores, most severe first, and the input types each
+ * category was scored on (`category_applied_input_types`: for an image-reading category with text
+ * and an image, both; the API does not say which of them tripped it).
+ */
 export function flaggedCategories(result: ModerationResult): { category: string; score: number; inputTypes: string[] }[] {
   return Object.entries(result.categories)
     .filter(([, hit]) => hit === true)

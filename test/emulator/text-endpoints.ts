@@ -155,7 +155,9 @@ export function handleModerations(ctx: Ctx): void {
       const inImage = IMAGE_CATEGORIES.has(cat) && words.some((w) => imageBlob.includes(w));
       categories[cat] = inText || inImage;
       scores[cat] = inText || inImage ? 0.91 : 0.0012 + (hash(cat + text) % 100) / 100_000;
-      applied[cat] = [...(inText ? ['text'] : []), ...(inImage ? ['image'] : [])];
+      // As the real API: for every category, the input types it was scored on (text always when
+      // text was sent; image for the categories that read images), flagged or not.
+      applied[cat] = [...(texts.length > 0 ? ['text'] : []), ...(images.length > 0 && IMAGE_CATEGORIES.has(cat) ? ['image'] : [])];
     }
     const r: Json = { flagged: Object.values(categories).some((v) => v === true), categories, category_scores: scores };
     if (multimodal) r.category_applied_input_types = applied;

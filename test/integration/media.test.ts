@@ -120,7 +120,7 @@ describe('media commands in a real VS Code', function () {
       assert.equal(await until('the clipboard', async () => ((await vscode.env.clipboard.readText()) === descriptions[0] ? descriptions[0] : undefined), 5000), descriptions[0]);
     });
 
-    it('Moderate image sends it to the multimodal model and names the image as the trigger', async () => {
+    it('Moderate image sends it to the multimodal model and names the image as what was scored', async () => {
       const pic = writePng('scene.png', 64, 64);
       writeFileSync(pic.fsPath, Buffer.concat([readFileSync(pic.fsPath), Buffer.from('tEXt blood and gore')]));
       const out = await run<ModerationOutcome>('modelGateway.image.moderate', pic, { quiet: true });
@@ -228,7 +228,7 @@ describe('media commands in a real VS Code', function () {
   });
 
   describe('moderation', () => {
-    it('Check Moderation on text names the flagged categories with scores and the text as trigger, in a report', async () => {
+    it('Check Moderation on text names the flagged categories with scores and the input scored, in a report', async () => {
       const out = await run<ModerationOutcome>('modelGateway.moderation.check', undefined, { text: 'I will attack them and there will be blood' });
       assert.ok(out?.flagged);
       const v = out.categories.find((c) => c.category === 'violence');

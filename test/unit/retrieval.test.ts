@@ -119,7 +119,7 @@ describe('moderations', () => {
     assert.equal(text.results[0].category_applied_input_types, undefined);
   });
 
-  it('moderates image parts on the multimodal model and tells which input type triggered', async () => {
+  it('moderates image parts on the multimodal model and lists, for every category, the input types it was scored on', async () => {
     const { client } = clientFor(ctx.emu);
     const res = await client.moderations.create({
       model: 'omni-moderation-latest',
@@ -130,8 +130,10 @@ describe('moderations', () => {
     });
     const r = res.results[0];
     assert.ok(r.flagged);
-    assert.deepEqual(r.category_applied_input_types?.['violence/graphic'], ['image']);
+    assert.deepEqual(r.category_applied_input_types?.['violence/graphic'], ['text', 'image']);
+    assert.deepEqual(r.category_applied_input_types?.harassment, ['text'], 'categories that read no images list text only, flagged or not');
     assert.equal(r.categories.harassment, false);
+    assert.equal(Object.keys(r.category_applied_input_types ?? {}).length, Object.keys(r.categories).length, 'every category is listed');
   });
 
   it('refuses an image with the text-only model before sending', async () => {
