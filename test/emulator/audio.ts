@@ -74,11 +74,23 @@ function stamp(seconds: number, sep: ',' | '.'): string {
   return `${pad(h)}:${pad(m)}:${pad(s)}${sep}${pad(ms % 1000, 3)}`;
 }
 
+/** The real API names the language (ISO-639-1 in, English name out). */
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ru: 'russian',
+  zh: 'chinese', ja: 'japanese', ko: 'korean', ar: 'arabic', hi: 'hindi', pl: 'polish', tr: 'turkish', sv: 'swedish', uk: 'ukrainian',
+};
+
 interface Segment {
   id: number;
+  seek: number;
   start: number;
   end: number;
   text: string;
+  tokens: number[];
+  temperature: number;
+  avg_logprob: number;
+  compression_ratio: number;
+  no_speech_prob: number;
 }
 
 /** Segments at sentence ends, timed in proportion to their length. */
@@ -89,7 +101,10 @@ function segmentsOf(text: string, duration: number): Segment[] {
   return parts.map((p, id) => {
     const start = (at / total) * duration;
     at += p.length;
-    return { id, start: Math.round(start * 1000) / 1000, end: Math.round(((at / total) * duration) * 1000) / 1000, text: ` ${p}` };
+    const end = Math.round(((at / total) * duration) * 1000) / 1000;
+    // The fields Whisper's verbose_json carries per segment (the numbers are plausible, fixed).
+    const tokens = Array.from({ length: Math.max(1, Math.ceil(p.length / 4)) }, (_, k) => 50_364 + ((p.charCodeAt(k % p.length) * 31 + k) % 1000));
+    return { id, seek: Math.floor(start * 100), start: Math.round(start * 1000) / 1000, end, text: ` ${p}`, tokens, temperature: 0, avg_logprob: -0.21, compression_ratio: 1.35, no_speech_prob: 0.002 };
   });
 }
 
@@ -134,7 +149,8 @@ export function handleTranscription(task: 'transcribe' | 'translate') {
       case 'vtt':
         return send('text/vtt; charset=utf-8', `WEBVTT\n\n${segments.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${s.text.trim()}\n`).join('\n')}`);
       case 'verbose_json': {
-        const out: Json = { task, language: task === 'translate' ? 'english' : asText(form.get('language'), 'english'), duration, text };
+        const code = asText(form.get('language'), 'en').toLowerCase();
+        const out: Json = { task, language: task === 'translate' ? 'english' : (LANGUAGE_NAMES[code] ?? code), duration, text };
         if (granularities.length === 0 || granularities.includes('segment')) out.segments = segments;
         if (granularities.includes('word')) {
           const words = text.split(/\s+/).filter(Boolean);

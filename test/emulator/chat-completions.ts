@@ -3,6 +3,7 @@ import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type 
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
+import { chatImageProblem } from './image-input';
 
 type Json = Record<string, unknown>;
 
@@ -90,6 +91,8 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
     const at = (body.messages as Json[]).findIndex((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && typeof m.reasoning_content !== 'string');
     if (at !== -1) return openAiError(res, 400, `Missing \`reasoning_content\` field in the assistant message at message index ${at}. Pass it back in thinking mode.`, 'invalid_request_error', 'invalid_request_error');
   }
+  const imageProblem = chatImageProblem(body.messages as Json[]);
+  if (imageProblem) return openAiError(res, 400, imageProblem, 'invalid_request_error', 'invalid_image');
   const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
   const p = plan(model.id, turns, tools, choice, false);
   const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);

@@ -186,6 +186,5 @@ export class ImageStudio {
 export function serveImage(ctx: Ctx, studio: ImageStudio, id: string): void {
   const img = studio.image(id);
   if (!img) return openAiError(ctx.res, 404, 'Image expired or not found.', 'invalid_request_error', 'not_found');
-  ctx.res.writeHead(200, { 'content-type': 'image/png', 'content-length': img.length });
-  ctx.res.end(img);
+  ctx.emu.sendDownload(ctx.res, img, 'image/png', `${id}.png`);
 }

@@ -4,6 +4,7 @@ import { SseWriter } from './faults';
 import { FIVE_MINUTES, ONE_HOUR, type CacheBlock } from './prompt-cache';
 import { claudeError, sendJson, type Ctx } from './server';
 import { asText } from './values';
+import { messagesImageProblem } from './image-input';
 
 type Json = Record<string, unknown>;
 
@@ -152,6 +153,8 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature > 0 && body.temperature <= 1)) {
     return claudeError(res, 400, 'temperature: must be greater than 0.0 and at most 1.0');
   }
+  const imageProblem = messagesImageProblem(body.messages as Json[]);
+  if (imageProblem) return claudeError(res, 400, imageProblem);
   const violation = cacheRuleViolation(body, hasBeta);
   if (violation) return claudeError(res, 400, violation);
   const choice = toolChoiceOf(body.tool_choice);

@@ -15,6 +15,7 @@ import { ImageStudio, serveImage } from './imagegen';
 import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoints';
 import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
 import { asText } from './values';
+import { StorageOrigin } from './storage';
 
 export interface RecordedRequest {
   method: string;
@@ -87,6 +88,10 @@ export class GatewayEmulator {
   readonly stats = { embeddingRequests: 0, embeddedInputs: 0 };
   readonly videos = new Map<string, VideoTaskState>();
   readonly studio = new ImageStudio(() => this.url);
+  /** Where downloads are redirected when `redirectDownloads` is on (real gateways use storage). */
+  readonly storage = new StorageOrigin();
+  /** Answer downloads (video content, image results) with a 302 to the storage origin. */
+  redirectDownloads = process.env.MODEL_GATEWAY_EMULATOR_REDIRECTS === '1';
   /** Which real server the emulator behaves like; switchable on a running emulator. */
   profile: ServerProfile = profileFromEnv();
   private server: Server | undefined;
@@ -121,6 +126,7 @@ export class GatewayEmulator {
   static async start(options: { port?: number; host?: string; profile?: ServerProfile } = {}): Promise<GatewayEmulator> {
     const emu = new GatewayEmulator();
     if (options.profile) emu.profile = options.profile;
+    await emu.storage.start();
     await emu.listen(options.port ?? 0, options.host ?? '127.0.0.1');
     return emu;
   }
@@ -148,6 +154,18 @@ export class GatewayEmulator {
     this.server = undefined;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.storage.close();
+  }
+
+  /** Sends a download: the bytes, or a 302 to a signed storage URL in redirect mode. */
+  sendDownload(res: ServerResponse, bytes: Buffer, type: string, name: string): void {
+    if (this.redirectDownloads) {
+      res.writeHead(302, { location: this.storage.put(bytes, type, name), 'content-length': 0 });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': bytes.length });
+    res.end(bytes);
   }
 
   /** Switches a fault on for the next matching request(s). */
@@ -323,6 +341,9 @@ export class GatewayEmulator {
         this.faults.clear();
         this.requests.length = 0;
         return sendJson(res, 200, { ok: true });
+      case '/__emulator/redirects':
+        if (typeof b.on === 'boolean') this.redirectDownloads = b.on;
+        return sendJson(res, 200, { on: this.redirectDownloads, storage: this.storage.url, leaks: this.storage.credentialLeaks, served: this.storage.served });
       case '/__emulator/profile':
         if (b.profile !== undefined) {
           if (!isProfile(b.profile)) return openAiError(res, 400, `profile must be one of ${Object.keys(PROFILE_RULES).join(', ')}.`);

@@ -113,9 +113,7 @@ export function handleVideo(ctx: Ctx, id: string, sub: string | undefined): void
       return openAiError(res, 400, `Task is not completed yet, current status: ${String(state.status)}`, 'invalid_request_error', 'task_not_completed');
     }
     const bytes = mp4(Number(task.seconds), `${task.model}: ${task.prompt}`);
-    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes.length });
-    res.end(bytes);
-    return;
+    return emu.sendDownload(res, bytes, 'video/mp4', `${id}.mp4`);
   }
   openAiError(res, 404, `No route for ${req.method} /v1/videos/${id}/${sub ?? ''}.`, 'invalid_request_error', 'not_found');
 }
