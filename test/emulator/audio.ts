@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import { aac, flac, oggOpus } from './codecs';
 import { mp3, readMp3Text, readWav, speechSeconds, synthesizePcm, wavFromPcm } from './media';
 import { openAiError, parseForm, type Ctx } from './server';
 import { asText } from './values';
@@ -20,8 +21,27 @@ const RULES: Record<string, SpeechRules> = {
   'gpt-4o-mini-tts': { family: 1, speed: false, instructions: true, formats: ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] },
   'gemini-2.5-flash-preview-tts': { family: 2, speed: false, instructions: true, formats: ['wav', 'pcm'] },
 };
-/** What the emulator can truly encode; the other formats get a clear 400. */
-const EMULATED_FORMATS = new Set(['mp3', 'wav', 'pcm']);
+/** Content types the real API answers with, per format. */
+const CONTENT_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+
+/** Real, decodable audio of the speech in every format (24 kHz like the real API). */
+function encodeSpeech(format: string, text: string, speed: number): Buffer {
+  const seconds = speechSeconds(text, speed);
+  switch (format) {
+    case 'wav':
+      return wavFromPcm(synthesizePcm(text, speed), text);
+    case 'pcm':
+      return synthesizePcm(text, speed);
+    case 'flac':
+      return flac(synthesizePcm(text, speed), 24_000, text);
+    case 'aac':
+      return aac(seconds);
+    case 'opus':
+      return oggOpus(seconds, text);
+    default:
+      return mp3(text, seconds);
+  }
+}
 
 /** The gateway maps a first-family voice onto the second family (by position in the lists). */
 export function mapVoice(voice: string): string {
@@ -52,14 +72,10 @@ export function handleSpeech(ctx: Ctx): void {
     voice = mapVoice(voice);
     if (!SECOND.includes(voice)) return bad(`Unknown voice ${body.voice} for ${model.id}.`);
   }
-  if (!EMULATED_FORMATS.has(format)) return bad(`The emulator produces mp3, wav and pcm only, not ${format}.`);
   const speed = typeof body.speed === 'number' ? body.speed : 1;
   emu.store.spend(auth.key, body.input.length * model.ratio);
-  const seconds = speechSeconds(body.input, speed);
-  const audio =
-    format === 'wav' ? wavFromPcm(synthesizePcm(body.input, speed), body.input) : format === 'pcm' ? synthesizePcm(body.input, speed) : mp3(body.input, seconds);
-  const type = format === 'wav' ? 'audio/wav' : format === 'pcm' ? 'audio/pcm' : 'audio/mpeg';
-  res.writeHead(200, { 'content-type': type, 'content-length': audio.length, 'x-voice': voice });
+  const audio = encodeSpeech(format, body.input, speed);
+  res.writeHead(200, { 'content-type': CONTENT_TYPES[format] ?? 'audio/mpeg', 'content-length': audio.length, 'x-voice': voice });
   res.end(audio);
 }
 

@@ -130,32 +130,7 @@ export function readMp3Text(buf: Buffer): { text?: string; seconds: number } | u
 
 // ---------- MP4 ----------
 
-function box(type: string, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length + 8, 0);
-  head.write(type, 4, 'ascii');
-  return Buffer.concat([head, body]);
-}
-
-/**
- * A structurally valid MP4 (ISO BMFF `ftyp`, `moov`/`mvhd` with the duration, `mdat`); it has no
- * media track, so players open it as an empty clip of that length.
- */
-export function mp4(seconds: number, label: string): Buffer {
-  const ftyp = box('ftyp', Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2avc1mp41'));
-  const mvhd = Buffer.alloc(100);
-  mvhd.writeUInt32BE(1000, 12); // timescale
-  mvhd.writeUInt32BE(Math.round(seconds * 1000), 16); // duration
-  mvhd.writeUInt32BE(0x00010000, 20); // rate 1.0
-  mvhd.writeUInt16BE(0x0100, 24); // volume 1.0
-  [0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000].forEach((v, i) => mvhd.writeUInt32BE(v, 36 + i * 4));
-  mvhd.writeUInt32BE(2, 96); // next track id
-  const moov = box('moov', box('mvhd', mvhd));
-  const payload = Buffer.alloc(Math.round(seconds * 4096), 0);
-  payload.write(label.slice(0, 200), 0, 'utf8');
-  return Buffer.concat([ftyp, moov, box('mdat', payload)]);
-}
+export { mp4 } from './mp4';
 
 // ---------- PNG ----------
 

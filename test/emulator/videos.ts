@@ -112,7 +112,7 @@ export function handleVideo(ctx: Ctx, id: string, sub: string | undefined): void
     if (state.status !== 'completed') {
       return openAiError(res, 400, `Task is not completed yet, current status: ${String(state.status)}`, 'invalid_request_error', 'task_not_completed');
     }
-    const bytes = mp4(Number(task.seconds), `${task.model}: ${task.prompt}`);
+    const bytes = mp4(Number(task.seconds), `${task.model}: ${task.prompt}`, task.size);
     return emu.sendDownload(res, bytes, 'video/mp4', `${id}.mp4`);
   }
   openAiError(res, 404, `No route for ${req.method} /v1/videos/${id}/${sub ?? ''}.`, 'invalid_request_error', 'not_found');
