@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { AccountUser, ApiKeyRecord } from '../gateway/account';
 import { formatDollars } from '../gateway/money';
 import { describeError, showGatewayError } from '../shell/errors';
-import type { Services } from '../shell/services';
+import { loadGateway, type Services } from '../shell/services';
 import { keyDescription, keyTooltip } from './format';
 
 export type AccountNode =
@@ -80,7 +80,16 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
   }
 
   private errorNode(error: unknown): AccountNode {
-    return { kind: 'message', text: describeError(this.services, error).message, icon: 'error' };
+    const text = describeError(this.services, error).message;
+    const gw = loadGateway();
+    // The refusals the person fixes from here: the row runs the command that fixes it.
+    if (error instanceof gw.AccountApiError && error.code === gw.NEW_API_USER_REQUIRED) {
+      return { kind: 'message', text, icon: 'error', command: { title: 'Set Account User Id', command: 'modelGateway.setAccountUserId' } };
+    }
+    if (error instanceof gw.AccountApiError && error.type === 'authentication_error') {
+      return { kind: 'message', text, icon: 'error', command: { title: 'Set Access Token', command: 'modelGateway.setAccessToken' } };
+    }
+    return { kind: 'message', text, icon: 'error' };
   }
 
   user(): Promise<Loaded<AccountUser>> {

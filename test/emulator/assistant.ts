@@ -10,6 +10,7 @@
  *   tools for N rounds before answering (for agent-loop tests).
  * - `#words=N` asks for an answer of about N words (long streams); the word "code" adds a code block.
  */
+import { assistantReply } from './prose';
 
 export interface ToolSpec {
   name: string;
@@ -42,20 +43,6 @@ export interface Plan {
   thinking?: string;
   text: string;
   toolCalls: { name: string; arguments: Record<string, unknown> }[];
-}
-
-const WORDS = (
-  'gateway stream token model editor answer cache prompt vector index search file workspace request ' +
-  'reply chunk client server latency budget context window image speech video balance key quota'
-).split(' ');
-
-function hash(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 16777619);
-  }
-  return h >>> 0;
 }
 
 function words(s: string): string[] {
@@ -141,21 +128,13 @@ function directive(text: string, name: string): number | undefined {
 }
 
 function reply(model: string, turns: Turn[], lastUser: Turn): string {
-  const asked = lastUser.text.replace(/#\w+=\d+/g, '').trim();
-  const shown = asked.length > 200 ? `${asked.slice(0, 200)}…` : asked;
-  const lines = [`**${model}** (emulated) read ${turns.length} message${turns.length === 1 ? '' : 's'}. You wrote: “${shown}”.`];
-  if (lastUser.images > 0) lines.push(`I see ${lastUser.images} image${lastUser.images === 1 ? '' : 's'} attached.`);
-  if (/\bcode\b/i.test(asked)) {
-    lines.push('', 'Here is a small example:', '', '```ts', `export function greet(name: string): string {`, '  return `Hello, ${name}!`;', '}', '```');
-  }
-  const want = directive(lastUser.text, 'words');
-  if (want) {
-    const seed = hash(asked);
-    const out: string[] = [];
-    for (let i = 0; i < want; i++) out.push(WORDS[(seed + i * 7 + ((i * i) % 13)) % WORDS.length]);
-    lines.push('', out.join(' ') + '.');
-  }
-  return lines.join('\n');
+  return assistantReply({
+    model,
+    messages: turns.length,
+    question: lastUser.text.replace(/#\w+=\d+/g, '').trim(),
+    images: lastUser.images,
+    words: directive(lastUser.text, 'words'),
+  });
 }
 
 export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: ToolChoice, wantThinking: boolean): Plan {
@@ -168,6 +147,25 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
 
   const canCall = tools.length > 0 && choice !== 'none';
   const stepsAsked = directive(lastUser.text, 'steps');
+  // A question about the project with no file named: look around first (list the root), then
+  // read the files the listing shows, then answer from them, as an agent would.
+  const lister = tools.find((t) => /list/i.test(t.name));
+  const reader = tools.find((t) => /read/i.test(t.name));
+  const exploring =
+    canCall && choice === 'auto' && !!lister && !!reader && pathsIn(lastUser.text).length === 0 && !tools.some((t) => toolMentioned(t, lastUser.text)) &&
+    /\b(project|repo|repository|codebase|workspace|this code|folder|structure)\b/i.test(lastUser.text);
+  if (exploring && roundsSinceUser === 0) {
+    return { thinking, text: 'Let me look at the workspace first.', toolCalls: [{ name: lister.name, arguments: argumentsFor(lister, lastUser.text, '.') }] };
+  }
+  if (exploring && roundsSinceUser === 1 && resultsNow.length > 0) {
+    // Entries of the listing (its "…: N entries" head line left out), files only.
+    const listed = resultsNow.flatMap((r) => r.content.split('\n').map((l) => l.trim())).filter((l) => l && !l.endsWith('/') && !/: \d+ entries/.test(l));
+    const rank = (f: string) => (/^readme/i.test(f) ? 0 : f === 'package.json' ? 1 : /\.(md|ts|js|py)$/i.test(f) ? 2 : 3);
+    const picks = [...listed].sort((a, b) => rank(a) - rank(b)).slice(0, 2);
+    if (picks.length > 0) {
+      return { thinking, text: `The workspace has ${listed.length} files at its root; reading ${picks.join(' and ')}.`, toolCalls: picks.map((p) => ({ name: reader.name, arguments: argumentsFor(reader, lastUser.text, p) })) };
+    }
+  }
   const wantSteps = stepsAsked ?? 1;
   const mustCall = choice === 'required' || typeof choice === 'object';
   const shouldCallNow = canCall && (mustCall || (resultsNow.length === 0 ? true : roundsSinceUser < wantSteps));
@@ -204,9 +202,23 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
       const cut = one.length > 160 ? `${one.slice(0, 160)}…` : one;
       return `- \`${r.name}\`${r.isError ? ' failed' : ''}: ${cut}`;
     });
+    const files = resultsNow.map((r) => /^([\w@./-]+\.\w+) — lines/.exec(r.content)?.[1]).filter((f): f is string => !!f);
+    const failed = resultsNow.filter((r) => r.isError).length;
     return {
       thinking,
-      text: [`From the tool results (${resultsNow.length}):`, ...quoted, '', `That answers: “${lastUser.text.slice(0, 120)}”.`].join('\n'),
+      text: [
+        `From the tool results (${resultsNow.length}):`,
+        ...quoted,
+        '',
+        '### What this means',
+        '',
+        files.length > 0
+          ? `${files.map((f) => `\`${f}\``).join(' and ')} ${files.length === 1 ? 'holds' : 'hold'} what you asked about; the lines above are the relevant part.`
+          : 'The results above are what the workspace holds for this question.',
+        ...(failed > 0 ? ['', `${failed} of the calls failed; the message says why, and another path or a narrower search may work.`] : []),
+        '',
+        `That answers: “${lastUser.text.replace(/#\w+=\d+/g, '').trim().slice(0, 120)}”.`,
+      ].join('\n'),
       toolCalls: [],
     };
   }

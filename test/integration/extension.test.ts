@@ -78,6 +78,9 @@ describe('Model Gateway in a real VS Code', () => {
   it('shows the account, balance, keys and models with the access token', async () => {
     const { testing } = await api();
     assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
+    // new-api refused the token without the user id, so it was asked for and kept with the token;
+    // one-api never asks.
+    assert.equal(testing.services.credentials.getAccountUserId(), config.profile === 'new-api' ? config.demoUserId : undefined);
     assert.ok(!allSettingsText().includes(config.demoAccessToken));
     const rows = await until('the account row', async () => {
       const r = await children();

@@ -96,17 +96,32 @@ describe('chat completions against the emulator', () => {
     });
     assert.equal(none.choices[0].message.tool_calls, undefined);
 
+    // Asked about the project, it reads the files the listing showed, as an agent would…
+    const history = [
+      { role: 'user' as const, content: 'What is in the project?' },
+      { role: 'assistant' as const, content: null, tool_calls: [{ id: call.id, type: 'function' as const, function: call.function }] },
+      { role: 'tool' as const, tool_call_id: call.id, content: 'workspace root: 3 entries\nsrc/\nREADME.md\npackage.json' },
+    ];
+    const reads = await client.chat.completions.create({ model: 'gpt-4o-mini', tools: [readFileTool, listDirTool], messages: history });
+    assert.equal(reads.choices[0].finish_reason, 'tool_calls');
+    const readCalls = reads.choices[0].message.tool_calls!;
+    assert.deepEqual(readCalls.map((c) => [c.function.name, (JSON.parse(c.function.arguments) as { path: string }).path]), [
+      ['read_file', 'README.md'],
+      ['read_file', 'package.json'],
+    ]);
+    // …then answers from what it read.
     const answer = await client.chat.completions.create({
       model: 'gpt-4o-mini',
       tools: [readFileTool, listDirTool],
       messages: [
-        { role: 'user', content: 'What is in the project?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: call.function }] },
-        { role: 'tool', tool_call_id: call.id, content: 'README.md\nsrc/\npackage.json' },
+        ...history,
+        { role: 'assistant', content: null, tool_calls: readCalls.map((c) => ({ id: c.id, type: 'function' as const, function: c.function })) },
+        { role: 'tool', tool_call_id: readCalls[0].id, content: 'README.md — lines 1-1 of 1\n    1  # Demo' },
+        { role: 'tool', tool_call_id: readCalls[1].id, content: 'package.json — lines 1-1 of 1\n    1  {"name":"demo"}' },
       ],
     });
     assert.equal(answer.choices[0].finish_reason, 'stop');
-    assert.match(answer.choices[0].message.content ?? '', /list_dir.*README\.md/s);
+    assert.match(answer.choices[0].message.content ?? '', /From the tool results \(2\)[\s\S]*`README\.md` and `package\.json` hold what you asked about/);
   });
 
   it('accumulator: merges out-of-order indices, concatenates arguments, generates missing ids', () => {

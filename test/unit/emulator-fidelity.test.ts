@@ -98,4 +98,17 @@ describe('emulator fidelity to one-api and new-api', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('answers read like an assistant: a heading, points, code in the language asked, prose for long answers', async () => {
+    const { client } = clientFor(ctx.emu);
+    const ask = async (content: string) => (await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })).choices[0].message.content ?? '';
+    const code = await ask('How do I write a python function to parse dates?');
+    assert.match(code, /^## Parse dates\n/);
+    assert.match(code, /\n- \*\*What you asked:\*\*/);
+    assert.match(code, /```python\ndef parse_dates\(value: str\) -> str:/);
+    const long = await ask('Explain streaming #words=120');
+    const prose = long.split('\n\n').find((p) => p.split(' ').length > 30) ?? '';
+    assert.ok(prose.split(' ').length >= 30 && /^[A-Z]/.test(prose) && (prose.match(/\. /g) ?? []).length >= 2, `paragraphs of sentences, not a word list: ${prose.slice(0, 120)}`);
+    assert.ok(long.split(/\s+/).length >= 120);
+  });
 });
