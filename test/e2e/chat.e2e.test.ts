@@ -102,7 +102,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.chip', { hasText: 'pixel.png' }).waitFor();
     await ask('What is in this picture?');
     await idle();
-    assert.match(await answerText(), /I see 1 image attached/);
+    assert.match(await answerText(), /I looked at the image you attached/);
     await chat().locator('.turn.user img[alt="pixel.png"]').last().waitFor();
     const sent = emu.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: { content: unknown }[] };
     const parts = sent.messages.at(-1)!.content as { type: string; image_url?: { url: string } }[];

@@ -158,9 +158,16 @@ export function sampleWorkspace(): string {
 export async function runPaletteCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
+    await page.keyboard.press('F1');
+    // A webview (the chat) that holds the focus keeps F1 to itself: focus the workbench, again.
+    if (!(await input.isVisible().catch(() => false))) {
+      await input.waitFor({ state: 'visible', timeout: 2000 }).catch(async () => {
+        await page.locator('.part.editor').first().click({ position: { x: 10, y: 10 } });
+        await page.keyboard.press('F1');
+      });
+    }
+    await input.waitFor({ state: 'visible' });
     await input.fill(`>${title}`);
     const row = page.locator(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`).first();
     try {
