@@ -64,8 +64,8 @@ export function handleEmbeddings(ctx: Ctx): void {
   emu.store.spend(auth.key, tokens * model.ratio);
   emu.stats.embeddingRequests++;
   emu.stats.embeddedInputs += inputs.length;
-  // Entries are listed in reverse: clients must order by `index`, not by position.
-  sendJson(res, 200, { object: 'list', data: data.reverse(), model: model.id, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  // In input order, as one-api and new-api relay them (clients still order by `index`).
+  sendJson(res, 200, { object: 'list', data, model: model.id, usage: { prompt_tokens: tokens, total_tokens: tokens } });
 }
 
 export function handleRerank(ctx: Ctx): void {
