@@ -16,6 +16,7 @@ import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoi
 import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
 import { asText } from './values';
 import { StorageOrigin } from './storage';
+import { closeNow } from './net';
 
 export interface RecordedRequest {
   method: string;
@@ -150,10 +151,8 @@ export class GatewayEmulator {
 
   async close(): Promise<void> {
     const server = this.server;
-    if (!server) return;
     this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeNow(server);
     await this.storage.close();
   }
 

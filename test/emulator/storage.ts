@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeNow } from './net';
 
 /**
  * A storage origin on another port (another origin), where real gateways redirect downloads
@@ -50,9 +51,7 @@ export class StorageOrigin {
 
   async close(): Promise<void> {
     const server = this.server;
-    if (!server) return;
     this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeNow(server);
   }
 }
