@@ -144,7 +144,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         return [
           {
             kind: 'message',
-            text: 'Set the system access token to see your balance and keys',
+            text: 'Set the system access token to see your balance and keys (new-api also asks for your user id)',
             icon: 'key',
             command: { title: 'Set Access Token', command: 'modelGateway.setAccessToken' },
           },
