@@ -8,6 +8,30 @@ interface Pending {
   resolve: (accepted: boolean) => void;
 }
 
+/** A pending edit as the chat shows it: which file, what kind, how many lines in and out. */
+export interface ApprovalInfo {
+  callId: string;
+  path: string;
+  kind: 'create' | 'edit';
+  added: number;
+  removed: number;
+}
+
+/** Lines added and removed by a change (the block between the common first and last lines). */
+export function lineDelta(before: string, after: string): { added: number; removed: number } {
+  const a = before ? before.split('\n') : [];
+  const b = after ? after.split('\n') : [];
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return { added: b.length - head - tail, removed: a.length - head - tail };
+}
+
+function infoOf(callId: string, edit: ProposedEdit): ApprovalInfo {
+  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after) };
+}
+
 /**
  * Shows each proposed edit as a diff (`vscode.diff`: the file as it is, against the proposal) and
  * waits for Accept or Reject from the chat panel. Stopping the turn, or closing the panel, counts
@@ -17,7 +41,7 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
   private readonly pending = new Map<string, Pending>();
   private readonly contents = new Map<string, string>();
   private readonly registration: vscode.Disposable;
-  private readonly changed = new vscode.EventEmitter<{ callId: string; path: string; kind: 'create' | 'edit' } | undefined>();
+  private readonly changed = new vscode.EventEmitter<ApprovalInfo | undefined>();
   /** Fires when an approval is requested (with it) or settled (undefined). */
   readonly onDidChangeApprovals = this.changed.event;
   /** The tool call currently being approved; set by the engine's runner before each write. */
@@ -31,8 +55,8 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
     return this.contents.get(uri.path) ?? '';
   }
 
-  list(): { callId: string; path: string; kind: 'create' | 'edit' }[] {
-    return [...this.pending.entries()].map(([callId, p]) => ({ callId, path: p.edit.path.display, kind: p.edit.kind }));
+  list(): ApprovalInfo[] {
+    return [...this.pending.entries()].map(([callId, p]) => infoOf(callId, p.edit));
   }
 
   async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
@@ -41,7 +65,7 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
       this.pending.set(callId, { edit, resolve });
       signal?.addEventListener('abort', () => this.settle(callId, false), { once: true });
     });
-    this.changed.fire({ callId, path: edit.path.display, kind: edit.kind });
+    this.changed.fire(infoOf(callId, edit));
     await this.showDiff(callId).catch(() => undefined);
     return { accepted: await accepted };
   }

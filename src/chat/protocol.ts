@@ -74,14 +74,14 @@ export interface ViewState {
   conversation: { id: string; title: string; turns: unknown[] } | undefined;
   /** For each errored turn id, the buttons that fix it. */
   fixes: Record<string, FixAction[]>;
-  pendingApprovals: { callId: string; path: string; kind: 'create' | 'edit' }[];
+  pendingApprovals: { callId: string; path: string; kind: 'create' | 'edit'; added: number; removed: number }[];
 }
 
 export type ToWebview =
   | { type: 'state'; state: ViewState }
   | { type: 'text'; turnId: string; step: number; delta: string }
   | { type: 'turn'; turn: unknown; fixes?: FixAction[] }
-  | { type: 'approval'; callId: string; path: string; kind: 'create' | 'edit' }
+  | { type: 'approval'; callId: string; path: string; kind: 'create' | 'edit'; added: number; removed: number }
   | { type: 'approval-done'; callId: string }
   | { type: 'attach'; images: z.infer<typeof ImageSchema>[]; context: z.infer<typeof ContextSchema>[] }
   | { type: 'notice'; level: 'info' | 'error'; text: string };

@@ -42,6 +42,12 @@ const titleEl = h('span', { class: 'title', id: 'title' });
 const historyButton = button('', { id: 'history', 'aria-label': 'Conversations', title: 'Conversations', 'aria-expanded': 'false' }, 'history');
 const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': 'Conversations', hidden: true });
 const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+/** The turns; its size changes (markdown drawn late, images loading) keep the view at the newest. */
+const thread = h('div', { id: 'thread' });
+messages.append(thread);
+const jumpButton = button('Jump to newest', { id: 'jump', class: 'jump', 'aria-label': 'Jump to the newest message', hidden: true }, 'arrow-down');
+/** Pending edits, above the input: always in view whatever the scroll position. */
+const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': 'Edits waiting for your decision', hidden: true });
 const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
 const formatSelect = h(
   'select',
@@ -62,10 +68,11 @@ const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': '
 app.append(
   h('header', { class: 'bar' }, historyButton, titleEl),
   historyPanel,
-  messages,
+  h('div', { class: 'messages-wrap' }, messages, jumpButton),
   h(
     'footer',
     { class: 'composer' },
+    approvalBar,
     h('div', { class: 'pickers' }, modelSelect, formatSelect),
     chips,
     notice,
@@ -81,6 +88,8 @@ let turns: (UserTurn | AssistantTurn)[] = [];
 let fixes: Record<string, FixAction[]> = {};
 let showAll = false;
 const pendingApprovals = new Set<string>();
+type ApprovalInfo = ViewState['pendingApprovals'][number];
+const approvalInfo = new Map<string, ApprovalInfo>();
 let images: ImageAttachment[] = [];
 let context: ContextAttachment[] = [];
 const views = new Map<string, TurnView>();
@@ -97,13 +106,39 @@ function showNotice(text: string, level: 'info' | 'error' = 'error'): void {
   }, 6000);
 }
 
-function nearBottom(): boolean {
-  return messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+// ---------- staying at the newest ----------
+
+/** Whether the view follows the newest content: true until the person scrolls up. */
+let stick = true;
+/** scrollTop our own scrolling produced, so its scroll event is not read as the person's. */
+let ownScrollTop = -1;
+
+function atBottom(): boolean {
+  return messages.scrollHeight - messages.scrollTop - messages.clientHeight < 24;
 }
 
-function scrollToEnd(force = false): void {
-  if (force || nearBottom()) messages.scrollTop = messages.scrollHeight;
+function toBottom(): void {
+  messages.scrollTop = messages.scrollHeight;
+  ownScrollTop = messages.scrollTop;
+  jumpButton.hidden = true;
 }
+
+/** Keeps the newest content in view while the person has not scrolled away (or when forced). */
+function scrollToEnd(force = false): void {
+  if (force) stick = true;
+  if (stick) toBottom();
+  else jumpButton.hidden = atBottom();
+}
+
+messages.addEventListener('scroll', () => {
+  if (messages.scrollTop === ownScrollTop) return;
+  stick = atBottom();
+  jumpButton.hidden = stick;
+});
+// Markdown renders a frame later and off-screen turns skip layout: whenever the thread changes
+// size, follow it if following.
+new ResizeObserver(() => scrollToEnd()).observe(thread);
+jumpButton.addEventListener('click', () => scrollToEnd(true));
 
 // ---------- turns ----------
 
@@ -194,8 +229,21 @@ class TurnView {
     this.markdown[step].append(delta);
   }
 
+  /** Whether the host's copy of the turn differs from what is shown (finished turns rarely do). */
+  changedBy(t: AssistantTurn): boolean {
+    const s = this.turn;
+    if (t.status === 'streaming' || s.status === 'streaming') return true;
+    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => c.status).join()).join('|');
+    return (
+      s.status !== t.status || s.steps.length !== t.steps.length || s.error?.message !== t.error?.message || calls(s) !== calls(t) || (fixes[t.id]?.length ?? 0) !== this.fixCount
+    );
+  }
+
+  private fixCount = 0;
+
   apply(turn: AssistantTurn): void {
     this.turn = turn;
+    this.fixCount = fixes[turn.id]?.length ?? 0;
     this.el.dataset.status = turn.status;
     turn.steps.forEach((s, i) => {
       this.ensureStep(i, s);
@@ -330,8 +378,39 @@ function renderConversation(): void {
       ),
     );
   }
-  messages.replaceChildren(...nodes);
+  thread.replaceChildren(...nodes);
   scrollToEnd(true);
+}
+
+/**
+ * Brings the thread in line with the host's turns without rebuilding it: new turns are added,
+ * gone ones removed, changed ones updated; a finished turn that did not change is left alone.
+ */
+function reconcile(next: (UserTurn | AssistantTurn)[]): void {
+  const ids = new Set(next.map((t) => t.id));
+  for (const el of Array.from(thread.querySelectorAll<HTMLElement>(':scope > [data-turn]'))) {
+    if (!ids.has(el.dataset.turn ?? '')) {
+      el.remove();
+      views.delete(el.dataset.turn ?? '');
+    }
+  }
+  for (const t of next) {
+    const present = thread.querySelector(`:scope > [data-turn="${CSS.escape(t.id)}"]`);
+    if (!present) {
+      thread.querySelector('.empty')?.remove();
+      if (t.role === 'user') thread.append(userView(t));
+      else {
+        const v = new TurnView(t);
+        views.set(t.id, v);
+        thread.append(v.el);
+      }
+    } else if (t.role === 'assistant') {
+      const v = views.get(t.id);
+      if (v?.changedBy(t)) v.apply(t);
+    }
+  }
+  turns = next;
+  if (turns.length === 0) renderConversation();
 }
 
 function renderHistory(): void {
@@ -371,9 +450,41 @@ function applyState(s: ViewState): void {
   sendButton.hidden = s.busy;
   stopButton.hidden = !s.busy;
   contextButton.disabled = false;
-  turns = (s.conversation?.turns ?? []) as (UserTurn | AssistantTurn)[];
-  renderConversation();
+  for (const a of s.pendingApprovals) approvalInfo.set(a.callId, a);
+  renderApprovalBar();
+  const next = (s.conversation?.turns ?? []) as (UserTurn | AssistantTurn)[];
+  // Another conversation (or the first state after a reload): draw it and land at its end.
+  // The same one: only what changed, so the view and the scroll position stay.
+  if (!shownConversation || shownConversation.id !== (s.conversation?.id ?? '')) {
+    shownConversation = { id: s.conversation?.id ?? '' };
+    turns = next;
+    showAll = false;
+    renderConversation();
+  } else reconcile(next);
   renderHistory();
+}
+
+let shownConversation: { id: string } | undefined;
+
+function renderApprovalBar(): void {
+  const pending = [...approvalInfo.values()].filter((a) => pendingApprovals.has(a.callId));
+  approvalBar.hidden = pending.length === 0;
+  approvalBar.replaceChildren(
+    ...pending.map((a) =>
+      h(
+        'div',
+        { class: 'approval-row', 'data-call': a.callId },
+        h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
+        h(
+          'span',
+          { class: 'approval-buttons' },
+          button('Accept', { class: 'primary', 'data-approve': a.callId, 'data-accept': 'true' }, 'check'),
+          button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
+          button('Show diff', { 'data-diff': a.callId }, 'diff'),
+        ),
+      ),
+    ),
+  );
 }
 
 // ---------- input ----------
@@ -381,7 +492,14 @@ function applyState(s: ViewState): void {
 function send(): void {
   const text = input.value.trim();
   if (!text && images.length === 0) return;
-  if (state?.busy) return;
+  if (pendingApprovals.size > 0) {
+    showNotice('An edit is waiting for your decision: Accept or Reject it (just above) before sending.', 'info');
+    return;
+  }
+  if (state?.busy) {
+    showNotice('A reply is still running: wait for it, or press Stop (Escape).', 'info');
+    return;
+  }
   post({ type: 'send', text, images, context });
   input.value = '';
   images = [];
@@ -492,6 +610,17 @@ messages.addEventListener('click', (e) => {
   }
 });
 
+approvalBar.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button');
+  if (!b) return;
+  if (b.dataset.approve) {
+    post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true' });
+    b.closest('.approval-row')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
+    // The same decision's buttons in the conversation are done too.
+    thread.querySelector(`.approval button[data-approve="${CSS.escape(b.dataset.approve)}"]`)?.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
+  } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
+});
+
 historyPanel.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
@@ -558,25 +687,30 @@ window.addEventListener('message', (e: MessageEvent<ToWebview>) => {
       else {
         const nv = new TurnView(t);
         views.set(t.id, nv);
-        messages.querySelector('.empty')?.remove();
-        messages.append(nv.el);
+        thread.querySelector('.empty')?.remove();
+        thread.append(nv.el);
       }
       if (t.status !== 'streaming' && state) {
         state.busy = false;
         sendButton.hidden = false;
         stopButton.hidden = true;
       }
-      scrollToEnd();
+      // An error card must be seen: it brings the view to the end even if scrolled away.
+      scrollToEnd(t.status === 'error');
       break;
     }
     case 'approval': {
       pendingApprovals.add(m.callId);
+      approvalInfo.set(m.callId, { callId: m.callId, path: m.path, kind: m.kind, added: m.added, removed: m.removed });
+      renderApprovalBar();
       const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
       if (owner) views.get(owner.id)?.apply(owner);
       break;
     }
     case 'approval-done':
       pendingApprovals.delete(m.callId);
+      approvalInfo.delete(m.callId);
+      renderApprovalBar();
       break;
     case 'attach':
       images.push(...m.images);

@@ -20,6 +20,26 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   const lastAnswer = () => chat().locator('.turn.assistant').last();
   const answerText = async () => (await lastAnswer().locator('.markdown').allInnerTexts()).join('\n');
 
+  /**
+   * Whether a person sees the element: wholly inside the chat view's window and, for the
+   * conversation, inside the scrolled area (not just present in the DOM).
+   */
+  async function inView(locator: ReturnType<FrameLocator['locator']>): Promise<boolean> {
+    return locator.evaluate((el) => {
+      const g = globalThis as unknown as { innerHeight: number; document: { getElementById(id: string): { getBoundingClientRect(): { top: number; bottom: number } } | null } };
+      const r = (el as unknown as { getBoundingClientRect(): { top: number; bottom: number; height: number } }).getBoundingClientRect();
+      const scroller = g.document.getElementById('messages')?.getBoundingClientRect();
+      const inside = (el as unknown as { closest(s: string): unknown }).closest('#messages') && scroller ? r.top >= scroller.top - 1 && r.bottom <= scroller.bottom + 1 : true;
+      return r.height > 0 && r.top >= -1 && r.bottom <= g.innerHeight + 1 && !!inside;
+    });
+  }
+
+  async function assertInView(locator: ReturnType<FrameLocator['locator']>, what: string): Promise<void> {
+    // Rendering settles within a few frames; the check is what the person sees after that.
+    for (let i = 0; i < 20 && !(await inView(locator)); i++) await page.waitForTimeout(100);
+    assert.ok(await inView(locator), `${what} is in the viewport`);
+  }
+
   async function openChat(): Promise<void> {
     await openModelGatewayContainer(page, chat().locator('#input'));
   }
@@ -77,6 +97,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await idle();
     assert.match(await answerText(), /gpt-4o-mini\s+\(emulated\) read 1 message/);
     assert.match(await lastAnswer().locator('.usage').innerText(), /^in \d[\d,]* · out \d/);
+    await assertInView(lastAnswer().locator('.usage'), 'the end of the finished answer');
     await page.screenshot({ path: join(ARTIFACTS, 'chat-streamed.png') });
   });
 
@@ -89,6 +110,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#stop').click();
     await lastAnswer().locator('.badge', { hasText: 'Stopped' }).waitFor();
     await idle();
+    await assertInView(lastAnswer().locator('.badge', { hasText: 'Stopped' }), 'the Stopped badge');
     const kept = await answerText();
     assert.ok(kept.length >= 40, 'the partial answer is kept');
     assert.ok(kept.split(' ').length < 600, 'it was cut short');
@@ -127,11 +149,24 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.locator('.monaco-diff-editor .modified .view-line', { hasText: 'b + a' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.monaco-diff-editor .original .view-line', { hasText: 'a + b' }).first().waitFor();
     assert.equal(await chat().locator('#send').isVisible(), false, 'Send is hidden while a turn runs');
+    // The decision is above the input, in view whatever the scroll position, with the file and the size of the change.
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('.approval-file', { hasText: 'src/math.ts' }).waitFor();
+    assert.match(await bar.innerText(), /Edit\s+src\/math\.ts\s+\+1\s+−1/);
+    await chat().locator('#messages').evaluate((m) => ((m as unknown as { scrollTop: number }).scrollTop = 0));
+    await assertInView(bar.locator('button', { hasText: 'Accept' }), 'the Accept button (scrolled to the top)');
+    // Enter while the edit waits says why nothing was sent.
+    await chat().locator('#input').fill('one more thing');
+    await chat().locator('#input').press('Enter');
+    await chat().locator('#notice', { hasText: 'An edit is waiting for your decision' }).waitFor();
+    assert.equal(await chat().locator('#input').inputValue(), 'one more thing', 'the draft is kept');
+    await chat().locator('#input').fill('');
     await page.screenshot({ path: join(ARTIFACTS, 'chat-approval.png') });
-    await accept.click();
+    await bar.locator('button', { hasText: 'Accept' }).click();
+    await bar.waitFor({ state: 'hidden' });
     await idle();
     assert.match(readFileSync(join(workspace, 'src', 'math.ts'), 'utf8'), /b \+ a/);
-    assert.match(await lastAnswer().locator('details.tool summary').first().innerText(), /replace_in_file\s+src\/math\.ts\s+done/);
+    await lastAnswer().locator('details.tool summary', { hasText: /replace_in_file\s*src\/math\.ts\s*done/ }).first().waitFor({ timeout: 10_000 });
   });
 
   it('leaves the file alone when an edit is rejected, and tells the model', async () => {
@@ -163,7 +198,28 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const limited = lastAnswer().locator('.error-card');
     await limited.locator('.countdown', { hasText: /you can retry in (8\d|90) s/ }).waitFor();
     assert.equal(await limited.locator('button', { hasText: 'Retry' }).isDisabled(), true, 'Retry waits for the countdown');
+    await assertInView(limited.locator('button', { hasText: 'Retry' }), 'the error card');
     await page.screenshot({ path: join(ARTIFACTS, 'chat-errors.png') });
+  });
+
+  it('follows a new answer while at the bottom, stays put when scrolled up, and offers Jump to newest', async () => {
+    const scroller = chat().locator('#messages');
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 15 } });
+    await ask('Tell me more #words=300');
+    await scroller.evaluate((m) => ((m as unknown as { scrollTop: number }).scrollTop = 0));
+    await page.waitForTimeout(400);
+    const top = await scroller.evaluate((m) => (m as unknown as { scrollTop: number }).scrollTop);
+    assert.ok(top < 5, `the view stays where the person scrolled (scrollTop ${top})`);
+    await chat().locator('#jump').waitFor({ state: 'visible' });
+    await idle();
+    assert.ok((await scroller.evaluate((m) => (m as unknown as { scrollTop: number }).scrollTop)) < 5, 'still put after the answer ended');
+    await chat().locator('#jump').click();
+    await assertInView(lastAnswer().locator('.usage'), 'the newest content after Jump to newest');
+    assert.equal(await chat().locator('#jump').isVisible(), false);
+    // At the bottom again, the next answer is followed to its end.
+    await ask('And a short one');
+    await idle();
+    await assertInView(lastAnswer().locator('.usage'), 'the end of the next answer');
   });
 
   it('finds the conversation again after the window reloads', async () => {
@@ -171,6 +227,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await openChat();
     await chat().locator('.turn.user', { hasText: 'Please read the file README.md' }).waitFor({ timeout: 30_000 });
+    await assertInView(lastAnswer().locator('.usage'), 'the newest answer after a reload');
     await chat().locator('#history').click();
     const rows = chat().locator('.history-open');
     await rows.first().waitFor();
