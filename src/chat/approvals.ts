@@ -82,7 +82,18 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
       original = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/empty/${name}` });
       this.contents.set(original.path, '');
     }
-    await vscode.commands.executeCommand('vscode.diff', original, proposed, `${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (accept or reject in the chat)`, { preview: true });
+    // Opened at the first changed line, so the change is on screen without scrolling.
+    const firstChange = p.edit.before.split('\n').findIndex((line, i) => line !== p.edit.after.split('\n')[i]);
+    const line = Math.max(0, firstChange === -1 ? 0 : firstChange);
+    const title = `${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (Accept or Reject: title bar or chat)`;
+    await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
+  }
+
+  /** The pending edit whose proposal a document shows (the diff editor's right side), if any. */
+  callIdOf(uri: vscode.Uri | undefined): string | undefined {
+    if (!uri || uri.scheme !== SCHEME) return undefined;
+    const id = uri.path.split('/')[1];
+    return id && this.pending.has(id) ? id : undefined;
   }
 
   settle(callId: string, accepted: boolean): boolean {

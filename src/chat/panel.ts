@@ -280,6 +280,19 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     this.approver.rejectAll();
   }
 
+  /**
+   * Accept or Reject from the diff editor's title bar. Only the proposal in the active tab is
+   * decided (what the person is looking at), whatever a caller passes.
+   */
+  decideActiveProposal(accepted: boolean): boolean {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    const callId = input instanceof vscode.TabInputTextDiff ? this.approver.callIdOf(input.modified) : undefined;
+    if (!callId) return false;
+    this.approver.settle(callId, accepted);
+    this.post({ type: 'approval-done', callId });
+    return true;
+  }
+
   /** The conversation on screen (read-only use: tests and commands). */
   get current(): Conversation | undefined {
     return this.conversation;

@@ -171,9 +171,12 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('leaves the file alone when an edit is rejected, and tells the model', async () => {
     await ask('Use create_file to make notes.md with the content "hello notes"');
-    const reject = lastAnswer().locator('.approval button', { hasText: 'Reject' });
-    await reject.waitFor({ timeout: 60_000 });
-    await reject.click();
+    await lastAnswer().locator('.approval button', { hasText: 'Reject' }).waitFor({ timeout: 60_000 });
+    // Decided where the person looks at the change: the diff editor's title bar.
+    const titleReject = page.locator('.editor-actions .action-label[aria-label="Reject Proposed Change"]').first();
+    await titleReject.waitFor({ timeout: 30_000 });
+    assert.ok(await page.locator('.editor-actions .action-label[aria-label="Accept Proposed Change"]').first().isVisible());
+    await titleReject.click();
     await idle();
     assert.equal(existsSync(join(workspace, 'notes.md')), false);
     await page.locator('.tab', { hasText: 'notes.md' }).waitFor({ state: 'detached', timeout: 10_000 });
