@@ -40,17 +40,26 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
   const browser = await launchBrowser();
   const runs: RenderBenchResult['runs'] = [];
   try {
-    for (const name of ['panel (incremental render)', 'naive (full re-render per chunk)'] as const) {
+    for (const name of ['panel (incremental render)', 'panel, after 50 earlier turns', 'naive (full re-render per chunk)'] as const) {
+      const earlier = name.includes('50 earlier') ? 50 : 0;
       const page = await browser.newPage({ viewport: { width: 420, height: 900 } });
       await page.setContent(PAGE(css));
       if (name.startsWith('panel')) {
         await page.addScriptTag({ content: 'window.acquireVsCodeApi = () => ({ postMessage() {}, getState() { return {}; }, setState() {} });' });
         await page.addScriptTag({ content: webview });
-        await page.evaluate(() => {
+        await page.evaluate((n) => {
+          const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0 };
+          const answer = '## Earlier answer\n\nSome **markdown** with `code`, a list:\n\n- one\n- two\n\n```ts\nconst x = 1;\n```\n\nAnd a closing paragraph of ordinary prose for the reader.';
+          const history = Array.from({ length: n }, (_, i) => [
+            { id: `u${i}`, role: 'user', text: `question ${i}`, images: [], context: [], at: 0 },
+            { id: `a${i}`, role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: answer, toolCalls: [] }], status: 'done', usage, at: 0 },
+          ]).flat();
           const turn = { id: 't1', role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: '', toolCalls: [] }], status: 'streaming', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, at: 0 };
-          const state = { models: ['bench'], model: 'bench', formatChoice: 'auto', format: 'chat', toolsEnabled: true, configured: true, busy: true, conversations: [], conversation: { id: 'c', title: 'bench', turns: [{ id: 'u', role: 'user', text: 'go', images: [], context: [], at: 0 }, turn] }, fixes: {}, pendingApprovals: [] };
-          (globalThis as unknown as { postMessage(m: unknown, o: string): void }).postMessage({ type: 'state', state }, '*');
-        });
+          const state = { models: ['bench'], model: 'bench', formatChoice: 'auto', format: 'chat', toolsEnabled: true, configured: true, busy: true, conversations: [], conversation: { id: 'c', title: 'bench', turns: [...history, { id: 'u', role: 'user', text: 'go', images: [], context: [], at: 0 }, turn] }, fixes: {}, pendingApprovals: [] };
+          const g = globalThis as unknown as { postMessage(m: unknown, o: string): void; __state: unknown };
+          g.__state = state;
+          g.postMessage({ type: 'state', state }, '*');
+        }, earlier);
       } else {
         await page.addScriptTag({ content: markdown });
         await page.evaluate(() => {
@@ -76,7 +85,11 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
             for (const delta of toks.slice(i, i + perFrame)) g.postMessage({ type: 'text', turnId: 't1', step: 0, delta }, '*');
             await new Promise<void>((r) => g.requestAnimationFrame(() => r()));
           }
-          g.postMessage({ type: 'turn', turn: { id: 't1', role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: toks.join(''), toolCalls: [] }], status: 'done', usage: { input: 1, output: toks.length, cacheRead: 0, cacheWrite: 0 }, at: 0 } }, '*');
+          const done = { id: 't1', role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: toks.join(''), toolCalls: [] }], status: 'done', usage: { input: 1, output: toks.length, cacheRead: 0, cacheWrite: 0 }, at: 0 };
+          g.postMessage({ type: 'turn', turn: done }, '*');
+          // The host then pushes the whole state, as it does after every turn.
+          const st = (g as unknown as { __state?: { conversation: { turns: unknown[] }; busy: boolean } }).__state;
+          if (st) g.postMessage({ type: 'state', state: { ...st, busy: false, conversation: { ...st.conversation, turns: [...st.conversation.turns.slice(0, -1), done] } } }, '*');
           await new Promise<void>((r) => g.requestAnimationFrame(() => r()));
         },
         [tokens, PER_FRAME] as const,
@@ -84,7 +97,10 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
       const wallMs = Date.now() - t0;
       const mainThreadMs = ((await taskSeconds()) - before) * 1000;
       const rendered = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.length);
-      if (rendered < TOKENS) throw new Error(`${name}: only ${rendered} characters rendered`);
+      if (rendered < TOKENS) {
+        const dbg = await page.evaluate(() => { const m = (globalThis as unknown as { document: { getElementById(id: string): { scrollTop: number; scrollHeight: number; clientHeight: number; querySelectorAll(s: string): { length: number } } } }).document.getElementById('messages'); return [m.scrollTop, m.scrollHeight, m.clientHeight, m.querySelectorAll('.turn').length]; });
+        throw new Error(`${name}: only ${rendered} characters rendered ${JSON.stringify(dbg)}`);
+      }
       runs.push({ name, mainThreadMs, msPer1000Tokens: (mainThreadMs / TOKENS) * 1000, wallMs });
       await page.close();
     }

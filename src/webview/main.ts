@@ -353,7 +353,7 @@ function userView(t: UserTurn): HTMLElement {
   return el;
 }
 
-function renderConversation(): void {
+function renderConversation(land = true): void {
   views.clear();
   const shown = showAll ? turns : turns.slice(-DOM_TURN_CAP);
   const nodes: HTMLElement[] = [];
@@ -379,7 +379,7 @@ function renderConversation(): void {
     );
   }
   thread.replaceChildren(...nodes);
-  scrollToEnd(true);
+  scrollToEnd(land);
 }
 
 /**
@@ -387,6 +387,17 @@ function renderConversation(): void {
  * gone ones removed, changed ones updated; a finished turn that did not change is left alone.
  */
 function reconcile(next: (UserTurn | AssistantTurn)[]): void {
+  // New turns come at the end (a retry removes the last ones first); anything else, or a thread
+  // past the turn cap, is drawn again.
+  const known = new Set(turns.map((t) => t.id));
+  const kept = next.filter((t) => known.has(t.id)).map((t) => t.id);
+  const order = turns.map((t) => t.id).filter((id) => kept.includes(id));
+  const appendedOnly = next.slice(0, kept.length).every((t, i) => t.id === order[i]);
+  if (!appendedOnly) {
+    turns = next;
+    renderConversation(false);
+    return;
+  }
   const ids = new Set(next.map((t) => t.id));
   for (const el of Array.from(thread.querySelectorAll<HTMLElement>(':scope > [data-turn]'))) {
     if (!ids.has(el.dataset.turn ?? '')) {
@@ -396,7 +407,7 @@ function reconcile(next: (UserTurn | AssistantTurn)[]): void {
   }
   for (const t of next) {
     const present = thread.querySelector(`:scope > [data-turn="${CSS.escape(t.id)}"]`);
-    if (!present) {
+    if (!present && !known.has(t.id)) {
       thread.querySelector('.empty')?.remove();
       if (t.role === 'user') thread.append(userView(t));
       else {
@@ -411,6 +422,19 @@ function reconcile(next: (UserTurn | AssistantTurn)[]): void {
   }
   turns = next;
   if (turns.length === 0) renderConversation();
+  else if (!showAll) trimToCap();
+}
+
+/** Keeps at most DOM_TURN_CAP turns drawn: the oldest leave, "Show earlier" counts them. */
+function trimToCap(): void {
+  const drawn = Array.from(thread.querySelectorAll<HTMLElement>(':scope > [data-turn]'));
+  if (drawn.length <= DOM_TURN_CAP) return;
+  for (const el of drawn.slice(0, drawn.length - DOM_TURN_CAP)) {
+    views.delete(el.dataset.turn ?? '');
+    el.remove();
+  }
+  thread.querySelector(':scope > .earlier')?.remove();
+  thread.prepend(button(`Show ${turns.length - DOM_TURN_CAP} earlier messages`, { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
 }
 
 function renderHistory(): void {
