@@ -153,8 +153,11 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       switch (m.type) {
         case 'ready':
           return await this.pushState();
-        case 'send':
-          return await this.send(m.text, m.images, m.context);
+        case 'send': {
+          const at = m.replaces ? (this.conversation?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
+          if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: 'That question is no longer in this conversation.' });
+          return await this.send(m.text, m.images, m.context, at >= 0 ? { replacesFrom: at } : {});
+        }
         case 'stop':
           return this.stop();
         case 'retry':
@@ -213,11 +216,16 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     return vscode.workspace.isTrusted && (vscode.workspace.workspaceFolders ?? []).some((f) => f.uri.scheme === 'file');
   }
 
+  /** Why the model list could not be read (a refused key, an unreachable gateway), if it could not. */
+  private modelsError: unknown;
+
   private async loadModels(): Promise<void> {
     if (this.models.length > 0 || !this.services.isConfigured()) return;
     try {
       this.models = (await this.services.client().models.list()).map((m) => m.id).filter((id) => !NON_CHAT.test(id)).sort();
+      this.modelsError = undefined;
     } catch (err) {
+      this.modelsError = err;
       this.services.log.error('chat: could not list models', err);
     }
   }
@@ -310,19 +318,39 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   /** The model to answer with, or why a turn cannot start now (said to the person). */
-  private async readiness(): Promise<{ text: string } | { model: string }> {
+  private async readiness(): Promise<{ text: string } | { model: string } | { failure: unknown }> {
     if (this.running) return { text: 'A reply is still running: wait for it or press Stop.' };
     if (!this.services.isConfigured()) return { text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' };
     await this.loadModels();
     const model = this.currentModel();
+    // No model because the gateway refused the list (a wrong key, say): that is the error to show.
+    if (!model && this.modelsError !== undefined) return { failure: this.modelsError };
     if (!model) return { text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' };
     return { model };
+  }
+
+  /** A question that could not start: kept, with the reason as its answer's error card. */
+  private async failedBeforeStart(text: string, images: ImageAttachment[], context: UserTurn['context'], failure: unknown): Promise<void> {
+    const now = Date.now();
+    const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
+    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: this.currentModel() || '(no model)', format: 'chat', steps: [], status: 'error', usage: emptyUsage(), at: now };
+    turn.error = { message: redact(failure instanceof Error ? failure.message : String(failure), this.services.credentials.values()), kind: failure instanceof Error ? failure.name : 'Error', status: (failure as { status?: number }).status };
+    conversation.turns.push({ id: newId('u'), role: 'user', text, images, context, at: now }, turn);
+    conversation.updatedAt = now;
+    // The next attempt reads the list again (the key may have been fixed meanwhile).
+    this.models = [];
+    await this.finishTurn(conversation, turn);
   }
 
   async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
     const ready = await this.readiness();
     if ('text' in ready) {
       this.post({ type: 'notice', level: 'error', text: ready.text });
+      return;
+    }
+    if ('failure' in ready) {
+      if (options.replacesFrom !== undefined) this.conversation?.turns.splice(options.replacesFrom);
+      await this.failedBeforeStart(text, images, context, ready.failure);
       return;
     }
     const { model } = ready;

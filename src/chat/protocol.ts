@@ -38,6 +38,8 @@ export const FromWebview = z.discriminatedUnion('type', [
     text: z.string().check(z.maxLength(200_000)),
     images: z.array(ImageSchema).check(z.maxLength(10)),
     context: z.array(ContextSchema).check(z.maxLength(20)),
+    /** Edit and resend: the user turn this question replaces (it and everything after it go). */
+    replaces: z.optional(z.string().check(z.maxLength(100))),
   }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('retry') }),

@@ -90,6 +90,8 @@ let showAll = false;
 const pendingApprovals = new Set<string>();
 type ApprovalInfo = ViewState['pendingApprovals'][number];
 const approvalInfo = new Map<string, ApprovalInfo>();
+/** The question being edited (resent in its place), if any. */
+let editing: string | undefined;
 let images: ImageAttachment[] = [];
 let context: ContextAttachment[] = [];
 const views = new Map<string, TurnView>();
@@ -312,6 +314,7 @@ class TurnView {
     }
     const usage = usageLine(t);
     if (usage) parts.push(h('div', { class: 'usage', text: usage }));
+    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button('Regenerate', { 'data-retry': 'true', title: 'Ask again for a new answer to the same question' }, 'refresh')));
     this.footer.replaceChildren(...parts);
   }
 }
@@ -337,6 +340,7 @@ function decorateCode(root: HTMLElement): void {
         'div',
         { class: 'code-actions' },
         h('span', { class: 'lang', text: lang }),
+        button('', { 'data-wrap': 'true', 'aria-label': 'Wrap long lines', title: 'Wrap long lines', 'aria-pressed': 'false' }, 'word-wrap'),
         button('', { 'data-code': 'copy', 'aria-label': 'Copy code', title: 'Copy' }, 'copy'),
         button('', { 'data-code': 'insert', 'aria-label': 'Insert at cursor', title: 'Insert at the cursor' }, 'insert'),
         button('', { 'data-code': 'save', 'aria-label': 'Save as new file', title: 'Save as a new file' }, 'save-as'),
@@ -347,7 +351,8 @@ function decorateCode(root: HTMLElement): void {
 }
 
 function userView(t: UserTurn): HTMLElement {
-  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': 'Your message' }, h('div', { class: 'who', text: 'You' }), h('div', { class: 'user-text', text: t.text }));
+  const who = h('div', { class: 'who' }, 'You', button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': 'Edit and resend this question', title: 'Edit and resend' }, 'edit'));
+  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': 'Your message' }, who, h('div', { class: 'user-text', text: t.text }));
   if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: `${img.name} (detail ${img.detail})` }))));
   if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
   return el;
@@ -480,6 +485,14 @@ function applyState(s: ViewState): void {
   // Another conversation (or the first state after a reload): draw it and land at its end.
   // The same one: only what changed, so the view and the scroll position stay.
   if (!shownConversation || shownConversation.id !== (s.conversation?.id ?? '')) {
+    // New Chat starts clean: attachments and an edit in progress belong to the conversation left.
+    if (shownConversation && !s.conversation) {
+      images = [];
+      context = [];
+      editing = undefined;
+      input.classList.remove('editing');
+      renderChips();
+    }
     shownConversation = { id: s.conversation?.id ?? '' };
     turns = next;
     showAll = false;
@@ -524,7 +537,9 @@ function send(): void {
     showNotice('A reply is still running: wait for it, or press Stop (Escape).', 'info');
     return;
   }
-  post({ type: 'send', text, images, context });
+  post({ type: 'send', text, images, context, ...(editing ? { replaces: editing } : {}) });
+  editing = undefined;
+  input.classList.remove('editing');
   input.value = '';
   images = [];
   context = [];
@@ -618,7 +633,20 @@ chips.addEventListener('change', (e) => {
 messages.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
-  if (b.dataset.code) {
+  if (b.dataset.wrap) {
+    const block = b.closest('.code-block');
+    const on = !block?.classList.contains('wrap');
+    block?.classList.toggle('wrap', on);
+    b.setAttribute('aria-pressed', String(on));
+  } else if (b.dataset.edit) {
+    const t = turns.find((x): x is UserTurn => x.id === b.dataset.edit && x.role === 'user');
+    if (!t) return;
+    editing = t.id;
+    input.value = t.text;
+    input.classList.add('editing');
+    input.focus();
+    showNotice('Editing a question: Enter resends it in its place (the answers after it are replaced); Escape cancels.', 'info');
+  } else if (b.dataset.code) {
     const code = b.closest('.code-block')?.querySelector('code')?.textContent ?? '';
     const language = b.closest('.code-block')?.querySelector('pre')?.dataset.lang || undefined;
     post({ type: 'code-action', action: b.dataset.code as 'copy' | 'insert' | 'save', code, language });
@@ -683,6 +711,11 @@ historyPanel.addEventListener('click', (e) => {
 });
 
 document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && editing) {
+    editing = undefined;
+    input.classList.remove('editing');
+    input.value = '';
+  }
   if (e.key === 'Escape' && state?.busy) post({ type: 'stop' });
   if (e.key === 'Escape' && !historyPanel.hidden) historyPanel.hidden = true;
 });
@@ -737,8 +770,9 @@ window.addEventListener('message', (e: MessageEvent<ToWebview>) => {
       renderApprovalBar();
       break;
     case 'attach':
-      images.push(...m.images);
-      context.push(...m.context);
+      // The same attachment twice is kept once.
+      for (const img of m.images) if (!images.some((x) => x.data === img.data)) images.push(img);
+      for (const c of m.context) if (!context.some((x) => x.label === c.label && x.text === c.text)) context.push(c);
       renderChips();
       input.focus();
       break;

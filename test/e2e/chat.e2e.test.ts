@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { GatewayEmulator } from '../emulator/server';
-import { EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -225,6 +225,33 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await assertInView(lastAnswer().locator('.usage'), 'the end of the next answer');
   });
 
+  it('regenerates the last answer, edits and resends a question, and wraps a code block on request', async () => {
+    await ask('Show me a code example for parsing dates');
+    await idle();
+    const first = await lastAnswer().getAttribute('data-turn');
+    await lastAnswer().locator('button', { hasText: 'Regenerate' }).click();
+    await chat().locator(`.turn.assistant:last-child:not([data-turn="${first}"]):not([data-status="streaming"])`).waitFor({ timeout: 30_000 });
+    assert.equal(await chat().locator('.turn.user', { hasText: 'Show me a code example for parsing dates' }).count(), 1, 'the question is asked again in place, not twice');
+    await lastAnswer().locator('.code-block').first().waitFor();
+    const wrap = lastAnswer().locator('.code-block button[data-wrap]').first();
+    await wrap.click();
+    assert.equal(await lastAnswer().locator('.code-block').first().getAttribute('class'), 'code-block wrap');
+    assert.equal(await wrap.getAttribute('aria-pressed'), 'true');
+    // Edit the question: it is resent in its place and the old answer goes.
+    const users = chat().locator('.turn.user');
+    const before = await users.count();
+    await users.last().hover();
+    await users.last().locator('button[data-edit]').click();
+    assert.equal(await chat().locator('#input').inputValue(), 'Show me a code example for parsing dates');
+    await chat().locator('#input').fill('Show me a python function for parsing dates');
+    await chat().locator('#input').press('Enter');
+    await chat().locator('.turn.user', { hasText: 'Show me a python function for parsing dates' }).waitFor({ timeout: 30_000 });
+    await chat().locator('.turn.assistant:last-child:not([data-status="streaming"])').waitFor({ timeout: 30_000 });
+    assert.equal(await users.count(), before, 'the edited question replaced the old one');
+    assert.equal(await chat().locator('.turn.user', { hasText: 'Show me a code example for parsing dates' }).count(), 0);
+    await lastAnswer().locator('.code-block pre[data-lang="python"]').waitFor();
+  });
+
   it('finds the conversation again after the window reloads', async () => {
     await page.reload();
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -236,5 +263,20 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await rows.first().waitFor();
     assert.match(await rows.first().innerText(), /Explain streaming in a few words/);
     await page.screenshot({ path: join(ARTIFACTS, 'chat-after-reload.png') });
+  });
+
+  it('adds the active file as context once however often it is added, and New Chat clears it', async () => {
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('README.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().click();
+    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor();
+    await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
+    await chat().locator('#attachments .chip', { hasText: 'README.md' }).waitFor();
+    await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
+    await page.waitForTimeout(500);
+    assert.equal(await chat().locator('#attachments .chip', { hasText: 'README.md' }).count(), 1, 'the same file is attached once');
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('#attachments .chip').first().waitFor({ state: 'detached' });
+    assert.equal(await chat().locator('.turn').count(), 0, 'a new conversation');
   });
 });

@@ -113,4 +113,21 @@ describe('chat turn lifecycle in a real VS Code', function () {
     assert.equal(after.answer?.status, 'done', JSON.stringify(after.answer?.error));
     assert.equal(testing.chat.current!.turns.length, before, 'the retried answer replaced the failed one');
   });
+
+  it('a wrong key with no model to pick still ends as an error card (AuthenticationError: Set API Key), the question kept', async () => {
+    const { testing } = await api();
+    await settings().update('defaultModels.chat', undefined, vscode.ConfigurationTarget.Global);
+    await testing.services.credentials.setApiKey('sk-wrong-key-for-this-test-0000000000');
+    try {
+      await testing.chat.newConversation();
+      await testing.chat.send('Hello, anyone there?', [], []);
+      const { user, answer } = await lastTurns();
+      assert.equal(user?.role === 'user' && user.text, 'Hello, anyone there?');
+      assert.equal(answer?.status, 'error');
+      assert.equal(answer?.error?.kind, 'AuthenticationError', answer?.error?.message);
+    } finally {
+      await connectToEmulator();
+      await settings().update('defaultModels.chat', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
+    }
+  });
 });
