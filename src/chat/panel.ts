@@ -8,6 +8,7 @@ import { redact } from '../shell/redact';
 import type { Services } from '../shell/services';
 import type { SearchService } from '../search/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
+import { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
 import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
@@ -190,6 +191,8 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
           return;
         case 'show-diff':
           return await this.approver.showDiff(m.callId);
+        case 'open-file':
+          return await this.openFile(m.path, m.line);
         case 'run-command':
           return void (await vscode.commands.executeCommand(m.command));
         case 'notice':
@@ -480,6 +483,20 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return tools.run(name, args, signal);
       },
     };
+  }
+
+  /** Opens a workspace file named in the chat, at a line; the path guard decides what may open. */
+  private async openFile(path: string, line?: number): Promise<void> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
+    let abs: string;
+    try {
+      abs = (await new PathGuard(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes]).resolve(path)).abs;
+    } catch (err) {
+      this.post({ type: 'notice', level: 'error', text: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    const at = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+    await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(at, at), preview: true });
   }
 
   // ---------- attachments and code actions ----------

@@ -53,6 +53,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save']), code: z.string(), language: z.optional(z.string()) }),
   z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean() }),
   z.object({ type: z.literal('show-diff'), callId: z.string() }),
+  /** A file path in an answer or a tool card was clicked: open it (inside the workspace only). */
+  z.object({ type: z.literal('open-file'), path: z.string().check(z.maxLength(1000)), line: z.optional(z.number().check(z.int(), z.minimum(1))) }),
   z.object({ type: z.literal('run-command'), command: z.enum(FIX_COMMANDS) }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string().check(z.maxLength(2000)) }),
 ]);

@@ -155,6 +155,20 @@ function usageLine(t: AssistantTurn): string {
   return parts.join(' · ');
 }
 
+/** The tool's main argument; a file path (not a folder, not a glob) is a link that opens it. */
+function pathArg(call: ToolCallRecord): HTMLElement {
+  const arg = mainArg(call);
+  const el = h('code', { text: arg });
+  if (/^(read_file|create_file|replace_in_file)$/.test(call.name) && PATH_IN_CODE.test(arg) && call.status !== 'rejected') {
+    el.dataset.openPath = arg;
+    el.classList.add('path-link');
+    el.setAttribute('role', 'link');
+    el.tabIndex = 0;
+    el.title = `Open ${arg}`;
+  }
+  return el;
+}
+
 function mainArg(call: ToolCallRecord): string {
   try {
     const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
@@ -216,6 +230,7 @@ class TurnView {
       const m = new StreamingMarkdown(text);
       m.onRender = () => {
         decorateCode(text);
+        linkPaths(text);
         scrollToEnd();
       };
       this.markdown.push(m);
@@ -263,7 +278,7 @@ class TurnView {
         const details = h(
           'details',
           { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
-          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', h('code', { text: mainArg(c) }), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
+          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
           h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
         );
         if (c.status !== 'awaiting-approval' || !pendingApprovals.has(c.id)) return details;
@@ -324,6 +339,23 @@ function prettyJson(s: string): string {
     return JSON.stringify(JSON.parse(s), null, 2);
   } catch {
     return s;
+  }
+}
+
+/** `src/a.ts` or `src/a.ts:12` in inline code: a workspace path, with an optional line. */
+const PATH_IN_CODE = /^(?!https?:)([\w@.-]+(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8})(?::(\d+))?$/;
+
+/** Makes file paths in an answer's inline code links that open the file (at the line). */
+function linkPaths(root: HTMLElement): void {
+  for (const code of Array.from(root.querySelectorAll<HTMLElement>(':not(pre) > code:not([data-open-path])'))) {
+    const m = PATH_IN_CODE.exec(code.textContent ?? '');
+    if (!m) continue;
+    code.dataset.openPath = m[1];
+    if (m[2]) code.dataset.line = m[2];
+    code.classList.add('path-link');
+    code.setAttribute('role', 'link');
+    code.tabIndex = 0;
+    code.title = `Open ${m[1]}${m[2] ? ` at line ${m[2]}` : ''}`;
   }
 }
 
@@ -630,7 +662,18 @@ chips.addEventListener('change', (e) => {
   if (s.dataset.detail) images[Number(s.dataset.detail)].detail = s.value as ImageAttachment['detail'];
 });
 
+function openPathOf(target: EventTarget | null): HTMLElement | null {
+  return (target as HTMLElement | null)?.closest<HTMLElement>('[data-open-path]') ?? null;
+}
+
 messages.addEventListener('click', (e) => {
+  const link = openPathOf(e.target);
+  if (link) {
+    // In a tool card's summary the click must not also fold the card.
+    e.preventDefault();
+    post({ type: 'open-file', path: link.dataset.openPath!, ...(link.dataset.line ? { line: Number(link.dataset.line) } : {}) });
+    return;
+  }
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
   if (b.dataset.wrap) {
@@ -708,6 +751,11 @@ historyPanel.addEventListener('click', (e) => {
     });
     field.addEventListener('blur', () => done(true));
   }
+});
+
+messages.addEventListener('keydown', (e) => {
+  const link = e.key === 'Enter' ? openPathOf(e.target) : null;
+  if (link) post({ type: 'open-file', path: link.dataset.openPath!, ...(link.dataset.line ? { line: Number(link.dataset.line) } : {}) });
 });
 
 document.addEventListener('keydown', (e) => {

@@ -138,6 +138,15 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     assert.match(await card.locator('summary').innerText(), /read_file\s+README\.md\s+done/);
     assert.match(await answerText(), /From the tool results \(1\)/);
     assert.match(await answerText(), /Sample project/);
+    // File paths are links: in the answer, and in the tool card.
+    await lastAnswer().locator('.markdown code.path-link', { hasText: 'README.md' }).first().click();
+    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor({ timeout: 10_000 });
+    await runPaletteCommand(page, 'View: Close All Editors');
+    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor({ state: 'detached' });
+    await card.locator('summary code.path-link', { hasText: 'README.md' }).click();
+    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await card.getAttribute('open'), null, 'opening the file does not fold the card open');
+    await runPaletteCommand(page, 'View: Close All Editors');
   });
 
   it('applies an edit when it is accepted (the file changes) after showing the diff', async () => {
