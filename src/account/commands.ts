@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ApiKeyRecord } from '../gateway/account';
-import { dollarsToQuota, quotaToDollars } from '../gateway/money';
+import { dollarsToQuota, isSameKey, quotaToDollars } from '../gateway/money';
 import { JOBS, setDefaultModel, type Job } from '../shell/config';
 import { showGatewayError } from '../shell/errors';
 import type { Services } from '../shell/services';
@@ -25,6 +25,15 @@ const DAY = 86_400;
  */
 function keyNodeOf(tree: AccountTree, arg: unknown): Extract<AccountNode, { kind: 'key' }> | undefined {
   return tree.owns(arg) && arg.kind === 'key' ? arg : undefined;
+}
+
+const IN_USE_DETAIL = 'Chat, search and media in this editor stop working until you set another key (Model Gateway: Set API Key).';
+
+/** Whether a key (by id) is the one this extension uses, as far as the listed key shows it. */
+async function isKeyInUse(tree: AccountTree, services: Services, id: number): Promise<boolean> {
+  const keys = await tree.keys();
+  const record = keys.ok ? keys.value.find((k) => k.id === id) : undefined;
+  return !!record && isSameKey(record.key, services.credentials.getApiKey());
 }
 
 async function pickKey(services: Services, tree: AccountTree, arg: unknown, action: string): Promise<number | undefined> {
@@ -110,6 +119,7 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
   const setEnabled = (enabled: boolean) => async (arg?: unknown) => {
     const id = await pickKey(services, tree, arg, enabled ? 'Enable key' : 'Disable key');
     if (id === undefined) return;
+    if (!enabled && (await isKeyInUse(tree, services, id)) && !(await services.prompts.confirm('Disable the key Model Gateway uses?', IN_USE_DETAIL, 'Disable'))) return;
     try {
       const r = await account().tokens.setEnabled(id, enabled);
       services.log.info(`${enabled ? 'enabled' : 'disabled'} key ${id}`);
@@ -181,7 +191,9 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
     const id = await pickKey(services, tree, arg, 'Delete key');
     if (id === undefined) return false;
     const name = keyNodeOf(tree, arg)?.record.name ?? `key ${id}`;
-    if (!(await services.prompts.confirm(`Delete the API key "${name}"?`, 'Anything using this key stops working at once. This cannot be undone.', 'Delete'))) return false;
+    const inUse = await isKeyInUse(tree, services, id);
+    const detail = inUse ? `${IN_USE_DETAIL} This cannot be undone.` : 'Anything using this key stops working at once. This cannot be undone.';
+    if (!(await services.prompts.confirm(inUse ? `Delete "${name}", the key Model Gateway uses?` : `Delete the API key "${name}"?`, detail, 'Delete'))) return false;
     try {
       await account().tokens.delete(id);
       services.log.info(`deleted key ${id}`);

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { AccountUser, ApiKeyRecord } from '../gateway/account';
-import { formatDollars } from '../gateway/money';
+import { formatDollars, isSameKey } from '../gateway/money';
 import { describeError, showGatewayError } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
 import { keyDescription, keyTooltip } from './format';
@@ -215,8 +215,9 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
       case 'key': {
         const k = node.record;
         const item = new vscode.TreeItem(k.name || `key ${k.id}`, C.None);
-        item.description = keyDescription(k);
-        item.tooltip = new vscode.MarkdownString(keyTooltip(k));
+        const inUse = isSameKey(k.key, this.services.credentials.getApiKey());
+        item.description = `${inUse ? 'in use here · ' : ''}${keyDescription(k)}`;
+        item.tooltip = new vscode.MarkdownString(`${keyTooltip(k)}${inUse ? '\n\nThis is the key Model Gateway uses.' : ''}`);
         item.iconPath = new vscode.ThemeIcon(k.state === 'enabled' ? 'pass' : k.state === 'disabled' ? 'circle-slash' : 'warning');
         item.contextValue = k.enabled ? 'key.enabled' : 'key.disabled';
         item.id = `key-${k.id}`;

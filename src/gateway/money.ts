@@ -16,6 +16,18 @@ export function formatDollars(d: number): string {
   return `$${d.toFixed(d !== 0 && Math.abs(d) < 0.01 ? 4 : 2)}`;
 }
 
+/**
+ * Whether a key record (whole, or masked as a server lists it: first and last four) is the key
+ * in use. A masked match is a strong hint, not proof; it is only used to warn and to label.
+ */
+export function isSameKey(listed: string, inUse: string | undefined): boolean {
+  if (!inUse) return false;
+  const a = listed.replace(/^sk-/, '');
+  const b = inUse.replace(/^sk-/, '');
+  if (!a.includes('*')) return a === b;
+  return b.length >= 12 && a.slice(0, 4) === b.slice(0, 4) && a.slice(-4) === b.slice(-4);
+}
+
 /** `sk-abcd…wxyz`: enough to recognise a key, never enough to use it. */
 export function maskKey(key: string): string {
   const raw = key.replace(/^sk-/, '');

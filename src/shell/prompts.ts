@@ -44,6 +44,11 @@ export class Prompts {
     return (await show(message, { modal: true, detail }, action)) === action;
   }
 
+  /** Test-only: answers queued and not yet used. */
+  pendingAnswers(): number {
+    return this.queued.length;
+  }
+
   /** Test-only: drops answers a command did not ask for (it stopped before the question). */
   discardAnswers(): void {
     this.queued.length = 0;

@@ -93,7 +93,12 @@ describe('Model Gateway in a real VS Code', () => {
     const keys = await children(rows[1].node);
     assert.ok(keys.some((k) => label(k.item) === 'demo'), 'the demo key is listed');
     const demo = keys.find((k) => label(k.item) === 'demo')!;
-    assert.match(String(demo.item.description), /^sk-emul…0000 · unlimited · expires never$/);
+    assert.match(String(demo.item.description), /^in use here · sk-emul…0000 · unlimited · expires never$/, 'the key this extension uses is marked');
+    // Disabling the key in use asks first, specifically; declining keeps it.
+    testing.services.prompts.answerNext(false);
+    await vscode.commands.executeCommand('modelGateway.keys.disable', demo.node);
+    assert.equal(testing.services.prompts.pendingAnswers(), 0, 'the question was asked');
+    assert.equal(await vscode.commands.executeCommand('modelGateway.verifyKey'), true, 'the key in use still works');
     const groups = await children(rows[2].node);
     assert.deepEqual(groups.map((g) => label(g.item)), ['Available to this account', 'All models']);
     assert.ok((await children(groups[1].node)).some((m) => label(m.item) === 'claude-sonnet-emu'));

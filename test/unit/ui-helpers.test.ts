@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { expiry, keyDescription, keyTooltip } from '../../src/account/format';
 import type { ApiKeyRecord } from '../../src/gateway';
 import { redact } from '../../src/shell/redact';
+import { isSameKey } from '../../src/gateway/money';
 
 const record = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   id: 3,
@@ -29,6 +30,15 @@ describe('UI helpers', () => {
     assert.ok(!out.includes('sk-other999999'));
     assert.match(out, /Bearer «redacted»/);
     assert.equal(redact('nothing secret here', []), 'nothing secret here');
+  });
+
+  it('recognises the key in use from a whole or a masked listing', () => {
+    const inUse = 'sk-abcd0123456789xyzw';
+    assert.equal(isSameKey('abcd0123456789xyzw', inUse), true);
+    assert.equal(isSameKey('abcd**********xyzw', inUse), true);
+    assert.equal(isSameKey('abcd**********0000', inUse), false);
+    assert.equal(isSameKey('abcd**********xyzw', undefined), false);
+    assert.equal(isSameKey('sk-other0123456789', inUse), false);
   });
 
   it('describes a key: masked, quota in dollars, expiry ("never" for -1), state first when off', () => {
