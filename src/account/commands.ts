@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { ApiKeyRecord } from '../gateway/account';
 import { dollarsToQuota, isSameKey, quotaToDollars } from '../gateway/money';
-import { JOBS, setDefaultModel, type Job } from '../shell/config';
+import { setDefaultModel, type Job } from '../shell/config';
 import { showGatewayError } from '../shell/errors';
 import type { Services } from '../shell/services';
+import { jobsFor } from './format';
 import type { AccountNode, AccountTree } from './tree';
 
 /** Arguments a caller (a test, or another command) may pass instead of answering the wizard. */
@@ -225,13 +226,21 @@ export function registerAccountCommands(services: Services, tree: AccountTree, r
       if (!model) return;
     }
     const settings = services.settings();
+    // Only the jobs this model can do (read from its id, as gateways name their models).
+    const jobs = jobsFor(model);
+    if (jobs.length === 0) {
+      void vscode.window.showInformationMessage(`${model} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).`);
+      return;
+    }
     const job =
-      typeof jobArg === 'string' && (JOBS as readonly string[]).includes(jobArg)
+      typeof jobArg === 'string' && (jobs as readonly string[]).includes(jobArg)
         ? (jobArg as Job)
-        : (await vscode.window.showQuickPick(
-            JOBS.map((j) => ({ label: j, description: settings.defaultModels[j] ? `now ${settings.defaultModels[j]}` : 'not set', job: j })),
-            { title: `Make ${model} the default for…`, ignoreFocusOut: true },
-          ))?.job;
+        : jobs.length === 1
+          ? jobs[0]
+          : (await vscode.window.showQuickPick(
+              jobs.map((j) => ({ label: j, description: settings.defaultModels[j] ? `now ${settings.defaultModels[j]}` : 'not set', job: j })),
+              { title: `Make ${model} the default for…`, ignoreFocusOut: true },
+            ))?.job;
     if (!job) return;
     await setDefaultModel(job, model);
     void vscode.window.showInformationMessage(`${model} is now the default ${job} model.`);

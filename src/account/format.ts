@@ -1,3 +1,4 @@
+import type { Job } from '../shell/config';
 import type { ApiKeyRecord } from '../gateway/account';
 import { formatDollars, maskKey, quotaToDollars } from '../gateway/money';
 
@@ -40,4 +41,16 @@ export function keyTooltip(k: ApiKeyRecord, nowMs = Date.now()): string {
     `- Expires: ${expiry(k.expiredTime, nowMs)}`,
     `- Subnet: ${k.subnet || 'any address'}`,
   ].join('\n');
+}
+
+/** The jobs a model can serve, from its id (moderation models serve none of them). */
+export function jobsFor(model: string): Job[] {
+  if (/moderation/i.test(model)) return [];
+  if (/embed/i.test(model)) return ['embeddings'];
+  if (/rerank/i.test(model)) return ['rerank'];
+  if (/tts|speech/i.test(model)) return ['speech'];
+  if (/whisper|transcribe/i.test(model)) return ['transcription'];
+  if (/^V_\d/.test(model)) return ['image'];
+  if (/sora|veo|video/i.test(model)) return ['video'];
+  return ['chat'];
 }

@@ -22,7 +22,9 @@ export class ReportDocuments implements vscode.TextDocumentContentProvider, vsco
     this.contents.set(uri.path, markdown);
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    // Shown rendered (the built-in markdown preview); the source stays open behind it.
     await vscode.window.showTextDocument(doc, { preview: true });
+    await vscode.commands.executeCommand('markdown.showPreview', uri).then(undefined, () => undefined);
     return uri;
   }
 

@@ -71,6 +71,21 @@ export async function transcribeCommand(services: Services, task: 'transcribe' |
     if (hint === undefined) return undefined;
     prompt = hint.trim() || undefined;
   }
+  // Checked before asking: a request the gateway would refuse costs no confirmation.
+  try {
+    gw.validateTranscription({ model, response_format: format, language, prompt }, task === 'translate');
+  } catch (err) {
+    showGatewayError(services, `Could not ${task} ${basename(audio)}`, err);
+    return undefined;
+  }
+  // Paid like the other media commands: the person confirms before the upload.
+  const go = await services.prompts.confirm(
+    `${verb} ${basename(audio)} (${(size / 1048576).toFixed(1)} MB)?`,
+    `${model} · ${format}. Transcription is billed by the length of the audio (the gateway lists the per-minute rate with the model).`,
+    task === 'transcribe' ? 'Transcribe' : 'Translate',
+    'info',
+  );
+  if (!go) return undefined;
   try {
     const endpoint = task === 'transcribe' ? services.client().audio.transcriptions : services.client().audio.translations;
     const result = await vscode.window.withProgress(

@@ -111,6 +111,18 @@ const TranscriptionOptions = z
 
 export type TranscriptionRequest = z.input<typeof TranscriptionOptions> & { file: Upload };
 
+/**
+ * Checks a transcription (or, with `translation`, a translation) request without sending it:
+ * the same rules `create` applies, for callers that ask the person before spending.
+ */
+export function validateTranscription(options: z.input<typeof TranscriptionOptions>, translation: boolean): z.output<typeof TranscriptionOptions> {
+  const req = validateRequest(TranscriptionOptions, options);
+  if (translation && req.language !== undefined) {
+    throw new ValidationError([{ path: 'language', message: 'translations always produce English and take no language' }]);
+  }
+  return req;
+}
+
 const VerboseSchema = z.looseObject({
   text: z.string(),
   language: z.string().optional(),
@@ -154,10 +166,7 @@ class AudioTextEndpoint {
     opts: RequestOptions = {},
   ): Promise<TranscriptionResult<F>> {
     const { file, ...rest } = body;
-    const req = validateRequest(TranscriptionOptions, rest);
-    if (!this.allowLanguage && req.language !== undefined) {
-      throw new ValidationError([{ path: 'language', message: 'translations always produce English and take no language' }]);
-    }
+    const req = validateTranscription(rest, !this.allowLanguage);
     const upload = await prepareUpload('file', file, { extensions: AUDIO_UPLOAD_EXTENSIONS, maxBytes: MAX_AUDIO_UPLOAD_BYTES, limitText: '25 MB' });
     const form = new FormData();
     form.append('model', req.model);

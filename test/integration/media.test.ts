@@ -199,7 +199,7 @@ describe('media commands in a real VS Code', function () {
     });
 
     it('Transcribe Audio writes SRT beside the audio and opens it', async () => {
-      const out = await run<TranscribeOutcome>('modelGateway.audio.transcribe', audio, { model: 'whisper-1', format: 'srt', language: 'en' });
+      const out = await run<TranscribeOutcome>('modelGateway.audio.transcribe', audio, { model: 'whisper-1', format: 'srt', language: 'en', confirmed: true });
       assert.ok(out);
       assert.equal(out.file, audio.fsPath.replace(/\.wav$/, '.srt'));
       assert.match(readFileSync(out.file, 'utf8'), /^1\n00:00:00,000 --> 00:00:0\d,\d{3}\nThe quick brown fox\./);
@@ -207,7 +207,7 @@ describe('media commands in a real VS Code', function () {
     });
 
     it('Translate Audio to English writes .en.verbose.json; a language is refused for translations', async () => {
-      const out = await run<TranscribeOutcome>('modelGateway.audio.translate', audio, { model: 'whisper-1', format: 'verbose_json' });
+      const out = await run<TranscribeOutcome>('modelGateway.audio.translate', audio, { model: 'whisper-1', format: 'verbose_json', confirmed: true });
       assert.ok(out);
       assert.ok(out.file.endsWith('.en.verbose.json'), out.file);
       const json = JSON.parse(readFileSync(out.file, 'utf8')) as { text: string; segments: unknown[] };

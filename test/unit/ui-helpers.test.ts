@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { expiry, keyDescription, keyTooltip } from '../../src/account/format';
+import { expiry, jobsFor, keyDescription, keyTooltip } from '../../src/account/format';
 import type { ApiKeyRecord } from '../../src/gateway';
 import { redact } from '../../src/shell/redact';
 import { isSameKey } from '../../src/gateway/money';
@@ -30,6 +30,17 @@ describe('UI helpers', () => {
     assert.ok(!out.includes('sk-other999999'));
     assert.match(out, /Bearer «redacted»/);
     assert.equal(redact('nothing secret here', []), 'nothing secret here');
+  });
+
+  it('offers a model only for the jobs it can do', () => {
+    assert.deepEqual(jobsFor('gpt-4o'), ['chat']);
+    assert.deepEqual(jobsFor('text-embedding-3-small'), ['embeddings']);
+    assert.deepEqual(jobsFor('rerank-emu'), ['rerank']);
+    assert.deepEqual(jobsFor('gpt-4o-mini-tts'), ['speech']);
+    assert.deepEqual(jobsFor('whisper-1'), ['transcription']);
+    assert.deepEqual(jobsFor('V_3'), ['image']);
+    assert.deepEqual(jobsFor('sora-2'), ['video']);
+    assert.deepEqual(jobsFor('omni-moderation-latest'), []);
   });
 
   it('recognises the key in use from a whole or a masked listing', () => {
