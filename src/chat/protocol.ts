@@ -4,6 +4,7 @@
  * checks what it receives the same way.
  */
 import * as z from 'zod/mini';
+import type { AssistantTurn, Turn } from './conversation';
 
 const MAX_IMAGE_BASE64 = Math.ceil((20 * 1024 * 1024 * 4) / 3) + 4;
 
@@ -60,11 +61,52 @@ export const FromWebview = z.discriminatedUnion('type', [
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
-export interface FixAction {
-  title: string;
-  command: (typeof FIX_COMMANDS)[number];
-}
+const FixActionSchema = z.object({ title: z.string(), command: z.enum(FIX_COMMANDS) });
+export type FixAction = z.infer<typeof FixActionSchema>;
 
+const ToolCallSchema = z.looseObject({ id: z.string(), name: z.string(), args: z.string(), status: z.string() });
+const StepSchema = z.looseObject({ text: z.string(), toolCalls: z.array(ToolCallSchema), thinking: z.optional(z.string()) });
+const UsageSchema = z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), estimated: z.optional(z.boolean()) });
+
+/** An answer as the view draws it: checked for the fields the view reads, the rest passes. */
+export const AssistantTurnSchema = z.looseObject({
+  id: z.string(),
+  role: z.literal('assistant'),
+  model: z.string(),
+  format: z.enum(['chat', 'messages']),
+  steps: z.array(StepSchema),
+  status: z.enum(['streaming', 'done', 'stopped', 'error']),
+  usage: UsageSchema,
+  at: z.number(),
+  error: z.optional(z.looseObject({ message: z.string(), kind: z.string() })),
+});
+
+export const UserTurnSchema = z.looseObject({
+  id: z.string(),
+  role: z.literal('user'),
+  text: z.string(),
+  images: z.array(ImageSchema),
+  context: z.array(ContextSchema),
+  at: z.number(),
+});
+
+const ApprovalSchema = z.object({ callId: z.string(), path: z.string(), kind: z.enum(['create', 'edit']), added: z.number(), removed: z.number() });
+
+export const ViewStateSchema = z.object({
+  models: z.array(z.string()),
+  model: z.string(),
+  formatChoice: z.enum(['auto', 'chat', 'messages']),
+  /** The format the current model uses. */
+  format: z.enum(['chat', 'messages']),
+  toolsEnabled: z.boolean(),
+  configured: z.boolean(),
+  busy: z.boolean(),
+  conversations: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number() })),
+  conversation: z.optional(z.object({ id: z.string(), title: z.string(), turns: z.array(z.union([UserTurnSchema, AssistantTurnSchema])) })),
+  /** For each errored turn id, the buttons that fix it. */
+  fixes: z.record(z.string(), z.array(FixActionSchema)),
+  pendingApprovals: z.array(ApprovalSchema),
+});
 export interface ViewState {
   models: string[];
   model: string;
@@ -75,17 +117,29 @@ export interface ViewState {
   configured: boolean;
   busy: boolean;
   conversations: { id: string; title: string; updatedAt: number }[];
-  conversation: { id: string; title: string; turns: unknown[] } | undefined;
+  conversation: { id: string; title: string; turns: Turn[] } | undefined;
   /** For each errored turn id, the buttons that fix it. */
   fixes: Record<string, FixAction[]>;
-  pendingApprovals: { callId: string; path: string; kind: 'create' | 'edit'; added: number; removed: number }[];
+  pendingApprovals: ApprovalInfo[];
 }
 
+export type ApprovalInfo = z.infer<typeof ApprovalSchema>;
+
+/** What the host sends the view: checked on arrival (`ToWebviewSchema`), like what the view sends. */
+export const ToWebviewSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('state'), state: ViewStateSchema }),
+  z.object({ type: z.literal('text'), turnId: z.string(), step: z.number().check(z.int(), z.minimum(0)), delta: z.string() }),
+  z.object({ type: z.literal('turn'), turn: AssistantTurnSchema, fixes: z.optional(z.array(FixActionSchema)) }),
+  z.object({ type: z.literal('approval'), ...ApprovalSchema.shape }),
+  z.object({ type: z.literal('approval-done'), callId: z.string() }),
+  z.object({ type: z.literal('attach'), images: z.array(ImageSchema), context: z.array(ContextSchema) }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string() }),
+]);
 export type ToWebview =
   | { type: 'state'; state: ViewState }
   | { type: 'text'; turnId: string; step: number; delta: string }
-  | { type: 'turn'; turn: unknown; fixes?: FixAction[] }
-  | { type: 'approval'; callId: string; path: string; kind: 'create' | 'edit'; added: number; removed: number }
+  | { type: 'turn'; turn: AssistantTurn; fixes?: FixAction[] }
+  | ({ type: 'approval' } & ApprovalInfo)
   | { type: 'approval-done'; callId: string }
   | { type: 'attach'; images: z.infer<typeof ImageSchema>[]; context: z.infer<typeof ContextSchema>[] }
   | { type: 'notice'; level: 'info' | 'error'; text: string };

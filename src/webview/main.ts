@@ -1,5 +1,5 @@
 import type { AssistantTurn, ContextAttachment, ImageAttachment, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
-import type { FixAction, FromWebview, ToWebview, ViewState } from '../chat/protocol';
+import { ToWebviewSchema, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
 import { sniffImageType } from '../gateway/core/images';
 import { StreamingMarkdown } from './markdown';
 
@@ -770,8 +770,14 @@ document.addEventListener('keydown', (e) => {
 
 // ---------- messages from the host ----------
 
-window.addEventListener('message', (e: MessageEvent<ToWebview>) => {
-  const m = e.data;
+window.addEventListener('message', (e: MessageEvent<unknown>) => {
+  // Checked on arrival: a message of another shape is dropped, never half-applied.
+  const checked = ToWebviewSchema.safeParse(e.data);
+  if (!checked.success) {
+    console.warn('Model Gateway: ignored a malformed message from the extension', checked.error.issues[0]);
+    return;
+  }
+  const m = e.data as ToWebview;
   switch (m.type) {
     case 'state':
       applyState(m.state);
@@ -782,7 +788,7 @@ window.addEventListener('message', (e: MessageEvent<ToWebview>) => {
       break;
     }
     case 'turn': {
-      const t = m.turn as AssistantTurn;
+      const t = m.turn;
       if (m.fixes) fixes[t.id] = m.fixes;
       const i = turns.findIndex((x) => x.id === t.id);
       if (i >= 0) turns[i] = t;
@@ -816,6 +822,8 @@ window.addEventListener('message', (e: MessageEvent<ToWebview>) => {
       pendingApprovals.delete(m.callId);
       approvalInfo.delete(m.callId);
       renderApprovalBar();
+      // The reason given for not sending is over once nothing waits any more.
+      if (pendingApprovals.size === 0 && notice.textContent?.startsWith('An edit is waiting')) notice.hidden = true;
       break;
     case 'attach':
       // The same attachment twice is kept once.

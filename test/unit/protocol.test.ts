@@ -1,0 +1,52 @@
+import { strict as assert } from 'node:assert';
+import { emptyUsage } from '../../src/chat/conversation';
+import { FromWebview, ToWebviewSchema } from '../../src/chat/protocol';
+
+/** Both directions of the chat protocol are checked on arrival. */
+describe('chat protocol schemas', () => {
+  const turn = { id: 'a1', role: 'assistant', model: 'm', format: 'chat', steps: [{ text: 'hi', toolCalls: [] }], status: 'done', usage: emptyUsage(), at: 1 };
+  const state = {
+    models: ['m'],
+    model: 'm',
+    formatChoice: 'auto',
+    format: 'chat',
+    toolsEnabled: true,
+    configured: true,
+    busy: false,
+    conversations: [{ id: 'c', title: 't', updatedAt: 1 }],
+    conversation: { id: 'c', title: 't', turns: [{ id: 'u1', role: 'user', text: 'q', images: [], context: [], at: 1 }, turn] },
+    fixes: { a1: [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }] },
+    pendingApprovals: [{ callId: 'x', path: 'src/a.ts', kind: 'edit', added: 1, removed: 1 }],
+  };
+
+  it('accepts what the host sends', () => {
+    for (const m of [
+      { type: 'state', state },
+      { type: 'turn', turn },
+      { type: 'text', turnId: 'a1', step: 0, delta: 'more' },
+      { type: 'approval', callId: 'x', path: 'src/a.ts', kind: 'create', added: 3, removed: 0 },
+      { type: 'approval-done', callId: 'x' },
+      { type: 'notice', level: 'info', text: 'ok' },
+    ]) {
+      assert.ok(ToWebviewSchema.safeParse(m).success, JSON.stringify(m).slice(0, 80));
+    }
+  });
+
+  it('drops malformed host messages: a turn without steps, an unknown status, a fix that runs any command', () => {
+    const bad = [
+      { type: 'turn', turn: { ...turn, steps: undefined } },
+      { type: 'turn', turn: { ...turn, status: 'exploded' } },
+      { type: 'state', state: { ...state, fixes: { a1: [{ title: 'x', command: 'workbench.action.terminal.sendSequence' }] } } },
+      { type: 'text', turnId: 'a1', step: -1, delta: 'x' },
+      { type: 'mystery' },
+    ];
+    for (const m of bad) assert.equal(ToWebviewSchema.safeParse(m).success, false, JSON.stringify(m).slice(0, 80));
+  });
+
+  it('checks what the view sends, including the question an edit replaces and file links', () => {
+    assert.ok(FromWebview.safeParse({ type: 'send', text: 'q', images: [], context: [], replaces: 'u1' }).success);
+    assert.ok(FromWebview.safeParse({ type: 'open-file', path: 'src/a.ts', line: 3 }).success);
+    assert.equal(FromWebview.safeParse({ type: 'open-file', path: 'src/a.ts', line: 0 }).success, false);
+    assert.equal(FromWebview.safeParse({ type: 'run-command', command: 'workbench.action.reloadWindow' }).success, false);
+  });
+});
