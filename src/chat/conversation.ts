@@ -39,6 +39,18 @@ export interface ToolCallRecord {
   status: ToolCallStatus;
   result?: string;
   isError?: boolean;
+  /** For an accepted write: the file before and after, so it can be undone (null: it did not exist). */
+  edit?: EditRecord;
+  /** Set once the write was undone or restored away. */
+  undone?: boolean;
+}
+
+/** A write the person accepted, kept with the turn: enough to put the file back exactly. */
+export interface EditRecord {
+  /** The path as tools show it (relative to the workspace). */
+  path: string;
+  before: string | null;
+  after: string;
 }
 
 export interface Step {

@@ -11,6 +11,7 @@ import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
 import { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
+import { EditRestorer } from './restore';
 import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
 import { runTurn, type ToolRunner } from './engine';
 import { systemPrompt } from './prompt';
@@ -79,6 +80,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private running: { abort: AbortController; turn: AssistantTurn } | undefined;
   private models: string[] = [];
   private readonly approver = new DiffApprover();
+  private readonly restorer: EditRestorer;
   private readonly store: ConversationStore;
   private readonly disposables: vscode.Disposable[] = [];
   private lastTurnPost = 0;
@@ -92,7 +94,9 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
+    this.restorer = new EditRestorer(services, () => this.guard());
     this.disposables.push(
+      this.restorer,
       this.approver,
       this.approver.onDidChangeApprovals((a) => {
         if (a) this.post({ type: 'approval', ...a });
@@ -193,6 +197,9 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
           return await this.approver.showDiff(m.callId);
         case 'open-file':
           return await this.openFile(m.path, m.line);
+        case 'undo-edit':
+        case 'restore-turn':
+          return await this.restoreEdits(m);
         case 'run-command':
           return void (await vscode.commands.executeCommand(m.command));
         case 'notice':
@@ -466,7 +473,15 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 
   private toolRunner(): ToolRunner {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    const tools = WorkspaceTools.forFolders(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes], { approver: this.approver, rgPath: ripgrepPath() });
+    const tools = WorkspaceTools.forFolders(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes], {
+      approver: this.approver,
+      rgPath: ripgrepPath(),
+      // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
+      onWritten: (edit) => {
+        const call = this.running?.turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === this.approver.currentCallId);
+        if (call) call.edit = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
+      },
+    });
     // The semantic-search tool joins once the workspace has an index.
     const search = this.search?.ready() ? this.search : undefined;
     return {
@@ -485,12 +500,32 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     };
   }
 
+  private async restoreEdits(m: { type: 'undo-edit'; turnId: string; callId: string } | { type: 'restore-turn'; turnId: string }): Promise<void> {
+    const conversation = this.conversation;
+    const turn = conversation?.turns.find((t): t is AssistantTurn => t.id === m.turnId && t.role === 'assistant');
+    if (!conversation || !turn) return;
+    if (this.running) {
+      this.post({ type: 'notice', level: 'info', text: 'Wait for the reply to end (or stop it) before undoing its edits.' });
+      return;
+    }
+    const call = m.type === 'undo-edit' ? turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === m.callId) : undefined;
+    const done = m.type === 'undo-edit' ? (call ? await this.restorer.undo(call) : false) : await this.restorer.restoreTurn(turn);
+    if (!done) return;
+    await this.store.save(conversation);
+    this.post({ type: 'turn', turn, fixes: fixesFor(turn, this.services) });
+    this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? 'The change was undone.' : 'The files are back to before this turn.' });
+  }
+
+  private guard(): PathGuard {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
+    return new PathGuard(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes]);
+  }
+
   /** Opens a workspace file named in the chat, at a line; the path guard decides what may open. */
   private async openFile(path: string, line?: number): Promise<void> {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
     let abs: string;
     try {
-      abs = (await new PathGuard(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes]).resolve(path)).abs;
+      abs = (await this.guard().resolve(path)).abs;
     } catch (err) {
       this.post({ type: 'notice', level: 'error', text: err instanceof Error ? err.message : String(err) });
       return;

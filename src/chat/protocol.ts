@@ -54,6 +54,10 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save']), code: z.string(), language: z.optional(z.string()) }),
   z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean() }),
   z.object({ type: z.literal('show-diff'), callId: z.string() }),
+  /** Undo one accepted edit (a tool call of a turn). */
+  z.object({ type: z.literal('undo-edit'), turnId: z.string(), callId: z.string() }),
+  /** Put every file a turn changed back to before it (created files removed). */
+  z.object({ type: z.literal('restore-turn'), turnId: z.string() }),
   /** A file path in an answer or a tool card was clicked: open it (inside the workspace only). */
   z.object({ type: z.literal('open-file'), path: z.string().check(z.maxLength(1000)), line: z.optional(z.number().check(z.int(), z.minimum(1))) }),
   z.object({ type: z.literal('run-command'), command: z.enum(FIX_COMMANDS) }),

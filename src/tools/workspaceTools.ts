@@ -178,6 +178,8 @@ export async function isBinary(abs: string): Promise<boolean> {
 
 export interface WorkspaceToolsOptions {
   approver: Approver;
+  /** Told after an accepted write reached the disk (checkpoints, undo). */
+  onWritten?: (edit: ProposedEdit) => void;
   /** ripgrep's path; VS Code ships one. Falls back to a built-in search when absent. */
   rgPath?: string;
 }
@@ -365,6 +367,7 @@ export class WorkspaceTools {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ToolError(`"${edit.path.display}" appeared while waiting for approval; nothing was written. Use replace_in_file.`);
       throw err;
     }
+    this.options.onWritten?.(edit);
     return { content: done, isError: false };
   }
 

@@ -250,7 +250,7 @@ class TurnView {
   changedBy(t: AssistantTurn): boolean {
     const s = this.turn;
     if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => c.status).join()).join('|');
+    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit ? '+e' : ''}${c.undone ? '+u' : ''}`).join()).join('|');
     return (
       s.status !== t.status || s.steps.length !== t.steps.length || s.error?.message !== t.error?.message || calls(s) !== calls(t) || (fixes[t.id]?.length ?? 0) !== this.fixCount
     );
@@ -281,6 +281,16 @@ class TurnView {
           h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
           h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
         );
+        if (c.edit && c.status === 'done') {
+          return h(
+            'div',
+            { class: 'tool-wrap' },
+            details,
+            c.undone
+              ? h('div', { class: 'tool-actions muted', text: 'Undone: the file is back as it was.' })
+              : h('div', { class: 'tool-actions' }, button('Undo', { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${c.edit.path} back as it was before this change` }, 'discard')),
+          );
+        }
         if (c.status !== 'awaiting-approval' || !pendingApprovals.has(c.id)) return details;
         return h(
           'div',
@@ -329,6 +339,8 @@ class TurnView {
     }
     const usage = usageLine(t);
     if (usage) parts.push(h('div', { class: 'usage', text: usage }));
+    const undoable = t.steps.some((s) => s.toolCalls.some((c) => c.edit && !c.undone));
+    if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button('Restore to before this turn', { 'data-restore': t.id, title: 'Put every file this answer changed back as it was (files it created are removed); shows what changes first' }, 'history')));
     if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button('Regenerate', { 'data-retry': 'true', title: 'Ask again for a new answer to the same question' }, 'refresh')));
     this.footer.replaceChildren(...parts);
   }
@@ -676,7 +688,11 @@ messages.addEventListener('click', (e) => {
   }
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
-  if (b.dataset.wrap) {
+  if (b.dataset.undo) {
+    post({ type: 'undo-edit', turnId: b.dataset.turnId!, callId: b.dataset.undo });
+  } else if (b.dataset.restore) {
+    post({ type: 'restore-turn', turnId: b.dataset.restore });
+  } else if (b.dataset.wrap) {
     const block = b.closest('.code-block');
     const on = !block?.classList.contains('wrap');
     block?.classList.toggle('wrap', on);

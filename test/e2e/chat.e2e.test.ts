@@ -150,6 +150,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   it('applies an edit when it is accepted (the file changes) after showing the diff', async () => {
+    const original = readFileSync(join(workspace, 'src', 'math.ts'));
     await ask('Use replace_in_file on src/math.ts to replace "a + b" with "b + a"');
     const accept = lastAnswer().locator('.approval button', { hasText: 'Accept' });
     await accept.waitFor({ timeout: 60_000 });
@@ -176,6 +177,33 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await idle();
     assert.match(readFileSync(join(workspace, 'src', 'math.ts'), 'utf8'), /b \+ a/);
     await lastAnswer().locator('details.tool summary', { hasText: /replace_in_file\s*src\/math\.ts\s*done/ }).first().waitFor({ timeout: 10_000 });
+    // Restore to before this turn: what will change is shown, the person confirms, the file is back byte for byte.
+    await lastAnswer().locator('button', { hasText: 'Restore to before this turn' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Restore src\/math\.ts to before this turn\?/);
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    await lastAnswer().locator('.tool-actions', { hasText: 'Undone' }).first().waitFor({ timeout: 10_000 });
+    assert.deepEqual(readFileSync(join(workspace, 'src', 'math.ts')), original, 'byte for byte');
+    assert.equal(await lastAnswer().locator('button', { hasText: 'Restore to before this turn' }).count(), 0);
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
+  it('creates a file when accepted, and Undo on its card removes it', async () => {
+    await ask('Use create_file to make todo.md with the content "buy milk"');
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('button', { hasText: 'Accept' }).waitFor({ timeout: 60_000 });
+    await bar.locator('button', { hasText: 'Accept' }).click();
+    await idle();
+    assert.equal(readFileSync(join(workspace, 'todo.md'), 'utf8'), 'buy milk');
+    await lastAnswer().locator('.tool-actions button', { hasText: 'Undo' }).first().click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Created by this turn, removed: todo\.md/);
+    await dialog.getByRole('button', { name: 'Undo' }).click();
+    await lastAnswer().locator('.tool-actions', { hasText: 'Undone' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(existsSync(join(workspace, 'todo.md')), false);
+    await runPaletteCommand(page, 'View: Close All Editors');
   });
 
   it('leaves the file alone when an edit is rejected, and tells the model', async () => {
