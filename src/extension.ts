@@ -44,6 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   reg('modelGateway.chat.new', () => chat.newConversation());
   reg('modelGateway.chat.addContext', () => chat.addContext());
   reg('modelGateway.chat.pickModel', () => chat.pickModel());
+  reg('modelGateway.chat.openInEditor', () => chat.openInEditor());
   reg('modelGateway.chat.acceptEdit', () => chat.decideActiveProposal(true));
   reg('modelGateway.chat.rejectEdit', () => chat.decideActiveProposal(false));
   reg('modelGateway.search.query', (initial?: unknown) => semanticSearchCommand(search, services, typeof initial === 'string' ? initial : undefined));

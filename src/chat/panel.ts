@@ -75,7 +75,9 @@ function fixesFor(turn: AssistantTurn, services: Services): FixAction[] {
  * with the workspace tools; edits approved in the panel against a real diff.
  */
 export class ChatController implements vscode.WebviewViewProvider, vscode.Disposable {
-  private view: vscode.WebviewView | undefined;
+  /** Every place the chat is shown: the side-bar view and, on request, an editor tab. */
+  private readonly webviews = new Set<vscode.Webview>();
+  private editorPanel: vscode.WebviewPanel | undefined;
   private conversation: Conversation | undefined;
   private running: { abort: AbortController; turn: AssistantTurn } | undefined;
   private models: string[] = [];
@@ -111,15 +113,34 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   // ---------- webview ----------
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    this.view = view;
+    this.attach(view.webview, view);
+  }
+
+  /** Opens the same conversation in an editor tab (room to read and work; both stay in step). */
+  openInEditor(): void {
+    if (this.editorPanel) {
+      this.editorPanel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', 'Model Gateway Chat', vscode.ViewColumn.Active, { retainContextWhenHidden: true });
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'gateway.svg');
+    this.editorPanel = panel;
+    this.attach(panel.webview, panel);
+    panel.onDidDispose(() => (this.editorPanel = undefined));
+  }
+
+  private attach(webview: vscode.Webview, owner: { onDidDispose: vscode.Event<void> }): void {
     const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
-    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
-    view.webview.html = this.html(view.webview);
+    webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    webview.html = this.html(webview);
+    this.webviews.add(webview);
+    const subscription = webview.onDidReceiveMessage((raw) => void this.receive(raw));
     this.disposables.push(
-      view.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
-      view.onDidDispose(() => {
-        this.view = undefined;
+      subscription,
+      owner.onDidDispose(() => {
+        this.webviews.delete(webview);
+        subscription.dispose();
       }),
     );
   }
@@ -144,7 +165,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   private post(m: ToWebview): void {
-    void this.view?.webview.postMessage(m);
+    for (const w of this.webviews) void w.postMessage(m);
   }
 
   private async receive(raw: unknown): Promise<void> {

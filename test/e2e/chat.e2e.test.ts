@@ -16,7 +16,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   let page: Page;
   let workspace: string;
 
-  const chat = (): FrameLocator => page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
+  // The side-bar chat's webview, found by name once it is the only one (an editor tab adds another).
+  let sideFrameName = '';
+  const chat = (): FrameLocator =>
+    page.frameLocator(sideFrameName ? `iframe.webview[name="${sideFrameName}"]` : `iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
   const lastAnswer = () => chat().locator('.turn.assistant').last();
   const answerText = async () => (await lastAnswer().locator('.markdown').allInnerTexts()).join('\n');
 
@@ -41,7 +44,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   }
 
   async function openChat(): Promise<void> {
+    sideFrameName = '';
     await openModelGatewayContainer(page, chat().locator('#input'));
+    sideFrameName = (await page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).first().getAttribute('name')) ?? '';
   }
 
   let answersBefore = 0;
@@ -300,6 +305,24 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await rows.first().waitFor();
     assert.match(await rows.first().innerText(), /Explain streaming in a few words/);
     await page.screenshot({ path: join(ARTIFACTS, 'chat-after-reload.png') });
+  });
+
+  it('opens the same conversation in an editor tab, in step with the side bar', async () => {
+    const sideTurns = await chat().locator('.turn').count();
+    await runPaletteCommand(page, 'Model Gateway: Open Chat in Editor');
+    await page.locator('.tab', { hasText: 'Model Gateway Chat' }).first().waitFor({ timeout: 30_000 });
+    const editorChat = page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]:not([name="${sideFrameName}"])`).frameLocator('iframe#active-frame');
+    await editorChat.locator('#input').waitFor({ timeout: 30_000 });
+    await editorChat.locator('.turn').nth(Math.max(0, sideTurns - 1)).waitFor({ timeout: 30_000 });
+    assert.equal(await editorChat.locator('.turn').count(), sideTurns, 'the same conversation');
+    // A question asked in the tab shows in the side bar too.
+    answersBefore = await chat().locator('.turn.assistant').count();
+    await editorChat.locator('#input').fill('Asked from the editor tab');
+    await editorChat.locator('#input').press('Enter');
+    await chat().locator('.turn.user', { hasText: 'Asked from the editor tab' }).waitFor({ timeout: 30_000 });
+    await idle();
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-in-editor.png') });
+    await runPaletteCommand(page, 'View: Close All Editors');
   });
 
   it('adds the active file as context once however often it is added, and New Chat clears it', async () => {

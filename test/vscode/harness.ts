@@ -167,10 +167,12 @@ export async function runPaletteCommand(page: Page, title: string, timeoutMs = 6
         await page.keyboard.press('F1');
       });
     }
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${title}`);
     const row = page.locator(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`).first();
     try {
+      // The palette can close again at once (an editor that just opened takes the focus): then
+      // the fill fails quickly and the whole attempt is repeated.
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${title}`, { timeout: 5000 });
       await row.waitFor({ timeout: 5000 });
       await row.click();
       return;
