@@ -493,8 +493,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   private toolRunner(): ToolRunner {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    const tools = WorkspaceTools.forFolders(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes], {
+    const tools = new WorkspaceTools(this.guard(), {
       approver: this.approver,
       rgPath: ripgrepPath(),
       // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
