@@ -2,7 +2,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { IMAGE_MEDIA_TYPES, sniffImageType } from '../gateway/core/images';
-import type { Job } from '../shell/config';
+import { assetSettings, type Job } from '../shell/config';
 import { tell } from '../shell/errors';
 import type { Services } from '../shell/services';
 
@@ -36,7 +36,7 @@ export { slug, uniquePath } from './names';
 export async function assetsFolder(): Promise<string | undefined> {
   const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
   if (!root) return undefined;
-  const name = vscode.workspace.getConfiguration('modelGateway.assets').get<string>('folder') || 'generated';
+  const name = assetSettings().folder;
   const dir = join(root.uri.fsPath, name.replace(/\.\.+/g, ''));
   await mkdir(dir, { recursive: true });
   return dir;

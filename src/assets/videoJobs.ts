@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
+import { assetSettings } from '../shell/config';
 import { showGatewayError, tell } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
 import { assetsFolder, openFile, slug, uniquePath } from './common';
@@ -31,8 +32,7 @@ function elapsed(ms: number): string {
 
 /** Polling interval: the spec asks for 15 s; a setting allows less against the emulator. */
 function pollMs(): number {
-  const s = vscode.workspace.getConfiguration('modelGateway.assets').get<number>('videoPollSeconds') ?? 15;
-  return Math.max(1, Number.isFinite(s) ? s : 15) * 1000;
+  return assetSettings().videoPollSeconds * 1000;
 }
 
 /**

@@ -75,6 +75,7 @@ export interface TurnError {
   kind: string;
   status?: number;
   cause403?: string;
+  keyRefusal?: string;
   retryAfterMs?: number;
 }
 

@@ -39,8 +39,8 @@ export interface RunOptions {
 }
 
 function errorOf(err: unknown): TurnError {
-  const e = err as { name?: string; message?: string; status?: number; cause403?: string; retryAfterMs?: number };
-  return { message: e?.message ?? String(err), kind: e?.name ?? 'Error', status: e?.status, cause403: e?.cause403, retryAfterMs: e?.retryAfterMs };
+  const e = err as { name?: string; message?: string; status?: number; cause403?: string; keyRefusal?: string; retryAfterMs?: number };
+  return { message: e?.message ?? String(err), kind: e?.name ?? 'Error', status: e?.status, cause403: e?.cause403, keyRefusal: e?.keyRefusal, retryAfterMs: e?.retryAfterMs };
 }
 
 function isAbort(err: unknown, signal?: AbortSignal): boolean {

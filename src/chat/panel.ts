@@ -1,116 +1,75 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { modelOverride, workspaceExcludeGlobs, type ModelOverride } from '../shell/config';
 import { describeError } from '../shell/errors';
-import { redact } from '../shell/redact';
 import type { Services } from '../shell/services';
 import type { SearchService } from '../search/searchService';
-import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
-import { PathGuard } from '../tools/pathGuard';
-import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
-import { DiffApprover } from './approvals';
-import { EditRestorer } from './restore';
-import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
-import { runTurn, type ToolRunner } from './engine';
-import { systemPrompt } from './prompt';
-import { FromWebview, type FixAction, type ToWebview, type ViewState } from './protocol';
-import { ConversationStore } from './store';
-
-const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
-
-function chatSettings() {
-  const c = vscode.workspace.getConfiguration('modelGateway.chat');
-  const ttl: '5m' | '1h' = c.get<string>('promptCacheTtl') === '1h' ? '1h' : '5m';
-  const steps = c.get<number>('maxToolSteps');
-  const price = c.get<number>('inputPricePerMillionTokens');
-  return {
-    pattern: c.get<string>('messagesFormatPattern') || '^claude',
-    maxSteps: typeof steps === 'number' && steps >= 1 && steps <= 200 ? Math.floor(steps) : 25,
-    cacheTtl: ttl,
-    inputPrice: typeof price === 'number' && price >= 0 ? price : 3,
-    extraExcludes: (c.get<string[]>('toolExcludes') ?? []).filter((g) => typeof g === 'string'),
-  };
-}
-
-
-/** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
-function ripgrepPath(): string | undefined {
-  const root = vscode.env.appRoot;
-  for (const dir of ['node_modules', 'node_modules.asar.unpacked']) {
-    const p = join(root, dir, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
-
-function fixesFor(turn: AssistantTurn, services: Services): FixAction[] {
-  const e = turn.error;
-  if (!e) return [];
-  switch (e.kind) {
-    case 'AuthenticationError':
-      return [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }];
-    case 'MissingCredentialError':
-      return services.settings().baseUrl ? [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }] : [{ title: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' }];
-    case 'PermissionDeniedError':
-      if (e.cause403 === 'balance') return [{ title: 'Top Up Balance', command: 'modelGateway.topUp' }];
-      if (e.cause403 === 'model') return [{ title: 'Pick Another Model', command: 'modelGateway.chat.pickModel' }];
-      return [{ title: 'Set API Key', command: 'modelGateway.setApiKey' }, { title: 'Top Up Balance', command: 'modelGateway.topUp' }];
-    case 'ServiceUnavailableError':
-    case 'NotFoundError':
-      return [{ title: 'Pick Another Model', command: 'modelGateway.chat.pickModel' }];
-    case 'ConnectionError':
-    case 'TimeoutError':
-      return [{ title: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' }, { title: 'Show Log', command: 'modelGateway.showLog' }];
-    case 'RateLimitError':
-      return [];
-    default:
-      return [{ title: 'Show Log', command: 'modelGateway.showLog' }];
-  }
-}
+import { runCodeAction } from './codeActions';
+import type { ContextAttachment } from './conversation';
+import { EditorContext } from './editorContext';
+import { FromWebview, type ToWebview } from './protocol';
+import { ChatSession } from './session';
 
 /**
- * The chat: one conversation open at a time, persisted per workspace; turns run by the engine
- * with the workspace tools; edits approved in the panel against a real diff.
+ * The chat's views: the side-bar webview and, on request, an editor tab showing the same
+ * conversation. Every message from a view is checked against the protocol, logged by its type
+ * (never its content) and handed to the session; what the session says goes to every view.
  */
 export class ChatController implements vscode.WebviewViewProvider, vscode.Disposable {
-  /** Every place the chat is shown: the side-bar view and, on request, an editor tab. */
   private readonly webviews = new Set<vscode.Webview>();
   private editorPanel: vscode.WebviewPanel | undefined;
-  private conversation: Conversation | undefined;
-  private running: { abort: AbortController; turn: AssistantTurn } | undefined;
-  private models: string[] = [];
-  private readonly approver = new DiffApprover();
-  private readonly restorer: EditRestorer;
-  private readonly store: ConversationStore;
+  private readonly session: ChatSession;
+  private readonly editors: EditorContext;
   private readonly disposables: vscode.Disposable[] = [];
-  private lastTurnPost = 0;
-  /** Set once the last conversation was restored (or a new one asked for). */
-  private startedFresh = false;
 
   constructor(
     private readonly services: Services,
     private readonly context: vscode.ExtensionContext,
-    private readonly search?: SearchService,
+    search?: SearchService,
   ) {
-    const base = context.storageUri ?? context.globalStorageUri;
-    this.store = new ConversationStore(join(base.fsPath, 'conversations'));
-    this.restorer = new EditRestorer(services, () => this.guard());
-    this.disposables.push(
-      this.restorer,
-      this.approver,
-      this.approver.onDidChangeApprovals((a) => {
-        if (a) this.post({ type: 'approval', ...a });
-      }),
-      services.onDidChangeConnection(() => {
-        this.models = [];
-        void this.pushState();
-      }),
-    );
+    const post = (m: ToWebview) => this.post(m);
+    this.session = new ChatSession(services, context, post, search);
+    this.editors = new EditorContext(post, () => this.session.guard());
+    this.disposables.push(this.session, this.editors);
   }
 
-  // ---------- webview ----------
+  // ---------- the session, for commands and tests ----------
+
+  get current() {
+    return this.session.current;
+  }
+
+  newConversation(): Promise<void> {
+    return this.session.newConversation();
+  }
+
+  send(text: string, images: Parameters<ChatSession['send']>[1], context: ContextAttachment[], options?: Parameters<ChatSession['send']>[3]): Promise<void> {
+    return this.session.send(text, images, context, options);
+  }
+
+  retry(): Promise<void> {
+    return this.session.retry();
+  }
+
+  pickModel(): Promise<void> {
+    return this.session.pickModel();
+  }
+
+  decideActiveProposal(accepted: boolean): boolean {
+    return this.session.decideActiveProposal(accepted);
+  }
+
+  /** *Add Selection to Chat*: the selection or the active file as a chip, and the chat in view. */
+  async addContext(): Promise<void> {
+    const got = this.editors.selectionAttachment();
+    if ('problem' in got) {
+      this.post({ type: 'notice', level: 'info', text: got.problem });
+      return;
+    }
+    this.post({ type: 'attach', images: [], context: [got.context] });
+    if (!this.editorPanel?.visible) await vscode.commands.executeCommand('modelGateway.chat.focus');
+  }
+
+  // ---------- views ----------
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.attach(view.webview, view);
@@ -123,7 +82,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       return;
     }
     const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', 'Model Gateway Chat', vscode.ViewColumn.Active, { retainContextWhenHidden: true });
-    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'gateway.svg');
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'chat.svg');
     this.editorPanel = panel;
     this.attach(panel.webview, panel);
     panel.onDidDispose(() => (this.editorPanel = undefined));
@@ -175,442 +134,78 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       return;
     }
     const m = parsed.data;
+    // The type only, never the content: a trace of what the person did, for support and tests.
+    this.services.log.info(`chat view: ${m.type}`);
     try {
-      switch (m.type) {
-        case 'ready':
-          return await this.pushState();
-        case 'send': {
-          const at = m.replaces ? (this.conversation?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
-          if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: 'That question is no longer in this conversation.' });
-          return await this.send(m.text, m.images, m.context, at >= 0 ? { replacesFrom: at } : {});
-        }
-        case 'stop':
-          return this.stop();
-        case 'retry':
-          return await this.retry();
-        case 'new-conversation':
-          return await this.newConversation();
-        case 'open-conversation':
-          return await this.open(m.id);
-        case 'rename-conversation':
-          await this.store.rename(m.id, m.title);
-          if (this.conversation?.id === m.id) this.conversation.title = m.title;
-          return await this.pushState();
-        case 'delete-conversation':
-          await this.store.delete(m.id);
-          if (this.conversation?.id === m.id) this.conversation = undefined;
-          return await this.pushState();
-        case 'set-model':
-          await this.context.workspaceState.update('modelGateway.chat.model', m.model);
-          return await this.pushState();
-        case 'set-format':
-          await this.context.workspaceState.update(`modelGateway.chat.format:${this.currentModel()}`, m.format);
-          return await this.pushState();
-        case 'add-context':
-          return await this.addContext();
-        case 'code-action':
-          return await this.codeAction(m.action, m.code, m.language);
-        case 'approval':
-          this.approver.settle(m.callId, m.accepted);
-          this.post({ type: 'approval-done', callId: m.callId });
-          return;
-        case 'show-diff':
-          return await this.approver.showDiff(m.callId);
-        case 'open-file':
-          return await this.openFile(m.path, m.line);
-        case 'undo-edit':
-        case 'restore-turn':
-          return await this.restoreEdits(m);
-        case 'run-command':
-          return void (await vscode.commands.executeCommand(m.command));
-        case 'notice':
-          return void (m.level === 'error' ? vscode.window.showErrorMessage(m.text) : vscode.window.showInformationMessage(m.text));
-      }
+      await this.handle(m);
     } catch (err) {
       this.services.log.error(`chat: ${m.type} failed`, err);
-      this.post({ type: 'notice', level: 'error', text: describeError(this.services, err).message });
+      const message = describeError(this.services, err).message;
+      if ('requestId' in m) this.post({ type: 'result', requestId: m.requestId, ok: false, message });
+      this.post({ type: 'notice', level: 'error', text: message });
     }
   }
 
-  // ---------- state ----------
-
-  private currentModel(): string {
-    const chosen = this.context.workspaceState.get<string>('modelGateway.chat.model');
-    return chosen || this.services.settings().defaultModels.chat || this.models[0] || '';
-  }
-
-  private formatChoice(model: string): FormatChoice {
-    return this.context.workspaceState.get<FormatChoice>(`modelGateway.chat.format:${model}`) ?? 'auto';
-  }
-
-  private toolsEnabled(): boolean {
-    return vscode.workspace.isTrusted && (vscode.workspace.workspaceFolders ?? []).some((f) => f.uri.scheme === 'file');
-  }
-
-  /** Why the model list could not be read (a refused key, an unreachable gateway), if it could not. */
-  private modelsError: unknown;
-
-  private async loadModels(): Promise<void> {
-    if (this.models.length > 0 || !this.services.isConfigured()) return;
-    try {
-      this.models = (await this.services.client().models.list()).map((m) => m.id).filter((id) => !NON_CHAT.test(id)).sort();
-      this.modelsError = undefined;
-    } catch (err) {
-      this.modelsError = err;
-      this.services.log.error('chat: could not list models', err);
-    }
-  }
-
-  async pushState(): Promise<void> {
-    // After a reload, reopen the conversation the person was in.
-    if (!this.conversation && !this.startedFresh) {
-      const last = this.context.workspaceState.get<string>('modelGateway.chat.current');
-      if (last) this.conversation = await this.store.load(last);
-      this.startedFresh = true;
-      if (this.conversation) for (const t of this.conversation.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
-    }
-    await this.context.workspaceState.update('modelGateway.chat.current', this.conversation?.id);
-    await this.loadModels();
-    const model = this.currentModel();
-    const choice = this.formatChoice(model);
-    const conversations = await this.store.list();
-    const fixes: Record<string, FixAction[]> = {};
-    for (const t of this.conversation?.turns ?? []) if (t.role === 'assistant' && t.status === 'error') fixes[t.id] = fixesFor(t, this.services);
-    const state: ViewState = {
-      models: this.models,
-      model,
-      formatChoice: choice,
-      format: resolveFormat(model, choice, chatSettings().pattern),
-      toolsEnabled: this.toolsEnabled(),
-      configured: this.services.isConfigured(),
-      busy: !!this.running,
-      conversations: conversations.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt })),
-      conversation: this.conversation ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns } : undefined,
-      fixes,
-      pendingApprovals: this.approver.list(),
-    };
-    this.post({ type: 'state', state });
-  }
-
-  async newConversation(): Promise<void> {
-    if (this.running) this.stop();
-    this.conversation = undefined;
-    this.startedFresh = true;
-    await this.pushState();
-  }
-
-  private async open(id: string): Promise<void> {
-    if (this.running) this.stop();
-    const c = await this.store.load(id);
-    if (!c) {
-      this.post({ type: 'notice', level: 'error', text: 'That conversation could not be read.' });
-      return;
-    }
-    // A turn left "streaming" by a crash is shown as stopped.
-    for (const t of c.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
-    this.conversation = c;
-    await this.pushState();
-  }
-
-  // ---------- turns ----------
-
-  stop(): void {
-    this.running?.abort.abort();
-    this.approver.rejectAll();
-  }
-
-  /**
-   * Accept or Reject from the diff editor's title bar. Only the proposal in the active tab is
-   * decided (what the person is looking at), whatever a caller passes.
-   */
-  decideActiveProposal(accepted: boolean): boolean {
-    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    const callId = input instanceof vscode.TabInputTextDiff ? this.approver.callIdOf(input.modified) : undefined;
-    if (!callId) return false;
-    this.approver.settle(callId, accepted);
-    this.post({ type: 'approval-done', callId });
-    return true;
-  }
-
-  /** The conversation on screen (read-only use: tests and commands). */
-  get current(): Conversation | undefined {
-    return this.conversation;
-  }
-
-  async retry(): Promise<void> {
-    const c = this.conversation;
-    if (!c || this.running) return;
-    const turns = c.turns;
-    const userAt = turns[turns.length - 1]?.role === 'assistant' ? turns.length - 2 : turns.length - 1;
-    const user = turns[userAt];
-    if (user?.role !== 'user') return;
-    // The question and its failed answer leave only once the new turn is sure to start.
-    await this.send(user.text, user.images, user.context, { replacesFrom: userAt });
-  }
-
-  /** The model to answer with, or why a turn cannot start now (said to the person). */
-  private async readiness(): Promise<{ text: string } | { model: string } | { failure: unknown }> {
-    if (this.running) return { text: 'A reply is still running: wait for it or press Stop.' };
-    if (!this.services.isConfigured()) return { text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' };
-    await this.loadModels();
-    const model = this.currentModel();
-    // No model because the gateway refused the list (a wrong key, say): that is the error to show.
-    if (!model && this.modelsError !== undefined) return { failure: this.modelsError };
-    if (!model) return { text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' };
-    return { model };
-  }
-
-  /** A question that could not start: kept, with the reason as its answer's error card. */
-  private async failedBeforeStart(text: string, images: ImageAttachment[], context: UserTurn['context'], failure: unknown): Promise<void> {
-    const now = Date.now();
-    const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: this.currentModel() || '(no model)', format: 'chat', steps: [], status: 'error', usage: emptyUsage(), at: now };
-    turn.error = { message: redact(failure instanceof Error ? failure.message : String(failure), this.services.credentials.values()), kind: failure instanceof Error ? failure.name : 'Error', status: (failure as { status?: number }).status };
-    conversation.turns.push({ id: newId('u'), role: 'user', text, images, context, at: now }, turn);
-    conversation.updatedAt = now;
-    // The next attempt reads the list again (the key may have been fixed meanwhile).
-    this.models = [];
-    await this.finishTurn(conversation, turn);
-  }
-
-  async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
-    const ready = await this.readiness();
-    if ('text' in ready) {
-      this.post({ type: 'notice', level: 'error', text: ready.text });
-      return;
-    }
-    if ('failure' in ready) {
-      if (options.replacesFrom !== undefined) this.conversation?.turns.splice(options.replacesFrom);
-      await this.failedBeforeStart(text, images, context, ready.failure);
-      return;
-    }
-    const { model } = ready;
-    const override = modelOverride(this.services.settings().modelOverrides, model);
-    if (images.length > 0 && override.imageInput === false) {
-      this.post({ type: 'notice', level: 'error', text: `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.` });
-      return;
-    }
-    const settings = chatSettings();
-    const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
-    const now = Date.now();
-    const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
-    if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
-    const userTurn: UserTurn = { id: newId('u'), role: 'user', text, images, context, at: now };
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
-    conversation.turns.push(userTurn, turn);
-    conversation.updatedAt = now;
-    const abort = new AbortController();
-    this.running = { abort, turn };
-    // One try/finally owns the turn: whatever fails (storage, the view, building the client, the
-    // request), the turn ends as an error card with the question kept, and the panel is free.
-    try {
-      // The question is on disk before the answer starts: a crash loses at most the turn in flight.
-      await this.store.save(conversation);
-      await this.pushState();
-      await this.runTurnOf(conversation, turn, model, format, settings, abort.signal, override);
-    } catch (err) {
-      turn.status = 'error';
-      turn.error = { message: err instanceof Error ? err.message : String(err), kind: err instanceof Error ? err.name : 'Error' };
-    } finally {
-      this.running = undefined;
-      this.approver.rejectAll();
-      if (turn.status === 'streaming') turn.status = 'stopped';
-      if (turn.error) turn.error.message = redact(turn.error.message, this.services.credentials.values());
-      conversation.updatedAt = Date.now();
-      await this.finishTurn(conversation, turn);
-    }
-    if (turn.usage.output > 0) this.services.notifySpend();
-  }
-
-  /** Saves and shows the ended turn; a failure here is reported, never left as a running turn. */
-  private async finishTurn(conversation: Conversation, turn: AssistantTurn): Promise<void> {
-    try {
-      await this.store.save(conversation);
-    } catch (err) {
-      this.services.log.error('chat: could not save the conversation', err);
-      this.post({ type: 'notice', level: 'error', text: `The conversation could not be saved: ${describeError(this.services, err).message}` });
-    }
-    this.post({ type: 'turn', turn, fixes: fixesFor(turn, this.services) });
-    try {
-      await this.pushState();
-    } catch (err) {
-      this.services.log.error('chat: could not refresh the view', err);
-    }
-    if (turn.status === 'error' && turn.error) this.services.log.error(`chat turn failed (${turn.error.kind})`, turn.error.message);
-  }
-
-  private async runTurnOf(
-    conversation: Conversation,
-    turn: AssistantTurn,
-    model: string,
-    format: AssistantTurn['format'],
-    settings: ReturnType<typeof chatSettings>,
-    signal: AbortSignal,
-    override: ModelOverride,
-  ): Promise<void> {
-    // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
-    const tools = this.toolsEnabled() && override.toolCalling !== false ? this.toolRunner() : undefined;
-    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
-    const editor = vscode.window.activeTextEditor;
-    const system = systemPrompt({
-      folders,
-      toolsEnabled: !!tools,
-      editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
-    });
-    let lastStepSaved = 0;
-    await runTurn({
-      client: this.services.client(),
-      model,
-      format,
-      system,
-      history: conversation.turns.slice(0, -1),
-      turn,
-      tools,
-      maxSteps: settings.maxSteps,
-      cacheTtl: settings.cacheTtl,
-      inputPricePerMTok: settings.inputPrice,
-      maxTokens: override.maxOutputTokens,
-      signal,
-      onEvent: (e) => {
-        if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
-        else {
-          this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
-          if (e.type === 'step' && e.index > lastStepSaved) {
-            lastStepSaved = e.index;
-            this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save a step', err));
-          }
-        }
-      },
-    });
-  }
-
-  /** Sends the turn's structure (tool cards, status); at most every 100 ms unless forced. */
-  private postTurn(turn: AssistantTurn, force: boolean): void {
-    const now = Date.now();
-    if (!force && now - this.lastTurnPost < 100) return;
-    this.lastTurnPost = now;
-    this.post({ type: 'turn', turn });
-  }
-
-  private toolRunner(): ToolRunner {
-    const tools = new WorkspaceTools(this.guard(), {
-      approver: this.approver,
-      rgPath: ripgrepPath(),
-      // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
-      onWritten: (edit) => {
-        const call = this.running?.turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === this.approver.currentCallId);
-        if (call) call.edit = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
-      },
-    });
-    // The semantic-search tool joins once the workspace has an index.
-    const search = this.search?.ready() ? this.search : undefined;
-    return {
-      definitions: search ? [...TOOL_DEFINITIONS, SEMANTIC_SEARCH_TOOL] : TOOL_DEFINITIONS,
-      run: async (name, args, signal, callId) => {
-        if (name === SEMANTIC_SEARCH_TOOL.name && search) {
-          try {
-            return { content: await search.toolAnswer(JSON.parse(args || '{}') as Record<string, unknown>, signal), isError: false };
-          } catch (err) {
-            return { content: `Error: ${(err as Error).message}`, isError: true };
-          }
-        }
-        this.approver.currentCallId = callId;
-        return tools.run(name, args, signal);
-      },
-    };
-  }
-
-  private async restoreEdits(m: { type: 'undo-edit'; turnId: string; callId: string } | { type: 'restore-turn'; turnId: string }): Promise<void> {
-    const conversation = this.conversation;
-    const turn = conversation?.turns.find((t): t is AssistantTurn => t.id === m.turnId && t.role === 'assistant');
-    if (!conversation || !turn) return;
-    if (this.running) {
-      this.post({ type: 'notice', level: 'info', text: 'Wait for the reply to end (or stop it) before undoing its edits.' });
-      return;
-    }
-    const call = m.type === 'undo-edit' ? turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === m.callId) : undefined;
-    const done = m.type === 'undo-edit' ? (call ? await this.restorer.undo(call) : false) : await this.restorer.restoreTurn(turn);
-    if (!done) return;
-    await this.store.save(conversation);
-    this.post({ type: 'turn', turn, fixes: fixesFor(turn, this.services) });
-    this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? 'The change was undone.' : 'The files are back to before this turn.' });
-  }
-
-  private guard(): PathGuard {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    return new PathGuard(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes]);
-  }
-
-  /** Opens a workspace file named in the chat, at a line; the path guard decides what may open. */
-  private async openFile(path: string, line?: number): Promise<void> {
-    let abs: string;
-    try {
-      abs = (await this.guard().resolve(path)).abs;
-    } catch (err) {
-      this.post({ type: 'notice', level: 'error', text: err instanceof Error ? err.message : String(err) });
-      return;
-    }
-    const at = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
-    await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(at, at), preview: true });
-  }
-
-  // ---------- attachments and code actions ----------
-
-  /** Adds the selection, or the whole active file, as context. */
-  async addContext(): Promise<void> {
-    const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      this.post({ type: 'notice', level: 'info', text: 'Open a file (and select lines) to add it as context.' });
-      return;
-    }
-    const doc = editor.document;
-    const sel = editor.selection;
-    const path = vscode.workspace.asRelativePath(doc.uri);
-    const whole = sel.isEmpty;
-    const text = whole ? doc.getText() : doc.getText(sel);
-    if (text.length > 200_000) {
-      this.post({ type: 'notice', level: 'error', text: `${path} is too large to attach whole; select the part you need.` });
-      return;
-    }
-    const label = whole ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`;
-    this.post({ type: 'attach', images: [], context: [{ label, text, language: doc.languageId }] });
-    await vscode.commands.executeCommand('modelGateway.chat.focus');
-  }
-
-  private async codeAction(action: 'copy' | 'insert' | 'save', code: string, language?: string): Promise<void> {
-    if (action === 'copy') {
-      await vscode.env.clipboard.writeText(code);
-      this.post({ type: 'notice', level: 'info', text: 'Copied.' });
-    } else if (action === 'insert') {
-      const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
-      if (!editor) {
-        const doc = await vscode.workspace.openTextDocument({ content: code, language });
-        await vscode.window.showTextDocument(doc);
-        return;
+  private async handle(m: FromWebview): Promise<void> {
+    const s = this.session;
+    switch (m.type) {
+      case 'ready':
+        await s.pushState();
+        return this.editors.announce();
+      case 'send': {
+        const at = m.replaces ? (s.current?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
+        if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: 'That question is no longer in this conversation.' });
+        const active = m.activeEditor ? this.editors.activeContext() : undefined;
+        const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
+        return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
       }
-      await editor.edit((b) => {
-        for (const s of editor.selections) b.replace(s, code);
-      });
-    } else {
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, `snippet.${language || 'txt'}`) : undefined, title: 'Save code as a new file' });
-      if (!target) return;
-      await vscode.workspace.fs.writeFile(target, Buffer.from(code, 'utf8'));
-      await vscode.window.showTextDocument(target);
+      case 'stop':
+        return s.stop();
+      case 'retry':
+        return s.retry();
+      case 'new-conversation':
+        return s.newConversation();
+      case 'open-conversation': {
+        const ok = await s.open(m.id);
+        return this.post({ type: 'result', requestId: m.requestId, ok, ...(ok ? {} : { message: 'That conversation could not be read.' }) });
+      }
+      case 'rename-conversation':
+        await s.rename(m.id, m.title);
+        return this.post({ type: 'result', requestId: m.requestId, ok: true });
+      case 'delete-conversation':
+        await s.delete(m.id);
+        return this.post({ type: 'result', requestId: m.requestId, ok: true });
+      case 'set-model':
+        return s.setModel(m.model);
+      case 'set-format':
+        return s.setFormat(m.format);
+      case 'add-context':
+        return this.addContext();
+      case 'find-files':
+        return this.post({ type: 'files', requestId: m.requestId, items: await this.editors.findFiles(m.query) });
+      case 'attach-file': {
+        const got = await this.editors.fileAttachment(m.path);
+        if ('problem' in got) return this.post({ type: 'notice', level: 'error', text: got.problem });
+        return this.post({ type: 'attach', images: [], context: [got.context] });
+      }
+      case 'code-action':
+        return runCodeAction(m.action, m.code, m.language, { approver: s.approver, guard: () => s.guard(), editors: this.editors, post: (x) => this.post(x), busy: () => s.busy });
+      case 'approval':
+        s.approver.settle(m.callId, m.accepted);
+        return this.post({ type: 'approval-done', callId: m.callId });
+      case 'show-diff':
+        return s.approver.showDiff(m.callId);
+      case 'open-file':
+        return s.openFile(m.path, m.line);
+      case 'undo-edit':
+      case 'restore-turn':
+        return s.restoreEdits(m);
+      case 'run-command':
+        return void (await vscode.commands.executeCommand(m.command));
     }
-  }
-
-  async pickModel(): Promise<void> {
-    this.models = [];
-    await this.loadModels();
-    const pick = await vscode.window.showQuickPick(this.models, { title: 'Chat model', placeHolder: this.currentModel() });
-    if (!pick) return;
-    await this.context.workspaceState.update('modelGateway.chat.model', pick);
-    await this.pushState();
   }
 
   dispose(): void {
-    this.stop();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -30,7 +30,13 @@ export const FIX_COMMANDS = [
   'modelGateway.chat.pickModel',
   'modelGateway.showLog',
   'modelGateway.openSettings',
+  'modelGateway.account.focus',
+  'modelGateway.keys.edit',
+  'modelGateway.setAccountUserId',
 ] as const;
+
+const RequestId = z.string().check(z.maxLength(64));
+const WorkspacePath = z.string().check(z.maxLength(1000));
 
 export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
@@ -41,17 +47,24 @@ export const FromWebview = z.discriminatedUnion('type', [
     context: z.array(ContextSchema).check(z.maxLength(20)),
     /** Edit and resend: the user turn this question replaces (it and everything after it go). */
     replaces: z.optional(z.string().check(z.maxLength(100))),
+    /** Whether the active editor's file or selection (the removable chip) goes with the question. */
+    activeEditor: z.optional(z.boolean()),
   }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('retry') }),
   z.object({ type: z.literal('new-conversation') }),
-  z.object({ type: z.literal('open-conversation'), id: z.string() }),
-  z.object({ type: z.literal('rename-conversation'), id: z.string(), title: z.string().check(z.maxLength(200)) }),
-  z.object({ type: z.literal('delete-conversation'), id: z.string() }),
+  /** History actions carry a request id: the host answers each with a `result` (done, or why not). */
+  z.object({ type: z.literal('open-conversation'), requestId: RequestId, id: z.string() }),
+  z.object({ type: z.literal('rename-conversation'), requestId: RequestId, id: z.string(), title: z.string().check(z.minLength(1), z.maxLength(200)) }),
+  z.object({ type: z.literal('delete-conversation'), requestId: RequestId, id: z.string() }),
   z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
   z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages']) }),
   z.object({ type: z.literal('add-context') }),
-  z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save']), code: z.string(), language: z.optional(z.string()) }),
+  z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save', 'apply']), code: z.string().check(z.maxLength(1024 * 1024)), language: z.optional(z.string().check(z.maxLength(50))) }),
+  /** `@` or `#` typed in the input: workspace files matching the query, answered by `files`. */
+  z.object({ type: z.literal('find-files'), requestId: RequestId, query: z.string().check(z.maxLength(200)) }),
+  /** A file picked from the mention list: attached as context (through the path guard). */
+  z.object({ type: z.literal('attach-file'), path: WorkspacePath }),
   z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean() }),
   z.object({ type: z.literal('show-diff'), callId: z.string() }),
   /** Undo one accepted edit (a tool call of a turn). */
@@ -61,7 +74,6 @@ export const FromWebview = z.discriminatedUnion('type', [
   /** A file path in an answer or a tool card was clicked: open it (inside the workspace only). */
   z.object({ type: z.literal('open-file'), path: z.string().check(z.maxLength(1000)), line: z.optional(z.number().check(z.int(), z.minimum(1))) }),
   z.object({ type: z.literal('run-command'), command: z.enum(FIX_COMMANDS) }),
-  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string().check(z.maxLength(2000)) }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
@@ -129,6 +141,13 @@ export interface ViewState {
 
 export type ApprovalInfo = z.infer<typeof ApprovalSchema>;
 
+const FileItemSchema = z.object({ path: z.string(), name: z.string() });
+export type FileItem = z.infer<typeof FileItemSchema>;
+
+/** The file (and selection) in the active editor, offered as automatic context. */
+const ActiveEditorSchema = z.object({ path: z.string(), label: z.string(), tooLarge: z.boolean() });
+export type ActiveEditorInfo = z.infer<typeof ActiveEditorSchema>;
+
 /** What the host sends the view: checked on arrival (`ToWebviewSchema`), like what the view sends. */
 export const ToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), state: ViewStateSchema }),
@@ -138,6 +157,9 @@ export const ToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approval-done'), callId: z.string() }),
   z.object({ type: z.literal('attach'), images: z.array(ImageSchema), context: z.array(ContextSchema) }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: z.string() }),
+  z.object({ type: z.literal('result'), requestId: z.string(), ok: z.boolean(), message: z.optional(z.string()) }),
+  z.object({ type: z.literal('files'), requestId: z.string(), items: z.array(FileItemSchema) }),
+  z.object({ type: z.literal('active-editor'), editor: z.nullable(ActiveEditorSchema) }),
 ]);
 export type ToWebview =
   | { type: 'state'; state: ViewState }
@@ -146,4 +168,10 @@ export type ToWebview =
   | ({ type: 'approval' } & ApprovalInfo)
   | { type: 'approval-done'; callId: string }
   | { type: 'attach'; images: z.infer<typeof ImageSchema>[]; context: z.infer<typeof ContextSchema>[] }
-  | { type: 'notice'; level: 'info' | 'error'; text: string };
+  | { type: 'notice'; level: 'info' | 'error'; text: string }
+  | { type: 'result'; requestId: string; ok: boolean; message?: string }
+  | { type: 'files'; requestId: string; items: FileItem[] }
+  | { type: 'active-editor'; editor: ActiveEditorInfo | null };
+
+/** The type of every message the view can send (the e2e run checks each was driven). */
+export const FROM_WEBVIEW_TYPES = FromWebview.def.options.map((o) => o.def.shape.type.def.values[0]);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { workspaceExcludeGlobs } from '../shell/config';
+import { searchSettings, workspaceExcludeGlobs } from '../shell/config';
 import { showGatewayError } from '../shell/errors';
 import type { Services } from '../shell/services';
 import type { ToolDefinition } from '../tools/workspaceTools';
@@ -15,20 +15,6 @@ export interface SearchResult {
   preview: string;
 }
 
-function searchSettings() {
-  const c = vscode.workspace.getConfiguration('modelGateway.search');
-  const num = (k: string, d: number, min: number, max: number) => {
-    const v = c.get<number>(k);
-    return typeof v === 'number' && v >= min && v <= max ? Math.floor(v) : d;
-  };
-  return {
-    batchSize: num('batchSize', 64, 1, 2048),
-    concurrency: num('concurrency', 4, 1, 16),
-    maxFileKB: num('maxFileKB', 512, 1, 10_240),
-    candidates: num('candidates', 30, 5, 200),
-    excludes: (c.get<string[]>('excludes') ?? []).filter((g) => typeof g === 'string'),
-  };
-}
 
 
 export const SEMANTIC_SEARCH_TOOL: ToolDefinition = {

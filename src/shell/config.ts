@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 // zod/mini: the tree-shakable build, so activation does not load the whole schema library.
 import * as z from 'zod/mini';
+import { booleanSetting, numberSetting, stringSetting } from './settingsSchema';
 
 export const JOBS = ['chat', 'embeddings', 'rerank', 'speech', 'transcription', 'image', 'video'] as const;
 export type Job = (typeof JOBS)[number];
@@ -8,9 +9,6 @@ export type Job = (typeof JOBS)[number];
 const Settings = z.object({
   baseUrl: z.catch(z.string().check(z.trim()), ''),
   userId: z.catch(z.string().check(z.trim(), z.regex(/^\d*$/)), ''),
-  requestTimeoutSeconds: z.catch(z.number().check(z.minimum(5), z.maximum(3600)), 600),
-  streamIdleTimeoutSeconds: z.catch(z.number().check(z.minimum(1), z.maximum(3600)), 60),
-  lowBalanceWarningDollars: z.catch(z.number().check(z.minimum(0)), 1),
   defaultModels: z.catch(z.record(z.string(), z.string()), {}),
   extraHeaders: z.catch(z.record(z.string(), z.string()), {}),
   modelOverrides: z.catch(z.record(z.string(), z.unknown()), {}),
@@ -60,9 +58,6 @@ export function readSettings(): GatewaySettings {
   const raw = Settings.parse({
     baseUrl: c.get('baseUrl'),
     userId: c.get('userId'),
-    requestTimeoutSeconds: c.get('requestTimeoutSeconds'),
-    streamIdleTimeoutSeconds: c.get('streamIdleTimeoutSeconds'),
-    lowBalanceWarningDollars: c.get('lowBalanceWarningDollars'),
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, c.get<string>(`defaultModels.${j}`) ?? ''])),
     extraHeaders: c.get('extraHeaders'),
     modelOverrides: c.get('modelOverrides'),
@@ -73,9 +68,9 @@ export function readSettings(): GatewaySettings {
     baseUrl,
     baseUrlSource: raw.baseUrl ? 'setting' : envUrl ? 'environment' : 'none',
     userId: raw.userId || (process.env.MODEL_GATEWAY_USER_ID?.trim() ?? ''),
-    timeoutMs: raw.requestTimeoutSeconds * 1000,
-    streamIdleTimeoutMs: raw.streamIdleTimeoutSeconds * 1000,
-    lowBalanceDollars: raw.lowBalanceWarningDollars,
+    timeoutMs: numberSetting('modelGateway.requestTimeoutSeconds', c.get('requestTimeoutSeconds')) * 1000,
+    streamIdleTimeoutMs: numberSetting('modelGateway.streamIdleTimeoutSeconds', c.get('streamIdleTimeoutSeconds')) * 1000,
+    lowBalanceDollars: numberSetting('modelGateway.lowBalanceWarningDollars', c.get('lowBalanceWarningDollars')),
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, raw.defaultModels[j] ?? ''])) as Record<Job, string>,
     extraHeaders: Object.fromEntries(Object.entries(raw.extraHeaders).filter(([k]) => HEADER_NAME.test(k) && !CREDENTIAL_HEADERS.has(k.toLowerCase()))),
     modelOverrides: Object.fromEntries(Object.entries(raw.modelOverrides).map(([k, v]) => [k, Override.parse(v)])),
@@ -122,4 +117,37 @@ export function workspaceExcludeGlobs(): string[] {
     for (const [glob, on] of Object.entries(map)) if (on === true) globs.push(glob);
   }
   return globs;
+}
+
+/** The chat's settings, validated against their declared limits (`settingsSchema.ts`). */
+export function chatSettings() {
+  const c = vscode.workspace.getConfiguration('modelGateway.chat');
+  return {
+    pattern: stringSetting('modelGateway.chat.messagesFormatPattern', c.get('messagesFormatPattern')),
+    maxSteps: numberSetting('modelGateway.chat.maxToolSteps', c.get('maxToolSteps')),
+    cacheTtl: c.get<string>('promptCacheTtl') === '1h' ? ('1h' as const) : ('5m' as const),
+    inputPrice: numberSetting('modelGateway.chat.inputPricePerMillionTokens', c.get('inputPricePerMillionTokens')),
+    extraExcludes: (c.get<unknown[]>('toolExcludes') ?? []).filter((g): g is string => typeof g === 'string'),
+    attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),
+  };
+}
+export type ChatSettings = ReturnType<typeof chatSettings>;
+
+export function searchSettings() {
+  const c = vscode.workspace.getConfiguration('modelGateway.search');
+  return {
+    batchSize: numberSetting('modelGateway.search.batchSize', c.get('batchSize')),
+    concurrency: numberSetting('modelGateway.search.concurrency', c.get('concurrency')),
+    maxFileKB: numberSetting('modelGateway.search.maxFileKB', c.get('maxFileKB')),
+    candidates: numberSetting('modelGateway.search.candidates', c.get('candidates')),
+    excludes: (c.get<unknown[]>('excludes') ?? []).filter((g): g is string => typeof g === 'string'),
+  };
+}
+
+export function assetSettings() {
+  const c = vscode.workspace.getConfiguration('modelGateway.assets');
+  return {
+    folder: stringSetting('modelGateway.assets.folder', c.get('folder')),
+    videoPollSeconds: numberSetting('modelGateway.assets.videoPollSeconds', c.get('videoPollSeconds')),
+  };
 }

@@ -1,58 +1,19 @@
 import * as vscode from 'vscode';
 import { redact } from './redact';
-import { loadGateway, type Services } from './services';
+import { factsOf, fixesFor } from './fixes';
+import type { Services } from './services';
 
 export interface FixAction {
   title: string;
   run: () => Thenable<unknown> | void;
 }
 
-/** The message to show for an error, and the actions that fix it. Never contains a secret. */
+/** The message to show for an error, and the actions that fix it (`fixes.ts`). Never contains a secret. */
 export function describeError(services: Services, err: unknown): { message: string; actions: FixAction[] } {
-  const gw = loadGateway();
-  const command = (title: string, id: string, ...args: unknown[]): FixAction => ({ title, run: () => vscode.commands.executeCommand(id, ...args) });
-  const setKey = command('Set API Key', 'modelGateway.setApiKey');
-  const setToken = command('Set Access Token', 'modelGateway.setAccessToken');
-  const setUrl = command('Set Gateway URL', 'modelGateway.setBaseUrl');
-  const showLog = command('Show Log', 'modelGateway.showLog');
   // Gateway errors are cleaned where they are made; anything else is cleaned here.
   const message = redact(err instanceof Error ? err.message : String(err), services.credentials.values());
-  if (err instanceof gw.MissingCredentialError) {
-    if (/system access token/i.test(message)) return { message, actions: [setToken] };
-    if (/URL/.test(message)) return { message, actions: [setUrl] };
-    return { message, actions: [setKey] };
-  }
-  if (err instanceof gw.AuthenticationError) {
-    // A key the gateway knows but refuses (own quota used up, expired, disabled) is fixed in the Account view.
-    if (err.keyRefusal !== 'invalid') return { message, actions: [command('Open Account View', 'modelGateway.account.focus'), setKey] };
-    return { message, actions: [setKey] };
-  }
-  if (err instanceof gw.KeyStateError) return { message, actions: [command('Edit Key', 'modelGateway.keys.edit')] };
-  if (err instanceof gw.AccountApiError) {
-    if (err.type === 'authentication_error') {
-      const actions = [setToken];
-      if (err.code === gw.NEW_API_USER_REQUIRED) return { message, actions: [command('Set Account User Id', 'modelGateway.setAccountUserId'), setToken] };
-      return { message, actions };
-    }
-    return { message, actions: [showLog] };
-  }
-  if (err instanceof gw.PermissionDeniedError) {
-    const base = services.settings().baseUrl;
-    const topUp: FixAction = { title: 'Top Up Balance', run: () => vscode.env.openExternal(vscode.Uri.parse(base)) };
-    const pick = command('Pick Another Model', 'modelGateway.models.setDefault');
-    switch (err.cause403) {
-      case 'balance':
-        return { message, actions: [topUp] };
-      case 'model':
-        return { message, actions: [pick] };
-      default:
-        return { message, actions: [setKey, topUp] };
-    }
-  }
-  if (err instanceof gw.ServiceUnavailableError) return { message, actions: [command('Pick Another Model', 'modelGateway.models.setDefault')] };
-  if (err instanceof gw.ConnectionError || err instanceof gw.TimeoutError) return { message, actions: [setUrl, showLog] };
-  if (err instanceof gw.ValidationError || err instanceof gw.AbortError) return { message, actions: [] };
-  return { message, actions: [showLog] };
+  const fixes = fixesFor({ ...factsOf(err), message }, { hasBaseUrl: !!services.settings().baseUrl, place: 'notification' });
+  return { message, actions: fixes.map((f) => ({ title: f.title, run: () => vscode.commands.executeCommand(f.command) })) };
 }
 
 /**

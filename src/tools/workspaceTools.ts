@@ -378,6 +378,15 @@ export class WorkspaceTools {
     return this.applyIfApproved({ kind: 'create', path: p, before: '', after: content }, signal, `Created ${p.display} (${lines} line${lines === 1 ? '' : 's'}).`);
   }
 
+  /** Proposes a whole new content for an existing file (the chat's *Apply to file*), through the same approval. */
+  async proposeContent(path: string, after: string, signal?: AbortSignal): Promise<ToolResult> {
+    const p = await this.guard.resolve(path);
+    if (await isBinary(p.abs)) throw new ToolError(`"${p.display}" is a binary file.`);
+    const before = await readFile(p.abs, 'utf8');
+    if (before === after) return ok(`${p.display} already has this content; nothing to apply.`);
+    return this.applyIfApproved({ kind: 'edit', path: p, before, after }, signal, `Applied the code to ${p.display}.`);
+  }
+
   async replaceInFile(path: string, oldString: string, newString: string, signal?: AbortSignal): Promise<ToolResult> {
     const p = await this.guard.resolve(path);
     if (!oldString) throw new ToolError('old_string is empty; give the exact text to replace.');

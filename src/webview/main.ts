@@ -1,45 +1,33 @@
-import type { AssistantTurn, ContextAttachment, ImageAttachment, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
-import { ToWebviewSchema, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
+import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../chat/conversation';
+import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
 import { sniffImageType } from '../gateway/core/images';
-import { StreamingMarkdown } from './markdown';
+import { button, h, icon, post, vscode } from './dom';
+import { MentionPicker } from './mentions';
+import { includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
+import { shared, TurnView, userView } from './turnView';
 
-declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
+type Result = { ok: boolean; message?: string };
+const waiting = new Map<string, (r: Result) => void>();
+const foundFiles = new Map<string, (items: FileItem[]) => void>();
 
-const vscode = acquireVsCodeApi();
-const post = (m: FromWebview) => vscode.postMessage(m);
+/** Sends a message that the host answers (by its request id); resolves with the answer. */
+function request(m: Extract<FromWebview, { requestId: string }> extends infer R ? (R extends unknown ? Omit<R, 'requestId'> : never) : never): Promise<Result> {
+  const requestId = crypto.randomUUID();
+  return new Promise((resolve) => {
+    waiting.set(requestId, resolve);
+    post({ ...m, requestId });
+  });
+}
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 /** Turns rendered at once; older ones come back with "Show earlier". */
 const DOM_TURN_CAP = 60;
 
-type Attrs = Record<string, string | boolean | undefined>;
-
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string | undefined | false)[]): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === false) continue;
-    if (k === 'text') el.textContent = String(v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children) if (c !== undefined && c !== false) el.append(c);
-  return el;
-}
-
-const icon = (name: string) => h('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
-
-function button(label: string, attrs: Attrs = {}, iconName?: string): HTMLButtonElement {
-  const b = h('button', { type: 'button', ...attrs });
-  if (iconName) b.append(icon(iconName));
-  if (label) b.append(iconName ? ` ${label}` : label);
-  return b;
-}
-
-// ---------- layout ----------
-
 const app = document.getElementById('app')!;
 const titleEl = h('span', { class: 'title', id: 'title' });
 const historyButton = button('', { id: 'history', 'aria-label': 'Conversations', title: 'Conversations', 'aria-expanded': 'false' }, 'history');
+const newChatButton = button('', { id: 'new-chat', 'aria-label': 'New chat', title: 'New chat' }, 'add');
 const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': 'Conversations', hidden: true });
 const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
 /** The turns; its size changes (markdown drawn late, images loading) keep the view at the newest. */
@@ -63,10 +51,19 @@ const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,imag
 const attachButton = button('', { id: 'attach', 'aria-label': 'Attach image', title: 'Attach image (PNG, JPEG or WEBP, up to 20 MB)' }, 'file-media');
 const contextButton = button('', { id: 'context', 'aria-label': 'Add the active file or selection', title: 'Add the active file or selection as context' }, 'file-code');
 const sendButton = button('Send', { id: 'send', class: 'primary', 'aria-label': 'Send' }, 'send');
+const mentions = new MentionPicker(input, {
+  find: (query) =>
+    new Promise<FileItem[]>((resolve) => {
+      const requestId = crypto.randomUUID();
+      foundFiles.set(requestId, resolve);
+      post({ type: 'find-files', requestId, query });
+    }),
+  picked: (item) => post({ type: 'attach-file', path: item.path }),
+});
 const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': 'Stop', hidden: true }, 'debug-stop');
 
 app.append(
-  h('header', { class: 'bar' }, historyButton, titleEl),
+  h('header', { class: 'bar' }, historyButton, titleEl, newChatButton),
   historyPanel,
   h('div', { class: 'messages-wrap' }, messages, jumpButton),
   h(
@@ -76,7 +73,7 @@ app.append(
     h('div', { class: 'pickers' }, modelSelect, formatSelect),
     chips,
     notice,
-    input,
+    h('div', { class: 'input-wrap' }, mentions.el, input),
     h('div', { class: 'actions' }, attachButton, fileInput, contextButton, h('span', { class: 'spacer' }), stopButton, sendButton),
   ),
 );
@@ -85,15 +82,17 @@ app.append(
 
 let state: ViewState | undefined;
 let turns: (UserTurn | AssistantTurn)[] = [];
-let fixes: Record<string, FixAction[]> = {};
 let showAll = false;
-const pendingApprovals = new Set<string>();
+const pendingApprovals = shared.pendingApprovals;
 type ApprovalInfo = ViewState['pendingApprovals'][number];
 const approvalInfo = new Map<string, ApprovalInfo>();
 /** The question being edited (resent in its place), if any. */
 let editing: string | undefined;
 let images: ImageAttachment[] = [];
 let context: ContextAttachment[] = [];
+/** The active editor's file, offered as context (a chip), and the file whose chip was removed. */
+let activeEditor: ActiveEditorInfo | null = null;
+let dismissedActive: string | undefined;
 const views = new Map<string, TurnView>();
 
 const saved = (vscode.getState() ?? {}) as { draft?: string };
@@ -139,268 +138,11 @@ messages.addEventListener('scroll', () => {
 });
 // Markdown renders a frame later and off-screen turns skip layout: whenever the thread changes
 // size, follow it if following.
+shared.scrollToEnd = scrollToEnd;
 new ResizeObserver(() => scrollToEnd()).observe(thread);
 jumpButton.addEventListener('click', () => scrollToEnd(true));
 
 // ---------- turns ----------
-
-function usageLine(t: AssistantTurn): string {
-  const u = t.usage;
-  if (!u || (u.input === 0 && u.output === 0)) return '';
-  const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString('en-US')}`;
-  const parts = [`in ${n(u.input)}`, `out ${n(u.output)}`];
-  if (u.estimated) parts.push('estimated: the gateway sent no usage');
-  if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
-  if (t.savedDollars !== undefined && t.savedDollars !== 0) parts.push(`${t.savedDollars > 0 ? 'saved' : 'cache cost'} $${Math.abs(t.savedDollars).toFixed(4)}`);
-  return parts.join(' · ');
-}
-
-/** The tool's main argument; a file path (not a folder, not a glob) is a link that opens it. */
-function pathArg(call: ToolCallRecord): HTMLElement {
-  const arg = mainArg(call);
-  const el = h('code', { text: arg });
-  if (/^(read_file|create_file|replace_in_file)$/.test(call.name) && PATH_IN_CODE.test(arg) && call.status !== 'rejected') {
-    el.dataset.openPath = arg;
-    el.classList.add('path-link');
-    el.setAttribute('role', 'link');
-    el.tabIndex = 0;
-    el.title = `Open ${arg}`;
-  }
-  return el;
-}
-
-function mainArg(call: ToolCallRecord): string {
-  try {
-    const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
-    const v = a.path ?? a.pattern ?? a.query;
-    return typeof v === 'string' ? v : '';
-  } catch {
-    return '';
-  }
-}
-
-const STATUS_ICON: Record<string, string> = {
-  running: 'loading codicon-modifier-spin',
-  'awaiting-approval': 'question',
-  done: 'check',
-  error: 'error',
-  rejected: 'circle-slash',
-  'not-run': 'dash',
-};
-
-function truncate(s: string, n = 4000): string {
-  return s.length > n ? `${s.slice(0, n)}\n… (${s.length - n} more characters)` : s;
-}
-
-class TurnView {
-  readonly el: HTMLElement;
-  private readonly stepsEl = h('div', { class: 'steps' });
-  private readonly footer = h('div', { class: 'turn-footer' });
-  private readonly markdown: StreamingMarkdown[] = [];
-  private readonly toolEls: HTMLElement[] = [];
-  private countdown = 0;
-
-  constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${turn.format === 'messages' ? 'messages' : 'chat completions'}` }), this.stepsEl, this.footer);
-    this.apply(turn);
-  }
-
-  private ensureStep(i: number, step: Step): void {
-    this.ensureStructure(i);
-    const m = this.markdown[i];
-    if (step.text.length > m.value.length && step.text.startsWith(m.value)) m.append(step.text.slice(m.value.length));
-    else if (step.text !== m.value) {
-      const fresh = new StreamingMarkdown(m.el, step.text);
-      fresh.onRender = m.onRender;
-      this.markdown[i] = fresh;
-    }
-    const thinkingEl = this.stepsEl.children[i]?.querySelector<HTMLDetailsElement>('.thinking');
-    if (thinkingEl && step.thinking) {
-      thinkingEl.hidden = false;
-      thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
-    }
-  }
-
-  private ensureStructure(i: number): void {
-    while (this.markdown.length <= i) {
-      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: 'Thinking' }), h('div', { class: 'thinking-text' }));
-      const text = h('div', { class: 'markdown' });
-      const tools = h('div', { class: 'tools' });
-      this.stepsEl.append(h('div', { class: 'step' }, thinking, text, tools));
-      const m = new StreamingMarkdown(text);
-      m.onRender = () => {
-        decorateCode(text);
-        linkPaths(text);
-        scrollToEnd();
-      };
-      this.markdown.push(m);
-      this.toolEls.push(tools);
-    }
-  }
-
-  /** A streamed delta goes straight to the step's renderer (no comparison of the whole text). */
-  appendText(step: number, delta: string): void {
-    this.turn.steps[step] ??= { text: '', toolCalls: [] };
-    this.turn.steps[step].text += delta;
-    this.ensureStructure(step);
-    this.markdown[step].append(delta);
-  }
-
-  /** Whether the host's copy of the turn differs from what is shown (finished turns rarely do). */
-  changedBy(t: AssistantTurn): boolean {
-    const s = this.turn;
-    if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit ? '+e' : ''}${c.undone ? '+u' : ''}`).join()).join('|');
-    return (
-      s.status !== t.status || s.steps.length !== t.steps.length || s.error?.message !== t.error?.message || calls(s) !== calls(t) || (fixes[t.id]?.length ?? 0) !== this.fixCount
-    );
-  }
-
-  private fixCount = 0;
-
-  apply(turn: AssistantTurn): void {
-    this.turn = turn;
-    this.fixCount = fixes[turn.id]?.length ?? 0;
-    this.el.dataset.status = turn.status;
-    turn.steps.forEach((s, i) => {
-      this.ensureStep(i, s);
-      this.renderTools(i, s.toolCalls);
-    });
-    if (turn.status !== 'streaming') for (const m of this.markdown) m.finish();
-    this.renderFooter();
-  }
-
-  private renderTools(i: number, calls: ToolCallRecord[]): void {
-    const box = this.toolEls[i];
-    box.replaceChildren(
-      ...calls.map((c) => {
-        const open = box.querySelector(`details[data-call="${CSS.escape(c.id)}"]`)?.hasAttribute('open');
-        const details = h(
-          'details',
-          { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
-          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
-          h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
-        );
-        if (c.edit && c.status === 'done') {
-          return h(
-            'div',
-            { class: 'tool-wrap' },
-            details,
-            c.undone
-              ? h('div', { class: 'tool-actions muted', text: 'Undone: the file is back as it was.' })
-              : h('div', { class: 'tool-actions' }, button('Undo', { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${c.edit.path} back as it was before this change` }, 'discard')),
-          );
-        }
-        if (c.status !== 'awaiting-approval' || !pendingApprovals.has(c.id)) return details;
-        return h(
-          'div',
-          { class: 'tool-wrap' },
-          details,
-          h(
-            'div',
-            { class: 'approval', role: 'group', 'aria-label': `Approve ${c.name} ${mainArg(c)}` },
-            h('span', { text: `Apply this change to ${mainArg(c)}?` }),
-            button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
-            button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
-            button('Show diff', { 'data-diff': c.id }, 'diff'),
-          ),
-        );
-      }),
-    );
-  }
-
-  private renderFooter(): void {
-    const t = this.turn;
-    clearInterval(this.countdown);
-    const parts: (Node | string)[] = [];
-    if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: 'Stopped — the answer above is partial.' }));
-    if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: 'Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.' }));
-    if (t.status === 'error' && t.error) {
-      const card = h('div', { class: 'error-card', role: 'alert' }, h('div', { class: 'error-text', text: t.error.message }));
-      const actions = h('div', { class: 'error-actions' });
-      for (const f of fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
-      const retry = button('Retry', { 'data-retry': 'true' }, 'refresh');
-      actions.append(retry);
-      card.append(actions);
-      if (t.error.retryAfterMs && t.error.retryAfterMs > 0) {
-        const until = t.at + t.error.retryAfterMs;
-        const wait = h('div', { class: 'countdown' });
-        const tick = () => {
-          const left = Math.ceil((until - Date.now()) / 1000);
-          retry.disabled = left > 0;
-          wait.textContent = left > 0 ? `Rate limited: you can retry in ${left} s.` : 'You can retry now.';
-          if (left <= 0) clearInterval(this.countdown);
-        };
-        tick();
-        this.countdown = window.setInterval(tick, 1000);
-        card.insertBefore(wait, actions);
-      }
-      parts.push(card);
-    }
-    const usage = usageLine(t);
-    if (usage) parts.push(h('div', { class: 'usage', text: usage }));
-    const undoable = t.steps.some((s) => s.toolCalls.some((c) => c.edit && !c.undone));
-    if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button('Restore to before this turn', { 'data-restore': t.id, title: 'Put every file this answer changed back as it was (files it created are removed); shows what changes first' }, 'history')));
-    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button('Regenerate', { 'data-retry': 'true', title: 'Ask again for a new answer to the same question' }, 'refresh')));
-    this.footer.replaceChildren(...parts);
-  }
-}
-
-function prettyJson(s: string): string {
-  try {
-    return JSON.stringify(JSON.parse(s), null, 2);
-  } catch {
-    return s;
-  }
-}
-
-/** `src/a.ts` or `src/a.ts:12` in inline code: a workspace path, with an optional line. */
-const PATH_IN_CODE = /^(?!https?:)([\w@.-]+(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8})(?::(\d+))?$/;
-
-/** Makes file paths in an answer's inline code links that open the file (at the line). */
-function linkPaths(root: HTMLElement): void {
-  for (const code of Array.from(root.querySelectorAll<HTMLElement>(':not(pre) > code:not([data-open-path])'))) {
-    const m = PATH_IN_CODE.exec(code.textContent ?? '');
-    if (!m) continue;
-    code.dataset.openPath = m[1];
-    if (m[2]) code.dataset.line = m[2];
-    code.classList.add('path-link');
-    code.setAttribute('role', 'link');
-    code.tabIndex = 0;
-    code.title = `Open ${m[1]}${m[2] ? ` at line ${m[2]}` : ''}`;
-  }
-}
-
-/** Adds Copy / Insert / Save buttons to code blocks that do not have them yet. */
-function decorateCode(root: HTMLElement): void {
-  for (const pre of Array.from(root.querySelectorAll<HTMLPreElement>('pre.code'))) {
-    if (pre.parentElement?.classList.contains('code-block')) continue;
-    const wrap = h('div', { class: 'code-block' });
-    pre.replaceWith(wrap);
-    const lang = /\blanguage-([\w+#-]+)/.exec(pre.className)?.[1] ?? '';
-    pre.dataset.lang = lang;
-    wrap.append(
-      h(
-        'div',
-        { class: 'code-actions' },
-        h('span', { class: 'lang', text: lang }),
-        button('', { 'data-wrap': 'true', 'aria-label': 'Wrap long lines', title: 'Wrap long lines', 'aria-pressed': 'false' }, 'word-wrap'),
-        button('', { 'data-code': 'copy', 'aria-label': 'Copy code', title: 'Copy' }, 'copy'),
-        button('', { 'data-code': 'insert', 'aria-label': 'Insert at cursor', title: 'Insert at the cursor' }, 'insert'),
-        button('', { 'data-code': 'save', 'aria-label': 'Save as new file', title: 'Save as a new file' }, 'save-as'),
-      ),
-      pre,
-    );
-  }
-}
-
-function userView(t: UserTurn): HTMLElement {
-  const who = h('div', { class: 'who' }, 'You', button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': 'Edit and resend this question', title: 'Edit and resend' }, 'edit'));
-  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': 'Your message' }, who, h('div', { class: 'user-text', text: t.text }));
-  if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: `${img.name} (detail ${img.detail})` }))));
-  if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
-  return el;
-}
 
 function renderConversation(land = true): void {
   views.clear();
@@ -436,37 +178,27 @@ function renderConversation(land = true): void {
  * gone ones removed, changed ones updated; a finished turn that did not change is left alone.
  */
 function reconcile(next: (UserTurn | AssistantTurn)[]): void {
-  // New turns come at the end (a retry removes the last ones first); anything else, or a thread
-  // past the turn cap, is drawn again.
-  const known = new Set(turns.map((t) => t.id));
-  const kept = next.filter((t) => known.has(t.id)).map((t) => t.id);
-  const order = turns.map((t) => t.id).filter((id) => kept.includes(id));
-  const appendedOnly = next.slice(0, kept.length).every((t, i) => t.id === order[i]);
-  if (!appendedOnly) {
-    turns = next;
+  const plan = planReconcile(turns, next);
+  if (plan.kind === 'redraw') {
+    turns = plan.turns;
     renderConversation(false);
     return;
   }
-  const ids = new Set(next.map((t) => t.id));
-  for (const el of Array.from(thread.querySelectorAll<HTMLElement>(':scope > [data-turn]'))) {
-    if (!ids.has(el.dataset.turn ?? '')) {
-      el.remove();
-      views.delete(el.dataset.turn ?? '');
-    }
+  for (const id of plan.remove) {
+    thread.querySelector(`:scope > [data-turn="${CSS.escape(id)}"]`)?.remove();
+    views.delete(id);
   }
-  for (const t of next) {
-    const present = thread.querySelector(`:scope > [data-turn="${CSS.escape(t.id)}"]`);
-    if (!present && !known.has(t.id)) {
-      thread.querySelector('.empty')?.remove();
-      if (t.role === 'user') thread.append(userView(t));
-      else {
-        const v = new TurnView(t);
-        views.set(t.id, v);
-        thread.append(v.el);
-      }
-    } else if (t.role === 'assistant') {
-      const v = views.get(t.id);
-      if (v?.changedBy(t)) v.apply(t);
+  for (const t of plan.update) {
+    const v = t.role === 'assistant' ? views.get(t.id) : undefined;
+    if (t.role === 'assistant' && v?.changedBy(t)) v.apply(t);
+  }
+  if (plan.add.length) thread.querySelector('.empty')?.remove();
+  for (const t of plan.add) {
+    if (t.role === 'user') thread.append(userView(t));
+    else {
+      const v = new TurnView(t);
+      views.set(t.id, v);
+      thread.append(v.el);
     }
   }
   turns = next;
@@ -503,7 +235,20 @@ function renderHistory(): void {
 }
 
 function renderChips(): void {
+  const auto = activeEditor && dismissedActive !== activeEditor.path && !context.some((c) => c.label === activeEditor?.label) ? activeEditor : undefined;
   chips.replaceChildren(
+    ...(auto
+      ? [
+          h(
+            'span',
+            { class: `chip auto${auto.tooLarge ? ' muted' : ''}`, id: 'active-editor', title: auto.tooLarge ? `${auto.path} is too large to send whole: select the part you need` : `Sent with your question: ${auto.label} (the active editor)` },
+            icon('eye'),
+            ` ${auto.label} `,
+            h('span', { class: 'chip-note', text: auto.tooLarge ? 'too large' : 'current file' }),
+            button('', { 'data-remove-active': 'true', 'aria-label': `Do not send ${auto.label}` }, 'close'),
+          ),
+        ]
+      : []),
     ...images.map((img, i) => {
       const detail = h('select', { 'aria-label': `Detail for ${img.name}`, 'data-detail': String(i) }, ...['auto', 'low', 'high'].map((d) => h('option', { value: d, text: `detail ${d}`, selected: d === img.detail })));
       return h('span', { class: 'chip image' }, h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: '' }), ` ${img.name} `, detail, button('', { 'data-remove-image': String(i), 'aria-label': `Remove ${img.name}` }, 'close'));
@@ -514,7 +259,7 @@ function renderChips(): void {
 
 function applyState(s: ViewState): void {
   state = s;
-  fixes = s.fixes;
+  shared.fixes = s.fixes;
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
   titleEl.textContent = s.conversation?.title ?? 'New conversation';
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
@@ -581,7 +326,7 @@ function send(): void {
     showNotice('A reply is still running: wait for it, or press Stop (Escape).', 'info');
     return;
   }
-  post({ type: 'send', text, images, context, ...(editing ? { replaces: editing } : {}) });
+  post({ type: 'send', text, images, context, activeEditor: includeActiveEditor(activeEditor, dismissedActive, context), ...(editing ? { replaces: editing } : {}) });
   editing = undefined;
   input.classList.remove('editing');
   input.value = '';
@@ -656,6 +401,7 @@ sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
 formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' }));
+newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 historyButton.addEventListener('click', () => {
   historyPanel.hidden = !historyPanel.hidden;
   historyButton.setAttribute('aria-expanded', String(!historyPanel.hidden));
@@ -667,6 +413,7 @@ chips.addEventListener('click', (e) => {
   if (!b) return;
   if (b.dataset.removeImage) images.splice(Number(b.dataset.removeImage), 1);
   if (b.dataset.removeContext) context.splice(Number(b.dataset.removeContext), 1);
+  if (b.dataset.removeActive) dismissedActive = activeEditor?.path;
   renderChips();
 });
 chips.addEventListener('change', (e) => {
@@ -708,7 +455,7 @@ messages.addEventListener('click', (e) => {
   } else if (b.dataset.code) {
     const code = b.closest('.code-block')?.querySelector('code')?.textContent ?? '';
     const language = b.closest('.code-block')?.querySelector('pre')?.dataset.lang || undefined;
-    post({ type: 'code-action', action: b.dataset.code as 'copy' | 'insert' | 'save', code, language });
+    post({ type: 'code-action', action: b.dataset.code as 'copy' | 'insert' | 'save' | 'apply', code, language });
   } else if (b.dataset.approve) {
     post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true' });
     b.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
@@ -736,10 +483,18 @@ historyPanel.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
   if (b.dataset.open) {
-    post({ type: 'open-conversation', id: b.dataset.open });
     historyPanel.hidden = true;
+    void request({ type: 'open-conversation', id: b.dataset.open }).then((r) => {
+      if (!r.ok) showNotice(r.message ?? 'That conversation could not be opened.');
+    });
   } else if (b.dataset.delete) {
-    if (b.dataset.confirm === 'true') post({ type: 'delete-conversation', id: b.dataset.delete });
+    if (b.dataset.confirm === 'true') {
+      b.disabled = true;
+      void request({ type: 'delete-conversation', id: b.dataset.delete }).then((r) => {
+        if (!r.ok) showNotice(r.message ?? 'The conversation could not be deleted.');
+        renderHistory();
+      });
+    }
     else {
       b.dataset.confirm = 'true';
       b.classList.add('danger');
@@ -757,9 +512,17 @@ historyPanel.addEventListener('click', (e) => {
     row.replaceChildren(field);
     field.focus();
     field.select();
+    let finished = false;
     const done = (save: boolean) => {
-      if (save && field.value.trim()) post({ type: 'rename-conversation', id: b.dataset.rename!, title: field.value.trim() });
-      else renderHistory();
+      if (finished) return;
+      finished = true;
+      if (save && field.value.trim() && field.value.trim() !== current) {
+        field.disabled = true;
+        void request({ type: 'rename-conversation', id: b.dataset.rename!, title: field.value.trim().slice(0, 200) }).then((r) => {
+          if (!r.ok) showNotice(r.message ?? 'The conversation could not be renamed.');
+          renderHistory();
+        });
+      } else renderHistory();
     };
     field.addEventListener('keydown', (k) => {
       if (k.key === 'Enter') done(true);
@@ -805,10 +568,8 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
     }
     case 'turn': {
       const t = m.turn;
-      if (m.fixes) fixes[t.id] = m.fixes;
-      const i = turns.findIndex((x) => x.id === t.id);
-      if (i >= 0) turns[i] = t;
-      else turns.push(t);
+      if (m.fixes) shared.fixes[t.id] = m.fixes;
+      turns = upsertTurn(turns, t);
       const v = views.get(t.id);
       if (v) v.apply(t);
       else {
@@ -843,13 +604,25 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
       break;
     case 'attach':
       // The same attachment twice is kept once.
-      for (const img of m.images) if (!images.some((x) => x.data === img.data)) images.push(img);
-      for (const c of m.context) if (!context.some((x) => x.label === c.label && x.text === c.text)) context.push(c);
+      ({ images, context } = mergeAttachments({ images, context }, m));
       renderChips();
       input.focus();
       break;
     case 'notice':
       showNotice(m.text, m.level);
+      break;
+    case 'result':
+      waiting.get(m.requestId)?.({ ok: m.ok, message: m.message });
+      waiting.delete(m.requestId);
+      break;
+    case 'files':
+      foundFiles.get(m.requestId)?.(m.items);
+      foundFiles.delete(m.requestId);
+      break;
+    case 'active-editor':
+      if (m.editor?.path !== activeEditor?.path) dismissedActive = undefined;
+      activeEditor = m.editor;
+      renderChips();
       break;
   }
 });

@@ -35,7 +35,7 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   });
 
   it('opens the Model Gateway container, which welcomes a new user', async () => {
-    await openModelGatewayContainer(page, page.getByText('Set the API key of your gateway account'));
+    await openModelGatewayContainer(page, page.getByText('Set the API key of your gateway account'), 'account');
     await page.getByRole('button', { name: 'Set API Key' }).waitFor();
   });
 

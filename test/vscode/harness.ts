@@ -185,11 +185,25 @@ export async function runPaletteCommand(page: Page, title: string, timeoutMs = 6
 }
 
 /** Opens the Model Gateway container until `ready` is visible (clicking the icon of an open container closes it). */
-export async function openModelGatewayContainer(page: Page, ready: { waitFor(o: { timeout: number }): Promise<void> }, timeoutMs = 60_000): Promise<void> {
+/** The extension's two view containers: the chat alone (full height), and Account with Video Jobs. */
+export const CONTAINERS = {
+  chat: { id: 'workbench.view.extension.modelGatewayChat', label: 'Model Gateway Chat' },
+  account: { id: 'workbench.view.extension.modelGateway', label: 'Model Gateway' },
+} as const;
+
+export async function openModelGatewayContainer(
+  page: Page,
+  ready: { waitFor(o: { timeout: number }): Promise<void> },
+  which: keyof typeof CONTAINERS = 'chat',
+  timeoutMs = 60_000,
+): Promise<void> {
+  const { id, label } = CONTAINERS[which];
   const end = Date.now() + timeoutMs;
   for (;;) {
-    if (!(await page.locator('[id="workbench.view.extension.modelGateway"]').isVisible())) {
-      await page.locator('.activitybar [aria-label^="Model Gateway"]').first().click();
+    if (!(await page.locator(`[id="${id}"]`).isVisible())) {
+      // The label may carry a keybinding after it, and one container's name starts the other's.
+      const item = page.locator(`.activitybar [aria-label="${label}"], .activitybar [aria-label^="${label} ("]`).first();
+      await item.click();
     }
     try {
       await ready.waitFor({ timeout: 5000 });

@@ -1,0 +1,274 @@
+/** One answer as the view draws it (and a question), updated in place as the host reports. */
+import type { AssistantTurn, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
+import type { FixAction } from '../chat/protocol';
+import { button, h, icon } from './dom';
+import { StreamingMarkdown } from './markdown';
+
+/** What the turn views share with the rest of the view (set by main.ts). */
+export const shared = {
+  /** For each errored turn id, the buttons that fix it. */
+  fixes: {} as Record<string, FixAction[]>,
+  /** Tool calls waiting for Accept or Reject. */
+  pendingApprovals: new Set<string>(),
+  /** Keeps the newest content in view (when following, or when forced). */
+  scrollToEnd: (force?: boolean): void => void force,
+};
+
+function usageLine(t: AssistantTurn): string {
+  const u = t.usage;
+  if (!u || (u.input === 0 && u.output === 0)) return '';
+  const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString('en-US')}`;
+  const parts = [`in ${n(u.input)}`, `out ${n(u.output)}`];
+  if (u.estimated) parts.push('estimated: the gateway sent no usage');
+  if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
+  if (t.savedDollars !== undefined && t.savedDollars !== 0) parts.push(`${t.savedDollars > 0 ? 'saved' : 'cache cost'} $${Math.abs(t.savedDollars).toFixed(4)}`);
+  return parts.join(' · ');
+}
+
+/** The tool's main argument; a file path (not a folder, not a glob) is a link that opens it. */
+function pathArg(call: ToolCallRecord): HTMLElement {
+  const arg = mainArg(call);
+  const el = h('code', { text: arg });
+  if (/^(read_file|create_file|replace_in_file)$/.test(call.name) && PATH_IN_CODE.test(arg) && call.status !== 'rejected') {
+    el.dataset.openPath = arg;
+    el.classList.add('path-link');
+    el.setAttribute('role', 'link');
+    el.tabIndex = 0;
+    el.title = `Open ${arg}`;
+  }
+  return el;
+}
+
+function mainArg(call: ToolCallRecord): string {
+  try {
+    const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
+    const v = a.path ?? a.pattern ?? a.query;
+    return typeof v === 'string' ? v : '';
+  } catch {
+    return '';
+  }
+}
+
+const STATUS_ICON: Record<string, string> = {
+  running: 'loading codicon-modifier-spin',
+  'awaiting-approval': 'question',
+  done: 'check',
+  error: 'error',
+  rejected: 'circle-slash',
+  'not-run': 'dash',
+};
+
+function truncate(s: string, n = 4000): string {
+  return s.length > n ? `${s.slice(0, n)}\n… (${s.length - n} more characters)` : s;
+}
+
+export class TurnView {
+  readonly el: HTMLElement;
+  private readonly stepsEl = h('div', { class: 'steps' });
+  private readonly footer = h('div', { class: 'turn-footer' });
+  private readonly markdown: StreamingMarkdown[] = [];
+  private readonly toolEls: HTMLElement[] = [];
+  private countdown = 0;
+
+  constructor(private turn: AssistantTurn) {
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${turn.format === 'messages' ? 'messages' : 'chat completions'}` }), this.stepsEl, this.footer);
+    this.apply(turn);
+  }
+
+  private ensureStep(i: number, step: Step): void {
+    this.ensureStructure(i);
+    const m = this.markdown[i];
+    if (step.text.length > m.value.length && step.text.startsWith(m.value)) m.append(step.text.slice(m.value.length));
+    else if (step.text !== m.value) {
+      const fresh = new StreamingMarkdown(m.el, step.text);
+      fresh.onRender = m.onRender;
+      this.markdown[i] = fresh;
+    }
+    const thinkingEl = this.stepsEl.children[i]?.querySelector<HTMLDetailsElement>('.thinking');
+    if (thinkingEl && step.thinking) {
+      thinkingEl.hidden = false;
+      thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
+    }
+  }
+
+  private ensureStructure(i: number): void {
+    while (this.markdown.length <= i) {
+      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: 'Thinking' }), h('div', { class: 'thinking-text' }));
+      const text = h('div', { class: 'markdown' });
+      const tools = h('div', { class: 'tools' });
+      this.stepsEl.append(h('div', { class: 'step' }, thinking, text, tools));
+      const m = new StreamingMarkdown(text);
+      m.onRender = () => {
+        decorateCode(text);
+        linkPaths(text);
+        shared.scrollToEnd();
+      };
+      this.markdown.push(m);
+      this.toolEls.push(tools);
+    }
+  }
+
+  /** A streamed delta goes straight to the step's renderer (no comparison of the whole text). */
+  appendText(step: number, delta: string): void {
+    this.turn.steps[step] ??= { text: '', toolCalls: [] };
+    this.turn.steps[step].text += delta;
+    this.ensureStructure(step);
+    this.markdown[step].append(delta);
+  }
+
+  /** Whether the host's copy of the turn differs from what is shown (finished turns rarely do). */
+  changedBy(t: AssistantTurn): boolean {
+    const s = this.turn;
+    if (t.status === 'streaming' || s.status === 'streaming') return true;
+    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit ? '+e' : ''}${c.undone ? '+u' : ''}`).join()).join('|');
+    return (
+      s.status !== t.status || s.steps.length !== t.steps.length || s.error?.message !== t.error?.message || calls(s) !== calls(t) || (shared.fixes[t.id]?.length ?? 0) !== this.fixCount
+    );
+  }
+
+  private fixCount = 0;
+
+  apply(turn: AssistantTurn): void {
+    this.turn = turn;
+    this.fixCount = shared.fixes[turn.id]?.length ?? 0;
+    this.el.dataset.status = turn.status;
+    turn.steps.forEach((s, i) => {
+      this.ensureStep(i, s);
+      this.renderTools(i, s.toolCalls);
+    });
+    if (turn.status !== 'streaming') for (const m of this.markdown) m.finish();
+    this.renderFooter();
+  }
+
+  private renderTools(i: number, calls: ToolCallRecord[]): void {
+    const box = this.toolEls[i];
+    box.replaceChildren(
+      ...calls.map((c) => {
+        const open = box.querySelector(`details[data-call="${CSS.escape(c.id)}"]`)?.hasAttribute('open');
+        const details = h(
+          'details',
+          { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
+          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
+          h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
+        );
+        if (c.edit && c.status === 'done') {
+          return h(
+            'div',
+            { class: 'tool-wrap' },
+            details,
+            c.undone
+              ? h('div', { class: 'tool-actions muted', text: 'Undone: the file is back as it was.' })
+              : h('div', { class: 'tool-actions' }, button('Undo', { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${c.edit.path} back as it was before this change` }, 'discard')),
+          );
+        }
+        if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
+        return h(
+          'div',
+          { class: 'tool-wrap' },
+          details,
+          h(
+            'div',
+            { class: 'approval', role: 'group', 'aria-label': `Approve ${c.name} ${mainArg(c)}` },
+            h('span', { text: `Apply this change to ${mainArg(c)}?` }),
+            button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
+            button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
+            button('Show diff', { 'data-diff': c.id }, 'diff'),
+          ),
+        );
+      }),
+    );
+  }
+
+  private renderFooter(): void {
+    const t = this.turn;
+    clearInterval(this.countdown);
+    const parts: (Node | string)[] = [];
+    if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: 'Stopped — the answer above is partial.' }));
+    if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: 'Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.' }));
+    if (t.status === 'error' && t.error) {
+      const card = h('div', { class: 'error-card', role: 'alert' }, h('div', { class: 'error-text', text: t.error.message }));
+      const actions = h('div', { class: 'error-actions' });
+      for (const f of shared.fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
+      const retry = button('Retry', { 'data-retry': 'true' }, 'refresh');
+      actions.append(retry);
+      card.append(actions);
+      if (t.error.retryAfterMs && t.error.retryAfterMs > 0) {
+        const until = t.at + t.error.retryAfterMs;
+        const wait = h('div', { class: 'countdown' });
+        const tick = () => {
+          const left = Math.ceil((until - Date.now()) / 1000);
+          retry.disabled = left > 0;
+          wait.textContent = left > 0 ? `Rate limited: you can retry in ${left} s.` : 'You can retry now.';
+          if (left <= 0) clearInterval(this.countdown);
+        };
+        tick();
+        this.countdown = window.setInterval(tick, 1000);
+        card.insertBefore(wait, actions);
+      }
+      parts.push(card);
+    }
+    const usage = usageLine(t);
+    if (usage) parts.push(h('div', { class: 'usage', text: usage }));
+    const undoable = t.steps.some((s) => s.toolCalls.some((c) => c.edit && !c.undone));
+    if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button('Restore to before this turn', { 'data-restore': t.id, title: 'Put every file this answer changed back as it was (files it created are removed); shows what changes first' }, 'history')));
+    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button('Regenerate', { 'data-retry': 'true', title: 'Ask again for a new answer to the same question' }, 'refresh')));
+    this.footer.replaceChildren(...parts);
+  }
+}
+
+function prettyJson(s: string): string {
+  try {
+    return JSON.stringify(JSON.parse(s), null, 2);
+  } catch {
+    return s;
+  }
+}
+
+/** `src/a.ts` or `src/a.ts:12` in inline code: a workspace path, with an optional line. */
+export const PATH_IN_CODE = /^(?!https?:)([\w@.-]+(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8})(?::(\d+))?$/;
+
+/** Makes file paths in an answer's inline code links that open the file (at the line). */
+function linkPaths(root: HTMLElement): void {
+  for (const code of Array.from(root.querySelectorAll<HTMLElement>(':not(pre) > code:not([data-open-path])'))) {
+    const m = PATH_IN_CODE.exec(code.textContent ?? '');
+    if (!m) continue;
+    code.dataset.openPath = m[1];
+    if (m[2]) code.dataset.line = m[2];
+    code.classList.add('path-link');
+    code.setAttribute('role', 'link');
+    code.tabIndex = 0;
+    code.title = `Open ${m[1]}${m[2] ? ` at line ${m[2]}` : ''}`;
+  }
+}
+
+/** Adds Copy / Insert / Save buttons to code blocks that do not have them yet. */
+function decorateCode(root: HTMLElement): void {
+  for (const pre of Array.from(root.querySelectorAll<HTMLPreElement>('pre.code'))) {
+    if (pre.parentElement?.classList.contains('code-block')) continue;
+    const wrap = h('div', { class: 'code-block' });
+    pre.replaceWith(wrap);
+    const lang = /\blanguage-([\w+#-]+)/.exec(pre.className)?.[1] ?? '';
+    pre.dataset.lang = lang;
+    wrap.append(
+      h(
+        'div',
+        { class: 'code-actions' },
+        h('span', { class: 'lang', text: lang }),
+        button('', { 'data-wrap': 'true', 'aria-label': 'Wrap long lines', title: 'Wrap long lines', 'aria-pressed': 'false' }, 'word-wrap'),
+        button('', { 'data-code': 'copy', 'aria-label': 'Copy code', title: 'Copy' }, 'copy'),
+        button('', { 'data-code': 'insert', 'aria-label': 'Insert at cursor', title: 'Insert at the cursor' }, 'insert'),
+        button('', { 'data-code': 'apply', 'aria-label': 'Apply to file', title: 'Apply to the file in the editor: replaces its selection, or the whole file; shown as a diff to accept or reject' }, 'replace-all'),
+        button('', { 'data-code': 'save', 'aria-label': 'Save as new file', title: 'Save as a new file' }, 'save-as'),
+      ),
+      pre,
+    );
+  }
+}
+
+export function userView(t: UserTurn): HTMLElement {
+  const who = h('div', { class: 'who' }, 'You', button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': 'Edit and resend this question', title: 'Edit and resend' }, 'edit'));
+  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': 'Your message' }, who, h('div', { class: 'user-text', text: t.text }));
+  if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: `${img.name} (detail ${img.detail})` }))));
+  if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
+  return el;
+}
