@@ -2,6 +2,14 @@
 // line, which CI reads. Usage: node scripts/run-mocha.cjs <folder> [label]
 const path = require('node:path');
 const fs = require('node:fs');
+const os = require('node:os');
+
+// Every temporary file the suites make goes under one folder of this run, removed at the end:
+// a failing test (or one that forgets to clean up) leaves nothing behind in /tmp.
+const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-run-'));
+process.env.TMPDIR = runTmp;
+process.on('exit', () => fs.rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 }));
+
 require('tsx/cjs/api').register();
 const Mocha = require('mocha');
 

@@ -26,11 +26,53 @@ export interface ImageOutcome {
 
 const LEGACY_RATIO: Record<string, string> = { '1x1': 'ASPECT_1_1', '16x9': 'ASPECT_16_9', '9x16': 'ASPECT_9_16', '3x2': 'ASPECT_3_2', '2x3': 'ASPECT_2_3', '4x3': 'ASPECT_4_3', '3x4': 'ASPECT_3_4', '16x10': 'ASPECT_16_10', '10x16': 'ASPECT_10_16', '3x1': 'ASPECT_3_1', '1x3': 'ASPECT_1_3' };
 
+/** The quick path's choices: the default model, its default speed, square, one image. */
+function quickArgs(services: Services, prompt: string): ImageRequestArgs {
+  const gw = loadGateway();
+  const preferred = services.settings().defaultModels.image;
+  const model = (gw.LEGACY_MODELS as readonly string[]).includes(preferred) ? (preferred as LegacyModel) : 'V_3';
+  return { prompt, model, rendering_speed: model === 'V_3' ? 'DEFAULT' : undefined, aspect_ratio: '1x1', num_images: 1, style_type: 'AUTO', magic_prompt: 'AUTO' };
+}
+
+/**
+ * The quick path: the prompt, then the price. Enter takes the defaults (said in the title); the
+ * gear button, or *Generate Image (All Options)*, opens the full wizard with the prompt kept.
+ */
+async function askQuick(services: Services): Promise<{ prompt: string; allOptions: boolean } | undefined> {
+  const gw = loadGateway();
+  const defaults = quickArgs(services, '');
+  const price = defaults.model === 'V_3' ? gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT' }) : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: defaults.model });
+  const box = vscode.window.createInputBox();
+  box.title = 'Generate Image';
+  box.prompt = `Describe the image. Enter: ${defaults.model === 'V_3' ? 'V3 DEFAULT' : defaults.model}, 1x1, one image ($${price?.toFixed(3) ?? '?'}; the price is confirmed next). The gear: all options.`;
+  box.placeholder = 'A paper boat on a pond, watercolour';
+  box.ignoreFocusOut = true;
+  const allOptions: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: 'All options (model, speed, ratio, count, style, seed)…' };
+  box.buttons = [allOptions];
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (value: { prompt: string; allOptions: boolean } | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(value);
+      box.dispose();
+    };
+    box.onDidChangeValue(() => (box.validationMessage = undefined));
+    box.onDidAccept(() => {
+      if (!box.value.trim()) box.validationMessage = 'Describe the image';
+      else finish({ prompt: box.value.trim(), allOptions: false });
+    });
+    box.onDidTriggerButton(() => finish({ prompt: box.value.trim(), allOptions: true }));
+    box.onDidHide(() => finish(undefined));
+    box.show();
+  });
+}
+
 /** The wizard: every choice has a sensible default first, so Enter all the way works. */
-async function askImageArgs(services: Services): Promise<ImageRequestArgs | undefined> {
+async function askImageArgs(services: Services, given?: string): Promise<ImageRequestArgs | undefined> {
   const gw = loadGateway();
   const title = (n: number, what: string) => `Generate Image (${n}/8): ${what}`;
-  const prompt = await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the image', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the image') });
+  const prompt = given || (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the image', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the image') }));
   if (!prompt) return undefined;
   const preferred = services.settings().defaultModels.image || 'V_3';
   const models = ['V_3', ...gw.LEGACY_MODELS].sort((a, b) => Number(b === preferred) - Number(a === preferred));
@@ -81,9 +123,16 @@ async function askImageArgs(services: Services): Promise<ImageRequestArgs | unde
  * saves the images into the assets folder with readable names (prompt and seed), and opens the
  * first one. Results marked unsafe are reported, never saved as broken files.
  */
-export async function generateImageCommand(services: Services, given?: ImageRequestArgs): Promise<ImageOutcome | undefined> {
+export async function generateImageCommand(services: Services, given?: ImageRequestArgs, options: { allOptions?: boolean } = {}): Promise<ImageOutcome | undefined> {
   const gw = loadGateway();
-  const args = given?.prompt ? given : await askImageArgs(services);
+  let args: ImageRequestArgs | undefined;
+  if (given?.prompt) args = given;
+  else if (options.allOptions) args = await askImageArgs(services);
+  else {
+    const quick = await askQuick(services);
+    if (!quick) return undefined;
+    args = quick.allOptions ? await askImageArgs(services, quick.prompt) : quickArgs(services, quick.prompt);
+  }
   if (!args) return undefined;
   const n = args.num_images ?? 1;
   const priceDollars =

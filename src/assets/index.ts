@@ -20,6 +20,7 @@ export function registerAssetCommands(services: Services, context: vscode.Extens
   const jobId = (arg: unknown) => (typeof arg === 'string' ? arg : (arg as VideoJob | undefined)?.id);
 
   reg('modelGateway.assets.generateImage', (args?: unknown) => generateImageCommand(services, args as ImageRequestArgs | undefined));
+  reg('modelGateway.assets.generateImageWizard', () => generateImageCommand(services, undefined, { allOptions: true }));
   reg('modelGateway.image.remix', (t, o) => remixImageCommand(services, t, o));
   reg('modelGateway.image.edit', (t, o) => editImageCommand(services, t, o));
   reg('modelGateway.image.replaceBackground', (t, o) => replaceBackgroundCommand(services, t, o));

@@ -74,8 +74,10 @@ async function applyToFile(code: string, deps: Deps): Promise<void> {
   const sel = editor.selection;
   const before = doc.getText();
   let after: string;
-  if (sel.isEmpty) after = before.endsWith('\n') && !code.endsWith('\n') ? `${code}\n` : code;
-  else after = before.slice(0, doc.offsetAt(sel.start)) + code + before.slice(doc.offsetAt(sel.end));
+  // A code block ends with a line break of its own; the file keeps its own ending.
+  const block = code.replace(/\n+$/, '');
+  if (sel.isEmpty) after = before.endsWith('\n') ? `${block}\n` : block;
+  else after = before.slice(0, doc.offsetAt(sel.start)) + block + before.slice(doc.offsetAt(sel.end));
   const tools = new WorkspaceTools(deps.guard(), { approver: deps.approver });
   deps.approver.currentCallId = newId('apply');
   try {

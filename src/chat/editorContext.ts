@@ -44,6 +44,13 @@ export class EditorContext implements vscode.Disposable {
       vscode.window.onDidChangeTextEditorSelection((e) => {
         if (e.textEditor === this.last) this.announceSoon();
       }),
+      // A closed tab does not close its document at once: the chip follows what is on screen.
+      vscode.window.onDidChangeVisibleTextEditors((visible) => {
+        if (this.last && !visible.some((e) => e.document === this.last?.document)) {
+          this.last = undefined;
+          this.announce();
+        }
+      }),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (this.last?.document === doc) {
           this.last = undefined;

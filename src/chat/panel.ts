@@ -92,7 +92,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
     webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
-    webview.html = this.html(webview);
+    webview.html = this.html(webview, owner === this.editorPanel ? 'editor' : 'view');
     this.webviews.add(webview);
     const subscription = webview.onDidReceiveMessage((raw) => void this.receive(raw));
     this.disposables.push(
@@ -104,7 +104,8 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     );
   }
 
-  private html(webview: vscode.Webview): string {
+  /** `place`: the side-bar view has New Chat in its title bar; the editor tab shows its own. */
+  private html(webview: vscode.Webview, place: 'view' | 'editor'): string {
     const nonce = randomBytes(18).toString('base64');
     const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
     const csp = [
@@ -120,7 +121,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 <link rel="stylesheet" href="${uri('dist', 'codicons', 'codicon.css')}">
 <link rel="stylesheet" href="${uri('media', 'chat.css')}">
 <title>Model Gateway Chat</title></head>
-<body><div id="app"></div><script nonce="${nonce}" src="${uri('dist', 'webview.js')}"></script></body></html>`;
+<body data-place="${place}"><div id="app"></div><script nonce="${nonce}" src="${uri('dist', 'webview.js')}"></script></body></html>`;
   }
 
   private post(m: ToWebview): void {

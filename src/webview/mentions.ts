@@ -28,7 +28,12 @@ export class MentionPicker {
   ) {
     input.addEventListener('input', () => this.update());
     input.addEventListener('click', () => this.update());
-    input.addEventListener('blur', () => setTimeout(() => this.close(), 150));
+    // Closed when the focus leaves the input (after a click in the list has landed), not when it came back meanwhile.
+    input.addEventListener('blur', () =>
+      setTimeout(() => {
+        if (document.activeElement !== input) this.close();
+      }, 150),
+    );
     // Registered before the composer's own keys: while the list is open, its keys win.
     input.addEventListener('keydown', (e) => this.key(e), { capture: true });
     this.el.addEventListener('mousedown', (e) => {

@@ -1,12 +1,31 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
+import { FROM_WEBVIEW_TYPES } from '../../src/chat/protocol';
 import { GatewayEmulator } from '../emulator/server';
 import { EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
+/** The screenshots of the chat's main states, linked from the README. */
+const SHOTS = join(ARTIFACTS, 'screenshots');
+
+/** The types of the chat view's messages the host received, from its log (it logs each by type). */
+function receivedTypes(userDataDir: string): Set<string> {
+  const logs: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'Model Gateway.log') logs.push(p);
+    }
+  };
+  walk(join(userDataDir, 'logs'));
+  const types = new Set<string>();
+  for (const f of logs) for (const m of readFileSync(f, 'utf8').matchAll(/chat view: ([a-z-]+)/g)) types.add(m[1]);
+  return types;
+}
 
 describe('chat panel end to end (code-server, headless Chromium)', function () {
   this.timeout(180_000);
@@ -66,7 +85,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   }
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(SHOTS, { recursive: true });
     emu = await GatewayEmulator.start();
     workspace = sampleWorkspace();
     server = await startCodeServer({
@@ -80,6 +99,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      // A decision left waiting would block the next tests: refuse it.
+      for (const reject of await chat().locator('#approval-bar button', { hasText: 'Reject' }).all()) await reject.click().catch(() => undefined);
+    }
     if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
     emu.faults.clear();
   });
@@ -99,11 +122,12 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.waitForTimeout(400);
     const later = (await answerText()).length;
     assert.ok(later > early, `text grew while streaming (${early} → ${later})`);
+    await page.screenshot({ path: join(SHOTS, 'chat-streaming.png') });
     await idle();
     assert.match(await answerText(), /gpt-4o-mini\s+\(emulated\) read 1 message/);
     assert.match(await lastAnswer().locator('.usage').innerText(), /^in \d[\d,]* · out \d/);
     await assertInView(lastAnswer().locator('.usage'), 'the end of the finished answer');
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-streamed.png') });
+    await page.screenshot({ path: join(SHOTS, 'chat-streamed.png') });
   });
 
   it('stop aborts mid-stream and keeps the partial answer, marked as stopped', async () => {
@@ -176,7 +200,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#notice', { hasText: 'An edit is waiting for your decision' }).waitFor();
     assert.equal(await chat().locator('#input').inputValue(), 'one more thing', 'the draft is kept');
     await chat().locator('#input').fill('');
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-approval.png') });
+    await page.screenshot({ path: join(SHOTS, 'chat-approval.png') });
     await bar.locator('button', { hasText: 'Accept' }).click();
     await bar.waitFor({ state: 'hidden' });
     await idle();
@@ -244,7 +268,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await limited.locator('.countdown', { hasText: /you can retry in (8\d|90) s/ }).waitFor();
     assert.equal(await limited.locator('button', { hasText: 'Retry' }).isDisabled(), true, 'Retry waits for the countdown');
     await assertInView(limited.locator('button', { hasText: 'Retry' }), 'the error card');
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-errors.png') });
+    await page.screenshot({ path: join(SHOTS, 'chat-errors.png') });
   });
 
   it('follows a new answer while at the bottom, stays put when scrolled up, and offers Jump to newest', async () => {
@@ -304,7 +328,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const rows = chat().locator('.history-open');
     await rows.first().waitFor();
     assert.match(await rows.first().innerText(), /Explain streaming in a few words/);
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-after-reload.png') });
+    await page.screenshot({ path: join(SHOTS, 'chat-history.png') });
+    await page.keyboard.press('Escape');
   });
 
   it('opens the same conversation in an editor tab, in step with the side bar', async () => {
@@ -321,7 +346,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await editorChat.locator('#input').press('Enter');
     await chat().locator('.turn.user', { hasText: 'Asked from the editor tab' }).waitFor({ timeout: 30_000 });
     await idle();
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-in-editor.png') });
+    await page.screenshot({ path: join(SHOTS, 'chat-in-editor.png') });
     await runPaletteCommand(page, 'View: Close All Editors');
   });
 
@@ -336,7 +361,184 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.waitForTimeout(500);
     assert.equal(await chat().locator('#attachments .chip', { hasText: 'README.md' }).count(), 1, 'the same file is attached once');
     await runPaletteCommand(page, 'Model Gateway: New Chat');
-    await chat().locator('#attachments .chip').first().waitFor({ state: 'detached' });
+    await chat().locator('#attachments .chip:not(.auto)').first().waitFor({ state: 'detached' });
     assert.equal(await chat().locator('.turn').count(), 0, 'a new conversation');
+  });
+
+  it('has a view container of its own: the chat takes the whole side bar', async () => {
+    const container = await page.locator('[id="workbench.view.extension.modelGatewayChat"]').boundingBox();
+    const view = await page.locator(`iframe.webview[name="${sideFrameName}"]`).boundingBox();
+    assert.ok(container && view, 'both drawn');
+    assert.ok(view.height > container.height * 0.9, `the chat is ${Math.round(view.height)} px of the container's ${Math.round(container.height)} px`);
+    assert.equal(await page.locator('[id="workbench.view.extension.modelGatewayChat"] .pane-header', { hasText: 'Account' }).count(), 0, 'Account lives elsewhere');
+  });
+
+  it('sends the active editor as a chip that can be removed, and mentions files with @ and #', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('greet.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.ts' }).first().click();
+    await page.locator('.tab', { hasText: 'greet.ts' }).first().waitFor();
+    const chip = chat().locator('#active-editor');
+    await chip.filter({ hasText: 'src/greet.ts' }).waitFor({ timeout: 10_000 });
+    await ask('What does this file do?');
+    await idle();
+    const lastUser = () => JSON.stringify((emu.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: unknown[] }).messages.at(-1));
+    assert.match(lastUser(), /return `Hello, \$\{name\}!`/, 'the active file went with the question');
+    // Removed, it stays out of the next question (until another file is active).
+    await chip.locator('button[data-remove-active]').click();
+    await chip.waitFor({ state: 'detached' });
+    // `@` opens the file list; arrows and Enter pick; the file is attached and named in the text.
+    const input = chat().locator('#input');
+    await input.fill('');
+    await input.pressSequentially('Compare with @mat');
+    const list = chat().locator('#mentions');
+    await list.locator('.mention', { hasText: 'math.ts' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await list.locator('.mention').first().locator('.mention-name').innerText(), 'math.ts', 'the best match first');
+    await input.press('Enter');
+    await list.waitFor({ state: 'hidden' });
+    assert.equal(await input.inputValue(), 'Compare with @src/math.ts ');
+    await chat().locator('#attachments .chip', { hasText: 'src/math.ts' }).waitFor();
+    // `#` works the same; Escape closes the list and keeps the text.
+    await input.pressSequentially('and #REA');
+    await list.locator('.mention', { hasText: 'README.md' }).first().waitFor();
+    await input.press('Escape');
+    await list.waitFor({ state: 'hidden' });
+    assert.equal(await input.inputValue(), 'Compare with @src/math.ts and #REA');
+    await input.press('Enter');
+    await chat().locator('.turn.assistant').nth(0).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor();
+    await chat().locator('.turn.assistant').nth(1).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 30_000 });
+    const sent = lastUser();
+    assert.match(sent, /export const add/, 'the mentioned file went with the question');
+    assert.doesNotMatch(sent, /Hello, \$\{name\}/, 'the removed active file did not');
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
+  it('applies a code block to the open file: a diff first, nothing written on Reject, the code on Accept', async () => {
+    const file = join(workspace, 'src', 'greet.ts');
+    const original = readFileSync(file);
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('greet.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.ts' }).first().click();
+    await page.locator('.tab', { hasText: 'greet.ts' }).first().waitFor();
+    await ask('Show me a code example for greeting people');
+    await idle();
+    // The answer's own example (an earlier block quotes the attached file).
+    const block = lastAnswer().locator('.code-block', { has: chat().locator('pre[data-lang="ts"]') }).last();
+    const code = await block.locator('code').innerText();
+    await block.locator('button[data-code="apply"]').click();
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('.approval-file', { hasText: 'src/greet.ts' }).waitFor({ timeout: 30_000 });
+    // Show diff opens (again) the proposal against the file.
+    await runPaletteCommand(page, 'View: Close All Editors');
+    await bar.locator('button', { hasText: 'Show diff' }).click();
+    await page.locator('.monaco-diff-editor .modified .view-line', { hasText: 'const value = input.trim();' }).first().waitFor({ timeout: 30_000 });
+    await bar.locator('button', { hasText: 'Reject' }).click();
+    await chat().locator('#notice', { hasText: 'Not applied: src/greet.ts is unchanged.' }).waitFor();
+    assert.deepEqual(readFileSync(file), original, 'nothing written on Reject');
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('greet.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.ts' }).first().click();
+    await block.locator('button[data-code="apply"]').click();
+    await bar.locator('button', { hasText: 'Accept' }).click();
+    await chat().locator('#notice', { hasText: 'Applied the code to src/greet.ts.' }).waitFor({ timeout: 10_000 });
+    assert.equal(readFileSync(file, 'utf8'), `${code.replace(/\n+$/, '')}\n`, 'the file holds the code block');
+    writeFileSync(file, original);
+    // Copy puts the block on the clipboard (said in the view).
+    await block.locator('button[data-code="copy"]').click();
+    await chat().locator('#notice', { hasText: 'Copied.' }).waitFor();
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
+  it('switches model and wire format from the pickers, adds the active file from the view, and runs an error card’s fix', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await chat().locator('#model').selectOption('claude-haiku-emu');
+    await chat().locator('#format').selectOption('messages');
+    await page.waitForTimeout(300);
+    const before = emu.requestsTo('/v1/messages').length;
+    await ask('Which model are you?');
+    await idle();
+    const sent = emu.requestsTo('/v1/messages');
+    assert.equal(sent.length, before + 1, 'the messages format was used');
+    assert.equal((sent.at(-1)!.body as { model: string }).model, 'claude-haiku-emu');
+    assert.match(await lastAnswer().locator('.who').innerText(), /claude-haiku-emu · messages/);
+    await chat().locator('#format').selectOption('auto');
+    await chat().locator('#model').selectOption('gpt-4o-mini');
+    // The view's own "add the active file" button.
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('README.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().click();
+    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor();
+    await chat().locator('#context').click();
+    await chat().locator('#attachments .chip:not(.auto)', { hasText: 'README.md' }).waitFor();
+    await chat().locator('#attachments .chip:not(.auto) button').first().click();
+    await runPaletteCommand(page, 'View: Close All Editors');
+    // A model the gateway does not have: the card offers another, which opens the model picker.
+    emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 404, body: { error: { message: 'The model `gpt-4o-mini` does not exist', type: 'invalid_request_error', code: 'model_not_found' } } } });
+    await ask('Are you there?');
+    await idle();
+    await lastAnswer().locator('.error-card button', { hasText: 'Pick Another Model' }).click();
+    await page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'Chat model' }) }).waitFor();
+    await page.keyboard.press('Escape');
+  });
+
+  it('opens, renames and deletes conversations from the history, each answered by the host', async () => {
+    if (!(await chat().locator('#history-panel').isVisible())) await chat().locator('#history').click();
+    const rows = chat().locator('.history-row');
+    await rows.first().waitFor();
+    const count = await rows.count();
+    assert.ok(count >= 3, `several conversations (${count})`);
+    // Open an older one: its questions come back.
+    await chat().locator('.history-open', { hasText: 'Explain streaming in a few words' }).click();
+    await chat().locator('.turn.user', { hasText: 'Explain streaming in a few words' }).waitFor({ timeout: 10_000 });
+    assert.match(await chat().locator('#title').innerText(), /Explain streaming/);
+    // Rename it.
+    await chat().locator('#history').click();
+    const row = chat().locator('.history-row.current');
+    await row.locator('button[data-rename]').click();
+    await row.locator('input.rename').fill('Streaming, renamed');
+    await row.locator('input.rename').press('Enter');
+    await chat().locator('.history-open', { hasText: 'Streaming, renamed' }).waitFor({ timeout: 10_000 });
+    await chat().locator('#title', { hasText: 'Streaming, renamed' }).waitFor();
+    // Delete it: a second click confirms.
+    const del = chat().locator('.history-row.current button[data-delete]');
+    await del.click();
+    await del.click();
+    await chat().locator('.history-open', { hasText: 'Streaming, renamed' }).waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await rows.count(), count - 1);
+    await page.keyboard.press('Escape');
+    await chat().locator('.empty').waitFor();
+  });
+
+  it('reads well narrow and wide', async () => {
+    await page.setViewportSize({ width: 760, height: 900 });
+    await page.waitForTimeout(500);
+    if (!(await chat().locator('#history-panel').isVisible())) await chat().locator('#history').click();
+    await chat().locator('.history-open').first().click();
+    await chat().locator('.turn').first().waitFor();
+    await page.screenshot({ path: join(SHOTS, 'chat-narrow.png') });
+    const overflow = await chat().locator('#messages').evaluate((m) => (m as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth - (m as unknown as { clientWidth: number }).clientWidth);
+    assert.ok(overflow <= 1, `no sideways scrolling when narrow (${overflow} px)`);
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await runPaletteCommand(page, 'Model Gateway: Open Chat in Editor');
+    await page.locator('.tab', { hasText: 'Model Gateway Chat' }).first().waitFor({ timeout: 30_000 });
+    // The tab has its own New Chat (the side bar's is in the view's title bar); both views follow.
+    const editorChat = page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]:not([name="${sideFrameName}"])`).frameLocator('iframe#active-frame');
+    await editorChat.locator('.turn .usage').first().waitFor({ timeout: 30_000 });
+    await page.mouse.move(900, 600);
+    await page.screenshot({ path: join(SHOTS, 'chat-wide.png') });
+    assert.equal(await chat().locator('#new-chat').isVisible(), false);
+    await editorChat.locator('#new-chat').click();
+    await editorChat.locator('.empty').waitFor();
+    await chat().locator('.empty').waitFor();
+    await runPaletteCommand(page, 'View: Close All Editors');
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
+  it('drove every message the view can send, as the host logged them', () => {
+    const seen = receivedTypes(server.userDataDir);
+    const missing = FROM_WEBVIEW_TYPES.filter((t) => !seen.has(t));
+    assert.deepEqual(missing, [], `message types no test drove: ${missing.join(', ')}`);
   });
 });

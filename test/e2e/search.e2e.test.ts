@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -49,18 +49,26 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
     await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor();
   });
 
-  it('generates an image from the command palette, shows the price first, and opens it in the editor', async () => {
+  it('generates an image the quick way (prompt, price, done), with the full wizard one click away', async () => {
     await runPaletteCommand(page, 'Model Gateway: Generate Image');
-    await answerPrompt(page, 'Generate Image (1/8)', 'a paper boat on a pond');
-    for (const step of ['(2/8)', '(3/8)', '(4/8)']) await answerPrompt(page, `Generate Image ${step}`, '');
-    await answerPrompt(page, 'Generate Image (5/8)', '1');
-    for (const step of ['(6/8)', '(7/8)']) await answerPrompt(page, `Generate Image ${step}`, '');
-    await answerPrompt(page, 'Generate Image (8/8)', 'seed=42');
+    const quick = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: /^Generate Image$/ }) });
+    await quick.waitFor();
+    assert.match(await quick.innerText(), /Enter: V3 DEFAULT, 1x1, one image \(\$0\.060/);
+    // The gear opens the wizard, the prompt kept: its first question is the model.
+    await quick.locator('input').fill('a paper boat on a pond');
+    await quick.locator('.quick-input-titlebar [aria-label^="All options"]').click();
+    await page.locator('.quick-input-title', { hasText: 'Generate Image (2/8)' }).waitFor();
+    await page.keyboard.press('Escape');
+    // The quick path: the prompt, then the price, then the image.
+    await runPaletteCommand(page, 'Model Gateway: Generate Image');
+    await quick.waitFor();
+    await quick.locator('input').fill('a paper boat on a pond');
+    await page.keyboard.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /Generate 1 image for \$0\.060\?/);
     await dialog.getByRole('button', { name: 'Generate' }).click();
-    await page.locator('.tab.active', { hasText: 'a-paper-boat-on-a-pond-42.png' }).waitFor({ timeout: 60_000 });
+    await page.locator('.tab.active', { hasText: /^a-paper-boat-on-a-pond-\d+\.png/ }).waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'image-generated.png') });
   });
 });

@@ -130,4 +130,18 @@ describe('chat turn lifecycle in a real VS Code', function () {
       await settings().update('defaultModels.chat', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
     }
   });
+
+  it('a refused key is notified once however many parts meet it, and again after the credentials change', async () => {
+    const { testing } = await api();
+    const refusals = () => testing.services.notices.filter((n) => n.message.startsWith('Could not list the models') && /invalid/i.test(n.message)).length;
+    const before = refusals();
+    await emulatorControl('faults', { path: '/v1/models', times: 3, fault: { kind: 'status', status: 401, message: 'invalid token: the key is not valid' } });
+    await vscode.commands.executeCommand('modelGateway.models.setDefault');
+    await vscode.commands.executeCommand('modelGateway.models.setDefault');
+    assert.equal(refusals(), before + 1, 'the second one is not shown while the first is on screen');
+    // Setting the key again (the likely fix) lets the error show once more if it is still there.
+    await testing.services.credentials.setApiKey(config.demoKey);
+    await vscode.commands.executeCommand('modelGateway.models.setDefault');
+    assert.equal(refusals(), before + 2);
+  });
 });

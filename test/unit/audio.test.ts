@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BadRequestError, voicesFor } from '../../src/gateway';
@@ -10,6 +10,7 @@ import { clientFor, useEmulator, refusedBeforeSending } from './helpers';
 describe('audio', () => {
   const ctx = useEmulator();
   const dir = mkdtempSync(join(tmpdir(), 'mg-audio-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const text = 'The gateway streams answers. Each chunk is parsed once! Then the editor shows it?';
 
   it('speech to WAV, then transcription gives the same text back', async () => {

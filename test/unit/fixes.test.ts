@@ -24,7 +24,7 @@ describe('one error→fix map for notifications and chat cards', () => {
     const model = { kind: 'PermissionDeniedError', message: 'no access to this model', cause403: 'model' };
     assert.equal(fixesFor(model, { hasBaseUrl: true, place: 'chat' })[0].command, 'modelGateway.chat.pickModel');
     assert.equal(fixesFor(model, { hasBaseUrl: true, place: 'notification' })[0].command, 'modelGateway.models.setDefault');
-    assert.deepEqual(fixesFor(factsOf(new RateLimitError(429, 'slow down', 'Rate limited.')), { hasBaseUrl: true, place: 'chat' }), []);
+    assert.deepEqual(fixesFor(factsOf(new RateLimitError(429, 'slow down', 'Rate limited.', undefined)), { hasBaseUrl: true, place: 'chat' }), []);
   });
 
   it('asks for the gateway URL first when none is set', () => {

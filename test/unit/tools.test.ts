@@ -1,12 +1,18 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PathGuard, ToolError } from '../../src/tools/pathGuard';
 import { WorkspaceTools, type Approver, type ProposedEdit } from '../../src/tools/workspaceTools';
 
+const made: string[] = [];
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function workspace(): { root: string; outside: string; second: string } {
   const base = mkdtempSync(join(tmpdir(), 'mg-tools-'));
+  made.push(base);
   const root = join(base, 'project');
   const outside = join(base, 'outside');
   const second = join(base, 'second');

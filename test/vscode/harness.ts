@@ -120,6 +120,8 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
         await new Promise((r) => setTimeout(r, 300));
         if (child.exitCode === null) child.kill('SIGKILL');
       }
+      // Its profile, extensions and logs go with it (read the logs before stopping).
+      rmSync(base, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }
@@ -204,6 +206,8 @@ export async function openModelGatewayContainer(
       // The label may carry a keybinding after it, and one container's name starts the other's.
       const item = page.locator(`.activitybar [aria-label="${label}"], .activitybar [aria-label^="${label} ("]`).first();
       await item.click();
+      // The pointer leaves the activity bar, so its tooltip does not cover the view.
+      await page.mouse.move(700, 500);
     }
     try {
       await ready.waitFor({ timeout: 5000 });
