@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Approver, ProposedEdit } from '../tools/workspaceTools';
+import { inlinePreview, lineDelta, type DiffLine } from './lineDiff';
 
 const SCHEME = 'model-gateway-proposal';
 
@@ -15,21 +16,13 @@ export interface ApprovalInfo {
   kind: 'create' | 'edit';
   added: number;
   removed: number;
+  /** For a small change: the changed lines with one line of context, shown in the chat itself. */
+  preview?: { startLine: number; lines: DiffLine[] };
 }
 
-/** Lines added and removed by a change (the block between the common first and last lines). */
-export function lineDelta(before: string, after: string): { added: number; removed: number } {
-  const a = before ? before.split('\n') : [];
-  const b = after ? after.split('\n') : [];
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return { added: b.length - head - tail, removed: a.length - head - tail };
-}
-
-function infoOf(callId: string, edit: ProposedEdit): ApprovalInfo {
-  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after) };
+function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {
+  const preview = inlinePreview(edit.before, edit.after, inlineMax);
+  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}) };
 }
 
 /**
@@ -47,7 +40,8 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
   /** The tool call currently being approved; set by the engine's runner before each write. */
   currentCallId: string | undefined;
 
-  constructor() {
+  /** `inlineMax`: changes of at most this many lines are shown in the chat, not in a diff tab (0: always the tab). */
+  constructor(private readonly inlineMax: () => number = () => 0) {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, this);
   }
 
@@ -56,7 +50,7 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
   }
 
   list(): ApprovalInfo[] {
-    return [...this.pending.entries()].map(([callId, p]) => infoOf(callId, p.edit));
+    return [...this.pending.entries()].map(([callId, p]) => infoOf(callId, p.edit, this.inlineMax()));
   }
 
   async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
@@ -65,8 +59,10 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
       this.pending.set(callId, { edit, resolve });
       signal?.addEventListener('abort', () => this.settle(callId, false), { once: true });
     });
-    this.changed.fire(infoOf(callId, edit));
-    await this.showDiff(callId).catch(() => undefined);
+    const info = infoOf(callId, edit, this.inlineMax());
+    this.changed.fire(info);
+    // A small change is read in the chat (Show diff opens the tab); a larger one opens the diff at once.
+    if (!info.preview) await this.showDiff(callId).catch(() => undefined);
     return { accepted: await accepted };
   }
 

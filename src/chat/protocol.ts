@@ -106,7 +106,15 @@ export const UserTurnSchema = z.looseObject({
   at: z.number(),
 });
 
-const ApprovalSchema = z.object({ callId: z.string(), path: z.string(), kind: z.enum(['create', 'edit']), added: z.number(), removed: z.number() });
+const DiffLineSchema = z.object({ kind: z.enum([' ', '-', '+']), text: z.string() });
+const ApprovalSchema = z.object({
+  callId: z.string(),
+  path: z.string(),
+  kind: z.enum(['create', 'edit']),
+  added: z.number(),
+  removed: z.number(),
+  preview: z.optional(z.object({ startLine: z.number(), lines: z.array(DiffLineSchema) })),
+});
 
 export const ViewStateSchema = z.object({
   models: z.array(z.string()),

@@ -45,7 +45,7 @@ export class ChatSession implements vscode.Disposable {
   private conversation: Conversation | undefined;
   private running: { abort: AbortController; turn: AssistantTurn } | undefined;
   private models: string[] = [];
-  readonly approver = new DiffApprover();
+  readonly approver = new DiffApprover(() => chatSettings().inlineDiffMaxLines);
   private readonly restorer: EditRestorer;
   private readonly store: ConversationStore;
   private readonly disposables: vscode.Disposable[] = [];

@@ -128,6 +128,7 @@ export function chatSettings() {
     cacheTtl: c.get<string>('promptCacheTtl') === '1h' ? ('1h' as const) : ('5m' as const),
     inputPrice: numberSetting('modelGateway.chat.inputPricePerMillionTokens', c.get('inputPricePerMillionTokens')),
     extraExcludes: (c.get<unknown[]>('toolExcludes') ?? []).filter((g): g is string => typeof g === 'string'),
+    inlineDiffMaxLines: numberSetting('modelGateway.chat.inlineDiffMaxLines', c.get('inlineDiffMaxLines')),
     attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),
   };
 }

@@ -308,8 +308,18 @@ function renderApprovalBar(): void {
           button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
           button('Show diff', { 'data-diff': a.callId }, 'diff'),
         ),
+        a.preview ? inlineDiff(a.preview) : undefined,
       ),
     ),
+  );
+}
+
+/** A small change shown where the decision is made: removed and added lines, a line of context each side. */
+function inlineDiff(preview: NonNullable<ApprovalInfo['preview']>): HTMLElement {
+  return h(
+    'pre',
+    { class: 'inline-diff', 'aria-label': `Change from line ${preview.startLine}` },
+    ...preview.lines.map((l) => h('div', { class: l.kind === '+' ? 'added-line' : l.kind === '-' ? 'removed-line' : 'context-line', text: `${l.kind} ${l.text}` })),
   );
 }
 
@@ -589,7 +599,7 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
     }
     case 'approval': {
       pendingApprovals.add(m.callId);
-      approvalInfo.set(m.callId, { callId: m.callId, path: m.path, kind: m.kind, added: m.added, removed: m.removed });
+      approvalInfo.set(m.callId, { callId: m.callId, path: m.path, kind: m.kind, added: m.added, removed: m.removed, ...(m.preview ? { preview: m.preview } : {}) });
       renderApprovalBar();
       const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
       if (owner) views.get(owner.id)?.apply(owner);

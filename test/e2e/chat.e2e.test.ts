@@ -183,8 +183,15 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await ask('Use replace_in_file on src/math.ts to replace "a + b" with "b + a"');
     const accept = lastAnswer().locator('.approval button', { hasText: 'Accept' });
     await accept.waitFor({ timeout: 60_000 });
+    // A one-line change is shown where the decision is made, without opening a tab.
+    const inline = chat().locator('#approval-bar .inline-diff');
+    await inline.waitFor();
+    assert.equal(await inline.locator('.removed-line').innerText(), '- export const add = (a: number, b: number): number => a + b;');
+    assert.equal(await inline.locator('.added-line').innerText(), '+ export const add = (a: number, b: number): number => b + a;');
+    assert.equal(await page.locator('.tab', { hasText: 'math.ts' }).count(), 0, 'no diff tab for a small change');
+    // Show diff opens the diff editor: the file as it is against the proposal.
+    await chat().locator('#approval-bar button', { hasText: 'Show diff' }).click();
     await page.locator('.tab', { hasText: 'math.ts' }).first().waitFor({ timeout: 30_000 });
-    // The diff shows the file as it is against the proposal.
     await page.locator('.monaco-diff-editor .modified .view-line', { hasText: 'b + a' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.monaco-diff-editor .original .view-line', { hasText: 'a + b' }).first().waitFor();
     assert.equal(await chat().locator('#send').isVisible(), false, 'Send is hidden while a turn runs');
@@ -238,6 +245,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   it('leaves the file alone when an edit is rejected, and tells the model', async () => {
     await ask('Use create_file to make notes.md with the content "hello notes"');
     await lastAnswer().locator('.approval button', { hasText: 'Reject' }).waitFor({ timeout: 60_000 });
+    await chat().locator('#approval-bar .inline-diff .added-line', { hasText: '+ hello notes' }).waitFor();
+    await chat().locator('#approval-bar button', { hasText: 'Show diff' }).click();
     // Decided where the person looks at the change: the diff editor's title bar.
     const titleReject = page.locator('.editor-actions .action-label[aria-label="Reject Proposed Change"]').first();
     await titleReject.waitFor({ timeout: 30_000 });
@@ -534,6 +543,26 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.empty').waitFor();
     await runPaletteCommand(page, 'View: Close All Editors');
     await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
+  it('works when moved to the secondary side bar', async () => {
+    await runPaletteCommand(page, 'View: Move View');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Chat/ }).first().click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Secondary Side Bar' }).first().click();
+    // Webviews float over the workbench: the chat is the one drawn inside the secondary side bar.
+    const frame = page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).last();
+    const moved = frame.contentFrame().locator('iframe#active-frame').contentFrame();
+    await moved.locator('#input').waitFor({ timeout: 30_000 });
+    const bar = await page.locator('.part.auxiliarybar').boundingBox();
+    const box = await frame.boundingBox();
+    assert.ok(bar && box && box.x >= bar.x - 1 && box.x + box.width <= bar.x + bar.width + 1, 'drawn in the secondary side bar');
+    await moved.locator('#input').fill('Hello from the secondary side bar');
+    await moved.locator('#input').press('Enter');
+    await moved.locator('.turn.assistant:last-child:not([data-status="streaming"]) .usage').waitFor({ timeout: 30_000 });
+    assert.match(await moved.locator('.turn.user').last().innerText(), /Hello from the secondary side bar/);
+    await runPaletteCommand(page, 'View: Reset View Locations');
+    await openChat();
+    await chat().locator('.turn.user', { hasText: 'Hello from the secondary side bar' }).waitFor({ timeout: 30_000 });
   });
 
   it('drove every message the view can send, as the host logged them', () => {
