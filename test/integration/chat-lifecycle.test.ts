@@ -135,13 +135,19 @@ describe('chat turn lifecycle in a real VS Code', function () {
     const { testing } = await api();
     const refusals = () => testing.services.notices.filter((n) => n.message.startsWith('Could not list the models') && /invalid/i.test(n.message)).length;
     const before = refusals();
-    await emulatorControl('faults', { path: '/v1/models', times: 3, fault: { kind: 'status', status: 401, message: 'invalid token: the key is not valid' } });
-    await vscode.commands.executeCommand('modelGateway.models.setDefault');
-    await vscode.commands.executeCommand('modelGateway.models.setDefault');
-    assert.equal(refusals(), before + 1, 'the second one is not shown while the first is on screen');
-    // Setting the key again (the likely fix) lets the error show once more if it is still there.
-    await testing.services.credentials.setApiKey(config.demoKey);
-    await vscode.commands.executeCommand('modelGateway.models.setDefault');
-    assert.equal(refusals(), before + 2);
+    // Every model listing is refused meanwhile (background checks list models too); the model
+    // picker never opens, so no command waits for a person.
+    await emulatorControl('faults', { path: '/v1/models', times: 1000, fault: { kind: 'status', status: 401, message: 'invalid token: the key is not valid' } });
+    try {
+      await vscode.commands.executeCommand('modelGateway.models.setDefault');
+      await vscode.commands.executeCommand('modelGateway.models.setDefault');
+      assert.equal(refusals(), before + 1, 'the second one is not shown while the first is on screen');
+      // Setting the key again (the likely fix) lets the error show once more if it is still there.
+      await testing.services.credentials.setApiKey(config.demoKey);
+      await vscode.commands.executeCommand('modelGateway.models.setDefault');
+      assert.equal(refusals(), before + 2);
+    } finally {
+      await emulatorControl('reset');
+    }
   });
 });
