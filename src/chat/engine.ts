@@ -34,6 +34,8 @@ export interface RunOptions {
   /** Base input price per million tokens, for the money caching saved (messages format). */
   inputPricePerMTok?: number;
   maxTokens?: number;
+  /** `required`: the model must call a tool (VS Code's tool mode); `auto` when absent. */
+  toolChoice?: 'auto' | 'required';
   signal?: AbortSignal;
   onEvent?: (e: EngineEvent) => void;
 }
@@ -125,7 +127,7 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
     {
       model: o.model,
       messages: toChatMessages(o.system, history),
-      ...(defs.length > 0 ? { tools: chatTools(defs) } : {}),
+      ...(defs.length > 0 ? { tools: chatTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
       ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
     },
     { signal: o.signal },
@@ -162,7 +164,8 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
 
 async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
   const body = toMessagesRequest(o.system, history, defs, o.cacheTtl);
-  const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body }, { signal: o.signal });
+  const choice = defs.length > 0 && o.toolChoice === 'required' ? { tool_choice: { type: 'any' as const } } : {};
+  const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body, ...choice }, { signal: o.signal });
   for await (const ev of stream) {
     if (ev.type !== 'content_block_delta') continue;
     if (ev.delta.type === 'text_delta') {

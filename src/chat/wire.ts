@@ -32,7 +32,8 @@ export function chatTools(defs: readonly ToolDefinition[]): ChatTool[] {
 }
 
 export function toChatMessages(system: string, turns: readonly Turn[]): ChatMessage[] {
-  const out: ChatMessage[] = [{ role: 'system', content: system }];
+  // No system message when there is none (VS Code's language-model requests bring their own).
+  const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
   for (const turn of turns) {
     if (turn.role === 'user') {
       const text = userText(turn);
@@ -147,5 +148,5 @@ export function toMessagesRequest(
   markLast(messages[newest], control);
   const previous = userIndexes[userIndexes.length - 2];
   if (previous !== undefined) markLast(messages[previous], control);
-  return { system: [{ type: 'text', text: system, cache_control: control }], messages, tools: toolParams.length > 0 ? toolParams : undefined };
+  return { system: system ? [{ type: 'text', text: system, cache_control: control }] : undefined, messages, tools: toolParams.length > 0 ? toolParams : undefined };
 }
