@@ -4,6 +4,7 @@ import { AccountTree } from './account/tree';
 import { registerAssetCommands } from './assets';
 import { VideoJobs } from './assets/videoJobs';
 import { ChatController } from './chat/panel';
+import { registerLanguageModels, type LanguageModelSupport } from './lm';
 import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
@@ -13,7 +14,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs };
+  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -54,6 +55,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   });
   reg('modelGateway.search.rebuild', () => search.build({ clean: true, reason: 'Rebuilding the search index' }));
   const { videoJobs } = registerAssetCommands(services, context, reg);
+  const languageModels = registerLanguageModels(services, search, reg);
+  context.subscriptions.push(...languageModels.disposables);
   reg('modelGateway.topUp', () => {
     const base = services.settings().baseUrl;
     if (base) void vscode.env.openExternal(vscode.Uri.parse(base));
@@ -68,7 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState) } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support } : undefined };
 }
 
 export function deactivate(): void {}

@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { chatSettings, modelOverride, workspaceExcludeGlobs, type ChatSettings, type ModelOverride } from '../shell/config';
+import { chatSettings, modelOverride, type ChatSettings, type ModelOverride } from '../shell/config';
+import { workspaceGuard } from '../shell/workspaceGuard';
 import { describeError } from '../shell/errors';
 import { factsOf, fixesFor } from '../shell/fixes';
 import { redact } from '../shell/redact';
 import type { Services } from '../shell/services';
 import type { SearchService } from '../search/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
-import { PathGuard } from '../tools/pathGuard';
+import type { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
 import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
@@ -410,8 +411,7 @@ export class ChatSession implements vscode.Disposable {
   }
 
   guard(): PathGuard {
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    return new PathGuard(folders, [...workspaceExcludeGlobs(), ...chatSettings().extraExcludes]);
+    return workspaceGuard();
   }
 
   /** Opens a workspace file named in the chat, at a line; the path guard decides what may open. */

@@ -10,6 +10,11 @@ export interface TestConfig {
   profile: string;
   spareKey: string;
   extensionId: string;
+  /**
+   * Where the code-server launcher answers VS Code's modal dialogs from (`answers.json`) and
+   * records them (`seen.json`). Absent under @vscode/test-electron, where nobody is at the window.
+   */
+  dialogDir?: string;
 }
 
 // Set by the code-server runner extension, or read from the file @vscode/test-electron's

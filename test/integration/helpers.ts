@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension';
 import { config } from './config';
@@ -67,3 +69,19 @@ export async function emulatorControl(route: 'faults' | 'clock' | 'reset' | 'pro
   const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return res.json();
 }
+
+/**
+ * Queues the buttons the launcher clicks in VS Code's next modal dialogs (its own dialogs, such
+ * as a tool's confirmation, which no extension API answers), and reads what those dialogs said.
+ */
+export const dialogs = {
+  /** Whether someone answers dialogs in this run (the code-server launcher does). */
+  answered: (): boolean => !!config.dialogDir,
+  answer(...buttons: string[]): void {
+    writeFileSync(join(config.dialogDir ?? '', 'answers.json'), JSON.stringify(buttons));
+  },
+  seen(): { text: string; answer: string }[] {
+    const f = join(config.dialogDir ?? '', 'seen.json');
+    return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as { text: string; answer: string }[]) : [];
+  },
+};

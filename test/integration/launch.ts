@@ -3,12 +3,43 @@
  * prints each test and a closing "integration: N passed, N failed" line, then checks that no
  * credential used by the tests was written to settings, logs or any other file of the profile.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { GatewayEmulator } from '../emulator/server';
+import type { Page } from 'playwright-core';
 import { EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
+
+/**
+ * The person at the workbench, for the in-host tests: VS Code's own modal dialogs (a tool's
+ * confirmation, say) are answered from a queue the test writes (`answers.json`, button labels;
+ * "Cancel" when empty), and each dialog's text is recorded (`seen.json`) for the test to read.
+ */
+async function answerDialogs(page: Page, dir: string): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  if (!(await dialog.isVisible().catch(() => false))) return;
+  const answersFile = join(dir, 'answers.json');
+  const queue = existsSync(answersFile) ? (JSON.parse(readFileSync(answersFile, 'utf8')) as string[]) : [];
+  const answer = queue.shift() ?? 'Cancel';
+  writeFileSync(answersFile, JSON.stringify(queue));
+  const seenFile = join(dir, 'seen.json');
+  const seen = existsSync(seenFile) ? (JSON.parse(readFileSync(seenFile, 'utf8')) as unknown[]) : [];
+  seen.push({ text: await dialog.innerText(), answer });
+  writeFileSync(seenFile, JSON.stringify(seen));
+  // "Yes|Continue": the first of these labels the dialog has (VS Code versions word it differently).
+  let clicked = false;
+  for (const label of answer.split('|')) {
+    const button = dialog.getByRole('button', { name: label, exact: true }).first();
+    if (await button.isVisible().catch(() => false)) {
+      await button.click({ timeout: 5000 });
+      clicked = true;
+      break;
+    }
+  }
+  if (!clicked) await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+}
 
 export const SUITE_OUT = join(ROOT, 'out', 'integration');
 const OUT = SUITE_OUT;
@@ -42,7 +73,8 @@ async function main(): Promise<void> {
   await buildSuite();
   const emu = await GatewayEmulator.start();
   const spare = emu.store.addKey({ userId: 1, name: 'spare', unlimitedQuota: true });
-  const resultsFile = join(mkdtempSync(join(tmpdir(), 'mg-results-')), 'results.json');
+  const resultsDir = mkdtempSync(join(tmpdir(), 'mg-results-'));
+  const resultsFile = join(resultsDir, 'results.json');
   const config = {
     suiteIndex: join(OUT, 'index.js'),
     resultsFile,
@@ -53,6 +85,7 @@ async function main(): Promise<void> {
     profile: emu.profile,
     spareKey: spare.secret,
     extensionId: EXTENSION_ID,
+    dialogDir: resultsDir,
   };
   const env: Record<string, string> = { MODEL_GATEWAY_TEST: '1' };
   for (const k of ['MODEL_GATEWAY_BASE_URL', 'MODEL_GATEWAY_API_KEY', 'MODEL_GATEWAY_ACCESS_TOKEN']) delete process.env[k];
@@ -64,10 +97,11 @@ async function main(): Promise<void> {
   const browser = await launchBrowser();
   let failed: number;
   try {
-    await openWorkbench(browser, server);
+    const page = await openWorkbench(browser, server);
     const deadline = Date.now() + 240_000;
     while (!existsSync(resultsFile)) {
       if (Date.now() > deadline) throw new Error(`no results after 240 s; code-server said:\n${server.output().slice(-4000)}`);
+      await answerDialogs(page, resultsDir);
       await new Promise((r) => setTimeout(r, 250));
     }
     const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
