@@ -1,7 +1,12 @@
 // `npm test`: type-check, lint, build, then every suite: unit (Node, against the emulator), integration
-// (inside a real VS Code: code-server 1.100.3), end to end (headless Chromium driving it). Stops at
+// (inside a real VS Code: code-server, the oldest supported and the newest), end to end (headless
+// Chromium driving it, on both). Stops at
 // the first failing step; ends with a total line "total: N passed, N failed".
 import { spawn } from 'node:child_process';
+import { VSCODE_VERSIONS } from './setup-code-server.mjs';
+
+const OLDEST = { MODEL_GATEWAY_VSCODE: 'oldest' };
+const NEWEST = { MODEL_GATEWAY_VSCODE: 'newest' };
 
 const steps = [
   ['typecheck', 'npx', ['tsc', '-p', '.', '--noEmit']],
@@ -12,11 +17,15 @@ const steps = [
   // Unit and integration run against the emulator behaving like each real server.
   ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' }],
   ['unit-one-api', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' }],
-  // Installs code-server and the Debian packages once (as root; otherwise prints the command).
-  ['setup', 'node', ['scripts/setup-code-server.mjs']],
-  ['integration', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' }],
-  ['integration-one-api', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' }],
-  ['e2e', 'node', ['scripts/run-mocha.cjs', 'test/e2e', 'e2e']],
+  // Installs both code-servers (and Node 24 for the newest) and the Debian packages once (as
+  // root; otherwise prints the command).
+  ['setup', 'node', ['scripts/setup-code-server.mjs', 'all']],
+  // In-host suites and end to end on the oldest supported VS Code and on the newest.
+  ['integration', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api', ...OLDEST }],
+  ['integration-one-api', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api', ...OLDEST }],
+  ['integration-newest', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api', ...NEWEST }],
+  ['e2e', 'node', ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${VSCODE_VERSIONS.oldest.vscode})`], OLDEST],
+  ['e2e-newest', 'node', ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${VSCODE_VERSIONS.newest.vscode})`], NEWEST],
 ];
 
 const only = process.env.TEST_STEPS?.split(',');

@@ -15,6 +15,8 @@ export interface TestConfig {
    * records them (`seen.json`). Absent under @vscode/test-electron, where nobody is at the window.
    */
   dialogDir?: string;
+  /** The VS Code version the run started (the suite checks it is the one running). */
+  vscodeVersion: string;
 }
 
 // Set by the code-server runner extension, or read from the file @vscode/test-electron's

@@ -3,8 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { LM_TOOL_NAMES } from '../../src/lm/toolNames';
+import { png } from '../emulator/media';
 import { config } from './config';
-import { api, connectToEmulator, dialogs, emulatorRequests, runAnswering } from './helpers';
+import { api, connectToEmulator, dialogs, emulatorControl, emulatorRequests, runAnswering } from './helpers';
 
 const YES = 'Yes|Continue|Allow';
 const resultText = (r: vscode.LanguageModelToolResult) => r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
@@ -76,14 +77,88 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     assert.match(resultText(await invoke('modelGateway_transcribe', { path: '../outside.mp3' })), /^Error: could not transcribe/);
   });
 
-  it('offers the gateway chat models as VS Code language models where the API exists (1.104+)', async () => {
+  const hasProviderApi = () => typeof (vscode.lm as { registerLanguageModelChatProvider?: unknown }).registerLanguageModelChatProvider === 'function';
+
+  it('registers the chat-model provider exactly where VS Code has the API (1.104+), tools everywhere', async () => {
     const { testing } = await api();
-    const hasApi = typeof (vscode.lm as { registerLanguageModelChatProvider?: unknown }).registerLanguageModelChatProvider === 'function';
-    assert.equal(testing.languageModels.chatProvider, hasApi, 'registered exactly when VS Code has the API');
+    assert.equal(testing.languageModels.chatProvider, hasProviderApi());
     assert.equal(testing.languageModels.tools, true);
-    if (!hasApi) return;
-    const models = await vscode.lm.selectChatModels({ vendor: 'model-gateway' });
-    assert.ok(models.some((m) => m.id === 'gpt-4o-mini'), models.map((m) => m.id).join(', '));
-    assert.ok(!models.some((m) => /embed|tts|whisper/.test(m.id)), 'only chat models');
+    assert.equal(hasProviderApi(), !vscode.version.startsWith('1.100.'), 'the API is in the newest tested VS Code, not in 1.100');
+  });
+
+  describe('the gateway chat models, called by another extension (this test runner) through vscode.lm', () => {
+    let model: vscode.LanguageModelChat;
+    const DataPart = (vscode as unknown as { LanguageModelDataPart?: { image(data: Uint8Array, mime: string): unknown } }).LanguageModelDataPart;
+    const user = (...parts: unknown[]) => vscode.LanguageModelChatMessage.User(parts as vscode.LanguageModelTextPart[]);
+
+    before(async function () {
+      // VS Code 1.100 has no language-model provider API: nothing to call there (checked above).
+      if (!hasProviderApi()) this.skip();
+      const models = await vscode.lm.selectChatModels({ vendor: 'model-gateway', id: 'gpt-4o-mini' });
+      assert.equal(models.length, 1, 'gpt-4o-mini is offered');
+      model = models[0];
+    });
+
+    it('lists only chat models, with their limits and capabilities', async () => {
+      const all = await vscode.lm.selectChatModels({ vendor: 'model-gateway' });
+      assert.ok(all.some((m) => m.id === 'claude-sonnet-emu'));
+      assert.ok(!all.some((m) => /embed|tts|whisper|moderation/.test(m.id)), 'only chat models');
+      assert.ok(model.maxInputTokens > 1000);
+      assert.equal(await model.countTokens('four words of text here'), 6);
+    });
+
+    it('streams an answer about an image', async () => {
+      const response = await model.sendRequest([user(new vscode.LanguageModelTextPart('What is in this picture?'), DataPart!.image(png(16, 16, 3), 'image/png'))], {});
+      let text = '';
+      for await (const chunk of response.text) text += chunk;
+      assert.match(text, /I looked at the image you attached/);
+      const sent = (await emulatorControl('last-request', { path: '/v1/chat/completions' })) as { body: { messages: { content: unknown }[] } };
+      assert.match(JSON.stringify(sent.body.messages.at(-1)), /data:image\/png;base64,/);
+    });
+
+    it('returns a tool call, and answers from the tool result sent back (the round trip an agent makes)', async () => {
+      const tools: vscode.LanguageModelChatTool[] = [{ name: 'get_weather', description: 'The weather in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+      const question = user(new vscode.LanguageModelTextPart('Use get_weather for the city "Paris"'));
+      const first = await model.sendRequest([question], { tools });
+      const calls: vscode.LanguageModelToolCallPart[] = [];
+      for await (const part of first.stream) if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0].name, 'get_weather');
+      const second = await model.sendRequest(
+        [question, vscode.LanguageModelChatMessage.Assistant([calls[0]]), vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Sunny, 21 degrees')])])],
+        { tools },
+      );
+      let answer = '';
+      for await (const chunk of second.text) answer += chunk;
+      assert.match(answer, /Sunny, 21 degrees/);
+    });
+
+    it('stops when the caller cancels, mid-stream', async () => {
+      await emulatorControl('faults', { path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
+      const cts = new vscode.CancellationTokenSource();
+      const response = await model.sendRequest([user(new vscode.LanguageModelTextPart('A long answer please #words=800'))], {}, cts.token);
+      let text = '';
+      await assert.rejects(async () => {
+        for await (const chunk of response.text) {
+          text += chunk;
+          if (text.length > 40) cts.cancel();
+        }
+        throw new Error('the stream ran to its end');
+      }, (err: Error) => err instanceof vscode.CancellationError || /cancel/i.test(err.message) || err.message !== 'the stream ran to its end');
+      assert.ok(text.length > 40 && text.split(' ').length < 800, `stopped early (${text.split(' ').length} words)`);
+      await emulatorControl('reset');
+    });
+
+    it('maps a refused key to a language-model error that says how to fix it', async () => {
+      await emulatorControl('faults', { path: '/v1/chat', times: 5, fault: { kind: 'status', status: 401, message: 'invalid token' } });
+      try {
+        const response = await model.sendRequest([user(new vscode.LanguageModelTextPart('hello'))], {});
+        await assert.rejects(async () => {
+          for await (const chunk of response.text) void chunk;
+        }, /Model Gateway: .*Set API Key/);
+      } finally {
+        await emulatorControl('reset');
+      }
+    });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Runs the integration suite inside a real VS Code (code-server 1.100.3) against the emulator,
+ * Runs the integration suite inside a real VS Code (code-server; `MODEL_GATEWAY_VSCODE` picks the
+ * oldest supported or the newest version) against the emulator,
  * prints each test and a closing "integration: N passed, N failed" line, then checks that no
  * credential used by the tests was written to settings, logs or any other file of the profile.
  */
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { GatewayEmulator } from '../emulator/server';
 import type { Page } from 'playwright-core';
-import { EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import { ensureCodeServer, EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
 
 /**
  * The person at the workbench, for the in-host tests: VS Code's own modal dialogs (a tool's
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     spareKey: spare.secret,
     extensionId: EXTENSION_ID,
     dialogDir: resultsDir,
+    vscodeVersion: ensureCodeServer().vscode,
   };
   const env: Record<string, string> = { MODEL_GATEWAY_TEST: '1' };
   for (const k of ['MODEL_GATEWAY_BASE_URL', 'MODEL_GATEWAY_API_KEY', 'MODEL_GATEWAY_ACCESS_TOKEN']) delete process.env[k];
@@ -126,7 +128,7 @@ async function main(): Promise<void> {
     const leakTest = leaks.length === 0 ? 1 : 0;
     console.log(`  ${leakTest ? '✔' : '✘'} no credential in the profile's settings, logs or state${leaks.length ? `: found in ${leaks.join(', ')}` : ''}`);
     failed = results.failed + (leakTest ? 0 : 1);
-    console.log(`integration (${emu.profile}): ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
+    console.log(`integration (${emu.profile}, VS Code ${server.vscode}): ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
   } finally {
     await browser.close();
     await server.stop();

@@ -1,7 +1,9 @@
 /**
- * A real VS Code for tests and the demo: code-server 4.100.3 (VS Code 1.100.3) from the cache
- * that scripts/setup-code-server.mjs fills, with our extension unpacked into a fresh extensions
- * folder, and headless Chromium (Debian's) driven by playwright-core.
+ * A real VS Code for tests and the demo: code-server from the cache that
+ * scripts/setup-code-server.mjs fills, in the oldest supported version (4.100.3 = VS Code 1.100.3)
+ * or the newest (4.139.1 = VS Code 1.139.1, on Node 24): `MODEL_GATEWAY_VSCODE=oldest|newest`
+ * picks it. Our extension is unpacked into a fresh extensions folder; headless Chromium
+ * (Debian's) is driven by playwright-core.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,11 +15,25 @@ export const ROOT = resolve(__dirname, '..', '..');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; publisher: string; version: string };
 export const EXTENSION_ID = `${PKG.publisher}.${PKG.name}`;
 
-/** Runs the setup script (installs code-server and Debian packages once); returns its folder. */
-export function ensureCodeServer(): string {
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'setup-code-server.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+export type VsCodeVersion = 'oldest' | 'newest';
+
+/** The VS Code these tests run on: `MODEL_GATEWAY_VSCODE` (oldest unless said). */
+export function testedVsCode(): VsCodeVersion {
+  return process.env.MODEL_GATEWAY_VSCODE === 'newest' ? 'newest' : 'oldest';
+}
+
+export interface CodeServerInstall {
+  dir: string;
+  /** The Node that runs this code-server (the machine's, or Node 24 from the cache). */
+  node: string;
+  vscode: string;
+}
+
+/** Runs the setup script (installs code-server, its Node and the Debian packages once). */
+export function ensureCodeServer(which: VsCodeVersion = testedVsCode()): CodeServerInstall {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'setup-code-server.mjs'), which], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) throw new Error('code-server setup failed (see above)');
-  return r.stdout.trim().split('\n').pop()!;
+  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<VsCodeVersion, CodeServerInstall>)[which];
 }
 
 /** Copies the built extension (as `vsce` would ship it) into an extensions folder. */
@@ -33,6 +49,8 @@ export function installUnpacked(extensionsDir: string): string {
 
 export interface CodeServer {
   url: string;
+  /** The VS Code version it runs (1.100.3, 1.139.1). */
+  vscode: string;
   workspace: string;
   userDataDir: string;
   extensionsDir: string;
@@ -43,6 +61,8 @@ export interface CodeServer {
 
 export interface StartOptions {
   workspace: string;
+  /** Which installed VS Code (default: `MODEL_GATEWAY_VSCODE`, else the oldest). */
+  vscode?: VsCodeVersion;
   env?: Record<string, string>;
   /** Extra extension folders to copy in (e.g. the integration-test runner). */
   extraExtensions?: { folder: string; id: string; files?: Record<string, string> }[];
@@ -53,7 +73,8 @@ export interface StartOptions {
 }
 
 export async function startCodeServer(options: StartOptions): Promise<CodeServer> {
-  const installDir = ensureCodeServer();
+  const install = ensureCodeServer(options.vscode);
+  const installDir = install.dir;
   const base = mkdtempSync(join(tmpdir(), 'mg-vscode-'));
   const userDataDir = join(base, 'user-data');
   const extensionsDir = join(base, 'extensions');
@@ -65,7 +86,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
   );
   const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   if (options.vsix) {
-    const r = spawnSync(process.execPath, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', options.vsix], { encoding: 'utf8' });
+    const r = spawnSync(install.node, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', options.vsix], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`installing ${options.vsix} failed:\n${r.stdout}\n${r.stderr}`);
   } else installUnpacked(extensionsDir);
   for (const extra of options.extraExtensions ?? []) {
@@ -74,7 +95,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(target, name), text);
   }
   const child = spawn(
-    process.execPath,
+    install.node,
     [
       entry,
       '--auth', 'none',
@@ -109,6 +130,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
   });
   return {
     url,
+    vscode: install.vscode,
     workspace: options.workspace,
     userDataDir,
     extensionsDir,
