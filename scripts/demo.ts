@@ -1,5 +1,6 @@
 /**
- * `npm start`: VS Code for the Web on 127.0.0.1 with Model Gateway installed and a small sample
+ * `npm start`: VS Code for the Web (the newest tested: 1.139.1; MODEL_GATEWAY_VSCODE=oldest for
+ * 1.100.3) on 127.0.0.1 with Model Gateway installed and a small sample
  * workspace, wired to the built-in gateway emulator, or to MODEL_GATEWAY_BASE_URL (and
  * MODEL_GATEWAY_API_KEY, MODEL_GATEWAY_ACCESS_TOKEN) when those are set.
  */
@@ -26,8 +27,9 @@ async function main(): Promise<void> {
     console.log(`Demo key, access token and user id ${GatewayEmulator.demoUserId} (New-Api-User) passed to VS Code`);
   }
   const workspace = sampleWorkspace();
-  const server = await startCodeServer({ workspace, env, port: Number(process.env.PORT ?? 8080) });
-  console.log(`\nVS Code for the Web with Model Gateway:\n\n  ${server.url}/?folder=${encodeURIComponent(workspace)}\n\nOpen it in a browser; the Model Gateway icon is in the activity bar. Ctrl+C stops everything.`);
+  // Today's VS Code unless MODEL_GATEWAY_VSCODE=oldest: its chat lists the gateway's models too.
+  const server = await startCodeServer({ workspace, env, port: Number(process.env.PORT ?? 8080), vscode: process.env.MODEL_GATEWAY_VSCODE === 'oldest' ? 'oldest' : 'newest' });
+  console.log(`\nVS Code ${server.vscode} for the Web with Model Gateway:\n\n  ${server.url}/?folder=${encodeURIComponent(workspace)}\n\nOpen it in a browser; the Model Gateway icon is in the activity bar. Ctrl+C stops everything.`);
   const stop = async () => {
     await server.stop();
     await emulator?.close();

@@ -5,11 +5,11 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { FROM_WEBVIEW_TYPES } from '../../src/chat/protocol';
 import { GatewayEmulator } from '../emulator/server';
-import { EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { EXTENSION_ID, testedVsCode, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 /** The screenshots of the chat's main states, linked from the README. */
-const SHOTS = join(ARTIFACTS, 'screenshots');
+const SHOTS = join(ARTIFACTS, testedVsCode() === 'newest' ? 'screenshots-newest' : 'screenshots');
 
 /** The types of the chat view's messages the host received, from its log (it logs each by type). */
 function receivedTypes(userDataDir: string): Set<string> {
