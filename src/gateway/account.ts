@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from './core/z';
 import { AccountApiError, AuthenticationError, GatewayError, NotFoundError } from './core/errors';
 import type { RequestSpec, Transport } from './core/transport';
 import type { RequestOptions } from './chat';

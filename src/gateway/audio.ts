@@ -1,5 +1,5 @@
-import { FormData } from 'undici';
-import { z } from 'zod';
+import { Multipart } from './core/multipart';
+import * as z from './core/z';
 import { BinaryResponse } from './core/binary';
 import { GatewayError, ValidationError } from './core/errors';
 import { prepareUpload, type Upload } from './core/files';
@@ -168,7 +168,7 @@ class AudioTextEndpoint {
     const { file, ...rest } = body;
     const req = validateTranscription(rest, !this.allowLanguage);
     const upload = await prepareUpload('file', file, { extensions: AUDIO_UPLOAD_EXTENSIONS, maxBytes: MAX_AUDIO_UPLOAD_BYTES, limitText: '25 MB' });
-    const form = new FormData();
+    const form = new Multipart();
     form.append('model', req.model);
     if (req.language) form.append('language', req.language);
     if (req.prompt) form.append('prompt', req.prompt);

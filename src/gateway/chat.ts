@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from './core/z';
 import { BadRequestError, errorFromStreamPayload } from './core/errors';
 import { checkImageUrl } from './core/images';
 import { SSEStream } from './core/stream';

@@ -1,5 +1,5 @@
 import { endianness } from 'node:os';
-import { z } from 'zod';
+import * as z from './core/z';
 import { GatewayError } from './core/errors';
 import type { Transport } from './core/transport';
 import { parseResponse, validateRequest } from './core/validate';

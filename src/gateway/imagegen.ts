@@ -1,5 +1,5 @@
-import { FormData } from 'undici';
-import { z } from 'zod';
+import { Multipart } from './core/multipart';
+import * as z from './core/z';
 import { BinaryResponse } from './core/binary';
 import { ValidationError } from './core/errors';
 import { prepareUpload, type Upload } from './core/files';
@@ -139,12 +139,12 @@ const DescribeSchema = z.looseObject({ descriptions: z.array(z.looseObject({ tex
 
 // ---------- resources ----------
 
-async function addImage(form: FormData, field: string, upload: Upload): Promise<void> {
+async function addImage(form: Multipart, field: string, upload: Upload): Promise<void> {
   const u = await prepareUpload(field, upload, { extensions: IMAGE_EXTENSIONS, maxBytes: MAX_IMAGE_UPLOAD, limitText: '20 MB' });
   form.append(field, u.blob, u.filename);
 }
 
-function addFields(form: FormData, fields: Record<string, unknown>, skip: string[]): void {
+function addFields(form: Multipart, fields: Record<string, unknown>, skip: string[]): void {
   for (const [k, v] of Object.entries(fields)) {
     if (skip.includes(k) || v === undefined) continue;
     form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
@@ -154,19 +154,19 @@ function addFields(form: FormData, fields: Record<string, unknown>, skip: string
 abstract class ImageFamily {
   constructor(protected readonly transport: Transport) {}
 
-  protected async post(path: string, body: { form?: FormData; json?: unknown }, what: string, opts: RequestOptions): Promise<unknown> {
+  protected async post(path: string, body: { form?: Multipart; json?: unknown }, what: string, opts: RequestOptions): Promise<unknown> {
     const { data } = await this.transport.json({ method: 'POST', path, auth: 'imagegen', ...body, signal: opts.signal });
     return data;
   }
 
-  protected async result(path: string, body: { form?: FormData; json?: unknown }, what: string, opts: RequestOptions): Promise<ImageResult> {
+  protected async result(path: string, body: { form?: Multipart; json?: unknown }, what: string, opts: RequestOptions): Promise<ImageResult> {
     return parseResponse(ImageResultSchema, await this.post(path, body, what, opts), what);
   }
 }
 
 export class ImagegenV3 extends ImageFamily {
   private async multipart(op: string, fields: Record<string, unknown>, files: Record<string, Upload | undefined>, opts: RequestOptions): Promise<ImageResult> {
-    const form = new FormData();
+    const form = new Multipart();
     addFields(form, fields, ['image', 'mask', 'style_reference_images']);
     for (const [field, upload] of Object.entries(files)) if (upload !== undefined) await addImage(form, field, upload);
     for (const ref of (fields.style_reference_images as Upload[] | undefined) ?? []) await addImage(form, 'style_reference_images', ref);
@@ -203,7 +203,7 @@ export class ImagegenLegacy extends ImageFamily {
   async edit(body: LegacyEditRequest, opts: RequestOptions = {}): Promise<ImageResult> {
     const { image_file, mask, ...rest } = body;
     const req = validateRequest(LegacyEdit, rest);
-    const form = new FormData();
+    const form = new Multipart();
     await addImage(form, 'image_file', image_file);
     await addImage(form, 'mask', mask);
     addFields(form, req, []);
@@ -211,7 +211,7 @@ export class ImagegenLegacy extends ImageFamily {
   }
 
   private async withImageRequest(path: string, image_file: Upload, imageRequest: unknown, what: string, opts: RequestOptions): Promise<unknown> {
-    const form = new FormData();
+    const form = new Multipart();
     await addImage(form, 'image_file', image_file);
     if (imageRequest !== undefined) form.append('image_request', JSON.stringify(imageRequest));
     return this.post(path, { form }, what, opts);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from './core/z';
 import { errorFromStreamPayload, StreamError } from './core/errors';
 import { checkBase64Image, checkImageUrl } from './core/images';
 import { SSEStream } from './core/stream';

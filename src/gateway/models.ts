@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from './core/z';
 import { AuthenticationError } from './core/errors';
 import type { Transport } from './core/transport';
 import { parseResponse } from './core/validate';

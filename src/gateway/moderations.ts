@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from './core/z';
 import { checkImageUrl } from './core/images';
 import type { Transport } from './core/transport';
 import { parseResponse, validateRequest } from './core/validate';

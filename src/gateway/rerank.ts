@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from './core/z';
 import type { Transport } from './core/transport';
 import { parseResponse, validateRequest } from './core/validate';
 import type { RequestOptions } from './chat';

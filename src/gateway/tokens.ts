@@ -2,7 +2,7 @@
  * API keys of the account (`/api/token/...`), as one-api and new-api serve them: paged lists in
  * either shape, creation that may answer with nothing, reveal, status-only enable/disable.
  */
-import { z } from 'zod';
+import * as z from './core/z';
 import { AccountApiError, GatewayError, NotFoundError } from './core/errors';
 import { validateRequest } from './core/validate';
 import type { AccountTransport } from './account';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from './core/z';
 import { BinaryResponse } from './core/binary';
 import { AbortError, GatewayError } from './core/errors';
 import { checkImageUrl } from './core/images';

@@ -1,4 +1,5 @@
-import { Agent, request, type Dispatcher, type FormData } from 'undici';
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import {
   AbortError,
   ConnectionError,
@@ -10,7 +11,9 @@ import {
   errorInSuccessBody,
   type APIStatusError,
 } from './errors';
+import type { Multipart } from './multipart';
 import { registerSecret } from './redact';
+import { Agent, request } from './undiciLite';
 
 /** Which credential and header a path uses (the spec's "Authentication" table). */
 export type AuthKind = 'bearer' | 'messages' | 'imagegen' | 'account' | 'none';
@@ -55,8 +58,8 @@ export interface RequestSpec {
   auth: AuthKind;
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
-  /** A multipart body (undici's FormData; file parts stream from disk and can be sent again). */
-  form?: FormData;
+  /** A multipart body (file parts stream from disk and can be sent again). */
+  form?: Multipart;
   /** A raw body (multipart and the like); `headers` must carry its content type. */
   body?: Dispatcher.DispatchOptions['body'];
   headers?: Record<string, string>;
@@ -259,7 +262,11 @@ export class Transport {
       ...spec.headers,
       ...this.authHeaders(spec.auth),
     };
-    let body = spec.form ?? spec.body;
+    let body = spec.body;
+    if (spec.form) {
+      headers['content-type'] = spec.form.contentType;
+      headers['content-length'] = String(spec.form.length);
+    }
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
@@ -290,7 +297,8 @@ export class Transport {
         res = await request(url, {
           method,
           headers,
-          body,
+          // A multipart body is produced afresh for each attempt.
+          body: spec.form ? Readable.from(spec.form.chunks(), { objectMode: false }) : body,
           signal: controller.signal,
           dispatcher: this.dispatcher,
           headersTimeout: 0,
