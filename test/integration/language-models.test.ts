@@ -133,6 +133,28 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       assert.match(answer, /Sunny, 21 degrees/);
     });
 
+    it('speaks the messages format to Claude models: the tool round trip, with prompt caching', async () => {
+      const [claude] = await vscode.lm.selectChatModels({ vendor: 'model-gateway', id: 'claude-sonnet-emu' });
+      assert.ok(claude, 'claude-sonnet-emu is offered');
+      const tools: vscode.LanguageModelChatTool[] = [{ name: 'get_weather', description: 'The weather in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+      const question = user(new vscode.LanguageModelTextPart('Use get_weather for the city "Oslo"'));
+      const calls: vscode.LanguageModelToolCallPart[] = [];
+      for await (const part of (await claude.sendRequest([question], { tools })).stream) if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
+      assert.equal(calls[0]?.name, 'get_weather');
+      const first = (await emulatorControl('last-request', { path: '/v1/messages' })) as { body: { tools: { cache_control?: unknown }[] } };
+      assert.ok(first.body.tools.at(-1)?.cache_control, 'the tool definitions are a cache breakpoint');
+      const answer = await claude.sendRequest(
+        [question, vscode.LanguageModelChatMessage.Assistant([calls[0]]), vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Snow, -3 degrees')])])],
+        { tools },
+      );
+      let text = '';
+      for await (const chunk of answer.text) text += chunk;
+      assert.match(text, /Snow, -3 degrees/);
+      const second = (await emulatorControl('last-request', { path: '/v1/messages' })) as { body: { messages: { role: string; content: { type: string }[] }[] } };
+      assert.deepEqual(second.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+      assert.equal(second.body.messages[2].content[0].type, 'tool_result');
+    });
+
     it('stops when the caller cancels, mid-stream', async () => {
       await emulatorControl('faults', { path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
       const cts = new vscode.CancellationTokenSource();
