@@ -1,7 +1,8 @@
 import type { GatewayClient } from '../gateway/client';
 import type { ToolDefinition, ToolResult } from '../tools/workspaceTools';
 import type { AssistantTurn, Step, ToolCallRecord, Turn, TurnError, Usage, WireFormat } from './conversation';
-import { chatTools, toChatMessages, toMessagesRequest } from './wire';
+import { fitToWindow, windowFromError, type ContextUse } from './budget';
+import { chatTools, messagesTools, toChatMessages, toMessagesRequest } from './wire';
 
 /** What the engine needs from the tools: their definitions and a runner. */
 export interface ToolRunner {
@@ -16,7 +17,9 @@ export type EngineEvent =
   | { type: 'thinking'; delta: string }
   | { type: 'tool-call'; call: ToolCallRecord }
   | { type: 'tool-update'; call: ToolCallRecord }
-  | { type: 'usage'; usage: Usage };
+  | { type: 'usage'; usage: Usage }
+  /** How the context window is used by the request about to go (after budgeting). */
+  | { type: 'context'; use: ContextUse };
 
 export interface RunOptions {
   client: GatewayClient;
@@ -34,6 +37,10 @@ export interface RunOptions {
   /** Base input price per million tokens, for the money caching saved (messages format). */
   inputPricePerMTok?: number;
   maxTokens?: number;
+  /** The model's context window: when set, each request is fitted into it (`budget.ts`). */
+  contextWindow?: number;
+  /** The gateway named a smaller window in a refusal: it is used from then on (and remembered by the caller). */
+  onContextWindow?: (window: number) => void;
   /** `required`: the model must call a tool (VS Code's tool mode); `auto` when absent. */
   toolChoice?: 'auto' | 'required';
   signal?: AbortSignal;
@@ -59,8 +66,7 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
       const step: Step = { text: '', toolCalls: [] };
       turn.steps.push(step);
       emit({ type: 'step', index });
-      const history = [...o.history, turn];
-      const calls = o.format === 'chat' ? await streamChat(o, step, history, defs, emit) : await streamMessages(o, step, history, defs, emit);
+      const calls = await streamStep(o, step, [...o.history, turn], defs, emit);
       emit({ type: 'usage', usage: turn.usage });
       if (calls.length === 0) break;
       step.toolCalls = calls;
@@ -93,6 +99,33 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
     turn.savedDollars = ((turn.usage.cacheRead * 0.9 - turn.usage.cacheWrite * writeFactor) * o.inputPricePerMTok) / 1e6;
   }
   return turn;
+}
+
+/**
+ * One request. With a context window, what is sent is fitted into it first; if the gateway still
+ * refuses the prompt as too long (the estimate was short), it is fitted again well under the
+ * window and sent once more, never more.
+ */
+async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const send = (turns: readonly Turn[]) => (o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit));
+  if (!o.contextWindow) return send(history);
+  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : messagesTools(defs));
+  const fitted = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens });
+  emit({ type: 'context', use: fitted.use });
+  try {
+    return await send(fitted.turns);
+  } catch (err) {
+    if ((err as { name?: string })?.name !== 'ContextLengthError' || step.text || o.signal?.aborted) throw err;
+    // The refusal usually names the real window: believe it for this request and the next ones.
+    const named = windowFromError((err as Error).message);
+    if (named && named < o.contextWindow) {
+      o.contextWindow = named;
+      o.onContextWindow?.(named);
+    }
+    const again = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens, aggressive: true });
+    emit({ type: 'context', use: again.use });
+    return send(again.turns);
+  }
 }
 
 /** Reads run at once and in parallel; writes (which wait for approval) run one at a time, in order. */

@@ -4,6 +4,7 @@
  * checks what it receives the same way.
  */
 import * as z from 'zod/mini';
+import type { ContextUse } from './contextUse';
 import type { AssistantTurn, Turn } from './conversation';
 
 const MAX_IMAGE_BASE64 = Math.ceil((20 * 1024 * 1024 * 4) / 3) + 4;
@@ -116,6 +117,15 @@ const ApprovalSchema = z.object({
   preview: z.optional(z.object({ startLine: z.number(), lines: z.array(DiffLineSchema) })),
 });
 
+const ContextUseSchema = z.object({
+  used: z.number(),
+  window: z.number(),
+  parts: z.object({ system: z.number(), tools: z.number(), history: z.number(), toolResults: z.number(), images: z.number() }),
+  cut: z.number(),
+  stubbed: z.number(),
+  omittedTurns: z.number(),
+});
+
 export const ViewStateSchema = z.object({
   models: z.array(z.string()),
   model: z.string(),
@@ -130,6 +140,8 @@ export const ViewStateSchema = z.object({
   /** For each errored turn id, the buttons that fix it. */
   fixes: z.record(z.string(), z.array(FixActionSchema)),
   pendingApprovals: z.array(ApprovalSchema),
+  /** How the next (or last) request uses the model's context window: the meter. */
+  context: z.optional(ContextUseSchema),
 });
 export interface ViewState {
   models: string[];
@@ -145,9 +157,11 @@ export interface ViewState {
   /** For each errored turn id, the buttons that fix it. */
   fixes: Record<string, FixAction[]>;
   pendingApprovals: ApprovalInfo[];
+  context?: ContextUse;
 }
 
 export type ApprovalInfo = z.infer<typeof ApprovalSchema>;
+
 
 const FileItemSchema = z.object({ path: z.string(), name: z.string() });
 export type FileItem = z.infer<typeof FileItemSchema>;
@@ -168,6 +182,7 @@ export const ToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('result'), requestId: z.string(), ok: z.boolean(), message: z.optional(z.string()) }),
   z.object({ type: z.literal('files'), requestId: z.string(), items: z.array(FileItemSchema) }),
   z.object({ type: z.literal('active-editor'), editor: z.nullable(ActiveEditorSchema) }),
+  z.object({ type: z.literal('context'), use: ContextUseSchema }),
 ]);
 export type ToWebview =
   | { type: 'state'; state: ViewState }
@@ -179,7 +194,8 @@ export type ToWebview =
   | { type: 'notice'; level: 'info' | 'error'; text: string }
   | { type: 'result'; requestId: string; ok: boolean; message?: string }
   | { type: 'files'; requestId: string; items: FileItem[] }
-  | { type: 'active-editor'; editor: ActiveEditorInfo | null };
+  | { type: 'active-editor'; editor: ActiveEditorInfo | null }
+  | { type: 'context'; use: ContextUse };
 
 /** The type of every message the view can send (the e2e run checks each was driven). */
 export const FROM_WEBVIEW_TYPES = FromWebview.def.options.map((o) => o.def.shape.type.def.values[0]);

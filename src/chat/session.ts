@@ -13,6 +13,7 @@ import type { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
 import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
+import { contextWindowFor, fitToWindow, type ContextUse } from './budget';
 import { runTurn, type ToolRunner } from './engine';
 import { systemPrompt } from './prompt';
 import type { FixAction, ToWebview, ViewState } from './protocol';
@@ -53,6 +54,10 @@ export class ChatSession implements vscode.Disposable {
   private lastTurnPost = 0;
   /** Set once the last conversation was restored (or a new one asked for). */
   private startedFresh = false;
+  /** How the last request used the context window (the meter), for the conversation it was in. */
+  private lastContext: { conversationId: string; use: ContextUse } | undefined;
+  /** Windows the gateway named when it refused a prompt as too long, by model (this session). */
+  private readonly learnedWindows = new Map<string, number>();
 
   constructor(
     private readonly services: Services,
@@ -136,8 +141,20 @@ export class ChatSession implements vscode.Disposable {
       conversation: this.conversation ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns } : undefined,
       fixes,
       pendingApprovals: this.approver.list(),
+      context: this.contextUse(model),
     };
     this.post({ type: 'state', state });
+  }
+
+  /** The meter: the last request's use of the window, or an estimate of the next one (after a reload). */
+  private contextUse(model: string): ContextUse | undefined {
+    const c = this.conversation;
+    if (!c || !model) return undefined;
+    if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
+    const tools = this.toolsEnabled() ? JSON.stringify(TOOL_DEFINITIONS) : '';
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined });
+    const window = this.learnedWindows.get(model) ?? contextWindowFor(model, modelOverride(this.services.settings().modelOverrides, model).contextWindow);
+    return fitToWindow({ system, toolsText: tools, turns: c.turns, window }).use;
   }
 
   async newConversation(): Promise<void> {
@@ -344,10 +361,18 @@ export class ChatSession implements vscode.Disposable {
       cacheTtl: settings.cacheTtl,
       inputPricePerMTok: settings.inputPrice,
       maxTokens: override.maxOutputTokens,
+      contextWindow: this.learnedWindows.get(model) ?? contextWindowFor(model, override.contextWindow),
+      onContextWindow: (window) => {
+        this.learnedWindows.set(model, window);
+        this.services.log.info(`chat: ${model} has a context window of ${window} tokens (the gateway said so); requests are fitted to it`);
+      },
       signal,
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
-        else {
+        else if (e.type === 'context') {
+          this.lastContext = { conversationId: conversation.id, use: e.use };
+          this.post({ type: 'context', use: e.use });
+        } else {
           this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
           if (e.type === 'step' && e.index > lastStepSaved) {
             lastStepSaved = e.index;

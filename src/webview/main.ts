@@ -1,4 +1,5 @@
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../chat/conversation';
+import type { ContextUse } from '../chat/contextUse';
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
 import { sniffImageType } from '../gateway/core/images';
 import { button, h, icon, post, vscode } from './dom';
@@ -45,6 +46,9 @@ const formatSelect = h(
   h('option', { value: 'messages', text: 'Messages (caching)' }),
 );
 const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': 'Attachments' });
+const meterFill = h('span', { class: 'meter-fill' });
+const meterText = h('span', { class: 'meter-text' });
+const meter = h('div', { id: 'context-meter', class: 'meter', role: 'meter', 'aria-label': 'Context window used', 'aria-valuemin': '0', hidden: true }, h('span', { class: 'meter-bar' }, meterFill), meterText);
 const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
 const input = h('textarea', { id: 'input', rows: '3', 'aria-label': 'Message', placeholder: 'Ask about your code… (Enter to send, Shift+Enter for a new line)' });
 const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
@@ -71,6 +75,7 @@ app.append(
     { class: 'composer' },
     approvalBar,
     h('div', { class: 'pickers' }, modelSelect, formatSelect),
+    meter,
     chips,
     notice,
     h('div', { class: 'input-wrap' }, mentions.el, input),
@@ -234,6 +239,27 @@ function renderHistory(): void {
   );
 }
 
+const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+
+/** The context meter: used / window, what takes the room, and what was shortened to fit. */
+function renderMeter(use: ContextUse | undefined): void {
+  meter.hidden = !use;
+  if (!use) return;
+  const share = Math.min(1, use.used / use.window);
+  meterFill.style.width = `${(share * 100).toFixed(1)}%`;
+  meter.classList.toggle('warn', share > 0.8);
+  const shortened = [use.cut && `${use.cut} long result(s) cut`, use.stubbed && `${use.stubbed} older result(s) left out`, use.omittedTurns && `${use.omittedTurns} earlier message(s) left out`].filter(Boolean);
+  meterText.textContent = `${k(use.used)} / ${k(use.window)} tokens${shortened.length ? ' · shortened to fit' : ''}`;
+  meter.setAttribute('aria-valuemax', String(use.window));
+  meter.setAttribute('aria-valuenow', String(use.used));
+  const p = use.parts;
+  meter.title = [
+    `Context window: ${use.used.toLocaleString('en-US')} of ${use.window.toLocaleString('en-US')} tokens (estimated; about 4 characters a token)`,
+    `system ${k(p.system)} · tools ${k(p.tools)} · messages ${k(p.history)} · tool results ${k(p.toolResults)} · images ${k(p.images)}`,
+    ...(shortened.length ? [`To fit: ${shortened.join(', ')} (only in what is sent; the conversation keeps everything).`] : []),
+  ].join('\n');
+}
+
 function renderChips(): void {
   const auto = activeEditor && dismissedActive !== activeEditor.path && !context.some((c) => c.label === activeEditor?.label) ? activeEditor : undefined;
   chips.replaceChildren(
@@ -260,6 +286,7 @@ function renderChips(): void {
 function applyState(s: ViewState): void {
   state = s;
   shared.fixes = s.fixes;
+  renderMeter(s.context);
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
   titleEl.textContent = s.conversation?.title ?? 'New conversation';
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
@@ -628,6 +655,9 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
     case 'files':
       foundFiles.get(m.requestId)?.(m.items);
       foundFiles.delete(m.requestId);
+      break;
+    case 'context':
+      renderMeter(m.use);
       break;
     case 'active-editor':
       if (m.editor?.path !== activeEditor?.path) dismissedActive = undefined;

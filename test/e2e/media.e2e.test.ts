@@ -72,6 +72,8 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     await page.locator('.tab.active', { hasText: 'README.md' }).waitFor();
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
+    // The editor holds the selection (the status bar counts it) before the command reads it.
+    await page.locator('.statusbar-item', { hasText: /selected/ }).first().waitFor({ timeout: 10_000 });
     await runPaletteCommand(page, 'Model Gateway: Speak Selection');
     await answerPrompt(page, 'Speak (1/4)', 'tts-1');
     await answerPrompt(page, 'Speak (2/4)', 'alloy');

@@ -96,6 +96,16 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
   const p = plan(model.id, turns, tools, choice, false);
   const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
+  // The upstream's own refusal, as OpenAI words it, when the prompt is over the window.
+  if (model.contextWindow && promptTokens > model.contextWindow) {
+    return openAiError(
+      res,
+      400,
+      `This model's maximum context length is ${model.contextWindow} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`,
+      'invalid_request_error',
+      'context_length_exceeded',
+    );
+  }
   // parallel_tool_calls: false allows one call per reply.
   const planned = body.parallel_tool_calls === false ? p.toolCalls.slice(0, 1) : p.toolCalls;
   let calls = planned.map((c) => ({ id: `call_${randomBytes(9).toString('base64url')}`, name: c.name, args: JSON.stringify(c.arguments) }));

@@ -168,7 +168,11 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   const thinkingOn = (body.thinking as Json | undefined)?.type === 'enabled';
   const p = plan(model.id, toTurns(body.messages as Json[]), tools, choice, thinkingOn);
 
-  const usage = emu.cache.process(`org-${auth.user.id}`, `${model.id}\u0000${JSON.stringify(body.tool_choice ?? null)}`, cacheBlocks(body, hasBeta), model.cacheMinTokens);
+  const blocks = cacheBlocks(body, hasBeta);
+  const promptTokens = blocks.reduce((n, b) => n + b.tokens, 0);
+  // Anthropic's refusal for a prompt over the window.
+  if (model.contextWindow && promptTokens > model.contextWindow) return claudeError(res, 400, `prompt is too long: ${promptTokens} tokens > ${model.contextWindow} maximum`);
+  const usage = emu.cache.process(`org-${auth.user.id}`, `${model.id}\u0000${JSON.stringify(body.tool_choice ?? null)}`, blocks, model.cacheMinTokens);
   // tool_choice.disable_parallel_tool_use allows one tool call per reply.
   const oneCall = (body.tool_choice as Json | undefined)?.disable_parallel_tool_use === true;
   let calls = (oneCall ? p.toolCalls.slice(0, 1) : p.toolCalls).map((c) => ({ id: `toolu_${randomBytes(12).toString('base64url')}`, name: c.name, input: c.arguments }));

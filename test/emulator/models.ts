@@ -11,9 +11,11 @@ export interface EmulatedModel {
   cacheMinTokens: number;
   /** Embeddings: vector dimension. */
   dimensions?: number;
+  /** Chat: the most prompt tokens (messages, system and tools) a request may carry. */
+  contextWindow?: number;
 }
 
-const chat = (id: string, ratio: number, cacheMinTokens = 1024): EmulatedModel => ({ id, kind: 'chat', ownedBy: 'emulator', ratio, cacheMinTokens });
+const chat = (id: string, ratio: number, cacheMinTokens = 1024, contextWindow = 128_000): EmulatedModel => ({ id, kind: 'chat', ownedBy: 'emulator', ratio, cacheMinTokens, contextWindow });
 const other = (id: string, kind: ModelKind, ratio: number, extra: Partial<EmulatedModel> = {}): EmulatedModel => ({
   id,
   kind,
@@ -26,9 +28,12 @@ const other = (id: string, kind: ModelKind, ratio: number, extra: Partial<Emulat
 export const MODELS: EmulatedModel[] = [
   chat('gpt-4o-mini', 0.15),
   chat('gpt-4o', 2.5),
-  chat('claude-sonnet-emu', 3),
+  chat('claude-sonnet-emu', 3, 1024, 200_000),
   // The smallest model series needs a 2,048-token prefix before anything is cached.
-  chat('claude-haiku-emu', 1, 2048),
+  chat('claude-haiku-emu', 1, 2048, 200_000),
+  // Small context windows, one per wire format: long agent sessions must be budgeted to fit.
+  chat('small-context-emu', 0.2, 1024, 32_000),
+  chat('claude-small-context-emu', 1, 1024, 32_000),
   // Upstream quirks users meet through gateways: a thinking model that streams reasoning_content
   // and wants it back on the assistant message of a tool round; an upstream that refuses
   // stream_options and never reports usage in a stream.

@@ -177,6 +177,30 @@ describe('chat engine (agent loop) against the emulator', () => {
     assert.ok((turn.savedDollars ?? 0) > 0);
   });
 
+  for (const [format, model] of [['chat', 'small-context-emu'], ['messages', 'claude-small-context-emu']] as const) {
+    it(`fits a long tool session into a 32,000-token window, learning the window from the gateway's refusal (${format})`, async () => {
+      const root = project();
+      writeFileSync(join(root, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
+      const { client } = clientFor(ctx.emu);
+      const turn = assistant(model, format);
+      const learned: number[] = [];
+      const uses: number[] = [];
+      // The caller believes the window is much larger (as for an unknown model of a big family).
+      await runTurn({
+        client, model, format, system: 'You help with code.', history: [user('Read the file big.txt again and again #steps=8')], turn, tools: runner(root), maxSteps: 12, cacheTtl: '5m',
+        contextWindow: 200_000,
+        onContextWindow: (w) => learned.push(w),
+        onEvent: (e) => e.type === 'context' && uses.push(e.use.used),
+      });
+      assert.equal(turn.error?.message, undefined);
+      assert.equal(turn.status, 'done');
+      assert.deepEqual(learned, [32_000], 'the window the refusal named, once');
+      assert.ok(turn.steps.flatMap((s) => s.toolCalls).length >= 8);
+      assert.ok(Math.max(...uses.slice(uses.indexOf(Math.max(...uses)) + 1)) < 32_000, 'after the refusal, every request fits');
+      assert.ok(turn.steps.flatMap((s) => s.toolCalls).every((c) => (c.result ?? '').length > 20_000), 'the turn keeps the whole results');
+    });
+  }
+
   it('the 1-hour TTL setting sends the beta header', async () => {
     const { client } = clientFor(ctx.emu);
     const turn = assistant('claude-sonnet-emu', 'messages');

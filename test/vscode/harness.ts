@@ -82,7 +82,20 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
   mkdirSync(extensionsDir, { recursive: true });
   writeFileSync(
     join(userDataDir, 'User', 'settings.json'),
-    JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, ...options.settings }, null, 2),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        // Newer VS Codes open their own Chat view in the secondary side bar at start, where it can
+        // take the focus from the editor a test just selected text in (older ones ignore this).
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        ...options.settings,
+      },
+      null,
+      2,
+    ),
   );
   const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   if (options.vsix) {

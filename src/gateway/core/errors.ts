@@ -56,6 +56,11 @@ export class APIStatusError extends GatewayError {
 
 export class BadRequestError extends APIStatusError {}
 
+/** A 400 because the prompt is longer than the model's context window (OpenAI's and Anthropic's wording). */
+export class ContextLengthError extends BadRequestError {}
+
+const CONTEXT_EXCEEDED = /context_length_exceeded|maximum context length|prompt is too long|context window|too many tokens|reduce the length of the messages/i;
+
 /** Why a key was refused, read from the server's words (one-api and new-api say which). */
 export type KeyRefusal = 'exhausted' | 'expired' | 'disabled' | 'invalid';
 export class AuthenticationError extends APIStatusError {
@@ -253,6 +258,9 @@ export function errorFromResponse(
   const server = parsed.message || `HTTP ${status}`;
   switch (status) {
     case 400:
+      if (CONTEXT_EXCEEDED.test(`${parsed.code ?? ''} ${server}`)) {
+        return new ContextLengthError(status, server, `The conversation is longer than the model's context window: start a new chat, condense it, or pick a model with a larger window (gateway said: ${server})`, init);
+      }
       return new BadRequestError(status, server, `The gateway rejected the request: ${server}`, init);
     case 401: {
       const { reason, advice } = keyRefusalOf(server, parsed.code);

@@ -1,0 +1,19 @@
+/** How a request uses the model's context window (shared by the engine, the host and the view). */
+
+export interface ContextParts {
+  system: number;
+  tools: number;
+  history: number;
+  toolResults: number;
+  images: number;
+}
+
+export interface ContextUse {
+  used: number;
+  window: number;
+  parts: ContextParts;
+  /** What budgeting changed in what is sent (0s when it all fit). */
+  cut: number;
+  stubbed: number;
+  omittedTurns: number;
+}
