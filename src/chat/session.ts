@@ -267,6 +267,7 @@ export class ChatSession implements vscode.Disposable {
   async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
     const ready = await this.readiness();
     if ('text' in ready) {
+      this.services.log.info(`chat: not sent: ${ready.text}`);
       this.post({ type: 'notice', level: 'error', text: ready.text });
       return;
     }
@@ -292,6 +293,8 @@ export class ChatSession implements vscode.Disposable {
     conversation.updatedAt = now;
     const abort = new AbortController();
     this.running = { abort, turn };
+    const started = Date.now();
+    this.services.log.info(`chat: turn started (${model}, ${format})`);
     // One try/finally owns the turn: whatever fails (storage, the view, building the client, the
     // request), the turn ends as an error card with the question kept, and the panel is free.
     try {
@@ -308,6 +311,7 @@ export class ChatSession implements vscode.Disposable {
       if (turn.status === 'streaming') turn.status = 'stopped';
       if (turn.error) turn.error.message = redact(turn.error.message, this.services.credentials.values());
       conversation.updatedAt = Date.now();
+      this.services.log.info(`chat: turn ended ${turn.status} after ${Date.now() - started} ms, ${turn.steps.length} step(s)`);
       await this.finishTurn(conversation, turn);
     }
     if (turn.usage.output > 0) this.services.notifySpend();

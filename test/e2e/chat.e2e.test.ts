@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
@@ -11,8 +11,7 @@ const ARTIFACTS = join(ROOT, 'test-results');
 /** The screenshots of the chat's main states, linked from the README. */
 const SHOTS = join(ARTIFACTS, testedVsCode() === 'newest' ? 'screenshots-newest' : 'screenshots');
 
-/** The types of the chat view's messages the host received, from its log (it logs each by type). */
-function receivedTypes(userDataDir: string): Set<string> {
+function hostLogs(userDataDir: string): string[] {
   const logs: string[] = [];
   const walk = (dir: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -22,8 +21,19 @@ function receivedTypes(userDataDir: string): Set<string> {
     }
   };
   walk(join(userDataDir, 'logs'));
+  return logs;
+}
+
+function hostLogTail(userDataDir: string): string {
+  return hostLogs(userDataDir)
+    .map((f) => readFileSync(f, 'utf8').split('\n').slice(-25).join('\n'))
+    .join('\n');
+}
+
+/** The types of the chat view's messages the host received, from its log (it logs each by type). */
+function receivedTypes(userDataDir: string): Set<string> {
   const types = new Set<string>();
-  for (const f of logs) for (const m of readFileSync(f, 'utf8').matchAll(/chat view: ([a-z-]+)/g)) types.add(m[1]);
+  for (const f of hostLogs(userDataDir)) for (const m of readFileSync(f, 'utf8').matchAll(/chat view: ([a-z-]+)/g)) types.add(m[1]);
   return types;
 }
 
@@ -91,7 +101,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     server = await startCodeServer({
       workspace,
       env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken, MODEL_GATEWAY_USER_ID: String(GatewayEmulator.demoUserId) },
-      settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' },
+      // small-context-emu has a 32,000-token window; the settings claim more (as a mistaken user might).
+      settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini', 'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 } } },
     });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server);
@@ -100,6 +111,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
+      // The host's side of the story, for the failure report.
+      console.log(hostLogTail(server.userDataDir));
+      const last = emu.requests.at(-1);
+      console.log(`emulator: ${emu.requests.length} requests, the last ${last?.method} ${last?.path} (${JSON.stringify(last?.body ?? '').length} bytes)`);
       // A decision left waiting would block the next tests: refuse it.
       for (const reject of await chat().locator('#approval-bar button', { hasText: 'Reject' }).all()) await reject.click().catch(() => undefined);
     }
@@ -543,6 +558,30 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.empty').waitFor();
     await runPaletteCommand(page, 'View: Close All Editors');
     await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
+  it('shows the context meter, and a prompt the gateway refuses as too long is fitted and sent again, the question kept', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await ask('A short question first');
+    await idle();
+    const meter = chat().locator('#context-meter');
+    await meter.waitFor();
+    assert.match(await meter.innerText(), /^[\d.]+k? \/ 128k tokens$/, 'gpt-4o-mini: a 128k window');
+    // The settings claim a larger window than the model has: the gateway refuses, the chat learns.
+    writeFileSync(join(workspace, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
+    await chat().locator('#model').selectOption('small-context-emu');
+    await page.waitForTimeout(300);
+    await ask('Read the file big.txt again and again #steps=6');
+    await idle();
+    assert.equal(await lastAnswer().locator('.error-card').count(), 0, 'no error card');
+    await chat().locator('.turn.user', { hasText: 'Read the file big.txt again and again' }).waitFor();
+    await meter.filter({ hasText: /\/ 32k tokens · shortened to fit$/ }).waitFor({ timeout: 10_000 });
+    assert.match((await meter.getAttribute('title')) ?? '', /To fit: .*older result\(s\) left out/);
+    await assertInView(meter, 'the context meter');
+    await page.screenshot({ path: join(SHOTS, 'chat-context.png') });
+    await chat().locator('#model').selectOption('gpt-4o-mini');
+    rmSync(join(workspace, 'big.txt'));
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
   });
 
   it('works when moved to the secondary side bar', async () => {
