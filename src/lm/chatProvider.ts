@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ToolDefinition } from '../tools/workspaceTools';
+import { contextWindowFor } from '../chat/budget';
 import { emptyUsage, newId, resolveFormat, type AssistantTurn } from '../chat/conversation';
 import { runTurn } from '../chat/engine';
 import { chatSettings, modelOverride } from '../shell/config';
@@ -15,7 +16,6 @@ export const LM_VENDOR = 'model-gateway';
 const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
 /** Families that take images, by id, where the settings do not say. */
 const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pixtral/i;
-const DEFAULT_CONTEXT = 128_000;
 const DEFAULT_OUTPUT = 8_192;
 
 /**
@@ -56,7 +56,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
             version: '1',
             detail: 'Model Gateway',
             tooltip: `${id} through ${this.services.settings().baseUrl}`,
-            maxInputTokens: o.contextWindow ?? DEFAULT_CONTEXT,
+            maxInputTokens: contextWindowFor(id, o.contextWindow),
             maxOutputTokens: o.maxOutputTokens ?? DEFAULT_OUTPUT,
             capabilities: { imageInput: o.imageInput ?? VISION.test(id), toolCalling: o.toolCalling ?? true },
           };
