@@ -6,19 +6,22 @@ export interface DiffLine {
   text: string;
 }
 
-
 const PREVIEW_LINE_CHARS = 400;
 
-/** The changed block of a small change, with a line of context each side; undefined when larger than `max` lines. */
-export function inlinePreview(before: string, after: string, max: number): { startLine: number; lines: DiffLine[] } | undefined {
+/** The lines of both versions and the changed block between their common first and last lines. */
+function changedBlock(before: string, after: string): { a: string[]; b: string[]; head: number; tail: number; removed: string[]; added: string[] } {
   const a = before ? before.split('\n') : [];
   const b = after ? after.split('\n') : [];
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const removed = a.slice(head, a.length - tail);
-  const added = b.slice(head, b.length - tail);
+  return { a, b, head, tail, removed: a.slice(head, a.length - tail), added: b.slice(head, b.length - tail) };
+}
+
+/** The changed block of a small change, with a line of context each side; undefined when larger than `max` lines. */
+export function inlinePreview(before: string, after: string, max: number): { startLine: number; lines: DiffLine[] } | undefined {
+  const { a, head, tail, removed, added } = changedBlock(before, after);
   if (removed.length + added.length === 0 || removed.length + added.length > max) return undefined;
   const cut = (t: string) => (t.length > PREVIEW_LINE_CHARS ? `${t.slice(0, PREVIEW_LINE_CHARS)}…` : t);
   const lines: DiffLine[] = [];
@@ -31,11 +34,6 @@ export function inlinePreview(before: string, after: string, max: number): { sta
 
 /** Lines added and removed by a change (the block between the common first and last lines). */
 export function lineDelta(before: string, after: string): { added: number; removed: number } {
-  const a = before ? before.split('\n') : [];
-  const b = after ? after.split('\n') : [];
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return { added: b.length - head - tail, removed: a.length - head - tail };
+  const { added, removed } = changedBlock(before, after);
+  return { added: added.length, removed: removed.length };
 }
