@@ -22,6 +22,34 @@ export const ContextSchema = z.object({
   language: z.optional(z.string().check(z.maxLength(50))),
 });
 
+/** The most of a tool call's arguments or result the view shows (its card cuts there too). */
+export const VIEW_TEXT_LIMIT = 4_000;
+
+function cut(text: string): string {
+  return text.length > VIEW_TEXT_LIMIT ? `${text.slice(0, VIEW_TEXT_LIMIT)}\n… (${(text.length - VIEW_TEXT_LIMIT).toLocaleString('en-US')} more characters)` : text;
+}
+
+/**
+ * A turn as the view gets it: tool arguments and results cut to what a card shows, and an
+ * accepted edit's file contents left out (the view only needs to know it can be undone). A long
+ * agent session would otherwise send megabytes with every update.
+ */
+export function viewTurn<T extends Turn>(turn: T): T {
+  if (turn.role !== 'assistant') return turn;
+  return {
+    ...turn,
+    steps: turn.steps.map((s) => ({
+      ...s,
+      toolCalls: s.toolCalls.map((c) => ({
+        ...c,
+        args: cut(c.args),
+        ...(c.result !== undefined ? { result: cut(c.result) } : {}),
+        ...(c.edit ? { edit: { path: c.edit.path, before: null, after: '' } } : {}),
+      })),
+    })),
+  };
+}
+
 /** Commands an error card may run (never an arbitrary command id from the webview). */
 export const FIX_COMMANDS = [
   'modelGateway.setApiKey',

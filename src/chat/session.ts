@@ -16,7 +16,7 @@ import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type C
 import { contextWindowFor, fitToWindow, type ContextUse } from './budget';
 import { runTurn, type ToolRunner } from './engine';
 import { systemPrompt } from './prompt';
-import type { FixAction, ToWebview, ViewState } from './protocol';
+import { viewTurn, type FixAction, type ToWebview, type ViewState } from './protocol';
 import { EditRestorer } from './restore';
 import { ConversationStore } from './store';
 
@@ -138,7 +138,7 @@ export class ChatSession implements vscode.Disposable {
       configured: this.services.isConfigured(),
       busy: !!this.running,
       conversations: conversations.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt })),
-      conversation: this.conversation ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns } : undefined,
+      conversation: this.conversation ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns.map(viewTurn) } : undefined,
       fixes,
       pendingApprovals: this.approver.list(),
       context: this.contextUse(model),
@@ -325,7 +325,7 @@ export class ChatSession implements vscode.Disposable {
       this.services.log.error('chat: could not save the conversation', err);
       this.post({ type: 'notice', level: 'error', text: `The conversation could not be saved: ${describeError(this.services, err).message}` });
     }
-    this.post({ type: 'turn', turn, fixes: turnFixes(turn, this.services) });
+    this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
     try {
       await this.pushState();
     } catch (err) {
@@ -392,7 +392,7 @@ export class ChatSession implements vscode.Disposable {
     const now = Date.now();
     if (!force && now - this.lastTurnPost < 100) return;
     this.lastTurnPost = now;
-    this.post({ type: 'turn', turn });
+    this.post({ type: 'turn', turn: viewTurn(turn) });
   }
 
   private toolRunner(): ToolRunner {
@@ -435,7 +435,7 @@ export class ChatSession implements vscode.Disposable {
     const done = m.type === 'undo-edit' ? (call ? await this.restorer.undo(call) : false) : await this.restorer.restoreTurn(turn);
     if (!done) return;
     await this.store.save(conversation);
-    this.post({ type: 'turn', turn, fixes: turnFixes(turn, this.services) });
+    this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
     this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? 'The change was undone.' : 'The files are back to before this turn.' });
   }
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { emptyUsage } from '../../src/chat/conversation';
-import { FromWebview, ToWebviewSchema } from '../../src/chat/protocol';
+import { FromWebview, ToWebviewSchema, VIEW_TEXT_LIMIT, viewTurn } from '../../src/chat/protocol';
 
 /** Both directions of the chat protocol are checked on arrival. */
 describe('chat protocol schemas', () => {
@@ -48,5 +48,24 @@ describe('chat protocol schemas', () => {
     assert.ok(FromWebview.safeParse({ type: 'open-file', path: 'src/a.ts', line: 3 }).success);
     assert.equal(FromWebview.safeParse({ type: 'open-file', path: 'src/a.ts', line: 0 }).success, false);
     assert.equal(FromWebview.safeParse({ type: 'run-command', command: 'workbench.action.reloadWindow' }).success, false);
+  });
+
+  it('sends the view turns cut to what it shows, without an edit\'s file contents, leaving the stored turn whole', () => {
+    const big = 'r'.repeat(100_000);
+    const turn = {
+      id: 'a1', role: 'assistant' as const, model: 'm', format: 'chat' as const, status: 'done' as const, at: 0,
+      usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+      steps: [{ text: 'answer text stays whole', toolCalls: [{ id: 'c1', name: 'create_file', args: JSON.stringify({ path: 'a.ts', content: big }), status: 'done' as const, result: big, edit: { path: 'a.ts', before: big, after: big } }] }],
+    };
+    const sent = viewTurn(turn);
+    const call = sent.steps[0].toolCalls[0];
+    assert.ok(call.result.length < VIEW_TEXT_LIMIT + 100 && call.args.length < VIEW_TEXT_LIMIT + 100);
+    assert.match(call.result, /… \(96,000 more characters\)$/);
+    assert.deepEqual(call.edit, { path: 'a.ts', before: null, after: '' });
+    assert.equal(sent.steps[0].text, 'answer text stays whole');
+    assert.equal(turn.steps[0].toolCalls[0].result, big, 'the stored turn is untouched');
+    assert.ok(ToWebviewSchema.safeParse({ type: 'turn', turn: sent }).success);
+    const user = { id: 'u1', role: 'user' as const, text: big, images: [], context: [], at: 0 };
+    assert.equal(viewTurn(user), user);
   });
 });
