@@ -13,7 +13,8 @@ export type { ContextParts, ContextUse } from './contextUse';
 import { userText } from './wire';
 
 const CHARS_PER_TOKEN = 4;
-const IMAGE_TOKENS = 765;
+/** An image, whatever its size: a 1024×1024 picture at high detail. */
+export const IMAGE_TOKENS = 765;
 /** Per message: role and framing. */
 const MESSAGE_TOKENS = 4;
 
@@ -102,15 +103,19 @@ export function fitToWindow(input: BudgetInput): { turns: Turn[]; use: ContextUs
       cut++;
     }
   }
-  // 2. Older results become stubs, oldest first; the newest step's results stay whole.
-  if (used() > limit) {
+  // 2. Older results become stubs, oldest first; the newest step's results stay whole. The count
+  // is kept up to date by the difference each stub makes, not measured again per stub.
+  let tokens = used();
+  if (tokens > limit) {
     const all = calls();
     const last = all.at(-1);
     for (const { c, ti, si } of all) {
-      if (used() <= limit) break;
+      if (tokens <= limit) break;
       if (last && ti === last.ti && si === last.si) continue;
       if (!c.result || c.result.startsWith('[Earlier result')) continue;
+      const before = tokensOf(c.result);
       c.result = `[Earlier result of ${c.name}(${shortArgs(c)}) left out to fit the context window (${c.result.length.toLocaleString('en-US')} characters). Call the tool again if you need it.]`;
+      tokens -= before - tokensOf(c.result);
       stubbed++;
     }
   }

@@ -133,3 +133,11 @@ export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0].replace(/\s+/g, ' ');
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New conversation';
 }
+
+/** Ids that name embedding, speech, image or video models, by the names gateways give them. */
+const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
+
+/** Whether a model of the gateway's list is a chat model (offered in the chat and to VS Code). */
+export function isChatModel(id: string): boolean {
+  return !NON_CHAT.test(id);
+}

@@ -12,15 +12,13 @@ import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
 import type { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
-import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
+import { emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
 import { contextWindowFor, fitToWindow, type ContextUse } from './budget';
 import { runTurn, type ToolRunner } from './engine';
 import { systemPrompt } from './prompt';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from './protocol';
 import { EditRestorer } from './restore';
 import { ConversationStore } from './store';
-
-const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
 
 /** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
 function ripgrepPath(): string | undefined {
@@ -106,7 +104,7 @@ export class ChatSession implements vscode.Disposable {
   private async loadModels(): Promise<void> {
     if (this.models.length > 0 || !this.services.isConfigured()) return;
     try {
-      this.models = (await this.services.client().models.list()).map((m) => m.id).filter((id) => !NON_CHAT.test(id)).sort();
+      this.models = (await this.services.client().models.list()).map((m) => m.id).filter(isChatModel).sort();
       this.modelsError = undefined;
     } catch (err) {
       this.modelsError = err;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ToolDefinition } from '../tools/workspaceTools';
 import { contextWindowFor } from '../chat/budget';
-import { emptyUsage, newId, resolveFormat, type AssistantTurn } from '../chat/conversation';
+import { emptyUsage, isChatModel, newId, resolveFormat, type AssistantTurn } from '../chat/conversation';
 import { runTurn } from '../chat/engine';
 import { chatSettings, modelOverride } from '../shell/config';
 import { describeError } from '../shell/errors';
@@ -12,8 +12,6 @@ import { estimateTokens, toTurns, UnsupportedPartError } from './convert';
 /** The vendor id VS Code shows for our models (`languageModelChatProviders` in package.json). */
 export const LM_VENDOR = 'model-gateway';
 
-/** Ids that name embedding, speech, image or video models: not offered as chat models. */
-const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
 /** Families that take images, by id, where the settings do not say. */
 const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pixtral/i;
 const DEFAULT_OUTPUT = 8_192;
@@ -45,7 +43,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
       const overrides = this.services.settings().modelOverrides;
       return models
         .map((m) => m.id)
-        .filter((id) => !NON_CHAT.test(id))
+        .filter(isChatModel)
         .sort()
         .map((id) => {
           const o = modelOverride(overrides, id);

@@ -3,6 +3,7 @@
  * by class, so this runs in Node's unit tests). A user message's tool results belong to the tool
  * calls of the assistant message before it; images travel as image attachments.
  */
+import { IMAGE_TOKENS, tokensOf } from '../chat/budget';
 import { emptyUsage, type AssistantTurn, type ImageAttachment, type ImageMediaType, type Turn, type UserTurn } from '../chat/conversation';
 
 /** VS Code's message roles: `LanguageModelChatMessageRole.User` is 1, `.Assistant` 2. */
@@ -84,15 +85,15 @@ export function toTurns(messages: readonly LmMessage[], model: string): Turn[] {
   return turns;
 }
 
-/** About four characters a token, images a flat 765 (a 1024×1024 image at high detail): an estimate, as the gateway counts no tokens. */
+/** The chat's own estimate (`budget.ts`), for a message as VS Code gives it: the gateway counts no tokens. */
 export function estimateTokens(text: string | LmMessage): number {
-  if (typeof text === 'string') return Math.ceil(text.length / 4);
+  if (typeof text === 'string') return tokensOf(text);
   let n = 4;
   for (const p of text.content) {
-    if (isText(p)) n += Math.ceil(p.value.length / 4);
-    else if (isToolCall(p)) n += Math.ceil((p.name.length + JSON.stringify(p.input ?? {}).length) / 4);
-    else if (isToolResult(p)) n += Math.ceil(resultText(p.content).length / 4);
-    else if (isData(p)) n += p.mimeType.startsWith('image/') ? 765 : Math.ceil(p.data.length / 4);
+    if (isText(p)) n += tokensOf(p.value);
+    else if (isToolCall(p)) n += tokensOf(p.name + JSON.stringify(p.input ?? {}));
+    else if (isToolResult(p)) n += tokensOf(resultText(p.content));
+    else if (isData(p)) n += p.mimeType.startsWith('image/') ? IMAGE_TOKENS : Math.ceil(p.data.length / 4);
   }
   return n;
 }

@@ -4,7 +4,7 @@ import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, 
 import { sniffImageType } from '../gateway/core/images';
 import { button, h, icon, post, vscode } from './dom';
 import { MentionPicker } from './mentions';
-import { includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
+import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
 import { shared, TurnView, userView } from './turnView';
 
 type Result = { ok: boolean; message?: string };
@@ -261,7 +261,7 @@ function renderMeter(use: ContextUse | undefined): void {
 }
 
 function renderChips(): void {
-  const auto = activeEditor && dismissedActive !== activeEditor.path && !context.some((c) => c.label === activeEditor?.label) ? activeEditor : undefined;
+  const auto = activeEditorChip(activeEditor, dismissedActive, context);
   chips.replaceChildren(
     ...(auto
       ? [

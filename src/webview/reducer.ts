@@ -52,14 +52,17 @@ export function mergeAttachments(
   return { images, context };
 }
 
-/**
- * Whether the automatic context chip (the active editor's file) goes with the question: shown,
- * not removed by the person for this file, and not already attached by hand.
- */
-export function includeActiveEditor(active: { label: string; path: string; tooLarge: boolean } | null, dismissedPath: string | undefined, context: readonly ContextAttachment[]): boolean {
-  if (!active || active.tooLarge) return false;
-  if (dismissedPath === active.path) return false;
-  return !context.some((c) => c.label === active.label);
+type ActiveEditor = { label: string; path: string; tooLarge: boolean };
+
+/** The automatic context chip (the active editor's file): unless removed for this file, or attached by hand. */
+export function activeEditorChip<T extends ActiveEditor>(active: T | null, dismissedPath: string | undefined, context: readonly ContextAttachment[]): T | undefined {
+  if (!active || dismissedPath === active.path) return undefined;
+  return context.some((c) => c.label === active.label) ? undefined : active;
+}
+
+/** Whether the active editor goes with the question: its chip is shown and the file is not too large. */
+export function includeActiveEditor(active: ActiveEditor | null, dismissedPath: string | undefined, context: readonly ContextAttachment[]): boolean {
+  return !(activeEditorChip(active, dismissedPath, context)?.tooLarge ?? true);
 }
 
 /** The mention being typed just before the cursor: its start in the text and its query. */
