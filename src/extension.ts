@@ -43,6 +43,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   registerShellCommands(services, status, reg);
   registerAccountCommands(services, accountTree, reg);
   reg('modelGateway.chat.new', () => chat.newConversation());
+  reg('modelGateway.chat.condense', () => chat.condense());
   reg('modelGateway.chat.addContext', () => chat.addContext());
   reg('modelGateway.chat.pickModel', () => chat.pickModel());
   reg('modelGateway.chat.openInEditor', () => chat.openInEditor());

@@ -16,4 +16,8 @@ export interface ContextUse {
   cut: number;
   stubbed: number;
   omittedTurns: number;
+  /** Stored turns a model-written summary stands for in what is sent. */
+  condensedTurns?: number;
+  /** True once the gateway's usage replaced the estimate (after a reply). */
+  reported?: boolean;
 }

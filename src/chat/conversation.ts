@@ -27,6 +27,8 @@ export interface UserTurn {
   images: ImageAttachment[];
   context: ContextAttachment[];
   at: number;
+  /** Only in what is sent: the summary of condensed turns, followed by a cache breakpoint. */
+  pinned?: boolean;
 }
 
 export type ToolCallStatus = 'running' | 'awaiting-approval' | 'done' | 'error' | 'rejected' | 'not-run';
@@ -43,6 +45,11 @@ export interface ToolCallRecord {
   edit?: EditRecord;
   /** Set once the write was undone or restored away. */
   undone?: boolean;
+  /**
+   * Sent as a short stub from now on (the result itself is kept): set when budgeting first stubs
+   * it, so later requests of the loop send the same prefix and read it from the cache.
+   */
+  stubbed?: boolean;
 }
 
 /** A write the person accepted, kept with the turn: enough to put the file back exactly. */
@@ -103,6 +110,27 @@ export interface Conversation {
   createdAt: number;
   updatedAt: number;
   turns: Turn[];
+  /** Summaries that replace older turns in what is sent, oldest first (only the newest applies). */
+  condensations?: Condensation[];
+}
+
+/**
+ * Older turns summarised by the model. What is sent starts with the summary; the stored turns stay
+ * whole and on screen.
+ */
+export interface Condensation {
+  id: string;
+  summary: string;
+  /** The last turn the summary covers. */
+  throughTurnId: string;
+  /** When the cut fell inside an answer (a long agent loop): how many of its steps are covered. */
+  throughSteps?: number;
+  /** Estimated tokens of what the summary replaced, and of the summary. */
+  tokensBefore: number;
+  tokensAfter: number;
+  model: string;
+  manual: boolean;
+  at: number;
 }
 
 export type WireFormat = 'chat' | 'messages';

@@ -1,7 +1,9 @@
 import type { GatewayClient } from '../gateway/client';
 import type { ToolDefinition, ToolResult } from '../tools/workspaceTools';
-import type { AssistantTurn, Step, ToolCallRecord, Turn, TurnError, Usage, WireFormat } from './conversation';
-import { fitToWindow, windowFromError, type ContextUse } from './budget';
+import type { AssistantTurn, Condensation, Step, ToolCallRecord, Turn, TurnError, Usage, WireFormat } from './conversation';
+import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse, type Fitted } from './budget';
+import { condense } from './condense';
+import { scaleFromUsage } from './tokens';
 import { chatTools, messagesTools, toChatMessages, toMessagesRequest } from './wire';
 
 /** What the engine needs from the tools: their definitions and a runner. */
@@ -18,8 +20,12 @@ export type EngineEvent =
   | { type: 'tool-call'; call: ToolCallRecord }
   | { type: 'tool-update'; call: ToolCallRecord }
   | { type: 'usage'; usage: Usage }
-  /** How the context window is used by the request about to go (after budgeting). */
-  | { type: 'context'; use: ContextUse };
+  /** How the context window is used by the request about to go (after budgeting), then as the gateway counted it. */
+  | { type: 'context'; use: ContextUse }
+  /** Older turns were summarised to make room (saved by the caller with the conversation). */
+  | { type: 'condensed'; condensation: Condensation }
+  /** The summary could not be made: older results were stubbed or turns left out instead. */
+  | { type: 'condense-failed'; message: string };
 
 export interface RunOptions {
   client: GatewayClient;
@@ -41,6 +47,11 @@ export interface RunOptions {
   contextWindow?: number;
   /** The gateway named a smaller window in a refusal: it is used from then on (and remembered by the caller). */
   onContextWindow?: (window: number) => void;
+  /** The conversation's newest condensation; replaced (and reported as an event) when the loop condenses again. */
+  condensation?: Condensation;
+  /** Token estimates × this (family factor, then learned from usage); updated after each reply. */
+  tokenScale?: number;
+  onTokenScale?: (scale: number) => void;
   /** `required`: the model must call a tool (VS Code's tool mode); `auto` when absent. */
   toolChoice?: 'auto' | 'required';
   signal?: AbortSignal;
@@ -101,30 +112,79 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
   return turn;
 }
 
+/** Marks results stubbed for the first time, so every later request sends the same stubs. */
+function keepStubs(history: readonly Turn[], ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  const wanted = new Set(ids);
+  for (const t of history) if (t.role === 'assistant') for (const s of t.steps) for (const c of s.toolCalls) if (wanted.has(c.id)) c.stubbed = true;
+}
+
+/**
+ * What one request sends, fitted into the window. When stubs are not enough (or the gateway refused
+ * the prompt as too long), older turns are condensed into a model-written summary first; if that
+ * fails, the budget's last resort (leaving out the oldest exchanges) still makes it fit.
+ */
+async function prepare(o: RunOptions & { contextWindow: number }, history: readonly Turn[], toolsText: string, aggressive: boolean, emit: (e: EngineEvent) => void): Promise<Fitted> {
+  const fit = () => {
+    const f = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens, aggressive, scale: o.tokenScale, condensation: o.condensation });
+    keepStubs(history, f.newlyStubbed);
+    return f;
+  };
+  let fitted = fit();
+  if (fitted.wantsCondense || aggressive) {
+    const limit = promptLimit(o.contextWindow, o.maxTokens, aggressive);
+    const cut = condenseCut(history, limit, o.condensation, o.tokenScale);
+    if (cut) {
+      try {
+        o.condensation = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal });
+        emit({ type: 'condensed', condensation: o.condensation });
+        fitted = fit();
+      } catch (err) {
+        if (isAbort(err, o.signal)) throw err;
+        emit({ type: 'condense-failed', message: (err as Error)?.message ?? String(err) });
+      }
+    }
+  }
+  return fitted;
+}
+
 /**
  * One request. With a context window, what is sent is fitted into it first; if the gateway still
- * refuses the prompt as too long (the estimate was short), it is fitted again well under the
- * window and sent once more, never more.
+ * refuses the prompt as too long (the estimate was short), it is condensed and fitted again well
+ * under the window and sent once more, never more. The gateway's count of the prompt then
+ * corrects the estimates.
  */
 async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
   const send = (turns: readonly Turn[]) => (o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit));
   if (!o.contextWindow) return send(history);
+  const budgeted = o as RunOptions & { contextWindow: number };
   const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : messagesTools(defs));
-  const fitted = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens });
-  emit({ type: 'context', use: fitted.use });
+  const sendCounted = async (fitted: Fitted) => {
+    emit({ type: 'context', use: fitted.use });
+    const before = { ...o.turn.usage };
+    const calls = await send(fitted.turns);
+    const u = o.turn.usage;
+    const reported = u.input - before.input;
+    if (!u.estimated && reported > 0) {
+      const scale = o.tokenScale ?? 1;
+      const estimated = (fitted.use.used - fitted.use.parts.images) / scale + fitted.use.parts.images;
+      o.tokenScale = scaleFromUsage(scale, estimated, reported);
+      o.onTokenScale?.(o.tokenScale);
+      emit({ type: 'context', use: { ...fitted.use, used: reported, reported: true } });
+    }
+    return calls;
+  };
   try {
-    return await send(fitted.turns);
+    return await sendCounted(await prepare(budgeted, history, toolsText, false, emit));
   } catch (err) {
     if ((err as { name?: string })?.name !== 'ContextLengthError' || step.text || o.signal?.aborted) throw err;
     // The refusal usually names the real window: believe it for this request and the next ones.
     const named = windowFromError((err as Error).message);
-    if (named && named < o.contextWindow) {
-      o.contextWindow = named;
+    if (named && named < budgeted.contextWindow) {
+      budgeted.contextWindow = named;
       o.onContextWindow?.(named);
     }
-    const again = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens, aggressive: true });
-    emit({ type: 'context', use: again.use });
-    return send(again.turns);
+    return sendCounted(await prepare(budgeted, history, toolsText, true, emit));
   }
 }
 

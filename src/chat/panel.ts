@@ -50,6 +50,12 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     return this.session.retry();
   }
 
+  /** Condense from the command palette: why not, if it could not, as a notification. */
+  async condense(): Promise<void> {
+    const why = await this.session.condenseNow();
+    if (why) void vscode.window.showWarningMessage(why);
+  }
+
   pickModel(): Promise<void> {
     return this.session.pickModel();
   }
@@ -159,6 +165,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         const active = m.activeEditor ? this.editors.activeContext() : undefined;
         const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
         return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
+      }
+      case 'condense': {
+        const why = await s.condenseNow();
+        return this.post({ type: 'result', requestId: m.requestId, ok: !why, ...(why ? { message: why } : {}) });
       }
       case 'stop':
         return s.stop();

@@ -86,6 +86,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open-conversation'), requestId: RequestId, id: z.string() }),
   z.object({ type: z.literal('rename-conversation'), requestId: RequestId, id: z.string(), title: z.string().check(z.minLength(1), z.maxLength(200)) }),
   z.object({ type: z.literal('delete-conversation'), requestId: RequestId, id: z.string() }),
+  /** Condense by hand: older turns summarised by the model (answered by a `result`). */
+  z.object({ type: z.literal('condense'), requestId: RequestId }),
   z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
   z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages']) }),
   z.object({ type: z.literal('add-context') }),
@@ -152,7 +154,22 @@ const ContextUseSchema = z.object({
   cut: z.number(),
   stubbed: z.number(),
   omittedTurns: z.number(),
+  condensedTurns: z.optional(z.number()),
+  reported: z.optional(z.boolean()),
 });
+
+const CondensationSchema = z.object({
+  id: z.string(),
+  summary: z.string(),
+  throughTurnId: z.string(),
+  throughSteps: z.optional(z.number()),
+  tokensBefore: z.number(),
+  tokensAfter: z.number(),
+  model: z.string(),
+  manual: z.boolean(),
+  at: z.number(),
+});
+export type ViewCondensation = z.infer<typeof CondensationSchema>;
 
 export const ViewStateSchema = z.object({
   models: z.array(z.string()),
@@ -164,7 +181,9 @@ export const ViewStateSchema = z.object({
   configured: z.boolean(),
   busy: z.boolean(),
   conversations: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number() })),
-  conversation: z.optional(z.object({ id: z.string(), title: z.string(), turns: z.array(z.union([UserTurnSchema, AssistantTurnSchema])) })),
+  conversation: z.optional(
+    z.object({ id: z.string(), title: z.string(), turns: z.array(z.union([UserTurnSchema, AssistantTurnSchema])), condensations: z.optional(z.array(CondensationSchema)) }),
+  ),
   /** For each errored turn id, the buttons that fix it. */
   fixes: z.record(z.string(), z.array(FixActionSchema)),
   pendingApprovals: z.array(ApprovalSchema),
@@ -181,7 +200,7 @@ export interface ViewState {
   configured: boolean;
   busy: boolean;
   conversations: { id: string; title: string; updatedAt: number }[];
-  conversation: { id: string; title: string; turns: Turn[] } | undefined;
+  conversation: { id: string; title: string; turns: Turn[]; condensations?: ViewCondensation[] } | undefined;
   /** For each errored turn id, the buttons that fix it. */
   fixes: Record<string, FixAction[]>;
   pendingApprovals: ApprovalInfo[];
@@ -211,6 +230,8 @@ export const ToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('files'), requestId: z.string(), items: z.array(FileItemSchema) }),
   z.object({ type: z.literal('active-editor'), editor: z.nullable(ActiveEditorSchema) }),
   z.object({ type: z.literal('context'), use: ContextUseSchema }),
+  /** A question that was not sent, back into the input, with the reason. */
+  z.object({ type: z.literal('restore-draft'), text: z.string(), images: z.array(ImageSchema), context: z.array(ContextSchema), reason: z.string() }),
 ]);
 export type ToWebview =
   | { type: 'state'; state: ViewState }
@@ -223,7 +244,8 @@ export type ToWebview =
   | { type: 'result'; requestId: string; ok: boolean; message?: string }
   | { type: 'files'; requestId: string; items: FileItem[] }
   | { type: 'active-editor'; editor: ActiveEditorInfo | null }
-  | { type: 'context'; use: ContextUse };
+  | { type: 'context'; use: ContextUse }
+  | { type: 'restore-draft'; text: string; images: z.infer<typeof ImageSchema>[]; context: z.infer<typeof ContextSchema>[]; reason: string };
 
 /** The type of every message the view can send (the e2e run checks each was driven). */
 export const FROM_WEBVIEW_TYPES = FromWebview.def.options.map((o) => o.def.shape.type.def.values[0]);

@@ -13,8 +13,11 @@ import type { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
 import { emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
-import { contextWindowFor, fitToWindow, type ContextUse } from './budget';
+import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from './budget';
+import { condense } from './condense';
 import { runTurn, type ToolRunner } from './engine';
+import { familyFactor, IMAGE_TOKENS, tokensOf } from './tokens';
+import { userText } from './wire';
 import { systemPrompt } from './prompt';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from './protocol';
 import { EditRestorer } from './restore';
@@ -56,6 +59,10 @@ export class ChatSession implements vscode.Disposable {
   private lastContext: { conversationId: string; use: ContextUse } | undefined;
   /** Windows the gateway named when it refused a prompt as too long, by model (this session). */
   private readonly learnedWindows = new Map<string, number>();
+  /** Token-estimate factors learned from the gateway's usage, by model (this session). */
+  private readonly tokenScales = new Map<string, number>();
+  /** Set while Condense (by hand) runs. */
+  private condensing = false;
 
   constructor(
     private readonly services: Services,
@@ -136,7 +143,9 @@ export class ChatSession implements vscode.Disposable {
       configured: this.services.isConfigured(),
       busy: !!this.running,
       conversations: conversations.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt })),
-      conversation: this.conversation ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns.map(viewTurn) } : undefined,
+      conversation: this.conversation
+        ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns.map(viewTurn), condensations: this.conversation.condensations ?? [] }
+        : undefined,
       fixes,
       pendingApprovals: this.approver.list(),
       context: this.contextUse(model),
@@ -149,10 +158,85 @@ export class ChatSession implements vscode.Disposable {
     const c = this.conversation;
     if (!c || !model) return undefined;
     if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
+    const { system, tools } = this.promptParts();
+    return fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: c.condensations?.at(-1) }).use;
+  }
+
+  /** The system prompt and tool definitions as the next request would carry them (for estimates). */
+  private promptParts(): { system: string; tools: string } {
     const tools = this.toolsEnabled() ? JSON.stringify(TOOL_DEFINITIONS) : '';
     const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined });
-    const window = this.learnedWindows.get(model) ?? contextWindowFor(model, modelOverride(this.services.settings().modelOverrides, model).contextWindow);
-    return fitToWindow({ system, toolsText: tools, turns: c.turns, window }).use;
+    return { system, tools };
+  }
+
+  private windowOf(model: string): number {
+    return this.learnedWindows.get(model) ?? contextWindowFor(model, modelOverride(this.services.settings().modelOverrides, model).contextWindow);
+  }
+
+  private scaleOf(model: string): number {
+    return this.tokenScales.get(model) ?? familyFactor(model);
+  }
+
+  /**
+   * Why a question cannot be sent to this model at all, if so: with its attachments it alone
+   * takes more than the window leaves for the prompt (budgeting can shorten history, not it).
+   */
+  private tooLarge(model: string, question: UserTurn): string | undefined {
+    const { system, tools } = this.promptParts();
+    const scale = this.scaleOf(model);
+    const needed = Math.ceil((tokensOf(system) + tokensOf(tools) + tokensOf(userText(question))) * scale) + question.images.length * IMAGE_TOKENS;
+    const room = promptLimit(this.windowOf(model), modelOverride(this.services.settings().modelOverrides, model).maxOutputTokens);
+    if (needed <= room) return undefined;
+    const k = (n: number) => `${Math.round(n / 100) / 10}k`;
+    const what = question.context.length + question.images.length > 0 ? 'Remove attachments (or attach a selection instead of the whole file)' : 'Shorten it';
+    return `This question needs about ${k(needed)} tokens with the system prompt and tools; ${model} has room for about ${k(room)} (its window of ${k(this.windowOf(model))} less the room for the answer). ${what}, or pick a model with a larger window. Nothing was sent.`;
+  }
+
+  /** A question that was not sent goes back into the input, with the reason. */
+  private notSent(text: string, images: ImageAttachment[], context: UserTurn['context'], reason: string): void {
+    this.services.log.info(`chat: not sent: ${reason}`);
+    this.post({ type: 'restore-draft', text, images, context, reason });
+  }
+
+  /**
+   * Condense by hand: the model summarises all but the newest exchange (or the only one); from then
+   * on the summary is sent in their place. The turns stay on screen and on disk, with the summary
+   * shown where it was made. Returns why not, when it could not.
+   */
+  async condenseNow(): Promise<string | undefined> {
+    const c = this.conversation;
+    if (this.running || this.condensing) return 'Wait for the reply to end before condensing.';
+    if (!c || c.turns.length === 0) return 'There is nothing to condense yet.';
+    const cut = manualCut(c.turns, c.condensations?.at(-1));
+    if (!cut) return 'Everything before the newest exchange is already condensed.';
+    const ready = await this.readiness();
+    if ('text' in ready) return ready.text;
+    if ('failure' in ready) return describeError(this.services, ready.failure).message;
+    const model = ready.model;
+    this.condensing = true;
+    try {
+      const condensation = await condense({
+        client: this.services.client(),
+        model,
+        format: resolveFormat(model, this.formatChoice(model), chatSettings().pattern),
+        turns: c.turns,
+        cut,
+        current: c.condensations?.at(-1),
+        window: this.windowOf(model),
+        manual: true,
+      });
+      (c.condensations ??= []).push(condensation);
+      c.updatedAt = Date.now();
+      this.lastContext = undefined;
+      await this.store.save(c);
+      this.services.log.info(`chat: condensed by hand (${condensation.tokensBefore} → ${condensation.tokensAfter} tokens)`);
+      await this.pushState();
+      return undefined;
+    } catch (err) {
+      return `The conversation could not be condensed: ${redact(describeError(this.services, err).message, this.services.credentials.values())}`;
+    } finally {
+      this.condensing = false;
+    }
   }
 
   async newConversation(): Promise<void> {
@@ -264,11 +348,7 @@ export class ChatSession implements vscode.Disposable {
 
   async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
     const ready = await this.readiness();
-    if ('text' in ready) {
-      this.services.log.info(`chat: not sent: ${ready.text}`);
-      this.post({ type: 'notice', level: 'error', text: ready.text });
-      return;
-    }
+    if ('text' in ready) return this.notSent(text, images, context, ready.text);
     if ('failure' in ready) {
       if (options.replacesFrom !== undefined) this.conversation?.turns.splice(options.replacesFrom);
       await this.failedBeforeStart(text, images, context, ready.failure);
@@ -276,16 +356,15 @@ export class ChatSession implements vscode.Disposable {
     }
     const { model } = ready;
     const override = modelOverride(this.services.settings().modelOverrides, model);
-    if (images.length > 0 && override.imageInput === false) {
-      this.post({ type: 'notice', level: 'error', text: `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.` });
-      return;
-    }
+    if (images.length > 0 && override.imageInput === false) return this.notSent(text, images, context, `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.`);
+    const now = Date.now();
+    const userTurn: UserTurn = { id: newId('u'), role: 'user', text, images, context, at: now };
+    const tooLarge = this.tooLarge(model, userTurn);
+    if (tooLarge) return this.notSent(text, images, context, tooLarge);
     const settings = chatSettings();
     const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
-    const now = Date.now();
     const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
     if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
-    const userTurn: UserTurn = { id: newId('u'), role: 'user', text, images, context, at: now };
     const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
     conversation.turns.push(userTurn, turn);
     conversation.updatedAt = now;
@@ -368,12 +447,23 @@ export class ChatSession implements vscode.Disposable {
         this.learnedWindows.set(model, window);
         this.services.log.info(`chat: ${model} has a context window of ${window} tokens (the gateway said so); requests are fitted to it`);
       },
+      condensation: conversation.condensations?.at(-1),
+      tokenScale: this.scaleOf(model),
+      onTokenScale: (scale) => this.tokenScales.set(model, scale),
       signal,
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
         else if (e.type === 'context') {
           this.lastContext = { conversationId: conversation.id, use: e.use };
           this.post({ type: 'context', use: e.use });
+        } else if (e.type === 'condensed') {
+          (conversation.condensations ??= []).push(e.condensation);
+          this.services.log.info(`chat: condensed older turns to fit ${model}'s window (${e.condensation.tokensBefore} → ${e.condensation.tokensAfter} tokens)`);
+          this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save the condensed conversation', err));
+          void this.pushState();
+        } else if (e.type === 'condense-failed') {
+          this.services.log.error('chat: could not condense older turns', redact(e.message, this.services.credentials.values()));
+          this.post({ type: 'notice', level: 'info', text: 'Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.' });
         } else {
           this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
           if (e.type === 'step' && e.index > lastStepSaved) {

@@ -104,8 +104,8 @@ function markLast(message: MessageParam | undefined, control: NonNullable<Block[
 
 /**
  * Builds a messages-format request with up to four cache breakpoints, placed so that an agent
- * loop reads the cache on every step: the last tool definition (tools come first in cache order),
- * the system prompt, the newest user message (this step's tool results or question), and the
+ * loop reads the cache on every step: the last tool definition (tools come first in cache order)
+ * or, once turns were condensed, the summary that stands for them; the system prompt, the newest user message (this step's tool results or question), and the
  * user message before the latest assistant message (where the previous request put its newest
  * breakpoint, so that prefix matches exactly).
  */
@@ -117,13 +117,16 @@ export function toMessagesRequest(
 ): Pick<MessagesRequest, 'system' | 'messages' | 'tools'> {
   const control = ttl === '1h' ? ({ type: 'ephemeral', ttl: '1h' } as const) : ({ type: 'ephemeral' } as const);
   const messages: MessageParam[] = [];
+  let pinnedBlock: Block | undefined;
   for (const turn of turns) {
     if (turn.role === 'user') {
       const text = userText(turn);
-      pushMessage(messages, 'user', [
+      const blocks: Block[] = [
         ...(text ? [{ type: 'text', text } as Block] : []),
         ...turn.images.map((img): Block => ({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } })),
-      ]);
+      ];
+      if (turn.pinned) pinnedBlock = blocks.at(-1);
+      pushMessage(messages, 'user', blocks);
       continue;
     }
     for (const step of sentSteps(turn)) {
@@ -142,7 +145,10 @@ export function toMessagesRequest(
     }
   }
   const toolParams = messagesTools(tools);
-  if (toolParams.length > 0) toolParams[toolParams.length - 1] = { ...toolParams[toolParams.length - 1], cache_control: control };
+  // A summary of condensed turns is the new stable start: it takes the tools' breakpoint (the
+  // system prompt's breakpoint caches the tools before it anyway), so there are still four.
+  if (pinnedBlock && cacheable(pinnedBlock)) pinnedBlock.cache_control = control;
+  else if (toolParams.length > 0) toolParams[toolParams.length - 1] = { ...toolParams[toolParams.length - 1], cache_control: control };
   const userIndexes = messages.map((m, i) => (m.role === 'user' ? i : -1)).filter((i) => i >= 0);
   const newest = userIndexes[userIndexes.length - 1];
   markLast(messages[newest], control);

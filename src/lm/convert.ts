@@ -3,7 +3,7 @@
  * by class, so this runs in Node's unit tests). A user message's tool results belong to the tool
  * calls of the assistant message before it; images travel as image attachments.
  */
-import { IMAGE_TOKENS, tokensOf } from '../chat/budget';
+import { IMAGE_TOKENS, tokensOf } from '../chat/tokens';
 import { emptyUsage, type AssistantTurn, type ImageAttachment, type ImageMediaType, type Turn, type UserTurn } from '../chat/conversation';
 
 /** VS Code's message roles: `LanguageModelChatMessageRole.User` is 1, `.Assistant` 2. */

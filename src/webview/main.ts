@@ -1,7 +1,7 @@
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../chat/conversation';
-import type { ContextUse } from '../chat/contextUse';
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
 import { sniffImageType } from '../gateway/core/images';
+import { condenseButton, meter, placeCondensations, renderMeter, setCondensing } from './contextView';
 import { button, h, icon, post, vscode } from './dom';
 import { MentionPicker } from './mentions';
 import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
@@ -46,9 +46,6 @@ const formatSelect = h(
   h('option', { value: 'messages', text: 'Messages (caching)' }),
 );
 const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': 'Attachments' });
-const meterFill = h('span', { class: 'meter-fill' });
-const meterText = h('span', { class: 'meter-text' });
-const meter = h('div', { id: 'context-meter', class: 'meter', role: 'meter', 'aria-label': 'Context window used', 'aria-valuemin': '0', hidden: true }, h('span', { class: 'meter-bar' }, meterFill), meterText);
 const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
 const input = h('textarea', { id: 'input', rows: '3', 'aria-label': 'Message', placeholder: 'Ask about your code… (Enter to send, Shift+Enter for a new line)' });
 const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
@@ -175,6 +172,7 @@ function renderConversation(land = true): void {
     );
   }
   thread.replaceChildren(...nodes);
+  placeCondensations(thread, state?.conversation?.condensations ?? []);
   scrollToEnd(land);
 }
 
@@ -239,27 +237,6 @@ function renderHistory(): void {
   );
 }
 
-const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
-
-/** The context meter: used / window, what takes the room, and what was shortened to fit. */
-function renderMeter(use: ContextUse | undefined): void {
-  meter.hidden = !use;
-  if (!use) return;
-  const share = Math.min(1, use.used / use.window);
-  meterFill.style.width = `${(share * 100).toFixed(1)}%`;
-  meter.classList.toggle('warn', share > 0.8);
-  const shortened = [use.cut && `${use.cut} long result(s) cut`, use.stubbed && `${use.stubbed} older result(s) left out`, use.omittedTurns && `${use.omittedTurns} earlier message(s) left out`].filter(Boolean);
-  meterText.textContent = `${k(use.used)} / ${k(use.window)} tokens${shortened.length ? ' · shortened to fit' : ''}`;
-  meter.setAttribute('aria-valuemax', String(use.window));
-  meter.setAttribute('aria-valuenow', String(use.used));
-  const p = use.parts;
-  meter.title = [
-    `Context window: ${use.used.toLocaleString('en-US')} of ${use.window.toLocaleString('en-US')} tokens (estimated; about 4 characters a token)`,
-    `system ${k(p.system)} · tools ${k(p.tools)} · messages ${k(p.history)} · tool results ${k(p.toolResults)} · images ${k(p.images)}`,
-    ...(shortened.length ? [`To fit: ${shortened.join(', ')} (only in what is sent; the conversation keeps everything).`] : []),
-  ].join('\n');
-}
-
 function renderChips(): void {
   const auto = activeEditorChip(activeEditor, dismissedActive, context);
   chips.replaceChildren(
@@ -286,7 +263,7 @@ function renderChips(): void {
 function applyState(s: ViewState): void {
   state = s;
   shared.fixes = s.fixes;
-  renderMeter(s.context);
+  renderMeter(s.context, (s.conversation?.turns.length ?? 0) > 0);
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
   titleEl.textContent = s.conversation?.title ?? 'New conversation';
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
@@ -314,6 +291,7 @@ function applyState(s: ViewState): void {
     showAll = false;
     renderConversation();
   } else reconcile(next);
+  placeCondensations(thread, s.conversation?.condensations ?? []);
   renderHistory();
 }
 
@@ -434,6 +412,14 @@ fileInput.addEventListener('change', () => {
 });
 attachButton.addEventListener('click', () => fileInput.click());
 contextButton.addEventListener('click', () => post({ type: 'add-context' }));
+condenseButton.addEventListener('click', () => {
+  setCondensing(true);
+  void request({ type: 'condense' }).then((r) => {
+    setCondensing(false);
+    if (!r.ok) showNotice(r.message ?? 'The conversation could not be condensed.', 'error');
+    else scrollToEnd(true);
+  });
+});
 sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
@@ -657,7 +643,17 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
       foundFiles.delete(m.requestId);
       break;
     case 'context':
-      renderMeter(m.use);
+      renderMeter(m.use, turns.length > 0);
+      break;
+    case 'restore-draft':
+      // Not sent: the question comes back (unless something new was typed meanwhile), with why.
+      if (!input.value.trim()) {
+        input.value = m.text;
+        vscode.setState({ draft: m.text });
+      }
+      ({ images, context } = mergeAttachments({ images, context }, m));
+      renderChips();
+      showNotice(m.reason, 'error');
       break;
     case 'active-editor':
       if (m.editor?.path !== activeEditor?.path) dismissedActive = undefined;

@@ -137,7 +137,39 @@ function reply(model: string, turns: Turn[], lastUser: Turn): string {
   });
 }
 
+/**
+ * A request to condense a conversation (a transcript in <conversation> tags): a summary made from
+ * it, as a model would write one — the requests, the tool calls by tool and argument, the open
+ * question — so tests can check what the summary carries on.
+ */
+function summaryOf(text: string): string | undefined {
+  if (!/summari[sz]e the conversation below/i.test(text)) return undefined;
+  const transcript = /<conversation>\n?([\s\S]*)<\/conversation>/.exec(text)?.[1] ?? '';
+  const earlier = /^Summary of what came before:\n([\s\S]*?)(?:\n\n(?:User|Assistant)|$)/.exec(transcript)?.[1];
+  const requests = [...transcript.matchAll(/^User(?: \([^)]*\))?: (.*)$/gm)].map((m) => m[1].replace(/#\w+=\d+/g, '').trim().slice(0, 160));
+  const calls = new Map<string, string[]>();
+  for (const m of transcript.matchAll(/^Assistant called ([\w.-]+)\((.*)\)( and it failed)?:$/gm)) {
+    const arg = /"(?:path|query|pattern)":"([^"]{1,200})"/.exec(m[2])?.[1] ?? m[2].slice(0, 60);
+    const list = calls.get(m[1]) ?? [];
+    if (!list.includes(arg)) list.push(arg);
+    calls.set(m[1], list);
+  }
+  return [
+    ...(earlier ? ['## Before that', earlier.trim(), ''] : []),
+    '## Requests',
+    ...(requests.length ? requests.map((r) => `- ${r}`) : ['- (none in this part)']),
+    '',
+    '## Work done',
+    ...(calls.size ? [...calls].map(([name, args]) => `- ${name}: ${args.join(', ')}`) : ['- No tool calls.']),
+    '',
+    '## Next step',
+    `- Continue with: ${requests.at(-1) ?? 'the open request'}`,
+  ].join('\n');
+}
+
 export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: ToolChoice, wantThinking: boolean): Plan {
+  const summary = summaryOf(turns.at(-1)?.text ?? '');
+  if (summary && turns.at(-1)?.role === 'user') return { text: summary, toolCalls: [] };
   const lastUserIndex = turns.map((t) => t.role === 'user' && t.text.length > 0 && t.toolResults.length === 0).lastIndexOf(true);
   const lastUser = turns[lastUserIndex] ?? { role: 'user', text: '', images: 0, toolResults: [], toolCalls: [] };
   const last = turns[turns.length - 1];

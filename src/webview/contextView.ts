@@ -1,0 +1,79 @@
+/**
+ * The context window in the view: the meter (used / window, what takes the room, what was
+ * shortened to fit), its Condense button, and the cards that show where older turns were
+ * condensed and what the summary says.
+ */
+import type { ContextUse } from '../chat/contextUse';
+import type { ViewCondensation } from '../chat/protocol';
+import { button, h, icon } from './dom';
+import { renderMarkdown } from './markdown';
+
+const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+
+const meterFill = h('span', { class: 'meter-fill' });
+const meterText = h('span', { class: 'meter-text' });
+const meterGauge = h('span', { class: 'meter-gauge', role: 'meter', 'aria-label': 'Context window used', 'aria-valuemin': '0' }, h('span', { class: 'meter-bar' }, meterFill), meterText);
+export const condenseButton = button('Condense', { id: 'condense', class: 'link', title: 'Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)' }, 'fold');
+export const meter = h('div', { id: 'context-meter', class: 'meter', hidden: true }, meterGauge, condenseButton);
+
+/** The meter: used / window, what takes the room, and what was shortened or condensed to fit. */
+export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): void {
+  meter.hidden = !use;
+  condenseButton.hidden = !hasTurns;
+  if (!use) return;
+  const share = Math.min(1, use.used / use.window);
+  meterFill.style.width = `${(share * 100).toFixed(1)}%`;
+  meter.classList.toggle('warn', share > 0.8);
+  const shortened = [
+    use.condensedTurns && `${use.condensedTurns} earlier message(s) sent as a summary`,
+    use.cut && `${use.cut} long result(s) cut`,
+    use.stubbed && `${use.stubbed} older result(s) left out`,
+    use.omittedTurns && `${use.omittedTurns} earlier message(s) left out`,
+  ].filter(Boolean);
+  meterText.textContent = `${k(use.used)} / ${k(use.window)} tokens${use.condensedTurns ? ' · condensed' : shortened.length ? ' · shortened to fit' : ''}`;
+  meterGauge.setAttribute('aria-valuemax', String(use.window));
+  meterGauge.setAttribute('aria-valuenow', String(use.used));
+  const p = use.parts;
+  meter.title = [
+    `Context window: ${use.used.toLocaleString('en-US')} of ${use.window.toLocaleString('en-US')} tokens (${use.reported ? 'as the gateway counted the last request' : 'estimated'})`,
+    `system ${k(p.system)} · tools ${k(p.tools)} · messages ${k(p.history)} · tool results ${k(p.toolResults)} · images ${k(p.images)}`,
+    ...(shortened.length ? [`To fit: ${shortened.join(', ')} (only in what is sent; the conversation keeps everything).`] : []),
+  ].join('\n');
+}
+
+/** Condense pressed: the button says so until the host answers. */
+export function setCondensing(on: boolean): void {
+  condenseButton.disabled = on;
+  condenseButton.replaceChildren(icon(on ? 'loading' : 'fold'), on ? ' Condensing…' : ' Condense');
+  condenseButton.classList.toggle('busy', on);
+}
+
+function card(c: ViewCondensation): HTMLElement {
+  const how = c.manual ? 'condensed by hand' : 'condensed to fit the context window';
+  const inAnswer = c.throughSteps !== undefined ? ` (with the first ${c.throughSteps} step${c.throughSteps === 1 ? '' : 's'} of this answer)` : '';
+  const body = h('div', { class: 'markdown condensed-summary' });
+  body.innerHTML = renderMarkdown(c.summary);
+  return h(
+    'details',
+    { class: 'condensed', 'data-condensation': c.id },
+    h('summary', {}, icon('fold'), ` Earlier messages${inAnswer} ${how}: ${k(c.tokensBefore)} → ${k(c.tokensAfter)} tokens. `, h('span', { class: 'muted', text: 'Show summary' })),
+    body,
+    h('p', { class: 'muted', text: `From here on, ${c.model} gets this summary instead of the messages above; they stay here and in the saved conversation.` }),
+  );
+}
+
+/** Puts each condensation's card right after the turn it ends with (turns not drawn get none). */
+export function placeCondensations(thread: HTMLElement, list: readonly ViewCondensation[]): void {
+  const wanted = new Set(list.map((c) => c.id));
+  for (const el of Array.from(thread.querySelectorAll<HTMLElement>(':scope > .condensed'))) if (!wanted.has(el.dataset.condensation ?? '')) el.remove();
+  for (const c of list) {
+    const after = thread.querySelector(`:scope > [data-turn="${CSS.escape(c.throughTurnId)}"]`);
+    const existing = thread.querySelector<HTMLElement>(`:scope > .condensed[data-condensation="${CSS.escape(c.id)}"]`);
+    if (!after) {
+      existing?.remove();
+      continue;
+    }
+    const el = existing ?? card(c);
+    if (after.nextElementSibling !== el) after.after(el);
+  }
+}
