@@ -1,7 +1,7 @@
 // `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCacheBench } from './cache';
+import { runCacheBench, runLongSessionBench } from './cache';
 import { runEmbeddingBench } from './embeddings';
 import { runIndexingBench } from './indexing';
 import { runRenderBench } from './render';
@@ -74,6 +74,18 @@ async function main(): Promise<void> {
     results.cache = cache;
     console.log(`\nPrompt caching, messages format, ${cache.steps}-step tool conversation (${cache.requests} requests) on the emulator`);
     console.log(`  input ${cache.inputTokens} tokens, read from cache ${cache.cacheRead}, written ${cache.cacheWrite}: cache-read share ${(cache.share * 100).toFixed(1)}% (target ≥ 80%: ${cache.share >= 0.8 ? 'met' : 'NOT met'}); saved $${cache.savedDollarsAt3PerM.toFixed(4)} at $3/M input`);
+    const long = await runLongSessionBench();
+    results.longSession = long;
+    const b = long.budgeted;
+    const big = long.unbudgetedLargeWindow;
+    const same = long.unbudgetedSameWindow;
+    const n = (x: number) => x.toLocaleString('en-US');
+    console.log(`\nLong session: one question, 40 tool steps each reading one of ${long.files} real source files (~${n(long.fileTokensApprox)} tokens in all), messages format`);
+    console.log(`  32k window with budgeting: ${b.toolSteps} tool steps, ${b.requests} requests (${b.condensations} of them summaries), ${b.error ? `ERROR ${b.error}` : 'no context error'}; ${b.stubbed} results stubbed, ${b.condensations} condensation(s)`);
+    console.log(`    input ${n(b.inputTokens)} tokens, ${n(b.cacheRead)} read from the cache: cache-read share ${(b.share * 100).toFixed(1)}% (target ≥ 70%: ${b.share >= 0.7 && !b.error ? 'met' : 'NOT met'})`);
+    console.log(`  same model without budgeting: ${same.error ? `refused after ${same.toolSteps} tool steps (${same.error.split(':')[0]})` : `${same.toolSteps} tool steps`}`);
+    console.log(`  200k-window model without budgeting: ${big.toolSteps} tool steps, input ${n(big.inputTokens)} tokens (${(big.share * 100).toFixed(1)}% from the cache)`);
+    console.log(`  => budgeting sends ${(big.inputTokens / b.inputTokens).toFixed(1)}x fewer input tokens than the unbudgeted session; input cost at $3/M (reads 0.1x, writes 1.25x): $${b.inputDollarsAt3PerM.toFixed(3)} vs $${big.inputDollarsAt3PerM.toFixed(3)}`);
   }
   if (want('vectors')) {
     const v = await runVectorBench();

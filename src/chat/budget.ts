@@ -6,7 +6,8 @@
  * 3. results stubbed by earlier requests stay stubs (so the sent prefix, and the cache, hold);
  * 4. over the limit, older results become stubs, oldest first, down to half the limit at once,
  *    so the next steps of a loop append to a stable prefix instead of changing it every step;
- *    when stubs cannot get there, the caller is told to condense (`wantsCondense`, `condenseCut`);
+ *    when stubs cannot get there, or a pile of them has built up (stubs keep no facts, a summary
+ *    does), the caller is told to condense (`wantsCondense`, `condenseCut`);
  * 5. as a last resort the oldest exchanges are left out, with a note where they were.
  */
 import type { ContextParts, ContextUse } from './contextUse';
@@ -21,6 +22,8 @@ export { IMAGE_TOKENS, tokensOf } from './tokens';
 const MESSAGE_TOKENS = 4;
 /** Compaction aims this far under the limit, so it happens once every several steps. */
 const LOW_WATER = 0.5;
+/** Stubbed results in what is sent beyond which the next compaction condenses instead. */
+const STUBS_BEFORE_CONDENSING = 10;
 /** What a condensation keeps verbatim at the end of the conversation, as a share of the limit. */
 const KEEP_AFTER_CONDENSING = 0.25;
 /** Characters a token, for cutting a text to a token budget (a little under what text averages). */
@@ -197,7 +200,7 @@ export function fitToWindow(input: BudgetInput): Fitted {
       newlyStubbed.push(c.id);
       stubbed++;
     }
-    wantsCondense = tokens > target;
+    wantsCondense = tokens > target || stubbed >= STUBS_BEFORE_CONDENSING;
   }
   // 4. The oldest exchanges go (a user question and its answer at a time); the newest stays.
   while (used() > limit && turns.length > 2) {

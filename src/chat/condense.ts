@@ -76,20 +76,29 @@ export interface CondenseOptions {
   signal?: AbortSignal;
 }
 
+/** What the summary request cost, as the gateway counted it (0s when it did not say). */
+export interface CondenseUsage {
+  input: number;
+  output: number;
+}
+
 /** Asks the model for a summary of what `cut` covers; throws the gateway's error if it fails. */
-export async function condense(o: CondenseOptions): Promise<Condensation> {
+export async function condense(o: CondenseOptions): Promise<{ condensation: Condensation; usage: CondenseUsage }> {
   const covered = turnsToSummarise(o.turns, o.cut, o.current);
   const maxTokens = Math.max(256, Math.min(2_000, Math.floor(o.window * 0.08)));
   const budget = promptLimit(o.window, maxTokens) - tokensOf(SUMMARY_INSTRUCTIONS) - 200;
   const transcript = transcriptFor(covered, o.current?.summary, budget);
   const question = `${SUMMARY_REQUEST}\n\n<conversation>\n${transcript}\n</conversation>`;
   let summary: string;
+  const usage: CondenseUsage = { input: 0, output: 0 };
   if (o.format === 'messages') {
     const reply = await o.client.messages.create(
       { model: o.model, max_tokens: maxTokens, system: SUMMARY_INSTRUCTIONS, messages: [{ role: 'user', content: question }] },
       { signal: o.signal },
     );
     summary = reply.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    usage.input = reply.usage.input_tokens + (reply.usage.cache_read_input_tokens ?? 0) + (reply.usage.cache_creation_input_tokens ?? 0);
+    usage.output = reply.usage.output_tokens;
   } else {
     const reply = await o.client.chat.completions.create(
       { model: o.model, max_tokens: maxTokens, messages: [{ role: 'system', content: SUMMARY_INSTRUCTIONS }, { role: 'user', content: question }] },
@@ -97,11 +106,13 @@ export async function condense(o: CondenseOptions): Promise<Condensation> {
     );
     const content = reply.choices[0]?.message.content;
     summary = typeof content === 'string' ? content : '';
+    usage.input = reply.usage?.prompt_tokens ?? 0;
+    usage.output = reply.usage?.completion_tokens ?? 0;
   }
   summary = summary.trim();
   if (!summary) throw new Error('The model returned an empty summary: the conversation was not condensed.');
   const before = transcriptOf(covered, Infinity).join('\n\n');
-  return {
+  const condensation = {
     id: newId('k'),
     summary,
     ...o.cut,
@@ -111,4 +122,5 @@ export async function condense(o: CondenseOptions): Promise<Condensation> {
     manual: o.manual,
     at: Date.now(),
   };
+  return { condensation, usage };
 }

@@ -136,8 +136,12 @@ async function prepare(o: RunOptions & { contextWindow: number }, history: reado
     const cut = condenseCut(history, limit, o.condensation, o.tokenScale);
     if (cut) {
       try {
-        o.condensation = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal });
-        emit({ type: 'condensed', condensation: o.condensation });
+        const made = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal });
+        o.condensation = made.condensation;
+        // The summary request is part of what the turn cost.
+        o.turn.usage.input += made.usage.input;
+        o.turn.usage.output += made.usage.output;
+        emit({ type: 'condensed', condensation: made.condensation });
         fitted = fit();
       } catch (err) {
         if (isAbort(err, o.signal)) throw err;

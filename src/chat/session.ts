@@ -215,7 +215,7 @@ export class ChatSession implements vscode.Disposable {
     const model = ready.model;
     this.condensing = true;
     try {
-      const condensation = await condense({
+      const { condensation } = await condense({
         client: this.services.client(),
         model,
         format: resolveFormat(model, this.formatChoice(model), chatSettings().pattern),

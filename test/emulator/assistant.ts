@@ -147,20 +147,27 @@ function summaryOf(text: string): string | undefined {
   const transcript = /<conversation>\n?([\s\S]*)<\/conversation>/.exec(text)?.[1] ?? '';
   const earlier = /^Summary of what came before:\n([\s\S]*?)(?:\n\n(?:User|Assistant)|$)/.exec(transcript)?.[1];
   const requests = [...transcript.matchAll(/^User(?: \([^)]*\))?: (.*)$/gm)].map((m) => m[1].replace(/#\w+=\d+/g, '').trim().slice(0, 160));
-  const calls = new Map<string, string[]>();
+  const calls = new Map<string, { args: string[]; count: number }>();
   for (const m of transcript.matchAll(/^Assistant called ([\w.-]+)\((.*)\)( and it failed)?:$/gm)) {
     const arg = /"(?:path|query|pattern)":"([^"]{1,200})"/.exec(m[2])?.[1] ?? m[2].slice(0, 60);
-    const list = calls.get(m[1]) ?? [];
-    if (!list.includes(arg)) list.push(arg);
-    calls.set(m[1], list);
+    const entry = calls.get(m[1]) ?? { args: [], count: 0 };
+    if (!entry.args.includes(arg)) entry.args.push(arg);
+    entry.count++;
+    calls.set(m[1], entry);
+  }
+  // Work an earlier summary recorded counts too (a model reads its own summary).
+  for (const m of (earlier ?? '').matchAll(/^- ([\w.-]+) ×(\d+):/gm)) {
+    const entry = calls.get(m[1]) ?? { args: [], count: 0 };
+    entry.count += Number(m[2]);
+    calls.set(m[1], entry);
   }
   return [
-    ...(earlier ? ['## Before that', earlier.trim(), ''] : []),
+    ...(earlier ? ['## Before that', earlier.trim().replace(/^- ([\w.-]+) ×\d+:/gm, '- $1 (counted below):'), ''] : []),
     '## Requests',
     ...(requests.length ? requests.map((r) => `- ${r}`) : ['- (none in this part)']),
     '',
     '## Work done',
-    ...(calls.size ? [...calls].map(([name, args]) => `- ${name}: ${args.join(', ')}`) : ['- No tool calls.']),
+    ...(calls.size ? [...calls].map(([name, c]) => `- ${name} ×${c.count}: ${c.args.join(', ')}`) : ['- No tool calls.']),
     '',
     '## Next step',
     `- Continue with: ${requests.at(-1) ?? 'the open request'}`,
@@ -174,7 +181,14 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
   const lastUser = turns[lastUserIndex] ?? { role: 'user', text: '', images: 0, toolResults: [], toolCalls: [] };
   const last = turns[turns.length - 1];
   const resultsNow = last?.toolResults ?? [];
-  const roundsSinceUser = turns.slice(lastUserIndex + 1).filter((t) => t.toolCalls.length > 0).length;
+  // A summary made in the middle of this request's work (its next step is this request) says how
+  // many tool rounds came before: they count, as a model reading its own summary would count them.
+  const asked = lastUser.text.replace(/#\w+=\d+/g, '').trim().slice(0, 160);
+  const summarised = turns
+    .filter((t) => t.role === 'user' && t.text.includes('condensed to fit the context window') && t.text.includes(`- Continue with: ${asked}`))
+    .flatMap((t) => [...t.text.matchAll(/^- [\w.-]+ ×(\d+):/gm)].map((m) => Number(m[1])))
+    .reduce((a, b) => a + b, 0);
+  const roundsSinceUser = summarised + turns.slice(lastUserIndex + 1).filter((t) => t.toolCalls.length > 0).length;
   const thinking = wantThinking ? `The user asked: ${lastUser.text.slice(0, 80)}. I will answer directly.` : undefined;
 
   const canCall = tools.length > 0 && choice !== 'none';

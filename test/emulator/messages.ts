@@ -100,6 +100,12 @@ function toTurns(messages: Json[]): Turn[] {
     const blocks: Json[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : ((m.content as Json[]) ?? []);
     const turn: Turn = { role, text: '', images: 0, toolResults: [], toolCalls: [] };
     for (const b of blocks) {
+      // A condensed conversation's summary, sent in one message with the question after it, is
+      // read as what it is: an earlier part of the conversation, not the question.
+      if (b.type === 'text' && role === 'user' && asText(b.text).startsWith('[The conversation before this point was condensed')) {
+        turns.push({ role, text: asText(b.text), images: 0, toolResults: [], toolCalls: [] });
+        continue;
+      }
       if (b.type === 'text') turn.text += (turn.text ? '\n' : '') + asText(b.text);
       else if (b.type === 'image') turn.images++;
       else if (b.type === 'tool_use') {

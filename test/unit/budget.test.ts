@@ -103,6 +103,14 @@ describe('fitting a conversation into the context window', () => {
     assert.equal(f.wantsCondense, true);
   });
 
+  it('asks for condensing once many results are stubs (they keep no facts; a summary does)', () => {
+    const r = lines(100); // ~1,400 tokens
+    const turns: Turn[] = [user('u', 'go'), answer('a', Array.from({ length: 24 }, () => r))];
+    const f = fitToWindow({ system: 'sys', toolsText: '', turns, window: 32_000 });
+    assert.ok(f.use.stubbed >= 10, `${f.use.stubbed} stubs`);
+    assert.equal(f.wantsCondense, true);
+  });
+
   it('leaves out the oldest exchanges as a last resort, and says so in the first question', () => {
     const long = lines(700); // ~10,000 tokens a question
     const turns: Turn[] = [user('u1', long), answer('a1', []), user('u2', long), answer('a2', []), user('u3', long), answer('a3', []), user('u4', 'the newest question'), answer('a4', [])];
