@@ -56,6 +56,11 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     if (why) void vscode.window.showWarningMessage(why);
   }
 
+  /** Condense, answering why not (tests and the view's button). */
+  condenseNow(): Promise<string | undefined> {
+    return this.session.condenseNow();
+  }
+
   pickModel(): Promise<void> {
     return this.session.pickModel();
   }

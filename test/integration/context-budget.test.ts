@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/chat/conversation';
-import { api, connectToEmulator, emulatorRequests } from './helpers';
+import type { AssistantTurn, Conversation, UserTurn } from '../../src/chat/conversation';
+import { api, connectToEmulator, emulatorControl, emulatorRequests } from './helpers';
 
 /**
  * A long agent session on models with a 32,000-token window (the emulator refuses anything
@@ -47,4 +47,42 @@ describe('long sessions fit the context window', function () {
       assert.ok(calls.every((c) => (c.result ?? '').length > 20_000), 'the stored results are not shortened');
     });
   }
+
+  it('Condense by hand: the model\'s summary is kept with the conversation and sent in place of the older turns, which stay whole', async () => {
+    const { testing } = await api();
+    await settings().update('defaultModels.chat', 'claude-small-context-emu', vscode.ConfigurationTarget.Global);
+    await testing.chat.newConversation();
+    assert.match((await testing.chat.condenseNow()) ?? '', /nothing to condense/i);
+    await testing.chat.send('First question: what does the gateway keep? #words=300', [], []);
+    await testing.chat.send('Second question: and where are the keys stored?', [], []);
+    const firstAnswer = (testing.chat.current!.turns[1] as AssistantTurn).steps[0].text;
+    assert.equal(await testing.chat.condenseNow(), undefined, 'condensed');
+    const conversation = testing.chat.current as Conversation;
+    assert.equal(conversation.condensations?.length, 1);
+    const c = conversation.condensations![0];
+    assert.equal(c.manual, true);
+    assert.equal(c.throughTurnId, conversation.turns[1].id, 'all but the newest exchange');
+    assert.match(c.summary, /## Requests\n- First question: what does the gateway keep\?/);
+    assert.match((await testing.chat.condenseNow()) ?? '', /already condensed/);
+    await testing.chat.send('Third question: summarise where we are', [], []);
+    const body = JSON.stringify(((await emulatorControl('last-request', { path: '/v1/messages' })) as { body: unknown }).body);
+    assert.ok(body.includes('was condensed to fit the context window'), 'the summary is sent');
+    assert.ok(!body.includes(firstAnswer.slice(0, 80)), 'the condensed answer is not');
+    assert.ok(body.includes('Second question: and where are the keys stored?'), 'the newest exchange is sent as it was');
+    assert.equal(testing.chat.current?.turns.length, 6, 'every turn is kept');
+    assert.equal((testing.chat.current!.turns[1] as AssistantTurn).steps[0].text, firstAnswer);
+  });
+
+  it('a question too large for the window alone is not sent: no turn, no request', async () => {
+    const { testing } = await api();
+    await settings().update('defaultModels.chat', 'small-context-emu', vscode.ConfigurationTarget.Global);
+    await testing.chat.newConversation();
+    const before = (await emulatorRequests()).length;
+    const huge = Array.from({ length: 4_000 }, (_, i) => `row ${i}: a long attached log line with many words in it`).join('\n');
+    await testing.chat.send('What is in this log?', [], [{ label: 'build.log', text: huge }]);
+    assert.equal(testing.chat.current?.id, undefined, 'no conversation was started');
+    assert.equal((await emulatorRequests()).length - before, 0, 'nothing went over the wire');
+    await testing.chat.send('What is in this log?', [], [{ label: 'build.log', text: huge.slice(0, 2_000) }]);
+    assert.equal((testing.chat.current?.turns[0] as UserTurn | undefined)?.text, 'What is in this log?', 'a smaller one goes');
+  });
 });
