@@ -56,7 +56,7 @@ function card(c: ViewCondensation): HTMLElement {
   return h(
     'details',
     { class: 'condensed', 'data-condensation': c.id },
-    h('summary', {}, icon('fold'), ` Earlier messages${inAnswer} ${how}: ${k(c.tokensBefore)} → ${k(c.tokensAfter)} tokens. `, h('span', { class: 'muted', text: 'Show summary' })),
+    h('summary', {}, icon('fold'), ` Earlier messages${inAnswer} ${how}: ${k(c.tokensBefore)} → ${k(c.tokensAfter)} tokens. `, h('span', { class: 'muted when-closed', text: 'Show summary' }), h('span', { class: 'muted when-open', text: 'Hide summary' })),
     body,
     h('p', { class: 'muted', text: `From here on, ${c.model} gets this summary instead of the messages above; they stay here and in the saved conversation.` }),
   );

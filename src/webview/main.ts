@@ -143,6 +143,18 @@ messages.addEventListener('scroll', () => {
 shared.scrollToEnd = scrollToEnd;
 new ResizeObserver(() => scrollToEnd()).observe(thread);
 jumpButton.addEventListener('click', () => scrollToEnd(true));
+// Opening a summary card shows it from its top: the view stops following the newest content
+// (toggle does not bubble, hence the capture).
+thread.addEventListener(
+  'toggle',
+  (e) => {
+    const card = e.target as HTMLElement;
+    if (!card.classList?.contains('condensed') || !(card as HTMLDetailsElement).open) return;
+    stick = false;
+    card.scrollIntoView({ block: 'start' });
+  },
+  true,
+);
 
 // ---------- turns ----------
 
@@ -417,7 +429,8 @@ condenseButton.addEventListener('click', () => {
   void request({ type: 'condense' }).then((r) => {
     setCondensing(false);
     if (!r.ok) showNotice(r.message ?? 'The conversation could not be condensed.', 'error');
-    else scrollToEnd(true);
+    // The new summary's card sits above the newest exchange: brought into view, so it is seen.
+    else Array.from(thread.querySelectorAll<HTMLElement>(':scope > .condensed')).at(-1)?.scrollIntoView({ block: 'start' });
   });
 });
 sendButton.addEventListener('click', send);

@@ -560,13 +560,14 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.setViewportSize({ width: 1400, height: 900 });
   });
 
-  it('shows the context meter, and a prompt the gateway refuses as too long is fitted and sent again, the question kept', async () => {
+  it('shows the context meter, and a prompt the gateway refuses as too long is condensed and sent again, the question kept', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await ask('A short question first');
     await idle();
     const meter = chat().locator('#context-meter');
+    const meterText = meter.locator('.meter-text');
     await meter.waitFor();
-    assert.match(await meter.innerText(), /^[\d.]+k? \/ 128k tokens$/, 'gpt-4o-mini: a 128k window');
+    assert.match(await meterText.innerText(), /^[\d.]+k? \/ 128k tokens$/, 'gpt-4o-mini: a 128k window');
     // The settings claim a larger window than the model has: the gateway refuses, the chat learns.
     writeFileSync(join(workspace, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
     await chat().locator('#model').selectOption('small-context-emu');
@@ -575,12 +576,57 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await idle();
     assert.equal(await lastAnswer().locator('.error-card').count(), 0, 'no error card');
     await chat().locator('.turn.user', { hasText: 'Read the file big.txt again and again' }).waitFor();
-    await meter.filter({ hasText: /\/ 32k tokens · shortened to fit$/ }).waitFor({ timeout: 10_000 });
-    assert.match((await meter.getAttribute('title')) ?? '', /To fit: .*older result\(s\) left out/);
+    await meterText.filter({ hasText: /\/ 32k tokens · (shortened to fit|condensed)$/ }).waitFor({ timeout: 10_000 });
+    assert.match((await meter.getAttribute('title')) ?? '', /To fit: .*(older result\(s\) left out|sent as a summary)/);
     await assertInView(meter, 'the context meter');
     await page.screenshot({ path: join(SHOTS, 'chat-context.png') });
     await chat().locator('#model').selectOption('gpt-4o-mini');
     rmSync(join(workspace, 'big.txt'));
+  });
+
+  it('condenses by hand from the meter: the summary shows where it was made, and the older turns stay', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await ask('Explain the gateway keys #words=120');
+    await idle();
+    await ask('And the balance?');
+    await idle();
+    const turnsBefore = await chat().locator('.turn').count();
+    await chat().locator('#condense').click();
+    const card = chat().locator('.condensed');
+    await card.waitFor({ timeout: 30_000 });
+    assert.match(await card.locator('summary').innerText(), /Earlier messages condensed by hand: [\d.]+k? → \d+ tokens/);
+    // The card follows the first answer (all but the newest exchange were condensed).
+    const before = await card.evaluate((el) => (el.previousElementSibling as HTMLElement | null)?.className ?? '');
+    assert.match(before, /assistant/);
+    await card.locator('summary').click();
+    await card.locator('.condensed-summary h2', { hasText: 'Requests' }).waitFor();
+    assert.match(await card.locator('.condensed-summary').innerText(), /Explain the gateway keys/);
+    await page.screenshot({ path: join(SHOTS, 'chat-condensed.png') });
+    await assertInView(card.locator('.condensed-summary h2').first(), 'the summary, from its start');
+    assert.equal(await chat().locator('.turn').count(), turnsBefore, 'every turn stays on screen');
+    // A second Condense has nothing new to take: it says so.
+    await chat().locator('#condense').click();
+    await chat().locator('#notice', { hasText: 'already condensed' }).waitFor({ timeout: 10_000 });
+    // Later turns leave the card where it was made.
+    await ask('Where were we?');
+    await idle();
+    assert.equal(await chat().locator('.condensed').count(), 1);
+  });
+
+  it('gives a question too large for the model\'s window back to the input, with the reason', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('#model').selectOption('small-context-emu');
+    await page.waitForTimeout(300);
+    const huge = `Summarise this: ${'a long pasted log line with many words in it, '.repeat(3_000)}the end.`;
+    await chat().locator('#input').fill(huge);
+    await chat().locator('#input').press('Enter');
+    await chat().locator('#notice', { hasText: /needs about [\d.]+k tokens .* small-context-emu has room for about [\d.]+k/ }).waitFor({ timeout: 10_000 });
+    assert.equal(await chat().locator('#input').inputValue(), huge, 'the question is back in the input');
+    assert.equal(await chat().locator('.turn').count(), 0, 'nothing was sent');
+    await assertInView(chat().locator('#notice'), 'the reason');
+    await page.screenshot({ path: join(SHOTS, 'chat-too-large.png') });
+    await chat().locator('#input').fill('');
+    await chat().locator('#model').selectOption('gpt-4o-mini');
   });
 
   it('works when moved to the secondary side bar', async () => {
