@@ -50,7 +50,7 @@ export function setCondensing(on: boolean): void {
 
 function card(c: ViewCondensation): HTMLElement {
   const how = c.manual ? 'condensed by hand' : 'condensed to fit the context window';
-  const inAnswer = c.throughSteps !== undefined ? ` (with the first ${c.throughSteps} step${c.throughSteps === 1 ? '' : 's'} of this answer)` : '';
+  const inAnswer = c.throughSteps !== undefined ? ` and the steps of this answer above` : '';
   const body = h('div', { class: 'markdown condensed-summary' });
   body.innerHTML = renderMarkdown(c.summary);
   return h(
@@ -58,17 +58,22 @@ function card(c: ViewCondensation): HTMLElement {
     { class: 'condensed', 'data-condensation': c.id },
     h('summary', {}, icon('fold'), ` Earlier messages${inAnswer} ${how}: ${k(c.tokensBefore)} → ${k(c.tokensAfter)} tokens. `, h('span', { class: 'muted when-closed', text: 'Show summary' }), h('span', { class: 'muted when-open', text: 'Hide summary' })),
     body,
-    h('p', { class: 'muted', text: `From here on, ${c.model} gets this summary instead of the messages above; they stay here and in the saved conversation.` }),
+    h('p', { class: 'muted', text: `From here on, ${c.model} gets this summary instead of what is above it; that stays here and in the saved conversation.` }),
   );
 }
 
-/** Puts each condensation's card right after the turn it ends with (turns not drawn get none). */
+/**
+ * Puts each condensation's card right after what it covers: after the turn it ends with, or inside
+ * an answer after its last covered step (a long agent loop condensed mid-answer). Turns not drawn
+ * get none.
+ */
 export function placeCondensations(thread: HTMLElement, list: readonly ViewCondensation[]): void {
   const wanted = new Set(list.map((c) => c.id));
-  for (const el of Array.from(thread.querySelectorAll<HTMLElement>(':scope > .condensed'))) if (!wanted.has(el.dataset.condensation ?? '')) el.remove();
+  for (const el of Array.from(thread.querySelectorAll<HTMLElement>('.condensed'))) if (!wanted.has(el.dataset.condensation ?? '')) el.remove();
   for (const c of list) {
-    const after = thread.querySelector(`:scope > [data-turn="${CSS.escape(c.throughTurnId)}"]`);
-    const existing = thread.querySelector<HTMLElement>(`:scope > .condensed[data-condensation="${CSS.escape(c.id)}"]`);
+    const turn = thread.querySelector(`:scope > [data-turn="${CSS.escape(c.throughTurnId)}"]`);
+    const after = turn && c.throughSteps !== undefined ? (turn.querySelectorAll(':scope .steps > .step')[c.throughSteps - 1] ?? turn) : turn;
+    const existing = thread.querySelector<HTMLElement>(`.condensed[data-condensation="${CSS.escape(c.id)}"]`);
     if (!after) {
       existing?.remove();
       continue;

@@ -430,7 +430,7 @@ condenseButton.addEventListener('click', () => {
     setCondensing(false);
     if (!r.ok) showNotice(r.message ?? 'The conversation could not be condensed.', 'error');
     // The new summary's card sits above the newest exchange: brought into view, so it is seen.
-    else Array.from(thread.querySelectorAll<HTMLElement>(':scope > .condensed')).at(-1)?.scrollIntoView({ block: 'start' });
+    else Array.from(thread.querySelectorAll<HTMLElement>('.condensed')).at(-1)?.scrollIntoView({ block: 'start' });
   });
 });
 sendButton.addEventListener('click', send);

@@ -84,7 +84,7 @@ export class TurnView {
       fresh.onRender = m.onRender;
       this.markdown[i] = fresh;
     }
-    const thinkingEl = this.stepsEl.children[i]?.querySelector<HTMLDetailsElement>('.thinking');
+    const thinkingEl = this.stepsEl.querySelectorAll(':scope > .step')[i]?.querySelector<HTMLDetailsElement>('.thinking');
     if (thinkingEl && step.thinking) {
       thinkingEl.hidden = false;
       thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;

@@ -562,6 +562,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('shows the context meter, and a prompt the gateway refuses as too long is condensed and sent again, the question kept', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
     await ask('A short question first');
     await idle();
     const meter = chat().locator('#context-meter');
@@ -578,6 +579,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.turn.user', { hasText: 'Read the file big.txt again and again' }).waitFor();
     await meterText.filter({ hasText: /\/ 32k tokens · (shortened to fit|condensed)$/ }).waitFor({ timeout: 10_000 });
     assert.match((await meter.getAttribute('title')) ?? '', /To fit: .*(older result\(s\) left out|sent as a summary)/);
+    // Condensed in the middle of the answer: its card sits after the last step it covers.
+    if ((await meterText.innerText()).endsWith('condensed')) assert.equal(await lastAnswer().locator('.steps > .step + .condensed').count(), 1);
     await assertInView(meter, 'the context meter');
     await page.screenshot({ path: join(SHOTS, 'chat-context.png') });
     await chat().locator('#model').selectOption('gpt-4o-mini');
@@ -586,6 +589,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('condenses by hand from the meter: the summary shows where it was made, and the older turns stay', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
     await ask('Explain the gateway keys #words=120');
     await idle();
     await ask('And the balance?');
@@ -615,6 +619,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('gives a question too large for the model\'s window back to the input, with the reason', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
     await chat().locator('#model').selectOption('small-context-emu');
     await page.waitForTimeout(300);
     const huge = `Summarise this: ${'a long pasted log line with many words in it, '.repeat(3_000)}the end.`;
