@@ -133,6 +133,15 @@ export interface Condensation {
   at: number;
 }
 
+/**
+ * The condensation that applies: the newest whose last turn is still in the conversation (a retry
+ * or an edit-and-resend can remove turns a newer summary ended with).
+ */
+export function activeCondensation(c: Pick<Conversation, 'turns' | 'condensations'>): Condensation | undefined {
+  const ids = new Set(c.turns.map((t) => t.id));
+  return [...(c.condensations ?? [])].reverse().find((k) => ids.has(k.throughTurnId));
+}
+
 export type WireFormat = 'chat' | 'messages';
 export type FormatChoice = WireFormat | 'auto';
 

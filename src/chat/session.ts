@@ -12,7 +12,7 @@ import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
 import type { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
-import { emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
+import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from './budget';
 import { condense } from './condense';
 import { runTurn, type ToolRunner } from './engine';
@@ -159,7 +159,7 @@ export class ChatSession implements vscode.Disposable {
     if (!c || !model) return undefined;
     if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
     const { system, tools } = this.promptParts();
-    return fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: c.condensations?.at(-1) }).use;
+    return fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: activeCondensation(c) }).use;
   }
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
@@ -207,7 +207,7 @@ export class ChatSession implements vscode.Disposable {
     const c = this.conversation;
     if (this.running || this.condensing) return 'Wait for the reply to end before condensing.';
     if (!c || c.turns.length === 0) return 'There is nothing to condense yet.';
-    const cut = manualCut(c.turns, c.condensations?.at(-1));
+    const cut = manualCut(c.turns, activeCondensation(c));
     if (!cut) return 'Everything before the newest exchange is already condensed.';
     const ready = await this.readiness();
     if ('text' in ready) return ready.text;
@@ -221,7 +221,7 @@ export class ChatSession implements vscode.Disposable {
         format: resolveFormat(model, this.formatChoice(model), chatSettings().pattern),
         turns: c.turns,
         cut,
-        current: c.condensations?.at(-1),
+        current: activeCondensation(c),
         window: this.windowOf(model),
         manual: true,
       });
@@ -447,7 +447,7 @@ export class ChatSession implements vscode.Disposable {
         this.learnedWindows.set(model, window);
         this.services.log.info(`chat: ${model} has a context window of ${window} tokens (the gateway said so); requests are fitted to it`);
       },
-      condensation: conversation.condensations?.at(-1),
+      condensation: activeCondensation(conversation),
       tokenScale: this.scaleOf(model),
       onTokenScale: (scale) => this.tokenScales.set(model, scale),
       signal,

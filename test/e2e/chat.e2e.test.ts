@@ -600,7 +600,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await card.waitFor({ timeout: 30_000 });
     assert.match(await card.locator('summary').innerText(), /Earlier messages condensed by hand: [\d.]+k? → \d+ tokens/);
     // The card follows the first answer (all but the newest exchange were condensed).
-    const before = await card.evaluate((el) => (el.previousElementSibling as HTMLElement | null)?.className ?? '');
+    const before = await card.evaluate((el) => (el as unknown as { previousElementSibling: { className: string } | null }).previousElementSibling?.className ?? '');
     assert.match(before, /assistant/);
     await card.locator('summary').click();
     await card.locator('.condensed-summary h2', { hasText: 'Requests' }).waitFor();

@@ -59,7 +59,7 @@ describe('long sessions fit the context window', function () {
     assert.equal(await testing.chat.condenseNow(), undefined, 'condensed');
     const conversation = testing.chat.current as Conversation;
     assert.equal(conversation.condensations?.length, 1);
-    const c = conversation.condensations![0];
+    const c = conversation.condensations[0];
     assert.equal(c.manual, true);
     assert.equal(c.throughTurnId, conversation.turns[1].id, 'all but the newest exchange');
     assert.match(c.summary, /## Requests\n- First question: what does the gateway keep\?/);
@@ -70,7 +70,7 @@ describe('long sessions fit the context window', function () {
     assert.ok(!body.includes(firstAnswer.slice(0, 80)), 'the condensed answer is not');
     assert.ok(body.includes('Second question: and where are the keys stored?'), 'the newest exchange is sent as it was');
     assert.equal(testing.chat.current?.turns.length, 6, 'every turn is kept');
-    assert.equal((testing.chat.current!.turns[1] as AssistantTurn).steps[0].text, firstAnswer);
+    assert.equal((testing.chat.current.turns[1] as AssistantTurn).steps[0].text, firstAnswer);
   });
 
   it('a question too large for the window alone is not sent: no turn, no request', async () => {

@@ -11,7 +11,7 @@ import {
   windowFromError,
   type Fitted,
 } from '../../src/chat/budget';
-import { emptyUsage, type AssistantTurn, type Condensation, type Turn, type UserTurn } from '../../src/chat/conversation';
+import { activeCondensation, emptyUsage, type AssistantTurn, type Condensation, type Turn, type UserTurn } from '../../src/chat/conversation';
 import { familyFactor, scaleFromUsage, tokensOf } from '../../src/chat/tokens';
 import { toMessagesRequest } from '../../src/chat/wire';
 
@@ -192,6 +192,13 @@ describe('condensed turns in what is sent', () => {
     const small: Turn[] = [user('u1', 'go'), answer('a1', ['x'])];
     assert.equal(condenseCut(small, promptLimit(32_000)), undefined, 'nothing worth condensing');
     assert.equal(condenseCut(long, promptLimit(32_000), condensation('a1', 5)), undefined, 'already condensed that far');
+  });
+
+  it('a summary whose last turn was retried away gives way to the newest one still standing', () => {
+    const older = { ...condensation('a1'), id: 'k0' };
+    const newer = { ...condensation('gone'), id: 'k2' };
+    assert.equal(activeCondensation({ turns, condensations: [older, newer] })?.id, 'k0');
+    assert.equal(activeCondensation({ turns, condensations: [] }), undefined);
   });
 
   it('Condense by hand covers all but the newest exchange, or the only one', () => {
