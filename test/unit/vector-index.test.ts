@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { VectorIndex } from '../../src/search/vectorIndex';
+import { vectorSet } from '../../bench/vectorData';
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -48,6 +49,23 @@ describe('vector index', () => {
     }
     assert.ok(hits / 200 >= 0.99, `recall ${hits / 200}`);
   });
+
+  for (const shape of ['hard', 'hard-rotated'] as const) {
+    it(`finds the exact top 10 of hard queries on anisotropic data (${shape}: low, close similarities)`, () => {
+      const dim = 512;
+      const n = 20_000;
+      const { data, queries } = vectorSet(shape, n, dim, 5, 15);
+      const index = VectorIndex.fromVectors(data, dim);
+      let hits = 0;
+      for (const q of queries) {
+        const exact = index.search(q, 10, n).map((h) => h.row);
+        const got = index.search(q, 10);
+        hits += got.filter((h) => exact.includes(h.row)).length;
+        assert.ok(got[0].score < 0.7, 'a hard query: no near-duplicate');
+      }
+      assert.ok(hits / 150 >= 0.99, `recall ${hits / 150}`);
+    });
+  }
 
   it('adds and removes vectors; removed rows are never returned', () => {
     const dim = 64;
