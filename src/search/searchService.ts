@@ -4,18 +4,10 @@ import { searchSettings, workspaceExcludeGlobs } from '../shell/config';
 import { showGatewayError } from '../shell/errors';
 import type { Services } from '../shell/services';
 import type { ToolDefinition } from '../tools/workspaceTools';
-import { IndexModelChanged, SemanticIndex, type IndexedChunk, type IndexStats } from './semanticIndex';
+import { fuseResults, whyMatched, type SearchResult } from './hybrid';
+import { IndexingStopped, IndexModelChanged, SemanticIndex, type IndexStats } from './semanticIndex';
 
-export interface SearchResult {
-  chunk: IndexedChunk;
-  /** Cosine similarity from the embeddings pass. */
-  score: number;
-  /** Relevance from the rerank model, when one is configured. */
-  rerankScore?: number;
-  preview: string;
-}
-
-
+export type { SearchResult } from './hybrid';
 
 export const SEMANTIC_SEARCH_TOOL: ToolDefinition = {
   name: 'semantic_search',
@@ -155,8 +147,14 @@ export class SearchService implements vscode.Disposable {
         this.services.notifySpend();
         return stats;
       } catch (err) {
-        this.state = 'none';
+        this.state = (this.index?.size.chunks ?? 0) > 0 ? 'ready' : 'none';
         if (err instanceof IndexModelChanged) return this.build({ clean: true, reason: `${err.message} Rebuilding the search index` });
+        if (err instanceof IndexingStopped) {
+          // Says how far it got and why, with the fix for the cause (a missing model, a refused key, …).
+          const kept = err.embedded > 0 ? `; the ${err.embedded.toLocaleString('en-US')} embedded are kept and Build Index resumes from there` : '';
+          showGatewayError(this.services, `Indexing stopped after ${err.embedded.toLocaleString('en-US')} of ${err.total.toLocaleString('en-US')} chunks${kept}`, err.cause);
+          return undefined;
+        }
         showGatewayError(this.services, 'Could not index the workspace', err);
         return undefined;
       } finally {
@@ -200,23 +198,30 @@ export class SearchService implements vscode.Disposable {
     return next;
   }
 
-  /** Embeddings for the coarse pass, then the rerank model (when set) for the final order. */
+  /**
+   * Hybrid search: embeddings and keywords (BM25 over identifiers) fused by reciprocal rank, an
+   * identifier's definitions first; then the rerank model (when set) orders the rest.
+   */
   async query(text: string, k = 10, signal?: AbortSignal): Promise<SearchResult[]> {
     if (!this.index || !this.ready()) return [];
     const client = this.services.client();
     const s = searchSettings();
+    const n = Math.max(k, s.candidates);
     const embedded = await client.embeddings.create({ model: this.index.model, input: text }, { signal });
-    const coarse = this.index.search(embedded.data[0].embedding, Math.max(k, s.candidates));
-    const withText = await Promise.all(coarse.map(async (h) => ({ ...h, text: await this.index!.chunkText(h.chunk) })));
-    const live = withText.filter((h) => h.text.trim());
+    await this.index.keywordsReady;
+    const fused = fuseResults(this.index.search(embedded.data[0].embedding, n), this.index.keywordSearch(text, n), n);
+    const withText = await Promise.all(fused.map(async (h) => ({ ...h, preview: await this.index!.chunkText(h.chunk) })));
+    const live = withText.filter((h) => h.preview.trim());
     const rerankModel = this.services.settings().defaultModels.rerank;
-    let ordered: SearchResult[] = live.map((h) => ({ chunk: h.chunk, score: h.score, preview: h.text }));
-    if (rerankModel && live.length > 1) {
+    let ordered: SearchResult[] = live;
+    const pinned = live.filter((h) => h.defines);
+    const rest = live.filter((h) => !h.defines);
+    if (rerankModel && rest.length > 1) {
       try {
-        const r = await client.rerank.create({ model: rerankModel, query: text, documents: live.map((h) => `${h.chunk.file}\n${h.text}`), top_n: Math.min(k, live.length) }, { signal });
-        ordered = r.results.map((x) => ({ chunk: live[x.index].chunk, score: live[x.index].score, rerankScore: x.relevance_score, preview: live[x.index].text }));
+        const r = await client.rerank.create({ model: rerankModel, query: text, documents: rest.map((h) => `${h.chunk.file}\n${h.preview}`), top_n: Math.min(k, rest.length) }, { signal });
+        ordered = [...pinned, ...r.results.map((x) => ({ ...rest[x.index], rerankScore: x.relevance_score }))];
       } catch (err) {
-        this.services.log.error('rerank failed; showing the embeddings order', err);
+        this.services.log.error('rerank failed; showing the fused order', err);
       }
     }
     return ordered.slice(0, k);
@@ -231,9 +236,8 @@ export class SearchService implements vscode.Disposable {
     if (results.length === 0) return `No indexed code matches "${q}".`;
     return results
       .map((r, i) => {
-        const score = r.rerankScore !== undefined ? `relevance ${r.rerankScore.toFixed(3)}` : `similarity ${r.score.toFixed(3)}`;
         const preview = r.preview.split('\n').slice(0, 30).join('\n');
-        return `${i + 1}. ${r.chunk.file}:${r.chunk.start}-${r.chunk.end} (${score})\n\`\`\`\n${preview}\n\`\`\``;
+        return `${i + 1}. ${r.chunk.file}:${r.chunk.start}-${r.chunk.end} (${whyMatched(r)})\n\`\`\`\n${preview}\n\`\`\``;
       })
       .join('\n\n');
   }
@@ -246,6 +250,24 @@ export class SearchService implements vscode.Disposable {
     clearTimeout(this.timer);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Results grouped by file (files in the order of their best result), each saying why it matched. */
+function groupedItems(results: SearchResult[]): (vscode.QuickPickItem & { result?: SearchResult })[] {
+  const files: string[] = [];
+  for (const r of results) if (!files.includes(r.chunk.file)) files.push(r.chunk.file);
+  return files.flatMap((file) => [
+    { label: file, kind: vscode.QuickPickItemKind.Separator },
+    ...results
+      .filter((r) => r.chunk.file === file)
+      .map((r) => ({
+        label: `$(${r.defines ? 'symbol-function' : 'file-code'}) ${file.split('/').at(-1)}:${r.chunk.start}-${r.chunk.end}`,
+        description: whyMatched(r),
+        detail: r.preview.replace(/\s+/g, ' ').trim().slice(0, 160),
+        alwaysShow: true,
+        result: r,
+      })),
+  ]);
 }
 
 /** The "Semantic Search" command: a quick pick that queries as you type. */
@@ -286,13 +308,7 @@ export async function semanticSearchCommand(search: SearchService, services: Ser
       const results = await search.query(text, 10, controller.signal);
       if (id !== latest) return;
       lastResults = results;
-      pick.items = results.map((r) => ({
-        label: `$(file-code) ${r.chunk.file}:${r.chunk.start}-${r.chunk.end}`,
-        description: r.rerankScore !== undefined ? `relevance ${r.rerankScore.toFixed(3)} · similarity ${r.score.toFixed(3)}` : `similarity ${r.score.toFixed(3)}`,
-        detail: r.preview.replace(/\s+/g, ' ').trim().slice(0, 160),
-        alwaysShow: true,
-        result: r,
-      }));
+      pick.items = groupedItems(results);
     } catch (err) {
       if (id === latest && (err as Error)?.name !== 'AbortError') showGatewayError(services, 'Semantic search failed', err);
     } finally {

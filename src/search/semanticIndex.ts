@@ -5,6 +5,7 @@ import { nodeFs } from '../storage/atomicFile';
 import { PathGuard, type WorkspaceFolderPath } from '../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
+import { KeywordIndex, type KeywordHit } from './keywords';
 import { VectorIndex } from './vectorIndex';
 
 export interface IndexedChunk {
@@ -41,6 +42,18 @@ export interface SemanticIndexOptions {
 }
 
 export class IndexModelChanged extends Error {}
+
+/** Indexing stopped on a gateway error; what was embedded before it is saved (the next run resumes). */
+export class IndexingStopped extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly embedded: number,
+    readonly total: number,
+  ) {
+    super(`Indexing stopped after ${embedded.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} chunks: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'IndexingStopped';
+  }
+}
 
 const FileEntry = z.object({ size: z.number(), mtimeMs: z.number(), hashes: z.array(z.string()) });
 const Meta = z.object({
@@ -79,6 +92,10 @@ export class SemanticIndex {
   private rowOf = new Map<string, number>();
   /** Chunk of each row (for results). */
   private chunkOfRow = new Map<number, IndexedChunk>();
+  /** The keyword side of hybrid search, over the same chunks (filled from disk after a load). */
+  private keywords = new KeywordIndex<IndexedChunk>();
+  /** Settles when the keyword index covers every stored file. */
+  keywordsReady: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: SemanticIndexOptions) {
     this.guard = new PathGuard(o.folders, o.excludes);
@@ -125,6 +142,8 @@ export class SemanticIndex {
     this.vectors = VectorIndex.fromVectors(floats, meta.dim);
     this.meta = meta;
     this.reindexMaps();
+    this.keywords = new KeywordIndex();
+    this.keywordsReady = this.syncKeywords(new Map());
     return 'loaded';
   }
 
@@ -143,6 +162,7 @@ export class SemanticIndex {
     this.vectors = undefined;
     this.rowOf.clear();
     this.chunkOfRow.clear();
+    this.keywords = new KeywordIndex();
     await rm(this.o.storeDir, { recursive: true, force: true });
   }
 
@@ -226,6 +246,7 @@ export class SemanticIndex {
     }
     const hashes = [...todo.keys()];
     const newVectors = new Map<string, Float32Array>();
+    let failure: unknown;
     if (hashes.length > 0 && !signal?.aborted) {
       onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
       try {
@@ -233,8 +254,8 @@ export class SemanticIndex {
         stats.requests = requests;
         vectors.forEach((v, i) => v && newVectors.set(hashes[i], v));
       } catch (err) {
-        if (!signal?.aborted) throw err;
-        // Cancelled: keep the batches that finished.
+        // Cancelled, or the gateway failed: keep the batches that finished either way.
+        if (!signal?.aborted) failure = err;
         const partial = (err as { partial?: { vectors: (Float32Array | undefined)[]; requests: number } }).partial;
         partial?.vectors.forEach((v, i) => v && newVectors.set(hashes[i], v));
         stats.requests = partial?.requests ?? 0;
@@ -252,8 +273,47 @@ export class SemanticIndex {
       } else delete files[file];
     }
     await this.save(chunks, files, newVectors, dim);
+    const texts = new Map<string, string[]>();
+    for (const [file, list] of kept) if (files[file] && list.every((c) => c.text !== undefined)) texts.set(file, list.map((c) => c.text!));
+    this.keywordsReady = this.syncKeywords(texts);
+    await this.keywordsReady;
     stats.ms = Date.now() - t0;
+    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, hashes.length);
     return stats;
+  }
+
+  /**
+   * Brings the keyword index in line with the stored chunks: files with fresh texts from this
+   * update, files it does not have yet read from disk (after a load), gone files removed.
+   */
+  private async syncKeywords(texts: Map<string, string[]>): Promise<void> {
+    const meta = this.meta;
+    if (!meta) return;
+    const byFile = new Map<string, IndexedChunk[]>();
+    for (const c of meta.chunks) {
+      if (!byFile.has(c.file)) byFile.set(c.file, []);
+      byFile.get(c.file)!.push(c);
+    }
+    for (const file of [...this.keywordFiles]) if (!byFile.has(file)) this.keywords.removeFile(file);
+    for (const [file, chunks] of byFile) {
+      const fresh = texts.get(file);
+      if (fresh && fresh.length === chunks.length) this.keywords.setFile(file, chunks.map((c, i) => ({ item: c, text: fresh[i] })));
+      else if (!this.keywords.has(file) || fresh) {
+        const p = await this.guard.resolve(file).catch(() => undefined);
+        const lines = p ? (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/) : [];
+        this.keywords.setFile(file, chunks.map((c) => ({ item: c, text: lines.slice(c.start - 1, c.end).join('\n') })));
+      }
+      // Chunk records are replaced on every save: point the keyword entries at the current ones.
+      else this.keywords.setItems(file, chunks);
+    }
+    this.keywordFiles = new Set(byFile.keys());
+  }
+
+  private keywordFiles = new Set<string>();
+
+  /** The best chunks by keywords and identifiers (BM25; an identifier's definitions first). */
+  keywordSearch(query: string, k: number): KeywordHit<IndexedChunk>[] {
+    return this.keywords.search(query, k);
   }
 
   /** Writes a new generation: live vectors, compacted, then the metadata that points at them. */

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SemanticIndex, type EmbedFn } from '../../src/search/semanticIndex';
+import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/semanticIndex';
 import { clientFor, useEmulator } from './helpers';
 
 function fixture(): string {
@@ -86,6 +86,48 @@ describe('semantic index against the emulator', () => {
     const fresh = make();
     await fresh.index.load();
     assert.equal((await fresh.index.update()).embedded, 0);
+  });
+
+  it('keeps a keyword index in step: built with the index, read back after a restart, updated per file', async () => {
+    const { index } = make();
+    await index.load();
+    await index.keywordsReady;
+    assert.deepEqual(index.keywordSearch('multiply', 3).map((h) => h.item.file), [], 'multiply was edited away above');
+    assert.deepEqual(
+      index.keywordSearch('divide', 3).map((h) => [h.item.file, h.defines]),
+      [['src/math.ts', undefined]],
+    );
+    assert.equal(index.keywordSearch('kangarooFactory', 3).length, 0);
+    writeFileSync(join(root, 'src', 'math.ts'), 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
+    await index.update([join(root, 'src', 'math.ts')]);
+    const hit = index.keywordSearch('invoiceTotal', 3)[0];
+    assert.equal(hit.item.file, 'src/math.ts');
+    assert.equal(hit.defines, 'invoicetotal');
+    assert.equal(index.keywordSearch('divide', 3).length, 0, 'the old text is gone from the keywords');
+  });
+
+  it('a gateway failure mid-run keeps the finished batches and says how far it got', async () => {
+    const extra = join(root, 'src', 'many');
+    mkdirSync(extra, { recursive: true });
+    for (let i = 0; i < 40; i++) writeFileSync(join(extra, `part${i}.ts`), `export const part${i} = "piece number ${i} of the many parts";\n`);
+    const { index } = make('embed-emu-256', 4, 1);
+    await index.load();
+    ctx.emu.inject({ path: '/v1/embeddings', fault: { kind: 'status', status: 400, message: 'The model is not available.' }, after: 3, times: 100 });
+    let stopped: IndexingStopped | undefined;
+    try {
+      await index.update();
+    } catch (err) {
+      stopped = err as IndexingStopped;
+    }
+    ctx.emu.faults.clear();
+    assert.ok(stopped instanceof IndexingStopped, String(stopped));
+    assert.equal(stopped.embedded, 12, 'three batches of four finished');
+    assert.equal(stopped.total, 40);
+    assert.match(stopped.message, /^Indexing stopped after 12 of 40 chunks: .*not available/);
+    const resumed = await index.update();
+    assert.equal(resumed.embedded, 28, 'the next run embeds only the rest');
+    rmSync(extra, { recursive: true, force: true });
+    await index.update();
   });
 
   it('a model (and dimension) change is detected, and a clean rebuild follows', async () => {
