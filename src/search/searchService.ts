@@ -216,7 +216,7 @@ export class SearchService implements vscode.Disposable {
     let ordered: SearchResult[] = live;
     const pinned = live.filter((h) => h.defines);
     const rest = live.filter((h) => !h.defines);
-    if (rerankModel && rest.length > 1) {
+    if (rerankModel && rest.length > 0) {
       try {
         const r = await client.rerank.create({ model: rerankModel, query: text, documents: rest.map((h) => `${h.chunk.file}\n${h.preview}`), top_n: Math.min(k, rest.length) }, { signal });
         ordered = [...pinned, ...r.results.map((x) => ({ ...rest[x.index], rerankScore: x.relevance_score }))];

@@ -40,7 +40,7 @@ describe('semantic search in a real VS Code', () => {
     assert.match(results[0].preview, /Hello, \$\{name\}/);
     // The chat's semantic_search tool answers from the same index, with locations.
     const answer = await testing.search.toolAnswer({ query: 'greet a person by name hello', max_results: 2 });
-    assert.match(answer, /^1\. src\/greet\.ts:1-3 \(relevance \d\.\d{3}\)\n```\nexport function greet/);
+    assert.match(answer, /^1\. src\/greet\.ts:1-3 \(relevance \d\.\d{2} · similarity \d\.\d{2}[^)]*\)\n```\nexport function greet/);
   });
 
   it('re-embeds only the file that changed (the file watcher), nothing else', async () => {
@@ -53,6 +53,21 @@ describe('semantic search in a real VS Code', () => {
     assert.equal((await embeddingRequests()) - before, 1);
     const results = await testing.search.query('function subtract a b number', 2);
     assert.equal(results[0].chunk.file, 'src/math.ts');
+  });
+
+  it('an exact identifier finds its definition first (keywords fused with the embeddings), also for a file added since the build', async () => {
+    const { testing } = await api();
+    const previous = testing.search.lastStats;
+    writeFileSync(join(folder(), 'src', 'report.ts'), Array.from({ length: 6 }, (_, i) => `export const line${i} = invoiceTotal([${i}, ${i + 1}]); // invoiceTotal of line ${i}`).join('\n') + '\n');
+    writeFileSync(join(folder(), 'src', 'billing.ts'), 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
+    await until('the watcher update', () => (testing.search.lastStats !== previous && (testing.search.lastStats?.files ?? 0) >= 2 ? testing.search.lastStats : undefined));
+    await until('both new files indexed', async () => ((await testing.search.query('invoiceTotal', 5)).some((r) => r.chunk.file === 'src/billing.ts') ? true : undefined));
+    const results = await testing.search.query('invoiceTotal', 5);
+    assert.equal(results[0].chunk.file, 'src/billing.ts');
+    assert.equal(results[0].defines, 'invoicetotal');
+    assert.ok(results.some((r) => r.chunk.file === 'src/report.ts' && r.matched?.includes('invoicetotal')), 'the uses follow, found by their words');
+    const answer = await testing.search.toolAnswer({ query: 'invoiceTotal', max_results: 2 });
+    assert.match(answer, /^1\. src\/billing\.ts:1-3 \(defines invoicetotal/);
   });
 
   it('rebuilds cleanly when the embedding model changes', async () => {
