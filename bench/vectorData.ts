@@ -130,3 +130,51 @@ export function vectorSet(shape: VectorShape, n: number, dim: number, seed: numb
   if (shape === 'easy') return easySet(n, dim, seed, queries);
   return hardSet(n, dim, seed, queries, HARD_SHAPES[shape]);
 }
+
+/**
+ * The hard shapes as a stream, for sets too large for one array (a million rows of 1,024 floats
+ * is 4 GB): the same topics, offset and spectrum as `vectorSet`; document noise drawn from a
+ * table of a million Gaussian values at random offsets (Box–Muller for a billion values would
+ * take a minute), queries drawn exactly.
+ */
+export function hardStream(shapeName: Exclude<VectorShape, 'easy'>, dim: number, seed: number): { fill(out: Float32Array, rows: number): void; query(): Float32Array } {
+  const shape = HARD_SHAPES[shapeName];
+  const r = rng(seed);
+  const g = gaussian(r);
+  const topics = 2_000;
+  const scale = Float32Array.from({ length: dim }, (_, k) => (k + 1) ** (-shape.exponent / 2));
+  const centroids = new Float32Array(topics * dim);
+  for (let t = 0; t < topics; t++) for (let d = 0; d < dim; d++) centroids[t * dim + d] = g() * scale[d];
+  const offset = new Float32Array(dim);
+  for (let d = 0; d < dim; d++) offset[d] = g() * scale[d] * shape.offset;
+  const mix = mixer(dim, seed ^ 0x5bd1e995);
+  const rDocs = r;
+  const table = Float32Array.from({ length: 1 << 20 }, g);
+  // Queries draw from their own generator: the same in every pass, unrelated to the rows' draws.
+  const rq = rng(seed ^ 0x2545f491);
+  const gq = gaussian(rq);
+  const point = (out: Float32Array, off: number, parts: number, noise: number, exact: boolean) => {
+    const r = exact ? rq : rDocs;
+    let w = 1;
+    for (let p = 0; p < parts; p++) {
+      const t = Math.floor(r() * topics);
+      const weight = p === parts - 1 ? w : w * (0.5 + 0.3 * r());
+      w -= weight;
+      for (let d = 0; d < dim; d++) out[off + d] += weight * centroids[t * dim + d];
+    }
+    const start = Math.floor(r() * (table.length - dim));
+    for (let d = 0; d < dim; d++) out[off + d] += offset[d] + noise * (exact ? gq() : table[start + d]) * scale[d];
+    if (shape.rotated) mix(out, off);
+  };
+  return {
+    fill(out, rows) {
+      out.fill(0, 0, rows * dim);
+      for (let i = 0; i < rows; i++) point(out, i * dim, 1 + (rDocs() < 0.4 ? 1 : 0), 0.75, false);
+    },
+    query() {
+      const q = new Float32Array(dim);
+      point(q, 0, 2 + (rq() < 0.5 ? 1 : 0), shape.queryNoise, true);
+      return q;
+    },
+  };
+}
