@@ -1,7 +1,9 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { closeSync } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../storage/atomicFile';
+import { IndexStore, type LogEntry, type StoredFile } from './indexStore';
 import { PathGuard, type WorkspaceFolderPath } from '../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
@@ -26,6 +28,8 @@ export interface IndexStats {
   requests: number;
   skipped: number;
   ms: number;
+  /** Of which: applying and storing the update (after the embeddings came back). */
+  persistMs: number;
 }
 
 export type EmbedFn = (texts: string[], signal?: AbortSignal, onDone?: (done: number) => void) => Promise<{ vectors: Float32Array[]; requests: number }>;
@@ -55,18 +59,6 @@ export class IndexingStopped extends Error {
   }
 }
 
-const FileEntry = z.object({ size: z.number(), mtimeMs: z.number(), hashes: z.array(z.string()) });
-const Meta = z.object({
-  version: z.literal(1),
-  model: z.string(),
-  dim: z.number(),
-  generation: z.number(),
-  rows: z.array(z.string()),
-  chunks: z.array(z.object({ file: z.string(), start: z.number(), end: z.number(), hash: z.string() })),
-  files: z.record(z.string(), FileEntry),
-});
-type Meta = z.infer<typeof Meta>;
-
 const BINARY_EXT = /\.(png|jpe?g|gif|webp|ico|bmp|pdf|zip|gz|tgz|xz|7z|rar|jar|class|exe|dll|so|dylib|o|a|wasm|mp3|mp4|wav|mov|avi|webm|ttf|otf|woff2?|eot|bin|dat|db|sqlite|vsix|pyc)$/i;
 const GENERATED = /(\.min\.(js|css)|\.map|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|composer\.lock)|\.snap)$/i;
 
@@ -80,18 +72,27 @@ function looksGenerated(text: string): boolean {
 /**
  * The workspace's embeddings index. Files are walked with the same ignore rules as the tools
  * (.gitignore, exclude settings, extra globs), chunked, and embedded in batches; a chunk whose
- * hash is already stored is never embedded again, also across restarts. Stored as a generation of
- * vectors (a compact float32 file) plus a metadata file written after it, both atomically: a crash
- * at any point leaves the previous index readable.
+ * hash is already stored is never embedded again, also across restarts. On disk it is a snapshot
+ * plus an append log (`indexStore.ts`): an update appends the rows and the files it changed, so a
+ * changed file costs in proportion to itself; the log is folded into a new snapshot once a quarter
+ * of the rows are dead. Every write is flushed before the record that names it: a crash leaves the
+ * last committed state readable.
  */
 export class SemanticIndex {
   private guard: PathGuard;
-  private meta: Meta | undefined;
+  private readonly store: IndexStore;
   private vectors: VectorIndex | undefined;
-  /** Row of each stored chunk hash. */
+  private dim = 0;
+  private generation = 0;
+  private files = new Map<string, StoredFile>();
+  /** The chunk hash of each row, and the row of each hash (dead rows included, for reuse). */
+  private rowHashes: string[] = [];
   private rowOf = new Map<string, number>();
-  /** Chunk of each row (for results). */
-  private chunkOfRow = new Map<number, IndexedChunk>();
+  /** The chunks holding each hash (a row is live while its hash has holders). */
+  private holders = new Map<string, Set<IndexedChunk>>();
+  private dead = 0;
+  private logEntries = 0;
+  private vectorFd: number | undefined;
   /** The keyword side of hybrid search, over the same chunks (filled from disk after a load). */
   private keywords = new KeywordIndex<IndexedChunk>();
   /** Settles when the keyword index covers every stored file. */
@@ -99,6 +100,7 @@ export class SemanticIndex {
 
   constructor(private readonly o: SemanticIndexOptions) {
     this.guard = new PathGuard(o.folders, o.excludes);
+    this.store = new IndexStore(o.storeDir, (dim) => new VectorIndex(dim, 1).codeBytes);
   }
 
   get model(): string {
@@ -106,7 +108,9 @@ export class SemanticIndex {
   }
 
   get size(): { chunks: number; files: number; dim: number } {
-    return { chunks: this.meta?.chunks.length ?? 0, files: Object.keys(this.meta?.files ?? {}).length, dim: this.meta?.dim ?? 0 };
+    let chunks = 0;
+    for (const f of this.files.values()) chunks += f.chunks.length;
+    return { chunks, files: this.files.size, dim: this.dim };
   }
 
   /** Bytes of memory per indexed vector. */
@@ -114,60 +118,96 @@ export class SemanticIndex {
     return this.vectors?.bytesPerVector ?? 0;
   }
 
-  private metaPath() {
-    return join(this.o.storeDir, 'meta.json');
-  }
-
-  private vectorsPath(generation: number) {
-    return join(this.o.storeDir, `vectors-${generation}.f32`);
-  }
-
   /** Loads the stored index. `model-changed` means the stored one was built with another model. */
   async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
-    await nodeFs.removeOrphanTemps(this.o.storeDir);
-    const text = await nodeFs.read(this.metaPath());
-    if (!text) return 'empty';
-    let meta: Meta;
-    try {
-      const r = Meta.safeParse(JSON.parse(text));
-      if (!r.success) return 'damaged';
-      meta = r.data;
-    } catch {
-      return 'damaged';
+    this.closeVectorFile();
+    let loaded = await this.store.load();
+    if (loaded === 'v1') loaded = (await this.migrateV1()) ? await this.store.load() : 'damaged';
+    if (loaded === 'v1') loaded = 'damaged';
+    if (loaded === 'empty' || loaded === 'damaged') return loaded;
+    if (loaded.snapshot.model !== this.o.model) {
+      this.store.close();
+      return 'model-changed';
     }
-    if (meta.model !== this.o.model) return 'model-changed';
-    const bytes = await readFile(this.vectorsPath(meta.generation)).catch(() => undefined);
-    if (!bytes || bytes.length !== meta.rows.length * meta.dim * 4) return 'damaged';
-    const floats = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-    this.vectors = VectorIndex.fromVectors(floats, meta.dim);
-    this.meta = meta;
-    this.reindexMaps();
+    const { snapshot, entries, rows, codes, scales, vectors } = loaded;
+    this.dim = snapshot.dim;
+    this.generation = snapshot.generation;
+    this.vectorFd = vectors instanceof Float32Array ? undefined : vectors.fd;
+    this.vectors = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
+    this.rowHashes = [...snapshot.rows, ...entries.flatMap((e) => e.add)];
+    this.rowOf = new Map(this.rowHashes.map((h, i) => [h, i]));
+    this.files = new Map(Object.entries(snapshot.files));
+    for (const e of entries) {
+      for (const [file, entry] of Object.entries(e.files)) {
+        if (entry) this.files.set(file, entry);
+        else this.files.delete(file);
+      }
+    }
+    this.logEntries = entries.length;
+    this.holders = new Map();
+    for (const [file, entry] of this.files) for (const c of entry.chunks) this.hold(file, c);
+    this.dead = 0;
+    for (let r = 0; r < rows; r++) {
+      if (!this.holders.has(this.rowHashes[r])) {
+        this.vectors.remove(r);
+        this.dead++;
+      }
+    }
     this.keywords = new KeywordIndex();
-    this.keywordsReady = this.syncKeywords(new Map());
+    this.keywordsReady = this.fillKeywords([...this.files.keys()]);
     return 'loaded';
   }
 
-  private reindexMaps(): void {
-    this.rowOf = new Map(this.meta!.rows.map((h, i) => [h, i]));
-    this.chunkOfRow = new Map();
-    for (const c of this.meta!.chunks) {
-      const row = this.rowOf.get(c.hash);
-      if (row !== undefined && !this.chunkOfRow.has(row)) this.chunkOfRow.set(row, c);
-    }
+  /** The previous format (one vectors file and metadata rewritten per update), read once and stored anew. */
+  private async migrateV1(): Promise<boolean> {
+    const V1 = z.object({ model: z.string(), dim: z.number(), generation: z.number(), rows: z.array(z.string()), files: z.record(z.string(), z.object({ size: z.number(), mtimeMs: z.number(), hashes: z.array(z.string()) })), chunks: z.array(z.object({ file: z.string(), start: z.number(), end: z.number(), hash: z.string() })) });
+    const r = V1.safeParse(JSON.parse((await nodeFs.read(join(this.o.storeDir, 'meta.json'))) ?? '{}'));
+    if (!r.success) return false;
+    const m = r.data;
+    const bytes = await readFile(join(this.o.storeDir, `vectors-${m.generation}.f32`)).catch(() => undefined);
+    if (!bytes || bytes.length !== m.rows.length * m.dim * 4) return false;
+    const files: Record<string, StoredFile> = {};
+    for (const [file, f] of Object.entries(m.files)) files[file] = { size: f.size, mtimeMs: f.mtimeMs, chunks: [] };
+    for (const c of m.chunks) files[c.file]?.chunks.push([c.start, c.end, c.hash]);
+    const floats = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    const index = VectorIndex.fromVectors(floats, m.dim);
+    const parts = index.parts();
+    const all = new Float32Array(m.rows.length * m.dim);
+    for (let i = 0; i < m.rows.length; i++) all.set(index.vector(i), i * m.dim);
+    await rm(join(this.o.storeDir, `vectors-${m.generation}.f32`), { force: true });
+    await this.store.writeSnapshot({ model: m.model, dim: m.dim, generation: m.generation + 1, mean: parts.mean, rows: m.rows, files }, all, parts.codes, parts.alphas);
+    return true;
+  }
+
+  private hold(file: string, c: [number, number, string]): void {
+    let set = this.holders.get(c[2]);
+    if (!set) this.holders.set(c[2], (set = new Set()));
+    set.add({ file, start: c[0], end: c[1], hash: c[2] });
+  }
+
+  private closeVectorFile(): void {
+    if (this.vectorFd !== undefined) closeSync(this.vectorFd);
+    this.vectorFd = undefined;
   }
 
   /** Forgets the stored index (a model or dimension change). */
   async clear(): Promise<void> {
-    this.meta = undefined;
+    this.store.close();
+    this.closeVectorFile();
     this.vectors = undefined;
+    this.dim = 0;
+    this.files.clear();
+    this.rowHashes = [];
     this.rowOf.clear();
-    this.chunkOfRow.clear();
+    this.holders.clear();
+    this.dead = 0;
+    this.logEntries = 0;
     this.keywords = new KeywordIndex();
     await rm(this.o.storeDir, { recursive: true, force: true });
   }
 
   /** Reads, filters and chunks one file; undefined when it is skipped. */
-  private async chunksOf(f: { rel: string; abs: string; display: string }, size: number): Promise<IndexedChunk[] | undefined> {
+  private async chunksOf(f: { rel: string; abs: string; display: string }, size: number): Promise<(IndexedChunk & { text: string })[] | undefined> {
     if (BINARY_EXT.test(f.rel) || GENERATED.test(f.rel)) return undefined;
     if (size > (this.o.maxFileBytes ?? 512 * 1024) || size === 0) return undefined;
     if (await isBinary(f.abs)) return undefined;
@@ -179,103 +219,100 @@ export class SemanticIndex {
   /**
    * Brings the index up to date with the workspace (all files, or only `paths` when given:
    * absolute paths from a file watcher). Unchanged files are not read; unchanged chunks are not
-   * embedded. Cancelling keeps what was finished.
+   * embedded. Cancelling keeps what was finished; so does a gateway failure (then it throws
+   * `IndexingStopped`, saying how far it got).
    */
   async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0 };
-    const old = this.meta;
-    const files: Meta['files'] = paths ? { ...(old?.files ?? {}) } : {};
-    const chunksByFile = new Map<string, (IndexedChunk & { text?: string })[]>();
-    for (const c of old?.chunks ?? []) {
-      if (!chunksByFile.has(c.file)) chunksByFile.set(c.file, []);
-      chunksByFile.get(c.file)!.push(c);
-    }
-    const kept = new Map<string, (IndexedChunk & { text?: string })[]>();
+    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, persistMs: 0 };
+    /** Files this update replaces (null: removed), with their chunks' texts. */
+    const changed = new Map<string, { entry: StoredFile; texts: string[] } | null>();
     const visit = async (f: { rel: string; abs: string; display: string }) => {
       const s = await stat(f.abs).catch(() => undefined);
-      if (!s || !s.isFile()) return;
-      const prev = old?.files[f.display];
-      if (prev && prev.size === s.size && prev.mtimeMs === s.mtimeMs && chunksByFile.has(f.display)) {
-        files[f.display] = prev;
-        kept.set(f.display, chunksByFile.get(f.display)!);
+      const prev = this.files.get(f.display);
+      if (!s || !s.isFile()) {
+        if (prev) changed.set(f.display, null);
+        return;
+      }
+      if (prev && prev.size === s.size && prev.mtimeMs === s.mtimeMs) {
         stats.files++;
+        stats.chunks += prev.chunks.length;
+        stats.reused += prev.chunks.length;
         return;
       }
       const chunks = await this.chunksOf(f, s.size);
       if (!chunks) {
         stats.skipped++;
-        delete files[f.display];
+        if (prev) changed.set(f.display, null);
         return;
       }
-      files[f.display] = { size: s.size, mtimeMs: s.mtimeMs, hashes: chunks.map((c) => c.hash) };
-      kept.set(f.display, chunks);
+      changed.set(f.display, { entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
       stats.files++;
+      stats.chunks += chunks.length;
     };
     if (paths) {
-      for (const [file, chunks] of chunksByFile) kept.set(file, chunks);
       for (const abs of paths) {
-        // Drop what was indexed for the path; index it again if it still exists and is not ignored.
         const display = this.displayOf(abs);
         if (!display) continue;
-        kept.delete(display);
-        delete files[display];
         const resolved = await this.guard.resolve(abs).catch(() => undefined);
         if (resolved) await visit({ rel: resolved.rel, abs: resolved.abs, display });
+        else if (this.files.has(display)) changed.set(display, null);
       }
     } else {
+      const seen = new Set<string>();
       let scanned = 0;
       for await (const f of walkWorkspace(this.guard)) {
         if (signal?.aborted) break;
-        await visit({ rel: f.rel, abs: f.abs, display: this.guard.display(f.folder, f.rel) });
+        const display = this.guard.display(f.folder, f.rel);
+        seen.add(display);
+        await visit({ rel: f.rel, abs: f.abs, display });
         if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
       }
+      if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
     }
 
-    // What needs embedding: chunks whose hash has no stored vector (each hash once).
+    // What needs embedding: chunks whose hash has no stored row (each hash once).
     const todo = new Map<string, string>();
-    for (const chunks of kept.values()) {
-      for (const c of chunks) {
-        stats.chunks++;
-        if (this.rowOf.has(c.hash) || todo.has(c.hash)) {
-          if (this.rowOf.has(c.hash)) stats.reused++;
-          continue;
-        }
-        todo.set(c.hash, embeddingText(c.file, c.text ?? ''));
-      }
+    for (const [file, c] of changed) {
+      if (!c) continue;
+      c.entry.chunks.forEach(([, , hash], i) => {
+        if (this.rowOf.has(hash)) stats.reused++;
+        else if (!todo.has(hash)) todo.set(hash, embeddingText(file, c.texts[i]));
+      });
     }
     const hashes = [...todo.keys()];
-    const newVectors = new Map<string, Float32Array>();
+    const fresh = new Map<string, Float32Array>();
     let failure: unknown;
     if (hashes.length > 0 && !signal?.aborted) {
       onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
       try {
         const { vectors, requests } = await this.o.embed(hashes.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done, total: hashes.length }));
         stats.requests = requests;
-        vectors.forEach((v, i) => v && newVectors.set(hashes[i], v));
+        vectors.forEach((v, i) => v && fresh.set(hashes[i], v));
       } catch (err) {
         // Cancelled, or the gateway failed: keep the batches that finished either way.
         if (!signal?.aborted) failure = err;
         const partial = (err as { partial?: { vectors: (Float32Array | undefined)[]; requests: number } }).partial;
-        partial?.vectors.forEach((v, i) => v && newVectors.set(hashes[i], v));
+        partial?.vectors.forEach((v, i) => v && fresh.set(hashes[i], v));
         stats.requests = partial?.requests ?? 0;
       }
-      stats.embedded = newVectors.size;
+      stats.embedded = fresh.size;
     }
-    const dim = newVectors.size > 0 ? newVectors.values().next().value!.length : (old?.dim ?? 0);
-    if (old && newVectors.size > 0 && dim !== old.dim) throw new IndexModelChanged(`The embedding dimension changed from ${old.dim} to ${dim}.`);
+    const dim = fresh.size > 0 ? fresh.values().next().value!.length : this.dim;
+    if (this.dim && fresh.size > 0 && dim !== this.dim) throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
 
-    // A file is indexed only when every one of its chunks has a vector (a cancelled run resumes).
-    const chunks: IndexedChunk[] = [];
-    for (const [file, list] of kept) {
-      if (list.every((c) => this.rowOf.has(c.hash) || newVectors.has(c.hash))) {
-        for (const c of list) chunks.push({ file: c.file, start: c.start, end: c.end, hash: c.hash });
-      } else delete files[file];
-    }
-    await this.save(chunks, files, newVectors, dim);
-    const texts = new Map<string, string[]>();
-    for (const [file, list] of kept) if (files[file] && list.every((c) => c.text !== undefined)) texts.set(file, list.map((c) => c.text!));
-    this.keywordsReady = this.syncKeywords(texts);
+    // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a
+    // cancelled or failed run resumes it next time).
+    for (const [file, c] of changed) if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
+    const tPersist = Date.now();
+    await this.apply(changed, fresh, dim);
+    stats.persistMs = Date.now() - tPersist;
+    this.keywordsReady = this.keywordsReady.then(() => {
+      for (const [file, c] of changed) {
+        if (c) this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })));
+        else this.keywords.removeFile(file);
+      }
+    });
     await this.keywordsReady;
     stats.ms = Date.now() - t0;
     if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, hashes.length);
@@ -283,67 +320,131 @@ export class SemanticIndex {
   }
 
   /**
-   * Brings the keyword index in line with the stored chunks: files with fresh texts from this
-   * update, files it does not have yet read from disk (after a load), gone files removed.
+   * Applies an update: on disk first (a log entry: its new rows, then the line naming them), then
+   * in memory; a new snapshot instead when it is the first build, or when a quarter of the rows
+   * are dead or the log is long.
    */
-  private async syncKeywords(texts: Map<string, string[]>): Promise<void> {
-    const meta = this.meta;
-    if (!meta) return;
-    const byFile = new Map<string, IndexedChunk[]>();
-    for (const c of meta.chunks) {
-      if (!byFile.has(c.file)) byFile.set(c.file, []);
-      byFile.get(c.file)!.push(c);
-    }
-    for (const file of [...this.keywordFiles]) if (!byFile.has(file)) this.keywords.removeFile(file);
-    for (const [file, chunks] of byFile) {
-      const fresh = texts.get(file);
-      if (fresh && fresh.length === chunks.length) this.keywords.setFile(file, chunks.map((c, i) => ({ item: c, text: fresh[i] })));
-      else if (!this.keywords.has(file) || fresh) {
-        const p = await this.guard.resolve(file).catch(() => undefined);
-        const lines = p ? (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/) : [];
-        this.keywords.setFile(file, chunks.map((c) => ({ item: c, text: lines.slice(c.start - 1, c.end).join('\n') })));
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: Map<string, Float32Array>, dim: number): Promise<void> {
+    if (changed.size === 0) return;
+    // New rows, in a stable order: the changed files' chunks as listed.
+    const added: string[] = [];
+    const seen = new Set<string>();
+    for (const c of changed.values()) {
+      for (const [, , h] of c?.entry.chunks ?? []) {
+        if (this.rowOf.has(h) || seen.has(h)) continue;
+        seen.add(h);
+        added.push(h);
       }
-      // Chunk records are replaced on every save: point the keyword entries at the current ones.
-      else this.keywords.setItems(file, chunks);
     }
-    this.keywordFiles = new Set(byFile.keys());
+    if (!this.vectors) {
+      // The first build: every row is new; the snapshot computes the mean and the codes once.
+      this.dim = Math.max(1, dim);
+      const all = new Float32Array(added.length * this.dim);
+      added.forEach((h, i) => all.set(fresh.get(h)!, i * this.dim));
+      this.rowHashes = added;
+      this.applyFiles(changed, undefined, 0);
+      await this.compact(all);
+      return;
+    }
+    const index = this.vectors;
+    const vecs = new Float32Array(added.length * this.dim);
+    const codes = new Uint8Array(added.length * index.codeBytes);
+    const scales = new Float32Array(added.length);
+    added.forEach((h, i) => {
+      const v = Float32Array.from(fresh.get(h)!);
+      const { code, alpha } = index.encode(v);
+      vecs.set(v, i * this.dim);
+      codes.set(code, i * index.codeBytes);
+      scales[i] = alpha;
+    });
+    const rowsBefore = this.rowHashes.length;
+    const entry: LogEntry = { rows: rowsBefore + added.length, add: added, files: {} };
+    for (const [file, c] of changed) entry.files[file] = c ? c.entry : null;
+    this.store.append(entry, this.dim, vecs, codes, scales);
+    this.logEntries++;
+    added.forEach((h, i) => {
+      const row = index.appendEncoded(vecs.subarray(i * this.dim, (i + 1) * this.dim), codes.subarray(i * index.codeBytes, (i + 1) * index.codeBytes), scales[i]);
+      this.rowHashes.push(h);
+      this.rowOf.set(h, row);
+    });
+    this.applyFiles(changed, index, rowsBefore);
+    if (this.dead > this.rowHashes.length * 0.25 || this.logEntries >= 1000) await this.compact();
   }
 
-  private keywordFiles = new Set<string>();
+  /** The files' chunks in memory: holders moved, rows that lost their last holder removed, ones that got one back restored. */
+  private applyFiles(changed: Map<string, { entry: StoredFile } | null>, index: VectorIndex | undefined, rowsBefore: number): void {
+    for (const [file, c] of changed) {
+      for (const [, , h] of this.files.get(file)?.chunks ?? []) {
+        const set = this.holders.get(h);
+        if (!set) continue;
+        for (const x of set) if (x.file === file) set.delete(x);
+        if (set.size === 0) {
+          this.holders.delete(h);
+          index?.remove(this.rowOf.get(h)!);
+          this.dead++;
+        }
+      }
+      if (!c) {
+        this.files.delete(file);
+        continue;
+      }
+      this.files.set(file, c.entry);
+      for (const chunk of c.entry.chunks) {
+        const revived = !this.holders.has(chunk[2]);
+        this.hold(file, chunk);
+        const row = this.rowOf.get(chunk[2]);
+        if (revived && index && row !== undefined && row < rowsBefore) {
+          index.restore(row);
+          this.dead--;
+        }
+      }
+    }
+  }
+
+  /** A new snapshot of the live rows only (their vectors given, or read from the index): the mean and every code computed again. */
+  private async compact(vectors?: Float32Array): Promise<void> {
+    const live = this.rowHashes.map((h, r) => (this.holders.has(h) ? r : -1)).filter((r) => r >= 0);
+    const all = new Float32Array(live.length * this.dim);
+    live.forEach((r, i) => all.set(vectors ? vectors.subarray(r * this.dim, (r + 1) * this.dim) : this.vectors!.vector(r), i * this.dim));
+    const fresh = VectorIndex.fromVectors(all, this.dim);
+    const parts = fresh.parts();
+    const rows = live.map((r) => this.rowHashes[r]);
+    // The vectors as the index holds them (normalised), so that a load gives the same index.
+    const stored = new Float32Array(rows.length * this.dim);
+    for (let i = 0; i < rows.length; i++) stored.set(fresh.vector(i), i * this.dim);
+    this.generation++;
+    await this.store.writeSnapshot({ model: this.o.model, dim: this.dim, generation: this.generation, mean: parts.mean, rows, files: Object.fromEntries(this.files) }, stored, parts.codes, parts.alphas);
+    this.vectors = fresh;
+    this.closeVectorFile();
+    this.rowHashes = rows;
+    this.rowOf = new Map(rows.map((h, i) => [h, i]));
+    this.dead = 0;
+    this.logEntries = 0;
+  }
+
+  /** Reads the stored files' chunks into the keyword index (after a load). */
+  private async fillKeywords(files: string[]): Promise<void> {
+    for (const file of files) {
+      const entry = this.files.get(file);
+      if (!entry) continue;
+      const p = await this.guard.resolve(file).catch(() => undefined);
+      const lines = p ? (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/) : [];
+      this.keywords.setFile(file, entry.chunks.map(([start, end, hash]) => ({ item: { file, start, end, hash }, text: lines.slice(start - 1, end).join('\n') })));
+    }
+  }
 
   /** The best chunks by keywords and identifiers (BM25; an identifier's definitions first). */
   keywordSearch(query: string, k: number): KeywordHit<IndexedChunk>[] {
     return this.keywords.search(query, k);
   }
 
-  /** Writes a new generation: live vectors, compacted, then the metadata that points at them. */
-  private async save(chunks: IndexedChunk[], files: Meta['files'], fresh: Map<string, Float32Array>, dim: number): Promise<void> {
-    const hashes = [...new Set(chunks.map((c) => c.hash))];
-    const all = new Float32Array(hashes.length * dim);
-    hashes.forEach((h, i) => {
-      const row = this.rowOf.get(h);
-      all.set(row !== undefined && this.vectors ? this.vectors.vector(row) : fresh.get(h)!, i * dim);
-    });
-    const generation = (this.meta?.generation ?? 0) + 1;
-    const meta: Meta = { version: 1, model: this.o.model, dim, generation, rows: hashes, chunks, files };
-    await nodeFs.mkdirp(this.o.storeDir);
-    await nodeFs.writeAtomic(this.vectorsPath(generation), new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
-    await nodeFs.writeAtomic(this.metaPath(), JSON.stringify(meta));
-    for (const name of await readdir(this.o.storeDir).catch(() => [] as string[])) {
-      if (/^vectors-\d+\.f32$/.test(name) && name !== `vectors-${generation}.f32`) await rm(join(this.o.storeDir, name), { force: true });
-    }
-    this.meta = meta;
-    this.vectors = VectorIndex.fromVectors(all, Math.max(dim, 1));
-    this.reindexMaps();
-  }
-
   /** The best chunks for a query vector. */
   search(query: Float32Array, k: number): { chunk: IndexedChunk; score: number }[] {
-    if (!this.vectors || !this.meta || this.meta.rows.length === 0) return [];
+    if (!this.vectors || this.rowHashes.length === 0) return [];
     return this.vectors
       .search(query, k)
-      .map((h) => ({ chunk: this.chunkOfRow.get(h.row)!, score: h.score }))
-      .filter((r) => r.chunk);
+      .map((h) => ({ chunk: this.holders.get(this.rowHashes[h.row])?.values().next().value, score: h.score }))
+      .filter((r): r is { chunk: IndexedChunk; score: number } => !!r.chunk);
   }
 
   /** The current text of a chunk's lines (read from disk). */

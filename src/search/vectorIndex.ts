@@ -132,7 +132,7 @@ function selectTop(score: Float32Array, rows: Int32Array, k: number): void {
  *    transforms): real embeddings carry most of their variance in a few coordinates, which a sign
  *    per raw coordinate cannot see (recall@10 fell to 0.4 on such data); after the rotation every
  *    bit carries the same share;
- * 2. the best `candidates × WIDEN` of those are estimated again, asymmetrically: the float query
+ * 2. the best `candidates × WIDEN` (at least 1/64 of the rows) of those are estimated again, asymmetrically: the float query
  *    against each code, scaled by the row's stored correction (RaBitQ's estimator);
  * 3. the best `candidates` of those are re-scored exactly in float32.
  * Recall@10 against exact search on hard, anisotropic queries is printed by `npm run bench -- vectors`.
@@ -285,8 +285,8 @@ export class VectorIndex {
 
   private grow(min: number): void {
     const cap = Math.max(min, this.alive.length * 2);
-    const v = new Float32Array(cap * this.dim);
-    v.set(this.vectors);
+    const v = new Float32Array(this.vectorFile === undefined ? cap * this.dim : 0);
+    v.set(this.vectors.subarray(0, v.length));
     const c = new Uint8Array(cap * this.codeBytes);
     c.set(this.codes);
     const al = new Float32Array(cap);
@@ -297,6 +297,34 @@ export class VectorIndex {
     this.codes = c;
     this.alphas = al;
     this.alive = a;
+  }
+
+  /** Normalises `vector` in place; returns its code and scale under this index's mean and rotation. */
+  encode(vector: Float32Array): { code: Uint8Array; alpha: number } {
+    normalise(vector, 0, this.dim);
+    const code = new Uint8Array(this.codeBytes);
+    const alpha = packSigns(this.rotate(vector, 0, this.mean), code, 0);
+    return { code, alpha };
+  }
+
+  /**
+   * Appends a row already encoded by `encode`: its (normalised) vector is kept in memory, or, for
+   * an index reading its vectors from a file, must already be written there at this row.
+   */
+  appendEncoded(vector: Float32Array, code: Uint8Array, alpha: number): number {
+    if (this.rows >= this.alive.length) this.grow(this.rows + 1);
+    const r = this.rows++;
+    if (this.vectorFile === undefined) this.vectors.set(vector, r * this.dim);
+    this.codes.set(code, r * this.codeBytes);
+    this.alphas[r] = alpha;
+    this.alive[r] = 1;
+    this.version++;
+    return r;
+  }
+
+  /** Makes a removed row searchable again (the same chunk came back). */
+  restore(row: number): void {
+    if (row >= 0 && row < this.rows) this.alive[row] = 1;
   }
 
   /** Appends a vector; returns its row. (An index whose vectors are in a file takes none: it is rebuilt.) */
@@ -383,7 +411,8 @@ export class VectorIndex {
       const qr = Float32Array.from(this.rotate(q, 0));
       const code = new Uint8Array(this.codeBytes);
       packSigns(qr, code, 0);
-      const wide = this.nearestCodes(this.distances(code), Math.min(n, candidates * VectorIndex.WIDEN));
+      // The first pass keeps at least 1/64 of the rows: a million rows need a wider net than 100,000.
+      const wide = this.nearestCodes(this.distances(code), Math.min(n, Math.max(candidates * VectorIndex.WIDEN, Math.ceil(n / 64))));
       rows = this.estimateTop(qr, wide, candidates);
     }
     return this.rescore(q, rows, k);

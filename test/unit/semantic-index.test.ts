@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/semanticIndex';
@@ -130,6 +130,66 @@ describe('semantic index against the emulator', () => {
     await index.update();
   });
 
+  it('a changed file is appended to the log: the snapshot and the other rows are not written again', async () => {
+    const { index, client } = make();
+    await index.load();
+    const metaBefore = statSync(join(store, 'meta.json')).mtimeMs;
+    const vectorsFile = readdirSync(store).find((f) => /^vectors-\d+\.f32$/.test(f))!;
+    const sizeBefore = statSync(join(store, vectorsFile)).size;
+    const logFile = vectorsFile.replace('vectors', 'log').replace('.f32', '.jsonl');
+    const linesBefore = readFileSync(join(store, logFile), 'utf8').split('\n').filter(Boolean).length;
+    writeFileSync(join(root, 'src', 'greet.ts'), 'export function greet(name: string): string {\n  return `Good morning, ${name}!`;\n}\n');
+    const stats = await index.update([join(root, 'src', 'greet.ts')]);
+    assert.equal(stats.embedded, 1);
+    assert.equal(statSync(join(store, 'meta.json')).mtimeMs, metaBefore, 'the snapshot is untouched');
+    assert.equal(statSync(join(store, vectorsFile)).size, sizeBefore + 256 * 4, 'one row appended');
+    assert.equal(readFileSync(join(store, logFile), 'utf8').split('\n').filter(Boolean).length, linesBefore + 1);
+    assert.equal((await query(index, client, 'good morning greet name'))[0].chunk.file, 'src/greet.ts');
+    // A restart reads the snapshot and the log back to the same index.
+    const again = make();
+    assert.equal(await again.index.load(), 'loaded');
+    assert.equal((await again.index.update()).embedded, 0);
+    assert.equal((await query(again.index, again.client, 'good morning greet name'))[0].chunk.file, 'src/greet.ts');
+  });
+
+  it('a crash in the middle of an append leaves the last committed index, and the next append cuts the torn tail off', async () => {
+    const vectorsFile = readdirSync(store).find((f) => /^vectors-\d+\.f32$/.test(f))!;
+    const logFile = vectorsFile.replace('vectors', 'log').replace('.f32', '.jsonl');
+    const codesFile = vectorsFile.replace('vectors', 'codes').replace('.f32', '.bin');
+    const committed = statSync(join(store, vectorsFile)).size;
+    // What a crash can leave: rows written but not named by a log line, and half a line.
+    appendFileSync(join(store, vectorsFile), Buffer.alloc(256 * 4 * 3, 7));
+    appendFileSync(join(store, codesFile), Buffer.alloc(32 * 3, 7));
+    appendFileSync(join(store, logFile), '0badc0de {"rows":99,"add":["x"],"fi');
+    const { index, client } = make();
+    assert.equal(await index.load(), 'loaded');
+    assert.equal((await query(index, client, 'good morning greet name'))[0].chunk.file, 'src/greet.ts');
+    writeFileSync(join(root, 'src', 'greet.ts'), 'export function greet(name: string): string {\n  return `Good evening, ${name}!`;\n}\n');
+    await index.update([join(root, 'src', 'greet.ts')]);
+    assert.equal(statSync(join(store, vectorsFile)).size, committed + 256 * 4, 'the torn rows were cut off before the new one');
+    const reloaded = make();
+    assert.equal(await reloaded.index.load(), 'loaded');
+    assert.equal((await query(reloaded.index, reloaded.client, 'good evening greet name'))[0].chunk.file, 'src/greet.ts');
+    assert.equal((await reloaded.index.update()).embedded, 0);
+  });
+
+  it('folds the log into a new snapshot once a quarter of the rows are dead', async () => {
+    const { index } = make();
+    await index.load();
+    const generation = () => Number(/^vectors-(\d+)\.f32$/.exec(readdirSync(store).find((f) => /^vectors-\d+\.f32$/.test(f))!)![1]);
+    const before = generation();
+    for (let i = 0; i < 12; i++) rmSync(join(root, 'src', `feature${i}.ts`));
+    await index.update(Array.from({ length: 12 }, (_, i) => join(root, 'src', `feature${i}.ts`)));
+    assert.equal(generation(), before + 1, 'a new generation');
+    assert.equal(readFileSync(join(store, `log-${before + 1}.jsonl`), 'utf8'), '', 'with an empty log');
+    assert.equal(readdirSync(store).filter((f) => f.startsWith('vectors-')).length, 1, 'the old generation is gone');
+    const again = make();
+    assert.equal(await again.index.load(), 'loaded');
+    assert.equal(again.index.size.files, index.size.files);
+    assert.equal((await again.index.update()).embedded, 0);
+    for (let i = 0; i < 12; i++) writeFileSync(join(root, 'src', `feature${i}.ts`), `// feature ${i} handles topic number ${i}\nexport const feature${i} = ${i};\n`);
+  });
+
   it('a model (and dimension) change is detected, and a clean rebuild follows', async () => {
     const { index, client } = make('text-embedding-3-small');
     assert.equal(await index.load(), 'model-changed');
@@ -143,8 +203,8 @@ describe('semantic index against the emulator', () => {
   it('a damaged or missing vectors file is reported, never a crash; the previous generation is cleaned up', async () => {
     const { index } = make('text-embedding-3-small');
     assert.equal(await index.load(), 'loaded');
-    assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.f32')).length, 1, 'one generation on disk');
-    const vectors = readdirSync(store).find((f) => f.endsWith('.f32'))!;
+    assert.deepEqual(readdirSync(store).filter((f) => /^vectors-\d+\.f32$/.test(f)).length, 1, 'one generation on disk');
+    const vectors = readdirSync(store).find((f) => /^vectors-\d+\.f32$/.test(f))!;
     writeFileSync(join(store, vectors), Buffer.alloc(12));
     assert.equal(await make('text-embedding-3-small').index.load(), 'damaged');
   });
@@ -163,6 +223,31 @@ describe('semantic index against the emulator', () => {
     assert.equal(rest.embedded + partial.embedded >= rest.chunks, true);
     assert.ok(rest.embedded <= rest.chunks - partial.embedded + 2);
     assert.equal((await index.update()).embedded, 0);
+  });
+
+  it('reads an index stored in the previous format (one rewritten vectors file) without embedding again', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'mg-index-v1-'));
+    const dim = 4;
+    writeFileSync(join(old, 'vectors-3.f32'), new Uint8Array(Float32Array.from([1, 0, 0, 0, 0, 1, 0, 0]).buffer));
+    writeFileSync(
+      join(old, 'meta.json'),
+      JSON.stringify({
+        version: 1, model: 'm', dim, generation: 3, rows: ['h1', 'h2'],
+        chunks: [{ file: 'a.ts', start: 1, end: 2, hash: 'h1' }, { file: 'b.ts', start: 1, end: 4, hash: 'h2' }],
+        files: { 'a.ts': { size: 10, mtimeMs: 1, hashes: ['h1'] }, 'b.ts': { size: 20, mtimeMs: 2, hashes: ['h2'] } },
+      }),
+    );
+    let embedded = 0;
+    const index = new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: [], storeDir: old, model: 'm', embed: (texts) => ((embedded += texts.length), Promise.resolve({ vectors: [], requests: 0 })) });
+    assert.equal(await index.load(), 'loaded');
+    assert.deepEqual(index.size, { chunks: 2, files: 2, dim });
+    assert.deepEqual(
+      index.search(Float32Array.from([0, 1, 0, 0]), 1).map((h) => h.chunk.file),
+      ['b.ts'],
+    );
+    assert.equal(embedded, 0);
+    assert.ok(readdirSync(old).includes('log-4.jsonl') && !readdirSync(old).includes('vectors-3.f32'), 'stored anew as generation 4');
+    rmSync(old, { recursive: true, force: true });
   });
 
   it('indexes several workspace folders, each result naming its folder', async () => {
