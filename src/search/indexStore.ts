@@ -97,8 +97,12 @@ export class IndexStore {
     return join(this.dir, `${kind}-${generation}.${ext}`);
   }
 
-  /** 'empty' when there is no index, 'damaged' when what is there cannot be read, 'v1' for the previous format. */
-  async load(): Promise<LoadedStore | 'empty' | 'damaged' | 'v1'> {
+  /**
+   * 'empty' when there is no index, 'damaged' when what is there cannot be read, 'v1' for the
+   * previous format. In-memory vectors get `headroom` free rows at the end (read straight into
+   * place: a 400 MB index is not copied again).
+   */
+  async load(headroom: (rows: number) => number = () => 0): Promise<LoadedStore | 'empty' | 'damaged' | 'v1'> {
     this.close();
     await nodeFs.removeOrphanTemps(this.dir);
     const text = await nodeFs.read(join(this.dir, 'meta.json'));
@@ -151,8 +155,19 @@ export class IndexStore {
     const scales = new Float32Array(scalesBytes.slice().buffer);
     let vectors: LoadedStore['vectors'];
     if (rows * meta.dim * 4 <= IN_MEMORY_BYTES) {
-      const b = await readFile(this.path('vectors', g));
-      vectors = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + rows * meta.dim * 4));
+      vectors = new Float32Array((rows + headroom(rows)) * meta.dim);
+      const fd = openSync(this.path('vectors', g), 'r');
+      try {
+        const bytes = f32Bytes(vectors);
+        const want = rows * meta.dim * 4;
+        for (let off = 0; off < want; ) {
+          const n = readSync(fd, bytes, off, Math.min(want - off, 64 << 20), off);
+          if (n <= 0) return 'damaged';
+          off += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
     } else vectors = { fd: openSync(this.path('vectors', g), 'r') };
     this.committed = { generation: g, rows, logBytes };
     const snapshot: Snapshot = { model: meta.model, dim: meta.dim, generation: g, mean, rows: meta.rows, files: meta.files };

@@ -47,6 +47,11 @@ export interface SemanticIndexOptions {
 
 export class IndexModelChanged extends Error {}
 
+/** Rows kept free for updates after a load or a compaction (an edit then copies nothing). */
+function headroomFor(rows: number): number {
+  return Math.ceil(rows * 0.1) + 1024;
+}
+
 /** Indexing stopped on a gateway error; what was embedded before it is saved (the next run resumes). */
 export class IndexingStopped extends Error {
   constructor(
@@ -121,8 +126,8 @@ export class SemanticIndex {
   /** Loads the stored index. `model-changed` means the stored one was built with another model. */
   async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
     this.closeVectorFile();
-    let loaded = await this.store.load();
-    if (loaded === 'v1') loaded = (await this.migrateV1()) ? await this.store.load() : 'damaged';
+    let loaded = await this.store.load(headroomFor);
+    if (loaded === 'v1') loaded = (await this.migrateV1()) ? await this.store.load(headroomFor) : 'damaged';
     if (loaded === 'v1') loaded = 'damaged';
     if (loaded === 'empty' || loaded === 'damaged') return loaded;
     if (loaded.snapshot.model !== this.o.model) {
@@ -133,7 +138,7 @@ export class SemanticIndex {
     this.dim = snapshot.dim;
     this.generation = snapshot.generation;
     this.vectorFd = vectors instanceof Float32Array ? undefined : vectors.fd;
-    this.vectors = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
+    this.vectors = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, headroom: headroomFor(rows), ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
     this.rowHashes = [...snapshot.rows, ...entries.flatMap((e) => e.add)];
     this.rowOf = new Map(this.rowHashes.map((h, i) => [h, i]));
     this.files = new Map(Object.entries(snapshot.files));
@@ -406,7 +411,7 @@ export class SemanticIndex {
     const live = this.rowHashes.map((h, r) => (this.holders.has(h) ? r : -1)).filter((r) => r >= 0);
     const all = new Float32Array(live.length * this.dim);
     live.forEach((r, i) => all.set(vectors ? vectors.subarray(r * this.dim, (r + 1) * this.dim) : this.vectors!.vector(r), i * this.dim));
-    const fresh = VectorIndex.fromVectors(all, this.dim);
+    const fresh = VectorIndex.fromVectors(all, this.dim, headroomFor(live.length));
     const parts = fresh.parts();
     const rows = live.map((r) => this.rowHashes[r]);
     // The vectors as the index holds them (normalised), so that a load gives the same index.

@@ -177,9 +177,9 @@ export class VectorIndex {
   }
 
   /** Builds an index over `count` vectors stored back to back (they are normalised in a copy). */
-  static fromVectors(vectors: Float32Array, dim: number): VectorIndex {
+  static fromVectors(vectors: Float32Array, dim: number, headroom = 0): VectorIndex {
     const count = Math.floor(vectors.length / dim);
-    const index = new VectorIndex(dim, Math.max(count, 1));
+    const index = new VectorIndex(dim, Math.max(count + headroom, 1));
     index.vectors.set(vectors.subarray(0, count * dim));
     for (let r = 0; r < count; r++) normalise(index.vectors, r * dim, dim);
     index.rows = count;
@@ -193,15 +193,23 @@ export class VectorIndex {
    * again), and the vectors either in memory or in a file (`vectorFile`, an open descriptor of
    * float32 rows), which keeps a million rows of 1,024 dimensions in about 135 MB.
    */
-  static fromParts(p: { dim: number; count: number; mean: Float32Array; codes: Uint8Array; alphas: Float32Array; vectors?: Float32Array; vectorFile?: number; seed?: number }): VectorIndex {
+  static fromParts(p: { dim: number; count: number; mean: Float32Array; codes: Uint8Array; alphas: Float32Array; vectors?: Float32Array; vectorFile?: number; seed?: number; headroom?: number }): VectorIndex {
     const index = new VectorIndex(p.dim, 1, p.seed);
     if (p.codes.length < p.count * index.codeBytes || p.alphas.length < p.count) throw new Error('stored codes are shorter than the index');
     index.mean.set(p.mean);
-    index.codes = p.codes;
-    index.alphas = p.alphas;
-    index.alive = new Uint8Array(Math.max(1, p.count)).fill(1, 0, p.count);
+    // Room for the rows later updates append, so that an edit does not copy the whole index.
+    const capacity = Math.max(1, p.count + (p.headroom ?? 0));
+    const widen = <T extends Uint8Array | Float32Array>(a: T, perRow: number, make: (n: number) => T): T => {
+      if (a.length >= capacity * perRow) return a;
+      const out = make(capacity * perRow);
+      out.set(a.subarray(0, p.count * perRow));
+      return out;
+    };
+    index.codes = widen(p.codes, index.codeBytes, (n) => new Uint8Array(n));
+    index.alphas = widen(p.alphas, 1, (n) => new Float32Array(n));
+    index.alive = new Uint8Array(capacity).fill(1, 0, p.count);
     index.rows = p.count;
-    if (p.vectors) index.vectors = p.vectors;
+    if (p.vectors) index.vectors = widen(p.vectors, p.dim, (n) => new Float32Array(n));
     else {
       index.vectors = new Float32Array(0);
       index.vectorFile = p.vectorFile;
@@ -284,7 +292,7 @@ export class VectorIndex {
   }
 
   private grow(min: number): void {
-    const cap = Math.max(min, this.alive.length * 2);
+    const cap = Math.max(min, Math.ceil(this.alive.length * 1.5) + 1024);
     const v = new Float32Array(this.vectorFile === undefined ? cap * this.dim : 0);
     v.set(this.vectors.subarray(0, v.length));
     const c = new Uint8Array(cap * this.codeBytes);
