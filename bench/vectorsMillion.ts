@@ -5,7 +5,7 @@
  * read from the file for the last pass. Recall against exact search over all rows.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VectorIndex } from '../src/search/vectorIndex';
@@ -84,7 +84,11 @@ export function runMillionBench(n = 1_000_000, dim = 1024, shape: 'hard' | 'hard
         }
       }
     }
-    for (const fd of [vectorsFd, codesFd, alphasFd]) closeSync(fd);
+    // Flushed before the query process starts: an index at rest, not one the disk is still writing.
+    for (const fd of [vectorsFd, codesFd, alphasFd]) {
+      fsyncSync(fd);
+      closeSync(fd);
+    }
     writeFileSync(join(dir, 'mean.f32'), new Uint8Array(mean32.buffer));
     writeFileSync(join(dir, 'queries.json'), JSON.stringify({ n, dim, queries: qs.map((q) => Array.from(q)), exact: exact.map((t) => t.map(([r]) => r)) }));
     const buildSeconds = (performance.now() - t0) / 1000;
@@ -95,6 +99,7 @@ export function runMillionBench(n = 1_000_000, dim = 1024, shape: 'hard' | 'hard
     const size = (f: string) => statSync(join(dir, f)).size / 1e6;
     return { n, dim, shape, buildSeconds, fileMB: { vectors: n * dim * 4e-6, codes: size('codes.bin') + size('alphas.f32') }, ...out };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.MG_KEEP_MILLION) rmSync(dir, { recursive: true, force: true });
+    else console.error(`kept ${dir}`);
   }
 }

@@ -420,7 +420,8 @@ export class VectorIndex {
       const code = new Uint8Array(this.codeBytes);
       packSigns(qr, code, 0);
       // The first pass keeps at least 1/64 of the rows: a million rows need a wider net than 100,000.
-      const wide = this.nearestCodes(this.distances(code), Math.min(n, Math.max(candidates * VectorIndex.WIDEN, Math.ceil(n / 64))));
+      const dist = this.distances(code);
+      const wide = this.nearestCodes(dist, Math.min(n, Math.max(candidates * VectorIndex.WIDEN, Math.ceil(n / 64))));
       rows = this.estimateTop(qr, wide, candidates);
     }
     return this.rescore(q, rows, k);
