@@ -170,28 +170,48 @@ export class IndexStore {
       }
     } else vectors = { fd: openSync(this.path('vectors', g), 'r') };
     this.committed = { generation: g, rows, logBytes };
+    // Files of a generation whose snapshot never got written (a crash during compaction).
+    await this.removeOtherGenerations(g);
     const snapshot: Snapshot = { model: meta.model, dim: meta.dim, generation: g, mean, rows: meta.rows, files: meta.files };
     return { snapshot, entries, rows, codes, scales, vectors };
   }
 
   /**
-   * Writes a whole new generation (a build, or compaction): rows, then the metadata that points
-   * at them, both durable; the previous generation's files go after.
+   * Writes a whole new generation (a build, or compaction) block by block: `fill` is called with
+   * a writer for the rows (vectors, codes, scales, in order); the files are flushed, then the
+   * metadata that points at them is written atomically, then the previous generation's files
+   * go. A crash before the metadata leaves the previous generation in use (the new files are
+   * removed at the next load).
    */
-  async writeSnapshot(s: Snapshot, vectors: Float32Array, codes: Uint8Array, scales: Float32Array): Promise<void> {
+  async writeSnapshot(s: Omit<Snapshot, 'mean'>, fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void, mean: () => Float32Array): Promise<void> {
     this.close();
     await nodeFs.mkdirp(this.dir);
     const g = s.generation;
-    await nodeFs.writeAtomic(this.path('vectors', g), f32Bytes(vectors));
-    await nodeFs.writeAtomic(this.path('codes', g), codes);
-    await nodeFs.writeAtomic(this.path('scales', g), f32Bytes(scales));
-    await nodeFs.writeAtomic(this.path('log', g), '');
-    const meta = { version: 2, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(s.mean)).toString('base64'), rows: s.rows, files: s.files };
+    const fds = (['vectors', 'codes', 'scales', 'log'] as const).map((k) => openSync(this.path(k, g), 'w'));
+    try {
+      const put = (fd: number, data: Uint8Array) => {
+        let off = 0;
+        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      };
+      fill((vectors, codes, scales) => {
+        put(fds[0], f32Bytes(vectors));
+        put(fds[1], codes);
+        put(fds[2], f32Bytes(scales));
+      });
+      for (const fd of fds) fsyncSync(fd);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    const meta = { version: 2, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(mean())).toString('base64'), rows: s.rows, files: s.files };
     await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
     this.committed = { generation: g, rows: s.rows.length, logBytes: 0 };
+    await this.removeOtherGenerations(g);
+  }
+
+  private async removeOtherGenerations(keep: number): Promise<void> {
     for (const name of await readdir(this.dir).catch(() => [] as string[])) {
       const m = /^(?:vectors|codes|scales|log)-(\d+)\.(?:f32|bin|jsonl)$/.exec(name);
-      if (m && Number(m[1]) !== g) await rm(join(this.dir, name), { force: true });
+      if (m && Number(m[1]) !== keep) await rm(join(this.dir, name), { force: true });
     }
   }
 

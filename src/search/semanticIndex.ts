@@ -1,9 +1,9 @@
-import { closeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../storage/atomicFile';
-import { IndexStore, type LogEntry, type StoredFile } from './indexStore';
+import { IN_MEMORY_BYTES, IndexStore, type LogEntry, type StoredFile } from './indexStore';
 import { PathGuard, type WorkspaceFolderPath } from '../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
@@ -179,8 +179,7 @@ export class SemanticIndex {
     const parts = index.parts();
     const all = new Float32Array(m.rows.length * m.dim);
     for (let i = 0; i < m.rows.length; i++) all.set(index.vector(i), i * m.dim);
-    await rm(join(this.o.storeDir, `vectors-${m.generation}.f32`), { force: true });
-    await this.store.writeSnapshot({ model: m.model, dim: m.dim, generation: m.generation + 1, mean: parts.mean, rows: m.rows, files }, all, parts.codes, parts.alphas);
+    await this.store.writeSnapshot({ model: m.model, dim: m.dim, generation: m.generation + 1, rows: m.rows, files }, (write) => write(all, parts.codes, parts.alphas), () => parts.mean);
     return true;
   }
 
@@ -406,21 +405,61 @@ export class SemanticIndex {
     }
   }
 
-  /** A new snapshot of the live rows only (their vectors given, or read from the index): the mean and every code computed again. */
+  /**
+   * A new snapshot of the live rows only, block by block (a million rows never sit in memory as
+   * float32 twice): the mean over the live rows, then every row encoded again around it and
+   * written. The rows come from `vectors` (the first build) or from the index (memory or file).
+   */
   private async compact(vectors?: Float32Array): Promise<void> {
+    const dim = this.dim;
     const live = this.rowHashes.map((h, r) => (this.holders.has(h) ? r : -1)).filter((r) => r >= 0);
-    const all = new Float32Array(live.length * this.dim);
-    live.forEach((r, i) => all.set(vectors ? vectors.subarray(r * this.dim, (r + 1) * this.dim) : this.vectors!.vector(r), i * this.dim));
-    const fresh = VectorIndex.fromVectors(all, this.dim, headroomFor(live.length));
-    const parts = fresh.parts();
+    const rowOf = (r: number): Float32Array => {
+      if (vectors) {
+        const v = Float32Array.from(vectors.subarray(r * dim, (r + 1) * dim));
+        let s = 0;
+        for (const x of v) s += x * x;
+        const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+        for (let d = 0; d < dim; d++) v[d] *= inv;
+        return v;
+      }
+      return Float32Array.from(this.vectors!.vector(r));
+    };
+    const mean = new Float64Array(dim);
+    for (const r of live) {
+      const v = rowOf(r);
+      for (let d = 0; d < dim; d++) mean[d] += v[d];
+    }
+    const mean32 = Float32Array.from(mean, (x) => (live.length ? x / live.length : 0));
+    const encode = VectorIndex.encoder(dim, mean32);
     const rows = live.map((r) => this.rowHashes[r]);
-    // The vectors as the index holds them (normalised), so that a load gives the same index.
-    const stored = new Float32Array(rows.length * this.dim);
-    for (let i = 0; i < rows.length; i++) stored.set(fresh.vector(i), i * this.dim);
+    const inMemory = rows.length * dim * 4 <= IN_MEMORY_BYTES;
+    const headroom = headroomFor(rows.length);
+    const all = inMemory ? new Float32Array((rows.length + headroom) * dim) : undefined;
+    const cb = new VectorIndex(dim, 1).codeBytes;
+    const codes = new Uint8Array((rows.length + headroom) * cb);
+    const scales = new Float32Array(rows.length + headroom);
+    const BLOCK = 4096;
     this.generation++;
-    await this.store.writeSnapshot({ model: this.o.model, dim: this.dim, generation: this.generation, mean: parts.mean, rows, files: Object.fromEntries(this.files) }, stored, parts.codes, parts.alphas);
-    this.vectors = fresh;
+    await this.store.writeSnapshot(
+      { model: this.o.model, dim, generation: this.generation, rows, files: Object.fromEntries(this.files) },
+      (write) => {
+        for (let i = 0; i < live.length; i += BLOCK) {
+          const n = Math.min(BLOCK, live.length - i);
+          const block = new Float32Array(n * dim);
+          for (let j = 0; j < n; j++) block.set(rowOf(live[i + j]), j * dim);
+          const enc = encode(block, n);
+          write(block, enc.codes, enc.alphas);
+          all?.set(block, i * dim);
+          codes.set(enc.codes, i * cb);
+          scales.set(enc.alphas, i);
+        }
+      },
+      () => mean32,
+    );
     this.closeVectorFile();
+    const fd = inMemory ? undefined : openSync(join(this.o.storeDir, `vectors-${this.generation}.f32`), 'r');
+    this.vectorFd = fd;
+    this.vectors = VectorIndex.fromParts({ dim, count: rows.length, mean: mean32, codes, alphas: scales, ...(all ? { vectors: all } : { vectorFile: fd }) });
     this.rowHashes = rows;
     this.rowOf = new Map(rows.map((h, i) => [h, i]));
     this.dead = 0;
