@@ -94,26 +94,36 @@ const HARD_SHAPES: Record<Exclude<VectorShape, 'easy'>, HardShape> = {
   'hard-flat': { exponent: 0, offset: 0, queryNoise: 2.3 },
 };
 
-function hardSet(n: number, dim: number, seed: number, queries: number, shape: HardShape): VectorSet {
+const TOPICS = 2_000;
+
+/** What every hard set is drawn around: the per-direction scale (a power law), the topics, the offset. */
+function hardModel(shape: HardShape, dim: number, seed: number) {
   const r = rng(seed);
   const g = gaussian(r);
-  const topics = 2_000;
-  // Per-direction scale: a power law (direction k carries variance ∝ 1/(k+1)), in a random basis.
   const scale = Float32Array.from({ length: dim }, (_, k) => (k + 1) ** (-shape.exponent / 2));
-  const centroids = new Float32Array(topics * dim);
-  for (let t = 0; t < topics; t++) for (let d = 0; d < dim; d++) centroids[t * dim + d] = g() * scale[d];
+  const centroids = new Float32Array(TOPICS * dim);
+  for (let t = 0; t < TOPICS; t++) for (let d = 0; d < dim; d++) centroids[t * dim + d] = g() * scale[d];
   const offset = new Float32Array(dim);
   for (let d = 0; d < dim; d++) offset[d] = g() * scale[d] * shape.offset;
-  const mix = mixer(dim, seed ^ 0x5bd1e995);
+  return { r, g, scale, centroids, offset, mix: mixer(dim, seed ^ 0x5bd1e995) };
+}
+
+/** Adds `parts` random topics to a point, with weights summing to 1 (the first ones heavier). */
+function addTopics(out: Float32Array, off: number, parts: number, r: () => number, centroids: Float32Array, dim: number): void {
+  let w = 1;
+  for (let p = 0; p < parts; p++) {
+    const t = Math.floor(r() * TOPICS);
+    const weight = p === parts - 1 ? w : w * (0.5 + 0.3 * r());
+    w -= weight;
+    for (let d = 0; d < dim; d++) out[off + d] += weight * centroids[t * dim + d];
+  }
+}
+
+function hardSet(n: number, dim: number, seed: number, queries: number, shape: HardShape): VectorSet {
+  const { r, g, scale, centroids, offset, mix } = hardModel(shape, dim, seed);
   const data = new Float32Array(n * dim);
   const point = (out: Float32Array, off: number, parts: number, noise: number) => {
-    let w = 1;
-    for (let p = 0; p < parts; p++) {
-      const t = Math.floor(r() * topics);
-      const weight = p === parts - 1 ? w : w * (0.5 + 0.3 * r());
-      w -= weight;
-      for (let d = 0; d < dim; d++) out[off + d] += weight * centroids[t * dim + d];
-    }
+    addTopics(out, off, parts, r, centroids, dim);
     for (let d = 0; d < dim; d++) out[off + d] += offset[d] + noise * g() * scale[d];
     if (shape.rotated) mix(out, off);
   };
@@ -139,15 +149,7 @@ export function vectorSet(shape: VectorShape, n: number, dim: number, seed: numb
  */
 export function hardStream(shapeName: Exclude<VectorShape, 'easy'>, dim: number, seed: number): { fill(out: Float32Array, rows: number): void; query(): Float32Array } {
   const shape = HARD_SHAPES[shapeName];
-  const r = rng(seed);
-  const g = gaussian(r);
-  const topics = 2_000;
-  const scale = Float32Array.from({ length: dim }, (_, k) => (k + 1) ** (-shape.exponent / 2));
-  const centroids = new Float32Array(topics * dim);
-  for (let t = 0; t < topics; t++) for (let d = 0; d < dim; d++) centroids[t * dim + d] = g() * scale[d];
-  const offset = new Float32Array(dim);
-  for (let d = 0; d < dim; d++) offset[d] = g() * scale[d] * shape.offset;
-  const mix = mixer(dim, seed ^ 0x5bd1e995);
+  const { r, g, scale, centroids, offset, mix } = hardModel(shape, dim, seed);
   const rDocs = r;
   const table = Float32Array.from({ length: 1 << 20 }, g);
   // Queries draw from their own generator: the same in every pass, unrelated to the rows' draws.
@@ -155,13 +157,7 @@ export function hardStream(shapeName: Exclude<VectorShape, 'easy'>, dim: number,
   const gq = gaussian(rq);
   const point = (out: Float32Array, off: number, parts: number, noise: number, exact: boolean) => {
     const r = exact ? rq : rDocs;
-    let w = 1;
-    for (let p = 0; p < parts; p++) {
-      const t = Math.floor(r() * topics);
-      const weight = p === parts - 1 ? w : w * (0.5 + 0.3 * r());
-      w -= weight;
-      for (let d = 0; d < dim; d++) out[off + d] += weight * centroids[t * dim + d];
-    }
+    addTopics(out, off, parts, r, centroids, dim);
     const start = Math.floor(r() * (table.length - dim));
     for (let d = 0; d < dim; d++) out[off + d] += offset[d] + noise * (exact ? gq() : table[start + d]) * scale[d];
     if (shape.rotated) mix(out, off);
