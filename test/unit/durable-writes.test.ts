@@ -18,6 +18,8 @@ type Event = { op: 'sync' | 'rename'; path?: string };
 // The module object the code under test calls into (the ESM namespace view of it is frozen).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const fsp = require('node:fs/promises') as typeof import('node:fs/promises');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const fsSync = require('node:fs') as typeof import('node:fs');
 
 async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; events: Event[] }> {
   const events: Event[] = [];
@@ -26,9 +28,14 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; events: 
   await probe.close();
   const realSync = proto.sync;
   const realRename = fsp.rename;
+  const realFsyncSync = fsSync.fsyncSync;
   proto.sync = function (this: unknown) {
     events.push({ op: 'sync' });
     return realSync.call(this);
+  };
+  (fsSync as { fsyncSync: typeof fsSync.fsyncSync }).fsyncSync = (fd) => {
+    events.push({ op: 'sync' });
+    realFsyncSync(fd);
   };
   (fsp as { rename: typeof fsp.rename }).rename = (from, to) => {
     events.push({ op: 'rename', path: String(from) });
@@ -39,6 +46,7 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; events: 
   } finally {
     proto.sync = realSync;
     (fsp as { rename: typeof fsp.rename }).rename = realRename;
+    (fsSync as { fsyncSync: typeof fsSync.fsyncSync }).fsyncSync = realFsyncSync;
   }
 }
 
@@ -86,16 +94,26 @@ describe('durable writes', () => {
     assert.deepEqual(readdirSync(d).sort(), ['c1.json', 'index.json', 'notes.tmp']);
   });
 
-  it('search index: vectors and metadata are flushed before their renames; orphaned temp files go at load', async () => {
+  it('search index: the rows are flushed before the metadata that names them, the log line after its rows; leftovers go at load', async () => {
     const root = dir();
     const store = dir();
-    writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
+    for (const f of ['a', 'b', 'c', 'd', 'e', 'f']) writeFileSync(join(root, `${f}.ts`), `export const ${f} = 1;\n`);
     const embed = (texts: string[]) => Promise.resolve({ vectors: texts.map((_t, i) => Float32Array.from({ length: 8 }, (_v, k) => (k === i % 8 ? 1 : 0.1))), requests: 1 });
     const make = () => new SemanticIndex({ folders: [{ name: 'r', path: root }], excludes: [], storeDir: store, model: 'm', embed });
-    const { events } = await recording(() => make().update());
-    assertFlushedBeforeRename(events, 2);
-    writeFileSync(join(store, 'vectors-9.f32.abcdef01.tmp'), Buffer.alloc(64));
+    const build = await recording(() => make().update());
+    assertFlushedBeforeRename(build.events, 1);
+    const metaRename = build.events.findIndex((e) => e.op === 'rename' && /meta\.json\.[0-9a-f]{8}\.tmp$/.test(e.path ?? ''));
+    assert.ok(build.events.slice(0, metaRename).filter((e) => e.op === 'sync').length >= 4, 'vectors, codes, scales and log flushed before the metadata');
+    // An update appends: rows, then the log line, each flushed, and nothing renamed (one dead row
+    // of six is not yet worth a new snapshot).
+    writeFileSync(join(root, 'a.ts'), 'export const a = 2;\n');
+    const index = make();
+    await index.load();
+    const update = await recording(() => index.update([join(root, 'a.ts')]));
+    assert.deepEqual(update.events.map((e) => e.op), ['sync', 'sync', 'sync', 'sync']);
+    writeFileSync(join(store, 'meta.json.abcdef01.tmp'), '{"half');
+    writeFileSync(join(store, 'vectors-9.f32'), Buffer.alloc(64));
     assert.equal(await make().load(), 'loaded');
-    assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.tmp')), []);
+    assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.tmp') || f.startsWith('vectors-9')), [], 'a temp file and an unfinished generation are removed');
   });
 });

@@ -52,6 +52,19 @@ describe('keyword search over code', () => {
     );
   });
 
+  it('stays correct through many replaced files (removed chunks leave holes, dropped in bulk)', () => {
+    const index = new KeywordIndex<IndexedChunk>();
+    for (let round = 0; round < 3; round++) {
+      for (let f = 0; f < 1500; f++) index.setFile(`src/f${f}.ts`, [{ item: chunk(`src/f${f}.ts`, round + 1), text: `export const value${f} = version${round}(${f});` }]);
+    }
+    assert.equal(index.size, 1500);
+    const hits = index.search('version2', 5000);
+    assert.equal(hits.length, 1500, 'every file in its newest version');
+    assert.ok(hits.every((h) => h.item.start === 3));
+    assert.equal(index.search('version0', 10).length, 0, 'no old version left');
+    assert.equal(index.search('value42', 3)[0].item.file, 'src/f42.ts');
+  });
+
   it('fuses rankings by reciprocal rank', () => {
     const fused = reciprocalRankFusion([['a', 'b', 'c'], ['c', 'a']], (x) => x);
     assert.deepEqual(
