@@ -261,7 +261,8 @@ function groupedItems(results: SearchResult[]): (vscode.QuickPickItem & { result
     ...results
       .filter((r) => r.chunk.file === file)
       .map((r) => ({
-        label: `$(${r.defines ? 'symbol-function' : 'file-code'}) ${file.split('/').at(-1)}:${r.chunk.start}-${r.chunk.end}`,
+        // The whole path in the row too: a separator's label is not shown for the first group everywhere.
+        label: `$(${r.defines ? 'symbol-function' : 'file-code'}) ${file}:${r.chunk.start}-${r.chunk.end}`,
         description: whyMatched(r),
         detail: r.preview.replace(/\s+/g, ' ').trim().slice(0, 160),
         alwaysShow: true,

@@ -41,11 +41,15 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
     await widget.waitFor({ timeout: 60_000 });
     await widget.locator('input').fill('greet a person by name hello');
     const first = widget.locator('.quick-input-list .monaco-list-row').first();
-    await first.filter({ hasText: 'greet.ts:1-3' }).waitFor({ timeout: 30_000 });
-    // Grouped by file (the separator names it), each result saying why it matched.
-    const text = await first.innerText();
-    assert.match(text, /src\/greet\.ts/);
-    assert.match(text, /relevance \d\.\d{2} · similarity \d\.\d{2}/);
+    await first.filter({ hasText: 'src/greet.ts:1-3' }).waitFor({ timeout: 30_000 });
+    // Each result says why it matched.
+    assert.match(await first.innerText(), /relevance \d\.\d{2} · similarity \d\.\d{2}/);
+    // A query both files answer: grouped by file, a separator naming the second file.
+    await widget.locator('input').fill('export number string name');
+    await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'src/math.ts' }).first().waitFor({ timeout: 30_000 });
+    assert.ok((await widget.locator('.quick-input-list-separator', { hasText: /src\/(math|greet)\.ts/ }).count()) >= 1, 'a separator per file');
+    await widget.locator('input').fill('greet a person by name hello');
+    await first.filter({ hasText: 'src/greet.ts:1-3' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'search-quickpick.png') });
     await page.keyboard.press('Enter');
     await page.locator('.tab.active', { hasText: 'greet.ts' }).waitFor({ timeout: 30_000 });
