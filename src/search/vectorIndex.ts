@@ -332,7 +332,10 @@ export class VectorIndex {
 
   /** Makes a removed row searchable again (the same chunk came back). */
   restore(row: number): void {
-    if (row >= 0 && row < this.rows) this.alive[row] = 1;
+    if (row >= 0 && row < this.rows && !this.alive[row]) {
+      this.alive[row] = 1;
+      this.removed--;
+    }
   }
 
   /** Appends a vector; returns its row. (An index whose vectors are in a file takes none: it is rebuilt.) */
@@ -350,8 +353,14 @@ export class VectorIndex {
   }
 
   remove(row: number): void {
-    if (row >= 0 && row < this.rows) this.alive[row] = 0;
+    if (row >= 0 && row < this.rows && this.alive[row]) {
+      this.alive[row] = 0;
+      this.removed++;
+    }
   }
+
+  /** Rows removed and not restored (the first pass skips its liveness checks when there are none). */
+  private removed = 0;
 
   vector(row: number): Float32Array {
     if (this.vectorFile !== undefined) {
@@ -392,7 +401,8 @@ export class VectorIndex {
     }
     mem.set(queryCode, queryAt);
     k.hamming(codesAt, queryAt, n, this.codeBytes, outAt);
-    return new Uint16Array(k.memory.buffer, outAt, n).slice();
+    // A view, not a copy: it is read at once, before the kernel runs again.
+    return new Uint16Array(k.memory.buffer, outAt, n);
   }
 
   /** Bumped whenever codes change, so the kernel's copy is refreshed. */
@@ -464,7 +474,9 @@ export class VectorIndex {
   private nearestCodes(dist: Uint16Array, count: number): Int32Array {
     const bits = this.codeBytes * 8;
     const hist = new Uint32Array(bits + 1);
-    for (let r = 0; r < dist.length; r++) if (this.alive[r]) hist[dist[r]]++;
+    const all = this.removed === 0;
+    if (all) for (let r = 0; r < dist.length; r++) hist[dist[r]]++;
+    else for (let r = 0; r < dist.length; r++) if (this.alive[r]) hist[dist[r]]++;
     let threshold = 0;
     let seen = 0;
     while (threshold <= bits && seen + hist[threshold] < count) seen += hist[threshold++];
@@ -473,7 +485,7 @@ export class VectorIndex {
     let m = 0;
     let atThreshold = 0;
     for (let r = 0; r < dist.length && m < count; r++) {
-      if (!this.alive[r]) continue;
+      if (!all && !this.alive[r]) continue;
       const d = dist[r];
       if (d < threshold) out[m++] = r;
       else if (d === threshold && atThreshold < allowAtThreshold) {
