@@ -90,6 +90,8 @@ export class IndexStore {
   constructor(
     private readonly dir: string,
     private readonly codeBytes: (dim: number) => number,
+    /** Vectors up to this many bytes are held in memory, larger ones read from their file. */
+    readonly inMemoryBytes = IN_MEMORY_BYTES,
   ) {}
 
   private path(kind: 'vectors' | 'codes' | 'scales' | 'log', generation: number): string {
@@ -154,7 +156,7 @@ export class IndexStore {
     const scalesBytes = await read('scales', rows * 4);
     const scales = new Float32Array(scalesBytes.slice().buffer);
     let vectors: LoadedStore['vectors'];
-    if (rows * meta.dim * 4 <= IN_MEMORY_BYTES) {
+    if (rows * meta.dim * 4 <= this.inMemoryBytes) {
       vectors = new Float32Array((rows + headroom(rows)) * meta.dim);
       const fd = openSync(this.path('vectors', g), 'r');
       try {
@@ -211,7 +213,8 @@ export class IndexStore {
   private async removeOtherGenerations(keep: number): Promise<void> {
     for (const name of await readdir(this.dir).catch(() => [] as string[])) {
       const m = /^(?:vectors|codes|scales|log)-(\d+)\.(?:f32|bin|jsonl)$/.exec(name);
-      if (m && Number(m[1]) !== keep) await rm(join(this.dir, name), { force: true });
+      // A file still open elsewhere cannot be removed on Windows: it goes at a later load.
+      if (m && Number(m[1]) !== keep) await rm(join(this.dir, name), { force: true }).catch(() => undefined);
     }
   }
 

@@ -3,7 +3,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../storage/atomicFile';
-import { IN_MEMORY_BYTES, IndexStore, type LogEntry, type StoredFile } from './indexStore';
+import { IndexStore, type LogEntry, type StoredFile } from './indexStore';
 import { PathGuard, type WorkspaceFolderPath } from '../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
@@ -43,6 +43,8 @@ export interface SemanticIndexOptions {
   maxFileBytes?: number;
   chunkTokens?: number;
   onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void;
+  /** Vectors up to this many bytes stay in memory; a larger index reads them from its file (default 512 MB). */
+  inMemoryBytes?: number;
 }
 
 export class IndexModelChanged extends Error {}
@@ -105,7 +107,7 @@ export class SemanticIndex {
 
   constructor(private readonly o: SemanticIndexOptions) {
     this.guard = new PathGuard(o.folders, o.excludes);
-    this.store = new IndexStore(o.storeDir, (dim) => new VectorIndex(dim, 1).codeBytes);
+    this.store = new IndexStore(o.storeDir, (dim) => new VectorIndex(dim, 1).codeBytes, o.inMemoryBytes);
   }
 
   get model(): string {
@@ -432,7 +434,7 @@ export class SemanticIndex {
     const mean32 = Float32Array.from(mean, (x) => (live.length ? x / live.length : 0));
     const encode = VectorIndex.encoder(dim, mean32);
     const rows = live.map((r) => this.rowHashes[r]);
-    const inMemory = rows.length * dim * 4 <= IN_MEMORY_BYTES;
+    const inMemory = rows.length * dim * 4 <= this.store.inMemoryBytes;
     const headroom = headroomFor(rows.length);
     const all = inMemory ? new Float32Array((rows.length + headroom) * dim) : undefined;
     const cb = new VectorIndex(dim, 1).codeBytes;

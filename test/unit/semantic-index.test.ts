@@ -250,6 +250,34 @@ describe('semantic index against the emulator', () => {
     rmSync(old, { recursive: true, force: true });
   });
 
+  it('a large index reads its vectors from the file: build, append, restart and compaction all still answer', async () => {
+    const big = fixture();
+    const fileStore = mkdtempSync(join(tmpdir(), 'mg-index-file-'));
+    const { client } = clientFor(ctx.emu);
+    const embed: EmbedFn = (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 8, signal });
+    // Every index counts as large here: its vectors stay in their file.
+    const make = () => new SemanticIndex({ folders: [{ name: 'demo', path: big }], excludes: ['**/vendor/**'], storeDir: fileStore, model: 'embed-emu-256', embed, inMemoryBytes: 1 });
+    const ask = async (index: SemanticIndex, text: string) => index.search((await client.embeddings.create({ model: 'embed-emu-256', input: text })).data[0].embedding, 3)[0]?.chunk.file;
+    const index = make();
+    await index.update();
+    assert.ok(index.bytesPerChunk < 256 * 4, `no float32 rows in memory (${index.bytesPerChunk} bytes a chunk)`);
+    assert.equal(await ask(index, 'greet a person by name hello'), 'src/greet.ts');
+    writeFileSync(join(big, 'src', 'math.ts'), 'export function divide(a: number, b: number): number {\n  return a / b;\n}\n');
+    await index.update([join(big, 'src', 'math.ts')]);
+    assert.equal(await ask(index, 'function divide a b number'), 'src/math.ts', 'an appended row is read from the file');
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    assert.equal(await ask(again, 'function divide a b number'), 'src/math.ts');
+    for (let i = 0; i < 12; i++) rmSync(join(big, 'src', `feature${i}.ts`));
+    await again.update();
+    assert.equal(await ask(again, 'greet a person by name hello'), 'src/greet.ts', 'after a compaction written block by block');
+    const third = make();
+    assert.equal(await third.load(), 'loaded');
+    assert.equal(await ask(third, 'function divide a b number'), 'src/math.ts');
+    await third.clear();
+    rmSync(big, { recursive: true, force: true });
+  });
+
   it('indexes several workspace folders, each result naming its folder', async () => {
     const a = fixture();
     const b = mkdtempSync(join(tmpdir(), 'mg-index-b-'));
