@@ -49,7 +49,8 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
     await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'src/math.ts' }).first().waitFor({ timeout: 30_000 });
     assert.ok((await widget.locator('.quick-input-list-separator', { hasText: /src\/(math|greet)\.ts/ }).count()) >= 1, 'a separator per file');
     await widget.locator('input').fill('greet a person by name hello');
-    await first.filter({ hasText: 'src/greet.ts:1-3' }).waitFor({ timeout: 30_000 });
+    // The rows of this query (not the previous one's): the words it matched.
+    await first.filter({ hasText: /src\/greet\.ts:1-3.*words: greet, name, hello/ }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'search-quickpick.png') });
     await page.keyboard.press('Enter');
     await page.locator('.tab.active', { hasText: 'greet.ts' }).waitFor({ timeout: 30_000 });
