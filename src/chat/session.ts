@@ -442,7 +442,7 @@ export class ChatSession implements vscode.Disposable {
       cacheTtl: settings.cacheTtl,
       inputPricePerMTok: settings.inputPrice,
       maxTokens: override.maxOutputTokens,
-      contextWindow: this.learnedWindows.get(model) ?? contextWindowFor(model, override.contextWindow),
+      contextWindow: this.windowOf(model),
       onContextWindow: (window) => {
         this.learnedWindows.set(model, window);
         this.services.log.info(`chat: ${model} has a context window of ${window} tokens (the gateway said so); requests are fitted to it`);

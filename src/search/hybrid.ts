@@ -47,7 +47,7 @@ export function fuseResults(
   const similarity = new Map(similar.map((h) => [key(h.chunk), h.score]));
   const words = new Map(keyword.map((h) => [key(h.item), h]));
   const defining = keyword.filter((h) => h.defines).map((h) => h.item);
-  const fused = reciprocalRankFusion([defining, similar.map((h) => h.chunk), keyword.map((h) => h.item)], key);
+  const fused = reciprocalRankFusion([similar.map((h) => h.chunk), keyword.map((h) => h.item)], key);
   const pinned = new Set(defining.map(key));
   const order = [...defining, ...fused.map((f) => f.item).filter((c) => !pinned.has(key(c)))];
   return order.slice(0, limit).map((chunk) => {

@@ -251,12 +251,6 @@ export class IndexStore {
     this.committed = { generation: g, rows: entry.rows, logBytes: c.logBytes + line.length };
   }
 
-  /** Reads one stored vector (a row appended since the load, with the vectors in a file). */
-  readVector(fd: number, row: number, dim: number): Float32Array {
-    const out = new Float32Array(dim);
-    readSync(fd, f32Bytes(out), 0, dim * 4, row * dim * 4);
-    return out;
-  }
 
   close(): void {
     if (this.fd) for (const f of Object.values(this.fd)) closeSync(f);

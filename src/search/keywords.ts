@@ -95,10 +95,6 @@ export class KeywordIndex<T> {
     return this.live;
   }
 
-  has(file: string): boolean {
-    return this.byFile.has(file);
-  }
-
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {

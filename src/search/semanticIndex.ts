@@ -107,7 +107,7 @@ export class SemanticIndex {
 
   constructor(private readonly o: SemanticIndexOptions) {
     this.guard = new PathGuard(o.folders, o.excludes);
-    this.store = new IndexStore(o.storeDir, (dim) => new VectorIndex(dim, 1).codeBytes, o.inMemoryBytes);
+    this.store = new IndexStore(o.storeDir, (dim) => VectorIndex.codeBytesFor(dim), o.inMemoryBytes);
   }
 
   get model(): string {
@@ -437,7 +437,7 @@ export class SemanticIndex {
     const inMemory = rows.length * dim * 4 <= this.store.inMemoryBytes;
     const headroom = headroomFor(rows.length);
     const all = inMemory ? new Float32Array((rows.length + headroom) * dim) : undefined;
-    const cb = new VectorIndex(dim, 1).codeBytes;
+    const cb = VectorIndex.codeBytesFor(dim);
     const codes = new Uint8Array((rows.length + headroom) * cb);
     const scales = new Float32Array(rows.length + headroom);
     const BLOCK = 4096;

@@ -161,10 +161,21 @@ export class VectorIndex {
   /** How many more rows the asymmetric pass estimates than are finally re-scored. */
   static WIDEN = 8;
 
-  constructor(dim: number, capacity = 1024, seed = 0x9e3779b9) {
-    this.dim = dim;
+  /** The dimension padded to a power of two, at least 128 (the rotation's length). */
+  static paddedFor(dim: number): number {
     let p = 128;
     while (p < dim) p <<= 1;
+    return p;
+  }
+
+  /** Bytes of one row's code for vectors of `dim` dimensions. */
+  static codeBytesFor(dim: number): number {
+    return VectorIndex.paddedFor(dim) / 8;
+  }
+
+  constructor(dim: number, capacity = 1024, seed = 0x9e3779b9) {
+    this.dim = dim;
+    const p = VectorIndex.paddedFor(dim);
     this.padded = p;
     this.codeBytes = p / 8;
     this.vectors = new Float32Array(capacity * dim);
@@ -241,10 +252,6 @@ export class VectorIndex {
     return { mean: this.mean, codes: this.codes.subarray(0, this.rows * this.codeBytes), alphas: this.alphas.subarray(0, this.rows) };
   }
 
-  /** The code and scale of one row, as `parts()` stores them (for appending to a file). */
-  encodedRow(row: number): { code: Uint8Array; alpha: number } {
-    return { code: this.codes.subarray(row * this.codeBytes, (row + 1) * this.codeBytes), alpha: this.alphas[row] };
-  }
 
   get count(): number {
     return this.rows;
