@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     console.log(`Using the gateway at ${process.env.MODEL_GATEWAY_BASE_URL}`);
     if (!process.env.MODEL_GATEWAY_API_KEY) console.log('No MODEL_GATEWAY_API_KEY is set: set the key from the Model Gateway view.');
   } else {
-    emulator = await GatewayEmulator.start({ port: Number(process.env.EMULATOR_PORT ?? 8787) });
+    emulator = await GatewayEmulator.start({ port: Number(process.env.EMULATOR_PORT ?? 8787), historyDays: 14 });
     env.MODEL_GATEWAY_BASE_URL = emulator.url;
     env.MODEL_GATEWAY_API_KEY = GatewayEmulator.demoKey;
     env.MODEL_GATEWAY_ACCESS_TOKEN = GatewayEmulator.demoAccessToken;

@@ -4,12 +4,16 @@ import type { RequestSpec, Transport } from './core/transport';
 import type { RequestOptions } from './chat';
 import { quotaToDollars } from './money';
 import { Tokens } from './tokens';
+import { Usage } from './usage';
 
 export { QUOTA_PER_DOLLAR, dollarsToQuota, formatDollars, maskKey, quotaToDollars } from './money';
 export * from './tokens';
+export * from './usage';
 
 export interface AccountUser {
   username: string;
+  /** The user's group (new-api prices are multiplied by the group's ratio). */
+  group?: string;
   quota: number;
   balanceDollars: number;
   usedQuota?: number;
@@ -68,19 +72,21 @@ function accessRefused(said: string, code?: string): AccountApiError {
 
 export class Account {
   readonly tokens: Tokens;
+  readonly usage: Usage;
   private readonly api: AccountTransport;
 
   constructor(transport: Transport) {
     this.api = new AccountTransport(transport);
     this.tokens = new Tokens(this.api);
+    this.usage = new Usage(this.api, transport);
   }
 
   /** The user and balance (dollars = quota / 500,000). */
   async self(opts: RequestOptions = {}): Promise<AccountUser> {
     const data = await this.api.call({ method: 'GET', path: '/api/user/self', signal: opts.signal }, 'read the account');
-    const r = z.looseObject({ username: z.string(), quota: z.number(), used_quota: z.number().optional(), id: z.number().optional() }).safeParse(data);
+    const r = z.looseObject({ username: z.string(), quota: z.number(), used_quota: z.number().optional(), id: z.number().optional(), group: z.string().optional() }).safeParse(data);
     if (!r.success) throw new GatewayError("The account API's user record has no username or quota.", { type: 'invalid_response' });
-    return { username: r.data.username, quota: r.data.quota, balanceDollars: quotaToDollars(r.data.quota), usedQuota: r.data.used_quota, id: r.data.id, raw: r.data };
+    return { username: r.data.username, group: r.data.group, quota: r.data.quota, balanceDollars: quotaToDollars(r.data.quota), usedQuota: r.data.used_quota, id: r.data.id, raw: r.data };
   }
 
   /**

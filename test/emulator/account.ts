@@ -6,6 +6,7 @@ import type { Ctx } from './server';
 import { sendJson } from './server';
 import type { EmuKey, EmuUser } from './store';
 import { MODELS } from './models';
+import { handleUsage } from './usage';
 import { DEFAULT_PAGE_SIZE, PROFILE_RULES, type ProfileRules, type ServerProfile } from './profiles';
 import { asText } from './values';
 
@@ -164,5 +165,6 @@ export function handleAccount(ctx: Ctx): void {
       return ok(ctx);
     }
   }
+  if (handleUsage(ctx, user, method)) return;
   sendJson(ctx.res, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: '', code: '' } });
 }

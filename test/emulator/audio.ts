@@ -73,7 +73,7 @@ export function handleSpeech(ctx: Ctx): void {
     if (!SECOND.includes(voice)) return bad(`Unknown voice ${body.voice} for ${model.id}.`);
   }
   const speed = typeof body.speed === 'number' ? body.speed : 1;
-  emu.store.spend(auth.key, body.input.length * model.ratio);
+  emu.store.spend(auth.key, body.input.length * model.ratio, { model: model.id, prompt: body.input.length });
   const audio = encodeSpeech(format, body.input, speed);
   res.writeHead(200, { 'content-type': CONTENT_TYPES[format] ?? 'audio/mpeg', 'content-length': audio.length, 'x-voice': voice });
   res.end(audio);
@@ -151,7 +151,7 @@ export function handleTranscription(task: 'transcribe' | 'translate') {
     const mp3Info = wav ? undefined : readMp3Text(bytes);
     const text = (wav?.text ?? mp3Info?.text ?? '').trim() || '[inaudible]';
     const duration = wav?.seconds ?? mp3Info?.seconds ?? bytes.length / 16_000;
-    emu.store.spend(auth.key, Math.ceil(duration) * model.ratio);
+    emu.store.spend(auth.key, Math.ceil(duration) * model.ratio, { model: model.id });
     const segments = segmentsOf(text, duration);
     const send = (type: string, out: string) => {
       res.writeHead(200, { 'content-type': type });

@@ -120,7 +120,7 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   }
   const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  emu.store.spend(auth.key, (promptTokens + completionTokens * 4) * model.ratio);
+  emu.store.spend(auth.key, (promptTokens + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
 
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);

@@ -88,7 +88,7 @@ export class ImageStudio {
     if (!auth.ok || !secret) return;
     try {
       const { body, price } = legacy ? await this.legacy(ctx, op) : await this.v3(ctx, op);
-      emu.store.spend(auth.key, price * QUOTA_PER_DOLLAR);
+      emu.store.spend(auth.key, price * QUOTA_PER_DOLLAR, { model: legacy ? `imagegen-${op}` : `imagegen-v3-${op}` });
       sendJson(res, 200, body);
     } catch (err) {
       if (err instanceof Fail) return openAiError(res, err.status, err.message, 'invalid_request_error', 'invalid_parameter');

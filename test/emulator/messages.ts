@@ -198,7 +198,14 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
     usage.cache_creation.ephemeral_5m_input_tokens * 1.25 +
     usage.cache_creation.ephemeral_1h_input_tokens * 2 +
     usage.cache_read_input_tokens * 0.1;
-  emu.store.spend(auth.key, (billedInput + outputTokens * 4) * model.ratio);
+  emu.store.spend(auth.key, (billedInput + outputTokens * 4) * model.ratio, {
+    model: model.id,
+    prompt: usage.input_tokens,
+    completion: outputTokens,
+    cacheRead: usage.cache_read_input_tokens,
+    cacheWrite: usage.cache_creation.ephemeral_5m_input_tokens + usage.cache_creation.ephemeral_1h_input_tokens,
+    stream: body.stream === true,
+  });
 
   const id = `msg_${randomBytes(12).toString('base64url')}`;
   const signature = randomBytes(24).toString('base64');

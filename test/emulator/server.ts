@@ -9,6 +9,7 @@ import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models'
 import { PromptCache } from './prompt-cache';
 import { DEMO_ACCESS_TOKEN, DEMO_KEY, Store } from './store';
 import { handleAccount } from './account';
+import { handleBilling, handlePricing } from './usage';
 import { PROFILE_RULES, isProfile, profileFromEnv, type ServerProfile } from './profiles';
 import { handleSpeech, handleTranscription } from './audio';
 import { ImageStudio, serveImage } from './imagegen';
@@ -121,12 +122,16 @@ export class GatewayEmulator {
     route('POST', /^\/imagegen\/v1\/imagegen-v3\/(generate|remix|edit|replace-background)$/, (ctx, [op]) => this.studio.handle(ctx, op, false));
     route('POST', /^\/imagegen\/(generate|edit|remix|upscale|describe)$/, (ctx, [op]) => this.studio.handle(ctx, op, true));
     route('GET', /^\/emu-images\/([0-9a-f]+)\.png$/, (ctx, [id]) => serveImage(ctx, this.studio, id));
+    route('GET', '/api/pricing', handlePricing);
+    route('GET', /^(?:\/v1)?\/dashboard\/billing\/(subscription|usage)$/, (ctx, [which]) => handleBilling(ctx, which as 'subscription' | 'usage'));
     route('*', /^\/api\//, handleAccount);
   }
 
-  static async start(options: { port?: number; host?: string; profile?: ServerProfile } = {}): Promise<GatewayEmulator> {
+  /** `historyDays`: bill that many days of past usage to the demo user first (demos, the usage view's tests). */
+  static async start(options: { port?: number; host?: string; profile?: ServerProfile; historyDays?: number } = {}): Promise<GatewayEmulator> {
     const emu = new GatewayEmulator();
     if (options.profile) emu.profile = options.profile;
+    if (options.historyDays) emu.store.seedHistory(GatewayEmulator.demoUserId, options.historyDays);
     await emu.storage.start();
     await emu.listen(options.port ?? 0, options.host ?? '127.0.0.1');
     return emu;
@@ -335,6 +340,11 @@ export class GatewayEmulator {
         const hidden = new Set(['authorization', 'x-api-key', 'api-key']);
         const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, hidden.has(k) ? '(set)' : v]));
         return sendJson(res, 200, { method: r.method, path: r.path, headers, body: Buffer.isBuffer(r.body) ? null : r.body });
+      }
+      case '/__emulator/history': {
+        // Past usage for the demo user (npm start, the usage e2e): billed, so the balance agrees.
+        const calls = this.store.seedHistory(GatewayEmulator.demoUserId, Math.min(60, Math.max(1, Number(b.days ?? 14))));
+        return sendJson(res, 200, { calls });
       }
       case '/__emulator/reset':
         this.faults.clear();

@@ -33,6 +33,32 @@ export interface EmuKey {
   createdTime: number;
 }
 
+/** One billed call, as both servers' consume log (type 2) records it. */
+export interface EmuLog {
+  id: number;
+  userId: number;
+  /** Unix seconds. */
+  createdAt: number;
+  tokenName: string;
+  modelName: string;
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheRead: number;
+  cacheWrite: number;
+  isStream: boolean;
+}
+
+/** What a relay handler knows about the call it bills. */
+export interface SpendDetail {
+  model: string;
+  prompt?: number;
+  completion?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  stream?: boolean;
+}
+
 export const DEMO_KEY = 'sk-emulator-demo-key-0000000000000000';
 export const DEMO_ACCESS_TOKEN = 'emulator-demo-access-token';
 
@@ -40,6 +66,9 @@ export const DEMO_ACCESS_TOKEN = 'emulator-demo-access-token';
 export class Store {
   readonly users = new Map<number, EmuUser>();
   readonly keys = new Map<number, EmuKey>();
+  /** The consume log, oldest first: every billed call, so usage figures add up to the balance. */
+  readonly logs: EmuLog[] = [];
+  private nextLogId = 1;
   private nextKeyId = 1;
   private nextUserId = 1;
 
@@ -88,8 +117,8 @@ export class Store {
     return undefined;
   }
 
-  /** Charges quota to a key and its user. */
-  spend(key: EmuKey, quota: number): void {
+  /** Charges quota to a key and its user, and logs the call. */
+  spend(key: EmuKey, quota: number, detail: SpendDetail, at = this.clock.now()): void {
     const q = Math.max(0, Math.ceil(quota));
     const user = this.users.get(key.userId);
     if (user) {
@@ -98,5 +127,55 @@ export class Store {
     }
     if (!key.unlimitedQuota) key.remainQuota -= q;
     key.usedQuota += q;
+    this.logs.push({
+      id: this.nextLogId++,
+      userId: key.userId,
+      createdAt: Math.floor(at / 1000),
+      tokenName: key.name,
+      modelName: detail.model,
+      quota: q,
+      promptTokens: detail.prompt ?? 0,
+      completionTokens: detail.completion ?? 0,
+      cacheRead: detail.cacheRead ?? 0,
+      cacheWrite: detail.cacheWrite ?? 0,
+      isStream: detail.stream ?? false,
+    });
+  }
+
+  /**
+   * Past usage for a user's keys over the `days` before today, billed as the relay would (so the
+   * balance goes down by the same amount): a few chat, embedding and image calls a day, varying by
+   * day, from a fixed seed so every run shows the same history.
+   */
+  seedHistory(userId: number, days: number): number {
+    const keys = [...this.keys.values()].filter((k) => k.userId === userId);
+    if (keys.length === 0) return 0;
+    let seed = 7;
+    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const dayMs = 86_400_000;
+    const startOfToday = Math.floor(this.clock.now() / dayMs) * dayMs;
+    const plan: { model: string; ratio: number; prompt: number; completion: number; cacheRead?: number }[] = [
+      { model: 'gpt-4o-mini', ratio: 0.15, prompt: 3000, completion: 700 },
+      { model: 'claude-sonnet-emu', ratio: 3, prompt: 2500, completion: 600, cacheRead: 9000 },
+      { model: 'text-embedding-3-small', ratio: 0.02, prompt: 40_000, completion: 0 },
+    ];
+    let calls = 0;
+    for (let d = days; d >= 1; d--) {
+      const base = startOfToday - d * dayMs;
+      const busy = 0.4 + rand() * 1.2;
+      for (const p of plan) {
+        const n = Math.round((2 + rand() * 6) * busy);
+        for (let i = 0; i < n; i++) {
+          const prompt = Math.round(p.prompt * (0.5 + rand()));
+          const completion = Math.round(p.completion * (0.5 + rand()));
+          const cacheRead = p.cacheRead ? Math.round(p.cacheRead * rand()) : 0;
+          const key = keys[(i + d) % keys.length];
+          const at = base + Math.floor((9 + rand() * 9) * 3_600_000);
+          this.spend(key, (prompt + cacheRead * 0.1 + completion * 4) * p.ratio, { model: p.model, prompt, completion, cacheRead, stream: p.completion > 0 }, at);
+          calls++;
+        }
+      }
+    }
+    return calls;
   }
 }

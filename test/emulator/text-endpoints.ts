@@ -61,7 +61,7 @@ export function handleEmbeddings(ctx: Ctx): void {
     const embedding = format === 'base64' ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : Array.from(v);
     return { object: 'embedding', index, embedding };
   });
-  emu.store.spend(auth.key, tokens * model.ratio);
+  emu.store.spend(auth.key, tokens * model.ratio, { model: model.id, prompt: tokens });
   emu.stats.embeddingRequests++;
   emu.stats.embeddedInputs += inputs.length;
   // In input order, as one-api and new-api relay them (clients still order by `index`).
@@ -89,7 +89,7 @@ export function handleRerank(ctx: Ctx): void {
   });
   scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
   const tokens = estimateTokens(body.query) * docs.length + docs.reduce((n, d) => n + estimateTokens(d), 0);
-  emu.store.spend(auth.key, tokens * model.ratio);
+  emu.store.spend(auth.key, tokens * model.ratio, { model: model.id, prompt: tokens });
   sendJson(res, 200, { results: scored.slice(0, topN), usage: { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens } });
 }
 

@@ -92,7 +92,7 @@ export async function handleVideoCreate(ctx: Ctx): Promise<void> {
     fails: body.prompt.includes('#fail'),
   };
   emu.videos.set(task.id, task);
-  emu.store.spend(auth.key, Number(seconds) * model.ratio);
+  emu.store.spend(auth.key, Number(seconds) * model.ratio, { model: model.id });
   sendJson(res, 200, view(task, emu.clock.now()));
 }
 

@@ -1,0 +1,38 @@
+/** Asks the gateway for what the Usage view shows (no `vscode` here: tests call it directly). */
+import type { GatewayClient } from '../gateway/client';
+import { PriceBook, type PriceOverride } from './prices';
+import { buildReport, keyOnlyReport, rangeStart, type RangeDays, type UsageReport } from './report';
+
+export interface CollectOptions {
+  rangeDays: RangeDays;
+  /** With the system access token: the whole picture; without it, the key's billing only. */
+  hasAccessToken: boolean;
+  overrides?: Record<string, PriceOverride>;
+  nowMs?: number;
+  /** Most log rows read (newest first); past it, spend per day comes from the usage buckets. */
+  maxLogRows?: number;
+  signal?: AbortSignal;
+}
+
+export async function collectUsage(client: GatewayClient, o: CollectOptions): Promise<UsageReport> {
+  const nowMs = o.nowMs ?? Date.now();
+  if (!o.hasAccessToken) return keyOnlyReport(o.rangeDays, await client.account.usage.keyBilling({ signal: o.signal }), nowMs);
+  const usage = client.account.usage;
+  const me = await client.account.self({ signal: o.signal });
+  // A week before the range as well: the forecast reads the last 7 complete days.
+  const period = { start: rangeStart(Math.max(o.rangeDays, 8), nowMs), end: Math.floor(nowMs / 1000) };
+  const [logs, gatewayPrices] = await Promise.all([
+    usage.logs(period, { maxRows: o.maxLogRows, signal: o.signal }),
+    usage.pricing({ group: me.group, signal: o.signal }).catch(() => undefined),
+  ]);
+  const buckets = logs.complete ? undefined : await usage.buckets(period, { signal: o.signal });
+  return buildReport({
+    rangeDays: o.rangeDays,
+    nowMs,
+    logs,
+    buckets,
+    prices: new PriceBook(gatewayPrices, o.overrides),
+    balanceDollars: me.balanceDollars,
+    username: me.username,
+  });
+}

@@ -1,0 +1,251 @@
+import { strict as assert } from 'node:assert';
+import { GatewayClient, GatewayError, PLACEHOLDER_RATIO, quotaToDollars, type UsageLogEntry } from '../../src/gateway';
+import { collectUsage } from '../../src/usage/collect';
+import { csvCell, toCsv } from '../../src/usage/csv';
+import { balanceWarning, describeDays, forecast } from '../../src/usage/forecast';
+import { PriceBook } from '../../src/usage/prices';
+import { buildReport, lastDays, localDay, reportCsv } from '../../src/usage/report';
+import { UNPRICED_MODEL } from '../emulator/usage';
+import { clientFor, useEmulator } from './helpers';
+
+const PROFILE = process.env.MODEL_GATEWAY_EMULATOR_PROFILE || 'new-api';
+const DAY = 86_400;
+
+/**
+ * Spend and usage against the emulator in this run's profile (new-api by default, one-api with
+ * MODEL_GATEWAY_EMULATOR_PROFILE=one-api): each user's own calls, billed, must add up.
+ */
+describe('usage API', () => {
+  const ctx = useEmulator();
+
+  /** A user with a key and an access token; `spend` makes real billed relay calls. */
+  function account() {
+    const user = ctx.emu.store.addUser({ username: `u${ctx.emu.store.users.size + 1}`, quota: 10_000_000 });
+    const key = ctx.emu.store.addKey({ userId: user.id, name: `key-${user.id}`, unlimitedQuota: true });
+    const { client } = clientFor(ctx.emu, { apiKey: key.secret, systemAccessToken: user.accessToken, userId: user.id });
+    const period = () => ({ start: Math.floor(Date.now() / 1000) - DAY, end: Math.floor(Date.now() / 1000) + 60 });
+    return { user, key, client, period };
+  }
+
+  async function chat(client: GatewayClient, model = 'gpt-4o-mini'): Promise<void> {
+    await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello in a few words.' }] });
+  }
+
+  it('reads every billed call from the log, and the calls add up to what the balance lost', async () => {
+    const { client, user, period } = account();
+    const before = (await client.account.self()).quota;
+    for (let i = 0; i < 3; i++) await chat(client);
+    await client.embeddings.create({ model: 'text-embedding-3-small', input: ['one', 'two'] });
+    const after = (await client.account.self()).quota;
+    const logs = await client.account.usage.logs(period());
+    assert.equal(logs.complete, true);
+    assert.equal(logs.items.length, 4);
+    assert.deepEqual(
+      logs.items.map((l) => l.model),
+      ['text-embedding-3-small', 'gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini'],
+      'newest first',
+    );
+    const spent = logs.items.reduce((n, l) => n + l.quota, 0);
+    assert.equal(spent, before - after);
+    assert.ok(logs.items.every((l) => l.keyName === `key-${user.id}` && l.promptTokens > 0));
+    assert.ok(Math.abs((await client.account.usage.spent(period())) - quotaToDollars(spent)) < 1e-9);
+  });
+
+  it('pages through a long log on either server (one-api: 10 a page from 0; new-api: 100 from 1)', async () => {
+    const { client, period } = account();
+    for (let i = 0; i < 23; i++) await chat(client);
+    const asked = () => ctx.emu.requestsTo('/api/log/self').length;
+    const n = asked();
+    const all = await client.account.usage.logs(period());
+    assert.equal(all.items.length, 23);
+    assert.equal(new Set(all.items.map((l) => `${l.at}/${l.quota}/${l.promptTokens}`)).size >= 1, true);
+    assert.equal(all.complete, true);
+    // one-api: pages 0, 1 and 2 of ten; new-api: one page of a hundred.
+    assert.equal(asked() - n, PROFILE === 'one-api' ? 3 : 1);
+    const capped = await client.account.usage.logs(period(), { maxRows: 12 });
+    assert.equal(capped.complete, false);
+    assert.equal(capped.items.length, 12);
+  });
+
+  it('reads cache reads and writes of messages-format calls (new-api records them in `other`)', async () => {
+    const { client, period } = account();
+    const system = [{ type: 'text' as const, text: 'You are terse. '.repeat(400), cache_control: { type: 'ephemeral' as const } }];
+    for (let i = 0; i < 2; i++) await client.messages.create({ model: 'claude-sonnet-emu', max_tokens: 200, system, messages: [{ role: 'user', content: 'hi' }] });
+    const logs = await client.account.usage.logs(period());
+    const [second, first] = logs.items as [UsageLogEntry, UsageLogEntry];
+    if (PROFILE === 'new-api') {
+      assert.ok(first.cacheWrite > 1000, `first call wrote the cache: ${first.cacheWrite}`);
+      assert.ok(second.cacheRead > 1000, `second call read it: ${second.cacheRead}`);
+    } else {
+      // one-api's log has no cache columns.
+      assert.equal(first.cacheWrite + second.cacheRead, 0);
+    }
+  });
+
+  it('reads usage buckets: new-api hourly (30 days a call), one-api its 7-day dashboard', async () => {
+    const { client, period } = account();
+    await chat(client);
+    await chat(client, 'gpt-4o');
+    const got = await client.account.usage.buckets(period());
+    assert.ok(got);
+    assert.equal(got.source, PROFILE === 'new-api' ? 'hourly' : 'daily-7');
+    const models = got.buckets.map((b) => b.model).sort();
+    assert.deepEqual(models, ['gpt-4o', 'gpt-4o-mini']);
+    assert.ok(got.buckets.every((b) => b.requests === 1 && b.dollars > 0));
+    if (PROFILE === 'new-api') {
+      // 45 days are asked for in two calls: the server refuses more than 30 days at once.
+      const now = Math.floor(Date.now() / 1000);
+      const n = ctx.emu.requestsTo('/api/data/self').length;
+      const long = await client.account.usage.buckets({ start: now - 45 * DAY, end: now + 60 });
+      assert.equal(ctx.emu.requestsTo('/api/data/self').length - n, 2);
+      assert.equal(long!.buckets.length, 2);
+    }
+  });
+
+  it('reads prices (new-api) with the placeholder ratio as unknown; one-api publishes none', async () => {
+    const { client } = account();
+    const prices = await client.account.usage.pricing({ group: 'default' });
+    if (PROFILE === 'one-api') {
+      assert.equal(prices, undefined);
+      return;
+    }
+    assert.ok(prices);
+    const mini = prices.find((p) => p.model === 'gpt-4o-mini')!;
+    // Ratio 0.15 = $0.30 per million input tokens; output 4 times; cache reads 0.1 of input.
+    assert.ok(Math.abs(mini.inputPerMTok! - 0.3) < 1e-9 && Math.abs(mini.outputPerMTok! - 1.2) < 1e-9);
+    assert.ok(Math.abs(mini.cacheReadPerMTok! - 0.03) < 1e-9);
+    const unpriced = prices.find((p) => p.model === UNPRICED_MODEL)!;
+    assert.equal(unpriced.unknown, true);
+    assert.equal(unpriced.inputPerMTok, undefined, `never the placeholder ${PLACEHOLDER_RATIO} as a price`);
+  });
+
+  it("reads an API key's own limit and use from the billing routes (no access token)", async () => {
+    const user = ctx.emu.store.addUser({ username: 'keyonly', quota: 10_000_000 });
+    const limited = ctx.emu.store.addKey({ userId: user.id, name: 'limited', remainQuota: 1_000_000 });
+    const { client } = clientFor(ctx.emu, { apiKey: limited.secret });
+    await chat(client);
+    const used = ctx.emu.store.keys.get(limited.id)!.usedQuota;
+    const billing = await client.account.usage.keyBilling();
+    assert.equal(billing.unlimited, false);
+    assert.ok(Math.abs(billing.usedDollars - quotaToDollars(used)) < 1e-9);
+    assert.ok(Math.abs(billing.limitDollars! - 2) < 1e-9, 'the limit is what the key was given: remaining + used');
+    assert.ok(Math.abs(billing.remainingDollars! - quotaToDollars(1_000_000 - used)) < 1e-9);
+    const unlimited = await clientFor(ctx.emu).client.account.usage.keyBilling();
+    assert.equal(unlimited.unlimited, true);
+    assert.equal(unlimited.limitDollars, undefined);
+  });
+
+  it('turns a billing answer of HTTP 200 with an error body into an error', async () => {
+    const { client } = clientFor(ctx.emu);
+    ctx.emu.faults.add({ path: '/v1/dashboard/billing/usage', fault: { kind: 'status', status: 200, body: { error: { message: 'record not found', type: 'new_api_error' } } } });
+    await assert.rejects(client.account.usage.keyBilling(), (err: unknown) => err instanceof GatewayError && /record not found/.test(err.message));
+  });
+
+  it('builds the view from the gateway: CSV rows sum to the total; history forecast from the last 7 days', async () => {
+    const { client, user } = account();
+    ctx.emu.store.seedHistory(user.id, 10);
+    await chat(client);
+    const report = await collectUsage(client, { rangeDays: 7, hasAccessToken: true });
+    assert.equal(report.days.length, 7);
+    assert.equal(report.empty, false);
+    const csv = reportCsv(report).trim().split('\r\n');
+    assert.equal(csv[0], 'date,model,requests,dollars');
+    const sum = csv.slice(1).reduce((n, line) => n + Number(line.split(',').at(-1)), 0);
+    assert.ok(Math.abs(sum - report.totalDollars) < 1e-4, `${sum} vs ${report.totalDollars}`);
+    const todays = report.series.reduce((n, s) => n + s.dollars.at(-1)!, 0);
+    assert.ok(todays > 0 && Math.abs(todays - report.todayDollars) < 1e-9);
+    assert.ok(report.forecast && report.forecast.ratePerDay > 0 && report.forecast.basisDays === 7);
+    assert.ok(Math.abs(report.balanceDollars! - quotaToDollars(ctx.emu.store.users.get(user.id)!.quota)) < 1e-9);
+    // Past the log cap, spend per day comes from the buckets and still adds up to the same total.
+    const capped = await collectUsage(client, { rangeDays: 7, hasAccessToken: true, maxLogRows: 5 });
+    assert.ok(capped.sampleNote);
+    assert.ok(Math.abs(capped.totalDollars - report.totalDollars) < 1e-6, `${capped.totalDollars} vs ${report.totalDollars}`);
+  });
+});
+
+describe('usage figures', () => {
+  const entry = (at: number, model: string, dollars: number, extra: Partial<UsageLogEntry> = {}): UsageLogEntry => ({
+    at,
+    model,
+    keyName: 'k',
+    quota: Math.round(dollars * 500_000),
+    dollars,
+    promptTokens: 100,
+    completionTokens: 10,
+    cacheRead: 0,
+    cacheWrite: 0,
+    stream: false,
+    ...extra,
+  });
+  const noon = new Date(2026, 10, 20, 12).getTime();
+  const daysAgo = (n: number) => Math.floor(noon / 1000) - n * DAY;
+
+  it('forecasts from the last 7 complete days, a younger history from its first spend', () => {
+    const days = lastDays(10, noon).map((day, i) => ({ day, dollars: i < 3 ? 0 : 2 }));
+    const f = forecast(14, days, days.at(-1)!.day);
+    assert.equal(f.ratePerDay, 2);
+    assert.equal(f.daysLeft, 7);
+    const young = lastDays(10, noon).map((day, i) => ({ day, dollars: i >= 7 ? 3 : 0 }));
+    const g = forecast(12, young, young.at(-1)!.day);
+    assert.equal(g.basisDays, 2, 'spend began two days before today');
+    assert.equal(g.ratePerDay, 3);
+    assert.equal(forecast(5, [], '2026-11-20').daysLeft, Infinity);
+    assert.equal(describeDays(Infinity), 'indefinitely (nothing spent lately)');
+    assert.equal(describeDays(0.4), 'less than a day');
+  });
+
+  it('warns under the low-balance level, or when fewer days are left than the setting says', () => {
+    assert.equal(balanceWarning(0.5, { ratePerDay: 0, basisDays: 0, daysLeft: Infinity }, 1, 7)?.kind, 'low');
+    assert.equal(balanceWarning(10, { ratePerDay: 2, basisDays: 7, daysLeft: 5 }, 1, 7)?.kind, 'days');
+    assert.match(balanceWarning(10, { ratePerDay: 2, basisDays: 7, daysLeft: 5 }, 1, 7)!.text, /lasts 5 more days/);
+    assert.equal(balanceWarning(10, { ratePerDay: 1, basisDays: 7, daysLeft: 10 }, 1, 7), undefined);
+    assert.equal(balanceWarning(10, { ratePerDay: 2, basisDays: 7, daysLeft: 5 }, 1, 0), undefined, '0 turns the days warning off');
+  });
+
+  it('prices a reply from its usage: settings first, then the gateway; unknown stays unknown', () => {
+    const book = new PriceBook(
+      [
+        { model: 'a', kind: 'tokens', inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, unknown: false },
+        { model: 'b', kind: 'tokens', unknown: true },
+      ],
+      { c: { input: 1, output: 2 } },
+    );
+    const c = book.cost('a', { input: 1_000_000, output: 100_000, cacheRead: 2_000_000, cacheWrite: 0 });
+    assert.ok(Math.abs(c.dollars! - (3 + 1.5 + 0.6)) < 1e-9);
+    assert.ok(Math.abs(c.savedDollars! - 5.4) < 1e-9, 'two million tokens read at 0.3 instead of 3');
+    assert.equal(book.cost('b', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }).dollars, undefined);
+    assert.equal(book.cost('zzz', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }).source, 'unknown');
+    const fromSettings = book.cost('c', { input: 1_000_000, output: 1_000_000, cacheRead: 0, cacheWrite: 0 });
+    assert.equal(fromSettings.source, 'settings');
+    assert.equal(fromSettings.dollars, 3);
+  });
+
+  it('stacks spend by model per day, groups the smallest models as Other, and says when there is no data', () => {
+    const models = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
+    const items = models.flatMap((m, i) => [entry(daysAgo(1), m, 8 - i), entry(daysAgo(0) - 60, m, 1, { cacheRead: 300, cacheWrite: 100 })]);
+    const r = buildReport({ rangeDays: 7, nowMs: noon, logs: { items, complete: true }, prices: new PriceBook(undefined), balanceDollars: 50 });
+    assert.deepEqual(
+      r.series.map((s) => s.name),
+      ['m1', 'm2', 'm3', 'm4', 'm5', 'Other'],
+    );
+    assert.equal(r.days.at(-1), localDay(noon / 1000));
+    assert.equal(r.dailyTotals.at(-1), 8);
+    assert.equal(r.totalDollars, 8 + 36);
+    assert.equal(r.rows.length, 16, 'the CSV keeps every model, Other included');
+    // Reads over all input: 8 × 300 read of 16 × 100 uncached + 8 × 300 read + 8 × 100 written.
+    assert.ok(Math.abs(r.tokens.hitRate! - 2400 / 4800) < 1e-9);
+    assert.equal(r.perModel[0].priceKnown, false);
+    assert.match(r.perModel[0].price, /publishes none/);
+    const none = buildReport({ rangeDays: 30, nowMs: noon, logs: { items: [], complete: true }, prices: new PriceBook(undefined) });
+    assert.equal(none.empty, true);
+    assert.equal(none.days.length, 30);
+  });
+
+  it('writes CSV a spreadsheet cannot run: quotes, and formulas kept as text', () => {
+    assert.equal(csvCell('a,b'), '"a,b"');
+    assert.equal(csvCell('say "hi"'), '"say ""hi"""');
+    assert.equal(csvCell('=HYPERLINK("x")'), `"'=HYPERLINK(""x"")"`);
+    assert.equal(csvCell('-1+2'), "'-1+2");
+    assert.equal(toCsv(['a'], [[1], [2]]), 'a\r\n1\r\n2\r\n');
+  });
+});
