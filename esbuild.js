@@ -42,11 +42,11 @@ const targets = [
   },
 ];
 
-// The webview bundle slot: built for the browser as soon as the chat panel adds its entry point.
-if (fs.existsSync('src/webview/main.ts')) {
+// The webview bundles: the chat, and the Usage view (with its chart library).
+for (const [entry, out] of [['src/webview/main.ts', 'dist/webview.js'], ['src/webview/usage.ts', 'dist/usage.js']]) {
   targets.push({
-    entryPoints: ['src/webview/main.ts'],
-    outfile: 'dist/webview.js',
+    entryPoints: [entry],
+    outfile: out,
     bundle: true,
     platform: 'browser',
     format: 'iife',

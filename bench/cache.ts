@@ -13,6 +13,7 @@ import { systemPrompt } from '../src/chat/prompt';
 import { GatewayClient } from '../src/gateway';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../src/tools/workspaceTools';
 import { GatewayEmulator } from '../test/emulator/server';
+import { PriceBook } from '../src/usage/prices';
 
 export interface CacheBenchResult {
   steps: number;
@@ -44,7 +45,6 @@ export async function runCacheBench(): Promise<CacheBenchResult> {
       tools: { definitions: TOOL_DEFINITIONS, run: (n, a, s) => tools.run(n, a, s) },
       maxSteps: 20,
       cacheTtl: '5m',
-      inputPricePerMTok: 3,
       onEvent: (e) => {
         if (e.type === 'usage') requests++;
       },
@@ -61,7 +61,7 @@ export async function runCacheBench(): Promise<CacheBenchResult> {
     cacheRead: u.cacheRead,
     cacheWrite: u.cacheWrite,
     share: u.cacheRead / u.input,
-    savedDollarsAt3PerM: turn.savedDollars ?? 0,
+    savedDollarsAt3PerM: new PriceBook(undefined, { [turn.model]: { input: 3, output: 15 } }).cost(turn.model, u).savedDollars ?? 0,
   };
 }
 

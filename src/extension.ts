@@ -9,12 +9,13 @@ import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
 import { StatusBar } from './shell/status';
+import { UsagePanel } from './usage/panel';
 
 export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -24,12 +25,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   await services.credentials.load();
   await services.updateContextKeys();
 
-  const status = new StatusBar(services);
+  const status = new StatusBar(services, context.globalState);
   const accountTree = new AccountTree(services);
   const search = new SearchService(services, context);
   const chat = new ChatController(services, context, search);
+  const usage = new UsagePanel(services, context);
   context.subscriptions.push(
     chat,
+    usage,
     search,
     status,
     accountTree,
@@ -42,6 +45,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   registerShellCommands(services, status, reg);
   registerAccountCommands(services, accountTree, reg);
+  reg('modelGateway.usage.open', () => usage.open());
+  reg('modelGateway.usage.exportCsv', async () => {
+    if (!usage.current) await usage.open();
+    return usage.exportCsv();
+  });
   reg('modelGateway.chat.new', () => chat.newConversation());
   reg('modelGateway.chat.condense', () => chat.condense());
   reg('modelGateway.chat.addContext', () => chat.addContext());
@@ -72,7 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support } : undefined };
 }
 
 export function deactivate(): void {}

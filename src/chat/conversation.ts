@@ -76,6 +76,17 @@ export interface Usage {
   estimated?: boolean;
 }
 
+export interface TurnCost {
+  /** Dollars; absent when the model has no known price. */
+  dollars?: number;
+  /** What prompt-cache reads saved, net of the writes' surcharge. */
+  savedDollars?: number;
+  /** Where the price came from. */
+  source: 'settings' | 'gateway' | 'unknown';
+  /** True when the gateway sent no usage and the tokens were estimated from the text. */
+  estimated: boolean;
+}
+
 export interface TurnError {
   message: string;
   /** The error's class name (AuthenticationError, PermissionDeniedError, …). */
@@ -95,8 +106,8 @@ export interface AssistantTurn {
   status: 'streaming' | 'done' | 'stopped' | 'error';
   error?: TurnError;
   usage: Usage;
-  /** Dollars saved by prompt caching (messages format), when a price is known. */
-  savedDollars?: number;
+  /** What the answer cost, from its usage and the model's price (set when it ends). */
+  cost?: TurnCost;
   /** True when the loop ended at the step limit. */
   stepLimitReached?: boolean;
   at: number;

@@ -40,8 +40,6 @@ export interface RunOptions {
   /** Requests per turn at most (each tool round is one). */
   maxSteps: number;
   cacheTtl: '5m' | '1h';
-  /** Base input price per million tokens, for the money caching saved (messages format). */
-  inputPricePerMTok?: number;
   maxTokens?: number;
   /** The model's context window: when set, each request is fitted into it (`budget.ts`). */
   contextWindow?: number;
@@ -105,10 +103,6 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
   }
   const last = turn.steps[turn.steps.length - 1];
   if (last && !last.text && last.toolCalls.length === 0 && !last.thinking && turn.steps.length > 1) turn.steps.pop();
-  if (o.format === 'messages' && o.inputPricePerMTok) {
-    const writeFactor = o.cacheTtl === '1h' ? 1 : 0.25;
-    turn.savedDollars = ((turn.usage.cacheRead * 0.9 - turn.usage.cacheWrite * writeFactor) * o.inputPricePerMTok) / 1e6;
-  }
   return turn;
 }
 

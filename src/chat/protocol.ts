@@ -124,6 +124,7 @@ export const AssistantTurnSchema = z.looseObject({
   steps: z.array(StepSchema),
   status: z.enum(['streaming', 'done', 'stopped', 'error']),
   usage: UsageSchema,
+  cost: z.optional(z.looseObject({ dollars: z.optional(z.number()), savedDollars: z.optional(z.number()), estimated: z.optional(z.boolean()) })),
   at: z.number(),
   error: z.optional(z.looseObject({ message: z.string(), kind: z.string() })),
 });

@@ -12,7 +12,7 @@ import { SEMANTIC_SEARCH_TOOL } from '../search/searchService';
 import type { PathGuard } from '../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../tools/workspaceTools';
 import { DiffApprover } from './approvals';
-import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from './conversation';
+import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from './conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from './budget';
 import { condense } from './condense';
 import { runTurn, type ToolRunner } from './engine';
@@ -387,11 +387,28 @@ export class ChatSession implements vscode.Disposable {
       this.approver.rejectAll();
       if (turn.status === 'streaming') turn.status = 'stopped';
       if (turn.error) turn.error.message = redact(turn.error.message, this.services.credentials.values());
+      turn.cost = await this.costOf(turn, settings.cacheTtl);
       conversation.updatedAt = Date.now();
       this.services.log.info(`chat: turn ended ${turn.status} after ${Date.now() - started} ms, ${turn.steps.length} step(s)`);
       await this.finishTurn(conversation, turn);
     }
     if (turn.usage.output > 0) this.services.notifySpend();
+  }
+
+  /** What an ended answer cost; nothing when it used no tokens, unknown when its model has no price. */
+  private async costOf(turn: AssistantTurn, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
+    const u = turn.usage;
+    if (u.input + u.output + u.cacheRead + u.cacheWrite === 0) return undefined;
+    try {
+      // The price list is read once an hour; a gateway slow to answer it does not hold the turn up.
+      const book = await Promise.race([this.services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
+      if (!book) return undefined;
+      const c = book.cost(turn.model, u, 1, cacheTtl);
+      return { ...c, estimated: !!u.estimated };
+    } catch (err) {
+      this.services.log.warn(`chat: the answer's cost could not be worked out (${err instanceof Error ? err.message : String(err)})`);
+      return undefined;
+    }
   }
 
   /** Saves and shows the ended turn; a failure here is reported, never left as a running turn. */
@@ -440,7 +457,6 @@ export class ChatSession implements vscode.Disposable {
       tools,
       maxSteps: settings.maxSteps,
       cacheTtl: settings.cacheTtl,
-      inputPricePerMTok: settings.inputPrice,
       maxTokens: override.maxOutputTokens,
       contextWindow: this.windowOf(model),
       onContextWindow: (window) => {

@@ -10,66 +10,9 @@ import type { Transport } from './core/transport';
 import type { AccountTransport } from './account';
 import type { RequestOptions } from './chat';
 import { quotaToDollars } from './money';
+import type { KeyBilling, ModelPrice, Period, UsageBucket, UsageLogEntry, UsageLogs } from './usageTypes';
 
-/** One billed call from the consume log. */
-export interface UsageLogEntry {
-  /** Unix seconds. */
-  at: number;
-  model: string;
-  /** The API key's name (the log keeps names, not keys). */
-  keyName: string;
-  quota: number;
-  dollars: number;
-  promptTokens: number;
-  completionTokens: number;
-  /** Cache reads and writes (new-api records them; one-api does not: 0). */
-  cacheRead: number;
-  cacheWrite: number;
-  stream: boolean;
-}
-
-/** Calls, quota and tokens of one model in one time bucket. */
-export interface UsageBucket {
-  /** Unix seconds at the start of the bucket (an hour on new-api, a UTC day on one-api). */
-  at: number;
-  model: string;
-  requests: number;
-  quota: number;
-  dollars: number;
-  tokens: number;
-}
-
-export interface UsageLogs {
-  /** Newest first. */
-  items: UsageLogEntry[];
-  /** False when the period holds more calls than were read (`maxRows`). */
-  complete: boolean;
-  /** How many calls the period holds, when the server says (new-api). */
-  total?: number;
-}
-
-/** A model's price as the gateway bills it, in dollars; `unknown` when it has none configured. */
-export interface ModelPrice {
-  model: string;
-  kind: 'tokens' | 'request';
-  inputPerMTok?: number;
-  outputPerMTok?: number;
-  cacheReadPerMTok?: number;
-  cacheWritePerMTok?: number;
-  perRequest?: number;
-  unknown: boolean;
-}
-
-/** The key's own figures from the billing routes (API key only). */
-export interface KeyBilling {
-  unlimited: boolean;
-  /** What the key was given (remaining + used); undefined when unlimited. */
-  limitDollars?: number;
-  usedDollars: number;
-  remainingDollars?: number;
-  /** Unix seconds; undefined for never. */
-  accessUntil?: number;
-}
+export type * from './usageTypes';
 
 /** new-api's ratio for a model whose price nobody configured: a stand-in, not a price. */
 export const PLACEHOLDER_RATIO = 37.5;
@@ -115,11 +58,6 @@ const PricingEnvelope = z.looseObject({ success: z.boolean().optional(), message
 const SubscriptionRaw = z.looseObject({ hard_limit_usd: z.number(), access_until: z.number().optional() });
 const UsageRaw = z.looseObject({ total_usage: z.number() });
 
-export interface Period {
-  /** Unix seconds, inclusive. */
-  start: number;
-  end: number;
-}
 
 export class Usage {
   constructor(

@@ -91,6 +91,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
       items.push({ label: '$(refresh) Refresh Connection and Balance', command: 'modelGateway.refreshStatus' });
       items.push({ label: '$(verified) Verify API Key', command: 'modelGateway.verifyKey' });
       if (!services.credentials.getAccessToken()) items.push({ label: '$(key) Set System Access Token', description: 'to see the balance and manage keys', command: 'modelGateway.setAccessToken' });
+      items.push({ label: '$(graph) Show Usage and Spend', command: 'modelGateway.usage.open' });
       items.push({ label: '$(account) Open Account View', command: 'modelGateway.account.focus' });
     }
     items.push({ label: '$(output) Show Log', command: 'modelGateway.showLog' });

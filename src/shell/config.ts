@@ -119,6 +119,31 @@ export function workspaceExcludeGlobs(): string[] {
   return globs;
 }
 
+const PriceOverrideSchema = z.object({
+  input: z.number().check(z.nonnegative()),
+  output: z.number().check(z.nonnegative()),
+  cacheRead: z.optional(z.number().check(z.nonnegative())),
+  cacheWrite: z.optional(z.number().check(z.nonnegative())),
+});
+
+/** Spend tracking: the user's own prices (a malformed entry is left out), the status bar, the forecast warning. */
+export function usageSettings() {
+  const c = vscode.workspace.getConfiguration('modelGateway');
+  const raw = c.get<unknown>('prices');
+  const prices: Record<string, z.infer<typeof PriceOverrideSchema>> = {};
+  if (raw && typeof raw === 'object') {
+    for (const [model, v] of Object.entries(raw)) {
+      const r = PriceOverrideSchema.safeParse(v);
+      if (r.success) prices[model] = r.data;
+    }
+  }
+  return {
+    prices,
+    todayInStatusBar: booleanSetting('modelGateway.usage.showTodayInStatusBar', c.get('usage.showTodayInStatusBar')),
+    warnDaysLeft: numberSetting('modelGateway.usage.warnDaysLeft', c.get('usage.warnDaysLeft')),
+  };
+}
+
 /** The chat's settings, validated against their declared limits (`settingsSchema.ts`). */
 export function chatSettings() {
   const c = vscode.workspace.getConfiguration('modelGateway.chat');
@@ -126,7 +151,6 @@ export function chatSettings() {
     pattern: stringSetting('modelGateway.chat.messagesFormatPattern', c.get('messagesFormatPattern')),
     maxSteps: numberSetting('modelGateway.chat.maxToolSteps', c.get('maxToolSteps')),
     cacheTtl: c.get<string>('promptCacheTtl') === '1h' ? ('1h' as const) : ('5m' as const),
-    inputPrice: numberSetting('modelGateway.chat.inputPricePerMillionTokens', c.get('inputPricePerMillionTokens')),
     extraExcludes: (c.get<unknown[]>('toolExcludes') ?? []).filter((g): g is string => typeof g === 'string'),
     inlineDiffMaxLines: numberSetting('modelGateway.chat.inlineDiffMaxLines', c.get('inlineDiffMaxLines')),
     attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),

@@ -4,6 +4,7 @@ import { readSettings, type GatewaySettings } from './config';
 import { Credentials } from './credentials';
 import { Log } from './log';
 import { Prompts } from './prompts';
+import { Prices } from '../usage/priceService';
 
 export type GatewayModule = typeof Gateway;
 
@@ -27,6 +28,8 @@ export class Services implements vscode.Disposable {
   readonly credentials: Credentials;
   readonly log: Log;
   readonly prompts = new Prompts();
+  /** Model prices: the gateway's (read once an hour) and the user's own. */
+  readonly prices = new Prices(this);
   private readonly spent = new vscode.EventEmitter<void>();
   /** Fired after an action that costs money, so balances refresh. */
   readonly onDidSpend = this.spent.event;
@@ -56,6 +59,7 @@ export class Services implements vscode.Disposable {
   }
 
   private connectionChanged(): void {
+    this.prices.reset();
     void this.updateContextKeys();
     this.changed.fire();
   }

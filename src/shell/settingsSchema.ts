@@ -17,13 +17,13 @@ export const NUMBER_SETTINGS = {
   'modelGateway.streamIdleTimeoutSeconds': { default: 60, minimum: 1, maximum: 3600 },
   'modelGateway.lowBalanceWarningDollars': { default: 1, minimum: 0 },
   'modelGateway.chat.maxToolSteps': { default: 25, minimum: 1, maximum: 200, integer: true },
-  'modelGateway.chat.inputPricePerMillionTokens': { default: 3, minimum: 0 },
   'modelGateway.chat.inlineDiffMaxLines': { default: 12, minimum: 0, maximum: 200, integer: true },
   'modelGateway.search.batchSize': { default: 64, minimum: 1, maximum: 2048, integer: true },
   'modelGateway.search.concurrency': { default: 4, minimum: 1, maximum: 16, integer: true },
   'modelGateway.search.maxFileKB': { default: 512, minimum: 1, maximum: 10240, integer: true },
   'modelGateway.search.candidates': { default: 30, minimum: 5, maximum: 200, integer: true },
   'modelGateway.assets.videoPollSeconds': { default: 15, minimum: 1, maximum: 300 },
+  'modelGateway.usage.warnDaysLeft': { default: 7, minimum: 0, maximum: 365, integer: true },
 } satisfies Record<string, NumberRule>;
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;
 
@@ -45,6 +45,7 @@ export type StringSetting = keyof typeof STRING_SETTINGS;
 
 export const BOOLEAN_SETTINGS = {
   'modelGateway.chat.attachActiveEditor': true,
+  'modelGateway.usage.showTodayInStatusBar': true,
 } satisfies Record<string, boolean>;
 export type BooleanSetting = keyof typeof BOOLEAN_SETTINGS;
 

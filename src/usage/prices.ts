@@ -4,7 +4,7 @@
  * has no price: costs show as unknown, never as $0. (The image family's per-image prices are the
  * spec's, shown before each generation: `imagePrice` in the client.)
  */
-import type { ModelPrice } from '../gateway/usage';
+import type { ModelPrice } from '../gateway/usageTypes';
 
 /** Dollars per million tokens, as a user writes them in settings. */
 export interface PriceOverride {
@@ -60,15 +60,19 @@ export class PriceBook {
     return g && !g.unknown ? { price: g, source: 'gateway' } : undefined;
   }
 
-  /** The cost of one reply (or a sum of replies of one model) from its token usage. */
-  cost(model: string, usage: TokenUsage, requests = 1): Cost {
+  /**
+   * The cost of one reply (or a sum of replies of one model) from its token usage. Cache writes
+   * with a 1-hour lifetime cost twice the input price (the spec's Limits), 5-minute ones the
+   * gateway's write price.
+   */
+  cost(model: string, usage: TokenUsage, requests = 1, cacheTtl: '5m' | '1h' = '5m'): Cost {
     const found = this.price(model);
     if (!found) return { source: 'unknown' };
     const p = found.price;
     if (p.kind === 'request') return { dollars: (p.perRequest ?? 0) * requests, savedDollars: 0, source: found.source };
     const input = p.inputPerMTok ?? 0;
     const read = p.cacheReadPerMTok ?? input * CACHE_READ;
-    const write = p.cacheWritePerMTok ?? input * CACHE_WRITE;
+    const write = cacheTtl === '1h' ? input * 2 : (p.cacheWritePerMTok ?? input * CACHE_WRITE);
     const dollars = (usage.input * input + usage.output * (p.outputPerMTok ?? input) + usage.cacheRead * read + usage.cacheWrite * write) / 1e6;
     const savedDollars = (usage.cacheRead * (input - read) - usage.cacheWrite * (write - input)) / 1e6;
     return { dollars, savedDollars, source: found.source };

@@ -3,7 +3,7 @@
  * tokens and the cache hit rate, requests, per key, the most expensive calls, and the forecast.
  * Pure: the view, the CSV and the tests all read the same report.
  */
-import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../gateway/usage';
+import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../gateway/usageTypes';
 import { forecast, type Forecast } from './forecast';
 import type { PriceBook } from './prices';
 import { toCsv } from './csv';

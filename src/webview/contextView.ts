@@ -4,9 +4,11 @@
  * condensed and what the summary says.
  */
 import type { ContextUse } from '../chat/contextUse';
+import type { AssistantTurn, Turn } from '../chat/conversation';
 import type { ViewCondensation } from '../chat/protocol';
 import { button, h, icon } from './dom';
 import { renderMarkdown } from './markdown';
+import { dollars } from './turnView';
 
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
@@ -14,7 +16,28 @@ const meterFill = h('span', { class: 'meter-fill' });
 const meterText = h('span', { class: 'meter-text' });
 const meterGauge = h('span', { class: 'meter-gauge', role: 'meter', 'aria-label': 'Context window used', 'aria-valuemin': '0' }, h('span', { class: 'meter-bar' }, meterFill), meterText);
 export const condenseButton = button('Condense', { id: 'condense', class: 'link', title: 'Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)' }, 'fold');
-export const meter = h('div', { id: 'context-meter', class: 'meter', hidden: true }, meterGauge, condenseButton);
+const costText = h('span', { class: 'meter-cost', hidden: true });
+export const meter = h('div', { id: 'context-meter', class: 'meter', hidden: true }, meterGauge, costText, condenseButton);
+
+/** What the conversation has cost so far (answers with a known price), and what the cache saved. */
+export function renderConversationCost(turns: readonly Turn[]): void {
+  const answers = turns.filter((t): t is AssistantTurn => t.role === 'assistant' && !!t.cost);
+  const priced = answers.filter((t) => t.cost?.dollars !== undefined);
+  costText.hidden = answers.length === 0;
+  if (answers.length === 0) return;
+  const total = priced.reduce((n, t) => n + (t.cost?.dollars ?? 0), 0);
+  const saved = priced.reduce((n, t) => n + (t.cost?.savedDollars ?? 0), 0);
+  const estimated = priced.some((t) => t.cost?.estimated);
+  const unpriced = answers.length - priced.length;
+  costText.textContent = priced.length === 0 ? 'cost unknown' : `${estimated ? '~' : ''}${dollars(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · saved ${dollars(saved)}` : ''}`;
+  costText.title = [
+    `This conversation: ${dollars(total)} for ${priced.length} answer(s) with a known price${estimated ? ' (some estimated: the gateway sent no usage)' : ''}.`,
+    saved > 0 ? `Prompt caching saved ${dollars(saved)}.` : '',
+    unpriced ? `${unpriced} answer(s) from models with no price (set one in modelGateway.prices) are not counted.` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
 
 /** The meter: used / window, what takes the room, and what was shortened or condensed to fit. */
 export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): void {

@@ -1,7 +1,7 @@
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../chat/conversation';
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
 import { sniffImageType } from '../gateway/core/images';
-import { condenseButton, meter, placeCondensations, renderMeter, setCondensing } from './contextView';
+import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, setCondensing } from './contextView';
 import { button, h, icon, post, vscode } from './dom';
 import { MentionPicker } from './mentions';
 import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
@@ -276,6 +276,7 @@ function applyState(s: ViewState): void {
   state = s;
   shared.fixes = s.fixes;
   renderMeter(s.context, (s.conversation?.turns.length ?? 0) > 0);
+  renderConversationCost((s.conversation?.turns ?? []));
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
   titleEl.textContent = s.conversation?.title ?? 'New conversation';
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
@@ -606,6 +607,7 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
       const t = m.turn;
       if (m.fixes) shared.fixes[t.id] = m.fixes;
       turns = upsertTurn(turns, t);
+      renderConversationCost(turns);
       const v = views.get(t.id);
       if (v) v.apply(t);
       else {

@@ -14,6 +14,11 @@ export const shared = {
   scrollToEnd: (force?: boolean): void => void force,
 };
 
+/** `$0.0123`: four decimals, as one answer usually costs a fraction of a cent to a few cents. */
+export function dollars(d: number): string {
+  return `$${d.toFixed(d >= 1 ? 2 : 4)}`;
+}
+
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
@@ -21,7 +26,13 @@ function usageLine(t: AssistantTurn): string {
   const parts = [`in ${n(u.input)}`, `out ${n(u.output)}`];
   if (u.estimated) parts.push('estimated: the gateway sent no usage');
   if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
-  if (t.savedDollars !== undefined && t.savedDollars !== 0) parts.push(`${t.savedDollars > 0 ? 'saved' : 'cache cost'} $${Math.abs(t.savedDollars).toFixed(4)}`);
+  const c = t.cost;
+  if (c?.dollars !== undefined) {
+    parts.push(`${c.estimated ? '~' : ''}${dollars(c.dollars)}${c.estimated ? ' (estimate)' : ''}`);
+    if (c.savedDollars) parts.push(`${c.savedDollars > 0 ? 'cache saved' : 'cache cost'} ${dollars(Math.abs(c.savedDollars))}`);
+  } else if (c) {
+    parts.push('cost unknown (no price for this model)');
+  }
   return parts.join(' · ');
 }
 

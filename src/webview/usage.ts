@@ -1,0 +1,205 @@
+/**
+ * The Usage view (its own bundle, dist/usage.js): what the host's report says, as cards, a stacked
+ * bar chart (Chartist: SVG, styled by the theme's chart colours) with the same figures as a table
+ * for screen readers and keyboards, and tables for tokens, models, keys and the costliest calls.
+ */
+import { BarChart } from 'chartist';
+import type { ToUsageView } from '../usage/protocol';
+import type { UsageReport } from '../usage/report';
+import { button, h, icon, vscode } from './dom';
+
+const app = document.getElementById('app')!;
+const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
+const rangeButtons = [7, 30].map((d) => button(`${d} days`, { 'data-range': String(d), 'aria-pressed': 'false' }));
+const refreshButton = button('Refresh', { id: 'refresh', title: 'Read the figures from the gateway again' }, 'refresh');
+const exportButton = button('Export CSV', { id: 'export', title: 'Save spend per day and model as CSV' }, 'desktop-download');
+const heading = h('div', { class: 'heading' }, h('h1', { text: 'Gateway usage' }), h('span', { id: 'who', class: 'muted' }));
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Usage view' }, h('span', { class: 'range', role: 'group', 'aria-label': 'Period' }, ...rangeButtons), refreshButton, exportButton);
+const body = h('div', { id: 'body' });
+app.append(heading, toolbar, status, body);
+
+const post = (m: unknown) => vscode.postMessage(m);
+const money = (d: number) => `$${d.toFixed(Math.abs(d) >= 1 || d === 0 ? 2 : 4)}`;
+const int = (n: number) => n.toLocaleString('en-US');
+const SERIES_CLASSES = ['a', 'b', 'c', 'd', 'e', 'f'];
+const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : SERIES_CLASSES[i] ?? 'other');
+
+toolbar.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button');
+  if (!b) return;
+  if (b.dataset.range) post({ type: 'range', days: Number(b.dataset.range) });
+  else if (b === refreshButton) post({ type: 'refresh' });
+  else if (b === exportButton) post({ type: 'export' });
+});
+body.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-fix]');
+  if (b?.dataset.fix) post({ type: 'fix', command: b.dataset.fix });
+});
+
+function card(label: string, value: string, detail?: string, id?: string): HTMLElement {
+  return h('div', { class: 'card', ...(id ? { id } : {}) }, h('div', { class: 'card-label', text: label }), h('div', { class: 'card-value', text: value }), detail ? h('div', { class: 'card-detail muted', text: detail }) : undefined);
+}
+
+function table(caption: string, head: string[], rows: (string | number)[][], numeric: number[] = []): HTMLElement {
+  const t = h('table', {}, h('caption', { text: caption }), h('thead', {}, h('tr', {}, ...head.map((c, i) => h('th', { scope: 'col', class: numeric.includes(i) ? 'num' : undefined, text: c })))));
+  const tb = h('tbody');
+  for (const r of rows) tb.append(h('tr', {}, ...r.map((c, i) => h(i === 0 ? 'th' : 'td', { ...(i === 0 ? { scope: 'row' } : {}), class: numeric.includes(i) ? 'num' : undefined, text: String(c) }))));
+  t.append(tb);
+  return h('div', { class: 'table-wrap' }, t);
+}
+
+function section(title: string, ...children: (Node | undefined)[]): HTMLElement {
+  return h('section', {}, h('h2', { text: title }), ...children);
+}
+
+function shortDay(day: string): string {
+  return day.slice(5);
+}
+
+let chart: BarChart | undefined;
+let drawn: { report: UsageReport; host: HTMLElement } | undefined;
+
+function drawChart(r: UsageReport, host: HTMLElement): void {
+  chart?.detach();
+  drawn = { report: r, host };
+  const labels = r.days.map(shortDay);
+  const every = r.days.length > 14 ? 5 : 1;
+  const data = { labels, series: r.series.map((s, i) => ({ name: s.name, data: s.dollars, className: `ct-series ct-series-${seriesClass(s.name, i)}` })) };
+  // Bars as wide as the days allow (set through CSSOM: the view's CSP allows no inline style attributes).
+  host.style.setProperty('--bar-width', `${Math.max(4, Math.min(36, Math.floor((host.clientWidth - 60) / r.days.length) - 6))}px`);
+  chart = new BarChart(host, data, {
+    stackBars: true,
+    height: '240px',
+    chartPadding: { top: 12, right: 8, bottom: 0, left: 8 },
+    axisX: { showGrid: false, labelInterpolationFnc: (v: unknown, i: number) => ((r.days.length - 1 - i) % every === 0 ? String(v) : null) },
+    axisY: { labelInterpolationFnc: (v: unknown) => money(Number(v)), offset: 56 },
+  });
+  chart.on('draw', (d: { type: string; element: { getNode(): Element }; seriesIndex?: number; index?: number; value?: { y?: number } }) => {
+    if (d.type !== 'bar' || d.seriesIndex === undefined || d.index === undefined) return;
+    const t = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+    t.textContent = `${r.days[d.index]} · ${r.series[d.seriesIndex].name}: ${money(d.value?.y ?? 0)}`;
+    d.element.getNode().append(t);
+  });
+}
+
+function chartSection(r: UsageReport): HTMLElement {
+  if (r.empty) {
+    return section('Spend per day', h('p', { id: 'no-data', class: 'empty', text: `No usage recorded in the last ${r.rangeDays} days: the gateway's log has no billed calls in this period.` }));
+  }
+  const peak = r.dailyTotals.reduce((best, d, i) => (d > r.dailyTotals[best] ? i : best), 0);
+  const host = h('div', {
+    id: 'chart',
+    class: 'chart',
+    role: 'img',
+    'aria-label': `Spend per day over the last ${r.rangeDays} days, stacked by model: ${money(r.totalDollars)} in all, most on ${r.days[peak]} (${money(r.dailyTotals[peak])}). The table below has every figure.`,
+  });
+  const legend = h('ul', { class: 'legend', 'aria-label': 'Models in the chart' }, ...r.series.map((s, i) => h('li', {}, h('span', { class: `swatch s-${seriesClass(s.name, i)}`, 'aria-hidden': 'true' }), s.name)));
+  const asTable = h(
+    'details',
+    { class: 'as-table' },
+    h('summary', { text: 'Show the chart as a table' }),
+    table(
+      'Spend per day by model',
+      ['Day', ...r.series.map((s) => s.name), 'Total'],
+      r.days.map((day, i) => [day, ...r.series.map((s) => money(s.dollars[i])), money(r.dailyTotals[i])]),
+      r.series.map((_, i) => i + 1).concat(r.series.length + 1),
+    ),
+  );
+  requestAnimationFrame(() => drawChart(r, host));
+  return section('Spend per day by model', host, legend, asTable);
+}
+
+function render(r: UsageReport): void {
+  app.setAttribute('aria-busy', 'false');
+  for (const b of rangeButtons) b.setAttribute('aria-pressed', String(Number(b.dataset.range) === r.rangeDays));
+  exportButton.disabled = r.mode !== 'full';
+  const who = document.getElementById('who')!;
+  const parts: Node[] = [];
+  if (r.mode === 'key-only') {
+    who.textContent = 'API key only: the key\u2019s own totals';
+    const k = r.key!;
+    parts.push(
+      h(
+        'div',
+        { class: 'cards' },
+        card('Used on this key', money(k.usedDollars), 'since the key was made'),
+        card('Key limit', k.unlimited ? 'Unlimited' : money(k.limitDollars ?? 0)),
+        card('Left on this key', k.unlimited ? 'Unlimited' : money(k.remainingDollars ?? 0)),
+        card('Key expires', k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : 'Never'),
+      ),
+      h('p', { class: 'note' }, icon('info'), ` ${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: 'Set Access Token' })),
+    );
+    body.replaceChildren(...parts);
+    return;
+  }
+  who.textContent = `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · balance ${money(r.balanceDollars)}` : ''}`;
+  const f = r.forecast;
+  const lasts = !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? '< 1 day' : `${Math.floor(f.daysLeft)} days`) : 'No recent spend';
+  const t = r.tokens;
+  parts.push(
+    h(
+      'div',
+      { class: 'cards' },
+      card(`Spent, last ${r.rangeDays} days`, money(r.totalDollars), `${int(r.requests)} requests`, 'total'),
+      card('Today', money(r.todayDollars), undefined, 'today'),
+      card('Balance lasts', lasts, f && Number.isFinite(f.daysLeft) ? `at ${money(f.ratePerDay)} a day (last ${f.basisDays} days)` : undefined, 'forecast'),
+      card('Cache hit rate', t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? 'no cached prompts' : `${int(t.cacheRead)} tokens read from the cache`),
+    ),
+    chartSection(r),
+    section(
+      'Tokens',
+      table('Tokens in the period', ['Kind', 'Tokens'], [['Input (uncached)', int(t.input)], ['Output', int(t.output)], ['Cache read', int(t.cacheRead)], ['Cache write', int(t.cacheWrite)]], [1]),
+    ),
+    section('By model', table('Spend by model', ['Model', 'Requests', 'Spend', 'Price'], r.perModel.map((m) => [m.model, int(m.requests), money(m.dollars), m.price]), [1, 2])),
+  );
+  if (r.perKey.length) parts.push(section('By API key', table('Spend by API key (as the log names them)', ['Key', 'Requests', 'Spend'], r.perKey.map((k) => [k.name, int(k.requests), money(k.dollars)]), [1, 2])));
+  if (r.topCalls.length) {
+    parts.push(
+      section(
+        'Costliest calls',
+        table(
+          'The most expensive calls of the period',
+          ['When', 'Model', 'Key', 'Tokens in / out', 'Cost'],
+          r.topCalls.map((c) => [new Date(c.at * 1000).toLocaleString(), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, money(c.dollars)]),
+          [3, 4],
+        ),
+      ),
+    );
+  }
+  parts.push(h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} Updated ${new Date(r.generatedAt).toLocaleTimeString()}.`));
+  body.replaceChildren(...parts);
+}
+
+window.addEventListener('message', (e: MessageEvent<ToUsageView>) => {
+  const m = e.data;
+  switch (m.type) {
+    case 'loading':
+      app.setAttribute('aria-busy', 'true');
+      status.textContent = `Reading the last ${m.rangeDays} days from the gateway…`;
+      break;
+    case 'report':
+      status.textContent = '';
+      render(m.report);
+      break;
+    case 'error':
+      app.setAttribute('aria-busy', 'false');
+      status.textContent = '';
+      body.replaceChildren(
+        h('div', { class: 'error', role: 'alert' }, icon('error'), h('p', { text: m.message }), h('div', { class: 'fixes' }, ...m.fixes.map((f) => h('button', { type: 'button', class: 'primary', 'data-fix': f.command, text: f.title })))),
+      );
+      break;
+    case 'exported':
+      status.textContent = `Exported ${m.rows} rows to ${m.file}.`;
+      break;
+  }
+});
+
+let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    if (drawn?.host.isConnected) drawChart(drawn.report, drawn.host);
+  }, 150);
+});
+
+post({ type: 'ready' });
