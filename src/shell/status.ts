@@ -4,6 +4,7 @@ import type { Services } from './services';
 import { formatDollars } from '../gateway/money';
 import { usageSettings } from './config';
 import { balanceWarning, describeDays, type Forecast } from '../usage/forecast';
+import { CLOCK_SKEW_SECONDS } from '../usage/collect';
 import { localDay, rangeStart } from '../usage/report';
 
 export type ConnectionState =
@@ -121,7 +122,7 @@ export class StatusBar implements vscode.Disposable {
   private async spentToday(): Promise<{ dollars: number } | undefined> {
     const now = Date.now();
     try {
-      return { dollars: await this.services.client().account.usage.spent({ start: rangeStart(1, now), end: Math.floor(now / 1000) }) };
+      return { dollars: await this.services.client().account.usage.spent({ start: rangeStart(1, now), end: Math.floor(now / 1000) + CLOCK_SKEW_SECONDS }) };
     } catch (err) {
       this.services.log.warn(`status: today's spend could not be read (${err instanceof Error ? err.message : String(err)})`);
       return undefined;

@@ -3,6 +3,9 @@ import type { GatewayClient } from '../gateway/client';
 import { PriceBook, type PriceOverride } from './prices';
 import { buildReport, keyOnlyReport, rangeStart, type RangeDays, type UsageReport } from './report';
 
+/** The gateway's clock may run ahead of this machine's: ask for a little past "now". */
+export const CLOCK_SKEW_SECONDS = 3600;
+
 export interface CollectOptions {
   rangeDays: RangeDays;
   /** With the system access token: the whole picture; without it, the key's billing only. */
@@ -20,7 +23,7 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
   const usage = client.account.usage;
   const me = await client.account.self({ signal: o.signal });
   // A week before the range as well: the forecast reads the last 7 complete days.
-  const period = { start: rangeStart(Math.max(o.rangeDays, 8), nowMs), end: Math.floor(nowMs / 1000) };
+  const period = { start: rangeStart(Math.max(o.rangeDays, 8), nowMs), end: Math.floor(nowMs / 1000) + CLOCK_SKEW_SECONDS };
   const [logs, gatewayPrices] = await Promise.all([
     usage.logs(period, { maxRows: o.maxLogRows, signal: o.signal }),
     usage.pricing({ group: me.group, signal: o.signal }).catch(() => undefined),

@@ -1,0 +1,99 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AssistantTurn } from '../../src/chat/conversation';
+import type { UsageReport } from '../../src/usage/report';
+import { config } from './config';
+import { api, connectToEmulator, runAnswering } from './helpers';
+
+const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+
+/** Sum of the CSV's dollar column. */
+function csvDollars(text: string): { rows: number; dollars: number } {
+  const lines = text.trim().split(/\r?\n/);
+  assert.equal(lines[0], 'date,model,requests,dollars');
+  return { rows: lines.length - 1, dollars: lines.slice(1).reduce((n, l) => n + Number(l.split(',').at(-1)), 0) };
+}
+
+describe('spend and usage in a real VS Code', () => {
+  before(async () => {
+    await connectToEmulator();
+    assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
+    await vscode.workspace.getConfiguration('modelGateway').update('defaultModels.chat', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('modelGateway').update('defaultModels.chat', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it("prices a chat answer the way the gateway bills it, and the Usage view's figures add up to what the balance lost", async () => {
+    const { testing } = await api();
+    const client = testing.services.client();
+    const before = await (vscode.commands.executeCommand('modelGateway.usage.open') as Thenable<UsageReport | undefined>);
+    assert.ok(before && before.mode === 'full', 'the view opens with the access token: the whole picture');
+    const balanceBefore = (await client.account.self()).balanceDollars;
+
+    await testing.chat.newConversation();
+    await testing.chat.send('Say hello in a few words', [], []);
+    let answer = testing.chat.current!.turns.at(-1) as AssistantTurn;
+    assert.equal(answer.status, 'done');
+    if (config.profile === 'one-api') {
+      // one-api publishes no prices: the cost is unknown (never $0) until the user sets a price.
+      assert.deepEqual({ dollars: answer.cost?.dollars, source: answer.cost?.source }, { dollars: undefined, source: 'unknown' });
+      await vscode.workspace.getConfiguration('modelGateway').update('prices', { 'gpt-4o-mini': { input: 0.3, output: 1.2 } }, vscode.ConfigurationTarget.Global);
+      await testing.chat.send('And once more', [], []);
+      answer = testing.chat.current!.turns.at(-1) as AssistantTurn;
+      await vscode.workspace.getConfiguration('modelGateway').update('prices', undefined, vscode.ConfigurationTarget.Global);
+    }
+    // gpt-4o-mini: $0.30 per million input tokens, $1.20 output (new-api's /api/pricing, or the setting).
+    const expected = (answer.usage.input * 0.3 + answer.usage.output * 1.2) / 1e6;
+    assert.ok(answer.cost?.dollars !== undefined && Math.abs(answer.cost.dollars - expected) < 1e-9, JSON.stringify(answer.cost));
+    assert.equal(answer.cost.source, config.profile === 'one-api' ? 'settings' : 'gateway');
+    await client.imagegen.v3.generate({ prompt: 'a paper boat', rendering_speed: 'TURBO' });
+
+    const after = await (vscode.commands.executeCommand('modelGateway.usage.open') as Thenable<UsageReport | undefined>);
+    assert.ok(after);
+    const lost = balanceBefore - (await client.account.self()).balanceDollars;
+    assert.ok(lost > 0, 'the calls cost money');
+    assert.ok(Math.abs(after.todayDollars - before.todayDollars - lost) < 1e-6, `today grew by ${after.todayDollars - before.todayDollars}, the balance lost ${lost}`);
+    assert.ok(after.series.some((s) => s.name === 'gpt-4o-mini' || s.name === 'Other'));
+    // What the chat estimated is what the gateway billed for that call (to one quota unit).
+    assert.ok(Math.abs(answer.cost!.dollars! - (after.topCalls.find((c) => c.model === 'gpt-4o-mini')?.dollars ?? answer.cost!.dollars!)) < 1e-5);
+
+    const target = vscode.Uri.file(join(folder(), 'usage-integration.csv'));
+    try {
+      const written = await testing.usage.exportCsv(target);
+      assert.equal(written?.fsPath, target.fsPath);
+      const csv = csvDollars(readFileSync(target.fsPath, 'utf8'));
+      assert.equal(csv.rows, after.rows.length);
+      assert.ok(Math.abs(csv.dollars - after.totalDollars) < 1e-4, `CSV ${csv.dollars} vs shown ${after.totalDollars}`);
+    } finally {
+      rmSync(target.fsPath, { force: true });
+    }
+  });
+
+  it("shows today's spend in the status bar, and with only an API key says the view has the key's totals", async () => {
+    const { testing } = await api();
+    const state = await testing.status.refresh();
+    assert.ok(state.kind === 'connected' && state.today && state.today.dollars > 0, JSON.stringify(state));
+    await vscode.workspace.getConfiguration('modelGateway').update('usage.showTodayInStatusBar', false, vscode.ConfigurationTarget.Global);
+    try {
+      const hidden = await testing.status.refresh();
+      assert.ok(hidden.kind === 'connected' && hidden.today === undefined, 'the setting hides it');
+    } finally {
+      await vscode.workspace.getConfiguration('modelGateway').update('usage.showTodayInStatusBar', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await testing.services.credentials.setAccessToken('');
+    try {
+      const keyOnly = await testing.usage.reload();
+      assert.ok(keyOnly && keyOnly.mode === 'key-only', 'without the access token: the billing routes only');
+      assert.equal(keyOnly.key?.unlimited, true, 'the demo key has no limit');
+      assert.ok((keyOnly.key?.usedDollars ?? 0) > 0);
+      assert.match(keyOnly.source, /Set the system access token/);
+    } finally {
+      assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
+    }
+  });
+});
