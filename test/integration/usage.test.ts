@@ -31,7 +31,7 @@ describe('spend and usage in a real VS Code', () => {
   it("prices a chat answer the way the gateway bills it, and the Usage view's figures add up to what the balance lost", async () => {
     const { testing } = await api();
     const client = testing.services.client();
-    const before = await (vscode.commands.executeCommand('modelGateway.usage.open') as Thenable<UsageReport | undefined>);
+    const before = await vscode.commands.executeCommand<UsageReport | undefined>('modelGateway.usage.open');
     assert.ok(before && before.mode === 'full', 'the view opens with the access token: the whole picture');
     const balanceBefore = (await client.account.self()).balanceDollars;
 
@@ -53,14 +53,14 @@ describe('spend and usage in a real VS Code', () => {
     assert.equal(answer.cost.source, config.profile === 'one-api' ? 'settings' : 'gateway');
     await client.imagegen.v3.generate({ prompt: 'a paper boat', rendering_speed: 'TURBO' });
 
-    const after = await (vscode.commands.executeCommand('modelGateway.usage.open') as Thenable<UsageReport | undefined>);
+    const after = await vscode.commands.executeCommand<UsageReport | undefined>('modelGateway.usage.open');
     assert.ok(after);
     const lost = balanceBefore - (await client.account.self()).balanceDollars;
     assert.ok(lost > 0, 'the calls cost money');
     assert.ok(Math.abs(after.todayDollars - before.todayDollars - lost) < 1e-6, `today grew by ${after.todayDollars - before.todayDollars}, the balance lost ${lost}`);
     assert.ok(after.series.some((s) => s.name === 'gpt-4o-mini' || s.name === 'Other'));
     // What the chat estimated is what the gateway billed for that call (to one quota unit).
-    assert.ok(Math.abs(answer.cost!.dollars! - (after.topCalls.find((c) => c.model === 'gpt-4o-mini')?.dollars ?? answer.cost!.dollars!)) < 1e-5);
+    assert.ok(Math.abs(answer.cost.dollars - (after.topCalls.find((c) => c.model === 'gpt-4o-mini')?.dollars ?? answer.cost.dollars)) < 1e-5);
 
     const target = vscode.Uri.file(join(folder(), 'usage-integration.csv'));
     try {
