@@ -33,6 +33,18 @@ export interface Cost {
 const CACHE_READ = 0.1;
 const CACHE_WRITE = 1.25;
 
+/**
+ * The image family's published prices (the spec's Limits), for the models a gateway logs those
+ * calls under (`imagegen-v3-<operation>`, `imagegen-<operation>`): what one image costs.
+ */
+export function imageFamilyPrice(model: string): string | undefined {
+  const v3 = /^imagegen-v3-(generate|remix|edit|replace-background)$/.exec(model);
+  if (v3) return v3[1] === 'generate' || v3[1] === 'remix' ? '$0.03 / $0.06 / $0.09 an image (Turbo / Default / Quality; published prices)' : '$0.06 / $0.06 / $0.09 an image (Turbo / Default / Quality; published prices)';
+  const legacy = /^imagegen-(generate|edit|remix|upscale)$/.exec(model);
+  if (!legacy) return undefined;
+  return { generate: '$0.02–$0.08 an image by model', edit: '$0.05–$0.08 an image by model', remix: '$0.02–$0.08 an image by model', upscale: '$0.06 an image' }[legacy[1] as 'generate'] + ' (published prices)';
+}
+
 export class PriceBook {
   private readonly gateway = new Map<string, ModelPrice>();
 

@@ -5,7 +5,7 @@
  */
 import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../gateway/usageTypes';
 import { forecast, type Forecast } from './forecast';
-import type { PriceBook } from './prices';
+import { imageFamilyPrice, type PriceBook } from './prices';
 import { toCsv } from './csv';
 
 export const RANGES = [7, 30] as const;
@@ -190,6 +190,8 @@ function topCall(l: UsageLogEntry): UsageReport['topCalls'][number] {
 
 function describePrice(prices: PriceBook, model: string): { price: string; priceKnown: boolean } {
   const found = prices.price(model);
+  const image = found ? undefined : imageFamilyPrice(model);
+  if (image) return { price: image, priceKnown: true };
   if (!found) return { price: prices.hasGatewayPrices ? 'price unknown (not configured on the gateway)' : 'price unknown (the gateway publishes none)', priceKnown: false };
   const p = found.price;
   const from = found.source === 'settings' ? ' (your setting)' : '';

@@ -52,6 +52,11 @@ function section(title: string, ...children: (Node | undefined)[]): HTMLElement 
   return h('section', {}, h('h2', { text: title }), ...children);
 }
 
+/** Axis steps: cents when the days reach ten cents, finer below. */
+function axisMoney(v: number, peak: number): string {
+  return `$${v.toFixed(peak >= 0.1 ? 2 : peak >= 0.01 ? 3 : 4)}`;
+}
+
 function shortDay(day: string): string {
   return day.slice(5);
 }
@@ -63,6 +68,7 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
   chart?.detach();
   drawn = { report: r, host };
   const labels = r.days.map(shortDay);
+  const peak = Math.max(...r.dailyTotals);
   const every = r.days.length > 14 ? 5 : 1;
   const data = { labels, series: r.series.map((s, i) => ({ name: s.name, data: s.dollars, className: `ct-series ct-series-${seriesClass(s.name, i)}` })) };
   // Bars as wide as the days allow (set through CSSOM: the view's CSP allows no inline style attributes).
@@ -70,9 +76,9 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
   chart = new BarChart(host, data, {
     stackBars: true,
     height: '240px',
-    chartPadding: { top: 12, right: 8, bottom: 0, left: 8 },
+    chartPadding: { top: 16, right: 8, bottom: 0, left: 8 },
     axisX: { showGrid: false, labelInterpolationFnc: (v: unknown, i: number) => ((r.days.length - 1 - i) % every === 0 ? String(v) : null) },
-    axisY: { labelInterpolationFnc: (v: unknown) => money(Number(v)), offset: 56 },
+    axisY: { labelInterpolationFnc: (v: unknown) => axisMoney(Number(v), peak), offset: 56 },
   });
   chart.on('draw', (d: { type: string; element: { getNode(): Element }; seriesIndex?: number; index?: number; value?: { y?: number } }) => {
     if (d.type !== 'bar' || d.seriesIndex === undefined || d.index === undefined) return;

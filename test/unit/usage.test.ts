@@ -3,7 +3,7 @@ import { GatewayClient, GatewayError, PLACEHOLDER_RATIO, quotaToDollars, type Us
 import { collectUsage } from '../../src/usage/collect';
 import { csvCell, toCsv } from '../../src/usage/csv';
 import { balanceWarning, describeDays, forecast } from '../../src/usage/forecast';
-import { PriceBook } from '../../src/usage/prices';
+import { imageFamilyPrice, PriceBook } from '../../src/usage/prices';
 import { buildReport, lastDays, localDay, reportCsv } from '../../src/usage/report';
 import { UNPRICED_MODEL } from '../emulator/usage';
 import { clientFor, useEmulator } from './helpers';
@@ -215,6 +215,8 @@ describe('usage figures', () => {
     assert.ok(Math.abs(c.savedDollars! - 5.4) < 1e-9, 'two million tokens read at 0.3 instead of 3');
     assert.equal(book.cost('b', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }).dollars, undefined);
     assert.equal(book.cost('zzz', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }).source, 'unknown');
+    assert.match(imageFamilyPrice('imagegen-v3-generate')!, /^\$0\.03 \/ \$0\.06 \/ \$0\.09 an image/);
+    assert.equal(imageFamilyPrice('gpt-4o'), undefined);
     const fromSettings = book.cost('c', { input: 1_000_000, output: 1_000_000, cacheRead: 0, cacheWrite: 0 });
     assert.equal(fromSettings.source, 'settings');
     assert.equal(fromSettings.dollars, 3);
