@@ -125,7 +125,7 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     await until('the offered file name', async () => /gateway-usage-[\d-]+-to-[\d-]+\.csv$/.test(await pathInput.inputValue()), 30_000);
     await page.keyboard.press('Enter');
     const status = await view.locator('#status', { hasText: /Exported \d+ rows to / }).innerText({ timeout: 30_000 });
-    const target = join(workspace, /to (\S+\.csv)\.$/.exec(status)![1]!);
+    const target = join(workspace, /to (\S+\.csv)\.$/.exec(status)![1]);
     await until('the CSV file', () => existsSync(target), 30_000);
     const lines = readFileSync(target, 'utf8').trim().split(/\r?\n/);
     assert.equal(lines[0], 'date,model,requests,dollars');

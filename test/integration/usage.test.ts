@@ -74,7 +74,7 @@ describe('spend and usage in a real VS Code', () => {
     }
   });
 
-  it("shows today's spend in the status bar, and with only an API key says the view has the key's totals", async () => {
+  it("shows today's spend in the status bar, warns once when the balance runs low, and with only an API key says the view has the key's totals", async () => {
     const { testing } = await api();
     const state = await testing.status.refresh();
     assert.ok(state.kind === 'connected' && state.today && state.today.dollars > 0, JSON.stringify(state));
@@ -84,6 +84,18 @@ describe('spend and usage in a real VS Code', () => {
       assert.ok(hidden.kind === 'connected' && hidden.today === undefined, 'the setting hides it');
     } finally {
       await vscode.workspace.getConfiguration('modelGateway').update('usage.showTodayInStatusBar', undefined, vscode.ConfigurationTarget.Global);
+    }
+    // Under the low-balance level: one warning (once a day), offering the Usage view.
+    await vscode.workspace.getConfiguration('modelGateway').update('lowBalanceWarningDollars', 1_000_000, vscode.ConfigurationTarget.Global);
+    try {
+      const before = testing.services.notices.length;
+      await testing.status.refresh();
+      await testing.status.refresh();
+      const warned = testing.services.notices.slice(before).filter((n) => n.level === 'warning');
+      assert.equal(warned.length, 1, JSON.stringify(warned));
+      assert.match(warned[0].message, /The gateway balance is \$[\d.]+, under your warning level of \$1000000\.00/);
+    } finally {
+      await vscode.workspace.getConfiguration('modelGateway').update('lowBalanceWarningDollars', undefined, vscode.ConfigurationTarget.Global);
     }
     await testing.services.credentials.setAccessToken('');
     try {
