@@ -119,6 +119,8 @@ function render(r: UsageReport): void {
   app.setAttribute('aria-busy', 'false');
   for (const b of rangeButtons) b.setAttribute('aria-pressed', String(Number(b.dataset.range) === r.rangeDays));
   exportButton.disabled = r.mode !== 'full';
+  // The key's totals have no period: the range buttons would change nothing.
+  rangeButtons[0].parentElement!.hidden = r.mode !== 'full';
   const who = document.getElementById('who')!;
   const parts: Node[] = [];
   if (r.mode === 'key-only') {
@@ -133,7 +135,7 @@ function render(r: UsageReport): void {
         card('Left on this key', k.unlimited ? 'Unlimited' : money(k.remainingDollars ?? 0)),
         card('Key expires', k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : 'Never'),
       ),
-      h('p', { class: 'note' }, icon('info'), ` ${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: 'Set Access Token' })),
+      h('p', { class: 'note' }, icon('info'), h('span', {}, `${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: 'Set Access Token' }))),
     );
     body.replaceChildren(...parts);
     return;

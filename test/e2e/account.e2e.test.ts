@@ -4,8 +4,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { until } from '../wait';
-import { answerPrompt, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { answerPrompt, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -101,14 +100,7 @@ describe('the packaged .vsix', function () {
       await page.locator('.activitybar [aria-label^="Model Gateway"]').first().waitFor();
       // The Usage view's own bundle is in the package: the view draws and says what is missing.
       await runPaletteCommand(page, 'Model Gateway: Show Usage and Spend');
-      await until(
-        'the Usage view from the package',
-        async () => {
-          for (const f of page.frames()) if ((await f.locator('main#app .error', { hasText: 'not set up' }).count().catch(() => 0)) > 0) return true;
-          return false;
-        },
-        60_000,
-      );
+      await webviewFrame(page, 'main#app .error', 'not set up');
     } finally {
       await browser.close();
       await server.stop();

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { launchBrowser, openWorkbench, webviewFrame, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -15,7 +15,7 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
   let page: Page;
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(join(ARTIFACTS, 'screenshots'), { recursive: true });
     emu = await GatewayEmulator.start();
     server = await startCodeServer({
       workspace: sampleWorkspace(),
@@ -78,5 +78,18 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
     await dialog.getByRole('button', { name: 'Generate' }).click();
     await page.locator('.tab.active', { hasText: /^a-paper-boat-on-a-pond-\d+\.png/ }).waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'image-generated.png') });
+  });
+
+  it("with only an API key, the Usage view shows the key's own totals and says the access token gives the rest", async () => {
+    await runPaletteCommand(page, 'Model Gateway: Show Usage and Spend');
+    const view = await webviewFrame(page, 'main#app .cards');
+    assert.match(await view.locator('#who').innerText(), /API key only/);
+    const used = await view.locator('.card', { hasText: 'Used on this key' }).locator('.card-value').innerText();
+    const billed = [...emu.store.keys.values()].find((k) => k.key === GatewayEmulator.demoKey.replace(/^sk-/, ''))!.usedQuota / 500_000;
+    assert.ok(Math.abs(Number(used.replace('$', '')) - billed) < 1e-4, `shown ${used}; the key spent ${billed} on indexing and the image`);
+    assert.match(await view.locator('.card', { hasText: 'Key limit' }).innerText(), /Unlimited/);
+    await view.getByRole('button', { name: 'Set Access Token' }).waitFor();
+    assert.equal(await view.locator('#export').isDisabled(), true, 'nothing per day to export');
+    await page.screenshot({ path: join(ARTIFACTS, 'screenshots', 'usage-key-only.png') });
   });
 });

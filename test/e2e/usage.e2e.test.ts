@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Frame, FrameLocator, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, testedVsCode, type CodeServer } from '../vscode/harness';
+import { EXTENSION_ID, webviewFrame, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, testedVsCode, type CodeServer } from '../vscode/harness';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 /** The screenshots linked from the README. */
@@ -23,17 +23,8 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
 
   const chat = (): FrameLocator => page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).first().frameLocator('iframe#active-frame');
 
-  /** The Usage view's document: the webview frame whose page is the usage view. */
-  async function usageFrame(): Promise<Frame> {
-    return until(
-      'the Usage view',
-      async () => {
-        for (const f of page.frames()) if ((await f.locator('main#app h1', { hasText: 'Gateway usage' }).count().catch(() => 0)) > 0) return f;
-        return undefined;
-      },
-      60_000,
-    );
-  }
+  /** The Usage view's document. */
+  const usageFrame = (): Promise<Frame> => webviewFrame(page, 'main#app h1', 'Gateway usage');
 
   /** The models the demo user spent on in the last `days` local days, as the emulator recorded them. */
   function modelsSpentOn(days: number): Set<string> {

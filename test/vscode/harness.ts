@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; publisher: string; version: string };
@@ -263,4 +263,17 @@ export async function answerPrompt(page: Page, title: string, text: string): Pro
   await widget.locator('input').fill(text);
   await page.keyboard.press('Enter');
   await widget.waitFor({ state: 'hidden' }).catch(() => undefined);
+}
+
+/**
+ * The webview document (a frame inside VS Code's webview iframes) holding an element that matches
+ * `selector` (and `text`): editor-tab webviews have no stable name to find them by.
+ */
+export async function webviewFrame(page: Page, selector: string, text?: string | RegExp, timeoutMs = 60_000): Promise<Frame> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    for (const f of page.frames()) if ((await f.locator(selector, text ? { hasText: text } : {}).count().catch(() => 0)) > 0) return f;
+    if (Date.now() > end) throw new Error(`no webview shows ${selector}${text ? ` with "${String(text)}"` : ''}`);
+    await page.waitForTimeout(100);
+  }
 }
