@@ -22,9 +22,16 @@ export class Prices {
     const now = Date.now();
     if (!this.cached || this.cached.baseUrl !== baseUrl || now - this.cached.at > this.cached.ttl) {
       const entry = { baseUrl, at: now, ttl: FRESH_MS, prices: Promise.resolve<ModelPrice[] | undefined>(undefined) };
-      entry.prices = this.services
-        .client()
-        .account.usage.pricing()
+      const client = this.services.client();
+      // new-api prices by the user's group (its ratio): known with the access token.
+      const group = this.services.credentials.getAccessToken()
+        ? client.account.self().then(
+            (me) => me.group,
+            () => undefined,
+          )
+        : Promise.resolve(undefined);
+      entry.prices = group
+        .then((g) => client.account.usage.pricing({ group: g }))
         .catch((err: unknown) => {
           entry.ttl = RETRY_MS;
           this.services.log.warn(`prices: the gateway's price list could not be read (${err instanceof Error ? err.message : String(err)}); using prices from settings only`);

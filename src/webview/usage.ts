@@ -151,7 +151,7 @@ function render(r: UsageReport): void {
       card(`Spent, last ${r.rangeDays} days`, money(r.totalDollars), `${int(r.requests)} requests`, 'total'),
       card('Today', money(r.todayDollars), undefined, 'today'),
       card('Balance lasts', lasts, f && Number.isFinite(f.daysLeft) ? `at ${money(f.ratePerDay)} a day (last ${f.basisDays} days)` : undefined, 'forecast'),
-      card('Cache hit rate', t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? 'no cached prompts' : `${int(t.cacheRead)} tokens read from the cache`),
+      card('Cache hit rate', t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? 'no cache reads or writes in the log' : `${int(t.cacheRead)} tokens read from the cache`),
     ),
     chartSection(r),
     section(

@@ -165,7 +165,7 @@ export function handlePricing(ctx: Ctx): void {
     // way; the emulator lists them without a token price (quota_type 0, ratio 0: no token price).
     return row;
   });
-  sendJson(ctx.res, 200, { success: true, data, group_ratio: { default: 1 }, usable_group: { default: 'default users' }, vendors: [] });
+  sendJson(ctx.res, 200, { success: true, data, group_ratio: { default: 1, vip: 0.5 }, usable_group: { default: 'default users', vip: 'vip users' }, vendors: [] });
 }
 
 /**

@@ -114,6 +114,9 @@ describe('usage API', () => {
     // Ratio 0.15 = $0.30 per million input tokens; output 4 times; cache reads 0.1 of input.
     assert.ok(Math.abs(mini.inputPerMTok! - 0.3) < 1e-9 && Math.abs(mini.outputPerMTok! - 1.2) < 1e-9);
     assert.ok(Math.abs(mini.cacheReadPerMTok! - 0.03) < 1e-9);
+    // The user's group ratio scales every price (a group at 0.5 pays half).
+    const vip = (await client.account.usage.pricing({ group: 'vip' }))!.find((p) => p.model === 'gpt-4o-mini')!;
+    assert.ok(Math.abs(vip.inputPerMTok! - 0.15) < 1e-9);
     const unpriced = prices.find((p) => p.model === UNPRICED_MODEL)!;
     assert.equal(unpriced.unknown, true);
     assert.equal(unpriced.inputPerMTok, undefined, `never the placeholder ${PLACEHOLDER_RATIO} as a price`);
