@@ -66,12 +66,15 @@ export class Usage {
   ) {}
 
   /**
-   * The consume log of a period, newest first, up to `maxRows` calls. new-api pages 100 at a time
+   * The consume log of a period, newest first, up to `maxRows` calls or `maxPages` requests (one-api's
+   * pages hold 10: 50 pages are 500 calls). new-api pages 100 at a time
    * (`p` from 1); one-api 10 at a time (`p` from 0); `p=0` is the first page on both, and the
    * answer's shape says which server it is.
    */
-  async logs(period: Period, opts: RequestOptions & { maxRows?: number } = {}): Promise<UsageLogs> {
+  async logs(period: Period, opts: RequestOptions & { maxRows?: number; maxPages?: number } = {}): Promise<UsageLogs> {
     const maxRows = opts.maxRows ?? 2000;
+    const maxPages = opts.maxPages ?? 50;
+    let pages = 0;
     const items: UsageLogEntry[] = [];
     let total: number | undefined;
     for (let p = 0; ; ) {
@@ -96,7 +99,7 @@ export class Usage {
       if (items.length > maxRows) return { items: items.slice(0, maxRows), complete: false, total };
       const exhausted = rows.length === 0 || (total !== undefined && items.length >= total) || (Array.isArray(data) && rows.length < 10);
       if (exhausted) return { items, complete: true, total };
-      if (items.length === maxRows) return { items, complete: false, total };
+      if (items.length === maxRows || ++pages >= maxPages) return { items, complete: false, total };
       p = next;
     }
   }

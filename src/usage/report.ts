@@ -28,6 +28,8 @@ export interface UsageReport {
   rangeDays: RangeDays;
   /** Local days shown, oldest first (`YYYY-MM-DD`); the last is today. */
   days: string[];
+  /** Days the gateway could not give figures for ("no data", not $0): shown as gaps. */
+  unknownDays: string[];
   series: { name: string; dollars: number[] }[];
   dailyTotals: number[];
   /** Every day and model of the range with spend (what the CSV exports). */
@@ -103,6 +105,11 @@ export function buildReport(input: ReportInput): UsageReport {
     for (const l of logs.items) add(localDay(l.at), l.model, l.dollars, 1);
   }
 
+  // one-api's dashboard covers the last 7 days: the older days of a log too long to read whole
+  // are unknown.
+  const knownSince = fromBuckets && input.buckets!.source === 'daily-7' ? allDays[allDays.length - 7] : undefined;
+  const known = (day: string) => knownSince === undefined || day >= knownSince;
+  const unknownDays = days.filter((d) => !known(d));
   const inRange = new Set(days);
   const perModel = new Map<string, { dollars: number; requests: number }>();
   const dailyAll = new Map<string, number>();
@@ -155,11 +162,12 @@ export function buildReport(input: ReportInput): UsageReport {
   const cacheable = tokens.input + tokens.cacheRead + tokens.cacheWrite;
   if (tokens.cacheRead + tokens.cacheWrite > 0 && cacheable > 0) tokens.hitRate = tokens.cacheRead / cacheable;
 
-  const f = input.balanceDollars === undefined ? undefined : forecast(input.balanceDollars, allDays.map((day) => ({ day, dollars: dailyAll.get(day) ?? 0 })), today);
+  const f = input.balanceDollars === undefined ? undefined : forecast(input.balanceDollars, allDays.filter(known).map((day) => ({ day, dollars: dailyAll.get(day) ?? 0 })), today);
   return {
     mode: 'full',
     rangeDays,
     days,
+    unknownDays,
     series,
     dailyTotals,
     rows,
@@ -178,7 +186,7 @@ export function buildReport(input: ReportInput): UsageReport {
     source: fromBuckets
       ? input.buckets!.source === 'hourly'
         ? "Spend per day from the gateway's hourly usage data (it lags by a few minutes)."
-        : "Spend per day from the gateway's 7-day dashboard."
+        : `Spend per day from the gateway's 7-day dashboard${unknownDays.length ? `; the ${unknownDays.length} days before it are unknown (the log is too long to read whole)` : ''}.`
       : "Spend per day from the gateway's request log.",
     generatedAt: nowMs,
   };
@@ -210,6 +218,7 @@ export function keyOnlyReport(rangeDays: RangeDays, key: KeyBilling, nowMs: numb
     mode: 'key-only',
     rangeDays,
     days,
+    unknownDays: [],
     series: [],
     dailyTotals: days.map(() => 0),
     rows: [],

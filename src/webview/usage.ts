@@ -70,7 +70,9 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
   const labels = r.days.map(shortDay);
   const peak = Math.max(...r.dailyTotals);
   const every = r.days.length > 14 ? 5 : 1;
-  const data = { labels, series: r.series.map((s, i) => ({ name: s.name, data: s.dollars, className: `ct-series ct-series-${seriesClass(s.name, i)}` })) };
+  const unknown = new Set(r.unknownDays);
+  // Unknown days are gaps (null), not zero-height bars.
+  const data = { labels, series: r.series.map((s, i) => ({ name: s.name, data: s.dollars.map((d, j) => (unknown.has(r.days[j]) ? null : d)), className: `ct-series ct-series-${seriesClass(s.name, i)}` })) };
   // Bars as wide as the days allow (set through CSSOM: the view's CSP allows no inline style attributes).
   host.style.setProperty('--bar-width', `${Math.max(4, Math.min(36, Math.floor((host.clientWidth - 60) / r.days.length) - 6))}px`);
   chart = new BarChart(host, data, {
@@ -107,7 +109,7 @@ function chartSection(r: UsageReport): HTMLElement {
     table(
       'Spend per day by model',
       ['Day', ...r.series.map((s) => s.name), 'Total'],
-      r.days.map((day, i) => [day, ...r.series.map((s) => money(s.dollars[i])), money(r.dailyTotals[i])]),
+      r.days.map((day, i) => (r.unknownDays.includes(day) ? [day, ...r.series.map(() => 'no data'), 'no data'] : [day, ...r.series.map((s) => money(s.dollars[i])), money(r.dailyTotals[i])])),
       r.series.map((_, i) => i + 1).concat(r.series.length + 1),
     ),
   );
@@ -148,7 +150,7 @@ function render(r: UsageReport): void {
     h(
       'div',
       { class: 'cards' },
-      card(`Spent, last ${r.rangeDays} days`, money(r.totalDollars), `${int(r.requests)} requests`, 'total'),
+      card(`Spent, last ${r.rangeDays} days`, money(r.totalDollars), `${int(r.requests)} requests${r.unknownDays.length ? ` · ${r.rangeDays - r.unknownDays.length} of ${r.rangeDays} days known` : ''}`, 'total'),
       card('Today', money(r.todayDollars), undefined, 'today'),
       card('Balance lasts', lasts, f && Number.isFinite(f.daysLeft) ? `at ${money(f.ratePerDay)} a day (last ${f.basisDays} days)` : undefined, 'forecast'),
       card('Cache hit rate', t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? 'no cache reads or writes in the log' : `${int(t.cacheRead)} tokens read from the cache`),

@@ -62,6 +62,10 @@ describe('usage API', () => {
     assert.equal(all.complete, true);
     // one-api: pages 0, 1 and 2 of ten; new-api: one page of a hundred.
     assert.equal(asked() - n, PROFILE === 'one-api' ? 3 : 1);
+    // A page budget: one-api's ten a page run out first.
+    const onePage = await client.account.usage.logs(period(), { maxPages: 1 });
+    assert.equal(onePage.complete, PROFILE === 'new-api');
+    assert.equal(onePage.items.length, PROFILE === 'new-api' ? 23 : 10);
     const capped = await client.account.usage.logs(period(), { maxRows: 12 });
     assert.equal(capped.complete, false);
     assert.equal(capped.items.length, 12);
@@ -244,6 +248,19 @@ describe('usage figures', () => {
     const none = buildReport({ rangeDays: 30, nowMs: noon, logs: { items: [], complete: true }, prices: new PriceBook(undefined) });
     assert.equal(none.empty, true);
     assert.equal(none.days.length, 30);
+  });
+
+  it("says which days are unknown when only one-api's 7-day dashboard covers a long log, and forecasts from known days", () => {
+    const buckets = [0, 1, 2, 3].map((n) => ({ at: Date.parse(`${lastDays(7, noon)[6 - n]}T00:00:00Z`) / 1000, model: 'm', requests: 1, quota: 500_000, dollars: 1, tokens: 10 }));
+    const logs = { items: [entry(daysAgo(0) - 60, 'm', 1)], complete: false };
+    const r = buildReport({ rangeDays: 30, nowMs: noon, logs, buckets: { buckets, source: 'daily-7' }, prices: new PriceBook(undefined), balanceDollars: 10 });
+    assert.equal(r.unknownDays.length, 23, 'the 23 days before the dashboard are no data, not $0');
+    assert.equal(r.unknownDays.at(-1), lastDays(30, noon)[22]);
+    assert.equal(r.totalDollars, 4);
+    assert.equal(r.forecast!.basisDays, 3, 'the rate is taken from known days since the first spend');
+    assert.match(r.source, /23 days before it are unknown/);
+    const csv = reportCsv(r).trim().split('\r\n');
+    assert.equal(csv.length, 1 + 4);
   });
 
   it('writes CSV a spreadsheet cannot run: quotes, and formulas kept as text', () => {
