@@ -28,7 +28,8 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
     usage.logs(period, { maxRows: o.maxLogRows, signal: o.signal }),
     usage.pricing({ group: me.group, signal: o.signal }).catch(() => undefined),
   ]);
-  const buckets = logs.complete ? undefined : await usage.buckets(period, { signal: o.signal });
+  // A gateway without buckets (or refusing them) leaves the newest part of the log: the report says so.
+  const buckets = logs.complete ? undefined : await usage.buckets(period, { signal: o.signal }).catch(() => undefined);
   return buildReport({
     rangeDays: o.rangeDays,
     nowMs,

@@ -59,6 +59,11 @@ export function localDay(unixSeconds: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
+function nextDay(day: string): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return localDay(new Date(y, m - 1, d + 1, 12).getTime() / 1000);
+}
+
 /** The `n` local days ending today, oldest first. */
 export function lastDays(n: number, nowMs: number): string[] {
   const out: string[] = [];
@@ -91,8 +96,20 @@ export function buildReport(input: ReportInput): UsageReport {
   const days = allDays.slice(-rangeDays);
   const today = days[days.length - 1];
   const fromBuckets = !logs.complete && input.buckets && input.buckets.buckets.length > 0;
+  // Days without figures ("no data", not $0): those before one-api's 7-day dashboard when the log
+  // was too long to read whole, or, with no buckets at all, those up to the oldest call read.
+  const oldestRead = logs.items.at(-1);
+  const knownSince =
+    fromBuckets && input.buckets!.source === 'daily-7'
+      ? allDays[allDays.length - 7]
+      : !fromBuckets && !logs.complete && oldestRead
+        ? nextDay(localDay(oldestRead.at))
+        : undefined;
+  const known = (day: string) => knownSince === undefined || day >= knownSince;
+  const unknownDays = days.filter((d) => !known(d));
   const cells = new Map<string, { dollars: number; requests: number }>();
   const add = (day: string, model: string, dollars: number, requests: number) => {
+    if (!known(day)) return;
     const id = `${day}\u0000${model}`;
     const c = cells.get(id) ?? { dollars: 0, requests: 0 };
     c.dollars += dollars;
@@ -105,11 +122,6 @@ export function buildReport(input: ReportInput): UsageReport {
     for (const l of logs.items) add(localDay(l.at), l.model, l.dollars, 1);
   }
 
-  // one-api's dashboard covers the last 7 days: the older days of a log too long to read whole
-  // are unknown.
-  const knownSince = fromBuckets && input.buckets!.source === 'daily-7' ? allDays[allDays.length - 7] : undefined;
-  const known = (day: string) => knownSince === undefined || day >= knownSince;
-  const unknownDays = days.filter((d) => !known(d));
   const inRange = new Set(days);
   const perModel = new Map<string, { dollars: number; requests: number }>();
   const dailyAll = new Map<string, number>();
@@ -187,7 +199,9 @@ export function buildReport(input: ReportInput): UsageReport {
       ? input.buckets!.source === 'hourly'
         ? "Spend per day from the gateway's hourly usage data (it lags by a few minutes)."
         : `Spend per day from the gateway's 7-day dashboard${unknownDays.length ? `; the ${unknownDays.length} days before it are unknown (the log is too long to read whole)` : ''}.`
-      : "Spend per day from the gateway's request log.",
+      : logs.complete
+        ? "Spend per day from the gateway's request log."
+        : `Spend per day from the newest ${logs.items.length.toLocaleString('en-US')} calls of the gateway's request log (it has no usage buckets)${unknownDays.length ? `; the ${unknownDays.length} days before them are unknown` : ''}.`,
     generatedAt: nowMs,
   };
 }

@@ -263,6 +263,14 @@ describe('usage figures', () => {
     assert.equal(csv.length, 1 + 4);
   });
 
+  it('with only the newest part of a long log and no buckets, the days before its oldest call are unknown', () => {
+    const items = [entry(daysAgo(0) - 60, 'm', 1), entry(daysAgo(2), 'm', 2)];
+    const r = buildReport({ rangeDays: 7, nowMs: noon, logs: { items, complete: false, total: 900 }, prices: new PriceBook(undefined) });
+    assert.deepEqual(r.unknownDays, lastDays(7, noon).slice(0, 5), 'whole from the day after the oldest call read');
+    assert.equal(r.totalDollars, 1, 'only known days count');
+    assert.match(r.source, /newest 2 calls/);
+  });
+
   it('writes CSV a spreadsheet cannot run: quotes, and formulas kept as text', () => {
     assert.equal(csvCell('a,b'), '"a,b"');
     assert.equal(csvCell('say "hi"'), '"say ""hi"""');
