@@ -74,6 +74,26 @@ describe('spend and usage in a real VS Code', () => {
     }
   });
 
+  it('marks the cost of an answer whose usage the gateway did not send as an estimate', async () => {
+    const { testing } = await api();
+    const settings = vscode.workspace.getConfiguration('modelGateway');
+    // legacy-upstream-emu streams no usage, and the gateway has no price for it: the user sets one.
+    await settings.update('defaultModels.chat', 'legacy-upstream-emu', vscode.ConfigurationTarget.Global);
+    await settings.update('prices', { 'legacy-upstream-emu': { input: 1, output: 2 } }, vscode.ConfigurationTarget.Global);
+    try {
+      await testing.chat.newConversation();
+      await testing.chat.send('Say hello in a few words', [], []);
+      const answer = testing.chat.current!.turns.at(-1) as AssistantTurn;
+      assert.equal(answer.model, 'legacy-upstream-emu');
+      assert.equal(answer.usage.estimated, true);
+      assert.deepEqual({ estimated: answer.cost?.estimated, source: answer.cost?.source }, { estimated: true, source: 'settings' });
+      assert.ok(Math.abs(answer.cost!.dollars! - (answer.usage.input + answer.usage.output * 2) / 1e6) < 1e-12);
+    } finally {
+      await settings.update('prices', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('defaultModels.chat', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it("shows today's spend in the status bar, warns once when the balance runs low, and with only an API key says the view has the key's totals", async () => {
     const { testing } = await api();
     const state = await testing.status.refresh();
