@@ -191,13 +191,28 @@ window.addEventListener('message', (e: MessageEvent<ToUsageView>) => {
       status.textContent = '';
       render(m.report);
       break;
-    case 'error':
+    case 'error': {
       app.setAttribute('aria-busy', 'false');
       status.textContent = '';
-      body.replaceChildren(
-        h('div', { class: 'error', role: 'alert' }, icon('error'), h('p', { text: m.message }), h('div', { class: 'fixes' }, ...m.fixes.map((f) => h('button', { type: 'button', class: 'primary', 'data-fix': f.command, text: f.title })))),
+      // Figures already on screen stay (marked as not refreshed) under the error.
+      const shown = body.querySelector('.cards') !== null;
+      const card = h(
+        'div',
+        { class: 'error', role: 'alert' },
+        icon('error'),
+        h(
+          'div',
+          { class: 'error-body' },
+          h('strong', { text: shown ? 'The figures below could not be refreshed.' : 'The usage could not be read.' }),
+          h('p', { text: m.message }),
+          h('div', { class: 'fixes' }, ...m.fixes.map((f) => h('button', { type: 'button', class: 'primary', 'data-fix': f.command, text: f.title }))),
+        ),
       );
+      body.querySelector('.error')?.remove();
+      if (shown) body.prepend(card);
+      else body.replaceChildren(card);
       break;
+    }
     case 'exported':
       status.textContent = `Exported ${m.rows} rows to ${m.file}.`;
       break;

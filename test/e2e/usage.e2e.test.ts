@@ -125,6 +125,22 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     assert.ok(lines.some((l) => l.includes(',imagegen-v3-generate,')));
   });
 
+  it('says what went wrong when the gateway refuses, with the button that fixes it, and recovers on Refresh', async () => {
+    const view = await usageFrame();
+    emu.faults.add({ path: '/api/log/self', fault: { kind: 'status', status: 401, message: '无权进行此操作，access token 无效' } });
+    await view.locator('#refresh').click();
+    const card = view.locator('.error[role="alert"]');
+    await card.waitFor({ timeout: 30_000 });
+    assert.match(await card.innerText(), /could not be refreshed[\s\S]*refused the system access token/);
+    await view.locator('#total').waitFor({ state: 'visible' });
+    await card.getByRole('button', { name: 'Set Access Token' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'usage-error.png') });
+    emu.faults.clear();
+    await view.locator('#refresh').click();
+    await view.locator('.error').waitFor({ state: 'detached', timeout: 30_000 });
+    await view.locator('#chart svg g.ct-series').first().waitFor({ timeout: 30_000 });
+  });
+
   it('switches to 30 days, is usable narrow, and its table twin lists every day', async () => {
     const view = await usageFrame();
     await view.locator('button[data-range="30"]').click();
