@@ -156,5 +156,21 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     await page.screenshot({ path: join(SHOTS, 'usage-narrow.png') });
     await page.setViewportSize({ width: 1400, height: 900 });
     await view.locator('button[data-range="7"]').click();
+    await view.locator('button[data-range="7"][aria-pressed="true"]').waitFor({ timeout: 30_000 });
+  });
+
+  it('follows a dark theme: the chart takes the theme colours', async () => {
+    const themed = async () => (await usageFrame()).locator('#chart svg .ct-series-a line.ct-bar').first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { stroke: string } }).getComputedStyle(el).stroke);
+    const light = await themed();
+    await runPaletteCommand(page, 'Preferences: Color Theme');
+    await page.locator('.quick-input-widget input').fill('Dark Modern');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await until('the dark theme in the view', async () => (await themed()) !== light, 30_000);
+    await page.screenshot({ path: join(SHOTS, 'usage-dark.png') });
+    await runPaletteCommand(page, 'Preferences: Color Theme');
+    await page.locator('.quick-input-widget input').fill('Light Modern');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
+    await page.keyboard.press('Enter');
   });
 });
