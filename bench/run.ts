@@ -9,6 +9,7 @@ import { runIndexingBench } from './indexing';
 import { runRenderBench } from './render';
 import { runVectorBench } from './vectors';
 import { runSpeechBench } from './speech';
+import { runUsageBench } from './usage';
 import { runLargeEventBench, runSseBench, type SseBenchResult } from './sse';
 
 function printSse(results: SseBenchResult[]): string[] {
@@ -123,6 +124,17 @@ async function main(): Promise<void> {
     console.log(`\nOne changed file in a ${u.chunks.toLocaleString('en-US')}-chunk index (${u.files.toLocaleString('en-US')} files, ${u.dim}-d, local stand-in embeddings; built in ${u.buildSeconds.toFixed(0)} s)`);
     console.log(`  stored durably (append + log line, flushed): median ${u.persistMs.median} ms, worst ${u.persistMs.max} ms of 10 (target ≤ 20 ms: ${u.persistMs.max <= 20 ? 'met' : 'NOT met'}); whole update median ${u.updateMs.median.toFixed(1)} ms, worst ${u.updateMs.max.toFixed(1)} ms`);
     console.log(`  load after the changes: ${u.loadMs.toFixed(0)} ms`);
+  }
+  if (want('usage')) {
+    const usage = await runUsageBench();
+    results.usage = usage;
+    console.log('\nUsage view figures from a busy account (calls over the last 30 days), emulator over loopback');
+    for (const r of usage) {
+      console.log(
+        `  ${r.profile.padEnd(8)} ${String(r.calls).padStart(5)} calls, ${String(r.rangeDays).padStart(2)} days: ${r.ms.toFixed(0).padStart(5)} ms, ${String(r.requests).padStart(3)} requests, ` +
+          `${r.complete ? 'whole log' : 'log cap, then buckets'}; shown $${r.totalDollars.toFixed(2)} vs billed $${r.billedDollars.toFixed(2)}`,
+      );
+    }
   }
   if (want('speech')) {
     const sp = runSpeechBench();
