@@ -27,7 +27,7 @@ export async function runUsageBench(callCounts = [300, 5000]): Promise<UsageBenc
       const now = Date.now();
       for (let i = 0; i < calls; i++) {
         const at = now - Math.floor(((i * 7919) % 1000) / 1000 * 29 * 86_400_000) - 60_000;
-        emu.store.spend(key, 2000 + (i % 50) * 40, { model: ['gpt-4o-mini', 'gpt-4o', 'claude-sonnet-emu'][i % 3]!, prompt: 1500, completion: 300 }, at);
+        emu.store.spend(key, 2000 + (i % 50) * 40, { model: ['gpt-4o-mini', 'gpt-4o', 'claude-sonnet-emu'][i % 3], prompt: 1500, completion: 300 }, at);
       }
       const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey, systemAccessToken: GatewayEmulator.demoAccessToken, userId: String(GatewayEmulator.demoUserId), maxRetries: 0 });
       try {
