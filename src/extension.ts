@@ -9,7 +9,7 @@ import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
 import { StatusBar } from './shell/status';
-import { UsagePanel } from './usage/panel';
+import { USAGE_VIEW_TYPE, UsagePanel } from './usage/panel';
 
 export interface ExtensionApi {
   /** Milliseconds activate() took. */
@@ -46,6 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   registerShellCommands(services, status, reg);
   registerAccountCommands(services, accountTree, reg);
   reg('modelGateway.usage.open', () => usage.open());
+  context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(USAGE_VIEW_TYPE, { deserializeWebviewPanel: async (panel) => void (await usage.restore(panel)) }));
   reg('modelGateway.usage.exportCsv', async () => {
     if (!usage.current) await usage.open();
     return usage.exportCsv();

@@ -9,6 +9,8 @@ import { FromUsageView, type ToUsageView } from './protocol';
 import { RANGES, reportCsv, type RangeDays, type UsageReport } from './report';
 
 const RANGE_KEY = 'modelGateway.usage.rangeDays';
+/** The Usage tab's webview type (package.json activates on it, so a reload restores the tab). */
+export const USAGE_VIEW_TYPE = 'modelGateway.usage';
 
 /**
  * The Usage view: an editor tab with spend per day stacked by model, tokens and cache, keys, the
@@ -100,18 +102,31 @@ export class UsagePanel implements vscode.Disposable {
     return uri;
   }
 
+  /** The tab VS Code kept open across a window reload: it shows fresh figures again. */
+  restore(panel: vscode.WebviewPanel): Promise<UsageReport | undefined> {
+    this.panel?.dispose();
+    this.adopt(panel);
+    return this.reload();
+  }
+
   private create(): void {
+    const panel = vscode.window.createWebviewPanel(USAGE_VIEW_TYPE, 'Gateway Usage', vscode.ViewColumn.Active, this.webviewOptions());
+    this.adopt(panel);
+  }
+
+  private webviewOptions(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
     const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel('modelGateway.usage', 'Gateway Usage', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [dist, media],
-    });
-    panel.iconPath = vscode.Uri.joinPath(media, 'gateway.svg');
+    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [dist, media] };
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    panel.webview.options = this.webviewOptions();
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'gateway.svg');
     panel.webview.html = this.html(panel.webview);
     this.panel = panel;
     panel.onDidDispose(() => {
+      if (this.panel !== panel) return;
       this.panel = undefined;
       clearTimeout(this.reloadTimer);
     });

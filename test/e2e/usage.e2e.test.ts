@@ -159,6 +159,18 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     await view.locator('button[data-range="7"][aria-pressed="true"]').waitFor({ timeout: 30_000 });
   });
 
+  it('comes back after a window reload with fresh figures (the tab is restored, the data read again)', async () => {
+    const reads = () => emu.requests.filter((r) => r.path === '/api/log/self').length;
+    const before = reads();
+    await runPaletteCommand(page, 'Developer: Reload Window');
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await page.locator('.tab', { hasText: 'Gateway Usage' }).first().click({ timeout: 60_000 });
+    const view = await usageFrame();
+    await view.locator('#chart svg g.ct-series').first().waitFor({ timeout: 60_000 });
+    assert.ok(reads() > before, 'the restored tab read the log again');
+    assert.equal(await view.locator('#chart svg g.ct-series').count(), Math.min(6, modelsSpentOn(7).size));
+  });
+
   it('follows a dark theme: the chart takes the theme colours', async () => {
     const themed = async () => (await usageFrame()).locator('#chart svg .ct-series-a line.ct-bar').first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { stroke: string } }).getComputedStyle(el).stroke);
     const light = await themed();
