@@ -11,50 +11,12 @@ export const V3_ASPECT_RATIOS = ['1x3', '3x1', '1x2', '2x1', '9x16', '16x9', '10
 export const LEGACY_ASPECT_RATIOS = [
   'ASPECT_1_1', 'ASPECT_3_1', 'ASPECT_1_3', 'ASPECT_3_2', 'ASPECT_2_3', 'ASPECT_4_3', 'ASPECT_3_4', 'ASPECT_16_9', 'ASPECT_9_16', 'ASPECT_16_10', 'ASPECT_10_16',
 ] as const;
-export const LEGACY_MODELS = ['V_2', 'V_2_TURBO', 'V_2A', 'V_2A_TURBO', 'V_1', 'V_1_TURBO'] as const;
-export const LEGACY_EDIT_MODELS = ['V_2', 'V_2_TURBO'] as const;
-export const RENDERING_SPEEDS = ['TURBO', 'DEFAULT', 'QUALITY'] as const;
+import { LEGACY_EDIT_MODELS, LEGACY_MODELS, RENDERING_SPEEDS } from './imagePrices';
 
-export type RenderingSpeed = (typeof RENDERING_SPEEDS)[number];
-export type LegacyModel = (typeof LEGACY_MODELS)[number];
+export { imagePrice, LEGACY_EDIT_MODELS, LEGACY_MODELS, RENDERING_SPEEDS, type LegacyModel, type PriceQuery, type RenderingSpeed } from './imagePrices';
 
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'] as const;
 const MAX_IMAGE_UPLOAD = 20 * 1024 * 1024;
-
-// ---------- prices (spec, Limits; dollars per image) ----------
-
-const V3_PRICES: Record<'generate' | 'remix' | 'edit' | 'replace-background', Record<RenderingSpeed, number>> = {
-  generate: { TURBO: 0.03, DEFAULT: 0.06, QUALITY: 0.09 },
-  remix: { TURBO: 0.03, DEFAULT: 0.06, QUALITY: 0.09 },
-  edit: { TURBO: 0.06, DEFAULT: 0.06, QUALITY: 0.09 },
-  'replace-background': { TURBO: 0.06, DEFAULT: 0.06, QUALITY: 0.09 },
-};
-const LEGACY_GENERATE_PRICES: Record<LegacyModel, number> = { V_2: 0.08, V_2_TURBO: 0.05, V_2A: 0.04, V_2A_TURBO: 0.025, V_1: 0.06, V_1_TURBO: 0.02 };
-const LEGACY_EDIT_PRICES: Record<'V_2' | 'V_2_TURBO', number> = { V_2: 0.08, V_2_TURBO: 0.05 };
-const UPSCALE_PRICE = 0.06;
-
-export type PriceQuery =
-  | { generation: 'v3'; operation: keyof typeof V3_PRICES; rendering_speed?: RenderingSpeed; num_images?: number }
-  | { generation: 'legacy'; operation: 'generate' | 'remix' | 'edit'; model?: LegacyModel; num_images?: number }
-  | { generation: 'legacy'; operation: 'upscale' | 'describe'; num_images?: number };
-
-/**
- * The price in dollars of a request, from the spec's tables; undefined where the spec gives none
- * (describe). Legacy remix is priced as a generation with the same model (the spec lists no remix
- * price); the legacy default model is V_2, the V3 default speed DEFAULT.
- */
-export function imagePrice(q: PriceQuery): number | undefined {
-  const n = q.num_images ?? 1;
-  let each: number | undefined;
-  if (q.generation === 'v3') each = V3_PRICES[q.operation][q.rendering_speed ?? 'DEFAULT'];
-  else if (q.operation === 'upscale') each = UPSCALE_PRICE;
-  else if (q.operation === 'describe') each = undefined;
-  else {
-    const model: LegacyModel = ('model' in q ? q.model : undefined) ?? 'V_2';
-    each = q.operation === 'edit' ? LEGACY_EDIT_PRICES[model as 'V_2' | 'V_2_TURBO'] : LEGACY_GENERATE_PRICES[model];
-  }
-  return each === undefined ? undefined : Math.round(each * n * 1000) / 1000;
-}
 
 // ---------- schemas ----------
 

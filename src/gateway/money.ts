@@ -16,6 +16,11 @@ export function formatDollars(d: number): string {
   return `$${d.toFixed(d !== 0 && Math.abs(d) < 0.01 ? 4 : 2)}`;
 }
 
+/** A cost: `$1.23`, and four decimals under a dollar (`$0.0123`), as one answer or day often costs cents. */
+export function formatCost(d: number): string {
+  return `$${d.toFixed(Math.abs(d) >= 1 || d === 0 ? 2 : 4)}`;
+}
+
 /**
  * Whether a key record (whole, or masked as a server lists it: first and last four) is the key
  * in use. A masked match is a strong hint, not proof; it is only used to warn and to label.

@@ -1,6 +1,6 @@
 /** Asks the gateway for what the Usage view shows (no `vscode` here: tests call it directly). */
 import type { GatewayClient } from '../gateway/client';
-import { PriceBook, type PriceOverride } from './prices';
+import { PriceBook } from './prices';
 import { buildReport, keyOnlyReport, rangeStart, type RangeDays, type UsageReport } from './report';
 
 /** The gateway's clock may run ahead of this machine's: ask for a little past "now". */
@@ -10,7 +10,8 @@ export interface CollectOptions {
   rangeDays: RangeDays;
   /** With the system access token: the whole picture; without it, the key's billing only. */
   hasAccessToken: boolean;
-  overrides?: Record<string, PriceOverride>;
+  /** The caller's price book (the extension's, cached hourly); absent: the gateway's prices are read now. */
+  prices?: PriceBook;
   nowMs?: number;
   /** Most log rows read (newest first); past it, spend per day comes from the usage buckets. */
   maxLogRows?: number;
@@ -24,9 +25,13 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
   const me = await client.account.self({ signal: o.signal });
   // A week before the range as well: the forecast reads the last 7 complete days.
   const period = { start: rangeStart(Math.max(o.rangeDays, 8), nowMs), end: Math.floor(nowMs / 1000) + CLOCK_SKEW_SECONDS };
-  const [logs, gatewayPrices] = await Promise.all([
+  const [logs, prices] = await Promise.all([
     usage.logs(period, { maxRows: o.maxLogRows, signal: o.signal }),
-    usage.pricing({ group: me.group, signal: o.signal }).catch(() => undefined),
+    o.prices ??
+      usage.pricing({ group: me.group, signal: o.signal }).then(
+        (p) => new PriceBook(p),
+        () => new PriceBook(undefined),
+      ),
   ]);
   // A gateway without buckets (or refusing them) leaves the newest part of the log: the report says so.
   const buckets = logs.complete ? undefined : await usage.buckets(period, { signal: o.signal }).catch(() => undefined);
@@ -35,7 +40,7 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
     nowMs,
     logs,
     buckets,
-    prices: new PriceBook(gatewayPrices, o.overrides),
+    prices,
     balanceDollars: me.balanceDollars,
     username: me.username,
   });

@@ -25,8 +25,13 @@ export function forecast(balanceDollars: number, days: readonly DailySpend[], to
   // A history that starts inside the window: rate over the days since the first spend.
   const basis = firstSpend === -1 ? recent.length : recent.length - firstSpend;
   const total = recent.reduce((n, d) => n + d.dollars, 0);
-  const ratePerDay = basis > 0 ? total / basis : 0;
-  return { ratePerDay, basisDays: basis, daysLeft: ratePerDay > 0 ? Math.max(0, balanceDollars) / ratePerDay : Infinity };
+  return forecastFromSpend(balanceDollars, total, basis);
+}
+
+/** How long the balance lasts at the rate of `spentDollars` over `basisDays` days. */
+export function forecastFromSpend(balanceDollars: number, spentDollars: number, basisDays: number): Forecast {
+  const ratePerDay = basisDays > 0 ? spentDollars / basisDays : 0;
+  return { ratePerDay, basisDays, daysLeft: ratePerDay > 0 ? Math.max(0, balanceDollars) / ratePerDay : Infinity };
 }
 
 export type BalanceWarning = { kind: 'low'; text: string } | { kind: 'days'; text: string } | undefined;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { usageSettings } from '../shell/config';
 import { factsOf, fixesFor } from '../shell/fixes';
 import { redact } from '../shell/redact';
 import type { Services } from '../shell/services';
@@ -59,11 +58,10 @@ export class UsagePanel implements vscode.Disposable {
     this.post({ type: 'loading', rangeDays });
     const run = (async () => {
       if (!this.services.isConfigured()) throw new Error('Model Gateway is not set up: set the gateway URL and the API key first.');
-      this.services.prices.reset();
       return collectUsage(this.services.client(), {
         rangeDays,
         hasAccessToken: !!this.services.credentials.getAccessToken(),
-        overrides: usageSettings().prices,
+        prices: await this.services.prices.book(),
       });
     })().then(
       (report) => {
@@ -151,6 +149,8 @@ export class UsagePanel implements vscode.Disposable {
         void this.reload();
         return;
       case 'refresh':
+        // Asked for by hand: the gateway's prices are read again too.
+        this.services.prices.reset();
         void this.reload();
         return;
       case 'export':

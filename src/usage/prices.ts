@@ -4,6 +4,7 @@
  * has no price: costs show as unknown, never as $0. (The image family's per-image prices are the
  * spec's, shown before each generation: `imagePrice` in the client.)
  */
+import { imagePrice, LEGACY_EDIT_MODELS, LEGACY_MODELS, RENDERING_SPEEDS, V3_OPERATIONS, type V3Operation } from '../gateway/imagePrices';
 import type { ModelPrice } from '../gateway/usageTypes';
 
 /** Dollars per million tokens, as a user writes them in settings. */
@@ -34,15 +35,24 @@ const CACHE_READ = 0.1;
 const CACHE_WRITE = 1.25;
 
 /**
- * The image family's published prices (the spec's Limits), for the models a gateway logs those
- * calls under (`imagegen-v3-<operation>`, `imagegen-<operation>`): what one image costs.
+ * What one image costs, for the models a gateway logs the image family under
+ * (`imagegen-v3-<operation>`, `imagegen-<operation>`): the spec's prices, as the client quotes them.
  */
 export function imageFamilyPrice(model: string): string | undefined {
-  const v3 = /^imagegen-v3-(generate|remix|edit|replace-background)$/.exec(model);
-  if (v3) return v3[1] === 'generate' || v3[1] === 'remix' ? '$0.03 / $0.06 / $0.09 an image (Turbo / Default / Quality; published prices)' : '$0.06 / $0.06 / $0.09 an image (Turbo / Default / Quality; published prices)';
-  const legacy = /^imagegen-(generate|edit|remix|upscale)$/.exec(model);
-  if (!legacy) return undefined;
-  return { generate: '$0.02–$0.08 an image by model', edit: '$0.05–$0.08 an image by model', remix: '$0.02–$0.08 an image by model', upscale: '$0.06 an image' }[legacy[1] as 'generate'] + ' (published prices)';
+  const usd = (d: number | undefined) => `$${(d ?? 0).toFixed(2)}`;
+  const range = (ds: (number | undefined)[]) => {
+    const known = ds.filter((d): d is number => d !== undefined);
+    return `${usd(Math.min(...known))}–${usd(Math.max(...known))}`;
+  };
+  const v3 = /^imagegen-v3-(.+)$/.exec(model)?.[1] as V3Operation | undefined;
+  if (v3 && V3_OPERATIONS.includes(v3)) {
+    return `${RENDERING_SPEEDS.map((speed) => usd(imagePrice({ generation: 'v3', operation: v3, rendering_speed: speed }))).join(' / ')} an image (Turbo / Default / Quality; published prices)`;
+  }
+  const op = /^imagegen-(generate|remix|edit|upscale)$/.exec(model)?.[1];
+  if (op === 'upscale') return `${usd(imagePrice({ generation: 'legacy', operation: 'upscale' }))} an image (published prices)`;
+  if (op === 'edit') return `${range(LEGACY_EDIT_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: 'edit', model: m })))} an image by model (published prices)`;
+  if (op === 'generate' || op === 'remix') return `${range(LEGACY_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: op, model: m })))} an image by model (published prices)`;
+  return undefined;
 }
 
 export class PriceBook {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { usageSettings } from '../shell/config';
 import type { Services } from '../shell/services';
 import { CLOCK_SKEW_SECONDS } from './collect';
-import { balanceWarning, type Forecast } from './forecast';
+import { balanceWarning, forecastFromSpend, type Forecast } from './forecast';
 import { localDay, rangeStart } from './report';
 
 /** Where the key's first use of the day is kept (the extension's global state). */
@@ -50,8 +50,7 @@ export class SpendWatch {
         const dollars = await this.services.client().account.usage.spent({ start, end: rangeStart(1, now) - 1 });
         this.lastWeek = { at: now, day, dollars };
       }
-      const ratePerDay = this.lastWeek.dollars / 7;
-      return { ratePerDay, basisDays: 7, daysLeft: ratePerDay > 0 ? Math.max(0, balanceDollars) / ratePerDay : Infinity };
+      return forecastFromSpend(balanceDollars, this.lastWeek.dollars, 7);
     } catch (err) {
       this.services.log.warn(`status: the last 7 days' spend could not be read (${err instanceof Error ? err.message : String(err)})`);
       return undefined;

@@ -8,7 +8,7 @@ import type { AssistantTurn, Turn } from '../chat/conversation';
 import type { ViewCondensation } from '../chat/protocol';
 import { button, h, icon } from './dom';
 import { renderMarkdown } from './markdown';
-import { dollars } from './turnView';
+import { formatCost } from '../gateway/money';
 
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
@@ -29,10 +29,10 @@ export function renderConversationCost(turns: readonly Turn[]): void {
   const saved = priced.reduce((n, t) => n + (t.cost?.savedDollars ?? 0), 0);
   const estimated = priced.some((t) => t.cost?.estimated);
   const unpriced = answers.length - priced.length;
-  costText.textContent = priced.length === 0 ? 'cost unknown' : `${estimated ? '~' : ''}${dollars(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · saved ${dollars(saved)}` : ''}`;
+  costText.textContent = priced.length === 0 ? 'cost unknown' : `${estimated ? '~' : ''}${formatCost(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · saved ${formatCost(saved)}` : ''}`;
   costText.title = [
-    `This conversation: ${dollars(total)} for ${priced.length} answer(s) with a known price${estimated ? ' (some estimated: the gateway sent no usage)' : ''}.`,
-    saved > 0 ? `Prompt caching saved ${dollars(saved)}.` : '',
+    `This conversation: ${formatCost(total)} for ${priced.length} answer(s) with a known price${estimated ? ' (some estimated: the gateway sent no usage)' : ''}.`,
+    saved > 0 ? `Prompt caching saved ${formatCost(saved)}.` : '',
     unpriced ? `${unpriced} answer(s) from models with no price (set one in modelGateway.prices) are not counted.` : '',
   ]
     .filter(Boolean)

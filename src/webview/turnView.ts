@@ -1,6 +1,7 @@
 /** One answer as the view draws it (and a question), updated in place as the host reports. */
 import type { AssistantTurn, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
 import type { FixAction } from '../chat/protocol';
+import { formatCost } from '../gateway/money';
 import { button, h, icon } from './dom';
 import { StreamingMarkdown } from './markdown';
 
@@ -14,11 +15,6 @@ export const shared = {
   scrollToEnd: (force?: boolean): void => void force,
 };
 
-/** `$0.0123`: four decimals, as one answer usually costs a fraction of a cent to a few cents. */
-export function dollars(d: number): string {
-  return `$${d.toFixed(d >= 1 ? 2 : 4)}`;
-}
-
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
@@ -28,8 +24,8 @@ function usageLine(t: AssistantTurn): string {
   if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
   const c = t.cost;
   if (c?.dollars !== undefined) {
-    parts.push(`${c.estimated ? '~' : ''}${dollars(c.dollars)}${c.estimated ? ' (estimate)' : ''}`);
-    if (c.savedDollars) parts.push(`${c.savedDollars > 0 ? 'cache saved' : 'cache cost'} ${dollars(Math.abs(c.savedDollars))}`);
+    parts.push(`${c.estimated ? '~' : ''}${formatCost(c.dollars)}${c.estimated ? ' (estimate)' : ''}`);
+    if (c.savedDollars) parts.push(`${c.savedDollars > 0 ? 'cache saved' : 'cache cost'} ${formatCost(Math.abs(c.savedDollars))}`);
   } else if (c) {
     parts.push('cost unknown (no price for this model)');
   }

@@ -6,6 +6,7 @@
 import { BarChart } from 'chartist';
 import type { ToUsageView } from '../usage/protocol';
 import type { UsageReport } from '../usage/report';
+import { formatCost } from '../gateway/money';
 import { button, h, icon, vscode } from './dom';
 
 const app = document.getElementById('app')!;
@@ -19,7 +20,6 @@ const body = h('div', { id: 'body' });
 app.append(heading, toolbar, status, body);
 
 const post = (m: unknown) => vscode.postMessage(m);
-const money = (d: number) => `$${d.toFixed(Math.abs(d) >= 1 || d === 0 ? 2 : 4)}`;
 const int = (n: number) => n.toLocaleString('en-US');
 const SERIES_CLASSES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : SERIES_CLASSES[i] ?? 'other');
@@ -85,7 +85,7 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
   chart.on('draw', (d: { type: string; element: { getNode(): Element }; seriesIndex?: number; index?: number; value?: { y?: number } }) => {
     if (d.type !== 'bar' || d.seriesIndex === undefined || d.index === undefined) return;
     const t = document.createElementNS('http://www.w3.org/2000/svg', 'title');
-    t.textContent = `${r.days[d.index]} · ${r.series[d.seriesIndex].name}: ${money(d.value?.y ?? 0)}`;
+    t.textContent = `${r.days[d.index]} · ${r.series[d.seriesIndex].name}: ${formatCost(d.value?.y ?? 0)}`;
     d.element.getNode().append(t);
   });
 }
@@ -99,7 +99,7 @@ function chartSection(r: UsageReport): HTMLElement {
     id: 'chart',
     class: 'chart',
     role: 'img',
-    'aria-label': `Spend per day over the last ${r.rangeDays} days, stacked by model: ${money(r.totalDollars)} in all, most on ${r.days[peak]} (${money(r.dailyTotals[peak])}). The table below has every figure.`,
+    'aria-label': `Spend per day over the last ${r.rangeDays} days, stacked by model: ${formatCost(r.totalDollars)} in all, most on ${r.days[peak]} (${formatCost(r.dailyTotals[peak])}). The table below has every figure.`,
   });
   const legend = h('ul', { class: 'legend', 'aria-label': 'Models in the chart' }, ...r.series.map((s, i) => h('li', {}, h('span', { class: `swatch s-${seriesClass(s.name, i)}`, 'aria-hidden': 'true' }), s.name)));
   const asTable = h(
@@ -109,7 +109,7 @@ function chartSection(r: UsageReport): HTMLElement {
     table(
       'Spend per day by model',
       ['Day', ...r.series.map((s) => s.name), 'Total'],
-      r.days.map((day, i) => (r.unknownDays.includes(day) ? [day, ...r.series.map(() => 'no data'), 'no data'] : [day, ...r.series.map((s) => money(s.dollars[i])), money(r.dailyTotals[i])])),
+      r.days.map((day, i) => (r.unknownDays.includes(day) ? [day, ...r.series.map(() => 'no data'), 'no data'] : [day, ...r.series.map((s) => formatCost(s.dollars[i])), formatCost(r.dailyTotals[i])])),
       r.series.map((_, i) => i + 1).concat(r.series.length + 1),
     ),
   );
@@ -132,9 +132,9 @@ function render(r: UsageReport): void {
       h(
         'div',
         { class: 'cards' },
-        card('Used on this key', money(k.usedDollars), 'since the key was made'),
-        card('Key limit', k.unlimited ? 'Unlimited' : money(k.limitDollars ?? 0)),
-        card('Left on this key', k.unlimited ? 'Unlimited' : money(k.remainingDollars ?? 0)),
+        card('Used on this key', formatCost(k.usedDollars), 'since the key was made'),
+        card('Key limit', k.unlimited ? 'Unlimited' : formatCost(k.limitDollars ?? 0)),
+        card('Left on this key', k.unlimited ? 'Unlimited' : formatCost(k.remainingDollars ?? 0)),
         card('Key expires', k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : 'Never'),
       ),
       h('p', { class: 'note' }, icon('info'), h('span', {}, `${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: 'Set Access Token' }))),
@@ -142,7 +142,7 @@ function render(r: UsageReport): void {
     body.replaceChildren(...parts);
     return;
   }
-  who.textContent = `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · balance ${money(r.balanceDollars)}` : ''}`;
+  who.textContent = `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · balance ${formatCost(r.balanceDollars)}` : ''}`;
   const f = r.forecast;
   const lasts = !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? '< 1 day' : `${Math.floor(f.daysLeft)} days`) : 'No recent spend';
   const t = r.tokens;
@@ -150,9 +150,9 @@ function render(r: UsageReport): void {
     h(
       'div',
       { class: 'cards' },
-      card(`Spent, last ${r.rangeDays} days`, money(r.totalDollars), `${int(r.requests)} requests${r.unknownDays.length ? ` · ${r.rangeDays - r.unknownDays.length} of ${r.rangeDays} days known` : ''}`, 'total'),
-      card('Today', money(r.todayDollars), undefined, 'today'),
-      card('Balance lasts', lasts, f && Number.isFinite(f.daysLeft) ? `at ${money(f.ratePerDay)} a day (last ${f.basisDays} days)` : undefined, 'forecast'),
+      card(`Spent, last ${r.rangeDays} days`, formatCost(r.totalDollars), `${int(r.requests)} requests${r.unknownDays.length ? ` · ${r.rangeDays - r.unknownDays.length} of ${r.rangeDays} days known` : ''}`, 'total'),
+      card('Today', formatCost(r.todayDollars), undefined, 'today'),
+      card('Balance lasts', lasts, f && Number.isFinite(f.daysLeft) ? `at ${formatCost(f.ratePerDay)} a day (last ${f.basisDays} days)` : undefined, 'forecast'),
       card('Cache hit rate', t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? 'no cache reads or writes in the log' : `${int(t.cacheRead)} tokens read from the cache`),
     ),
     chartSection(r),
@@ -160,9 +160,9 @@ function render(r: UsageReport): void {
       'Tokens',
       table('Tokens in the period', ['Kind', 'Tokens'], [['Input (uncached)', int(t.input)], ['Output', int(t.output)], ['Cache read', int(t.cacheRead)], ['Cache write', int(t.cacheWrite)]], [1]),
     ),
-    section('By model', table('Spend by model', ['Model', 'Requests', 'Spend', 'Price'], r.perModel.map((m) => [m.model, int(m.requests), money(m.dollars), m.price]), [1, 2])),
+    section('By model', table('Spend by model', ['Model', 'Requests', 'Spend', 'Price'], r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]), [1, 2])),
   );
-  if (r.perKey.length) parts.push(section('By API key', table('Spend by API key (as the log names them)', ['Key', 'Requests', 'Spend'], r.perKey.map((k) => [k.name, int(k.requests), money(k.dollars)]), [1, 2])));
+  if (r.perKey.length) parts.push(section('By API key', table('Spend by API key (as the log names them)', ['Key', 'Requests', 'Spend'], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
   if (r.topCalls.length) {
     parts.push(
       section(
@@ -170,7 +170,7 @@ function render(r: UsageReport): void {
         table(
           'The most expensive calls of the period',
           ['When', 'Model', 'Key', 'Tokens in / out', 'Cost'],
-          r.topCalls.map((c) => [new Date(c.at * 1000).toLocaleString(), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, money(c.dollars)]),
+          r.topCalls.map((c) => [new Date(c.at * 1000).toLocaleString(), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, formatCost(c.dollars)]),
           [3, 4],
         ),
       ),
