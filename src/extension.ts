@@ -9,13 +9,14 @@ import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
 import { StatusBar } from './shell/status';
+import { WorkspaceOverrideNotice } from './shell/workspaceOverrides';
 import { USAGE_VIEW_TYPE, UsagePanel } from './usage/panel';
 
 export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -30,7 +31,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const search = new SearchService(services, context);
   const chat = new ChatController(services, context, search);
   const usage = new UsagePanel(services, context);
+  const overrides = new WorkspaceOverrideNotice(services);
   context.subscriptions.push(
+    overrides,
     chat,
     usage,
     search,
@@ -75,13 +78,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   // The first connection check loads the gateway bundle, and a stored search index is loaded;
   // both run after activation returns.
   setTimeout(() => {
+    void overrides.check();
     void status.refresh();
     void search.load().catch((err) => services.log.error('could not load the search index', err));
     videoJobs.resumeAll();
   }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides } : undefined };
 }
 
 export function deactivate(): void {}

@@ -263,7 +263,8 @@ async function offerNewKey(services: Services, record: ApiKeyRecord): Promise<vo
   );
   if (choice === copy) await vscode.env.clipboard.writeText(record.key);
   if (choice === use) {
-    await services.credentials.setApiKey(record.key);
+    // Created by the gateway in use (its origin already holds the access token that made it).
+    await services.credentials.setApiKey(record.key, services.gatewayOrigin());
     void vscode.window.showInformationMessage(`Model Gateway now uses the key "${record.name}".`);
   }
 }

@@ -3,6 +3,8 @@
  * enough for the browser bundle). The host validates everything the webview sends; the webview
  * checks what it receives the same way.
  */
+// Commands an error card may run (never an arbitrary command id from the webview).
+import { FIX_COMMANDS } from '../shell/fixes';
 import * as z from 'zod/mini';
 import type { ContextUse } from './contextUse';
 import type { AssistantTurn, Turn } from './conversation';
@@ -50,19 +52,7 @@ export function viewTurn<T extends Turn>(turn: T): T {
   };
 }
 
-/** Commands an error card may run (never an arbitrary command id from the webview). */
-export const FIX_COMMANDS = [
-  'modelGateway.setApiKey',
-  'modelGateway.setAccessToken',
-  'modelGateway.setBaseUrl',
-  'modelGateway.topUp',
-  'modelGateway.chat.pickModel',
-  'modelGateway.showLog',
-  'modelGateway.openSettings',
-  'modelGateway.account.focus',
-  'modelGateway.keys.edit',
-  'modelGateway.setAccountUserId',
-] as const;
+export { FIX_COMMANDS };
 
 const RequestId = z.string().check(z.maxLength(64));
 const WorkspacePath = z.string().check(z.maxLength(1000));

@@ -36,7 +36,7 @@ function ripgrepPath(): string | undefined {
 /** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
 export function turnFixes(turn: AssistantTurn, services: Services): FixAction[] {
   if (!turn.error) return [];
-  return fixesFor({ ...turn.error }, { hasBaseUrl: !!services.settings().baseUrl, place: 'chat' }) as FixAction[];
+  return fixesFor({ ...turn.error }, { hasBaseUrl: !!services.settings().baseUrl, place: 'chat' });
 }
 
 /**

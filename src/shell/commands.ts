@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { baseUrlProblem, setBaseUrlSetting } from './config';
 import { showGatewayError } from './errors';
+import { CREDENTIAL_NAMES, gatewayOrigin, hostOf, isCleartextRemote, type CredentialKind } from './origins';
 import { loadGateway } from './services';
 import type { Services } from './services';
 import type { StatusBar } from './status';
@@ -26,8 +27,27 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
       void vscode.window.showErrorMessage(problem);
       return;
     }
+    const origin = gatewayOrigin(url)!;
+    if (isCleartextRemote(origin) && !(await confirmCleartext(services, origin))) return;
     await setBaseUrlSetting(url.trim());
+    // Credentials entered for another gateway move only when the person says they belong here too.
+    const held = heldElsewhere(services, origin);
+    if (held.length) await offerCredentials(services, held, origin);
     if (!services.credentials.getApiKey()) void vscode.commands.executeCommand('modelGateway.setApiKey');
+  });
+
+  // Asks the person (a modal no caller can answer) whether the stored credentials belong to the
+  // gateway the URL now names: a changed user setting, a settings sync or another extension's
+  // edit of the URL never moves them by itself.
+  reg('modelGateway.useCredentialsHere', async () => {
+    const origin = services.gatewayOrigin();
+    if (!origin) return false;
+    const withheld = services.withheldCredentials();
+    if (!withheld.length) {
+      void vscode.window.showInformationMessage(`Your credentials are already used with ${hostOf(origin)}.`);
+      return true;
+    }
+    return offerCredentials(services, withheld, origin);
   });
 
   reg('modelGateway.setApiKey', async () => {
@@ -38,7 +58,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
       what: 'an API key',
     });
     if (!key) return false;
-    await services.credentials.setApiKey(key);
+    await services.credentials.setApiKey(key, await entryOrigin(services));
     services.log.info('API key saved to secret storage');
     if (!services.settings().baseUrl) {
       void vscode.commands.executeCommand('modelGateway.setBaseUrl');
@@ -54,7 +74,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
       what: 'an access token',
     });
     if (!token) return false;
-    await services.credentials.setAccessToken(token);
+    await services.credentials.setAccessToken(token, await entryOrigin(services));
     services.log.info('System access token saved to secret storage');
     await checkAccountAccess(services);
     void status.refresh();
@@ -87,6 +107,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     const s = services.settings();
     if (!s.baseUrl) items.push({ label: '$(link) Set Gateway URL', command: 'modelGateway.setBaseUrl' });
     if (!services.credentials.getApiKey()) items.push({ label: '$(key) Set API Key', command: 'modelGateway.setApiKey' });
+    if (services.withheldCredentials().length) items.push({ label: '$(shield) Use My Credentials with This Gateway', description: 'they were entered for another one', command: 'modelGateway.useCredentialsHere' });
     if (services.isConfigured()) {
       items.push({ label: '$(refresh) Refresh Connection and Balance', command: 'modelGateway.refreshStatus' });
       items.push({ label: '$(verified) Verify API Key', command: 'modelGateway.verifyKey' });
@@ -103,6 +124,54 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
 
   reg('modelGateway.refreshStatus', () => status.refresh());
   reg('modelGateway.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway'));
+}
+
+/**
+ * The origin a credential typed now is entered for: the gateway URL in use. Plain http to another
+ * machine is confirmed first; declined, the credential is kept unbound, and not sent over plain
+ * http until confirmed.
+ */
+async function entryOrigin(services: Services): Promise<string | undefined> {
+  const origin = services.gatewayOrigin();
+  if (!origin) return undefined;
+  if (isCleartextRemote(origin) && !(await confirmCleartext(services, origin))) return undefined;
+  return origin;
+}
+
+function confirmCleartext(services: Services, origin: string): Promise<boolean> {
+  return services.prompts.confirm(
+    `${hostOf(origin)} is reached over plain http: your API key and access token would cross the network unencrypted.`,
+    'Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.',
+    'Use Plain http Anyway',
+  );
+}
+
+/** The stored credentials that were entered for another gateway than `origin`. */
+function heldElsewhere(services: Services, origin: string): CredentialKind[] {
+  return (['apiKey', 'accessToken'] as const).filter((k) => {
+    const value = k === 'apiKey' ? services.credentials.getApiKey() : services.credentials.getAccessToken();
+    const bound = services.credentials.boundOrigin(k);
+    return !!value && bound !== undefined && bound !== origin;
+  });
+}
+
+/** Asks whether credentials entered elsewhere belong to `origin`; binds them there on yes. */
+async function offerCredentials(services: Services, kinds: CredentialKind[], origin: string): Promise<boolean> {
+  const names = kinds.map((k) => CREDENTIAL_NAMES[k]).join(' and ');
+  const from = [...new Set(kinds.map((k) => services.credentials.boundOrigin(k)).filter((o): o is string => !!o))];
+  const message = from.length
+    ? `Your ${names} ${kinds.length > 1 ? 'were' : 'was'} entered for ${from.map(hostOf).join(' and ')}. Send ${kinds.length > 1 ? 'them' : 'it'} to ${hostOf(origin)} too?`
+    : `Send your ${names} to ${hostOf(origin)}?`;
+  const detail = [
+    `Only if ${origin} is your gateway: a server you do not control that receives the ${names} can spend your balance${kinds.includes('accessToken') ? ' and manage your account and its keys' : ''}.`,
+    isCleartextRemote(origin) ? 'This gateway uses plain http: they would also cross the network unencrypted.' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  if (!(await services.prompts.confirm(message, detail, `Use with ${hostOf(origin)}`))) return false;
+  await services.credentials.bind(kinds, origin);
+  services.log.info(`${names} confirmed for ${origin}`);
+  return true;
 }
 
 /** A secret typed in a password box (never taken from a command's caller). */

@@ -52,14 +52,38 @@ export interface GatewaySettings {
   modelOverrides: Record<string, ModelOverride>;
 }
 
+/**
+ * Settings that decide where requests (and so the credentials) go. They are user settings
+ * (`"scope": "application"` in package.json, which VS Code does not take from a workspace), and
+ * are read from the user's value only, so no folder's `.vscode/settings.json` or workspace file
+ * can name another gateway, whatever the VS Code version does with scopes.
+ */
+export const USER_ONLY_SETTINGS = ['baseUrl', 'extraHeaders', 'userId'] as const;
+
+/** A setting's value from the user settings only (never a workspace's or folder's). */
+function userValue(c: vscode.WorkspaceConfiguration, key: string): unknown {
+  return c.inspect(key)?.globalValue;
+}
+
+/**
+ * A list setting whose entries add restrictions (exclude globs): every level's entries together,
+ * so a workspace can add to the user's list but never replace it with a shorter one.
+ */
+export function unionOfLevels(c: vscode.WorkspaceConfiguration, key: string): string[] {
+  const i = c.inspect<unknown>(key);
+  const levels = [i?.defaultValue, i?.globalValue, i?.workspaceValue, i?.workspaceFolderValue];
+  const all = levels.flatMap((v): unknown[] => (Array.isArray(v) ? (v as unknown[]) : [])).filter((g): g is string => typeof g === 'string' && g.trim() !== '');
+  return [...new Set(all)];
+}
+
 /** Reads the settings (validated; a bad value falls back to its default) with env fallbacks. */
 export function readSettings(): GatewaySettings {
   const c = vscode.workspace.getConfiguration('modelGateway');
   const raw = Settings.parse({
-    baseUrl: c.get('baseUrl'),
-    userId: c.get('userId'),
+    baseUrl: userValue(c, 'baseUrl'),
+    userId: userValue(c, 'userId'),
     defaultModels: Object.fromEntries(JOBS.map((j) => [j, c.get<string>(`defaultModels.${j}`) ?? ''])),
-    extraHeaders: c.get('extraHeaders'),
+    extraHeaders: userValue(c, 'extraHeaders'),
     modelOverrides: c.get('modelOverrides'),
   });
   const envUrl = process.env.MODEL_GATEWAY_BASE_URL?.trim() ?? '';
@@ -151,7 +175,8 @@ export function chatSettings() {
     pattern: stringSetting('modelGateway.chat.messagesFormatPattern', c.get('messagesFormatPattern')),
     maxSteps: numberSetting('modelGateway.chat.maxToolSteps', c.get('maxToolSteps')),
     cacheTtl: c.get<string>('promptCacheTtl') === '1h' ? ('1h' as const) : ('5m' as const),
-    extraExcludes: (c.get<unknown[]>('toolExcludes') ?? []).filter((g): g is string => typeof g === 'string'),
+    extraExcludes: unionOfLevels(c, 'toolExcludes'),
+    secretFiles: unionOfLevels(c, 'secretFiles'),
     inlineDiffMaxLines: numberSetting('modelGateway.chat.inlineDiffMaxLines', c.get('inlineDiffMaxLines')),
     attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),
   };
@@ -165,7 +190,7 @@ export function searchSettings() {
     concurrency: numberSetting('modelGateway.search.concurrency', c.get('concurrency')),
     maxFileKB: numberSetting('modelGateway.search.maxFileKB', c.get('maxFileKB')),
     candidates: numberSetting('modelGateway.search.candidates', c.get('candidates')),
-    excludes: (c.get<unknown[]>('excludes') ?? []).filter((g): g is string => typeof g === 'string'),
+    excludes: unionOfLevels(c, 'excludes'),
   };
 }
 

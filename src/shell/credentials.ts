@@ -1,9 +1,15 @@
 import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import { gatewayOrigin, type CredentialKind } from './origins';
 
 const API_KEY = 'modelGateway.apiKey';
 const ACCESS_TOKEN = 'modelGateway.accessToken';
 /** new-api's `New-Api-User`: the account id that goes with the access token, kept beside it. */
 const ACCOUNT_USER_ID = 'modelGateway.accountUserId';
+/** The origin each credential was entered for (or confirmed for): it is sent nowhere else. */
+const ORIGINS = 'modelGateway.credentialOrigins';
+const OriginRecord = z.catch(z.object({ apiKey: z.optional(z.string()), accessToken: z.optional(z.string()) }), {});
+type OriginRecord = z.infer<typeof OriginRecord>;
 
 export type CredentialSource = 'secret-storage' | 'environment' | 'none';
 
@@ -18,11 +24,12 @@ export class Credentials implements vscode.Disposable {
   private apiKey: string | undefined;
   private accessToken: string | undefined;
   private accountUserId: string | undefined;
+  private origins: OriginRecord = {};
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly secrets: vscode.SecretStorage) {
     this.subscription = secrets.onDidChange(async (e) => {
-      if (e.key === API_KEY || e.key === ACCESS_TOKEN || e.key === ACCOUNT_USER_ID) {
+      if (e.key === API_KEY || e.key === ACCESS_TOKEN || e.key === ACCOUNT_USER_ID || e.key === ORIGINS) {
         await this.load();
         this.changed.fire();
       }
@@ -33,6 +40,34 @@ export class Credentials implements vscode.Disposable {
     this.apiKey = (await this.secrets.get(API_KEY)) || undefined;
     this.accessToken = (await this.secrets.get(ACCESS_TOKEN)) || undefined;
     this.accountUserId = (await this.secrets.get(ACCOUNT_USER_ID)) || undefined;
+    this.origins = parseOrigins(await this.secrets.get(ORIGINS));
+  }
+
+  /**
+   * The origin a credential belongs to: the one recorded when it was entered or confirmed; for a
+   * credential from the environment, the origin of `MODEL_GATEWAY_BASE_URL` (set beside it).
+   */
+  boundOrigin(kind: CredentialKind): string | undefined {
+    const source = kind === 'apiKey' ? this.apiKeySource() : this.accessTokenSource();
+    if (source === 'environment') {
+      const envOrigin = gatewayOrigin(process.env.MODEL_GATEWAY_BASE_URL ?? '');
+      if (envOrigin) return envOrigin;
+    }
+    return this.origins[kind];
+  }
+
+  /** Records that these credentials belong to `origin` (entered there, or confirmed by the person). */
+  async bind(kinds: readonly CredentialKind[], origin: string): Promise<void> {
+    const next = { ...this.origins };
+    for (const k of kinds) next[k] = origin;
+    await this.storeOrigins(next);
+    this.changed.fire();
+  }
+
+  private async storeOrigins(next: OriginRecord): Promise<void> {
+    this.origins = next;
+    if (next.apiKey || next.accessToken) await this.secrets.store(ORIGINS, JSON.stringify(next));
+    else await this.secrets.delete(ORIGINS);
   }
 
   /** The account user id stored with the access token (new-api's `New-Api-User`), if any. */
@@ -71,16 +106,19 @@ export class Credentials implements vscode.Disposable {
     return [this.getApiKey(), this.getAccessToken()].filter((v): v is string => !!v && v.length >= 4);
   }
 
-  async setApiKey(value: string): Promise<void> {
+  /** A new API key, entered for `origin` (undefined: no gateway URL yet, bound to the first one used). */
+  async setApiKey(value: string, origin: string | undefined): Promise<void> {
     await this.secrets.store(API_KEY, value.trim());
     this.apiKey = value.trim();
+    await this.storeOrigins({ ...this.origins, apiKey: origin });
     this.changed.fire();
   }
 
-  /** A new access token; the user id of the previous one goes with it unless kept on purpose. */
-  async setAccessToken(value: string, options: { keepUserId?: boolean } = {}): Promise<void> {
+  /** A new access token for `origin`; the user id of the previous one goes with it unless kept on purpose. */
+  async setAccessToken(value: string, origin: string | undefined, options: { keepUserId?: boolean } = {}): Promise<void> {
     await this.secrets.store(ACCESS_TOKEN, value.trim());
     this.accessToken = value.trim();
+    await this.storeOrigins({ ...this.origins, accessToken: origin });
     if (!options.keepUserId && this.accountUserId) {
       await this.secrets.delete(ACCOUNT_USER_ID);
       this.accountUserId = undefined;
@@ -92,6 +130,7 @@ export class Credentials implements vscode.Disposable {
     await this.secrets.delete(API_KEY);
     await this.secrets.delete(ACCESS_TOKEN);
     await this.secrets.delete(ACCOUNT_USER_ID);
+    await this.storeOrigins({});
     this.apiKey = undefined;
     this.accessToken = undefined;
     this.accountUserId = undefined;
@@ -101,5 +140,14 @@ export class Credentials implements vscode.Disposable {
   dispose(): void {
     this.subscription.dispose();
     this.changed.dispose();
+  }
+}
+
+function parseOrigins(text: string | undefined): OriginRecord {
+  if (!text) return {};
+  try {
+    return OriginRecord.parse(JSON.parse(text));
+  } catch {
+    return {};
   }
 }

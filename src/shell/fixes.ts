@@ -20,17 +20,28 @@ export interface Fix {
   command: FixCommand;
 }
 
-export type FixCommand =
-  | 'modelGateway.setApiKey'
-  | 'modelGateway.setAccessToken'
-  | 'modelGateway.setBaseUrl'
-  | 'modelGateway.setAccountUserId'
-  | 'modelGateway.topUp'
-  | 'modelGateway.chat.pickModel'
-  | 'modelGateway.models.setDefault'
-  | 'modelGateway.account.focus'
-  | 'modelGateway.keys.edit'
-  | 'modelGateway.showLog';
+/**
+ * Every command a fix may run. Webviews send a fix back by its command id; the hosts accept only
+ * these (never an arbitrary command id from a webview).
+ */
+export const FIX_COMMANDS = [
+  'modelGateway.setApiKey',
+  'modelGateway.setAccessToken',
+  'modelGateway.setBaseUrl',
+  'modelGateway.setAccountUserId',
+  'modelGateway.useCredentialsHere',
+  'modelGateway.topUp',
+  'modelGateway.chat.pickModel',
+  'modelGateway.models.setDefault',
+  'modelGateway.account.focus',
+  'modelGateway.keys.edit',
+  'modelGateway.showLog',
+  'modelGateway.openSettings',
+] as const;
+export type FixCommand = (typeof FIX_COMMANDS)[number];
+
+/** The gateway client's error type for a credential held for another origin (`src/gateway/core/transport.ts`). */
+const CREDENTIAL_WITHHELD = 'credential_withheld';
 
 /** Where the fix is offered: the chat picks its own model, elsewhere the default model is set. */
 export type FixPlace = 'chat' | 'notification';
@@ -60,6 +71,7 @@ export function fixesFor(e: ErrorFacts, ctx: { hasBaseUrl: boolean; place: FixPl
   const pickModel: Fix = { title: 'Pick Another Model', command: ctx.place === 'chat' ? 'modelGateway.chat.pickModel' : 'modelGateway.models.setDefault' };
   switch (e.kind) {
     case 'MissingCredentialError':
+      if (e.type === CREDENTIAL_WITHHELD) return [{ title: 'Use My Credentials Here…', command: 'modelGateway.useCredentialsHere' }, /system access token/i.test(e.message) ? setToken : setKey];
       if (/system access token/i.test(e.message)) return [setToken];
       if (!ctx.hasBaseUrl || /URL/.test(e.message)) return [setUrl];
       return [setKey];

@@ -3,6 +3,7 @@ import type * as Gateway from '../gateway';
 import { readSettings, type GatewaySettings } from './config';
 import { Credentials } from './credentials';
 import { Log } from './log';
+import { credentialDecision, gatewayOrigin, withheldReason, type CredentialKind } from './origins';
 import { Prompts } from './prompts';
 import { Prices } from '../usage/priceService';
 
@@ -76,15 +77,59 @@ export class Services implements vscode.Disposable {
     return !!this.settings().baseUrl && !!this.credentials.getApiKey();
   }
 
+  /** The origin of the gateway URL in use, if it is a valid http(s) URL. */
+  gatewayOrigin(): string | undefined {
+    return gatewayOrigin(this.settings().baseUrl);
+  }
+
+  /**
+   * The credentials that may go to the gateway URL in use: each only to the origin it was entered
+   * or confirmed for. One never bound yet is bound here to the user's URL (https or loopback);
+   * the others are withheld, with the reason the client gives when a call needs them.
+   */
+  private credentialsForOrigin(origin: string | undefined): { apiKey?: string; systemAccessToken?: string; withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>> } {
+    const values: Record<CredentialKind, string | undefined> = { apiKey: this.credentials.getApiKey(), accessToken: this.credentials.getAccessToken() };
+    const out: { apiKey?: string; systemAccessToken?: string; withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>> } = { withheld: {} };
+    if (!origin) return out;
+    const toBind: CredentialKind[] = [];
+    for (const kind of ['apiKey', 'accessToken'] as const) {
+      const value = values[kind];
+      if (!value) continue;
+      const bound = this.credentials.boundOrigin(kind);
+      const decision = credentialDecision(bound, origin);
+      const field = kind === 'apiKey' ? 'apiKey' : 'systemAccessToken';
+      if (decision === 'withhold') {
+        out.withheld[field] = withheldReason(kind, bound, origin);
+        continue;
+      }
+      if (decision === 'bind') toBind.push(kind);
+      out[field] = value;
+    }
+    if (toBind.length) {
+      this.log.info(`${toBind.join(' and ')} bound to ${origin} (the gateway in the user settings)`);
+      void this.credentials.bind(toBind, origin);
+    }
+    return out;
+  }
+
+  /** Credentials held but not sent to the gateway in use (another origin, or plain http), for the UI. */
+  withheldCredentials(): CredentialKind[] {
+    const origin = this.gatewayOrigin();
+    if (!origin) return [];
+    return (['apiKey', 'accessToken'] as const).filter((k) => {
+      const value = k === 'apiKey' ? this.credentials.getApiKey() : this.credentials.getAccessToken();
+      return !!value && credentialDecision(this.credentials.boundOrigin(k), origin) === 'withhold';
+    });
+  }
+
   /** The client for the current settings and credentials (built once per combination). */
   client(): Gateway.GatewayClient {
     const s = this.settings();
-    const apiKey = this.credentials.getApiKey();
-    const systemAccessToken = this.credentials.getAccessToken();
+    const { apiKey, systemAccessToken, withheld } = this.credentialsForOrigin(gatewayOrigin(s.baseUrl));
     // Kept in memory only; compares the full values so any change of credential rebuilds the client.
     const userId = this.credentials.getAccountUserId() ?? s.userId;
     const refusing = this.context.globalState.get<string[]>(STREAM_OPTIONS_REFUSED) ?? [];
-    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null]);
+    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null, withheld]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
@@ -96,6 +141,7 @@ export class Services implements vscode.Disposable {
       baseUrl: s.baseUrl,
       apiKey,
       systemAccessToken,
+      withheld,
       userId: userId || undefined,
       timeoutMs: s.timeoutMs,
       streamIdleTimeoutMs: s.streamIdleTimeoutMs,

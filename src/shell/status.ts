@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeError } from './errors';
+import { describeError, showGatewayError } from './errors';
 import type { Services } from './services';
 import { formatDollars } from '../gateway/money';
 import { usageSettings } from './config';
@@ -109,6 +109,8 @@ export class StatusBar implements vscode.Disposable {
     } catch (err) {
       services.log.error('Connection check failed', err);
       next = { kind: 'error', message: describeError(services, err).message };
+      // Credentials held for another gateway: the person decides at once (the notification's buttons).
+      if ((err as { type?: unknown }).type === 'credential_withheld') showGatewayError(services, 'Model Gateway', err);
     }
     if (generation === this.generation) this.set(next);
     return next;

@@ -161,7 +161,7 @@ export class UsagePanel implements vscode.Disposable {
         }
         return;
       case 'fix':
-        if (/^modelGateway\.[\w.]+$/.test(m.command)) void vscode.commands.executeCommand(m.command);
+        void vscode.commands.executeCommand(m.command);
         return;
     }
   }

@@ -1,6 +1,6 @@
 /** Messages between the Usage view and the host. What the view sends is checked with zod. */
 import * as z from 'zod/mini';
-import type { FixCommand } from '../shell/fixes';
+import { FIX_COMMANDS, type FixCommand } from '../shell/fixes';
 import type { UsageReport } from './report';
 
 export const FromUsageView = z.discriminatedUnion('type', [
@@ -8,7 +8,8 @@ export const FromUsageView = z.discriminatedUnion('type', [
   z.object({ type: z.literal('range'), days: z.union([z.literal(7), z.literal(30)]) }),
   z.object({ type: z.literal('refresh') }),
   z.object({ type: z.literal('export') }),
-  z.object({ type: z.literal('fix'), command: z.string() }),
+  // Only the commands a fix button names (the view could otherwise run any command with no arguments).
+  z.object({ type: z.literal('fix'), command: z.enum(FIX_COMMANDS) }),
 ]);
 export type FromUsageView = z.infer<typeof FromUsageView>;
 

@@ -117,7 +117,7 @@ describe('chat turn lifecycle in a real VS Code', function () {
   it('a wrong key with no model to pick still ends as an error card (AuthenticationError: Set API Key), the question kept', async () => {
     const { testing } = await api();
     await settings().update('defaultModels.chat', undefined, vscode.ConfigurationTarget.Global);
-    await testing.services.credentials.setApiKey('sk-wrong-key-for-this-test-0000000000');
+    await testing.services.credentials.setApiKey('sk-wrong-key-for-this-test-0000000000', testing.services.gatewayOrigin());
     try {
       await testing.chat.newConversation();
       await testing.chat.send('Hello, anyone there?', [], []);
@@ -143,7 +143,7 @@ describe('chat turn lifecycle in a real VS Code', function () {
       await vscode.commands.executeCommand('modelGateway.models.setDefault');
       assert.equal(refusals(), before + 1, 'the second one is not shown while the first is on screen');
       // Setting the key again (the likely fix) lets the error show once more if it is still there.
-      await testing.services.credentials.setApiKey(config.demoKey);
+      await testing.services.credentials.setApiKey(config.demoKey, testing.services.gatewayOrigin());
       await vscode.commands.executeCommand('modelGateway.models.setDefault');
       assert.equal(refusals(), before + 2);
     } finally {

@@ -55,7 +55,7 @@ export async function runCommand<T>(command: string, ...args: unknown[]): Promis
 export async function connectToEmulator(): Promise<void> {
   const { testing } = await api();
   await vscode.workspace.getConfiguration('modelGateway').update('baseUrl', config.emulatorUrl, vscode.ConfigurationTarget.Global);
-  await testing.services.credentials.setApiKey(config.demoKey);
+  await testing.services.credentials.setApiKey(config.demoKey, new URL(config.emulatorUrl).origin);
 }
 
 

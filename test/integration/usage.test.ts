@@ -117,7 +117,7 @@ describe('spend and usage in a real VS Code', () => {
     } finally {
       await vscode.workspace.getConfiguration('modelGateway').update('lowBalanceWarningDollars', undefined, vscode.ConfigurationTarget.Global);
     }
-    await testing.services.credentials.setAccessToken('');
+    await testing.services.credentials.setAccessToken('', undefined);
     try {
       const keyOnly = await testing.usage.reload();
       assert.ok(keyOnly && keyOnly.mode === 'key-only', 'without the access token: the billing routes only');

@@ -5,9 +5,15 @@ import { BOOLEAN_SETTINGS, NUMBER_SETTINGS, numberSetting, STRING_SETTINGS } fro
 
 interface Declared {
   type: string | string[];
+  scope?: string;
   default?: unknown;
   minimum?: number;
   maximum?: number;
+}
+
+function restricted(): string[] {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations?: string[] } } };
+  return pkg.capabilities.untrustedWorkspaces.restrictedConfigurations ?? [];
 }
 
 function declared(): Record<string, Declared> {
@@ -46,5 +52,27 @@ describe('settings: package.json and the readers agree', () => {
     assert.equal(numberSetting('modelGateway.requestTimeoutSeconds', 4), 600);
     assert.equal(numberSetting('modelGateway.lowBalanceWarningDollars', 1e9), 1e9, 'no maximum declared, none applied');
     assert.equal(numberSetting('modelGateway.assets.videoPollSeconds', 1), 1);
+  });
+});
+
+describe('settings: what a cloned repository can set', () => {
+  const props = declared();
+  const userOnly = (v: Declared) => v.scope === 'application' || v.scope === 'machine';
+
+  it('where requests and credentials go, and the spending cap, are user settings only', () => {
+    for (const key of ['modelGateway.baseUrl', 'modelGateway.extraHeaders', 'modelGateway.userId', 'modelGateway.lm.dailyCapDollars']) {
+      assert.equal(props[key]?.scope, 'application', key);
+    }
+  });
+
+  it('every other setting that spends, writes or decides what is sent is restricted in untrusted workspaces', () => {
+    const list = restricted();
+    for (const key of list) assert.ok(props[key], `${key} is a declared setting`);
+    // Lists that only add restrictions are read as the union of every level instead.
+    const additive = new Set(['modelGateway.chat.toolExcludes', 'modelGateway.chat.secretFiles', 'modelGateway.search.excludes']);
+    const open = Object.entries(props)
+      .filter(([k, v]) => !userOnly(v) && !list.includes(k) && !additive.has(k))
+      .map(([k]) => k);
+    assert.deepEqual(open, [], 'settings a repository could set in Restricted Mode');
   });
 });

@@ -70,6 +70,8 @@ export interface StartOptions {
   /** Install this .vsix with code-server's own installer instead of copying the build. */
   vsix?: string;
   port?: number;
+  /** Workspace trust on, the folder untrusted (VS Code's Restricted Mode); off otherwise. */
+  restrictedMode?: boolean;
 }
 
 export async function startCodeServer(options: StartOptions): Promise<CodeServer> {
@@ -85,7 +87,9 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     JSON.stringify(
       {
         'workbench.startupEditor': 'none',
-        'security.workspace.trust.enabled': false,
+        'security.workspace.trust.enabled': !!options.restrictedMode,
+        // Restricted Mode without the start-up question: the folder stays untrusted.
+        ...(options.restrictedMode ? { 'security.workspace.trust.startupPrompt': 'never' } : {}),
         'telemetry.telemetryLevel': 'off',
         'extensions.autoCheckUpdates': false,
         // Newer VS Codes open their own Chat view in the secondary side bar at start, where it can
@@ -115,7 +119,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
       '--bind-addr', `127.0.0.1:${options.port ?? 0}`,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(options.restrictedMode ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--extensions-dir', extensionsDir,
       '--user-data-dir', userDataDir,

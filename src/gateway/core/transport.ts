@@ -22,6 +22,12 @@ export interface TransportOptions {
   baseUrl: string;
   apiKey?: string;
   systemAccessToken?: string;
+  /**
+   * Credentials the caller holds but will not send to this gateway, with the reason: a call that
+   * needs one fails with that reason (a `MissingCredentialError` of type `credential_withheld`)
+   * before anything is sent.
+   */
+  withheld?: { apiKey?: string; systemAccessToken?: string };
   /** Sent as `New-Api-User` on account calls (new-api deployments require it). */
   userId?: string | number;
   /** Retries after the first attempt; the spec's sample makes 3 attempts in all. Default 2. */
@@ -85,6 +91,8 @@ export interface RawResponse {
   idleTimeoutMs?: number;
 }
 
+/** The `type` of the error for a credential held for another origin (see `TransportOptions.withheld`). */
+export const CREDENTIAL_WITHHELD = 'credential_withheld';
 export const VERSION_HEADER = 'anthropic-version';
 export const MESSAGES_API_VERSION = '2023-06-01';
 const USER_AGENT = 'model-gateway-vscode/0.1.0';
@@ -193,27 +201,24 @@ export class Transport {
   }
 
   private authHeaders(kind: AuthKind): Record<string, string> {
-    const need = (value: string | undefined, what: string, fix: string) => {
+    const need = (field: 'apiKey' | 'systemAccessToken', what: string, fix: string) => {
+      const value = this.options[field];
+      const withheld = this.options.withheld?.[field];
+      if (!value && withheld) throw new MissingCredentialError(withheld, { type: CREDENTIAL_WITHHELD });
       if (!value) throw new MissingCredentialError(`No ${what} is set. ${fix}`, { type: 'configuration_error' });
       return value;
     };
+    const apiKey = () => need('apiKey', 'API key', 'Set the gateway API key first.');
     switch (kind) {
       case 'bearer':
-        return { authorization: `Bearer ${need(this.options.apiKey, 'API key', 'Set the gateway API key first.')}` };
+        return { authorization: `Bearer ${apiKey()}` };
       case 'messages':
-        return {
-          'x-api-key': need(this.options.apiKey, 'API key', 'Set the gateway API key first.'),
-          [VERSION_HEADER]: MESSAGES_API_VERSION,
-        };
+        return { 'x-api-key': apiKey(), [VERSION_HEADER]: MESSAGES_API_VERSION };
       case 'imagegen':
-        return { 'api-key': need(this.options.apiKey, 'API key', 'Set the gateway API key first.') };
+        return { 'api-key': apiKey() };
       case 'account': {
         const h: Record<string, string> = {
-          authorization: `Bearer ${need(
-            this.options.systemAccessToken,
-            'system access token',
-            'Set the system access token (account settings of the gateway console) first.',
-          )}`,
+          authorization: `Bearer ${need('systemAccessToken', 'system access token', 'Set the system access token (account settings of the gateway console) first.')}`,
         };
         if (this.options.userId !== undefined && this.options.userId !== '') h['new-api-user'] = String(this.options.userId);
         return h;
