@@ -52,13 +52,6 @@ export interface GatewaySettings {
   modelOverrides: Record<string, ModelOverride>;
 }
 
-/**
- * Settings that decide where requests (and so the credentials) go. They are user settings
- * (`"scope": "application"` in package.json, which VS Code does not take from a workspace), and
- * are read from the user's value only, so no folder's `.vscode/settings.json` or workspace file
- * can name another gateway, whatever the VS Code version does with scopes.
- */
-export const USER_ONLY_SETTINGS = ['baseUrl', 'extraHeaders', 'userId'] as const;
 
 /** A setting's value from the user settings only (never a workspace's or folder's). */
 function userValue(c: vscode.WorkspaceConfiguration, key: string): unknown {

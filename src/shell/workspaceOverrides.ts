@@ -1,28 +1,9 @@
 import * as vscode from 'vscode';
-// The ESM build: the UMD one that `main` names requires its parts at run time, which a bundle cannot follow.
-import { parse, type ParseError } from 'jsonc-parser/lib/esm/main.js';
-import { USER_ONLY_SETTINGS } from './config';
+import { userOnlySettingsIn } from './settingsFiles';
 import { tell } from './errors';
 import type { Services } from './services';
 
 const SEEN = 'modelGateway.ignoredWorkspaceSettings';
-
-/** `modelGateway.<key>` values a settings file holds, in the flat (`"a.b": 1`) or nested (`"a": {"b": 1}`) form. */
-export function userOnlySettingsIn(text: string): Record<string, unknown> {
-  const errors: ParseError[] = [];
-  const tree = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
-  if (!tree || typeof tree !== 'object' || Array.isArray(tree)) return {};
-  const root = tree as Record<string, unknown>;
-  // A workspace file keeps its settings under "settings".
-  const settings = root.settings && typeof root.settings === 'object' && !('modelGateway.baseUrl' in root) ? (root.settings as Record<string, unknown>) : root;
-  const nested = settings.modelGateway && typeof settings.modelGateway === 'object' ? (settings.modelGateway as Record<string, unknown>) : {};
-  const found: Record<string, unknown> = {};
-  for (const key of USER_ONLY_SETTINGS) {
-    const value = settings[`modelGateway.${key}`] ?? nested[key];
-    if (value !== undefined) found[`modelGateway.${key}`] = value;
-  }
-  return found;
-}
 
 /**
  * Tells the person, once per distinct content, when a workspace's or folder's settings try to set
