@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { searchSettings, workspaceExcludeGlobs } from '../shell/config';
+import { chatSettings, searchSettings, workspaceExcludeGlobs } from '../shell/config';
 import { showGatewayError } from '../shell/errors';
 import type { Services } from '../shell/services';
 import type { ToolDefinition } from '../tools/workspaceTools';
@@ -73,6 +73,7 @@ export class SearchService implements vscode.Disposable {
     return new SemanticIndex({
       folders: this.folders(),
       excludes: [...workspaceExcludeGlobs(), ...s.excludes],
+      secretFiles: chatSettings().secretFiles,
       storeDir: join(base.fsPath, 'search-index'),
       model,
       maxFileBytes: s.maxFileKB * 1024,

@@ -37,6 +37,8 @@ export type EmbedFn = (texts: string[], signal?: AbortSignal, onDone?: (done: nu
 export interface SemanticIndexOptions {
   folders: WorkspaceFolderPath[];
   excludes: string[];
+  /** Globs of files that hold secrets, besides the built-in list: never read, never embedded. */
+  secretFiles?: string[];
   storeDir: string;
   model: string;
   embed: EmbedFn;
@@ -106,7 +108,7 @@ export class SemanticIndex {
   keywordsReady: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: SemanticIndexOptions) {
-    this.guard = new PathGuard(o.folders, o.excludes);
+    this.guard = new PathGuard(o.folders, o.excludes, o.secretFiles);
     this.store = new IndexStore(o.storeDir, (dim) => VectorIndex.codeBytesFor(dim), o.inMemoryBytes);
   }
 

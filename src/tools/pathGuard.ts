@@ -7,6 +7,40 @@ import { LinkLoopError, realTarget } from './realPath';
 /** A tool failure whose message is meant for the model (it says what to do instead). */
 export class ToolError extends Error {}
 
+/** A file that may hold credentials: no tool reads or changes it; the person can attach it by hand. */
+export class SecretFileError extends ToolError {
+  override name = 'SecretFileError';
+}
+
+/**
+ * Files that hold credentials or keys, refused on top of the ignore rules (matched in any letter
+ * case, in any folder; a folder entry hides everything below it). `modelGateway.chat.secretFiles`
+ * adds to the list, never removes from it.
+ */
+export const SECRET_FILES = ['.env*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', '.npmrc', '.netrc', '.pypirc', '.git-credentials', '*.p12', '*.pfx', '.aws', '.ssh'] as const;
+
+/** Bidirectional controls and invisible characters: a name holding them can read as another name. */
+const DECEPTIVE_CHARS = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/** A path as shown to a person: deceptive characters written as `\u{…}` escapes. */
+export function escapeDeceptive(path: string): string {
+  return path.replace(new RegExp(DECEPTIVE_CHARS.source, 'gu'), (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
+/** Matches paths (relative, `/`-separated) against globs as VS Code's excludes do: a bare name anywhere, a folder hides what is below. */
+function globMatcher(globList: readonly string[], nocase: boolean): (p: string) => boolean {
+  const globs = globList.flatMap((g) => (g.startsWith('**/') || g.includes('/') ? [g] : [g, `**/${g}`]));
+  const matchers = globs.map((g) => picomatch(g, { dot: true, nocase }));
+  return (p) => {
+    const parts = p.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const prefix = parts.slice(0, i).join('/');
+      if (matchers.some((m) => m(prefix) || m(`${prefix}/`))) return true;
+    }
+    return false;
+  };
+}
+
 export interface WorkspaceFolderPath {
   name: string;
   /** Absolute file-system path. */
@@ -55,33 +89,32 @@ export class PathGuard {
   private readonly folderReal = new Map<string, Promise<string>>();
   private readonly gitignores = new Map<string, Promise<Ignore | undefined>>();
   private readonly excluded: (p: string, nocase: boolean) => boolean;
+  /** Secret files, in any letter case: refusing `.ENV` on a case-sensitive disk costs nothing. */
+  readonly isSecret: (rel: string) => boolean;
   private readonly caseFolding = new Map<string, Promise<boolean>>();
 
   constructor(
     readonly folders: readonly WorkspaceFolderPath[],
     excludeGlobs: readonly string[] = [],
+    extraSecretFiles: readonly string[] = [],
   ) {
     if (folders.length === 0) throw new ToolError('No folder is open in the workspace, so there are no files to work with.');
-    const globs = excludeGlobs.flatMap((g) => (g.startsWith('**/') || g.includes('/') ? [g] : [g, `**/${g}`]));
-    const exact = globs.map((g) => picomatch(g, { dot: true }));
-    const folded = globs.map((g) => picomatch(g, { dot: true, nocase: true }));
     // A glob that matches a folder hides everything below it, as in VS Code's files.exclude.
-    this.excluded = (p, nocase) => {
-      const matchers = nocase ? folded : exact;
-      const parts = p.split('/');
-      for (let i = 1; i <= parts.length; i++) {
-        const prefix = parts.slice(0, i).join('/');
-        if (matchers.some((m) => m(prefix) || m(`${prefix}/`))) return true;
-      }
-      return false;
-    };
+    const exact = globMatcher(excludeGlobs, false);
+    const folded = globMatcher(excludeGlobs, true);
+    this.excluded = (p, nocase) => (nocase ? folded : exact)(p);
+    this.isSecret = globMatcher([...SECRET_FILES, ...extraSecretFiles], true);
   }
 
-  /** Resolves a path a model gave; throws a ToolError that explains the rule it broke. */
-  async resolve(requested: string, options: { allowMissing?: boolean } = {}): Promise<ResolvedPath> {
+  /**
+   * Resolves a path a model gave; throws a ToolError that explains the rule it broke.
+   * `allowSecret`: the person attaches a secret file by hand, after confirming.
+   */
+  async resolve(requested: string, options: { allowMissing?: boolean; allowSecret?: boolean } = {}): Promise<ResolvedPath> {
     const raw = (requested ?? '').trim().replace(/\\/g, '/');
     if (!raw) throw new ToolError('The path is empty. Give a path relative to the workspace root, e.g. "src/index.ts".');
     if (raw.includes('\0')) throw new ToolError('The path contains a NUL character, which no file name can hold.');
+    if (DECEPTIVE_CHARS.test(raw)) throw new ToolError(`"${escapeDeceptive(raw)}" contains invisible or text-direction characters, which can make a name read as another; tools do not use such paths.`);
     if (raw.split('/').includes('..')) throw new ToolError(`"${requested}" contains "..". Use a path inside the workspace, relative to its root.`);
     let folder: WorkspaceFolderPath | undefined;
     let abs: string;
@@ -100,7 +133,9 @@ export class PathGuard {
     const rel = toPosix(relative(folder.path, abs));
     const resolved: ResolvedPath = { abs, folder, rel, display: this.display(folder, rel) };
     const excluded = () => new ToolError(`"${requested}" is excluded (by .gitignore or the workspace's exclude settings), so tools may not use it.`);
-    if (rel && (await this.isIgnored(resolved))) throw excluded();
+    const secret = () => new SecretFileError(`"${requested}" may hold credentials or keys (${SECRET_FILES.slice(0, 4).join(', ')}…), so tools may not read, list or change it. The person can attach it by hand if it is needed.`);
+    if (rel && !options.allowSecret && this.isSecret(rel)) throw secret();
+    if (rel && (await this.isExcluded(resolved))) throw excluded();
 
     // Symbolic links: every component is followed to its real target (a dangling link too), which
     // must lie inside a workspace folder and obey the ignore rules there as well.
@@ -116,7 +151,8 @@ export class PathGuard {
     if (!target.exists && !options.allowMissing) throw new ToolError(`"${requested}" does not exist. Use list_dir or find_files to see what exists.`);
     const realRel = toPosix(relative(landing.real, target.path));
     if (realRel !== rel || landing.folder.name !== folder.name) {
-      if (realRel && (await this.isIgnored({ folder: landing.folder, rel: realRel, abs: target.path }))) throw excluded();
+      if (realRel && !options.allowSecret && this.isSecret(realRel)) throw secret();
+      if (realRel && (await this.isExcluded({ folder: landing.folder, rel: realRel, abs: target.path }))) throw excluded();
     }
     // Operations use the real location, so that a link swapped later cannot redirect them.
     return { ...resolved, abs: target.path };
@@ -167,8 +203,14 @@ export class PathGuard {
     return p;
   }
 
-  /** Whether a path (relative to its folder) is ignored: VCS folders, exclude globs, .gitignore files. */
+  /** Whether tools skip a path (relative to its folder): a secret file, or one the ignore rules exclude. */
   async isIgnored(p: Pick<ResolvedPath, 'folder' | 'rel' | 'abs'>, isDir?: boolean): Promise<boolean> {
+    if (p.rel && this.isSecret(p.rel)) return true;
+    return this.isExcluded(p, isDir);
+  }
+
+  /** Whether the ignore rules exclude a path: VCS folders, exclude globs, .gitignore files. */
+  private async isExcluded(p: Pick<ResolvedPath, 'folder' | 'rel' | 'abs'>, isDir?: boolean): Promise<boolean> {
     const rel = p.rel;
     if (!rel) return false;
     const dir = isDir ?? (await stat(p.abs).then((s) => s.isDirectory(), () => false));

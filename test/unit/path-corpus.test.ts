@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PathGuard, ToolError } from '../../src/tools/pathGuard';
+import { escapeDeceptive, PathGuard, SecretFileError, ToolError } from '../../src/tools/pathGuard';
 import { realTarget } from '../../src/tools/realPath';
 import { WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
 
@@ -144,5 +144,93 @@ describe('path corpus: hostile paths and links', () => {
     assert.deepEqual(await realTarget(join(ws, 'srclink', 'app.ts')), { path: join(ws, 'src', 'app.ts'), exists: true });
     assert.deepEqual(await realTarget(join(ws, 'dirlink', 'deeper', 'x.txt')), { path: join(outside, 'deeper', 'x.txt'), exists: false });
     await assert.rejects(realTarget(join(ws, 'loop-a')), /too many levels/);
+  });
+});
+
+/** Files that hold credentials, in a workspace whose .gitignore does not list them (many do not). */
+const SECRET_CORPUS: [string, Verdict][] = [
+  ['.env', 'blocked'],
+  ['.env.local', 'blocked'],
+  ['config/.env.production', 'blocked'],
+  ['certs/server.pem', 'blocked'],
+  ['certs/server.KEY', 'blocked'],
+  ['id_rsa', 'blocked'],
+  ['id_rsa.pub', 'blocked'],
+  ['id_ed25519', 'blocked'],
+  ['.npmrc', 'blocked'],
+  ['.netrc', 'blocked'],
+  ['.pypirc', 'blocked'],
+  ['.git-credentials', 'blocked'],
+  ['certs/client.p12', 'blocked'],
+  ['certs/client.PFX', 'blocked'],
+  ['.aws/credentials', 'blocked'],
+  ['.ssh/config', 'blocked'],
+  ['home/.SSH/known_hosts', 'blocked'],
+  ['innocent.txt', 'blocked'],
+  ['vault/db.secret', 'blocked'],
+  ['src/env.ts', 'allowed'],
+  ['src/environment.ts', 'allowed'],
+  ['src/keyboard.ts', 'allowed'],
+  ['docs/pem.md', 'allowed'],
+  ['src/app\u202Ets.ts', 'blocked'],
+  ['src/\u200Bapp.ts', 'blocked'],
+];
+
+describe('path corpus: files that hold secrets, and deceptive names', () => {
+  const base = mkdtempSync(join(tmpdir(), 'mg-secrets-'));
+  const ws = join(base, 'ws');
+  for (const [p] of SECRET_CORPUS) {
+    if (p === 'innocent.txt') continue;
+    mkdirSync(join(ws, p, '..'), { recursive: true });
+    writeFileSync(join(ws, p), `SECRET=do-not-leak ${p}\n`);
+  }
+  symlinkSync('.env', join(ws, 'innocent.txt'));
+  // The user's setting adds a glob; the built-in list cannot be shortened.
+  const guard = new PathGuard([{ name: 'ws', path: ws }], [], ['*.secret']);
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('refuses each secret file and deceptive name, allows look-alikes (table printed)', async () => {
+    const rows: string[] = [];
+    const wrong: string[] = [];
+    for (const [path, expected] of SECRET_CORPUS) {
+      let verdict: Verdict = 'allowed';
+      let reason = '';
+      try {
+        await guard.resolve(path);
+      } catch (err) {
+        assert.ok(err instanceof ToolError);
+        verdict = 'blocked';
+        reason = err.message;
+      }
+      rows.push(`${verdict.padEnd(8)} ${escapeDeceptive(JSON.stringify(path)).padEnd(30)} ${reason.slice(0, 90)}`);
+      if (verdict !== expected) wrong.push(`${path}: expected ${expected}, got ${verdict} ${reason}`);
+    }
+    console.log(`      ${rows.join('\n      ')}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('the reason for a deceptive name shows it escaped, not as it would display', async () => {
+    await assert.rejects(guard.resolve('src/app\u202Ets.ts'), (e: Error) => e.message.includes('src/app\\u{202E}ts.ts') && !e.message.includes('\u202E'));
+  });
+
+  it('the tools neither read nor list them; a person attaching one by hand gets it', async () => {
+    const tools = WorkspaceTools.forFolders([{ name: 'ws', path: ws }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
+    for (const p of ['.env', 'innocent.txt', '.ssh/config', 'id_rsa']) {
+      const r = await tools.run('read_file', { path: p });
+      assert.equal(r.isError, true, p);
+      assert.doesNotMatch(r.content, /do-not-leak/, p);
+    }
+    const edit = await tools.run('create_file', { path: '.env.new', content: 'X=1' });
+    assert.equal(edit.isError, true);
+    assert.equal(existsSync(join(ws, '.env.new')), false);
+    const listed = (await tools.run('find_files', { pattern: '**/*' })).content;
+    for (const p of ['.env', 'server.pem', 'id_rsa', 'credentials', '.npmrc']) assert.ok(!listed.includes(p), `${p} listed`);
+    assert.match(listed, /environment\.ts/);
+    assert.equal((await guard.resolve('.env', { allowSecret: true })).rel, '.env');
+  });
+
+  it('SecretFileError tells the secret refusal apart from other refusals', async () => {
+    await assert.rejects(guard.resolve('.env'), SecretFileError);
+    await assert.rejects(guard.resolve('../x'), (e: Error) => !(e instanceof SecretFileError));
   });
 });
