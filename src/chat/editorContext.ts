@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { chatSettings } from '../shell/config';
-import type { PathGuard } from '../tools/pathGuard';
+import { isSecretPath, SecretFileError, type PathGuard } from '../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../tools/workspaceTools';
 import type { ContextAttachment } from './conversation';
 import { rankPaths } from './fuzzy';
@@ -25,11 +25,15 @@ export class EditorContext implements vscode.Disposable {
   private last: vscode.TextEditor | undefined;
   private files: { at: number; paths: string[] } | undefined;
   private announceTimer: NodeJS.Timeout | undefined;
+  /** The path guard's verdict on the last editor's file (checked when it becomes active). */
+  private verdict: { uri: string; withheld?: 'secret' | 'excluded' } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly post: (m: ToWebview) => void,
     private readonly guard: () => PathGuard,
+    /** Asks the person whether a file that may hold secrets is sent anyway (a modal no caller answers). */
+    private readonly confirmSecret: (display: string) => Promise<boolean>,
   ) {
     this.track(vscode.window.activeTextEditor);
     const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
@@ -58,7 +62,10 @@ export class EditorContext implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('modelGateway.chat.attachActiveEditor')) this.announce();
+        if (e.affectsConfiguration('modelGateway.chat') || e.affectsConfiguration('files.exclude') || e.affectsConfiguration('search.exclude')) {
+          this.verdict = undefined;
+          void this.check(this.last);
+        }
       }),
     );
   }
@@ -69,7 +76,35 @@ export class EditorContext implements vscode.Disposable {
   }
 
   private track(editor: vscode.TextEditor | undefined): void {
-    if (editor?.document.uri.scheme === 'file') this.last = editor;
+    if (editor?.document.uri.scheme === 'file') {
+      this.last = editor;
+      void this.check(editor);
+    }
+  }
+
+  /**
+   * Whether the path guard lets the file go with questions: in a workspace folder, every rule the
+   * tools obey (secrets, .gitignore, excludes, links); elsewhere (a file opened from outside the
+   * workspace), the secret-file list.
+   */
+  private async verdictFor(uri: vscode.Uri): Promise<'secret' | 'excluded' | undefined> {
+    const secretFiles = chatSettings().secretFiles;
+    if (isSecretPath(uri.fsPath, secretFiles)) return 'secret';
+    if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
+    try {
+      await this.guard().resolve(uri.fsPath);
+      return undefined;
+    } catch (err) {
+      return err instanceof SecretFileError ? 'secret' : 'excluded';
+    }
+  }
+
+  private async check(editor: vscode.TextEditor | undefined): Promise<void> {
+    if (!editor) return;
+    const uri = editor.document.uri;
+    const withheld = await this.verdictFor(uri);
+    this.verdict = { uri: uri.toString(), withheld };
+    if (editor === this.last) this.announce();
   }
 
   private announceSoon(): void {
@@ -90,34 +125,43 @@ export class EditorContext implements vscode.Disposable {
     const sel = editor.selection;
     const label = sel.isEmpty ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`;
     const length = sel.isEmpty ? doc.getText().length : doc.getText(sel).length;
-    return { path, label, tooLarge: length > ACTIVE_EDITOR_MAX_CHARS };
+    // Until the guard has answered for this file, only the secret list (checked at once) decides.
+    const verdict = this.verdict?.uri === doc.uri.toString() ? this.verdict.withheld : isSecretPath(doc.uri.fsPath, chatSettings().secretFiles) ? 'secret' : undefined;
+    return { path, label, tooLarge: length > ACTIVE_EDITOR_MAX_CHARS, ...(verdict ? { withheld: verdict } : {}) };
   }
 
-  /** The active editor's file or selection as the question's context (when its chip was kept). */
-  activeContext(): ContextAttachment | undefined {
+  /** The active editor's file or selection as the question's context (when its chip was kept and the guard allows it, checked again now). */
+  async activeContext(): Promise<ContextAttachment | undefined> {
     const info = this.activeInfo();
     const editor = this.last;
-    if (!info || info.tooLarge || !editor) return undefined;
+    if (!info || info.tooLarge || info.withheld || !editor) return undefined;
+    if (await this.verdictFor(editor.document.uri)) return undefined;
     const sel = editor.selection;
     return { label: info.label, text: sel.isEmpty ? editor.document.getText() : editor.document.getText(sel), language: editor.document.languageId };
   }
 
-  /** *Add Selection to Chat*: the selection, or the whole active file, as an explicit chip. */
-  selectionAttachment(): { context: ContextAttachment } | { problem: string } {
+  /** *Add Selection to Chat*: the selection, or the whole active file, as an explicit chip (a secret file after a confirmation). */
+  async selectionAttachment(): Promise<{ context: ContextAttachment } | { problem: string }> {
     const editor = vscode.window.activeTextEditor ?? this.last;
     if (!editor) return { problem: 'Open a file (and select lines) to add it as context.' };
     const doc = editor.document;
     const sel = editor.selection;
     const path = vscode.workspace.asRelativePath(doc.uri);
+    if (doc.uri.scheme === 'file' && (await this.verdictFor(doc.uri)) === 'secret' && !(await this.confirmSecret(path))) return { problem: `${path} was not attached.` };
     const text = sel.isEmpty ? doc.getText() : doc.getText(sel);
     if (text.length > ATTACH_MAX_CHARS) return { problem: `${path} is too large to attach whole; select the part you need.` };
     return { context: { label: sel.isEmpty ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`, text, language: doc.languageId } };
   }
 
-  /** A file picked from the `@` list, read through the path guard; a reason when it cannot be. */
+  /** A file picked from the `@` list, read through the path guard (a secret file after a confirmation); a reason when it cannot be. */
   async fileAttachment(path: string): Promise<{ context: ContextAttachment } | { problem: string }> {
     try {
-      const resolved = await this.guard().resolve(path);
+      const resolved = await this.guard()
+        .resolve(path)
+        .catch(async (err: unknown) => {
+          if (!(err instanceof SecretFileError) || !(await this.confirmSecret(path))) throw err;
+          return this.guard().resolve(path, { allowSecret: true });
+        });
       const info = await stat(resolved.abs);
       if (!info.isFile()) return { problem: `${resolved.display} is not a file.` };
       if (await isBinary(resolved.abs)) return { problem: `${resolved.display} is a binary file; only text files can be attached.` };

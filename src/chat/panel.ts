@@ -28,7 +28,13 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   ) {
     const post = (m: ToWebview) => this.post(m);
     this.session = new ChatSession(services, context, post, search);
-    this.editors = new EditorContext(post, () => this.session.guard());
+    this.editors = new EditorContext(post, () => this.session.guard(), (display) =>
+      services.prompts.confirm(
+        `${display} may hold credentials or keys. Send it to the gateway with your question?`,
+        'Files such as .env, private keys and credential files are never read by the chat on its own. Attach this one only if the gateway and the model may see what it holds.',
+        'Attach Anyway',
+      ),
+    );
     this.disposables.push(this.session, this.editors);
   }
 
@@ -71,7 +77,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 
   /** *Add Selection to Chat*: the selection or the active file as a chip, and the chat in view. */
   async addContext(): Promise<void> {
-    const got = this.editors.selectionAttachment();
+    const got = await this.editors.selectionAttachment();
     if ('problem' in got) {
       this.post({ type: 'notice', level: 'info', text: got.problem });
       return;
@@ -167,7 +173,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       case 'send': {
         const at = m.replaces ? (s.current?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
         if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: 'That question is no longer in this conversation.' });
-        const active = m.activeEditor ? this.editors.activeContext() : undefined;
+        const active = m.activeEditor ? await this.editors.activeContext() : undefined;
         const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
         return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
       }

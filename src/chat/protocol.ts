@@ -205,7 +205,11 @@ const FileItemSchema = z.object({ path: z.string(), name: z.string() });
 export type FileItem = z.infer<typeof FileItemSchema>;
 
 /** The file (and selection) in the active editor, offered as automatic context. */
-const ActiveEditorSchema = z.object({ path: z.string(), label: z.string(), tooLarge: z.boolean() });
+/**
+ * The active editor as the chip shows it. `withheld`: not sent with questions, and why (a file
+ * that may hold secrets, or one the workspace's ignore rules exclude); attach it by hand instead.
+ */
+const ActiveEditorSchema = z.object({ path: z.string(), label: z.string(), tooLarge: z.boolean(), withheld: z.optional(z.enum(['secret', 'excluded'])) });
 export type ActiveEditorInfo = z.infer<typeof ActiveEditorSchema>;
 
 /** What the host sends the view: checked on arrival (`ToWebviewSchema`), like what the view sends. */

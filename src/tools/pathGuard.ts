@@ -19,6 +19,12 @@ export class SecretFileError extends ToolError {
  */
 export const SECRET_FILES = ['.env*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', '.npmrc', '.netrc', '.pypirc', '.git-credentials', '*.p12', '*.pfx', '.aws', '.ssh'] as const;
 
+/** Whether an absolute path (outside any workspace folder) names a secret file: the deny list, any folder level. */
+export function isSecretPath(absPath: string, extraSecretFiles: readonly string[] = []): boolean {
+  const posix = toPosix(absPath).replace(/^[A-Za-z]:/, '').replace(/^\/+/, '');
+  return globMatcher([...SECRET_FILES, ...extraSecretFiles], true)(posix);
+}
+
 /** Bidirectional controls and invisible characters: a name holding them can read as another name. */
 const DECEPTIVE_CHARS = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/u;
 

@@ -249,6 +249,13 @@ function renderHistory(): void {
   );
 }
 
+function activeChipTitle(auto: NonNullable<typeof activeEditor>): string {
+  if (auto.withheld === 'secret') return `${auto.path} may hold credentials or keys, so it is not sent with your questions. To send it anyway, use Add Selection to Chat (it asks first).`;
+  if (auto.withheld === 'excluded') return `${auto.path} is excluded by .gitignore or the exclude settings, so it is not sent with your questions.`;
+  if (auto.tooLarge) return `${auto.path} is too large to send whole: select the part you need`;
+  return `Sent with your question: ${auto.label} (the active editor)`;
+}
+
 function renderChips(): void {
   const auto = activeEditorChip(activeEditor, dismissedActive, context);
   chips.replaceChildren(
@@ -256,10 +263,10 @@ function renderChips(): void {
       ? [
           h(
             'span',
-            { class: `chip auto${auto.tooLarge ? ' muted' : ''}`, id: 'active-editor', title: auto.tooLarge ? `${auto.path} is too large to send whole: select the part you need` : `Sent with your question: ${auto.label} (the active editor)` },
-            icon('eye'),
+            { class: `chip auto${auto.tooLarge || auto.withheld ? ' muted' : ''}`, id: 'active-editor', title: activeChipTitle(auto) },
+            icon(auto.withheld === 'secret' ? 'lock' : 'eye'),
             ` ${auto.label} `,
-            h('span', { class: 'chip-note', text: auto.tooLarge ? 'too large' : 'current file' }),
+            h('span', { class: 'chip-note', text: auto.withheld === 'secret' ? 'not sent: may hold secrets' : auto.withheld === 'excluded' ? 'not sent: excluded' : auto.tooLarge ? 'too large' : 'current file' }),
             button('', { 'data-remove-active': 'true', 'aria-label': `Do not send ${auto.label}` }, 'close'),
           ),
         ]

@@ -52,7 +52,7 @@ export function mergeAttachments(
   return { images, context };
 }
 
-type ActiveEditor = { label: string; path: string; tooLarge: boolean };
+type ActiveEditor = { label: string; path: string; tooLarge: boolean; withheld?: 'secret' | 'excluded' };
 
 /** The automatic context chip (the active editor's file): unless removed for this file, or attached by hand. */
 export function activeEditorChip<T extends ActiveEditor>(active: T | null, dismissedPath: string | undefined, context: readonly ContextAttachment[]): T | undefined {
@@ -60,9 +60,10 @@ export function activeEditorChip<T extends ActiveEditor>(active: T | null, dismi
   return context.some((c) => c.label === active.label) ? undefined : active;
 }
 
-/** Whether the active editor goes with the question: its chip is shown and the file is not too large. */
+/** Whether the active editor goes with the question: its chip is shown, the file is not too large and not withheld. */
 export function includeActiveEditor(active: ActiveEditor | null, dismissedPath: string | undefined, context: readonly ContextAttachment[]): boolean {
-  return !(activeEditorChip(active, dismissedPath, context)?.tooLarge ?? true);
+  const chip = activeEditorChip(active, dismissedPath, context);
+  return !!chip && !chip.tooLarge && !chip.withheld;
 }
 
 /** The mention being typed just before the cursor: its start in the text and its query. */

@@ -438,6 +438,33 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await runPaletteCommand(page, 'View: Close All Editors');
   });
 
+  it('an open .env is not sent with questions; attaching it by hand asks first', async () => {
+    writeFileSync(join(workspace, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n');
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('.env');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: '.env' }).first().click();
+    await page.locator('.tab', { hasText: '.env' }).first().waitFor();
+    const chip = chat().locator('#active-editor');
+    await chip.filter({ hasText: 'not sent: may hold secrets' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(SHOTS, 'chat-secret-file.png') });
+    await ask('What is in my environment file?');
+    await idle();
+    const body = JSON.stringify(emu.requestsTo('/v1/chat/completions').at(-1)!.body);
+    assert.doesNotMatch(body, /sk-from-dotenv/, 'the .env content stayed on the machine');
+    // By hand (Add Selection to Chat), the person is asked; dismissing attaches nothing.
+    await page.locator('.tab', { hasText: '.env' }).first().click();
+    await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.filter({ hasText: 'may hold credentials or keys' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(SHOTS, 'chat-secret-file-confirm.png') });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await chat().locator('#attachments .chip:not(.auto)', { hasText: '.env' }).count(), 0, 'nothing attached by hand');
+    await runPaletteCommand(page, 'View: Close All Editors');
+    rmSync(join(workspace, '.env'));
+  });
+
   it('applies a code block to the open file: a diff first, nothing written on Reject, the code on Accept', async () => {
     const file = join(workspace, 'src', 'greet.ts');
     const original = readFileSync(file);
