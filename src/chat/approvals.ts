@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { sensitiveEditReason } from '../tools/sensitiveFiles';
 import type { Approver, ProposedEdit } from '../tools/workspaceTools';
 import { inlinePreview, lineDelta, type DiffLine } from './lineDiff';
 
@@ -18,11 +19,15 @@ export interface ApprovalInfo {
   removed: number;
   /** For a small change: the changed lines with one line of context, shown in the chat itself. */
   preview?: { startLine: number; lines: DiffLine[] };
+  /** A file that changes how the editor or the machine behaves: why to look closely (no inline preview then). */
+  warning?: string;
 }
 
 function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {
-  const preview = inlinePreview(edit.before, edit.after, inlineMax);
-  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}) };
+  const warning = sensitiveEditReason(edit.path.rel, edit.before, edit.after);
+  // A sensitive file is always read in the full diff, whatever its size.
+  const preview = warning ? undefined : inlinePreview(edit.before, edit.after, inlineMax);
+  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}), ...(warning ? { warning } : {}) };
 }
 
 /**
@@ -81,7 +86,8 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
     // Opened at the first changed line, so the change is on screen without scrolling.
     const firstChange = p.edit.before.split('\n').findIndex((line, i) => line !== p.edit.after.split('\n')[i]);
     const line = Math.max(0, firstChange === -1 ? 0 : firstChange);
-    const title = `${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (Accept or Reject: title bar or chat)`;
+    const careful = sensitiveEditReason(p.edit.path.rel, p.edit.before, p.edit.after) ? '⚠ Careful: ' : '';
+    const title = `${careful}${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (Accept or Reject: title bar or chat)`;
     await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
   }
 

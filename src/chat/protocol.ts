@@ -136,6 +136,7 @@ const ApprovalSchema = z.object({
   added: z.number(),
   removed: z.number(),
   preview: z.optional(z.object({ startLine: z.number(), lines: z.array(DiffLineSchema) })),
+  warning: z.optional(z.string()),
 });
 
 const ContextUseSchema = z.object({

@@ -324,7 +324,8 @@ function renderApprovalBar(): void {
     ...pending.map((a) =>
       h(
         'div',
-        { class: 'approval-row', 'data-call': a.callId },
+        { class: `approval-row${a.warning ? ' sensitive' : ''}`, 'data-call': a.callId },
+        a.warning ? h('div', { class: 'approval-warning', role: 'alert' }, icon('warning'), ' ', h('span', { text: `${a.warning} Read the whole diff before you accept.` })) : undefined,
         h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
         h(
           'span',
@@ -634,7 +635,7 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
     }
     case 'approval': {
       pendingApprovals.add(m.callId);
-      approvalInfo.set(m.callId, { callId: m.callId, path: m.path, kind: m.kind, added: m.added, removed: m.removed, ...(m.preview ? { preview: m.preview } : {}) });
+      approvalInfo.set(m.callId, { callId: m.callId, path: m.path, kind: m.kind, added: m.added, removed: m.removed, ...(m.preview ? { preview: m.preview } : {}), ...(m.warning ? { warning: m.warning } : {}) });
       renderApprovalBar();
       const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
       if (owner) views.get(owner.id)?.apply(owner);

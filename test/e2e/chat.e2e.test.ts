@@ -240,6 +240,27 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await runPaletteCommand(page, 'View: Close All Editors');
   });
 
+  it('an edit of .vscode/settings.json opens the full diff with a warning, never the inline preview', async () => {
+    mkdirSync(join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), '{ "editor.tabSize": 2 }\n');
+    await ask('Use replace_in_file on .vscode/settings.json to replace "2" with "4"');
+    const bar = chat().locator('#approval-bar');
+    const warning = bar.locator('.approval-warning');
+    await warning.waitFor({ timeout: 60_000 });
+    assert.match(await warning.innerText(), /configures VS Code for this folder .* Read the whole diff before you accept/);
+    assert.equal(await bar.locator('.inline-diff').count(), 0, 'a one-line change of a sensitive file is not shown inline');
+    // The diff tab opens at once, its title marked.
+    await page.locator('.tab', { hasText: /Careful: \.vscode\/settings\.json/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-diff-editor .modified .view-line', { hasText: '"editor.tabSize": 4' }).first().waitFor({ timeout: 30_000 });
+    await assertInView(warning, 'the warning');
+    await page.screenshot({ path: join(SHOTS, 'chat-approval-sensitive.png') });
+    await bar.locator('button', { hasText: 'Reject' }).click();
+    await idle();
+    assert.equal(readFileSync(join(workspace, '.vscode', 'settings.json'), 'utf8'), '{ "editor.tabSize": 2 }\n');
+    rmSync(join(workspace, '.vscode'), { recursive: true });
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
   it('creates a file when accepted, and Undo on its card removes it', async () => {
     await ask('Use create_file to make todo.md with the content "buy milk"');
     const bar = chat().locator('#approval-bar');
