@@ -1,8 +1,9 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, extname } from 'node:path';
 import * as vscode from 'vscode';
 import { IMAGE_MEDIA_TYPES, sniffImageType } from '../gateway/core/images';
 import { assetSettings, type Job } from '../shell/config';
+import { folderInside } from '../tools/pathGuard';
 import { tell } from '../shell/errors';
 import type { Services } from '../shell/services';
 
@@ -32,19 +33,27 @@ export async function imageDataUri(path: string): Promise<string> {
 
 export { slug, uniquePath } from './names';
 
-/** The assets folder of the first workspace folder (created on demand). */
+/**
+ * The assets folder of the first workspace folder (created on demand), followed through links: a
+ * link that leads outside the workspace is refused (an error saying so).
+ */
 export async function assetsFolder(): Promise<string | undefined> {
   const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
   if (!root) return undefined;
-  const name = assetSettings().folder;
-  const dir = join(root.uri.fsPath, name.replace(/\.\.+/g, ''));
+  const dir = await folderInside(root.uri.fsPath, assetSettings().folder);
   await mkdir(dir, { recursive: true });
   return dir;
 }
 
-/** The assets folder, or an error message and undefined when no folder is open. */
+/** The assets folder, or an error message and undefined when no folder is open or the folder is refused. */
 export async function assetsFolderOrSay(services: Services, what: string): Promise<string | undefined> {
-  const dir = await assetsFolder();
+  let dir: string | undefined;
+  try {
+    dir = await assetsFolder();
+  } catch (err) {
+    void tell(services, 'error', `${err instanceof Error ? err.message : String(err)} Change modelGateway.assets.folder.`);
+    return undefined;
+  }
   if (!dir) void tell(services, 'error', `Open a folder first: ${what} are saved into the workspace.`);
   return dir;
 }

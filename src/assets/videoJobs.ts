@@ -137,7 +137,13 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
   }
 
   private async download(job: VideoJob, signal: AbortSignal): Promise<void> {
-    const dir = await assetsFolder();
+    let dir: string | undefined;
+    try {
+      dir = await assetsFolder();
+    } catch (err) {
+      await this.save({ ...job, error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
     if (!dir) {
       await this.save({ ...job, error: 'No workspace folder is open to download the video into.' });
       return;

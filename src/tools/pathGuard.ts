@@ -80,6 +80,27 @@ export async function isCaseInsensitiveFs(dir: string): Promise<boolean> {
   }
 }
 
+/**
+ * A folder below `root` named by a setting (the assets folder), followed through symbolic links:
+ * its real location must stay inside the real `root`, so a link in a cloned repository cannot
+ * send generated files elsewhere. Returns the real path (it may not exist yet).
+ */
+export async function folderInside(root: string, name: string): Promise<string> {
+  const cleaned = name.replace(/\\/g, '/').trim();
+  if (!cleaned || cleaned.includes('\0') || isAbsolute(cleaned) || cleaned.split('/').includes('..')) {
+    throw new ToolError(`The folder "${name}" must be a path inside the workspace folder, without "..".`);
+  }
+  let target: { path: string };
+  try {
+    target = await realTarget(resolve(root, cleaned));
+  } catch (err) {
+    throw new ToolError(err instanceof LinkLoopError ? `The folder "${name}" is a loop of symbolic links.` : `Cannot use the folder "${name}": ${(err as Error).message}`);
+  }
+  const rootReal = await realpath(root).catch(() => root);
+  if (!inside(target.path, rootReal)) throw new ToolError(`The folder "${name}" leads outside the workspace through a symbolic link; nothing is written there.`);
+  return target.path;
+}
+
 /** Whether `child` is `parent` or below it; only a whole `..` segment leaves (`..foo` is a name). */
 export function inside(child: string, parent: string): boolean {
   const r = relative(parent, child);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { escapeDeceptive, PathGuard, SecretFileError, ToolError } from '../../src/tools/pathGuard';
+import { escapeDeceptive, folderInside, PathGuard, SecretFileError, ToolError } from '../../src/tools/pathGuard';
 import { realTarget } from '../../src/tools/realPath';
 import { WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
 
@@ -232,5 +232,25 @@ describe('path corpus: files that hold secrets, and deceptive names', () => {
   it('SecretFileError tells the secret refusal apart from other refusals', async () => {
     await assert.rejects(guard.resolve('.env'), SecretFileError);
     await assert.rejects(guard.resolve('../x'), (e: Error) => !(e instanceof SecretFileError));
+  });
+});
+
+describe('path corpus: the assets folder a setting names', () => {
+  const base = mkdtempSync(join(tmpdir(), 'mg-assets-'));
+  const ws = join(base, 'ws');
+  const outside = join(base, 'outside');
+  mkdirSync(join(ws, 'media'), { recursive: true });
+  mkdirSync(outside);
+  symlinkSync('../outside', join(ws, 'generated'));
+  symlinkSync('media', join(ws, 'art'));
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('follows links: one that stays inside is used, one that leaves is refused', async () => {
+    assert.equal(await folderInside(ws, 'art'), join(ws, 'media'));
+    assert.equal(await folderInside(ws, 'new/sub'), join(ws, 'new', 'sub'), 'a folder not made yet');
+    await assert.rejects(folderInside(ws, 'generated'), /leads outside the workspace through a symbolic link/);
+    await assert.rejects(folderInside(ws, 'generated/deeper'), /leads outside/);
+    for (const bad of ['../outside', '/tmp', 'a/../../x', '']) await assert.rejects(folderInside(ws, bad), /inside the workspace folder/, bad);
+    assert.equal(existsSync(join(outside, 'deeper')), false);
   });
 });
