@@ -5,6 +5,7 @@ import { registerAssetCommands } from './assets';
 import { VideoJobs } from './assets/videoJobs';
 import { ChatController } from './chat/panel';
 import { registerLanguageModels, type LanguageModelSupport } from './lm';
+import { LmAccess } from './lm/access';
 import { SearchService, semanticSearchCommand } from './search/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
@@ -16,7 +17,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
@@ -30,7 +31,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const accountTree = new AccountTree(services);
   const search = new SearchService(services, context);
   const chat = new ChatController(services, context, search);
-  const usage = new UsagePanel(services, context);
+  const lmAccess = new LmAccess(services, context.globalState, context.extension.id);
+  const usage = new UsagePanel(services, context, lmAccess);
   const overrides = new WorkspaceOverrideNotice(services);
   context.subscriptions.push(
     overrides,
@@ -68,7 +70,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   });
   reg('modelGateway.search.rebuild', () => search.build({ clean: true, reason: 'Rebuilding the search index' }));
   const { videoJobs } = registerAssetCommands(services, context, reg);
-  const languageModels = registerLanguageModels(services, search, reg);
+  const languageModels = registerLanguageModels(services, lmAccess, search, reg);
   context.subscriptions.push(...languageModels.disposables);
   reg('modelGateway.topUp', () => {
     const base = services.settings().baseUrl;
@@ -85,7 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }, 0);
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides } : undefined };
+  return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess } : undefined };
 }
 
 export function deactivate(): void {}

@@ -29,6 +29,8 @@ export interface ResponseOptions {
   readonly tools?: readonly vscode.LanguageModelChatTool[];
   /** `LanguageModelChatToolMode`: 1 auto, 2 required. */
   readonly toolMode: number;
+  /** Who asks (1.10x+): the calling extension's id, or "core" for VS Code itself; absent on older versions. */
+  readonly requestInitiator?: string;
 }
 
 export interface ChatProvider {

@@ -6,6 +6,7 @@ import { runTurn } from '../chat/engine';
 import { chatSettings, modelOverride } from '../shell/config';
 import { describeError } from '../shell/errors';
 import type { Services } from '../shell/services';
+import type { LmAccess } from './access';
 import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
 import { estimateTokens, toTurns, UnsupportedPartError } from './convert';
 
@@ -26,7 +27,10 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly services: Services) {
+  constructor(
+    private readonly services: Services,
+    private readonly access: LmAccess,
+  ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());
   }
 
@@ -66,6 +70,9 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   }
 
   async provideLanguageModelChatResponse(model: ChatInformation, messages: readonly RequestMessage[], options: ResponseOptions, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void> {
+    // Another extension's request spends the person's money: asked once, and under the daily cap.
+    const refused = (await this.access.callerRefusal(options.requestInitiator)) ?? this.access.capRefusal();
+    if (refused) throw vscode.LanguageModelError.NoPermissions(refused);
     const settings = chatSettings();
     const format = resolveFormat(model.id, 'auto', settings.pattern);
     let history;
@@ -101,6 +108,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
       });
     } finally {
       cancel.dispose();
+      await this.access.record(await this.access.costOf(model.id, turn.usage));
     }
     if (turn.status === 'stopped' || token.isCancellationRequested) throw new vscode.CancellationError();
     if (turn.status === 'error') throw this.languageModelError(turn.error);

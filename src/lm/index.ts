@@ -3,6 +3,7 @@ import type { SearchService } from '../search/searchService';
 import type { Services } from '../shell/services';
 import { workspaceGuard } from '../shell/workspaceGuard';
 import { chatProviderApi, hasToolsApi } from './api';
+import { LmAccess, manageAccess } from './access';
 import { GatewayChatProvider, LM_VENDOR } from './chatProvider';
 import { registerGatewayTools } from './tools';
 
@@ -17,15 +18,16 @@ export interface LanguageModelSupport {
  * language-model provider (1.104+), the gateway's abilities as tools (1.95+). On an older VS
  * Code nothing is registered and nothing fails.
  */
-export function registerLanguageModels(services: Services, search: SearchService, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): { disposables: vscode.Disposable[]; support: LanguageModelSupport } {
+export function registerLanguageModels(services: Services, access: LmAccess, search: SearchService, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): { disposables: vscode.Disposable[]; support: LanguageModelSupport } {
   const disposables: vscode.Disposable[] = [];
   const api = chatProviderApi();
+  reg('modelGateway.lm.manageAccess', () => manageAccess(access));
   if (api) {
-    const provider = new GatewayChatProvider(services);
+    const provider = new GatewayChatProvider(services, access);
     disposables.push(provider, api.registerLanguageModelChatProvider(LM_VENDOR, provider));
   }
   const tools = hasToolsApi();
-  if (tools) disposables.push(...registerGatewayTools({ services, search, guard: workspaceGuard }));
+  if (tools) disposables.push(...registerGatewayTools({ services, access, search, guard: workspaceGuard }));
   // The "Manage" entry VS Code shows next to our models.
   reg('modelGateway.manageLanguageModels', async () => {
     const pick = await vscode.window.showQuickPick(

@@ -8,6 +8,8 @@ import { describeError } from '../shell/errors';
 import { loadGateway, type Services } from '../shell/services';
 import { nodeFs } from '../storage/atomicFile';
 import type { PathGuard } from '../tools/pathGuard';
+import type { LmAccess } from './access';
+import { speechCostDollars, transcriptionCostDollars } from './limits';
 import { LM_TOOL_NAMES, type LmToolName } from './toolNames';
 
 
@@ -16,6 +18,8 @@ const TRANSCRIBE_MAX_BYTES = 25 * 1024 * 1024;
 
 interface Deps {
   services: Services;
+  /** The daily cap and the rate limits for callers outside our own chat. */
+  access: LmAccess;
   search?: SearchService;
   guard: () => PathGuard;
 }
@@ -45,6 +49,8 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
       prepareInvocation: (o) => ({ invocationMessage: `Searching the workspace for “${str(o.input, 'query')}”` }),
       invoke: async (o, token) => {
         const search = deps.search;
+        const refused = deps.access.rateRefusal('semantic search') ?? deps.access.capRefusal();
+        if (refused) return text(refused);
         if (!search?.ready()) return text('Error: the workspace has no semantic index yet. The person can build it with "Model Gateway: Build Semantic Index".');
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -67,6 +73,8 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
       invoke: async (o, token) => {
         const prompt = str(o.input, 'prompt');
         if (!prompt) return text('Error: "prompt" is required: describe the image.');
+        const capped = deps.access.capRefusal();
+        if (capped) return text(capped);
         const dir = await assetsFolder();
         if (!dir) return text('Error: no workspace folder is open to save the image in.');
         const abort = new AbortController();
@@ -76,6 +84,7 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
           const ratio = str(o.input, 'aspect_ratio') || '1x1';
           const result = await client.imagegen.v3.generate({ prompt, rendering_speed: 'DEFAULT', aspect_ratio: ratio as never, num_images: 1 }, { signal: abort.signal });
           deps.services.notifySpend();
+          await deps.access.record(loadGateway().imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT' }) ?? 0);
           const { files, unsafe } = await saveImages(deps.services, result, dir, (item) => `${slug(prompt)}-${item.seed ?? 'x'}`, { report: () => undefined }, abort.signal);
           if (files.length === 0) return text(unsafe ? 'The gateway marked the image unsafe; nothing was saved.' : 'No image came back.');
           return text(`Saved the image as ${relative(files[0])} (${ratio}).`);
@@ -97,6 +106,8 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
         const input = str(o.input, 'text');
         if (!input) return text('Error: "text" is required.');
         if (input.length > SPEECH_MAX_CHARS) return text(`Error: "text" is ${input.length} characters; one request takes at most ${SPEECH_MAX_CHARS}. Split it.`);
+        const capped = deps.access.capRefusal();
+        if (capped) return text(capped);
         const dir = await assetsFolder();
         if (!dir) return text('Error: no workspace folder is open to save the audio in.');
         const abort = new AbortController();
@@ -106,6 +117,7 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
           const res = await deps.services.client().audio.speech.create({ model, input, voice: str(o.input, 'voice') || 'alloy', response_format: 'mp3' }, { signal: abort.signal });
           const audio = await res.buffer();
           deps.services.notifySpend();
+          await deps.access.record(speechCostDollars(input.length));
           const file = uniquePath(dir, `speech-${slug(input, 32)}`, '.mp3');
           await nodeFs.writeAtomic(file, audio);
           return text(`Saved the speech as ${relative(file)} (${audio.length.toLocaleString('en-US')} bytes, ${model}).`);
@@ -122,6 +134,8 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
       invoke: async (o, token) => {
         const path = str(o.input, 'path');
         if (!path) return text('Error: "path" is required: an audio file in the workspace.');
+        const capped = deps.access.capRefusal();
+        if (capped) return text(capped);
         try {
           const resolved = await deps.guard().resolve(path);
           if (!AUDIO_FILE_EXTENSIONS.includes(extname(resolved.abs).toLowerCase())) return text(`Error: ${resolved.display} is not a supported audio file (${AUDIO_FILE_EXTENSIONS.join(', ')}).`);
@@ -132,6 +146,7 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
           const model = deps.services.settings().defaultModels.transcription || 'whisper-1';
           const result = await deps.services.client().audio.transcriptions.create({ file: resolved.abs, model, response_format: 'text' }, { signal: abort.signal });
           deps.services.notifySpend();
+          await deps.access.record(transcriptionCostDollars(size));
           const transcript = typeof result === 'string' ? result : JSON.stringify(result);
           return text(`Transcript of ${basename(resolved.abs)}:\n${transcript.trim()}`);
         } catch (err) {
@@ -144,6 +159,8 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
       invoke: async (o, token) => {
         const input = str(o.input, 'text');
         if (!input) return text('Error: "text" is required.');
+        const limited = deps.access.rateRefusal('moderation');
+        if (limited) return text(limited);
         const gw = loadGateway();
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -161,6 +178,8 @@ export function registerGatewayTools(deps: Deps): vscode.Disposable[] {
     modelGateway_balance: {
       prepareInvocation: () => ({ invocationMessage: 'Reading the gateway balance' }),
       invoke: async () => {
+        const limited = deps.access.rateRefusal('balance');
+        if (limited) return text(limited);
         if (!deps.services.credentials.getAccessToken()) return text('The balance needs the system access token: the person can set it with "Model Gateway: Set System Access Token".');
         try {
           const me = await deps.services.client().account.self();

@@ -44,6 +44,15 @@ export class Prompts {
     return (await show(message, { modal: true, detail }, action)) === action;
   }
 
+  /** A modal question with several actions; the one chosen, or undefined when dismissed. A test answers with the action's label. */
+  async choose<T extends string>(message: string, detail: string | undefined, actions: readonly T[]): Promise<T | undefined> {
+    if (this.queued.length > 0) {
+      const answer = this.queued.shift();
+      return actions.find((a) => a === answer);
+    }
+    return vscode.window.showWarningMessage(message, { modal: true, detail }, ...actions);
+  }
+
   /** Test-only: answers queued and not yet used. */
   pendingAnswers(): number {
     return this.queued.length;

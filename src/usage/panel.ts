@@ -26,6 +26,8 @@ export class UsagePanel implements vscode.Disposable {
   constructor(
     private readonly services: Services,
     private readonly context: vscode.ExtensionContext,
+    /** Today's spend by other extensions and VS Code's chat, against its cap. */
+    private readonly otherCallers?: { spentToday(): number; capDollars(): number },
   ) {
     const soon = () => {
       if (!this.panel) return;
@@ -58,11 +60,12 @@ export class UsagePanel implements vscode.Disposable {
     this.post({ type: 'loading', rangeDays });
     const run = (async () => {
       if (!this.services.isConfigured()) throw new Error('Model Gateway is not set up: set the gateway URL and the API key first.');
-      return collectUsage(this.services.client(), {
+      const report = await collectUsage(this.services.client(), {
         rangeDays,
         hasAccessToken: !!this.services.credentials.getAccessToken(),
         prices: await this.services.prices.book(),
       });
+      return this.otherCallers ? { ...report, otherCallers: { dollars: this.otherCallers.spentToday(), capDollars: this.otherCallers.capDollars() } } : report;
     })().then(
       (report) => {
         if (generation !== this.generation) return this.loading;

@@ -49,6 +49,8 @@ export interface UsageReport {
   forecast?: Forecast;
   /** Set when the gateway has no usage in the period ("no data", not "$0"). */
   empty: boolean;
+  /** Today's spend through `vscode.lm` (other extensions, VS Code's chat) against its daily cap (counted by this extension). */
+  otherCallers?: { dollars: number; capDollars: number };
   /** What the figures are built from, in words (shown under the chart). */
   source: string;
   generatedAt: number;

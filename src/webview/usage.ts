@@ -162,6 +162,15 @@ function render(r: UsageReport): void {
     ),
     section('By model', table('Spend by model', ['Model', 'Requests', 'Spend', 'Price'], r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]), [1, 2])),
   );
+  if (r.otherCallers) {
+    const o = r.otherCallers;
+    parts.push(
+      section(
+        'Other extensions and VS Code\'s chat',
+        table('Spend through VS Code\'s language-model API today', ['Today', 'Daily cap', 'Left'], [[formatCost(o.dollars), formatCost(o.capDollars), formatCost(Math.max(0, o.capDollars - o.dollars))]], [0, 1, 2]),
+      ),
+    );
+  }
   if (r.perKey.length) parts.push(section('By API key', table('Spend by API key (as the log names them)', ['Key', 'Requests', 'Spend'], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
   if (r.topCalls.length) {
     parts.push(

@@ -35,6 +35,14 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     assert.match(resultText(await invoke('modelGateway_balance', {})), /^Balance: \$\d+\.\d\d/);
   });
 
+  it('free tools are rate-limited for other callers: the 21st balance read in a minute is refused', async () => {
+    const texts: string[] = [];
+    for (let i = 0; i < 21; i++) texts.push(resultText(await invoke('modelGateway_balance', {})));
+    // One call was made by the test above; the window holds 20.
+    assert.ok(texts.slice(0, 19).every((t) => /^Balance: /.test(t)), texts.slice(0, 19).join(' | '));
+    assert.match(texts.at(-1)!, /called 20 times in the last minute; try again in \d+ s/);
+  });
+
   it('semantic search says how to build the index when there is none yet', async () => {
     const { testing } = await api();
     const text = resultText(await invoke('modelGateway_semanticSearch', { query: 'where are greetings built' }));
@@ -97,6 +105,41 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       const models = await vscode.lm.selectChatModels({ vendor: 'model-gateway', id: 'gpt-4o-mini' });
       assert.equal(models.length, 1, 'gpt-4o-mini is offered');
       model = models[0];
+    });
+
+    const drain = async (request: Thenable<vscode.LanguageModelChatResponse>) => {
+      let text = '';
+      for await (const chunk of (await request).text) text += chunk;
+      return text;
+    };
+
+    it('another extension (this runner) is asked once: Deny is remembered, revoked it is asked again, Allow lets it through', async () => {
+      const { testing } = await api();
+      await testing.lmAccess.forget(Object.keys(testing.lmAccess.decisions()));
+      // The runner extension's own API object, so that VS Code names the caller.
+      const runner = (globalThis as { __modelGatewayRunnerVscode?: typeof vscode }).__modelGatewayRunnerVscode ?? vscode;
+      const [runnerModel] = await runner.lm.selectChatModels({ vendor: 'model-gateway', id: 'gpt-4o-mini' });
+      const hello = () => runnerModel.sendRequest([runner.LanguageModelChatMessage.User('hello')], {});
+      const chats = async () => (await emulatorRequests()).filter((r) => r.includes('/chat/completions')).length;
+      const before = await chats();
+      testing.services.prompts.answerNext('Deny');
+      await assert.rejects(drain(hello()), /is not allowed to use its models/);
+      assert.equal(testing.services.prompts.pendingAnswers(), 0, 'the person was asked');
+      const decided = Object.entries(testing.lmAccess.decisions());
+      assert.equal(decided.length, 1);
+      assert.match(decided[0][0], /integration-runner/, 'VS Code named the calling extension');
+      assert.equal(decided[0][1], false);
+      // Remembered: refused again without a question.
+      await assert.rejects(drain(hello()), /is not allowed/);
+      assert.equal(await chats(), before, 'nothing reached the gateway');
+      await testing.lmAccess.forget([decided[0][0]]);
+      testing.services.prompts.answerNext('Allow');
+      assert.ok((await drain(hello())).length > 0);
+      assert.equal(await chats(), before + 1);
+      // The suite's own calls come from code VS Code cannot name: asked about too, and allowed here.
+      testing.services.prompts.answerNext('Allow');
+      assert.ok((await drain(model.sendRequest([user(new vscode.LanguageModelTextPart('hello'))], {}))).length > 0);
+      assert.equal(testing.lmAccess.decisions().nullextensiondescription, true);
     });
 
     it('lists only chat models, with their limits and capabilities', async () => {
@@ -172,6 +215,25 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       }, (err: Error) => err instanceof vscode.CancellationError || /cancel/i.test(err.message) || err.message !== 'the stream ran to its end');
       assert.ok(text.length > 40 && text.split(' ').length < 800, `stopped early (${text.split(' ').length} words)`);
       await emulatorControl('reset');
+    });
+
+    it('the daily cap for other callers: once reached, requests are refused with a clear error; the Usage view shows it', async () => {
+      const { testing } = await api();
+      const settings = vscode.workspace.getConfiguration('modelGateway');
+      const before = testing.lmAccess.spentToday();
+      await settings.update('lm.dailyCapDollars', before + 0.000001, vscode.ConfigurationTarget.Global);
+      try {
+        assert.ok((await drain(model.sendRequest([user(new vscode.LanguageModelTextPart('One more answer'))], {}))).length > 0, 'under the cap');
+        assert.ok(testing.lmAccess.spentToday() > before, 'the answer was counted');
+        await assert.rejects(drain(model.sendRequest([user(new vscode.LanguageModelTextPart('And another'))], {})), /today's spending cap .* is reached .* modelGateway\.lm\.dailyCapDollars/);
+        const report = await testing.usage.open();
+        assert.ok(report?.otherCallers, 'the Usage view has the figure');
+        assert.equal(report.otherCallers.dollars, testing.lmAccess.spentToday());
+        assert.equal(report.otherCallers.capDollars, before + 0.000001);
+      } finally {
+        await settings.update('lm.dailyCapDollars', undefined, vscode.ConfigurationTarget.Global);
+      }
+      assert.ok((await drain(model.sendRequest([user(new vscode.LanguageModelTextPart('Under the default cap again'))], {}))).length > 0);
     });
 
     it('maps a refused key to a language-model error that says how to fix it', async () => {

@@ -6,6 +6,10 @@ const path = require('path');
 exports.activate = async function activate() {
   const config = JSON.parse(fs.readFileSync(path.join(__dirname, 'config.json'), 'utf8'));
   globalThis.__modelGatewayTestConfig = config;
+  // The API as VS Code gives it to this extension: requests through it are named as coming from
+  // "model-gateway-tests.integration-runner" (the suite's bundle lives outside any extension
+  // folder, so VS Code names its requests "nullExtensionDescription").
+  globalThis.__modelGatewayRunnerVscode = require('vscode');
   let results;
   try {
     const suite = require(config.suiteIndex);
