@@ -2,7 +2,8 @@ import { Multipart } from './core/multipart';
 import * as z from './core/z';
 import { BinaryResponse } from './core/binary';
 import { ValidationError } from './core/errors';
-import { prepareUpload, type Upload } from './core/files';
+import { contentTypeFor, prepareUpload, type Upload } from './core/files';
+import { checkImageBytes } from './core/images';
 import type { Transport } from './core/transport';
 import { parseResponse, validateRequest } from './core/validate';
 import type { RequestOptions } from './chat';
@@ -103,6 +104,10 @@ const DescribeSchema = z.looseObject({ descriptions: z.array(z.looseObject({ tex
 
 async function addImage(form: Multipart, field: string, upload: Upload): Promise<void> {
   const u = await prepareUpload(field, upload, { extensions: IMAGE_EXTENSIONS, maxBytes: MAX_IMAGE_UPLOAD, limitText: '20 MB' });
+  // The bytes decide, as in the chat: a GIF named .png is refused before anything is sent.
+  const head = new Uint8Array(await u.blob.slice(0, 32).arrayBuffer());
+  const problem = checkImageBytes(u.blob.type || contentTypeFor(u.filename), head);
+  if (problem) throw new ValidationError([{ path: field, message: `"${u.filename}": ${problem}` }]);
   form.append(field, u.blob, u.filename);
 }
 

@@ -175,6 +175,12 @@ describe('image family', () => {
     const gif = join(dir, 'a.gif');
     writeFileSync(gif, 'GIF89a');
     await refusedBeforeSending(e, () => client.imagegen.legacy.describe({ image_file: gif }), /image_file: "a\.gif" is not one of png, jpg, jpeg, webp/);
+    // Judged by its bytes, not its name: a GIF renamed .png, on disk or in memory, in every upload field.
+    const disguised = join(dir, 'disguised.png');
+    writeFileSync(disguised, Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64)]));
+    await refusedBeforeSending(e, () => client.imagegen.legacy.upscale({ image_file: disguised }), /image_file: "disguised\.png": the data is a GIF image \(labelled image\/png\)/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.edit({ prompt: 'x', image: source, mask: disguised }), /mask: "disguised\.png": the data is a GIF image/);
+    await refusedBeforeSending(e, () => client.imagegen.v3.remix({ prompt: 'x', image: { data: Buffer.from('not an image at all'), filename: 'x.jpg' } }), /image: "x\.jpg": the data is not a PNG, JPEG or WEBP image/);
   });
 
   it('prices requests from the spec\'s tables, and the account is charged that much', async () => {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { inspect } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { newId } from '../../src/chat/conversation';
 import { ValidationError } from '../../src/gateway';
@@ -33,6 +34,11 @@ describe('redaction of secrets', () => {
       ['x-api-key: plainheadersecret99', 'plainheadersecret99'],
       ['authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig', 'eyJhbGciOiJIUzI1NiJ9'],
       ['the key sk-abcdefghijklmnop123 was refused', 'sk-abcdefghijklmnop123'],
+      // As util.inspect prints objects (a logged request's headers): single quotes, bare keys.
+      [inspect({ headers: { 'x-api-key': 'inspectedsecret01', 'content-type': 'application/json' } }), 'inspectedsecret01'],
+      [inspect({ 'api-key': 'inspectedsecret02' }), 'inspectedsecret02'],
+      [inspect({ token: 'inspectedsecret03', model: 'gpt' }), 'inspectedsecret03'],
+      [inspect({ 'New-Api-User': '12345678', note: "it's" }), '12345678'],
     ];
     for (const [text, secret] of cases) {
       const out = redactSecrets(text);

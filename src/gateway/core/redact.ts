@@ -34,6 +34,8 @@ export function registerSecret(secret: string | undefined): void {
 
 const FIELD_NAMES = String.raw`x-api-key|api-key|api_key|apikey|authorization|access_token|accesstoken|refresh_token|token|key|secret|client_secret|password|new-api-user`;
 const JSON_FIELD = new RegExp(String.raw`("(?:${FIELD_NAMES})"\s*:\s*")((?:[^"\\]|\\.)+)(")`, 'gi');
+/** Fields as `util.inspect` prints them: single-quoted values, keys quoted with `'` or bare (`{ 'x-api-key': '…', token: '…' }`). */
+const INSPECT_FIELD = new RegExp(String.raw`((?:'(?:${FIELD_NAMES})'|\b(?:${FIELD_NAMES}))\s*:\s*')((?:[^'\\]|\\.)+)(')`, 'gi');
 const HEADER_LINE = /\b(x-api-key|api-key|authorization|proxy-authorization)(\s*[:=]\s*)(?:(bearer|basic)\s+)?([^\s"',;]+)/gi;
 const BEARER = /\b(Bearer|Basic)\s+(?!«)[A-Za-z0-9._~+/=-]{6,}/g;
 const URL_PARAM = /([?&](?:key|api[_-]?key|access[_-]?token|token|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
@@ -49,6 +51,7 @@ export function redactSecrets(text: string, extra: readonly (string | undefined)
   for (const v of [...known].sort((a, b) => b.length - a.length)) if (out.includes(v)) out = out.split(v).join(REDACTED);
   return out
     .replace(JSON_FIELD, (_m, open: string, value: string, close: string) => (value === REDACTED ? `${open}${value}${close}` : `${open}${REDACTED}${close}`))
+    .replace(INSPECT_FIELD, (_m, open: string, value: string, close: string) => (value === REDACTED ? `${open}${value}${close}` : `${open}${REDACTED}${close}`))
     .replace(HEADER_LINE, (_m, name: string, sep: string, scheme: string | undefined) => `${name}${sep}${scheme ? `${scheme} ` : ''}${REDACTED}`)
     .replace(BEARER, `$1 ${REDACTED}`)
     .replace(URL_PARAM, `$1${REDACTED}`)
