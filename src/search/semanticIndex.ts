@@ -122,6 +122,11 @@ export class SemanticIndex {
     return { chunks, files: this.files.size, dim: this.dim };
   }
 
+  /** Each indexed file (as displayed) with the size it had when indexed. */
+  indexedFiles(): Map<string, number> {
+    return new Map([...this.files].map(([file, f]) => [file, f.size]));
+  }
+
   /** Bytes of memory per indexed vector. */
   get bytesPerChunk(): number {
     return this.vectors?.bytesPerVector ?? 0;
