@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { FromUsageView } from '../../src/usage/protocol';
 import { emptyUsage } from '../../src/chat/conversation';
 import { FromWebview, ToWebviewSchema, VIEW_TEXT_LIMIT, viewTurn } from '../../src/chat/protocol';
 
@@ -67,5 +68,12 @@ describe('chat protocol schemas', () => {
     assert.ok(ToWebviewSchema.safeParse({ type: 'turn', turn: sent }).success);
     const user = { id: 'u1', role: 'user' as const, text: big, images: [], context: [], at: 0 };
     assert.equal(viewTurn(user), user);
+  });
+
+  it('the Usage view may ask only for the commands its fix buttons name', () => {
+    assert.equal(FromUsageView.safeParse({ type: 'fix', command: 'modelGateway.setAccessToken' }).success, true);
+    for (const command of ['workbench.action.terminal.sendSequence', 'modelGateway.signOut', 'modelGateway.keys.delete', 'vscode.open']) {
+      assert.equal(FromUsageView.safeParse({ type: 'fix', command }).success, false, command);
+    }
   });
 });
