@@ -56,8 +56,10 @@ export class LmAccess {
 
   /** The cost of a reply: the gateway's or the user's price, else a deliberately high fallback. */
   async costOf(model: string, usage: TokenUsage): Promise<number> {
-    const cost = (await this.services.prices.book()).cost(model, usage);
-    if (cost.dollars !== undefined) return cost.dollars;
+    // Prices are read through the client, which may refuse (a withheld credential): then the fallback counts.
+    const book = await this.services.prices.book().catch(() => undefined);
+    const cost = book?.cost(model, usage);
+    if (cost?.dollars !== undefined) return cost.dollars;
     return ((usage.input + usage.cacheRead + usage.cacheWrite) * FALLBACK_PRICE_PER_MTOK.input + usage.output * FALLBACK_PRICE_PER_MTOK.output) / 1e6;
   }
 

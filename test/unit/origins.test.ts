@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { credentialDecision, gatewayOrigin, isCleartextRemote, isLoopbackOrigin, withheldReason } from '../../src/shell/origins';
-import { userOnlySettingsIn } from '../../src/shell/settingsFiles';
+import { parseJsonc, userOnlySettingsIn } from '../../src/shell/settingsFiles';
 
 describe('credentials and origins', () => {
   it('the origin of a gateway URL is its scheme, host and port; paths and /v1 do not matter', () => {
@@ -64,5 +64,14 @@ describe('a workspace settings file that names a gateway', () => {
     assert.deepEqual(userOnlySettingsIn('not json'), {});
     assert.deepEqual(userOnlySettingsIn('[]'), {});
     assert.deepEqual(userOnlySettingsIn(''), {});
+  });
+});
+
+describe('settings files: JSON with comments', () => {
+  it('drops comments and trailing commas, never inside strings', () => {
+    assert.deepEqual(parseJsonc('{ /* a */ "a": "x // not a comment", // b\n "b": [1, 2, ], "c": "y,}", "d": "q\\"/*", }'), { a: 'x // not a comment', b: [1, 2], c: 'y,}', d: 'q"/*' });
+    assert.deepEqual(parseJsonc('{"a": {"b": 1,\n\n   }\n,}'), { a: { b: 1 } });
+    assert.equal(parseJsonc('{ "a": '), undefined);
+    assert.equal(parseJsonc('/* unterminated'), undefined);
   });
 });
