@@ -65,6 +65,8 @@ export class Credentials implements vscode.Disposable {
   }
 
   private async storeOrigins(next: OriginRecord): Promise<void> {
+    // An unchanged record is not written again (each write is a secret-storage change event).
+    if (JSON.stringify(next) === JSON.stringify(this.origins)) return;
     this.origins = next;
     if (next.apiKey || next.accessToken) await this.secrets.store(ORIGINS, JSON.stringify(next));
     else await this.secrets.delete(ORIGINS);

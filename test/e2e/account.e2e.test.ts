@@ -48,9 +48,10 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     if (emu.profile === 'new-api') await answerPrompt(page, 'Model Gateway: Account User Id', String(GatewayEmulator.demoUserId));
     const status = page.locator('.statusbar-item', { hasText: 'Model Gateway' });
     await status.filter({ hasText: '$100.00' }).first().waitFor({ timeout: 30_000 });
-    const row = treeRow(page, 'demo').first();
-    await row.waitFor();
-    assert.match(await row.innerText(), /\$100\.00/);
+    // The account row (the key named demo is listed too, and the tree refreshes as credentials land).
+    const row = treeRow(page, 'demo').filter({ hasText: '$100.00' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match(await row.innerText(), /^demo\s*\$100\.00/);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-balance.png') });
   });
 
