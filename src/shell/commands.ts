@@ -31,7 +31,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     if (isCleartextRemote(origin) && !(await confirmCleartext(services, origin))) return;
     await setBaseUrlSetting(url.trim());
     // Credentials entered for another gateway move only when the person says they belong here too.
-    const held = heldElsewhere(services, origin);
+    const held = services.withheldCredentials();
     if (held.length) await offerCredentials(services, held, origin);
     if (!services.credentials.getApiKey()) void vscode.commands.executeCommand('modelGateway.setApiKey');
   });
@@ -144,15 +144,6 @@ function confirmCleartext(services: Services, origin: string): Promise<boolean> 
     'Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.',
     'Use Plain http Anyway',
   );
-}
-
-/** The stored credentials that were entered for another gateway than `origin`. */
-function heldElsewhere(services: Services, origin: string): CredentialKind[] {
-  return (['apiKey', 'accessToken'] as const).filter((k) => {
-    const value = k === 'apiKey' ? services.credentials.getApiKey() : services.credentials.getAccessToken();
-    const bound = services.credentials.boundOrigin(k);
-    return !!value && bound !== undefined && bound !== origin;
-  });
 }
 
 /** Asks whether credentials entered elsewhere belong to `origin`; binds them there on yes. */

@@ -82,28 +82,33 @@ export class Services implements vscode.Disposable {
     return gatewayOrigin(this.settings().baseUrl);
   }
 
+  /** Each stored credential and what may be done with it at `origin` (`credentialDecision`). */
+  private credentialDecisions(origin: string): { kind: CredentialKind; value: string; bound?: string; decision: ReturnType<typeof credentialDecision> }[] {
+    return (['apiKey', 'accessToken'] as const).flatMap((kind) => {
+      const value = kind === 'apiKey' ? this.credentials.getApiKey() : this.credentials.getAccessToken();
+      if (!value) return [];
+      const bound = this.credentials.boundOrigin(kind);
+      return [{ kind, value, bound, decision: credentialDecision(bound, origin) }];
+    });
+  }
+
   /**
    * The credentials that may go to the gateway URL in use: each only to the origin it was entered
    * or confirmed for. One never bound yet is bound here to the user's URL (https or loopback);
    * the others are withheld, with the reason the client gives when a call needs them.
    */
   private credentialsForOrigin(origin: string | undefined): { apiKey?: string; systemAccessToken?: string; withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>> } {
-    const values: Record<CredentialKind, string | undefined> = { apiKey: this.credentials.getApiKey(), accessToken: this.credentials.getAccessToken() };
     const out: { apiKey?: string; systemAccessToken?: string; withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>> } = { withheld: {} };
     if (!origin) return out;
     const toBind: CredentialKind[] = [];
-    for (const kind of ['apiKey', 'accessToken'] as const) {
-      const value = values[kind];
-      if (!value) continue;
-      const bound = this.credentials.boundOrigin(kind);
-      const decision = credentialDecision(bound, origin);
-      const field = kind === 'apiKey' ? 'apiKey' : 'systemAccessToken';
-      if (decision === 'withhold') {
-        out.withheld[field] = withheldReason(kind, bound, origin);
+    for (const c of this.credentialDecisions(origin)) {
+      const field = c.kind === 'apiKey' ? 'apiKey' : 'systemAccessToken';
+      if (c.decision === 'withhold') {
+        out.withheld[field] = withheldReason(c.kind, c.bound, origin);
         continue;
       }
-      if (decision === 'bind') toBind.push(kind);
-      out[field] = value;
+      if (c.decision === 'bind') toBind.push(c.kind);
+      out[field] = c.value;
     }
     if (toBind.length) {
       this.log.info(`${toBind.join(' and ')} bound to ${origin} (the gateway in the user settings)`);
@@ -115,11 +120,7 @@ export class Services implements vscode.Disposable {
   /** Credentials held but not sent to the gateway in use (another origin, or plain http), for the UI. */
   withheldCredentials(): CredentialKind[] {
     const origin = this.gatewayOrigin();
-    if (!origin) return [];
-    return (['apiKey', 'accessToken'] as const).filter((k) => {
-      const value = k === 'apiKey' ? this.credentials.getApiKey() : this.credentials.getAccessToken();
-      return !!value && credentialDecision(this.credentials.boundOrigin(k), origin) === 'withhold';
-    });
+    return origin ? this.credentialDecisions(origin).filter((c) => c.decision === 'withhold').map((c) => c.kind) : [];
   }
 
   /** The client for the current settings and credentials (built once per combination). */

@@ -98,6 +98,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     mkdirSync(SHOTS, { recursive: true });
     emu = await GatewayEmulator.start();
     workspace = sampleWorkspace();
+    // A file that holds a secret, there from the start (Go to File lists what was there when the window opened).
+    writeFileSync(join(workspace, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n');
     server = await startCodeServer({
       workspace,
       env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken, MODEL_GATEWAY_USER_ID: String(GatewayEmulator.demoUserId) },
@@ -460,7 +462,6 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   it('an open .env is not sent with questions; attaching it by hand asks first', async () => {
-    writeFileSync(join(workspace, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n');
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await runPaletteCommand(page, 'Go to File');
     await page.keyboard.type('.env');
