@@ -52,6 +52,7 @@ export async function runCacheBench(): Promise<CacheBenchResult> {
   } finally {
     await client.close();
     await emu.close();
+    rmSync(root, { recursive: true, force: true });
   }
   const u = turn.usage;
   return {

@@ -5,6 +5,7 @@
  * MODEL_GATEWAY_API_KEY, MODEL_GATEWAY_ACCESS_TOKEN) when those are set.
  */
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { GatewayEmulator } from '../test/emulator/server';
 import { ROOT, sampleWorkspace, startCodeServer } from '../test/vscode/harness';
 
@@ -33,11 +34,15 @@ async function main(): Promise<void> {
   const stop = async () => {
     await server.stop();
     await emulator?.close();
+    rmSync(workspace, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
-  server.process.once('exit', () => void emulator?.close().then(() => process.exit(1)));
+  server.process.once('exit', () => {
+    rmSync(workspace, { recursive: true, force: true });
+    void emulator?.close().then(() => process.exit(1));
+  });
 }
 
 main().catch((err) => {

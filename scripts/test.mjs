@@ -3,6 +3,8 @@
 // Chromium driving it, on both). Stops at
 // the first failing step; ends with a total line "total: N passed, N failed".
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { VSCODE_VERSIONS } from './setup-code-server.mjs';
 
 const OLDEST = { MODEL_GATEWAY_VSCODE: 'oldest' };
@@ -29,6 +31,9 @@ const steps = [
 ];
 
 const only = process.env.TEST_STEPS?.split(',');
+// What the suites leave in the temp folder (ours start with "mg-"): nothing, checked at the end.
+const ours = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('mg-')));
+const tempBefore = ours();
 let passed = 0;
 let failed = 0;
 
@@ -56,4 +61,10 @@ for (const [name, cmd, args, env] of steps) {
     process.exit(code || 1);
   }
 }
+const leftBehind = [...ours()].filter((n) => !tempBefore.has(n));
+console.log(`\n${leftBehind.length ? '✘' : '✔'} the temp folder holds nothing more of ours than at the start${leftBehind.length ? `: ${leftBehind.join(', ')} in ${tmpdir()}` : ''}`);
+console.log(`temp-check: ${leftBehind.length ? 0 : 1} passed, ${leftBehind.length ? 1 : 0} failed`);
+if (leftBehind.length) failed++;
+else passed++;
 console.log(`\ntotal: ${passed} passed, ${failed} failed`);
+if (leftBehind.length) process.exit(1);

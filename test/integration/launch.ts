@@ -4,7 +4,7 @@
  * prints each test and a closing "integration: N passed, N failed" line, then checks that no
  * credential used by the tests was written to settings, logs or any other file of the profile.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -91,8 +91,9 @@ async function main(): Promise<void> {
   };
   const env: Record<string, string> = { MODEL_GATEWAY_TEST: '1' };
   for (const k of ['MODEL_GATEWAY_BASE_URL', 'MODEL_GATEWAY_API_KEY', 'MODEL_GATEWAY_ACCESS_TOKEN']) delete process.env[k];
+  const workspace = sampleWorkspace();
   const server = await startCodeServer({
-    workspace: sampleWorkspace(),
+    workspace,
     env,
     extraExtensions: [{ folder: join(ROOT, 'test', 'integration', 'runner-extension'), id: 'model-gateway-tests.integration-runner-0.0.1', files: { 'config.json': JSON.stringify(config) } }],
   });
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
     await browser.close();
     await server.stop();
     await emu.close();
+    for (const dir of [workspace, resultsDir]) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
   process.exit(failed > 0 ? 1 : 0);
 }

@@ -125,7 +125,9 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
       '--user-data-dir', userDataDir,
       options.workspace,
     ],
-    { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Its own process group: stopping it ends the extension host and the language servers it
+    // started too (a TypeScript server left running writes into the temp folder after the run).
+    { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let output = '';
   const url = await new Promise<string>((resolvePromise, reject) => {
@@ -154,11 +156,18 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     process: child,
     output: () => output,
     stop: async () => {
+      const group = (signal: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          // The group is gone already.
+        }
+      };
       if (child.exitCode === null) {
-        child.kill('SIGTERM');
+        group('SIGTERM');
         await new Promise((r) => setTimeout(r, 300));
-        if (child.exitCode === null) child.kill('SIGKILL');
       }
+      group('SIGKILL');
       // Its profile, extensions and logs go with it (read the logs before stopping).
       rmSync(base, { recursive: true, force: true, maxRetries: 3 });
     },
