@@ -2,9 +2,10 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { answerPrompt, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import { type Workbench, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -15,23 +16,19 @@ function treeRow(page: Page, text: string) {
 describe('end to end in VS Code for the Web (headless Chromium)', function () {
   this.timeout(180_000);
   let emu: GatewayEmulator;
-  let server: CodeServer;
-  let browser: Browser;
+  let wb: Workbench | undefined;
   let page: Page;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    emu = await GatewayEmulator.start();
-    server = await startCodeServer({ workspace: sampleWorkspace(), env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' } });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server);
+    // Signed out: the credentials are set through the palette, as a new user would.
+    wb = await startWorkbench({ codeServer: (e) => ({ env: { MODEL_GATEWAY_BASE_URL: e.url, MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' } }) });
+    ({ emu, page } = wb);
   });
 
   after(async () => {
     await page?.screenshot({ path: join(ARTIFACTS, 'e2e-last.png') }).catch(() => undefined);
-    await browser?.close();
-    await server?.stop();
-    await emu?.close();
+    await wb?.close();
   });
 
   it('opens the Model Gateway container, which welcomes a new user', async () => {

@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { FROM_WEBVIEW_TYPES } from '../../src/chat/protocol';
 import { GatewayEmulator } from '../emulator/server';
-import { EXTENSION_ID, testedVsCode, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
+import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 /** The screenshots of the chat's main states, linked from the README. */
@@ -41,7 +42,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   this.timeout(180_000);
   let emu: GatewayEmulator;
   let server: CodeServer;
-  let browser: Browser;
+  let wb: Workbench | undefined;
   let page: Page;
   let workspace: string;
 
@@ -96,18 +97,16 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    emu = await GatewayEmulator.start();
-    workspace = sampleWorkspace();
-    // A file that holds a secret, there from the start (Go to File lists what was there when the window opened).
-    writeFileSync(join(workspace, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n');
-    server = await startCodeServer({
-      workspace,
-      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken, MODEL_GATEWAY_USER_ID: String(GatewayEmulator.demoUserId) },
-      // small-context-emu has a 32,000-token window; the settings claim more (as a mistaken user might).
-      settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini', 'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 } } },
+    wb = await startWorkbench({
+      // A file that holds a secret, there from the start (Go to File lists what was there when the window opened).
+      prepare: (ws) => writeFileSync(join(ws, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n'),
+      codeServer: (e) => ({
+        env: demoCredentials(e, { accessToken: true }),
+        // small-context-emu has a 32,000-token window; the settings claim more (as a mistaken user might).
+        settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini', 'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 } } },
+      }),
     });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server);
+    ({ emu, server, page, workspace } = wb);
     await openChat();
   });
 
@@ -125,9 +124,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await emu?.close();
+    await wb?.close();
   });
 
   it('sends a message and the answer streams in, with its usage', async () => {

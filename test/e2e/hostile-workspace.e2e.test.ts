@@ -3,9 +3,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, EXTENSION_ID, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, testedVsCode, type CodeServer } from '../vscode/harness';
+import { answerPrompt, EXTENSION_ID, openModelGatewayContainer, ROOT, runPaletteCommand, sampleWorkspace, testedVsCode, type CodeServer } from '../vscode/harness';
+import { startWorkbench, type Workbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', testedVsCode() === 'newest' ? 'screenshots-newest' : 'screenshots');
 
@@ -33,20 +34,17 @@ for (const restrictedMode of [false, true]) {
     this.timeout(240_000);
     let emu: GatewayEmulator;
     let attacker: Awaited<ReturnType<typeof recordingServer>>;
+    let wb: Workbench | undefined;
     let server: CodeServer;
-    let browser: Browser;
     let page: Page;
     let hostile: string;
-    let clean: string;
 
     const chat = () => page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
     const status = () => page.locator('.statusbar-item', { hasText: 'Model Gateway' });
 
     before(async () => {
       mkdirSync(SHOTS, { recursive: true });
-      emu = await GatewayEmulator.start();
       attacker = await recordingServer();
-      clean = sampleWorkspace();
       hostile = sampleWorkspace();
       mkdirSync(join(hostile, '.vscode'));
       // Both forms VS Code reads (flat and nested keys), with comments as real files have them.
@@ -60,18 +58,18 @@ for (const restrictedMode of [false, true]) {
 }
 `,
       );
-      // The person's own gateway is in their user settings; no credential comes from the environment.
-      server = await startCodeServer({ workspace: clean, restrictedMode, env: { MODEL_GATEWAY_BASE_URL: '', MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' }, settings: { 'modelGateway.baseUrl': emu.url, 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, server);
+      // A clean folder first. The person's own gateway is in their user settings; no credential
+      // comes from the environment.
+      wb = await startWorkbench({
+        codeServer: (e) => ({ restrictedMode, env: { MODEL_GATEWAY_BASE_URL: '', MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' }, settings: { 'modelGateway.baseUrl': e.url, 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }),
+      });
+      ({ emu, server, page } = wb);
     });
 
     after(async () => {
-      await browser?.close();
-      await server?.stop();
-      await emu?.close();
+      await wb?.close();
       await attacker?.close();
-      for (const dir of [clean, hostile]) if (dir) rmSync(dir, { recursive: true, force: true });
+      if (hostile) rmSync(hostile, { recursive: true, force: true });
     });
 
     it('the key and the access token are entered in a clean folder, for the user\'s own gateway', async () => {

@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { answerPrompt, launchBrowser, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { answerPrompt, ROOT, runPaletteCommand } from '../vscode/harness';
+import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
@@ -13,30 +14,22 @@ const ARTIFACTS = join(ROOT, 'test-results');
 describe('media commands end to end (code-server, headless Chromium)', function () {
   this.timeout(240_000);
   let emu: GatewayEmulator;
-  let server: CodeServer;
-  let browser: Browser;
+  let wb: Workbench | undefined;
   let page: Page;
   let workspace: string;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    emu = await GatewayEmulator.start();
-    workspace = sampleWorkspace();
-    writeFileSync(join(workspace, 'photo.png'), png(300, 200, 7));
-    server = await startCodeServer({
-      workspace,
-      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey },
-      settings: { 'modelGateway.assets.videoPollSeconds': 1 },
+    wb = await startWorkbench({
+      prepare: (ws) => writeFileSync(join(ws, 'photo.png'), png(300, 200, 7)),
+      codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.assets.videoPollSeconds': 1 } }),
     });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server);
+    ({ emu, page, workspace } = wb);
   });
 
   after(async () => {
     await page?.screenshot({ path: join(ARTIFACTS, 'media-last.png') }).catch(() => undefined);
-    await browser?.close();
-    await server?.stop();
-    await emu?.close();
+    await wb?.close();
   });
 
   it('the Explorer context menu of an image offers the image actions; Describe shows the descriptions', async () => {

@@ -1,36 +1,28 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { launchBrowser, openWorkbench, webviewFrame, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, type CodeServer } from '../vscode/harness';
+import { webviewFrame, ROOT, runPaletteCommand } from '../vscode/harness';
+import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
 describe('semantic search and media end to end (code-server, headless Chromium)', function () {
   this.timeout(180_000);
   let emu: GatewayEmulator;
-  let server: CodeServer;
-  let browser: Browser;
+  let wb: Workbench | undefined;
   let page: Page;
 
   before(async () => {
     mkdirSync(join(ARTIFACTS, 'screenshots'), { recursive: true });
-    emu = await GatewayEmulator.start();
-    server = await startCodeServer({
-      workspace: sampleWorkspace(),
-      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey },
-      settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.defaultModels.rerank': 'rerank-emu' },
-    });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server);
+    wb = await startWorkbench({ codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.defaultModels.rerank': 'rerank-emu' } }) });
+    ({ emu, page } = wb);
   });
 
   after(async () => {
     await page?.screenshot({ path: join(ARTIFACTS, 'search-last.png') }).catch(() => undefined);
-    await browser?.close();
-    await server?.stop();
-    await emu?.close();
+    await wb?.close();
   });
 
   it('offers to build the index, then the quick pick finds the file and opens it at the range', async () => {

@@ -1,10 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Frame, FrameLocator, Page } from 'playwright-core';
+import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { EXTENSION_ID, webviewFrame, launchBrowser, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer, testedVsCode, type CodeServer } from '../vscode/harness';
+import { EXTENSION_ID, webviewFrame, openModelGatewayContainer, ROOT, runPaletteCommand, testedVsCode } from '../vscode/harness';
+import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 /** The screenshots linked from the README. */
@@ -16,8 +17,7 @@ const dollarsOf = (text: string) => Number(/\$([\d,]+\.\d+)/.exec(text)?.[1]?.re
 describe('spend and usage end to end (code-server, headless Chromium)', function () {
   this.timeout(240_000);
   let emu: GatewayEmulator;
-  let server: CodeServer;
-  let browser: Browser;
+  let wb: Workbench | undefined;
   let page: Page;
   let workspace: string;
 
@@ -36,15 +36,8 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     // Ten days of past use, so the chart has days to stack and the forecast a rate.
-    emu = await GatewayEmulator.start({ historyDays: 10 });
-    workspace = sampleWorkspace();
-    server = await startCodeServer({
-      workspace,
-      env: { MODEL_GATEWAY_BASE_URL: emu.url, MODEL_GATEWAY_API_KEY: GatewayEmulator.demoKey, MODEL_GATEWAY_ACCESS_TOKEN: GatewayEmulator.demoAccessToken, MODEL_GATEWAY_USER_ID: String(GatewayEmulator.demoUserId) },
-      settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' },
-    });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server);
+    wb = await startWorkbench({ emulator: { historyDays: 10 }, codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }) });
+    ({ emu, page, workspace } = wb);
   });
 
   afterEach(async function () {
@@ -52,9 +45,7 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await emu?.close();
+    await wb?.close();
   });
 
   it("a chat answer shows what it cost, and the conversation's total; the status bar shows today's spend", async () => {
