@@ -19,10 +19,20 @@ export class SecretFileError extends ToolError {
  */
 export const SECRET_FILES = ['.env*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', '.npmrc', '.netrc', '.pypirc', '.git-credentials', '*.p12', '*.pfx', '.aws', '.ssh'] as const;
 
+const secretMatchers = new Map<string, (p: string) => boolean>();
+
 /** Whether an absolute path (outside any workspace folder) names a secret file: the deny list, any folder level. */
 export function isSecretPath(absPath: string, extraSecretFiles: readonly string[] = []): boolean {
   const posix = toPosix(absPath).replace(/^[A-Za-z]:/, '').replace(/^\/+/, '');
-  return globMatcher([...SECRET_FILES, ...extraSecretFiles], true)(posix);
+  // Asked on every change of the active editor's selection: the globs are compiled once per list.
+  const key = extraSecretFiles.join('\0');
+  let matcher = secretMatchers.get(key);
+  if (!matcher) {
+    matcher = globMatcher([...SECRET_FILES, ...extraSecretFiles], true);
+    secretMatchers.clear();
+    secretMatchers.set(key, matcher);
+  }
+  return matcher(posix);
 }
 
 /** Bidirectional controls and invisible characters: a name holding them can read as another name. */

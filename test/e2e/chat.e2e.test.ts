@@ -79,6 +79,14 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     sideFrameName = (await page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).first().getAttribute('name')) ?? '';
   }
 
+  /** Opens a workspace file in an editor as a person would (Go to File), and waits for its tab. */
+  async function openFile(name: string): Promise<void> {
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type(name);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+    await page.locator('.tab', { hasText: name }).first().waitFor();
+  }
+
   let answersBefore = 0;
 
   async function ask(text: string): Promise<void> {
@@ -395,10 +403,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   it('adds the active file as context once however often it is added, and New Chat clears it', async () => {
-    await runPaletteCommand(page, 'Go to File');
-    await page.keyboard.type('README.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().click();
-    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor();
+    await openFile('README.md');
     await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
     await chat().locator('#attachments .chip', { hasText: 'README.md' }).waitFor();
     await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
@@ -419,10 +424,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('sends the active editor as a chip that can be removed, and mentions files with @ and #', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
-    await runPaletteCommand(page, 'Go to File');
-    await page.keyboard.type('greet.ts');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.ts' }).first().click();
-    await page.locator('.tab', { hasText: 'greet.ts' }).first().waitFor();
+    await openFile('greet.ts');
     const chip = chat().locator('#active-editor');
     await chip.filter({ hasText: 'src/greet.ts' }).waitFor({ timeout: 10_000 });
     await ask('What does this file do?');
@@ -460,10 +462,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('an open .env is not sent with questions; attaching it by hand asks first', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
-    await runPaletteCommand(page, 'Go to File');
-    await page.keyboard.type('.env');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: '.env' }).first().click();
-    await page.locator('.tab', { hasText: '.env' }).first().waitFor();
+    await openFile('.env');
     const chip = chat().locator('#active-editor');
     await chip.filter({ hasText: 'not sent: may hold secrets' }).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(SHOTS, 'chat-secret-file.png') });
@@ -487,10 +486,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   it('applies a code block to the open file: a diff first, nothing written on Reject, the code on Accept', async () => {
     const file = join(workspace, 'src', 'greet.ts');
     const original = readFileSync(file);
-    await runPaletteCommand(page, 'Go to File');
-    await page.keyboard.type('greet.ts');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.ts' }).first().click();
-    await page.locator('.tab', { hasText: 'greet.ts' }).first().waitFor();
+    await openFile('greet.ts');
     await ask('Show me a code example for greeting people');
     await idle();
     // The answer's own example (an earlier block quotes the attached file).
@@ -536,10 +532,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#format').selectOption('auto');
     await chat().locator('#model').selectOption('gpt-4o-mini');
     // The view's own "add the active file" button.
-    await runPaletteCommand(page, 'Go to File');
-    await page.keyboard.type('README.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().click();
-    await page.locator('.tab', { hasText: 'README.md' }).first().waitFor();
+    await openFile('README.md');
     await chat().locator('#context').click();
     await chat().locator('#attachments .chip:not(.auto)', { hasText: 'README.md' }).waitFor();
     await chat().locator('#attachments .chip:not(.auto) button').first().click();
