@@ -6,14 +6,14 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { emptyUsage, newId, type AssistantTurn, type Condensation } from '../src/chat/conversation';
-import { runTurn } from '../src/chat/engine';
-import { familyFactor } from '../src/chat/tokens';
-import { systemPrompt } from '../src/chat/prompt';
+import { emptyUsage, newId, type AssistantTurn, type Condensation } from '../src/common/conversation';
+import { runTurn } from '../src/chat/core/engine';
+import { familyFactor } from '../src/chat/core/tokens';
+import { systemPrompt } from '../src/chat/core/prompt';
 import { GatewayClient } from '../src/gateway';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../src/tools/workspaceTools';
 import { GatewayEmulator } from '../test/emulator/server';
-import { PriceBook } from '../src/usage/prices';
+import { PriceBook } from '../src/common/prices';
 
 export interface CacheBenchResult {
   steps: number;

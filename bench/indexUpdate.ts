@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SemanticIndex, type EmbedFn } from '../src/search/semanticIndex';
+import { SemanticIndex, type EmbedFn } from '../src/search/core/semanticIndex';
 import { rng } from './vectorData';
 
 export interface IndexUpdateResult {

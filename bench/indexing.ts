@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayClient } from '../src/gateway';
-import { SemanticIndex } from '../src/search/semanticIndex';
+import { SemanticIndex } from '../src/search/core/semanticIndex';
 
 export interface IndexingBenchResult {
   files: number;

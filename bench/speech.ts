@@ -3,7 +3,7 @@
  * ends into request-sized parts, and joining the spoken WAV parts into one file. The audio comes
  * from the emulator's synthesiser (real 24 kHz PCM), so the join works on realistic sizes.
  */
-import { joinWav, splitForSpeech } from '../src/assets/audioParts';
+import { joinWav, splitForSpeech } from '../src/assets/core/audioParts';
 import { synthesizePcm, wavFromPcm } from '../test/emulator/media';
 
 export interface SpeechBenchResult {

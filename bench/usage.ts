@@ -2,7 +2,7 @@
 // the log is read page by page (new-api 100 a page, one-api 10), past 2,000 calls (500 on one-api)
 // spend per day comes from the usage buckets instead.
 import { GatewayClient } from '../src/gateway';
-import { collectUsage } from '../src/usage/collect';
+import { collectUsage } from '../src/usage/core/collect';
 import { GatewayEmulator } from '../test/emulator/server';
 import type { ServerProfile } from '../test/emulator/profiles';
 

@@ -4,7 +4,7 @@
  */
 import { closeSync, fsyncSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { VectorIndex } from '../src/search/vectorIndex';
+import { VectorIndex } from '../src/search/core/vectorIndex';
 import { hardStream } from './vectorData';
 
 const [dir, nText, dimText, shapeText, queriesText] = process.argv.slice(2);

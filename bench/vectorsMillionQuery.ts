@@ -5,7 +5,7 @@
  */
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VectorIndex } from '../src/search/vectorIndex';
+import { VectorIndex } from '../src/search/core/vectorIndex';
 
 const dir = process.argv[2];
 const { n, dim, queries, exact } = JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8')) as { n: number; dim: number; queries: number[][]; exact: number[][] };

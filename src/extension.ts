@@ -1,17 +1,17 @@
 import * as vscode from 'vscode';
-import { registerAccountCommands } from './account/commands';
-import { AccountTree } from './account/tree';
-import { registerAssetCommands } from './assets';
-import { VideoJobs } from './assets/videoJobs';
-import { ChatController } from './chat/panel';
-import { registerLanguageModels, type LanguageModelSupport } from './lm';
-import { LmAccess } from './lm/access';
-import { SearchService, semanticSearchCommand } from './search/searchService';
+import { registerAccountCommands } from './account/host/commands';
+import { AccountTree } from './account/host/tree';
+import { registerAssetCommands } from './assets/host';
+import { VideoJobs } from './assets/host/videoJobs';
+import { ChatController } from './chat/host/panel';
+import { registerLanguageModels, type LanguageModelSupport } from './lm/host';
+import { LmAccess } from './lm/host/access';
+import { SearchService, semanticSearchCommand } from './search/host/searchService';
 import { registerShellCommands } from './shell/commands';
 import { Services } from './shell/services';
-import { StatusBar } from './shell/status';
+import { StatusBar } from './usage/host/statusBar';
 import { WorkspaceOverrideNotice } from './shell/workspaceOverrides';
-import { USAGE_VIEW_TYPE, UsagePanel } from './usage/panel';
+import { USAGE_VIEW_TYPE, UsagePanel } from './usage/host/panel';
 
 export interface ExtensionApi {
   /** Milliseconds activate() took. */

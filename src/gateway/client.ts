@@ -1,14 +1,14 @@
-import { Account } from './account';
-import { Audio } from './audio';
-import { Chat } from './chat';
+import { Account } from './resources/account';
+import { Audio } from './resources/audio';
+import { Chat } from './resources/chat';
 import { Transport, type TransportOptions } from './core/transport';
-import { Embeddings } from './embeddings';
-import { Imagegen } from './imagegen';
-import { Messages } from './messages';
-import { Models } from './models';
-import { Moderations } from './moderations';
-import { Rerank } from './rerank';
-import { Videos } from './videos';
+import { Embeddings } from './resources/embeddings';
+import { Imagegen } from './resources/imagegen';
+import { Messages } from './resources/messages';
+import { Models } from './resources/models';
+import { Moderations } from './resources/moderations';
+import { Rerank } from './resources/rerank';
+import { Videos } from './resources/videos';
 
 export interface GatewayClientOptions extends TransportOptions {
   /** Ask for a usage chunk at the end of chat streams (default true; some gateways reject it). */

@@ -4,7 +4,7 @@ import { showGatewayError } from './errors';
 import { CREDENTIAL_NAMES, gatewayOrigin, hostOf, isCleartextRemote, type CredentialKind } from './origins';
 import { loadGateway } from './services';
 import type { Services } from './services';
-import type { StatusBar } from './status';
+import type { StatusBar } from '../usage/host/statusBar';
 
 type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
 

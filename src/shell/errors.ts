@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { redact } from './redact';
-import { factsOf, fixesFor } from './fixes';
+import { factsOf, fixesFor } from '../common/fixes';
 import type { Services } from './services';
 
 export interface FixAction {

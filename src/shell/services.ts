@@ -5,7 +5,7 @@ import { Credentials } from './credentials';
 import { Log } from './log';
 import { credentialDecision, gatewayOrigin, withheldReason, type CredentialKind } from './origins';
 import { Prompts } from './prompts';
-import { Prices } from '../usage/priceService';
+import { Prices } from './prices';
 
 export type GatewayModule = typeof Gateway;
 

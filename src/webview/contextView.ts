@@ -3,12 +3,12 @@
  * shortened to fit), its Condense button, and the cards that show where older turns were
  * condensed and what the summary says.
  */
-import type { ContextUse } from '../chat/contextUse';
-import type { AssistantTurn, Turn } from '../chat/conversation';
-import type { ViewCondensation } from '../chat/protocol';
+import type { ContextUse } from '../common/contextUse';
+import type { AssistantTurn, Turn } from '../common/conversation';
+import type { ViewCondensation } from '../common/chatProtocol';
 import { button, h, icon } from './dom';
 import { renderMarkdown } from './markdown';
-import { formatCost } from '../gateway/money';
+import { formatCost } from '../common/money';
 
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 

@@ -1,5 +1,5 @@
 /** The webview's handle on the host, and small helpers to build elements. */
-import type { FromWebview } from '../chat/protocol';
+import type { FromWebview } from '../common/chatProtocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
 

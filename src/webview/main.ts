@@ -1,6 +1,6 @@
-import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../chat/conversation';
-import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../chat/protocol';
-import { sniffImageType } from '../gateway/core/images';
+import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../common/conversation';
+import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
+import { sniffImageType } from '../common/imageRules';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, setCondensing } from './contextView';
 import { button, h, icon, post, vscode } from './dom';
 import { MentionPicker } from './mentions';

@@ -3,7 +3,7 @@
  * files (fuzzy, from the host); arrows move, Enter or Tab picks, Escape closes. The pick puts
  * `@path` in the text and attaches the file as context.
  */
-import type { FileItem } from '../chat/protocol';
+import type { FileItem } from '../common/chatProtocol';
 import { h, icon } from './dom';
 import { mentionAt } from './reducer';
 

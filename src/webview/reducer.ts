@@ -3,7 +3,7 @@
  * copy arrives, where a reported turn goes, and which attachments are new. Pure, so they are
  * unit-tested in Node; main.ts applies the plans to the page.
  */
-import type { ContextAttachment, ImageAttachment } from '../chat/conversation';
+import type { ContextAttachment, ImageAttachment } from '../common/conversation';
 
 interface HasId {
   id: string;

@@ -1,7 +1,7 @@
 /** One answer as the view draws it (and a question), updated in place as the host reports. */
-import type { AssistantTurn, Step, ToolCallRecord, UserTurn } from '../chat/conversation';
-import type { FixAction } from '../chat/protocol';
-import { formatCost } from '../gateway/money';
+import type { AssistantTurn, Step, ToolCallRecord, UserTurn } from '../common/conversation';
+import type { FixAction } from '../common/chatProtocol';
+import { formatCost } from '../common/money';
 import { button, h, icon } from './dom';
 import { StreamingMarkdown } from './markdown';
 

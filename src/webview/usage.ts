@@ -4,9 +4,9 @@
  * for screen readers and keyboards, and tables for tokens, models, keys and the costliest calls.
  */
 import { BarChart } from 'chartist';
-import type { ToUsageView } from '../usage/protocol';
-import type { UsageReport } from '../usage/report';
-import { formatCost } from '../gateway/money';
+import type { ToUsageView } from '../common/usageProtocol';
+import type { UsageReport } from '../usage/core/report';
+import { formatCost } from '../common/money';
 import { button, h, icon, vscode } from './dom';
 
 const app = document.getElementById('app')!;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
-import { FROM_WEBVIEW_TYPES } from '../../src/chat/protocol';
+import { FROM_WEBVIEW_TYPES } from '../../src/common/chatProtocol';
 import { GatewayEmulator } from '../emulator/server';
 import { EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';

@@ -181,5 +181,5 @@ export function png(width: number, height: number, seed: number, pixel?: (x: num
   return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw, { level: 1 })), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
-export { decodePng, pngSize, type DecodedPng } from '../../src/assets/png';
+export { decodePng, pngSize, type DecodedPng } from '../../src/assets/core/png';
 

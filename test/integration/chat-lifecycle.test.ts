@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/chat/conversation';
+import type { AssistantTurn } from '../../src/common/conversation';
 import { config } from './config';
 import { api, connectToEmulator, emulatorControl } from './helpers';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { AssistantTurn, Conversation, UserTurn } from '../../src/chat/conversation';
+import type { AssistantTurn, Conversation, UserTurn } from '../../src/common/conversation';
 import { api, connectToEmulator, emulatorControl, emulatorRequests } from './helpers';
 
 /**

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { AccountNode } from '../../src/account/tree';
+import type { AccountNode } from '../../src/account/host/tree';
 import { config } from './config';
 import { api, emulatorRequests, runAnswering, until } from './helpers';
 

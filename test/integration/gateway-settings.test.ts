@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/chat/conversation';
+import type { AssistantTurn } from '../../src/common/conversation';
 import { config } from './config';
 import { api, connectToEmulator, emulatorControl } from './helpers';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { LM_TOOL_NAMES } from '../../src/lm/toolNames';
+import { LM_TOOL_NAMES } from '../../src/lm/core/toolNames';
 import { png } from '../emulator/media';
 import { config } from './config';
 import { api, connectToEmulator, dialogs, emulatorControl, emulatorRequests, runAnswering } from './helpers';

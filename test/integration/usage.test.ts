@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/chat/conversation';
-import type { UsageReport } from '../../src/usage/report';
+import type { AssistantTurn } from '../../src/common/conversation';
+import type { UsageReport } from '../../src/usage/core/report';
 import { config } from './config';
 import { api, connectToEmulator, runAnswering } from './helpers';
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { AudioJoinError, joinAudio, joinMp3, joinWav, pcmToWav, splitForSpeech } from '../../src/assets/audioParts';
-import { slug } from '../../src/assets/names';
+import { AudioJoinError, joinAudio, joinMp3, joinWav, pcmToWav, splitForSpeech } from '../../src/assets/core/audioParts';
+import { slug } from '../../src/assets/core/names';
 import { mp3, readMp3Text, readWav, synthesizePcm, wavFromPcm } from '../emulator/media';
 
 describe('splitting long text for speech', () => {

@@ -10,10 +10,10 @@ import {
   turnsToSummarise,
   windowFromError,
   type Fitted,
-} from '../../src/chat/budget';
-import { activeCondensation, emptyUsage, type AssistantTurn, type Condensation, type Turn, type UserTurn } from '../../src/chat/conversation';
-import { familyFactor, scaleFromUsage, tokensOf } from '../../src/chat/tokens';
-import { toMessagesRequest } from '../../src/chat/wire';
+} from '../../src/chat/core/budget';
+import { activeCondensation, emptyUsage, type AssistantTurn, type Condensation, type Turn, type UserTurn } from '../../src/common/conversation';
+import { familyFactor, scaleFromUsage, tokensOf } from '../../src/chat/core/tokens';
+import { toMessagesRequest } from '../../src/chat/core/wire';
 
 const user = (id: string, text: string): UserTurn => ({ id, role: 'user', text, images: [], context: [], at: 0 });
 const answer = (id: string, results: string[], text = ''): AssistantTurn => ({

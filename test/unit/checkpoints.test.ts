@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyRestore, planRestore } from '../../src/chat/checkpoints';
+import { applyRestore, planRestore } from '../../src/chat/core/checkpoints';
 import { PathGuard } from '../../src/tools/pathGuard';
 import { WorkspaceTools, type ProposedEdit } from '../../src/tools/workspaceTools';
 

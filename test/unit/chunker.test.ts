@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { chunkText } from '../../src/search/chunker';
+import { chunkText } from '../../src/search/core/chunker';
 
 describe('chunker', () => {
   const fn = (i: number) => [`export function f${i}(x: number): number {`, `  const y = x * ${i};`, `  return y + ${i};`, '}', ''].join('\n');

@@ -2,9 +2,9 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConversationStore } from '../../src/chat/store';
-import type { Conversation } from '../../src/chat/conversation';
-import { SemanticIndex } from '../../src/search/semanticIndex';
+import { ConversationStore } from '../../src/chat/core/store';
+import type { Conversation } from '../../src/common/conversation';
+import { SemanticIndex } from '../../src/search/core/semanticIndex';
 import { writeAtomic } from '../../src/storage/atomicFile';
 
 /**

@@ -2,13 +2,13 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyUsage, newId, type AssistantTurn, type Condensation, type Turn, type UserTurn, type WireFormat } from '../../src/chat/conversation';
-import { runTurn, type EngineEvent, type ToolRunner } from '../../src/chat/engine';
-import { systemPrompt } from '../../src/chat/prompt';
-import { toChatMessages, toMessagesRequest } from '../../src/chat/wire';
+import { emptyUsage, newId, type AssistantTurn, type Condensation, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
+import { runTurn, type EngineEvent, type ToolRunner } from '../../src/chat/core/engine';
+import { systemPrompt } from '../../src/chat/core/prompt';
+import { toChatMessages, toMessagesRequest } from '../../src/chat/core/wire';
 import { TOOL_DEFINITIONS, WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';
-import { PriceBook } from '../../src/usage/prices';
+import { PriceBook } from '../../src/common/prices';
 
 function project(): string {
   const root = mkdtempSync(join(tmpdir(), 'mg-engine-'));

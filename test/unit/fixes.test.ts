@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { AuthenticationError, PermissionDeniedError, RateLimitError } from '../../src/gateway/core/errors';
-import { factsOf, fixesFor } from '../../src/shell/fixes';
+import { factsOf, fixesFor } from '../../src/common/fixes';
 
 const titles = (f: { title: string }[]) => f.map((x) => x.title);
 

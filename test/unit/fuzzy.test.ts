@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { fuzzyScore, rankPaths } from '../../src/chat/fuzzy';
+import { fuzzyScore, rankPaths } from '../../src/chat/core/fuzzy';
 
 const PATHS = ['README.md', 'src/math.ts', 'src/index.ts', 'src/utils/mathHelpers.ts', 'test/math.test.ts', 'docs/guide/markdown-tips.md', 'src/components/MainThing.tsx'];
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { definitionsOf, identifierParts, identifierQuery, KeywordIndex, reciprocalRankFusion, termsOf } from '../../src/search/keywords';
-import { fuseResults, whyMatched } from '../../src/search/hybrid';
-import type { IndexedChunk } from '../../src/search/semanticIndex';
+import { definitionsOf, identifierParts, identifierQuery, KeywordIndex, reciprocalRankFusion, termsOf } from '../../src/search/core/keywords';
+import { fuseResults, whyMatched } from '../../src/search/core/hybrid';
+import type { IndexedChunk } from '../../src/search/core/semanticIndex';
 
 const chunk = (file: string, start: number): IndexedChunk => ({ file, start, end: start + 9, hash: `${file}:${start}` });
 

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SemanticIndex } from '../../src/search/semanticIndex';
+import { SemanticIndex } from '../../src/search/core/semanticIndex';
 import { GatewayEmulator } from '../emulator/server';
 import { FILES, fileName, sizesAfter, versionText } from './crash/indexStates';
 import { useEmulator } from './helpers';

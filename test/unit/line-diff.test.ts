@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { inlinePreview, lineDelta } from '../../src/chat/lineDiff';
+import { inlinePreview, lineDelta } from '../../src/chat/core/lineDiff';
 
 describe('line diff of a proposed edit', () => {
   const before = 'a\nb\nc\nd\n';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { FromUsageView } from '../../src/usage/protocol';
-import { emptyUsage } from '../../src/chat/conversation';
-import { FromWebview, ToWebviewSchema, VIEW_TEXT_LIMIT, viewTurn } from '../../src/chat/protocol';
+import { FromUsageView } from '../../src/common/usageProtocol';
+import { emptyUsage } from '../../src/common/conversation';
+import { FromWebview, ToWebviewSchema, VIEW_TEXT_LIMIT, viewTurn } from '../../src/common/chatProtocol';
 
 /** Both directions of the chat protocol are checked on arrival. */
 describe('chat protocol schemas', () => {

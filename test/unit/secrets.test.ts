@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { inspect } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { newId } from '../../src/chat/conversation';
+import { newId } from '../../src/common/conversation';
 import { ValidationError } from '../../src/gateway';
-import { generateToolCallId } from '../../src/gateway/chat';
-import { checkImageBytes, checkImageUrl, sniffImageType } from '../../src/gateway/core/images';
+import { generateToolCallId } from '../../src/gateway/resources/chat';
+import { checkImageBytes, checkImageUrl, sniffImageType } from '../../src/common/imageRules';
 import { REDACTED, redactSecrets, secretVariants } from '../../src/gateway/core/redact';
 import { redact } from '../../src/shell/redact';
 import { clientFor, useEmulator } from './helpers';
@@ -68,7 +68,7 @@ describe('random ids and nonces come from crypto', () => {
   });
 
   it('no source file draws a nonce or an id from Math.random', () => {
-    for (const file of ['src/chat/panel.ts', 'src/chat/conversation.ts', 'src/gateway/chat.ts', 'src/assets/player.ts']) {
+    for (const file of ['src/chat/host/panel.ts', 'src/common/conversation.ts', 'src/gateway/resources/chat.ts', 'src/assets/host/player.ts']) {
       assert.ok(!readFileSync(file, 'utf8').includes('Math.random'), file);
     }
   });

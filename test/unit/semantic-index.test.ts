@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/semanticIndex';
+import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { clientFor, useEmulator } from './helpers';
 
 function fixture(): string {

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConversationStore, nodeFs, type StoreFs } from '../../src/chat/store';
-import type { Conversation } from '../../src/chat/conversation';
+import { ConversationStore, nodeFs, type StoreFs } from '../../src/chat/core/store';
+import type { Conversation } from '../../src/common/conversation';
 
 const conv = (id: string, title: string, updatedAt: number): Conversation => ({
   id,

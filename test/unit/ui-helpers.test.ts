@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { expiry, jobsFor, keyDescription, keyTooltip } from '../../src/account/format';
+import { expiry, jobsFor, keyDescription, keyTooltip } from '../../src/account/core/format';
 import type { ApiKeyRecord } from '../../src/gateway';
 import { redact } from '../../src/shell/redact';
-import { isSameKey } from '../../src/gateway/money';
+import { isSameKey } from '../../src/common/money';
 
 const record = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   id: 3,

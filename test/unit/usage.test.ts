@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { GatewayClient, GatewayError, PLACEHOLDER_RATIO, quotaToDollars, type UsageLogEntry } from '../../src/gateway';
-import { collectUsage } from '../../src/usage/collect';
-import { csvCell, toCsv } from '../../src/usage/csv';
-import { balanceWarning, describeDays, forecast } from '../../src/usage/forecast';
-import { imageFamilyPrice, PriceBook } from '../../src/usage/prices';
-import { buildReport, lastDays, localDay, reportCsv } from '../../src/usage/report';
+import { collectUsage } from '../../src/usage/core/collect';
+import { csvCell, toCsv } from '../../src/usage/core/csv';
+import { balanceWarning, describeDays, forecast } from '../../src/usage/core/forecast';
+import { imageFamilyPrice, PriceBook } from '../../src/common/prices';
+import { buildReport, lastDays, localDay, reportCsv } from '../../src/usage/core/report';
 import { UNPRICED_MODEL } from '../emulator/usage';
 import { clientFor, useEmulator } from './helpers';
 

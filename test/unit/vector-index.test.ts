@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { VectorIndex } from '../../src/search/vectorIndex';
+import { VectorIndex } from '../../src/search/core/vectorIndex';
 import { vectorSet } from '../../bench/vectorData';
 
 function rng(seed: number) {

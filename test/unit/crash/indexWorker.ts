@@ -7,7 +7,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayClient } from '../../../src/gateway';
-import { SemanticIndex } from '../../../src/search/semanticIndex';
+import { SemanticIndex } from '../../../src/search/core/semanticIndex';
 import { FILES, fileName, versionText } from './indexStates';
 
 async function main(): Promise<void> {

@@ -1,0 +1,253 @@
+import * as vscode from 'vscode';
+import type { AccountUser, ApiKeyRecord } from '../../gateway/resources/account';
+import { formatDollars, isSameKey } from '../../common/money';
+import { describeError, showGatewayError } from '../../shell/errors';
+import { loadGateway, type Services } from '../../shell/services';
+import { keyDescription, keyTooltip } from '../core/format';
+
+export type AccountNode =
+  | { kind: 'account'; user: AccountUser; low: boolean }
+  | { kind: 'message'; text: string; detail?: string; icon: string; command?: vscode.Command }
+  | { kind: 'keys' }
+  | { kind: 'key'; record: ApiKeyRecord }
+  | { kind: 'models' }
+  | { kind: 'modelGroup'; which: 'available' | 'all' }
+  | { kind: 'model'; id: string; which: 'available' | 'all' };
+
+type Loaded<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * The Account view: the user and balance, the API keys (with a search filter), and the models.
+ * Data is loaded on demand and cached until a refresh; a failure shows as a message in the tree
+ * and once as a notification with the action that fixes it.
+ */
+export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<AccountNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private cache: { user?: Promise<Loaded<AccountUser>>; keys?: Promise<Loaded<ApiKeyRecord[]>>; models: Map<string, Promise<Loaded<string[]>>> } = { models: new Map() };
+  private notified = new Set<string>();
+  private filterText = '';
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly services: Services) {
+    this.disposables.push(
+      this.changed,
+      services.onDidChangeConnection(() => this.refresh()),
+      services.onDidSpend(() => this.refreshBalance()),
+    );
+  }
+
+  get filter(): string {
+    return this.filterText;
+  }
+
+  setFilter(text: string): void {
+    this.filterText = text.trim();
+    void vscode.commands.executeCommand('setContext', 'modelGateway.keysFiltered', this.filterText.length > 0);
+    this.cache.keys = undefined;
+    this.changed.fire(undefined);
+  }
+
+  refresh(): void {
+    this.cache = { models: new Map() };
+    this.notified.clear();
+    this.changed.fire(undefined);
+  }
+
+  refreshBalance(): void {
+    this.cache.user = undefined;
+    this.notified.delete('account');
+    this.changed.fire(undefined);
+  }
+
+  refreshKeys(): void {
+    this.cache.keys = undefined;
+    this.notified.delete('keys');
+    this.changed.fire(undefined);
+  }
+
+  private load<T>(section: string, run: () => Promise<T>): Promise<Loaded<T>> {
+    return run().then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => {
+        if (!this.notified.has(section)) {
+          this.notified.add(section);
+          showGatewayError(this.services, `Account view (${section})`, error);
+        }
+        return { ok: false as const, error };
+      },
+    );
+  }
+
+  private errorNode(error: unknown): AccountNode {
+    const text = describeError(this.services, error).message;
+    const gw = loadGateway();
+    // The refusals the person fixes from here: the row runs the command that fixes it.
+    if (error instanceof gw.AccountApiError && error.code === gw.NEW_API_USER_REQUIRED) {
+      return { kind: 'message', text, icon: 'error', command: { title: 'Set Account User Id', command: 'modelGateway.setAccountUserId' } };
+    }
+    if (error instanceof gw.AccountApiError && error.type === 'authentication_error') {
+      return { kind: 'message', text, icon: 'error', command: { title: 'Set Access Token', command: 'modelGateway.setAccessToken' } };
+    }
+    return { kind: 'message', text, icon: 'error' };
+  }
+
+  user(): Promise<Loaded<AccountUser>> {
+    return (this.cache.user ??= this.load('account', () => this.services.client().account.self()));
+  }
+
+  keys(): Promise<Loaded<ApiKeyRecord[]>> {
+    const filter = this.filterText;
+    // The servers search differently (one-api: name prefix, new-api: exact name), so the filter
+    // is applied here, to every key, the same way on both: part of the name, any letter case.
+    return (this.cache.keys ??= this.load('keys', async () => {
+      const all = await this.services.client().account.tokens.listAll();
+      const needle = filter.toLowerCase();
+      return needle ? all.filter((k) => k.name.toLowerCase().includes(needle)) : all;
+    }));
+  }
+
+  private models(which: 'available' | 'all'): Promise<Loaded<string[]>> {
+    let p = this.cache.models.get(which);
+    if (!p) {
+      p = this.load(`models-${which}`, async () => {
+        const client = this.services.client();
+        if (which === 'all') return client.account.models();
+        // With an access token, the account's own list; otherwise what the key can see.
+        if (this.services.credentials.getAccessToken()) return client.account.availableModels();
+        return (await client.models.list()).map((m) => m.id).sort();
+      });
+      this.cache.models.set(which, p);
+    }
+    return p;
+  }
+
+  /** Rows handed to VS Code; commands accept only these as their target. */
+  private readonly issued = new WeakSet<object>();
+
+  /** Whether a command argument is a row of this tree (not an object made by a caller). */
+  owns(arg: unknown): arg is AccountNode {
+    return typeof arg === 'object' && arg !== null && this.issued.has(arg);
+  }
+
+  async getChildren(node?: AccountNode): Promise<AccountNode[]> {
+    const nodes = await this.childrenOf(node);
+    for (const n of nodes) this.issued.add(n);
+    return nodes;
+  }
+
+  private async childrenOf(node?: AccountNode): Promise<AccountNode[]> {
+    if (!node) {
+      // Empty until a URL and key are set, so the welcome view shows instead.
+      if (!this.services.isConfigured()) return [];
+      if (!this.services.credentials.getAccessToken()) {
+        return [
+          {
+            kind: 'message',
+            text: 'Set the system access token to see your balance and keys (new-api also asks for your user id)',
+            icon: 'key',
+            command: { title: 'Set Access Token', command: 'modelGateway.setAccessToken' },
+          },
+          { kind: 'models' },
+        ];
+      }
+      const user = await this.user();
+      const head: AccountNode = user.ok ? { kind: 'account', user: user.value, low: user.value.balanceDollars < this.services.settings().lowBalanceDollars } : this.errorNode(user.error);
+      return [head, { kind: 'keys' }, { kind: 'models' }];
+    }
+    switch (node.kind) {
+      case 'keys': {
+        const keys = await this.keys();
+        if (!keys.ok) return [this.errorNode(keys.error)];
+        if (keys.value.length === 0) {
+          return [{ kind: 'message', text: this.filterText ? `No key matches "${this.filterText}"` : 'No API keys yet', icon: 'info' }];
+        }
+        return keys.value.map((record) => ({ kind: 'key', record }));
+      }
+      case 'models':
+        return this.services.credentials.getAccessToken()
+          ? [
+              { kind: 'modelGroup', which: 'available' },
+              { kind: 'modelGroup', which: 'all' },
+            ]
+          : this.modelChildren('available');
+      case 'modelGroup':
+        return this.modelChildren(node.which);
+      default:
+        return [];
+    }
+  }
+
+  private async modelChildren(which: 'available' | 'all'): Promise<AccountNode[]> {
+    const models = await this.models(which);
+    if (!models.ok) return [this.errorNode(models.error)];
+    return models.value.map((id) => ({ kind: 'model', id, which }));
+  }
+
+  getTreeItem(node: AccountNode): vscode.TreeItem {
+    const C = vscode.TreeItemCollapsibleState;
+    switch (node.kind) {
+      case 'account': {
+        const item = new vscode.TreeItem(node.user.username, C.None);
+        item.description = `${formatDollars(node.user.balanceDollars)}${node.low ? ' (low balance)' : ''}`;
+        item.iconPath = new vscode.ThemeIcon(node.low ? 'warning' : 'account', node.low ? new vscode.ThemeColor('list.warningForeground') : undefined);
+        item.tooltip = `Balance ${formatDollars(node.user.balanceDollars)} (${node.user.quota.toLocaleString('en-US')} quota units)`;
+        item.contextValue = 'account';
+        item.id = 'account';
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text, C.None);
+        item.iconPath = new vscode.ThemeIcon(node.icon, node.icon === 'error' ? new vscode.ThemeColor('errorForeground') : undefined);
+        item.tooltip = node.text;
+        item.command = node.command;
+        item.contextValue = 'message';
+        return item;
+      }
+      case 'keys': {
+        const item = new vscode.TreeItem('API Keys', C.Expanded);
+        item.iconPath = new vscode.ThemeIcon('key');
+        item.description = this.filterText ? `matching "${this.filterText}"` : undefined;
+        item.contextValue = 'keys';
+        item.id = 'keys';
+        return item;
+      }
+      case 'key': {
+        const k = node.record;
+        const item = new vscode.TreeItem(k.name || `key ${k.id}`, C.None);
+        const inUse = isSameKey(k.key, this.services.credentials.getApiKey());
+        item.description = `${inUse ? 'in use here · ' : ''}${keyDescription(k)}`;
+        item.tooltip = new vscode.MarkdownString(`${keyTooltip(k)}${inUse ? '\n\nThis is the key Model Gateway uses.' : ''}`);
+        item.iconPath = new vscode.ThemeIcon(k.state === 'enabled' ? 'pass' : k.state === 'disabled' ? 'circle-slash' : 'warning');
+        item.contextValue = k.enabled ? 'key.enabled' : 'key.disabled';
+        item.id = `key-${k.id}`;
+        return item;
+      }
+      case 'models': {
+        const item = new vscode.TreeItem('Models', C.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('symbol-class');
+        item.contextValue = 'models';
+        item.id = 'models';
+        return item;
+      }
+      case 'modelGroup': {
+        const item = new vscode.TreeItem(node.which === 'available' ? 'Available to this account' : 'All models', C.Collapsed);
+        item.contextValue = 'modelGroup';
+        item.id = `models-${node.which}`;
+        return item;
+      }
+      case 'model': {
+        const item = new vscode.TreeItem(node.id, C.None);
+        item.iconPath = new vscode.ThemeIcon('symbol-misc');
+        item.contextValue = 'model';
+        item.tooltip = `${node.id} — right-click to make it the default for a job`;
+        item.id = `model-${node.which}-${node.id}`;
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,86 @@
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { showGatewayError, tell } from '../../shell/errors';
+import { loadGateway, type Services } from '../../shell/services';
+import { assetsFolderOrSay, imageDataUri, optionsArg, pickModel, pickOne } from './shared';
+import type { VideoJobs } from './videoJobs';
+
+export interface VideoOptions {
+  prompt: string;
+  model: string;
+  seconds: string;
+  size: string;
+  /** A workspace image for image-to-video. */
+  reference: string;
+}
+
+const KNOWN_VIDEO_MODELS = ['sora-2', 'sora-2-pro', 'veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.0-generate-001', 'veo-3.0-fast-generate-001'];
+
+async function askReference(): Promise<string | undefined | null> {
+  const choice = await pickOne('Generate Video (5/5): reference image', [
+    { label: 'No reference image', description: 'text to video' },
+    { label: 'Choose an image…', description: 'image to video: the video starts from it' },
+  ]);
+  if (!choice) return null;
+  if (choice === 'No reference image') return undefined;
+  const picked = await vscode.window.showOpenDialog({
+    title: 'Reference image (PNG, JPEG or WEBP, at most 20 MB)',
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+    filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] },
+    canSelectMany: false,
+  });
+  return picked?.[0]?.fsPath ?? null;
+}
+
+/**
+ * "Generate Video": prompt, model, the model family's durations and sizes, an optional reference
+ * image; a notice before creating; then the job is tracked by VideoJobs (polled, persisted,
+ * downloaded into the assets folder). Returns the job id.
+ */
+export async function generateVideoCommand(services: Services, jobs: VideoJobs, options?: unknown): Promise<string | undefined> {
+  const gw = loadGateway();
+  const o = optionsArg<VideoOptions>(options);
+  const title = (n: number, what: string) => `Generate Video (${n}/5): ${what}`;
+  const prompt =
+    o.prompt ??
+    (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the video', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the video') }))?.trim();
+  if (!prompt) return undefined;
+  const model = o.model ?? (await pickModel(services, 'video', title(2, 'model'), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
+  if (!model) return undefined;
+  const family = gw.videoFamilyOf(model);
+  const seconds = o.seconds ?? (family ? await pickOne(title(3, 'duration'), family.seconds.map((s) => ({ label: s, description: 'seconds' }))) : undefined);
+  if (family && !seconds) return undefined;
+  const size = o.size ?? (family ? await pickOne(title(4, 'size'), family.sizes.map((s) => ({ label: s }))) : undefined);
+  if (family && !size) return undefined;
+  const reference = 'reference' in o ? o.reference : o.prompt !== undefined ? undefined : await askReference();
+  if (reference === null) return undefined;
+  let input_reference: string | undefined;
+  if (reference) {
+    try {
+      input_reference = await imageDataUri(reference);
+    } catch (err) {
+      void tell(services, 'error', `The reference image cannot be used: ${err instanceof Error ? err.message : String(err)}.`);
+      return undefined;
+    }
+  }
+  // Spending always asks the person: no caller's option skips it.
+  const shape = [model, seconds && `${seconds} s`, size, reference && `from ${basename(reference)}`].filter(Boolean).join(' · ');
+  const go = await services.prompts.confirm(
+    'Create this video?',
+    `${shape}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.`,
+    'Create',
+    'info',
+  );
+  if (!go) return undefined;
+  if (!(await assetsFolderOrSay(services, 'videos'))) return undefined;
+  try {
+    const task = await services.client().videos.create({ model, prompt, seconds, size, input_reference });
+    services.notifySpend();
+    await jobs.add({ id: task.id, model, prompt, seconds, size, createdAt: Date.now(), status: task.status, progress: task.progress });
+    void vscode.commands.executeCommand('modelGateway.videoJobs.focus');
+    return task.id;
+  } catch (err) {
+    showGatewayError(services, 'Could not create the video', err);
+    return undefined;
+  }
+}

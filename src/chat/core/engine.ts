@@ -1,0 +1,280 @@
+import type { GatewayClient } from '../../gateway/client';
+import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import type { AssistantTurn, Condensation, Step, ToolCallRecord, Turn, TurnError, Usage, WireFormat } from '../../common/conversation';
+import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse, type Fitted } from './budget';
+import { condense } from './condense';
+import { scaleFromUsage } from './tokens';
+import { chatTools, messagesTools, toChatMessages, toMessagesRequest } from './wire';
+
+/** What the engine needs from the tools: their definitions and a runner. */
+export interface ToolRunner {
+  definitions: readonly ToolDefinition[];
+  /** `callId` ties an edit's approval to its tool card. */
+  run(name: string, args: string, signal?: AbortSignal, callId?: string): Promise<ToolResult>;
+}
+
+export type EngineEvent =
+  | { type: 'step'; index: number }
+  | { type: 'text'; delta: string }
+  | { type: 'thinking'; delta: string }
+  | { type: 'tool-call'; call: ToolCallRecord }
+  | { type: 'tool-update'; call: ToolCallRecord }
+  | { type: 'usage'; usage: Usage }
+  /** How the context window is used by the request about to go (after budgeting), then as the gateway counted it. */
+  | { type: 'context'; use: ContextUse }
+  /** Older turns were summarised to make room (saved by the caller with the conversation). */
+  | { type: 'condensed'; condensation: Condensation }
+  /** The summary could not be made: older results were stubbed or turns left out instead. */
+  | { type: 'condense-failed'; message: string };
+
+export interface RunOptions {
+  client: GatewayClient;
+  model: string;
+  format: WireFormat;
+  system: string;
+  /** The conversation so far, ending with the new user turn. */
+  history: readonly Turn[];
+  /** The turn to fill (shared, so the caller can save or show it at any moment). */
+  turn: AssistantTurn;
+  tools?: ToolRunner;
+  /** Requests per turn at most (each tool round is one). */
+  maxSteps: number;
+  cacheTtl: '5m' | '1h';
+  maxTokens?: number;
+  /** The model's context window: when set, each request is fitted into it (`budget.ts`). */
+  contextWindow?: number;
+  /** The gateway named a smaller window in a refusal: it is used from then on (and remembered by the caller). */
+  onContextWindow?: (window: number) => void;
+  /** The conversation's newest condensation; replaced (and reported as an event) when the loop condenses again. */
+  condensation?: Condensation;
+  /** Token estimates × this (family factor, then learned from usage); updated after each reply. */
+  tokenScale?: number;
+  onTokenScale?: (scale: number) => void;
+  /** `required`: the model must call a tool (VS Code's tool mode); `auto` when absent. */
+  toolChoice?: 'auto' | 'required';
+  signal?: AbortSignal;
+  onEvent?: (e: EngineEvent) => void;
+}
+
+function errorOf(err: unknown): TurnError {
+  const e = err as { name?: string; message?: string; status?: number; cause403?: string; keyRefusal?: string; retryAfterMs?: number };
+  return { message: e?.message ?? String(err), kind: e?.name ?? 'Error', status: e?.status, cause403: e?.cause403, keyRefusal: e?.keyRefusal, retryAfterMs: e?.retryAfterMs };
+}
+
+function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  return (err as { name?: string })?.name === 'AbortError' || signal?.aborted === true;
+}
+
+/** Runs one assistant turn to its end; never throws (failures land in `turn.status`/`turn.error`). */
+export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
+  const { turn } = o;
+  const emit = o.onEvent ?? (() => undefined);
+  const defs = o.tools?.definitions ?? [];
+  try {
+    for (let index = 0; ; index++) {
+      const step: Step = { text: '', toolCalls: [] };
+      turn.steps.push(step);
+      emit({ type: 'step', index });
+      const calls = await streamStep(o, step, [...o.history, turn], defs, emit);
+      emit({ type: 'usage', usage: turn.usage });
+      if (calls.length === 0) break;
+      step.toolCalls = calls;
+      for (const c of calls) emit({ type: 'tool-call', call: c });
+      if (index + 1 >= o.maxSteps) {
+        for (const c of calls) {
+          c.status = 'not-run';
+          c.result = `Not run: the turn reached its limit of ${o.maxSteps} steps. Ask to continue.`;
+          emit({ type: 'tool-update', call: c });
+        }
+        turn.stepLimitReached = true;
+        break;
+      }
+      await runTools(o, calls, emit);
+      if (o.signal?.aborted) throw Object.assign(new Error('stopped'), { name: 'AbortError' });
+    }
+    turn.status = 'done';
+  } catch (err) {
+    if (isAbort(err, o.signal)) turn.status = 'stopped';
+    else {
+      turn.status = 'error';
+      turn.error = errorOf(err);
+    }
+    for (const s of turn.steps) for (const c of s.toolCalls) if (c.status === 'running' || c.status === 'awaiting-approval') c.status = 'not-run';
+  }
+  const last = turn.steps[turn.steps.length - 1];
+  if (last && !last.text && last.toolCalls.length === 0 && !last.thinking && turn.steps.length > 1) turn.steps.pop();
+  return turn;
+}
+
+/** Marks results stubbed for the first time, so every later request sends the same stubs. */
+function keepStubs(history: readonly Turn[], ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  const wanted = new Set(ids);
+  for (const t of history) if (t.role === 'assistant') for (const s of t.steps) for (const c of s.toolCalls) if (wanted.has(c.id)) c.stubbed = true;
+}
+
+/**
+ * What one request sends, fitted into the window. When stubs are not enough (or the gateway refused
+ * the prompt as too long), older turns are condensed into a model-written summary first; if that
+ * fails, the budget's last resort (leaving out the oldest exchanges) still makes it fit.
+ */
+async function prepare(o: RunOptions & { contextWindow: number }, history: readonly Turn[], toolsText: string, aggressive: boolean, emit: (e: EngineEvent) => void): Promise<Fitted> {
+  const fit = () => {
+    const f = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens, aggressive, scale: o.tokenScale, condensation: o.condensation });
+    keepStubs(history, f.newlyStubbed);
+    return f;
+  };
+  let fitted = fit();
+  if (fitted.wantsCondense || aggressive) {
+    const limit = promptLimit(o.contextWindow, o.maxTokens, aggressive);
+    const cut = condenseCut(history, limit, o.condensation, o.tokenScale);
+    if (cut) {
+      try {
+        const made = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal });
+        o.condensation = made.condensation;
+        // The summary request is part of what the turn cost.
+        o.turn.usage.input += made.usage.input;
+        o.turn.usage.output += made.usage.output;
+        emit({ type: 'condensed', condensation: made.condensation });
+        fitted = fit();
+      } catch (err) {
+        if (isAbort(err, o.signal)) throw err;
+        emit({ type: 'condense-failed', message: (err as Error)?.message ?? String(err) });
+      }
+    }
+  }
+  return fitted;
+}
+
+/**
+ * One request. With a context window, what is sent is fitted into it first; if the gateway still
+ * refuses the prompt as too long (the estimate was short), it is condensed and fitted again well
+ * under the window and sent once more, never more. The gateway's count of the prompt then
+ * corrects the estimates.
+ */
+async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const send = (turns: readonly Turn[]) => (o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit));
+  if (!o.contextWindow) return send(history);
+  const budgeted = o as RunOptions & { contextWindow: number };
+  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : messagesTools(defs));
+  const sendCounted = async (fitted: Fitted) => {
+    emit({ type: 'context', use: fitted.use });
+    const before = { ...o.turn.usage };
+    const calls = await send(fitted.turns);
+    const u = o.turn.usage;
+    const reported = u.input - before.input;
+    if (!u.estimated && reported > 0) {
+      const scale = o.tokenScale ?? 1;
+      const estimated = (fitted.use.used - fitted.use.parts.images) / scale + fitted.use.parts.images;
+      o.tokenScale = scaleFromUsage(scale, estimated, reported);
+      o.onTokenScale?.(o.tokenScale);
+      emit({ type: 'context', use: { ...fitted.use, used: reported, reported: true } });
+    }
+    return calls;
+  };
+  try {
+    return await sendCounted(await prepare(budgeted, history, toolsText, false, emit));
+  } catch (err) {
+    if ((err as { name?: string })?.name !== 'ContextLengthError' || step.text || o.signal?.aborted) throw err;
+    // The refusal usually names the real window: believe it for this request and the next ones.
+    const named = windowFromError((err as Error).message);
+    if (named && named < budgeted.contextWindow) {
+      budgeted.contextWindow = named;
+      o.onContextWindow?.(named);
+    }
+    return sendCounted(await prepare(budgeted, history, toolsText, true, emit));
+  }
+}
+
+/** Reads run at once and in parallel; writes (which wait for approval) run one at a time, in order. */
+async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: EngineEvent) => void): Promise<void> {
+  const tools = o.tools;
+  const kindOf = (name: string) => tools?.definitions.find((d) => d.name === name)?.kind ?? 'read';
+  const run = async (c: ToolCallRecord) => {
+    if (!tools) {
+      c.status = 'error';
+      c.result = 'Error: tools are not available here.';
+      c.isError = true;
+      emit({ type: 'tool-update', call: c });
+      return;
+    }
+    c.status = kindOf(c.name) === 'write' ? 'awaiting-approval' : 'running';
+    emit({ type: 'tool-update', call: c });
+    const r = await tools.run(c.name, c.args, o.signal, c.id);
+    c.result = r.content;
+    c.isError = r.isError;
+    c.status = r.isError ? (/^The person rejected/.test(r.content) ? 'rejected' : 'error') : 'done';
+    emit({ type: 'tool-update', call: c });
+  };
+  await Promise.all(calls.filter((c) => kindOf(c.name) === 'read').map(run));
+  for (const c of calls.filter((c) => kindOf(c.name) === 'write')) {
+    if (o.signal?.aborted) break;
+    await run(c);
+  }
+}
+
+async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const stream = o.client.chat.completions.stream(
+    {
+      model: o.model,
+      messages: toChatMessages(o.system, history),
+      ...(defs.length > 0 ? { tools: chatTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
+      ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
+    },
+    { signal: o.signal },
+  );
+  for await (const chunk of stream) {
+    const d = chunk.choices[0]?.delta;
+    if (!d) continue;
+    if (typeof d.content === 'string' && d.content) {
+      step.text += d.content;
+      emit({ type: 'text', delta: d.content });
+    }
+    if (typeof d.reasoning_content === 'string' && d.reasoning_content) {
+      step.thinking = (step.thinking ?? '') + d.reasoning_content;
+      emit({ type: 'thinking', delta: d.reasoning_content });
+    }
+  }
+  const final = await stream.finalCompletion();
+  const u = final.usage;
+  if (u) {
+    o.turn.usage.input += u.prompt_tokens;
+    o.turn.usage.output += u.completion_tokens;
+    const cached = (u as { prompt_tokens_details?: { cached_tokens?: number } }).prompt_tokens_details?.cached_tokens;
+    if (cached) o.turn.usage.cacheRead += cached;
+  } else {
+    // Some upstreams stream no usage even when asked: estimate (about 4 characters a token) and say so.
+    const sent = JSON.stringify(toChatMessages(o.system, history)).length + (defs.length > 0 ? JSON.stringify(chatTools(defs)).length : 0);
+    const received = step.text.length + (step.thinking?.length ?? 0) + (final.choices[0]?.message.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0);
+    o.turn.usage.input += Math.ceil(sent / 4);
+    o.turn.usage.output += Math.ceil(received / 4);
+    o.turn.usage.estimated = true;
+  }
+  return (final.choices[0]?.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments || '{}', status: 'running' as const }));
+}
+
+async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const body = toMessagesRequest(o.system, history, defs, o.cacheTtl);
+  const choice = defs.length > 0 && o.toolChoice === 'required' ? { tool_choice: { type: 'any' as const } } : {};
+  const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body, ...choice }, { signal: o.signal });
+  for await (const ev of stream) {
+    if (ev.type !== 'content_block_delta') continue;
+    if (ev.delta.type === 'text_delta') {
+      step.text += ev.delta.text;
+      emit({ type: 'text', delta: ev.delta.text });
+    } else if (ev.delta.type === 'thinking_delta') {
+      step.thinking = (step.thinking ?? '') + ev.delta.thinking;
+      emit({ type: 'thinking', delta: ev.delta.thinking });
+    }
+  }
+  const final = await stream.finalMessage();
+  const u = final.usage;
+  o.turn.usage.input += u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  o.turn.usage.output += u.output_tokens;
+  o.turn.usage.cacheRead += u.cache_read_input_tokens ?? 0;
+  o.turn.usage.cacheWrite += u.cache_creation_input_tokens ?? 0;
+  for (const b of final.content) if (b.type === 'thinking') step.thinkingSignature = b.signature;
+  return final.content
+    .filter((b): b is Extract<typeof b, { type: 'tool_use' }> => b.type === 'tool_use')
+    .map((b) => ({ id: b.id, name: b.name, args: JSON.stringify(b.input ?? {}), status: 'running' as const }));
+}

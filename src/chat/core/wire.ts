@@ -1,0 +1,158 @@
+import type { ChatMessage, ChatTool } from '../../gateway/resources/chat';
+import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool } from '../../gateway/resources/messages';
+import type { ToolDefinition } from '../../tools/workspaceTools';
+import type { AssistantTurn, Turn, UserTurn } from '../../common/conversation';
+
+const NOT_RUN = 'Not run: the turn ended before this call ran.';
+
+/** The text a user turn sends: attached context first, then what the person wrote. */
+export function userText(turn: UserTurn): string {
+  const context = turn.context.map((c) => `Context from ${c.label}:\n\`\`\`${c.language ?? ''}\n${c.text}\n\`\`\``);
+  return [...context, turn.text].filter(Boolean).join('\n\n');
+}
+
+function argsObject(args: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(args || '{}') as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Steps worth sending: a stopped or failed turn keeps its partial text. */
+function sentSteps(turn: AssistantTurn) {
+  return turn.steps.filter((s) => s.text || s.toolCalls.length > 0 || s.thinking);
+}
+
+// ---------- chat completions ----------
+
+export function chatTools(defs: readonly ToolDefinition[]): ChatTool[] {
+  return defs.map((d) => ({ type: 'function' as const, function: { name: d.name, description: d.description, parameters: d.parameters } }));
+}
+
+export function toChatMessages(system: string, turns: readonly Turn[]): ChatMessage[] {
+  // No system message when there is none (VS Code's language-model requests bring their own).
+  const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const text = userText(turn);
+      if (turn.images.length === 0) out.push({ role: 'user', content: text });
+      else {
+        out.push({
+          role: 'user',
+          content: [
+            ...(text ? [{ type: 'text' as const, text }] : []),
+            ...turn.images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail } })),
+          ],
+        });
+      }
+      continue;
+    }
+    for (const step of sentSteps(turn)) {
+      if (step.toolCalls.length === 0) {
+        if (step.text) out.push({ role: 'assistant', content: step.text });
+        continue;
+      }
+      out.push({
+        role: 'assistant',
+        content: step.text || null,
+        tool_calls: step.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args || '{}' } })),
+        // Thinking models (DeepSeek style) refuse a tool round whose assistant message lacks the
+        // reasoning they streamed; elsewhere it is left out (some refuse it in plain turns).
+        ...(step.thinking ? { reasoning_content: step.thinking } : {}),
+      });
+      for (const c of step.toolCalls) out.push({ role: 'tool', tool_call_id: c.id, content: c.result ?? NOT_RUN });
+    }
+  }
+  return out;
+}
+
+// ---------- messages format ----------
+
+export function messagesTools(defs: readonly ToolDefinition[]): MessagesTool[] {
+  return defs.map((d) => ({ name: d.name, description: d.description, input_schema: d.parameters }));
+}
+
+type Block = MessageContentBlockParam & { cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } };
+
+function pushMessage(out: MessageParam[], role: 'user' | 'assistant', blocks: Block[]): void {
+  if (blocks.length === 0) return;
+  const last = out[out.length - 1];
+  // The format needs user and assistant to alternate: merge neighbours of the same role.
+  if (last && last.role === role) (last.content as Block[]).push(...blocks);
+  else out.push({ role, content: blocks });
+}
+
+function cacheable(b: Block): boolean {
+  if (b.type === 'thinking' || b.type === 'redacted_thinking') return false;
+  if (b.type === 'text' && !(b as { text: string }).text) return false;
+  return true;
+}
+
+function markLast(message: MessageParam | undefined, control: NonNullable<Block['cache_control']>): boolean {
+  if (!message || typeof message.content === 'string') return false;
+  const blocks = message.content as Block[];
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    if (cacheable(blocks[i])) {
+      blocks[i] = { ...blocks[i], cache_control: control };
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Builds a messages-format request with up to four cache breakpoints, placed so that an agent
+ * loop reads the cache on every step: the last tool definition (tools come first in cache order)
+ * or, once turns were condensed, the summary that stands for them; the system prompt, the newest user message (this step's tool results or question), and the
+ * user message before the latest assistant message (where the previous request put its newest
+ * breakpoint, so that prefix matches exactly).
+ */
+export function toMessagesRequest(
+  system: string,
+  turns: readonly Turn[],
+  tools: readonly ToolDefinition[],
+  ttl: '5m' | '1h',
+): Pick<MessagesRequest, 'system' | 'messages' | 'tools'> {
+  const control = ttl === '1h' ? ({ type: 'ephemeral', ttl: '1h' } as const) : ({ type: 'ephemeral' } as const);
+  const messages: MessageParam[] = [];
+  let pinnedBlock: Block | undefined;
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const text = userText(turn);
+      const blocks: Block[] = [
+        ...(text ? [{ type: 'text', text } as Block] : []),
+        ...turn.images.map((img): Block => ({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } })),
+      ];
+      if (turn.pinned) pinnedBlock = blocks.at(-1);
+      pushMessage(messages, 'user', blocks);
+      continue;
+    }
+    for (const step of sentSteps(turn)) {
+      const blocks: Block[] = [];
+      if (step.thinking && step.thinkingSignature) blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.thinkingSignature });
+      if (step.text) blocks.push({ type: 'text', text: step.text });
+      for (const c of step.toolCalls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
+      pushMessage(messages, 'assistant', blocks);
+      if (step.toolCalls.length > 0) {
+        pushMessage(
+          messages,
+          'user',
+          step.toolCalls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: c.result ?? NOT_RUN, ...(c.isError || !c.result ? { is_error: true } : {}) })),
+        );
+      }
+    }
+  }
+  const toolParams = messagesTools(tools);
+  // A summary of condensed turns is the new stable start: it takes the tools' breakpoint (the
+  // system prompt's breakpoint caches the tools before it anyway), so there are still four.
+  if (pinnedBlock && cacheable(pinnedBlock)) pinnedBlock.cache_control = control;
+  else if (toolParams.length > 0) toolParams[toolParams.length - 1] = { ...toolParams[toolParams.length - 1], cache_control: control };
+  const userIndexes = messages.map((m, i) => (m.role === 'user' ? i : -1)).filter((i) => i >= 0);
+  const newest = userIndexes[userIndexes.length - 1];
+  markLast(messages[newest], control);
+  const previous = userIndexes[userIndexes.length - 2];
+  if (previous !== undefined) markLast(messages[previous], control);
+  return { system: system ? [{ type: 'text', text: system, cache_control: control }] : undefined, messages, tools: toolParams.length > 0 ? toolParams : undefined };
+}

@@ -1,0 +1,129 @@
+import * as vscode from 'vscode';
+import { sensitiveEditReason } from '../../tools/sensitiveFiles';
+import type { Approver, ProposedEdit } from '../../tools/workspaceTools';
+import { inlinePreview, lineDelta, type DiffLine } from '../core/lineDiff';
+
+const SCHEME = 'model-gateway-proposal';
+
+interface Pending {
+  edit: ProposedEdit;
+  resolve: (accepted: boolean) => void;
+}
+
+/** A pending edit as the chat shows it: which file, what kind, how many lines in and out. */
+export interface ApprovalInfo {
+  callId: string;
+  path: string;
+  kind: 'create' | 'edit';
+  added: number;
+  removed: number;
+  /** For a small change: the changed lines with one line of context, shown in the chat itself. */
+  preview?: { startLine: number; lines: DiffLine[] };
+  /** A file that changes how the editor or the machine behaves: why to look closely (no inline preview then). */
+  warning?: string;
+}
+
+function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {
+  const warning = sensitiveEditReason(edit.path.rel, edit.before, edit.after);
+  // A sensitive file is always read in the full diff, whatever its size.
+  const preview = warning ? undefined : inlinePreview(edit.before, edit.after, inlineMax);
+  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}), ...(warning ? { warning } : {}) };
+}
+
+/**
+ * Shows each proposed edit as a diff (`vscode.diff`: the file as it is, against the proposal) and
+ * waits for Accept or Reject from the chat panel. Stopping the turn, or closing the panel, counts
+ * as a rejection: nothing is written without a yes.
+ */
+export class DiffApprover implements Approver, vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly pending = new Map<string, Pending>();
+  private readonly contents = new Map<string, string>();
+  private readonly registration: vscode.Disposable;
+  private readonly changed = new vscode.EventEmitter<ApprovalInfo | undefined>();
+  /** Fires when an approval is requested (with it) or settled (undefined). */
+  readonly onDidChangeApprovals = this.changed.event;
+  /** The tool call currently being approved; set by the engine's runner before each write. */
+  currentCallId: string | undefined;
+
+  /** `inlineMax`: changes of at most this many lines are shown in the chat, not in a diff tab (0: always the tab). */
+  constructor(private readonly inlineMax: () => number = () => 0) {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, this);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? '';
+  }
+
+  list(): ApprovalInfo[] {
+    return [...this.pending.entries()].map(([callId, p]) => infoOf(callId, p.edit, this.inlineMax()));
+  }
+
+  async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
+    const callId = this.currentCallId ?? `edit-${Date.now()}`;
+    const accepted = new Promise<boolean>((resolve) => {
+      this.pending.set(callId, { edit, resolve });
+      signal?.addEventListener('abort', () => this.settle(callId, false), { once: true });
+    });
+    const info = infoOf(callId, edit, this.inlineMax());
+    this.changed.fire(info);
+    // A small change is read in the chat (Show diff opens the tab); a larger one opens the diff at once.
+    if (!info.preview) await this.showDiff(callId).catch(() => undefined);
+    return { accepted: await accepted };
+  }
+
+  async showDiff(callId: string): Promise<void> {
+    const p = this.pending.get(callId);
+    if (!p) return;
+    const name = p.edit.path.display;
+    const proposed = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/proposed/${name}` });
+    this.contents.set(proposed.path, p.edit.after);
+    let original: vscode.Uri;
+    if (p.edit.kind === 'edit') original = vscode.Uri.file(p.edit.path.abs);
+    else {
+      original = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/empty/${name}` });
+      this.contents.set(original.path, '');
+    }
+    // Opened at the first changed line, so the change is on screen without scrolling.
+    const firstChange = p.edit.before.split('\n').findIndex((line, i) => line !== p.edit.after.split('\n')[i]);
+    const line = Math.max(0, firstChange === -1 ? 0 : firstChange);
+    const careful = sensitiveEditReason(p.edit.path.rel, p.edit.before, p.edit.after) ? '⚠ Careful: ' : '';
+    const title = `${careful}${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (Accept or Reject: title bar or chat)`;
+    await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
+  }
+
+  /** The pending edit whose proposal a document shows (the diff editor's right side), if any. */
+  callIdOf(uri: vscode.Uri | undefined): string | undefined {
+    if (!uri || uri.scheme !== SCHEME) return undefined;
+    const id = uri.path.split('/')[1];
+    return id && this.pending.has(id) ? id : undefined;
+  }
+
+  settle(callId: string, accepted: boolean): boolean {
+    const p = this.pending.get(callId);
+    if (!p) return false;
+    this.pending.delete(callId);
+    for (const key of [...this.contents.keys()]) if (key.startsWith(`/${callId}/`)) this.contents.delete(key);
+    p.resolve(accepted);
+    this.changed.fire(undefined);
+    void this.closeDiff(callId);
+    return true;
+  }
+
+  /** Closes the proposal's diff tab once the decision is made. */
+  private async closeDiff(callId: string): Promise<void> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === SCHEME && t.input.modified.path.startsWith(`/${callId}/`));
+    if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
+  }
+
+  rejectAll(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, false);
+  }
+
+  dispose(): void {
+    this.rejectAll();
+    this.registration.dispose();
+    this.changed.dispose();
+  }
+}

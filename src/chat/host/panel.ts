@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { describeError } from '../../shell/errors';
+import type { Services } from '../../shell/services';
+import type { SearchService } from '../../search/host/searchService';
+import { runCodeAction } from './codeActions';
+import type { ContextAttachment } from '../../common/conversation';
+import { EditorContext } from './editorContext';
+import { FromWebview, type ToWebview } from '../../common/chatProtocol';
+import { ChatSession } from './session';
+
+/**
+ * The chat's views: the side-bar webview and, on request, an editor tab showing the same
+ * conversation. Every message from a view is checked against the protocol, logged by its type
+ * (never its content) and handed to the session; what the session says goes to every view.
+ */
+export class ChatController implements vscode.WebviewViewProvider, vscode.Disposable {
+  private readonly webviews = new Set<vscode.Webview>();
+  private editorPanel: vscode.WebviewPanel | undefined;
+  private readonly session: ChatSession;
+  private readonly editors: EditorContext;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly services: Services,
+    private readonly context: vscode.ExtensionContext,
+    search?: SearchService,
+  ) {
+    const post = (m: ToWebview) => this.post(m);
+    this.session = new ChatSession(services, context, post, search);
+    this.editors = new EditorContext(post, () => this.session.guard(), (display) =>
+      services.prompts.confirm(
+        `${display} may hold credentials or keys. Send it to the gateway with your question?`,
+        'Files such as .env, private keys and credential files are never read by the chat on its own. Attach this one only if the gateway and the model may see what it holds.',
+        'Attach Anyway',
+      ),
+    );
+    this.disposables.push(this.session, this.editors);
+  }
+
+  // ---------- the session, for commands and tests ----------
+
+  get current() {
+    return this.session.current;
+  }
+
+  newConversation(): Promise<void> {
+    return this.session.newConversation();
+  }
+
+  send(text: string, images: Parameters<ChatSession['send']>[1], context: ContextAttachment[], options?: Parameters<ChatSession['send']>[3]): Promise<void> {
+    return this.session.send(text, images, context, options);
+  }
+
+  retry(): Promise<void> {
+    return this.session.retry();
+  }
+
+  /** Condense from the command palette: why not, if it could not, as a notification. */
+  async condense(): Promise<void> {
+    const why = await this.session.condenseNow();
+    if (why) void vscode.window.showWarningMessage(why);
+  }
+
+  /** Condense, answering why not (tests and the view's button). */
+  condenseNow(): Promise<string | undefined> {
+    return this.session.condenseNow();
+  }
+
+  pickModel(): Promise<void> {
+    return this.session.pickModel();
+  }
+
+  decideActiveProposal(accepted: boolean): boolean {
+    return this.session.decideActiveProposal(accepted);
+  }
+
+  /** *Add Selection to Chat*: the selection or the active file as a chip, and the chat in view. */
+  async addContext(): Promise<void> {
+    const got = await this.editors.selectionAttachment();
+    if ('problem' in got) {
+      this.post({ type: 'notice', level: 'info', text: got.problem });
+      return;
+    }
+    this.post({ type: 'attach', images: [], context: [got.context] });
+    if (!this.editorPanel?.visible) await vscode.commands.executeCommand('modelGateway.chat.focus');
+  }
+
+  // ---------- views ----------
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.attach(view.webview, view);
+  }
+
+  /** Opens the same conversation in an editor tab (room to read and work; both stay in step). */
+  openInEditor(): void {
+    if (this.editorPanel) {
+      this.editorPanel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', 'Model Gateway Chat', vscode.ViewColumn.Active, { retainContextWhenHidden: true });
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'chat.svg');
+    this.editorPanel = panel;
+    this.attach(panel.webview, panel);
+    panel.onDidDispose(() => (this.editorPanel = undefined));
+  }
+
+  private attach(webview: vscode.Webview, owner: { onDidDispose: vscode.Event<void> }): void {
+    const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
+    webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    webview.html = this.html(webview, owner === this.editorPanel ? 'editor' : 'view');
+    this.webviews.add(webview);
+    const subscription = webview.onDidReceiveMessage((raw) => void this.receive(raw));
+    this.disposables.push(
+      subscription,
+      owner.onDidDispose(() => {
+        this.webviews.delete(webview);
+        subscription.dispose();
+      }),
+    );
+  }
+
+  /** `place`: the side-bar view has New Chat in its title bar; the editor tab shows its own. */
+  private html(webview: vscode.Webview, place: 'view' | 'editor'): string {
+    const nonce = randomBytes(18).toString('base64');
+    const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data:`,
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${uri('dist', 'codicons', 'codicon.css')}">
+<link rel="stylesheet" href="${uri('media', 'chat.css')}">
+<title>Model Gateway Chat</title></head>
+<body data-place="${place}"><div id="app"></div><script nonce="${nonce}" src="${uri('dist', 'webview.js')}"></script></body></html>`;
+  }
+
+  private post(m: ToWebview): void {
+    for (const w of this.webviews) void w.postMessage(m);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = FromWebview.safeParse(raw);
+    if (!parsed.success) {
+      this.services.log.warn(`ignored a malformed message from the chat view: ${parsed.error.issues[0]?.message ?? ''}`);
+      return;
+    }
+    const m = parsed.data;
+    // The type only, never the content: a trace of what the person did, for support and tests.
+    this.services.log.info(`chat view: ${m.type}`);
+    try {
+      await this.handle(m);
+    } catch (err) {
+      this.services.log.error(`chat: ${m.type} failed`, err);
+      const message = describeError(this.services, err).message;
+      if ('requestId' in m) this.post({ type: 'result', requestId: m.requestId, ok: false, message });
+      this.post({ type: 'notice', level: 'error', text: message });
+    }
+  }
+
+  private async handle(m: FromWebview): Promise<void> {
+    const s = this.session;
+    switch (m.type) {
+      case 'ready':
+        await s.pushState();
+        return this.editors.announce();
+      case 'send': {
+        const at = m.replaces ? (s.current?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
+        if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: 'That question is no longer in this conversation.' });
+        const active = m.activeEditor ? await this.editors.activeContext() : undefined;
+        const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
+        return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
+      }
+      case 'condense': {
+        const why = await s.condenseNow();
+        return this.post({ type: 'result', requestId: m.requestId, ok: !why, ...(why ? { message: why } : {}) });
+      }
+      case 'stop':
+        return s.stop();
+      case 'retry':
+        return s.retry();
+      case 'new-conversation':
+        return s.newConversation();
+      case 'open-conversation': {
+        const ok = await s.open(m.id);
+        return this.post({ type: 'result', requestId: m.requestId, ok, ...(ok ? {} : { message: 'That conversation could not be read.' }) });
+      }
+      case 'rename-conversation':
+        await s.rename(m.id, m.title);
+        return this.post({ type: 'result', requestId: m.requestId, ok: true });
+      case 'delete-conversation':
+        await s.delete(m.id);
+        return this.post({ type: 'result', requestId: m.requestId, ok: true });
+      case 'set-model':
+        return s.setModel(m.model);
+      case 'set-format':
+        return s.setFormat(m.format);
+      case 'add-context':
+        return this.addContext();
+      case 'find-files':
+        return this.post({ type: 'files', requestId: m.requestId, items: await this.editors.findFiles(m.query) });
+      case 'attach-file': {
+        const got = await this.editors.fileAttachment(m.path);
+        if ('problem' in got) return this.post({ type: 'notice', level: 'error', text: got.problem });
+        return this.post({ type: 'attach', images: [], context: [got.context] });
+      }
+      case 'code-action':
+        return runCodeAction(m.action, m.code, m.language, { approver: s.approver, guard: () => s.guard(), editors: this.editors, post: (x) => this.post(x), busy: () => s.busy });
+      case 'approval':
+        s.approver.settle(m.callId, m.accepted);
+        return this.post({ type: 'approval-done', callId: m.callId });
+      case 'show-diff':
+        return s.approver.showDiff(m.callId);
+      case 'open-file':
+        return s.openFile(m.path, m.line);
+      case 'undo-edit':
+      case 'restore-turn':
+        return s.restoreEdits(m);
+      case 'run-command':
+        return void (await vscode.commands.executeCommand(m.command));
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

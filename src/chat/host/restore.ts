@@ -1,0 +1,72 @@
+import * as vscode from 'vscode';
+import type { Services } from '../../shell/services';
+import { PathGuard } from '../../tools/pathGuard';
+import { applyRestore, planRestore, type RestoreStep } from '../core/checkpoints';
+import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
+
+const SCHEME = 'model-gateway-restore';
+
+/**
+ * Undo of one accepted edit, and "Restore to before this turn", for the chat. Shows what will be
+ * restored (a multi-file diff), asks, then writes; files changed since are named in the question.
+ */
+export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly contents = new Map<string, string>();
+  private readonly registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, this);
+  private previews = 0;
+
+  constructor(
+    private readonly services: Services,
+    private readonly guard: () => PathGuard,
+  ) {}
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? '';
+  }
+
+  /** Undoes one tool call's edit; true when the file was put back. */
+  undo(call: ToolCallRecord): Promise<boolean> {
+    return call.edit && !call.undone ? this.restore([call], `Undo the change to ${call.edit.path}?`, 'Undo') : Promise.resolve(false);
+  }
+
+  /** Restores every file the turn changed to what it was before the turn. */
+  restoreTurn(turn: AssistantTurn): Promise<boolean> {
+    const calls = turn.steps.flatMap((s) => s.toolCalls).filter((c) => c.edit && !c.undone);
+    return calls.length ? this.restore(calls, `Restore ${calls.length === 1 ? calls[0].edit!.path : `${new Set(calls.map((c) => c.edit!.path)).size} files`} to before this turn?`, 'Restore') : Promise.resolve(false);
+  }
+
+  private async restore(calls: ToolCallRecord[], question: string, action: string): Promise<boolean> {
+    const steps = await planRestore(this.guard(), calls.map((c) => c.edit!));
+    await this.preview(steps);
+    const removed = steps.filter((s) => s.restoreTo === null).map((s) => s.path);
+    const changed = steps.filter((s) => s.changedSince).map((s) => s.path);
+    const detail = [
+      `${steps.length} file${steps.length === 1 ? '' : 's'}: ${steps.map((s) => s.path).join(', ')}.`,
+      removed.length ? `Created by this turn, removed: ${removed.join(', ')}.` : '',
+      changed.length ? `Changed since the edit (those changes are lost): ${changed.join(', ')}.` : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
+    if (!(await this.services.prompts.confirm(question, detail, action))) return false;
+    await applyRestore(steps);
+    for (const c of calls) c.undone = true;
+    this.services.log.info(`restored ${steps.length} file(s) to before accepted edits`);
+    return true;
+  }
+
+  /** The changes a restore makes, as one multi-file diff (now → after the restore). */
+  private async preview(steps: readonly RestoreStep[]): Promise<void> {
+    const id = ++this.previews;
+    const resources = steps.map((s) => {
+      const after = vscode.Uri.from({ scheme: SCHEME, path: `/${id}/restored/${s.path}` });
+      this.contents.set(after.path, s.restoreTo ?? '');
+      const now = s.current === null ? vscode.Uri.from({ scheme: SCHEME, path: `/${id}/missing/${s.path}` }) : vscode.Uri.file(s.abs);
+      return [vscode.Uri.file(s.abs), now, after] as const;
+    });
+    await vscode.commands.executeCommand('vscode.changes', 'Restore: the files as they are → as they will be', resources).then(undefined, () => undefined);
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+}

@@ -1,0 +1,576 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { chatSettings, modelOverride, type ChatSettings, type ModelOverride } from '../../shell/config';
+import { workspaceGuard } from '../../shell/workspaceGuard';
+import { describeError } from '../../shell/errors';
+import { factsOf, fixesFor } from '../../common/fixes';
+import { redact } from '../../shell/redact';
+import type { Services } from '../../shell/services';
+import type { SearchService } from '../../search/host/searchService';
+import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
+import type { PathGuard } from '../../tools/pathGuard';
+import { TOOL_DEFINITIONS, WorkspaceTools } from '../../tools/workspaceTools';
+import { DiffApprover } from './approvals';
+import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
+import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
+import { condense } from '../core/condense';
+import { runTurn, type ToolRunner } from '../core/engine';
+import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
+import { userText } from '../core/wire';
+import { systemPrompt } from '../core/prompt';
+import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
+import { EditRestorer } from './restore';
+import { ConversationStore } from '../core/store';
+
+/** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
+function ripgrepPath(): string | undefined {
+  const root = vscode.env.appRoot;
+  for (const dir of ['node_modules', 'node_modules.asar.unpacked']) {
+    const p = join(root, dir, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
+export function turnFixes(turn: AssistantTurn, services: Services): FixAction[] {
+  if (!turn.error) return [];
+  return fixesFor({ ...turn.error }, { hasBaseUrl: !!services.settings().baseUrl, place: 'chat' });
+}
+
+/**
+ * The chat's state and turns: one conversation open at a time, persisted per workspace; turns run
+ * by the engine with the workspace tools; edits approved against a real diff. It tells every view
+ * what changed through `post`; the views (side bar, editor tab) are `ChatController`'s.
+ */
+export class ChatSession implements vscode.Disposable {
+  private conversation: Conversation | undefined;
+  private running: { abort: AbortController; turn: AssistantTurn } | undefined;
+  private models: string[] = [];
+  readonly approver = new DiffApprover(() => chatSettings().inlineDiffMaxLines);
+  private readonly restorer: EditRestorer;
+  private readonly store: ConversationStore;
+  private readonly disposables: vscode.Disposable[] = [];
+  private lastTurnPost = 0;
+  /** Set once the last conversation was restored (or a new one asked for). */
+  private startedFresh = false;
+  /** How the last request used the context window (the meter), for the conversation it was in. */
+  private lastContext: { conversationId: string; use: ContextUse } | undefined;
+  /** Windows the gateway named when it refused a prompt as too long, by model (this session). */
+  private readonly learnedWindows = new Map<string, number>();
+  /** Token-estimate factors learned from the gateway's usage, by model (this session). */
+  private readonly tokenScales = new Map<string, number>();
+  /** Set while Condense (by hand) runs. */
+  private condensing = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly context: vscode.ExtensionContext,
+    private readonly post: (m: ToWebview) => void,
+    private readonly search?: SearchService,
+  ) {
+    const base = context.storageUri ?? context.globalStorageUri;
+    this.store = new ConversationStore(join(base.fsPath, 'conversations'));
+    this.restorer = new EditRestorer(services, () => this.guard());
+    this.disposables.push(
+      this.restorer,
+      this.approver,
+      this.approver.onDidChangeApprovals((a) => {
+        if (a) this.post({ type: 'approval', ...a });
+      }),
+      services.onDidChangeConnection(() => {
+        this.models = [];
+        void this.pushState();
+      }),
+    );
+  }
+
+  /** Whether a turn is running now. */
+  get busy(): boolean {
+    return !!this.running;
+  }
+
+
+  private currentModel(): string {
+    const chosen = this.context.workspaceState.get<string>('modelGateway.chat.model');
+    return chosen || this.services.settings().defaultModels.chat || this.models[0] || '';
+  }
+
+  private formatChoice(model: string): FormatChoice {
+    return this.context.workspaceState.get<FormatChoice>(`modelGateway.chat.format:${model}`) ?? 'auto';
+  }
+
+  private toolsEnabled(): boolean {
+    return vscode.workspace.isTrusted && (vscode.workspace.workspaceFolders ?? []).some((f) => f.uri.scheme === 'file');
+  }
+
+  /** Why the model list could not be read (a refused key, an unreachable gateway), if it could not. */
+  private modelsError: unknown;
+
+  private async loadModels(): Promise<void> {
+    if (this.models.length > 0 || !this.services.isConfigured()) return;
+    try {
+      this.models = (await this.services.client().models.list()).map((m) => m.id).filter(isChatModel).sort();
+      this.modelsError = undefined;
+    } catch (err) {
+      this.modelsError = err;
+      this.services.log.error('chat: could not list models', err);
+    }
+  }
+
+  async pushState(): Promise<void> {
+    // After a reload, reopen the conversation the person was in.
+    if (!this.conversation && !this.startedFresh) {
+      const last = this.context.workspaceState.get<string>('modelGateway.chat.current');
+      if (last) this.conversation = await this.store.load(last);
+      this.startedFresh = true;
+      if (this.conversation) for (const t of this.conversation.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
+    }
+    await this.context.workspaceState.update('modelGateway.chat.current', this.conversation?.id);
+    await this.loadModels();
+    const model = this.currentModel();
+    const choice = this.formatChoice(model);
+    const conversations = await this.store.list();
+    const fixes: Record<string, FixAction[]> = {};
+    for (const t of this.conversation?.turns ?? []) if (t.role === 'assistant' && t.status === 'error') fixes[t.id] = turnFixes(t, this.services);
+    const state: ViewState = {
+      models: this.models,
+      model,
+      formatChoice: choice,
+      format: resolveFormat(model, choice, chatSettings().pattern),
+      toolsEnabled: this.toolsEnabled(),
+      configured: this.services.isConfigured(),
+      busy: !!this.running,
+      conversations: conversations.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt })),
+      conversation: this.conversation
+        ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns.map(viewTurn), condensations: this.conversation.condensations ?? [] }
+        : undefined,
+      fixes,
+      pendingApprovals: this.approver.list(),
+      context: this.contextUse(model),
+    };
+    this.post({ type: 'state', state });
+  }
+
+  /** The meter: the last request's use of the window, or an estimate of the next one (after a reload). */
+  private contextUse(model: string): ContextUse | undefined {
+    const c = this.conversation;
+    if (!c || !model) return undefined;
+    if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
+    const { system, tools } = this.promptParts();
+    return fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: activeCondensation(c) }).use;
+  }
+
+  /** The system prompt and tool definitions as the next request would carry them (for estimates). */
+  private promptParts(): { system: string; tools: string } {
+    const tools = this.toolsEnabled() ? JSON.stringify(TOOL_DEFINITIONS) : '';
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined });
+    return { system, tools };
+  }
+
+  private windowOf(model: string): number {
+    return this.learnedWindows.get(model) ?? contextWindowFor(model, modelOverride(this.services.settings().modelOverrides, model).contextWindow);
+  }
+
+  private scaleOf(model: string): number {
+    return this.tokenScales.get(model) ?? familyFactor(model);
+  }
+
+  /**
+   * Why a question cannot be sent to this model at all, if so: with its attachments it alone
+   * takes more than the window leaves for the prompt (budgeting can shorten history, not it).
+   */
+  private tooLarge(model: string, question: UserTurn): string | undefined {
+    const { system, tools } = this.promptParts();
+    const scale = this.scaleOf(model);
+    const needed = Math.ceil((tokensOf(system) + tokensOf(tools) + tokensOf(userText(question))) * scale) + question.images.length * IMAGE_TOKENS;
+    const room = promptLimit(this.windowOf(model), modelOverride(this.services.settings().modelOverrides, model).maxOutputTokens);
+    if (needed <= room) return undefined;
+    const k = (n: number) => `${Math.round(n / 100) / 10}k`;
+    const what = question.context.length + question.images.length > 0 ? 'Remove attachments (or attach a selection instead of the whole file)' : 'Shorten it';
+    return `This question needs about ${k(needed)} tokens with the system prompt and tools; ${model} has room for about ${k(room)} (its window of ${k(this.windowOf(model))} less the room for the answer). ${what}, or pick a model with a larger window. Nothing was sent.`;
+  }
+
+  /** A question that was not sent goes back into the input, with the reason. */
+  private notSent(text: string, images: ImageAttachment[], context: UserTurn['context'], reason: string): void {
+    this.services.log.info(`chat: not sent: ${reason}`);
+    this.post({ type: 'restore-draft', text, images, context, reason });
+  }
+
+  /**
+   * Condense by hand: the model summarises all but the newest exchange (or the only one); from then
+   * on the summary is sent in their place. The turns stay on screen and on disk, with the summary
+   * shown where it was made. Returns why not, when it could not.
+   */
+  async condenseNow(): Promise<string | undefined> {
+    const c = this.conversation;
+    if (this.running || this.condensing) return 'Wait for the reply to end before condensing.';
+    if (!c || c.turns.length === 0) return 'There is nothing to condense yet.';
+    const cut = manualCut(c.turns, activeCondensation(c));
+    if (!cut) return 'Everything before the newest exchange is already condensed.';
+    const ready = await this.readiness();
+    if ('text' in ready) return ready.text;
+    if ('failure' in ready) return describeError(this.services, ready.failure).message;
+    const model = ready.model;
+    this.condensing = true;
+    try {
+      const { condensation } = await condense({
+        client: this.services.client(),
+        model,
+        format: resolveFormat(model, this.formatChoice(model), chatSettings().pattern),
+        turns: c.turns,
+        cut,
+        current: activeCondensation(c),
+        window: this.windowOf(model),
+        manual: true,
+      });
+      (c.condensations ??= []).push(condensation);
+      c.updatedAt = Date.now();
+      this.lastContext = undefined;
+      await this.store.save(c);
+      this.services.log.info(`chat: condensed by hand (${condensation.tokensBefore} → ${condensation.tokensAfter} tokens)`);
+      await this.pushState();
+      return undefined;
+    } catch (err) {
+      return `The conversation could not be condensed: ${redact(describeError(this.services, err).message, this.services.credentials.values())}`;
+    } finally {
+      this.condensing = false;
+    }
+  }
+
+  async newConversation(): Promise<void> {
+    if (this.running) this.stop();
+    this.conversation = undefined;
+    this.startedFresh = true;
+    await this.pushState();
+  }
+
+  /** Opens a saved conversation; false (said to the person) when it cannot be read. */
+  async open(id: string): Promise<boolean> {
+    if (this.running) this.stop();
+    const c = await this.store.load(id);
+    if (!c) {
+      this.post({ type: 'notice', level: 'error', text: 'That conversation could not be read.' });
+      return false;
+    }
+    // A turn left "streaming" by a crash is shown as stopped.
+    for (const t of c.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
+    this.conversation = c;
+    await this.pushState();
+    return true;
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    await this.store.rename(id, title);
+    if (this.conversation?.id === id) this.conversation.title = title;
+    await this.pushState();
+  }
+
+  async delete(id: string): Promise<void> {
+    if (this.conversation?.id === id && this.running) this.stop();
+    await this.store.delete(id);
+    if (this.conversation?.id === id) this.conversation = undefined;
+    await this.pushState();
+  }
+
+  async setModel(model: string): Promise<void> {
+    await this.context.workspaceState.update('modelGateway.chat.model', model);
+    await this.pushState();
+  }
+
+  async setFormat(format: FormatChoice): Promise<void> {
+    await this.context.workspaceState.update(`modelGateway.chat.format:${this.currentModel()}`, format);
+    await this.pushState();
+  }
+
+  // ---------- turns ----------
+
+  stop(): void {
+    this.running?.abort.abort();
+    this.approver.rejectAll();
+  }
+
+  /**
+   * Accept or Reject from the diff editor's title bar. Only the proposal in the active tab is
+   * decided (what the person is looking at), whatever a caller passes.
+   */
+  decideActiveProposal(accepted: boolean): boolean {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    const callId = input instanceof vscode.TabInputTextDiff ? this.approver.callIdOf(input.modified) : undefined;
+    if (!callId) return false;
+    this.approver.settle(callId, accepted);
+    this.post({ type: 'approval-done', callId });
+    return true;
+  }
+
+  /** The conversation on screen (read-only use: tests and commands). */
+  get current(): Conversation | undefined {
+    return this.conversation;
+  }
+
+  async retry(): Promise<void> {
+    const c = this.conversation;
+    if (!c || this.running) return;
+    const turns = c.turns;
+    const userAt = turns[turns.length - 1]?.role === 'assistant' ? turns.length - 2 : turns.length - 1;
+    const user = turns[userAt];
+    if (user?.role !== 'user') return;
+    // The question and its failed answer leave only once the new turn is sure to start.
+    await this.send(user.text, user.images, user.context, { replacesFrom: userAt });
+  }
+
+  /** The model to answer with, or why a turn cannot start now (said to the person). */
+  private async readiness(): Promise<{ text: string } | { model: string } | { failure: unknown }> {
+    if (this.running) return { text: 'A reply is still running: wait for it or press Stop.' };
+    if (!this.services.isConfigured()) return { text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' };
+    await this.loadModels();
+    const model = this.currentModel();
+    // No model because the gateway refused the list (a wrong key, say): that is the error to show.
+    if (!model && this.modelsError !== undefined) return { failure: this.modelsError };
+    if (!model) return { text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' };
+    return { model };
+  }
+
+  /** A question that could not start: kept, with the reason as its answer's error card. */
+  private async failedBeforeStart(text: string, images: ImageAttachment[], context: UserTurn['context'], failure: unknown): Promise<void> {
+    const now = Date.now();
+    const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
+    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: this.currentModel() || '(no model)', format: 'chat', steps: [], status: 'error', usage: emptyUsage(), at: now };
+    const facts = factsOf(failure);
+    turn.error = { message: redact(facts.message, this.services.credentials.values()), kind: facts.kind, status: (failure as { status?: number }).status, cause403: facts.cause403, keyRefusal: facts.keyRefusal };
+    conversation.turns.push({ id: newId('u'), role: 'user', text, images, context, at: now }, turn);
+    conversation.updatedAt = now;
+    // The next attempt reads the list again (the key may have been fixed meanwhile).
+    this.models = [];
+    await this.finishTurn(conversation, turn);
+  }
+
+  async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
+    const ready = await this.readiness();
+    if ('text' in ready) return this.notSent(text, images, context, ready.text);
+    if ('failure' in ready) {
+      if (options.replacesFrom !== undefined) this.conversation?.turns.splice(options.replacesFrom);
+      await this.failedBeforeStart(text, images, context, ready.failure);
+      return;
+    }
+    const { model } = ready;
+    const override = modelOverride(this.services.settings().modelOverrides, model);
+    if (images.length > 0 && override.imageInput === false) return this.notSent(text, images, context, `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.`);
+    const now = Date.now();
+    const userTurn: UserTurn = { id: newId('u'), role: 'user', text, images, context, at: now };
+    const tooLarge = this.tooLarge(model, userTurn);
+    if (tooLarge) return this.notSent(text, images, context, tooLarge);
+    const settings = chatSettings();
+    const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
+    const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
+    if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
+    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
+    conversation.turns.push(userTurn, turn);
+    conversation.updatedAt = now;
+    const abort = new AbortController();
+    this.running = { abort, turn };
+    const started = Date.now();
+    this.services.log.info(`chat: turn started (${model}, ${format})`);
+    // One try/finally owns the turn: whatever fails (storage, the view, building the client, the
+    // request), the turn ends as an error card with the question kept, and the panel is free.
+    try {
+      // The question is on disk before the answer starts: a crash loses at most the turn in flight.
+      await this.store.save(conversation);
+      await this.pushState();
+      await this.runTurnOf(conversation, turn, model, format, settings, abort.signal, override);
+    } catch (err) {
+      turn.status = 'error';
+      turn.error = { message: err instanceof Error ? err.message : String(err), kind: err instanceof Error ? err.name : 'Error' };
+    } finally {
+      this.running = undefined;
+      this.approver.rejectAll();
+      if (turn.status === 'streaming') turn.status = 'stopped';
+      if (turn.error) turn.error.message = redact(turn.error.message, this.services.credentials.values());
+      turn.cost = await this.costOf(turn, settings.cacheTtl);
+      conversation.updatedAt = Date.now();
+      this.services.log.info(`chat: turn ended ${turn.status} after ${Date.now() - started} ms, ${turn.steps.length} step(s)`);
+      await this.finishTurn(conversation, turn);
+    }
+    if (turn.usage.output > 0) this.services.notifySpend();
+  }
+
+  /** What an ended answer cost; nothing when it used no tokens, unknown when its model has no price. */
+  private async costOf(turn: AssistantTurn, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
+    const u = turn.usage;
+    if (u.input + u.output + u.cacheRead + u.cacheWrite === 0) return undefined;
+    try {
+      // The price list is read once an hour; a gateway slow to answer it does not hold the turn up.
+      const book = await Promise.race([this.services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
+      if (!book) return undefined;
+      const c = book.cost(turn.model, u, 1, cacheTtl);
+      return { ...c, estimated: !!u.estimated };
+    } catch (err) {
+      this.services.log.warn(`chat: the answer's cost could not be worked out (${err instanceof Error ? err.message : String(err)})`);
+      return undefined;
+    }
+  }
+
+  /** Saves and shows the ended turn; a failure here is reported, never left as a running turn. */
+  private async finishTurn(conversation: Conversation, turn: AssistantTurn): Promise<void> {
+    try {
+      await this.store.save(conversation);
+    } catch (err) {
+      this.services.log.error('chat: could not save the conversation', err);
+      this.post({ type: 'notice', level: 'error', text: `The conversation could not be saved: ${describeError(this.services, err).message}` });
+    }
+    this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
+    try {
+      await this.pushState();
+    } catch (err) {
+      this.services.log.error('chat: could not refresh the view', err);
+    }
+    if (turn.status === 'error' && turn.error) this.services.log.error(`chat turn failed (${turn.error.kind})`, turn.error.message);
+  }
+
+  private async runTurnOf(
+    conversation: Conversation,
+    turn: AssistantTurn,
+    model: string,
+    format: AssistantTurn['format'],
+    settings: ChatSettings,
+    signal: AbortSignal,
+    override: ModelOverride,
+  ): Promise<void> {
+    // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
+    const tools = this.toolsEnabled() && override.toolCalling !== false ? this.toolRunner() : undefined;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+    const editor = vscode.window.activeTextEditor;
+    const system = systemPrompt({
+      folders,
+      toolsEnabled: !!tools,
+      editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
+    });
+    let lastStepSaved = 0;
+    await runTurn({
+      client: this.services.client(),
+      model,
+      format,
+      system,
+      history: conversation.turns.slice(0, -1),
+      turn,
+      tools,
+      maxSteps: settings.maxSteps,
+      cacheTtl: settings.cacheTtl,
+      maxTokens: override.maxOutputTokens,
+      contextWindow: this.windowOf(model),
+      onContextWindow: (window) => {
+        this.learnedWindows.set(model, window);
+        this.services.log.info(`chat: ${model} has a context window of ${window} tokens (the gateway said so); requests are fitted to it`);
+      },
+      condensation: activeCondensation(conversation),
+      tokenScale: this.scaleOf(model),
+      onTokenScale: (scale) => this.tokenScales.set(model, scale),
+      signal,
+      onEvent: (e) => {
+        if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
+        else if (e.type === 'context') {
+          this.lastContext = { conversationId: conversation.id, use: e.use };
+          this.post({ type: 'context', use: e.use });
+        } else if (e.type === 'condensed') {
+          (conversation.condensations ??= []).push(e.condensation);
+          this.services.log.info(`chat: condensed older turns to fit ${model}'s window (${e.condensation.tokensBefore} → ${e.condensation.tokensAfter} tokens)`);
+          this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save the condensed conversation', err));
+          void this.pushState();
+        } else if (e.type === 'condense-failed') {
+          this.services.log.error('chat: could not condense older turns', redact(e.message, this.services.credentials.values()));
+          this.post({ type: 'notice', level: 'info', text: 'Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.' });
+        } else {
+          this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
+          if (e.type === 'step' && e.index > lastStepSaved) {
+            lastStepSaved = e.index;
+            this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save a step', err));
+          }
+        }
+      },
+    });
+  }
+
+  /** Sends the turn's structure (tool cards, status); at most every 100 ms unless forced. */
+  private postTurn(turn: AssistantTurn, force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastTurnPost < 100) return;
+    this.lastTurnPost = now;
+    this.post({ type: 'turn', turn: viewTurn(turn) });
+  }
+
+  private toolRunner(): ToolRunner {
+    const tools = new WorkspaceTools(this.guard(), {
+      approver: this.approver,
+      rgPath: ripgrepPath(),
+      // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
+      onWritten: (edit) => {
+        const call = this.running?.turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === this.approver.currentCallId);
+        if (call) call.edit = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
+      },
+    });
+    // The semantic-search tool joins once the workspace has an index.
+    const search = this.search?.ready() ? this.search : undefined;
+    return {
+      definitions: search ? [...TOOL_DEFINITIONS, SEMANTIC_SEARCH_TOOL] : TOOL_DEFINITIONS,
+      run: async (name, args, signal, callId) => {
+        if (name === SEMANTIC_SEARCH_TOOL.name && search) {
+          try {
+            return { content: await search.toolAnswer(JSON.parse(args || '{}') as Record<string, unknown>, signal), isError: false };
+          } catch (err) {
+            return { content: `Error: ${(err as Error).message}`, isError: true };
+          }
+        }
+        this.approver.currentCallId = callId;
+        return tools.run(name, args, signal);
+      },
+    };
+  }
+
+  async restoreEdits(m: { type: 'undo-edit'; turnId: string; callId: string } | { type: 'restore-turn'; turnId: string }): Promise<void> {
+    const conversation = this.conversation;
+    const turn = conversation?.turns.find((t): t is AssistantTurn => t.id === m.turnId && t.role === 'assistant');
+    if (!conversation || !turn) return;
+    if (this.running) {
+      this.post({ type: 'notice', level: 'info', text: 'Wait for the reply to end (or stop it) before undoing its edits.' });
+      return;
+    }
+    const call = m.type === 'undo-edit' ? turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === m.callId) : undefined;
+    const done = m.type === 'undo-edit' ? (call ? await this.restorer.undo(call) : false) : await this.restorer.restoreTurn(turn);
+    if (!done) return;
+    await this.store.save(conversation);
+    this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
+    this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? 'The change was undone.' : 'The files are back to before this turn.' });
+  }
+
+  guard(): PathGuard {
+    return workspaceGuard();
+  }
+
+  /** Opens a workspace file named in the chat, at a line; the path guard decides what may open. */
+  async openFile(path: string, line?: number): Promise<void> {
+    let abs: string;
+    try {
+      abs = (await this.guard().resolve(path)).abs;
+    } catch (err) {
+      this.post({ type: 'notice', level: 'error', text: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    const at = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+    await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(at, at), preview: true });
+  }
+
+  async pickModel(): Promise<void> {
+    this.models = [];
+    await this.loadModels();
+    const pick = await vscode.window.showQuickPick(this.models, { title: 'Chat model', placeHolder: this.currentModel() });
+    if (!pick) return;
+    await this.context.workspaceState.update('modelGateway.chat.model', pick);
+    await this.pushState();
+  }
+
+  dispose(): void {
+    this.stop();
+    for (const d of this.disposables) d.dispose();
+  }
+}

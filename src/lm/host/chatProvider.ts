@@ -1,0 +1,148 @@
+import * as vscode from 'vscode';
+import type { ToolDefinition } from '../../tools/workspaceTools';
+import { contextWindowFor } from '../../chat/core/budget';
+import { emptyUsage, isChatModel, newId, resolveFormat, type AssistantTurn } from '../../common/conversation';
+import { runTurn } from '../../chat/core/engine';
+import { chatSettings, modelOverride } from '../../shell/config';
+import { describeError } from '../../shell/errors';
+import type { Services } from '../../shell/services';
+import type { LmAccess } from './access';
+import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
+import { estimateTokens, toTurns, UnsupportedPartError } from '../core/convert';
+
+/** The vendor id VS Code shows for our models (`languageModelChatProviders` in package.json). */
+export const LM_VENDOR = 'model-gateway';
+
+/** Families that take images, by id, where the settings do not say. */
+const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pixtral/i;
+const DEFAULT_OUTPUT = 8_192;
+
+/**
+ * The gateway's chat models as VS Code language models: listed from the gateway, answered
+ * through our client in the model's wire format (streamed text, tool calls, images, prompt
+ * caching), with our errors and their fixes. Tool calls go back to the caller; nothing is run here.
+ */
+export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeLanguageModelChatInformation = this.changed.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly services: Services,
+    private readonly access: LmAccess,
+  ) {
+    this.subscription = services.onDidChangeConnection(() => this.changed.fire());
+  }
+
+  async provideLanguageModelChatInformation(options: { readonly silent: boolean }): Promise<ChatInformation[]> {
+    if (!this.services.isConfigured()) {
+      // A silent request never asks; an explicit one says what is missing, without waiting.
+      if (!options.silent) {
+        void vscode.window.showInformationMessage('Model Gateway: set the gateway URL and API key to use its models.', 'Set API Key').then((c) => (c ? vscode.commands.executeCommand('modelGateway.setApiKey') : undefined));
+      }
+      return [];
+    }
+    try {
+      const models = await this.services.client().models.list();
+      const overrides = this.services.settings().modelOverrides;
+      return models
+        .map((m) => m.id)
+        .filter(isChatModel)
+        .sort()
+        .map((id) => {
+          const o = modelOverride(overrides, id);
+          return {
+            id,
+            name: id,
+            family: id.split(/[-/:]/)[0] || id,
+            version: '1',
+            detail: 'Model Gateway',
+            tooltip: `${id} through ${this.services.settings().baseUrl}`,
+            maxInputTokens: contextWindowFor(id, o.contextWindow),
+            maxOutputTokens: o.maxOutputTokens ?? DEFAULT_OUTPUT,
+            capabilities: { imageInput: o.imageInput ?? VISION.test(id), toolCalling: o.toolCalling ?? true },
+          };
+        });
+    } catch (err) {
+      this.services.log.error('language models: could not list the gateway models', err);
+      return [];
+    }
+  }
+
+  async provideLanguageModelChatResponse(model: ChatInformation, messages: readonly RequestMessage[], options: ResponseOptions, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void> {
+    // Another extension's request spends the person's money: asked once, and under the daily cap.
+    const refused = (await this.access.callerRefusal(options.requestInitiator)) ?? this.access.capRefusal();
+    if (refused) throw vscode.LanguageModelError.NoPermissions(refused);
+    const settings = chatSettings();
+    const format = resolveFormat(model.id, 'auto', settings.pattern);
+    let history;
+    try {
+      history = toTurns(messages, model.id);
+    } catch (err) {
+      if (err instanceof UnsupportedPartError) throw new Error(`Model Gateway: ${err.message}`, { cause: err });
+      throw err;
+    }
+    const tools: ToolDefinition[] = (options.tools ?? []).map((t) => ({ name: t.name, description: t.description, kind: 'read', parameters: (t.inputSchema as ToolDefinition['parameters'] | undefined) ?? { type: 'object', properties: {}, required: [] } }));
+    const abort = new AbortController();
+    const cancel = token.onCancellationRequested(() => abort.abort());
+    const turn: AssistantTurn = { id: newId('lm'), role: 'assistant', model: model.id, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+    const override = modelOverride(this.services.settings().modelOverrides, model.id);
+    try {
+      await runTurn({
+        client: this.services.client(),
+        model: model.id,
+        format,
+        system: '',
+        history,
+        turn,
+        // One request: tool calls go back to the caller, which runs them and asks again.
+        tools: tools.length > 0 ? { definitions: tools, run: () => Promise.resolve({ content: '', isError: false }) } : undefined,
+        maxSteps: 1,
+        cacheTtl: settings.cacheTtl,
+        maxTokens: override.maxOutputTokens,
+        toolChoice: options.toolMode === 2 ? 'required' : 'auto',
+        signal: abort.signal,
+        onEvent: (e) => {
+          if (e.type === 'text') progress.report(new vscode.LanguageModelTextPart(e.delta));
+        },
+      });
+    } finally {
+      cancel.dispose();
+      await this.access.record(await this.access.costOf(model.id, turn.usage));
+    }
+    if (turn.status === 'stopped' || token.isCancellationRequested) throw new vscode.CancellationError();
+    if (turn.status === 'error') throw this.languageModelError(turn.error);
+    for (const call of turn.steps.flatMap((s) => s.toolCalls)) {
+      let input: object;
+      try {
+        input = JSON.parse(call.args || '{}') as object;
+      } catch {
+        input = {};
+      }
+      progress.report(new vscode.LanguageModelToolCallPart(call.id, call.name, input));
+    }
+    const u = turn.usage;
+    this.services.log.info(`language model ${model.id} (${format}): in ${u.input} · out ${u.output}${u.cacheRead ? ` · cache read ${u.cacheRead}` : ''}${u.estimated ? ' (estimated)' : ''}`);
+    if (u.output > 0) this.services.notifySpend();
+  }
+
+  provideTokenCount(_model: ChatInformation, text: string | RequestMessage): Promise<number> {
+    return Promise.resolve(estimateTokens(typeof text === 'string' ? text : { role: text.role, content: text.content }));
+  }
+
+  /** Our error, its fix said in words, as the error VS Code's callers understand. */
+  private languageModelError(error: AssistantTurn['error']): Error {
+    const facts = { kind: error?.kind ?? 'Error', cause403: error?.cause403 };
+    const { message } = describeError(this.services, Object.assign(new Error(error?.message ?? 'The request failed.'), { name: facts.kind }));
+    const fix = facts.kind === 'AuthenticationError' || facts.kind === 'MissingCredentialError' ? ' Run "Model Gateway: Set API Key".' : facts.cause403 === 'balance' ? ' Top up the gateway balance.' : '';
+    const text = `Model Gateway: ${message}${fix}`;
+    if (facts.kind === 'AuthenticationError' || facts.kind === 'PermissionDeniedError' || facts.kind === 'MissingCredentialError') return vscode.LanguageModelError.NoPermissions(text);
+    if (facts.kind === 'NotFoundError') return vscode.LanguageModelError.NotFound(text);
+    return new Error(text);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

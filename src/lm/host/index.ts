@@ -1,0 +1,46 @@
+import * as vscode from 'vscode';
+import type { SearchService } from '../../search/host/searchService';
+import type { Services } from '../../shell/services';
+import { workspaceGuard } from '../../shell/workspaceGuard';
+import { chatProviderApi, hasToolsApi } from './api';
+import { LmAccess, manageAccess } from './access';
+import { GatewayChatProvider, LM_VENDOR } from './chatProvider';
+import { registerGatewayTools } from './tools';
+
+/** What this VS Code offered: tested by the integration suite on each version. */
+export interface LanguageModelSupport {
+  chatProvider: boolean;
+  tools: boolean;
+}
+
+/**
+ * Plugs the gateway into VS Code's own AI where the editor has the APIs: the chat models as a
+ * language-model provider (1.104+), the gateway's abilities as tools (1.95+). On an older VS
+ * Code nothing is registered and nothing fails.
+ */
+export function registerLanguageModels(services: Services, access: LmAccess, search: SearchService, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): { disposables: vscode.Disposable[]; support: LanguageModelSupport } {
+  const disposables: vscode.Disposable[] = [];
+  const api = chatProviderApi();
+  reg('modelGateway.lm.manageAccess', () => manageAccess(access));
+  if (api) {
+    const provider = new GatewayChatProvider(services, access);
+    disposables.push(provider, api.registerLanguageModelChatProvider(LM_VENDOR, provider));
+  }
+  const tools = hasToolsApi();
+  if (tools) disposables.push(...registerGatewayTools({ services, access, search, guard: workspaceGuard }));
+  // The "Manage" entry VS Code shows next to our models.
+  reg('modelGateway.manageLanguageModels', async () => {
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'Set API Key', command: 'modelGateway.setApiKey' },
+        { label: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' },
+        { label: 'Model capabilities (context window, images, tools)…', command: 'workbench.action.openSettings', arg: 'modelGateway.modelOverrides' },
+        { label: 'Open the Account view', command: 'modelGateway.account.focus' },
+      ],
+      { title: 'Model Gateway language models' },
+    );
+    if (pick) await vscode.commands.executeCommand(pick.command, ...(pick.arg ? [pick.arg] : []));
+  });
+  services.log.info(`language models: ${api ? 'provider registered' : 'no provider API in this VS Code'}; ${tools ? 'tools registered' : 'no tools API'}`);
+  return { disposables, support: { chatProvider: !!api, tools } };
+}

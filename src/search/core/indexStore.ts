@@ -1,0 +1,259 @@
+/**
+ * The search index on disk: a snapshot (generation G) and an append log, so that one changed file
+ * costs in proportion to that file, not to the index.
+ *
+ * - `meta.json`: the snapshot's metadata (model, dimension, generation, centring mean, the chunk
+ *   hash of each row, and each file's chunks), written atomically at compaction only;
+ * - `vectors-G.f32`, `codes-G.bin`, `scales-G.f32`: one record per row (the normalised float32
+ *   vector, its 1-bit code, its estimator scale), appended to;
+ * - `log-G.jsonl`: one line per update (`<crc32> <json>`): the rows it added and the files it
+ *   changed. A line is written, and flushed, only after the rows it names are flushed, so a crash
+ *   at any point leaves a readable index: a torn last line is ignored, and rows no line names are
+ *   cut off before the next append.
+ */
+import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as z from 'zod/mini';
+import { nodeFs } from '../../storage/atomicFile';
+
+/** A file's chunks: [start line, end line, chunk hash]. */
+export interface StoredFile {
+  size: number;
+  mtimeMs: number;
+  chunks: [number, number, string][];
+}
+
+export interface Snapshot {
+  model: string;
+  dim: number;
+  generation: number;
+  mean: Float32Array;
+  /** The chunk hash of each row. */
+  rows: string[];
+  files: Record<string, StoredFile>;
+}
+
+export interface LogEntry {
+  /** Rows in the index after this entry. */
+  rows: number;
+  /** Hashes of the rows this entry appended, in order. */
+  add: string[];
+  /** Files replaced (or removed: null). */
+  files: Record<string, StoredFile | null>;
+}
+
+export interface LoadedStore {
+  snapshot: Snapshot;
+  entries: LogEntry[];
+  rows: number;
+  codes: Uint8Array;
+  scales: Float32Array;
+  /** The vectors in memory, or (a large index) the open file to read rows from. */
+  vectors: Float32Array | { fd: number };
+}
+
+const FileSchema = z.object({ size: z.number(), mtimeMs: z.number(), chunks: z.array(z.tuple([z.number(), z.number(), z.string()])) });
+const MetaSchema = z.object({
+  version: z.literal(2),
+  model: z.string(),
+  dim: z.number(),
+  generation: z.number(),
+  mean: z.string(),
+  rows: z.array(z.string()),
+  files: z.record(z.string(), FileSchema),
+});
+const EntrySchema = z.object({ rows: z.number(), add: z.array(z.string()), files: z.record(z.string(), z.nullable(FileSchema)) });
+
+/** Above this, vectors stay in their file and only the rows re-scored are read. */
+export const IN_MEMORY_BYTES = 512 * 1024 * 1024;
+
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(text: string): string {
+  let c = 0xffffffff;
+  for (const b of Buffer.from(text, 'utf8')) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return ((c ^ 0xffffffff) >>> 0).toString(16).padStart(8, '0');
+}
+
+const f32Bytes = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+export class IndexStore {
+  /** Committed lengths of the current generation's files (what a crash may have left beyond is cut off). */
+  private committed: { generation: number; rows: number; logBytes: number } | undefined;
+  private fd: { vectors: number; codes: number; scales: number; log: number } | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly codeBytes: (dim: number) => number,
+    /** Vectors up to this many bytes are held in memory, larger ones read from their file. */
+    readonly inMemoryBytes = IN_MEMORY_BYTES,
+  ) {}
+
+  private path(kind: 'vectors' | 'codes' | 'scales' | 'log', generation: number): string {
+    const ext = { vectors: 'f32', codes: 'bin', scales: 'f32', log: 'jsonl' }[kind];
+    return join(this.dir, `${kind}-${generation}.${ext}`);
+  }
+
+  /**
+   * 'empty' when there is no index, 'damaged' when what is there cannot be read, 'v1' for the
+   * previous format. In-memory vectors get `headroom` free rows at the end (read straight into
+   * place: a 400 MB index is not copied again).
+   */
+  async load(headroom: (rows: number) => number = () => 0): Promise<LoadedStore | 'empty' | 'damaged' | 'v1'> {
+    this.close();
+    await nodeFs.removeOrphanTemps(this.dir);
+    const text = await nodeFs.read(join(this.dir, 'meta.json'));
+    if (!text) return 'empty';
+    let meta: z.infer<typeof MetaSchema>;
+    try {
+      const raw = JSON.parse(text) as { version?: unknown };
+      if (raw.version === 1) return 'v1';
+      const r = MetaSchema.safeParse(raw);
+      if (!r.success) return 'damaged';
+      meta = r.data;
+    } catch {
+      return 'damaged';
+    }
+    const g = meta.generation;
+    const meanBytes = Buffer.from(meta.mean, 'base64');
+    if (meanBytes.length !== meta.dim * 4) return 'damaged';
+    const mean = new Float32Array(meanBytes.buffer.slice(meanBytes.byteOffset, meanBytes.byteOffset + meanBytes.length));
+    if (mean.length !== meta.dim) return 'damaged';
+    // The log: each good line is committed; the first bad one (a torn write) ends it.
+    const entries: LogEntry[] = [];
+    let rows = meta.rows.length;
+    let logBytes = 0;
+    const log = await readFile(this.path('log', g), 'utf8').catch(() => '');
+    for (const line of log.split('\n')) {
+      const m = /^([0-9a-f]{8}) (.*)$/.exec(line);
+      if (!m || crc32(m[2]) !== m[1]) break;
+      let entry: LogEntry;
+      try {
+        const r = EntrySchema.safeParse(JSON.parse(m[2]));
+        if (!r.success) break;
+        entry = r.data;
+      } catch {
+        break;
+      }
+      if (entry.rows !== rows + entry.add.length) break;
+      entries.push(entry);
+      rows = entry.rows;
+      logBytes += Buffer.byteLength(line, 'utf8') + 1;
+    }
+    const cb = this.codeBytes(meta.dim);
+    const sizes = await Promise.all((['vectors', 'codes', 'scales'] as const).map((k) => stat(this.path(k, g)).then((s) => s.size).catch(() => -1)));
+    if (sizes[0] < rows * meta.dim * 4 || sizes[1] < rows * cb || sizes[2] < rows * 4) return 'damaged';
+    const read = async (k: 'codes' | 'scales', bytes: number) => {
+      const b = await readFile(this.path(k, g));
+      return new Uint8Array(b.buffer, b.byteOffset, bytes);
+    };
+    const codes = await read('codes', rows * cb);
+    const scalesBytes = await read('scales', rows * 4);
+    const scales = new Float32Array(scalesBytes.slice().buffer);
+    let vectors: LoadedStore['vectors'];
+    if (rows * meta.dim * 4 <= this.inMemoryBytes) {
+      vectors = new Float32Array((rows + headroom(rows)) * meta.dim);
+      const fd = openSync(this.path('vectors', g), 'r');
+      try {
+        const bytes = f32Bytes(vectors);
+        const want = rows * meta.dim * 4;
+        for (let off = 0; off < want; ) {
+          const n = readSync(fd, bytes, off, Math.min(want - off, 64 << 20), off);
+          if (n <= 0) return 'damaged';
+          off += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } else vectors = { fd: openSync(this.path('vectors', g), 'r') };
+    this.committed = { generation: g, rows, logBytes };
+    // Files of a generation whose snapshot never got written (a crash during compaction).
+    await this.removeOtherGenerations(g);
+    const snapshot: Snapshot = { model: meta.model, dim: meta.dim, generation: g, mean, rows: meta.rows, files: meta.files };
+    return { snapshot, entries, rows, codes, scales, vectors };
+  }
+
+  /**
+   * Writes a whole new generation (a build, or compaction) block by block: `fill` is called with
+   * a writer for the rows (vectors, codes, scales, in order); the files are flushed, then the
+   * metadata that points at them is written atomically, then the previous generation's files
+   * go. A crash before the metadata leaves the previous generation in use (the new files are
+   * removed at the next load).
+   */
+  async writeSnapshot(s: Omit<Snapshot, 'mean'>, fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void, mean: () => Float32Array): Promise<void> {
+    this.close();
+    await nodeFs.mkdirp(this.dir);
+    const g = s.generation;
+    const fds = (['vectors', 'codes', 'scales', 'log'] as const).map((k) => openSync(this.path(k, g), 'w'));
+    try {
+      const put = (fd: number, data: Uint8Array) => {
+        let off = 0;
+        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      };
+      fill((vectors, codes, scales) => {
+        put(fds[0], f32Bytes(vectors));
+        put(fds[1], codes);
+        put(fds[2], f32Bytes(scales));
+      });
+      for (const fd of fds) fsyncSync(fd);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    const meta = { version: 2, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(mean())).toString('base64'), rows: s.rows, files: s.files };
+    await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
+    this.committed = { generation: g, rows: s.rows.length, logBytes: 0 };
+    await this.removeOtherGenerations(g);
+  }
+
+  private async removeOtherGenerations(keep: number): Promise<void> {
+    for (const name of await readdir(this.dir).catch(() => [] as string[])) {
+      const m = /^(?:vectors|codes|scales|log)-(\d+)\.(?:f32|bin|jsonl)$/.exec(name);
+      // A file still open elsewhere cannot be removed on Windows: it goes at a later load.
+      if (m && Number(m[1]) !== keep) await rm(join(this.dir, name), { force: true }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Appends an update: its rows (vectors, codes, scales), flushed, then its log line, flushed.
+   * Anything a crash left past the committed lengths is cut off first.
+   */
+  append(entry: LogEntry, dim: number, vectors: Float32Array, codes: Uint8Array, scales: Float32Array): void {
+    const c = this.committed;
+    if (!c) throw new Error('The index store is not loaded.');
+    const g = c.generation;
+    this.fd ??= {
+      vectors: openSync(this.path('vectors', g), 'r+'),
+      codes: openSync(this.path('codes', g), 'r+'),
+      scales: openSync(this.path('scales', g), 'r+'),
+      log: openSync(this.path('log', g), 'r+'),
+    };
+    const fd = this.fd;
+    const cb = this.codeBytes(dim);
+    const writeAt = (f: number, data: Uint8Array, at: number) => {
+      ftruncateSync(f, at);
+      let off = 0;
+      while (off < data.length) off += writeSync(f, data, off, data.length - off, at + off);
+      fsyncSync(f);
+    };
+    if (entry.add.length > 0) {
+      writeAt(fd.vectors, f32Bytes(vectors), c.rows * dim * 4);
+      writeAt(fd.codes, codes, c.rows * cb);
+      writeAt(fd.scales, f32Bytes(scales), c.rows * 4);
+    }
+    const json = JSON.stringify(entry);
+    const line = Buffer.from(`${crc32(json)} ${json}\n`, 'utf8');
+    writeAt(fd.log, line, c.logBytes);
+    this.committed = { generation: g, rows: entry.rows, logBytes: c.logBytes + line.length };
+  }
+
+
+  close(): void {
+    if (this.fd) for (const f of Object.values(this.fd)) closeSync(f);
+    this.fd = undefined;
+  }
+}

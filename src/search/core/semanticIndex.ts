@@ -1,0 +1,523 @@
+import { closeSync, openSync } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import * as z from 'zod/mini';
+import { nodeFs } from '../../storage/atomicFile';
+import { IndexStore, type LogEntry, type StoredFile } from './indexStore';
+import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
+import { isBinary, walkWorkspace } from '../../tools/workspaceTools';
+import { chunkText, embeddingText } from './chunker';
+import { KeywordIndex, type KeywordHit } from './keywords';
+import { VectorIndex } from './vectorIndex';
+
+export interface IndexedChunk {
+  /** Display path (folder-prefixed in a multi-root workspace). */
+  file: string;
+  start: number;
+  end: number;
+  hash: string;
+}
+
+export interface IndexStats {
+  files: number;
+  chunks: number;
+  /** Chunks sent to the embedding model in this run. */
+  embedded: number;
+  /** Chunks whose stored embedding was reused. */
+  reused: number;
+  requests: number;
+  skipped: number;
+  ms: number;
+  /** Of which: applying and storing the update (after the embeddings came back). */
+  persistMs: number;
+}
+
+export type EmbedFn = (texts: string[], signal?: AbortSignal, onDone?: (done: number) => void) => Promise<{ vectors: Float32Array[]; requests: number }>;
+
+export interface SemanticIndexOptions {
+  folders: WorkspaceFolderPath[];
+  excludes: string[];
+  /** Globs of files that hold secrets, besides the built-in list: never read, never embedded. */
+  secretFiles?: string[];
+  storeDir: string;
+  model: string;
+  embed: EmbedFn;
+  maxFileBytes?: number;
+  chunkTokens?: number;
+  onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void;
+  /** Vectors up to this many bytes stay in memory; a larger index reads them from its file (default 512 MB). */
+  inMemoryBytes?: number;
+}
+
+export class IndexModelChanged extends Error {}
+
+/** Rows kept free for updates after a load or a compaction (an edit then copies nothing). */
+function headroomFor(rows: number): number {
+  return Math.ceil(rows * 0.1) + 1024;
+}
+
+/** Indexing stopped on a gateway error; what was embedded before it is saved (the next run resumes). */
+export class IndexingStopped extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly embedded: number,
+    readonly total: number,
+  ) {
+    super(`Indexing stopped after ${embedded.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} chunks: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'IndexingStopped';
+  }
+}
+
+const BINARY_EXT = /\.(png|jpe?g|gif|webp|ico|bmp|pdf|zip|gz|tgz|xz|7z|rar|jar|class|exe|dll|so|dylib|o|a|wasm|mp3|mp4|wav|mov|avi|webm|ttf|otf|woff2?|eot|bin|dat|db|sqlite|vsix|pyc)$/i;
+const GENERATED = /(\.min\.(js|css)|\.map|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|composer\.lock)|\.snap)$/i;
+
+/** Whether a text looks machine-made (minified): very long lines on average. */
+function looksGenerated(text: string): boolean {
+  const lines = text.split('\n', 200);
+  const avg = lines.reduce((n, l) => n + l.length, 0) / Math.max(1, lines.length);
+  return avg > 300;
+}
+
+/**
+ * The workspace's embeddings index. Files are walked with the same ignore rules as the tools
+ * (.gitignore, exclude settings, extra globs), chunked, and embedded in batches; a chunk whose
+ * hash is already stored is never embedded again, also across restarts. On disk it is a snapshot
+ * plus an append log (`indexStore.ts`): an update appends the rows and the files it changed, so a
+ * changed file costs in proportion to itself; the log is folded into a new snapshot once a quarter
+ * of the rows are dead. Every write is flushed before the record that names it: a crash leaves the
+ * last committed state readable.
+ */
+export class SemanticIndex {
+  private guard: PathGuard;
+  private readonly store: IndexStore;
+  private vectors: VectorIndex | undefined;
+  private dim = 0;
+  private generation = 0;
+  private files = new Map<string, StoredFile>();
+  /** The chunk hash of each row, and the row of each hash (dead rows included, for reuse). */
+  private rowHashes: string[] = [];
+  private rowOf = new Map<string, number>();
+  /** The chunks holding each hash (a row is live while its hash has holders). */
+  private holders = new Map<string, Set<IndexedChunk>>();
+  private dead = 0;
+  private logEntries = 0;
+  private vectorFd: number | undefined;
+  /** The keyword side of hybrid search, over the same chunks (filled from disk after a load). */
+  private keywords = new KeywordIndex<IndexedChunk>();
+  /** Settles when the keyword index covers every stored file. */
+  keywordsReady: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: SemanticIndexOptions) {
+    this.guard = new PathGuard(o.folders, o.excludes, o.secretFiles);
+    this.store = new IndexStore(o.storeDir, (dim) => VectorIndex.codeBytesFor(dim), o.inMemoryBytes);
+  }
+
+  get model(): string {
+    return this.o.model;
+  }
+
+  get size(): { chunks: number; files: number; dim: number } {
+    let chunks = 0;
+    for (const f of this.files.values()) chunks += f.chunks.length;
+    return { chunks, files: this.files.size, dim: this.dim };
+  }
+
+  /** Each indexed file (as displayed) with the size it had when indexed. */
+  indexedFiles(): Map<string, number> {
+    return new Map([...this.files].map(([file, f]) => [file, f.size]));
+  }
+
+  /** Bytes of memory per indexed vector. */
+  get bytesPerChunk(): number {
+    return this.vectors?.bytesPerVector ?? 0;
+  }
+
+  /** Loads the stored index. `model-changed` means the stored one was built with another model. */
+  async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
+    this.closeVectorFile();
+    let loaded = await this.store.load(headroomFor);
+    if (loaded === 'v1') loaded = (await this.migrateV1()) ? await this.store.load(headroomFor) : 'damaged';
+    if (loaded === 'v1') loaded = 'damaged';
+    if (loaded === 'empty' || loaded === 'damaged') return loaded;
+    if (loaded.snapshot.model !== this.o.model) {
+      this.store.close();
+      return 'model-changed';
+    }
+    const { snapshot, entries, rows, codes, scales, vectors } = loaded;
+    this.dim = snapshot.dim;
+    this.generation = snapshot.generation;
+    this.vectorFd = vectors instanceof Float32Array ? undefined : vectors.fd;
+    this.vectors = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, headroom: headroomFor(rows), ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
+    this.rowHashes = [...snapshot.rows, ...entries.flatMap((e) => e.add)];
+    this.rowOf = new Map(this.rowHashes.map((h, i) => [h, i]));
+    this.files = new Map(Object.entries(snapshot.files));
+    for (const e of entries) {
+      for (const [file, entry] of Object.entries(e.files)) {
+        if (entry) this.files.set(file, entry);
+        else this.files.delete(file);
+      }
+    }
+    this.logEntries = entries.length;
+    this.holders = new Map();
+    for (const [file, entry] of this.files) for (const c of entry.chunks) this.hold(file, c);
+    this.dead = 0;
+    for (let r = 0; r < rows; r++) {
+      if (!this.holders.has(this.rowHashes[r])) {
+        this.vectors.remove(r);
+        this.dead++;
+      }
+    }
+    this.keywords = new KeywordIndex();
+    this.keywordsReady = this.fillKeywords([...this.files.keys()]);
+    return 'loaded';
+  }
+
+  /** The previous format (one vectors file and metadata rewritten per update), read once and stored anew. */
+  private async migrateV1(): Promise<boolean> {
+    const V1 = z.object({ model: z.string(), dim: z.number(), generation: z.number(), rows: z.array(z.string()), files: z.record(z.string(), z.object({ size: z.number(), mtimeMs: z.number(), hashes: z.array(z.string()) })), chunks: z.array(z.object({ file: z.string(), start: z.number(), end: z.number(), hash: z.string() })) });
+    const r = V1.safeParse(JSON.parse((await nodeFs.read(join(this.o.storeDir, 'meta.json'))) ?? '{}'));
+    if (!r.success) return false;
+    const m = r.data;
+    const bytes = await readFile(join(this.o.storeDir, `vectors-${m.generation}.f32`)).catch(() => undefined);
+    if (!bytes || bytes.length !== m.rows.length * m.dim * 4) return false;
+    const files: Record<string, StoredFile> = {};
+    for (const [file, f] of Object.entries(m.files)) files[file] = { size: f.size, mtimeMs: f.mtimeMs, chunks: [] };
+    for (const c of m.chunks) files[c.file]?.chunks.push([c.start, c.end, c.hash]);
+    const floats = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    const index = VectorIndex.fromVectors(floats, m.dim);
+    const parts = index.parts();
+    const all = new Float32Array(m.rows.length * m.dim);
+    for (let i = 0; i < m.rows.length; i++) all.set(index.vector(i), i * m.dim);
+    await this.store.writeSnapshot({ model: m.model, dim: m.dim, generation: m.generation + 1, rows: m.rows, files }, (write) => write(all, parts.codes, parts.alphas), () => parts.mean);
+    return true;
+  }
+
+  private hold(file: string, c: [number, number, string]): void {
+    let set = this.holders.get(c[2]);
+    if (!set) this.holders.set(c[2], (set = new Set()));
+    set.add({ file, start: c[0], end: c[1], hash: c[2] });
+  }
+
+  private closeVectorFile(): void {
+    if (this.vectorFd !== undefined) closeSync(this.vectorFd);
+    this.vectorFd = undefined;
+  }
+
+  /** Forgets the stored index (a model or dimension change). */
+  async clear(): Promise<void> {
+    this.store.close();
+    this.closeVectorFile();
+    this.vectors = undefined;
+    this.dim = 0;
+    this.files.clear();
+    this.rowHashes = [];
+    this.rowOf.clear();
+    this.holders.clear();
+    this.dead = 0;
+    this.logEntries = 0;
+    this.keywords = new KeywordIndex();
+    await rm(this.o.storeDir, { recursive: true, force: true });
+  }
+
+  /** Reads, filters and chunks one file; undefined when it is skipped. */
+  private async chunksOf(f: { rel: string; abs: string; display: string }, size: number): Promise<(IndexedChunk & { text: string })[] | undefined> {
+    if (BINARY_EXT.test(f.rel) || GENERATED.test(f.rel)) return undefined;
+    if (size > (this.o.maxFileBytes ?? 512 * 1024) || size === 0) return undefined;
+    if (await isBinary(f.abs)) return undefined;
+    const text = await readFile(f.abs, 'utf8');
+    if (looksGenerated(text)) return undefined;
+    return chunkText(f.display, text, { maxTokens: this.o.chunkTokens ?? 300 }).map((c) => ({ file: f.display, start: c.startLine, end: c.endLine, hash: c.hash, text: c.text }));
+  }
+
+  /**
+   * Brings the index up to date with the workspace (all files, or only `paths` when given:
+   * absolute paths from a file watcher). Unchanged files are not read; unchanged chunks are not
+   * embedded. Cancelling keeps what was finished; so does a gateway failure (then it throws
+   * `IndexingStopped`, saying how far it got).
+   */
+  async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
+    const t0 = Date.now();
+    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, persistMs: 0 };
+    /** Files this update replaces (null: removed), with their chunks' texts. */
+    const changed = new Map<string, { entry: StoredFile; texts: string[] } | null>();
+    const visit = async (f: { rel: string; abs: string; display: string }) => {
+      const s = await stat(f.abs).catch(() => undefined);
+      const prev = this.files.get(f.display);
+      if (!s || !s.isFile()) {
+        if (prev) changed.set(f.display, null);
+        return;
+      }
+      if (prev && prev.size === s.size && prev.mtimeMs === s.mtimeMs) {
+        stats.files++;
+        stats.chunks += prev.chunks.length;
+        stats.reused += prev.chunks.length;
+        return;
+      }
+      const chunks = await this.chunksOf(f, s.size);
+      if (!chunks) {
+        stats.skipped++;
+        if (prev) changed.set(f.display, null);
+        return;
+      }
+      changed.set(f.display, { entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
+      stats.files++;
+      stats.chunks += chunks.length;
+    };
+    if (paths) {
+      for (const abs of paths) {
+        const display = this.displayOf(abs);
+        if (!display) continue;
+        const resolved = await this.guard.resolve(abs).catch(() => undefined);
+        if (resolved) await visit({ rel: resolved.rel, abs: resolved.abs, display });
+        else if (this.files.has(display)) changed.set(display, null);
+      }
+    } else {
+      const seen = new Set<string>();
+      let scanned = 0;
+      for await (const f of walkWorkspace(this.guard)) {
+        if (signal?.aborted) break;
+        const display = this.guard.display(f.folder, f.rel);
+        seen.add(display);
+        await visit({ rel: f.rel, abs: f.abs, display });
+        if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
+      }
+      if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
+    }
+
+    // What needs embedding: chunks whose hash has no stored row (each hash once).
+    const todo = new Map<string, string>();
+    for (const [file, c] of changed) {
+      if (!c) continue;
+      c.entry.chunks.forEach(([, , hash], i) => {
+        if (this.rowOf.has(hash)) stats.reused++;
+        else if (!todo.has(hash)) todo.set(hash, embeddingText(file, c.texts[i]));
+      });
+    }
+    const hashes = [...todo.keys()];
+    const fresh = new Map<string, Float32Array>();
+    let failure: unknown;
+    if (hashes.length > 0 && !signal?.aborted) {
+      onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
+      try {
+        const { vectors, requests } = await this.o.embed(hashes.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done, total: hashes.length }));
+        stats.requests = requests;
+        vectors.forEach((v, i) => v && fresh.set(hashes[i], v));
+      } catch (err) {
+        // Cancelled, or the gateway failed: keep the batches that finished either way.
+        if (!signal?.aborted) failure = err;
+        const partial = (err as { partial?: { vectors: (Float32Array | undefined)[]; requests: number } }).partial;
+        partial?.vectors.forEach((v, i) => v && fresh.set(hashes[i], v));
+        stats.requests = partial?.requests ?? 0;
+      }
+      stats.embedded = fresh.size;
+    }
+    const dim = fresh.size > 0 ? fresh.values().next().value!.length : this.dim;
+    if (this.dim && fresh.size > 0 && dim !== this.dim) throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
+
+    // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a
+    // cancelled or failed run resumes it next time).
+    for (const [file, c] of changed) if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
+    const tPersist = Date.now();
+    await this.apply(changed, fresh, dim);
+    stats.persistMs = Date.now() - tPersist;
+    this.keywordsReady = this.keywordsReady.then(() => {
+      for (const [file, c] of changed) {
+        if (c) this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })));
+        else this.keywords.removeFile(file);
+      }
+    });
+    await this.keywordsReady;
+    stats.ms = Date.now() - t0;
+    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, hashes.length);
+    return stats;
+  }
+
+  /**
+   * Applies an update: on disk first (a log entry: its new rows, then the line naming them), then
+   * in memory; a new snapshot instead when it is the first build, or when a quarter of the rows
+   * are dead or the log is long.
+   */
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: Map<string, Float32Array>, dim: number): Promise<void> {
+    if (changed.size === 0) return;
+    // New rows, in a stable order: the changed files' chunks as listed.
+    const added: string[] = [];
+    const seen = new Set<string>();
+    for (const c of changed.values()) {
+      for (const [, , h] of c?.entry.chunks ?? []) {
+        if (this.rowOf.has(h) || seen.has(h)) continue;
+        seen.add(h);
+        added.push(h);
+      }
+    }
+    if (!this.vectors) {
+      // The first build: every row is new; the snapshot computes the mean and the codes once.
+      this.dim = Math.max(1, dim);
+      const all = new Float32Array(added.length * this.dim);
+      added.forEach((h, i) => all.set(fresh.get(h)!, i * this.dim));
+      this.rowHashes = added;
+      this.applyFiles(changed, undefined, 0);
+      await this.compact(all);
+      return;
+    }
+    const index = this.vectors;
+    const vecs = new Float32Array(added.length * this.dim);
+    const codes = new Uint8Array(added.length * index.codeBytes);
+    const scales = new Float32Array(added.length);
+    added.forEach((h, i) => {
+      const v = Float32Array.from(fresh.get(h)!);
+      const { code, alpha } = index.encode(v);
+      vecs.set(v, i * this.dim);
+      codes.set(code, i * index.codeBytes);
+      scales[i] = alpha;
+    });
+    const rowsBefore = this.rowHashes.length;
+    const entry: LogEntry = { rows: rowsBefore + added.length, add: added, files: {} };
+    for (const [file, c] of changed) entry.files[file] = c ? c.entry : null;
+    this.store.append(entry, this.dim, vecs, codes, scales);
+    this.logEntries++;
+    added.forEach((h, i) => {
+      const row = index.appendEncoded(vecs.subarray(i * this.dim, (i + 1) * this.dim), codes.subarray(i * index.codeBytes, (i + 1) * index.codeBytes), scales[i]);
+      this.rowHashes.push(h);
+      this.rowOf.set(h, row);
+    });
+    this.applyFiles(changed, index, rowsBefore);
+    if (this.dead > this.rowHashes.length * 0.25 || this.logEntries >= 1000) await this.compact();
+  }
+
+  /** The files' chunks in memory: holders moved, rows that lost their last holder removed, ones that got one back restored. */
+  private applyFiles(changed: Map<string, { entry: StoredFile } | null>, index: VectorIndex | undefined, rowsBefore: number): void {
+    for (const [file, c] of changed) {
+      for (const [, , h] of this.files.get(file)?.chunks ?? []) {
+        const set = this.holders.get(h);
+        if (!set) continue;
+        for (const x of set) if (x.file === file) set.delete(x);
+        if (set.size === 0) {
+          this.holders.delete(h);
+          index?.remove(this.rowOf.get(h)!);
+          this.dead++;
+        }
+      }
+      if (!c) {
+        this.files.delete(file);
+        continue;
+      }
+      this.files.set(file, c.entry);
+      for (const chunk of c.entry.chunks) {
+        const revived = !this.holders.has(chunk[2]);
+        this.hold(file, chunk);
+        const row = this.rowOf.get(chunk[2]);
+        if (revived && index && row !== undefined && row < rowsBefore) {
+          index.restore(row);
+          this.dead--;
+        }
+      }
+    }
+  }
+
+  /**
+   * A new snapshot of the live rows only, block by block (a million rows never sit in memory as
+   * float32 twice): the mean over the live rows, then every row encoded again around it and
+   * written. The rows come from `vectors` (the first build) or from the index (memory or file).
+   */
+  private async compact(vectors?: Float32Array): Promise<void> {
+    const dim = this.dim;
+    const live = this.rowHashes.map((h, r) => (this.holders.has(h) ? r : -1)).filter((r) => r >= 0);
+    const rowOf = (r: number): Float32Array => {
+      if (vectors) {
+        const v = Float32Array.from(vectors.subarray(r * dim, (r + 1) * dim));
+        let s = 0;
+        for (const x of v) s += x * x;
+        const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+        for (let d = 0; d < dim; d++) v[d] *= inv;
+        return v;
+      }
+      return Float32Array.from(this.vectors!.vector(r));
+    };
+    const mean = new Float64Array(dim);
+    for (const r of live) {
+      const v = rowOf(r);
+      for (let d = 0; d < dim; d++) mean[d] += v[d];
+    }
+    const mean32 = Float32Array.from(mean, (x) => (live.length ? x / live.length : 0));
+    const encode = VectorIndex.encoder(dim, mean32);
+    const rows = live.map((r) => this.rowHashes[r]);
+    const inMemory = rows.length * dim * 4 <= this.store.inMemoryBytes;
+    const headroom = headroomFor(rows.length);
+    const all = inMemory ? new Float32Array((rows.length + headroom) * dim) : undefined;
+    const cb = VectorIndex.codeBytesFor(dim);
+    const codes = new Uint8Array((rows.length + headroom) * cb);
+    const scales = new Float32Array(rows.length + headroom);
+    const BLOCK = 4096;
+    this.generation++;
+    await this.store.writeSnapshot(
+      { model: this.o.model, dim, generation: this.generation, rows, files: Object.fromEntries(this.files) },
+      (write) => {
+        for (let i = 0; i < live.length; i += BLOCK) {
+          const n = Math.min(BLOCK, live.length - i);
+          const block = new Float32Array(n * dim);
+          for (let j = 0; j < n; j++) block.set(rowOf(live[i + j]), j * dim);
+          const enc = encode(block, n);
+          write(block, enc.codes, enc.alphas);
+          all?.set(block, i * dim);
+          codes.set(enc.codes, i * cb);
+          scales.set(enc.alphas, i);
+        }
+      },
+      () => mean32,
+    );
+    this.closeVectorFile();
+    const fd = inMemory ? undefined : openSync(join(this.o.storeDir, `vectors-${this.generation}.f32`), 'r');
+    this.vectorFd = fd;
+    this.vectors = VectorIndex.fromParts({ dim, count: rows.length, mean: mean32, codes, alphas: scales, ...(all ? { vectors: all } : { vectorFile: fd }) });
+    this.rowHashes = rows;
+    this.rowOf = new Map(rows.map((h, i) => [h, i]));
+    this.dead = 0;
+    this.logEntries = 0;
+  }
+
+  /** Reads the stored files' chunks into the keyword index (after a load). */
+  private async fillKeywords(files: string[]): Promise<void> {
+    for (const file of files) {
+      const entry = this.files.get(file);
+      if (!entry) continue;
+      const p = await this.guard.resolve(file).catch(() => undefined);
+      const lines = p ? (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/) : [];
+      this.keywords.setFile(file, entry.chunks.map(([start, end, hash]) => ({ item: { file, start, end, hash }, text: lines.slice(start - 1, end).join('\n') })));
+    }
+  }
+
+  /** The best chunks by keywords and identifiers (BM25; an identifier's definitions first). */
+  keywordSearch(query: string, k: number): KeywordHit<IndexedChunk>[] {
+    return this.keywords.search(query, k);
+  }
+
+  /** The best chunks for a query vector. */
+  search(query: Float32Array, k: number): { chunk: IndexedChunk; score: number }[] {
+    if (!this.vectors || this.rowHashes.length === 0) return [];
+    return this.vectors
+      .search(query, k)
+      .map((h) => ({ chunk: this.holders.get(this.rowHashes[h.row])?.values().next().value, score: h.score }))
+      .filter((r): r is { chunk: IndexedChunk; score: number } => !!r.chunk);
+  }
+
+  /** The current text of a chunk's lines (read from disk). */
+  async chunkText(c: IndexedChunk): Promise<string> {
+    const p = await this.guard.resolve(c.file).catch(() => undefined);
+    if (!p) return '';
+    const lines = (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/);
+    return lines.slice(c.start - 1, c.end).join('\n');
+  }
+
+  private displayOf(abs: string): string | undefined {
+    for (const folder of this.o.folders) {
+      const rel = relative(folder.path, abs);
+      if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return this.guard.display(folder, rel.split(sep).join('/'));
+    }
+    return undefined;
+  }
+
+  /** Absolute path of a display path. */
+  async absolutePath(file: string): Promise<string | undefined> {
+    return (await this.guard.resolve(file).catch(() => undefined))?.abs;
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * The Usage view's figures, built from what the gateway reported: spend per day stacked by model,
+ * tokens and the cache hit rate, requests, per key, the most expensive calls, and the forecast.
+ * Pure: the view, the CSV and the tests all read the same report.
+ */
+import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../../common/usageTypes';
+import { forecast, type Forecast } from './forecast';
+import { imageFamilyPrice, type PriceBook } from '../../common/prices';
+import { toCsv } from './csv';
+
+export const RANGES = [7, 30] as const;
+export type RangeDays = (typeof RANGES)[number];
+/** Series beyond this many models are drawn together as "Other". */
+const MAX_SERIES = 6;
+export const OTHER = 'Other';
+
+export interface ModelRow {
+  model: string;
+  dollars: number;
+  requests: number;
+  /** "$0.30 in · $1.20 out per M tokens", or why there is none. */
+  price: string;
+  priceKnown: boolean;
+}
+
+export interface UsageReport {
+  mode: 'full' | 'key-only';
+  rangeDays: RangeDays;
+  /** Local days shown, oldest first (`YYYY-MM-DD`); the last is today. */
+  days: string[];
+  /** Days the gateway could not give figures for ("no data", not $0): shown as gaps. */
+  unknownDays: string[];
+  series: { name: string; dollars: number[] }[];
+  dailyTotals: number[];
+  /** Every day and model of the range with spend (what the CSV exports). */
+  rows: { day: string; model: string; requests: number; dollars: number }[];
+  totalDollars: number;
+  todayDollars: number;
+  requests: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; hitRate?: number };
+  /** Where the token, key and top-call figures come from when the log was not read whole. */
+  sampleNote?: string;
+  perKey: { name: string; dollars: number; requests: number }[];
+  perModel: ModelRow[];
+  topCalls: { at: number; model: string; keyName: string; dollars: number; promptTokens: number; completionTokens: number }[];
+  balanceDollars?: number;
+  username?: string;
+  key?: KeyBilling;
+  forecast?: Forecast;
+  /** Set when the gateway has no usage in the period ("no data", not "$0"). */
+  empty: boolean;
+  /** Today's spend through `vscode.lm` (other extensions, VS Code's chat) against its daily cap (counted by this extension). */
+  otherCallers?: { dollars: number; capDollars: number };
+  /** What the figures are built from, in words (shown under the chart). */
+  source: string;
+  generatedAt: number;
+}
+
+export function localDay(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+function nextDay(day: string): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return localDay(new Date(y, m - 1, d + 1, 12).getTime() / 1000);
+}
+
+/** The `n` local days ending today, oldest first. */
+export function lastDays(n: number, nowMs: number): string[] {
+  const out: string[] = [];
+  const d = new Date(nowMs);
+  for (let i = n - 1; i >= 0; i--) out.push(localDay(new Date(d.getFullYear(), d.getMonth(), d.getDate() - i, 12).getTime() / 1000));
+  return out;
+}
+
+/** Unix seconds at local midnight `n - 1` days before today (the start of an `n`-day range). */
+export function rangeStart(n: number, nowMs: number): number {
+  const d = new Date(nowMs);
+  return Math.floor(new Date(d.getFullYear(), d.getMonth(), d.getDate() - (n - 1)).getTime() / 1000);
+}
+
+export interface ReportInput {
+  rangeDays: RangeDays;
+  nowMs: number;
+  logs: UsageLogs;
+  /** Day-by-model spend when the log was not read whole (new-api hourly buckets, one-api's dashboard). */
+  buckets?: { buckets: UsageBucket[]; source: 'hourly' | 'daily-7' };
+  prices: PriceBook;
+  balanceDollars?: number;
+  username?: string;
+}
+
+export function buildReport(input: ReportInput): UsageReport {
+  const { rangeDays, nowMs, logs, prices } = input;
+  // One extra week before the range feeds the forecast (the last 7 complete days).
+  const allDays = lastDays(Math.max(rangeDays, 8), nowMs);
+  const days = allDays.slice(-rangeDays);
+  const today = days[days.length - 1];
+  const fromBuckets = !logs.complete && input.buckets && input.buckets.buckets.length > 0;
+  // Days without figures ("no data", not $0): those before one-api's 7-day dashboard when the log
+  // was too long to read whole, or, with no buckets at all, those up to the oldest call read.
+  const oldestRead = logs.items.at(-1);
+  const knownSince =
+    fromBuckets && input.buckets!.source === 'daily-7'
+      ? allDays[allDays.length - 7]
+      : !fromBuckets && !logs.complete && oldestRead
+        ? nextDay(localDay(oldestRead.at))
+        : undefined;
+  const known = (day: string) => knownSince === undefined || day >= knownSince;
+  const unknownDays = days.filter((d) => !known(d));
+  const cells = new Map<string, { dollars: number; requests: number }>();
+  const add = (day: string, model: string, dollars: number, requests: number) => {
+    if (!known(day)) return;
+    const id = `${day}\u0000${model}`;
+    const c = cells.get(id) ?? { dollars: 0, requests: 0 };
+    c.dollars += dollars;
+    c.requests += requests;
+    cells.set(id, c);
+  };
+  if (fromBuckets) {
+    for (const b of input.buckets!.buckets) add(input.buckets!.source === 'daily-7' ? new Date(b.at * 1000).toISOString().slice(0, 10) : localDay(b.at), b.model, b.dollars, b.requests);
+  } else {
+    for (const l of logs.items) add(localDay(l.at), l.model, l.dollars, 1);
+  }
+
+  const inRange = new Set(days);
+  const perModel = new Map<string, { dollars: number; requests: number }>();
+  const dailyAll = new Map<string, number>();
+  for (const [id, c] of cells) {
+    const [day, model] = id.split('\u0000') as [string, string];
+    dailyAll.set(day, (dailyAll.get(day) ?? 0) + c.dollars);
+    if (!inRange.has(day)) continue;
+    const m = perModel.get(model) ?? { dollars: 0, requests: 0 };
+    m.dollars += c.dollars;
+    m.requests += c.requests;
+    perModel.set(model, m);
+  }
+  const ranked = [...perModel.entries()].sort((a, b) => b[1].dollars - a[1].dollars || a[0].localeCompare(b[0]));
+  const named = ranked.length > MAX_SERIES ? ranked.slice(0, MAX_SERIES - 1).map(([m]) => m) : ranked.map(([m]) => m);
+  const seriesOf = (model: string) => (named.includes(model) ? model : OTHER);
+  const names = ranked.length > named.length ? [...named, OTHER] : named;
+  const series = names.map((name) => ({ name, dollars: days.map(() => 0) }));
+  for (const [id, c] of cells) {
+    const [day, model] = id.split('\u0000') as [string, string];
+    const i = days.indexOf(day);
+    if (i === -1) continue;
+    series[names.indexOf(seriesOf(model))].dollars[i] += c.dollars;
+  }
+  const dailyTotals = days.map((_, i) => series.reduce((n, s) => n + s.dollars[i], 0));
+  const rows = [...cells.entries()]
+    .map(([id, c]) => {
+      const [day, model] = id.split('\u0000') as [string, string];
+      return { day, model, ...c };
+    })
+    .filter((r) => inRange.has(r.day))
+    .sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model));
+  const totalDollars = dailyTotals.reduce((n, d) => n + d, 0);
+  const requests = [...perModel.values()].reduce((n, m) => n + m.requests, 0);
+
+  // Tokens, keys and top calls need single calls: from the log (all of it, or its newest part).
+  const start = rangeStart(rangeDays, nowMs);
+  const calls = logs.items.filter((l) => l.at >= start);
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } as UsageReport['tokens'];
+  const keys = new Map<string, { dollars: number; requests: number }>();
+  for (const l of calls) {
+    tokens.input += l.promptTokens;
+    tokens.output += l.completionTokens;
+    tokens.cacheRead += l.cacheRead;
+    tokens.cacheWrite += l.cacheWrite;
+    const k = keys.get(l.keyName) ?? { dollars: 0, requests: 0 };
+    k.dollars += l.dollars;
+    k.requests += 1;
+    keys.set(l.keyName, k);
+  }
+  const cacheable = tokens.input + tokens.cacheRead + tokens.cacheWrite;
+  if (tokens.cacheRead + tokens.cacheWrite > 0 && cacheable > 0) tokens.hitRate = tokens.cacheRead / cacheable;
+
+  const f = input.balanceDollars === undefined ? undefined : forecast(input.balanceDollars, allDays.filter(known).map((day) => ({ day, dollars: dailyAll.get(day) ?? 0 })), today);
+  return {
+    mode: 'full',
+    rangeDays,
+    days,
+    unknownDays,
+    series,
+    dailyTotals,
+    rows,
+    totalDollars,
+    todayDollars: dailyTotals[dailyTotals.length - 1] ?? 0,
+    requests,
+    tokens,
+    sampleNote: logs.complete ? undefined : `Tokens, keys and the costliest calls are from the newest ${calls.length.toLocaleString('en-US')} calls${logs.total ? ` of ${logs.total.toLocaleString('en-US')}` : ''}.`,
+    perKey: [...keys.entries()].map(([name, k]) => ({ name: name || '(unnamed key)', ...k })).sort((a, b) => b.dollars - a.dollars),
+    perModel: ranked.map(([model, m]) => ({ model, ...m, ...describePrice(prices, model) })),
+    topCalls: [...calls].sort((a, b) => b.quota - a.quota).slice(0, 10).map(topCall),
+    balanceDollars: input.balanceDollars,
+    username: input.username,
+    forecast: f,
+    empty: cells.size === 0,
+    source: fromBuckets
+      ? input.buckets!.source === 'hourly'
+        ? "Spend per day from the gateway's hourly usage data (it lags by a few minutes)."
+        : `Spend per day from the gateway's 7-day dashboard${unknownDays.length ? `; the ${unknownDays.length} days before it are unknown (the log is too long to read whole)` : ''}.`
+      : logs.complete
+        ? "Spend per day from the gateway's request log."
+        : `Spend per day from the newest ${logs.items.length.toLocaleString('en-US')} calls of the gateway's request log (it has no usage buckets)${unknownDays.length ? `; the ${unknownDays.length} days before them are unknown` : ''}.`,
+    generatedAt: nowMs,
+  };
+}
+
+function topCall(l: UsageLogEntry): UsageReport['topCalls'][number] {
+  return { at: l.at, model: l.model, keyName: l.keyName, dollars: l.dollars, promptTokens: l.promptTokens, completionTokens: l.completionTokens };
+}
+
+function describePrice(prices: PriceBook, model: string): { price: string; priceKnown: boolean } {
+  const found = prices.price(model);
+  const image = found ? undefined : imageFamilyPrice(model);
+  if (image) return { price: image, priceKnown: true };
+  if (!found) return { price: prices.hasGatewayPrices ? 'price unknown (not configured on the gateway)' : 'price unknown (the gateway publishes none)', priceKnown: false };
+  const p = found.price;
+  const from = found.source === 'settings' ? ' (your setting)' : '';
+  if (p.kind === 'request') return { price: `$${(p.perRequest ?? 0).toFixed(4)} a request${from}`, priceKnown: true };
+  return { price: `$${fmt(p.inputPerMTok ?? 0)} in · $${fmt(p.outputPerMTok ?? 0)} out per M tokens${from}`, priceKnown: true };
+}
+
+function fmt(n: number): string {
+  return n >= 1 ? n.toFixed(2) : n.toPrecision(2);
+}
+
+/** The report for an API key alone: the key's own totals, no per-day data. */
+export function keyOnlyReport(rangeDays: RangeDays, key: KeyBilling, nowMs: number): UsageReport {
+  const days = lastDays(rangeDays, nowMs);
+  return {
+    mode: 'key-only',
+    rangeDays,
+    days,
+    unknownDays: [],
+    series: [],
+    dailyTotals: days.map(() => 0),
+    rows: [],
+    totalDollars: key.usedDollars,
+    todayDollars: 0,
+    requests: 0,
+    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    perKey: [],
+    perModel: [],
+    topCalls: [],
+    key,
+    empty: true,
+    source: "With only an API key the gateway reports the key's limit and its total use. Set the system access token for spend per day, model and key.",
+    generatedAt: nowMs,
+  };
+}
+
+/** The chart's data as CSV: one row per day and model; the dollar column sums to the total shown. */
+export function reportCsv(r: UsageReport): string {
+  return toCsv(
+    ['date', 'model', 'requests', 'dollars'],
+    r.rows.map((row) => [row.day, row.model, row.requests, Number(row.dollars.toFixed(6))]),
+  );
+}

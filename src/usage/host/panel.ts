@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { factsOf, fixesFor } from '../../common/fixes';
+import { redact } from '../../shell/redact';
+import type { Services } from '../../shell/services';
+import { collectUsage } from '../core/collect';
+import { FromUsageView, type ToUsageView } from '../../common/usageProtocol';
+import { RANGES, reportCsv, type RangeDays, type UsageReport } from '../core/report';
+
+const RANGE_KEY = 'modelGateway.usage.rangeDays';
+/** The Usage tab's webview type (package.json activates on it, so a reload restores the tab). */
+export const USAGE_VIEW_TYPE = 'modelGateway.usage';
+
+/**
+ * The Usage view: an editor tab with spend per day stacked by model, tokens and cache, keys, the
+ * costliest calls and the forecast. It reloads when money was spent while it is open.
+ */
+export class UsagePanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private report: UsageReport | undefined;
+  private loading: Promise<UsageReport | undefined> | undefined;
+  private generation = 0;
+  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly services: Services,
+    private readonly context: vscode.ExtensionContext,
+    /** Today's spend by other extensions and VS Code's chat, against its cap. */
+    private readonly otherCallers?: { spentToday(): number; capDollars(): number },
+  ) {
+    const soon = () => {
+      if (!this.panel) return;
+      clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(() => void this.reload(), 1000);
+    };
+    this.disposables.push(services.onDidSpend(soon), services.onDidChangeConnection(soon));
+  }
+
+  /** The figures on screen (tests read them). */
+  get current(): UsageReport | undefined {
+    return this.report;
+  }
+
+  get rangeDays(): RangeDays {
+    const v = this.context.globalState.get<number>(RANGE_KEY);
+    return (RANGES as readonly number[]).includes(v ?? 0) ? (v as RangeDays) : 7;
+  }
+
+  async open(): Promise<UsageReport | undefined> {
+    if (this.panel) this.panel.reveal();
+    else this.create();
+    return this.reload();
+  }
+
+  /** Reads the gateway again; resolves with what is shown (undefined after an error). */
+  reload(): Promise<UsageReport | undefined> {
+    const generation = ++this.generation;
+    const rangeDays = this.rangeDays;
+    this.post({ type: 'loading', rangeDays });
+    const run = (async () => {
+      if (!this.services.isConfigured()) throw new Error('Model Gateway is not set up: set the gateway URL and the API key first.');
+      const report = await collectUsage(this.services.client(), {
+        rangeDays,
+        hasAccessToken: !!this.services.credentials.getAccessToken(),
+        prices: await this.services.prices.book(),
+      });
+      return this.otherCallers ? { ...report, otherCallers: { dollars: this.otherCallers.spentToday(), capDollars: this.otherCallers.capDollars() } } : report;
+    })().then(
+      (report) => {
+        if (generation !== this.generation) return this.loading;
+        this.report = report;
+        this.post({ type: 'report', report });
+        return report;
+      },
+      (err: unknown) => {
+        if (generation !== this.generation) return this.loading;
+        this.services.log.error('Usage view: could not read usage', err);
+        const message = redact(err instanceof Error ? err.message : String(err), this.services.credentials.values());
+        const fixes = fixesFor({ ...factsOf(err), message }, { hasBaseUrl: !!this.services.settings().baseUrl, place: 'notification' });
+        this.post({ type: 'error', message, fixes });
+        return undefined;
+      },
+    );
+    this.loading = run;
+    return run;
+  }
+
+  /** Writes the shown figures as CSV: to `target`, or where the user picks. Returns the file. */
+  async exportCsv(target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+    const report = this.report ?? (await this.loading);
+    if (!report) {
+      void vscode.window.showWarningMessage('There are no usage figures to export yet.');
+      return undefined;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const name = `gateway-usage-${report.days[0]}-to-${report.days[report.days.length - 1]}.csv`;
+    const uri = target ?? (await vscode.window.showSaveDialog({ title: 'Export usage as CSV', defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { CSV: ['csv'] } }));
+    if (!uri) return undefined;
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(reportCsv(report), 'utf8'));
+    this.post({ type: 'exported', rows: report.rows.length, file: vscode.workspace.asRelativePath(uri) });
+    this.services.log.info(`Usage view: exported ${report.rows.length} rows`);
+    return uri;
+  }
+
+  /** The tab VS Code kept open across a window reload: it shows fresh figures again. */
+  restore(panel: vscode.WebviewPanel): Promise<UsageReport | undefined> {
+    this.panel?.dispose();
+    this.adopt(panel);
+    return this.reload();
+  }
+
+  private create(): void {
+    const panel = vscode.window.createWebviewPanel(USAGE_VIEW_TYPE, 'Gateway Usage', vscode.ViewColumn.Active, this.webviewOptions());
+    this.adopt(panel);
+  }
+
+  private webviewOptions(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
+    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [dist, media] };
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    panel.webview.options = this.webviewOptions();
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'gateway.svg');
+    panel.webview.html = this.html(panel.webview);
+    this.panel = panel;
+    panel.onDidDispose(() => {
+      if (this.panel !== panel) return;
+      this.panel = undefined;
+      clearTimeout(this.reloadTimer);
+    });
+    panel.webview.onDidReceiveMessage((raw) => void this.receive(raw));
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = FromUsageView.safeParse(raw);
+    if (!parsed.success) {
+      this.services.log.warn('Usage view: ignored a message that is not in the protocol');
+      return;
+    }
+    const m = parsed.data;
+    switch (m.type) {
+      case 'ready':
+        // A view that was hidden and comes back draws the last figures at once.
+        if (this.report) this.post({ type: 'report', report: this.report });
+        else if (!this.loading) void this.reload();
+        return;
+      case 'range':
+        await this.context.globalState.update(RANGE_KEY, m.days);
+        void this.reload();
+        return;
+      case 'refresh':
+        // Asked for by hand: the gateway's prices are read again too.
+        this.services.prices.reset();
+        void this.reload();
+        return;
+      case 'export':
+        try {
+          await this.exportCsv();
+        } catch (err) {
+          void vscode.window.showErrorMessage(`The usage CSV could not be written: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        return;
+      case 'fix':
+        void vscode.commands.executeCommand(m.command);
+        return;
+    }
+  }
+
+  private post(m: ToUsageView): void {
+    void this.panel?.webview.postMessage(m);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(18).toString('base64');
+    const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
+    const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${uri('dist', 'codicons', 'codicon.css')}">
+<link rel="stylesheet" href="${uri('media', 'usage.css')}">
+<title>Gateway Usage</title></head>
+<body><main id="app" aria-busy="true"></main><script nonce="${nonce}" src="${uri('dist', 'usage.js')}"></script></body></html>`;
+  }
+
+  dispose(): void {
+    clearTimeout(this.reloadTimer);
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

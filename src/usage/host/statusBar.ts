@@ -1,0 +1,122 @@
+import * as vscode from 'vscode';
+import { describeError, showGatewayError } from '../../shell/errors';
+import type { Services } from '../../shell/services';
+import { formatDollars } from '../../common/money';
+import { usageSettings } from '../../shell/config';
+import { describeDays, type Forecast } from '../core/forecast';
+import { SpendWatch, type StateStore } from './spendWatch';
+
+export type ConnectionState =
+  | { kind: 'unconfigured' }
+  | { kind: 'checking' }
+  | {
+      kind: 'connected';
+      host: string;
+      username?: string;
+      balanceDollars?: number;
+      low: boolean;
+      /** Spent today: the gateway's log (access token), or this key's use since the first check today. */
+      today?: { dollars: number; since?: number };
+      forecast?: Forecast;
+    }
+  | { kind: 'error'; message: string };
+
+
+
+/** The status-bar item: connection state and balance; a click offers the next useful action. */
+export class StatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('modelGateway.status', vscode.StatusBarAlignment.Right, 100);
+  private state: ConnectionState = { kind: 'unconfigured' };
+  private generation = 0;
+  private readonly spend: SpendWatch;
+
+  constructor(
+    private readonly services: Services,
+    globalState?: StateStore,
+  ) {
+    this.spend = new SpendWatch(services, globalState);
+    this.item.name = 'Model Gateway';
+    this.item.command = 'modelGateway.statusActions';
+    this.render();
+    this.item.show();
+  }
+
+  get current(): ConnectionState {
+    return this.state;
+  }
+
+  private set(state: ConnectionState): void {
+    this.state = state;
+    this.render();
+  }
+
+  private render(): void {
+    const s = this.state;
+    this.item.backgroundColor = undefined;
+    switch (s.kind) {
+      case 'unconfigured':
+        this.item.text = '$(plug) Model Gateway';
+        this.item.tooltip = 'Model Gateway is not set up: click to set the gateway URL and API key.';
+        break;
+      case 'checking':
+        this.item.text = '$(sync~spin) Model Gateway';
+        this.item.tooltip = 'Checking the connection to the gateway…';
+        break;
+      case 'connected': {
+        const balance = s.balanceDollars === undefined ? '' : ` ${formatDollars(s.balanceDollars)}`;
+        const today = s.today ? ` · today ${formatDollars(s.today.dollars)}` : '';
+        this.item.text = `${s.low ? '$(warning)' : '$(pass-filled)'} Model Gateway${balance}${today}`;
+        const since = s.today?.since ? ` on this key since ${new Date(s.today.since).toLocaleTimeString()}` : '';
+        this.item.tooltip =
+          `Connected to ${s.host}${s.username ? ` as ${s.username}` : ''}.` +
+          (s.balanceDollars === undefined ? ' Set the system access token to see the balance.' : ` Balance ${formatDollars(s.balanceDollars)}${s.low ? ' (low)' : ''}.`) +
+          (s.today ? ` Spent today${since}: ${formatDollars(s.today.dollars)}.` : '') +
+          (s.forecast && Number.isFinite(s.forecast.daysLeft) ? ` At the last 7 days' rate (${formatDollars(s.forecast.ratePerDay)} a day) the balance lasts ${describeDays(s.forecast.daysLeft)}.` : '');
+        if (s.low) this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        break;
+      }
+      case 'error':
+        this.item.text = '$(error) Model Gateway';
+        this.item.tooltip = s.message;
+        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        break;
+    }
+  }
+
+  /** Checks the key (GET /v1/models) and, with an access token, reads the balance. */
+  async refresh(): Promise<ConnectionState> {
+    const generation = ++this.generation;
+    const services = this.services;
+    if (!services.isConfigured()) {
+      this.set({ kind: 'unconfigured' });
+      return this.state;
+    }
+    this.set({ kind: 'checking' });
+    let next: ConnectionState;
+    try {
+      const client = services.client();
+      await client.models.list();
+      const host = new URL(services.settings().baseUrl).host;
+      const showToday = usageSettings().todayInStatusBar;
+      if (services.credentials.getAccessToken()) {
+        const me = await client.account.self();
+        const [today, forecast] = await Promise.all([showToday ? this.spend.today() : undefined, this.spend.forecast(me.balanceDollars)]);
+        next = { kind: 'connected', host, username: me.username, balanceDollars: me.balanceDollars, low: me.balanceDollars < services.settings().lowBalanceDollars, today, forecast };
+        if (generation === this.generation) this.spend.warnIfRunningOut(me.balanceDollars, forecast);
+      } else {
+        next = { kind: 'connected', host, low: false, today: showToday ? await this.spend.keyToday() : undefined };
+      }
+    } catch (err) {
+      services.log.error('Connection check failed', err);
+      next = { kind: 'error', message: describeError(services, err).message };
+      // Credentials held for another gateway: the person decides at once (the notification's buttons).
+      if ((err as { type?: unknown }).type === 'credential_withheld') showGatewayError(services, 'Model Gateway', err);
+    }
+    if (generation === this.generation) this.set(next);
+    return next;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
