@@ -1,8 +1,9 @@
 // The lint gate `npm test` runs: typescript-eslint's type-checked recommended rules, plus the two
 // that catch what this codebase gets wrong most easily: promises nobody awaits, and switches that
-// miss a case when a union grows.
+// miss a case when a union grows; and the import rules that hold the layers (eslint.layers.mjs).
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench/results/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
@@ -20,4 +21,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },
   },
+  ...layerRules,
 );

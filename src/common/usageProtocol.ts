@@ -1,7 +1,7 @@
 /** Messages between the Usage view and the host. What the view sends is checked with zod. */
 import * as z from 'zod/mini';
 import { FIX_COMMANDS, type FixCommand } from './fixes';
-import type { UsageReport } from '../usage/core/report';
+import type { UsageReport } from './usageReport';
 
 export const FromUsageView = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),

@@ -4,12 +4,11 @@ import { showGatewayError } from './errors';
 import { CREDENTIAL_NAMES, gatewayOrigin, hostOf, isCleartextRemote, type CredentialKind } from './origins';
 import { loadGateway } from './services';
 import type { Services } from './services';
-import type { StatusBar } from '../usage/host/statusBar';
 
 type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
 
 /** Commands for the connection: URL, API key, access token, verify, sign out, log, status menu. */
-export function registerShellCommands(services: Services, status: StatusBar, reg: Register): void {
+export function registerShellCommands(services: Services, reg: Register): void {
   // No arguments from callers: any extension can run a command, and one that set the URL or a
   // credential would decide where our stored key is sent.
   reg('modelGateway.setBaseUrl', async () => {
@@ -77,7 +76,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     await services.credentials.setAccessToken(token, await entryOrigin(services));
     services.log.info('System access token saved to secret storage');
     await checkAccountAccess(services);
-    void status.refresh();
+    void vscode.commands.executeCommand('modelGateway.refreshStatus');
     return true;
   });
 
@@ -85,7 +84,7 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     const saved = await askAccountUserId(services);
     if (saved) {
       await checkAccountAccess(services);
-      void status.refresh();
+      void vscode.commands.executeCommand('modelGateway.refreshStatus');
     }
     return saved;
   });
@@ -122,7 +121,6 @@ export function registerShellCommands(services: Services, status: StatusBar, reg
     if (pick) await vscode.commands.executeCommand(pick.command);
   });
 
-  reg('modelGateway.refreshStatus', () => status.refresh());
   reg('modelGateway.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway'));
 }
 

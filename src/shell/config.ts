@@ -3,8 +3,9 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { booleanSetting, numberSetting, stringSetting } from './settingsSchema';
 
-export const JOBS = ['chat', 'embeddings', 'rerank', 'speech', 'transcription', 'image', 'video'] as const;
-export type Job = (typeof JOBS)[number];
+import { JOBS, type Job } from '../common/jobs';
+
+export { JOBS, type Job };
 
 const Settings = z.object({
   baseUrl: z.catch(z.string().check(z.trim()), ''),

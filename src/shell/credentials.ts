@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { registerSecret } from './redact';
 import * as z from 'zod/mini';
 import { gatewayOrigin, type CredentialKind } from './origins';
 
@@ -41,6 +42,7 @@ export class Credentials implements vscode.Disposable {
     this.accessToken = (await this.secrets.get(ACCESS_TOKEN)) || undefined;
     this.accountUserId = (await this.secrets.get(ACCOUNT_USER_ID)) || undefined;
     this.origins = parseOrigins(await this.secrets.get(ORIGINS));
+    for (const value of this.values()) registerSecret(value);
   }
 
   /**
@@ -112,6 +114,7 @@ export class Credentials implements vscode.Disposable {
   async setApiKey(value: string, origin: string | undefined): Promise<void> {
     await this.secrets.store(API_KEY, value.trim());
     this.apiKey = value.trim();
+    registerSecret(this.apiKey);
     await this.storeOrigins({ ...this.origins, apiKey: origin });
     this.changed.fire();
   }
@@ -120,6 +123,7 @@ export class Credentials implements vscode.Disposable {
   async setAccessToken(value: string, origin: string | undefined, options: { keepUserId?: boolean } = {}): Promise<void> {
     await this.secrets.store(ACCESS_TOKEN, value.trim());
     this.accessToken = value.trim();
+    registerSecret(this.accessToken);
     await this.storeOrigins({ ...this.origins, accessToken: origin });
     if (!options.keepUserId && this.accountUserId) {
       await this.secrets.delete(ACCOUNT_USER_ID);

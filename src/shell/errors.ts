@@ -11,7 +11,7 @@ export interface FixAction {
 /** The message to show for an error, and the actions that fix it (`fixes.ts`). Never contains a secret. */
 export function describeError(services: Services, err: unknown): { message: string; actions: FixAction[] } {
   // Gateway errors are cleaned where they are made; anything else is cleaned here.
-  const message = redact(err instanceof Error ? err.message : String(err), services.credentials.values());
+  const message = redact(err instanceof Error ? err.message : String(err));
   const fixes = fixesFor({ ...factsOf(err), message }, { hasBaseUrl: !!services.settings().baseUrl, place: 'notification' });
   return { message, actions: fixes.map((f) => ({ title: f.title, run: () => vscode.commands.executeCommand(f.command) })) };
 }

@@ -5,10 +5,8 @@ import { redact } from './redact';
 export class Log implements vscode.Disposable {
   private readonly channel = vscode.window.createOutputChannel('Model Gateway', { log: true });
 
-  constructor(private readonly secrets: () => readonly string[]) {}
-
   private clean(message: string): string {
-    return redact(message, this.secrets());
+    return redact(message);
   }
 
   info(message: string): void {

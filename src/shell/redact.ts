@@ -1,11 +1,15 @@
-import { redactSecrets } from '../gateway/core/redact';
+import { redactSecrets, registerSecret } from '../gateway/core/redact';
+
+export { registerSecret };
 
 /**
- * Removes secrets from text before it is logged, shown or stored: the given values in use (in
- * every form a server echoes them), anything shaped like a key, and credentials in headers,
- * JSON and URLs. The shell bundle has its own copy of the gateway's redaction module, so the
- * secrets in use are passed in rather than read from the gateway's registry.
+ * Removes secrets from text before it is logged, shown or stored: every credential this window
+ * has loaded or been given (registered by `Credentials`, in every form a server echoes them),
+ * anything shaped like a key, and credentials in headers, JSON and URLs.
+ *
+ * The shell bundle (`dist/extension.js`) carries its own copy of the redaction module, apart from
+ * the gateway bundle's: this is the shell's one registry, fed by `Credentials` alone.
  */
-export function redact(text: string, secrets: readonly string[]): string {
-  return redactSecrets(text, secrets);
+export function redact(text: string): string {
+  return redactSecrets(text);
 }

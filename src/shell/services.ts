@@ -42,7 +42,7 @@ export class Services implements vscode.Disposable {
 
   constructor(readonly context: vscode.ExtensionContext) {
     this.credentials = new Credentials(context.secrets);
-    this.log = new Log(() => this.credentials.values());
+    this.log = new Log();
     this.disposables.push(
       this.credentials,
       this.log,

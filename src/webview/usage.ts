@@ -5,7 +5,7 @@
  */
 import { BarChart } from 'chartist';
 import type { ToUsageView } from '../common/usageProtocol';
-import type { UsageReport } from '../usage/core/report';
+import type { UsageReport } from '../common/usageReport';
 import { formatCost } from '../common/money';
 import { button, h, icon, vscode } from './dom';
 

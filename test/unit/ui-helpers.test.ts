@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { expiry, jobsFor, keyDescription, keyTooltip } from '../../src/account/core/format';
 import type { ApiKeyRecord } from '../../src/gateway';
-import { redact } from '../../src/shell/redact';
+import { redact, registerSecret } from '../../src/shell/redact';
 import { isSameKey } from '../../src/common/money';
 
 const record = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
@@ -24,12 +24,13 @@ describe('UI helpers', () => {
   it('redacts the secrets in use, anything shaped like a key, and bearer credentials', () => {
     const token = 'a1b2c3d4e5f6-access-token';
     const line = `calling with sk-live1234567890abc and Bearer ${token}; token=${token}; x-api-key: sk-other999999`;
-    const out = redact(line, [token]);
+    registerSecret(token);
+    const out = redact(line);
     assert.ok(!out.includes(token));
     assert.ok(!out.includes('sk-live1234567890abc'));
     assert.ok(!out.includes('sk-other999999'));
     assert.match(out, /Bearer «redacted»/);
-    assert.equal(redact('nothing secret here', []), 'nothing secret here');
+    assert.equal(redact('nothing secret here'), 'nothing secret here');
   });
 
   it('offers a model only for the jobs it can do', () => {

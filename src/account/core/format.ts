@@ -1,4 +1,4 @@
-import type { Job } from '../../shell/config';
+import type { Job } from '../../common/jobs';
 import type { ApiKeyRecord } from '../../gateway/resources/account';
 import { formatDollars, maskKey, quotaToDollars } from '../../common/money';
 

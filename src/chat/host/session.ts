@@ -233,7 +233,7 @@ export class ChatSession implements vscode.Disposable {
       await this.pushState();
       return undefined;
     } catch (err) {
-      return `The conversation could not be condensed: ${redact(describeError(this.services, err).message, this.services.credentials.values())}`;
+      return `The conversation could not be condensed: ${redact(describeError(this.services, err).message)}`;
     } finally {
       this.condensing = false;
     }
@@ -338,7 +338,7 @@ export class ChatSession implements vscode.Disposable {
     const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
     const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: this.currentModel() || '(no model)', format: 'chat', steps: [], status: 'error', usage: emptyUsage(), at: now };
     const facts = factsOf(failure);
-    turn.error = { message: redact(facts.message, this.services.credentials.values()), kind: facts.kind, status: (failure as { status?: number }).status, cause403: facts.cause403, keyRefusal: facts.keyRefusal };
+    turn.error = { message: redact(facts.message), kind: facts.kind, status: (failure as { status?: number }).status, cause403: facts.cause403, keyRefusal: facts.keyRefusal };
     conversation.turns.push({ id: newId('u'), role: 'user', text, images, context, at: now }, turn);
     conversation.updatedAt = now;
     // The next attempt reads the list again (the key may have been fixed meanwhile).
@@ -386,7 +386,7 @@ export class ChatSession implements vscode.Disposable {
       this.running = undefined;
       this.approver.rejectAll();
       if (turn.status === 'streaming') turn.status = 'stopped';
-      if (turn.error) turn.error.message = redact(turn.error.message, this.services.credentials.values());
+      if (turn.error) turn.error.message = redact(turn.error.message);
       turn.cost = await this.costOf(turn, settings.cacheTtl);
       conversation.updatedAt = Date.now();
       this.services.log.info(`chat: turn ended ${turn.status} after ${Date.now() - started} ms, ${turn.steps.length} step(s)`);
@@ -478,7 +478,7 @@ export class ChatSession implements vscode.Disposable {
           this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save the condensed conversation', err));
           void this.pushState();
         } else if (e.type === 'condense-failed') {
-          this.services.log.error('chat: could not condense older turns', redact(e.message, this.services.credentials.values()));
+          this.services.log.error('chat: could not condense older turns', redact(e.message));
           this.post({ type: 'notice', level: 'info', text: 'Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.' });
         } else {
           this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');

@@ -8,14 +8,8 @@ export interface DailySpend {
   dollars: number;
 }
 
-export interface Forecast {
-  /** Dollars a day over the days the rate was taken from. */
-  ratePerDay: number;
-  /** How many days the rate is taken from (7, or fewer for a younger account). */
-  basisDays: number;
-  /** Days the balance lasts at that rate; Infinity when nothing was spent. */
-  daysLeft: number;
-}
+export type { Forecast } from '../../common/usageReport';
+import type { Forecast } from '../../common/usageReport';
 
 /** Spend over the last `window` complete days before today; a shorter history divides by its own length. */
 export function forecast(balanceDollars: number, days: readonly DailySpend[], today: string, window = 7): Forecast {

@@ -4,57 +4,16 @@
  * Pure: the view, the CSV and the tests all read the same report.
  */
 import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../../common/usageTypes';
-import { forecast, type Forecast } from './forecast';
+import { forecast } from './forecast';
 import { imageFamilyPrice, type PriceBook } from '../../common/prices';
 import { toCsv } from './csv';
+import type { RangeDays, UsageReport } from '../../common/usageReport';
 
-export const RANGES = [7, 30] as const;
-export type RangeDays = (typeof RANGES)[number];
+export { RANGES, type ModelRow, type RangeDays, type UsageReport } from '../../common/usageReport';
+
 /** Series beyond this many models are drawn together as "Other". */
 const MAX_SERIES = 6;
 export const OTHER = 'Other';
-
-export interface ModelRow {
-  model: string;
-  dollars: number;
-  requests: number;
-  /** "$0.30 in · $1.20 out per M tokens", or why there is none. */
-  price: string;
-  priceKnown: boolean;
-}
-
-export interface UsageReport {
-  mode: 'full' | 'key-only';
-  rangeDays: RangeDays;
-  /** Local days shown, oldest first (`YYYY-MM-DD`); the last is today. */
-  days: string[];
-  /** Days the gateway could not give figures for ("no data", not $0): shown as gaps. */
-  unknownDays: string[];
-  series: { name: string; dollars: number[] }[];
-  dailyTotals: number[];
-  /** Every day and model of the range with spend (what the CSV exports). */
-  rows: { day: string; model: string; requests: number; dollars: number }[];
-  totalDollars: number;
-  todayDollars: number;
-  requests: number;
-  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; hitRate?: number };
-  /** Where the token, key and top-call figures come from when the log was not read whole. */
-  sampleNote?: string;
-  perKey: { name: string; dollars: number; requests: number }[];
-  perModel: ModelRow[];
-  topCalls: { at: number; model: string; keyName: string; dollars: number; promptTokens: number; completionTokens: number }[];
-  balanceDollars?: number;
-  username?: string;
-  key?: KeyBilling;
-  forecast?: Forecast;
-  /** Set when the gateway has no usage in the period ("no data", not "$0"). */
-  empty: boolean;
-  /** Today's spend through `vscode.lm` (other extensions, VS Code's chat) against its daily cap (counted by this extension). */
-  otherCallers?: { dollars: number; capDollars: number };
-  /** What the figures are built from, in words (shown under the chart). */
-  source: string;
-  generatedAt: number;
-}
 
 export function localDay(unixSeconds: number): string {
   const d = new Date(unixSeconds * 1000);

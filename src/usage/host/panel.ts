@@ -76,7 +76,7 @@ export class UsagePanel implements vscode.Disposable {
       (err: unknown) => {
         if (generation !== this.generation) return this.loading;
         this.services.log.error('Usage view: could not read usage', err);
-        const message = redact(err instanceof Error ? err.message : String(err), this.services.credentials.values());
+        const message = redact(err instanceof Error ? err.message : String(err));
         const fixes = fixesFor({ ...factsOf(err), message }, { hasBaseUrl: !!this.services.settings().baseUrl, place: 'notification' });
         this.post({ type: 'error', message, fixes });
         return undefined;

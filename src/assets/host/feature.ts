@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Services } from '../../shell/services';
+import type { FeatureHost } from '../../shell/featureHost';
 import { generateImageCommand, type ImageRequestArgs } from './images';
 import { describeImageCommand, editImageCommand, moderateImageCommand, remixImageCommand, replaceBackgroundCommand, upscaleImageCommand } from './imageActions';
 import { checkModerationCommand } from './moderation';
@@ -9,13 +9,14 @@ import { transcribeCommand } from './transcribe';
 import { VideoJobs, type VideoJob } from './videoJobs';
 import { generateVideoCommand } from './videos';
 
-type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
-
-/** The media commands (images, speech, transcripts, video, moderation) and the Video Jobs view. */
-export function registerAssetCommands(services: Services, context: vscode.ExtensionContext, reg: Register): { videoJobs: VideoJobs; reports: ReportDocuments } {
-  const reports = new ReportDocuments();
-  const videoJobs = new VideoJobs(services, context.workspaceState);
-  context.subscriptions.push(reports, videoJobs, vscode.window.createTreeView('modelGateway.videoJobs', { treeDataProvider: videoJobs }));
+/** The media commands (images, speech, transcripts, video, moderation) and the Video Jobs view, whose unfinished jobs resume after start-up. */
+export function activateAssets(host: FeatureHost): { videoJobs: VideoJobs; reports: ReportDocuments } {
+  const { services, context } = host;
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => host.command(id, fn);
+  const reports = host.own(new ReportDocuments());
+  const videoJobs = host.own(new VideoJobs(services, context.workspaceState));
+  host.own(vscode.window.createTreeView('modelGateway.videoJobs', { treeDataProvider: videoJobs }));
+  host.afterActivation(() => videoJobs.resumeAll());
   const ext = context.extensionUri;
   const jobId = (arg: unknown) => (typeof arg === 'string' ? arg : (arg as VideoJob | undefined)?.id);
 

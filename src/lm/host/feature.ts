@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SearchService } from '../../search/host/searchService';
-import type { Services } from '../../shell/services';
+import type { FeatureHost } from '../../shell/featureHost';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import { chatProviderApi, hasToolsApi } from './api';
 import { LmAccess, manageAccess } from './access';
@@ -18,7 +18,10 @@ export interface LanguageModelSupport {
  * language-model provider (1.104+), the gateway's abilities as tools (1.95+). On an older VS
  * Code nothing is registered and nothing fails.
  */
-export function registerLanguageModels(services: Services, access: LmAccess, search: SearchService, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): { disposables: vscode.Disposable[]; support: LanguageModelSupport } {
+export function activateLanguageModels(host: FeatureHost, search: SearchService): { access: LmAccess; support: LanguageModelSupport } {
+  const { services, context } = host;
+  const access = new LmAccess(services, context.globalState, context.extension.id);
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => host.command(id, fn);
   const disposables: vscode.Disposable[] = [];
   const api = chatProviderApi();
   reg('modelGateway.lm.manageAccess', () => manageAccess(access));
@@ -42,5 +45,6 @@ export function registerLanguageModels(services: Services, access: LmAccess, sea
     if (pick) await vscode.commands.executeCommand(pick.command, ...(pick.arg ? [pick.arg] : []));
   });
   services.log.info(`language models: ${api ? 'provider registered' : 'no provider API in this VS Code'}; ${tools ? 'tools registered' : 'no tools API'}`);
-  return { disposables, support: { chatProvider: !!api, tools } };
+  disposables.forEach((d) => host.own(d));
+  return { access, support: { chatProvider: !!api, tools } };
 }

@@ -1,0 +1,65 @@
+// The layers of src/, held by import rules (docs/architecture.md draws them):
+//   common/    browser-safe modules both sides share: imports only common/ and zod
+//   gateway/   the client: no vscode, no feature, no platform (common/ is allowed)
+//   webview/   browser code: only webview/, common/ and its own libraries
+//   shell/     the platform: never a feature
+//   tools/, storage/   Node libraries under the features: no vscode, no platform, no feature
+//   <feature>/core/    a feature's logic: no vscode, nothing of a host/, no platform, no webview
+// A feature's host/ adapts its core to VS Code and may use the platform and other features.
+// test/unit/layers.test.ts plants a wrong import in each layer and checks that lint refuses it.
+
+const FEATURES = 'chat|search|usage|account|assets|lm';
+const up = (folders) => String.raw`^(\.\./)+(${folders})(/|$)`;
+const vscode = { name: 'vscode', message: 'This layer runs without VS Code: keep `vscode` in a host/ or shell/ module.' };
+const restrict = (patterns, paths = []) => ['error', { paths, patterns }];
+
+export const layerRules = [
+  {
+    files: ['src/common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([{ regex: String.raw`^(?!\./[^/]+$|zod(/mini)?$)`, message: 'common/ imports only common/ and zod: both the extension host and the webviews load it.' }]),
+    },
+  },
+  {
+    files: ['src/gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|shell|webview|tools|storage`), message: 'The gateway client knows no feature, platform or webview: move shared code to common/.' }], [vscode]),
+    },
+  },
+  {
+    files: ['src/webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        [
+          { regex: String.raw`^\.\./(?!common/)`, message: 'Webview code imports only webview/ and common/.' },
+          { regex: '^(node:|undici|vscode$)', message: 'Webview code runs in the browser.' },
+        ],
+        [vscode],
+      ),
+    },
+  },
+  {
+    files: ['src/shell/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|webview`), message: 'The platform never imports a feature: the feature registers itself (its host/feature.ts, listed in extension.ts).' }]),
+    },
+  },
+  {
+    files: ['src/tools/**/*.ts', 'src/storage/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|shell|webview`), message: 'tools/ and storage/ are Node libraries under the features: no platform, no feature.' }], [vscode]),
+    },
+  },
+  {
+    files: [`src/{${FEATURES.split('|').join(',')}}/core/**/*.ts`],
+    rules: {
+      'no-restricted-imports': restrict(
+        [
+          { regex: String.raw`(^|/)host(/|$)`, message: "A feature's core/ never imports a host/ module: the host adapts the core, not the other way round." },
+          { regex: up('shell|webview'), message: "A feature's core/ runs in plain Node: no platform, no webview." },
+        ],
+        [vscode],
+      ),
+    },
+  },
+];
