@@ -1,10 +1,5 @@
 /** The webview's handle on the host, and small helpers to build elements. */
-import type { FromWebview } from '../common/chatProtocol';
-
-declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
-
-export const vscode = acquireVsCodeApi();
-export const post = (m: FromWebview) => vscode.postMessage(m);
+export { vscode } from './channel';
 
 
 export type Attrs = Record<string, string | boolean | undefined>;

@@ -2,22 +2,21 @@ import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
 import { sniffImageType } from '../common/imageRules';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, setCondensing } from './contextView';
-import { button, h, icon, post, vscode } from './dom';
+import { HostChannel } from './channel';
+import { button, h, icon, vscode } from './dom';
 import { MentionPicker } from './mentions';
 import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
 import { shared, TurnView, userView } from './turnView';
 
 type Result = { ok: boolean; message?: string };
-const waiting = new Map<string, (r: Result) => void>();
-const foundFiles = new Map<string, (items: FileItem[]) => void>();
+
+const channel = new HostChannel<ToWebview, FromWebview>(ToWebviewSchema, 'chat');
+const post = (m: FromWebview) => channel.post(m);
 
 /** Sends a message that the host answers (by its request id); resolves with the answer. */
-function request(m: Extract<FromWebview, { requestId: string }> extends infer R ? (R extends unknown ? Omit<R, 'requestId'> : never) : never): Promise<Result> {
-  const requestId = crypto.randomUUID();
-  return new Promise((resolve) => {
-    waiting.set(requestId, resolve);
-    post({ ...m, requestId });
-  });
+async function request(m: Parameters<typeof channel.request>[0]): Promise<Result> {
+  const reply = await channel.request(m);
+  return reply.type === 'result' ? { ok: reply.ok, message: reply.message } : { ok: false, message: 'The extension answered with something else.' };
 }
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -53,12 +52,10 @@ const attachButton = button('', { id: 'attach', 'aria-label': 'Attach image', ti
 const contextButton = button('', { id: 'context', 'aria-label': 'Add the active file or selection', title: 'Add the active file or selection as context' }, 'file-code');
 const sendButton = button('Send', { id: 'send', class: 'primary', 'aria-label': 'Send' }, 'send');
 const mentions = new MentionPicker(input, {
-  find: (query) =>
-    new Promise<FileItem[]>((resolve) => {
-      const requestId = crypto.randomUUID();
-      foundFiles.set(requestId, resolve);
-      post({ type: 'find-files', requestId, query });
-    }),
+  find: async (query): Promise<FileItem[]> => {
+    const reply = await channel.request({ type: 'find-files', query });
+    return reply.type === 'files' ? reply.items : [];
+  },
   picked: (item) => post({ type: 'attach-file', path: item.path }),
 });
 const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': 'Stop', hidden: true }, 'debug-stop');
@@ -594,14 +591,7 @@ document.addEventListener('keydown', (e) => {
 
 // ---------- messages from the host ----------
 
-window.addEventListener('message', (e: MessageEvent<unknown>) => {
-  // Checked on arrival: a message of another shape is dropped, never half-applied.
-  const checked = ToWebviewSchema.safeParse(e.data);
-  if (!checked.success) {
-    console.warn('Model Gateway: ignored a malformed message from the extension', checked.error.issues[0]);
-    return;
-  }
-  const m = e.data as ToWebview;
+channel.listen((m) => {
   switch (m.type) {
     case 'state':
       applyState(m.state);
@@ -658,12 +648,8 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
       showNotice(m.text, m.level);
       break;
     case 'result':
-      waiting.get(m.requestId)?.({ ok: m.ok, message: m.message });
-      waiting.delete(m.requestId);
-      break;
     case 'files':
-      foundFiles.get(m.requestId)?.(m.items);
-      foundFiles.delete(m.requestId);
+      // A reply nobody waits for any more (its view was reloaded): nothing to do.
       break;
     case 'context':
       renderMeter(m.use, turns.length > 0);

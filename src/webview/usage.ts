@@ -4,10 +4,12 @@
  * for screen readers and keyboards, and tables for tokens, models, keys and the costliest calls.
  */
 import { BarChart } from 'chartist';
-import type { ToUsageView } from '../common/usageProtocol';
+import { ToUsageViewSchema, type FromUsageView, type ToUsageView } from '../common/usageProtocol';
 import type { UsageReport } from '../common/usageReport';
+import { FIX_COMMANDS } from '../common/fixes';
 import { formatCost } from '../common/money';
-import { button, h, icon, vscode } from './dom';
+import { HostChannel } from './channel';
+import { button, h, icon } from './dom';
 
 const app = document.getElementById('app')!;
 const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -19,7 +21,8 @@ const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Usa
 const body = h('div', { id: 'body' });
 app.append(heading, toolbar, status, body);
 
-const post = (m: unknown) => vscode.postMessage(m);
+const channel = new HostChannel<ToUsageView, FromUsageView>(ToUsageViewSchema, 'usage');
+const post = (m: FromUsageView) => channel.post(m);
 const int = (n: number) => n.toLocaleString('en-US');
 const SERIES_CLASSES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : SERIES_CLASSES[i] ?? 'other');
@@ -27,13 +30,15 @@ const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : S
 toolbar.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
-  if (b.dataset.range) post({ type: 'range', days: Number(b.dataset.range) });
+  const days = Number(b.dataset.range);
+  if (days === 7 || days === 30) post({ type: 'range', days });
   else if (b === refreshButton) post({ type: 'refresh' });
   else if (b === exportButton) post({ type: 'export' });
 });
 body.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-fix]');
-  if (b?.dataset.fix) post({ type: 'fix', command: b.dataset.fix });
+  const command = FIX_COMMANDS.find((c) => c === b?.dataset.fix);
+  if (command) post({ type: 'fix', command });
 });
 
 function card(label: string, value: string, detail?: string, id?: string): HTMLElement {
@@ -189,8 +194,7 @@ function render(r: UsageReport): void {
   body.replaceChildren(...parts);
 }
 
-window.addEventListener('message', (e: MessageEvent<ToUsageView>) => {
-  const m = e.data;
+channel.listen((m) => {
   switch (m.type) {
     case 'loading':
       app.setAttribute('aria-busy', 'true');

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import * as vscode from 'vscode';
 import { pcmToWav } from '../core/audioParts';
 import { escapeHtml } from '../../common/html';
+import { webviewHtml } from '../../shell/webviewPage';
 
 export const PLAYER_VIEW_TYPE = 'modelGateway.audioPlayer';
 const MAX_PCM_INLINE = 40 * 1024 * 1024;
@@ -26,20 +26,16 @@ export async function showAudioPlayer(file: string, extensionUri: vscode.Uri): P
   } else {
     src = webview.asWebviewUri(vscode.Uri.file(file)).toString();
   }
-  const nonce = randomBytes(12).toString('base64');
-  const csp = `default-src 'none'; media-src ${webview.cspSource} data:; style-src ${webview.cspSource} 'nonce-${nonce}';`;
-  const name = escapeHtml(basename(file));
-  panel.webview.html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}">
-<style nonce="${nonce}">
+  panel.webview.html = webviewHtml(webview, extensionUri, {
+    title: basename(file),
+    allow: { media: ['data:'] },
+    inlineStyle: `
 body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 1.5rem; }
 audio { width: 100%; max-width: 40rem; margin-top: .75rem; }
-.path { color: var(--vscode-descriptionForeground); font-size: .9em; word-break: break-all; }
-</style></head>
-<body>
-<h2>${name}</h2>
+.path { color: var(--vscode-descriptionForeground); font-size: .9em; word-break: break-all; }`,
+    body: `<h2>${escapeHtml(basename(file))}</h2>
 <div class="path">${escapeHtml(file)}</div>
-${src ? `<audio id="player" controls preload="metadata" src="${escapeHtml(src)}"></audio>` : `<p>This PCM file is too large to play here (over ${MAX_PCM_INLINE / 1048576} MB).</p>`}
-</body></html>`;
+${src ? `<audio id="player" controls preload="metadata" src="${escapeHtml(src)}"></audio>` : `<p>This PCM file is too large to play here (over ${MAX_PCM_INLINE / 1048576} MB).</p>`}`,
+  });
   return panel;
 }

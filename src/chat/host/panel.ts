@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { describeError } from '../../shell/errors';
 import type { Services } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
@@ -111,7 +111,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
     webview.html = this.html(webview, owner === this.editorPanel ? 'editor' : 'view');
     this.webviews.add(webview);
-    const subscription = webview.onDidReceiveMessage((raw) => void this.receive(raw));
+    const subscription = receiveChecked(webview, FromWebview, 'chat view', this.services.log, (m) => this.receive(m));
     this.disposables.push(
       subscription,
       owner.onDidDispose(() => {
@@ -123,35 +123,21 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 
   /** `place`: the side-bar view has New Chat in its title bar; the editor tab shows its own. */
   private html(webview: vscode.Webview, place: 'view' | 'editor'): string {
-    const nonce = randomBytes(18).toString('base64');
-    const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
-    const csp = [
-      "default-src 'none'",
-      `img-src ${webview.cspSource} data:`,
-      `style-src ${webview.cspSource}`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${uri('dist', 'codicons', 'codicon.css')}">
-<link rel="stylesheet" href="${uri('media', 'chat.css')}">
-<title>Model Gateway Chat</title></head>
-<body data-place="${place}"><div id="app"></div><script nonce="${nonce}" src="${uri('dist', 'webview.js')}"></script></body></html>`;
+    return webviewHtml(webview, this.context.extensionUri, {
+      title: 'Model Gateway Chat',
+      stylesheets: [['dist', 'codicons', 'codicon.css'], ['media', 'chat.css']],
+      allow: { img: ['data:'] },
+      bodyAttributes: { 'data-place': place },
+      body: '<div id="app"></div>',
+      scripts: [['dist', 'webview.js']],
+    });
   }
 
   private post(m: ToWebview): void {
     for (const w of this.webviews) void w.postMessage(m);
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    const parsed = FromWebview.safeParse(raw);
-    if (!parsed.success) {
-      this.services.log.warn(`ignored a malformed message from the chat view: ${parsed.error.issues[0]?.message ?? ''}`);
-      return;
-    }
-    const m = parsed.data;
+  private async receive(m: FromWebview): Promise<void> {
     // The type only, never the content: a trace of what the person did, for support and tests.
     this.services.log.info(`chat view: ${m.type}`);
     try {

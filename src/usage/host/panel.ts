@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { factsOf, fixesFor } from '../../common/fixes';
 import { redact } from '../../shell/redact';
 import type { Services } from '../../shell/services';
@@ -131,16 +131,10 @@ export class UsagePanel implements vscode.Disposable {
       this.panel = undefined;
       clearTimeout(this.reloadTimer);
     });
-    panel.webview.onDidReceiveMessage((raw) => void this.receive(raw));
+    receiveChecked(panel.webview, FromUsageView, 'Usage view', this.services.log, (m) => this.receive(m));
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    const parsed = FromUsageView.safeParse(raw);
-    if (!parsed.success) {
-      this.services.log.warn('Usage view: ignored a message that is not in the protocol');
-      return;
-    }
-    const m = parsed.data;
+  private async receive(m: FromUsageView): Promise<void> {
     switch (m.type) {
       case 'ready':
         // A view that was hidden and comes back draws the last figures at once.
@@ -174,16 +168,12 @@ export class UsagePanel implements vscode.Disposable {
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(18).toString('base64');
-    const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, ...p)).toString();
-    const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${uri('dist', 'codicons', 'codicon.css')}">
-<link rel="stylesheet" href="${uri('media', 'usage.css')}">
-<title>Gateway Usage</title></head>
-<body><main id="app" aria-busy="true"></main><script nonce="${nonce}" src="${uri('dist', 'usage.js')}"></script></body></html>`;
+    return webviewHtml(webview, this.context.extensionUri, {
+      title: 'Gateway Usage',
+      stylesheets: [['dist', 'codicons', 'codicon.css'], ['media', 'usage.css']],
+      body: '<main id="app" aria-busy="true"></main>',
+      scripts: [['dist', 'usage.js']],
+    });
   }
 
   dispose(): void {
