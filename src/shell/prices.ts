@@ -1,4 +1,4 @@
-import type { Services } from './services';
+import type { SettingsSource, GatewayConnection, CredentialSource, LogSource } from './services';
 import { usageSettings } from './config';
 import type { ModelPrice } from '../gateway/resources/usage';
 import { PriceBook } from '../common/prices';
@@ -13,7 +13,7 @@ const RETRY_MS = 5 * 60_000;
 export class Prices {
   private cached: { baseUrl: string; at: number; ttl: number; prices: Promise<ModelPrice[] | undefined> } | undefined;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: SettingsSource & GatewayConnection & CredentialSource & LogSource) {}
 
   async book(): Promise<PriceBook> {
     const overrides = usageSettings().prices;

@@ -21,11 +21,49 @@ export function loadGateway(): GatewayModule {
   return gatewayModule;
 }
 
+/** The settings in force, read and checked on each call. */
+export interface SettingsSource {
+  settings(): GatewaySettings;
+}
+
+/** The gateway client for the settings and credentials in force, and the events around it. */
+export interface GatewayConnection {
+  client(): Gateway.GatewayClient;
+  isConfigured(): boolean;
+  /** Tells the balance views that something was spent. */
+  notifySpend(): void;
+  readonly onDidChangeConnection: vscode.Event<void>;
+  readonly onDidSpend: vscode.Event<void>;
+}
+
+/** The credentials, and whether the gateway in use may have them. */
+export interface CredentialSource {
+  readonly credentials: Credentials;
+  withheldCredentials(): CredentialKind[];
+  gatewayOrigin(): string | undefined;
+}
+
+/** Questions to the person (modal confirmations, secret entry). */
+export interface PromptSource {
+  readonly prompts: Prompts;
+}
+
+/** Model prices: the gateway's and the user's own. */
+export interface PriceSource {
+  readonly prices: Prices;
+}
+
+/** The redacted log, and the notices shown (kept for the tests and support). */
+export interface LogSource {
+  readonly log: Log;
+  recordNotice(level: 'info' | 'warning' | 'error', message: string): void;
+}
+
 /**
  * What every feature shares: settings, credentials, the log, and one gateway client rebuilt
  * whenever the settings or credentials change.
  */
-export class Services implements vscode.Disposable {
+export class Services implements SettingsSource, GatewayConnection, CredentialSource, PromptSource, PriceSource, LogSource, vscode.Disposable {
   readonly credentials: Credentials;
   readonly log: Log;
   readonly prompts = new Prompts();

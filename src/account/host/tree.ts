@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { AccountUser, ApiKeyRecord } from '../../gateway/resources/account';
 import { formatDollars, isSameKey } from '../../common/money';
 import { describeError, showGatewayError } from '../../shell/errors';
-import { loadGateway, type Services } from '../../shell/services';
+import { loadGateway, type SettingsSource, type GatewayConnection, type CredentialSource, type LogSource } from '../../shell/services';
 import { keyDescription, keyTooltip } from '../core/format';
 
 export type AccountNode =
@@ -29,7 +29,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
   private filterText = '';
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly services: Services) {
+  constructor(private readonly services: SettingsSource & GatewayConnection & CredentialSource & LogSource) {
     this.disposables.push(
       this.changed,
       services.onDidChangeConnection(() => this.refresh()),

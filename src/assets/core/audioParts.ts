@@ -3,6 +3,7 @@
  * the audio parts into one file. Pure functions (no vscode), tested in Node.
  */
 
+import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import type { SpeechFormat } from '../../gateway/resources/audio';
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'”’)\]]*)\s+|\n\s*\n|(?<=\n)/g;
@@ -26,7 +27,7 @@ function splitAt(text: string, re: RegExp): string[] {
  * spaces, then anywhere, for sentences or words longer than a part). Joining the parts gives the
  * text back, apart from blank stretches that would make a part of only whitespace.
  */
-export function splitForSpeech(text: string, max = 4096): string[] {
+export function splitForSpeech(text: string, max = MAX_SPEECH_INPUT): string[] {
   if (max < 1) throw new RangeError('max must be positive');
   const pieces: string[] = [];
   for (const sentence of splitAt(text, SENTENCE_END)) {

@@ -1,9 +1,10 @@
 import { basename, extname } from 'node:path';
 import * as vscode from 'vscode';
+import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import { nodeFs } from '../../storage/atomicFile';
 import type { SpeechFormat } from '../../gateway/resources/audio';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type Services } from '../../shell/services';
+import { loadGateway, type GatewayConnection, type PromptSource, type LogSource, type SettingsSource } from '../../shell/services';
 import { canJoin, joinAudio, splitForSpeech } from '../core/audioParts';
 import { assetsFolderOrSay, optionsArg, pickModel, pickOne, slug, uniquePath } from './shared';
 import { showAudioPlayer } from './player';
@@ -33,7 +34,7 @@ export interface SpeakOutcome {
 
 const PARALLEL_PARTS = 3;
 
-async function textToSpeak(services: Services, mode: 'selection' | 'file', target: unknown): Promise<{ text: string; name: string } | undefined> {
+async function textToSpeak(services: SettingsSource & GatewayConnection & PromptSource & LogSource, mode: 'selection' | 'file', target: unknown): Promise<{ text: string; name: string } | undefined> {
   if (mode === 'file') {
     const uri = target instanceof vscode.Uri ? target : vscode.window.activeTextEditor?.document.uri;
     if (!uri) {
@@ -57,7 +58,7 @@ async function textToSpeak(services: Services, mode: 'selection' | 'file', targe
 }
 
 /** Asks for what the options don't give, offering only what the chosen model supports. */
-async function askVoiceSettings(services: Services, o: Partial<SpeakOptions>): Promise<Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions> | undefined> {
+async function askVoiceSettings(services: SettingsSource & GatewayConnection & PromptSource & LogSource, o: Partial<SpeakOptions>): Promise<Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions> | undefined> {
   const gw = loadGateway();
   const model = o.model ?? (await pickModel(services, 'speech', 'Speak (1/4): model', /tts|audio-preview/i, Object.keys(gw.SPEECH_MODELS)));
   if (!model) return undefined;
@@ -98,14 +99,14 @@ async function askVoiceSettings(services: Services, o: Partial<SpeakOptions>): P
  * parts spoken (a few at a time, in order) and joined into one file in the assets folder; then a
  * small player opens. If a part fails, what was spoken before it is kept as a "-partial" file.
  */
-export async function speakCommand(services: Services, extensionUri: vscode.Uri, mode: 'selection' | 'file', target?: unknown, options?: unknown): Promise<SpeakOutcome | undefined> {
+export async function speakCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, extensionUri: vscode.Uri, mode: 'selection' | 'file', target?: unknown, options?: unknown): Promise<SpeakOutcome | undefined> {
   const o = optionsArg<SpeakOptions>(options);
   const source = o.text !== undefined ? { text: o.text, name: o.text } : await textToSpeak(services, mode, target);
   if (!source) return undefined;
   const chosen = await askVoiceSettings(services, o);
   if (!chosen) return undefined;
   const { model, voice, format, speed, instructions } = chosen;
-  const parts = splitForSpeech(source.text, Math.min(o.maxChars ?? 4096, 4096));
+  const parts = splitForSpeech(source.text, Math.min(o.maxChars ?? MAX_SPEECH_INPUT, MAX_SPEECH_INPUT));
   if (parts.length === 0) {
     void tell(services, 'error', 'There is nothing to speak: the text is blank.');
     return undefined;
@@ -123,7 +124,7 @@ export async function speakCommand(services: Services, extensionUri: vscode.Uri,
   const dir = await assetsFolderOrSay(services, 'audio files');
   if (!dir) return undefined;
   const base = `speech-${slug(source.name, 32)}`;
-  let client: ReturnType<Services['client']>;
+  let client: ReturnType<GatewayConnection['client']>;
   try {
     client = services.client();
   } catch (err) {
@@ -201,7 +202,7 @@ export async function speakCommand(services: Services, extensionUri: vscode.Uri,
 }
 
 /** "Play Audio": the small player for an audio file. */
-export async function playAudioCommand(services: Services, extensionUri: vscode.Uri, target?: unknown): Promise<boolean> {
+export async function playAudioCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, extensionUri: vscode.Uri, target?: unknown): Promise<boolean> {
   const uri = target instanceof vscode.Uri ? target : undefined;
   if (!uri) {
     void tell(services, 'error', 'Choose an audio file in the Explorer to play it.');

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Services } from '../../shell/services';
+import type { PromptSource, LogSource } from '../../shell/services';
 import { PathGuard } from '../../tools/pathGuard';
 import { applyRestore, planRestore, type RestoreStep } from '../core/checkpoints';
 import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
@@ -16,7 +16,7 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
   private previews = 0;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: PromptSource & LogSource,
     private readonly guard: () => PathGuard,
   ) {}
 

@@ -1,3 +1,4 @@
+import { MAX_AUDIO_UPLOAD_BYTES, MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import { Multipart } from '../core/multipart';
 import * as z from '../core/z';
 import { BinaryResponse } from '../core/binary';
@@ -7,8 +8,7 @@ import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
 import type { RequestOptions } from './chat';
 
-export const MAX_SPEECH_INPUT = 4096;
-export const MAX_AUDIO_UPLOAD_BYTES = 25 * 1024 * 1024;
+export { MAX_AUDIO_UPLOAD_BYTES, MAX_SPEECH_INPUT };
 export const AUDIO_UPLOAD_EXTENSIONS = ['mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'wav', 'webm'] as const;
 
 export const FIRST_FAMILY_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;

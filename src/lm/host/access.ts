@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { TokenUsage } from '../../common/prices';
 import { numberSetting } from '../../shell/settingsSchema';
-import type { Services } from '../../shell/services';
+import type { PromptSource, PriceSource, LogSource } from '../../shell/services';
 import { formatCost } from '../../common/money';
 import { addSpend, classifyInitiator, FALLBACK_PRICE_PER_MTOK, RateLimit, spentOn, localDay, type DaySpend } from '../core/limits';
 
@@ -23,7 +23,7 @@ export class LmAccess {
   private readonly limits = new Map<string, RateLimit>();
 
   constructor(
-    private readonly services: Services,
+    private readonly services: PromptSource & PriceSource & LogSource,
     private readonly state: vscode.Memento,
     private readonly ownId: string,
   ) {}

@@ -5,7 +5,7 @@ import { workspaceGuard } from '../../shell/workspaceGuard';
 import { chatProviderApi, hasToolsApi } from './api';
 import { LmAccess, manageAccess } from './access';
 import { GatewayChatProvider, LM_VENDOR } from './chatProvider';
-import { registerGatewayTools } from './tools';
+import { registerGatewayTools } from './tools/register';
 
 /** What this VS Code offered: tested by the integration suite on each version. */
 export interface LanguageModelSupport {

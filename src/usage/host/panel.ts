@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { factsOf, fixesFor } from '../../common/fixes';
 import { redact } from '../../shell/redact';
-import type { Services } from '../../shell/services';
+import type { SettingsSource, GatewayConnection, CredentialSource, PriceSource, LogSource } from '../../shell/services';
 import { collectUsage } from '../core/collect';
 import { FromUsageView, type ToUsageView } from '../../common/usageProtocol';
 import { RANGES, reportCsv, type RangeDays, type UsageReport } from '../core/report';
@@ -24,7 +24,7 @@ export class UsagePanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly services: Services,
+    private readonly services: SettingsSource & GatewayConnection & CredentialSource & PriceSource & LogSource,
     private readonly context: vscode.ExtensionContext,
     /** Today's spend by other extensions and VS Code's chat, against its cap. */
     private readonly otherCallers?: { spentToday(): number; capDollars(): number },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { usageSettings } from '../../shell/config';
-import type { Services } from '../../shell/services';
+import type { SettingsSource, GatewayConnection, CredentialSource, LogSource } from '../../shell/services';
 import { CLOCK_SKEW_SECONDS } from '../core/collect';
 import { balanceWarning, forecastFromSpend, type Forecast } from '../core/forecast';
 import { localDay, rangeStart } from '../core/report';
@@ -25,7 +25,7 @@ export class SpendWatch {
   private readonly warned = new Set<string>();
 
   constructor(
-    private readonly services: Services,
+    private readonly services: SettingsSource & GatewayConnection & CredentialSource & LogSource,
     private readonly globalState?: StateStore,
   ) {}
 

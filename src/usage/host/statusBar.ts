@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { describeError, showGatewayError } from '../../shell/errors';
-import type { Services } from '../../shell/services';
+import type { SettingsSource, GatewayConnection, CredentialSource, LogSource } from '../../shell/services';
 import { formatDollars } from '../../common/money';
 import { usageSettings } from '../../shell/config';
 import { describeDays, type Forecast } from '../core/forecast';
@@ -31,7 +31,7 @@ export class StatusBar implements vscode.Disposable {
   private readonly spend: SpendWatch;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: SettingsSource & GatewayConnection & CredentialSource & LogSource,
     globalState?: StateStore,
   ) {
     this.spend = new SpendWatch(services, globalState);
