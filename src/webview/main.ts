@@ -638,12 +638,17 @@ channel.listen((m) => {
       // The reason given for not sending is over once nothing waits any more.
       if (pendingApprovals.size === 0 && notice.textContent?.startsWith('An edit is waiting')) notice.hidden = true;
       break;
-    case 'attach':
-      // The same attachment twice is kept once.
+    case 'attach': {
+      // The same attachment twice is kept once, and the person is told why nothing was added.
+      const before = images.length + context.length;
       ({ images, context } = mergeAttachments({ images, context }, m));
+      if (images.length + context.length === before && m.images.length + m.context.length > 0) {
+        showNotice(`Already attached: ${[...m.context.map((c) => c.label), ...m.images.map(() => 'the image')].join(', ')}.`, 'info');
+      }
       renderChips();
       input.focus();
       break;
+    }
     case 'notice':
       showNotice(m.text, m.level);
       break;

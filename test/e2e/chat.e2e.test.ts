@@ -5,6 +5,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { FROM_WEBVIEW_TYPES } from '../../src/common/chatProtocol';
 import { GatewayEmulator } from '../emulator/server';
+import { until } from '../wait';
 import { EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
@@ -69,7 +70,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   async function assertInView(locator: ReturnType<FrameLocator['locator']>, what: string): Promise<void> {
     // Rendering settles within a few frames; the check is what the person sees after that.
-    for (let i = 0; i < 20 && !(await inView(locator)); i++) await page.waitForTimeout(100);
+    await until(`${what} in the viewport`, () => inView(locator), 2_000).catch(() => undefined);
     assert.ok(await inView(locator), `${what} is in the viewport`);
   }
 
@@ -141,8 +142,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#stop').waitFor({ state: 'visible' });
     await lastAnswer().locator('.markdown').first().waitFor();
     const early = (await answerText()).length;
-    await page.waitForTimeout(400);
-    const later = (await answerText()).length;
+    const later = await until('the answer to grow while streaming', async () => (await chat().locator('#stop').isVisible()) && (await answerText()).length > early && (await answerText()).length);
     assert.ok(later > early, `text grew while streaming (${early} → ${later})`);
     await page.screenshot({ path: join(SHOTS, 'chat-streaming.png') });
     await idle();
@@ -157,7 +157,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await ask('A long answer please #words=600');
     await chat().locator('#stop').waitFor({ state: 'visible' });
     await lastAnswer().locator('.markdown').first().waitFor();
-    while ((await answerText()).length < 40) await page.waitForTimeout(50);
+    await until('the first words of the answer', async () => (await answerText()).length >= 40);
     await chat().locator('#stop').click();
     await lastAnswer().locator('.badge', { hasText: 'Stopped' }).waitFor();
     await idle();
@@ -328,7 +328,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 15 } });
     await ask('Tell me more #words=300');
     await scroller.evaluate((m) => ((m as unknown as { scrollTop: number }).scrollTop = 0));
-    await page.waitForTimeout(400);
+    // More of the answer arrives after the person scrolled up: that is when a view would jump.
+    const shown = (await answerText()).length;
+    await until('more of the answer', async () => (await answerText()).length > shown + 200);
     const top = await scroller.evaluate((m) => (m as unknown as { scrollTop: number }).scrollTop);
     assert.ok(top < 5, `the view stays where the person scrolled (scrollTop ${top})`);
     await chat().locator('#jump').waitFor({ state: 'visible' });
@@ -407,7 +409,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
     await chat().locator('#attachments .chip', { hasText: 'README.md' }).waitFor();
     await runPaletteCommand(page, 'Model Gateway: Add Selection to Chat');
-    await page.waitForTimeout(500);
+    await chat().locator('#notice', { hasText: 'Already attached: README.md' }).waitFor();
     assert.equal(await chat().locator('#attachments .chip', { hasText: 'README.md' }).count(), 1, 'the same file is attached once');
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await chat().locator('#attachments .chip:not(.auto)').first().waitFor({ state: 'detached' });
@@ -521,7 +523,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.empty').waitFor();
     await chat().locator('#model').selectOption('claude-haiku-emu');
     await chat().locator('#format').selectOption('messages');
-    await page.waitForTimeout(300);
+    // The host has the choice when its next state says so (the select's own value changes at once).
+    await chat().locator('#format[title*="now messages"]').waitFor();
+    await chat().locator('#model option[selected][value="claude-haiku-emu"]').waitFor({ state: 'attached' });
     const before = emu.requestsTo('/v1/messages').length;
     await ask('Which model are you?');
     await idle();
@@ -576,7 +580,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('reads well narrow and wide', async () => {
     await page.setViewportSize({ width: 760, height: 900 });
-    await page.waitForTimeout(500);
+    await until('the workbench laid out at 760 px', async () => Math.round((await page.locator('.monaco-workbench').boundingBox())?.width ?? 0) === 760);
     if (!(await chat().locator('#history-panel').isVisible())) await chat().locator('#history').click();
     await chat().locator('.history-open').first().click();
     await chat().locator('.turn').first().waitFor();
@@ -611,7 +615,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     // The settings claim a larger window than the model has: the gateway refuses, the chat learns.
     writeFileSync(join(workspace, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
     await chat().locator('#model').selectOption('small-context-emu');
-    await page.waitForTimeout(300);
+    await chat().locator('#model option[selected][value="small-context-emu"]').waitFor({ state: 'attached' });
     await ask('Read the file big.txt again and again #steps=6');
     await idle();
     assert.equal(await lastAnswer().locator('.error-card').count(), 0, 'no error card');
@@ -660,7 +664,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await chat().locator('.empty').waitFor();
     await chat().locator('#model').selectOption('small-context-emu');
-    await page.waitForTimeout(300);
+    await chat().locator('#model option[selected][value="small-context-emu"]').waitFor({ state: 'attached' });
     const huge = `Summarise this: ${'a long pasted log line with many words in it, '.repeat(3_000)}the end.`;
     await chat().locator('#input').fill(huge);
     await chat().locator('#input').press('Enter');

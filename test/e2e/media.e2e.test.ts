@@ -128,6 +128,8 @@ describe('media commands end to end (code-server, headless Chromium)', function 
       return mp4 && join(dir, mp4);
     }, 60_000);
     assert.equal(readFileSync(file).toString('ascii', 4, 8), 'ftyp');
+    // That nothing else downloads it can only be shown by letting time pass: three poll periods
+    // (videoPollSeconds is 1), in which a host of the old window would have polled and fetched.
     await new Promise((r) => setTimeout(r, 3000));
     // Downloaded once: no extension host of the old window is still polling.
     assert.equal(emu.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${id}/content`).length, 1);

@@ -140,10 +140,14 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     await view.locator('.as-table summary').click();
     assert.equal(await view.locator('.as-table tbody tr').count(), 30);
     await view.locator('.as-table summary').click();
+    const wide = (await view.locator('#chart svg').boundingBox())?.width ?? 0;
     await page.setViewportSize({ width: 700, height: 900 });
-    await page.waitForTimeout(500);
-    const box = await view.locator('#chart svg').boundingBox();
-    assert.ok(box && box.width > 150, 'the chart redraws to the narrower width');
+    // The chart is drawn again (after its resize debounce) at the narrower width.
+    const box = await until('the chart redrawn narrower', async () => {
+      const b = await view.locator('#chart svg').boundingBox();
+      return b && b.width < wide ? b : undefined;
+    });
+    assert.ok(box.width > 150, `the chart redraws to the narrower width, still readable (${box.width} px)`);
     await page.screenshot({ path: join(SHOTS, 'usage-narrow.png') });
     await page.setViewportSize({ width: 1400, height: 900 });
     await view.locator('button[data-range="7"]').click();
