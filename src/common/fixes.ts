@@ -46,7 +46,7 @@ const CREDENTIAL_WITHHELD = 'credential_withheld';
 /** Where the fix is offered: the chat picks its own model, elsewhere the default model is set. */
 export type FixPlace = 'chat' | 'notification';
 
-/** The account API's code when new-api wants the user id header (`src/gateway/resources/account.ts`). */
+/** The account API's code when new-api wants the user id header (`src/gateway/core/accountApi.ts`). */
 const NEW_API_USER_REQUIRED = 'new_api_user_required';
 
 export function factsOf(err: unknown): ErrorFacts {

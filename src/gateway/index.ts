@@ -12,5 +12,9 @@ export * from './resources/audio';
 export * from './resources/videos';
 export * from './resources/imagegen';
 export * from './resources/account';
+export * from './resources/tokens';
+export * from './resources/usage';
 export { BinaryResponse } from './core/binary';
 export type { Upload } from './core/files';
+// The quota unit in dollars, for callers of the client (the helpers live in common/, shared with the webviews).
+export { QUOTA_PER_DOLLAR, dollarsToQuota, formatDollars, maskKey, quotaToDollars } from '../common/money';

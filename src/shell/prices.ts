@@ -1,6 +1,6 @@
 import type { SettingsSource, GatewayConnection, CredentialSource, LogSource } from './services';
 import { usageSettings } from './config';
-import type { ModelPrice } from '../gateway/resources/usage';
+import type { ModelPrice } from '../gateway';
 import { PriceBook } from '../common/prices';
 
 const FRESH_MS = 60 * 60_000;

@@ -1,5 +1,5 @@
 import type { Job } from '../../common/jobs';
-import type { ApiKeyRecord } from '../../gateway/resources/account';
+import type { ApiKeyRecord } from '../../gateway';
 import { formatDollars, maskKey, quotaToDollars } from '../../common/money';
 
 /** Pure formatting for the account tree (tested in Node). */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ApiKeyRecord } from '../../gateway/resources/account';
+import type { ApiKeyRecord } from '../../gateway';
 import { dollarsToQuota, isSameKey, quotaToDollars } from '../../common/money';
 import { setDefaultModel, type Job } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AccountUser, ApiKeyRecord } from '../../gateway/resources/account';
+import type { AccountUser, ApiKeyRecord } from '../../gateway';
 import { formatDollars, isSameKey } from '../../common/money';
 import { describeError, showGatewayError } from '../../shell/errors';
 import { loadGateway, type SettingsSource, type GatewayConnection, type CredentialSource, type LogSource } from '../../shell/services';

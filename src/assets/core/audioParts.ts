@@ -4,7 +4,7 @@
  */
 
 import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
-import type { SpeechFormat } from '../../gateway/resources/audio';
+import type { SpeechFormat } from '../../gateway';
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'”’)\]]*)\s+|\n\s*\n|(?<=\n)/g;
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import * as vscode from 'vscode';
-import type { ImageResult, RenderingSpeed } from '../../gateway/resources/imagegen';
+import type { ImageResult, RenderingSpeed } from '../../gateway';
 import { blackShare, decodePng, pngSize } from '../core/png';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayConnection, type PromptSource, type LogSource, type SettingsSource } from '../../shell/services';

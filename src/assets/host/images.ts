@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ImageResult, LegacyModel, RenderingSpeed } from '../../gateway/resources/imagegen';
+import type { ImageResult, LegacyModel, RenderingSpeed } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type SettingsSource, type GatewayConnection, type PromptSource, type LogSource } from '../../shell/services';
 import { assetsFolderOrSay, openFile, pickOne, slug, uniquePath } from './shared';

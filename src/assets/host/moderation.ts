@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import * as vscode from 'vscode';
-import type { ModerationRequest, ModerationResult } from '../../gateway/resources/moderations';
+import type { ModerationRequest, ModerationResult } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayConnection, type LogSource, type SettingsSource } from '../../shell/services';
 import { IMAGE_FILE_EXTENSIONS, imageDataUri, optionsArg } from './shared';

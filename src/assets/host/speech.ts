@@ -2,7 +2,7 @@ import { basename, extname } from 'node:path';
 import * as vscode from 'vscode';
 import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import { nodeFs } from '../../storage/atomicFile';
-import type { SpeechFormat } from '../../gateway/resources/audio';
+import type { SpeechFormat } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayConnection, type PromptSource, type LogSource, type SettingsSource } from '../../shell/services';
 import { canJoin, joinAudio, splitForSpeech } from '../core/audioParts';

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import * as vscode from 'vscode';
 import { nodeFs } from '../../storage/atomicFile';
-import type { TranscriptionFormat } from '../../gateway/resources/audio';
+import type { TranscriptionFormat } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayConnection, type PromptSource, type SettingsSource, type LogSource } from '../../shell/services';
 import { AUDIO_FILE_EXTENSIONS, openFile, optionsArg, pickModel, pickOne, targetFile, uniquePath } from './shared';

@@ -1,5 +1,5 @@
-import type { ChatMessage, ChatTool } from '../../gateway/resources/chat';
-import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool } from '../../gateway/resources/messages';
+import type { ChatMessage, ChatTool } from '../../gateway';
+import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool } from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import type { AssistantTurn, Turn, UserTurn } from '../../common/conversation';
 

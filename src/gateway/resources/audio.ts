@@ -6,7 +6,7 @@ import { GatewayError, ValidationError } from '../core/errors';
 import { prepareUpload, type Upload } from '../core/files';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 export { MAX_AUDIO_UPLOAD_BYTES, MAX_SPEECH_INPUT };
 export const AUDIO_UPLOAD_EXTENSIONS = ['mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'wav', 'webm'] as const;

@@ -4,6 +4,7 @@ import { BadRequestError, errorFromStreamPayload } from '../core/errors';
 import { checkImageUrl } from '../../common/imageRules';
 import { SSEStream } from '../core/stream';
 import type { Transport } from '../core/transport';
+import type { RequestOptions } from '../core/requestOptions';
 import { parseResponse, validateRequest } from '../core/validate';
 
 // ---------- request ----------
@@ -318,9 +319,7 @@ export class ChatCompletionStream extends SSEStream<ChatCompletionChunk, ChatCom
 
 // ---------- resource ----------
 
-export interface RequestOptions {
-  signal?: AbortSignal;
-}
+export type { RequestOptions } from '../core/requestOptions';
 
 export interface ChatOptions {
   /** Send `stream_options.include_usage` on streams (default true; some gateways reject it). */

@@ -3,7 +3,7 @@ import * as z from '../core/z';
 import { GatewayError } from '../core/errors';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 const nonEmpty = z.string().min(1, 'must not be an empty string');
 

@@ -6,7 +6,7 @@ import { contentTypeFor, prepareUpload, type Upload } from '../core/files';
 import { checkImageBytes } from '../../common/imageRules';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 export const V3_ASPECT_RATIOS = ['1x3', '3x1', '1x2', '2x1', '9x16', '16x9', '10x16', '16x10', '2x3', '3x2', '3x4', '4x3', '4x5', '5x4', '1x1'] as const;
 export const LEGACY_ASPECT_RATIOS = [

@@ -4,7 +4,7 @@ import { checkBase64Image, checkImageUrl } from '../../common/imageRules';
 import { SSEStream } from '../core/stream';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 export const EXTENDED_CACHE_TTL_BETA = 'extended-cache-ttl-2025-04-11';
 export const MAX_CACHE_BREAKPOINTS = 4;

@@ -2,7 +2,7 @@ import * as z from '../core/z';
 import { AuthenticationError } from '../core/errors';
 import type { Transport } from '../core/transport';
 import { parseResponse } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 const ModelSchema = z.looseObject({
   id: z.string(),

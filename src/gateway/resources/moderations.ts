@@ -2,7 +2,7 @@ import * as z from '../core/z';
 import { checkImageUrl } from '../../common/imageRules';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 export const MULTIMODAL_MODERATION_MODEL = 'omni-moderation-latest';
 export const TEXT_MODERATION_MODEL = 'text-moderation-latest';

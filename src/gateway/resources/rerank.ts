@@ -1,7 +1,7 @@
 import * as z from '../core/z';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 export const RerankRequestSchema = z
   .looseObject({

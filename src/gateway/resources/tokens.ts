@@ -5,8 +5,8 @@
 import * as z from '../core/z';
 import { AccountApiError, GatewayError, NotFoundError } from '../core/errors';
 import { validateRequest } from '../core/validate';
-import type { AccountTransport } from './account';
-import type { RequestOptions } from './chat';
+import type { AccountTransport } from '../core/accountApi';
+import type { RequestOptions } from '../core/requestOptions';
 
 export type KeyState = 'enabled' | 'disabled' | 'expired' | 'exhausted';
 

@@ -7,8 +7,8 @@
 import * as z from '../core/z';
 import { GatewayError, NotFoundError } from '../core/errors';
 import type { Transport } from '../core/transport';
-import type { AccountTransport } from './account';
-import type { RequestOptions } from './chat';
+import type { AccountTransport } from '../core/accountApi';
+import type { RequestOptions } from '../core/requestOptions';
 import { quotaToDollars } from '../../common/money';
 import type { KeyBilling, ModelPrice, Period, UsageBucket, UsageLogEntry, UsageLogs } from '../../common/usageTypes';
 

@@ -4,7 +4,7 @@ import { AbortError, GatewayError } from '../core/errors';
 import { checkImageUrl } from '../../common/imageRules';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
-import type { RequestOptions } from './chat';
+import type { RequestOptions } from '../core/requestOptions';
 
 /**
  * Duration and size options per model family (spec table). Families are matched by model id; the

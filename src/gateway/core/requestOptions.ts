@@ -1,0 +1,4 @@
+/** Options every resource method takes. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
