@@ -1,0 +1,433 @@
+/**
+ * Which command lines the agent may run without asking. Pure: no `vscode`, no process.
+ *
+ * A line runs unasked only when every command in it is allowed, and the parser understood all of
+ * it. What it does not follow (command and process substitution, subshells, `eval`/`exec`/`sh -c`,
+ * variables in command position, environment assignments, redirections to files, here-documents,
+ * shell keywords, unusual characters) makes the line `ask`; a denied command anywhere in it,
+ * substitutions and `sh -c` strings included, makes it `refuse`. `deny` wins over `allow`.
+ */
+
+export type CommandDecision = 'run' | 'ask' | 'refuse';
+
+export interface CommandPolicy {
+  /** Command prefixes matched on whole words: `npm test` allows `npm test -- --grep x`, not `npm testx`. */
+  allow: string[];
+  /** Command prefixes never run, even when asked (the first word is matched by its base name too: `/usr/bin/sudo`). */
+  deny: string[];
+}
+
+/** Refused unless the person takes them off the list: privilege, destruction, publishing, remote code. */
+export const DEFAULT_DENY = ['sudo', 'su', 'doas', 'rm -rf', 'rm -fr', 'rm -r -f', 'rm -f -r', 'git push', 'mkfs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'chmod -R 777', 'chown -R', 'npm publish', 'curl | sh'];
+
+/** Downloaders whose output piped into a shell is remote code (`curl … | sh` and the like). */
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'iwr', 'Invoke-WebRequest']);
+const INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'pwsh', 'powershell', 'iex']);
+/** Commands that run another command: never run unasked; what they run is checked against the deny list. */
+const WRAPPERS = new Set(['eval', 'exec', 'command', 'builtin', 'env', 'nohup', 'time', 'nice', 'ionice', 'timeout', 'xargs', 'watch', 'strace', 'source', '.', 'parallel', 'script', 'stdbuf', 'setsid', 'chroot', 'busybox']);
+/** Options with which `find` runs commands or deletes. */
+const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprintf', '-fls']);
+const SHELL_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'select', 'function', 'coproc', '!', '[[', ']]', '{', '}', 'in']);
+
+interface Word {
+  kind: 'word';
+  value: string;
+  /** Holds an unquoted or double-quoted `$` expansion, or an unquoted glob character. */
+  expands: boolean;
+}
+interface Operator {
+  kind: 'op';
+  value: string;
+}
+interface Redirect {
+  kind: 'redirect';
+  op: string;
+  target: string;
+}
+type Token = Word | Operator | Redirect;
+
+interface Lexed {
+  tokens: Token[];
+  /** Texts run by command or process substitution, checked against the deny list too. */
+  nested: string[];
+  /** Why the line cannot run unasked even if every command is allowed. */
+  concerns: string[];
+}
+
+class Unparsable extends Error {}
+
+/** Control characters (tab and newline aside) and the blanks and marks a terminal may not show. */
+function isUnusual(c: string): boolean {
+  const code = c.charCodeAt(0);
+  if (code === 9 || code === 10) return false;
+  return code < 32 || (code >= 0x7f && code <= 0xa0) || code === 0x1680 || (code >= 0x2000 && code <= 0x200f) || (code >= 0x2028 && code <= 0x202f) || code === 0x205f || code === 0x2060 || code === 0x3000 || code === 0xfeff;
+}
+
+const SEPARATORS = ['&&', '||', ';;', '|&', ';', '|', '&', '\n'];
+
+/** Splits a line the way a POSIX shell would, as far as needed to see every command in it. */
+function lex(line: string): Lexed {
+  const tokens: Token[] = [];
+  const nested: string[] = [];
+  const concerns = new Set<string>();
+  let i = 0;
+  let word: { value: string; expands: boolean; started: boolean } = { value: '', expands: false, started: false };
+  const flush = () => {
+    if (word.started) tokens.push({ kind: 'word', value: word.value, expands: word.expands });
+    word = { value: '', expands: false, started: false };
+  };
+  /** Reads `$(…)` from just after `$(`, with nesting and quotes; returns the inner text. */
+  const readParens = (): string => {
+    let depth = 1;
+    const start = i;
+    while (i < line.length) {
+      const c = line[i];
+      if (c === '\\') i += 2;
+      else if (c === "'") {
+        const end = line.indexOf("'", i + 1);
+        if (end === -1) throw new Unparsable('an unclosed quote');
+        i = end + 1;
+      } else if (c === '"') {
+        i++;
+        while (i < line.length && line[i] !== '"') i += line[i] === '\\' ? 2 : 1;
+        if (i >= line.length) throw new Unparsable('an unclosed quote');
+        i++;
+      } else if (c === '(') {
+        depth++;
+        i++;
+      } else if (c === ')') {
+        depth--;
+        i++;
+        if (depth === 0) return line.slice(start, i - 1);
+      } else i++;
+    }
+    throw new Unparsable('an unclosed "$("');
+  };
+  const readBackticks = (): string => {
+    const end = line.indexOf('`', i);
+    if (end === -1) throw new Unparsable('an unclosed backtick');
+    const inner = line.slice(i, end);
+    i = end + 1;
+    return inner;
+  };
+  /** After a `$`: substitution, or a variable expansion. */
+  const dollar = () => {
+    const next = line[i + 1];
+    if (next === '(') {
+      i += 2;
+      const inner = readParens();
+      nested.push(inner.startsWith('(') ? inner.slice(1, -1) : inner);
+      concerns.add('command substitution');
+      word.value += '$(…)';
+      word.expands = true;
+      word.started = true;
+      return;
+    }
+    word.value += '$';
+    word.started = true;
+    i++;
+    if (next === '{' || next === "'" || next === '"' || (next !== undefined && /[A-Za-z0-9_@*#?$!-]/.test(next))) word.expands = true;
+  };
+
+  while (i < line.length) {
+    const c = line[i];
+    // Characters a terminal may hide or a shell may read differently: not analysed.
+    if (isUnusual(c)) throw new Unparsable('an unusual character');
+    if (c === ' ' || c === '\t') {
+      flush();
+      i++;
+      continue;
+    }
+    if (c === '#' && !word.started) {
+      // A comment runs nothing: skip to the end of the line.
+      const nl = line.indexOf('\n', i);
+      i = nl === -1 ? line.length : nl;
+      continue;
+    }
+    if (c === '\\') {
+      if (line[i + 1] === '\n') {
+        i += 2;
+        continue;
+      }
+      if (i + 1 >= line.length) throw new Unparsable('a trailing backslash');
+      word.value += line[i + 1];
+      word.started = true;
+      i += 2;
+      continue;
+    }
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end === -1) throw new Unparsable('an unclosed quote');
+      word.value += line.slice(i + 1, end);
+      word.started = true;
+      i = end + 1;
+      continue;
+    }
+    if (c === '"') {
+      word.started = true;
+      i++;
+      for (;;) {
+        if (i >= line.length) throw new Unparsable('an unclosed quote');
+        const d = line[i];
+        if (d === '"') {
+          i++;
+          break;
+        }
+        if (d === '\\' && i + 1 < line.length && '"\\$`\n'.includes(line[i + 1])) {
+          word.value += line[i + 1];
+          i += 2;
+        } else if (d === '$') dollar();
+        else if (d === '`') {
+          i++;
+          nested.push(readBackticks());
+          concerns.add('command substitution');
+          word.expands = true;
+        } else {
+          word.value += d;
+          i++;
+        }
+      }
+      continue;
+    }
+    if (c === '$') {
+      dollar();
+      continue;
+    }
+    if (c === '`') {
+      i++;
+      nested.push(readBackticks());
+      concerns.add('command substitution');
+      word.expands = true;
+      word.started = true;
+      continue;
+    }
+    if ((c === '<' || c === '>') && line[i + 1] === '(') {
+      i += 2;
+      nested.push(readParens());
+      concerns.add('process substitution');
+      word.value += `${c}(…)`;
+      word.expands = true;
+      word.started = true;
+      continue;
+    }
+    // Redirections: an optional descriptor number, then the operator, then its target.
+    const redirect = /^(\d*|&)(>>|>\||>&|<<<|<<-|<<|<>|<&|>|<)/.exec(line.slice(i));
+    if (redirect && (redirect[1] === '' || !word.started)) {
+      flush();
+      i += redirect[0].length;
+      while (line[i] === ' ' || line[i] === '\t') i++;
+      const op = redirect[2];
+      // The target is one word: lex it alone by reading up to the next blank or operator.
+      const targetStart = i;
+      while (i < line.length && !/[\s;&|<>()]/.test(line[i])) {
+        if (line[i] === "'" || line[i] === '"') {
+          const end = line.indexOf(line[i], i + 1);
+          if (end === -1) throw new Unparsable('an unclosed quote');
+          i = end + 1;
+        } else i++;
+      }
+      const target = line.slice(targetStart, i).replace(/^['"]|['"]$/g, '');
+      if (op.startsWith('<<') && op !== '<<<') throw new Unparsable('a here-document');
+      tokens.push({ kind: 'redirect', op, target });
+      continue;
+    }
+    if (c === '(' || c === ')') {
+      flush();
+      tokens.push({ kind: 'op', value: c });
+      i++;
+      continue;
+    }
+    const sep = SEPARATORS.find((s) => line.startsWith(s, i));
+    if (sep) {
+      if (sep === ';;') throw new Unparsable('";;" outside a case statement');
+      flush();
+      tokens.push({ kind: 'op', value: sep === '\n' ? ';' : sep });
+      i += sep.length;
+      continue;
+    }
+    if ('*?['.includes(c)) word.expands = true;
+    word.value += c;
+    word.started = true;
+    i++;
+  }
+  flush();
+  return { tokens, nested, concerns: [...concerns] };
+}
+
+interface SimpleCommand {
+  words: Word[];
+  redirects: Redirect[];
+  /** Leading `NAME=value` words. */
+  assignments: string[];
+}
+
+/** Pipelines of simple commands, split at lists and pipes; parentheses make the line `ask`. */
+function commandsOf(tokens: Token[]): { pipelines: SimpleCommand[][]; subshell: boolean } {
+  const pipelines: SimpleCommand[][] = [[]];
+  let current: SimpleCommand = { words: [], redirects: [], assignments: [] };
+  let subshell = false;
+  const end = (pipe: boolean) => {
+    if (current.words.length || current.redirects.length || current.assignments.length) pipelines.at(-1)!.push(current);
+    current = { words: [], redirects: [], assignments: [] };
+    if (!pipe && pipelines.at(-1)!.length) pipelines.push([]);
+  };
+  for (const t of tokens) {
+    if (t.kind === 'op') {
+      if (t.value === '(' || t.value === ')') {
+        subshell = true;
+        end(false);
+      } else end(t.value === '|' || t.value === '|&');
+    } else if (t.kind === 'redirect') current.redirects.push(t);
+    else if (current.words.length === 0 && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(t.value)) current.assignments.push(t.value);
+    else current.words.push(t);
+  }
+  end(false);
+  return { pipelines: pipelines.filter((p) => p.length), subshell };
+}
+
+const prefixWords = (entry: string) => entry.trim().split(/\s+/).filter(Boolean);
+const baseName = (w: string) => w.replace(/^.*[\\/]/, '');
+
+function startsWith(words: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length > 0 && prefix.length <= words.length && prefix.every((p, k) => words[k] === p);
+}
+
+/** The words of what a command finally runs: wrappers and their options skipped (`nohup env X=1 timeout 5 sudo rm` → `sudo rm`). */
+function effectiveWords(words: readonly string[]): string[] {
+  let rest = [...words];
+  for (let guard = 0; guard < 10 && rest.length; guard++) {
+    const head = baseName(rest[0]);
+    if (!WRAPPERS.has(head) || head === 'eval' || head === 'source' || head === '.') break;
+    rest = rest.slice(1);
+    while (rest.length && (rest[0].startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0]) || /^\d+[smhd]?$/.test(rest[0]))) rest = rest.slice(1);
+  }
+  return rest;
+}
+
+/** The deny entry a command matches, if any (its first word also by base name). */
+function deniedBy(words: readonly string[], deny: readonly string[]): string | undefined {
+  for (const candidate of [words, effectiveWords(words)]) {
+    if (!candidate.length) continue;
+    const normalised = [baseName(candidate[0]), ...candidate.slice(1)];
+    for (const entry of deny) {
+      const p = prefixWords(entry);
+      if (p.includes('|')) continue;
+      if (startsWith(candidate, p) || startsWith(normalised, p)) return entry;
+    }
+  }
+  return undefined;
+}
+
+/** Strings a command hands to a shell: `sh -c '…'`, `eval …`, `find -exec …`, `xargs cmd`. */
+function innerScripts(words: readonly string[]): string[] {
+  const out: string[] = [];
+  const head = baseName(words[0] ?? '');
+  if (INTERPRETERS.has(head)) {
+    const c = words.findIndex((w, k) => k > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w));
+    if (c !== -1 && words[c + 1] !== undefined) out.push(words[c + 1]);
+  }
+  if (head === 'eval') out.push(words.slice(1).join(' '));
+  const effective = effectiveWords(words);
+  if (effective.length && effective.length < words.length) out.push(effective.map(quoteForShell).join(' '));
+  const exec = words.findIndex((w) => w === '-exec' || w === '-execdir' || w === '-ok');
+  if (exec !== -1) out.push(words.slice(exec + 1).filter((w) => w !== ';' && w !== '{}' && w !== '+').map(quoteForShell).join(' '));
+  return out;
+}
+
+function quoteForShell(w: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Every denied command the line would run, looking into substitutions and shell strings too. */
+function findDenied(line: string, deny: readonly string[], depth = 0): string | undefined {
+  if (depth > 5) return undefined;
+  let lexed: Lexed;
+  try {
+    lexed = lex(line);
+  } catch {
+    // Not understood: look for a denied prefix at any word boundary after a command separator.
+    const words = line.split(/[\s;&|()`$<>{}]+/).filter(Boolean);
+    for (let k = 0; k < words.length; k++) {
+      const hit = deniedBy(words.slice(k), deny);
+      if (hit && (k === 0 || /[;&|(`{]\s*$/.test(line.slice(0, line.indexOf(words[k]))))) return hit;
+    }
+    return undefined;
+  }
+  for (const inner of lexed.nested) {
+    const hit = findDenied(inner, deny, depth + 1);
+    if (hit) return hit;
+  }
+  const { pipelines } = commandsOf(lexed.tokens);
+  const pipeToShell = deny.some((d) => prefixWords(d).includes('|'));
+  // `bash <(curl …)`, `sh -c "$(wget …)"`: a download handed to an interpreter another way.
+  if (pipeToShell) {
+    const downloads = lexed.nested.some((inner) => DOWNLOADERS.has(baseName(effectiveWords(inner.trim().split(/\s+/))[0] ?? '')));
+    const interprets = pipelines.flat().some((cmd) => INTERPRETERS.has(baseName(effectiveWords(cmd.words.map((w) => w.value))[0] ?? '')));
+    if (downloads && interprets) return deny.find((d) => prefixWords(d).includes('|'))!;
+  }
+  for (const pipeline of pipelines) {
+    for (const [k, cmd] of pipeline.entries()) {
+      const words = cmd.words.map((w) => w.value);
+      const hit = deniedBy(words, deny);
+      if (hit) return hit;
+      for (const script of innerScripts(words)) {
+        const inner = findDenied(script, deny, depth + 1);
+        if (inner) return inner;
+      }
+      if (pipeToShell && k > 0) {
+        const runs = effectiveWords(words);
+        const into = baseName(runs[0] ?? '');
+        const fed = pipeline.slice(0, k).some((p) => DOWNLOADERS.has(baseName(effectiveWords(p.words.map((w) => w.value))[0] ?? '')));
+        if (fed && INTERPRETERS.has(into)) return deny.find((d) => prefixWords(d).includes('|'))!;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Why one simple command cannot run unasked, or undefined when an allow entry covers it. */
+function notAllowed(cmd: SimpleCommand, allow: readonly string[][]): string | undefined {
+  if (cmd.assignments.length) return `it sets ${cmd.assignments.map((a) => a.split('=')[0]).join(', ')} for the command`;
+  for (const r of cmd.redirects) {
+    const toNull = r.target === '/dev/null';
+    const duplicate = (r.op === '>&' || r.op === '<&') && /^(\d+|-)$/.test(r.target);
+    if (!toNull && !duplicate) return `it redirects ${r.op.includes('<') ? 'input from' : 'output to'} ${r.target || 'a file'}`;
+  }
+  if (!cmd.words.length) return 'it has no command';
+  const first = cmd.words[0];
+  if (first.expands) return 'its command name comes from a variable or a pattern';
+  if (SHELL_KEYWORDS.has(first.value)) return `it uses the shell keyword "${first.value}"`;
+  const head = baseName(first.value);
+  if (WRAPPERS.has(head)) return `"${first.value}" runs another command`;
+  if (INTERPRETERS.has(head) && cmd.words.some((w, k) => k > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.value))) return `"${first.value} -c" runs a script given as text`;
+  if (head === 'find' && cmd.words.some((w) => FIND_ACTIONS.has(w.value))) return '"find" with an action runs commands or deletes files';
+  const words = cmd.words.map((w) => w.value);
+  if (allow.some((p) => startsWith(words, p))) return undefined;
+  return `"${words.slice(0, 3).join(' ')}" is not in the allowed commands`;
+}
+
+/**
+ * `run` when every command of the line is allowed and nothing in it escapes the analysis; `refuse`
+ * when a denied command appears anywhere (deny wins); otherwise `ask`, with the reason.
+ */
+export function decideCommand(line: string, policy: CommandPolicy): { decision: CommandDecision; reason: string } {
+  const denied = findDenied(line, policy.deny);
+  if (denied) return { decision: 'refuse', reason: `"${denied}" is on the list of commands never run` };
+  let lexed: Lexed;
+  try {
+    lexed = lex(line);
+  } catch (err) {
+    return { decision: 'ask', reason: `the line has ${err instanceof Unparsable ? err.message : 'something the policy cannot read'}` };
+  }
+  if (lexed.concerns.length) return { decision: 'ask', reason: `the line uses ${lexed.concerns.join(' and ')}` };
+  const { pipelines, subshell } = commandsOf(lexed.tokens);
+  if (subshell) return { decision: 'ask', reason: 'the line uses a subshell or a function' };
+  const commands = pipelines.flat();
+  if (!commands.length) return { decision: 'ask', reason: 'the line has no command' };
+  const allow = policy.allow.map(prefixWords).filter((p) => p.length > 0);
+  for (const cmd of commands) {
+    const why = notAllowed(cmd, allow);
+    if (why) return { decision: 'ask', reason: why };
+  }
+  return { decision: 'run', reason: commands.length > 1 ? 'every command in the line is allowed' : 'the command is allowed' };
+}
