@@ -20,4 +20,6 @@ export interface ContextUse {
   condensedTurns?: number;
   /** True once the gateway's usage replaced the estimate (after a reply). */
   reported?: boolean;
+  /** The project's rules files in the system prompt, with their estimated tokens. */
+  rules?: { path: string; tokens: number }[];
 }

@@ -18,6 +18,8 @@ const meterGauge = h('span', { class: 'meter-gauge', role: 'meter', 'aria-label'
 export const condenseButton = button('Condense', { id: 'condense', class: 'link', title: 'Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)' }, 'fold');
 const costText = h('span', { class: 'meter-cost', hidden: true });
 export const meter = h('div', { id: 'context-meter', class: 'meter', hidden: true }, meterGauge, costText, condenseButton);
+/** The project's rules files the last request carried, each with its cost in tokens. */
+export const rulesRow = h('div', { id: 'rules-in-use', class: 'rules-row', hidden: true, 'aria-label': 'Project rules in use' });
 
 /** What the conversation has cost so far (answers with a known price), and what the cache saved. */
 export function renderConversationCost(turns: readonly Turn[]): void {
@@ -43,6 +45,7 @@ export function renderConversationCost(turns: readonly Turn[]): void {
 export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): void {
   meter.hidden = !use;
   condenseButton.hidden = !hasTurns;
+  renderRules(use?.rules ?? []);
   if (!use) return;
   const share = Math.min(1, use.used / use.window);
   meterFill.style.width = `${(share * 100).toFixed(1)}%`;
@@ -62,6 +65,14 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
     `system ${k(p.system)} · tools ${k(p.tools)} · messages ${k(p.history)} · tool results ${k(p.toolResults)} · images ${k(p.images)}`,
     ...(shortened.length ? [`To fit: ${shortened.join(', ')} (only in what is sent; the conversation keeps everything).`] : []),
   ].join('\n');
+}
+
+function renderRules(rules: readonly { path: string; tokens: number }[]): void {
+  rulesRow.hidden = rules.length === 0;
+  rulesRow.replaceChildren(
+    h('span', { class: 'muted', text: 'Rules:' }),
+    ...rules.map((r) => h('span', { class: 'chip rule', title: `${r.path}: in the system prompt, about ${r.tokens.toLocaleString('en-US')} tokens (setting: modelGateway.chat.projectRules)` }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`)),
+  );
 }
 
 /** Condense pressed: the button says so until the host answers. */

@@ -1,7 +1,7 @@
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../common/conversation';
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
 import { sniffImageType } from '../common/imageRules';
-import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, setCondensing } from './contextView';
+import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, rulesRow, setCondensing } from './contextView';
 import { HostChannel } from './channel';
 import { button, h, icon, vscode } from './dom';
 import { MentionPicker } from './mentions';
@@ -70,6 +70,7 @@ app.append(
     approvalBar,
     h('div', { class: 'pickers' }, modelSelect, formatSelect),
     meter,
+    rulesRow,
     chips,
     notice,
     h('div', { class: 'input-wrap' }, mentions.el, input),

@@ -677,6 +677,30 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#model').selectOption('gpt-4o-mini');
   });
 
+  it('shows the project rules the chat sent, with their tokens, and drops one that is deleted', async () => {
+    const agents = join(workspace, 'AGENTS.md');
+    writeFileSync(agents, 'Run npm test before you finish. Keep functions small. Explain every change in one sentence.');
+    try {
+      await runPaletteCommand(page, 'Model Gateway: New Chat');
+      await chat().locator('.empty').waitFor();
+      await ask('What are the rules here?');
+      await idle();
+      const chip = chat().locator('#rules-in-use .chip.rule', { hasText: 'AGENTS.md' });
+      await chip.waitFor();
+      assert.match(await chip.innerText(), /AGENTS\.md · \d+/);
+      assert.match((await chip.getAttribute('title')) ?? '', /in the system prompt, about \d+ tokens/);
+      await assertInView(chip, 'the rules in use');
+      await page.screenshot({ path: join(SHOTS, 'chat-rules.png') });
+    } finally {
+      rmSync(agents, { force: true });
+    }
+    await until('the deleted rules file out of the next request', async () => {
+      await ask('And without them?');
+      await idle();
+      return (await chat().locator('#rules-in-use .chip.rule').count()) === 0;
+    });
+  });
+
   it('works when moved to the secondary side bar', async () => {
     await runPaletteCommand(page, 'View: Move View');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Chat/ }).first().click();

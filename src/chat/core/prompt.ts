@@ -1,5 +1,6 @@
 /** The system prompt: who the assistant is, the workspace it works in, and how to use the tools. */
-export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; editor?: { file?: string; language?: string }; date?: Date }): string {
+/** `rules`: the project's instruction files (`rules.ts`), after everything of ours. */
+export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; editor?: { file?: string; language?: string }; date?: Date; rules?: string }): string {
   const date = (o.date ?? new Date()).toISOString().slice(0, 10);
   const lines = [
     'You are Model Gateway, a coding assistant inside Visual Studio Code. You help a software developer understand, write, review and change code in their workspace.',
@@ -35,5 +36,6 @@ export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; edit
     '',
     'Safety: never reveal secrets you might see (API keys, tokens, passwords) in answers or tool arguments. Do not propose changes to files the person did not ask about unless you explain why they are needed.',
   );
+  if (o.rules) lines.push('', o.rules);
   return lines.filter((l, i, all) => !(l === '' && all[i - 1] === '')).join('\n');
 }

@@ -19,6 +19,7 @@ import { runTurn, type ToolRunner } from '../core/engine';
 import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
 import { userText } from '../core/wire';
 import { systemPrompt } from '../core/prompt';
+import { ProjectRules } from './projectRules';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
 import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
@@ -64,6 +65,11 @@ export class ChatSession implements vscode.Disposable {
   /** Set while Condense (by hand) runs. */
   private condensing = false;
 
+  /** The project's rules files (trusted workspaces only), and the section the last request carried. */
+  private readonly rules = new ProjectRules(() => this.guard());
+  private rulesSection = '';
+  private rulesInUse: { path: string; tokens: number }[] = [];
+
   constructor(
     private readonly services: SettingsSource & GatewayConnection & PromptSource & PriceSource & LogSource,
     private readonly context: vscode.ExtensionContext,
@@ -74,6 +80,7 @@ export class ChatSession implements vscode.Disposable {
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
     this.restorer = new EditRestorer(services, () => this.guard());
     this.disposables.push(
+      this.rules,
       this.restorer,
       this.approver,
       this.approver.onDidChangeApprovals((a) => {
@@ -159,13 +166,14 @@ export class ChatSession implements vscode.Disposable {
     if (!c || !model) return undefined;
     if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
     const { system, tools } = this.promptParts();
-    return fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: activeCondensation(c) }).use;
+    const { use } = fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: activeCondensation(c) });
+    return this.rulesInUse.length ? { ...use, rules: this.rulesInUse } : use;
   }
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
     const tools = this.toolsEnabled() ? JSON.stringify(TOOL_DEFINITIONS) : '';
-    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined });
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSection });
     return { system, tools };
   }
 
@@ -441,10 +449,15 @@ export class ChatSession implements vscode.Disposable {
     const tools = this.toolsEnabled() && override.toolCalling !== false ? this.toolRunner() : undefined;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
     const editor = vscode.window.activeTextEditor;
+    const rules = await this.rules.forTurn(filesInPlay(editor, conversation.turns.at(-2)));
+    this.rulesSection = rules.section;
+    this.rulesInUse = rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) }));
+    if (rules.rules.length) this.services.log.info(`chat: project rules in use: ${rules.rules.map((r) => r.path).join(', ')}`);
     const system = systemPrompt({
       folders,
       toolsEnabled: !!tools,
       editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
+      rules: rules.section,
     });
     let lastStepSaved = 0;
     await runTurn({
@@ -470,8 +483,9 @@ export class ChatSession implements vscode.Disposable {
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
         else if (e.type === 'context') {
-          this.lastContext = { conversationId: conversation.id, use: e.use };
-          this.post({ type: 'context', use: e.use });
+          const use = this.rulesInUse.length ? { ...e.use, rules: this.rulesInUse } : e.use;
+          this.lastContext = { conversationId: conversation.id, use };
+          this.post({ type: 'context', use });
         } else if (e.type === 'condensed') {
           (conversation.condensations ??= []).push(e.condensation);
           this.services.log.info(`chat: condensed older turns to fit ${model}'s window (${e.condensation.tokensBefore} → ${e.condensation.tokensAfter} tokens)`);
@@ -573,4 +587,21 @@ export class ChatSession implements vscode.Disposable {
     this.stop();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** The files a turn is about, for the rules that apply: the active editor's, and the files attached to the question. */
+function filesInPlay(editor: vscode.TextEditor | undefined, question: Conversation['turns'][number] | undefined): string[] {
+  const files = new Set<string>();
+  if (editor?.document.uri.scheme === 'file') files.add(editor.document.uri.fsPath);
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (question?.role === 'user') {
+    for (const c of question.context) {
+      const relative = c.label.replace(/:\d+(-\d+)?$/, '');
+      const folder = folders.find((f) => relative.startsWith(`${f.name}/`)) ?? folders[0];
+      if (!folder) continue;
+      const inside = folders.length > 1 && relative.startsWith(`${folder.name}/`) ? relative.slice(folder.name.length + 1) : relative;
+      files.add(vscode.Uri.joinPath(folder.uri, inside).fsPath);
+    }
+  }
+  return [...files];
 }

@@ -1,0 +1,100 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { PathGuard } from '../../tools/pathGuard';
+import { RULE_SOURCES, ruleSourceOf, rulesSection, selectRules, type ProjectRule, type RuleFile, type RuleSource } from '../core/rules';
+
+/** Larger files are read only this far (the prompt takes less still: `MAX_RULE_CHARS`). */
+const MAX_READ_BYTES = 64 * 1024;
+/** `AGENTS.md` files looked for in one folder. */
+const MAX_AGENTS_FILES = 50;
+
+/** The sources the person left on (`modelGateway.chat.projectRules`); all by default. */
+export function enabledRuleSources(): Set<RuleSource> {
+  const value = vscode.workspace.getConfiguration('modelGateway.chat').get<unknown>('projectRules');
+  if (!Array.isArray(value)) return new Set(RULE_SOURCES);
+  return new Set(RULE_SOURCES.filter((s) => value.includes(s)));
+}
+
+/**
+ * The workspace's rules files, read once and again when one changes. Only in a trusted
+ * workspace: in Restricted Mode a cloned repository's instructions do not reach the model. Each
+ * file passes the path guard first, like a tool's read: a rules file that is a link to a file
+ * outside the workspace, a secret file or an excluded one is not read.
+ */
+export class ProjectRules implements vscode.Disposable {
+  private files: Promise<Map<string, RuleFile[]>> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly guard: () => PathGuard) {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.md');
+    const changed = (uri: vscode.Uri) => {
+      if (ruleSourceOf(vscode.workspace.asRelativePath(uri, false))) this.files = undefined;
+    };
+    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed), vscode.workspace.onDidGrantWorkspaceTrust(() => (this.files = undefined)));
+  }
+
+  /** The rules for a turn about these files (absolute paths), and their prompt section. */
+  async forTurn(inPlay: readonly string[]): Promise<{ rules: ProjectRule[]; section: string }> {
+    if (!vscode.workspace.isTrusted) return { rules: [], section: '' };
+    const enabled = enabledRuleSources();
+    if (!enabled.size) return { rules: [], section: '' };
+    this.files ??= this.readAll();
+    const byFolder = await this.files;
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const rules: ProjectRule[] = [];
+    for (const folder of folders) {
+      const files = byFolder.get(folder.uri.fsPath) ?? [];
+      if (!files.length) continue;
+      const root = folder.uri.fsPath;
+      const inside = inPlay.filter((p) => p === root || p.startsWith(root + '/') || p.startsWith(root + '\\')).map((p) => p.slice(root.length + 1).replace(/\\/g, '/'));
+      // In a workspace of several folders, a folder's rules apply to its own files (its root rules when nothing is in play).
+      if (folders.length > 1 && inPlay.length && !inside.length) continue;
+      const prefix = folders.length > 1 ? `${folder.name}/` : '';
+      for (const r of selectRules(files, inside, enabled)) rules.push({ ...r, path: prefix + r.path });
+    }
+    return { rules, section: rulesSection(rules) };
+  }
+
+  private async readAll(): Promise<Map<string, RuleFile[]>> {
+    const out = new Map<string, RuleFile[]>();
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const root = folder.uri.fsPath;
+      const paths = new Set<string>(['AGENTS.md', '.github/copilot-instructions.md', 'CLAUDE.md']);
+      try {
+        for (const name of await readdir(join(root, '.modelgateway', 'rules'))) if (name.toLowerCase().endsWith('.md')) paths.add(`.modelgateway/rules/${name}`);
+      } catch {
+        // No rules folder.
+      }
+      const agents = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/AGENTS.md'), '**/{node_modules,.git}/**', MAX_AGENTS_FILES);
+      for (const uri of agents) paths.add(vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/'));
+      const files: RuleFile[] = [];
+      for (const path of [...paths].sort()) {
+        if (!ruleSourceOf(path)) continue;
+        const allowed = await this.guard()
+          .resolve(join(root, ...path.split('/')))
+          .catch(() => undefined);
+        const text = allowed && (await readSmall(allowed.abs));
+        if (text !== undefined) files.push({ path, text });
+      }
+      out.set(root, files);
+    }
+    return out;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+async function readSmall(file: string): Promise<string | undefined> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) return undefined;
+    const data = await readFile(file);
+    return data.subarray(0, MAX_READ_BYTES).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
