@@ -168,6 +168,7 @@ export function chatSettings() {
   return {
     pattern: stringSetting('modelGateway.chat.messagesFormatPattern', c.get('messagesFormatPattern')),
     maxSteps: numberSetting('modelGateway.chat.maxToolSteps', c.get('maxToolSteps')),
+    maxCostDollars: numberSetting('modelGateway.chat.maxCostPerTurnDollars', c.get('maxCostPerTurnDollars')),
     cacheTtl: c.get<string>('promptCacheTtl') === '1h' ? ('1h' as const) : ('5m' as const),
     extraExcludes: unionOfLevels(c, 'toolExcludes'),
     secretFiles: unionOfLevels(c, 'secretFiles'),

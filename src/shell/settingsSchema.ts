@@ -17,6 +17,7 @@ export const NUMBER_SETTINGS = {
   'modelGateway.streamIdleTimeoutSeconds': { default: 60, minimum: 1, maximum: 3600 },
   'modelGateway.lowBalanceWarningDollars': { default: 1, minimum: 0 },
   'modelGateway.chat.maxToolSteps': { default: 25, minimum: 1, maximum: 200, integer: true },
+  'modelGateway.chat.maxCostPerTurnDollars': { default: 2, minimum: 0, maximum: 1000 },
   'modelGateway.chat.inlineDiffMaxLines': { default: 12, minimum: 0, maximum: 200, integer: true },
   'modelGateway.search.batchSize': { default: 64, minimum: 1, maximum: 2048, integer: true },
   'modelGateway.search.concurrency': { default: 4, minimum: 1, maximum: 16, integer: true },

@@ -18,12 +18,14 @@ describe('long sessions fit the context window', function () {
   before(async () => {
     await connectToEmulator();
     await settings().update('chat.maxToolSteps', 45, vscode.ConfigurationTarget.Global);
+    // A test of the window, not of spend: the per-turn cost limit is off.
+    await settings().update('chat.maxCostPerTurnDollars', 0, vscode.ConfigurationTarget.Global);
     // About 15,000 tokens: two reads of it no longer fit in the window.
     writeFileSync(big(), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
   });
 
   after(async () => {
-    for (const k of ['chat.maxToolSteps', 'defaultModels.chat']) await settings().update(k, undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ['chat.maxToolSteps', 'chat.maxCostPerTurnDollars', 'defaultModels.chat']) await settings().update(k, undefined, vscode.ConfigurationTarget.Global);
     rmSync(big(), { force: true });
   });
 

@@ -1,17 +1,24 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type Condensation, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
-import { runTurn, type EngineEvent, type ToolRunner } from '../../src/chat/core/engine';
+import { runTurn, type EngineEvent, type ToolRunner, type TurnLimit } from '../../src/chat/core/engine';
 import { systemPrompt } from '../../src/chat/core/prompt';
 import { toChatMessages, toMessagesRequest } from '../../src/chat/core/wire';
 import { TOOL_DEFINITIONS, WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';
 import { PriceBook } from '../../src/common/prices';
 
+/** Sample projects made by this suite, removed after it. */
+const projects: string[] = [];
+after(() => {
+  for (const p of projects.splice(0)) rmSync(p, { recursive: true, force: true });
+});
+
 function project(): string {
   const root = mkdtempSync(join(tmpdir(), 'mg-engine-'));
+  projects.push(root);
   mkdirSync(join(root, 'src'));
   for (let i = 0; i < 10; i++) {
     const body = Array.from({ length: 12 }, (_, j) => `export const value${i}_${j} = ${i * 100 + j}; // line ${j} of module ${i}`).join('\n');
@@ -82,6 +89,32 @@ describe('chat engine (agent loop) against the emulator', () => {
       assert.equal(turn.steps.length, 3);
       assert.deepEqual(turn.steps[2].toolCalls.map((c) => c.status), ['not-run']);
       assert.match(turn.steps[2].toolCalls[0].result!, /limit of 3 steps/);
+    });
+
+    it(`${format} format: at a limit asks whether to go on: yes grants as many requests again; a cost limit asks once the dollars pass it, and no stops there`, async () => {
+      const { client } = clientFor(ctx.emu);
+      const asked: TurnLimit[] = [];
+      const turn = assistant(model, format);
+      await runTurn({ client, model, format, system, history: [user('Read the file src/m3.ts again and again #steps=6')], turn, tools: runner(root), maxSteps: 3, cacheTtl: '5m', onLimit: (l) => Promise.resolve((asked.push(l), true)) });
+      assert.equal(turn.status, 'done');
+      assert.equal(turn.stepLimitReached, undefined);
+      assert.deepEqual(asked.map((l) => l.kind), ['requests', 'requests'], 'asked at 3 and again at 6 requests');
+      assert.ok(turn.steps.flatMap((s) => s.toolCalls).every((c) => c.status === 'done'));
+
+      // A cost of $1 a request against a limit of $2.50: asked at the third request; no stops it there.
+      const priced = assistant(model, format);
+      let requests = 0;
+      const costs: number[] = [];
+      await runTurn({
+        client, model, format, system, history: [user('Read the file src/m3.ts again and again #steps=6')], turn: priced, tools: runner(root), maxSteps: 50, cacheTtl: '5m',
+        maxCostDollars: 2.5,
+        costSoFar: () => (requests = priced.steps.length),
+        onLimit: (l) => Promise.resolve((costs.push(l.kind === 'cost' ? l.dollars : -1), false)),
+      });
+      assert.deepEqual(costs, [3]);
+      assert.equal(requests, 3);
+      assert.equal(priced.stepLimitReached, true);
+      assert.match(priced.steps[2].toolCalls[0].result!, /limit of \$2\.50 \(it has cost \$3\.00\)/);
     });
   }
 

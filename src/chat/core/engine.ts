@@ -37,8 +37,13 @@ export interface RunOptions {
   /** The turn to fill (shared, so the caller can save or show it at any moment). */
   turn: AssistantTurn;
   tools?: ToolRunner;
-  /** Requests per turn at most (each tool round is one). */
+  /** Requests per turn at most (each tool round is one); reaching it asks `onLimit`. */
   maxSteps: number;
+  /** Dollars per turn at most (0 or absent: none); `costSoFar` says what the turn has cost. */
+  maxCostDollars?: number;
+  costSoFar?: () => number | undefined;
+  /** A limit of the turn is reached with tool calls pending: true goes on for as much again, false stops. */
+  onLimit?: (reached: TurnLimit) => Promise<boolean>;
   cacheTtl: '5m' | '1h';
   maxTokens?: number;
   /** The model's context window: when set, each request is fitted into it (`budget.ts`). */
@@ -56,6 +61,8 @@ export interface RunOptions {
   onEvent?: (e: EngineEvent) => void;
 }
 
+export type TurnLimit = { kind: 'requests'; requests: number } | { kind: 'cost'; requests: number; dollars: number };
+
 function errorOf(err: unknown): TurnError {
   const e = err as { name?: string; message?: string; status?: number; cause403?: string; keyRefusal?: string; retryAfterMs?: number };
   return { message: e?.message ?? String(err), kind: e?.name ?? 'Error', status: e?.status, cause403: e?.cause403, keyRefusal: e?.keyRefusal, retryAfterMs: e?.retryAfterMs };
@@ -70,6 +77,9 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
   const { turn } = o;
   const emit = o.onEvent ?? (() => undefined);
   const defs = o.tools?.definitions ?? [];
+  // Where the current allowance started: each "go on" grants as many requests and dollars again.
+  let requestBase = 0;
+  let costBase = 0;
   try {
     for (let index = 0; ; index++) {
       const step: Step = { text: '', toolCalls: [] };
@@ -80,14 +90,23 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
       if (calls.length === 0) break;
       step.toolCalls = calls;
       for (const c of calls) emit({ type: 'tool-call', call: c });
-      if (index + 1 >= o.maxSteps) {
-        for (const c of calls) {
-          c.status = 'not-run';
-          c.result = `Not run: the turn reached its limit of ${o.maxSteps} steps. Ask to continue.`;
-          emit({ type: 'tool-update', call: c });
+      const limit = limitReached(o, index + 1 - requestBase, costBase);
+      if (limit) {
+        const goOn = o.onLimit && !o.signal?.aborted ? await o.onLimit(limit) : false;
+        if (o.signal?.aborted) throw Object.assign(new Error('stopped'), { name: 'AbortError' });
+        if (goOn) {
+          requestBase = index + 1;
+          costBase = limit.kind === 'cost' ? limit.dollars : (o.costSoFar?.() ?? 0);
+        } else {
+          const why = limit.kind === 'cost' ? `its limit of $${o.maxCostDollars?.toFixed(2)} (it has cost $${limit.dollars.toFixed(2)})` : `its limit of ${o.maxSteps} steps`;
+          for (const c of calls) {
+            c.status = 'not-run';
+            c.result = `Not run: the turn reached ${why}. Ask to continue.`;
+            emit({ type: 'tool-update', call: c });
+          }
+          turn.stepLimitReached = true;
+          break;
         }
-        turn.stepLimitReached = true;
-        break;
       }
       await runTools(o, calls, emit);
       if (o.signal?.aborted) throw Object.assign(new Error('stopped'), { name: 'AbortError' });
@@ -104,6 +123,14 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
   const last = turn.steps[turn.steps.length - 1];
   if (last && !last.text && last.toolCalls.length === 0 && !last.thinking && turn.steps.length > 1) turn.steps.pop();
   return turn;
+}
+
+/** The limit the turn has reached since the last "go on", if any: requests first, then dollars. */
+function limitReached(o: RunOptions, requestsSinceBase: number, costBase: number): TurnLimit | undefined {
+  if (requestsSinceBase >= o.maxSteps) return { kind: 'requests', requests: requestsSinceBase };
+  const dollars = o.maxCostDollars ? o.costSoFar?.() : undefined;
+  if (o.maxCostDollars && dollars !== undefined && dollars - costBase >= o.maxCostDollars) return { kind: 'cost', requests: requestsSinceBase, dollars };
+  return undefined;
 }
 
 /** Marks results stubbed for the first time, so every later request sends the same stubs. */

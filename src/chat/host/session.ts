@@ -19,6 +19,8 @@ import { runTurn, type ToolRunner } from '../core/engine';
 import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
 import { userText } from '../core/wire';
 import { systemPrompt } from '../core/prompt';
+import type { TurnLimit } from '../core/engine';
+import type { PriceBook } from '../../common/prices';
 import { ProjectRules } from './projectRules';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
 import { EditRestorer } from './restore';
@@ -403,6 +405,18 @@ export class ChatSession implements vscode.Disposable {
     if (turn.usage.output > 0) this.services.notifySpend();
   }
 
+  /** A limit of the turn is reached: the person decides whether it goes on for as much again. */
+  private async askToGoOn(limit: TurnLimit, settings: ChatSettings): Promise<boolean> {
+    const title =
+      limit.kind === 'cost'
+        ? `This answer has cost $${limit.dollars.toFixed(2)}, over its limit of $${settings.maxCostDollars.toFixed(2)}. Go on?`
+        : `This answer has made ${limit.requests} requests, its limit. Go on?`;
+    const detail = `Continue allows ${limit.kind === 'cost' ? `$${settings.maxCostDollars.toFixed(2)}` : `${settings.maxSteps} requests`} more; Stop ends the answer here (the tools it asked for are not run). The limits are the settings modelGateway.chat.maxToolSteps and modelGateway.chat.maxCostPerTurnDollars.`;
+    const goOn = await this.services.prompts.confirm(title, detail, 'Continue', 'info');
+    this.services.log.info(`chat: the turn reached its ${limit.kind} limit; ${goOn ? 'going on' : 'stopped'}`);
+    return goOn;
+  }
+
   /** What an ended answer cost; nothing when it used no tokens, unknown when its model has no price. */
   private async costOf(turn: AssistantTurn, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
     const u = turn.usage;
@@ -460,6 +474,14 @@ export class ChatSession implements vscode.Disposable {
       rules: rules.section,
     });
     let lastStepSaved = 0;
+    // The price list for the cost limit (read once an hour): not waited for; the limit applies once it is here.
+    let book: PriceBook | undefined;
+    if (settings.maxCostDollars > 0) {
+      this.services.prices
+        .book()
+        .then((b) => (book = b))
+        .catch((err: unknown) => this.services.log.warn(`chat: no prices for the cost limit (${err instanceof Error ? err.message : String(err)})`));
+    }
     await runTurn({
       client: this.services.client(),
       model,
@@ -469,6 +491,9 @@ export class ChatSession implements vscode.Disposable {
       turn,
       tools,
       maxSteps: settings.maxSteps,
+      maxCostDollars: settings.maxCostDollars,
+      costSoFar: () => book?.cost(model, turn.usage, 1, settings.cacheTtl).dollars,
+      onLimit: (limit) => this.askToGoOn(limit, settings),
       cacheTtl: settings.cacheTtl,
       maxTokens: override.maxOutputTokens,
       contextWindow: this.windowOf(model),
