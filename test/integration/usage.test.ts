@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/usage/core/report';
 import { config } from './config';
-import { api, connectToEmulator, runAnswering } from './helpers';
+import { api, connectToEmulator, runAnswering, until } from './helpers';
 
 const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 
@@ -108,12 +108,14 @@ describe('spend and usage in a real VS Code', () => {
     // Under the low-balance level: one warning (once a day), offering the Usage view.
     await vscode.workspace.getConfiguration('modelGateway').update('lowBalanceWarningDollars', 1_000_000, vscode.ConfigurationTarget.Global);
     try {
-      const before = testing.services.notices.length;
+      // The setting change itself refreshes the status bar in the background: count this warning's
+      // notices, whichever refresh gave it, rather than those after a moment that may be too late.
+      const lowWarnings = () => testing.services.notices.filter((n) => n.level === 'warning' && /The gateway balance is \$[\d.]+, under your warning level of \$1000000\.00/.test(n.message));
+      await testing.status.refresh();
+      await until('the low-balance warning', () => lowWarnings().length > 0);
       await testing.status.refresh();
       await testing.status.refresh();
-      const warned = testing.services.notices.slice(before).filter((n) => n.level === 'warning');
-      assert.equal(warned.length, 1, JSON.stringify(warned));
-      assert.match(warned[0].message, /The gateway balance is \$[\d.]+, under your warning level of \$1000000\.00/);
+      assert.equal(lowWarnings().length, 1, JSON.stringify(lowWarnings()));
     } finally {
       await vscode.workspace.getConfiguration('modelGateway').update('lowBalanceWarningDollars', undefined, vscode.ConfigurationTarget.Global);
     }
