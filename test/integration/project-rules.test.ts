@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';
-import { api, connectToEmulator, emulatorControl, until } from './helpers';
+import { api, connectToEmulator, emulatorControl } from './helpers';
 
 /** The project's instruction files reach the model in the system prompt of a trusted workspace. */
 describe('project rules in the chat', function () {
@@ -42,6 +42,9 @@ describe('project rules in the chat', function () {
 
   it('sends AGENTS.md and a rules file to the model, after our own instructions, and follows an edit', async () => {
     assert.equal(vscode.workspace.isTrusted, true, 'the test workspace is trusted');
+    await ask('Before any rules file exists?');
+    assert.doesNotMatch(await systemSent(), /Project rules:/, 'no rules yet');
+    // Written just now and asked at once: a root rules file is read for each turn, not from a cache.
     write('AGENTS.md', 'Always run the unit tests with npm test before you finish. (rule-marker-1)');
     write('.modelgateway/rules/style.md', 'Use two spaces for indentation. (rule-marker-2)');
     write('.modelgateway/rules/sql.md', '---\nglobs: "**/*.sql"\n---\nUpper-case SQL keywords. (rule-marker-3)');
@@ -52,12 +55,10 @@ describe('project rules in the chat', function () {
     assert.doesNotMatch(system, /rule-marker-3/, 'a rules file for other files stays out');
     assert.ok(system.indexOf('Safety:') < system.indexOf('rule-marker-1'), 'after our safety rules');
 
-    // Edited: the next turn carries the new text (the watcher drops the cached copy).
+    // Edited: the next turn carries the new text.
     write('AGENTS.md', 'Prefer pnpm. (rule-marker-4)');
-    await until('the edited rules in the next request', async () => {
-      await ask('And now?');
-      return /rule-marker-4/.test(await systemSent());
-    }, 20_000);
+    await ask('And now?');
+    assert.match(await systemSent(), /rule-marker-4/);
   });
 
   it('does not follow a rules file that links outside the workspace, nor read a secret one', async () => {

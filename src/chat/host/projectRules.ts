@@ -17,21 +17,23 @@ export function enabledRuleSources(): Set<RuleSource> {
 }
 
 /**
- * The workspace's rules files, read once and again when one changes. Only in a trusted
+ * The workspace's rules files, read afresh for each turn (a handful of small files); where the
+ * nested `AGENTS.md` files are is searched once and again when one comes or goes. Only in a trusted
  * workspace: in Restricted Mode a cloned repository's instructions do not reach the model. Each
  * file passes the path guard first, like a tool's read: a rules file that is a link to a file
  * outside the workspace, a secret file or an excluded one is not read.
  */
 export class ProjectRules implements vscode.Disposable {
-  private files: Promise<Map<string, RuleFile[]>> | undefined;
+  /** Workspace-relative paths of the `AGENTS.md` files, per folder root. */
+  private agents: Promise<Map<string, string[]>> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly guard: () => PathGuard) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.md');
     const changed = (uri: vscode.Uri) => {
-      if (ruleSourceOf(vscode.workspace.asRelativePath(uri, false))) this.files = undefined;
+      if (ruleSourceOf(vscode.workspace.asRelativePath(uri, false)) === 'agents') this.agents = undefined;
     };
-    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed), vscode.workspace.onDidGrantWorkspaceTrust(() => (this.files = undefined)));
+    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidDelete(changed), vscode.workspace.onDidChangeWorkspaceFolders(() => (this.agents = undefined)));
   }
 
   /** The rules for a turn about these files (absolute paths), and their prompt section. */
@@ -39,8 +41,8 @@ export class ProjectRules implements vscode.Disposable {
     if (!vscode.workspace.isTrusted) return { rules: [], section: '' };
     const enabled = enabledRuleSources();
     if (!enabled.size) return { rules: [], section: '' };
-    this.files ??= this.readAll();
-    const byFolder = await this.files;
+    this.agents ??= this.findAgents();
+    const byFolder = await this.readAll(await this.agents);
     const folders = vscode.workspace.workspaceFolders ?? [];
     const rules: ProjectRule[] = [];
     for (const folder of folders) {
@@ -56,7 +58,20 @@ export class ProjectRules implements vscode.Disposable {
     return { rules, section: rulesSection(rules) };
   }
 
-  private async readAll(): Promise<Map<string, RuleFile[]>> {
+  private async findAgents(): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/AGENTS.md'), '**/{node_modules,.git}/**', MAX_AGENTS_FILES);
+      out.set(
+        folder.uri.fsPath,
+        found.map((uri) => vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/')),
+      );
+    }
+    return out;
+  }
+
+  private async readAll(agents: Map<string, string[]>): Promise<Map<string, RuleFile[]>> {
     const out = new Map<string, RuleFile[]>();
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
@@ -67,8 +82,7 @@ export class ProjectRules implements vscode.Disposable {
       } catch {
         // No rules folder.
       }
-      const agents = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/AGENTS.md'), '**/{node_modules,.git}/**', MAX_AGENTS_FILES);
-      for (const uri of agents) paths.add(vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/'));
+      for (const path of agents.get(root) ?? []) paths.add(path);
       const files: RuleFile[] = [];
       for (const path of [...paths].sort()) {
         if (!ruleSourceOf(path)) continue;
