@@ -2,13 +2,12 @@ import * as vscode from 'vscode';
 import { baseUrlProblem, setBaseUrlSetting } from './config';
 import { showGatewayError } from './errors';
 import { CREDENTIAL_NAMES, gatewayOrigin, hostOf, isCleartextRemote, type CredentialKind } from './origins';
-import { loadGateway } from './services';
-import type { SettingsSource, GatewayConnection, CredentialSource, PromptSource, LogSource } from './services';
+import { loadGateway, type CredentialFeature } from './services';
 
 type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
 
 /** Commands for the connection: URL, API key, access token, verify, sign out, log, status menu. */
-export function registerShellCommands(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, reg: Register): void {
+export function registerShellCommands(services: CredentialFeature, reg: Register): void {
   // No arguments from callers: any extension can run a command, and one that set the URL or a
   // credential would decide where our stored key is sent.
   reg('modelGateway.setBaseUrl', async () => {
@@ -129,14 +128,14 @@ export function registerShellCommands(services: SettingsSource & GatewayConnecti
  * machine is confirmed first; declined, the credential is kept unbound, and not sent over plain
  * http until confirmed.
  */
-async function entryOrigin(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource): Promise<string | undefined> {
+async function entryOrigin(services: CredentialFeature): Promise<string | undefined> {
   const origin = services.gatewayOrigin();
   if (!origin) return undefined;
   if (isCleartextRemote(origin) && !(await confirmCleartext(services, origin))) return undefined;
   return origin;
 }
 
-function confirmCleartext(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, origin: string): Promise<boolean> {
+function confirmCleartext(services: CredentialFeature, origin: string): Promise<boolean> {
   return services.prompts.confirm(
     `${hostOf(origin)} is reached over plain http: your API key and access token would cross the network unencrypted.`,
     'Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.',
@@ -145,7 +144,7 @@ function confirmCleartext(services: SettingsSource & GatewayConnection & Credent
 }
 
 /** Asks whether credentials entered elsewhere belong to `origin`; binds them there on yes. */
-async function offerCredentials(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, kinds: CredentialKind[], origin: string): Promise<boolean> {
+async function offerCredentials(services: CredentialFeature, kinds: CredentialKind[], origin: string): Promise<boolean> {
   const names = kinds.map((k) => CREDENTIAL_NAMES[k]).join(' and ');
   const from = [...new Set(kinds.map((k) => services.credentials.boundOrigin(k)).filter((o): o is string => !!o))];
   const message = from.length
@@ -164,7 +163,7 @@ async function offerCredentials(services: SettingsSource & GatewayConnection & C
 }
 
 /** A secret typed in a password box (never taken from a command's caller). */
-async function askSecret(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, o: { title: string; prompt: string; placeHolder?: string; what: string }): Promise<string | undefined> {
+async function askSecret(services: CredentialFeature, o: { title: string; prompt: string; placeHolder?: string; what: string }): Promise<string | undefined> {
   return services.prompts.input({
     title: o.title,
     prompt: o.prompt,
@@ -176,7 +175,7 @@ async function askSecret(services: SettingsSource & GatewayConnection & Credenti
 }
 
 /** GET /v1/models with the current key; true when it is valid. */
-async function verify(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource): Promise<boolean> {
+async function verify(services: CredentialFeature): Promise<boolean> {
   try {
     const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Verifying the API key…' }, () => services.client().models.verifyKey());
     if (valid) {
@@ -199,7 +198,7 @@ async function verify(services: SettingsSource & GatewayConnection & CredentialS
  * Tries the access token once. new-api (2025) refuses it without the account's user id
  * (`New-Api-User`); then the id is asked for at once, kept with the token, and tried again.
  */
-async function checkAccountAccess(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource): Promise<void> {
+async function checkAccountAccess(services: CredentialFeature): Promise<void> {
   if (!services.settings().baseUrl) return;
   const gw = loadGateway();
   try {
@@ -219,7 +218,7 @@ async function checkAccountAccess(services: SettingsSource & GatewayConnection &
 }
 
 /** Asks for new-api's account user id and keeps it with the access token; false when cancelled. */
-async function askAccountUserId(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource): Promise<boolean> {
+async function askAccountUserId(services: CredentialFeature): Promise<boolean> {
   const id = await services.prompts.input({
     title: 'Model Gateway: Account User Id',
     prompt: 'This gateway (new-api) wants your numeric user id with the access token: it is the ID in the gateway console (personal settings, or the user list).',

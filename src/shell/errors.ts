@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { redact } from './redact';
 import { factsOf, fixesFor } from '../common/fixes';
-import type { GatewayConnection, LogSource, SettingsSource } from './services';
+import type { GatewayConnection, GatewayFeature } from './services';
 
 export interface FixAction {
   title: string;
@@ -9,7 +9,7 @@ export interface FixAction {
 }
 
 /** The message to show for an error, and the actions that fix it (`fixes.ts`). Never contains a secret. */
-export function describeError(services: SettingsSource & GatewayConnection & LogSource, err: unknown): { message: string; actions: FixAction[] } {
+export function describeError(services: GatewayFeature, err: unknown): { message: string; actions: FixAction[] } {
   // Gateway errors are cleaned where they are made; anything else is cleaned here.
   const message = redact(err instanceof Error ? err.message : String(err));
   const fixes = fixesFor({ ...factsOf(err), message }, { hasBaseUrl: !!services.settings().baseUrl, place: 'notification' });
@@ -32,7 +32,7 @@ const shownBy = new WeakMap<GatewayConnection, Map<string, number>>();
  * at once (a refused key: the status check, the Account view, the chat's model list) is one
  * notification; a change of URL or credentials (the likely fix) lets it show again.
  */
-function shownErrors(services: SettingsSource & GatewayConnection & LogSource): Map<string, number> {
+function shownErrors(services: GatewayFeature): Map<string, number> {
   let shown = shownBy.get(services);
   if (!shown) {
     const map = new Map<string, number>();
@@ -48,7 +48,7 @@ function shownErrors(services: SettingsSource & GatewayConnection & LogSource): 
  * screen or was just closed. Does not wait for the person: the calling command finishes at once
  * and the chosen action runs when it is clicked.
  */
-export function showGatewayError(services: SettingsSource & GatewayConnection & LogSource, what: string, err: unknown): void {
+export function showGatewayError(services: GatewayFeature, what: string, err: unknown): void {
   services.log.error(what, err);
   const { message, actions } = describeError(services, err);
   const shown = shownErrors(services);
@@ -66,7 +66,7 @@ export function showGatewayError(services: SettingsSource & GatewayConnection & 
 }
 
 /** Shows a message without waiting for it to be dismissed, and records it; resolves to the chosen item. */
-export function tell(services: SettingsSource & GatewayConnection & LogSource, level: 'info' | 'warning' | 'error', message: string, ...items: string[]): Thenable<string | undefined> {
+export function tell(services: GatewayFeature, level: 'info' | 'warning' | 'error', message: string, ...items: string[]): Thenable<string | undefined> {
   services.recordNotice(level, message);
   const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   return show(message, ...items);

@@ -59,6 +59,12 @@ export interface LogSource {
   recordNotice(level: 'info' | 'warning' | 'error', message: string): void;
 }
 
+/** What most features ask for, by name: calling the gateway and reporting (`GatewayFeature`), plus questions to the person, plus the credentials or the prices. */
+export type GatewayFeature = SettingsSource & GatewayConnection & LogSource;
+export type InteractiveFeature = GatewayFeature & PromptSource;
+export type CredentialFeature = InteractiveFeature & CredentialSource;
+export type PricedFeature = InteractiveFeature & PriceSource;
+
 /**
  * What every feature shares: settings, credentials, the log, and one gateway client rebuilt
  * whenever the settings or credentials change.

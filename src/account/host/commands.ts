@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../../gateway';
 import { dollarsToQuota, isSameKey, quotaToDollars } from '../../common/money';
 import { setDefaultModel, type Job } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';
-import type { SettingsSource, GatewayConnection, CredentialSource, PromptSource, LogSource } from '../../shell/services';
+import type { CredentialFeature } from '../../shell/services';
 import { jobsFor } from '../core/format';
 import type { AccountNode, AccountTree } from './tree';
 
@@ -31,13 +31,13 @@ function keyNodeOf(tree: AccountTree, arg: unknown): Extract<AccountNode, { kind
 const IN_USE_DETAIL = 'Chat, search and media in this editor stop working until you set another key (Model Gateway: Set API Key).';
 
 /** Whether a key (by id) is the one this extension uses, as far as the listed key shows it. */
-async function isKeyInUse(tree: AccountTree, services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, id: number): Promise<boolean> {
+async function isKeyInUse(tree: AccountTree, services: CredentialFeature, id: number): Promise<boolean> {
   const keys = await tree.keys();
   const record = keys.ok ? keys.value.find((k) => k.id === id) : undefined;
   return !!record && isSameKey(record.key, services.credentials.getApiKey());
 }
 
-async function pickKey(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, tree: AccountTree, arg: unknown, action: string): Promise<number | undefined> {
+async function pickKey(services: CredentialFeature, tree: AccountTree, arg: unknown, action: string): Promise<number | undefined> {
   const node = keyNodeOf(tree, arg);
   if (node) return node.record.id;
   const keys = await tree.keys();
@@ -86,7 +86,7 @@ async function askCreateArgs(): Promise<CreateKeyArgs | undefined> {
   return { name: name.trim(), expiresInDays: expiry.days, quotaDollars: quota.trim() ? Number(quota) : undefined, subnet: subnet.trim() };
 }
 
-export function registerAccountCommands(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, tree: AccountTree, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): void {
+export function registerAccountCommands(services: CredentialFeature, tree: AccountTree, reg: (id: string, fn: (...args: unknown[]) => unknown) => void): void {
   const account = () => services.client().account;
 
   reg('modelGateway.account.refresh', () => {
@@ -248,7 +248,7 @@ export function registerAccountCommands(services: SettingsSource & GatewayConnec
 }
 
 /** Shows a new key once, in a modal (so it stays out of the notification history). */
-async function offerNewKey(services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource, record: ApiKeyRecord): Promise<void> {
+async function offerNewKey(services: CredentialFeature, record: ApiKeyRecord): Promise<void> {
   if (!record.keyIsFull) {
     void vscode.window.showInformationMessage(`Key "${record.name}" created. This gateway does not return the new key; copy it from the gateway console.`);
     return;

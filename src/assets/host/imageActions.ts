@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { ImageResult, RenderingSpeed } from '../../gateway';
 import { blackShare, decodePng, pngSize } from '../core/png';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type GatewayConnection, type PromptSource, type LogSource, type SettingsSource } from '../../shell/services';
+import { loadGateway, type InteractiveFeature } from '../../shell/services';
 import { askInteger, assetsFolderOrSay, IMAGE_FILE_EXTENSIONS, openFile, optionsArg, pickOne, targetFile } from './shared';
 import { saveImages, type ImageOutcome } from './images';
 import { imageInput, moderate, type ModerationOptions, type ModerationOutcome } from './moderation';
@@ -61,7 +61,7 @@ export function maskProblem(image: Buffer, mask: Buffer): string | undefined {
  * Remix, edit, replace background and upscale share one flow: ask what is missing, show the
  * price, run, save the results beside the source name in the assets folder, open the first.
  */
-async function transformImage(services: SettingsSource & GatewayConnection & PromptSource & LogSource, op: Op, target: unknown, options: unknown): Promise<ImageOutcome | undefined> {
+async function transformImage(services: InteractiveFeature, op: Op, target: unknown, options: unknown): Promise<ImageOutcome | undefined> {
   const gw = loadGateway();
   const title = OP_TITLE[op];
   const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, 'an image (PNG, JPEG or WEBP)');
@@ -156,16 +156,16 @@ async function askMask(image: string): Promise<string | undefined> {
   return picked?.[0]?.fsPath;
 }
 
-export const remixImageCommand = (s: SettingsSource & GatewayConnection & PromptSource & LogSource, t?: unknown, o?: unknown) => transformImage(s, 'remix', t, o);
-export const editImageCommand = (s: SettingsSource & GatewayConnection & PromptSource & LogSource, t?: unknown, o?: unknown) => transformImage(s, 'edit', t, o);
-export const replaceBackgroundCommand = (s: SettingsSource & GatewayConnection & PromptSource & LogSource, t?: unknown, o?: unknown) => transformImage(s, 'replace-background', t, o);
-export const upscaleImageCommand = (s: SettingsSource & GatewayConnection & PromptSource & LogSource, t?: unknown, o?: unknown) => transformImage(s, 'upscale', t, o);
+export const remixImageCommand = (s: InteractiveFeature, t?: unknown, o?: unknown) => transformImage(s, 'remix', t, o);
+export const editImageCommand = (s: InteractiveFeature, t?: unknown, o?: unknown) => transformImage(s, 'edit', t, o);
+export const replaceBackgroundCommand = (s: InteractiveFeature, t?: unknown, o?: unknown) => transformImage(s, 'replace-background', t, o);
+export const upscaleImageCommand = (s: InteractiveFeature, t?: unknown, o?: unknown) => transformImage(s, 'upscale', t, o);
 
 /**
  * "Describe Image": the gateway's descriptions in a list; picking one copies it. Returns without
  * waiting for the pick, so the descriptions also reach a caller at once.
  */
-export async function describeImageCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, target?: unknown): Promise<string[] | undefined> {
+export async function describeImageCommand(services: InteractiveFeature, target?: unknown): Promise<string[] | undefined> {
   const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, 'an image (PNG, JPEG or WEBP)');
   if (!uri) return undefined;
   try {
@@ -194,7 +194,7 @@ export async function describeImageCommand(services: SettingsSource & GatewayCon
 }
 
 /** "Moderate Image": the multimodal moderation model on the image file. */
-export async function moderateImageCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
+export async function moderateImageCommand(services: InteractiveFeature, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
   const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, 'an image (PNG, JPEG or WEBP)');
   if (!uri) return undefined;
   try {

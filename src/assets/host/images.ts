@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ImageResult, LegacyModel, RenderingSpeed } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type SettingsSource, type GatewayConnection, type PromptSource, type LogSource } from '../../shell/services';
+import { loadGateway, type InteractiveFeature } from '../../shell/services';
 import { assetsFolderOrSay, openFile, pickOne, slug, uniquePath } from './shared';
 
 /** What the wizard asks for; a caller (a test) may pass it whole and skip the questions. */
@@ -27,7 +27,7 @@ export interface ImageOutcome {
 const LEGACY_RATIO: Record<string, string> = { '1x1': 'ASPECT_1_1', '16x9': 'ASPECT_16_9', '9x16': 'ASPECT_9_16', '3x2': 'ASPECT_3_2', '2x3': 'ASPECT_2_3', '4x3': 'ASPECT_4_3', '3x4': 'ASPECT_3_4', '16x10': 'ASPECT_16_10', '10x16': 'ASPECT_10_16', '3x1': 'ASPECT_3_1', '1x3': 'ASPECT_1_3' };
 
 /** The quick path's choices: the default model, its default speed, square, one image. */
-function quickArgs(services: SettingsSource & GatewayConnection & PromptSource & LogSource, prompt: string): ImageRequestArgs {
+function quickArgs(services: InteractiveFeature, prompt: string): ImageRequestArgs {
   const gw = loadGateway();
   const preferred = services.settings().defaultModels.image;
   const model = (gw.LEGACY_MODELS as readonly string[]).includes(preferred) ? (preferred as LegacyModel) : 'V_3';
@@ -38,7 +38,7 @@ function quickArgs(services: SettingsSource & GatewayConnection & PromptSource &
  * The quick path: the prompt, then the price. Enter takes the defaults (said in the title); the
  * gear button, or *Generate Image (All Options)*, opens the full wizard with the prompt kept.
  */
-async function askQuick(services: SettingsSource & GatewayConnection & PromptSource & LogSource): Promise<{ prompt: string; allOptions: boolean } | undefined> {
+async function askQuick(services: InteractiveFeature): Promise<{ prompt: string; allOptions: boolean } | undefined> {
   const gw = loadGateway();
   const defaults = quickArgs(services, '');
   const price = defaults.model === 'V_3' ? gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT' }) : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: defaults.model });
@@ -69,7 +69,7 @@ async function askQuick(services: SettingsSource & GatewayConnection & PromptSou
 }
 
 /** The wizard: every choice has a sensible default first, so Enter all the way works. */
-async function askImageArgs(services: SettingsSource & GatewayConnection & PromptSource & LogSource, given?: string): Promise<ImageRequestArgs | undefined> {
+async function askImageArgs(services: InteractiveFeature, given?: string): Promise<ImageRequestArgs | undefined> {
   const gw = loadGateway();
   const title = (n: number, what: string) => `Generate Image (${n}/8): ${what}`;
   const prompt = given || (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the image', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the image') }));
@@ -123,7 +123,7 @@ async function askImageArgs(services: SettingsSource & GatewayConnection & Promp
  * saves the images into the assets folder with readable names (prompt and seed), and opens the
  * first one. Results marked unsafe are reported, never saved as broken files.
  */
-export async function generateImageCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, given?: ImageRequestArgs, options: { allOptions?: boolean } = {}): Promise<ImageOutcome | undefined> {
+export async function generateImageCommand(services: InteractiveFeature, given?: ImageRequestArgs, options: { allOptions?: boolean } = {}): Promise<ImageOutcome | undefined> {
   const gw = loadGateway();
   let args: ImageRequestArgs | undefined;
   if (given?.prompt) args = given;
@@ -203,7 +203,7 @@ export async function generateImageCommand(services: SettingsSource & GatewayCon
  * as broken files). Each file is written atomically.
  */
 export async function saveImages(
-  services: SettingsSource & GatewayConnection & PromptSource & LogSource,
+  services: InteractiveFeature,
   result: ImageResult,
   dir: string,
   name: (item: ImageResult['data'][number], index: number) => string,

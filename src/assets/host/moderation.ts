@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import * as vscode from 'vscode';
 import type { ModerationRequest, ModerationResult } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type GatewayConnection, type LogSource, type SettingsSource } from '../../shell/services';
+import { loadGateway, type GatewayFeature } from '../../shell/services';
 import { IMAGE_FILE_EXTENSIONS, imageDataUri, optionsArg } from './shared';
 import { ReportDocuments } from './reports';
 
@@ -44,7 +44,7 @@ function reportMarkdown(subject: string, model: string, result: ModerationResult
 }
 
 /** Checks text or an image with the moderation endpoint and shows what was flagged. */
-export async function moderate(services: SettingsSource & GatewayConnection & LogSource, reports: ReportDocuments, subject: string, input: ModerationRequest['input'], opts: Partial<ModerationOptions>): Promise<ModerationOutcome | undefined> {
+export async function moderate(services: GatewayFeature, reports: ReportDocuments, subject: string, input: ModerationRequest['input'], opts: Partial<ModerationOptions>): Promise<ModerationOutcome | undefined> {
   const gw = loadGateway();
   const model = opts.model ?? gw.MULTIMODAL_MODERATION_MODEL;
   try {
@@ -67,7 +67,7 @@ export async function moderate(services: SettingsSource & GatewayConnection & Lo
 }
 
 /** "Check Moderation": the Explorer's file (text or image), else the selection, else the active document. */
-export async function checkModerationCommand(services: SettingsSource & GatewayConnection & LogSource, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
+export async function checkModerationCommand(services: GatewayFeature, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
   const opts = optionsArg<ModerationOptions>(options);
   try {
     if (opts.text !== undefined) return await moderate(services, reports, 'the text', opts.text, opts);

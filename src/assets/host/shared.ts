@@ -5,7 +5,7 @@ import { IMAGE_MEDIA_TYPES, sniffImageType } from '../../common/imageRules';
 import { assetSettings, type Job } from '../../shell/config';
 import { folderInside } from '../../tools/pathGuard';
 import { tell } from '../../shell/errors';
-import type { SettingsSource, GatewayConnection, LogSource } from '../../shell/services';
+import type { GatewayFeature } from '../../shell/services';
 
 // The gateway client's upload rules, repeated here because the client bundle loads lazily and
 // these decide menus and messages before it is needed.
@@ -46,7 +46,7 @@ export async function assetsFolder(): Promise<string | undefined> {
 }
 
 /** The assets folder, or an error message and undefined when no folder is open or the folder is refused. */
-export async function assetsFolderOrSay(services: SettingsSource & GatewayConnection & LogSource, what: string): Promise<string | undefined> {
+export async function assetsFolderOrSay(services: GatewayFeature, what: string): Promise<string | undefined> {
   let dir: string | undefined;
   try {
     dir = await assetsFolder();
@@ -78,7 +78,7 @@ export async function askInteger(title: string, prompt: string, min: number, max
  * The file a command acts on: the Explorer's (first argument), else the active editor's, text or
  * custom (the image preview). Checked against the accepted extensions.
  */
-export function targetFile(services: SettingsSource & GatewayConnection & LogSource, arg: unknown, extensions: string[], what: string): vscode.Uri | undefined {
+export function targetFile(services: GatewayFeature, arg: unknown, extensions: string[], what: string): vscode.Uri | undefined {
   let uri = arg instanceof vscode.Uri ? arg : undefined;
   if (!uri) {
     const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
@@ -104,7 +104,7 @@ export function optionsArg<T>(arg: unknown): Partial<T> {
  * Picks a model for a job: the gateway's models matching the job (the default model first), or
  * the known ids when the list cannot be fetched or has none.
  */
-export async function pickModel(services: SettingsSource & GatewayConnection & LogSource, job: Job, title: string, match: RegExp, known: readonly string[]): Promise<string | undefined> {
+export async function pickModel(services: GatewayFeature, job: Job, title: string, match: RegExp, known: readonly string[]): Promise<string | undefined> {
   let ids: string[] = [];
   try {
     ids = (await services.client().models.list({ signal: AbortSignal.timeout(10_000) })).map((m) => m.id).filter((id) => match.test(id));

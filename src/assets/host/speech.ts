@@ -4,7 +4,7 @@ import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import { nodeFs } from '../../storage/atomicFile';
 import type { SpeechFormat } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type GatewayConnection, type PromptSource, type LogSource, type SettingsSource } from '../../shell/services';
+import { loadGateway, type GatewayConnection, type InteractiveFeature } from '../../shell/services';
 import { canJoin, joinAudio, splitForSpeech } from '../core/audioParts';
 import { assetsFolderOrSay, optionsArg, pickModel, pickOne, slug, uniquePath } from './shared';
 import { showAudioPlayer } from './player';
@@ -34,7 +34,7 @@ export interface SpeakOutcome {
 
 const PARALLEL_PARTS = 3;
 
-async function textToSpeak(services: SettingsSource & GatewayConnection & PromptSource & LogSource, mode: 'selection' | 'file', target: unknown): Promise<{ text: string; name: string } | undefined> {
+async function textToSpeak(services: InteractiveFeature, mode: 'selection' | 'file', target: unknown): Promise<{ text: string; name: string } | undefined> {
   if (mode === 'file') {
     const uri = target instanceof vscode.Uri ? target : vscode.window.activeTextEditor?.document.uri;
     if (!uri) {
@@ -58,7 +58,7 @@ async function textToSpeak(services: SettingsSource & GatewayConnection & Prompt
 }
 
 /** Asks for what the options don't give, offering only what the chosen model supports. */
-async function askVoiceSettings(services: SettingsSource & GatewayConnection & PromptSource & LogSource, o: Partial<SpeakOptions>): Promise<Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions> | undefined> {
+async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOptions>): Promise<Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions> | undefined> {
   const gw = loadGateway();
   const model = o.model ?? (await pickModel(services, 'speech', 'Speak (1/4): model', /tts|audio-preview/i, Object.keys(gw.SPEECH_MODELS)));
   if (!model) return undefined;
@@ -99,7 +99,7 @@ async function askVoiceSettings(services: SettingsSource & GatewayConnection & P
  * parts spoken (a few at a time, in order) and joined into one file in the assets folder; then a
  * small player opens. If a part fails, what was spoken before it is kept as a "-partial" file.
  */
-export async function speakCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, extensionUri: vscode.Uri, mode: 'selection' | 'file', target?: unknown, options?: unknown): Promise<SpeakOutcome | undefined> {
+export async function speakCommand(services: InteractiveFeature, extensionUri: vscode.Uri, mode: 'selection' | 'file', target?: unknown, options?: unknown): Promise<SpeakOutcome | undefined> {
   const o = optionsArg<SpeakOptions>(options);
   const source = o.text !== undefined ? { text: o.text, name: o.text } : await textToSpeak(services, mode, target);
   if (!source) return undefined;
@@ -202,7 +202,7 @@ export async function speakCommand(services: SettingsSource & GatewayConnection 
 }
 
 /** "Play Audio": the small player for an audio file. */
-export async function playAudioCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, extensionUri: vscode.Uri, target?: unknown): Promise<boolean> {
+export async function playAudioCommand(services: InteractiveFeature, extensionUri: vscode.Uri, target?: unknown): Promise<boolean> {
   const uri = target instanceof vscode.Uri ? target : undefined;
   if (!uri) {
     void tell(services, 'error', 'Choose an audio file in the Explorer to play it.');

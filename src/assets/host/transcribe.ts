@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { nodeFs } from '../../storage/atomicFile';
 import type { TranscriptionFormat } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type GatewayConnection, type PromptSource, type SettingsSource, type LogSource } from '../../shell/services';
+import { loadGateway, type InteractiveFeature } from '../../shell/services';
 import { AUDIO_FILE_EXTENSIONS, openFile, optionsArg, pickModel, pickOne, targetFile, uniquePath } from './shared';
 
 export interface TranscribeOptions {
@@ -33,7 +33,7 @@ const FORMAT_HINT: Record<TranscriptionFormat, string> = {
  * "Transcribe Audio" / "Translate Audio to English": the file's type and size are checked before
  * anything is asked or sent; the result is written beside the audio file and opened.
  */
-export async function transcribeCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, task: 'transcribe' | 'translate', target?: unknown, options?: unknown): Promise<TranscribeOutcome | undefined> {
+export async function transcribeCommand(services: InteractiveFeature, task: 'transcribe' | 'translate', target?: unknown, options?: unknown): Promise<TranscribeOutcome | undefined> {
   const gw = loadGateway();
   const uri = targetFile(services, target, AUDIO_FILE_EXTENSIONS, 'an audio file the gateway accepts');
   if (!uri) return undefined;

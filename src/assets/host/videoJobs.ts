@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { assetSettings } from '../../shell/config';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type GatewayConnection, type LogSource, type SettingsSource } from '../../shell/services';
+import { loadGateway, type GatewayFeature } from '../../shell/services';
 import { assetsFolder, openFile, slug, uniquePath } from './shared';
 
 const STATE_KEY = 'modelGateway.videoJobs';
@@ -46,7 +46,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
   private disposed = false;
 
   constructor(
-    private readonly services: SettingsSource & GatewayConnection & LogSource,
+    private readonly services: GatewayFeature,
     private readonly state: vscode.Memento,
   ) {}
 

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { showGatewayError, tell } from '../../shell/errors';
-import { loadGateway, type GatewayConnection, type PromptSource, type SettingsSource, type LogSource } from '../../shell/services';
+import { loadGateway, type InteractiveFeature } from '../../shell/services';
 import { assetsFolderOrSay, imageDataUri, optionsArg, pickModel, pickOne } from './shared';
 import type { VideoJobs } from './videoJobs';
 
@@ -37,7 +37,7 @@ async function askReference(): Promise<string | undefined | null> {
  * image; a notice before creating; then the job is tracked by VideoJobs (polled, persisted,
  * downloaded into the assets folder). Returns the job id.
  */
-export async function generateVideoCommand(services: SettingsSource & GatewayConnection & PromptSource & LogSource, jobs: VideoJobs, options?: unknown): Promise<string | undefined> {
+export async function generateVideoCommand(services: InteractiveFeature, jobs: VideoJobs, options?: unknown): Promise<string | undefined> {
   const gw = loadGateway();
   const o = optionsArg<VideoOptions>(options);
   const title = (n: number, what: string) => `Generate Video (${n}/5): ${what}`;

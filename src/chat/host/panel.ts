@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { describeError } from '../../shell/errors';
-import type { PromptSource, LogSource, SettingsSource, GatewayConnection, PriceSource } from '../../shell/services';
+import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
 import { runCodeAction } from './codeActions';
 import type { ContextAttachment } from '../../common/conversation';
@@ -22,7 +22,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly services: SettingsSource & GatewayConnection & PromptSource & PriceSource & LogSource,
+    private readonly services: PricedFeature,
     private readonly context: vscode.ExtensionContext,
     search?: SearchService,
   ) {

@@ -6,7 +6,7 @@ import { workspaceGuard } from '../../shell/workspaceGuard';
 import { describeError } from '../../shell/errors';
 import { factsOf, fixesFor } from '../../common/fixes';
 import { redact } from '../../shell/redact';
-import type { SettingsSource, GatewayConnection, PriceSource, LogSource, PromptSource } from '../../shell/services';
+import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
@@ -37,7 +37,7 @@ function ripgrepPath(): string | undefined {
 }
 
 /** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
-export function turnFixes(turn: AssistantTurn, services: SettingsSource & GatewayConnection & PromptSource & PriceSource & LogSource): FixAction[] {
+export function turnFixes(turn: AssistantTurn, services: PricedFeature): FixAction[] {
   if (!turn.error) return [];
   return fixesFor({ ...turn.error }, { hasBaseUrl: !!services.settings().baseUrl, place: 'chat' });
 }
@@ -73,7 +73,7 @@ export class ChatSession implements vscode.Disposable {
   private rulesInUse: { path: string; tokens: number }[] = [];
 
   constructor(
-    private readonly services: SettingsSource & GatewayConnection & PromptSource & PriceSource & LogSource,
+    private readonly services: PricedFeature,
     private readonly context: vscode.ExtensionContext,
     private readonly post: (m: ToWebview) => void,
     private readonly search?: SearchService,

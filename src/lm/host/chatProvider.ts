@@ -5,7 +5,7 @@ import { emptyUsage, isChatModel, newId, resolveFormat, type AssistantTurn } fro
 import { runTurn } from '../../chat/core/engine';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
-import type { SettingsSource, GatewayConnection, LogSource } from '../../shell/services';
+import type { GatewayFeature } from '../../shell/services';
 import type { LmAccess } from './access';
 import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
 import { estimateTokens, toTurns, UnsupportedPartError } from '../core/convert';
@@ -28,7 +28,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly services: SettingsSource & GatewayConnection & LogSource,
+    private readonly services: GatewayFeature,
     private readonly access: LmAccess,
   ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { chatSettings, searchSettings, workspaceExcludeGlobs } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';
-import type { SettingsSource, GatewayConnection, LogSource } from '../../shell/services';
+import type { GatewayFeature } from '../../shell/services';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
 import { IndexingStopped, IndexModelChanged, SemanticIndex, type IndexStats } from '../core/semanticIndex';
@@ -39,7 +39,7 @@ export class SearchService implements vscode.Disposable {
   lastStats: IndexStats | undefined;
 
   constructor(
-    private readonly services: SettingsSource & GatewayConnection & LogSource,
+    private readonly services: GatewayFeature,
     private readonly context: vscode.ExtensionContext,
   ) {
     this.status.name = 'Model Gateway Search';
@@ -273,7 +273,7 @@ function groupedItems(results: SearchResult[]): (vscode.QuickPickItem & { result
 }
 
 /** The "Semantic Search" command: a quick pick that queries as you type. */
-export async function semanticSearchCommand(search: SearchService, services: SettingsSource & GatewayConnection & LogSource, initial?: string): Promise<SearchResult[] | undefined> {
+export async function semanticSearchCommand(search: SearchService, services: GatewayFeature, initial?: string): Promise<SearchResult[] | undefined> {
   if (!services.isConfigured()) {
     void vscode.window.showErrorMessage('Set the gateway URL and API key first.', 'Set API Key').then((c) => c && vscode.commands.executeCommand('modelGateway.setApiKey'));
     return undefined;

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { SearchService } from '../../../search/host/searchService';
 import { describeError } from '../../../shell/errors';
-import type { CredentialSource, GatewayConnection, LogSource, PromptSource, SettingsSource } from '../../../shell/services';
+import type { CredentialFeature } from '../../../shell/services';
 import type { PathGuard } from '../../../tools/pathGuard';
 import type { LmToolName } from '../../core/toolNames';
 import type { LmAccess } from '../access';
 
 export interface ToolDeps {
-  services: SettingsSource & GatewayConnection & CredentialSource & PromptSource & LogSource;
+  services: CredentialFeature;
   /** The daily cap and the rate limits for callers outside our own chat. */
   access: LmAccess;
   search?: SearchService;
