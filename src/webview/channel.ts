@@ -45,8 +45,8 @@ export class HostChannel<To extends { type: string }, From extends { type: strin
       const message = e.data as To;
       const id = (message as { requestId?: unknown }).requestId;
       const waiting = typeof id === 'string' ? this.pending.get(id) : undefined;
-      if (waiting && typeof id === 'string') {
-        this.pending.delete(id);
+      if (waiting) {
+        this.pending.delete(id as string);
         waiting(message as Reply<To>);
         return;
       }

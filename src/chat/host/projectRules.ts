@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
-import type { PathGuard } from '../../tools/pathGuard';
+import { inside, type PathGuard } from '../../tools/pathGuard';
 import { RULE_SOURCES, ruleSourceOf, rulesSection, selectRules, type ProjectRule, type RuleFile, type RuleSource } from '../core/rules';
 
 /** Larger files are read only this far (the prompt takes less still: `MAX_RULE_CHARS`). */
@@ -12,8 +12,7 @@ const MAX_AGENTS_FILES = 50;
 /** The sources the person left on (`modelGateway.chat.projectRules`); all by default. */
 export function enabledRuleSources(): Set<RuleSource> {
   const value = vscode.workspace.getConfiguration('modelGateway.chat').get<unknown>('projectRules');
-  if (!Array.isArray(value)) return new Set(RULE_SOURCES);
-  return new Set(RULE_SOURCES.filter((s) => value.includes(s)));
+  return new Set(Array.isArray(value) ? RULE_SOURCES.filter((s) => value.includes(s)) : RULE_SOURCES);
 }
 
 /**
@@ -49,11 +48,11 @@ export class ProjectRules implements vscode.Disposable {
       const files = byFolder.get(folder.uri.fsPath) ?? [];
       if (!files.length) continue;
       const root = folder.uri.fsPath;
-      const inside = inPlay.filter((p) => p === root || p.startsWith(root + '/') || p.startsWith(root + '\\')).map((p) => p.slice(root.length + 1).replace(/\\/g, '/'));
+      const mine = inPlay.filter((p) => inside(p, root)).map((p) => relative(root, p).replace(/\\/g, '/'));
       // In a workspace of several folders, a folder's rules apply to its own files (its root rules when nothing is in play).
-      if (folders.length > 1 && inPlay.length && !inside.length) continue;
+      if (folders.length > 1 && inPlay.length && !mine.length) continue;
       const prefix = folders.length > 1 ? `${folder.name}/` : '';
-      for (const r of selectRules(files, inside, enabled)) rules.push({ ...r, path: prefix + r.path });
+      for (const r of selectRules(files, mine, enabled)) rules.push({ ...r, path: prefix + r.path });
     }
     return { rules, section: rulesSection(rules) };
   }

@@ -15,11 +15,10 @@ import { DiffApprover } from './approvals';
 import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
 import { condense } from '../core/condense';
-import { runTurn, type ToolRunner } from '../core/engine';
+import { runTurn, type ToolRunner, type TurnLimit } from '../core/engine';
 import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
 import { userText } from '../core/wire';
 import { systemPrompt } from '../core/prompt';
-import type { TurnLimit } from '../core/engine';
 import type { PriceBook } from '../../common/prices';
 import { ProjectRules } from './projectRules';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
@@ -67,10 +66,9 @@ export class ChatSession implements vscode.Disposable {
   /** Set while Condense (by hand) runs. */
   private condensing = false;
 
-  /** The project's rules files (trusted workspaces only), and the section the last request carried. */
+  /** The project's rules files (trusted workspaces only), and what the last request carried of them. */
   private readonly rules = new ProjectRules(() => this.guard());
-  private rulesSection = '';
-  private rulesInUse: { path: string; tokens: number }[] = [];
+  private rulesSent: { section: string; inUse: { path: string; tokens: number }[] } = { section: '', inUse: [] };
 
   constructor(
     private readonly services: PricedFeature,
@@ -168,14 +166,18 @@ export class ChatSession implements vscode.Disposable {
     if (!c || !model) return undefined;
     if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
     const { system, tools } = this.promptParts();
-    const { use } = fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: activeCondensation(c) });
-    return this.rulesInUse.length ? { ...use, rules: this.rulesInUse } : use;
+    return this.withRules(fitToWindow({ system, toolsText: tools, turns: c.turns, window: this.windowOf(model), scale: this.scaleOf(model), condensation: activeCondensation(c) }).use);
+  }
+
+  /** The meter's figures with the rules files the request carried (shown as chips). */
+  private withRules(use: ContextUse): ContextUse {
+    return this.rulesSent.inUse.length ? { ...use, rules: this.rulesSent.inUse } : use;
   }
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
     const tools = this.toolsEnabled() ? JSON.stringify(TOOL_DEFINITIONS) : '';
-    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSection });
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section });
     return { system, tools };
   }
 
@@ -464,8 +466,7 @@ export class ChatSession implements vscode.Disposable {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
     const editor = vscode.window.activeTextEditor;
     const rules = await this.rules.forTurn(filesInPlay(editor, conversation.turns.at(-2)));
-    this.rulesSection = rules.section;
-    this.rulesInUse = rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) }));
+    this.rulesSent = { section: rules.section, inUse: rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })) };
     if (rules.rules.length) this.services.log.info(`chat: project rules in use: ${rules.rules.map((r) => r.path).join(', ')}`);
     const system = systemPrompt({
       folders,
@@ -508,7 +509,7 @@ export class ChatSession implements vscode.Disposable {
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
         else if (e.type === 'context') {
-          const use = this.rulesInUse.length ? { ...e.use, rules: this.rulesInUse } : e.use;
+          const use = this.withRules(e.use);
           this.lastContext = { conversationId: conversation.id, use };
           this.post({ type: 'context', use });
         } else if (e.type === 'condensed') {
