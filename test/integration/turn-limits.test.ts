@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';
 import { api, connectToEmulator } from './helpers';
 
-/** A turn that reaches its limit of requests or dollars asks the person whether to go on. */
+/** A turn that reaches its limit of requests or dollars asks the person whether to go on (on gpt-4o: the usage suite reads today's gpt-4o-mini calls). */
 describe('per-turn limits in the chat', function () {
   this.timeout(90_000);
   const settings = () => vscode.workspace.getConfiguration('modelGateway');
@@ -15,7 +15,7 @@ describe('per-turn limits in the chat', function () {
   before(async () => {
     await connectToEmulator();
     writeFileSync(notes(), 'notes about the limits\n');
-    await settings().update('defaultModels.chat', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
+    await settings().update('defaultModels.chat', 'gpt-4o', vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
@@ -45,7 +45,7 @@ describe('per-turn limits in the chat', function () {
   it('at its cost limit (the model priced in the settings) the turn asks, and stops when told', async () => {
     const { testing } = await api();
     await settings().update('chat.maxToolSteps', 50, vscode.ConfigurationTarget.Global);
-    await settings().update('prices', { 'gpt-4o-mini': { input: 1000, output: 1000 } }, vscode.ConfigurationTarget.Global);
+    await settings().update('prices', { 'gpt-4o': { input: 1000, output: 1000 } }, vscode.ConfigurationTarget.Global);
     await settings().update('chat.maxCostPerTurnDollars', 2, vscode.ConfigurationTarget.Global);
     testing.services.prices.reset();
     await testing.chat.newConversation();
