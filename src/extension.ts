@@ -1,6 +1,8 @@
 import type * as vscode from 'vscode';
 import { activateAccount } from './account/host/feature';
 import type { AccountTree } from './account/host/tree';
+import { activateAgent } from './agent/host/feature';
+import type { AgentToolbox } from './agent/host/toolbox';
 import { activateAssets } from './assets/host/feature';
 import { VideoJobs } from './assets/host/videoJobs';
 import { activateChat } from './chat/host/feature';
@@ -21,7 +23,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox };
 }
 
 /** Wiring only: the platform's services, then each feature in the order of what it needs. */
@@ -38,13 +40,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const languageModels = activateLanguageModels(host, search);
   const { status, usage } = activateUsage(host, languageModels.access);
   const accountTree = activateAccount(host);
-  const chat = activateChat(host, search);
+  const agent = activateAgent(host);
+  const chat = activateChat(host, search, agent);
   const { videoJobs } = activateAssets(host);
 
   host.startDeferred();
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access };
+  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent };
   return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? testing : undefined };
 }
 

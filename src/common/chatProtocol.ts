@@ -86,8 +86,10 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('find-files'), requestId: RequestId, query: z.string().check(z.maxLength(200)) }),
   /** A file picked from the mention list: attached as context (through the path guard). */
   z.object({ type: z.literal('attach-file'), path: WorkspacePath }),
-  z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean() }),
+  z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean(), always: z.optional(z.boolean()) }),
   z.object({ type: z.literal('show-diff'), callId: z.string() }),
+  /** Pause everything that runs without asking (or resume it). */
+  z.object({ type: z.literal('toggle-pause') }),
   /** Undo one accepted edit (a tool call of a turn). */
   z.object({ type: z.literal('undo-edit'), turnId: z.string(), callId: z.string() }),
   /** Put every file a turn changed back to before it (created files removed). */
@@ -131,12 +133,21 @@ export const UserTurnSchema = z.looseObject({
 const DiffLineSchema = z.object({ kind: z.enum([' ', '-', '+']), text: z.string() });
 const ApprovalSchema = z.object({
   callId: z.string(),
+  /** The file (edits), the folder a command runs in, or the server a tool belongs to. */
   path: z.string(),
-  kind: z.enum(['create', 'edit']),
+  kind: z.enum(['create', 'edit', 'command', 'tool']),
   added: z.number(),
   removed: z.number(),
   preview: z.optional(z.object({ startLine: z.number(), lines: z.array(DiffLineSchema) })),
   warning: z.optional(z.string()),
+  /** A command: the exact line; a tool: its name. */
+  action: z.optional(z.string()),
+  /** A tool call's arguments (JSON). */
+  args: z.optional(z.string()),
+  /** Why it asks (a command not on the allow list, say). */
+  reason: z.optional(z.string()),
+  /** What "Always allow" would allow from now on, when it is offered. */
+  always: z.optional(z.string()),
 });
 
 const ContextUseSchema = z.object({
@@ -164,6 +175,9 @@ const CondensationSchema = z.object({
 });
 export type ViewCondensation = z.infer<typeof CondensationSchema>;
 
+const UnaskedSchema = z.object({ paused: z.boolean(), parts: z.array(z.string()) });
+export type Unasked = z.infer<typeof UnaskedSchema>;
+
 export const ViewStateSchema = z.object({
   models: z.array(z.string()),
   model: z.string(),
@@ -182,6 +196,8 @@ export const ViewStateSchema = z.object({
   pendingApprovals: z.array(ApprovalSchema),
   /** How the next (or last) request uses the model's context window: the meter. */
   context: z.optional(ContextUseSchema),
+  /** What runs without asking now (the panel's indicator), or that everything asks (paused). */
+  unasked: z.optional(UnaskedSchema),
 });
 export interface ViewState {
   models: string[];
@@ -198,6 +214,7 @@ export interface ViewState {
   fixes: Record<string, FixAction[]>;
   pendingApprovals: ApprovalInfo[];
   context?: ContextUse;
+  unasked?: Unasked;
 }
 
 export type ApprovalInfo = z.infer<typeof ApprovalSchema>;

@@ -55,7 +55,7 @@ export interface GatewaySettings {
 
 
 /** A setting's value from the user settings only (never a workspace's or folder's). */
-function userValue(c: vscode.WorkspaceConfiguration, key: string): unknown {
+export function userValue(c: vscode.WorkspaceConfiguration, key: string): unknown {
   return c.inspect(key)?.globalValue;
 }
 

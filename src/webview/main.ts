@@ -2,6 +2,7 @@ import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
 import { sniffImageType } from '../common/imageRules';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, rulesRow, setCondensing } from './contextView';
+import { approvalRow, renderUnasked, unaskedRow } from './approvalBar';
 import { HostChannel } from './channel';
 import { button, h, icon, vscode } from './dom';
 import { MentionPicker } from './mentions';
@@ -35,7 +36,7 @@ const thread = h('div', { id: 'thread' });
 messages.append(thread);
 const jumpButton = button('Jump to newest', { id: 'jump', class: 'jump', 'aria-label': 'Jump to the newest message', hidden: true }, 'arrow-down');
 /** Pending edits, above the input: always in view whatever the scroll position. */
-const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': 'Edits waiting for your decision', hidden: true });
+const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': 'Steps waiting for your decision', hidden: true });
 const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
 const formatSelect = h(
   'select',
@@ -68,6 +69,7 @@ app.append(
     'footer',
     { class: 'composer' },
     approvalBar,
+    unaskedRow,
     h('div', { class: 'pickers' }, modelSelect, formatSelect),
     meter,
     rulesRow,
@@ -292,6 +294,7 @@ function applyState(s: ViewState): void {
   contextButton.disabled = false;
   for (const a of s.pendingApprovals) approvalInfo.set(a.callId, a);
   renderApprovalBar();
+  renderUnasked(s.unasked);
   const next = (s.conversation?.turns ?? []) as (UserTurn | AssistantTurn)[];
   // Another conversation (or the first state after a reload): draw it and land at its end.
   // The same one: only what changed, so the view and the scroll position stay.
@@ -318,33 +321,7 @@ let shownConversation: { id: string } | undefined;
 function renderApprovalBar(): void {
   const pending = [...approvalInfo.values()].filter((a) => pendingApprovals.has(a.callId));
   approvalBar.hidden = pending.length === 0;
-  approvalBar.replaceChildren(
-    ...pending.map((a) =>
-      h(
-        'div',
-        { class: `approval-row${a.warning ? ' sensitive' : ''}`, 'data-call': a.callId },
-        a.warning ? h('div', { class: 'approval-warning', role: 'alert' }, icon('warning'), ' ', h('span', { text: `${a.warning} Read the whole diff before you accept.` })) : undefined,
-        h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
-        h(
-          'span',
-          { class: 'approval-buttons' },
-          button('Accept', { class: 'primary', 'data-approve': a.callId, 'data-accept': 'true' }, 'check'),
-          button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
-          button('Show diff', { 'data-diff': a.callId }, 'diff'),
-        ),
-        a.preview ? inlineDiff(a.preview) : undefined,
-      ),
-    ),
-  );
-}
-
-/** A small change shown where the decision is made: removed and added lines, a line of context each side. */
-function inlineDiff(preview: NonNullable<ApprovalInfo['preview']>): HTMLElement {
-  return h(
-    'pre',
-    { class: 'inline-diff', 'aria-label': `Change from line ${preview.startLine}` },
-    ...preview.lines.map((l) => h('div', { class: l.kind === '+' ? 'added-line' : l.kind === '-' ? 'removed-line' : 'context-line', text: `${l.kind} ${l.text}` })),
-  );
+  approvalBar.replaceChildren(...pending.map(approvalRow));
 }
 
 // ---------- input ----------
@@ -353,7 +330,7 @@ function send(): void {
   const text = input.value.trim();
   if (!text && images.length === 0) return;
   if (pendingApprovals.size > 0) {
-    showNotice('An edit is waiting for your decision: Accept or Reject it (just above) before sending.', 'info');
+    showNotice('A step is waiting for your decision: answer it (just above) before sending.', 'info');
     return;
   }
   if (state?.busy) {
@@ -511,11 +488,15 @@ messages.addEventListener('click', (e) => {
   }
 });
 
+unaskedRow.addEventListener('click', (e) => {
+  if ((e.target as HTMLElement).closest('#toggle-pause')) post({ type: 'toggle-pause' });
+});
+
 approvalBar.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
   if (b.dataset.approve) {
-    post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true' });
+    post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true', ...(b.dataset.always ? { always: true } : {}) });
     b.closest('.approval-row')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
     // The same decision's buttons in the conversation are done too.
     thread.querySelector(`.approval button[data-approve="${CSS.escape(b.dataset.approve)}"]`)?.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
@@ -626,7 +607,8 @@ channel.listen((m) => {
     }
     case 'approval': {
       pendingApprovals.add(m.callId);
-      approvalInfo.set(m.callId, { callId: m.callId, path: m.path, kind: m.kind, added: m.added, removed: m.removed, ...(m.preview ? { preview: m.preview } : {}), ...(m.warning ? { warning: m.warning } : {}) });
+      const { type: _type, ...info } = m;
+      approvalInfo.set(m.callId, info);
       renderApprovalBar();
       const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
       if (owner) views.get(owner.id)?.apply(owner);
@@ -637,7 +619,7 @@ channel.listen((m) => {
       approvalInfo.delete(m.callId);
       renderApprovalBar();
       // The reason given for not sending is over once nothing waits any more.
-      if (pendingApprovals.size === 0 && notice.textContent?.startsWith('An edit is waiting')) notice.hidden = true;
+      if (pendingApprovals.size === 0 && notice.textContent?.startsWith('A step is waiting')) notice.hidden = true;
       break;
     case 'attach': {
       // The same attachment twice is kept once, and the person is told why nothing was added.

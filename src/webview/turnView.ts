@@ -46,10 +46,12 @@ function pathArg(call: ToolCallRecord): HTMLElement {
   return el;
 }
 
+const EDIT_TOOLS = new Set(['create_file', 'replace_in_file']);
+
 function mainArg(call: ToolCallRecord): string {
   try {
     const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
-    const v = a.path ?? a.pattern ?? a.query;
+    const v = a.path ?? a.pattern ?? a.query ?? a.command;
     return typeof v === 'string' ? v : '';
   } catch {
     return '';
@@ -176,10 +178,18 @@ export class TurnView {
           h(
             'div',
             { class: 'approval', role: 'group', 'aria-label': `Approve ${c.name} ${mainArg(c)}` },
-            h('span', { text: `Apply this change to ${mainArg(c)}?` }),
-            button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
-            button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
-            button('Show diff', { 'data-diff': c.id }, 'diff'),
+            ...(EDIT_TOOLS.has(c.name)
+              ? [
+                  h('span', { text: `Apply this change to ${mainArg(c)}?` }),
+                  button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
+                  button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
+                  button('Show diff', { 'data-diff': c.id }, 'diff'),
+                ]
+              : [
+                  h('span', { text: c.name === 'run_command' ? `Run \`${mainArg(c)}\`?` : `Allow this ${c.name} call?` }),
+                  button(c.name === 'run_command' ? 'Run' : 'Allow', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, c.name === 'run_command' ? 'play' : 'check'),
+                  button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
+                ]),
           ),
         );
       }),

@@ -226,7 +226,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     // Enter while the edit waits says why nothing was sent.
     await chat().locator('#input').fill('one more thing');
     await chat().locator('#input').press('Enter');
-    await chat().locator('#notice', { hasText: 'An edit is waiting for your decision' }).waitFor();
+    await chat().locator('#notice', { hasText: 'A step is waiting for your decision' }).waitFor();
     assert.equal(await chat().locator('#input').inputValue(), 'one more thing', 'the draft is kept');
     await chat().locator('#input').fill('');
     await page.screenshot({ path: join(SHOTS, 'chat-approval.png') });

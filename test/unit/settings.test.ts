@@ -60,7 +60,7 @@ describe('settings: what a cloned repository can set', () => {
   const userOnly = (v: Declared) => v.scope === 'application' || v.scope === 'machine';
 
   it('where requests and credentials go, and the spending cap, are user settings only', () => {
-    for (const key of ['modelGateway.baseUrl', 'modelGateway.extraHeaders', 'modelGateway.userId', 'modelGateway.lm.dailyCapDollars']) {
+    for (const key of ['modelGateway.baseUrl', 'modelGateway.extraHeaders', 'modelGateway.userId', 'modelGateway.lm.dailyCapDollars', 'modelGateway.agent.allowedCommands', 'modelGateway.agent.autoApprove']) {
       assert.equal(props[key]?.scope, 'application', key);
     }
   });
@@ -69,7 +69,7 @@ describe('settings: what a cloned repository can set', () => {
     const list = restricted();
     for (const key of list) assert.ok(props[key], `${key} is a declared setting`);
     // Lists that only add restrictions are read as the union of every level instead.
-    const additive = new Set(['modelGateway.chat.toolExcludes', 'modelGateway.chat.secretFiles', 'modelGateway.search.excludes']);
+    const additive = new Set(['modelGateway.chat.toolExcludes', 'modelGateway.chat.secretFiles', 'modelGateway.search.excludes', 'modelGateway.agent.deniedCommands']);
     const open = Object.entries(props)
       .filter(([k, v]) => !userOnly(v) && !list.includes(k) && !additive.has(k))
       .map(([k]) => k);

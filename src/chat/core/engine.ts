@@ -10,7 +10,9 @@ import { chatTools, messagesTools, toChatMessages, toMessagesRequest } from './w
 export interface ToolRunner {
   definitions: readonly ToolDefinition[];
   /** `callId` ties an edit's approval to its tool card. */
-  run(name: string, args: string, signal?: AbortSignal, callId?: string): Promise<ToolResult>;
+  run(name: string, args: string, signal?: AbortSignal, callId?: string, onApproved?: () => void): Promise<ToolResult>;
+  /** Whether a call will wait for the person (absent: writes do, reads do not). */
+  needsApproval?(name: string, args: string): boolean;
 }
 
 export type EngineEvent =
@@ -213,10 +215,15 @@ async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], d
   }
 }
 
-/** Reads run at once and in parallel; writes (which wait for approval) run one at a time, in order. */
+/**
+ * Reads that need no approval run at once and in parallel; writes (edits, commands) and whatever
+ * waits for the person run one at a time, in order.
+ */
 async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: EngineEvent) => void): Promise<void> {
   const tools = o.tools;
   const kindOf = (name: string) => tools?.definitions.find((d) => d.name === name)?.kind ?? 'read';
+  const asks = new Set(calls.filter((c) => tools?.needsApproval?.(c.name, c.args) ?? kindOf(c.name) === 'write').map((c) => c.id));
+  const inOrder = (c: ToolCallRecord) => kindOf(c.name) === 'write' || asks.has(c.id);
   const run = async (c: ToolCallRecord) => {
     if (!tools) {
       c.status = 'error';
@@ -225,16 +232,21 @@ async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: Engine
       emit({ type: 'tool-update', call: c });
       return;
     }
-    c.status = kindOf(c.name) === 'write' ? 'awaiting-approval' : 'running';
+    c.status = asks.has(c.id) ? 'awaiting-approval' : 'running';
     emit({ type: 'tool-update', call: c });
-    const r = await tools.run(c.name, c.args, o.signal, c.id);
+    const approved = () => {
+      if (c.status !== 'awaiting-approval') return;
+      c.status = 'running';
+      emit({ type: 'tool-update', call: c });
+    };
+    const r = await tools.run(c.name, c.args, o.signal, c.id, approved);
     c.result = r.content;
     c.isError = r.isError;
     c.status = r.isError ? (/^The person rejected/.test(r.content) ? 'rejected' : 'error') : 'done';
     emit({ type: 'tool-update', call: c });
   };
-  await Promise.all(calls.filter((c) => kindOf(c.name) === 'read').map(run));
-  for (const c of calls.filter((c) => kindOf(c.name) === 'write')) {
+  await Promise.all(calls.filter((c) => !inOrder(c)).map(run));
+  for (const c of calls.filter(inOrder)) {
     if (o.signal?.aborted) break;
     await run(c);
   }

@@ -1,26 +1,32 @@
 import * as vscode from 'vscode';
 import { sensitiveEditReason } from '../../tools/sensitiveFiles';
 import type { Approver, ProposedEdit } from '../../tools/workspaceTools';
+import type { ActionApprover, ActionDecision, ActionRequest } from '../../agent/core/approval';
 import { inlinePreview, lineDelta, type DiffLine } from '../core/lineDiff';
 
 const SCHEME = 'model-gateway-proposal';
 
-interface Pending {
-  edit: ProposedEdit;
-  resolve: (accepted: boolean) => void;
-}
+type Pending = ({ edit: ProposedEdit; action?: undefined } | { action: ActionRequest; edit?: undefined }) & { resolve: (d: ActionDecision) => void };
 
 /** A pending edit as the chat shows it: which file, what kind, how many lines in and out. */
 export interface ApprovalInfo {
   callId: string;
   path: string;
-  kind: 'create' | 'edit';
+  kind: 'create' | 'edit' | 'command' | 'tool';
   added: number;
   removed: number;
   /** For a small change: the changed lines with one line of context, shown in the chat itself. */
   preview?: { startLine: number; lines: DiffLine[] };
   /** A file that changes how the editor or the machine behaves: why to look closely (no inline preview then). */
   warning?: string;
+  action?: string;
+  args?: string;
+  reason?: string;
+  always?: string;
+}
+
+function actionInfo(callId: string, a: ActionRequest): ApprovalInfo {
+  return { callId, kind: a.kind, path: a.where, added: 0, removed: 0, action: a.action, reason: a.reason, ...(a.args !== undefined ? { args: a.args } : {}), ...(a.always ? { always: a.always } : {}) };
 }
 
 function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {
@@ -33,9 +39,10 @@ function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): Approval
 /**
  * Shows each proposed edit as a diff (`vscode.diff`: the file as it is, against the proposal) and
  * waits for Accept or Reject from the chat panel. Stopping the turn, or closing the panel, counts
- * as a rejection: nothing is written without a yes.
+ * as a rejection: nothing is written without a yes. Commands and tool calls that need a yes wait
+ * here too (`approveAction`), shown in the same bar.
  */
-export class DiffApprover implements Approver, vscode.TextDocumentContentProvider, vscode.Disposable {
+export class DiffApprover implements Approver, ActionApprover, vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
   private readonly contents = new Map<string, string>();
   private readonly registration: vscode.Disposable;
@@ -55,12 +62,12 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
   }
 
   list(): ApprovalInfo[] {
-    return [...this.pending.entries()].map(([callId, p]) => infoOf(callId, p.edit, this.inlineMax()));
+    return [...this.pending.entries()].map(([callId, p]) => (p.edit ? infoOf(callId, p.edit, this.inlineMax()) : actionInfo(callId, p.action)));
   }
 
   async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
     const callId = this.currentCallId ?? `edit-${Date.now()}`;
-    const accepted = new Promise<boolean>((resolve) => {
+    const decided = new Promise<ActionDecision>((resolve) => {
       this.pending.set(callId, { edit, resolve });
       signal?.addEventListener('abort', () => this.settle(callId, false), { once: true });
     });
@@ -68,12 +75,23 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
     this.changed.fire(info);
     // A small change is read in the chat (Show diff opens the tab); a larger one opens the diff at once.
     if (!info.preview) await this.showDiff(callId).catch(() => undefined);
-    return { accepted: await accepted };
+    return { accepted: (await decided).accepted };
+  }
+
+  approveAction(request: ActionRequest, callId: string | undefined, signal?: AbortSignal): Promise<ActionDecision> {
+    const id = callId ?? `action-${Date.now()}`;
+    if (signal?.aborted) return Promise.resolve({ accepted: false, always: false });
+    const decided = new Promise<ActionDecision>((resolve) => {
+      this.pending.set(id, { action: request, resolve });
+      signal?.addEventListener('abort', () => this.settle(id, false), { once: true });
+    });
+    this.changed.fire(actionInfo(id, request));
+    return decided;
   }
 
   async showDiff(callId: string): Promise<void> {
     const p = this.pending.get(callId);
-    if (!p) return;
+    if (!p?.edit) return;
     const name = p.edit.path.display;
     const proposed = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/proposed/${name}` });
     this.contents.set(proposed.path, p.edit.after);
@@ -98,14 +116,16 @@ export class DiffApprover implements Approver, vscode.TextDocumentContentProvide
     return id && this.pending.has(id) ? id : undefined;
   }
 
-  settle(callId: string, accepted: boolean): boolean {
+  /** `always`: for a command or tool call that offered it, allow its kind from now on (implies accepted). */
+  settle(callId: string, accepted: boolean, always = false): boolean {
     const p = this.pending.get(callId);
     if (!p) return false;
     this.pending.delete(callId);
     for (const key of [...this.contents.keys()]) if (key.startsWith(`/${callId}/`)) this.contents.delete(key);
-    p.resolve(accepted);
+    const alwaysOffered = always && !!p.action?.always;
+    p.resolve({ accepted: accepted || alwaysOffered, always: alwaysOffered });
     this.changed.fire(undefined);
-    void this.closeDiff(callId);
+    if (p.edit) void this.closeDiff(callId);
     return true;
   }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { AgentToolbox } from '../../agent/host/toolbox';
 import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { describeError } from '../../shell/errors';
 import type { PricedFeature } from '../../shell/services';
@@ -25,9 +26,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     private readonly services: PricedFeature,
     private readonly context: vscode.ExtensionContext,
     search?: SearchService,
+    agent?: AgentToolbox,
   ) {
     const post = (m: ToWebview) => this.post(m);
-    this.session = new ChatSession(services, context, post, search);
+    this.session = new ChatSession(services, context, post, search, agent);
     this.editors = new EditorContext(post, () => this.session.guard(), (display) =>
       services.prompts.confirm(
         `${display} may hold credentials or keys. Send it to the gateway with your question?`,
@@ -199,10 +201,12 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       case 'code-action':
         return runCodeAction(m.action, m.code, m.language, { approver: s.approver, guard: () => s.guard(), editors: this.editors, post: (x) => this.post(x), busy: () => s.busy });
       case 'approval':
-        s.approver.settle(m.callId, m.accepted);
+        s.approver.settle(m.callId, m.accepted, m.always === true);
         return this.post({ type: 'approval-done', callId: m.callId });
       case 'show-diff':
         return s.approver.showDiff(m.callId);
+      case 'toggle-pause':
+        return s.togglePause();
       case 'open-file':
         return s.openFile(m.path, m.line);
       case 'undo-edit':

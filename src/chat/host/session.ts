@@ -24,6 +24,7 @@ import { ProjectRules } from './projectRules';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
 import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
+import type { AgentToolbox } from '../../agent/host/toolbox';
 
 /** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
 function ripgrepPath(): string | undefined {
@@ -75,6 +76,7 @@ export class ChatSession implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly post: (m: ToWebview) => void,
     private readonly search?: SearchService,
+    private readonly agent?: AgentToolbox,
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
@@ -91,6 +93,12 @@ export class ChatSession implements vscode.Disposable {
         void this.pushState();
       }),
     );
+    if (agent) this.disposables.push(agent.onDidChange(() => void this.pushState()));
+  }
+
+  /** Pause (or resume) everything that runs without asking. */
+  async togglePause(): Promise<void> {
+    if (this.agent) await this.agent.setPaused(!this.agent.paused);
   }
 
   /** Whether a turn is running now. */
@@ -156,6 +164,7 @@ export class ChatSession implements vscode.Disposable {
       fixes,
       pendingApprovals: this.approver.list(),
       context: this.contextUse(model),
+      ...(this.agent && this.toolsEnabled() ? { unasked: this.agent.unasked() } : {}),
     };
     this.post({ type: 'state', state });
   }
@@ -176,7 +185,7 @@ export class ChatSession implements vscode.Disposable {
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
-    const tools = this.toolsEnabled() ? JSON.stringify(TOOL_DEFINITIONS) : '';
+    const tools = this.toolsEnabled() ? JSON.stringify([...TOOL_DEFINITIONS, ...(this.agent?.definitions() ?? [])]) : '';
     const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section });
     return { system, tools };
   }
@@ -540,8 +549,10 @@ export class ChatSession implements vscode.Disposable {
   }
 
   private toolRunner(): ToolRunner {
+    const agent = this.agent;
     const tools = new WorkspaceTools(this.guard(), {
-      approver: this.approver,
+      // Edits are written without the Accept step only when the person turned that on (each can still be undone).
+      approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') ? Promise.resolve({ accepted: true }) : this.approver.approve(edit, signal)) },
       rgPath: ripgrepPath(),
       // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
       onWritten: (edit) => {
@@ -551,9 +562,22 @@ export class ChatSession implements vscode.Disposable {
     });
     // The semantic-search tool joins once the workspace has an index.
     const search = this.search?.ready() ? this.search : undefined;
+    const readKinds = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'read').map((d) => d.name), SEMANTIC_SEARCH_TOOL.name]);
     return {
-      definitions: search ? [...TOOL_DEFINITIONS, SEMANTIC_SEARCH_TOOL] : TOOL_DEFINITIONS,
-      run: async (name, args, signal, callId) => {
+      definitions: [...TOOL_DEFINITIONS, ...(search ? [SEMANTIC_SEARCH_TOOL] : []), ...(agent?.definitions() ?? [])],
+      needsApproval: (name, args) => {
+        if (agent?.owns(name)) return agent.needsApproval(name, args);
+        if (readKinds.has(name)) return agent ? !agent.unaskedFor('read') : false;
+        return !agent?.unaskedFor('edit');
+      },
+      run: async (name, args, signal, callId, onApproved) => {
+        if (agent?.owns(name)) return agent.run(name, args, this.approver, callId, signal, onApproved);
+        // Reads ask only when the person turned their auto-approval off (or paused it).
+        if (readKinds.has(name) && agent && !agent.unaskedFor('read')) {
+          const answer = await this.approver.approveAction({ kind: 'tool', action: name, where: 'workspace', args, reason: agent.paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' }, callId, signal);
+          if (!answer.accepted) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
+          onApproved?.();
+        }
         if (name === SEMANTIC_SEARCH_TOOL.name && search) {
           try {
             return { content: await search.toolAnswer(JSON.parse(args || '{}') as Record<string, unknown>, signal), isError: false };

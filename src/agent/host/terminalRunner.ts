@@ -1,0 +1,175 @@
+import * as vscode from 'vscode';
+import { CappedOutput, stripAnsi, type CommandOutcome } from '../core/output';
+import { existsSync } from 'node:fs';
+import { runProcess } from '../core/processRun';
+
+export interface RunInTerminalOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  /** How long to wait for a new terminal's shell integration before running the line as a process. */
+  shellIntegrationWaitMs?: number;
+  /** Each piece of output as it comes (the benchmark times the first one). */
+  onData?: (text: string) => void;
+}
+
+const NAME = 'Model Gateway agent';
+
+/**
+ * Runs the agent's commands where the person sees them: in a VS Code terminal. With shell
+ * integration (VS Code 1.93+, a supported shell) the line goes to a real shell and its output and
+ * exit code come back from the integration; where it does not activate in time, the line runs as
+ * a process whose output is written into a terminal of its own. Either way Stop and the timeout
+ * end the command (Ctrl+C, then closing the terminal; the process group for the fallback).
+ */
+export class AgentTerminals implements vscode.Disposable {
+  /** Our shell terminals that ran a command and are free again, by the folder they started in. */
+  private readonly idle = new Map<vscode.Terminal, string>();
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Terminals whose shell integration never came: not waited for again in this session. */
+  private integrationFailed = false;
+
+  constructor() {
+    this.disposables.push(vscode.window.onDidCloseTerminal((t) => this.idle.delete(t)));
+  }
+
+  async run(line: string, cwd: string, o: RunInTerminalOptions): Promise<CommandOutcome> {
+    const started = Date.now();
+    const output = new CappedOutput();
+    const onData = (text: string) => {
+      output.append(text);
+      o.onData?.(text);
+    };
+    const hasApi = typeof vscode.window.onDidChangeTerminalShellIntegration === 'function';
+    if (hasApi && !this.integrationFailed && !o.signal?.aborted) {
+      const terminal = await this.shellTerminal(cwd, o.shellIntegrationWaitMs ?? 5000);
+      if (terminal) {
+        const r = await this.runWithIntegration(terminal, line, o, onData);
+        return { ...r, output: output.text(), via: 'shell-integration', ms: Date.now() - started };
+      }
+    }
+    const r = await this.runAsProcess(line, cwd, o, onData);
+    return { ...r, output: output.text(), via: 'process', ms: Date.now() - started };
+  }
+
+  /** An idle terminal of ours in this folder with shell integration, or a new one once its integration is up. */
+  private async shellTerminal(cwd: string, waitMs: number): Promise<vscode.Terminal | undefined> {
+    for (const [t, folder] of this.idle) {
+      if (folder === cwd && t.shellIntegration && t.exitStatus === undefined && (!t.shellIntegration.cwd || t.shellIntegration.cwd.fsPath === cwd)) {
+        this.idle.delete(t);
+        return t;
+      }
+    }
+    const terminal = vscode.window.createTerminal({ name: NAME, cwd, iconPath: new vscode.ThemeIcon('hubot'), isTransient: true });
+    terminal.show(true);
+    if (terminal.shellIntegration) return terminal;
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        resolve(false);
+      }, waitMs);
+      const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+        if (e.terminal !== terminal) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(true);
+      });
+    });
+    if (ready) return terminal;
+    this.integrationFailed = true;
+    terminal.dispose();
+    return undefined;
+  }
+
+  private runWithIntegration(terminal: vscode.Terminal, line: string, o: RunInTerminalOptions, onData: (text: string) => void): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
+    terminal.show(true);
+    const integration = terminal.shellIntegration!;
+    const execution = integration.executeCommand(line);
+    return new Promise((resolve) => {
+      let ended: 'stopped' | 'timeout' | undefined;
+      let finished = false;
+      const subs: vscode.Disposable[] = [];
+      const finish = (exitCode: number | undefined, keep: boolean) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        clearTimeout(closeTimer);
+        o.signal?.removeEventListener('abort', onAbort);
+        for (const s of subs) s.dispose();
+        if (keep && terminal.exitStatus === undefined) this.idle.set(terminal, integration.cwd?.fsPath ?? '');
+        // Output read after the end event is still on its way: give the reader a moment.
+        void reading.finally(() => resolve({ exitCode, ...(ended ? { ended } : {}) }));
+      };
+      const reading = (async () => {
+        try {
+          for await (const data of execution.read()) onData(stripAnsi(data));
+        } catch {
+          /* the terminal went away */
+        }
+      })();
+      let closeTimer: NodeJS.Timeout | undefined;
+      const interrupt = (why: 'stopped' | 'timeout') => {
+        if (finished || ended) return;
+        ended = why;
+        terminal.sendText('\x03', false);
+        // A command that ignores Ctrl+C goes with its terminal.
+        closeTimer = setTimeout(() => {
+          terminal.dispose();
+          finish(undefined, false);
+        }, 2000);
+      };
+      const timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
+      const onAbort = () => interrupt('stopped');
+      if (o.signal?.aborted) onAbort();
+      o.signal?.addEventListener('abort', onAbort, { once: true });
+      subs.push(
+        vscode.window.onDidEndTerminalShellExecution((e) => {
+          if (e.execution === execution) finish(e.exitCode, true);
+        }),
+        vscode.window.onDidCloseTerminal((t) => {
+          if (t === terminal) finish(undefined, false);
+        }),
+      );
+    });
+  }
+
+  /** The fallback: the line as a process, its output mirrored into a terminal the person can watch. */
+  private async runAsProcess(line: string, cwd: string, o: RunInTerminalOptions, onData: (text: string) => void): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
+    const write = new vscode.EventEmitter<string>();
+    const stop = new AbortController();
+    let opened = false;
+    const pending: string[] = [];
+    const show = (text: string) => {
+      const crlf = text.replace(/\r?\n/g, '\r\n');
+      if (opened) write.fire(crlf);
+      else pending.push(crlf);
+    };
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: write.event,
+      open: () => {
+        opened = true;
+        for (const p of pending.splice(0)) write.fire(p);
+      },
+      close: () => stop.abort(),
+      handleInput: (data) => {
+        if (data === '\x03') stop.abort();
+      },
+    };
+    const terminal = vscode.window.createTerminal({ name: NAME, pty, iconPath: new vscode.ThemeIcon('hubot'), isTransient: true });
+    terminal.show(true);
+    show(`\x1b[1m$ ${line}\x1b[0m\n`);
+    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+    const r = await runProcess(line, { cwd, signal, timeoutMs: o.timeoutMs, shell: process.platform === 'win32' || !existsSync('/bin/bash') ? undefined : '/bin/bash', onData: (d) => {
+      onData(d);
+      show(d);
+    } });
+    show(`\n\x1b[2m${r.ended === 'timeout' ? 'Timed out' : r.ended === 'stopped' ? 'Stopped' : `Exit code ${r.exitCode ?? 'unknown'}`}\x1b[0m\n`);
+    write.dispose();
+    return r;
+  }
+
+  dispose(): void {
+    for (const t of this.idle.keys()) t.dispose();
+    this.idle.clear();
+    for (const d of this.disposables) d.dispose();
+  }
+}

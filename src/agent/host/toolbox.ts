@@ -1,0 +1,116 @@
+import * as vscode from 'vscode';
+import type { Unasked } from '../../common/chatProtocol';
+import type { LogSource } from '../../shell/services';
+import type { PathGuard } from '../../tools/pathGuard';
+import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import type { ActionApprover } from '../core/approval';
+import { runsUnasked, unaskedSummary, type ToolCategory } from '../core/autoApproval';
+import { commandNeedsApproval, RUN_COMMAND_TOOL, runCommandTool } from './commandTool';
+import { agentSettings } from './settings';
+import { AgentTerminals } from './terminalRunner';
+
+/** A source of more tools for the chat (MCP servers, other extensions' tools). */
+export interface ToolSource {
+  definitions(): ToolDefinition[];
+  owns(name: string): boolean;
+  /** The approval category of a call (an MCP tool: its server and tool). */
+  category(name: string): ToolCategory;
+  run(name: string, args: string, approver: ActionApprover, callId: string | undefined, signal?: AbortSignal): Promise<ToolResult>;
+  readonly onDidChange: vscode.Event<void>;
+}
+
+const PAUSED_KEY = 'modelGateway.agent.paused';
+
+/**
+ * The agent's tools beyond reading and editing files: the terminal and the tool sources (MCP
+ * servers, other extensions' tools), with auto-approval: what runs without asking, and the one
+ * switch that pauses all of it.
+ */
+export class AgentToolbox implements vscode.Disposable {
+  readonly terminals = new AgentTerminals();
+  private readonly sources: ToolSource[] = [];
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when what runs unasked, or the tools offered, change. */
+  readonly onDidChange = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [this.terminals, this.changed];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly services: LogSource,
+    private readonly guard: () => PathGuard,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('modelGateway.agent')) this.changed.fire();
+      }),
+    );
+  }
+
+  addSource(source: ToolSource): void {
+    this.sources.push(source);
+    this.disposables.push(source.onDidChange(() => this.changed.fire()));
+  }
+
+  get paused(): boolean {
+    return this.context.globalState.get<boolean>(PAUSED_KEY, false);
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    await this.context.globalState.update(PAUSED_KEY, paused);
+    this.services.log.info(`agent: auto-approval ${paused ? 'paused: everything asks' : 'resumed'}`);
+    this.changed.fire();
+  }
+
+  /** The panel's indicator: what runs without asking now. */
+  unasked(): Unasked {
+    const { auto, policy } = agentSettings();
+    return unaskedSummary(auto, this.paused, policy.allow.length);
+  }
+
+  definitions(): ToolDefinition[] {
+    return [RUN_COMMAND_TOOL, ...this.sources.flatMap((s) => s.definitions())];
+  }
+
+  owns(name: string): boolean {
+    return name === RUN_COMMAND_TOOL.name || this.sources.some((s) => s.owns(name));
+  }
+
+  /** Reads and edits of workspace files: whether they run (are written) without asking. */
+  unaskedFor(kind: 'read' | 'edit'): boolean {
+    return runsUnasked({ kind }, agentSettings().auto, this.paused);
+  }
+
+  /** Whether this call will wait for the person (its tool card shows so from the start). */
+  needsApproval(name: string, args: string): boolean {
+    if (name === RUN_COMMAND_TOOL.name) return commandNeedsApproval(args, this.paused);
+    const source = this.sources.find((s) => s.owns(name));
+    return !!source && !runsUnasked(source.category(name), agentSettings().auto, this.paused);
+  }
+
+  /** `approver` is the chat's; `onApproved` is told when the call starts after a yes. */
+  run(name: string, args: string, approver: ActionApprover, callId: string | undefined, signal?: AbortSignal, onApproved?: () => void): Promise<ToolResult> {
+    approver = withNotice(approver, onApproved);
+    if (name === RUN_COMMAND_TOOL.name) {
+      return runCommandTool({ guard: this.guard, terminals: this.terminals, paused: () => this.paused, log: (l) => this.services.log.info(l) }, args, approver, callId, signal);
+    }
+    const source = this.sources.find((s) => s.owns(name));
+    if (!source) return Promise.resolve({ content: `Error: there is no tool named "${name}".`, isError: true });
+    return source.run(name, args, approver, callId, signal);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** The approver, telling `onApproved` after each yes (the tool card then shows the call running). */
+function withNotice(approver: ActionApprover, onApproved?: () => void): ActionApprover {
+  if (!onApproved) return approver;
+  return {
+    approveAction: async (request, callId, signal) => {
+      const d = await approver.approveAction(request, callId, signal);
+      if (d.accepted) onApproved();
+      return d;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { Unasked, ViewState } from '../common/chatProtocol';
+import { button, h, icon } from './dom';
+
+type ApprovalInfo = ViewState['pendingApprovals'][number];
+
+/** One pending decision in the bar above the input: an edit (with its diff), a command or a tool call. */
+export function approvalRow(a: ApprovalInfo): HTMLElement {
+  if (a.kind === 'command' || a.kind === 'tool') return actionRow(a);
+  return h(
+    'div',
+    { class: `approval-row${a.warning ? ' sensitive' : ''}`, 'data-call': a.callId },
+    a.warning ? h('div', { class: 'approval-warning', role: 'alert' }, icon('warning'), ' ', h('span', { text: `${a.warning} Read the whole diff before you accept.` })) : undefined,
+    h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
+    h(
+      'span',
+      { class: 'approval-buttons' },
+      button('Accept', { class: 'primary', 'data-approve': a.callId, 'data-accept': 'true' }, 'check'),
+      button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
+      button('Show diff', { 'data-diff': a.callId }, 'diff'),
+    ),
+    a.preview ? inlineDiff(a.preview) : undefined,
+  );
+}
+
+/** A command (its exact line and folder) or a tool call (server, tool, arguments) waiting for a yes. */
+function actionRow(a: ApprovalInfo): HTMLElement {
+  const command = a.kind === 'command';
+  return h(
+    'div',
+    { class: `approval-row action ${a.kind}`, 'data-call': a.callId },
+    h(
+      'div',
+      { class: 'approval-what' },
+      icon(command ? 'terminal' : 'tools'),
+      ' ',
+      h('span', { text: command ? `Run in ${a.path}:` : `Call ${a.action ?? ''} (${a.path})` }),
+    ),
+    command ? h('pre', { class: 'approval-command', 'aria-label': 'Command line', text: a.action ?? '' }) : a.args && a.args !== '{}' ? h('pre', { class: 'approval-args', 'aria-label': 'Arguments', text: prettyArgs(a.args) }) : undefined,
+    a.reason ? h('div', { class: 'approval-reason muted', text: `Asks because ${a.reason}.` }) : undefined,
+    h(
+      'span',
+      { class: 'approval-buttons' },
+      button(command ? 'Run' : 'Allow', { class: 'primary', 'data-approve': a.callId, 'data-accept': 'true' }, command ? 'play' : 'check'),
+      a.always ? button('Always allow', { 'data-approve': a.callId, 'data-accept': 'true', 'data-always': 'true', title: `From now on, run ${command ? `“${a.always}”` : a.always} without asking (your user settings)` }, 'check-all') : undefined,
+      button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
+    ),
+  );
+}
+
+function prettyArgs(args: string): string {
+  try {
+    const text = JSON.stringify(JSON.parse(args), null, 2);
+    return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+  } catch {
+    return args.slice(0, 2000);
+  }
+}
+
+/** A small change shown where the decision is made: removed and added lines, a line of context each side. */
+function inlineDiff(preview: NonNullable<ApprovalInfo['preview']>): HTMLElement {
+  return h(
+    'pre',
+    { class: 'inline-diff', 'aria-label': `Change from line ${preview.startLine}` },
+    ...preview.lines.map((l) => h('div', { class: l.kind === '+' ? 'added-line' : l.kind === '-' ? 'removed-line' : 'context-line', text: `${l.kind} ${l.text}` })),
+  );
+}
+
+/** The line that says what runs without asking, with the one button that pauses it all. */
+export const unaskedRow = h('div', { id: 'unasked', class: 'unasked', hidden: true });
+
+export function renderUnasked(u: Unasked | undefined): void {
+  unaskedRow.hidden = !u;
+  if (!u) return;
+  unaskedRow.classList.toggle('paused', u.paused);
+  const what = u.paused ? 'Auto-approval paused: everything asks.' : u.parts.length ? `Runs unasked: ${u.parts.join(' · ')}` : 'Everything asks.';
+  unaskedRow.replaceChildren(
+    icon(u.paused ? 'debug-pause' : 'unlock'),
+    h('span', { class: 'unasked-text', text: what, title: 'Set in modelGateway.agent.autoApprove and modelGateway.agent.allowedCommands (user settings)' }),
+    button(u.paused ? 'Resume' : 'Pause', { id: 'toggle-pause', 'aria-pressed': String(u.paused), title: u.paused ? 'Let what is allowed run unasked again' : 'Make everything ask, from now on' }, u.paused ? 'play' : 'debug-pause'),
+  );
+}
