@@ -114,12 +114,39 @@ function argumentsFor(tool: ToolSpec, text: string, path: string | undefined): R
   return args;
 }
 
+/** "Run the tests", "build it", "run `make check`": the command line a model would run, if the request asks for one. */
+export function commandAsked(text: string): string | undefined {
+  const quoted = /(?:run|execute)\s+(?:the\s+command\s+)?`([^`]{1,500})`/i.exec(text)?.[1];
+  if (quoted) return quoted;
+  if (/\b(run|execute)\b[^.?!]*\btests?\b|\btest suite\b/i.test(text)) return 'npm test';
+  if (/\b(run|execute)\b[^.?!]*\b(the )?build\b|\bbuild (it|the project)\b/i.test(text)) return 'npm run build';
+  if (/\b(run|execute)\b[^.?!]*\b(the )?lint(er)?\b/i.test(text)) return 'npm run lint';
+  return undefined;
+}
+
+/** A tool from a server (`server__tool`): named by its own name, as people do ("call echo"). */
+function serverToolMentioned(tool: ToolSpec, text: string): boolean {
+  const at = tool.name.indexOf('__');
+  if (at <= 0) return false;
+  const parts = nameParts(tool.name.slice(at + 2));
+  const present = new Set(words(text));
+  return parts.length > 0 && parts.every((p) => present.has(p)) && /\b(tool|call|use|using|with)\b/i.test(text);
+}
+
 function toolMentioned(tool: ToolSpec, text: string): boolean {
   const lower = text.toLowerCase();
   if (lower.includes(tool.name.toLowerCase())) return true;
   const parts = nameParts(tool.name);
   const present = new Set(words(text).map((w) => w.replace(/s$/, '')));
   return parts.length > 0 && parts.every((p) => present.has(p) || present.has(p.replace(/s$/, '')));
+}
+
+/**
+ * What the person typed: the user message without the file context the client put before it
+ * ("Context from README.md:" and a fenced block), which a model reads but does not answer.
+ */
+export function typedText(text: string): string {
+  return text.replace(/^Context from [^\n]*:\n(`{3,})[^\n]*\n[\s\S]*?\n\1(?:\n\n|$)/gm, '').trim();
 }
 
 function directive(text: string, name: string): number | undefined {
@@ -178,7 +205,8 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
   const summary = summaryOf(turns.at(-1)?.text ?? '');
   if (summary && turns.at(-1)?.role === 'user') return { text: summary, toolCalls: [] };
   const lastUserIndex = turns.map((t) => t.role === 'user' && t.text.length > 0 && t.toolResults.length === 0).lastIndexOf(true);
-  const lastUser = turns[lastUserIndex] ?? { role: 'user', text: '', images: 0, toolResults: [], toolCalls: [] };
+  const found = turns[lastUserIndex] ?? { role: 'user', text: '', images: 0, toolResults: [], toolCalls: [] };
+  const lastUser = { ...found, text: typedText(found.text) || found.text };
   const last = turns[turns.length - 1];
   const resultsNow = last?.toolResults ?? [];
   // A summary made in the middle of this request's work (its next step is this request) says how
@@ -212,6 +240,11 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
       return { thinking, text: `The workspace has ${listed.length} files at its root; reading ${picks.join(' and ')}.`, toolCalls: picks.map((p) => ({ name: reader.name, arguments: argumentsFor(reader, lastUser.text, p) })) };
     }
   }
+  const command = canCall && roundsSinceUser === 0 && resultsNow.length === 0 ? commandAsked(lastUser.text) : undefined;
+  const runner = tools.find((t) => t.name === 'run_command' || (Object.keys(t.parameters?.properties ?? {}).includes('command') && /run|exec|shell|terminal/i.test(t.name)));
+  if (command && runner && choice !== 'none' && typeof choice !== 'object') {
+    return { thinking, text: `I'll run \`${command}\`.`, toolCalls: [{ name: runner.name, arguments: { command } }] };
+  }
   const wantSteps = stepsAsked ?? 1;
   const mustCall = choice === 'required' || typeof choice === 'object';
   const shouldCallNow = canCall && (mustCall || (resultsNow.length === 0 ? true : roundsSinceUser < wantSteps));
@@ -221,6 +254,7 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
     if (typeof choice === 'object') chosen = tools.filter((t) => t.name === choice.name);
     else {
       chosen = tools.filter((t) => toolMentioned(t, lastUser.text));
+      if (chosen.length === 0) chosen = tools.filter((t) => serverToolMentioned(t, lastUser.text));
       if (chosen.length === 0 && (choice === 'required' || roundsSinceUser > 0)) chosen = [tools[0]];
     }
     if (chosen.length > 0) {
@@ -243,24 +277,21 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
   }
 
   if (resultsNow.length > 0) {
-    const quoted = resultsNow.map((r) => {
-      const one = r.content.replace(/\s+/g, ' ').trim();
-      const cut = one.length > 160 ? `${one.slice(0, 160)}…` : one;
-      return `- \`${r.name}\`${r.isError ? ' failed' : ''}: ${cut}`;
-    });
-    const files = resultsNow.map((r) => /^([\w@./-]+\.\w+) — lines/.exec(r.content)?.[1]).filter((f): f is string => !!f);
     const failed = resultsNow.filter((r) => r.isError).length;
+    const files = resultsNow.map((r) => /^([\w@./-]+\.\w+) — lines/.exec(r.content)?.[1]).filter((f): f is string => !!f);
     return {
       thinking,
       text: [
         `From the tool results (${resultsNow.length}):`,
-        ...quoted,
+        ...resultsNow.map((r) => `- ${whatResultShows(r)}`),
         '',
         '### What this means',
         '',
         files.length > 0
           ? `${files.map((f) => `\`${f}\``).join(' and ')} ${files.length === 1 ? 'holds' : 'hold'} what you asked about; the lines above are the relevant part.`
-          : 'The results above are what the workspace holds for this question.',
+          : resultsNow.some((r) => /^\$ /.test(r.content))
+            ? commandVerdict(resultsNow.find((r) => /^\$ /.test(r.content))!)
+            : 'The results above are what the tools returned for this question.',
         ...(failed > 0 ? ['', `${failed} of the calls failed; the message says why, and another path or a narrower search may work.`] : []),
         '',
         `That answers: “${lastUser.text.replace(/#\w+=\d+/g, '').trim().slice(0, 120)}”.`,
@@ -269,6 +300,35 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
     };
   }
   return { thinking, text: reply(model, turns, lastUser), toolCalls: [] };
+}
+
+function oneLine(text: string, max = 160): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max)}…` : one;
+}
+
+/** One tool result in words: what ran and how it ended, what a file begins with, what a tool returned. */
+function whatResultShows(r: Turn['toolResults'][number]): string {
+  const command = /^\$ (.*)\n\(in ([^;]*); ([^;]*);[^)]*\)\n([\s\S]*)$/.exec(r.content);
+  if (command) {
+    const lines = command[4].split('\n').map((l) => l.trim()).filter(Boolean);
+    const last = lines.at(-1) ?? '(no output)';
+    return `\`${command[1]}\` ran in ${command[2]} and ended with ${command[3]}; its output (${lines.length} line${lines.length === 1 ? '' : 's'}) ends with “${oneLine(last, 120)}”.`;
+  }
+  if (r.isError) return `\`${r.name}\` failed: ${oneLine(r.content.replace(/^Error:\s*/, ''))}`;
+  const file = /^([\w@./-]+\.\w+) — lines (\d+)-(\d+) of (\d+)/.exec(r.content);
+  if (file) return `\`${r.name}\`: ${file[1]} (lines ${file[2]}-${file[3]} of ${file[4]}): ${oneLine(r.content.split('\n').slice(1).join(' ').replace(/^\s*\d+\s+/gm, ''))}`;
+  return `\`${r.name}\` returned: ${oneLine(r.content)}`;
+}
+
+/** What a command's result says about the request: passed or failed, and the line that says so. */
+function commandVerdict(r: Turn['toolResults'][number]): string {
+  const status = /\n\(in [^;]*; ([^;]*);/.exec(r.content)?.[1] ?? '';
+  const line = /^\$ (.*)$/m.exec(r.content)?.[1] ?? 'the command';
+  const summary = r.content.split('\n').reverse().find((l) => /\b(pass(ed|ing)?|fail(ed|ing|ures?)?|errors?|tests?)\b/i.test(l) && !l.startsWith('$'));
+  if (/exit code 0\b/.test(status)) return `\`${line}\` succeeded (exit code 0)${summary ? `: “${oneLine(summary, 120)}”` : ''}.`;
+  if (/stopped/.test(status)) return `\`${line}\` did not finish: it was ${status}. Its output so far is above.`;
+  return `\`${line}\` failed (${status})${summary ? `: “${oneLine(summary, 120)}”` : ''}. The output above shows where.`;
 }
 
 /** Splits text into stream pieces of one to three words, keeping every character. */
