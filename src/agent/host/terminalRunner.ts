@@ -25,6 +25,8 @@ export class AgentTerminals implements vscode.Disposable {
   /** Our shell terminals that ran a command and are free again, by the folder they started in. */
   private readonly idle = new Map<vscode.Terminal, string>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** How the last command ran (the tests and the log say which path a VS Code took). */
+  lastRun: { via: CommandOutcome['via']; ms: number } | undefined;
   /** Terminals whose shell integration never came: not waited for again in this session. */
   private integrationFailed = false;
 
@@ -44,11 +46,13 @@ export class AgentTerminals implements vscode.Disposable {
       const terminal = await this.shellTerminal(cwd, o.shellIntegrationWaitMs ?? 5000);
       if (terminal) {
         const r = await this.runWithIntegration(terminal, line, o, onData);
-        return { ...r, output: output.text(), via: 'shell-integration', ms: Date.now() - started };
+        this.lastRun = { via: 'shell-integration', ms: Date.now() - started };
+        return { ...r, output: output.text(), ...this.lastRun };
       }
     }
     const r = await this.runAsProcess(line, cwd, o, onData);
-    return { ...r, output: output.text(), via: 'process', ms: Date.now() - started };
+    this.lastRun = { via: 'process', ms: Date.now() - started };
+    return { ...r, output: output.text(), ...this.lastRun };
   }
 
   /** An idle terminal of ours in this folder with shell integration, or a new one once its integration is up. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { ApprovalInfo } from './approvals';
 import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { describeError } from '../../shell/errors';
 import type { PricedFeature } from '../../shell/services';
@@ -56,6 +57,23 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 
   retry(): Promise<void> {
     return this.session.retry();
+  }
+
+  stop(): void {
+    this.session.stop();
+  }
+
+  /** What waits for the person's decision now (edits, commands, tool calls). */
+  pendingApprovals(): ApprovalInfo[] {
+    return this.session.approver.list();
+  }
+
+  /** A decision as the view's buttons send it (Accept/Run, Reject, Always allow). */
+  decide(callId: string, accepted: boolean, always = false): boolean {
+    const settled = this.session.approver.settle(callId, accepted, always);
+    // Said even when it was settled already (a stale button): the view stops waiting for it.
+    this.post({ type: 'approval-done', callId });
+    return settled;
   }
 
   /** Condense from the command palette: why not, if it could not, as a notification. */
@@ -201,8 +219,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       case 'code-action':
         return runCodeAction(m.action, m.code, m.language, { approver: s.approver, guard: () => s.guard(), editors: this.editors, post: (x) => this.post(x), busy: () => s.busy });
       case 'approval':
-        s.approver.settle(m.callId, m.accepted, m.always === true);
-        return this.post({ type: 'approval-done', callId: m.callId });
+        return void this.decide(m.callId, m.accepted, m.always === true);
       case 'show-diff':
         return s.approver.showDiff(m.callId);
       case 'toggle-pause':
