@@ -16,7 +16,7 @@ const targets = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode', './gateway.js'],
+    external: ['vscode', './gateway.js', './mcp.js'],
     minify: production,
     // Error classes are told apart by name (err.name) across bundles: keep names when minifying.
     keepNames: true,
@@ -35,6 +35,20 @@ const targets = [
     // bodies are streams, src/gateway/core/multipart.ts) and the SIMD build of the HTTP parser
     // (undici tries it, and on failure loads the portable build, which is bundled). Saves ~115 KB.
     external: ['vscode', '*/web/fetch/body.js', '*/llhttp/llhttp_simd-wasm.js'],
+    minify: production,
+    keepNames: true,
+    sourcemap: !production,
+    logLevel: 'warning',
+  },
+  {
+    // The MCP client (the official SDK), required the first time a server starts.
+    entryPoints: ['src/mcp-entry.ts'],
+    outfile: 'dist/mcp.js',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
     minify: production,
     keepNames: true,
     sourcemap: !production,

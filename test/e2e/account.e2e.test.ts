@@ -81,14 +81,14 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
 describe('the packaged .vsix', function () {
   this.timeout(240_000);
 
-  it('stays under 400 KB, installs into code-server and activates', async () => {
+  it('stays under 600 KB, installs into code-server and activates', async () => {
     const packaged = spawnSync('npm', ['run', 'package'], { cwd: ROOT, encoding: 'utf8' });
     // Packaging builds the minified bundles into dist/: put the test build back for later suites.
     const rebuilt = spawnSync(process.execPath, ['esbuild.js'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(packaged.status, 0, packaged.stdout + packaged.stderr);
     assert.equal(rebuilt.status, 0, rebuilt.stderr);
     const size = statSync(join(ROOT, 'model-gateway.vsix')).size;
-    assert.ok(size < 400 * 1024, `the .vsix is ${(size / 1024).toFixed(1)} KB (the budget is 400 KB)`);
+    assert.ok(size < 600 * 1024, `the .vsix is ${(size / 1024).toFixed(1)} KB (the budget is 600 KB)`);
     const server = await startCodeServer({ workspace: sampleWorkspace(), vsix: join(ROOT, 'model-gateway.vsix') });
     const browser = await launchBrowser();
     try {

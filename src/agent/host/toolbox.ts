@@ -15,8 +15,11 @@ export interface ToolSource {
   owns(name: string): boolean;
   /** The approval category of a call (an MCP tool: its server and tool). */
   category(name: string): ToolCategory;
-  run(name: string, args: string, approver: ActionApprover, callId: string | undefined, signal?: AbortSignal): Promise<ToolResult>;
+  /** `paused`: auto-approval is paused, so the call asks whatever the settings allow. */
+  run(name: string, args: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult>;
   readonly onDidChange: vscode.Event<void>;
+  /** Something the chat should say (a server stopped and its tools went away). */
+  readonly onNotice?: vscode.Event<string>;
 }
 
 const PAUSED_KEY = 'modelGateway.agent.paused';
@@ -34,6 +37,7 @@ export class AgentToolbox implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [this.terminals, this.changed];
 
+
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly services: LogSource,
@@ -46,9 +50,14 @@ export class AgentToolbox implements vscode.Disposable {
     );
   }
 
+  private readonly notices = new vscode.EventEmitter<string>();
+  /** What the chat should tell the person about the tools (relayed from the sources). */
+  readonly onNotice = this.notices.event;
+
   addSource(source: ToolSource): void {
     this.sources.push(source);
     this.disposables.push(source.onDidChange(() => this.changed.fire()));
+    if (source.onNotice) this.disposables.push(source.onNotice((n) => this.notices.fire(n)));
   }
 
   get paused(): boolean {
@@ -95,10 +104,11 @@ export class AgentToolbox implements vscode.Disposable {
     }
     const source = this.sources.find((s) => s.owns(name));
     if (!source) return Promise.resolve({ content: `Error: there is no tool named "${name}".`, isError: true });
-    return source.run(name, args, approver, callId, signal);
+    return source.run(name, args, approver, callId, signal, this.paused);
   }
 
   dispose(): void {
+    this.notices.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -93,7 +93,7 @@ export class ChatSession implements vscode.Disposable {
         void this.pushState();
       }),
     );
-    if (agent) this.disposables.push(agent.onDidChange(() => void this.pushState()));
+    if (agent) this.disposables.push(agent.onDidChange(() => void this.pushState()), agent.onNotice((text) => this.post({ type: 'notice', level: 'info', text })));
   }
 
   /** Pause (or resume) everything that runs without asking. */

@@ -1,0 +1,17 @@
+import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { FeatureHost } from '../../shell/featureHost';
+import { McpHub } from './hub';
+import { showServers } from './serversPick';
+import { VsCodeTools } from './vscodeTools';
+
+/** MCP servers and other extensions' tools, as tool sources of the agent. */
+export function activateMcp(host: FeatureHost, agent: AgentToolbox): McpHub {
+  const hub = host.own(new McpHub(host.services, host.context));
+  agent.addSource(hub);
+  const own = (host.context.extension.packageJSON as { contributes?: { languageModelTools?: { name: string }[] } }).contributes?.languageModelTools ?? [];
+  agent.addSource(host.own(new VsCodeTools(new Set(own.map((t) => t.name)))));
+  host.command('modelGateway.mcp.showServers', () => showServers(hub));
+  // Servers start after activation: activation never waits for a process or a network.
+  host.afterActivation(() => hub.reload());
+  return hub;
+}

@@ -1,0 +1,272 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ActionApprover } from '../../agent/core/approval';
+import type { ToolCategory } from '../../agent/core/autoApproval';
+import type { ToolSource } from '../../agent/host/toolbox';
+import { agentSettings, allowTool } from '../../agent/host/settings';
+import { runsUnasked } from '../../agent/core/autoApproval';
+import { userValue } from '../../shell/config';
+import type { InteractiveFeature } from '../../shell/services';
+import { parseJsonc } from '../../shell/settingsFiles';
+import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables, type InputSpec, type ServerConfig, type ServerSpec } from '../core/config';
+import { definitionOf, qualifiedName, resultText } from '../core/tools';
+import { McpServer } from './server';
+
+const CONFIRMED_KEY = 'modelGateway.mcp.confirmed';
+
+interface Entry {
+  server: McpServer;
+  /** The workspace folder whose .vscode/mcp.json defined it (workspace servers). */
+  folder?: vscode.WorkspaceFolder;
+  inputs: InputSpec[];
+}
+
+/**
+ * The MCP servers: the user's (setting `modelGateway.mcp.servers`) and the workspace's
+ * (`.vscode/mcp.json` of each folder). A workspace server is code from the repository: it starts
+ * only in a trusted workspace, and only once the person has confirmed its exact command line (the
+ * confirmation is kept per workspace, and asked again when the line changes). Their tools are
+ * offered to the chat as `server__tool`; each call asks first unless the server or tool is in
+ * `modelGateway.agent.autoApprove.mcp`.
+ */
+export class McpHub implements ToolSource, vscode.Disposable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly tools = new Map<string, { entry: Entry; tool: string; definition: ToolDefinition }>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly notices = new vscode.EventEmitter<string>();
+  /** Said in the chat: a server stopped and its tools went away, or came back. */
+  readonly onNotice = this.notices.event;
+  readonly log = vscode.window.createOutputChannel('Model Gateway MCP', { log: true });
+  private readonly disposables: vscode.Disposable[] = [this.changed, this.notices, this.log];
+  /** Problems of the configurations, by where they were read. */
+  problems: string[] = [];
+
+  constructor(
+    private readonly services: InteractiveFeature,
+    private readonly context: vscode.ExtensionContext,
+  ) {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(() => void this.reload()),
+      watcher.onDidCreate(() => void this.reload()),
+      watcher.onDidDelete(() => void this.reload()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('modelGateway.mcp')) void this.reload();
+      }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => void this.reload()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
+    );
+  }
+
+  list(): McpServer[] {
+    return [...this.entries.values()].map((e) => e.server);
+  }
+
+  get(name: string): McpServer | undefined {
+    return this.entries.get(name)?.server;
+  }
+
+  /** Reads the configurations again: servers whose definition changed restart, removed ones stop, new ones start (if they may). */
+  async reload(): Promise<void> {
+    const wanted: { config: ServerConfig; inputs: InputSpec[]; folder?: vscode.WorkspaceFolder }[] = [];
+    const problems: string[] = [];
+    const c = vscode.workspace.getConfiguration('modelGateway.mcp');
+    const user = parseServers({ servers: userValue(c, 'servers') ?? {}, inputs: userValue(c, 'inputs') ?? [] }, 'user');
+    problems.push(...user.problems.map((p) => `user settings: ${p}`));
+    for (const s of user.servers) wanted.push({ config: s, inputs: user.inputs });
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const file = join(folder.uri.fsPath, '.vscode', 'mcp.json');
+      const text = await readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      const raw = parseJsonc(text);
+      if (raw === undefined) {
+        problems.push(`${folder.name}/.vscode/mcp.json: not valid JSON`);
+        continue;
+      }
+      const parsed = parseServers(raw, 'workspace');
+      problems.push(...parsed.problems.map((p) => `${folder.name}/.vscode/mcp.json: ${p}`));
+      for (const s of parsed.servers) {
+        // A repository's server never takes the place of one of the person's own.
+        if (wanted.some((w) => w.config.name === s.name)) problems.push(`${folder.name}/.vscode/mcp.json: "${s.name}" is already defined; this one is left out`);
+        else wanted.push({ config: s, inputs: parsed.inputs, folder });
+      }
+    }
+    this.problems = problems;
+    for (const p of problems) this.log.warn(p);
+    for (const [name, e] of this.entries) {
+      const still = wanted.find((w) => w.config.name === name);
+      if (!still || JSON.stringify(still.config) !== JSON.stringify(e.server.config)) {
+        e.server.dispose();
+        this.entries.delete(name);
+      }
+    }
+    for (const w of wanted) {
+      if (this.entries.has(w.config.name)) continue;
+      const entry: Entry = { inputs: w.inputs, ...(w.folder ? { folder: w.folder } : {}), server: undefined as unknown as McpServer };
+      entry.server = new McpServer(w.config, () => this.resolveSpec(entry), this.log, w.folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+      this.disposables.push(entry.server.onDidChange((e) => this.serverChanged(entry, e.lostTools)));
+      this.entries.set(w.config.name, entry);
+      await this.startIfAllowed(entry);
+    }
+    this.rebuildTools();
+  }
+
+  private async startIfAllowed(entry: Entry): Promise<void> {
+    const { server } = entry;
+    if (server.config.source === 'workspace') {
+      if (!vscode.workspace.isTrusted) return server.setState({ kind: 'untrusted' });
+      if (!this.isConfirmed(server.config)) {
+        this.log.info(`[${server.name}] defined by the workspace; starts once you confirm its command line (Model Gateway: MCP Servers)`);
+        return server.setState({ kind: 'needs-confirmation' });
+      }
+    }
+    await server.start();
+  }
+
+  private fingerprint(config: ServerConfig): string {
+    return commandLineOf(config.spec);
+  }
+
+  private isConfirmed(config: ServerConfig): boolean {
+    const confirmed = this.context.workspaceState.get<Record<string, string>>(CONFIRMED_KEY, {});
+    return confirmed[config.name] === this.fingerprint(config);
+  }
+
+  /**
+   * Start (or restart) a server by the person's choice. A workspace server shows its exact
+   * command line first and starts only on a yes, in a trusted workspace.
+   */
+  async startByPerson(name: string): Promise<boolean> {
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    const config = entry.server.config;
+    if (config.source === 'workspace') {
+      if (!vscode.workspace.isTrusted) {
+        void vscode.window.showWarningMessage(`The MCP server "${name}" comes from this workspace's .vscode/mcp.json: trust the workspace first to start it.`);
+        return false;
+      }
+      if (!this.isConfirmed(config)) {
+        const line = commandLineOf(config.spec);
+        const yes = await this.services.prompts.confirm(
+          `Start the MCP server "${name}" from ${entry.folder?.name ?? 'this workspace'}/.vscode/mcp.json?`,
+          `It ${config.spec.kind === 'stdio' ? 'runs this command on your machine' : 'connects to'}:\n\n${line}\n\nA server from a repository is code from that repository. Start it only if you trust it.`,
+          'Start Server',
+        );
+        if (!yes) return false;
+        const confirmed = this.context.workspaceState.get<Record<string, string>>(CONFIRMED_KEY, {});
+        await this.context.workspaceState.update(CONFIRMED_KEY, { ...confirmed, [name]: this.fingerprint(config) });
+      }
+    }
+    await entry.server.restart();
+    return entry.server.state.kind === 'running';
+  }
+
+  private async resolveSpec(entry: Entry): Promise<ServerSpec> {
+    const spec = entry.server.config.spec;
+    const answers: Record<string, string | undefined> = {};
+    for (const id of inputsUsed(spec)) {
+      const input = entry.inputs.find((i) => i.id === id);
+      const key = `modelGateway.mcp.input:${entry.folder ? entry.folder.uri.toString() : 'user'}:${id}`;
+      let answer = await this.context.secrets.get(key);
+      if (answer === undefined) {
+        answer = await this.services.prompts.input({
+          title: `MCP server "${entry.server.name}": ${input?.description ?? id}`,
+          prompt: `${input?.description ?? id} (kept in VS Code's secret storage)`,
+          password: input?.password ?? false,
+          value: input?.default,
+          ignoreFocusOut: true,
+        });
+        if (answer === undefined) throw new Error(`no answer for the input "${id}"`);
+        await this.context.secrets.store(key, answer);
+      }
+      answers[id] = answer;
+    }
+    let resolved = resolveVariables(spec, { workspaceFolder: entry.folder?.uri.fsPath, userHome: homedir(), env: process.env, inputs: answers });
+    if (resolved.kind === 'stdio' && resolved.envFile) {
+      const path = isAbsolute(resolved.envFile) ? resolved.envFile : join(entry.folder?.uri.fsPath ?? homedir(), resolved.envFile);
+      const fromFile = parseEnvFile(await readFile(path, 'utf8'));
+      resolved = { ...resolved, env: { ...fromFile, ...resolved.env } };
+    }
+    return resolved;
+  }
+
+  private serverChanged(entry: Entry, lostTools?: string[]): void {
+    this.rebuildTools();
+    const s = entry.server.state;
+    if (lostTools?.length && s.kind === 'failed') {
+      const retry = s.retryAt ? `it is restarted in ${Math.round((s.retryAt - Date.now()) / 1000)} s` : 'it is not restarted again (Model Gateway: MCP Servers → Restart)';
+      this.notices.fire(`The MCP server "${entry.server.name}" stopped: its tools (${lostTools.join(', ')}) are unavailable until it runs again; ${retry}.`);
+    }
+    this.changed.fire();
+  }
+
+  private rebuildTools(): void {
+    this.tools.clear();
+    const taken = new Set<string>(['read_file', 'list_dir', 'find_files', 'search_text', 'create_file', 'replace_in_file', 'semantic_search', 'run_command']);
+    for (const entry of this.entries.values()) {
+      const s = entry.server.state;
+      if (s.kind !== 'running') continue;
+      for (const tool of s.tools) {
+        const name = qualifiedName(entry.server.name, tool.name, taken);
+        taken.add(name);
+        this.tools.set(name, { entry, tool: tool.name, definition: definitionOf(entry.server.name, tool, name) });
+      }
+    }
+  }
+
+  definitions(): ToolDefinition[] {
+    return [...this.tools.values()].map((t) => t.definition);
+  }
+
+  owns(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  category(name: string): ToolCategory {
+    const t = this.tools.get(name);
+    return { kind: 'tool', server: t?.entry.server.name ?? '', tool: t?.tool ?? name };
+  }
+
+  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+    const t = this.tools.get(name);
+    if (!t) return { content: `Error: the tool "${name}" is no longer available (its MCP server stopped).`, isError: true };
+    let args: Record<string, unknown>;
+    try {
+      const v = JSON.parse(rawArgs || '{}') as unknown;
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
+      args = v as Record<string, unknown>;
+    } catch {
+      return { content: 'Error: the arguments are not a JSON object.', isError: true };
+    }
+    const server = t.entry.server.name;
+    if (!runsUnasked({ kind: 'tool', server, tool: t.tool }, agentSettings().auto, paused)) {
+      const answer = await approver.approveAction(
+        { kind: 'tool', action: `${server} › ${t.tool}`, where: `MCP server ${server}`, args: JSON.stringify(args), reason: paused ? 'auto-approval is paused' : 'MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)', always: `${server}/${t.tool}` },
+        callId,
+        signal,
+      );
+      if (!answer.accepted) return { content: `The person rejected the call of ${t.tool} on the MCP server "${server}"; it did not run.`, isError: true };
+      if (answer.always) await allowTool(`${server}/${t.tool}`);
+    }
+    try {
+      this.log.info(`[${server}] calling ${t.tool}`);
+      const r = await t.entry.server.call(t.tool, args, signal);
+      return { content: resultText(r.content, r.structured), isError: r.isError };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return { content: `Error: the MCP server "${server}" could not run ${t.tool}: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    }
+  }
+
+  dispose(): void {
+    for (const e of this.entries.values()) e.server.dispose();
+    this.entries.clear();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,180 @@
+import * as vscode from 'vscode';
+import type { ServerConfig, ServerSpec } from '../core/config';
+import type { ResultPart, ServerTool } from '../core/tools';
+import { loadMcpSdk } from './sdk';
+
+export type ServerState =
+  | { kind: 'stopped' }
+  | { kind: 'needs-confirmation' }
+  | { kind: 'untrusted' }
+  | { kind: 'starting' }
+  | { kind: 'running'; tools: ServerTool[] }
+  | { kind: 'failed'; message: string; stderr: string; retryAt?: number };
+
+type Client = InstanceType<ReturnType<typeof loadMcpSdk>['Client']>;
+
+const STDERR_TAIL = 4000;
+/** Waits between restarts of a server that died: 1 s, 2 s, 4 s … at most 30 s; after 5 failures in a row it stays down. */
+const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000];
+
+/**
+ * One MCP server: its connection (stdio, streamable HTTP or SSE, through the official SDK), its
+ * tools, and its state. A server that dies on its own is restarted with back-off; one stopped by
+ * the person stays stopped.
+ */
+export class McpServer implements vscode.Disposable {
+  state: ServerState = { kind: 'stopped' };
+  private client: Client | undefined;
+  private stderr = '';
+  private failures = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private readonly changed = new vscode.EventEmitter<{ server: McpServer; lostTools?: string[] }>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    readonly config: ServerConfig,
+    /** The spec with its variables resolved (asked for when the server starts). */
+    private readonly resolve: () => Promise<ServerSpec>,
+    private readonly log: vscode.LogOutputChannel,
+    /** The workspace folder a stdio server starts in when its config names none. */
+    private readonly defaultCwd: string | undefined,
+  ) {}
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  setState(state: ServerState, lostTools?: string[]): void {
+    this.state = state;
+    this.changed.fire({ server: this, ...(lostTools ? { lostTools } : {}) });
+  }
+
+  async start(): Promise<void> {
+    if (this.state.kind === 'running' || this.state.kind === 'starting') return;
+    clearTimeout(this.restartTimer);
+    this.stopping = false;
+    this.stderr = '';
+    this.setState({ kind: 'starting' });
+    try {
+      const spec = await this.resolve();
+      const sdk = loadMcpSdk();
+      const client: Client = new sdk.Client(
+        { name: 'model-gateway', version: '0.1.0' },
+        {
+          // tools/list_changed: the new list replaces the old one.
+          listChanged: {
+            tools: {
+              onChanged: (error, tools) => {
+                if (error || !tools || this.client !== client) return;
+                this.setState({ kind: 'running', tools: tools });
+              },
+            },
+          },
+        },
+      );
+      const transport = this.transport(spec);
+      client.onclose = () => this.closed(client);
+      client.onerror = (err) => this.log.warn(`[${this.name}] ${err.message}`);
+      await client.connect(transport, { timeout: 30_000 });
+      this.client = client;
+      const tools = await this.listTools(client);
+      this.failures = 0;
+      this.log.info(`[${this.name}] running: ${tools.length} tool${tools.length === 1 ? '' : 's'}`);
+      this.setState({ kind: 'running', tools });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.log.error(`[${this.name}] could not start: ${message}`);
+      await this.client?.close().catch(() => undefined);
+      this.client = undefined;
+      this.failed(message);
+    }
+  }
+
+  private transport(spec: ServerSpec) {
+    const sdk = loadMcpSdk();
+    if (spec.kind !== 'stdio') {
+      const init = { requestInit: { headers: spec.headers } };
+      return spec.kind === 'http' ? new sdk.StreamableHTTPClientTransport(new URL(spec.url), init) : new sdk.SSEClientTransport(new URL(spec.url), init);
+    }
+    const t = new sdk.StdioClientTransport({
+      command: spec.command,
+      args: spec.args,
+      env: { ...sdk.getDefaultEnvironment(), ...spec.env },
+      cwd: spec.cwd ?? this.defaultCwd,
+      stderr: 'pipe',
+    });
+    t.stderr?.on('data', (d: Buffer) => {
+      const text = d.toString('utf8');
+      this.stderr = (this.stderr + text).slice(-STDERR_TAIL);
+      for (const line of text.split('\n').filter((l) => l.trim())) this.log.info(`[${this.name}] ${line}`);
+    });
+    return t;
+  }
+
+  private async listTools(client: Client): Promise<ServerTool[]> {
+    const tools: ServerTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: 30_000 });
+      tools.push(...(page.tools as ServerTool[]));
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 1000);
+    return tools;
+  }
+
+  /** The connection ended: by Stop (stays stopped), or on its own (restarted after a wait). */
+  private closed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.stopping) return;
+    const lost = this.state.kind === 'running' ? this.state.tools.map((t) => t.name) : [];
+    this.log.warn(`[${this.name}] stopped unexpectedly${this.stderr ? `; its last output:\n${this.stderr.trim().split('\n').slice(-5).join('\n')}` : ''}`);
+    this.failed('the server stopped unexpectedly', lost);
+  }
+
+  private failed(message: string, lostTools?: string[]): void {
+    const wait = BACKOFF_MS[this.failures];
+    this.failures++;
+    const retryAt = wait !== undefined ? Date.now() + wait : undefined;
+    this.setState({ kind: 'failed', message, stderr: this.stderr.trim(), ...(retryAt ? { retryAt } : {}) }, lostTools);
+    if (wait === undefined) {
+      this.log.error(`[${this.name}] failed ${this.failures} times in a row: not restarted (Model Gateway: MCP Servers → Restart)`);
+      return;
+    }
+    this.log.info(`[${this.name}] restarting in ${wait / 1000} s`);
+    this.restartTimer = setTimeout(() => void this.start(), wait);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+    this.failures = 0;
+    this.setState({ kind: 'stopped' });
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** The server's process id (stdio), for the tests that kill it. */
+  get pid(): number | undefined {
+    return (this.client?.transport as { pid?: number | null } | undefined)?.pid ?? undefined;
+  }
+
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ content: ResultPart[]; isError: boolean; structured?: unknown }> {
+    const client = this.client;
+    if (!client || this.state.kind !== 'running') throw new Error(`the MCP server "${this.name}" is not running (${this.state.kind})`);
+    const r = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: 600_000, resetTimeoutOnProgress: true });
+    return { content: (r.content ?? []) as ResultPart[], isError: r.isError === true, ...(r.structuredContent !== undefined ? { structured: r.structuredContent } : {}) };
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.changed.dispose();
+  }
+}
