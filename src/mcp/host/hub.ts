@@ -187,7 +187,9 @@ export class McpHub implements ToolSource, vscode.Disposable {
       }
       answers[id] = answer;
     }
-    let resolved = resolveVariables(spec, { workspaceFolder: entry.folder?.uri.fsPath, userHome: homedir(), env: process.env, inputs: answers });
+    // A user server's ${workspaceFolder} is the first folder of the window.
+    const folder = entry.folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+    let resolved = resolveVariables(spec, { workspaceFolder: folder, userHome: homedir(), env: process.env, inputs: answers });
     if (resolved.kind === 'stdio' && resolved.envFile) {
       const path = isAbsolute(resolved.envFile) ? resolved.envFile : join(entry.folder?.uri.fsPath ?? homedir(), resolved.envFile);
       const fromFile = parseEnvFile(await readFile(path, 'utf8'));

@@ -9,7 +9,14 @@ exports.activate = async function activate() {
   // The API as VS Code gives it to this extension: requests through it are named as coming from
   // "model-gateway-tests.integration-runner" (the suite's bundle lives outside any extension
   // folder, so VS Code names its requests "nullExtensionDescription").
-  globalThis.__modelGatewayRunnerVscode = require('vscode');
+  const vscode = require('vscode');
+  globalThis.__modelGatewayRunnerVscode = vscode;
+  // A tool of another extension, for the test that our chat offers and calls such tools.
+  if (vscode.lm && typeof vscode.lm.registerTool === 'function') {
+    vscode.lm.registerTool('integration_weather', {
+      invoke: async (options) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`Sunny in ${options.input.city}, 21 °C (from the other extension)`)]),
+    });
+  }
   let results;
   try {
     const suite = require(config.suiteIndex);
