@@ -108,7 +108,11 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     mkdirSync(SHOTS, { recursive: true });
     wb = await startWorkbench({
       // A file that holds a secret, there from the start (Go to File lists what was there when the window opened).
-      prepare: (ws) => writeFileSync(join(ws, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n'),
+      prepare: (ws) => {
+        writeFileSync(join(ws, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n');
+        // "Run the tests" runs npm test: a test script that says what a real one would.
+        writeFileSync(join(ws, 'package.json'), JSON.stringify({ name: 'sample', private: true, scripts: { test: 'echo "running 3 tests" && echo "3 passing"' } }, null, 2));
+      },
       codeServer: (e) => ({
         env: demoCredentials(e, { accessToken: true }),
         // small-context-emu has a 32,000-token window; the settings claim more (as a mistaken user might).
@@ -699,6 +703,74 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       await idle();
       return (await chat().locator('#rules-in-use .chip.rule').count()) === 0;
     });
+  });
+
+  it('runs the tests after the person approves the command: in a terminal, with output and exit code in the tool card', async () => {
+    await chat().locator('#unasked', { hasText: 'Runs unasked: reads' }).waitFor({ timeout: 30_000 });
+    await ask('Run the tests');
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('.approval-command', { hasText: 'npm test' }).waitFor({ timeout: 30_000 });
+    assert.match(await bar.innerText(), /Run in workspace root:\s*npm test\s*Asks because "npm test" is not in the allowed commands\./);
+    await assertInView(bar.locator('button[data-accept="true"]:not([data-always])'), 'the Run button');
+    await bar.locator('button', { hasText: 'Always allow' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'agent-command-approval.png') });
+    await bar.locator('button[data-accept="true"]:not([data-always])').click();
+    await bar.waitFor({ state: 'hidden' });
+    await idle();
+    // The command ran where the person can see it: a terminal of its own, in the panel.
+    await page.getByText('Model Gateway agent').first().waitFor({ timeout: 30_000 });
+    const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
+    await card.locator('summary', { hasText: /run_command\s*npm test\s*done/ }).waitFor();
+    await card.locator('summary').click();
+    const result = await card.locator('pre').last().innerText();
+    assert.match(result, /^\$ npm test\n\(in the workspace root; exit code 0; [\d.]+ s\)/);
+    assert.match(result, /3 passing/);
+    assert.match(await answerText(), /npm test succeeded \(exit code 0\): “3 passing”/);
+    await assertInView(card.locator('pre').last(), 'the command output');
+    await page.screenshot({ path: join(SHOTS, 'agent-command-done.png') });
+  });
+
+  it('"Always allow" lets the command run without the bar next time; Pause makes everything ask again', async () => {
+    await ask('Run the tests');
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('button', { hasText: 'Always allow' }).click({ timeout: 30_000 });
+    await idle();
+    await chat().locator('#unasked', { hasText: 'Runs unasked: reads · 1 allowed command' }).waitFor({ timeout: 10_000 });
+    // Asked again: it runs with no bar at any moment of the turn.
+    let barSeen = false;
+    await ask('Run the tests');
+    const answer = chat().locator('.turn.assistant').nth(answersBefore);
+    while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
+    await idle();
+    assert.equal(barSeen, false, 'no approval bar for an always-allowed command');
+    await lastAnswer().locator('summary', { hasText: /run_command\s*npm test\s*done/ }).waitFor();
+    // One click pauses everything that ran unasked.
+    await chat().locator('#toggle-pause').click();
+    await chat().locator('#unasked.paused', { hasText: 'Auto-approval paused: everything asks.' }).waitFor({ timeout: 10_000 });
+    await ask('Run the tests');
+    await bar.locator('.approval-reason', { hasText: 'Asks because auto-approval is paused.' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(SHOTS, 'agent-paused.png') });
+    await bar.locator('button', { hasText: 'Reject' }).click();
+    await idle();
+    await chat().locator('#toggle-pause', { hasText: 'Resume' }).click();
+    await chat().locator('#unasked:not(.paused)', { hasText: '1 allowed command' }).waitFor({ timeout: 10_000 });
+  });
+
+  it('Stop ends a long command and its turn', async () => {
+    await ask('Run `sleep 40 && echo finished` please');
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('.approval-command', { hasText: 'sleep 40 && echo finished' }).waitFor({ timeout: 30_000 });
+    assert.equal(await bar.locator('button', { hasText: 'Always allow' }).count(), 0, 'a line of two commands is not offered for always');
+    await bar.locator('button[data-accept="true"]:not([data-always])').click();
+    await lastAnswer().locator('summary', { hasText: /run_command.*running/ }).waitFor({ timeout: 30_000 });
+    const stoppedAt = Date.now();
+    await chat().locator('#stop').click();
+    await idle();
+    assert.ok(Date.now() - stoppedAt < 15_000, 'stopped within seconds, not after 40 s');
+    await lastAnswer().locator('.badge', { hasText: 'Stopped' }).waitFor();
+    const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
+    await card.locator('summary').click();
+    assert.match(await card.innerText(), /stopped by the person/);
   });
 
   it('works when moved to the secondary side bar', async () => {

@@ -311,7 +311,8 @@ function oneLine(text: string, max = 160): string {
 function whatResultShows(r: Turn['toolResults'][number]): string {
   const command = /^\$ (.*)\n\(in ([^;]*); ([^;]*);[^)]*\)\n([\s\S]*)$/.exec(r.content);
   if (command) {
-    const lines = command[4].split('\n').map((l) => l.trim()).filter(Boolean);
+    // Lines that say something (a spinner's last frame does not).
+    const lines = command[4].split('\n').map((l) => l.trim()).filter((l) => /[\p{L}\p{N}]/u.test(l));
     const last = lines.at(-1) ?? '(no output)';
     return `\`${command[1]}\` ran in ${command[2]} and ended with ${command[3]}; its output (${lines.length} line${lines.length === 1 ? '' : 's'}) ends with “${oneLine(last, 120)}”.`;
   }
