@@ -1,6 +1,7 @@
 // `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runAgentBench } from './agent';
 import { runCacheBench, runLongSessionBench } from './cache';
 import { runIndexUpdateBench } from './indexUpdate';
 import { runMillionBench } from './vectorsMillion';
@@ -142,6 +143,13 @@ async function main(): Promise<void> {
     console.log(`\nLong speech: ${sp.characters.toLocaleString('en-US')} characters (median of 15 / 7 runs)`);
     console.log(`  split at sentence ends into ${sp.parts} parts of at most 4,096 characters: ${sp.splitMs.toFixed(2)} ms`);
     console.log(`  ${sp.parts} WAV parts joined into one ${(sp.wavBytes / 1e6).toFixed(0)} MB file (${(sp.audioSeconds / 60).toFixed(0)} min of audio): ${sp.joinMs.toFixed(1)} ms`);
+  }
+  if (want('agent')) {
+    const a = await runAgentBench();
+    results.agent = a;
+    console.log('\nAgent overheads');
+    console.log(`  approval → the command's first output line (bash, median of ${a.firstLineRuns}): ${a.firstLineMs.toFixed(1)} ms (target ≤ 50 ms: ${a.firstLineMs <= 50 ? 'met' : 'NOT met'})`);
+    console.log(`  MCP round trip over stdio, everything server's echo (median of ${a.mcpCalls}): ${a.mcpRoundTripMs.toFixed(2)} ms (target ≤ 5 ms: ${a.mcpRoundTripMs <= 5 ? 'met' : 'NOT met'})`);
   }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });

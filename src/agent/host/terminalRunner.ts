@@ -26,7 +26,7 @@ export class AgentTerminals implements vscode.Disposable {
   private readonly idle = new Map<vscode.Terminal, string>();
   private readonly disposables: vscode.Disposable[] = [];
   /** How the last command ran (the tests and the log say which path a VS Code took). */
-  lastRun: { via: CommandOutcome['via']; ms: number } | undefined;
+  lastRun: { via: CommandOutcome['via']; ms: number; firstOutputMs?: number } | undefined;
   /** Terminals whose shell integration never came: not waited for again in this session. */
   private integrationFailed = false;
 
@@ -37,8 +37,10 @@ export class AgentTerminals implements vscode.Disposable {
   async run(line: string, cwd: string, o: RunInTerminalOptions): Promise<CommandOutcome> {
     const started = Date.now();
     const output = new CappedOutput();
+    let firstOutputMs: number | undefined;
     const onData = (text: string) => {
       output.append(text);
+      if (firstOutputMs === undefined && /\S/.test(text)) firstOutputMs = Date.now() - started;
       o.onData?.(text);
     };
     const hasApi = typeof vscode.window.onDidChangeTerminalShellIntegration === 'function';
@@ -46,12 +48,12 @@ export class AgentTerminals implements vscode.Disposable {
       const terminal = await this.shellTerminal(cwd, o.shellIntegrationWaitMs ?? 5000);
       if (terminal) {
         const r = await this.runWithIntegration(terminal, line, o, onData);
-        this.lastRun = { via: 'shell-integration', ms: Date.now() - started };
+        this.lastRun = { via: 'shell-integration', ms: Date.now() - started, ...(firstOutputMs !== undefined ? { firstOutputMs } : {}) };
         return { ...r, output: output.text(), ...this.lastRun };
       }
     }
     const r = await this.runAsProcess(line, cwd, o, onData);
-    this.lastRun = { via: 'process', ms: Date.now() - started };
+    this.lastRun = { via: 'process', ms: Date.now() - started, ...(firstOutputMs !== undefined ? { firstOutputMs } : {}) };
     return { ...r, output: output.text(), ...this.lastRun };
   }
 

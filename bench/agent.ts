@@ -1,0 +1,77 @@
+// The agent's overheads: from the approval to a command's first output line, and an MCP round trip over stdio.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CappedOutput } from '../src/agent/core/output';
+import { runProcess } from '../src/agent/core/processRun';
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export interface AgentBenchResult {
+  firstLineMs: number;
+  firstLineRuns: number;
+  mcpRoundTripMs: number;
+  mcpCalls: number;
+}
+
+/**
+ * Approval → first output line: the moment the person says Run to the first line the command
+ * prints reaching the extension (bash started in the workspace, `echo`, read back through the
+ * capped output), the process path the extension takes where shell integration is absent. The
+ * terminal path adds VS Code's own terminal round trip, which the integration run reports.
+ */
+async function firstLine(runs: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-bench-agent-'));
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const approvedAt = performance.now();
+      let firstAt = 0;
+      const out = new CappedOutput();
+      await runProcess('echo "first line"; sleep 0.05; echo "second"', {
+        cwd: dir,
+        shell: '/bin/bash',
+        timeoutMs: 10_000,
+        onData: (d) => {
+          out.append(d);
+          if (!firstAt && out.text().includes('\n')) firstAt = performance.now();
+        },
+      });
+      times.push(firstAt - approvedAt);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return median(times);
+}
+
+/** The everything server's echo over stdio through the official SDK, as the extension calls it: the median of `calls`. */
+async function mcpRoundTrip(calls: number): Promise<number> {
+  const server = join(__dirname, '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+  const client = new Client({ name: 'model-gateway-bench', version: '0.1.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server, 'stdio'], stderr: 'ignore' }));
+  try {
+    for (let i = 0; i < 5; i++) await client.callTool({ name: 'echo', arguments: { message: 'warm up' } });
+    const times: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      const r = await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
+      times.push(performance.now() - t);
+      if (!JSON.stringify(r.content).includes(`call ${i}`)) throw new Error('the echo did not come back');
+    }
+    return median(times);
+  } finally {
+    await client.close();
+  }
+}
+
+export async function runAgentBench(): Promise<AgentBenchResult> {
+  const firstLineRuns = 20;
+  const mcpCalls = 50;
+  return { firstLineMs: await firstLine(firstLineRuns), firstLineRuns, mcpRoundTripMs: await mcpRoundTrip(mcpCalls), mcpCalls };
+}
