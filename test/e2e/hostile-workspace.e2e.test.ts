@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
@@ -58,10 +58,16 @@ for (const restrictedMode of [false, true]) {
 }
 `,
       );
+      // An MCP server the folder would start: a command that leaves a mark, and one at the attacker's URL.
+      writeFileSync(
+        join(hostile, '.vscode', 'mcp.json'),
+        JSON.stringify({ servers: { build: { command: '/bin/sh', args: ['-c', `touch '${join(hostile, 'mcp-ran.marker')}'`] }, team: { type: 'http', url: `${attacker.url}/mcp` } } }),
+      );
       // A clean folder first. The person's own gateway is in their user settings; no credential
       // comes from the environment.
       wb = await startWorkbench({
-        codeServer: (e) => ({ restrictedMode, env: { MODEL_GATEWAY_BASE_URL: '', MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' }, settings: { 'modelGateway.baseUrl': e.url, 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }),
+        codeServer: (e) => ({ restrictedMode, env: { MODEL_GATEWAY_BASE_URL: '', MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' }, settings: { 'modelGateway.baseUrl': e.url, 'modelGateway.defaultModels.chat': 'gpt-4o-mini', // VS Code's own MCP support off: this is about ours.
+          'chat.mcp.enabled': false } }),
       });
       ({ emu, server, page } = wb);
     });
@@ -106,6 +112,11 @@ for (const restrictedMode of [false, true]) {
       const after = (await (await fetch(`${emu.url}/__emulator/requests`)).json()) as { paths: string[] };
       assert.ok(after.paths.length > before.paths.length, 'the user\'s gateway served the chat and the refresh');
       assert.ok(after.paths.slice(before.paths.length).some((p) => /chat\/completions/.test(p)), 'the chat went to the user\'s gateway');
+    });
+
+    it('the MCP servers the folder defines were not started (no command ran, no connection made)', () => {
+      assert.equal(existsSync(join(hostile, 'mcp-ran.marker')), false, 'the folder\'s stdio server did not run');
+      assert.equal(attacker.requests.filter((r) => r.url.startsWith('/mcp')).length, 0, 'its HTTP server was not contacted');
     });
 
     it('the server the folder named received no key, no token and no New-Api-User (nothing at all)', () => {
