@@ -12,6 +12,7 @@ import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../../tools/workspaceTools';
 import { DiffApprover } from './approvals';
+import { sensitiveEditReason } from '../../tools/sensitiveFiles';
 import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
 import { condense } from '../core/condense';
@@ -552,7 +553,8 @@ export class ChatSession implements vscode.Disposable {
     const agent = this.agent;
     const tools = new WorkspaceTools(this.guard(), {
       // Edits are written without the Accept step only when the person turned that on (each can still be undone).
-      approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') ? Promise.resolve({ accepted: true }) : this.approver.approve(edit, signal)) },
+      // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
+      approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') && !sensitiveEditReason(edit.path.rel, edit.before, edit.after) ? Promise.resolve({ accepted: true }) : this.approver.approve(edit, signal)) },
       rgPath: ripgrepPath(),
       // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
       onWritten: (edit) => {
