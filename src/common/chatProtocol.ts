@@ -84,6 +84,10 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save', 'apply']), code: z.string().check(z.maxLength(1024 * 1024)), language: z.optional(z.string().check(z.maxLength(50))) }),
   /** `@` or `#` typed in the input: workspace files matching the query, answered by `files`. */
   z.object({ type: z.literal('find-files'), requestId: RequestId, query: z.string().check(z.maxLength(200)) }),
+  /** `/` at the start of the input: MCP prompts matching the query, answered by `files`. */
+  z.object({ type: z.literal('find-prompts'), requestId: RequestId, query: z.string().check(z.maxLength(200)) }),
+  /** An MCP prompt picked (`server/prompt`): its arguments are asked, its text comes back as `set-draft`. */
+  z.object({ type: z.literal('use-prompt'), id: z.string().check(z.maxLength(300)) }),
   /** A file picked from the mention list: attached as context (through the path guard). */
   z.object({ type: z.literal('attach-file'), path: WorkspacePath }),
   z.object({ type: z.literal('approval'), callId: z.string(), accepted: z.boolean(), always: z.optional(z.boolean()) }),
@@ -244,6 +248,8 @@ export const ToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('files'), requestId: z.string(), items: z.array(FileItemSchema) }),
   z.object({ type: z.literal('active-editor'), editor: z.nullable(ActiveEditorSchema) }),
   z.object({ type: z.literal('context'), use: ContextUseSchema }),
+  /** Text for the input (an MCP prompt's), replacing what is there, with a note. */
+  z.object({ type: z.literal('set-draft'), text: z.string(), note: z.string() }),
   /** A question that was not sent, back into the input, with the reason. */
   z.object({ type: z.literal('restore-draft'), text: z.string(), images: z.array(ImageSchema), context: z.array(ContextSchema), reason: z.string() }),
 ]);
@@ -259,6 +265,7 @@ export type ToWebview =
   | { type: 'files'; requestId: string; items: FileItem[] }
   | { type: 'active-editor'; editor: ActiveEditorInfo | null }
   | { type: 'context'; use: ContextUse }
+  | { type: 'set-draft'; text: string; note: string }
   | { type: 'restore-draft'; text: string; images: z.infer<typeof ImageSchema>[]; context: z.infer<typeof ContextSchema>[]; reason: string };
 
 /** The type of every message the view can send (the e2e run checks each was driven). */

@@ -53,11 +53,11 @@ const attachButton = button('', { id: 'attach', 'aria-label': 'Attach image', ti
 const contextButton = button('', { id: 'context', 'aria-label': 'Add the active file or selection', title: 'Add the active file or selection as context' }, 'file-code');
 const sendButton = button('Send', { id: 'send', class: 'primary', 'aria-label': 'Send' }, 'send');
 const mentions = new MentionPicker(input, {
-  find: async (query): Promise<FileItem[]> => {
-    const reply = await channel.request({ type: 'find-files', query });
+  find: async (query, trigger): Promise<FileItem[]> => {
+    const reply = await channel.request(trigger === '/' ? { type: 'find-prompts', query } : { type: 'find-files', query });
     return reply.type === 'files' ? reply.items : [];
   },
-  picked: (item) => post({ type: 'attach-file', path: item.path }),
+  picked: (item, trigger) => post(trigger === '/' ? { type: 'use-prompt', id: item.path } : { type: 'attach-file', path: item.path }),
 });
 const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': 'Stop', hidden: true }, 'debug-stop');
 
@@ -641,6 +641,12 @@ channel.listen((m) => {
       break;
     case 'context':
       renderMeter(m.use, turns.length > 0);
+      break;
+    case 'set-draft':
+      input.value = m.text;
+      vscode.setState({ draft: m.text });
+      input.focus();
+      showNotice(m.note, 'info');
       break;
     case 'restore-draft':
       // Not sent: the question comes back (unless something new was typed meanwhile), with why.

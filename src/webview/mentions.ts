@@ -8,17 +8,17 @@ import { h, icon } from './dom';
 import { mentionAt } from './reducer';
 
 export interface MentionHost {
-  /** Asks the host for files matching the query; resolves with them (best first). */
-  find(query: string): Promise<FileItem[]>;
-  /** The person picked a file. */
-  picked(item: FileItem): void;
+  /** Asks the host for files (and MCP resources) matching the query, or MCP prompts after `/`; resolves with them (best first). */
+  find(query: string, trigger: '@' | '/'): Promise<FileItem[]>;
+  /** The person picked a file or resource (`@`), or a prompt (`/`). */
+  picked(item: FileItem, trigger: '@' | '/'): void;
 }
 
 export class MentionPicker {
   readonly el = h('div', { id: 'mentions', class: 'mentions', role: 'listbox', 'aria-label': 'Workspace files', hidden: true });
   private items: FileItem[] = [];
   private selected = 0;
-  private active: { start: number; query: string } | undefined;
+  private active: { start: number; query: string; trigger: '@' | '/' } | undefined;
   private asked = 0;
   private timer = 0;
 
@@ -55,7 +55,7 @@ export class MentionPicker {
     const ask = ++this.asked;
     clearTimeout(this.timer);
     this.timer = window.setTimeout(() => {
-      void this.host.find(query).then((items) => {
+      void this.host.find(query, this.active!.trigger).then((items) => {
         if (ask !== this.asked || !this.active) return;
         this.items = items;
         this.selected = 0;
@@ -67,7 +67,9 @@ export class MentionPicker {
   private render(): void {
     this.el.hidden = false;
     if (this.items.length === 0) {
-      this.el.replaceChildren(h('div', { class: 'mention-empty', text: this.active?.query ? `No workspace file matches “${this.active.query}”` : 'No files in the workspace' }));
+      const prompts = this.active?.trigger === '/';
+      const empty = prompts ? (this.active?.query ? `No MCP prompt matches “${this.active.query}”` : 'No MCP server with prompts is running') : this.active?.query ? `No workspace file matches “${this.active.query}”` : 'No files in the workspace';
+      this.el.replaceChildren(h('div', { class: 'mention-empty', text: empty }));
       return;
     }
     this.el.replaceChildren(
@@ -76,7 +78,7 @@ export class MentionPicker {
         return h(
           'div',
           { class: `mention${i === this.selected ? ' selected' : ''}`, role: 'option', 'aria-selected': String(i === this.selected), 'data-index': String(i), title: item.path },
-          icon('file'),
+          icon(this.active?.trigger === '/' ? 'comment-discussion' : item.path.startsWith('mcp:') ? 'plug' : 'file'),
           ' ',
           h('span', { class: 'mention-name', text: item.name }),
           dir ? h('span', { class: 'mention-dir', text: ` ${dir}` }) : undefined,
@@ -112,13 +114,14 @@ export class MentionPicker {
     if (!item || !at) return;
     const text = this.input.value;
     const end = at.start + 1 + at.query.length;
-    const inserted = `@${item.path} `;
+    // A prompt's `/name` goes (its text comes from the host); a file or resource stays named in the question.
+    const inserted = at.trigger === '/' ? '' : item.path.startsWith('mcp:') ? `@${item.name} ` : `@${item.path} `;
     this.input.value = text.slice(0, at.start) + inserted + text.slice(end);
     const cursor = at.start + inserted.length;
     this.input.setSelectionRange(cursor, cursor);
     this.input.dispatchEvent(new Event('input'));
     this.close();
-    this.host.picked(item);
+    this.host.picked(item, at.trigger);
   }
 
   close(): void {

@@ -67,8 +67,11 @@ export function includeActiveEditor(active: ActiveEditor | null, dismissedPath: 
 }
 
 /** The mention being typed just before the cursor: its start in the text and its query. */
-export function mentionAt(text: string, cursor: number): { start: number; query: string } | undefined {
+export function mentionAt(text: string, cursor: number): { start: number; query: string; trigger: '@' | '/' } | undefined {
+  // `/` only as the first character of the input: an MCP prompt.
+  const slash = /^\/([\w./:-]{0,200})$/.exec(text.slice(0, cursor));
+  if (slash) return { start: 0, query: slash[1], trigger: '/' };
   const m = /(^|\s)([@#])([\w./@-]{0,200})$/.exec(text.slice(0, cursor));
   if (!m) return undefined;
-  return { start: cursor - m[3].length - 1, query: m[3] };
+  return { start: cursor - m[3].length - 1, query: m[3], trigger: '@' };
 }

@@ -6,7 +6,7 @@ import { png } from '../emulator/media';
 import { FROM_WEBVIEW_TYPES } from '../../src/common/chatProtocol';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
+import { answerPrompt, EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
@@ -116,7 +116,12 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       codeServer: (e) => ({
         env: demoCredentials(e, { accessToken: true }),
         // small-context-emu has a 32,000-token window; the settings claim more (as a mistaken user might).
-        settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini', 'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 } } },
+        settings: {
+          'modelGateway.defaultModels.chat': 'gpt-4o-mini',
+          'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 } },
+          // The reference MCP server from npm, for its prompts (`/`) and resources (`@`).
+          'modelGateway.mcp.servers': { everything: { command: process.execPath, args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'] } },
+        },
       }),
     });
     ({ emu, server, page, workspace } = wb);
@@ -771,6 +776,28 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
     await card.locator('summary').click();
     assert.match(await card.innerText(), /stopped by the person/);
+  });
+
+  it('offers MCP prompts after / (arguments asked, the text put in the input) and MCP resources after @', async () => {
+    const input = chat().locator('#input');
+    await input.fill('');
+    await input.pressSequentially('/args');
+    await chat().locator('#mentions .mention', { hasText: 'everything/args-prompt' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(SHOTS, 'agent-mcp-prompt.png') });
+    await input.press('Enter');
+    await answerPrompt(page, 'MCP prompt everything/args-prompt: city', 'Lisbon');
+    await answerPrompt(page, 'MCP prompt everything/args-prompt: state', '');
+    await until('the prompt\'s text in the input', async () => (await input.inputValue()) === "What's weather in Lisbon?", 15_000);
+    await chat().locator('#notice', { hasText: 'From the MCP prompt everything/args-prompt' }).waitFor();
+    await input.fill('');
+    await input.pressSequentially('@architecture');
+    await chat().locator('#mentions .mention', { hasText: 'everything: architecture.md' }).waitFor({ timeout: 30_000 });
+    await input.press('Enter');
+    const chip = chat().locator('#attachments .chip', { hasText: 'everything: architecture.md' });
+    await chip.waitFor({ timeout: 15_000 });
+    await chip.locator('button').click();
+    await chip.waitFor({ state: 'detached' });
+    await input.fill('');
   });
 
   it('works when moved to the secondary side bar', async () => {

@@ -93,6 +93,22 @@ describe('MCP servers in the chat', function () {
     assert.ok(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n)), 'every name is valid for both wire formats');
   });
 
+  it('offers the servers\' prompts (arguments asked) and resources (read as attachments)', async () => {
+    const { testing } = await api();
+    assert.ok(testing.mcp.promptItems('').some((p) => p.path === 'everything/simple-prompt'));
+    assert.deepEqual(testing.mcp.promptItems('args'), [{ path: 'everything/args-prompt', name: 'everything/args-prompt' }, { path: 'web/args-prompt', name: 'web/args-prompt' }]);
+    testing.services.prompts.answerNext('Lisbon', 'Portugal');
+    assert.equal(await testing.mcp.usePrompt('everything/args-prompt'), "What's weather in Lisbon, Portugal?");
+    testing.services.prompts.answerNext(undefined);
+    assert.equal(await testing.mcp.usePrompt('everything/args-prompt'), undefined, 'cancelled at the first question');
+    const doc = testing.mcp.resourceItems('architecture').find((r) => r.path.startsWith('mcp:everything:'));
+    assert.ok(doc, 'a resource of the stdio server matches');
+    const attached = await testing.mcp.readResource(doc.path);
+    assert.equal(attached.label, doc.name);
+    assert.ok(attached.text.length > 100, 'its text');
+    await assert.rejects(testing.mcp.readResource('mcp:nobody:x'), /not available/);
+  });
+
   it('a call asks with server, tool and arguments; after Allow its result is in the answer', async () => {
     const { testing } = await api();
     await testing.chat.newConversation();

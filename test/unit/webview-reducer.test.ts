@@ -50,10 +50,18 @@ describe('chat view state (pure reducer, run in Node)', () => {
   });
 
   it('finds the @ or # mention being typed before the cursor, only at a word start', () => {
-    assert.deepEqual(mentionAt('look at @src/ma', 15), { start: 8, query: 'src/ma' });
-    assert.deepEqual(mentionAt('#', 1), { start: 0, query: '' });
-    assert.deepEqual(mentionAt('see @a.ts and more', 9), { start: 4, query: 'a.ts' });
+    assert.deepEqual(mentionAt('look at @src/ma', 15), { start: 8, query: 'src/ma', trigger: '@' });
+    assert.deepEqual(mentionAt('#', 1), { start: 0, query: '', trigger: '@' });
+    assert.deepEqual(mentionAt('see @a.ts and more', 9), { start: 4, query: 'a.ts', trigger: '@' });
     assert.equal(mentionAt('mail me@example', 15), undefined, 'not inside a word');
     assert.equal(mentionAt('@a.ts done', 10), undefined, 'the cursor left the mention');
+  });
+
+  it('finds an MCP prompt being typed: / only as the first character of the input', () => {
+    assert.deepEqual(mentionAt('/every', 6), { start: 0, query: 'every', trigger: '/' });
+    assert.deepEqual(mentionAt('/', 1), { start: 0, query: '', trigger: '/' });
+    assert.equal(mentionAt('a/b', 3), undefined, 'not inside a word');
+    assert.equal(mentionAt('see /usr', 8), undefined, 'not after other text');
+    assert.equal(mentionAt('/simple done', 12), undefined, 'the cursor left the prompt name');
   });
 });

@@ -22,6 +22,14 @@ export interface ToolSource {
   readonly onNotice?: vscode.Event<string>;
 }
 
+/** What MCP servers add to the chat input: prompts as `/` commands, resources attachable like files. */
+export interface ChatContextSource {
+  promptItems(query: string): { path: string; name: string }[];
+  usePrompt(id: string): Promise<string | undefined>;
+  resourceItems(query: string): { path: string; name: string }[];
+  readResource(path: string): Promise<{ label: string; text: string }>;
+}
+
 const PAUSED_KEY = 'modelGateway.agent.paused';
 
 /**
@@ -53,6 +61,9 @@ export class AgentToolbox implements vscode.Disposable {
   private readonly notices = new vscode.EventEmitter<string>();
   /** What the chat should tell the person about the tools (relayed from the sources). */
   readonly onNotice = this.notices.event;
+
+  /** Set by the MCP feature: prompts and resources for the chat input. */
+  contextSource: ChatContextSource | undefined;
 
   addSource(source: ToolSource): void {
     this.sources.push(source);

@@ -27,7 +27,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     private readonly services: PricedFeature,
     private readonly context: vscode.ExtensionContext,
     search?: SearchService,
-    agent?: AgentToolbox,
+    private readonly agent?: AgentToolbox,
   ) {
     const post = (m: ToWebview) => this.post(m);
     this.session = new ChatSession(services, context, post, search, agent);
@@ -209,9 +209,21 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return s.setFormat(m.format);
       case 'add-context':
         return this.addContext();
-      case 'find-files':
-        return this.post({ type: 'files', requestId: m.requestId, items: await this.editors.findFiles(m.query) });
+      case 'find-files': {
+        // MCP resources join the files, after them (attached the same way).
+        const resources = this.agent?.contextSource?.resourceItems(m.query) ?? [];
+        return this.post({ type: 'files', requestId: m.requestId, items: [...(await this.editors.findFiles(m.query)), ...resources] });
+      }
+      case 'find-prompts':
+        return this.post({ type: 'files', requestId: m.requestId, items: this.agent?.contextSource?.promptItems(m.query) ?? [] });
+      case 'use-prompt':
+        return this.usePrompt(m.id);
       case 'attach-file': {
+        if (m.path.startsWith('mcp:') && this.agent?.contextSource) {
+          const got = await this.agent.contextSource.readResource(m.path).catch((err: unknown) => ({ problem: err instanceof Error ? err.message : String(err) }));
+          if ('problem' in got) return this.post({ type: 'notice', level: 'error', text: got.problem });
+          return this.post({ type: 'attach', images: [], context: [{ label: got.label, text: got.text.slice(0, 1024 * 1024) }] });
+        }
         const got = await this.editors.fileAttachment(m.path);
         if ('problem' in got) return this.post({ type: 'notice', level: 'error', text: got.problem });
         return this.post({ type: 'attach', images: [], context: [got.context] });
@@ -231,6 +243,16 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return s.restoreEdits(m);
       case 'run-command':
         return void (await vscode.commands.executeCommand(m.command));
+    }
+  }
+
+  /** An MCP prompt picked with `/`: its arguments asked, its text put in the input to edit or send. */
+  async usePrompt(id: string): Promise<void> {
+    try {
+      const text = await this.agent?.contextSource?.usePrompt(id);
+      if (text !== undefined) this.post({ type: 'set-draft', text, note: `From the MCP prompt ${id}: edit it or send it.` });
+    } catch (err) {
+      this.post({ type: 'notice', level: 'error', text: err instanceof Error ? err.message : String(err) });
     }
   }
 

@@ -8,6 +8,7 @@ import { VsCodeTools } from './vscodeTools';
 export function activateMcp(host: FeatureHost, agent: AgentToolbox): McpHub {
   const hub = host.own(new McpHub(host.services, host.context));
   agent.addSource(hub);
+  agent.contextSource = hub;
   const own = (host.context.extension.packageJSON as { contributes?: { languageModelTools?: { name: string }[] } }).contributes?.languageModelTools ?? [];
   agent.addSource(host.own(new VsCodeTools(new Set(own.map((t) => t.name)))));
   host.command('modelGateway.mcp.showServers', () => showServers(hub));

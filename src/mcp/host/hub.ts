@@ -266,6 +266,67 @@ export class McpHub implements ToolSource, vscode.Disposable {
     }
   }
 
+  // ---------- prompts and resources, for the chat input ----------
+
+  /** Prompts of running servers matching the query (`server/prompt`), for `/` in the chat input. */
+  promptItems(query: string): { path: string; name: string }[] {
+    const q = query.toLowerCase();
+    const out: { path: string; name: string }[] = [];
+    for (const e of this.entries.values()) {
+      if (e.server.state.kind !== 'running') continue;
+      for (const p of e.server.state.prompts) {
+        const id = `${e.server.name}/${p.name}`;
+        if (id.toLowerCase().includes(q)) out.push({ path: id, name: id });
+      }
+    }
+    return out.slice(0, 50);
+  }
+
+  /** Resources of running servers matching the query, for `@` in the chat input (`mcp:server:uri`). */
+  resourceItems(query: string): { path: string; name: string }[] {
+    const q = query.toLowerCase();
+    const out: { path: string; name: string }[] = [];
+    for (const e of this.entries.values()) {
+      if (e.server.state.kind !== 'running') continue;
+      for (const r of e.server.state.resources) {
+        if (q && !`${r.name} ${r.uri}`.toLowerCase().includes(q)) continue;
+        out.push({ path: `mcp:${e.server.name}:${r.uri}`, name: `${e.server.name}: ${r.name}` });
+        if (out.length >= 20) return out;
+      }
+    }
+    return out;
+  }
+
+  /** A resource as a chat attachment. */
+  async readResource(path: string): Promise<{ label: string; text: string }> {
+    const m = /^mcp:([^:]+):(.+)$/.exec(path);
+    const server = m ? this.entries.get(m[1])?.server : undefined;
+    if (!m || !server) throw new Error('That MCP resource is not available (its server is not running).');
+    const text = await server.read(m[2]);
+    const name = server.state.kind === 'running' ? (server.state.resources.find((r) => r.uri === m[2])?.name ?? m[2]) : m[2];
+    return { label: `${server.name}: ${name}`, text };
+  }
+
+  /** A prompt's text, after asking its arguments; undefined when the person cancels. */
+  async usePrompt(id: string): Promise<string | undefined> {
+    const at = id.indexOf('/');
+    const server = this.entries.get(id.slice(0, at))?.server;
+    const prompt = server?.state.kind === 'running' ? server.state.prompts.find((p) => p.name === id.slice(at + 1)) : undefined;
+    if (!server || !prompt) throw new Error(`The MCP prompt "${id}" is not available (its server is not running).`);
+    const args: Record<string, string> = {};
+    for (const a of prompt.arguments ?? []) {
+      const value = await this.services.prompts.input({
+        title: `MCP prompt ${id}: ${a.name}`,
+        prompt: `${a.description ?? a.name}${a.required ? '' : ' (optional)'}`,
+        ignoreFocusOut: true,
+        validateInput: (v) => (a.required && !v.trim() ? `${a.name} is required` : undefined),
+      });
+      if (value === undefined) return undefined;
+      if (value.trim() || a.required) args[a.name] = value;
+    }
+    return server.prompt(prompt.name, args);
+  }
+
   dispose(): void {
     for (const e of this.entries.values()) e.server.dispose();
     this.entries.clear();

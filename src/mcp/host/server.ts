@@ -8,8 +8,20 @@ export type ServerState =
   | { kind: 'needs-confirmation' }
   | { kind: 'untrusted' }
   | { kind: 'starting' }
-  | { kind: 'running'; tools: ServerTool[] }
+  | { kind: 'running'; tools: ServerTool[]; prompts: ServerPrompt[]; resources: ServerResource[] }
   | { kind: 'failed'; message: string; stderr: string; retryAt?: number };
+
+export interface ServerPrompt {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+export interface ServerResource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+}
 
 type Client = InstanceType<ReturnType<typeof loadMcpSdk>['Client']>;
 
@@ -66,8 +78,9 @@ export class McpServer implements vscode.Disposable {
           listChanged: {
             tools: {
               onChanged: (error, tools) => {
-                if (error || !tools || this.client !== client) return;
-                this.setState({ kind: 'running', tools: tools });
+                const now = this.state;
+                if (error || !tools || this.client !== client || now.kind !== 'running') return;
+                this.setState({ kind: 'running', tools, prompts: now.prompts, resources: now.resources });
               },
             },
           },
@@ -79,9 +92,13 @@ export class McpServer implements vscode.Disposable {
       await client.connect(transport, { timeout: 30_000 });
       this.client = client;
       const tools = await this.listTools(client);
+      // Prompts (offered as / commands) and resources (attachable like files), where the server has them.
+      const caps = client.getServerCapabilities();
+      const prompts = caps?.prompts ? ((await client.listPrompts(undefined, { timeout: 30_000 }).catch(() => ({ prompts: [] }))).prompts as ServerPrompt[]) : [];
+      const resources = caps?.resources ? ((await client.listResources(undefined, { timeout: 30_000 }).catch(() => ({ resources: [] }))).resources as ServerResource[]) : [];
       this.failures = 0;
-      this.log.info(`[${this.name}] running: ${tools.length} tool${tools.length === 1 ? '' : 's'}`);
-      this.setState({ kind: 'running', tools });
+      this.log.info(`[${this.name}] running: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${prompts.length} prompt${prompts.length === 1 ? '' : 's'}, ${resources.length} resource${resources.length === 1 ? '' : 's'}`);
+      this.setState({ kind: 'running', tools, prompts, resources });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.log.error(`[${this.name}] could not start: ${message}`);
@@ -171,6 +188,25 @@ export class McpServer implements vscode.Disposable {
     if (!client || this.state.kind !== 'running') throw new Error(`the MCP server "${this.name}" is not running (${this.state.kind})`);
     const r = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: 600_000, resetTimeoutOnProgress: true });
     return { content: (r.content ?? []) as ResultPart[], isError: r.isError === true, ...(r.structuredContent !== undefined ? { structured: r.structuredContent } : {}) };
+  }
+
+  /** A prompt's messages, as text (the user's words the prompt makes). */
+  async prompt(name: string, args: Record<string, string>): Promise<string> {
+    if (!this.client || this.state.kind !== 'running') throw new Error(`the MCP server "${this.name}" is not running`);
+    const r = await this.client.getPrompt({ name, arguments: args }, { timeout: 30_000 });
+    return r.messages
+      .map((m) => {
+        const c = m.content as { type: string; text?: string; resource?: { text?: string; uri?: string } };
+        return c.type === 'text' ? (c.text ?? '') : c.type === 'resource' ? (c.resource?.text ?? `[resource ${c.resource?.uri ?? ''}]`) : `[${c.type}]`;
+      })
+      .join('\n\n');
+  }
+
+  /** A resource's text contents (binary ones are described). */
+  async read(uri: string): Promise<string> {
+    if (!this.client || this.state.kind !== 'running') throw new Error(`the MCP server "${this.name}" is not running`);
+    const r = await this.client.readResource({ uri }, { timeout: 30_000 });
+    return r.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'}, ${c.uri}]`)).join('\n');
   }
 
   dispose(): void {
