@@ -102,8 +102,10 @@ export class AgentTerminals implements vscode.Disposable {
         o.signal?.removeEventListener('abort', onAbort);
         for (const s of subs) s.dispose();
         if (keep && terminal.exitStatus === undefined) this.idle.set(terminal, integration.cwd?.fsPath ?? '');
-        // Output read after the end event is still on its way: give the reader a moment.
-        void reading.finally(() => resolve({ exitCode, ...(ended ? { ended } : {}) }));
+        // Output read after the end event is still on its way: give the reader a moment, not
+        // forever (a closed terminal's stream may never end).
+        const settled = () => resolve({ exitCode, ...(ended ? { ended } : {}) });
+        void Promise.race([reading, new Promise((r) => setTimeout(r, 500))]).then(settled);
       };
       const reading = (async () => {
         try {
