@@ -7,6 +7,7 @@ import type { ActionApprover } from '../core/approval';
 import { runsUnasked } from '../core/autoApproval';
 import { describeOutcome } from '../core/output';
 import { agentSettings, allowCommand } from './settings';
+import { objectArgs } from './toolCalls';
 import type { AgentTerminals } from './terminalRunner';
 
 export const RUN_COMMAND_TOOL: ToolDefinition = {
@@ -43,12 +44,8 @@ export function commandNeedsApproval(args: string, paused: boolean): boolean {
 }
 
 function commandOf(args: string): string | undefined {
-  try {
-    const v = JSON.parse(args || '{}') as { command?: unknown };
-    return typeof v.command === 'string' ? v.command.trim() : undefined;
-  } catch {
-    return undefined;
-  }
+  const command = objectArgs(args)?.command;
+  return typeof command === 'string' ? command.trim() : undefined;
 }
 
 /** run_command: the policy decides, the person approves what it does not allow, the terminal runs it. */

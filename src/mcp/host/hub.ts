@@ -5,8 +5,7 @@ import * as vscode from 'vscode';
 import type { ActionApprover } from '../../agent/core/approval';
 import type { ToolCategory } from '../../agent/core/autoApproval';
 import type { ToolSource } from '../../agent/host/toolbox';
-import { agentSettings, allowTool } from '../../agent/host/settings';
-import { runsUnasked } from '../../agent/core/autoApproval';
+import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import { userValue } from '../../shell/config';
 import type { InteractiveFeature } from '../../shell/services';
 import { parseJsonc } from '../../shell/settingsFiles';
@@ -238,24 +237,11 @@ export class McpHub implements ToolSource, vscode.Disposable {
   async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
     const t = this.tools.get(name);
     if (!t) return { content: `Error: the tool "${name}" is no longer available (its MCP server stopped).`, isError: true };
-    let args: Record<string, unknown>;
-    try {
-      const v = JSON.parse(rawArgs || '{}') as unknown;
-      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
-      args = v as Record<string, unknown>;
-    } catch {
-      return { content: 'Error: the arguments are not a JSON object.', isError: true };
-    }
+    const args = objectArgs(rawArgs);
+    if (!args) return { content: 'Error: the arguments are not a JSON object.', isError: true };
     const server = t.entry.server.name;
-    if (!runsUnasked({ kind: 'tool', server, tool: t.tool }, agentSettings().auto, paused)) {
-      const answer = await approver.approveAction(
-        { kind: 'tool', action: `${server} › ${t.tool}`, where: `MCP server ${server}`, args: JSON.stringify(args), reason: paused ? 'auto-approval is paused' : 'MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)', always: `${server}/${t.tool}` },
-        callId,
-        signal,
-      );
-      if (!answer.accepted) return { content: `The person rejected the call of ${t.tool} on the MCP server "${server}"; it did not run.`, isError: true };
-      if (answer.always) await allowTool(`${server}/${t.tool}`);
-    }
+    const go = await approveToolCall({ server, tool: t.tool, where: `MCP server ${server}`, args, reason: 'MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)', approver, callId, signal, paused });
+    if (!go) return { content: `The person rejected the call of ${t.tool} on the MCP server "${server}"; it did not run.`, isError: true };
     try {
       this.log.info(`[${server}] calling ${t.tool}`);
       const r = await t.entry.server.call(t.tool, args, signal);

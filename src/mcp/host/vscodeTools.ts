@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ActionApprover } from '../../agent/core/approval';
-import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
-import { agentSettings, allowTool } from '../../agent/host/settings';
+import type { ToolCategory } from '../../agent/core/autoApproval';
+import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import type { ToolSource } from '../../agent/host/toolbox';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { definitionOf, qualifiedName, resultText } from '../core/tools';
@@ -52,23 +52,10 @@ export class VsCodeTools implements ToolSource, vscode.Disposable {
   async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
     const t = this.byName.get(name);
     if (!t) return { content: `Error: the tool "${name}" is not registered any more.`, isError: true };
-    let input: object;
-    try {
-      const v = JSON.parse(rawArgs || '{}') as unknown;
-      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
-      input = v;
-    } catch {
-      return { content: 'Error: the arguments are not a JSON object.', isError: true };
-    }
-    if (!runsUnasked({ kind: 'tool', server: VSCODE_SOURCE, tool: t.tool }, agentSettings().auto, paused)) {
-      const answer = await approver.approveAction(
-        { kind: 'tool', action: `${VSCODE_SOURCE} › ${t.tool}`, where: 'a tool another extension registered', args: JSON.stringify(input), reason: paused ? 'auto-approval is paused' : 'tools of other extensions ask unless allowed (modelGateway.agent.autoApprove.mcp)', always: `${VSCODE_SOURCE}/${t.tool}` },
-        callId,
-        signal,
-      );
-      if (!answer.accepted) return { content: `The person rejected the call of ${t.tool}; it did not run.`, isError: true };
-      if (answer.always) await allowTool(`${VSCODE_SOURCE}/${t.tool}`);
-    }
+    const input = objectArgs(rawArgs);
+    if (!input) return { content: 'Error: the arguments are not a JSON object.', isError: true };
+    const go = await approveToolCall({ server: VSCODE_SOURCE, tool: t.tool, where: 'a tool another extension registered', args: input, reason: 'tools of other extensions ask unless allowed (modelGateway.agent.autoApprove.mcp)', approver, callId, signal, paused });
+    if (!go) return { content: `The person rejected the call of ${t.tool}; it did not run.`, isError: true };
     const cancel = new vscode.CancellationTokenSource();
     signal?.addEventListener('abort', () => cancel.cancel(), { once: true });
     try {
