@@ -16,7 +16,9 @@ const targets = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode', './gateway.js', './mcp.js'],
+    // system-ca's readers for the Windows and macOS stores are native modules we do not ship: there
+    // the OS store comes from Node's own reader (VS Code builds on Node 22.15+), else a notice.
+    external: ['vscode', './gateway.js', './mcp.js', 'win-export-certificate-and-key', 'macos-export-certificate-and-key'],
     minify: production,
     // Error classes are told apart by name (err.name) across bundles: keep names when minifying.
     keepNames: true,

@@ -37,6 +37,7 @@ export const FIX_COMMANDS = [
   'modelGateway.keys.edit',
   'modelGateway.showLog',
   'modelGateway.openSettings',
+  'modelGateway.openNetworkSettings',
 ] as const;
 export type FixCommand = (typeof FIX_COMMANDS)[number];
 
@@ -90,6 +91,9 @@ export function fixesFor(e: ErrorFacts, ctx: { hasBaseUrl: boolean; place: FixPl
     case 'ServiceUnavailableError':
     case 'NotFoundError':
       return [pickModel];
+    case 'ProxyError':
+    case 'TlsError':
+      return [{ title: 'Open Proxy and Certificate Settings', command: 'modelGateway.openNetworkSettings' }, showLog];
     case 'ConnectionError':
     case 'TimeoutError':
       return [setUrl, showLog];

@@ -2,6 +2,7 @@ export { GatewayClient, type GatewayClientOptions } from './client';
 export * from './core/errors';
 export { CREDENTIAL_WITHHELD, normalizeBaseUrl, parseRetryAfter, type RetryInfo } from './core/transport';
 export { SSEDecoder } from './core/sse';
+export { bypassesProxy, describeProxy, proxyFor, proxyFromEnv, type NetworkOptions, type ProxySettings } from './core/network';
 export * from './resources/chat';
 export * from './resources/messages';
 export * from './resources/models';

@@ -24,7 +24,7 @@ const REPEAT_AFTER_MS = 60_000;
  * Causes that outlive the action that met them (credentials, balance, reachability): several
  * parts meet them at once. Anything else answers what the person just did and is always shown.
  */
-const STANDING_CAUSES = new Set(['AuthenticationError', 'PermissionDeniedError', 'MissingCredentialError', 'ConnectionError', 'TimeoutError', 'ServiceUnavailableError', 'AccountApiError']);
+const STANDING_CAUSES = new Set(['AuthenticationError', 'PermissionDeniedError', 'MissingCredentialError', 'ConnectionError', 'ProxyError', 'TlsError', 'TimeoutError', 'ServiceUnavailableError', 'AccountApiError']);
 const shownBy = new WeakMap<GatewayConnection, Map<string, number>>();
 
 /**

@@ -3,6 +3,7 @@ import type * as Gateway from '../gateway';
 import { readSettings, type GatewaySettings } from './config';
 import { Credentials } from './credentials';
 import { Log } from './log';
+import { affectsNetwork, readNetwork, type NetworkChoice } from './network';
 import { credentialDecision, gatewayOrigin, withheldReason, type CredentialKind } from './origins';
 import { Prompts } from './prompts';
 import { Prices } from './prices';
@@ -30,6 +31,8 @@ export interface SettingsSource {
 export interface GatewayConnection {
   client(): Gateway.GatewayClient;
   isConfigured(): boolean;
+  /** The proxy and certificates in use, with notes for the status bar (read when the client is built). */
+  network(): NetworkChoice;
   /** Tells the balance views that something was spent. */
   notifySpend(): void;
   readonly onDidChangeConnection: vscode.Event<void>;
@@ -82,6 +85,8 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   /** Fired when settings or credentials that affect the connection change. */
   readonly onDidChangeConnection = this.changed.event;
   private cachedClient: { signature: string; client: Gateway.GatewayClient } | undefined;
+  /** Read again after any settings change (files and the OS store are read once per change). */
+  private networkChoice: NetworkChoice | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -94,7 +99,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
       this.changed,
       this.credentials.onDidChange(() => this.connectionChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('modelGateway')) this.connectionChanged();
+        if (e.affectsConfiguration('modelGateway') || affectsNetwork(e)) this.connectionChanged();
       }),
     );
   }
@@ -104,6 +109,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   }
 
   private connectionChanged(): void {
+    this.networkChoice = undefined;
     this.prices.reset();
     void this.updateContextKeys();
     this.changed.fire();
@@ -174,9 +180,10 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     // Kept in memory only; compares the full values so any change of credential rebuilds the client.
     const userId = this.credentials.getAccountUserId() ?? s.userId;
     const refusing = this.context.globalState.get<string[]>(STREAM_OPTIONS_REFUSED) ?? [];
-    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null, withheld]);
-    if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     const gw = loadGateway();
+    const network = this.network();
+    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null, withheld, network.signature]);
+    if (this.cachedClient?.signature === signature) return this.cachedClient.client;
     if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
     // The old client is closed and forgotten even when the new settings cannot make a client:
     // a cached closed client would fail every later call once the settings are back.
@@ -191,6 +198,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
       timeoutMs: s.timeoutMs,
       streamIdleTimeoutMs: s.streamIdleTimeoutMs,
       headers: s.extraHeaders,
+      network: network.options,
       // A gateway that refused stream_options once is not asked again, across sessions.
       streamUsage: !refusing.includes(gw.normalizeBaseUrl(s.baseUrl)),
       onStreamOptionsRefused: (url) => {
@@ -201,6 +209,11 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     });
     this.cachedClient = { signature, client };
     return client;
+  }
+
+  network(): NetworkChoice {
+    this.networkChoice ??= readNetwork(loadGateway());
+    return this.networkChoice;
   }
 
   /** The last messages shown to the person (newest last), so tests can read what the UI said. */

@@ -117,6 +117,32 @@ export class MissingCredentialError extends GatewayError {}
 /** No response: refused, reset or unreachable before any byte arrived. */
 export class ConnectionError extends GatewayError {}
 
+/** A proxy between us and the gateway refused or failed: 407, its own 502/403, or it can't be reached. */
+export class ProxyError extends ConnectionError {
+  constructor(
+    message: string,
+    /** The proxy's address (no credentials). */
+    readonly proxy: string,
+    /** The proxy's HTTP status, when it answered one. */
+    readonly proxyStatus: number | undefined,
+    init: GatewayErrorInit = {},
+  ) {
+    super(message, { type: 'proxy_error', ...init });
+  }
+}
+
+export type TlsFailure = 'untrusted' | 'expired' | 'hostname' | 'handshake';
+/** The TLS handshake failed: an issuer not trusted here, an expired certificate, another host's name. */
+export class TlsError extends ConnectionError {
+  constructor(
+    message: string,
+    readonly reason: TlsFailure,
+    init: GatewayErrorInit = {},
+  ) {
+    super(message, { type: 'tls_error', ...init });
+  }
+}
+
 export class TimeoutError extends GatewayError {}
 
 /** The caller aborted (its AbortSignal fired). */

@@ -5,7 +5,9 @@ import {
   ConnectionError,
   GatewayError,
   MissingCredentialError,
+  ProxyError,
   TimeoutError,
+  TlsError,
   describeBody,
   errorFromResponse,
   errorInSuccessBody,
@@ -13,7 +15,9 @@ import {
 } from './errors';
 import type { Multipart } from './multipart';
 import { registerSecret } from './redact';
-import { Agent, request } from './undiciLite';
+import { NetworkDispatcher, type NetworkOptions } from './network';
+import { networkFailure, probeCertificate } from './networkErrors';
+import { request } from './undiciLite';
 
 /** Which credential and header a path uses (the spec's "Authentication" table). */
 export type AuthKind = 'bearer' | 'messages' | 'imagegen' | 'account' | 'none';
@@ -41,6 +45,8 @@ export interface TransportOptions {
   maxRetryAfterMs?: number;
   /** Longest silence between two events of a streamed answer before it counts as stalled. Default 60 s. */
   streamIdleTimeoutMs?: number;
+  /** Proxy and certificates (VS Code's `http.*` settings, the environment); direct with Node's CAs when absent. */
+  network?: NetworkOptions;
   /** Extra headers on every request (never logged; sent to the gateway's origin only). */
   headers?: Record<string, string>;
   /** Injected for tests: how to wait between attempts. */
@@ -172,7 +178,7 @@ export function mapTransportError(err: unknown, endedBy: 'abort' | 'timeout' | u
 
 export class Transport {
   readonly baseUrl: string;
-  private readonly dispatcher: Agent;
+  private readonly dispatcher: NetworkDispatcher;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
@@ -192,7 +198,7 @@ export class Transport {
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
     this.sleep = options.sleep ?? defaultSleep;
     this.random = options.random ?? Math.random;
-    this.dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connections: 32 });
+    this.dispatcher = new NetworkDispatcher(options.network ?? {}, { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connections: 32 });
   }
 
   /** Closes pooled connections. */
@@ -314,8 +320,8 @@ export class Transport {
       } catch (err) {
         clearTimeout(headTimer);
         spec.signal?.removeEventListener('abort', onAbort);
-        const mapped = mapTransportError(err, endedBy, what);
-        if (mapped instanceof AbortError || !replayable || attempt > this.maxRetries) throw mapped;
+        const mapped = endedBy ? mapTransportError(err, endedBy, what) : await this.failureOf(err, url, what);
+        if (mapped instanceof AbortError || !replayable || attempt > this.maxRetries || !worthRetrying(mapped)) throw mapped;
         const waitMs = this.backoffMs(attempt);
         this.options.onRetry?.({ attempt, waitMs, reason: mapped.message, method: spec.method, path: spec.path });
         await this.sleep(waitMs, spec.signal);
@@ -372,6 +378,17 @@ export class Transport {
     }
   }
 
+  /** A failure before any response: the proxy's or TLS's own error where it is one (naming the certificate's issuer), else a connection error. */
+  private async failureOf(err: unknown, url: string, what: string): Promise<GatewayError> {
+    const network = this.options.network;
+    const first = networkFailure(err, url, network);
+    if (first instanceof TlsError && first.reason !== 'handshake') {
+      const facts = await probeCertificate(url, network);
+      return networkFailure(err, url, network, facts) ?? first;
+    }
+    return first ?? mapTransportError(err, undefined, what);
+  }
+
   private shouldRetry(error: APIStatusError, headers: RawResponse['headers'], retryAfterMs: number | undefined): boolean {
     const hint = headers['x-should-retry'];
     if (hint === 'false') return false;
@@ -404,6 +421,13 @@ export class Transport {
     if (failure) throw failure;
     return { data, headers: res.headers };
   }
+}
+
+/** Certificate failures and a proxy's refusal stay the same on a second try. */
+function worthRetrying(error: GatewayError): boolean {
+  if (error instanceof TlsError) return false;
+  if (error instanceof ProxyError) return error.proxyStatus !== 407 && error.proxyStatus !== 403 && error.proxyStatus !== undefined;
+  return true;
 }
 
 function firstHeader(v: string | string[] | undefined): string | undefined {

@@ -72,12 +72,19 @@ export class StatusBar implements vscode.Disposable {
           (s.balanceDollars === undefined ? ' Set the system access token to see the balance.' : ` Balance ${formatDollars(s.balanceDollars)}${s.low ? ' (low)' : ''}.`) +
           (s.today ? ` Spent today${since}: ${formatDollars(s.today.dollars)}.` : '') +
           (s.forecast && Number.isFinite(s.forecast.daysLeft) ? ` At the last 7 days' rate (${formatDollars(s.forecast.ratePerDay)} a day) the balance lasts ${describeDays(s.forecast.daysLeft)}.` : '');
-        if (s.low) this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        const network = this.services.network();
+        if (network.notes.length) this.item.tooltip += `\n\n${network.notes.join('\n')}`;
+        if (s.low || network.insecure) this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        if (network.insecure) this.item.text = this.item.text.replace('$(pass-filled)', '$(unlock)');
         break;
       }
       case 'error':
         this.item.text = '$(error) Model Gateway';
         this.item.tooltip = s.message;
+        if (this.services.isConfigured()) {
+          const notes = this.services.network().notes;
+          if (notes.length) this.item.tooltip += `\n\n${notes.join('\n')}`;
+        }
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         break;
     }
