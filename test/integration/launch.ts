@@ -48,7 +48,7 @@ const OUT = SUITE_OUT;
 export async function buildSuite(): Promise<void> {
   const dir = join(ROOT, 'test', 'integration');
   const entries = readdirSync(dir).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(dir, f));
-  await esbuild.build({ entryPoints: entries, outdir: OUT, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
+  await esbuild.build({ entryPoints: entries, outdir: OUT, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha', 'proxy'], sourcemap: 'inline', logLevel: 'warning' });
 }
 
 function* files(dir: string): Generator<string> {

@@ -45,6 +45,11 @@ export class StatusBar implements vscode.Disposable {
     return this.state;
   }
 
+  /** What hovering the item shows (read by the tests). */
+  get tooltip(): string {
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '');
+  }
+
   private set(state: ConnectionState): void {
     this.state = state;
     this.render();
