@@ -8,6 +8,7 @@ import { Messages } from './resources/messages';
 import { Models } from './resources/models';
 import { Moderations } from './resources/moderations';
 import { Rerank } from './resources/rerank';
+import { Responses } from './resources/responses';
 import { Videos } from './resources/videos';
 
 export interface GatewayClientOptions extends TransportOptions {
@@ -25,6 +26,7 @@ export class GatewayClient {
   readonly models: Models;
   readonly chat: Chat;
   readonly messages: Messages;
+  readonly responses: Responses;
   readonly embeddings: Embeddings;
   readonly rerank: Rerank;
   readonly moderations: Moderations;
@@ -39,6 +41,7 @@ export class GatewayClient {
     this.models = new Models(this.transport);
     this.chat = new Chat(this.transport, { streamUsage: options.streamUsage ?? true, onStreamOptionsRefused: options.onStreamOptionsRefused });
     this.messages = new Messages(this.transport);
+    this.responses = new Responses(this.transport);
     this.embeddings = new Embeddings(this.transport);
     this.rerank = new Rerank(this.transport);
     this.moderations = new Moderations(this.transport);

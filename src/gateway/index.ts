@@ -5,6 +5,7 @@ export { SSEDecoder } from './core/sse';
 export { bypassesProxy, describeProxy, proxyFor, proxyFromEnv, type NetworkOptions, type ProxySettings } from './core/network';
 export * from './resources/chat';
 export * from './resources/messages';
+export * from './resources/responses';
 export * from './resources/models';
 export * from './resources/embeddings';
 export * from './resources/rerank';

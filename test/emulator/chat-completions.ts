@@ -83,6 +83,9 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
     return openAiError(res, 400, `tool_choice names ${choice.name}, which is not among the tools.`, 'invalid_request_error', 'invalid_parameter');
   }
 
+  if (model.endpoints && !model.endpoints.includes('openai')) {
+    return openAiError(res, 400, `This model is only supported in v1/responses and not in v1/chat/completions.`, 'invalid_request_error', 'unsupported_api_for_model');
+  }
   if (model.id === 'legacy-upstream-emu' && body.stream_options !== undefined) {
     return openAiError(res, 400, 'stream_options: Extra inputs are not permitted (this upstream does not support stream_options)', 'invalid_request_error', 'invalid_parameter');
   }

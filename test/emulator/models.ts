@@ -13,6 +13,8 @@ export interface EmulatedModel {
   dimensions?: number;
   /** Chat: the most prompt tokens (messages, system and tools) a request may carry. */
   contextWindow?: number;
+  /** new-api's `supported_endpoint_types` for the model (chat completions only when absent). */
+  endpoints?: string[];
 }
 
 const chat = (id: string, ratio: number, cacheMinTokens = 1024, contextWindow = 128_000): EmulatedModel => ({ id, kind: 'chat', ownedBy: 'emulator', ratio, cacheMinTokens, contextWindow });
@@ -39,6 +41,9 @@ export const MODELS: EmulatedModel[] = [
   // stream_options and never reports usage in a stream.
   chat('deepseek-reasoner-emu', 0.55),
   chat('legacy-upstream-emu', 0.5),
+  // A reasoning model served only through /v1/responses (as OpenAI's codex models are), with
+  // encrypted reasoning items that a stateless tool loop must carry back.
+  { ...chat('gpt-5-codex-emu', 1.25, 1024, 400_000), endpoints: ['openai-response'] },
   other('text-embedding-3-small', 'embedding', 0.02, { dimensions: 1536 }),
   other('embed-emu-256', 'embedding', 0.01, { dimensions: 256 }),
   other('rerank-emu', 'rerank', 0.02),

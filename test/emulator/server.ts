@@ -4,6 +4,7 @@ import { authorize, keyFromRequest, type AuthResult } from './auth';
 import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
 import { Faults, type Fault, type FaultRule } from './faults';
+import { handleResponses } from './responses';
 import { handleMessages } from './messages';
 import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
 import { PromptCache } from './prompt-cache';
@@ -111,6 +112,7 @@ export class GatewayEmulator {
     route('GET', '/v1/models', (ctx) => this.listModels(ctx));
     route('POST', '/v1/chat/completions', handleChatCompletions);
     route('POST', '/v1/messages', handleMessages);
+    route('POST', '/v1/responses', handleResponses);
     route('POST', '/v1/embeddings', handleEmbeddings);
     route('POST', '/v1/rerank', handleRerank);
     route('POST', '/v1/moderations', handleModerations);

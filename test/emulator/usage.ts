@@ -158,7 +158,7 @@ export function handlePricing(ctx: Ctx): void {
       owner_by: m.ownedBy,
       completion_ratio: m.kind === 'chat' ? 4 : 1,
       enable_groups: ['default'],
-      supported_endpoint_types: [m.kind === 'chat' ? 'openai' : m.kind],
+      supported_endpoint_types: m.endpoints ?? (m.kind !== 'chat' ? [m.kind] : /claude/.test(m.id) ? ['anthropic', 'openai'] : ['openai']),
     };
     if (m.kind === 'chat' && !unpriced) Object.assign(row, { cache_ratio: 0.1, create_cache_ratio: 1.25 });
     // Per-unit models (speech characters, transcription seconds, video seconds) bill their own
