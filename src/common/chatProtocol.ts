@@ -40,7 +40,8 @@ export function viewTurn<T extends Turn>(turn: T): T {
   if (turn.role !== 'assistant') return turn;
   return {
     ...turn,
-    steps: turn.steps.map((s) => ({
+    // Encrypted reasoning items stay in the host: the view has nothing to draw from them.
+    steps: turn.steps.map(({ reasoningItems: _kept, ...s }) => ({
       ...s,
       toolCalls: s.toolCalls.map((c) => ({
         ...c,
@@ -79,7 +80,7 @@ export const FromWebview = z.discriminatedUnion('type', [
   /** Condense by hand: older turns summarised by the model (answered by a `result`). */
   z.object({ type: z.literal('condense'), requestId: RequestId }),
   z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
-  z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages']) }),
+  z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages', 'responses']) }),
   z.object({ type: z.literal('add-context') }),
   z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save', 'apply']), code: z.string().check(z.maxLength(1024 * 1024)), language: z.optional(z.string().check(z.maxLength(50))) }),
   /** `@` or `#` typed in the input: workspace files matching the query, answered by `files`. */
@@ -108,15 +109,15 @@ const FixActionSchema = z.object({ title: z.string(), command: z.enum(FIX_COMMAN
 export type FixAction = z.infer<typeof FixActionSchema>;
 
 const ToolCallSchema = z.looseObject({ id: z.string(), name: z.string(), args: z.string(), status: z.string() });
-const StepSchema = z.looseObject({ text: z.string(), toolCalls: z.array(ToolCallSchema), thinking: z.optional(z.string()) });
-const UsageSchema = z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), estimated: z.optional(z.boolean()) });
+const StepSchema = z.looseObject({ text: z.string(), toolCalls: z.array(ToolCallSchema), thinking: z.optional(z.string()), thinkingMs: z.optional(z.number()) });
+const UsageSchema = z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), reasoning: z.optional(z.number()), estimated: z.optional(z.boolean()) });
 
 /** An answer as the view draws it: checked for the fields the view reads, the rest passes. */
 export const AssistantTurnSchema = z.looseObject({
   id: z.string(),
   role: z.literal('assistant'),
   model: z.string(),
-  format: z.enum(['chat', 'messages']),
+  format: z.enum(['chat', 'messages', 'responses']),
   steps: z.array(StepSchema),
   status: z.enum(['streaming', 'done', 'stopped', 'error']),
   usage: UsageSchema,
@@ -185,9 +186,9 @@ export type Unasked = z.infer<typeof UnaskedSchema>;
 export const ViewStateSchema = z.object({
   models: z.array(z.string()),
   model: z.string(),
-  formatChoice: z.enum(['auto', 'chat', 'messages']),
+  formatChoice: z.enum(['auto', 'chat', 'messages', 'responses']),
   /** The format the current model uses. */
-  format: z.enum(['chat', 'messages']),
+  format: z.enum(['chat', 'messages', 'responses']),
   toolsEnabled: z.boolean(),
   configured: z.boolean(),
   busy: z.boolean(),
@@ -206,9 +207,9 @@ export const ViewStateSchema = z.object({
 export interface ViewState {
   models: string[];
   model: string;
-  formatChoice: 'auto' | 'chat' | 'messages';
+  formatChoice: 'auto' | 'chat' | 'messages' | 'responses';
   /** The format the current model uses. */
-  format: 'chat' | 'messages';
+  format: 'chat' | 'messages' | 'responses';
   toolsEnabled: boolean;
   configured: boolean;
   busy: boolean;

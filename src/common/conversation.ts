@@ -64,6 +64,11 @@ export interface Step {
   text: string;
   thinking?: string;
   thinkingSignature?: string;
+  /** Responses format: the reasoning items of this step (encrypted), sent back with its tool calls. */
+  reasoningItems?: { id: string; summary: string[]; encrypted?: string }[];
+  /** How long the reasoning streamed (first to last thinking delta), and the reasoning tokens the gateway reported. */
+  thinkingMs?: number;
+  thinkingStartedAt?: number;
   toolCalls: ToolCallRecord[];
 }
 
@@ -72,6 +77,8 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Of the output, the tokens spent reasoning (when the gateway reports them). */
+  reasoning?: number;
   /** True when a reply came without usage and its tokens were estimated from the text. */
   estimated?: boolean;
 }
@@ -153,17 +160,42 @@ export function activeCondensation(c: Pick<Conversation, 'turns' | 'condensation
   return [...(c.condensations ?? [])].reverse().find((k) => ids.has(k.throughTurnId));
 }
 
-export type WireFormat = 'chat' | 'messages';
+export type WireFormat = 'chat' | 'messages' | 'responses';
 export type FormatChoice = WireFormat | 'auto';
 
-/** "auto" picks the messages format for model ids matching the pattern (default: Claude models). */
-export function resolveFormat(model: string, choice: FormatChoice, pattern: string): WireFormat {
-  if (choice !== 'auto') return choice;
+/** new-api's `supported_endpoint_types` value for each wire format. */
+export const ENDPOINT_TYPE: Record<WireFormat, string> = { chat: 'openai', messages: 'anthropic', responses: 'openai-response' };
+
+/** What is known of a model beyond its id: the user's override, the gateway's endpoint list, a gateway without /v1/responses. */
+export interface FormatFacts {
+  /** `modelGateway.modelOverrides.<model>.api`. */
+  override?: WireFormat;
+  /** The model's `supported_endpoint_types` from `/api/pricing` (unknown when absent). */
+  endpoints?: readonly string[];
+  /** This gateway answered 404 for `/v1/responses`. */
+  noResponsesRoute?: boolean;
+}
+
+/**
+ * The wire format for a model, decided per model and never from its name alone: a choice made in
+ * the chat, else the user's override, else the formats the gateway lists for the model (the
+ * user's messages pattern picks among them; chat completions first, then messages, then
+ * responses), else chat completions. A gateway without `/v1/responses` falls back to chat.
+ */
+export function resolveFormat(model: string, choice: FormatChoice, pattern: string, facts: FormatFacts = {}): WireFormat {
+  const usable = (f: WireFormat) => !(f === 'responses' && facts.noResponsesRoute);
+  if (choice !== 'auto') return usable(choice) ? choice : 'chat';
+  if (facts.override) return usable(facts.override) ? facts.override : 'chat';
+  const listed = (f: WireFormat) => usable(f) && (!facts.endpoints?.length || facts.endpoints.includes(ENDPOINT_TYPE[f]));
+  let prefersMessages: boolean;
   try {
-    return new RegExp(pattern, 'i').test(model) ? 'messages' : 'chat';
+    prefersMessages = new RegExp(pattern, 'i').test(model);
   } catch {
-    return /claude/i.test(model) ? 'messages' : 'chat';
+    prefersMessages = /claude/i.test(model);
   }
+  if (prefersMessages && listed('messages')) return 'messages';
+  for (const f of ['chat', 'messages', 'responses'] as const) if (listed(f)) return f;
+  return 'chat';
 }
 
 export function emptyUsage(): Usage {

@@ -65,6 +65,11 @@ export class PriceBook {
     for (const p of gatewayPrices ?? []) this.gateway.set(p.model, p);
   }
 
+  /** The wire formats the gateway lists for a model (new-api's `supported_endpoint_types`). */
+  endpoints(model: string): string[] | undefined {
+    return this.gateway.get(model)?.endpoints;
+  }
+
   /** Whether the gateway published prices at all (one-api does not). */
   get hasGatewayPrices(): boolean {
     return this.gateway.size > 0;

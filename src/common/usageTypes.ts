@@ -47,6 +47,8 @@ export interface ModelPrice {
   cacheWritePerMTok?: number;
   perRequest?: number;
   unknown: boolean;
+  /** new-api's `supported_endpoint_types`: the wire formats the gateway serves the model in. */
+  endpoints?: string[];
 }
 
 /** The key's own figures from the billing routes (API key only). */

@@ -25,6 +25,9 @@ export interface ModelOverride {
   maxOutputTokens?: number;
   imageInput?: boolean;
   toolCalling?: boolean;
+  /** The wire format the model speaks (else from the gateway's endpoint list, else chat completions). */
+  api?: 'chat' | 'messages' | 'responses';
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
 }
 
 const Override = z.catch(
@@ -33,6 +36,8 @@ const Override = z.catch(
     maxOutputTokens: z.optional(z.number().check(z.int(), z.positive())),
     imageInput: z.optional(z.boolean()),
     toolCalling: z.optional(z.boolean()),
+    api: z.optional(z.enum(['chat', 'messages', 'responses'])),
+    reasoningEffort: z.optional(z.enum(['minimal', 'low', 'medium', 'high'])),
   }),
   {},
 );

@@ -39,11 +39,17 @@ export class Prices {
         });
       this.cached = entry;
     }
-    return new PriceBook(await this.cached.prices, overrides);
+    const book = new PriceBook(await this.cached.prices, overrides);
+    this.latest = book;
+    return book;
   }
+
+  /** The last book read (for decisions that can't wait: a model's wire format). */
+  latest: PriceBook | undefined;
 
   /** Forget the gateway's prices (a new connection, or a refresh asked for). */
   reset(): void {
     this.cached = undefined;
+    this.latest = undefined;
   }
 }

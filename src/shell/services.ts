@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type * as Gateway from '../gateway';
-import { readSettings, type GatewaySettings } from './config';
+import { modelOverride, readSettings, type GatewaySettings } from './config';
+import type { FormatFacts } from '../common/conversation';
 import { Credentials } from './credentials';
 import { Log } from './log';
 import { affectsNetwork, readNetwork, type NetworkChoice } from './network';
@@ -11,6 +12,9 @@ import { Prices } from './prices';
 export type GatewayModule = typeof Gateway;
 
 let gatewayModule: GatewayModule | undefined;
+
+/** Base URLs of gateways that answered 404 for `/v1/responses` (kept in global state). */
+const NO_RESPONSES_ROUTE = 'modelGateway.noResponsesRoute';
 
 /** Base URLs of gateways that refused `stream_options` (kept in global state). */
 const STREAM_OPTIONS_REFUSED = 'modelGateway.refusesStreamOptions';
@@ -51,9 +55,11 @@ export interface PromptSource {
   readonly prompts: Prompts;
 }
 
-/** Model prices: the gateway's and the user's own. */
+/** Model prices: the gateway's and the user's own; with them, the wire formats the gateway lists per model. */
 export interface PriceSource {
   readonly prices: Prices;
+  formatFacts(model: string): FormatFacts;
+  noResponsesRoute(model: string): void;
 }
 
 /** The redacted log, and the notices shown (kept for the tests and support). */
@@ -209,6 +215,29 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     });
     this.cachedClient = { signature, client };
     return client;
+  }
+
+  /** What decides a model's wire format beyond the chat's own choice (`resolveFormat`). */
+  formatFacts(model: string): FormatFacts {
+    const s = this.settings();
+    const base = s.baseUrl ? s.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') : '';
+    return {
+      override: modelOverride(s.modelOverrides, model).api,
+      endpoints: this.prices.latest?.endpoints(model),
+      noResponsesRoute: (this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? []).includes(base),
+    };
+  }
+
+  /** The gateway in use answered 404 for `/v1/responses`: its models fall back to chat completions from now on. */
+  noResponsesRoute(model: string): void {
+    const s = this.settings();
+    const base = s.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    const known = this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? [];
+    if (!known.includes(base)) void this.context.globalState.update(NO_RESPONSES_ROUTE, [...known, base]);
+    const message = `This gateway has no /v1/responses (HTTP 404): ${model} goes by chat completions instead, now and in later chats. Set modelGateway.modelOverrides["${model}"].api to choose another format.`;
+    this.log.warn(message);
+    this.recordNotice('warning', message);
+    void vscode.window.showWarningMessage(message);
   }
 
   network(): NetworkChoice {

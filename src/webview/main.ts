@@ -44,6 +44,7 @@ const formatSelect = h(
   h('option', { value: 'auto', text: 'Format: auto' }),
   h('option', { value: 'chat', text: 'Chat completions' }),
   h('option', { value: 'messages', text: 'Messages (caching)' }),
+  h('option', { value: 'responses', text: 'Responses' }),
 );
 const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': 'Attachments' });
 const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
@@ -288,7 +289,7 @@ function applyState(s: ViewState): void {
   titleEl.textContent = s.conversation?.title ?? 'New conversation';
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
   formatSelect.value = s.formatChoice;
-  formatSelect.title = `Wire format (now ${s.format === 'messages' ? 'messages' : 'chat completions'})`;
+  formatSelect.title = `Wire format (now ${s.format === 'chat' ? 'chat completions' : s.format})`;
   sendButton.hidden = s.busy;
   stopButton.hidden = !s.busy;
   contextButton.disabled = false;
@@ -420,7 +421,7 @@ condenseButton.addEventListener('click', () => {
 sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
-formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' }));
+formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' }));
 newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 historyButton.addEventListener('click', () => {
   historyPanel.hidden = !historyPanel.hidden;

@@ -15,13 +15,16 @@ export const shared = {
   scrollToEnd: (force?: boolean): void => void force,
 };
 
+const FORMAT_NAMES = { chat: 'chat completions', messages: 'messages', responses: 'responses' } as const;
+
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
   const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString('en-US')}`;
-  const parts = [`in ${n(u.input)}`, `out ${n(u.output)}`];
+  const parts = [`in ${n(u.input)}`, `out ${n(u.output)}${u.reasoning ? ` (reasoning ${n(u.reasoning)})` : ''}`];
   if (u.estimated) parts.push('estimated: the gateway sent no usage');
   if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
+  else if (u.cacheRead) parts.push(`cached ${n(u.cacheRead)}`);
   const c = t.cost;
   if (c?.dollars !== undefined) {
     parts.push(`${c.estimated ? '~' : ''}${formatCost(c.dollars)}${c.estimated ? ' (estimate)' : ''}`);
@@ -80,7 +83,7 @@ export class TurnView {
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${turn.format === 'messages' ? 'messages' : 'chat completions'}` }), this.stepsEl, this.footer);
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}` }), this.stepsEl, this.footer);
     this.apply(turn);
   }
 
@@ -97,6 +100,8 @@ export class TurnView {
     if (thinkingEl && step.thinking) {
       thinkingEl.hidden = false;
       thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
+      const took = (step as { thinkingMs?: number }).thinkingMs;
+      thinkingEl.querySelector('summary')!.textContent = took && this.turn.status !== 'streaming' ? `Thought for ${(took / 1000).toFixed(1)} s` : 'Thinking';
     }
   }
 

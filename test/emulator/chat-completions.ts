@@ -127,12 +127,16 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
 
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);
-  const reasoning = model.id === 'deepseek-reasoner-emu' ? `Thinking it through: ${text.slice(0, 60) || 'which tool to call'}…` : undefined;
+  const thought = `Thinking it through: ${text.slice(0, 60) || 'which tool to call'}…`;
+  const reasoning = model.id === 'deepseek-reasoner-emu' || model.id === 'vllm-reasoner-emu' ? thought : undefined;
+  const reasoningField = model.id === 'vllm-reasoner-emu' ? 'reasoning' : 'reasoning_content';
+  if (model.id === 'r1-distill-emu') text = `<think>\n${thought}\n</think>\n\n${text}`;
+  if (reasoning) Object.assign(usage, { completion_tokens_details: { reasoning_tokens: estimateTokens(reasoning) } });
   if (body.stream === true) {
     const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true && model.id !== 'legacy-upstream-emu';
-    return streamCompletion(ctx, { id, created, model: model.id, text, calls, finish, reasoning, usage: includeUsage ? usage : undefined });
+    return streamCompletion(ctx, { id, created, model: model.id, text, calls, finish, reasoning, reasoningField, usage: includeUsage ? usage : undefined });
   }
-  const message: Json = { role: 'assistant', content: calls.length > 0 && !text ? null : text, ...(reasoning ? { reasoning_content: reasoning } : {}) };
+  const message: Json = { role: 'assistant', content: calls.length > 0 && !text ? null : text, ...(reasoning ? { [reasoningField]: reasoning } : {}) };
   if (calls.length > 0) {
     message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
   }
@@ -154,6 +158,7 @@ interface StreamPlan {
   calls: { id: string; name: string; args: string }[];
   finish: string;
   reasoning?: string;
+  reasoningField?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -170,7 +175,7 @@ async function streamCompletion(ctx: Ctx, s: StreamPlan): Promise<void> {
 
   if (!(await writer.event(undefined, chunk({ role: 'assistant', content: '' })))) return;
   for (const piece of s.reasoning ? textPieces(s.reasoning) : []) {
-    if (!(await writer.event(undefined, chunk({ reasoning_content: piece })))) return;
+    if (!(await writer.event(undefined, chunk({ [s.reasoningField ?? 'reasoning_content']: piece })))) return;
   }
   for (const piece of s.text ? textPieces(s.text) : []) {
     if (!(await writer.event(undefined, chunk({ content: piece })))) return;

@@ -41,6 +41,10 @@ export const MODELS: EmulatedModel[] = [
   // stream_options and never reports usage in a stream.
   chat('deepseek-reasoner-emu', 0.55),
   chat('legacy-upstream-emu', 0.5),
+  // Reasoning in the other shapes gateways pass through: `delta.reasoning` (vLLM, OpenRouter) and
+  // `<think>…</think>` at the start of the content (R1 distills served raw).
+  chat('vllm-reasoner-emu', 0.3),
+  chat('r1-distill-emu', 0.3),
   // A reasoning model served only through /v1/responses (as OpenAI's codex models are), with
   // encrypted reasoning items that a stateless tool loop must carry back.
   { ...chat('gpt-5-codex-emu', 1.25, 1024, 400_000), endpoints: ['openai-response'] },

@@ -70,7 +70,8 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
       if (!unseal(item.encrypted_content)) return { turns, tokens, problem: `Item at input[${i}] of type 'reasoning' has encrypted_content that could not be verified.` };
       reasoningSinceUser = true;
     } else if (type === 'function_call') {
-      if (reasoningModel && !reasoningSinceUser) {
+      // OpenAI's rule: an output item sent back by id needs the reasoning item that came before it.
+      if (reasoningModel && item.id !== undefined && !reasoningSinceUser) {
         return { turns, tokens, problem: `Item '${asText(item.id) || `input[${i}]`}' of type 'function_call' was provided without its required 'reasoning' item. With store: false, pass back the reasoning items (include: ["reasoning.encrypted_content"]).` };
       }
       names.set(asText(item.call_id), asText(item.name));
@@ -132,14 +133,14 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   if (body.messages !== undefined) return openAiError(res, 400, "Unsupported parameter: 'messages'. In the Responses API, this parameter has moved to 'input'.", 'invalid_request_error', 'unsupported_parameter');
   const effort = (body.reasoning as Json | undefined)?.effort;
   const reasoningModel = REASONING_RESPONSES_MODELS.has(model.id);
-  if (effort !== undefined && !['minimal', 'low', 'medium', 'high', 'none', 'xhigh'].includes(String(effort))) {
+  if (effort !== undefined && !['minimal', 'low', 'medium', 'high', 'none', 'xhigh'].includes(asText(effort))) {
     return openAiError(res, 400, `Invalid value: '${asText(effort)}'. Supported values are: 'minimal', 'low', 'medium', and 'high'.`, 'invalid_request_error', 'invalid_value');
   }
   if (effort !== undefined && !reasoningModel) return openAiError(res, 400, `Unsupported parameter: 'reasoning.effort' is not supported with this model.`, 'invalid_request_error', 'unsupported_parameter');
   const tools: ToolSpec[] = [];
   for (const t of Array.isArray(body.tools) ? (body.tools as Json[]) : []) {
     if (t.type !== 'function' || typeof t.name !== 'string') return openAiError(res, 400, "Missing required parameter: 'tools[0].name'.", 'invalid_request_error', 'missing_required_parameter');
-    tools.push({ name: t.name, description: asText(t.description), parameters: (t.parameters ?? {}) as ToolSpec['parameters'] });
+    tools.push({ name: t.name, description: asText(t.description), parameters: (t.parameters ?? {}) });
   }
   const choice = toolChoiceOf(body.tool_choice);
   if (!choice) return openAiError(res, 400, "Invalid value for 'tool_choice'.", 'invalid_request_error', 'invalid_value');

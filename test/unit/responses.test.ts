@@ -70,14 +70,14 @@ describe('the Responses format (/v1/responses, new-api)', function () {
     const history: ResponseInputItem[] = [
       { role: 'user', content: 'Read the file `src/app.ts` and tell me what it does' },
       { type: 'reasoning', id: reasoning.id, summary: reasoning.summary.map((s) => ({ type: 'summary_text' as const, text: s.text })), encrypted_content: reasoning.encrypted_content },
-      { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+      { type: 'function_call', id: (call as { id?: string }).id, call_id: call.call_id, name: call.name, arguments: call.arguments },
       { type: 'function_call_output', call_id: call.call_id, output: 'export function main() { console.log("serves the app"); }' },
     ];
     const step2 = await client.responses.create({ ...common, input: history });
     assert.match(outputText(step2), /\S/);
     assert.ok(!step2.output.some((i) => i.type === 'function_call'), 'answered from the result');
 
-    // Without the reasoning item, the reasoning model refuses the step (as OpenAI does).
+    // An output item sent back by id without the reasoning item before it is refused (as OpenAI does).
     const err = await client.responses.create({ ...common, input: history.filter((i) => i.type !== 'reasoning') }).then(
       () => undefined,
       (e: unknown) => e,

@@ -99,6 +99,14 @@ export async function condense(o: CondenseOptions): Promise<{ condensation: Cond
     summary = reply.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     usage.input = reply.usage.input_tokens + (reply.usage.cache_read_input_tokens ?? 0) + (reply.usage.cache_creation_input_tokens ?? 0);
     usage.output = reply.usage.output_tokens;
+  } else if (o.format === 'responses') {
+    const reply = await o.client.responses.create(
+      { model: o.model, max_output_tokens: maxTokens, instructions: SUMMARY_INSTRUCTIONS, input: [{ role: 'user', content: question }], store: false },
+      { signal: o.signal },
+    );
+    summary = reply.output.flatMap((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content as { type: string; text?: string }[]) : [])).map((c) => (c.type === 'output_text' ? (c.text ?? '') : '')).join('');
+    usage.input = reply.usage?.input_tokens ?? 0;
+    usage.output = reply.usage?.output_tokens ?? 0;
   } else {
     const reply = await o.client.chat.completions.create(
       { model: o.model, max_tokens: maxTokens, messages: [{ role: 'system', content: SUMMARY_INSTRUCTIONS }, { role: 'user', content: question }] },

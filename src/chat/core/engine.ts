@@ -4,7 +4,8 @@ import type { AssistantTurn, Condensation, Step, ToolCallRecord, Turn, TurnError
 import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse, type Fitted } from './budget';
 import { condense } from './condense';
 import { scaleFromUsage } from './tokens';
-import { chatTools, messagesTools, toChatMessages, toMessagesRequest } from './wire';
+import { ThinkTagSplitter } from './thinkTags';
+import { chatTools, messagesTools, responsesTools, toChatMessages, toMessagesRequest, toResponsesInput } from './wire';
 
 /** What the engine needs from the tools: their definitions and a runner. */
 export interface ToolRunner {
@@ -59,6 +60,10 @@ export interface RunOptions {
   onTokenScale?: (scale: number) => void;
   /** `required`: the model must call a tool (VS Code's tool mode); `auto` when absent. */
   toolChoice?: 'auto' | 'required';
+  /** The gateway answered 404 for /v1/responses: the turn went on in chat completions (remember it). */
+  onNoResponsesRoute?: () => void;
+  /** Responses format: `reasoning.effort` for a reasoning model (the user's per-model override). */
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   signal?: AbortSignal;
   onEvent?: (e: EngineEvent) => void;
 }
@@ -182,10 +187,23 @@ async function prepare(o: RunOptions & { contextWindow: number }, history: reado
  * corrects the estimates.
  */
 async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
-  const send = (turns: readonly Turn[]) => (o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit));
+  const sendIn = (turns: readonly Turn[]) =>
+    o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : o.format === 'responses' ? streamResponses(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit);
+  const send = async (turns: readonly Turn[]) => {
+    try {
+      return await sendIn(turns);
+    } catch (err) {
+      // A gateway without /v1/responses (one-api, older new-api): this turn and the next go by chat completions.
+      if (o.format !== 'responses' || (err as { name?: string })?.name !== 'NotFoundError' || step.text || step.thinking) throw err;
+      o.format = 'chat';
+      o.turn.format = 'chat';
+      o.onNoResponsesRoute?.();
+      return sendIn(turns);
+    }
+  };
   if (!o.contextWindow) return send(history);
   const budgeted = o as RunOptions & { contextWindow: number };
-  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : messagesTools(defs));
+  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : o.format === 'responses' ? responsesTools(defs) : messagesTools(defs));
   const sendCounted = async (fitted: Fitted) => {
     emit({ type: 'context', use: fitted.use });
     const before = { ...o.turn.usage };
@@ -262,17 +280,25 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
     },
     { signal: o.signal },
   );
-  for await (const chunk of stream) {
-    const d = chunk.choices[0]?.delta;
-    if (!d) continue;
-    if (typeof d.content === 'string' && d.content) {
-      step.text += d.content;
-      emit({ type: 'text', delta: d.content });
+  const tags = new ThinkTagSplitter();
+  const show = (part: { text: string; thinking: string }) => {
+    if (part.thinking) addThinking(step, part.thinking, emit);
+    if (part.text) {
+      step.text += part.text;
+      emit({ type: 'text', delta: part.text });
     }
-    if (typeof d.reasoning_content === 'string' && d.reasoning_content) {
-      step.thinking = (step.thinking ?? '') + d.reasoning_content;
-      emit({ type: 'thinking', delta: d.reasoning_content });
+  };
+  try {
+    for await (const chunk of stream) {
+      const d = chunk.choices[0]?.delta;
+      if (!d) continue;
+      // Reasoning comes as reasoning_content (DeepSeek, new-api), reasoning (vLLM, OpenRouter) or <think> tags in the content.
+      const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof (d as { reasoning?: unknown }).reasoning === 'string' ? (d as { reasoning: string }).reasoning : '';
+      if (reasoning) addThinking(step, reasoning, emit);
+      if (typeof d.content === 'string' && d.content) show(tags.push(d.content));
     }
+  } finally {
+    show(tags.end());
   }
   const final = await stream.finalCompletion();
   const u = final.usage;
@@ -281,6 +307,8 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
     o.turn.usage.output += u.completion_tokens;
     const cached = (u as { prompt_tokens_details?: { cached_tokens?: number } }).prompt_tokens_details?.cached_tokens;
     if (cached) o.turn.usage.cacheRead += cached;
+    const reasoningTokens = (u as { completion_tokens_details?: { reasoning_tokens?: number } }).completion_tokens_details?.reasoning_tokens;
+    if (reasoningTokens) o.turn.usage.reasoning = (o.turn.usage.reasoning ?? 0) + reasoningTokens;
   } else {
     // Some upstreams stream no usage even when asked: estimate (about 4 characters a token) and say so.
     const sent = JSON.stringify(toChatMessages(o.system, history)).length + (defs.length > 0 ? JSON.stringify(chatTools(defs)).length : 0);
@@ -290,6 +318,69 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
     o.turn.usage.estimated = true;
   }
   return (final.choices[0]?.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments || '{}', status: 'running' as const }));
+}
+
+function addThinking(step: Step, delta: string, emit: (e: EngineEvent) => void): void {
+  if (!step.thinking) step.thinkingStartedAt = Date.now();
+  step.thinking = (step.thinking ?? '') + delta;
+  step.thinkingMs = Date.now() - (step.thinkingStartedAt ?? Date.now());
+  emit({ type: 'thinking', delta });
+}
+
+function reasons(history: readonly Turn[]): boolean {
+  return history.some((t) => t.role === 'assistant' && t.steps.some((s) => s.reasoningItems?.length));
+}
+
+async function streamResponses(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const stream = o.client.responses.stream(
+    {
+      model: o.model,
+      input: toResponsesInput(history),
+      ...(o.system ? { instructions: o.system } : {}),
+      ...(defs.length > 0 ? { tools: responsesTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
+      ...(o.maxTokens ? { max_output_tokens: o.maxTokens } : {}),
+      ...(o.reasoningEffort ? { reasoning: { effort: o.reasoningEffort, summary: 'auto' as const } } : {}),
+      // Stateless: the whole input each step, reasoning carried as encrypted items.
+      store: false,
+      // Encrypted reasoning is asked of models known to reason (an effort set, or reasoning items seen
+      // in this conversation): other models refuse the include.
+      ...(o.reasoningEffort || reasons(history) ? { include: ['reasoning.encrypted_content'] } : {}),
+    },
+    { signal: o.signal },
+  );
+  for await (const ev of stream) {
+    if (ev.type === 'response.output_text.delta' && ev.delta) {
+      step.text += ev.delta;
+      emit({ type: 'text', delta: ev.delta });
+    } else if (ev.type === 'response.reasoning_summary_text.delta' && ev.delta) {
+      addThinking(step, ev.delta, emit);
+    } else if (ev.type === 'response.reasoning_summary_part.added' && (ev.summary_index ?? 0) > 0 && step.thinking) {
+      addThinking(step, '\n\n', emit);
+    }
+  }
+  const final = await stream.finalResponse();
+  const u = final.usage;
+  if (u) {
+    o.turn.usage.input += u.input_tokens;
+    o.turn.usage.output += u.output_tokens;
+    o.turn.usage.cacheRead += u.input_tokens_details?.cached_tokens ?? 0;
+    const reasoningTokens = u.output_tokens_details?.reasoning_tokens;
+    if (reasoningTokens) o.turn.usage.reasoning = (o.turn.usage.reasoning ?? 0) + reasoningTokens;
+  }
+  const items = final.output;
+  step.reasoningItems = items
+    .filter((i) => i.type === 'reasoning')
+    .map((i) => {
+      const r = i as { id: string; summary: { text: string }[]; encrypted_content?: string | null };
+      return { id: r.id, summary: r.summary.map((x) => x.text), ...(r.encrypted_content ? { encrypted: r.encrypted_content } : {}) };
+    });
+  if (step.reasoningItems.length === 0) delete step.reasoningItems;
+  return items
+    .filter((i) => i.type === 'function_call')
+    .map((i) => {
+      const c = i as { call_id: string; name: string; arguments: string };
+      return { id: c.call_id, name: c.name, args: c.arguments || '{}', status: 'running' as const };
+    });
 }
 
 async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
@@ -302,8 +393,7 @@ async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[
       step.text += ev.delta.text;
       emit({ type: 'text', delta: ev.delta.text });
     } else if (ev.delta.type === 'thinking_delta') {
-      step.thinking = (step.thinking ?? '') + ev.delta.thinking;
-      emit({ type: 'thinking', delta: ev.delta.thinking });
+      addThinking(step, ev.delta.thinking, emit);
     }
   }
   const final = await stream.finalMessage();

@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatTool } from '../../gateway';
-import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool } from '../../gateway';
+import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool, ResponseFunctionTool, ResponseInputItem } from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import type { AssistantTurn, Turn, UserTurn } from '../../common/conversation';
 
@@ -155,4 +155,45 @@ export function toMessagesRequest(
   const previous = userIndexes[userIndexes.length - 2];
   if (previous !== undefined) markLast(messages[previous], control);
   return { system: system ? [{ type: 'text', text: system, cache_control: control }] : undefined, messages, tools: toolParams.length > 0 ? toolParams : undefined };
+}
+
+// ---------- responses format ----------
+
+export function responsesTools(defs: readonly ToolDefinition[]): ResponseFunctionTool[] {
+  return defs.map((d) => ({ type: 'function' as const, name: d.name, description: d.description, parameters: d.parameters, strict: false }));
+}
+
+/**
+ * The whole conversation as Responses input items (stateless: `store: false`, nothing kept on the
+ * server). A tool step sends back its reasoning items (encrypted) before its calls, as reasoning
+ * models require; the system prompt goes as `instructions`.
+ */
+export function toResponsesInput(turns: readonly Turn[]): ResponseInputItem[] {
+  const out: ResponseInputItem[] = [];
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const text = userText(turn);
+      if (turn.images.length === 0) out.push({ role: 'user', content: text });
+      else
+        out.push({
+          role: 'user',
+          content: [
+            ...(text ? [{ type: 'input_text' as const, text }] : []),
+            ...turn.images.map((img) => ({ type: 'input_image' as const, image_url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail })),
+          ],
+        });
+      continue;
+    }
+    for (const step of sentSteps(turn)) {
+      if (step.toolCalls.length > 0) {
+        for (const r of step.reasoningItems ?? []) {
+          if (r.encrypted) out.push({ type: 'reasoning', id: r.id, summary: r.summary.map((text) => ({ type: 'summary_text' as const, text })), encrypted_content: r.encrypted });
+        }
+      }
+      if (step.text) out.push({ role: 'assistant', content: step.text });
+      for (const c of step.toolCalls) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args || '{}' });
+      for (const c of step.toolCalls) out.push({ type: 'function_call_output', call_id: c.id, output: c.result ?? NOT_RUN });
+    }
+  }
+  return out;
 }

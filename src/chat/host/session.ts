@@ -154,7 +154,7 @@ export class ChatSession implements vscode.Disposable {
       models: this.models,
       model,
       formatChoice: choice,
-      format: resolveFormat(model, choice, chatSettings().pattern),
+      format: resolveFormat(model, choice, chatSettings().pattern, this.services.formatFacts(model)),
       toolsEnabled: this.toolsEnabled(),
       configured: this.services.isConfigured(),
       busy: !!this.running,
@@ -240,7 +240,7 @@ export class ChatSession implements vscode.Disposable {
       const { condensation } = await condense({
         client: this.services.client(),
         model,
-        format: resolveFormat(model, this.formatChoice(model), chatSettings().pattern),
+        format: resolveFormat(model, this.formatChoice(model), chatSettings().pattern, this.services.formatFacts(model)),
         turns: c.turns,
         cut,
         current: activeCondensation(c),
@@ -384,7 +384,7 @@ export class ChatSession implements vscode.Disposable {
     const tooLarge = this.tooLarge(model, userTurn);
     if (tooLarge) return this.notSent(text, images, context, tooLarge);
     const settings = chatSettings();
-    const format = resolveFormat(model, this.formatChoice(model), settings.pattern);
+    const format = resolveFormat(model, this.formatChoice(model), settings.pattern, this.services.formatFacts(model));
     const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
     if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
     const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
@@ -507,6 +507,8 @@ export class ChatSession implements vscode.Disposable {
       onLimit: (limit) => this.askToGoOn(limit, settings),
       cacheTtl: settings.cacheTtl,
       maxTokens: override.maxOutputTokens,
+      reasoningEffort: override.reasoningEffort,
+      onNoResponsesRoute: () => this.services.noResponsesRoute(model),
       contextWindow: this.windowOf(model),
       onContextWindow: (window) => {
         this.learnedWindows.set(model, window);

@@ -192,7 +192,7 @@ export class ResponseAccumulator {
       return item as ResponseOutputItem;
     });
     const done = this.completed && Array.isArray(this.base.output) && (this.base.output as unknown[]).length > 0;
-    return { ...(this.base as ResponseObject), id: String(this.base.id ?? ''), output: done ? (this.base.output as ResponseOutputItem[]) : output };
+    return { ...(this.base as ResponseObject), id: typeof this.base.id === 'string' ? this.base.id : '', output: done ? (this.base.output as ResponseOutputItem[]) : output };
   }
 }
 

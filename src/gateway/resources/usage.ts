@@ -53,6 +53,7 @@ const PricingRaw = z.looseObject({
   completion_ratio: z.number().optional(),
   cache_ratio: z.number().nullable().optional(),
   create_cache_ratio: z.number().nullable().optional(),
+  supported_endpoint_types: z.array(z.string()).nullable().optional(),
 });
 const PricingEnvelope = z.looseObject({ success: z.boolean().optional(), message: z.string().optional(), data: z.array(z.unknown()).nullable().optional(), group_ratio: z.record(z.string(), z.number()).optional() });
 const SubscriptionRaw = z.looseObject({ hard_limit_usd: z.number(), access_until: z.number().optional() });
@@ -175,7 +176,10 @@ export class Usage {
     const prices: ModelPrice[] = [];
     for (const raw of env.data.data ?? []) {
       const p = PricingRaw.safeParse(raw);
-      if (p.success) prices.push(priceOf(p.data, groupRatio));
+      if (!p.success) continue;
+      const price = priceOf(p.data, groupRatio);
+      if (p.data.supported_endpoint_types?.length) price.endpoints = p.data.supported_endpoint_types;
+      prices.push(price);
     }
     return prices;
   }

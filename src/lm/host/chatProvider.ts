@@ -5,7 +5,7 @@ import { emptyUsage, isChatModel, newId, resolveFormat, type AssistantTurn } fro
 import { runTurn } from '../../chat/core/engine';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
-import type { GatewayFeature } from '../../shell/services';
+import type { GatewayFeature, PriceSource } from '../../shell/services';
 import type { LmAccess } from './access';
 import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
 import { estimateTokens, toTurns, UnsupportedPartError } from '../core/convert';
@@ -28,7 +28,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly services: GatewayFeature,
+    private readonly services: GatewayFeature & Pick<PriceSource, 'formatFacts' | 'noResponsesRoute'>,
     private readonly access: LmAccess,
   ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());
@@ -74,7 +74,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     const refused = (await this.access.callerRefusal(options.requestInitiator)) ?? this.access.capRefusal();
     if (refused) throw vscode.LanguageModelError.NoPermissions(refused);
     const settings = chatSettings();
-    const format = resolveFormat(model.id, 'auto', settings.pattern);
+    const format = resolveFormat(model.id, 'auto', settings.pattern, this.services.formatFacts(model.id));
     let history;
     try {
       history = toTurns(messages, model.id);
@@ -100,6 +100,8 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
         maxSteps: 1,
         cacheTtl: settings.cacheTtl,
         maxTokens: override.maxOutputTokens,
+        reasoningEffort: override.reasoningEffort,
+        onNoResponsesRoute: () => this.services.noResponsesRoute(model.id),
         toolChoice: options.toolMode === 2 ? 'required' : 'auto',
         signal: abort.signal,
         onEvent: (e) => {
