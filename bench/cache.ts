@@ -1,12 +1,13 @@
 /**
- * Prompt caching in the messages format against the emulator (its cache follows the spec's state
+ * Prompt caching in each wire format against the emulator (messages: explicit cache_control
+ * breakpoints; chat completions and responses: the automatic prefix cache) (its cache follows the spec's state
  * table): a 10-step tool conversation, and a 40-step session on a 32,000-token window where
  * budgeting (stubs, condensing) has to keep the prefix stable for the cache to pay.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { emptyUsage, newId, type AssistantTurn, type Condensation } from '../src/common/conversation';
+import { emptyUsage, newId, type AssistantTurn, type Condensation, type WireFormat } from '../src/common/conversation';
 import { runTurn } from '../src/chat/core/engine';
 import { familyFactor } from '../src/chat/core/tokens';
 import { systemPrompt } from '../src/chat/core/prompt';
@@ -25,20 +26,24 @@ export interface CacheBenchResult {
   savedDollarsAt3PerM: number;
 }
 
-export async function runCacheBench(): Promise<CacheBenchResult> {
+/** The model each wire format is measured with (the emulator's cache rules per format). */
+export const CACHE_BENCH_MODELS: Record<WireFormat, string> = { messages: 'claude-sonnet-emu', chat: 'gpt-4o-mini', responses: 'gpt-5-codex-emu' };
+
+export async function runCacheBench(format: WireFormat = 'messages'): Promise<CacheBenchResult> {
+  const model = CACHE_BENCH_MODELS[format];
   const root = mkdtempSync(join(tmpdir(), 'mg-cache-bench-'));
   mkdirSync(join(root, 'src'));
   for (let i = 0; i < 10; i++) writeFileSync(join(root, 'src', `m${i}.ts`), Array.from({ length: 12 }, (_, j) => `export const v${i}_${j} = ${i * 100 + j};`).join('\n') + '\n');
   const emu = await GatewayEmulator.start();
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
   const tools = WorkspaceTools.forFolders([{ name: 'bench', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
-  const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: 'claude-sonnet-emu', format: 'messages', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+  const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
   let requests = 0;
   try {
     await runTurn({
       client,
-      model: 'claude-sonnet-emu',
-      format: 'messages',
+      model,
+      format,
       system: systemPrompt({ folders: ['bench'], toolsEnabled: true }),
       history: [{ id: newId('u'), role: 'user', text: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10`, images: [], context: [], at: Date.now() }],
       turn,

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgentBench } from './agent';
-import { runCacheBench, runLongSessionBench } from './cache';
+import { CACHE_BENCH_MODELS, runCacheBench, runLongSessionBench } from './cache';
 import { runIndexUpdateBench } from './indexUpdate';
 import { runMillionBench } from './vectorsMillion';
 import { runEmbeddingBench } from './embeddings';
@@ -74,10 +74,15 @@ async function main(): Promise<void> {
     console.log(`  => after 50 earlier turns: ${ratio.toFixed(2)}x the empty conversation's time (target ≤ 1.2x: ${ratio <= 1.2 ? 'met' : 'NOT met'})`);
   }
   if (want('cache')) {
-    const cache = await runCacheBench();
-    results.cache = cache;
-    console.log(`\nPrompt caching, messages format, ${cache.steps}-step tool conversation (${cache.requests} requests) on the emulator`);
-    console.log(`  input ${cache.inputTokens} tokens, read from cache ${cache.cacheRead}, written ${cache.cacheWrite}: cache-read share ${(cache.share * 100).toFixed(1)}% (target ≥ 80%: ${cache.share >= 0.8 ? 'met' : 'NOT met'}); saved $${cache.savedDollarsAt3PerM.toFixed(4)} at $3/M input`);
+    const perFormat: Record<string, Awaited<ReturnType<typeof runCacheBench>>> = {};
+    for (const format of ['messages', 'chat', 'responses'] as const) {
+      const cache = await runCacheBench(format);
+      perFormat[format] = cache;
+      console.log(`\nPrompt caching, ${format} format (${CACHE_BENCH_MODELS[format]}), ${cache.steps}-step tool conversation (${cache.requests} requests) on the emulator`);
+      console.log(`  input ${cache.inputTokens} tokens, read from cache ${cache.cacheRead}, written ${cache.cacheWrite}: cache-read share ${(cache.share * 100).toFixed(1)}% (target ≥ 80%: ${cache.share >= 0.8 ? 'met' : 'NOT met'}); saved $${cache.savedDollarsAt3PerM.toFixed(4)} at $3/M input`);
+    }
+    results.cache = perFormat.messages;
+    results.cacheByFormat = perFormat;
     const long = await runLongSessionBench();
     results.longSession = long;
     const b = long.budgeted;

@@ -59,6 +59,7 @@ export interface PromptSource {
 export interface PriceSource {
   readonly prices: Prices;
   formatFacts(model: string): FormatFacts;
+  formatFactsReady(model: string): Promise<FormatFacts>;
   noResponsesRoute(model: string): void;
 }
 
@@ -226,6 +227,12 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
       endpoints: this.prices.latest?.endpoints(model),
       noResponsesRoute: (this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? []).includes(base),
     };
+  }
+
+  /** `formatFacts` once the gateway's endpoint list is read (waits for it at most 2 s; read once an hour). */
+  async formatFactsReady(model: string): Promise<FormatFacts> {
+    await Promise.race([this.prices.book().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+    return this.formatFacts(model);
   }
 
   /** The gateway in use answered 404 for `/v1/responses`: its models fall back to chat completions from now on. */

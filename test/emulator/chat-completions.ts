@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
+import { automaticCache } from './auto-cache';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
@@ -122,8 +123,9 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
     finish = 'length';
   }
   const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  emu.store.spend(auth.key, (promptTokens + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
+  const cached = automaticCache(auth.key.key, [body.tools, ...(body.messages as unknown[])], promptTokens);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+  emu.store.spend(auth.key, (promptTokens - cached * 0.9 + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
 
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);

@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
+import { automaticCache } from './auto-cache';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
@@ -101,25 +102,6 @@ function toolChoiceOf(v: unknown): ToolChoice | undefined {
   return undefined;
 }
 
-/** Prefixes of input seen before, per key: OpenAI caches a repeated prefix of 1,024+ tokens automatically. */
-const seenPrefixes = new Map<string, number>();
-function cachedTokens(key: string, items: unknown, tokens: number): number {
-  const list = Array.isArray(items) ? items : [items];
-  let cached = 0;
-  let acc = '';
-  let accTokens = 0;
-  for (const it of list) {
-    if (it === undefined) continue;
-    const text = JSON.stringify(it);
-    acc += text;
-    accTokens += estimateTokens(text);
-    const h = createHash('sha1').update(key + acc).digest('hex');
-    if (seenPrefixes.has(h)) cached = Math.min(accTokens, tokens);
-    else seenPrefixes.set(h, accTokens);
-  }
-  return cached >= 1024 ? cached - (cached % 128) : 0;
-}
-
 export async function handleResponses(ctx: Ctx): Promise<void> {
   const { emu, res } = ctx;
   if (emu.profile !== 'new-api') {
@@ -162,7 +144,7 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const encrypted = Array.isArray(body.include) && (body.include as unknown[]).includes('reasoning.encrypted_content');
   const reasoningTokens = summary ? estimateTokens(summary) * 3 : 0;
   const outputTokens = estimateTokens(p.text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0) + reasoningTokens;
-  const cached = cachedTokens(auth.key.key, [body.instructions, body.tools, ...(Array.isArray(body.input) ? (body.input as unknown[]) : [body.input])], promptTokens);
+  const cached = automaticCache(auth.key.key, [body.instructions, body.tools, ...(Array.isArray(body.input) ? (body.input as unknown[]) : [body.input])], promptTokens);
   emu.store.spend(auth.key, (promptTokens - cached * 0.9 + outputTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: outputTokens, stream: body.stream === true });
 
   const id = `resp_${randomBytes(16).toString('hex')}`;

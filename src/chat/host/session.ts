@@ -128,6 +128,11 @@ export class ChatSession implements vscode.Disposable {
     if (this.models.length > 0 || !this.services.isConfigured()) return;
     try {
       this.models = (await this.services.client().models.list()).map((m) => m.id).filter(isChatModel).sort();
+      // The price list also says which wire formats each model speaks (the format shown before a send).
+      void this.services.prices.book().then(
+        () => this.pushState(),
+        () => undefined,
+      );
       this.modelsError = undefined;
     } catch (err) {
       this.modelsError = err;
@@ -384,7 +389,7 @@ export class ChatSession implements vscode.Disposable {
     const tooLarge = this.tooLarge(model, userTurn);
     if (tooLarge) return this.notSent(text, images, context, tooLarge);
     const settings = chatSettings();
-    const format = resolveFormat(model, this.formatChoice(model), settings.pattern, this.services.formatFacts(model));
+    const format = resolveFormat(model, this.formatChoice(model), settings.pattern, await this.services.formatFactsReady(model));
     const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
     if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
     const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };

@@ -28,7 +28,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly services: GatewayFeature & Pick<PriceSource, 'formatFacts' | 'noResponsesRoute'>,
+    private readonly services: GatewayFeature & Pick<PriceSource, 'formatFactsReady' | 'noResponsesRoute'>,
     private readonly access: LmAccess,
   ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());
@@ -74,7 +74,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     const refused = (await this.access.callerRefusal(options.requestInitiator)) ?? this.access.capRefusal();
     if (refused) throw vscode.LanguageModelError.NoPermissions(refused);
     const settings = chatSettings();
-    const format = resolveFormat(model.id, 'auto', settings.pattern, this.services.formatFacts(model.id));
+    const format = resolveFormat(model.id, 'auto', settings.pattern, await this.services.formatFactsReady(model.id));
     let history;
     try {
       history = toTurns(messages, model.id);
