@@ -118,7 +118,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
         // small-context-emu has a 32,000-token window; the settings claim more (as a mistaken user might).
         settings: {
           'modelGateway.defaultModels.chat': 'gpt-4o-mini',
-          'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 } },
+          // The reasoning model's effort, as a user sets it (its summaries then show as thinking).
+          'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 }, 'gpt-5-codex-emu': { reasoningEffort: 'low' } },
           // The reference MCP server from npm, for its prompts (`/`) and resources (`@`).
           'modelGateway.mcp.servers': { everything: { command: process.execPath, args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'] } },
         },
@@ -558,6 +559,44 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'Chat model' }) }).waitFor();
     await page.keyboard.press('Escape');
   });
+
+  it('chats in the Responses format the gateway lists for the model: a tool call, then its thinking shown and folded', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await chat().locator('#model').selectOption('gpt-5-codex-emu');
+    try {
+      await answerInResponses();
+    } finally {
+      await chat().locator('#model').selectOption('gpt-4o-mini');
+      await chat().locator('#model option[selected][value="gpt-4o-mini"]').waitFor({ state: 'attached' });
+    }
+  });
+
+  async function answerInResponses(): Promise<void> {
+    // "auto" resolves to responses from /api/pricing's supported_endpoint_types (the only one listed).
+    await chat().locator('#format[title*="now responses"]').waitFor();
+    const before = emu.requestsTo('/v1/responses').length;
+    await ask('Please read the file README.md');
+    await idle();
+    const sent = emu.requestsTo('/v1/responses').slice(before);
+    assert.equal(sent.length, 2, 'one request per step');
+    const second = sent[1].body as { store: boolean; include: string[]; input: { type?: string }[] };
+    assert.equal(second.store, false);
+    assert.deepEqual(second.include, ['reasoning.encrypted_content']);
+    assert.deepEqual(
+      second.input.map((i) => i.type ?? 'message'),
+      ['message', 'reasoning', 'function_call', 'function_call_output'],
+    );
+    assert.match(await lastAnswer().locator('.who').innerText(), /gpt-5-codex-emu · responses/);
+    assert.match(await lastAnswer().locator('details.tool summary').first().innerText(), /read_file\s+README\.md\s+done/);
+    const thinking = lastAnswer().locator('details.thinking:not([hidden])').first();
+    assert.match(await thinking.locator('summary').innerText(), /^Thought for \d+\.\d s$/);
+    await thinking.locator('summary').click();
+    assert.match(await thinking.locator('.thinking-text').innerText(), /The user asked/);
+    assert.match(await lastAnswer().locator('.usage').innerText(), /out \d[\d,]* \(reasoning \d[\d,]*\)/);
+    await assertInView(lastAnswer().locator('.usage'), 'the end of the answer');
+    await page.screenshot({ path: join(SHOTS, 'chat-responses-thinking.png') });
+  }
 
   it('opens, renames and deletes conversations from the history, each answered by the host', async () => {
     if (!(await chat().locator('#history-panel').isVisible())) await chat().locator('#history').click();

@@ -194,7 +194,7 @@ async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], d
       return await sendIn(turns);
     } catch (err) {
       // A gateway without /v1/responses (one-api, older new-api): this turn and the next go by chat completions.
-      if (o.format !== 'responses' || (err as { name?: string })?.name !== 'NotFoundError' || step.text || step.thinking) throw err;
+      if (o.format !== 'responses' || !isMissingRoute(err) || step.text || step.thinking) throw err;
       o.format = 'chat';
       o.turn.format = 'chat';
       o.onNoResponsesRoute?.();
@@ -327,11 +327,18 @@ function addThinking(step: Step, delta: string, emit: (e: EngineEvent) => void):
   emit({ type: 'thinking', delta });
 }
 
+/** A 404 for the route itself (`Invalid URL (POST /v1/responses)`), not for a model the upstream lacks. */
+function isMissingRoute(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; serverMessage?: string; message?: string };
+  return e?.name === 'NotFoundError' && e.code !== 'model_not_found' && !/\bmodel\b/i.test(e.serverMessage ?? e.message ?? '');
+}
+
 function reasons(history: readonly Turn[]): boolean {
   return history.some((t) => t.role === 'assistant' && t.steps.some((s) => s.reasoningItems?.length));
 }
 
 async function streamResponses(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const reasoning = !!o.reasoningEffort || reasons(history);
   const stream = o.client.responses.stream(
     {
       model: o.model,
@@ -339,12 +346,11 @@ async function streamResponses(o: RunOptions, step: Step, history: readonly Turn
       ...(o.system ? { instructions: o.system } : {}),
       ...(defs.length > 0 ? { tools: responsesTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
       ...(o.maxTokens ? { max_output_tokens: o.maxTokens } : {}),
-      ...(o.reasoningEffort ? { reasoning: { effort: o.reasoningEffort, summary: 'auto' as const } } : {}),
-      // Stateless: the whole input each step, reasoning carried as encrypted items.
+      // Stateless: the whole input each step, reasoning carried as encrypted items. Summaries and
+      // encrypted reasoning are asked of models known to reason (an effort set by the user, or
+      // reasoning items seen in this conversation): other models refuse both.
       store: false,
-      // Encrypted reasoning is asked of models known to reason (an effort set, or reasoning items seen
-      // in this conversation): other models refuse the include.
-      ...(o.reasoningEffort || reasons(history) ? { include: ['reasoning.encrypted_content'] } : {}),
+      ...(reasoning ? { reasoning: { ...(o.reasoningEffort ? { effort: o.reasoningEffort } : {}), summary: 'auto' as const }, include: ['reasoning.encrypted_content'] } : {}),
     },
     { signal: o.signal },
   );
