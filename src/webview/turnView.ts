@@ -101,7 +101,7 @@ export class TurnView {
       thinkingEl.hidden = false;
       thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
       const took = (step as { thinkingMs?: number }).thinkingMs;
-      thinkingEl.querySelector('summary')!.textContent = took !== undefined && this.turn.status !== 'streaming' ? `Thought for ${(took / 1000).toFixed(1)} s` : 'Thinking';
+      thinkingEl.querySelector('summary')!.textContent = took !== undefined && this.turn.status !== 'streaming' ? (took < 1000 ? 'Thought for less than a second' : `Thought for ${(took / 1000).toFixed(1)} s`) : 'Thinking';
     }
   }
 
