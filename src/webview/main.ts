@@ -144,15 +144,26 @@ messages.addEventListener('scroll', () => {
 shared.scrollToEnd = scrollToEnd;
 new ResizeObserver(() => scrollToEnd()).observe(thread);
 jumpButton.addEventListener('click', () => scrollToEnd(true));
-// Opening a summary card shows it from its top: the view stops following the newest content
-// (toggle does not bubble, hence the capture).
+// Opening a summary card shows it from its top, and opening a tool card or the thinking brings
+// what it holds into view (as little scrolling as that takes): the view stops following the newest
+// content (toggle does not bubble, hence the capture).
 thread.addEventListener(
   'toggle',
   (e) => {
     const card = e.target as HTMLElement;
-    if (!card.classList?.contains('condensed') || !(card as HTMLDetailsElement).open) return;
-    stick = false;
-    card.scrollIntoView({ block: 'start' });
+    if (!(card as HTMLDetailsElement).open) return;
+    if (card.classList?.contains('condensed')) {
+      stick = false;
+      card.scrollIntoView({ block: 'start' });
+    } else if (card.classList?.contains('tool') || card.classList?.contains('thinking')) {
+      requestAnimationFrame(() => {
+        const view = messages.getBoundingClientRect();
+        const r = card.getBoundingClientRect();
+        if (r.top >= view.top && r.bottom <= view.bottom) return;
+        stick = false;
+        card.scrollIntoView({ block: r.height > view.height ? 'start' : 'nearest' });
+      });
+    }
   },
   true,
 );

@@ -201,6 +201,28 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       assert.equal(second.body.messages[2].content[0].type, 'tool_result');
     });
 
+    it('speaks the Responses format to a model the gateway serves only there (new-api\'s /api/pricing): the tool round trip', async function () {
+      if (config.profile !== 'new-api') this.skip(); // reason: one-api has neither /v1/responses nor /api/pricing
+      const [codex] = await vscode.lm.selectChatModels({ vendor: 'model-gateway', id: 'gpt-5-codex-emu' });
+      assert.ok(codex, 'gpt-5-codex-emu is offered');
+      const tools: vscode.LanguageModelChatTool[] = [{ name: 'get_weather', description: 'The weather in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+      const question = user(new vscode.LanguageModelTextPart('Use get_weather for the city "Bergen"'));
+      const calls: vscode.LanguageModelToolCallPart[] = [];
+      for await (const part of (await codex.sendRequest([question], { tools })).stream) if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
+      assert.equal(calls[0]?.name, 'get_weather');
+      assert.deepEqual(calls[0]?.input, { city: 'Bergen' });
+      const answer = await codex.sendRequest(
+        [question, vscode.LanguageModelChatMessage.Assistant([calls[0]]), vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Rain, 9 degrees')])])],
+        { tools },
+      );
+      let text = '';
+      for await (const chunk of answer.text) text += chunk;
+      assert.match(text, /Rain, 9 degrees/);
+      const sent = (await emulatorControl('last-request', { path: '/v1/responses' })) as { body: { store: boolean; input: { type?: string; role?: string }[] } };
+      assert.equal(sent.body.store, false);
+      assert.deepEqual(sent.body.input.map((i) => i.type ?? i.role), ['user', 'function_call', 'function_call_output']);
+    });
+
     it('stops when the caller cancels, mid-stream', async () => {
       await emulatorControl('faults', { path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
       const cts = new vscode.CancellationTokenSource();
