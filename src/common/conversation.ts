@@ -69,6 +69,8 @@ export interface Step {
   /** How long the reasoning streamed (first to last thinking delta), and the reasoning tokens the gateway reported. */
   thinkingMs?: number;
   thinkingStartedAt?: number;
+  /** Chat completions: the field the reasoning came in (`reasoning_content` when absent: the only shape stored before). */
+  thinkingVia?: 'reasoning_content' | 'reasoning' | 'tags';
   toolCalls: ToolCallRecord[];
 }
 

@@ -28,6 +28,8 @@ export interface ModelOverride {
   /** The wire format the model speaks (else from the gateway's endpoint list, else chat completions). */
   api?: 'chat' | 'messages' | 'responses';
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Send a tool round's reasoning back as `reasoning_content` (default: where the model streamed it so). */
+  reasoningBack?: boolean;
 }
 
 const Override = z.catch(
@@ -38,6 +40,7 @@ const Override = z.catch(
     toolCalling: z.optional(z.boolean()),
     api: z.optional(z.enum(['chat', 'messages', 'responses'])),
     reasoningEffort: z.optional(z.enum(['minimal', 'low', 'medium', 'high'])),
+    reasoningBack: z.optional(z.boolean()),
   }),
   {},
 );

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { emptyUsage, newId, resolveFormat, type AssistantTurn, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
 import { runTurn, type EngineEvent, type ToolRunner } from '../../src/chat/core/engine';
 import { ThinkTagSplitter } from '../../src/chat/core/thinkTags';
-import { toResponsesInput } from '../../src/chat/core/wire';
+import { toChatMessages, toResponsesInput } from '../../src/chat/core/wire';
 import { clientFor, useEmulator } from './helpers';
 
 function user(text: string): UserTurn {
@@ -45,6 +45,21 @@ describe('reasoning in every shape', () => {
         assert.deepEqual(split([...sample.raw]), { text: sample.text, thinking: sample.thinking });
       });
     }
+  });
+
+  it("reasoning goes back on a tool round only where the model sent it as reasoning_content, unless the user's override says otherwise", () => {
+    const turn = (via?: 'reasoning_content' | 'reasoning' | 'tags'): Turn => ({
+      ...assistant('m', 'chat'),
+      status: 'done',
+      steps: [{ text: '', thinking: 'weighing it', ...(via ? { thinkingVia: via } : {}), toolCalls: [{ id: 'c1', name: 'read_file', args: '{}', status: 'done', result: 'x' }] }],
+    });
+    const sentBack = (t: Turn, back?: boolean) => toChatMessages('', [user('q'), t], back).some((m) => 'reasoning_content' in m);
+    assert.equal(sentBack(turn('reasoning_content')), true);
+    assert.equal(sentBack(turn()), true, 'stored before the shape was recorded: reasoning_content was the only one');
+    assert.equal(sentBack(turn('reasoning')), false);
+    assert.equal(sentBack(turn('tags')), false);
+    assert.equal(sentBack(turn('tags'), true), true);
+    assert.equal(sentBack(turn('reasoning_content'), false), false);
   });
 
   it('the wire format is decided per model: override, then the gateway endpoint list, then chat; a gateway without /v1/responses falls back', () => {

@@ -10,6 +10,7 @@ import {
   type ResponseInputItem,
   type ResponseStreamEvent,
 } from '../../src/gateway';
+import { png as pngBytes } from '../emulator/media';
 import { DEMO_KEY, clientFor, useEmulator } from './helpers';
 
 const readFile = {
@@ -143,6 +144,19 @@ describe('the Responses format (/v1/responses, new-api)', function () {
     } finally {
       ctx.emu.profile = 'new-api';
     }
+  });
+
+  it('images go in as input_image (checked before the wire); the price list says which formats each model speaks', async () => {
+    const { client } = clientFor(ctx.emu);
+    const png = `data:image/png;base64,${pngBytes(8, 8, 1).toString('base64')}`;
+    const withImage = await client.responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: png, detail: 'low' }] }], store: false });
+    const without = await client.responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }] }], store: false });
+    assert.ok((withImage.usage?.input_tokens ?? 0) > (without.usage?.input_tokens ?? 0), 'the image was counted');
+    const gif = `data:image/gif;base64,${Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64')}`;
+    assert.throws(() => client.responses.stream({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: gif }] }] }), ValidationError);
+    const prices = await client.account.usage.pricing();
+    assert.deepEqual(prices?.find((p) => p.model === 'gpt-5-codex-emu')?.endpoints, ['openai-response']);
+    assert.deepEqual(prices?.find((p) => p.model === 'claude-sonnet-emu')?.endpoints, ['anthropic', 'openai']);
   });
 
   it("the official openai SDK's responses.stream reads the emulator's events and final response", async () => {

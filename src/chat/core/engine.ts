@@ -62,6 +62,8 @@ export interface RunOptions {
   toolChoice?: 'auto' | 'required';
   /** The gateway answered 404 for /v1/responses: the turn went on in chat completions (remember it). */
   onNoResponsesRoute?: () => void;
+  /** Chat completions: send a tool round's reasoning back (`toChatMessages`); the user's per-model override. */
+  reasoningBack?: boolean;
   /** Responses format: `reasoning.effort` for a reasoning model (the user's per-model override). */
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   signal?: AbortSignal;
@@ -274,7 +276,7 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
   const stream = o.client.chat.completions.stream(
     {
       model: o.model,
-      messages: toChatMessages(o.system, history),
+      messages: toChatMessages(o.system, history, o.reasoningBack),
       ...(defs.length > 0 ? { tools: chatTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
       ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
     },
@@ -282,7 +284,10 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
   );
   const tags = new ThinkTagSplitter();
   const show = (part: { text: string; thinking: string }) => {
-    if (part.thinking) addThinking(step, part.thinking, emit);
+    if (part.thinking) {
+      step.thinkingVia ??= 'tags';
+      addThinking(step, part.thinking, emit);
+    }
     if (part.text) {
       step.text += part.text;
       emit({ type: 'text', delta: part.text });
@@ -293,8 +298,12 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
       const d = chunk.choices[0]?.delta;
       if (!d) continue;
       // Reasoning comes as reasoning_content (DeepSeek, new-api), reasoning (vLLM, OpenRouter) or <think> tags in the content.
-      const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof (d as { reasoning?: unknown }).reasoning === 'string' ? (d as { reasoning: string }).reasoning : '';
-      if (reasoning) addThinking(step, reasoning, emit);
+      const viaField = typeof d.reasoning_content === 'string' && d.reasoning_content ? 'reasoning_content' : typeof (d as { reasoning?: unknown }).reasoning === 'string' ? 'reasoning' : undefined;
+      const reasoning = viaField === 'reasoning_content' ? (d.reasoning_content as string) : viaField === 'reasoning' ? (d as { reasoning: string }).reasoning : '';
+      if (reasoning && viaField) {
+        step.thinkingVia ??= viaField;
+        addThinking(step, reasoning, emit);
+      }
       if (typeof d.content === 'string' && d.content) show(tags.push(d.content));
     }
   } finally {
@@ -311,7 +320,7 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
     if (reasoningTokens) o.turn.usage.reasoning = (o.turn.usage.reasoning ?? 0) + reasoningTokens;
   } else {
     // Some upstreams stream no usage even when asked: estimate (about 4 characters a token) and say so.
-    const sent = JSON.stringify(toChatMessages(o.system, history)).length + (defs.length > 0 ? JSON.stringify(chatTools(defs)).length : 0);
+    const sent = JSON.stringify(toChatMessages(o.system, history, o.reasoningBack)).length + (defs.length > 0 ? JSON.stringify(chatTools(defs)).length : 0);
     const received = step.text.length + (step.thinking?.length ?? 0) + (final.choices[0]?.message.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0);
     o.turn.usage.input += Math.ceil(sent / 4);
     o.turn.usage.output += Math.ceil(received / 4);

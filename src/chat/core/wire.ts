@@ -31,7 +31,12 @@ export function chatTools(defs: readonly ToolDefinition[]): ChatTool[] {
   return defs.map((d) => ({ type: 'function' as const, function: { name: d.name, description: d.description, parameters: d.parameters } }));
 }
 
-export function toChatMessages(system: string, turns: readonly Turn[]): ChatMessage[] {
+/**
+ * `reasoningBack`: send a tool round's reasoning back as `reasoning_content` (true), never
+ * (false), or (absent) where the model streamed it as `reasoning_content`: DeepSeek-style models
+ * refuse a tool round without it, and others may refuse the unknown field.
+ */
+export function toChatMessages(system: string, turns: readonly Turn[], reasoningBack?: boolean): ChatMessage[] {
   // No system message when there is none (VS Code's language-model requests bring their own).
   const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
   for (const turn of turns) {
@@ -60,7 +65,7 @@ export function toChatMessages(system: string, turns: readonly Turn[]): ChatMess
         tool_calls: step.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args || '{}' } })),
         // Thinking models (DeepSeek style) refuse a tool round whose assistant message lacks the
         // reasoning they streamed; elsewhere it is left out (some refuse it in plain turns).
-        ...(step.thinking ? { reasoning_content: step.thinking } : {}),
+        ...(step.thinking && (reasoningBack ?? (step.thinkingVia ?? 'reasoning_content') === 'reasoning_content') ? { reasoning_content: step.thinking } : {}),
       });
       for (const c of step.toolCalls) out.push({ role: 'tool', tool_call_id: c.id, content: c.result ?? NOT_RUN });
     }

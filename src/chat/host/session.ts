@@ -513,6 +513,7 @@ export class ChatSession implements vscode.Disposable {
       cacheTtl: settings.cacheTtl,
       maxTokens: override.maxOutputTokens,
       reasoningEffort: override.reasoningEffort,
+      reasoningBack: override.reasoningBack,
       onNoResponsesRoute: () => this.services.noResponsesRoute(model),
       contextWindow: this.windowOf(model),
       onContextWindow: (window) => {

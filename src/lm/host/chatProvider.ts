@@ -101,6 +101,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
         cacheTtl: settings.cacheTtl,
         maxTokens: override.maxOutputTokens,
         reasoningEffort: override.reasoningEffort,
+        reasoningBack: override.reasoningBack,
         onNoResponsesRoute: () => this.services.noResponsesRoute(model.id),
         toolChoice: options.toolMode === 2 ? 'required' : 'auto',
         signal: abort.signal,
