@@ -106,7 +106,8 @@ export function readNetwork(gw: Pick<typeof Gateway, 'proxyFromEnv' | 'describeP
   if (http.systemCertificates) {
     const os = osCertificates();
     extra.push(...os.certs);
-    if (os.error) notes.push(`The operating system's certificates could not be read (${os.error}); add your CA in modelGateway.tls.caFiles.`);
+    // Elsewhere the store's readers are native modules we do not ship: VS Code's Node (22.15+) reads it instead.
+    if (os.error && process.platform === 'linux') notes.push(`The operating system's certificates could not be read (${os.error}); add your CA in modelGateway.tls.caFiles.`);
   }
   const extraFiles = [
     ...(env.NODE_EXTRA_CA_CERTS ? [{ path: env.NODE_EXTRA_CA_CERTS, from: 'NODE_EXTRA_CA_CERTS' }] : []),

@@ -235,49 +235,61 @@ describe('chat engine (agent loop) against the emulator', () => {
     });
   }
 
-  for (const [format, model] of [['chat', 'small-context-emu'], ['messages', 'claude-small-context-emu']] as const) {
+  for (const [format, model] of [['chat', 'small-context-emu'], ['messages', 'claude-small-context-emu'], ['responses', 'small-context-emu']] as const) {
     it(`condenses older turns with a model-written summary when stubs are not enough, then sends the summary in their place (${format})`, async () => {
       const { emu } = ctx;
-      const key = emu.store.addKey({ userId: emu.store.addUser({ username: `condense-${format}` }).id, name: 'c', unlimitedQuota: true });
-      const { client } = clientFor(emu, { apiKey: key.secret });
-      const path = format === 'chat' ? '/v1/chat/completions' : '/v1/messages';
-      const long = (n: number) => Array.from({ length: 700 }, (_, i) => `point ${i + 1} of answer ${n}: the gateway keeps keys, balances and models`).join('\n');
-      // Three earlier exchanges with long answers (no tool results to stub): more than a 32k window leaves for the prompt.
-      const history: Turn[] = [];
-      for (let n = 1; n <= 3; n++) {
-        history.push(user(`Question ${n}: explain part ${n} of the design`), { ...assistant(model, format), status: 'done', steps: [{ text: long(n), toolCalls: [] }] });
-      }
-      history.push(user('Read the file src/m1.ts, then src/m2.ts #steps=2'));
-      const turn = assistant(model, format);
-      const condensed: Condensation[] = [];
-      const before = emu.requestsTo(path).length;
-      const options = {
-        client, model, format, system, history, turn, tools: runner(root), maxSteps: 6, cacheTtl: '5m' as const, contextWindow: 32_000, tokenScale: 1,
-        onEvent: (e: EngineEvent) => e.type === 'condensed' && condensed.push(e.condensation),
-      };
-      await runTurn(options);
-      assert.equal(turn.status, 'done', JSON.stringify(turn.error));
-      assert.equal(condensed.length, 1, 'condensed once, not every step');
-      const c = condensed[0];
-      assert.equal(options.tokenScale === 1, false, 'the gateway\'s counts corrected the estimate');
-      assert.match(c.summary, /## Requests\n- Question 1: explain part 1 of the design/);
-      assert.ok(c.tokensAfter < c.tokensBefore / 10, `${c.tokensBefore} → ${c.tokensAfter}`);
-      const sent = emu.requestsTo(path).slice(before);
-      const summariser = sent.filter((r) => JSON.stringify(r.body).includes('Summarise the conversation below'));
-      assert.equal(summariser.length, 1, 'one request made the summary');
-      const after = sent.slice(sent.indexOf(summariser[0]) + 1);
-      assert.ok(after.length >= 2);
-      for (const r of after) {
-        const text = JSON.stringify(r.body);
-        assert.ok(text.includes('was condensed to fit the context window') && !text.includes('point 5 of answer 1'), 'the summary goes instead of the condensed turns');
-        assert.ok(text.includes('Read the file src/m1.ts'), 'the question is kept');
-      }
-      if (format === 'messages') {
-        const first = (after[0].body as { messages: { content: { text?: string; cache_control?: unknown }[] }[] }).messages[0].content[0];
-        assert.ok(first.text?.includes('was condensed') && first.cache_control, 'the summary carries its own cache breakpoint');
-        assert.ok(turn.usage.cacheRead > 0, 'later steps read the summary from the cache');
+      // /v1/responses exists on new-api only.
+      const profile = emu.profile;
+      if (format === 'responses') emu.profile = 'new-api';
+      try {
+        await condensesOlderTurns(format, model);
+      } finally {
+        emu.profile = profile;
       }
     });
+  }
+
+  async function condensesOlderTurns(format: WireFormat, model: string): Promise<void> {
+    const { emu } = ctx;
+    const key = emu.store.addKey({ userId: emu.store.addUser({ username: `condense-${format}` }).id, name: 'c', unlimitedQuota: true });
+    const { client } = clientFor(emu, { apiKey: key.secret });
+    const path = format === 'chat' ? '/v1/chat/completions' : format === 'responses' ? '/v1/responses' : '/v1/messages';
+    const long = (n: number) => Array.from({ length: 700 }, (_, i) => `point ${i + 1} of answer ${n}: the gateway keeps keys, balances and models`).join('\n');
+    // Three earlier exchanges with long answers (no tool results to stub): more than a 32k window leaves for the prompt.
+    const history: Turn[] = [];
+    for (let n = 1; n <= 3; n++) {
+      history.push(user(`Question ${n}: explain part ${n} of the design`), { ...assistant(model, format), status: 'done', steps: [{ text: long(n), toolCalls: [] }] });
+    }
+    history.push(user('Read the file src/m1.ts, then src/m2.ts #steps=2'));
+    const turn = assistant(model, format);
+    const condensed: Condensation[] = [];
+    const before = emu.requestsTo(path).length;
+    const options = {
+      client, model, format, system, history, turn, tools: runner(root), maxSteps: 6, cacheTtl: '5m' as const, contextWindow: 32_000, tokenScale: 1,
+      onEvent: (e: EngineEvent) => e.type === 'condensed' && condensed.push(e.condensation),
+    };
+    await runTurn(options);
+    assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+    assert.equal(condensed.length, 1, 'condensed once, not every step');
+    const c = condensed[0];
+    assert.equal(options.tokenScale === 1, false, 'the gateway\'s counts corrected the estimate');
+    assert.match(c.summary, /## Requests\n- Question 1: explain part 1 of the design/);
+    assert.ok(c.tokensAfter < c.tokensBefore / 10, `${c.tokensBefore} → ${c.tokensAfter}`);
+    const sent = emu.requestsTo(path).slice(before);
+    const summariser = sent.filter((r) => JSON.stringify(r.body).includes('Summarise the conversation below'));
+    assert.equal(summariser.length, 1, 'one request made the summary');
+    const after = sent.slice(sent.indexOf(summariser[0]) + 1);
+    assert.ok(after.length >= 2);
+    for (const r of after) {
+      const text = JSON.stringify(r.body);
+      assert.ok(text.includes('was condensed to fit the context window') && !text.includes('point 5 of answer 1'), 'the summary goes instead of the condensed turns');
+      assert.ok(text.includes('Read the file src/m1.ts'), 'the question is kept');
+    }
+    if (format === 'messages') {
+      const first = (after[0].body as { messages: { content: { text?: string; cache_control?: unknown }[] }[] }).messages[0].content[0];
+      assert.ok(first.text?.includes('was condensed') && first.cache_control, 'the summary carries its own cache breakpoint');
+      assert.ok(turn.usage.cacheRead > 0, 'later steps read the summary from the cache');
+    }
   }
 
   it('the 1-hour TTL setting sends the beta header', async () => {
