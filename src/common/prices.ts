@@ -16,6 +16,7 @@ export interface PriceOverride {
 }
 
 export interface TokenUsage {
+  /** Every prompt token, cache reads and writes included (as the chat records them in every format). */
   input: number;
   output: number;
   cacheRead: number;
@@ -100,7 +101,8 @@ export class PriceBook {
     const input = p.inputPerMTok ?? 0;
     const read = p.cacheReadPerMTok ?? input * CACHE_READ;
     const write = cacheTtl === '1h' ? input * 2 : (p.cacheWritePerMTok ?? input * CACHE_WRITE);
-    const dollars = (usage.input * input + usage.output * (p.outputPerMTok ?? input) + usage.cacheRead * read + usage.cacheWrite * write) / 1e6;
+    const uncached = Math.max(0, usage.input - usage.cacheRead - usage.cacheWrite);
+    const dollars = (uncached * input + usage.output * (p.outputPerMTok ?? input) + usage.cacheRead * read + usage.cacheWrite * write) / 1e6;
     const savedDollars = (usage.cacheRead * (input - read) - usage.cacheWrite * (write - input)) / 1e6;
     return { dollars, savedDollars, source: found.source };
   }

@@ -125,7 +125,9 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);
   const cached = automaticCache(auth.key.key, [body.tools, ...(body.messages as unknown[])], promptTokens);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
-  emu.store.spend(auth.key, (promptTokens - cached * 0.9 + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
+  // new-api bills cache reads at its cache ratio (0.1); one-api bills every prompt token in full.
+  const cacheDiscount = emu.profile === 'new-api' ? 0.9 : 0;
+  emu.store.spend(auth.key, (promptTokens - cached * cacheDiscount + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
 
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);

@@ -53,6 +53,8 @@ describe('proxies and certificates, from VS Code settings', function () {
     await resetNetworkSettings();
     await mg().update('baseUrl', front.url, user);
     await testing.services.credentials.setApiKey(config.demoKey, new URL(front.url).origin);
+    // The access token too, when an earlier suite set one (the status bar reads the balance with it).
+    if (testing.services.credentials.getAccessToken()) await testing.services.credentials.setAccessToken(config.demoAccessToken, new URL(front.url).origin, { keepUserId: true });
   });
   after(async () => {
     for (const k of ENV_KEYS) {
@@ -61,6 +63,8 @@ describe('proxies and certificates, from VS Code settings', function () {
     }
     await resetNetworkSettings();
     await connectToEmulator();
+    const { testing } = await api();
+    if (testing.services.credentials.getAccessToken()) await testing.services.credentials.setAccessToken(config.demoAccessToken, new URL(config.emulatorUrl).origin, { keepUserId: true });
     await Promise.all([front?.close(), open?.close(), guarded?.close()]);
     rmSync(dir, { recursive: true, force: true });
   });

@@ -42,13 +42,16 @@ describe('spend and usage in a real VS Code', () => {
     if (config.profile === 'one-api') {
       // one-api publishes no prices: the cost is unknown (never $0) until the user sets a price.
       assert.deepEqual({ dollars: answer.cost?.dollars, source: answer.cost?.source }, { dollars: undefined, source: 'unknown' });
-      await vscode.workspace.getConfiguration('modelGateway').update('prices', { 'gpt-4o-mini': { input: 0.3, output: 1.2 } }, vscode.ConfigurationTarget.Global);
+      // one-api bills cache reads in full: the user's price says so (cacheRead equal to input).
+      await vscode.workspace.getConfiguration('modelGateway').update('prices', { 'gpt-4o-mini': { input: 0.3, output: 1.2, cacheRead: 0.3 } }, vscode.ConfigurationTarget.Global);
       await testing.chat.send('And once more', [], []);
       answer = testing.chat.current!.turns.at(-1) as AssistantTurn;
       await vscode.workspace.getConfiguration('modelGateway').update('prices', undefined, vscode.ConfigurationTarget.Global);
     }
-    // gpt-4o-mini: $0.30 per million input tokens, $1.20 output (new-api's /api/pricing, or the setting).
-    const expected = (answer.usage.input * 0.3 + answer.usage.output * 1.2) / 1e6;
+    // gpt-4o-mini: $0.30 per million input tokens, $1.20 output (new-api's /api/pricing, or the
+    // setting); the prompt tokens the gateway reports as cached cost a tenth on new-api (its cache ratio).
+    const cachedPrice = config.profile === 'one-api' ? 0.3 : 0.03;
+    const expected = ((answer.usage.input - answer.usage.cacheRead) * 0.3 + answer.usage.cacheRead * cachedPrice + answer.usage.output * 1.2) / 1e6;
     assert.ok(answer.cost?.dollars !== undefined && Math.abs(answer.cost.dollars - expected) < 1e-9, JSON.stringify(answer.cost));
     assert.equal(answer.cost.source, config.profile === 'one-api' ? 'settings' : 'gateway');
     await client.imagegen.v3.generate({ prompt: 'a paper boat', rendering_speed: 'TURBO' });

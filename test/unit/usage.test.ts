@@ -217,7 +217,8 @@ describe('usage figures', () => {
       ],
       { c: { input: 1, output: 2 } },
     );
-    const c = book.cost('a', { input: 1_000_000, output: 100_000, cacheRead: 2_000_000, cacheWrite: 0 });
+    // input counts every prompt token, the 2 million read from the cache among them.
+    const c = book.cost('a', { input: 3_000_000, output: 100_000, cacheRead: 2_000_000, cacheWrite: 0 });
     assert.ok(Math.abs(c.dollars! - (3 + 1.5 + 0.6)) < 1e-9);
     assert.ok(Math.abs(c.savedDollars! - 5.4) < 1e-9, 'two million tokens read at 0.3 instead of 3');
     assert.equal(book.cost('b', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }).dollars, undefined);

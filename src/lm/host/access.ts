@@ -60,7 +60,7 @@ export class LmAccess {
     const book = await this.services.prices.book().catch(() => undefined);
     const cost = book?.cost(model, usage);
     if (cost?.dollars !== undefined) return cost.dollars;
-    return ((usage.input + usage.cacheRead + usage.cacheWrite) * FALLBACK_PRICE_PER_MTOK.input + usage.output * FALLBACK_PRICE_PER_MTOK.output) / 1e6;
+    return (usage.input * FALLBACK_PRICE_PER_MTOK.input + usage.output * FALLBACK_PRICE_PER_MTOK.output) / 1e6;
   }
 
   decisions(): Record<string, boolean> {
