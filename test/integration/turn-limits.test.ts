@@ -45,7 +45,8 @@ describe('per-turn limits in the chat', function () {
   it('at its cost limit (the model priced in the settings) the turn asks, and stops when told', async () => {
     const { testing } = await api();
     await settings().update('chat.maxToolSteps', 50, vscode.ConfigurationTarget.Global);
-    await settings().update('prices', { 'gpt-4o': { input: 1000, output: 1000 } }, vscode.ConfigurationTarget.Global);
+    // Cache reads at the full price too: the gateway's automatic prompt cache must not keep the turn under the limit.
+    await settings().update('prices', { 'gpt-4o': { input: 1000, output: 1000, cacheRead: 1000 } }, vscode.ConfigurationTarget.Global);
     await settings().update('chat.maxCostPerTurnDollars', 2, vscode.ConfigurationTarget.Global);
     testing.services.prices.reset();
     await testing.chat.newConversation();
