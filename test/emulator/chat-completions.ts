@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
-import { automaticCache } from './auto-cache';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
@@ -123,7 +122,7 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
     finish = 'length';
   }
   const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);
-  const cached = automaticCache(auth.key.key, [body.tools, ...(body.messages as unknown[])], promptTokens);
+  const cached = emu.automaticCache.lookup(auth.key.key, [body.tools, ...(body.messages as unknown[])], promptTokens);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
   // new-api bills cache reads at its cache ratio (0.1); one-api bills every prompt token in full.
   const cacheDiscount = emu.profile === 'new-api' ? 0.9 : 0;

@@ -8,7 +8,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
-import { automaticCache } from './auto-cache';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
@@ -144,7 +143,7 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const encrypted = Array.isArray(body.include) && (body.include as unknown[]).includes('reasoning.encrypted_content');
   const reasoningTokens = summary ? estimateTokens(summary) * 3 : 0;
   const outputTokens = estimateTokens(p.text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0) + reasoningTokens;
-  const cached = automaticCache(auth.key.key, [body.instructions, body.tools, ...(Array.isArray(body.input) ? (body.input as unknown[]) : [body.input])], promptTokens);
+  const cached = emu.automaticCache.lookup(auth.key.key, [body.instructions, body.tools, ...(Array.isArray(body.input) ? (body.input as unknown[]) : [body.input])], promptTokens);
   emu.store.spend(auth.key, (promptTokens - cached * 0.9 + outputTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: outputTokens, stream: body.stream === true });
 
   const id = `resp_${randomBytes(16).toString('hex')}`;

@@ -8,6 +8,7 @@ import { handleResponses } from './responses';
 import { handleMessages } from './messages';
 import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
 import { PromptCache } from './prompt-cache';
+import { AutomaticCache } from './auto-cache';
 import { DEMO_ACCESS_TOKEN, DEMO_KEY, Store } from './store';
 import { handleAccount } from './account';
 import { handleBilling, handlePricing } from './usage';
@@ -85,6 +86,8 @@ export class GatewayEmulator {
   readonly store = new Store(this.clock);
   readonly faults = new Faults();
   readonly cache = new PromptCache(this.clock);
+  /** OpenAI's automatic prefix cache on chat completions and responses. */
+  readonly automaticCache = new AutomaticCache();
   readonly requests: RecordedRequest[] = [];
   /** Streams whose client went away before the stream ended (aborts, cuts). */
   clientClosedStreams = 0;
