@@ -121,8 +121,9 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
   });
 
   reg('modelGateway.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway'));
-  // The user's settings tab, so a value lands where the client reads it (workspace values are ignored).
-  reg('modelGateway.openNetworkSettings', () => vscode.commands.executeCommand('workbench.action.openGlobalSettings', { query: 'http.proxy http.noProxy http.systemCertificates modelGateway.tls' }));
+  // The user's settings tab, so a value lands where the client reads it (workspace values are
+  // ignored). "proxy" finds every http.proxy* setting and, by its description, modelGateway.tls.caFiles.
+  reg('modelGateway.openNetworkSettings', () => vscode.commands.executeCommand('workbench.action.openGlobalSettings', { query: 'proxy' }));
 }
 
 /**

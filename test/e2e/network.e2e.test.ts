@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { until } from '../wait';
 import { issueCert, makeTestCa, startTlsFront, type TestCa, type TlsFront } from '../emulator/tls-front';
-import { EXTENSION_ID, ROOT, openModelGatewayContainer } from '../vscode/harness';
+import { EXTENSION_ID, ROOT, openModelGatewayContainer, runPaletteCommand } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', 'screenshots');
@@ -22,7 +22,7 @@ async function freePort(): Promise<number> {
 /**
  * A user behind a TLS-inspecting firewall, as they meet it: the gateway's certificate is signed by
  * the company's root (a CA made here), which the machine does not trust yet. The chat says which
- * CA and where to add it; once its file is in the user settings, Retry answers without a reload.
+ * CA and opens the settings; once its file is added there, Retry answers without a reload.
  */
 describe('behind a TLS-inspecting firewall, end to end (code-server, headless Chromium)', function () {
   this.timeout(180_000);
@@ -33,6 +33,7 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
   let dir: string;
   const chat = (): FrameLocator => page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
   const lastAnswer = () => chat().locator('.turn.assistant').last();
+  const caFilesSetting = () => page.locator('.settings-editor .setting-item-contents', { hasText: 'Tls: Ca Files' }).first();
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -48,6 +49,10 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
     });
     page = wb.page;
     await openModelGatewayContainer(page, chat().locator('#input'));
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await page?.screenshot({ path: join(ROOT, 'test-results', `network-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
   });
 
   after(async () => {
@@ -69,22 +74,30 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
     await card.locator('button', { hasText: 'Open Proxy and Certificate Settings' }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'network-untrusted.png') });
     await card.locator('button', { hasText: 'Open Proxy and Certificate Settings' }).click();
-    // The user's settings, filtered to the proxy and certificate settings.
-    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Ca Files' }).first().waitFor({ timeout: 30_000 });
-    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Proxy' }).first().waitFor();
+    // The user's settings, filtered to the proxy settings (VS Code's and, by its description, ours).
+    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Proxy Authorization' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.settings-editor .settings-toc-container .monaco-list-row', { hasText: 'Model Gateway' }).first().click();
+    await caFilesSetting().waitFor();
     await page.screenshot({ path: join(SHOTS, 'network-settings.png') });
   });
 
-  it('with the CA file in modelGateway.tls.caFiles, Retry answers at once (no reload)', async () => {
-    const file = join(wb!.server.userDataDir, 'User', 'settings.json');
-    const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    writeFileSync(file, JSON.stringify({ ...settings, 'modelGateway.tls.caFiles': [join(dir, 'corp-root.pem')] }, null, 2));
-    // VS Code reads the file when it changes; Retry until it has (a few seconds at most).
+  it('with the CA file added in the Settings editor, Retry answers at once (no reload)', async () => {
+    // As a person does it: Add Item under "Tls: Ca Files", the path, Enter.
+    await caFilesSetting().getByRole('button', { name: 'Add Item' }).click();
+    const field = caFilesSetting().locator('input').first();
+    await field.fill(join(dir, 'corp-root.pem'));
+    await field.press('Enter');
+    await caFilesSetting().locator('.setting-list-row', { hasText: 'corp-root.pem' }).first().waitFor();
+    await page.screenshot({ path: join(SHOTS, 'network-ca-added.png') });
+    // Back to the chat (VS Code 1.139 shows Settings over the window).
+    await runPaletteCommand(page, 'View: Close All Editors');
+    await page.locator('.settings-editor').first().waitFor({ state: 'hidden' });
+    // The extension reads the change when VS Code reports it; Retry until it has (a moment).
     await until(
       'an answer through the trusted certificate',
       async () => {
         const retry = lastAnswer().locator('.error-card button', { hasText: 'Retry' });
-        if (await retry.isVisible().catch(() => false)) await retry.click();
+        if (await retry.isVisible().catch(() => false)) await retry.click({ timeout: 5000 });
         await lastAnswer().and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 30_000 });
         return (await lastAnswer().getAttribute('data-status')) === 'done';
       },
