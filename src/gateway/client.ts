@@ -1,6 +1,7 @@
 import { Account } from './resources/account';
 import { Audio } from './resources/audio';
 import { Chat } from './resources/chat';
+import { TextCompletions } from './resources/completions';
 import { Transport, type TransportOptions } from './core/transport';
 import { Embeddings } from './resources/embeddings';
 import { Imagegen } from './resources/imagegen';
@@ -25,6 +26,8 @@ export interface GatewayClientOptions extends TransportOptions {
 export class GatewayClient {
   readonly models: Models;
   readonly chat: Chat;
+  /** `/v1/completions`: text completion and fill-in-the-middle (`prompt` + `suffix`). */
+  readonly completions: TextCompletions;
   readonly messages: Messages;
   readonly responses: Responses;
   readonly embeddings: Embeddings;
@@ -40,6 +43,7 @@ export class GatewayClient {
     this.transport = new Transport(options);
     this.models = new Models(this.transport);
     this.chat = new Chat(this.transport, { streamUsage: options.streamUsage ?? true, onStreamOptionsRefused: options.onStreamOptionsRefused });
+    this.completions = new TextCompletions(this.transport);
     this.messages = new Messages(this.transport);
     this.responses = new Responses(this.transport);
     this.embeddings = new Embeddings(this.transport);

@@ -4,6 +4,7 @@ export { CREDENTIAL_WITHHELD, normalizeBaseUrl, parseRetryAfter, type RetryInfo 
 export { SSEDecoder } from './core/sse';
 export { bypassesProxy, describeProxy, proxyFor, proxyFromEnv, type NetworkOptions, type ProxySettings } from './core/network';
 export * from './resources/chat';
+export * from './resources/completions';
 export * from './resources/messages';
 export * from './resources/responses';
 export * from './resources/models';

@@ -83,6 +83,9 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
     return openAiError(res, 400, `tool_choice names ${choice.name}, which is not among the tools.`, 'invalid_request_error', 'invalid_parameter');
   }
 
+  if (model.id === 'gpt-3.5-turbo-instruct-emu') {
+    return openAiError(res, 404, 'This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?', 'invalid_request_error');
+  }
   if (model.endpoints && !model.endpoints.includes('openai')) {
     return openAiError(res, 400, `This model is only supported in v1/responses and not in v1/chat/completions.`, 'invalid_request_error', 'unsupported_api_for_model');
   }

@@ -44,6 +44,11 @@ export const MODELS: EmulatedModel[] = [
   // Reasoning in the other shapes gateways pass through: `delta.reasoning` (vLLM, OpenRouter) and
   // `<think>…</think>` at the start of the content (R1 distills served raw).
   chat('vllm-reasoner-emu', 0.3),
+  // Code models for inline completions on /v1/completions: two with fill-in-the-middle (suffix),
+  // an instruct model without it (it refuses suffix).
+  chat('codestral-emu', 0.3, 1024, 32_000),
+  chat('qwen-coder-emu', 0.1, 1024, 32_000),
+  chat('gpt-3.5-turbo-instruct-emu', 1.5, 1024, 4_096),
   chat('r1-distill-emu', 0.3),
   // A reasoning model served only through /v1/responses (as OpenAI's codex models are), with
   // encrypted reasoning items that a stateless tool loop must carry back.

@@ -5,6 +5,7 @@ import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
 import { Faults, type Fault, type FaultRule } from './faults';
 import { handleResponses } from './responses';
+import { handleCompletions } from './fim';
 import { handleMessages } from './messages';
 import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
 import { PromptCache } from './prompt-cache';
@@ -27,6 +28,8 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: unknown;
   at: number;
+  /** The client went away before the answer was complete (an aborted request). */
+  aborted?: boolean;
 }
 
 export interface Ctx {
@@ -116,6 +119,7 @@ export class GatewayEmulator {
     route('POST', '/v1/chat/completions', handleChatCompletions);
     route('POST', '/v1/messages', handleMessages);
     route('POST', '/v1/responses', handleResponses);
+    route('POST', '/v1/completions', handleCompletions);
     route('POST', '/v1/embeddings', handleEmbeddings);
     route('POST', '/v1/rerank', handleRerank);
     route('POST', '/v1/moderations', handleModerations);
@@ -284,7 +288,11 @@ export class GatewayEmulator {
 
     if (path.startsWith('/__emulator/')) return this.control(path, body, res);
 
-    this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, at: this.clock.now() });
+    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, at: this.clock.now() };
+    this.requests.push(record);
+    res.once('close', () => {
+      if (!res.writableFinished) record.aborted = true;
+    });
     const faults = this.faults.take(path);
     if (faults.some((f) => f.kind === 'reset')) {
       req.socket.destroy();

@@ -1,0 +1,97 @@
+import { strict as assert } from 'node:assert';
+import { AbortError, BadRequestError, NotFoundError, ValidationError } from '../../src/gateway';
+import { cleanChatAnswer, cutPrefix, cutSuffix } from '../../src/completions/core/context';
+import { tokensOf } from '../../src/chat/core/tokens';
+import { fillTheMiddle } from '../emulator/fim';
+import { clientFor, useEmulator } from './helpers';
+
+const SOURCE = Array.from({ length: 200 }, (_, i) => `export const value${i} = compute(${i}, 'item ${i}'); // line ${i}`).join('\n');
+
+describe('inline completions: context and cleaning', () => {
+  it('cuts the prefix and suffix at line boundaries within the token budget, the cursor line whole', () => {
+    const cursor = SOURCE.indexOf('line 100') + 4;
+    const prefix = SOURCE.slice(0, cursor);
+    const suffix = SOURCE.slice(cursor);
+    const p = cutPrefix(prefix, 300);
+    const s = cutSuffix(suffix, 100);
+    assert.ok(prefix.endsWith(p) && suffix.startsWith(s));
+    assert.ok(tokensOf(p) <= 300 + 5 && tokensOf(p) > 200, `${tokensOf(p)} prefix tokens`);
+    assert.ok(tokensOf(s) <= 100 + 5 && tokensOf(s) > 50, `${tokensOf(s)} suffix tokens`);
+    assert.ok(p.startsWith('export const'), 'the prefix starts at a line start');
+    assert.ok(s.endsWith('// line ' + s.split('// line ').pop()) && !s.endsWith('\n'), 'the suffix ends at a line end');
+    assert.equal(cutPrefix('abc', 0), 'abc', 'the cursor line is kept even over the budget');
+    assert.equal(cutPrefix(prefix, 1_000_000), prefix);
+  });
+
+  it("cleans a chat model's answer down to the hole", () => {
+    const prefix = 'function add(a, b) {\n  return a';
+    const suffix = '\n}\n';
+    assert.equal(cleanChatAnswer('```js\n + b;\n```', prefix, suffix), ' + b;');
+    assert.equal(cleanChatAnswer('  return a + b;', prefix, suffix), ' + b;', 'the repeated line start is dropped');
+    assert.equal(cleanChatAnswer(' + b;\n}', prefix, suffix), ' + b;', 'the repeated code after the cursor is dropped');
+    assert.equal(cleanChatAnswer('Here you go:\n```ts\n + b;\n}\n```\nDone.', prefix, suffix), ' + b;');
+    assert.equal(cleanChatAnswer('<hole> + b;</hole>', prefix, suffix), ' + b;');
+  });
+
+  it("the emulator's completer finishes the statement or opens the block, respecting the suffix", () => {
+    const code = 'const greeting = makeGreeting(name);\nfunction makeGreeting(who) {\n  return who;\n}\n';
+    assert.equal(fillTheMiddle(`${code}console.log(makeG`, ''), 'reeting);');
+    assert.equal(fillTheMiddle(`${code}console.log(makeG`, ');\n'), 'reeting', 'the suffix already closes the call');
+    assert.equal(fillTheMiddle('function greet(name) {', '\n'), '\n  // TODO: implement greet\n}');
+    assert.equal(fillTheMiddle('function greet(name) {', '\n}\n'), '\n  // TODO: implement greet', 'the suffix already closes the block');
+    assert.equal(fillTheMiddle('', ''), '');
+  });
+});
+
+describe('inline completions: /v1/completions against the emulator', function () {
+  this.timeout(30_000);
+  const ctx = useEmulator();
+  afterEach(() => ctx.emu.faults.clear());
+  const prefix = 'const total = sumValues(values);\nfunction sumValues(list) {\n  return list.length;\n}\nconsole.log(sumV';
+
+  it('fill-in-the-middle with prompt and suffix, whole and streamed, stop sequences and a token limit', async () => {
+    const { client } = clientFor(ctx.emu);
+    const done = await client.completions.create({ model: 'codestral-emu', prompt: prefix, suffix: '\n', max_tokens: 64, stop: ['\n\n'] });
+    assert.equal(done.choices[0].text, 'alues);');
+    assert.equal(done.choices[0].finish_reason, 'stop');
+    assert.ok((done.usage?.prompt_tokens ?? 0) > 0);
+    const stream = client.completions.stream({ model: 'codestral-emu', prompt: 'function greet(name) {', suffix: '\n', max_tokens: 64 });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.text ?? '';
+    assert.equal(text, '\n  // TODO: implement greet\n}');
+    assert.equal((await stream.finalCompletion()).choices[0].text, text);
+    const stopped = await client.completions.create({ model: 'codestral-emu', prompt: 'function greet(name) {', suffix: '\n', stop: ['\n}'] });
+    assert.equal(stopped.choices[0].text, '\n  // TODO: implement greet', 'cut at the stop sequence');
+    const short = await client.completions.create({ model: 'codestral-emu', prompt: 'function greet(name) {', suffix: '\n', max_tokens: 2 });
+    assert.equal(short.choices[0].finish_reason, 'length');
+  });
+
+  it('a model without FIM refuses suffix (400 naming it) and completes without; a chat model is not served here (404)', async () => {
+    const { client } = clientFor(ctx.emu);
+    const refused = await client.completions.create({ model: 'gpt-3.5-turbo-instruct-emu', prompt: prefix, suffix: '\n' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(refused instanceof BadRequestError && /suffix/.test(refused.message), String(refused));
+    const plain = await client.completions.create({ model: 'gpt-3.5-turbo-instruct-emu', prompt: prefix });
+    assert.equal(plain.choices[0].text, 'alues);');
+    const chat = await client.completions.create({ model: 'gpt-4o-mini', prompt: prefix }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(chat instanceof NotFoundError && /chat model/.test(chat.message), String(chat));
+    assert.throws(() => client.completions.stream({ model: 'codestral-emu', prompt: 'x', stop: ['a', 'b', 'c', 'd', 'e'] }), ValidationError);
+  });
+
+  it('a cancelled request is recorded as aborted by the emulator', async () => {
+    ctx.emu.inject({ path: '/v1/completions', fault: { kind: 'slowFirstByte', ms: 400 } });
+    const { client } = clientFor(ctx.emu);
+    const controller = new AbortController();
+    const pending = client.completions.create({ model: 'codestral-emu', prompt: prefix, suffix: '\n' }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await assert.rejects(pending, AbortError);
+    const last = ctx.emu.requestsTo('/v1/completions').at(-1)!;
+    for (let i = 0; i < 50 && !last.aborted; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(last.aborted, true);
+  });
+});
