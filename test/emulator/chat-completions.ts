@@ -4,6 +4,7 @@ import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
 import { chatImageProblem } from './image-input';
+import { fillTheMiddle } from './fim';
 
 type Json = Record<string, unknown>;
 
@@ -49,6 +50,22 @@ function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
     }
   }
   return { turns, promptTokens };
+}
+
+/**
+ * A chat model asked to fill a hole in code (the inline-completion fallback for models without
+ * fill-in-the-middle): it answers with the code in a fence, repeating the line's start, as chat
+ * models tend to, so the client's cleaning is exercised.
+ */
+function holeAnswer(messages: Json[]): { text: string; toolCalls: [] } | undefined {
+  const system = messages.find((m) => m.role === 'system');
+  const user = messages.at(-1);
+  if (typeof system?.content !== 'string' || !system.content.startsWith('You complete code') || typeof user?.content !== 'string') return undefined;
+  const code = /```\n([\s\S]*)\n```\s*$/.exec(user.content)?.[1];
+  if (!code || !code.includes('<HOLE>')) return undefined;
+  const [prefix, suffix] = code.split('<HOLE>');
+  const line = prefix.slice(prefix.lastIndexOf('\n') + 1);
+  return { text: `\`\`\`\n${line}${fillTheMiddle(prefix, suffix)}\n\`\`\``, toolCalls: [] };
 }
 
 /** The tool choice asked for, or the message that refuses it. */
@@ -100,7 +117,7 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   const imageProblem = chatImageProblem(body.messages as Json[]);
   if (imageProblem) return openAiError(res, 400, imageProblem, 'invalid_request_error', 'invalid_image');
   const { turns, promptTokens: messageTokens } = toTurns(body.messages as Json[]);
-  const p = plan(model.id, turns, tools, choice, false);
+  const p = holeAnswer(body.messages as Json[]) ?? plan(model.id, turns, tools, choice, false);
   const promptTokens = messageTokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
   // The upstream's own refusal, as OpenAI words it, when the prompt is over the window.
   if (model.contextWindow && promptTokens > model.contextWindow) {

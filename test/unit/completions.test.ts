@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { AbortError, BadRequestError, NotFoundError, ValidationError } from '../../src/gateway';
+import { CompletionCache } from '../../src/completions/core/cache';
 import { cleanChatAnswer, cutPrefix, cutSuffix } from '../../src/completions/core/context';
+import { AdaptiveDebounce } from '../../src/completions/core/debounce';
+import { chatRequest, fimRequest, limitLines, prefixOnlyRequest, stopsFor, type HoleContext } from '../../src/completions/core/request';
 import { tokensOf } from '../../src/chat/core/tokens';
 import { fillTheMiddle } from '../emulator/fim';
 import { clientFor, useEmulator } from './helpers';
@@ -43,6 +46,52 @@ describe('inline completions: context and cleaning', () => {
   });
 });
 
+describe('inline completions: cache, debounce, requests', () => {
+  it('reuses a suggestion while the user types through it, and forgets the least recently used', () => {
+    const cache = new CompletionCache(3);
+    cache.set('console.log(sumV', '\n', 'alues);');
+    assert.equal(cache.get('console.log(sumV', '\n'), 'alues);');
+    assert.equal(cache.get('console.log(sumVal', '\n'), 'ues);', 'typed "al": the rest');
+    assert.equal(cache.get('console.log(sumValues);', '\n'), undefined, 'typed it all: nothing left to show');
+    assert.equal(cache.get('console.log(sumVx', '\n'), undefined, 'typed something else');
+    assert.equal(cache.get('console.log(sumVal', '\nother'), undefined, 'another suffix');
+    cache.set('a', '', '1');
+    cache.set('b', '', '2');
+    cache.get('console.log(sumV', '\n');
+    cache.set('c', '', '3');
+    assert.equal(cache.size, 3);
+    assert.equal(cache.get('a', ''), undefined, 'the least recently used went');
+    assert.equal(cache.get('console.log(sumV', '\n'), 'alues);', 'a recent hit stays');
+  });
+
+  it('waits about the model latency, bounded, 150 ms before anything is known', () => {
+    const d = new AdaptiveDebounce();
+    assert.equal(d.delayMs, 150);
+    for (let i = 0; i < 10; i++) d.record(300);
+    assert.equal(d.delayMs, 300);
+    for (let i = 0; i < 10; i++) d.record(20);
+    assert.equal(d.delayMs, 100, 'never under 100 ms');
+    for (let i = 0; i < 10; i++) d.record(5_000);
+    assert.equal(d.delayMs, 600, 'never over 600 ms');
+    d.record(Number.NaN);
+    assert.equal(d.delayMs, 600);
+  });
+
+  it('builds FIM, prefix-only and chat requests that stop early', () => {
+    const ctx: HoleContext = { prefix: 'const x = f(', suffix: ');\nnext();', language: 'typescript', path: 'src/a.ts', snippets: [{ path: 'src/b.ts', text: 'export function f(n: number) {}' }], maxTokens: 128 };
+    assert.deepEqual(stopsFor(ctx), ['\n'], 'mid-line: the line only');
+    assert.deepEqual(stopsFor({ suffix: '\n}' }), ['\n\n\n']);
+    const fim = fimRequest('codestral-emu', ctx);
+    assert.equal(fim.suffix, ctx.suffix);
+    assert.ok(typeof fim.prompt === 'string' && fim.prompt.endsWith(ctx.prefix) && fim.prompt.includes('// From src/b.ts:') && fim.prompt.includes('// src/a.ts (typescript)'));
+    assert.equal('suffix' in prefixOnlyRequest('m', ctx), false);
+    const chat = chatRequest('gpt-4o-mini', ctx);
+    assert.match(String(chat.messages[0].content), /only the code that replaces <HOLE>.*Complete only the current line/);
+    assert.match(String(chat.messages[1].content), /const x = f\(<HOLE>\);\nnext\(\);/);
+    assert.equal(limitLines('a\nb\nc\nd', 2), 'a\nb');
+  });
+});
+
 describe('inline completions: /v1/completions against the emulator', function () {
   this.timeout(30_000);
   const ctx = useEmulator();
@@ -81,6 +130,15 @@ describe('inline completions: /v1/completions against the emulator', function ()
     );
     assert.ok(chat instanceof NotFoundError && /chat model/.test(chat.message), String(chat));
     assert.throws(() => client.completions.stream({ model: 'codestral-emu', prompt: 'x', stop: ['a', 'b', 'c', 'd', 'e'] }), ValidationError);
+  });
+
+  it('a chat model fills the hole through the chat prompt; its answer is cleaned to the hole', async () => {
+    const { client } = clientFor(ctx.emu);
+    const hole: HoleContext = { prefix, suffix: '\n', language: 'javascript', path: 'src/app.js', snippets: [], maxTokens: 64 };
+    const reply = await client.chat.completions.create(chatRequest('gpt-4o-mini', hole));
+    const raw = String(reply.choices[0].message.content);
+    assert.match(raw, /^```/, 'the chat model answers in a fence, repeating the line');
+    assert.equal(cleanChatAnswer(raw, hole.prefix, hole.suffix), 'alues);');
   });
 
   it('a cancelled request is recorded as aborted by the emulator', async () => {
