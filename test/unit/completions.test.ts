@@ -86,8 +86,8 @@ describe('inline completions: cache, debounce, requests', () => {
     assert.ok(typeof fim.prompt === 'string' && fim.prompt.endsWith(ctx.prefix) && fim.prompt.includes('// From src/b.ts:') && fim.prompt.includes('// src/a.ts (typescript)'));
     assert.equal('suffix' in prefixOnlyRequest('m', ctx), false);
     const chat = chatRequest('gpt-4o-mini', ctx);
-    assert.match(String(chat.messages[0].content), /only the code that replaces <HOLE>.*Complete only the current line/);
-    assert.match(String(chat.messages[1].content), /const x = f\(<HOLE>\);\nnext\(\);/);
+    assert.match(chat.messages[0].content as string, /only the code that replaces <HOLE>.*Complete only the current line/);
+    assert.match(chat.messages[1].content as string, /const x = f\(<HOLE>\);\nnext\(\);/);
     assert.equal(limitLines('a\nb\nc\nd', 2), 'a\nb');
   });
 });
