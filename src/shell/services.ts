@@ -221,12 +221,21 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   /** What decides a model's wire format beyond the chat's own choice (`resolveFormat`). */
   formatFacts(model: string): FormatFacts {
     const s = this.settings();
-    const base = s.baseUrl ? s.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') : '';
+    const base = this.normalizedBaseUrl();
     return {
       override: modelOverride(s.modelOverrides, model).api,
       endpoints: this.prices.latest?.endpoints(model),
       noResponsesRoute: (this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? []).includes(base),
     };
+  }
+
+  /** The gateway URL as the client uses it (`normalizeBaseUrl`), or '' when it is not a valid URL. */
+  private normalizedBaseUrl(): string {
+    try {
+      return loadGateway().normalizeBaseUrl(this.settings().baseUrl);
+    } catch {
+      return '';
+    }
   }
 
   /** `formatFacts` once the gateway's endpoint list is read (waits for it at most 2 s; read once an hour). */
@@ -237,8 +246,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
 
   /** The gateway in use answered 404 for `/v1/responses`: its models fall back to chat completions from now on. */
   noResponsesRoute(model: string): void {
-    const s = this.settings();
-    const base = s.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    const base = this.normalizedBaseUrl();
     const known = this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? [];
     if (!known.includes(base)) void this.context.globalState.update(NO_RESPONSES_ROUTE, [...known, base]);
     const message = `This gateway has no /v1/responses (HTTP 404): ${model} goes by chat completions instead, now and in later chats. Set modelGateway.modelOverrides["${model}"].api to choose another format.`;

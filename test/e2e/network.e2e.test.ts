@@ -1,23 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { until } from '../wait';
+import { freePort } from '../emulator/net';
 import { issueCert, makeTestCa, startTlsFront, type TestCa, type TlsFront } from '../emulator/tls-front';
 import { EXTENSION_ID, ROOT, openModelGatewayContainer, runPaletteCommand } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', 'screenshots');
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 /**
  * A user behind a TLS-inspecting firewall, as they meet it: the gateway's certificate is signed by

@@ -1,6 +1,5 @@
 import { compileFunction } from 'node:vm';
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:net';
 import {
   AccountApiError,
   APIStatusError,
@@ -18,17 +17,10 @@ import {
   parseRetryAfter,
   type RetryInfo,
 } from '../../src/gateway';
+import { freePort } from '../emulator/net';
 import { clientFor, useEmulator } from './helpers';
 
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hello' }] };
-
-async function freePortWithNothingListening(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('errors from the gateway', () => {
   const ctx = useEmulator();
@@ -210,7 +202,7 @@ describe('retries', () => {
   });
 
   it('gives a ConnectionError when nothing listens, after the retries', async () => {
-    const port = await freePortWithNothingListening();
+    const port = await freePort();
     const waits: number[] = [];
     const client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}/v1/`, apiKey: 'sk-x', sleep: (ms) => (waits.push(ms), Promise.resolve()) });
     await assert.rejects(client.models.list(), (e: unknown) => e instanceof ConnectionError && /ECONNREFUSED/.test(e.message));

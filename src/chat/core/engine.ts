@@ -298,11 +298,13 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
       const d = chunk.choices[0]?.delta;
       if (!d) continue;
       // Reasoning comes as reasoning_content (DeepSeek, new-api), reasoning (vLLM, OpenRouter) or <think> tags in the content.
-      const viaField = typeof d.reasoning_content === 'string' && d.reasoning_content ? 'reasoning_content' : typeof (d as { reasoning?: unknown }).reasoning === 'string' ? 'reasoning' : undefined;
-      const reasoning = viaField === 'reasoning_content' ? (d.reasoning_content as string) : viaField === 'reasoning' ? (d as { reasoning: string }).reasoning : '';
-      if (reasoning && viaField) {
-        step.thinkingVia ??= viaField;
-        addThinking(step, reasoning, emit);
+      const vllmReasoning = (d as { reasoning?: unknown }).reasoning;
+      if (typeof d.reasoning_content === 'string' && d.reasoning_content) {
+        step.thinkingVia ??= 'reasoning_content';
+        addThinking(step, d.reasoning_content, emit);
+      } else if (typeof vllmReasoning === 'string' && vllmReasoning) {
+        step.thinkingVia ??= 'reasoning';
+        addThinking(step, vllmReasoning, emit);
       }
       if (typeof d.content === 'string' && d.content) show(tags.push(d.content));
     }
