@@ -8,6 +8,7 @@ import type { McpHub } from './mcp/host/hub';
 import { activateAssets } from './assets/host/feature';
 import { VideoJobs } from './assets/host/videoJobs';
 import { activateChat } from './chat/host/feature';
+import { activateCompletions, type CompletionsFeature } from './completions/host/feature';
 import type { ChatController } from './chat/host/panel';
 import { activateLanguageModels, type LanguageModelSupport } from './lm/host/feature';
 import type { LmAccess } from './lm/host/access';
@@ -25,7 +26,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub; completions: CompletionsFeature };
 }
 
 /** Wiring only: the platform's services, then each feature in the order of what it needs. */
@@ -46,11 +47,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const mcp = activateMcp(host, agent);
   const chat = activateChat(host, search, agent);
   const { videoJobs } = activateAssets(host);
+  const completions = activateCompletions(host, search);
 
   host.startDeferred();
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp };
+  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp, completions };
   return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? testing : undefined };
 }
 

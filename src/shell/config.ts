@@ -30,6 +30,8 @@ export interface ModelOverride {
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   /** Send a tool round's reasoning back as `reasoning_content` (default: where the model streamed it so). */
   reasoningBack?: boolean;
+  /** How inline completions ask this model (else learned: fill-in-the-middle, then prompt only, then chat). */
+  completions?: 'fim' | 'prompt' | 'chat';
 }
 
 const Override = z.catch(
@@ -41,6 +43,7 @@ const Override = z.catch(
     api: z.optional(z.enum(['chat', 'messages', 'responses'])),
     reasoningEffort: z.optional(z.enum(['minimal', 'low', 'medium', 'high'])),
     reasoningBack: z.optional(z.boolean()),
+    completions: z.optional(z.enum(['fim', 'prompt', 'chat'])),
   }),
   {},
 );
@@ -84,7 +87,8 @@ export function readSettings(): GatewaySettings {
   const raw = Settings.parse({
     baseUrl: userValue(c, 'baseUrl'),
     userId: userValue(c, 'userId'),
-    defaultModels: Object.fromEntries(JOBS.map((j) => [j, c.get<string>(`defaultModels.${j}`) ?? ''])),
+    // The completion model spends on every pause in typing: only the person's own settings choose it.
+    defaultModels: Object.fromEntries(JOBS.map((j) => [j, (j === 'completion' ? userValue(c, `defaultModels.${j}`) : c.get<string>(`defaultModels.${j}`)) ?? ''])),
     extraHeaders: userValue(c, 'extraHeaders'),
     modelOverrides: c.get('modelOverrides'),
   });

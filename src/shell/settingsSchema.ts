@@ -27,6 +27,11 @@ export const NUMBER_SETTINGS = {
   'modelGateway.usage.warnDaysLeft': { default: 7, minimum: 0, maximum: 365, integer: true },
   'modelGateway.lm.dailyCapDollars': { default: 5, minimum: 0, maximum: 10000 },
   'modelGateway.agent.commandTimeoutSeconds': { default: 600, minimum: 5, maximum: 86400 },
+  'modelGateway.completions.maxPrefixTokens': { default: 1500, minimum: 50, maximum: 16000, integer: true },
+  'modelGateway.completions.maxSuffixTokens': { default: 500, minimum: 0, maximum: 8000, integer: true },
+  'modelGateway.completions.maxLines': { default: 12, minimum: 1, maximum: 200, integer: true },
+  'modelGateway.completions.maxFileKB': { default: 1024, minimum: 1, maximum: 20480, integer: true },
+  'modelGateway.completions.dailyCapDollars': { default: 1, minimum: 0, maximum: 10000 },
 } satisfies Record<string, NumberRule>;
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;
 
@@ -40,6 +45,7 @@ export const STRING_SETTINGS = {
   'modelGateway.defaultModels.transcription': 'whisper-1',
   'modelGateway.defaultModels.image': 'V_3',
   'modelGateway.defaultModels.video': 'sora-2',
+  'modelGateway.defaultModels.completion': '',
   'modelGateway.chat.messagesFormatPattern': '^claude',
   'modelGateway.chat.promptCacheTtl': '5m',
   'modelGateway.assets.folder': 'generated',
@@ -49,6 +55,7 @@ export type StringSetting = keyof typeof STRING_SETTINGS;
 export const BOOLEAN_SETTINGS = {
   'modelGateway.chat.attachActiveEditor': true,
   'modelGateway.usage.showTodayInStatusBar': true,
+  'modelGateway.completions.enabled': true,
 } satisfies Record<string, boolean>;
 export type BooleanSetting = keyof typeof BOOLEAN_SETTINGS;
 

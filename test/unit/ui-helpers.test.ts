@@ -34,7 +34,7 @@ describe('UI helpers', () => {
   });
 
   it('offers a model only for the jobs it can do', () => {
-    assert.deepEqual(jobsFor('gpt-4o'), ['chat']);
+    assert.deepEqual(jobsFor('gpt-4o'), ['chat', 'completion']);
     assert.deepEqual(jobsFor('text-embedding-3-small'), ['embeddings']);
     assert.deepEqual(jobsFor('rerank-emu'), ['rerank']);
     assert.deepEqual(jobsFor('gpt-4o-mini-tts'), ['speech']);

@@ -52,5 +52,6 @@ export function jobsFor(model: string): Job[] {
   if (/whisper|transcribe/i.test(model)) return ['transcription'];
   if (/^V_\d/.test(model)) return ['image'];
   if (/sora|veo|video/i.test(model)) return ['video'];
-  return ['chat'];
+  // Any chat model can fill a hole (by a chat prompt when it has no fill-in-the-middle).
+  return ['chat', 'completion'];
 }

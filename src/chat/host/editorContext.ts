@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { chatSettings } from '../../shell/config';
+import { fileVerdict } from '../../shell/workspaceGuard';
 import { isSecretPath, SecretFileError, type PathGuard } from '../../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../../tools/workspaceTools';
 import type { ContextAttachment } from '../../common/conversation';
@@ -87,16 +88,8 @@ export class EditorContext implements vscode.Disposable {
    * tools obey (secrets, .gitignore, excludes, links); elsewhere (a file opened from outside the
    * workspace), the secret-file list.
    */
-  private async verdictFor(uri: vscode.Uri): Promise<'secret' | 'excluded' | undefined> {
-    const secretFiles = chatSettings().secretFiles;
-    if (isSecretPath(uri.fsPath, secretFiles)) return 'secret';
-    if (!vscode.workspace.getWorkspaceFolder(uri)) return undefined;
-    try {
-      await this.guard().resolve(uri.fsPath);
-      return undefined;
-    } catch (err) {
-      return err instanceof SecretFileError ? 'secret' : 'excluded';
-    }
+  private verdictFor(uri: vscode.Uri): Promise<'secret' | 'excluded' | undefined> {
+    return fileVerdict(uri, () => this.guard());
   }
 
   private async check(editor: vscode.TextEditor | undefined): Promise<void> {

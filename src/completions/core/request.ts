@@ -63,3 +63,18 @@ export function limitLines(text: string, maxLines: number): string {
   const lines = text.split('\n');
   return lines.length <= maxLines ? text : lines.slice(0, maxLines).join('\n');
 }
+
+/** How a model is asked: fill-in-the-middle, the prompt without suffix, or the chat prompt. */
+export type CompletionPath = 'fim' | 'prompt' | 'chat';
+
+/**
+ * The path to try after a refusal: a 400 naming `suffix` → the prompt alone; a 404 saying the model
+ * is a chat model (OpenAI's and new-api's wording for /v1/completions) → the chat prompt.
+ */
+export function nextPath(path: CompletionPath, err: unknown): CompletionPath | undefined {
+  const e = err as { name?: string; status?: number; message?: string };
+  const message = e.message ?? '';
+  if (path === 'fim' && (e.name === 'BadRequestError' || e.status === 400) && /suffix/i.test(message)) return 'prompt';
+  if (path !== 'chat' && (e.name === 'NotFoundError' || e.status === 404 || e.status === 400) && /chat model|chat\/completions|not supported in the v1\/completions/i.test(message)) return 'chat';
+  return undefined;
+}

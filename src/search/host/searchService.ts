@@ -228,6 +228,19 @@ export class SearchService implements vscode.Disposable {
     return ordered.slice(0, k);
   }
 
+  /**
+   * Chunks that share identifiers with `text`, from the keyword half of the index only (local, no
+   * request, no cost: inline completions ask on every pause). Empty until the index is loaded.
+   */
+  async keywordSnippets(text: string, k: number, exceptFile?: string): Promise<{ path: string; text: string }[]> {
+    const index = this.index;
+    if (!index || !this.ready() || !text.trim()) return [];
+    await index.keywordsReady;
+    const hits = index.keywordSearch(text, k + 2).filter((h) => h.item.file !== exceptFile).slice(0, k);
+    const texts = await Promise.all(hits.map((h) => index.chunkText(h.item)));
+    return hits.map((h, i) => ({ path: `${h.item.file}:${h.item.start}`, text: texts[i] })).filter((s) => s.text.trim());
+  }
+
   /** The chat tool's answer: the best chunks with their locations. */
   async toolAnswer(args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     const q = typeof args.query === 'string' ? args.query.trim() : '';

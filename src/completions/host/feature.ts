@@ -1,0 +1,121 @@
+import * as vscode from 'vscode';
+import type { SearchService } from '../../search/host/searchService';
+import type { FeatureHost } from '../../shell/featureHost';
+import { setDefaultModel } from '../../shell/config';
+import { showGatewayError } from '../../shell/errors';
+import { fileVerdict } from '../../shell/workspaceGuard';
+import { identifiersNear, RecentEdits, withinBudget } from '../core/recentEdits';
+import { ACCEPTED_COMMAND, GatewayInlineCompletions, type SnippetSource } from './provider';
+import { readCompletionSettings } from './settings';
+import { CompletionsStatusItem, describePath } from './statusItem';
+
+/** Where ghost text is offered: files, new files and notebook cells (not settings, output or other virtual documents). */
+const SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-notebook-cell' }];
+const SNOOZE_MS = 15 * 60_000;
+/** Tokens of context from other files, recent edits first. */
+const SNIPPET_TOKENS = 400;
+/** Models whose names say they are made for code completion: listed first when choosing. */
+const CODE_MODEL = /cod(e|er|estral)|starcoder|fim|instruct/i;
+
+export interface CompletionsFeature {
+  provider: GatewayInlineCompletions;
+  status: CompletionsStatusItem;
+  recent: RecentEdits;
+}
+
+export function activateCompletions(host: FeatureHost, search: SearchService): CompletionsFeature {
+  const { services, context } = host;
+  const recent = new RecentEdits();
+  const withheld = (uri: vscode.Uri) => fileVerdict(uri);
+  const snippets: SnippetSource = async (document, prefix, budgetMs) => {
+    const own = document.uri.toString();
+    const edits = recent.snippets(own);
+    const found = await Promise.race([
+      search.keywordSnippets(identifiersNear(prefix), 2, vscode.workspace.asRelativePath(document.uri)).catch(() => []),
+      new Promise<{ path: string; text: string }[]>((resolve) => setTimeout(() => resolve([]), budgetMs)),
+    ]);
+    return withinBudget([...edits, ...found], SNIPPET_TOKENS);
+  };
+  const provider = host.own(new GatewayInlineCompletions(services, context.globalState, readCompletionSettings, withheld, snippets));
+  const status = host.own(new CompletionsStatusItem(services, provider, readCompletionSettings));
+  host.own(vscode.languages.registerInlineCompletionItemProvider(SELECTOR, provider));
+
+  // Recent edits in files that may be sent (never a secret or excluded file's lines).
+  host.own(
+    vscode.workspace.onDidChangeTextDocument(async (e) => {
+      const change = e.contentChanges[0];
+      if (!change || (e.document.uri.scheme !== 'file' && e.document.uri.scheme !== 'untitled')) return;
+      if (await withheld(e.document.uri)) return;
+      recent.record(e.document.uri.toString(), vscode.workspace.asRelativePath(e.document.uri), change.range.start.line, e.document.getText());
+    }),
+  );
+  host.own(vscode.workspace.onDidCloseTextDocument((d) => recent.forget(d.uri.toString())));
+  host.own(
+    services.onDidChangeConnection(() => {
+      provider.cache.clear();
+      status.render();
+    }),
+  );
+  host.own(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('modelGateway.defaultModels.completion') || e.affectsConfiguration('modelGateway.modelOverrides')) provider.cache.clear();
+    }),
+  );
+
+  const configuration = () => vscode.workspace.getConfiguration('modelGateway');
+  const toggle = async () => {
+    const on = readCompletionSettings().enabled;
+    await configuration().update('completions.enabled', !on, vscode.ConfigurationTarget.Global);
+    if (!on) provider.snooze(0);
+    return !on;
+  };
+  const chooseModel = async (): Promise<string | undefined> => {
+    let ids: string[];
+    try {
+      ids = (await services.client().models.list()).map((m) => m.id);
+    } catch (err) {
+      showGatewayError(services, 'Could not list the models', err);
+      return undefined;
+    }
+    const current = readCompletionSettings().model;
+    const items = [...ids.filter((id) => CODE_MODEL.test(id)).sort(), ...ids.filter((id) => !CODE_MODEL.test(id)).sort()].map((id) => ({
+      label: id,
+      description: id === current ? 'in use' : CODE_MODEL.test(id) ? 'code model' : undefined,
+    }));
+    const pick = await vscode.window.showQuickPick(items, { title: 'Model for inline completions', placeHolder: 'A code model with fill-in-the-middle is fastest and cheapest', ignoreFocusOut: true });
+    if (!pick) return undefined;
+    await useForCompletions(pick.label);
+    return pick.label;
+  };
+  const useForCompletions = async (model: string) => {
+    await setDefaultModel('completion', model);
+    if (!readCompletionSettings().enabled) await configuration().update('completions.enabled', true, vscode.ConfigurationTarget.Global);
+    provider.snooze(0);
+    void vscode.window.showInformationMessage(`Inline completions now use ${model}.`);
+  };
+
+  host.command('modelGateway.completions.toggle', toggle);
+  host.command('modelGateway.completions.snooze', (minutes?: unknown) => provider.snooze(typeof minutes === 'number' ? minutes * 60_000 : SNOOZE_MS));
+  host.command('modelGateway.completions.chooseModel', chooseModel);
+  host.command('modelGateway.models.useForCompletions', async (arg?: unknown) => {
+    const node = arg as { kind?: string; id?: string } | string | undefined;
+    const model = typeof node === 'string' ? node : node?.kind === 'model' ? node.id : undefined;
+    if (model) await useForCompletions(model);
+    else await chooseModel();
+  });
+  host.command(ACCEPTED_COMMAND, (chars?: unknown) => provider.recordAccepted(typeof chars === 'number' ? chars : 0));
+  host.command('modelGateway.completions.menu', async () => {
+    const s = readCompletionSettings();
+    const snoozed = !!provider.snoozedUntil;
+    const items: (vscode.QuickPickItem & { run: () => unknown })[] = [
+      { label: s.enabled ? '$(circle-slash) Turn Off' : '$(sparkle) Turn On', run: toggle },
+      ...(s.enabled && s.model ? [snoozed ? { label: '$(play) Resume Now', run: () => provider.snooze(0) } : { label: '$(clock) Snooze for 15 Minutes', run: () => provider.snooze(SNOOZE_MS) }] : []),
+      { label: '$(symbol-method) Choose Model…', description: s.model ? `${s.model} · ${describePath(provider.pathOf(s.model, s))}` : 'none yet', run: chooseModel },
+      { label: '$(gear) Languages and Limits…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.completions') },
+      { label: '$(graph) Open Usage', run: () => vscode.commands.executeCommand('modelGateway.usage.open') },
+    ];
+    const pick = await vscode.window.showQuickPick(items, { title: 'Model Gateway: inline completions' });
+    await pick?.run();
+  });
+  return { provider, status, recent };
+}

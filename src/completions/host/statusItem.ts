@@ -1,0 +1,87 @@
+import * as vscode from 'vscode';
+import { formatCost } from '../../common/money';
+import type { GatewayFeature } from '../../shell/services';
+import type { GatewayInlineCompletions, Skip } from './provider';
+import type { CompletionSettings } from './settings';
+
+const SKIP_WORDS: Partial<Record<Skip, string>> = {
+  language: 'off for this language (modelGateway.completions.languages)',
+  'too-large': 'this file is larger than modelGateway.completions.maxFileKB',
+  withheld: 'none in this file: it is a secret or excluded file (the same rules as the chat tools)',
+};
+
+/** The completions item in the status bar: on/off, snoozed, the model, today's spend; a click opens the menu. */
+export class CompletionsStatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('modelGateway.completions', vscode.StatusBarAlignment.Right, 98);
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly services: GatewayFeature,
+    private readonly provider: GatewayInlineCompletions,
+    private readonly settings: () => CompletionSettings,
+  ) {
+    this.item.name = 'Model Gateway Completions';
+    this.item.command = 'modelGateway.completions.menu';
+    this.disposables.push(
+      provider.onDidChange(() => this.render()),
+      services.onDidChangeConnection(() => this.render()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('modelGateway') && this.render()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.render()),
+    );
+    this.render();
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  get tooltip(): string {
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '');
+  }
+
+  render(): void {
+    const s = this.settings();
+    if (!this.services.isConfigured()) {
+      this.item.hide();
+      return;
+    }
+    const today = this.provider.today();
+    const stats = this.provider.stats;
+    this.item.backgroundColor = undefined;
+    const lines: string[] = [];
+    if (!s.enabled) {
+      this.item.text = '$(circle-slash) Completions';
+      lines.push('Inline completions are off. Click to turn them on.');
+    } else if (!s.model) {
+      this.item.text = '$(sparkle) Completions: choose a model';
+      lines.push('Inline completions need a model: click to choose one (a code model with fill-in-the-middle is fastest and cheapest).');
+    } else if (this.provider.snoozedUntil) {
+      const minutes = Math.max(1, Math.ceil((this.provider.snoozedUntil - Date.now()) / 60_000));
+      this.item.text = `$(clock) Completions ${minutes} min`;
+      lines.push(`Inline completions are snoozed until ${new Date(this.provider.snoozedUntil).toLocaleTimeString()}.`);
+    } else if (today.dollars >= s.capDollars) {
+      this.item.text = '$(warning) Completions: cap reached';
+      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+      lines.push(`Today's cap for inline completions is reached (${formatCost(today.dollars)} of ${formatCost(s.capDollars)}). They start again at midnight; raise the cap with modelGateway.completions.dailyCapDollars.`);
+    } else {
+      this.item.text = `$(sparkle) ${s.model}`;
+      lines.push(`Inline completions with ${s.model} (${describePath(this.provider.pathOf(s.model, s))}).`);
+      const skip = stats.lastSkip && SKIP_WORDS[stats.lastSkip];
+      if (skip) lines.push(`Here: ${skip}.`);
+    }
+    if (s.model) lines.push(`Today: ${formatCost(today.dollars)} of the ${formatCost(s.capDollars)} cap · ${today.requests} requests · ${today.accepted} characters accepted.`);
+    if (stats.last) lines.push(`Last answer in ${stats.last.ms} ms.`);
+    if (stats.lastError) lines.push(`Last failure: ${stats.lastError}`);
+    this.item.tooltip = lines.join('\n\n');
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+export function describePath(path: 'fim' | 'prompt' | 'chat'): string {
+  return path === 'fim' ? 'fill-in-the-middle' : path === 'prompt' ? 'completions without the code after the cursor' : 'a chat prompt';
+}
