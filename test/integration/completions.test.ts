@@ -1,0 +1,209 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { api, connectToEmulator, emulatorControl, emulatorRequests, until } from './helpers';
+
+interface SeenRequest {
+  body?: Record<string, unknown>;
+}
+
+const settings = () => vscode.workspace.getConfiguration('modelGateway');
+const folder = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+const completionRequests = async () => (await emulatorRequests()).filter((p) => p === 'POST /v1/completions').length;
+const chatRequests = async () => (await emulatorRequests()).filter((p) => p === 'POST /v1/chat/completions').length;
+
+/** Opens `text` as a file of the workspace with the cursor at `|` (removed from the text). */
+async function editAt(relPath: string, text: string): Promise<vscode.TextEditor> {
+  const abs = join(folder(), relPath);
+  mkdirSync(join(abs, '..'), { recursive: true });
+  const cursor = text.indexOf('|');
+  writeFileSync(abs, text.replace('|', ''));
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs));
+  const editor = await vscode.window.showTextDocument(doc);
+  const at = doc.positionAt(cursor);
+  editor.selection = new vscode.Selection(at, at);
+  return editor;
+}
+
+/**
+ * Asks VS Code for the inline suggestion at the cursor (as Alt+\ does) and accepts it (as Tab
+ * does), until the document holds `expected`: the ghost text may render a moment after the answer.
+ */
+async function triggerAndAccept(editor: vscode.TextEditor, expected: string): Promise<void> {
+  await until(
+    `the accepted suggestion "${expected}"`,
+    async () => {
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      await new Promise((r) => setTimeout(r, 300));
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
+      return editor.document.getText().includes(expected);
+    },
+    20_000,
+  );
+}
+
+/**
+ * Triggers after a change at the end of the file: VS Code does not always ask the provider again
+ * for a document version and position it already asked about.
+ */
+async function triggerAfterEdit(editor: vscode.TextEditor): Promise<void> {
+  const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
+  const cursor = editor.selection;
+  await editor.edit((b) => b.insert(end, '\n'));
+  editor.selection = cursor;
+  await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+}
+
+describe('inline completions in a real VS Code', () => {
+  const created: string[] = [];
+  const open = async (relPath: string, text: string) => {
+    created.push(join(folder(), relPath));
+    return editAt(relPath, text);
+  };
+
+  before(async () => {
+    await connectToEmulator();
+    await settings().update('defaultModels.completion', 'codestral-emu', vscode.ConfigurationTarget.Global);
+  });
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const { testing } = await api();
+    testing.completions.provider.cache.clear();
+  });
+
+  after(async () => {
+    for (const key of ['defaultModels.completion', 'completions.enabled', 'completions.dailyCapDollars', 'modelOverrides']) await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('files').update('exclude', undefined, vscode.ConfigurationTarget.Global);
+    const { testing } = await api();
+    await testing.completions.provider.forgetPaths();
+    testing.completions.provider.snooze(0);
+    for (const f of created) rmSync(f, { force: true });
+    rmSync(join(folder(), 'vendor-out'), { recursive: true, force: true });
+  });
+
+  it('the trigger shows the fill-in-the-middle answer; accepting it inserts it; the spend is counted', async () => {
+    const { testing } = await api();
+    const provider = testing.completions.provider;
+    const editor = await open('src/complete-me.ts', "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n  return gre|\n}\n");
+    const before = await completionRequests();
+    const day = provider.today();
+    await triggerAndAccept(editor, '  return greet;\n}');
+    assert.equal(editor.document.lineAt(3).text, '  return greet;');
+    assert.ok((await completionRequests()) > before, 'asked /v1/completions');
+    const seen = (await emulatorControl('last-request', { path: '/v1/completions' })) as SeenRequest;
+    assert.equal(seen.body?.model, 'codestral-emu');
+    assert.match(String(seen.body?.prompt), /\/\/ src\/complete-me\.ts \(typescript\)\n[\s\S]*return gre$/, 'the prompt ends at the cursor, after the path and language');
+    assert.equal(seen.body?.suffix, '\n}\n');
+    assert.deepEqual(seen.body?.stop, ['\n\n\n']);
+    assert.equal(provider.pathOf('codestral-emu'), 'fim');
+    const after = await until('the request in the ledger', () => (provider.today().requests > day.requests ? provider.today() : undefined));
+    assert.ok(after.dollars > day.dollars, 'its cost is counted');
+    await until('the accepted characters counted', () => provider.today().accepted > day.accepted);
+    assert.match(testing.completions.status.text, /codestral-emu/);
+    assert.match(testing.completions.status.tooltip, /fill-in-the-middle[\s\S]*Today: \$[\d.]+ of the \$1\.00 cap · \d+ requests · \d+ characters accepted/);
+  });
+
+  it('a model that refuses `suffix` is asked with the prompt alone from then on', async () => {
+    await settings().update('defaultModels.completion', 'gpt-3.5-turbo-instruct-emu', vscode.ConfigurationTarget.Global);
+    const { testing } = await api();
+    const provider = testing.completions.provider;
+    try {
+      const editor = await open('src/complete-instruct.ts', 'export const total = Math.max(1, 2|\n');
+      await triggerAndAccept(editor, 'Math.max(1, 2)\n');
+      assert.equal(provider.pathOf('gpt-3.5-turbo-instruct-emu'), 'prompt', 'remembered');
+      const seen = (await emulatorControl('last-request', { path: '/v1/completions' })) as SeenRequest;
+      assert.equal(seen.body?.suffix, undefined, 'sent without suffix');
+      // Remembered: the next file is asked once, without a refused try first.
+      provider.cache.clear();
+      const before = await completionRequests();
+      const second = await open('src/complete-instruct2.ts', 'export const least = Math.min(3, 4|\n');
+      await triggerAndAccept(second, 'Math.min(3, 4)\n');
+      assert.equal((await completionRequests()) - before, 1);
+    } finally {
+      await settings().update('defaultModels.completion', 'codestral-emu', vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('a chat-only model gets the chat prompt, its answer cleaned to the hole', async () => {
+    await settings().update('defaultModels.completion', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
+    const { testing } = await api();
+    try {
+      const editor = await open('src/complete-chat.ts', "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n  return gre|\n}\n");
+      const chatsBefore = await chatRequests();
+      await triggerAndAccept(editor, '  return greet;\n}');
+      assert.equal(testing.completions.provider.pathOf('gpt-4o-mini'), 'chat');
+      assert.ok((await chatRequests()) > chatsBefore);
+      assert.equal(editor.document.getText().match(/```/g), null, 'no fences inserted');
+      assert.equal(editor.document.getText().split('return').length, 2, 'nothing repeated from before the cursor');
+    } finally {
+      await settings().update('defaultModels.completion', 'codestral-emu', vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('no request in a secret file or an excluded one', async () => {
+    const { testing } = await api();
+    const provider = testing.completions.provider;
+    await vscode.workspace.getConfiguration('files').update('exclude', { '**/vendor-out/**': true }, vscode.ConfigurationTarget.Global);
+    const before = await completionRequests();
+    for (const [path, text] of [
+      ['src/.env.config.ts', "export const OPENAI_API_KEY = 'sk-live-|';\n"],
+      ['vendor-out/build.ts', 'export const built = Math.max(1, 2|\n'],
+    ] as const) {
+      const editor = await open(path, text);
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      await until(`the withheld verdict for ${path}`, () => provider.stats.lastSkip === 'withheld');
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
+      assert.equal(editor.document.getText(), text.replace('|', ''), 'nothing inserted');
+      provider.stats.lastSkip = undefined;
+    }
+    assert.equal((await completionRequests()) - before, 0, 'nothing was sent');
+  });
+
+  it('a workspace cannot choose the model or raise the cap; the cap, the toggle and the snooze stop requests', async () => {
+    const { testing } = await api();
+    const provider = testing.completions.provider;
+    const status = testing.completions.status;
+    // A cloned repository's settings file (VS Code's API refuses to write these two there, a
+    // file in the repository does not ask): ignored for the model and the cap.
+    const file = join(folder(), '.vscode', 'settings.json');
+    assert.equal(existsSync(file), false);
+    mkdirSync(join(folder(), '.vscode'), { recursive: true });
+    writeFileSync(file, JSON.stringify({ 'modelGateway.defaultModels.completion': 'gpt-4o', 'modelGateway.completions.dailyCapDollars': 10000, 'modelGateway.completions.maxLines': 3 }));
+    try {
+      await until('the workspace settings read', () => settings().inspect('completions.maxLines')?.workspaceValue === 3);
+      const editor = await open('src/complete-cap.ts', 'export const total = Math.max(1, 2|\n');
+      await triggerAndAccept(editor, 'Math.max(1, 2)\n');
+      const seen = (await emulatorControl('last-request', { path: '/v1/completions' })) as SeenRequest;
+      assert.equal(seen.body?.model, 'codestral-emu', "the user's model, not the workspace's");
+
+      await settings().update('completions.dailyCapDollars', 0, vscode.ConfigurationTarget.Global);
+      const before = await completionRequests();
+      provider.cache.clear();
+      await triggerAfterEdit(editor);
+      await until('the cap to stop the request', () => provider.stats.lastSkip === 'cap');
+      await until('the status bar to say so', () => /cap reached/.test(status.text));
+      assert.match(status.tooltip, /modelGateway\.completions\.dailyCapDollars/);
+      await settings().update('completions.dailyCapDollars', undefined, vscode.ConfigurationTarget.Global);
+
+      assert.equal(await vscode.commands.executeCommand('modelGateway.completions.toggle'), false);
+      await triggerAfterEdit(editor);
+      await until('off', () => provider.stats.lastSkip === 'off');
+      await until('the status bar to show off', () => status.text === '$(circle-slash) Completions');
+      assert.equal(await vscode.commands.executeCommand('modelGateway.completions.toggle'), true);
+
+      await vscode.commands.executeCommand('modelGateway.completions.snooze');
+      await triggerAfterEdit(editor);
+      await until('snoozed', () => provider.stats.lastSkip === 'snoozed');
+      assert.match(status.text, /^\$\(clock\) Completions 15 min$/);
+      provider.snooze(0);
+      assert.equal((await completionRequests()) - before, 0, 'nothing was sent while capped, off or snoozed');
+    } finally {
+      rmSync(join(folder(), '.vscode'), { recursive: true, force: true });
+      await settings().update('completions.dailyCapDollars', undefined, vscode.ConfigurationTarget.Global);
+      await until('the workspace settings gone', () => settings().inspect('completions.maxLines')?.workspaceValue === undefined);
+    }
+  });
+});
