@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { AbortError, BadRequestError, NotFoundError, ValidationError } from '../../src/gateway';
 import { CompletionCache } from '../../src/completions/core/cache';
-import { cleanChatAnswer, cutPrefix, cutSuffix } from '../../src/completions/core/context';
+import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '../../src/completions/core/context';
+import { addAccepted, addRequest, dayOf, readLedger } from '../../src/completions/core/ledger';
+import { identifiersNear, RecentEdits, withinBudget } from '../../src/completions/core/recentEdits';
 import { AdaptiveDebounce } from '../../src/completions/core/debounce';
-import { chatRequest, fimRequest, limitLines, prefixOnlyRequest, stopsFor, type HoleContext } from '../../src/completions/core/request';
+import { chatRequest, fimRequest, limitLines, nextPath, prefixOnlyRequest, stopsFor, type HoleContext } from '../../src/completions/core/request';
 import { tokensOf } from '../../src/chat/core/tokens';
 import { fillTheMiddle } from '../emulator/fim';
 import { clientFor, useEmulator } from './helpers';
@@ -34,6 +36,71 @@ describe('inline completions: context and cleaning', () => {
     assert.equal(cleanChatAnswer(' + b;\n}', prefix, suffix), ' + b;', 'the repeated code after the cursor is dropped');
     assert.equal(cleanChatAnswer('Here you go:\n```ts\n + b;\n}\n```\nDone.', prefix, suffix), ' + b;');
     assert.equal(cleanChatAnswer('<hole> + b;</hole>', prefix, suffix), ' + b;');
+  });
+
+  it('cuts an answer given without the suffix where it repeats the code after the cursor', () => {
+    const suffix = '\n  return total;\n}\n';
+    assert.equal(withoutRepeatedSuffix(' + b;\n  return total;\n}', suffix), ' + b;');
+    assert.equal(withoutRepeatedSuffix(' + b;\n  return tot', suffix), ' + b;', 'a repeated start of the suffix at the end');
+    assert.equal(withoutRepeatedSuffix(' + b;', suffix), ' + b;', 'nothing repeated: unchanged');
+    assert.equal(withoutRepeatedSuffix('\n  // TODO: implement f\n}', '\n}\n'), '\n  // TODO: implement f', 'a closing line the suffix already has');
+    assert.equal(withoutRepeatedSuffix('a)', ''), 'a)');
+  });
+
+  it('context from other files: recent edits around the last change, identifiers near the cursor, a token budget', () => {
+    const recent = new RecentEdits({ files: 2, radius: 1 });
+    const file = (n: number) => Array.from({ length: 10 }, (_, i) => `line ${n}.${i}`).join('\n');
+    recent.record('a', 'src/a.ts', 5, file(1));
+    recent.record('b', 'src/b.ts', 0, file(2));
+    recent.record('c', 'src/c.ts', 9, file(3));
+    assert.deepEqual(recent.snippets('x'), [
+      { path: 'src/c.ts', text: 'line 3.8\nline 3.9' },
+      { path: 'src/b.ts', text: 'line 2.0\nline 2.1' },
+    ], 'newest first, two files kept, the lines around each edit');
+    assert.deepEqual(recent.snippets('c').map((s) => s.path), ['src/b.ts'], 'never the file being completed');
+    recent.record('b', 'src/b.ts', 4, file(2));
+    assert.equal(recent.snippets('x')[0].text, 'line 2.3\nline 2.4\nline 2.5', 'a file edited again moves first, its new place');
+    recent.forget('b');
+    assert.deepEqual(recent.snippets('x').map((s) => s.path), ['src/c.ts']);
+
+    assert.equal(identifiersNear('import x from "y";\nconst total = computeTotal(items, taxRate);\nreturn formatMoney(tot'), 'total computeTotal items taxRate formatMoney tot', 'keywords and short words left out');
+    const long = [{ path: 'a', text: Array.from({ length: 100 }, (_, i) => `const value${i} = ${i};`).join('\n') }, { path: 'b', text: 'const b = 1;' }];
+    const cut = withinBudget(long, 50);
+    assert.equal(cut.length, 1, 'the budget is spent on the first snippet');
+    assert.ok(cut[0].text.split('\n').length < 100 && cut[0].text.split('\n').every((l) => /^const value\d+ = \d+;$/.test(l)), 'whole lines');
+    assert.ok(tokensOf(cut[0].text) <= 50);
+  });
+
+  it('the spend ledger: per local day and model, accepted characters, 31 days kept, a damaged record read as empty', () => {
+    const day = (d: number) => new Date(2026, 0, d, 12).getTime();
+    let ledger = readLedger(undefined);
+    ledger = addRequest(ledger, day(1), 'codestral', 0.001, 120);
+    ledger = addRequest(ledger, day(1), 'codestral', 0.002, 80);
+    ledger = addRequest(ledger, day(1), 'qwen', Number.NaN, 10);
+    ledger = addAccepted(ledger, day(1), 42);
+    const first = dayOf(ledger, day(1));
+    assert.equal(first.requests, 3);
+    assert.ok(Math.abs(first.dollars - 0.003) < 1e-12);
+    assert.deepEqual({ ...first.byModel, codestral: Number(first.byModel.codestral.toFixed(6)) }, { codestral: 0.003, qwen: 0 });
+    assert.equal(first.accepted, 42);
+    assert.equal(first.tokens, 210);
+    assert.equal(dayOf(ledger, day(2)).requests, 0, 'a new day starts at zero');
+    for (let d = 2; d <= 40; d++) ledger = addRequest(ledger, day(d), 'codestral', 0.001, 1);
+    assert.equal(Object.keys(ledger).length, 31);
+    assert.equal(dayOf(ledger, day(1)).requests, 0, 'the oldest days are dropped');
+    assert.deepEqual(readLedger({ '2026-01-01': { dollars: 'lots' } }), {});
+  });
+
+  it('the next path after a refusal: suffix refused → prompt alone; a chat model → chat; anything else is an error', () => {
+    const bad = new BadRequestError(400, "Unsupported parameter: 'suffix' is not supported with this model.", 'The gateway refused the request.');
+    const chatOnly = new NotFoundError(404, 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?', 'Not found.');
+    assert.equal(nextPath('fim', bad), 'prompt');
+    assert.equal(nextPath('fim', chatOnly), 'chat');
+    assert.equal(nextPath('prompt', chatOnly), 'chat');
+    assert.equal(nextPath('chat', chatOnly), undefined);
+    assert.equal(nextPath('prompt', bad), undefined, 'the prompt path sends no suffix: a refusal naming it is something else');
+    assert.equal(nextPath('fim', new BadRequestError(400, 'max_tokens is too large', 'max_tokens is too large')), undefined);
+    assert.equal(nextPath('fim', new NotFoundError(404, 'model not found', 'model not found')), undefined);
   });
 
   it("the emulator's completer finishes the statement or opens the block, respecting the suffix", () => {

@@ -55,7 +55,16 @@ export function cleanChatAnswer(answer: string, prefix: string, suffix: string):
   // The model wrote the whole line again: keep what comes after the cursor.
   if (line.trim() && text.startsWith(line)) text = text.slice(line.length);
   else if (line.trim() && text.trimStart().startsWith(line.trim())) text = text.trimStart().slice(line.trim().length);
-  // It went on with the code after the cursor: stop where that begins.
+  return withoutRepeatedSuffix(text, suffix);
+}
+
+/**
+ * A completion cut where it starts repeating the code after the cursor: a model asked without
+ * `suffix` (the prompt-only path, or a gateway that drops the field when it rewrites the request,
+ * as one-api does for mapped models) goes on into code that is already there.
+ */
+export function withoutRepeatedSuffix(completion: string, suffix: string): string {
+  let text = completion;
   const rest = suffix.replace(/^\s+/, '');
   if (rest) {
     const at = text.indexOf(rest.slice(0, Math.min(rest.length, 40)));

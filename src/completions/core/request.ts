@@ -72,8 +72,8 @@ export type CompletionPath = 'fim' | 'prompt' | 'chat';
  * is a chat model (OpenAI's and new-api's wording for /v1/completions) → the chat prompt.
  */
 export function nextPath(path: CompletionPath, err: unknown): CompletionPath | undefined {
-  const e = err as { name?: string; status?: number; message?: string };
-  const message = e.message ?? '';
+  const e = err as { name?: string; status?: number; message?: string; serverMessage?: string };
+  const message = e.serverMessage ?? e.message ?? '';
   if (path === 'fim' && (e.name === 'BadRequestError' || e.status === 400) && /suffix/i.test(message)) return 'prompt';
   if (path !== 'chat' && (e.name === 'NotFoundError' || e.status === 404 || e.status === 400) && /chat model|chat\/completions|not supported in the v1\/completions/i.test(message)) return 'chat';
   return undefined;

@@ -3,7 +3,7 @@ import type * as Gateway from '../../gateway';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
 import { CompletionCache } from '../core/cache';
-import { cleanChatAnswer, cutPrefix, cutSuffix } from '../core/context';
+import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '../core/context';
 import { AdaptiveDebounce } from '../core/debounce';
 import { addAccepted, addRequest, dayOf, readLedger, type CompletionDay } from '../core/ledger';
 import { chatRequest, fimRequest, limitLines, nextPath, prefixOnlyRequest, type CompletionPath, type HoleContext } from '../core/request';
@@ -221,7 +221,7 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
           return { text: cleanChatAnswer(typeof content === 'string' ? content : '', hole.prefix, hole.suffix), path, usage: reply.usage ?? undefined };
         }
         const reply = await client.completions.create(path === 'fim' ? fimRequest(model, hole) : prefixOnlyRequest(model, hole), { signal });
-        return { text: reply.choices[0]?.text ?? '', path, usage: reply.usage ?? undefined };
+        return { text: withoutRepeatedSuffix(reply.choices[0]?.text ?? '', hole.suffix), path, usage: reply.usage ?? undefined };
       } catch (err) {
         if (s.pathOverride) throw err;
         const next = nextPath(path, err);
