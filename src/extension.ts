@@ -41,13 +41,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const { overrides } = activatePlatform(host);
   const search = activateSearch(host);
   const languageModels = activateLanguageModels(host, search);
-  const { status, usage } = activateUsage(host, languageModels.access);
+  const completions = activateCompletions(host, search);
+  const { status, usage } = activateUsage(host, languageModels.access, completions.provider.spendSource());
   const accountTree = activateAccount(host);
   const agent = activateAgent(host);
   const mcp = activateMcp(host, agent);
   const chat = activateChat(host, search, agent);
   const { videoJobs } = activateAssets(host);
-  const completions = activateCompletions(host, search);
 
   host.startDeferred();
   const activationMs = performance.now() - started;

@@ -14,6 +14,21 @@ export interface Forecast {
 }
 
 export const RANGES = [7, 30] as const;
+
+/** The series the chart shows for inline completions, carved out of their model's spend. */
+export const COMPLETIONS_SERIES = 'Inline completions';
+
+/** Inline completions' spend per local day (`YYYY-MM-DD`) and model, as this extension counted it. */
+export type CompletionSpendByDay = Record<string, { byModel: Record<string, { dollars: number; requests: number }> }>;
+
+/** What the completions feature reports to the Usage view. */
+export interface CompletionSpendSource {
+  spendByDay(): CompletionSpendByDay;
+  today(): { dollars: number; requests: number; accepted: number };
+  capDollars(): number;
+  /** Whether a model is set for completions (the section shows then, even before the first request). */
+  inUse(): boolean;
+}
 export type RangeDays = (typeof RANGES)[number];
 
 export interface ModelRow {
@@ -53,6 +68,8 @@ export interface UsageReport {
   empty: boolean;
   /** Today's spend through `vscode.lm` (other extensions, VS Code's chat) against its daily cap (counted by this extension). */
   otherCallers?: { dollars: number; capDollars: number };
+  /** Today's inline completions (counted by this extension) against their daily cap. */
+  completions?: { dollars: number; capDollars: number; requests: number; accepted: number };
   /** What the figures are built from, in words (shown under the chart). */
   source: string;
   generatedAt: number;

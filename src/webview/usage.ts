@@ -176,6 +176,20 @@ function render(r: UsageReport): void {
       ),
     );
   }
+  if (r.completions) {
+    const c = r.completions;
+    parts.push(
+      section(
+        'Inline completions',
+        table(
+          'Inline completions today (counted by Model Gateway)',
+          ['Today', 'Daily cap', 'Left', 'Requests', 'Characters accepted'],
+          [[formatCost(c.dollars), formatCost(c.capDollars), formatCost(Math.max(0, c.capDollars - c.dollars)), int(c.requests), int(c.accepted)]],
+          [0, 1, 2, 3, 4],
+        ),
+      ),
+    );
+  }
   if (r.perKey.length) parts.push(section('By API key', table('Spend by API key (as the log names them)', ['Key', 'Requests', 'Spend'], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
   if (r.topCalls.length) {
     parts.push(

@@ -2,7 +2,9 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { api, connectToEmulator, emulatorControl, emulatorRequests, until } from './helpers';
+import type { UsageReport } from '../../src/usage/core/report';
+import { config } from './config';
+import { api, connectToEmulator, emulatorControl, emulatorRequests, runAnswering, until } from './helpers';
 
 interface SeenRequest {
   body?: Record<string, unknown>;
@@ -104,6 +106,15 @@ describe('inline completions in a real VS Code', () => {
     await until('the accepted characters counted', () => provider.today().accepted > day.accepted);
     assert.match(testing.completions.status.text, /codestral-emu/);
     assert.match(testing.completions.status.tooltip, /fill-in-the-middle[\s\S]*Today: \$[\d.]+ of the \$1\.00 cap · \d+ requests · \d+ characters accepted/);
+    // The Usage view: today's completions against the cap, and a series of their own in the chart.
+    assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
+    const report = await vscode.commands.executeCommand<UsageReport | undefined>('modelGateway.usage.open');
+    assert.ok(report?.completions, 'the Usage view has the section');
+    assert.equal(report.completions.requests, provider.today().requests);
+    assert.equal(report.completions.capDollars, 1);
+    const series = report.series.find((x) => x.name === 'Inline completions');
+    assert.ok(series && (series.dollars.at(-1) ?? 0) > 0, JSON.stringify(report.series.map((x) => x.name)));
+    assert.equal(report.perModel.find((m) => m.model === 'Inline completions')?.requests, report.completions.requests, 'every completion call moved out of its model');
   });
 
   it('a model that refuses `suffix` is asked with the prompt alone from then on', async () => {

@@ -230,6 +230,28 @@ describe('usage figures', () => {
     assert.equal(fromSettings.dollars, 3);
   });
 
+  it("inline completions' spend counted here becomes a series of its own, taken from its model's and never more than the log says", () => {
+    const today = localDay(noon / 1000);
+    const yesterday = localDay(daysAgo(1));
+    const items = [entry(daysAgo(0) - 60, 'codestral', 0.5), entry(daysAgo(0) - 50, 'codestral', 0.25), entry(daysAgo(0) - 40, 'gpt-4o', 2), entry(daysAgo(1), 'codestral', 0.1)];
+    const completions = {
+      [today]: { byModel: { codestral: { dollars: 0.25, requests: 1 } } },
+      // The log lags: more counted here than it holds for yesterday.
+      [yesterday]: { byModel: { codestral: { dollars: 0.3, requests: 3 } } },
+    };
+    const r = buildReport({ rangeDays: 7, nowMs: noon, logs: { items, complete: true }, prices: new PriceBook(undefined), completions });
+    const series = Object.fromEntries(r.series.map((x) => [x.name, x.dollars.slice(-2)]));
+    assert.deepEqual(series['Inline completions'], [0.1, 0.25]);
+    assert.deepEqual(series.codestral, [0, 0.5]);
+    assert.deepEqual(series['gpt-4o'], [0, 2]);
+    assert.equal(r.totalDollars, 2.85, 'the total is unchanged');
+    assert.equal(r.requests, 4);
+    const row = r.perModel.find((m) => m.model === 'Inline completions')!;
+    assert.equal(row.requests, 2);
+    assert.match(row.price, /counted by Model Gateway/);
+    assert.ok(!r.rows.some((x) => x.day === yesterday && x.model === 'codestral'), 'a model left with nothing has no row');
+  });
+
   it('stacks spend by model per day, groups the smallest models as Other, and says when there is no data', () => {
     const models = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
     const items = models.flatMap((m, i) => [entry(daysAgo(1), m, 8 - i), entry(daysAgo(0) - 60, m, 1, { cacheRead: 300, cacheWrite: 100 })]);

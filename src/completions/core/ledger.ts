@@ -13,7 +13,7 @@ const DaySchema = z.object({
   requests: z.number(),
   accepted: z.number(),
   tokens: z.number(),
-  byModel: z.record(z.string(), z.number()),
+  byModel: z.record(z.string(), z.object({ dollars: z.number(), requests: z.number() })),
 });
 export const LedgerSchema = z.record(z.string(), DaySchema);
 export type CompletionDay = z.infer<typeof DaySchema>;
@@ -47,7 +47,7 @@ export function addRequest(ledger: CompletionLedger, at: number, model: string, 
     dollars: d.dollars + cost,
     requests: d.requests + 1,
     tokens: d.tokens + Math.max(0, tokens),
-    byModel: { ...d.byModel, [model]: (d.byModel[model] ?? 0) + cost },
+    byModel: { ...d.byModel, [model]: { dollars: (d.byModel[model]?.dollars ?? 0) + cost, requests: (d.byModel[model]?.requests ?? 0) + 1 } },
   }));
 }
 

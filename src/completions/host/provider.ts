@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type * as Gateway from '../../gateway';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
+import type { CompletionSpendSource } from '../../common/usageReport';
 import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
 import { CompletionCache } from '../core/cache';
 import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '../core/context';
@@ -87,6 +88,16 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
 
   ledger(): ReturnType<typeof readLedger> {
     return readLedger(this.state.get(LEDGER));
+  }
+
+  /** The Usage view's source: spend per day and model, today against the cap. */
+  spendSource(): CompletionSpendSource {
+    return {
+      spendByDay: () => this.ledger(),
+      today: () => this.today(),
+      capDollars: () => this.settings().capDollars,
+      inUse: () => !!this.settings().model,
+    };
   }
 
   async recordAccepted(chars: number): Promise<void> {

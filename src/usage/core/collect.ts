@@ -2,6 +2,7 @@
 import type { GatewayClient } from '../../gateway/client';
 import { PriceBook } from '../../common/prices';
 import { buildReport, keyOnlyReport, rangeStart, type RangeDays, type UsageReport } from './report';
+import type { CompletionSpendByDay } from '../../common/usageReport';
 
 /** The gateway's clock may run ahead of this machine's: ask for a little past "now". */
 export const CLOCK_SKEW_SECONDS = 3600;
@@ -15,6 +16,8 @@ export interface CollectOptions {
   nowMs?: number;
   /** Most log rows read (newest first); past it, spend per day comes from the usage buckets. */
   maxLogRows?: number;
+  /** Inline completions' spend as this extension counted it (a series of its own in the chart). */
+  completions?: CompletionSpendByDay;
   signal?: AbortSignal;
 }
 
@@ -43,5 +46,6 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
     prices,
     balanceDollars: me.balanceDollars,
     username: me.username,
+    completions: o.completions,
   });
 }

@@ -7,7 +7,7 @@ import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../../co
 import { forecast } from './forecast';
 import { imageFamilyPrice, type PriceBook } from '../../common/prices';
 import { toCsv } from './csv';
-import type { RangeDays, UsageReport } from '../../common/usageReport';
+import { COMPLETIONS_SERIES, type CompletionSpendByDay, type RangeDays, type UsageReport } from '../../common/usageReport';
 
 export { RANGES, type ModelRow, type RangeDays, type UsageReport } from '../../common/usageReport';
 
@@ -48,6 +48,8 @@ export interface ReportInput {
   prices: PriceBook;
   balanceDollars?: number;
   username?: string;
+  /** Inline completions' spend as counted here: moved out of its model's figures into a series of its own. */
+  completions?: CompletionSpendByDay;
 }
 
 export function buildReport(input: ReportInput): UsageReport {
@@ -82,6 +84,8 @@ export function buildReport(input: ReportInput): UsageReport {
   } else {
     for (const l of logs.items) add(localDay(l.at), l.model, l.dollars, 1);
   }
+
+  if (input.completions) carveCompletions(cells, input.completions);
 
   const inRange = new Set(days);
   const perModel = new Map<string, { dollars: number; requests: number }>();
@@ -167,11 +171,36 @@ export function buildReport(input: ReportInput): UsageReport {
   };
 }
 
+/**
+ * Moves what inline completions spent from their model's cell of each day to a cell of their own
+ * (never more than the gateway reported for that model and day: its log may lag behind).
+ */
+function carveCompletions(cells: Map<string, { dollars: number; requests: number }>, spend: CompletionSpendByDay): void {
+  for (const [day, { byModel }] of Object.entries(spend)) {
+    for (const [model, counted] of Object.entries(byModel)) {
+      const from = cells.get(`${day}\u0000${model}`);
+      if (!from) continue;
+      const dollars = Math.min(from.dollars, counted.dollars);
+      const requests = Math.min(from.requests, counted.requests);
+      if (dollars <= 0 && requests <= 0) continue;
+      from.dollars -= dollars;
+      from.requests -= requests;
+      const id = `${day}\u0000${COMPLETIONS_SERIES}`;
+      const to = cells.get(id) ?? { dollars: 0, requests: 0 };
+      to.dollars += dollars;
+      to.requests += requests;
+      cells.set(id, to);
+      if (from.requests <= 0 && from.dollars <= 1e-12) cells.delete(`${day}\u0000${model}`);
+    }
+  }
+}
+
 function topCall(l: UsageLogEntry): UsageReport['topCalls'][number] {
   return { at: l.at, model: l.model, keyName: l.keyName, dollars: l.dollars, promptTokens: l.promptTokens, completionTokens: l.completionTokens };
 }
 
 function describePrice(prices: PriceBook, model: string): { price: string; priceKnown: boolean } {
+  if (model === COMPLETIONS_SERIES) return { price: 'ghost text in this editor, counted by Model Gateway at the model\'s price', priceKnown: true };
   const found = prices.price(model);
   const image = found ? undefined : imageFamilyPrice(model);
   if (image) return { price: image, priceKnown: true };

@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
 import type { LmAccess } from '../../lm/host/access';
 import type { FeatureHost } from '../../shell/featureHost';
-import { USAGE_VIEW_TYPE, UsagePanel } from './panel';
+import { USAGE_VIEW_TYPE, UsagePanel, type CompletionSpendSource } from './panel';
 import { StatusBar } from './statusBar';
 
 /** The status bar (connection, balance, spend today, forecast) and the Usage view. */
-export function activateUsage(host: FeatureHost, lmAccess: LmAccess): { status: StatusBar; usage: UsagePanel } {
+export function activateUsage(host: FeatureHost, lmAccess: LmAccess, completions: CompletionSpendSource): { status: StatusBar; usage: UsagePanel } {
   const { services, context } = host;
   const status = host.own(new StatusBar(services, context.globalState));
-  const usage = host.own(new UsagePanel(services, context, lmAccess));
+  const usage = host.own(new UsagePanel(services, context, lmAccess, completions));
   host.own(services.onDidChangeConnection(() => void status.refresh()));
   host.own(services.onDidSpend(() => void status.refresh()));
   host.command('modelGateway.refreshStatus', () => status.refresh());

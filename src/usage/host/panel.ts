@@ -5,9 +5,13 @@ import { redact } from '../../shell/redact';
 import type { SettingsSource, GatewayConnection, CredentialSource, PriceSource, LogSource } from '../../shell/services';
 import { collectUsage } from '../core/collect';
 import { FromUsageView, type ToUsageView } from '../../common/usageProtocol';
+import type { CompletionSpendSource } from '../../common/usageReport';
+
+export type { CompletionSpendSource };
 import { RANGES, reportCsv, type RangeDays, type UsageReport } from '../core/report';
 
 const RANGE_KEY = 'modelGateway.usage.rangeDays';
+
 /** The Usage tab's webview type (package.json activates on it, so a reload restores the tab). */
 export const USAGE_VIEW_TYPE = 'modelGateway.usage';
 
@@ -28,6 +32,8 @@ export class UsagePanel implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     /** Today's spend by other extensions and VS Code's chat, against its cap. */
     private readonly otherCallers?: { spentToday(): number; capDollars(): number },
+    /** Inline completions' spend as counted here: per day and model, and today's against the cap. */
+    private readonly completions?: CompletionSpendSource,
   ) {
     const soon = () => {
       if (!this.panel) return;
@@ -64,8 +70,14 @@ export class UsagePanel implements vscode.Disposable {
         rangeDays,
         hasAccessToken: !!this.services.credentials.getAccessToken(),
         prices: await this.services.prices.book(),
+        completions: this.completions?.spendByDay(),
       });
-      return this.otherCallers ? { ...report, otherCallers: { dollars: this.otherCallers.spentToday(), capDollars: this.otherCallers.capDollars() } } : report;
+      const today = this.completions?.today();
+      return {
+        ...report,
+        ...(this.otherCallers ? { otherCallers: { dollars: this.otherCallers.spentToday(), capDollars: this.otherCallers.capDollars() } } : {}),
+        ...(today && this.completions && (today.requests > 0 || this.completions.inUse()) ? { completions: { ...today, capDollars: this.completions.capDollars() } } : {}),
+      };
     })().then(
       (report) => {
         if (generation !== this.generation) return this.loading;
