@@ -105,7 +105,7 @@ describe('inline completions in a real VS Code', () => {
     assert.ok(after.dollars > day.dollars, 'its cost is counted');
     await until('the accepted characters counted', () => provider.today().accepted > day.accepted);
     assert.match(testing.completions.status.text, /codestral-emu/);
-    assert.match(testing.completions.status.tooltip, /fill-in-the-middle[\s\S]*Today: \$[\d.]+ of the \$1\.00 cap · \d+ requests · \d+ characters accepted/);
+    assert.match(testing.completions.status.tooltip, /fill-in-the-middle[\s\S]*Today: \$[\d.]+ of the \$1\.00 cap · \d+ requests? · \d+ characters? accepted/);
     // The Usage view: today's completions against the cap, and a series of their own in the chart.
     assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
     const report = await vscode.commands.executeCommand<UsageReport | undefined>('modelGateway.usage.open');

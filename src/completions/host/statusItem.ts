@@ -69,7 +69,7 @@ export class CompletionsStatusItem implements vscode.Disposable {
       const skip = stats.lastSkip && SKIP_WORDS[stats.lastSkip];
       if (skip) lines.push(`Here: ${skip}.`);
     }
-    if (s.model) lines.push(`Today: ${formatCost(today.dollars)} of the ${formatCost(s.capDollars)} cap · ${today.requests} requests · ${today.accepted} characters accepted.`);
+    if (s.model) lines.push(`Today: ${formatCost(today.dollars)} of the ${formatCost(s.capDollars)} cap · ${plural(today.requests, 'request')} · ${plural(today.accepted, 'character')} accepted.`);
     if (stats.last) lines.push(`Last answer in ${stats.last.ms} ms.`);
     if (stats.lastError) lines.push(`Last failure: ${stats.lastError}`);
     this.item.tooltip = lines.join('\n\n');
@@ -85,3 +85,5 @@ export class CompletionsStatusItem implements vscode.Disposable {
 export function describePath(path: 'fim' | 'prompt' | 'chat'): string {
   return path === 'fim' ? 'fill-in-the-middle' : path === 'prompt' ? 'completions without the code after the cursor' : 'a chat prompt';
 }
+
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;

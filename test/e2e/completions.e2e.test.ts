@@ -1,0 +1,109 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { until } from '../wait';
+import { ROOT, runPaletteCommand } from '../vscode/harness';
+import { type Workbench, demoCredentials, startWorkbench } from './workbench';
+
+const SHOTS = join(ROOT, 'test-results', 'screenshots');
+const SAMPLE = "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n\n}\n";
+
+/**
+ * Inline completions as a person meets them in code-server: typing in a file shows the gateway's
+ * ghost text, Tab inserts it, and typing on while a request is out cancels it at the gateway.
+ */
+describe('inline completions, end to end (code-server, headless Chromium)', function () {
+  this.timeout(180_000);
+  let wb: Workbench | undefined;
+  let page: Page;
+  /** The ghost text's pieces (VS Code splits it by syntax colour). */
+  const ghost = () => page.locator('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text');
+  const lineText = (n: number) => page.locator('.monaco-editor .view-lines .view-line').nth(n - 1);
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    wb = await startWorkbench({
+      prepare: (ws) => writeFileSync(join(ws, 'src', 'welcome.ts'), SAMPLE),
+      codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.completion': 'codestral-emu' } }),
+    });
+    page = wb.page;
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('welcome.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'welcome.ts' }).first().click();
+    await page.locator('.tab', { hasText: 'welcome.ts' }).first().waitFor();
+    // The status bar offers the model once the extension has read the settings.
+    await page.locator('.statusbar-item', { hasText: 'codestral-emu' }).first().waitFor({ timeout: 60_000 });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await page?.screenshot({ path: join(ROOT, 'test-results', `completions-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+  });
+
+  after(async () => {
+    await wb?.close();
+  });
+
+  /** Puts the cursor at the end of a line (Go to Line), as a person clicking there would. */
+  async function cursorAtEndOf(line: number): Promise<void> {
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type(String(line));
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('End');
+  }
+
+  it('typing shows the ghost text; Tab inserts it', async () => {
+    const emu = wb!.emu;
+    const before = emu.requestsTo('/v1/completions').length;
+    await cursorAtEndOf(4);
+    // At human speed; the suggest widget's word list may open on the way (no request then).
+    await page.keyboard.type('  return gre', { delay: 120 });
+    // VS Code's word list may open on "gre" (no request while it is open): Escape closes it and
+    // VS Code asks the provider again. Escape would also dismiss ghost text already shown.
+    const first = await until('the word list or the ghost text', async () => ((await ghost().count()) > 0 ? 'ghost' : (await page.locator('.suggest-widget.visible').count()) > 0 ? 'list' : undefined), 20_000);
+    if (first === 'list') await page.keyboard.press('Escape');
+    await until('the ghost text', async () => (await ghost().allInnerTexts()).join('') === 'et;', 20_000);
+    await page.screenshot({ path: join(SHOTS, 'completions-ghost-text.png'), clip: { x: 340, y: 60, width: 760, height: 150 } });
+    assert.ok(emu.requestsTo('/v1/completions').length > before, 'asked the gateway');
+    assert.equal((emu.requestsTo('/v1/completions').at(-1)!.body as { suffix?: string }).suffix, '\n}\n');
+    await page.keyboard.press('Tab');
+    await until('the accepted text in the editor', async () => (await lineText(4).innerText()).replace(/\u00a0/g, ' ') === '  return greet;', 10_000);
+    await page.screenshot({ path: join(SHOTS, 'completions-accepted.png') });
+  });
+
+  it("the status bar item: the model, today's spend, and a menu to snooze, turn off or change the model", async () => {
+    const item = page.locator('.statusbar-item', { hasText: 'codestral-emu' }).first();
+    // This machine's code-server warns about its TypeScript server; a person would close that.
+    await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+    await item.hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Inline completions with codestral-emu' }).first();
+    await hover.waitFor({ timeout: 10_000 });
+    assert.match(await hover.innerText(), /fill-in-the-middle[\s\S]*Today: \$[\d.]+ of the \$1\.00 cap · \d+ requests? · 3 characters accepted/);
+    await page.screenshot({ path: join(SHOTS, 'completions-status.png'), clip: { x: 700, y: 600, width: 700, height: 300 } });
+    await item.click();
+    const menu = page.locator('.quick-input-widget');
+    await menu.locator('.monaco-list-row', { hasText: 'Snooze for 15 Minutes' }).waitFor();
+    await menu.locator('.monaco-list-row', { hasText: 'Snooze for 15 Minutes' }).click();
+    await page.locator('.statusbar-item', { hasText: 'Completions 15 min' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('.statusbar-item', { hasText: 'Completions 15 min' }).first().click();
+    await menu.locator('.monaco-list-row', { hasText: 'Resume Now' }).click();
+    await item.waitFor({ timeout: 10_000 });
+    // Back in the editor for the next test.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await cursorAtEndOf(4);
+  });
+
+  it('typing on while the gateway is slow cancels the request there', async () => {
+    const emu = wb!.emu;
+    emu.inject({ path: '/v1/completions', fault: { kind: 'slowFirstByte', ms: 3000 } });
+    const before = emu.requestsTo('/v1/completions').length;
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('  const again = Math.max(1, 2', { delay: 120 });
+    await until('a request under way', () => emu.requestsTo('/v1/completions').length > before, 15_000);
+    const slow = emu.requestsTo('/v1/completions')[before];
+    await page.keyboard.type(', 3', { delay: 120 });
+    await until('the slow request aborted at the gateway', () => slow.aborted === true, 10_000);
+    assert.equal(slow.aborted, true);
+  });
+});
