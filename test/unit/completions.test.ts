@@ -5,6 +5,8 @@ import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '..
 import { addAccepted, addRequest, dayOf, readLedger } from '../../src/completions/core/ledger';
 import { identifiersNear, RecentEdits, withinBudget } from '../../src/completions/core/recentEdits';
 import { AdaptiveDebounce } from '../../src/completions/core/debounce';
+import { InlineCompleter, type HoleRequest } from '../../src/completions/core/completer';
+import type { CompletionPath } from '../../src/completions/core/request';
 import { chatRequest, fimRequest, limitLines, nextPath, prefixOnlyRequest, stopsFor, type HoleContext } from '../../src/completions/core/request';
 import { tokensOf } from '../../src/chat/core/tokens';
 import { fillTheMiddle } from '../emulator/fim';
@@ -208,6 +210,66 @@ describe('inline completions: /v1/completions against the emulator', function ()
     const raw = String(reply.choices[0].message.content);
     assert.match(raw, /^```/, 'the chat model answers in a fence, repeating the line');
     assert.equal(cleanChatAnswer(raw, hole.prefix, hole.suffix), 'alues);');
+  });
+
+  describe('the completer (the provider\'s core, driven as VS Code drives it)', () => {
+    const code = "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n  return gre";
+    const after = '\n}\n';
+    const hole = (o: Partial<HoleRequest> = {}): HoleRequest => ({ before: code, after, language: 'typescript', path: 'src/w.ts', model: 'codestral-emu', maxPrefixTokens: 1500, maxSuffixTokens: 500, maxLines: 12, automatic: true, ...o });
+    function completer() {
+      const { client } = clientFor(ctx.emu);
+      const learned = new Map<string, CompletionPath>();
+      const answered: number[] = [];
+      const c = new InlineCompleter({ client: () => client, learnedPath: (m) => learned.get(m), remember: (m, p) => void learned.set(m, p), answered: (_m, t) => void answered.push(t.prompt) });
+      return { c, learned, answered };
+    }
+
+    it('answers after the pause, then serves typing through the suggestion from the cache', async () => {
+      const { c, answered } = completer();
+      const before = ctx.emu.requestsTo('/v1/completions').length;
+      const first = await c.complete(hole(), new AbortController().signal);
+      assert.equal(first.kind, 'answer');
+      assert.equal(first.kind === 'answer' && first.text, 'et;');
+      assert.ok(first.kind === 'answer' && first.waitedMs >= 140, 'waited for the pause (150 ms before any latency is known)');
+      const typed = await c.complete(hole({ before: code + 'e' }), new AbortController().signal);
+      assert.deepEqual(typed, { kind: 'cache', text: 't;' });
+      assert.equal(ctx.emu.requestsTo('/v1/completions').length - before, 1, 'one request for both');
+      assert.deepEqual(c.stats, { requests: 1, cancelled: 0, cacheHits: 1, failures: 0, promptTokens: answered[0], completionTokens: c.stats.completionTokens });
+      assert.ok(answered[0] > 0);
+    });
+
+    it('a key during the pause sends nothing; a key during the request aborts it at the gateway', async () => {
+      const { c } = completer();
+      const before = ctx.emu.requestsTo('/v1/completions').length;
+      const typing = new AbortController();
+      setTimeout(() => typing.abort(), 30);
+      assert.deepEqual(await c.complete(hole(), typing.signal), { kind: 'cancelled', sent: false });
+      assert.equal(ctx.emu.requestsTo('/v1/completions').length, before, 'nothing sent');
+      ctx.emu.inject({ path: '/v1/completions', fault: { kind: 'slowFirstByte', ms: 1000 } });
+      const slow = new AbortController();
+      const pending = c.complete(hole({ automatic: false }), slow.signal);
+      for (let i = 0; i < 100 && ctx.emu.requestsTo('/v1/completions').length === before; i++) await new Promise((r) => setTimeout(r, 10));
+      slow.abort();
+      assert.deepEqual(await pending, { kind: 'cancelled', sent: true });
+      const last = ctx.emu.requestsTo('/v1/completions').at(-1)!;
+      for (let i = 0; i < 50 && !last.aborted; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(last.aborted, true);
+      assert.equal(c.stats.cancelled, 1);
+    });
+
+    it('learns the path: a refused suffix → prompt alone; a chat model → chat prompt; an override is never changed', async () => {
+      const { c, learned } = completer();
+      const instruct = await c.complete(hole({ model: 'gpt-3.5-turbo-instruct-emu', automatic: false }), new AbortController().signal);
+      assert.equal(instruct.kind === 'answer' && instruct.path, 'prompt');
+      assert.equal(learned.get('gpt-3.5-turbo-instruct-emu'), 'prompt');
+      c.cache.clear(); // as the provider does when the model setting changes
+      const chat = await c.complete(hole({ model: 'gpt-4o-mini', automatic: false }), new AbortController().signal);
+      assert.equal(chat.kind === 'answer' && chat.text, 'et;');
+      assert.equal(learned.get('gpt-4o-mini'), 'chat');
+      const fixed = await c.complete(hole({ model: 'gpt-4o', automatic: false, pathOverride: 'fim', before: code + 'x' }), new AbortController().signal);
+      assert.equal(fixed.kind, 'failed', 'the override is kept: the error is shown, not worked around');
+      assert.equal(learned.has('gpt-4o'), false);
+    });
   });
 
   it('a cancelled request is recorded as aborted by the emulator', async () => {

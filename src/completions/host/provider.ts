@@ -1,30 +1,21 @@
 import * as vscode from 'vscode';
-import type * as Gateway from '../../gateway';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import type { CompletionSpendSource } from '../../common/usageReport';
 import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
-import { CompletionCache } from '../core/cache';
-import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '../core/context';
-import { AdaptiveDebounce } from '../core/debounce';
+import { InlineCompleter, type CompletionTokens } from '../core/completer';
 import { addAccepted, addRequest, dayOf, readLedger, type CompletionDay } from '../core/ledger';
-import { chatRequest, fimRequest, limitLines, nextPath, prefixOnlyRequest, type CompletionPath, type HoleContext } from '../core/request';
+import type { CompletionPath } from '../core/request';
 import { languageOn, type CompletionSettings } from './settings';
 
 const PATHS = 'modelGateway.completions.paths';
 const LEDGER = 'modelGateway.completions.ledger';
 /** The command an accepted suggestion runs (it counts the accepted characters). */
 export const ACCEPTED_COMMAND = 'modelGateway.completions.accepted';
-/** Tokens a suggestion may have: a dozen lines of code. */
-const MAX_COMPLETION_TOKENS = 256;
 
 /** Why no request was sent for a trigger (kept for the status bar tooltip and the tests). */
 export type Skip = 'off' | 'no-model' | 'snoozed' | 'not-configured' | 'language' | 'suggest-widget' | 'selection' | 'too-large' | 'withheld' | 'cap' | 'cancelled';
 
 export interface CompletionStats {
-  requests: number;
-  cancelled: number;
-  cacheHits: number;
-  failures: number;
   lastSkip?: Skip;
   lastError?: string;
   /** The last request's path and the milliseconds it took. */
@@ -34,18 +25,6 @@ export interface CompletionStats {
 /** Context from other files for a hole (recent edits, the keyword index), within a time budget. */
 export type SnippetSource = (document: vscode.TextDocument, prefix: string, budgetMs: number) => Promise<{ path: string; text: string }[]>;
 
-function sleep(ms: number, token: vscode.CancellationToken): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    const sub = token.onCancellationRequested(done);
-    function done() {
-      clearTimeout(timer);
-      sub.dispose();
-      resolve();
-    }
-  });
-}
-
 /**
  * Ghost text through the gateway: waits an adaptive pause after the last key, reuses what the
  * cache holds while the person types through a suggestion, asks the model by the path it takes
@@ -53,9 +32,8 @@ function sleep(ms: number, token: vscode.CancellationToken): Promise<void> {
  * model), cancels the request when the person types on, and counts what it spends.
  */
 export class GatewayInlineCompletions implements vscode.InlineCompletionItemProvider {
-  readonly cache = new CompletionCache();
-  readonly debounce = new AdaptiveDebounce();
-  readonly stats: CompletionStats = { requests: 0, cancelled: 0, cacheHits: 0, failures: 0 };
+  readonly completer: InlineCompleter;
+  readonly stats: CompletionStats = {};
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the stats, the snooze or today's spend change (the status bar listens). */
   readonly onDidChange = this.changed.event;
@@ -69,7 +47,21 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     /** Why a file gets no completions (secret, ignored), if it gets none. */
     private readonly withheld: (uri: vscode.Uri) => Promise<string | undefined>,
     private readonly snippets: SnippetSource,
-  ) {}
+  ) {
+    this.completer = new InlineCompleter({
+      client: () => services.client(),
+      learnedPath: (model) => {
+        const learned = this.state.get<Record<string, CompletionPath>>(PATHS)?.[this.pathKey(model)];
+        return learned === 'fim' || learned === 'prompt' || learned === 'chat' ? learned : undefined;
+      },
+      remember: (model, path) => this.remember(model, path),
+      answered: (model, tokens) => this.account(model, tokens),
+    });
+  }
+
+  get cache() {
+    return this.completer.cache;
+  }
 
   get snoozedUntil(): number {
     return this.snoozedUntilMs > Date.now() ? this.snoozedUntilMs : 0;
@@ -111,9 +103,7 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
 
   /** How the model is asked now: the setting, else what was learned, else fill-in-the-middle. */
   pathOf(model: string, s = this.settings()): CompletionPath {
-    if (s.pathOverride) return s.pathOverride;
-    const learned = this.state.get<Record<string, CompletionPath>>(PATHS)?.[this.pathKey(model)];
-    return learned === 'fim' || learned === 'prompt' || learned === 'chat' ? learned : 'fim';
+    return this.completer.pathOf(model, s.pathOverride);
   }
 
   async forgetPaths(): Promise<void> {
@@ -159,45 +149,46 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
 
     const all = document.getText();
     const offset = document.offsetAt(position);
-    const prefix = cutPrefix(all.slice(0, offset), s.maxPrefixTokens);
-    const suffix = cutSuffix(all.slice(offset), s.maxSuffixTokens);
-    const reuse = this.cache.get(prefix, suffix);
-    if (reuse) {
-      this.stats.cacheHits++;
-      return [this.item(reuse, position)];
-    }
-
-    // An explicit trigger (the command, Alt+\) asks at once; typing waits for a pause.
-    if (context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic) await sleep(this.debounce.delayMs, token);
-    if (token.isCancellationRequested) return this.skip('cancelled');
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
     try {
-      const snippets = await this.snippets(document, prefix, 40).catch(() => []);
-      if (token.isCancellationRequested) return this.skip('cancelled');
-      const hole: HoleContext = { prefix, suffix, language: document.languageId, path: vscode.workspace.asRelativePath(document.uri), snippets, maxTokens: MAX_COMPLETION_TOKENS };
-      const started = performance.now();
-      this.stats.requests++;
-      const answer = await this.ask(s, hole, abort.signal);
-      const ms = performance.now() - started;
-      this.debounce.record(ms);
-      this.stats.last = { path: answer.path, ms: Math.round(ms) };
-      await this.account(s.model, answer.usage);
-      const text = limitLines(answer.text, s.maxLines);
-      if (!text.trim()) return undefined;
-      this.cache.set(prefix, suffix, text);
-      // Typed on while the answer came: VS Code may still show it if it matches what was typed.
-      return [this.item(text, position)];
-    } catch (err) {
-      if (abort.signal.aborted || token.isCancellationRequested) {
-        this.stats.cancelled++;
-        return undefined;
+      const outcome = await this.completer.complete(
+        {
+          before: all.slice(0, offset),
+          after: all.slice(offset),
+          language: document.languageId,
+          path: vscode.workspace.asRelativePath(document.uri),
+          model: s.model,
+          maxPrefixTokens: s.maxPrefixTokens,
+          maxSuffixTokens: s.maxSuffixTokens,
+          maxLines: s.maxLines,
+          pathOverride: s.pathOverride,
+          // An explicit trigger (the command, Alt+\) asks at once; typing waits for a pause.
+          automatic: context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic,
+          snippets: (prefix) => this.snippets(document, prefix, 40),
+        },
+        abort.signal,
+      );
+      switch (outcome.kind) {
+        case 'cache':
+          return [this.item(outcome.text, position)];
+        case 'answer':
+          this.stats.last = { path: outcome.path, ms: Math.round(outcome.requestMs) };
+          this.stats.lastError = undefined;
+          this.changed.fire();
+          return [this.item(outcome.text, position)];
+        case 'cancelled':
+          return this.skip('cancelled');
+        case 'failed': {
+          const err = outcome.error;
+          this.stats.lastError = err instanceof Error ? err.message : String(err);
+          this.services.log.warn(`completions: ${this.stats.lastError}`);
+          this.changed.fire();
+          return undefined;
+        }
+        default:
+          return undefined;
       }
-      this.stats.failures++;
-      this.stats.lastError = err instanceof Error ? err.message : String(err);
-      this.services.log.warn(`completions: ${this.stats.lastError}`);
-      this.changed.fire();
-      return undefined;
     } finally {
       sub.dispose();
     }
@@ -208,39 +199,13 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
   }
 
   /** What one answer cost, at the gateway's price (or the cap's deliberately high fallback). */
-  private async account(model: string, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined): Promise<void> {
-    const input = usage?.prompt_tokens ?? 0;
-    const output = usage?.completion_tokens ?? 0;
+  private async account(model: string, tokens: CompletionTokens): Promise<void> {
     const book = await this.services.prices.book().catch(() => undefined);
-    const priced = book?.cost(model, { input, output, cacheRead: 0, cacheWrite: 0 }).dollars;
-    const dollars = priced ?? (input * FALLBACK_PRICE_PER_MTOK.input + output * FALLBACK_PRICE_PER_MTOK.output) / 1e6;
-    await this.state.update(LEDGER, addRequest(this.ledger(), Date.now(), model, dollars, input + output));
+    const priced = book?.cost(model, { input: tokens.prompt, output: tokens.completion, cacheRead: 0, cacheWrite: 0 }).dollars;
+    const dollars = priced ?? (tokens.prompt * FALLBACK_PRICE_PER_MTOK.input + tokens.completion * FALLBACK_PRICE_PER_MTOK.output) / 1e6;
+    await this.state.update(LEDGER, addRequest(this.ledger(), Date.now(), model, dollars, tokens.prompt + tokens.completion));
     if (dollars > 0) this.services.notifySpend();
     this.changed.fire();
-  }
-
-  /** Asks by the model's path; a refused `suffix` or a chat-only model moves it to the next path, remembered. */
-  private async ask(s: CompletionSettings, hole: HoleContext, signal: AbortSignal): Promise<{ text: string; path: CompletionPath; usage?: { prompt_tokens?: number; completion_tokens?: number } }> {
-    const client: Gateway.GatewayClient = this.services.client();
-    const model = s.model;
-    let path = this.pathOf(model, s);
-    for (;;) {
-      try {
-        if (path === 'chat') {
-          const reply = await client.chat.completions.create(chatRequest(model, hole), { signal });
-          const content = reply.choices[0]?.message.content;
-          return { text: cleanChatAnswer(typeof content === 'string' ? content : '', hole.prefix, hole.suffix), path, usage: reply.usage ?? undefined };
-        }
-        const reply = await client.completions.create(path === 'fim' ? fimRequest(model, hole) : prefixOnlyRequest(model, hole), { signal });
-        return { text: withoutRepeatedSuffix(reply.choices[0]?.text ?? '', hole.suffix), path, usage: reply.usage ?? undefined };
-      } catch (err) {
-        if (s.pathOverride) throw err;
-        const next = nextPath(path, err);
-        if (!next) throw err;
-        path = next;
-        await this.remember(model, path);
-      }
-    }
   }
 
   dispose(): void {
