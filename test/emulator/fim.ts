@@ -91,7 +91,7 @@ export async function handleCompletions(ctx: Ctx): Promise<void> {
   }
   const prefix = body.prompt;
   const suffix = typeof body.suffix === 'string' ? body.suffix : '';
-  let text = fillTheMiddle(prefix, suffix);
+  let text = emu.codeModel(prefix, suffix);
   let finish = 'stop';
   const stops = (Array.isArray(body.stop) ? body.stop : typeof body.stop === 'string' ? [body.stop] : []).filter((s): s is string => typeof s === 'string' && s.length > 0);
   for (const s of stops) {

@@ -5,7 +5,7 @@ import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
 import { Faults, type Fault, type FaultRule } from './faults';
 import { handleResponses } from './responses';
-import { handleCompletions } from './fim';
+import { fillTheMiddle, handleCompletions } from './fim';
 import { handleMessages } from './messages';
 import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
 import { PromptCache } from './prompt-cache';
@@ -88,6 +88,8 @@ export class GatewayEmulator {
   readonly clock = new Clock();
   readonly store = new Store(this.clock);
   readonly faults = new Faults();
+  /** What `/v1/completions` puts at the cursor (a benchmark may give a model stand-in that knows its file). */
+  codeModel: (prefix: string, suffix: string) => string = fillTheMiddle;
   readonly cache = new PromptCache(this.clock);
   /** OpenAI's automatic prefix cache on chat completions and responses. */
   readonly automaticCache = new AutomaticCache();

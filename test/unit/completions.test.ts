@@ -148,6 +148,16 @@ describe('inline completions: cache, debounce, requests', () => {
     assert.equal(d.delayMs, 600);
   });
 
+  it("no sooner than the person's pause: twice their median gap between keys", () => {
+    const d = new AdaptiveDebounce();
+    for (let i = 0; i < 10; i++) d.record(120);
+    let t = 0;
+    for (const gap of [0, 150, 170, 160, 2500, 180, 150, 160]) d.keystroke((t += gap));
+    assert.equal(d.delayMs, 320, 'median gap 160 ms (the 2.5 s pause is not a gap within a burst)');
+    for (let i = 0; i < 30; i++) d.keystroke((t += 60));
+    assert.equal(d.delayMs, 120, 'a fast typist: the model latency decides');
+  });
+
   it('builds FIM, prefix-only and chat requests that stop early', () => {
     const ctx: HoleContext = { prefix: 'const x = f(', suffix: ');\nnext();', language: 'typescript', path: 'src/a.ts', snippets: [{ path: 'src/b.ts', text: 'export function f(n: number) {}' }], maxTokens: 128 };
     assert.deepEqual(stopsFor(ctx), ['\n'], 'mid-line: the line only');

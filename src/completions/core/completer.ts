@@ -47,7 +47,7 @@ export interface HoleRequest {
 
 export type CompletionOutcome =
   | { kind: 'cache'; text: string }
-  | { kind: 'answer'; text: string; path: CompletionPath; waitedMs: number; requestMs: number }
+  | { kind: 'answer'; text: string; path: CompletionPath; pauseMs: number; waitedMs: number; requestMs: number }
   | { kind: 'empty'; path: CompletionPath }
   | { kind: 'cancelled'; sent: boolean }
   | { kind: 'failed'; error: unknown };
@@ -97,13 +97,15 @@ export class InlineCompleter {
   async complete(r: HoleRequest, signal: AbortSignal): Promise<CompletionOutcome> {
     const prefix = cutPrefix(r.before, r.maxPrefixTokens);
     const suffix = cutSuffix(r.after, r.maxSuffixTokens);
+    if (r.automatic) this.debounce.keystroke(performance.now());
     const reuse = this.useCache ? this.cache.get(prefix, suffix) : undefined;
     if (reuse) {
       this.stats.cacheHits++;
       return { kind: 'cache', text: reuse };
     }
     const waitStart = performance.now();
-    if (r.automatic) await pause(this.debounce.delayMs, signal);
+    const pauseMs = r.automatic ? this.debounce.delayMs : 0;
+    if (pauseMs) await pause(pauseMs, signal);
     if (signal.aborted) return { kind: 'cancelled', sent: false };
     const snippets = r.snippets ? await r.snippets(prefix).catch(() => []) : [];
     if (signal.aborted) return { kind: 'cancelled', sent: false };
@@ -121,7 +123,7 @@ export class InlineCompleter {
       const text = limitLines(answer.text, r.maxLines);
       if (!text.trim()) return { kind: 'empty', path: answer.path };
       if (this.useCache) this.cache.set(prefix, suffix, text);
-      return { kind: 'answer', text, path: answer.path, waitedMs, requestMs };
+      return { kind: 'answer', text, path: answer.path, pauseMs, waitedMs, requestMs };
     } catch (error) {
       if (signal.aborted) {
         this.stats.cancelled++;

@@ -1,0 +1,245 @@
+/**
+ * Inline completions over a recorded typing session: lines of this repository's own source typed
+ * back at human speed (gaps between keys log-normal around 120 ms, pauses at line ends and now
+ * and then between words) into the file they were cut from, against the emulator with 150 ms of
+ * model latency. VS Code's part is played as it behaves: every key cancels the pending request
+ * and asks again. The person presses Tab when the ghost text is what they were about to type and
+ * has been on screen for 250 ms (time to read it); otherwise they type on (through it).
+ *
+ * The model stand-in knows the file the lines were cut from: it answers the rest of the line (or,
+ * at a line's end, the next line) right for 7 of 10 prompts (seeded by the prompt), and a wrong
+ * guess for the others. The figures measure the scheduling (requests, cancellations, the cache,
+ * latency), not a model's quality.
+ *
+ * The same session runs twice at once: our completer (adaptive pause, typing-through cache) and a
+ * fixed 350 ms pause without cache (Continue's default), each against its own emulator.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GatewayClient } from '../src/gateway';
+import { InlineCompleter, type CompletionOutcome } from '../src/completions/core/completer';
+import { AdaptiveDebounce } from '../src/completions/core/debounce';
+import { GatewayEmulator } from '../test/emulator/server';
+import { estimateTokens } from '../test/emulator/assistant';
+
+const MODEL_LATENCY_MS = 150;
+const ROOT = join(__dirname, '..');
+
+/** Where lines are cut out and typed back: real code of different kinds. */
+const SOURCES: { file: string; from: number; lines: number }[] = [
+  { file: 'src/completions/core/context.ts', from: 9, lines: 5 },
+  { file: 'src/usage/core/forecast.ts', from: 12, lines: 4 },
+  { file: 'src/completions/core/cache.ts', from: 16, lines: 5 },
+  { file: 'src/common/money.ts', from: 19, lines: 4 },
+  { file: 'src/tools/commandPolicy.ts', from: 40, lines: 4 },
+];
+const ACCEPT_AFTER_MS = 250;
+const RIGHT_OUT_OF_10 = 7;
+
+export interface Keystroke {
+  /** Milliseconds after the previous key. */
+  gapMs: number;
+  char: string;
+}
+
+export interface TypingTask {
+  file: string;
+  before: string;
+  typed: string;
+  after: string;
+  keys: Keystroke[];
+}
+
+/** A small seeded generator (mulberry32): the same session on every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The session: for each source, the lines cut out, and the keys (with human timing) that type them back. */
+export function typingSession(seed = 7): TypingTask[] {
+  const rnd = random(seed);
+  return SOURCES.map(({ file, from, lines }) => {
+    const all = readFileSync(join(ROOT, file), 'utf8').split('\n');
+    const head = all.slice(0, from);
+    // Each typed line starts at its indentation (the editor's auto-indent puts the cursor there).
+    const body = all.slice(from, from + lines);
+    const typed = body.join('\n') + '\n';
+    const keys: Keystroke[] = [];
+    let previous = '';
+    for (const char of typed) {
+      // Log-normal around 120 ms (σ 0.3: 95% of gaps under ~200 ms), as measured typing is.
+      const normal = Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+      let gap = 120 * Math.exp(0.3 * normal);
+      if (previous === '\n') gap += 500 + rnd() * 700; // reading the next line
+      else if (previous === ' ' && rnd() < 0.12) gap += 250 + rnd() * 350; // thinking of the next word
+      keys.push({ gapMs: gap, char });
+      previous = char;
+    }
+    return { file, before: head.join('\n') + '\n', typed, after: all.slice(from + lines).join('\n'), keys };
+  });
+}
+
+export interface CompletionRunResult {
+  name: string;
+  keystrokes: number;
+  requestsSent: number;
+  requestsCancelled: number;
+  cacheHits: number;
+  suggestionsShown: number;
+  acceptedChars: number;
+  /** Keystroke to ghost text, for every key after which one was shown. */
+  p50Ms: number;
+  p95Ms: number;
+  /** The same for suggestions that came from the model (not the cache). */
+  modelP50Ms: number;
+  modelP95Ms: number;
+  /** Time to ghost text beyond the pause and the model's latency, answers from the model only. */
+  overheadP50Ms: number;
+  overheadP95Ms: number;
+  tokensSent: number;
+  tokensPerAcceptedChar: number;
+  wallMs: number;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The model stand-in: the rest of the line where the prompt ends in one of the session's files. */
+export function oracle(session: TypingTask[]): (prefix: string, suffix: string) => string {
+  const files = session.map((t) => t.before + t.typed + t.after);
+  return (prefix) => {
+    const tail = prefix.slice(-120);
+    for (const text of files) {
+      const at = text.indexOf(tail);
+      if (at < 0) continue;
+      const cursor = at + tail.length;
+      const lineEnd = text.indexOf('\n', cursor);
+      let right = text.slice(cursor, lineEnd < 0 ? undefined : lineEnd);
+      if (!right.trim() && lineEnd >= 0) {
+        const next = text.indexOf('\n', lineEnd + 1);
+        right = text.slice(lineEnd, next < 0 ? undefined : next);
+      }
+      let h = 0;
+      for (let i = 0; i < prefix.length; i += 7) h = (h * 31 + prefix.charCodeAt(i)) >>> 0;
+      return (h + prefix.length) % 10 < RIGHT_OUT_OF_10 ? right : right ? 'undefined;' : '';
+    }
+    return '';
+  };
+}
+
+/** Plays the session against one completer; VS Code's behaviour is played here. */
+async function play(name: string, session: TypingTask[], make: (client: GatewayClient) => InlineCompleter): Promise<CompletionRunResult> {
+  const emu = await GatewayEmulator.start();
+  emu.codeModel = oracle(session);
+  emu.inject({ path: '/v1/completions', times: 1_000_000, fault: { kind: 'slowFirstByte', ms: MODEL_LATENCY_MS } });
+  const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
+  const completer = make(client);
+  const latencies: number[] = [];
+  const overheads: number[] = [];
+  const fromModel: number[] = [];
+  let keystrokes = 0;
+  let shown = 0;
+  let accepted = 0;
+  const started = performance.now();
+  try {
+    for (const task of session) {
+      let done = 0; // characters of `typed` in the document
+      let current: AbortController | undefined;
+      let ghost: { at: number; text: string } | undefined;
+      const ask = (keyAt: number) => {
+        current?.abort();
+        const controller = new AbortController();
+        current = controller;
+        ghost = undefined;
+        const request = {
+          before: task.before + task.typed.slice(0, done),
+          after: task.after,
+          language: 'typescript',
+          path: task.file,
+          model: 'codestral-emu',
+          maxPrefixTokens: 1500,
+          maxSuffixTokens: 500,
+          maxLines: 12,
+          automatic: true,
+        };
+        void completer.complete(request, controller.signal).then((outcome: CompletionOutcome) => {
+          if (controller.signal.aborted || (outcome.kind !== 'answer' && outcome.kind !== 'cache')) return;
+          const at = performance.now();
+          shown++;
+          latencies.push(at - keyAt);
+          if (outcome.kind === 'answer') {
+            fromModel.push(at - keyAt);
+            overheads.push(at - keyAt - outcome.pauseMs - MODEL_LATENCY_MS);
+          }
+          ghost = { at, text: outcome.text };
+        });
+      };
+      for (let k = 0; done < task.typed.length; ) {
+        const key = task.keys[k];
+        await sleep(key.gapMs);
+        const rest = task.typed.slice(done);
+        if (ghost && ghost.text && rest.startsWith(ghost.text) && performance.now() - ghost.at >= ACCEPT_AFTER_MS) {
+          // The suggestion is what the person was about to type: Tab.
+          done += ghost.text.length;
+          accepted += ghost.text.length;
+          k = done;
+        } else {
+          done++;
+          k++;
+        }
+        keystrokes++;
+        ask(performance.now());
+      }
+      current?.abort();
+      await sleep(MODEL_LATENCY_MS * 2);
+    }
+  } finally {
+    await client.close();
+    await emu.close();
+  }
+  const sent = emu.requestsTo('/v1/completions');
+  const tokensSent = sent.reduce((n, r) => {
+    const body = r.body as { prompt?: string; suffix?: string };
+    return n + estimateTokens(body.prompt ?? '') + estimateTokens(body.suffix ?? '');
+  }, 0);
+  return {
+    name,
+    keystrokes,
+    requestsSent: sent.length,
+    requestsCancelled: sent.filter((r) => r.aborted).length,
+    cacheHits: completer.stats.cacheHits,
+    suggestionsShown: shown,
+    acceptedChars: accepted,
+    p50Ms: percentile(latencies, 50),
+    p95Ms: percentile(latencies, 95),
+    modelP50Ms: percentile(fromModel, 50),
+    modelP95Ms: percentile(fromModel, 95),
+    overheadP50Ms: percentile(overheads, 50),
+    overheadP95Ms: percentile(overheads, 95),
+    tokensSent,
+    tokensPerAcceptedChar: accepted ? tokensSent / accepted : Infinity,
+    wallMs: performance.now() - started,
+  };
+}
+
+export async function runCompletionsBench(): Promise<{ keysInSession: number; latencyMs: number; ours: CompletionRunResult; fixed: CompletionRunResult }> {
+  const session = typingSession();
+  const noHost = { learnedPath: () => undefined, remember: () => undefined, answered: () => undefined };
+  const [ours, fixed] = await Promise.all([
+    play('ours: adaptive pause + typing-through cache', session, (client) => new InlineCompleter({ client: () => client, ...noHost })),
+    play('fixed 350 ms pause, no cache (Continue)', session, (client) => new InlineCompleter({ client: () => client, ...noHost }, { debounce: new AdaptiveDebounce({ initialMs: 350, minMs: 350, maxMs: 350, window: 1 }), cache: false })),
+  ]);
+  return { keysInSession: session.reduce((n, t) => n + t.keys.length, 0), latencyMs: MODEL_LATENCY_MS, ours, fixed };
+}
