@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { UsageReport } from '../../src/usage/core/report';
@@ -180,9 +180,11 @@ describe('inline completions in a real VS Code', () => {
     // A cloned repository's settings file (VS Code's API refuses to write these two there, a
     // file in the repository does not ask): ignored for the model and the cap.
     const file = join(folder(), '.vscode', 'settings.json');
-    assert.equal(existsSync(file), false);
+    // Another suite may have left VS Code's own (plain JSON) file here: kept and put back.
+    const earlier = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     mkdirSync(join(folder(), '.vscode'), { recursive: true });
-    writeFileSync(file, JSON.stringify({ 'modelGateway.defaultModels.completion': 'gpt-4o', 'modelGateway.completions.dailyCapDollars': 10000, 'modelGateway.completions.maxLines': 3 }));
+    const kept = earlier?.trim() ? (JSON.parse(earlier) as Record<string, unknown>) : {};
+    writeFileSync(file, JSON.stringify({ ...kept, 'modelGateway.defaultModels.completion': 'gpt-4o', 'modelGateway.completions.dailyCapDollars': 10000, 'modelGateway.completions.maxLines': 3 }));
     try {
       await until('the workspace settings read', () => settings().inspect('completions.maxLines')?.workspaceValue === 3);
       const editor = await open('src/complete-cap.ts', 'export const total = Math.max(1, 2|\n');
@@ -212,7 +214,8 @@ describe('inline completions in a real VS Code', () => {
       provider.snooze(0);
       assert.equal((await completionRequests()) - before, 0, 'nothing was sent while capped, off or snoozed');
     } finally {
-      rmSync(join(folder(), '.vscode'), { recursive: true, force: true });
+      if (earlier === undefined) rmSync(file, { force: true });
+      else writeFileSync(file, earlier);
       await settings().update('completions.dailyCapDollars', undefined, vscode.ConfigurationTarget.Global);
       await until('the workspace settings gone', () => settings().inspect('completions.maxLines')?.workspaceValue === undefined);
     }
