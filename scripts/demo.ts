@@ -15,6 +15,7 @@ async function main(): Promise<void> {
 
   let emulator: GatewayEmulator | undefined;
   const env: Record<string, string> = {};
+  const settings: Record<string, unknown> = {};
   if (process.env.MODEL_GATEWAY_BASE_URL) {
     console.log(`Using the gateway at ${process.env.MODEL_GATEWAY_BASE_URL}`);
     if (!process.env.MODEL_GATEWAY_API_KEY) console.log('No MODEL_GATEWAY_API_KEY is set: set the key from the Model Gateway view.');
@@ -26,10 +27,12 @@ async function main(): Promise<void> {
     env.MODEL_GATEWAY_USER_ID = String(GatewayEmulator.demoUserId);
     console.log(`Gateway emulator: ${emulator.url}, behaving like ${emulator.profile} (MODEL_GATEWAY_EMULATOR_PROFILE=one-api for one-api)`);
     console.log(`Demo key, access token and user id ${GatewayEmulator.demoUserId} (New-Api-User) passed to VS Code`);
+    // The emulator's code model, so ghost text shows while typing (a real gateway's model is the user's choice).
+    settings['modelGateway.defaultModels.completion'] = 'codestral-emu';
   }
   const workspace = sampleWorkspace();
   // Today's VS Code unless MODEL_GATEWAY_VSCODE=oldest: its chat lists the gateway's models too.
-  const server = await startCodeServer({ workspace, env, port: Number(process.env.PORT ?? 8080), vscode: process.env.MODEL_GATEWAY_VSCODE === 'oldest' ? 'oldest' : 'newest' });
+  const server = await startCodeServer({ workspace, env, settings, port: Number(process.env.PORT ?? 8080), vscode: process.env.MODEL_GATEWAY_VSCODE === 'oldest' ? 'oldest' : 'newest' });
   console.log(`\nVS Code ${server.vscode} for the Web with Model Gateway:\n\n  ${server.url}/?folder=${encodeURIComponent(workspace)}\n\nOpen it in a browser; the Model Gateway icon is in the activity bar. Ctrl+C stops everything.`);
   const stop = async () => {
     await server.stop();

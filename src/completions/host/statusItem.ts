@@ -53,7 +53,7 @@ export class CompletionsStatusItem implements vscode.Disposable {
       this.item.text = '$(circle-slash) Completions';
       lines.push('Inline completions are off. Click to turn them on.');
     } else if (!s.model) {
-      this.item.text = '$(sparkle) Completions: choose a model';
+      this.item.text = '$(sparkle) Completions';
       lines.push('Inline completions need a model: click to choose one (a code model with fill-in-the-middle is fastest and cheapest).');
     } else if (this.provider.snoozedUntil) {
       const minutes = Math.max(1, Math.ceil((this.provider.snoozedUntil - Date.now()) / 60_000));
