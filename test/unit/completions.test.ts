@@ -4,6 +4,7 @@ import { CompletionCache } from '../../src/completions/core/cache';
 import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '../../src/completions/core/context';
 import { addAccepted, addRequest, dayOf, readLedger } from '../../src/completions/core/ledger';
 import { identifiersNear, RecentEdits, withinBudget } from '../../src/completions/core/recentEdits';
+import { CompositionWatch } from '../../src/completions/core/composition';
 import { AdaptiveDebounce } from '../../src/completions/core/debounce';
 import { InlineCompleter, type HoleRequest } from '../../src/completions/core/completer';
 import type { CompletionPath } from '../../src/completions/core/request';
@@ -71,6 +72,34 @@ describe('inline completions: context and cleaning', () => {
     assert.equal(cut.length, 1, 'the budget is spent on the first snippet');
     assert.ok(cut[0].text.split('\n').length < 100 && cut[0].text.split('\n').every((l) => /^const value\d+ = \d+;$/.test(l)), 'whole lines');
     assert.ok(tokensOf(cut[0].text) <= 50);
+  });
+
+  it('tells an input method composing a word from typing, by the changes it makes', () => {
+    const w = new CompositionWatch();
+    // Typing "ab": two inserts.
+    w.record('d', 1, [{ rangeOffset: 10, rangeLength: 0, text: 'a' }]);
+    w.record('d', 2, [{ rangeOffset: 11, rangeLength: 0, text: 'b' }]);
+    assert.equal(w.composing('d', 2), false);
+    // A pinyin IME: "n" inserted, then replaced by "ni", "nih"…
+    w.record('d', 3, [{ rangeOffset: 12, rangeLength: 0, text: 'n' }]);
+    assert.equal(w.composing('d', 3), false, 'the first letter looks like typing');
+    w.record('d', 4, [{ rangeOffset: 12, rangeLength: 1, text: 'ni' }]);
+    w.record('d', 5, [{ rangeOffset: 12, rangeLength: 2, text: 'nih' }]);
+    assert.equal(w.composing('d', 5), true);
+    assert.equal(w.composing('d', 6), false, 'only for the version of that change');
+    w.record('d', 6, [{ rangeOffset: 15, rangeLength: 0, text: ' ' }]);
+    assert.equal(w.composing('d', 6), false, 'typing on');
+    // Accepting a word from the suggest list replaces the typed word, not the last insert.
+    w.record('d', 7, [{ rangeOffset: 16, rangeLength: 0, text: 'g' }]);
+    w.record('d', 8, [{ rangeOffset: 17, rangeLength: 0, text: 'r' }]);
+    w.record('d', 9, [{ rangeOffset: 16, rangeLength: 2, text: 'greet' }]);
+    assert.equal(w.composing('d', 9), false);
+    // Several cursors typing at once: not composing.
+    w.record('d', 10, [{ rangeOffset: 30, rangeLength: 0, text: 'x' }, { rangeOffset: 40, rangeLength: 0, text: 'x' }]);
+    w.record('d', 11, [{ rangeOffset: 30, rangeLength: 1, text: 'xy' }]);
+    assert.equal(w.composing('d', 11), false);
+    w.forget('d');
+    assert.equal(w.composing('d', 11), false);
   });
 
   it('the spend ledger: per local day and model, accepted characters, 31 days kept, a damaged record read as empty', () => {
@@ -255,6 +284,9 @@ describe('inline completions: /v1/completions against the emulator', function ()
       setTimeout(() => typing.abort(), 30);
       assert.deepEqual(await c.complete(hole(), typing.signal), { kind: 'cancelled', sent: false });
       assert.equal(ctx.emu.requestsTo('/v1/completions').length, before, 'nothing sent');
+      // Turned off (or snoozed, or capped) during the pause: nothing sent either.
+      assert.deepEqual(await c.complete(hole({ stillWanted: () => false }), new AbortController().signal), { kind: 'cancelled', sent: false });
+      assert.equal(ctx.emu.requestsTo('/v1/completions').length, before);
       ctx.emu.inject({ path: '/v1/completions', fault: { kind: 'slowFirstByte', ms: 1000 } });
       const slow = new AbortController();
       const pending = c.complete(hole({ automatic: false }), slow.signal);

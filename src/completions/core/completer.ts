@@ -41,6 +41,8 @@ export interface HoleRequest {
   pathOverride?: CompletionPath;
   /** Typing (wait for a pause) or an explicit trigger (ask at once). */
   automatic: boolean;
+  /** Checked once the pause is over, before anything is sent (turned off, snoozed, the cap reached meanwhile). */
+  stillWanted?: () => boolean;
   /** Code from other files, given the prefix; called once the pause is over. */
   snippets?: (prefix: string) => Promise<{ path: string; text: string }[]>;
 }
@@ -108,7 +110,7 @@ export class InlineCompleter {
     if (pauseMs) await pause(pauseMs, signal);
     if (signal.aborted) return { kind: 'cancelled', sent: false };
     const snippets = r.snippets ? await r.snippets(prefix).catch(() => []) : [];
-    if (signal.aborted) return { kind: 'cancelled', sent: false };
+    if (signal.aborted || (r.stillWanted && !r.stillWanted())) return { kind: 'cancelled', sent: false };
     const waitedMs = performance.now() - waitStart;
     const hole: HoleContext = { prefix, suffix, language: r.language, path: r.path, snippets, maxTokens: MAX_COMPLETION_TOKENS };
     const started = performance.now();

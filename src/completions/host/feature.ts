@@ -4,6 +4,7 @@ import type { FeatureHost } from '../../shell/featureHost';
 import { setDefaultModel } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';
 import { fileVerdict } from '../../shell/workspaceGuard';
+import { CompositionWatch } from '../core/composition';
 import { identifiersNear, RecentEdits, withinBudget } from '../core/recentEdits';
 import { ACCEPTED_COMMAND, GatewayInlineCompletions, type SnippetSource } from './provider';
 import { readCompletionSettings } from './settings';
@@ -36,20 +37,27 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     ]);
     return withinBudget([...edits, ...found], SNIPPET_TOKENS);
   };
-  const provider = host.own(new GatewayInlineCompletions(services, context.globalState, readCompletionSettings, withheld, snippets));
+  const composition = new CompositionWatch();
+  const provider = host.own(new GatewayInlineCompletions(services, context.globalState, readCompletionSettings, withheld, snippets, (d) => composition.composing(d.uri.toString(), d.version)));
   const status = host.own(new CompletionsStatusItem(services, provider, readCompletionSettings));
   host.own(vscode.languages.registerInlineCompletionItemProvider(SELECTOR, provider));
 
   // Recent edits in files that may be sent (never a secret or excluded file's lines).
   host.own(
     vscode.workspace.onDidChangeTextDocument(async (e) => {
+      if (e.contentChanges.length) composition.record(e.document.uri.toString(), e.document.version, e.contentChanges);
       const change = e.contentChanges[0];
       if (!change || (e.document.uri.scheme !== 'file' && e.document.uri.scheme !== 'untitled')) return;
       if (await withheld(e.document.uri)) return;
       recent.record(e.document.uri.toString(), vscode.workspace.asRelativePath(e.document.uri), change.range.start.line, e.document.getText());
     }),
   );
-  host.own(vscode.workspace.onDidCloseTextDocument((d) => recent.forget(d.uri.toString())));
+  host.own(
+    vscode.workspace.onDidCloseTextDocument((d) => {
+      recent.forget(d.uri.toString());
+      composition.forget(d.uri.toString());
+    }),
+  );
   host.own(
     services.onDidChangeConnection(() => {
       provider.cache.clear();

@@ -13,7 +13,7 @@ const LEDGER = 'modelGateway.completions.ledger';
 export const ACCEPTED_COMMAND = 'modelGateway.completions.accepted';
 
 /** Why no request was sent for a trigger (kept for the status bar tooltip and the tests). */
-export type Skip = 'off' | 'no-model' | 'snoozed' | 'not-configured' | 'language' | 'suggest-widget' | 'selection' | 'too-large' | 'withheld' | 'cap' | 'cancelled';
+export type Skip = 'off' | 'no-model' | 'snoozed' | 'not-configured' | 'language' | 'suggest-widget' | 'selection' | 'too-large' | 'withheld' | 'cap' | 'cancelled' | 'composing';
 
 export interface CompletionStats {
   lastSkip?: Skip;
@@ -47,6 +47,8 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     /** Why a file gets no completions (secret, ignored), if it gets none. */
     private readonly withheld: (uri: vscode.Uri) => Promise<string | undefined>,
     private readonly snippets: SnippetSource,
+    /** Whether an input method is composing a word in the document (its latest change). */
+    private readonly composing: (document: vscode.TextDocument) => boolean = () => false,
   ) {
     this.completer = new InlineCompleter({
       client: () => services.client(),
@@ -123,6 +125,7 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     if (this.snoozedUntil) return 'snoozed';
     if (!this.services.isConfigured()) return 'not-configured';
     if (!languageOn(s.languages, document.languageId)) return 'language';
+    if (this.composing(document)) return 'composing';
     // The suggest widget is open: VS Code asks for a completion of its item; we leave that to it.
     if (context.selectedCompletionInfo) return 'suggest-widget';
     const editor = vscode.window.activeTextEditor;
@@ -166,6 +169,10 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
           // An explicit trigger (the command, Alt+\) asks at once; typing waits for a pause.
           automatic: context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic,
           snippets: (prefix) => this.snippets(document, prefix, 40),
+          stillWanted: () => {
+            const now = this.settings();
+            return now.enabled && now.model === s.model && !this.snoozedUntil && this.today().dollars < now.capDollars;
+          },
         },
         abort.signal,
       );
