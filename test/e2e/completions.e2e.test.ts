@@ -45,9 +45,21 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
 
   /** Puts the cursor at the end of a line (Go to Line), as a person clicking there would. */
   async function cursorAtEndOf(line: number): Promise<void> {
-    await page.keyboard.press('Control+G');
-    await page.keyboard.type(String(line));
-    await page.keyboard.press('Enter');
+    const widget = page.locator('.quick-input-widget');
+    await until(
+      `the cursor on line ${line}`,
+      async () => {
+        await page.keyboard.press('Control+G');
+        await widget.locator('input').waitFor({ state: 'visible', timeout: 5_000 });
+        await page.keyboard.type(String(line));
+        // Enter only once the picker offers the line (a busy machine can take a moment).
+        await widget.locator('.monaco-list-row', { hasText: `line ${line}` }).first().waitFor({ timeout: 5_000 });
+        await page.keyboard.press('Enter');
+        await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => page.keyboard.press('Escape'));
+        return (await page.locator('.statusbar-item', { hasText: `Ln ${line},` }).count()) > 0;
+      },
+      30_000,
+    );
     await page.keyboard.press('End');
   }
 
