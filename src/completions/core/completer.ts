@@ -4,6 +4,7 @@
  * takes (fill-in-the-middle, the prompt alone, or a chat prompt), learned from its refusals.
  * No `vscode` here: the provider adapts it, and the benchmark drives the same code.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { GatewayClient } from '../../gateway/client';
 import { CompletionCache } from './cache';
 import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from './context';
@@ -64,18 +65,6 @@ export interface CompleterStats {
   completionTokens: number;
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 
 export class InlineCompleter {
   readonly cache = new CompletionCache();
@@ -107,7 +96,7 @@ export class InlineCompleter {
     }
     const waitStart = performance.now();
     const pauseMs = r.automatic ? this.debounce.delayMs : 0;
-    if (pauseMs) await pause(pauseMs, signal);
+    if (pauseMs) await delay(pauseMs, undefined, { signal }).catch(() => undefined);
     if (signal.aborted) return { kind: 'cancelled', sent: false };
     const snippets = r.snippets ? await r.snippets(prefix).catch(() => []) : [];
     if (signal.aborted || (r.stillWanted && !r.stillWanted())) return { kind: 'cancelled', sent: false };

@@ -12,16 +12,31 @@ export interface RecentEdit {
   lines: string[];
 }
 
+/** A document read line by line. */
+export interface LineSource {
+  lineCount: number;
+  lineAt(line: number): string;
+}
+
+function linesOf(text: string): LineSource {
+  const all = text.split('\n');
+  return { lineCount: all.length, lineAt: (n) => all[n] };
+}
+
 export class RecentEdits {
   private readonly files: RecentEdit[] = [];
 
   constructor(private readonly o: { files: number; radius: number } = { files: 3, radius: 10 }) {}
 
-  /** Records an edit at `line` of a file (`key` identifies it, `text` is its whole text now). */
-  record(key: string, path: string, line: number, text: string): void {
-    const all = text.split('\n');
+  /**
+   * Records an edit at `line` of a file (`key` identifies it): its whole text now, or its lines
+   * (an editor's document: only the lines around the edit are read, on every keystroke).
+   */
+  record(key: string, path: string, line: number, text: string | LineSource): void {
+    const source = typeof text === 'string' ? linesOf(text) : text;
     const from = Math.max(0, line - this.o.radius);
-    const lines = all.slice(from, Math.min(all.length, line + this.o.radius + 1));
+    const lines: string[] = [];
+    for (let n = from; n < Math.min(source.lineCount, line + this.o.radius + 1); n++) lines.push(source.lineAt(n));
     const at = this.files.findIndex((f) => f.key === key);
     if (at >= 0) this.files.splice(at, 1);
     this.files.unshift({ key, path, line, lines });

@@ -27,7 +27,22 @@ export interface CompletionsFeature {
 export function activateCompletions(host: FeatureHost, search: SearchService): CompletionsFeature {
   const { services, context } = host;
   const recent = new RecentEdits();
-  const withheld = (uri: vscode.Uri) => fileVerdict(uri);
+  // The guard's verdict per file, asked on every keystroke: kept until the rules or folders change.
+  const verdicts = new Map<string, Promise<'secret' | 'excluded' | undefined>>();
+  const withheld = (uri: vscode.Uri) => {
+    const key = uri.toString();
+    let verdict = verdicts.get(key);
+    if (!verdict) verdicts.set(key, (verdict = fileVerdict(uri)));
+    return verdict;
+  };
+  host.own(vscode.workspace.onDidChangeWorkspaceFolders(() => verdicts.clear()));
+  const ignoreFiles = host.own(vscode.workspace.createFileSystemWatcher('**/.gitignore'));
+  for (const event of [ignoreFiles.onDidCreate, ignoreFiles.onDidChange, ignoreFiles.onDidDelete]) host.own(event(() => verdicts.clear()));
+  host.own(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('files.exclude') || e.affectsConfiguration('search.exclude') || e.affectsConfiguration('modelGateway.chat')) verdicts.clear();
+    }),
+  );
   const snippets: SnippetSource = async (document, prefix, budgetMs) => {
     const own = document.uri.toString();
     const edits = recent.snippets(own);
@@ -49,12 +64,14 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
       const change = e.contentChanges[0];
       if (!change || (e.document.uri.scheme !== 'file' && e.document.uri.scheme !== 'untitled')) return;
       if (await withheld(e.document.uri)) return;
-      recent.record(e.document.uri.toString(), vscode.workspace.asRelativePath(e.document.uri), change.range.start.line, e.document.getText());
+      const doc = e.document;
+      recent.record(doc.uri.toString(), vscode.workspace.asRelativePath(doc.uri), change.range.start.line, { lineCount: doc.lineCount, lineAt: (n) => doc.lineAt(n).text });
     }),
   );
   host.own(
     vscode.workspace.onDidCloseTextDocument((d) => {
       recent.forget(d.uri.toString());
+      verdicts.delete(d.uri.toString());
       composition.forget(d.uri.toString());
     }),
   );
