@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { until } from '../wait';
-import { ROOT, runPaletteCommand } from '../vscode/harness';
+import { ROOT, runPaletteCommand, webviewFrame } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', 'screenshots');
@@ -24,7 +24,7 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     mkdirSync(SHOTS, { recursive: true });
     wb = await startWorkbench({
       prepare: (ws) => writeFileSync(join(ws, 'src', 'welcome.ts'), SAMPLE),
-      codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.completion': 'codestral-emu' } }),
+      codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.completion': 'codestral-emu' } }),
     });
     page = wb.page;
     await runPaletteCommand(page, 'Go to File');
@@ -102,6 +102,16 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     await page.locator('.statusbar-item', { hasText: 'Completions 15 min' }).first().click();
     await menu.locator('.monaco-list-row', { hasText: 'Resume Now' }).click();
     await item.waitFor({ timeout: 10_000 });
+    // Open Usage from the same menu: completions are a series of their own, and today's figures a section.
+    await item.click();
+    await menu.locator('.monaco-list-row', { hasText: 'Open Usage' }).click();
+    const view = await webviewFrame(page, 'main#app h1', 'Gateway usage');
+    await view.locator('.legend li', { hasText: 'Inline completions' }).waitFor({ timeout: 30_000 });
+    const section = view.locator('section', { has: view.locator('h2', { hasText: 'Inline completions' }) });
+    await section.scrollIntoViewIfNeeded();
+    assert.match(await section.innerText(), /\$1\.00[\s\S]*3/);
+    await page.screenshot({ path: join(SHOTS, 'completions-usage.png') });
+    await page.locator('.tab', { hasText: 'welcome.ts' }).first().click();
     // Back in the editor for the next test.
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+End');

@@ -186,7 +186,7 @@ describe('inline completions in a real VS Code', () => {
     const earlier = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     mkdirSync(join(folder(), '.vscode'), { recursive: true });
     const kept = earlier?.trim() ? (JSON.parse(earlier) as Record<string, unknown>) : {};
-    writeFileSync(file, JSON.stringify({ ...kept, 'modelGateway.defaultModels.completion': 'gpt-4o', 'modelGateway.completions.dailyCapDollars': 10000, 'modelGateway.completions.maxLines': 3 }));
+    writeFileSync(file, JSON.stringify({ ...kept, 'modelGateway.defaultModels.completion': 'gpt-4o', 'modelGateway.completions.dailyCapDollars': 10000, 'modelGateway.completions.enabled': true, 'modelGateway.completions.maxLines': 3 }));
     try {
       await until('the workspace settings read', () => settings().inspect('completions.maxLines')?.workspaceValue === 3);
       const editor = await open('src/complete-cap.ts', 'export const total = Math.max(1, 2|\n');
@@ -202,6 +202,7 @@ describe('inline completions in a real VS Code', () => {
       await until('the status bar to say so', () => /cap reached/.test(status.text));
       assert.match(status.tooltip, /modelGateway\.completions\.dailyCapDollars/);
 
+      // Turned off in the user settings: the folder's `enabled: true` does not turn them back on.
       // Each stop is added while the one before still holds (VS Code may ask again at any
       // moment after an edit); the after hook lifts them once the editors are closed.
       assert.equal(await vscode.commands.executeCommand('modelGateway.completions.toggle'), false);

@@ -92,7 +92,8 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     const on = readCompletionSettings().enabled;
     await configuration().update('completions.enabled', !on, vscode.ConfigurationTarget.Global);
     if (!on) provider.snooze(0);
-    return !on;
+    // A workspace that turned them off keeps them off: say what is in force.
+    return readCompletionSettings().enabled;
   };
   const chooseModel = async (): Promise<string | undefined> => {
     let ids: string[];

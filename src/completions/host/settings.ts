@@ -26,7 +26,8 @@ export function readCompletionSettings(): CompletionSettings {
   const model = gateway.defaultModels.completion;
   const languages = c.get<unknown>('completions.languages');
   return {
-    enabled: booleanSetting('modelGateway.completions.enabled', c.get('completions.enabled')),
+    // A workspace may turn completions off, never on against the person's own setting.
+    enabled: booleanSetting('modelGateway.completions.enabled', userValue(c, 'completions.enabled')) && c.get('completions.enabled') !== false,
     model,
     languages: languages && typeof languages === 'object' && !Array.isArray(languages) ? Object.fromEntries(Object.entries(languages).filter(([, v]) => typeof v === 'boolean')) : DEFAULT_LANGUAGES,
     maxPrefixTokens: numberSetting('modelGateway.completions.maxPrefixTokens', c.get('completions.maxPrefixTokens')),

@@ -180,8 +180,10 @@ function carveCompletions(cells: Map<string, { dollars: number; requests: number
     for (const [model, counted] of Object.entries(byModel)) {
       const from = cells.get(`${day}\u0000${model}`);
       if (!from) continue;
-      const dollars = Math.min(from.dollars, counted.dollars);
       const requests = Math.min(from.requests, counted.requests);
+      // Every call of the model that day was a completion: all its spend moves (the gateway's
+      // price wins over this extension's estimate, which may differ in the last digits).
+      const dollars = requests === from.requests ? from.dollars : Math.min(from.dollars, counted.dollars);
       if (dollars <= 0 && requests <= 0) continue;
       from.dollars -= dollars;
       from.requests -= requests;
@@ -190,7 +192,7 @@ function carveCompletions(cells: Map<string, { dollars: number; requests: number
       to.dollars += dollars;
       to.requests += requests;
       cells.set(id, to);
-      if (from.requests <= 0 && from.dollars <= 1e-12) cells.delete(`${day}\u0000${model}`);
+      if (from.requests <= 0) cells.delete(`${day}\u0000${model}`);
     }
   }
 }
