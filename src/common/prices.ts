@@ -56,6 +56,16 @@ export function imageFamilyPrice(model: string): string | undefined {
   return undefined;
 }
 
+/** A model's price in a line: "$3.00 in · $15.00 out per M tokens", or "$0.0100 a request". */
+export function priceText(p: ModelPrice): string {
+  if (p.kind === 'request') return `$${(p.perRequest ?? 0).toFixed(4)} a request`;
+  return `$${dollarsText(p.inputPerMTok ?? 0)} in · $${dollarsText(p.outputPerMTok ?? 0)} out per M tokens`;
+}
+
+function dollarsText(n: number): string {
+  return n >= 1 ? n.toFixed(2) : n.toPrecision(2);
+}
+
 export class PriceBook {
   private readonly gateway = new Map<string, ModelPrice>();
 

@@ -31,7 +31,8 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
     // Credentials entered for another gateway move only when the person says they belong here too.
     const held = services.withheldCredentials();
     if (held.length) await offerCredentials(services, held, origin);
-    if (!services.credentials.getApiKey()) void vscode.commands.executeCommand('modelGateway.setApiKey');
+    // Awaited: a caller setting up the connection (VS Code's Language Models editor) waits for the key too.
+    if (!services.credentials.getApiKey()) await vscode.commands.executeCommand('modelGateway.setApiKey');
   });
 
   // Asks the person (a modal no caller can answer) whether the stored credentials belong to the

@@ -73,7 +73,7 @@ function quotedIn(text: string): string | undefined {
   return quotedAll(text)[0];
 }
 
-function argumentFor(prop: string, schema: JsonSchema, text: string, path: string | undefined): unknown {
+function argumentFor(prop: string, schema: JsonSchema, text: string, path: string | undefined, root: string | undefined): unknown {
   const lower = prop.toLowerCase();
   if (schema.enum && schema.enum.length > 0) {
     const mentioned = schema.enum.find((v) => typeof v === 'string' && text.toLowerCase().includes(v.toLowerCase()));
@@ -83,6 +83,8 @@ function argumentFor(prop: string, schema: JsonSchema, text: string, path: strin
     case 'number':
     case 'integer': {
       const n = /\b(\d{1,6})\b/.exec(text);
+      // A line range nobody named: the whole of a small file, as a model asks for.
+      if (!n && /^end|last/.test(lower)) return 200;
       return n ? Number(n[1]) : 1;
     }
     case 'boolean':
@@ -96,22 +98,36 @@ function argumentFor(prop: string, schema: JsonSchema, text: string, path: strin
       if (/^old|^search|^find/.test(lower)) return quotedAll(text)[0] ?? '';
       if (/^new|^replace/.test(lower)) return quotedAll(text)[1] ?? quotedAll(text)[0] ?? '';
       if (/content|text|body/.test(lower)) return quotedAll(text).at(-1) ?? text;
-      if (/path|file|dir|folder/.test(lower)) return path ?? '.';
+      if (/path|file|dir|folder/.test(lower)) {
+        // A tool that wants absolute paths gets them under the workspace folder the client named.
+        const wanted = path ?? '.';
+        if (root && /absolute/i.test(schema.description ?? '') && !wanted.startsWith('/')) return wanted === '.' ? root : `${root.replace(/\/$/, '')}/${wanted}`;
+        return wanted;
+      }
       if (/glob|pattern/.test(lower)) return quotedIn(text) ?? '**/*';
       if (/query|search|regex|text|keyword/.test(lower)) return quotedIn(text) ?? words(text).slice(-2).join(' ');
       return quotedIn(text) ?? words(text).slice(-1)[0] ?? '';
   }
 }
 
-function argumentsFor(tool: ToolSpec, text: string, path: string | undefined): Record<string, unknown> {
+function argumentsFor(tool: ToolSpec, text: string, path: string | undefined, root?: string): Record<string, unknown> {
   const props = tool.parameters?.properties ?? {};
   const required = new Set(tool.parameters?.required ?? []);
   const args: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(props)) {
     const isPathish = /path|file|dir/.test(name.toLowerCase());
-    if (required.has(name) || (isPathish && path)) args[name] = argumentFor(name, schema, text, path);
+    if (required.has(name) || (isPathish && path)) args[name] = argumentFor(name, schema, text, path, root);
   }
   return args;
+}
+
+/** The workspace folder the client told the model about (VS Code's chat: `<workspace_info>`'s folder list). */
+function workspaceRoot(turns: Turn[]): string | undefined {
+  for (const t of turns) {
+    const m = /following folders:\s*\n-\s+(\/\S+)/.exec(t.text);
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 /** "Run the tests", "build it", "run `make check`": the command line a model would run, if the request asks for one. */
@@ -143,9 +159,13 @@ function toolMentioned(tool: ToolSpec, text: string): boolean {
 
 /**
  * What the person typed: the user message without the file context the client put before it
- * ("Context from README.md:" and a fenced block), which a model reads but does not answer.
+ * ("Context from README.md:" and a fenced block), which a model reads but does not answer. VS
+ * Code's own chat wraps the request in `<userRequest>` after its context blocks (environment,
+ * workspace, reminders): a model answers that part.
  */
 export function typedText(text: string): string {
+  const wrapped = [...text.matchAll(/<userRequest>\s*([\s\S]*?)\s*<\/userRequest>/g)].at(-1)?.[1];
+  if (wrapped !== undefined) return wrapped;
   return text.replace(/^Context from [^\n]*:\n(`{3,})[^\n]*\n[\s\S]*?\n\1(?:\n\n|$)/gm, '').trim();
 }
 
@@ -220,6 +240,7 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
   const thinking = wantThinking ? `The user asked: ${lastUser.text.slice(0, 80)}. I will answer directly.` : undefined;
 
   const canCall = tools.length > 0 && choice !== 'none';
+  const root = workspaceRoot(turns);
   const stepsAsked = directive(lastUser.text, 'steps');
   // A question about the project with no file named: look around first (list the root), then
   // read the files the listing shows, then answer from them, as an agent would.
@@ -229,7 +250,7 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
     canCall && choice === 'auto' && !!lister && !!reader && pathsIn(lastUser.text).length === 0 && !tools.some((t) => toolMentioned(t, lastUser.text)) &&
     /\b(project|repo|repository|codebase|workspace|this code|folder|structure)\b/i.test(lastUser.text);
   if (exploring && roundsSinceUser === 0) {
-    return { thinking, text: 'Let me look at the workspace first.', toolCalls: [{ name: lister.name, arguments: argumentsFor(lister, lastUser.text, '.') }] };
+    return { thinking, text: 'Let me look at the workspace first.', toolCalls: [{ name: lister.name, arguments: argumentsFor(lister, lastUser.text, '.', root) }] };
   }
   if (exploring && roundsSinceUser === 1 && resultsNow.length > 0) {
     // Entries of the listing (its "…: N entries" head line left out), files only.
@@ -237,7 +258,7 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
     const rank = (f: string) => (/^readme/i.test(f) ? 0 : f === 'package.json' ? 1 : /\.(md|ts|js|py)$/i.test(f) ? 2 : 3);
     const picks = [...listed].sort((a, b) => rank(a) - rank(b)).slice(0, 2);
     if (picks.length > 0) {
-      return { thinking, text: `The workspace has ${listed.length} files at its root; reading ${picks.join(' and ')}.`, toolCalls: picks.map((p) => ({ name: reader.name, arguments: argumentsFor(reader, lastUser.text, p) })) };
+      return { thinking, text: `The workspace has ${listed.length} files at its root; reading ${picks.join(' and ')}.`, toolCalls: picks.map((p) => ({ name: reader.name, arguments: argumentsFor(reader, lastUser.text, p, root) })) };
     }
   }
   const command = canCall && roundsSinceUser === 0 && resultsNow.length === 0 ? commandAsked(lastUser.text) : undefined;
@@ -265,10 +286,10 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
         const round = roundsSinceUser;
         // Several paths in one request → parallel calls; with #steps, one path per step instead.
         if (takesPath && paths.length > 1 && round === 0 && stepsAsked === undefined) {
-          for (const p of paths.slice(0, 4)) calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p) });
+          for (const p of paths.slice(0, 4)) calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p, root) });
         } else {
           const p = paths.length > 0 ? paths[round % paths.length] : undefined;
-          calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p) });
+          calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p, root) });
         }
       }
       const text = resultsNow.length > 0 ? `Step ${roundsSinceUser + 1}: continuing with ${calls.map((c) => c.name).join(', ')}.` : '';

@@ -6,9 +6,10 @@
 import { IMAGE_TOKENS, tokensOf } from '../../chat/core/tokens';
 import { emptyUsage, type AssistantTurn, type ImageAttachment, type ImageMediaType, type Turn, type UserTurn } from '../../common/conversation';
 
-/** VS Code's message roles: `LanguageModelChatMessageRole.User` is 1, `.Assistant` 2. */
+/** VS Code's message roles: `LanguageModelChatMessageRole.User` is 1, `.Assistant` 2, `.System` 3 (VS Code's own chat sends its instructions so). */
 export const ROLE_USER = 1;
 export const ROLE_ASSISTANT = 2;
+export const ROLE_SYSTEM = 3;
 
 export interface LmMessage {
   role: number;
@@ -49,11 +50,21 @@ function resultText(content: readonly unknown[]): string {
 /** Why a message cannot be sent, when one part cannot (an image type the gateway refuses, say). */
 export class UnsupportedPartError extends Error {}
 
+/** The instructions of the system messages, in order: they go where the wire format puts a system prompt. */
+export function systemPrompt(messages: readonly LmMessage[]): string {
+  return messages
+    .filter((m) => m.role === ROLE_SYSTEM)
+    .map((m) => m.content.filter(isText).map((p) => p.value).join(''))
+    .filter(Boolean)
+    .join('\n\n');
+}
+
 export function toTurns(messages: readonly LmMessage[], model: string): Turn[] {
   const turns: Turn[] = [];
   let n = 0;
   const id = (p: string) => `${p}${n++}`;
   for (const m of messages) {
+    if (m.role === ROLE_SYSTEM) continue;
     if (m.role === ROLE_ASSISTANT) {
       const turn: AssistantTurn = { id: id('a'), role: 'assistant', model, format: 'chat', steps: [{ text: '', toolCalls: [] }], status: 'done', usage: emptyUsage(), at: 0 };
       const step = turn.steps[0];

@@ -16,6 +16,10 @@ export interface ChatInformation {
   readonly maxInputTokens: number;
   readonly maxOutputTokens: number;
   readonly capabilities: { readonly imageInput?: boolean; readonly toolCalling?: boolean | number };
+  /** Shown in the picker (1.139 reads it without a proposal; older versions ignore it). */
+  readonly isUserSelectable?: boolean;
+  /** Free text for the Pricing column of VS Code's Language Models editor (1.139; its number fields are GitHub credits, not dollars). */
+  readonly pricing?: string;
 }
 
 export interface RequestMessage {

@@ -5,10 +5,11 @@ import { emptyUsage, isChatModel, newId, resolveFormat, type AssistantTurn } fro
 import { runTurn } from '../../chat/core/engine';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
-import type { GatewayFeature, PriceSource } from '../../shell/services';
+import type { CredentialSource, GatewayFeature, PriceSource } from '../../shell/services';
 import type { LmAccess } from './access';
 import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
-import { estimateTokens, toTurns, UnsupportedPartError } from '../core/convert';
+import { estimateTokens, systemPrompt, toTurns, UnsupportedPartError } from '../core/convert';
+import { compactPrice } from '../core/pricing';
 
 /** The vendor id VS Code shows for our models (`languageModelChatProviders` in package.json). */
 export const LM_VENDOR = 'model-gateway';
@@ -28,39 +29,49 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly services: GatewayFeature & Pick<PriceSource, 'formatFactsReady' | 'noResponsesRoute'>,
+    private readonly services: GatewayFeature & CredentialSource & Pick<PriceSource, 'prices' | 'formatFactsReady' | 'noResponsesRoute'>,
     private readonly access: LmAccess,
   ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());
   }
 
+  /**
+   * Tells VS Code that models are there. It asks a provider for its list only when told so, when
+   * a caller selects models, or when the person opens *Manage Models*: without this, its picker
+   * offers none of ours after a window loads.
+   */
+  announce(): void {
+    if (this.services.isConfigured()) this.changed.fire();
+  }
+
   async provideLanguageModelChatInformation(options: { readonly silent: boolean }): Promise<ChatInformation[]> {
-    if (!this.services.isConfigured()) {
-      // A silent request never asks; an explicit one says what is missing, without waiting.
-      if (!options.silent) {
-        void vscode.window.showInformationMessage('Model Gateway: set the gateway URL and API key to use its models.', 'Set API Key').then((c) => (c ? vscode.commands.executeCommand('modelGateway.setApiKey') : undefined));
-      }
-      return [];
-    }
+    // A silent request never asks; an explicit one (the person chose Model Gateway in VS Code's
+    // Language Models editor) goes straight to what is missing, then lists the models.
+    if (!this.services.isConfigured() && !options.silent) await this.setUp();
+    if (!this.services.isConfigured()) return [];
     try {
       const models = await this.services.client().models.list();
-      const overrides = this.services.settings().modelOverrides;
+      const book = await this.services.prices.book().catch(() => undefined);
+      const { modelOverrides: overrides, baseUrl } = this.services.settings();
       return models
         .map((m) => m.id)
         .filter(isChatModel)
         .sort()
         .map((id) => {
           const o = modelOverride(overrides, id);
+          const price = book?.price(id);
           return {
             id,
             name: id,
             family: id.split(/[-/:]/)[0] || id,
             version: '1',
             detail: 'Model Gateway',
-            tooltip: `${id} through ${this.services.settings().baseUrl}`,
+            tooltip: `${id} through ${baseUrl}`,
             maxInputTokens: contextWindowFor(id, o.contextWindow),
             maxOutputTokens: o.maxOutputTokens ?? DEFAULT_OUTPUT,
             capabilities: { imageInput: o.imageInput ?? VISION.test(id), toolCalling: o.toolCalling ?? true },
+            isUserSelectable: true,
+            ...(price ? { pricing: `${compactPrice(price.price)}${price.source === 'settings' ? ' (your setting)' : ''}` } : {}),
           };
         });
     } catch (err) {
@@ -92,7 +103,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
         client: this.services.client(),
         model: model.id,
         format,
-        system: '',
+        system: systemPrompt(messages),
         history,
         turn,
         // One request: tool calls go back to the caller, which runs them and asks again.
@@ -127,6 +138,13 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     const u = turn.usage;
     this.services.log.info(`language model ${model.id} (${format}): in ${u.input} · out ${u.output}${u.cacheRead ? ` · cache read ${u.cacheRead}` : ''}${u.estimated ? ' (estimated)' : ''}`);
     if (u.output > 0) this.services.notifySpend();
+  }
+
+  /** The setup steps still missing: credentials held back from this gateway, the URL, the key. */
+  private async setUp(): Promise<void> {
+    if (this.services.withheldCredentials().length > 0) await vscode.commands.executeCommand('modelGateway.useCredentialsHere');
+    else if (!this.services.settings().baseUrl) await vscode.commands.executeCommand('modelGateway.setBaseUrl');
+    else if (!this.services.credentials.getApiKey()) await vscode.commands.executeCommand('modelGateway.setApiKey');
   }
 
   provideTokenCount(_model: ChatInformation, text: string | RequestMessage): Promise<number> {

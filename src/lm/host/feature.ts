@@ -6,6 +6,7 @@ import { chatProviderApi, hasToolsApi } from './api';
 import { LmAccess, manageAccess } from './access';
 import { GatewayChatProvider, LM_VENDOR } from './chatProvider';
 import { registerGatewayTools } from './tools/register';
+import { chooseUtilityModel } from './utilityModels';
 
 /** What this VS Code offered: tested by the integration suite on each version. */
 export interface LanguageModelSupport {
@@ -25,10 +26,14 @@ export function activateLanguageModels(host: FeatureHost, search: SearchService)
   const disposables: vscode.Disposable[] = [];
   const api = chatProviderApi();
   reg('modelGateway.lm.manageAccess', () => manageAccess(access));
+  let provider: GatewayChatProvider | undefined;
   if (api) {
-    const provider = new GatewayChatProvider(services, access);
+    provider = new GatewayChatProvider(services, access);
     disposables.push(provider, api.registerLanguageModelChatProvider(LM_VENDOR, provider));
+    provider.announce();
   }
+  void vscode.commands.executeCommand('setContext', 'modelGateway.languageModelProvider', !!api);
+  reg('modelGateway.lm.chooseUtilityModel', () => (provider ? chooseUtilityModel(() => Promise.resolve(provider.provideLanguageModelChatInformation({ silent: false }))) : undefined));
   const tools = hasToolsApi();
   if (tools) disposables.push(...registerGatewayTools({ services, access, search, guard: workspaceGuard }));
   // The "Manage" entry VS Code shows next to our models.
@@ -38,6 +43,7 @@ export function activateLanguageModels(host: FeatureHost, search: SearchService)
         { label: 'Set API Key', command: 'modelGateway.setApiKey' },
         { label: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' },
         { label: 'Model capabilities (context window, images, tools)…', command: 'workbench.action.openSettings', arg: 'modelGateway.modelOverrides' },
+        ...(provider ? [{ label: "Model for VS Code chat's utility requests…", command: 'modelGateway.lm.chooseUtilityModel' }] : []),
         { label: 'Open the Account view', command: 'modelGateway.account.focus' },
       ],
       { title: 'Model Gateway language models' },

@@ -5,7 +5,7 @@
  */
 import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../../common/usageTypes';
 import { forecast } from './forecast';
-import { imageFamilyPrice, type PriceBook } from '../../common/prices';
+import { imageFamilyPrice, priceText, type PriceBook } from '../../common/prices';
 import { toCsv } from './csv';
 import { COMPLETIONS_SERIES, type CompletionSpendByDay, type RangeDays, type UsageReport } from '../../common/usageReport';
 
@@ -209,12 +209,7 @@ function describePrice(prices: PriceBook, model: string): { price: string; price
   if (!found) return { price: prices.hasGatewayPrices ? 'price unknown (not configured on the gateway)' : 'price unknown (the gateway publishes none)', priceKnown: false };
   const p = found.price;
   const from = found.source === 'settings' ? ' (your setting)' : '';
-  if (p.kind === 'request') return { price: `$${(p.perRequest ?? 0).toFixed(4)} a request${from}`, priceKnown: true };
-  return { price: `$${fmt(p.inputPerMTok ?? 0)} in · $${fmt(p.outputPerMTok ?? 0)} out per M tokens${from}`, priceKnown: true };
-}
-
-function fmt(n: number): string {
-  return n >= 1 ? n.toFixed(2) : n.toPrecision(2);
+  return { price: `${priceText(p)}${from}`, priceKnown: true };
 }
 
 /** The report for an API key alone: the key's own totals, no per-day data. */
