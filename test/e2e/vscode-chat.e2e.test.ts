@@ -137,6 +137,8 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
   for (const [model, path] of [
     ['claude-haiku-emu', '/v1/messages'],
     ['gpt-4o', '/v1/chat/completions'],
+    // A reasoning model refuses a tool round without its reasoning (deepseek's rule, kept by the emulator).
+    ['deepseek-reasoner-emu', '/v1/chat/completions'],
   ] as const) {
     it(`agent mode: one tool round trip through ${model} (${path})`, async () => {
       const emu = wb!.emu;
@@ -163,6 +165,7 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
         assert.equal(messages.at(-1)?.role, 'tool');
         assert.equal(messages.at(-1)?.tool_call_id, calls[0].id, 'the result answers that call');
         assert.match(String(messages.at(-1)?.content), /export function greet/);
+        if (model === 'deepseek-reasoner-emu') assert.ok(String(messages.at(-2)?.reasoning_content ?? '').length > 0, 'the reasoning went back with the call');
       }
       await chat.done();
       if (model === 'claude-haiku-emu') await page.screenshot({ path: join(SHOTS, 'vscode-chat-tool.png') });

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ROLE_ASSISTANT, ROLE_SYSTEM, ROLE_USER, systemPrompt, toTurns } from '../../src/lm/core/convert';
+import { reasoningMetadata, ROLE_ASSISTANT, ROLE_SYSTEM, ROLE_USER, systemPrompt, toTurns } from '../../src/lm/core/convert';
 import { compactPrice, inputPriceOf } from '../../src/lm/core/pricing';
 import { plan, typedText } from '../emulator/assistant';
 
@@ -26,6 +26,32 @@ describe("VS Code's chat messages and model facts", () => {
     const call = turns[2].role === 'assistant' ? turns[2].steps[0].toolCalls[0] : undefined;
     assert.equal(call?.result, 'export const a = 1;');
     assert.equal(systemPrompt([{ role: ROLE_USER, content: [text('hi')] }]), '');
+  });
+
+  it("a reasoning model's thinking comes back with its tool calls: our facts from the metadata, else the text shown", () => {
+    const step = { text: '', thinking: 'Which tool?', thinkingSignature: 'sig-1', thinkingVia: 'reasoning_content' as const, toolCalls: [] };
+    const metadata = reasoningMetadata(step);
+    assert.ok(metadata);
+    assert.equal(reasoningMetadata({ text: 'no reasoning', toolCalls: [] }), undefined);
+    const call = { callId: 'c1', name: 'read_file', input: {} };
+    // As VS Code hands a LanguageModelThinkingPart back: value, id and metadata of its own.
+    const shown = { value: 'Which ', id: undefined, metadata: undefined };
+    const last = { value: '', id: undefined, metadata };
+    const [kept] = toTurns([{ role: ROLE_ASSISTANT, content: [shown, last, call] }], 'deepseek-reasoner');
+    assert.ok(kept.role === 'assistant');
+    assert.equal(kept.steps[0].thinking, 'Which tool?');
+    assert.equal(kept.steps[0].thinkingSignature, 'sig-1');
+    assert.equal(kept.steps[0].thinkingVia, 'reasoning_content');
+    assert.equal(kept.steps[0].text, '', 'thinking is not answer text');
+    // Metadata dropped by the caller: the text it showed still goes back.
+    const [plain] = toTurns([{ role: ROLE_ASSISTANT, content: [{ value: ['Which ', 'tool?'], id: 't', metadata: undefined }, call] }], 'deepseek-reasoner');
+    assert.ok(plain.role === 'assistant');
+    assert.equal(plain.steps[0].thinking, 'Which tool?');
+    // Metadata someone else shaped is ignored, not trusted.
+    const [odd] = toTurns([{ role: ROLE_ASSISTANT, content: [{ value: 'x', id: 't', metadata: { modelGateway: { reasoningItems: 'not a list' } } }, call] }], 'm');
+    assert.ok(odd.role === 'assistant');
+    assert.equal(odd.steps[0].reasoningItems, undefined);
+    assert.equal(odd.steps[0].thinking, 'x');
   });
 
   it('prices for the Language Models editor: dollars, input first, trimmed; cheapest-first order reads them back', () => {

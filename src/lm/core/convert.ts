@@ -4,7 +4,8 @@
  * calls of the assistant message before it; images travel as image attachments.
  */
 import { IMAGE_TOKENS, tokensOf } from '../../chat/core/tokens';
-import { emptyUsage, type AssistantTurn, type ImageAttachment, type ImageMediaType, type Turn, type UserTurn } from '../../common/conversation';
+import * as z from 'zod/mini';
+import { emptyUsage, type AssistantTurn, type ImageAttachment, type ImageMediaType, type Step, type Turn, type UserTurn } from '../../common/conversation';
 
 /** VS Code's message roles: `LanguageModelChatMessageRole.User` is 1, `.Assistant` 2, `.System` 3 (VS Code's own chat sends its instructions so). */
 export const ROLE_USER = 1;
@@ -18,6 +19,37 @@ export interface LmMessage {
 }
 
 const IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp'];
+
+/**
+ * A thinking part (`LanguageModelThinkingPart`, 1.10x+): it has `id` and `metadata` of its own,
+ * where a text part has only `value`.
+ */
+function isThinking(p: unknown): p is { value: string | string[]; metadata?: unknown } {
+  const t = p as { value?: unknown } | undefined;
+  return typeof t === 'object' && t !== null && 'metadata' in t && 'id' in t && (typeof t.value === 'string' || Array.isArray(t.value));
+}
+
+/** Where our reasoning facts ride in a thinking part's metadata, to come back with the history. */
+export const REASONING_METADATA = 'modelGateway';
+
+const ReasoningFacts = z.object({
+  thinking: z.optional(z.string()),
+  thinkingSignature: z.optional(z.string()),
+  thinkingVia: z.optional(z.enum(['reasoning_content', 'reasoning', 'tags'])),
+  reasoningItems: z.optional(z.array(z.object({ id: z.string(), summary: z.array(z.string()), encrypted: z.optional(z.string()) }))),
+});
+type ReasoningFacts = z.infer<typeof ReasoningFacts>;
+
+/**
+ * What a reasoning model needs back with its tool calls (deepseek's `reasoning_content`, the
+ * messages format's signed thinking, the responses format's encrypted items), for the metadata of
+ * the thinking part that ends an answer; undefined when the step did not reason.
+ */
+export function reasoningMetadata(step: Step | undefined): Record<string, ReasoningFacts> | undefined {
+  if (!step || (!step.thinking && !step.reasoningItems?.length)) return undefined;
+  const facts: ReasoningFacts = { thinking: step.thinking, thinkingSignature: step.thinkingSignature, thinkingVia: step.thinkingVia, reasoningItems: step.reasoningItems };
+  return { [REASONING_METADATA]: facts };
+}
 
 function isText(p: unknown): p is { value: string } {
   return typeof (p as { value?: unknown })?.value === 'string';
@@ -68,10 +100,22 @@ export function toTurns(messages: readonly LmMessage[], model: string): Turn[] {
     if (m.role === ROLE_ASSISTANT) {
       const turn: AssistantTurn = { id: id('a'), role: 'assistant', model, format: 'chat', steps: [{ text: '', toolCalls: [] }], status: 'done', usage: emptyUsage(), at: 0 };
       const step = turn.steps[0];
+      let thought = '';
+      let facts: ReasoningFacts | undefined;
       for (const p of m.content) {
         if (isToolCall(p)) step.toolCalls.push({ id: p.callId, name: p.name, args: JSON.stringify(p.input ?? {}), status: 'done' });
-        else if (isText(p)) step.text += p.value;
+        else if (isThinking(p)) {
+          thought += Array.isArray(p.value) ? p.value.join('') : p.value;
+          const parsed = ReasoningFacts.safeParse((p.metadata as Record<string, unknown> | undefined)?.[REASONING_METADATA]);
+          if (parsed.success) facts = parsed.data;
+        } else if (isText(p)) step.text += p.value;
       }
+      // Our own facts when the caller kept them; else the thinking text as it was shown.
+      const thinking = facts?.thinking ?? thought;
+      if (thinking) step.thinking = thinking;
+      if (facts?.thinkingSignature) step.thinkingSignature = facts.thinkingSignature;
+      if (facts?.thinkingVia) step.thinkingVia = facts.thinkingVia;
+      if (facts?.reasoningItems?.length) step.reasoningItems = facts.reasoningItems;
       turns.push(turn);
       continue;
     }

@@ -8,11 +8,14 @@ import { describeError } from '../../shell/errors';
 import type { CredentialSource, GatewayFeature, PriceSource } from '../../shell/services';
 import type { LmAccess } from './access';
 import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
-import { estimateTokens, systemPrompt, toTurns, UnsupportedPartError } from '../core/convert';
+import { estimateTokens, reasoningMetadata, systemPrompt, toTurns, UnsupportedPartError } from '../core/convert';
 import { compactPrice } from '../core/pricing';
 
 /** The vendor id VS Code shows for our models (`languageModelChatProviders` in package.json). */
 export const LM_VENDOR = 'model-gateway';
+
+/** `LanguageModelThinkingPart` where this VS Code has it (1.139 takes it from a provider without a proposal). */
+const ThinkingPart = (vscode as unknown as { LanguageModelThinkingPart?: new (value: string, id?: string, metadata?: Record<string, unknown>) => unknown }).LanguageModelThinkingPart;
 
 /** Families that take images, by id, where the settings do not say. */
 const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pixtral/i;
@@ -118,6 +121,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
         signal: abort.signal,
         onEvent: (e) => {
           if (e.type === 'text') progress.report(new vscode.LanguageModelTextPart(e.delta));
+          else if (e.type === 'thinking' && ThinkingPart && e.delta) progress.report(new ThinkingPart(e.delta));
         },
       });
     } finally {
@@ -126,6 +130,10 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     }
     if (turn.status === 'stopped' || token.isCancellationRequested) throw new vscode.CancellationError();
     if (turn.status === 'error') throw this.languageModelError(turn.error);
+    // The reasoning a model needs back with its tool calls rides in the last thinking part's
+    // metadata: VS Code's chat returns it with the history (read back by `toTurns`).
+    const reasoning = reasoningMetadata(turn.steps.at(-1));
+    if (reasoning && ThinkingPart) progress.report(new ThinkingPart('', undefined, reasoning));
     for (const call of turn.steps.flatMap((s) => s.toolCalls)) {
       let input: object;
       try {
