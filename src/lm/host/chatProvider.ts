@@ -30,6 +30,8 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
   private readonly subscription: vscode.Disposable;
+  private retry: NodeJS.Timeout | undefined;
+  private retries = 0;
 
   constructor(
     private readonly services: GatewayFeature & CredentialSource & Pick<PriceSource, 'prices' | 'formatFactsReady' | 'noResponsesRoute'>,
@@ -56,6 +58,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
       const models = await this.services.client().models.list();
       const book = await this.services.prices.book().catch(() => undefined);
       const { modelOverrides: overrides, baseUrl } = this.services.settings();
+      this.retries = 0;
       return models
         .map((m) => m.id)
         .filter(isChatModel)
@@ -79,8 +82,22 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
         });
     } catch (err) {
       this.services.log.error('language models: could not list the gateway models', err);
+      this.retryLater();
       return [];
     }
+  }
+
+  /**
+   * VS Code keeps an empty list until told again: a gateway unreachable at start (VPN not up yet)
+   * is asked again after 30 s, then 1, 2, 4 and 5 minutes, until a list arrives.
+   */
+  private retryLater(): void {
+    if (this.retry) return;
+    const delay = Math.min(5 * 60_000, 30_000 * 2 ** this.retries++);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.announce();
+    }, delay);
   }
 
   async provideLanguageModelChatResponse(model: ChatInformation, messages: readonly RequestMessage[], options: ResponseOptions, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void> {
@@ -171,6 +188,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.retry);
     this.subscription.dispose();
     this.changed.dispose();
   }
