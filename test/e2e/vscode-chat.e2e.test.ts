@@ -87,7 +87,10 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     // The oldest VS Code we support (1.100) has no language-model provider API and no chat of its
     // own to drive: nothing of this applies there (the integration suite checks that nothing is
     // registered and nothing fails on it).
-    if (testedVsCode() !== 'newest') this.skip();
+    if (testedVsCode() !== 'newest') {
+      console.log("    (skipped on the oldest VS Code: no language-model provider API, no chat of its own)");
+      this.skip();
+    }
     mkdirSync(SHOTS, { recursive: true });
     wb = await startWorkbench({ codeServer: (e) => ({ env: demoCredentials(e), settings: CHAT_SETTINGS }) });
     page = wb.page;
@@ -250,7 +253,10 @@ describe("VS Code's Language Models editor sets the gateway up (code-server 1.13
 
   before(async function () {
     // As above: VS Code 1.100 has neither the provider API nor this editor.
-    if (testedVsCode() !== 'newest') this.skip();
+    if (testedVsCode() !== 'newest') {
+      console.log("    (skipped on the oldest VS Code: no Language Models editor)");
+      this.skip();
+    }
     mkdirSync(SHOTS, { recursive: true });
     wb = await startWorkbench({ codeServer: () => ({ settings: CHAT_SETTINGS }) });
   });
