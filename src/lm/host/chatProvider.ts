@@ -56,7 +56,8 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     if (!this.services.isConfigured()) return [];
     try {
       const models = await this.services.client().models.list();
-      const book = await this.services.prices.book().catch(() => undefined);
+      // Prices where they come quickly; a slow price list never holds the models back.
+      const book = await Promise.race([this.services.prices.book().catch(() => undefined), new Promise<undefined>((r) => setTimeout(r, 3_000))]);
       const { modelOverrides: overrides, baseUrl } = this.services.settings();
       this.retries = 0;
       return models
