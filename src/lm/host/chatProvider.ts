@@ -57,7 +57,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     try {
       const models = await this.services.client().models.list();
       // Prices where they come quickly; a slow price list never holds the models back.
-      const book = await Promise.race([this.services.prices.book().catch(() => undefined), new Promise<undefined>((r) => setTimeout(r, 3_000))]);
+      const book = await Promise.race([this.services.prices.book().catch(() => undefined), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3_000))]);
       const { modelOverrides: overrides, baseUrl } = this.services.settings();
       this.retries = 0;
       return models
