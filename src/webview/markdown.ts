@@ -63,6 +63,9 @@ export function renderMarkdown(src: string): string {
   return DOMPurify.sanitize(md.render(src), PURIFY);
 }
 
+/** The shortest time between two renders of a streaming answer (20 a second reads as smooth). */
+const RENDER_INTERVAL_MS = 50;
+
 /**
  * Renders a growing markdown text without re-rendering it whole on every chunk: text up to the
  * last block boundary outside a code fence is rendered once and kept; only the open tail is
@@ -76,6 +79,8 @@ export class StreamingMarkdown {
   private inFence = false;
   private lastBoundary = 0;
   private frame = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private renderedAt = -Infinity;
   private readonly done: HTMLElement;
   private readonly tail: HTMLElement;
   onRender?: () => void;
@@ -93,7 +98,16 @@ export class StreamingMarkdown {
 
   append(delta: string): void {
     this.text += delta;
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+    if (this.frame || this.timer) return;
+    // At most one render per RENDER_INTERVAL_MS: each one lays the thread out again, and a fast
+    // stream at one render per frame spent most of the view's time on layout.
+    const wait = this.renderedAt + RENDER_INTERVAL_MS - performance.now();
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.frame = requestAnimationFrame(() => this.flush());
+      }, wait);
+    } else this.frame = requestAnimationFrame(() => this.flush());
   }
 
   private scan(): void {
@@ -112,6 +126,7 @@ export class StreamingMarkdown {
 
   private flush(): void {
     this.frame = 0;
+    this.renderedAt = performance.now();
     this.scan();
     if (this.lastBoundary > this.committed) {
       const block = document.createElement('div');
@@ -125,6 +140,8 @@ export class StreamingMarkdown {
 
   finish(): void {
     if (this.frame) cancelAnimationFrame(this.frame);
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.frame = 0;
     this.done.innerHTML = renderMarkdown(this.text);
     this.tail.replaceChildren();
