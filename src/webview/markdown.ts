@@ -69,8 +69,8 @@ const RENDER_INTERVAL_MS = 50;
 /**
  * Renders a growing markdown text without re-rendering it whole on every chunk: text up to the
  * last block boundary outside a code fence is rendered once and kept; only the open tail is
- * rendered again, at most once per animation frame. `finish()` renders the whole text once, so
- * the final result is exactly what a full render gives.
+ * rendered again, in an animation frame at most every RENDER_INTERVAL_MS. `finish()` renders the
+ * whole text once, so the final result is exactly what a full render gives.
  */
 export class StreamingMarkdown {
   private text = '';

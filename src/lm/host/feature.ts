@@ -33,7 +33,7 @@ export function activateLanguageModels(host: FeatureHost, search: SearchService)
     provider.announce();
   }
   void vscode.commands.executeCommand('setContext', 'modelGateway.languageModelProvider', !!api);
-  reg('modelGateway.lm.chooseUtilityModel', () => (provider ? chooseUtilityModel(() => Promise.resolve(provider.provideLanguageModelChatInformation({ silent: false }))) : undefined));
+  reg('modelGateway.lm.chooseUtilityModel', () => (provider ? chooseUtilityModel(() => provider.provideLanguageModelChatInformation({ silent: false })) : undefined));
   const tools = hasToolsApi();
   if (tools) disposables.push(...registerGatewayTools({ services, access, search, guard: workspaceGuard }));
   // The "Manage" entry VS Code shows next to our models.
