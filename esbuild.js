@@ -56,6 +56,19 @@ const targets = [
     sourcemap: !production,
     logLevel: 'warning',
   },
+  {
+    // The search index's snapshot worker (a worker thread the extension starts for folds and builds).
+    entryPoints: ['src/search/core/snapshotWorker.ts'],
+    outfile: 'dist/searchWorker.js',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: production,
+    keepNames: true,
+    sourcemap: !production,
+    logLevel: 'warning',
+  },
 ];
 
 // The webview bundles: the chat, and the Usage view (with its chart library).

@@ -99,7 +99,8 @@ describe('durable writes', () => {
     const store = dir();
     for (const f of ['a', 'b', 'c', 'd', 'e', 'f']) writeFileSync(join(root, `${f}.ts`), `export const ${f} = 1;\n`);
     const embed = (texts: string[]) => Promise.resolve({ vectors: texts.map((_t, i) => Float32Array.from({ length: 8 }, (_v, k) => (k === i % 8 ? 1 : 0.1))), requests: 1 });
-    const make = () => new SemanticIndex({ folders: [{ name: 'r', path: root }], excludes: [], storeDir: store, model: 'm', embed });
+    // On this thread (not the worker), so that the recording sees the snapshot's writes too.
+    const make = () => new SemanticIndex({ folders: [{ name: 'r', path: root }], excludes: [], storeDir: store, model: 'm', embed, snapshots: 'inline' });
     const build = await recording(() => make().update());
     assertFlushedBeforeRename(build.events, 1);
     const metaRename = build.events.findIndex((e) => e.op === 'rename' && /meta\.json\.[0-9a-f]{8}\.tmp$/.test(e.path ?? ''));

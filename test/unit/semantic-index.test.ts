@@ -180,6 +180,8 @@ describe('semantic index against the emulator', () => {
     const before = generation();
     for (let i = 0; i < 12; i++) rmSync(join(root, 'src', `feature${i}.ts`));
     await index.update(Array.from({ length: 12 }, (_, i) => join(root, 'src', `feature${i}.ts`)));
+    // The fold runs in a worker thread after the update returned.
+    await index.idle();
     assert.equal(generation(), before + 1, 'a new generation');
     assert.equal(readFileSync(join(store, `log-${before + 1}.jsonl`), 'utf8'), '', 'with an empty log');
     assert.equal(readdirSync(store).filter((f) => f.startsWith('vectors-')).length, 1, 'the old generation is gone');

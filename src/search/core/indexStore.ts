@@ -11,8 +11,8 @@
  *   at any point leaves a readable index: a torn last line is ignored, and rows no line names are
  *   cut off before the next append.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
@@ -85,7 +85,7 @@ const f32Bytes = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.b
 export class IndexStore {
   /** Committed lengths of the current generation's files (what a crash may have left beyond is cut off). */
   private committed: { generation: number; rows: number; logBytes: number } | undefined;
-  private fd: { vectors: number; codes: number; scales: number; log: number } | undefined;
+  private files: { vectors: FileHandle; codes: FileHandle; scales: FileHandle; log: FileHandle } | undefined;
 
   constructor(
     private readonly dir: string,
@@ -102,80 +102,47 @@ export class IndexStore {
   /**
    * 'empty' when there is no index, 'damaged' when what is there cannot be read, 'v1' for the
    * previous format. In-memory vectors get `headroom` free rows at the end (read straight into
-   * place: a 400 MB index is not copied again).
+   * place: a 400 MB index is not copied again). Every read is asynchronous (the thread pool's,
+   * in 16 MB pieces): loading a large index never holds the event loop.
    */
   async load(headroom: (rows: number) => number = () => 0): Promise<LoadedStore | 'empty' | 'damaged' | 'v1'> {
     this.close();
     await nodeFs.removeOrphanTemps(this.dir);
-    const text = await nodeFs.read(join(this.dir, 'meta.json'));
-    if (!text) return 'empty';
-    let meta: z.infer<typeof MetaSchema>;
-    try {
-      const raw = JSON.parse(text) as { version?: unknown };
-      if (raw.version === 1) return 'v1';
-      const r = MetaSchema.safeParse(raw);
-      if (!r.success) return 'damaged';
-      meta = r.data;
-    } catch {
-      return 'damaged';
-    }
-    const g = meta.generation;
-    const meanBytes = Buffer.from(meta.mean, 'base64');
-    if (meanBytes.length !== meta.dim * 4) return 'damaged';
-    const mean = new Float32Array(meanBytes.buffer.slice(meanBytes.byteOffset, meanBytes.byteOffset + meanBytes.length));
-    if (mean.length !== meta.dim) return 'damaged';
-    // The log: each good line is committed; the first bad one (a torn write) ends it.
-    const entries: LogEntry[] = [];
-    let rows = meta.rows.length;
-    let logBytes = 0;
-    const log = await readFile(this.path('log', g), 'utf8').catch(() => '');
-    for (const line of log.split('\n')) {
-      const m = /^([0-9a-f]{8}) (.*)$/.exec(line);
-      if (!m || crc32(m[2]) !== m[1]) break;
-      let entry: LogEntry;
-      try {
-        const r = EntrySchema.safeParse(JSON.parse(m[2]));
-        if (!r.success) break;
-        entry = r.data;
-      } catch {
-        break;
-      }
-      if (entry.rows !== rows + entry.add.length) break;
-      entries.push(entry);
-      rows = entry.rows;
-      logBytes += Buffer.byteLength(line, 'utf8') + 1;
-    }
-    const cb = this.codeBytes(meta.dim);
-    const sizes = await Promise.all((['vectors', 'codes', 'scales'] as const).map((k) => stat(this.path(k, g)).then((s) => s.size).catch(() => -1)));
-    if (sizes[0] < rows * meta.dim * 4 || sizes[1] < rows * cb || sizes[2] < rows * 4) return 'damaged';
+    const state = await readCommitted(this.dir, this.codeBytes);
+    if (typeof state === 'string') return state;
+    const { snapshot, entries, rows, logBytes } = state;
+    const g = snapshot.generation;
     const read = async (k: 'codes' | 'scales', bytes: number) => {
       const b = await readFile(this.path(k, g));
       return new Uint8Array(b.buffer, b.byteOffset, bytes);
     };
-    const codes = await read('codes', rows * cb);
+    const codes = await read('codes', rows * this.codeBytes(snapshot.dim));
     const scalesBytes = await read('scales', rows * 4);
     const scales = new Float32Array(scalesBytes.slice().buffer);
     let vectors: LoadedStore['vectors'];
-    if (rows * meta.dim * 4 <= this.inMemoryBytes) {
-      vectors = new Float32Array((rows + headroom(rows)) * meta.dim);
-      const fd = openSync(this.path('vectors', g), 'r');
-      try {
-        const bytes = f32Bytes(vectors);
-        const want = rows * meta.dim * 4;
-        for (let off = 0; off < want; ) {
-          const n = readSync(fd, bytes, off, Math.min(want - off, 64 << 20), off);
-          if (n <= 0) return 'damaged';
-          off += n;
-        }
-      } finally {
-        closeSync(fd);
-      }
+    if (rows * snapshot.dim * 4 <= this.inMemoryBytes) {
+      vectors = new Float32Array((rows + headroom(rows)) * snapshot.dim);
+      if (!(await readInto(this.path('vectors', g), f32Bytes(vectors), rows * snapshot.dim * 4))) return 'damaged';
     } else vectors = { fd: openSync(this.path('vectors', g), 'r') };
     this.committed = { generation: g, rows, logBytes };
     // Files of a generation whose snapshot never got written (a crash during compaction).
     await this.removeOtherGenerations(g);
-    const snapshot: Snapshot = { model: meta.model, dim: meta.dim, generation: g, mean, rows: meta.rows, files: meta.files };
     return { snapshot, entries, rows, codes, scales, vectors };
+  }
+
+  /**
+   * Takes over a generation another thread wrote (a snapshot job): later appends go to its files.
+   * The previous generation's files are removed.
+   */
+  async adopt(generation: number, rows: number): Promise<void> {
+    this.close();
+    this.committed = { generation, rows, logBytes: 0 };
+    await this.removeOtherGenerations(generation);
+  }
+
+  /** The generation and rows appends currently go to (undefined before a load or a snapshot). */
+  get current(): { generation: number; rows: number } | undefined {
+    return this.committed && { generation: this.committed.generation, rows: this.committed.rows };
   }
 
   /**
@@ -185,7 +152,7 @@ export class IndexStore {
    * go. A crash before the metadata leaves the previous generation in use (the new files are
    * removed at the next load).
    */
-  async writeSnapshot(s: Omit<Snapshot, 'mean'>, fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void, mean: () => Float32Array): Promise<void> {
+  async writeSnapshot(s: Omit<Snapshot, 'mean'>, fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void, mean: () => Float32Array, keepOthers = false): Promise<void> {
     this.close();
     await nodeFs.mkdirp(this.dir);
     const g = s.generation;
@@ -207,7 +174,7 @@ export class IndexStore {
     const meta = { version: 2, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(mean())).toString('base64'), rows: s.rows, files: s.files };
     await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
     this.committed = { generation: g, rows: s.rows.length, logBytes: 0 };
-    await this.removeOtherGenerations(g);
+    if (!keepOthers) await this.removeOtherGenerations(g);
   }
 
   private async removeOtherGenerations(keep: number): Promise<void> {
@@ -220,40 +187,125 @@ export class IndexStore {
 
   /**
    * Appends an update: its rows (vectors, codes, scales), flushed, then its log line, flushed.
-   * Anything a crash left past the committed lengths is cut off first.
+   * Anything a crash left past the committed lengths is cut off first. The writes and flushes run
+   * in the thread pool: a slow disk does not hold the event loop.
    */
-  append(entry: LogEntry, dim: number, vectors: Float32Array, codes: Uint8Array, scales: Float32Array): void {
+  async append(entry: LogEntry, dim: number, vectors: Float32Array, codes: Uint8Array, scales: Float32Array): Promise<void> {
     const c = this.committed;
     if (!c) throw new Error('The index store is not loaded.');
     const g = c.generation;
-    this.fd ??= {
-      vectors: openSync(this.path('vectors', g), 'r+'),
-      codes: openSync(this.path('codes', g), 'r+'),
-      scales: openSync(this.path('scales', g), 'r+'),
-      log: openSync(this.path('log', g), 'r+'),
+    this.files ??= {
+      vectors: await open(this.path('vectors', g), 'r+'),
+      codes: await open(this.path('codes', g), 'r+'),
+      scales: await open(this.path('scales', g), 'r+'),
+      log: await open(this.path('log', g), 'r+'),
     };
-    const fd = this.fd;
+    const f = this.files;
     const cb = this.codeBytes(dim);
-    const writeAt = (f: number, data: Uint8Array, at: number) => {
-      ftruncateSync(f, at);
+    const writeAt = async (file: FileHandle, data: Uint8Array, at: number) => {
+      await file.truncate(at);
       let off = 0;
-      while (off < data.length) off += writeSync(f, data, off, data.length - off, at + off);
-      fsyncSync(f);
+      while (off < data.length) off += (await file.write(data, off, data.length - off, at + off)).bytesWritten;
+      await file.sync();
     };
     if (entry.add.length > 0) {
-      writeAt(fd.vectors, f32Bytes(vectors), c.rows * dim * 4);
-      writeAt(fd.codes, codes, c.rows * cb);
-      writeAt(fd.scales, f32Bytes(scales), c.rows * 4);
+      await Promise.all([writeAt(f.vectors, f32Bytes(vectors), c.rows * dim * 4), writeAt(f.codes, codes, c.rows * cb), writeAt(f.scales, f32Bytes(scales), c.rows * 4)]);
     }
     const json = JSON.stringify(entry);
     const line = Buffer.from(`${crc32(json)} ${json}\n`, 'utf8');
-    writeAt(fd.log, line, c.logBytes);
+    await writeAt(f.log, line, c.logBytes);
     this.committed = { generation: g, rows: entry.rows, logBytes: c.logBytes + line.length };
   }
 
-
   close(): void {
-    if (this.fd) for (const f of Object.values(this.fd)) closeSync(f);
-    this.fd = undefined;
+    // Closed in the background: a write of this store never overlaps its close (appends are awaited).
+    if (this.files) for (const f of Object.values(this.files)) void f.close().catch(() => undefined);
+    this.files = undefined;
+  }
+}
+
+/** What is committed in a store folder: the snapshot's metadata and the log's good entries (no rows read). */
+export interface CommittedState {
+  snapshot: Snapshot;
+  entries: LogEntry[];
+  /** Rows after the last good entry. */
+  rows: number;
+  logBytes: number;
+}
+
+/**
+ * Reads the committed state of a store folder: the metadata, then the log up to its first bad
+ * line (a torn write), and checks that the row files are long enough. Pure reads: the snapshot
+ * job's worker calls it too.
+ */
+export async function readCommitted(dir: string, codeBytes: (dim: number) => number): Promise<CommittedState | 'empty' | 'damaged' | 'v1'> {
+  const text = await nodeFs.read(join(dir, 'meta.json'));
+  if (!text) return 'empty';
+  let meta: z.infer<typeof MetaSchema>;
+  try {
+    const raw = JSON.parse(text) as { version?: unknown };
+    if (raw.version === 1) return 'v1';
+    const r = MetaSchema.safeParse(raw);
+    if (!r.success) return 'damaged';
+    meta = r.data;
+  } catch {
+    return 'damaged';
+  }
+  const g = meta.generation;
+  const meanBytes = Buffer.from(meta.mean, 'base64');
+  if (meanBytes.length !== meta.dim * 4) return 'damaged';
+  const mean = new Float32Array(meanBytes.buffer.slice(meanBytes.byteOffset, meanBytes.byteOffset + meanBytes.length));
+  // The log: each good line is committed; the first bad one (a torn write) ends it.
+  const entries: LogEntry[] = [];
+  let rows = meta.rows.length;
+  let logBytes = 0;
+  const log = await readFile(join(dir, `log-${g}.jsonl`), 'utf8').catch(() => '');
+  for (const line of log.split('\n')) {
+    const m = /^([0-9a-f]{8}) (.*)$/.exec(line);
+    if (!m || crc32(m[2]) !== m[1]) break;
+    let entry: LogEntry;
+    try {
+      const r = EntrySchema.safeParse(JSON.parse(m[2]));
+      if (!r.success) break;
+      entry = r.data;
+    } catch {
+      break;
+    }
+    if (entry.rows !== rows + entry.add.length) break;
+    entries.push(entry);
+    rows = entry.rows;
+    logBytes += Buffer.byteLength(line, 'utf8') + 1;
+  }
+  const cb = codeBytes(meta.dim);
+  const size = (name: string) => stat(join(dir, name)).then((s) => s.size).catch(() => -1);
+  const sizes = await Promise.all([size(`vectors-${g}.f32`), size(`codes-${g}.bin`), size(`scales-${g}.f32`)]);
+  if (sizes[0] < rows * meta.dim * 4 || sizes[1] < rows * cb || sizes[2] < rows * 4) return 'damaged';
+  return { snapshot: { model: meta.model, dim: meta.dim, generation: g, mean, rows: meta.rows, files: meta.files }, entries, rows, logBytes };
+}
+
+/** The files of a store after its log: the snapshot's, with each entry's replacements and removals applied. */
+export function filesAfter(state: Pick<CommittedState, 'snapshot' | 'entries'>): Map<string, StoredFile> {
+  const files = new Map(Object.entries(state.snapshot.files));
+  for (const e of state.entries) {
+    for (const [file, entry] of Object.entries(e.files)) {
+      if (entry) files.set(file, entry);
+      else files.delete(file);
+    }
+  }
+  return files;
+}
+
+/** Reads the first `bytes` of a file into `into`, asynchronously in 16 MB pieces; false when the file is shorter. */
+async function readInto(path: string, into: Uint8Array, bytes: number): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    for (let off = 0; off < bytes; ) {
+      const { bytesRead } = await file.read(into, off, Math.min(bytes - off, 16 << 20), off);
+      if (bytesRead <= 0) return false;
+      off += bytesRead;
+    }
+    return true;
+  } finally {
+    await file.close();
   }
 }

@@ -3,7 +3,11 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
-import { IndexStore, type LogEntry, type StoredFile } from './indexStore';
+import { filesAfter, IndexStore, readCommitted, type LogEntry, type StoredFile } from './indexStore';
+import { Slicer } from './slices';
+import type { SnapshotParts } from './snapshotJob';
+import { runSnapshot } from './snapshotRunner';
+import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { isBinary, walkWorkspace } from '../../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
@@ -28,8 +32,14 @@ export interface IndexStats {
   requests: number;
   skipped: number;
   ms: number;
+  /** Of which: walking, reading and chunking the files. */
+  scanMs: number;
+  /** Of which: waiting for the embeddings (from the first request to the last answer). */
+  embedMs: number;
   /** Of which: applying and storing the update (after the embeddings came back). */
   persistMs: number;
+  /** Of which: updating the keyword index. */
+  keywordsMs: number;
 }
 
 export type EmbedFn = (texts: string[], signal?: AbortSignal, onDone?: (done: number) => void) => Promise<{ vectors: Float32Array[]; requests: number }>;
@@ -47,6 +57,14 @@ export interface SemanticIndexOptions {
   onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void;
   /** Vectors up to this many bytes stay in memory; a larger index reads them from its file (default 512 MB). */
   inMemoryBytes?: number;
+  /** Where new snapshots are encoded and written: a worker thread (the default) or this thread. */
+  snapshots?: 'worker' | 'inline';
+  /** The log is folded into a new snapshot after this many entries (default 1,000), or once a quarter of the rows are dead. */
+  maxLogEntries?: number;
+  /** A background fold that failed (the index goes on with the current snapshot). */
+  onBackgroundError?: (err: unknown) => void;
+  /** Called with each snapshot worker as it starts (tests stop one mid-fold). */
+  onSnapshotWorker?: (worker: Worker) => void;
 }
 
 export class IndexModelChanged extends Error {}
@@ -102,6 +120,10 @@ export class SemanticIndex {
   private dead = 0;
   private logEntries = 0;
   private vectorFd: number | undefined;
+  /** A fold into a new snapshot, running in a worker. */
+  private folding: { abort: AbortController; done: Promise<void> } | undefined;
+  /** After a failed fold, the next one waits until the log has this many entries. */
+  private foldRetryAt = 0;
   /** The keyword side of hybrid search, over the same chunks (filled from disk after a load). */
   private keywords = new KeywordIndex<IndexedChunk>();
   /** Settles when the keyword index covers every stored file. */
@@ -132,8 +154,13 @@ export class SemanticIndex {
     return this.vectors?.bytesPerVector ?? 0;
   }
 
-  /** Loads the stored index. `model-changed` means the stored one was built with another model. */
+  /**
+   * Loads the stored index. `model-changed` means the stored one was built with another model.
+   * The reads are asynchronous and the maps are built in slices: a 100,000-chunk index loads
+   * without holding the event loop for more than a few milliseconds at a time.
+   */
   async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
+    await this.cancelFold();
     this.closeVectorFile();
     let loaded = await this.store.load(headroomFor);
     if (loaded === 'v1') loaded = (await this.migrateV1()) ? await this.store.load(headroomFor) : 'damaged';
@@ -144,29 +171,34 @@ export class SemanticIndex {
       return 'model-changed';
     }
     const { snapshot, entries, rows, codes, scales, vectors } = loaded;
+    const slices = new Slicer();
+    const rowHashes = [...snapshot.rows, ...entries.flatMap((e) => e.add)];
+    const rowOf = await mapRows(rowHashes, slices);
+    const files = filesAfter({ snapshot, entries });
+    const holders = new Map<string, Set<IndexedChunk>>();
+    for (const [file, entry] of files) {
+      for (const c of entry.chunks) hold(holders, file, c);
+      await slices.maybeYield();
+    }
+    const index = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, headroom: headroomFor(rows), ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
+    let dead = 0;
+    for (let r = 0; r < rows; r++) {
+      if (!holders.has(rowHashes[r])) {
+        index.remove(r);
+        dead++;
+      }
+    }
     this.dim = snapshot.dim;
     this.generation = snapshot.generation;
     this.vectorFd = vectors instanceof Float32Array ? undefined : vectors.fd;
-    this.vectors = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, headroom: headroomFor(rows), ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
-    this.rowHashes = [...snapshot.rows, ...entries.flatMap((e) => e.add)];
-    this.rowOf = new Map(this.rowHashes.map((h, i) => [h, i]));
-    this.files = new Map(Object.entries(snapshot.files));
-    for (const e of entries) {
-      for (const [file, entry] of Object.entries(e.files)) {
-        if (entry) this.files.set(file, entry);
-        else this.files.delete(file);
-      }
-    }
+    this.vectors = index;
+    this.rowHashes = rowHashes;
+    this.rowOf = rowOf;
+    this.files = files;
+    this.holders = holders;
+    this.dead = dead;
     this.logEntries = entries.length;
-    this.holders = new Map();
-    for (const [file, entry] of this.files) for (const c of entry.chunks) this.hold(file, c);
-    this.dead = 0;
-    for (let r = 0; r < rows; r++) {
-      if (!this.holders.has(this.rowHashes[r])) {
-        this.vectors.remove(r);
-        this.dead++;
-      }
-    }
+    this.foldRetryAt = 0;
     this.keywords = new KeywordIndex();
     this.keywordsReady = this.fillKeywords([...this.files.keys()]);
     return 'loaded';
@@ -193,9 +225,7 @@ export class SemanticIndex {
   }
 
   private hold(file: string, c: [number, number, string]): void {
-    let set = this.holders.get(c[2]);
-    if (!set) this.holders.set(c[2], (set = new Set()));
-    set.add({ file, start: c[0], end: c[1], hash: c[2] });
+    hold(this.holders, file, c);
   }
 
   private closeVectorFile(): void {
@@ -203,8 +233,16 @@ export class SemanticIndex {
     this.vectorFd = undefined;
   }
 
+  /** Lets go of the index: a fold in progress is cancelled, the open files are closed (the stored index stays). */
+  async close(): Promise<void> {
+    await this.cancelFold();
+    this.store.close();
+    this.closeVectorFile();
+  }
+
   /** Forgets the stored index (a model or dimension change). */
   async clear(): Promise<void> {
+    await this.cancelFold();
     this.store.close();
     this.closeVectorFile();
     this.vectors = undefined;
@@ -237,7 +275,7 @@ export class SemanticIndex {
    */
   async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, persistMs: 0 };
+    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
     /** Files this update replaces (null: removed), with their chunks' texts. */
     const changed = new Map<string, { entry: StoredFile; texts: string[] } | null>();
     const visit = async (f: { rel: string; abs: string; display: string }) => {
@@ -284,6 +322,7 @@ export class SemanticIndex {
       if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
     }
 
+    stats.scanMs = Date.now() - t0;
     // What needs embedding: chunks whose hash has no stored row (each hash once).
     const todo = new Map<string, string>();
     for (const [file, c] of changed) {
@@ -298,6 +337,7 @@ export class SemanticIndex {
     let failure: unknown;
     if (hashes.length > 0 && !signal?.aborted) {
       onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
+      const tEmbed = Date.now();
       try {
         const { vectors, requests } = await this.o.embed(hashes.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done, total: hashes.length }));
         stats.requests = requests;
@@ -310,6 +350,7 @@ export class SemanticIndex {
         stats.requests = partial?.requests ?? 0;
       }
       stats.embedded = fresh.size;
+      stats.embedMs = Date.now() - tEmbed;
     }
     const dim = fresh.size > 0 ? fresh.values().next().value!.length : this.dim;
     if (this.dim && fresh.size > 0 && dim !== this.dim) throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
@@ -317,16 +358,21 @@ export class SemanticIndex {
     // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a
     // cancelled or failed run resumes it next time).
     for (const [file, c] of changed) if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
+    await this.idle();
     const tPersist = Date.now();
     await this.apply(changed, fresh, dim);
     stats.persistMs = Date.now() - tPersist;
-    this.keywordsReady = this.keywordsReady.then(() => {
+    const tKeywords = Date.now();
+    this.keywordsReady = this.keywordsReady.then(async () => {
+      const slices = new Slicer();
       for (const [file, c] of changed) {
         if (c) this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })));
         else this.keywords.removeFile(file);
+        await slices.maybeYield();
       }
     });
     await this.keywordsReady;
+    stats.keywordsMs = Date.now() - tKeywords;
     stats.ms = Date.now() - t0;
     if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, hashes.length);
     return stats;
@@ -334,8 +380,9 @@ export class SemanticIndex {
 
   /**
    * Applies an update: on disk first (a log entry: its new rows, then the line naming them), then
-   * in memory; a new snapshot instead when it is the first build, or when a quarter of the rows
-   * are dead or the log is long.
+   * in memory; a new snapshot instead when it is the first build. Once a quarter of the rows are
+   * dead or the log is long, the log is folded into a new snapshot in the background (a worker
+   * thread); the next update waits for it, searches meanwhile use the current one.
    */
   private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: Map<string, Float32Array>, dim: number): Promise<void> {
     if (changed.size === 0) return;
@@ -349,43 +396,56 @@ export class SemanticIndex {
         added.push(h);
       }
     }
+    const slices = new Slicer();
     if (!this.vectors) {
-      // The first build: every row is new; the snapshot computes the mean and the codes once.
+      // The first build: every row is new; a worker computes the mean and the codes once.
       this.dim = Math.max(1, dim);
       const all = new Float32Array(added.length * this.dim);
-      added.forEach((h, i) => all.set(fresh.get(h)!, i * this.dim));
-      this.rowHashes = added;
-      this.applyFiles(changed, undefined, 0);
-      await this.compact(all);
+      for (let i = 0; i < added.length; i++) {
+        all.set(fresh.get(added[i])!, i * this.dim);
+        if (i % 256 === 0) await slices.maybeYield();
+      }
+      const files: Record<string, StoredFile> = {};
+      for (const [file, c] of changed) if (c) files[file] = c.entry;
+      const parts = await runSnapshot(
+        { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rows: added, files, vectors: all, headroom: headroomFor(added.length), inMemoryBytes: this.store.inMemoryBytes },
+        { mode: this.o.snapshots },
+      );
+      this.rowHashes = [];
+      this.rowOf.clear();
+      await this.applyFiles(changed, undefined, 0, slices);
+      await this.adopt(parts, slices);
       return;
     }
     const index = this.vectors;
     const vecs = new Float32Array(added.length * this.dim);
     const codes = new Uint8Array(added.length * index.codeBytes);
     const scales = new Float32Array(added.length);
-    added.forEach((h, i) => {
-      const v = Float32Array.from(fresh.get(h)!);
+    for (let i = 0; i < added.length; i++) {
+      const v = Float32Array.from(fresh.get(added[i])!);
       const { code, alpha } = index.encode(v);
       vecs.set(v, i * this.dim);
       codes.set(code, i * index.codeBytes);
       scales[i] = alpha;
-    });
+      if (i % 64 === 0) await slices.maybeYield();
+    }
     const rowsBefore = this.rowHashes.length;
     const entry: LogEntry = { rows: rowsBefore + added.length, add: added, files: {} };
     for (const [file, c] of changed) entry.files[file] = c ? c.entry : null;
-    this.store.append(entry, this.dim, vecs, codes, scales);
+    await this.store.append(entry, this.dim, vecs, codes, scales);
     this.logEntries++;
     added.forEach((h, i) => {
       const row = index.appendEncoded(vecs.subarray(i * this.dim, (i + 1) * this.dim), codes.subarray(i * index.codeBytes, (i + 1) * index.codeBytes), scales[i]);
       this.rowHashes.push(h);
       this.rowOf.set(h, row);
     });
-    this.applyFiles(changed, index, rowsBefore);
-    if (this.dead > this.rowHashes.length * 0.25 || this.logEntries >= 1000) await this.compact();
+    await this.applyFiles(changed, index, rowsBefore, slices);
+    const due = this.dead > this.rowHashes.length * 0.25 || this.logEntries >= (this.o.maxLogEntries ?? 1000);
+    if (due && this.logEntries >= this.foldRetryAt) this.startFold();
   }
 
   /** The files' chunks in memory: holders moved, rows that lost their last holder removed, ones that got one back restored. */
-  private applyFiles(changed: Map<string, { entry: StoredFile } | null>, index: VectorIndex | undefined, rowsBefore: number): void {
+  private async applyFiles(changed: Map<string, { entry: StoredFile } | null>, index: VectorIndex | undefined, rowsBefore: number, slices: Slicer): Promise<void> {
     for (const [file, c] of changed) {
       for (const [, , h] of this.files.get(file)?.chunks ?? []) {
         const set = this.holders.get(h);
@@ -411,73 +471,80 @@ export class SemanticIndex {
           this.dead--;
         }
       }
+      await slices.maybeYield();
     }
   }
 
   /**
-   * A new snapshot of the live rows only, block by block (a million rows never sit in memory as
-   * float32 twice): the mean over the live rows, then every row encoded again around it and
-   * written. The rows come from `vectors` (the first build) or from the index (memory or file).
+   * Folds the log into a new snapshot of the live rows, in a worker thread (file to file: the
+   * worker reads the committed state itself). Until it is taken over, nothing else changes the
+   * index; if it fails, the current generation stays in use and the fold is tried again later.
    */
-  private async compact(vectors?: Float32Array): Promise<void> {
-    const dim = this.dim;
-    const live = this.rowHashes.map((h, r) => (this.holders.has(h) ? r : -1)).filter((r) => r >= 0);
-    const rowOf = (r: number): Float32Array => {
-      if (vectors) {
-        const v = Float32Array.from(vectors.subarray(r * dim, (r + 1) * dim));
-        let s = 0;
-        for (const x of v) s += x * x;
-        const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
-        for (let d = 0; d < dim; d++) v[d] *= inv;
-        return v;
-      }
-      return Float32Array.from(this.vectors!.vector(r));
-    };
-    const mean = new Float64Array(dim);
-    for (const r of live) {
-      const v = rowOf(r);
-      for (let d = 0; d < dim; d++) mean[d] += v[d];
-    }
-    const mean32 = Float32Array.from(mean, (x) => (live.length ? x / live.length : 0));
-    const encode = VectorIndex.encoder(dim, mean32);
-    const rows = live.map((r) => this.rowHashes[r]);
-    const inMemory = rows.length * dim * 4 <= this.store.inMemoryBytes;
-    const headroom = headroomFor(rows.length);
-    const all = inMemory ? new Float32Array((rows.length + headroom) * dim) : undefined;
-    const cb = VectorIndex.codeBytesFor(dim);
-    const codes = new Uint8Array((rows.length + headroom) * cb);
-    const scales = new Float32Array(rows.length + headroom);
-    const BLOCK = 4096;
-    this.generation++;
-    await this.store.writeSnapshot(
-      { model: this.o.model, dim, generation: this.generation, rows, files: Object.fromEntries(this.files) },
-      (write) => {
-        for (let i = 0; i < live.length; i += BLOCK) {
-          const n = Math.min(BLOCK, live.length - i);
-          const block = new Float32Array(n * dim);
-          for (let j = 0; j < n; j++) block.set(rowOf(live[i + j]), j * dim);
-          const enc = encode(block, n);
-          write(block, enc.codes, enc.alphas);
-          all?.set(block, i * dim);
-          codes.set(enc.codes, i * cb);
-          scales.set(enc.alphas, i);
-        }
+  private startFold(): void {
+    const abort = new AbortController();
+    const from = this.generation;
+    const to = from + 1;
+    const live = this.rowHashes.length - this.dead;
+    const promise = runSnapshot(
+      { kind: 'fold', dir: this.o.storeDir, model: this.o.model, from, to, expectRows: this.rowHashes.length, headroom: headroomFor(live), inMemoryBytes: this.store.inMemoryBytes },
+      { signal: abort.signal, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
+    ).then(
+      async (parts) => {
+        if (!abort.signal.aborted) await this.adopt(parts, new Slicer());
       },
-      () => mean32,
+      async (err: unknown) => {
+        if (abort.signal.aborted) return;
+        // A worker that died after its metadata was written leaves the new generation committed.
+        const onDisk = await readCommitted(this.o.storeDir, (d) => VectorIndex.codeBytesFor(d)).catch(() => undefined);
+        if (onDisk && typeof onDisk !== 'string' && onDisk.snapshot.generation === to) {
+          this.folding = undefined;
+          await this.load();
+          return;
+        }
+        for (const kind of ['vectors', 'codes', 'scales', 'log']) await rm(join(this.o.storeDir, `${kind}-${to}.${{ vectors: 'f32', codes: 'bin', scales: 'f32', log: 'jsonl' }[kind]}`), { force: true }).catch(() => undefined);
+        this.foldRetryAt = this.logEntries + 100;
+        this.o.onBackgroundError?.(err);
+      },
     );
+    this.folding = { abort, done: promise.finally(() => (this.folding = this.folding?.abort === abort ? undefined : this.folding)) };
+  }
+
+  /** Waits for a fold in progress (the next change applies after it). */
+  async idle(): Promise<void> {
+    while (this.folding) await this.folding.done;
+  }
+
+  private async cancelFold(): Promise<void> {
+    const f = this.folding;
+    if (!f) return;
+    f.abort.abort();
+    await f.done;
+    this.folding = undefined;
+  }
+
+  /** Takes over a snapshot a job wrote: its rows become the index (swapped at once, the maps built first). */
+  private async adopt(parts: SnapshotParts, slices: Slicer): Promise<void> {
+    const count = parts.rows.length;
+    const rowOf = await mapRows(parts.rows, slices);
     this.closeVectorFile();
-    const fd = inMemory ? undefined : openSync(join(this.o.storeDir, `vectors-${this.generation}.f32`), 'r');
+    const fd = parts.vectors ? undefined : openSync(join(this.o.storeDir, `vectors-${parts.generation}.f32`), 'r');
     this.vectorFd = fd;
-    this.vectors = VectorIndex.fromParts({ dim, count: rows.length, mean: mean32, codes, alphas: scales, ...(all ? { vectors: all } : { vectorFile: fd }) });
-    this.rowHashes = rows;
-    this.rowOf = new Map(rows.map((h, i) => [h, i]));
+    this.vectors = VectorIndex.fromParts({ dim: parts.dim, count, mean: parts.mean, codes: parts.codes, alphas: parts.scales, headroom: headroomFor(count), ...(parts.vectors ? { vectors: parts.vectors } : { vectorFile: fd }) });
+    this.dim = parts.dim;
+    this.generation = parts.generation;
+    this.rowHashes = parts.rows;
+    this.rowOf = rowOf;
     this.dead = 0;
     this.logEntries = 0;
+    this.foldRetryAt = 0;
+    await this.store.adopt(parts.generation, count);
   }
 
   /** Reads the stored files' chunks into the keyword index (after a load). */
   private async fillKeywords(files: string[]): Promise<void> {
+    const slices = new Slicer();
     for (const file of files) {
+      await slices.maybeYield();
       const entry = this.files.get(file);
       if (!entry) continue;
       const p = await this.guard.resolve(file).catch(() => undefined);
@@ -520,4 +587,20 @@ export class SemanticIndex {
   async absolutePath(file: string): Promise<string | undefined> {
     return (await this.guard.resolve(file).catch(() => undefined))?.abs;
   }
+}
+
+function hold(holders: Map<string, Set<IndexedChunk>>, file: string, c: [number, number, string]): void {
+  let set = holders.get(c[2]);
+  if (!set) holders.set(c[2], (set = new Set()));
+  set.add({ file, start: c[0], end: c[1], hash: c[2] });
+}
+
+/** The row of each hash, built in slices. */
+async function mapRows(rows: string[], slices: Slicer): Promise<Map<string, number>> {
+  const map = new Map<string, number>();
+  for (let i = 0; i < rows.length; i++) {
+    map.set(rows[i], i);
+    if (i % 4096 === 0) await slices.maybeYield();
+  }
+  return map;
 }

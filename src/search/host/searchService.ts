@@ -53,9 +53,15 @@ export class SearchService implements vscode.Disposable {
       watcher.onDidCreate(queue),
       watcher.onDidDelete(queue),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('modelGateway.defaultModels.embeddings') || e.affectsConfiguration('modelGateway.search')) this.index = undefined;
+        if (e.affectsConfiguration('modelGateway.defaultModels.embeddings') || e.affectsConfiguration('modelGateway.search')) this.forgetIndex();
       }),
     );
+  }
+
+  /** Drops the loaded index (its files closed, a fold in progress cancelled); the next use loads it again. */
+  private forgetIndex(): void {
+    void this.index?.close();
+    this.index = undefined;
   }
 
   private model(): string {
@@ -78,6 +84,7 @@ export class SearchService implements vscode.Disposable {
       model,
       maxFileBytes: s.maxFileKB * 1024,
       embed: (texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) }),
+      onBackgroundError: (err) => this.services.log.warn(`The search index could not fold its log into a new snapshot (the current one stays in use; tried again later): ${(err as Error)?.message ?? String(err)}`),
     });
   }
 
@@ -105,6 +112,7 @@ export class SearchService implements vscode.Disposable {
   async load(): Promise<'loaded' | 'missing' | 'model-changed'> {
     if (this.index && this.state === 'ready') return 'loaded';
     if (this.folders().length === 0) return 'missing';
+    this.forgetIndex();
     this.index = this.create();
     this.state = 'loading';
     const r = await this.index.load();
@@ -262,6 +270,7 @@ export class SearchService implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.timer);
+    this.forgetIndex();
     for (const d of this.disposables) d.dispose();
   }
 }

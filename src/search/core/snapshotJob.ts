@@ -1,0 +1,170 @@
+/**
+ * Writing a new snapshot generation of the search index (the first build, or folding the log
+ * into a new snapshot): the mean of the live rows, every row encoded again around it, the row
+ * files, then the metadata. Seconds of arithmetic for a large index, so it runs in a worker
+ * thread (`snapshotWorker.ts`, started by `snapshotRunner.ts`); the same function runs inline
+ * where no worker can start. It reads and writes only the store folder and returns the parts the
+ * index keeps in memory, whose buffers the worker hands over without a copy.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { filesAfter, IndexStore, readCommitted, type StoredFile } from './indexStore';
+import { VectorIndex } from './vectorIndex';
+
+export type SnapshotJob =
+  | {
+      /** Fold generation `from` (its snapshot and log, as committed on disk) into generation `to`. */
+      kind: 'fold';
+      dir: string;
+      model: string;
+      from: number;
+      to: number;
+      /** The rows the caller has committed: the fold refuses a store that differs. */
+      expectRows: number;
+      headroom: number;
+      inMemoryBytes: number;
+    }
+  | {
+      /** Write generation `to` from vectors in memory (the first build; not yet normalised). */
+      kind: 'build';
+      dir: string;
+      model: string;
+      dim: number;
+      to: number;
+      rows: string[];
+      files: Record<string, StoredFile>;
+      vectors: Float32Array;
+      headroom: number;
+      inMemoryBytes: number;
+    };
+
+export interface SnapshotParts {
+  generation: number;
+  /** The chunk hash of each row of the new snapshot. */
+  rows: string[];
+  dim: number;
+  mean: Float32Array;
+  /** Codes and scales with room for `headroom` more rows. */
+  codes: Uint8Array;
+  scales: Float32Array;
+  /** The normalised rows with room for `headroom` more, when the index keeps them in memory. */
+  vectors?: Float32Array;
+}
+
+export type SnapshotProgress = (done: number, total: number) => void;
+
+/** Rows per block: a block is read, encoded and written at once. */
+const BLOCK = 2048;
+
+export async function runSnapshotJob(job: SnapshotJob, onProgress?: SnapshotProgress): Promise<SnapshotParts> {
+  return job.kind === 'fold' ? fold(job, onProgress) : build(job, onProgress);
+}
+
+const codeBytes = (dim: number) => VectorIndex.codeBytesFor(dim);
+
+async function fold(job: Extract<SnapshotJob, { kind: 'fold' }>, onProgress?: SnapshotProgress): Promise<SnapshotParts> {
+  const state = await readCommitted(job.dir, codeBytes);
+  if (typeof state === 'string') throw new Error(`the stored index cannot be folded (${state})`);
+  if (state.snapshot.generation !== job.from || state.rows !== job.expectRows) {
+    throw new Error(`the stored index is generation ${state.snapshot.generation} with ${state.rows} rows, not ${job.from} with ${job.expectRows}`);
+  }
+  const { dim } = state.snapshot;
+  const files = filesAfter(state);
+  const held = new Set<string>();
+  for (const f of files.values()) for (const c of f.chunks) held.add(c[2]);
+  const all = [...state.snapshot.rows, ...state.entries.flatMap((e) => e.add)];
+  const live: number[] = [];
+  all.forEach((h, r) => held.has(h) && live.push(r));
+  const fd = openSync(`${job.dir}/vectors-${job.from}.f32`, 'r');
+  try {
+    // Rows on disk are already normalised; read in file order, a block of rows at a time.
+    const buffer = new Float32Array(BLOCK * dim);
+    const readRows = (first: number, count: number, into: Float32Array) => {
+      const bytes = new Uint8Array(into.buffer, into.byteOffset, count * dim * 4);
+      for (let off = 0; off < bytes.length; ) {
+        const n = readSync(fd, bytes, off, bytes.length - off, first * dim * 4 + off);
+        if (n <= 0) throw new Error('the vectors file ended early');
+        off += n;
+      }
+    };
+    const source = (i: number, n: number, into: Float32Array) => {
+      // Live rows in order: runs of consecutive rows are read at once.
+      for (let j = 0; j < n; ) {
+        let k = j + 1;
+        while (k < n && live[i + k] === live[i + j] + (k - j)) k++;
+        readRows(live[i + j], k - j, buffer);
+        into.set(buffer.subarray(0, (k - j) * dim), j * dim);
+        j = k;
+      }
+    };
+    return await write(job, { dim, rows: live.map((r) => all[r]), files: Object.fromEntries(files), normalised: true, source }, onProgress);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function build(job: Extract<SnapshotJob, { kind: 'build' }>, onProgress?: SnapshotProgress): Promise<SnapshotParts> {
+  const { dim } = job;
+  if (job.vectors.length < job.rows.length * dim) throw new Error(`${job.rows.length} rows need ${job.rows.length * dim} values, got ${job.vectors.length}`);
+  const source = (i: number, n: number, into: Float32Array) => into.set(job.vectors.subarray(i * dim, (i + n) * dim));
+  return write(job, { dim, rows: job.rows, files: job.files, normalised: false, source }, onProgress);
+}
+
+/** Two passes over the rows: their mean, then each row encoded around it and written. */
+async function write(
+  job: SnapshotJob,
+  s: { dim: number; rows: string[]; files: Record<string, StoredFile>; normalised: boolean; source: (first: number, count: number, into: Float32Array) => void },
+  onProgress?: SnapshotProgress,
+): Promise<SnapshotParts> {
+  const { dim, rows } = s;
+  const n = rows.length;
+  const block = new Float32Array(BLOCK * dim);
+  const normalise = (count: number) => {
+    if (s.normalised) return;
+    for (let r = 0; r < count; r++) {
+      let q = 0;
+      for (let d = 0; d < dim; d++) q += block[r * dim + d] ** 2;
+      const inv = q > 0 ? 1 / Math.sqrt(q) : 0;
+      for (let d = 0; d < dim; d++) block[r * dim + d] *= inv;
+    }
+  };
+  const mean = new Float64Array(dim);
+  for (let i = 0; i < n; i += BLOCK) {
+    const count = Math.min(BLOCK, n - i);
+    s.source(i, count, block);
+    normalise(count);
+    for (let o = 0; o < count * dim; o += dim) for (let d = 0; d < dim; d++) mean[d] += block[o + d];
+    onProgress?.(Math.floor((i + count) / 2), n);
+  }
+  const mean32 = Float32Array.from(mean, (x) => (n ? x / n : 0));
+  const encode = VectorIndex.encoder(dim, mean32);
+  const cb = codeBytes(dim);
+  const capacity = n + job.headroom;
+  const inMemory = n * dim * 4 <= job.inMemoryBytes;
+  const vectors = inMemory ? new Float32Array(capacity * dim) : undefined;
+  const codes = new Uint8Array(capacity * cb);
+  const scales = new Float32Array(capacity);
+  const store = new IndexStore(job.dir, codeBytes, job.inMemoryBytes);
+  // The previous generation stays: the index that asked for this one removes it once it has
+  // taken the new one over (until then it may still append to it, or read rows from it).
+  await store.writeSnapshot(
+    { model: job.model, dim, generation: job.to, rows, files: s.files },
+    (put) => {
+      for (let i = 0; i < n; i += BLOCK) {
+        const count = Math.min(BLOCK, n - i);
+        s.source(i, count, block);
+        normalise(count);
+        const rowsOfBlock = block.subarray(0, count * dim);
+        const enc = encode(rowsOfBlock, count);
+        put(rowsOfBlock, enc.codes, enc.alphas);
+        vectors?.set(rowsOfBlock, i * dim);
+        codes.set(enc.codes, i * cb);
+        scales.set(enc.alphas, i);
+        onProgress?.(Math.floor(n / 2 + (i + count) / 2), n);
+      }
+    },
+    () => mean32,
+    true,
+  );
+  store.close();
+  return { generation: job.to, rows, dim, mean: mean32, codes, scales, ...(vectors ? { vectors } : {}) };
+}

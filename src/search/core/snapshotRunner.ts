@@ -1,0 +1,70 @@
+/**
+ * Runs a snapshot job (`snapshotJob.ts`) in a worker thread, so that the seconds of encoding a
+ * large index takes never hold the extension host's event loop. One worker per job: it is
+ * terminated when the job ends, when the caller cancels (the signal), or when it stops answering;
+ * a job whose worker dies rejects, and what it wrote is never taken (the store's metadata still
+ * names the previous generation until the caller adopts the new one).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { runSnapshotJob, type SnapshotJob, type SnapshotParts, type SnapshotProgress } from './snapshotJob';
+
+export type WorkerReply = { type: 'progress'; done: number; total: number } | { type: 'done'; parts: SnapshotParts } | { type: 'error'; message: string };
+
+export class SnapshotJobFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SnapshotJobFailed';
+  }
+}
+
+export interface SnapshotRunOptions {
+  signal?: AbortSignal;
+  onProgress?: SnapshotProgress;
+  /** 'worker' (the default) or 'inline' (on the calling thread: tests that watch the file calls, or no worker available). */
+  mode?: 'worker' | 'inline';
+  /** Called with the worker as soon as it runs (tests kill it mid-job). */
+  onWorker?: (worker: Worker) => void;
+}
+
+/**
+ * The worker's script: the bundle's `searchWorker.js` beside this module's bundle, or (from
+ * source, in tests and benchmarks) the TypeScript module through tsx.
+ */
+function workerSource(): { file: string; eval?: true } | undefined {
+  const bundled = join(__dirname, 'searchWorker.js');
+  if (existsSync(bundled)) return { file: bundled };
+  const source = join(__dirname, 'snapshotWorker.ts');
+  if (existsSync(source)) return { file: `require('tsx/cjs/api').register(); require(${JSON.stringify(source)});`, eval: true };
+  return undefined;
+}
+
+export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {}): Promise<SnapshotParts> {
+  if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
+  const source = opts.mode === 'inline' ? undefined : workerSource();
+  if (!source) return runSnapshotJob(job, opts.onProgress);
+  const worker = new Worker(source.file, { eval: source.eval ?? false });
+  opts.onWorker?.(worker);
+  return new Promise<SnapshotParts>((resolve, reject) => {
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      opts.signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      fn();
+    };
+    const onAbort = () => finish(() => reject(new SnapshotJobFailed('cancelled')));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: WorkerReply) => {
+      if (m.type === 'progress') opts.onProgress?.(m.done, m.total);
+      else if (m.type === 'done') finish(() => resolve(m.parts));
+      else finish(() => reject(new SnapshotJobFailed(m.message)));
+    });
+    worker.on('error', (err) => finish(() => reject(new SnapshotJobFailed(`the snapshot worker failed: ${err.message}`))));
+    worker.on('exit', (code) => finish(() => reject(new SnapshotJobFailed(`the snapshot worker stopped (exit code ${code}) before it finished`))));
+    const transfer = job.kind === 'build' ? [job.vectors.buffer as ArrayBuffer] : [];
+    worker.postMessage(job, transfer);
+  });
+}
