@@ -114,7 +114,9 @@ describe('durable writes', () => {
     assert.deepEqual(update.events.map((e) => e.op), ['sync', 'sync', 'sync', 'sync']);
     writeFileSync(join(store, 'meta.json.abcdef01.tmp'), '{"half');
     writeFileSync(join(store, 'vectors-9.f32'), Buffer.alloc(64));
-    assert.equal(await make().load(), 'loaded');
+    const last = make();
+    assert.equal(await last.load(), 'loaded');
+    await Promise.all([index.close(), last.close()]);
     assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.tmp') || f.startsWith('vectors-9')), [], 'a temp file and an unfinished generation are removed');
   });
 });

@@ -53,6 +53,7 @@ describe('semantic index: killed mid-update, it loads the acknowledged state or 
       steps += acked - before;
       const index = new SemanticIndex({ folders: [{ name: 'ws', path: workspace }], excludes: [], storeDir: store, model: 'embed-emu-256', embed: () => Promise.reject(new Error('no embedding while checking')) });
       const loaded = await index.load();
+      await index.close();
       if (acked < 0) {
         verdicts.push(`kill ${kill}: during the first build: ${loaded}`);
         if (loaded === 'loaded') assert.equal(index.size.files, FILES, 'a first build is whole or absent');

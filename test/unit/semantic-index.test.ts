@@ -28,11 +28,17 @@ describe('semantic index against the emulator', () => {
   const ctx = useEmulator();
   const root = fixture();
   const store = mkdtempSync(join(tmpdir(), 'mg-index-store-'));
+  // Every index a test made lets go of its files afterwards (its stored index stays).
+  const opened: SemanticIndex[] = [];
+  const track = (index: SemanticIndex) => (opened.push(index), index);
+  afterEach(async () => {
+    for (const index of opened.splice(0)) await index.close();
+  });
 
   function make(model = 'embed-emu-256', batchSize = 8, concurrency = 2) {
     const { client } = clientFor(ctx.emu);
     const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(model, texts, { batchSize, concurrency, signal, onProgress: (d) => onDone?.(d) });
-    const index = new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: ['**/vendor/**'], storeDir: store, model, embed });
+    const index = track(new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: ['**/vendor/**'], storeDir: store, model, embed }));
     return { index, client };
   }
   const query = async (index: SemanticIndex, client: ReturnType<typeof make>['client'], text: string, model = 'embed-emu-256') =>
@@ -240,7 +246,7 @@ describe('semantic index against the emulator', () => {
       }),
     );
     let embedded = 0;
-    const index = new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: [], storeDir: old, model: 'm', embed: (texts) => ((embedded += texts.length), Promise.resolve({ vectors: [], requests: 0 })) });
+    const index = track(new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: [], storeDir: old, model: 'm', embed: (texts) => ((embedded += texts.length), Promise.resolve({ vectors: [], requests: 0 })) }));
     assert.equal(await index.load(), 'loaded');
     assert.deepEqual(index.size, { chunks: 2, files: 2, dim });
     assert.deepEqual(
@@ -258,7 +264,7 @@ describe('semantic index against the emulator', () => {
     const { client } = clientFor(ctx.emu);
     const embed: EmbedFn = (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 8, signal });
     // Every index counts as large here: its vectors stay in their file.
-    const make = () => new SemanticIndex({ folders: [{ name: 'demo', path: big }], excludes: ['**/vendor/**'], storeDir: fileStore, model: 'embed-emu-256', embed, inMemoryBytes: 1 });
+    const make = () => track(new SemanticIndex({ folders: [{ name: 'demo', path: big }], excludes: ['**/vendor/**'], storeDir: fileStore, model: 'embed-emu-256', embed, inMemoryBytes: 1 }));
     const ask = async (index: SemanticIndex, text: string) => index.search((await client.embeddings.create({ model: 'embed-emu-256', input: text })).data[0].embedding, 3)[0]?.chunk.file;
     const index = make();
     await index.update();
@@ -285,13 +291,13 @@ describe('semantic index against the emulator', () => {
     const b = mkdtempSync(join(tmpdir(), 'mg-index-b-'));
     writeFileSync(join(b, 'billing.ts'), 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
     const { client } = clientFor(ctx.emu);
-    const index = new SemanticIndex({
+    const index = track(new SemanticIndex({
       folders: [{ name: 'app', path: a }, { name: 'billing', path: b }],
       excludes: [],
       storeDir: mkdtempSync(join(tmpdir(), 'mg-index-multi-')),
       model: 'embed-emu-256',
       embed: (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, signal }),
-    });
+    }));
     await index.update();
     const hits = index.search((await client.embeddings.create({ model: 'embed-emu-256', input: 'invoice total lines reduce' })).data[0].embedding, 3);
     assert.equal(hits[0].chunk.file, 'billing/billing.ts');

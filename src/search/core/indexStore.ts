@@ -16,6 +16,7 @@ import { open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/prom
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
+import { Slicer } from './slices';
 
 /** A file's chunks: [start line, end line, chunk hash]. */
 export interface StoredFile {
@@ -55,14 +56,41 @@ export interface LoadedStore {
 
 const FileSchema = z.object({ size: z.number(), mtimeMs: z.number(), chunks: z.array(z.tuple([z.number(), z.number(), z.string()])) });
 const MetaSchema = z.object({
-  version: z.literal(2),
+  version: z.union([z.literal(2), z.literal(3)]),
   model: z.string(),
   dim: z.number(),
   generation: z.number(),
   mean: z.string(),
-  rows: z.array(z.string()),
-  files: z.record(z.string(), FileSchema),
+  // Version 3: the row hashes space-separated in one string (version 2: an array).
+  rows: z.union([z.string(), z.array(z.string())]),
+  // Each file is checked on its own, in slices (a 100,000-chunk index has 12,500 of them).
+  files: z.record(z.string(), z.unknown()),
 });
+/** A file in version 3's metadata: [size, mtimeMs, "start end hash start end hash …"]. */
+const CompactFileSchema = z.tuple([z.number(), z.number(), z.string()]);
+
+/**
+ * Version 3 of the metadata keeps each file's chunks in one string and the row hashes in
+ * another: a 100,000-chunk index parses in a few milliseconds (version 2's 100,000 small arrays
+ * took 80 ms and a collection after), and the strings are taken apart in slices.
+ */
+function compactFile(f: StoredFile): [number, number, string] {
+  return [f.size, f.mtimeMs, f.chunks.map((c) => `${c[0]} ${c[1]} ${c[2]}`).join(' ')];
+}
+
+function expandFile(c: [number, number, string]): StoredFile | undefined {
+  const parts = c[2] ? c[2].split(' ') : [];
+  if (parts.length % 3 !== 0) return undefined;
+  const chunks: [number, number, string][] = [];
+  for (let i = 0; i < parts.length; i += 3) {
+    const start = Number(parts[i]);
+    const end = Number(parts[i + 1]);
+    if (!Number.isInteger(start) || !Number.isInteger(end)) return undefined;
+    chunks.push([start, end, parts[i + 2]]);
+  }
+  return { size: c[0], mtimeMs: c[1], chunks };
+}
+
 const EntrySchema = z.object({ rows: z.number(), add: z.array(z.string()), files: z.record(z.string(), z.nullable(FileSchema)) });
 
 /** Above this, vectors stay in their file and only the rows re-scored are read. */
@@ -171,7 +199,9 @@ export class IndexStore {
     } finally {
       for (const fd of fds) closeSync(fd);
     }
-    const meta = { version: 2, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(mean())).toString('base64'), rows: s.rows, files: s.files };
+    const files: Record<string, [number, number, string]> = {};
+    for (const [name, f] of Object.entries(s.files)) files[name] = compactFile(f);
+    const meta = { version: 3, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(mean())).toString('base64'), rows: s.rows.join(' '), files };
     await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
     this.committed = { generation: g, rows: s.rows.length, logBytes: 0 };
     if (!keepOthers) await this.removeOtherGenerations(g);
@@ -255,9 +285,25 @@ export async function readCommitted(dir: string, codeBytes: (dim: number) => num
   const meanBytes = Buffer.from(meta.mean, 'base64');
   if (meanBytes.length !== meta.dim * 4) return 'damaged';
   const mean = new Float32Array(meanBytes.buffer.slice(meanBytes.byteOffset, meanBytes.byteOffset + meanBytes.length));
+  const files: Record<string, StoredFile> = {};
+  const slices = new Slicer();
+  for (const [name, value] of Object.entries(meta.files)) {
+    if (meta.version === 3) {
+      const r = CompactFileSchema.safeParse(value);
+      const file = r.success ? expandFile(r.data) : undefined;
+      if (!file) return 'damaged';
+      files[name] = file;
+    } else {
+      const r = FileSchema.safeParse(value);
+      if (!r.success) return 'damaged';
+      files[name] = r.data;
+    }
+    await slices.maybeYield();
+  }
+  const metaRows = typeof meta.rows === 'string' ? (meta.rows ? meta.rows.split(' ') : []) : meta.rows;
   // The log: each good line is committed; the first bad one (a torn write) ends it.
   const entries: LogEntry[] = [];
-  let rows = meta.rows.length;
+  let rows = metaRows.length;
   let logBytes = 0;
   const log = await readFile(join(dir, `log-${g}.jsonl`), 'utf8').catch(() => '');
   for (const line of log.split('\n')) {
@@ -280,7 +326,7 @@ export async function readCommitted(dir: string, codeBytes: (dim: number) => num
   const size = (name: string) => stat(join(dir, name)).then((s) => s.size).catch(() => -1);
   const sizes = await Promise.all([size(`vectors-${g}.f32`), size(`codes-${g}.bin`), size(`scales-${g}.f32`)]);
   if (sizes[0] < rows * meta.dim * 4 || sizes[1] < rows * cb || sizes[2] < rows * 4) return 'damaged';
-  return { snapshot: { model: meta.model, dim: meta.dim, generation: g, mean, rows: meta.rows, files: meta.files }, entries, rows, logBytes };
+  return { snapshot: { model: meta.model, dim: meta.dim, generation: g, mean, rows: metaRows, files }, entries, rows, logBytes };
 }
 
 /** The files of a store after its log: the snapshot's, with each entry's replacements and removals applied. */
@@ -295,16 +341,33 @@ export function filesAfter(state: Pick<CommittedState, 'snapshot' | 'entries'>):
   return files;
 }
 
-/** Reads the first `bytes` of a file into `into`, asynchronously in 16 MB pieces; false when the file is shorter. */
+/**
+ * Reads the first `bytes` of a file into `into`, asynchronously in 16 MB pieces, four at a time
+ * (the thread pool's size: from the page cache they copy in parallel); false when the file is
+ * shorter.
+ */
 async function readInto(path: string, into: Uint8Array, bytes: number): Promise<boolean> {
+  const PIECE = 16 << 20;
   const file = await open(path, 'r');
   try {
-    for (let off = 0; off < bytes; ) {
-      const { bytesRead } = await file.read(into, off, Math.min(bytes - off, 16 << 20), off);
-      if (bytesRead <= 0) return false;
-      off += bytesRead;
-    }
-    return true;
+    let next = 0;
+    let whole = true;
+    const reader = async () => {
+      while (next < bytes && whole) {
+        const at = next;
+        next += PIECE;
+        for (let off = at, end = Math.min(bytes, at + PIECE); off < end; ) {
+          const { bytesRead } = await file.read(into, off, end - off, off);
+          if (bytesRead <= 0) {
+            whole = false;
+            return;
+          }
+          off += bytesRead;
+        }
+      }
+    };
+    await Promise.all([reader(), reader(), reader(), reader()]);
+    return whole;
   } finally {
     await file.close();
   }

@@ -60,28 +60,31 @@ export function identifierQuery(query: string): string | undefined {
   return codeLike ? last.toLowerCase() : undefined;
 }
 
-/** A chunk as the index keeps it: its distinct terms (ids, sorted) with their counts, its definitions. */
+/** A chunk as the index keeps it: its distinct terms (ids, sorted), its length in terms, its definitions. */
 interface Doc<T> {
   item: T;
   terms: Int32Array;
-  tf: Uint16Array;
   length: number;
   defs: Int32Array;
 }
 
 const K1 = 1.2;
 const B = 0.75;
+/** Query terms beyond this many are ignored (each has a bit in the per-chunk match mask). */
+const MAX_QUERY_TERMS = 32;
 
 /**
  * BM25 over chunks grouped by file (a file's chunks are replaced together), in compact form: terms
- * are numbered once, a chunk keeps typed arrays of its term ids and counts, each term a growing
- * Int32Array of the chunks that have it. Removed chunks leave holes that postings skip; postings
- * are filtered once the holes outnumber the live chunks. (Maps of sets took 750 MB for 100,000
- * chunks of code; this takes about a tenth.)
+ * are numbered once, a chunk keeps a typed array of its term ids, each term growing typed arrays
+ * of the chunks that have it and their counts (so scoring reads postings front to back, no
+ * lookups). A query accumulates into one Float32Array over all chunks and selects the best with
+ * a small heap: a common word in 100,000 chunks costs about a millisecond. Removed chunks leave
+ * holes that postings skip; postings are filtered once the holes outnumber the live chunks.
  */
 export class KeywordIndex<T> {
   private readonly termIds = new Map<string, number>();
   private postings: Int32Array[] = [];
+  private postingTf: Uint16Array[] = [];
   private postingLength: number[] = [];
   /** Live chunks per term (for the IDF). */
   private df: number[] = [];
@@ -90,6 +93,9 @@ export class KeywordIndex<T> {
   private live = 0;
   private holes = 0;
   private totalLength = 0;
+  /** Scratch for queries: a score and a mask of matched query terms per chunk. */
+  private scores = new Float32Array(0);
+  private masks = new Uint32Array(0);
 
   get size(): number {
     return this.live;
@@ -101,6 +107,7 @@ export class KeywordIndex<T> {
       id = this.postings.length;
       this.termIds.set(term, id);
       this.postings.push(new Int32Array(4));
+      this.postingTf.push(new Uint16Array(4));
       this.postingLength.push(0);
       this.df.push(0);
     }
@@ -125,10 +132,18 @@ export class KeywordIndex<T> {
   private dropHoles(): void {
     for (let t = 0; t < this.postings.length; t++) {
       const p = this.postings[t];
+      const f = this.postingTf[t];
       let n = 0;
-      for (let i = 0; i < this.postingLength[t]; i++) if (this.docs[p[i]]) p[n++] = p[i];
+      for (let i = 0; i < this.postingLength[t]; i++) {
+        if (!this.docs[p[i]]) continue;
+        p[n] = p[i];
+        f[n++] = f[i];
+      }
       this.postingLength[t] = n;
-      if (p.length > 16 && n < p.length / 4) this.postings[t] = p.slice(0, Math.max(4, n * 2));
+      if (p.length > 16 && n < p.length / 4) {
+        this.postings[t] = p.slice(0, Math.max(4, n * 2));
+        this.postingTf[t] = f.slice(0, Math.max(4, n * 2));
+      }
     }
     this.holes = 0;
   }
@@ -146,21 +161,25 @@ export class KeywordIndex<T> {
         counts.set(tid, (counts.get(tid) ?? 0) + 1);
       }
       const sorted = Int32Array.from(counts.keys()).sort();
-      const tf = Uint16Array.from(sorted, (t) => Math.min(65535, counts.get(t)!));
       for (const t of sorted) {
         let p = this.postings[t];
+        let f = this.postingTf[t];
         const n = this.postingLength[t];
         if (n === p.length) {
           const grown = new Int32Array(n * 2);
           grown.set(p);
           this.postings[t] = p = grown;
+          const grownTf = new Uint16Array(n * 2);
+          grownTf.set(f);
+          this.postingTf[t] = f = grownTf;
         }
         p[n] = id;
+        f[n] = Math.min(65535, counts.get(t)!);
         this.postingLength[t] = n + 1;
         this.df[t]++;
       }
       const defs = Int32Array.from(definitionsOf(c.text).map((d) => this.termId(d)));
-      this.docs.push({ item: c.item, terms: sorted, tf, length: terms.length, defs });
+      this.docs.push({ item: c.item, terms: sorted, length: terms.length, defs });
       this.totalLength += terms.length;
       this.live++;
       ids.push(id);
@@ -174,48 +193,101 @@ export class KeywordIndex<T> {
    */
   search(query: string, k: number): KeywordHit<T>[] {
     const n = this.live;
-    if (n === 0) return [];
+    if (n === 0 || k <= 0) return [];
     const avg = this.totalLength / n || 1;
-    const scores = new Map<number, { score: number; matched: string[] }>();
-    for (const term of new Set(termsOf(query))) {
+    if (this.scores.length < this.docs.length) {
+      this.scores = new Float32Array(Math.ceil(this.docs.length * 1.25));
+      this.masks = new Uint32Array(this.scores.length);
+    }
+    const { scores, masks } = this;
+    const terms = [...new Set(termsOf(query))].slice(0, MAX_QUERY_TERMS);
+    const touched: number[] = [];
+    terms.forEach((term, q) => {
       const t = this.termIds.get(term);
-      if (t === undefined || this.df[t] <= 0) continue;
+      if (t === undefined || this.df[t] <= 0) return;
       const idf = Math.log(1 + (n - this.df[t] + 0.5) / (this.df[t] + 0.5));
       const p = this.postings[t];
-      for (let i = 0; i < this.postingLength[t]; i++) {
+      const tfs = this.postingTf[t];
+      const bit = 1 << q;
+      for (let i = 0, len = this.postingLength[t]; i < len; i++) {
         const id = p[i];
         const doc = this.docs[id];
         if (!doc) continue;
-        const f = doc.tf[binarySearch(doc.terms, t)];
-        const s = (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * doc.length) / avg));
-        const e = scores.get(id) ?? { score: 0, matched: [] };
-        e.score += s;
-        e.matched.push(term);
-        scores.set(id, e);
+        const f = tfs[i];
+        if (masks[id] === 0) touched.push(id);
+        scores[id] += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * doc.length) / avg));
+        masks[id] |= bit;
       }
-    }
+    });
     const name = identifierQuery(query);
     const nameId = name === undefined ? undefined : this.termIds.get(name);
-    return [...scores.entries()]
-      .map(([id, e]) => {
-        const doc = this.docs[id]!;
-        return { item: doc.item, score: e.score, matched: e.matched, ...(name && nameId !== undefined && doc.defs.includes(nameId) ? { defines: name } : {}) };
-      })
-      .sort((a, b) => Number(!!b.defines) - Number(!!a.defines) || b.score - a.score)
-      .slice(0, k);
+    const defining: number[] = [];
+    const best = new TopK(k);
+    for (const id of touched) {
+      if (nameId !== undefined && this.docs[id]!.defs.includes(nameId)) defining.push(id);
+      else best.offer(id, scores[id]);
+    }
+    defining.sort((a, b) => scores[b] - scores[a]);
+    const order = [...defining.slice(0, k), ...best.sorted()].slice(0, k);
+    const hits = order.map((id) => ({
+      item: this.docs[id]!.item,
+      score: scores[id],
+      matched: terms.filter((_, q) => masks[id] & (1 << q)),
+      ...(name && defining.includes(id) ? { defines: name } : {}),
+    }));
+    for (const id of touched) {
+      scores[id] = 0;
+      masks[id] = 0;
+    }
+    return hits;
   }
 }
 
-function binarySearch(sorted: Int32Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] < value) lo = mid + 1;
-    else if (sorted[mid] > value) hi = mid - 1;
-    else return mid;
+/** The `k` largest by score, with a binary min-heap. */
+class TopK {
+  private readonly ids: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(private readonly k: number) {}
+
+  offer(id: number, score: number): void {
+    const { ids, scores } = this;
+    if (ids.length < this.k) {
+      ids.push(id);
+      scores.push(score);
+      let i = ids.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (scores[parent] <= scores[i]) break;
+        this.swap(i, parent);
+        i = parent;
+      }
+    } else if (score > scores[0]) {
+      ids[0] = id;
+      scores[0] = score;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < ids.length && scores[l] < scores[m]) m = l;
+        if (r < ids.length && scores[r] < scores[m]) m = r;
+        if (m === i) break;
+        this.swap(i, m);
+        i = m;
+      }
+    }
   }
-  return -1;
+
+  private swap(a: number, b: number): void {
+    [this.ids[a], this.ids[b]] = [this.ids[b], this.ids[a]];
+    [this.scores[a], this.scores[b]] = [this.scores[b], this.scores[a]];
+  }
+
+  /** Best first. */
+  sorted(): number[] {
+    return this.ids.map((id, i) => ({ id, s: this.scores[i] })).sort((a, b) => b.s - a.s).map((x) => x.id);
+  }
 }
 
 /**

@@ -325,12 +325,14 @@ export class SemanticIndex {
     stats.scanMs = Date.now() - t0;
     // What needs embedding: chunks whose hash has no stored row (each hash once).
     const todo = new Map<string, string>();
+    const slices = new Slicer();
     for (const [file, c] of changed) {
       if (!c) continue;
       c.entry.chunks.forEach(([, , hash], i) => {
         if (this.rowOf.has(hash)) stats.reused++;
         else if (!todo.has(hash)) todo.set(hash, embeddingText(file, c.texts[i]));
       });
+      await slices.maybeYield();
     }
     const hashes = [...todo.keys()];
     const fresh = new Map<string, Float32Array>();
@@ -357,7 +359,10 @@ export class SemanticIndex {
 
     // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a
     // cancelled or failed run resumes it next time).
-    for (const [file, c] of changed) if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
+    for (const [file, c] of changed) {
+      if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
+      await slices.maybeYield();
+    }
     await this.idle();
     const tPersist = Date.now();
     await this.apply(changed, fresh, dim);
@@ -389,14 +394,15 @@ export class SemanticIndex {
     // New rows, in a stable order: the changed files' chunks as listed.
     const added: string[] = [];
     const seen = new Set<string>();
+    const slices = new Slicer();
     for (const c of changed.values()) {
       for (const [, , h] of c?.entry.chunks ?? []) {
         if (this.rowOf.has(h) || seen.has(h)) continue;
         seen.add(h);
         added.push(h);
       }
+      await slices.maybeYield();
     }
-    const slices = new Slicer();
     if (!this.vectors) {
       // The first build: every row is new; a worker computes the mean and the codes once.
       this.dim = Math.max(1, dim);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { runSnapshotJob, type SnapshotJob, type SnapshotParts, type SnapshotProgress } from './snapshotJob';
 
-export type WorkerReply = { type: 'progress'; done: number; total: number } | { type: 'done'; parts: SnapshotParts } | { type: 'error'; message: string };
+export type WorkerReply = { type: 'progress'; done: number; total: number } | { type: 'done'; parts: SnapshotParts; rowsText: string } | { type: 'error'; message: string };
 
 export class SnapshotJobFailed extends Error {
   constructor(message: string) {
@@ -59,7 +59,7 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: WorkerReply) => {
       if (m.type === 'progress') opts.onProgress?.(m.done, m.total);
-      else if (m.type === 'done') finish(() => resolve(m.parts));
+      else if (m.type === 'done') finish(() => resolve({ ...m.parts, rows: m.rowsText ? m.rowsText.split(' ') : [] }));
       else finish(() => reject(new SnapshotJobFailed(m.message)));
     });
     worker.on('error', (err) => finish(() => reject(new SnapshotJobFailed(`the snapshot worker failed: ${err.message}`))));
