@@ -69,6 +69,9 @@ export interface SemanticIndexOptions {
 
 export class IndexModelChanged extends Error {}
 
+/** Files read and chunked at once during a scan (their reads overlap in the thread pool). */
+const SCAN_CONCURRENCY = 8;
+
 /** Rows kept free for updates after a load or a compaction (an edit then copies nothing). */
 function headroomFor(rows: number): number {
   return Math.ceil(rows * 0.1) + 1024;
@@ -278,35 +281,46 @@ export class SemanticIndex {
     const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
     /** Files this update replaces (null: removed), with their chunks' texts. */
     const changed = new Map<string, { entry: StoredFile; texts: string[] } | null>();
-    const visit = async (f: { rel: string; abs: string; display: string }) => {
+    type Outcome = { kind: 'gone' | 'same' | 'skipped' } | { kind: 'chunks'; entry: StoredFile; texts: string[] };
+    // Reading and chunking a file: no shared state touched, so several run at once.
+    const inspect = async (f: { rel: string; abs: string; display: string }): Promise<Outcome> => {
       const s = await stat(f.abs).catch(() => undefined);
       const prev = this.files.get(f.display);
-      if (!s || !s.isFile()) {
-        if (prev) changed.set(f.display, null);
-        return;
-      }
-      if (prev && prev.size === s.size && prev.mtimeMs === s.mtimeMs) {
-        stats.files++;
-        stats.chunks += prev.chunks.length;
-        stats.reused += prev.chunks.length;
-        return;
-      }
+      if (!s || !s.isFile()) return { kind: 'gone' };
+      if (prev && prev.size === s.size && prev.mtimeMs === s.mtimeMs) return { kind: 'same' };
       const chunks = await this.chunksOf(f, s.size);
-      if (!chunks) {
-        stats.skipped++;
-        if (prev) changed.set(f.display, null);
-        return;
+      if (!chunks) return { kind: 'skipped' };
+      return { kind: 'chunks', entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) };
+    };
+    // Outcomes are recorded in the walk's order, whatever order they finish in: the rows' order is stable.
+    const record = (display: string, o: Outcome) => {
+      const prev = this.files.get(display);
+      if (o.kind === 'chunks') {
+        changed.set(display, { entry: o.entry, texts: o.texts });
+        stats.files++;
+        stats.chunks += o.entry.chunks.length;
+      } else if (o.kind === 'same') {
+        stats.files++;
+        stats.chunks += prev!.chunks.length;
+        stats.reused += prev!.chunks.length;
+      } else {
+        if (o.kind === 'skipped') stats.skipped++;
+        if (prev) changed.set(display, null);
       }
-      changed.set(f.display, { entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
-      stats.files++;
-      stats.chunks += chunks.length;
+    };
+    const inFlight: { display: string; outcome: Promise<Outcome> }[] = [];
+    const drain = async (keep: number) => {
+      while (inFlight.length > keep) {
+        const next = inFlight.shift()!;
+        record(next.display, await next.outcome);
+      }
     };
     if (paths) {
       for (const abs of paths) {
         const display = this.displayOf(abs);
         if (!display) continue;
         const resolved = await this.guard.resolve(abs).catch(() => undefined);
-        if (resolved) await visit({ rel: resolved.rel, abs: resolved.abs, display });
+        if (resolved) record(display, await inspect({ rel: resolved.rel, abs: resolved.abs, display }));
         else if (this.files.has(display)) changed.set(display, null);
       }
     } else {
@@ -316,9 +330,11 @@ export class SemanticIndex {
         if (signal?.aborted) break;
         const display = this.guard.display(f.folder, f.rel);
         seen.add(display);
-        await visit({ rel: f.rel, abs: f.abs, display });
+        inFlight.push({ display, outcome: inspect({ rel: f.rel, abs: f.abs, display }) });
+        await drain(SCAN_CONCURRENCY - 1);
         if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
       }
+      await drain(0);
       if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
     }
 
@@ -364,9 +380,9 @@ export class SemanticIndex {
       await slices.maybeYield();
     }
     await this.idle();
+    // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile).
     const tPersist = Date.now();
-    await this.apply(changed, fresh, dim);
-    stats.persistMs = Date.now() - tPersist;
+    const stored = this.apply(changed, fresh, dim).then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
       const slices = new Slicer();
@@ -375,9 +391,9 @@ export class SemanticIndex {
         else this.keywords.removeFile(file);
         await slices.maybeYield();
       }
+      stats.keywordsMs = Date.now() - tKeywords;
     });
-    await this.keywordsReady;
-    stats.keywordsMs = Date.now() - tKeywords;
+    await Promise.all([stored, this.keywordsReady]);
     stats.ms = Date.now() - t0;
     if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, hashes.length);
     return stats;
