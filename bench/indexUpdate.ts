@@ -41,20 +41,22 @@ export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<I
   const root = mkdtempSync(join(tmpdir(), 'mg-update-bench-'));
   const store = mkdtempSync(join(tmpdir(), 'mg-update-store-'));
   const r = rng(5);
-  const unit = () => {
-    const v = new Float32Array(dim);
+  const unit = (v = new Float32Array(dim)) => {
     let s = 0;
     for (let d = 0; d < dim; d++) s += (v[d] = r() - 0.5) ** 2;
     const inv = 1 / Math.sqrt(s);
     for (let d = 0; d < dim; d++) v[d] *= inv;
     return v;
   };
-  // As a gateway answers: batches of 128, each arriving on its own turn of the event loop.
+  // As the client hands a gateway's answers over: batches of 128, each arriving on its own turn of
+  // the event loop, its vectors views of one buffer.
   const embed: EmbedFn = async (texts) => {
     const vectors: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += 128) {
       await new Promise((res) => setImmediate(res));
-      for (let j = i; j < Math.min(texts.length, i + 128); j++) vectors.push(unit());
+      const n = Math.min(texts.length, i + 128) - i;
+      const pool = new Float32Array(n * dim);
+      for (let j = 0; j < n; j++) vectors.push(unit(pool.subarray(j * dim, (j + 1) * dim)));
     }
     return { vectors, requests: Math.ceil(texts.length / 128) };
   };

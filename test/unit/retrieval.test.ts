@@ -41,6 +41,11 @@ describe('embeddings', () => {
     assert.ok(cosine(a, b) > 0.5, `similar texts: ${cosine(a, b)}`);
     assert.ok(cosine(a, c) < 0.2, `unrelated texts: ${cosine(a, c)}`);
     assert.ok(res.usage.prompt_tokens > 0);
+    // One buffer for the answer, each vector a view of its own part (a large index keeps few buffers).
+    assert.ok(res.data.every((d) => d.embedding.buffer === a.buffer), 'the vectors share one buffer');
+    assert.deepEqual(res.data.map((d) => d.embedding.byteOffset), [0, 1536 * 4, 2 * 1536 * 4]);
+    const float = await client.embeddings.create({ model: 'text-embedding-3-small', input: texts, encoding_format: 'float' });
+    float.data.forEach((d, i) => assert.deepEqual(Array.from(d.embedding), Array.from(res.data[i].embedding), 'the same numbers either way'));
   });
 
   it('gives the same numbers over float and base64 wire formats', async () => {

@@ -132,7 +132,7 @@ describe('search index snapshots in a worker thread', function () {
     aborted.abort();
     await assert.rejects(runSnapshot({ kind: 'fold', dir: store, model: 'stand-in', from: 1, to: 2, expectRows: 0, headroom: 0, inMemoryBytes: 1 }, { signal: aborted.signal }), SnapshotJobFailed);
     const during = new AbortController();
-    const job = runSnapshot({ kind: 'build', dir: join(base, 'other'), model: 'm', dim: 512, to: 1, rows: Array.from({ length: 20_000 }, (_, i) => `h${i}`), files: {}, vectors: new Float32Array(20_000 * 512).fill(0.5), headroom: 0, inMemoryBytes: 1 << 30 }, {
+    const job = runSnapshot({ kind: 'build', dir: join(base, 'other'), model: 'm', dim: 512, to: 1, rowsText: Array.from({ length: 20_000 }, (_, i) => `h${i}`).join(' '), filesText: '', vectors: new Float32Array(20_000 * 512).fill(0.5), headroom: 0, inMemoryBytes: 1 << 30 }, {
       signal: during.signal,
       onWorker: (w) => w.once('message', () => during.abort()),
     });

@@ -74,11 +74,28 @@ export class Embeddings {
     const parsed = parseResponse(ResponseSchema, data, 'an embeddings request');
     const count = Array.isArray(req.input) ? req.input.length : 1;
     const out = new Array<Embedding>(count);
-    for (const item of parsed.data) {
+    // One buffer for the whole answer when every vector has the same length (they do): a large
+    // index then holds a few thousand buffers, not one per chunk, which the collector walks.
+    const first = parsed.data[0]?.embedding;
+    const dim = typeof first === 'string' ? Buffer.byteLength(first, 'base64') / 4 : (first?.length ?? 0);
+    const pool = Number.isInteger(dim) && dim > 0 ? new Float32Array(dim * parsed.data.length) : undefined;
+    parsed.data.forEach((item, i) => {
       if (item.index >= count) throw new GatewayError(`The gateway returned an embedding for input ${item.index}, but only ${count} were sent.`, { type: 'invalid_response' });
-      const embedding = typeof item.embedding === 'string' ? decodeFloat32Base64(item.embedding) : Float32Array.from(item.embedding);
+      let embedding: Float32Array;
+      const slot = pool?.subarray(i * dim, (i + 1) * dim);
+      if (slot && LITTLE_ENDIAN && typeof item.embedding === 'string' && Buffer.byteLength(item.embedding, 'base64') === dim * 4) {
+        // Decoded straight into its place in the pool: no buffer per vector, not even a temporary one.
+        Buffer.from(slot.buffer, slot.byteOffset, dim * 4).write(item.embedding, 'base64');
+        embedding = slot;
+      } else {
+        embedding = typeof item.embedding === 'string' ? decodeFloat32Base64(item.embedding) : Float32Array.from(item.embedding);
+        if (slot && embedding.length === dim) {
+          slot.set(embedding);
+          embedding = slot;
+        }
+      }
       out[item.index] = { index: item.index, embedding };
-    }
+    });
     for (let i = 0; i < count; i++) {
       if (!out[i]) throw new GatewayError(`The gateway returned no embedding for input ${i}.`, { type: 'invalid_response' });
     }

@@ -64,7 +64,7 @@ const MetaSchema = z.object({
   // Version 3: the row hashes space-separated in one string (version 2: an array).
   rows: z.union([z.string(), z.array(z.string())]),
   // Each file is checked on its own, in slices (a 100,000-chunk index has 12,500 of them).
-  files: z.record(z.string(), z.unknown()),
+  files: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
 });
 /** A file in version 3's metadata: [size, mtimeMs, "start end hash start end hash …"]. */
 const CompactFileSchema = z.tuple([z.number(), z.number(), z.string()]);

@@ -29,15 +29,28 @@ export function identifierParts(name: string): string[] {
     .filter((p) => p.length >= 2);
 }
 
+/** The terms each identifier gives, remembered: code repeats its names, and splitting them is most of the work. */
+const termsOfName = new Map<string, readonly string[]>();
+const NAME_CACHE_LIMIT = 200_000;
+
+function namesTerms(name: string): readonly string[] {
+  let terms = termsOfName.get(name);
+  if (terms) return terms;
+  const whole = name.toLowerCase();
+  const parts = identifierParts(name);
+  const out: string[] = [];
+  if (!STOP.has(whole) && whole.length >= 2) out.push(whole);
+  if (parts.length > 1) for (const p of parts) if (!STOP.has(p)) out.push(p);
+  terms = out;
+  if (termsOfName.size >= NAME_CACHE_LIMIT) termsOfName.clear();
+  termsOfName.set(name, terms);
+  return terms;
+}
+
 /** The terms of a text: each identifier whole (lower-cased) and its parts; common words left out. */
 export function termsOf(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(IDENTIFIER)) {
-    const whole = m[0].toLowerCase();
-    const parts = identifierParts(m[0]);
-    if (!STOP.has(whole) && whole.length >= 2) out.push(whole);
-    if (parts.length > 1) for (const p of parts) if (!STOP.has(p)) out.push(p);
-  }
+  for (const m of text.matchAll(IDENTIFIER)) for (const t of namesTerms(m[0])) out.push(t);
   return out;
 }
 

@@ -5,11 +5,11 @@ import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
 import { filesAfter, IndexStore, readCommitted, type LogEntry, type StoredFile } from './indexStore';
 import { Slicer } from './slices';
-import type { SnapshotParts } from './snapshotJob';
+import { fileLine, type SnapshotParts } from './snapshotJob';
 import { runSnapshot } from './snapshotRunner';
 import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
-import { isBinary, walkWorkspace } from '../../tools/workspaceTools';
+import { walkWorkspace } from '../../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
 import { KeywordIndex, type KeywordHit } from './keywords';
 import { VectorIndex } from './vectorIndex';
@@ -72,6 +72,9 @@ export class IndexModelChanged extends Error {}
 /** Files read and chunked at once during a scan (their reads overlap in the thread pool). */
 const SCAN_CONCURRENCY = 8;
 
+/** Chunks sent for embedding at once while the scan goes on. */
+const WAVE = 1024;
+
 /** Rows kept free for updates after a load or a compaction (an edit then copies nothing). */
 function headroomFor(rows: number): number {
   return Math.ceil(rows * 0.1) + 1024;
@@ -118,8 +121,12 @@ export class SemanticIndex {
   /** The chunk hash of each row, and the row of each hash (dead rows included, for reuse). */
   private rowHashes: string[] = [];
   private rowOf = new Map<string, number>();
-  /** The chunks holding each hash (a row is live while its hash has holders). */
-  private holders = new Map<string, Set<IndexedChunk>>();
+  /**
+   * The files holding each hash (a row is live while its hash has holders): one file name, or
+   * several. Names, not chunk objects: 100,000 chunks cost 100,000 map entries and no more
+   * allocations (the chunk is looked up in its file when a search returns it).
+   */
+  private holders = new Map<string, Holders>();
   private dead = 0;
   private logEntries = 0;
   private vectorFd: number | undefined;
@@ -178,7 +185,7 @@ export class SemanticIndex {
     const rowHashes = [...snapshot.rows, ...entries.flatMap((e) => e.add)];
     const rowOf = await mapRows(rowHashes, slices);
     const files = filesAfter({ snapshot, entries });
-    const holders = new Map<string, Set<IndexedChunk>>();
+    const holders = new Map<string, Holders>();
     for (const [file, entry] of files) {
       for (const c of entry.chunks) hold(holders, file, c);
       await slices.maybeYield();
@@ -231,6 +238,12 @@ export class SemanticIndex {
     hold(this.holders, file, c);
   }
 
+  /** The chunk of `file` with this hash, as a search result names it. */
+  private chunkOf(file: string, hash: string): IndexedChunk | undefined {
+    const c = this.files.get(file)?.chunks.find((x) => x[2] === hash);
+    return c && { file, start: c[0], end: c[1], hash };
+  }
+
   private closeVectorFile(): void {
     if (this.vectorFd !== undefined) closeSync(this.vectorFd);
     this.vectorFd = undefined;
@@ -264,8 +277,10 @@ export class SemanticIndex {
   private async chunksOf(f: { rel: string; abs: string; display: string }, size: number): Promise<(IndexedChunk & { text: string })[] | undefined> {
     if (BINARY_EXT.test(f.rel) || GENERATED.test(f.rel)) return undefined;
     if (size > (this.o.maxFileBytes ?? 512 * 1024) || size === 0) return undefined;
-    if (await isBinary(f.abs)) return undefined;
-    const text = await readFile(f.abs, 'utf8');
+    // One read: the binary check (a NUL in the first 8,000 bytes, as `isBinary`) on the bytes that are then decoded.
+    const bytes = await readFile(f.abs);
+    if (bytes.subarray(0, 8000).includes(0)) return undefined;
+    const text = bytes.toString('utf8');
     if (looksGenerated(text)) return undefined;
     return chunkText(f.display, text, { maxTokens: this.o.chunkTokens ?? 300 }).map((c) => ({ file: f.display, start: c.startLine, end: c.endLine, hash: c.hash, text: c.text }));
   }
@@ -281,6 +296,49 @@ export class SemanticIndex {
     const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
     /** Files this update replaces (null: removed), with their chunks' texts. */
     const changed = new Map<string, { entry: StoredFile; texts: string[] } | null>();
+    // Embedding starts while the scan goes on: chunks that need a vector are sent in waves of
+    // WAVE, one wave after another (each at the embed function's own concurrency).
+    const todo = new Map<string, string>();
+    const fresh = new Map<string, Float32Array>();
+    let queued: string[] = [];
+    let waves = Promise.resolve();
+    let failure: unknown;
+    let stopped = false;
+    let requests = 0;
+    let tEmbed: number | undefined;
+    const sendWave = () => {
+      if (queued.length === 0) return;
+      const wave = queued;
+      queued = [];
+      waves = waves.then(async () => {
+        if (stopped || signal?.aborted) return;
+        tEmbed ??= Date.now();
+        const before = fresh.size;
+        onProgress?.({ phase: 'embed', done: before, total: todo.size });
+        try {
+          const r = await this.o.embed(wave.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done: before + done, total: todo.size }));
+          requests += r.requests;
+          r.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
+        } catch (err) {
+          // Cancelled, or the gateway failed: keep the batches that finished either way.
+          stopped = true;
+          if (!signal?.aborted) failure = err;
+          const partial = (err as { partial?: { vectors: (Float32Array | undefined)[]; requests: number } }).partial;
+          partial?.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
+          requests += partial?.requests ?? 0;
+        }
+      });
+    };
+    const needVectors = (file: string, entry: StoredFile, texts: string[]) => {
+      entry.chunks.forEach(([, , hash], i) => {
+        if (this.rowOf.has(hash)) stats.reused++;
+        else if (!todo.has(hash)) {
+          todo.set(hash, embeddingText(file, texts[i]));
+          queued.push(hash);
+        }
+      });
+      if (queued.length >= WAVE) sendWave();
+    };
     type Outcome = { kind: 'gone' | 'same' | 'skipped' } | { kind: 'chunks'; entry: StoredFile; texts: string[] };
     // Reading and chunking a file: no shared state touched, so several run at once.
     const inspect = async (f: { rel: string; abs: string; display: string }): Promise<Outcome> => {
@@ -297,6 +355,7 @@ export class SemanticIndex {
       const prev = this.files.get(display);
       if (o.kind === 'chunks') {
         changed.set(display, { entry: o.entry, texts: o.texts });
+        needVectors(display, o.entry, o.texts);
         stats.files++;
         stats.chunks += o.entry.chunks.length;
       } else if (o.kind === 'same') {
@@ -339,37 +398,12 @@ export class SemanticIndex {
     }
 
     stats.scanMs = Date.now() - t0;
-    // What needs embedding: chunks whose hash has no stored row (each hash once).
-    const todo = new Map<string, string>();
+    sendWave();
+    await waves;
+    if (tEmbed !== undefined) stats.embedMs = Date.now() - tEmbed;
+    stats.requests = requests;
+    stats.embedded = fresh.size;
     const slices = new Slicer();
-    for (const [file, c] of changed) {
-      if (!c) continue;
-      c.entry.chunks.forEach(([, , hash], i) => {
-        if (this.rowOf.has(hash)) stats.reused++;
-        else if (!todo.has(hash)) todo.set(hash, embeddingText(file, c.texts[i]));
-      });
-      await slices.maybeYield();
-    }
-    const hashes = [...todo.keys()];
-    const fresh = new Map<string, Float32Array>();
-    let failure: unknown;
-    if (hashes.length > 0 && !signal?.aborted) {
-      onProgress?.({ phase: 'embed', done: 0, total: hashes.length });
-      const tEmbed = Date.now();
-      try {
-        const { vectors, requests } = await this.o.embed(hashes.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done, total: hashes.length }));
-        stats.requests = requests;
-        vectors.forEach((v, i) => v && fresh.set(hashes[i], v));
-      } catch (err) {
-        // Cancelled, or the gateway failed: keep the batches that finished either way.
-        if (!signal?.aborted) failure = err;
-        const partial = (err as { partial?: { vectors: (Float32Array | undefined)[]; requests: number } }).partial;
-        partial?.vectors.forEach((v, i) => v && fresh.set(hashes[i], v));
-        stats.requests = partial?.requests ?? 0;
-      }
-      stats.embedded = fresh.size;
-      stats.embedMs = Date.now() - tEmbed;
-    }
     const dim = fresh.size > 0 ? fresh.values().next().value!.length : this.dim;
     if (this.dim && fresh.size > 0 && dim !== this.dim) throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
 
@@ -395,7 +429,7 @@ export class SemanticIndex {
     });
     await Promise.all([stored, this.keywordsReady]);
     stats.ms = Date.now() - t0;
-    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, hashes.length);
+    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, todo.size);
     return stats;
   }
 
@@ -427,10 +461,13 @@ export class SemanticIndex {
         all.set(fresh.get(added[i])!, i * this.dim);
         if (i % 256 === 0) await slices.maybeYield();
       }
-      const files: Record<string, StoredFile> = {};
-      for (const [file, c] of changed) if (c) files[file] = c.entry;
+      const lines: string[] = [];
+      for (const [file, c] of changed) {
+        if (c) lines.push(fileLine(file, c.entry));
+        await slices.maybeYield();
+      }
       const parts = await runSnapshot(
-        { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rows: added, files, vectors: all, headroom: headroomFor(added.length), inMemoryBytes: this.store.inMemoryBytes },
+        { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rowsText: added.join(' '), filesText: lines.join('\n'), vectors: all, headroom: headroomFor(added.length), inMemoryBytes: this.store.inMemoryBytes },
         { mode: this.o.snapshots },
       );
       this.rowHashes = [];
@@ -470,14 +507,14 @@ export class SemanticIndex {
   private async applyFiles(changed: Map<string, { entry: StoredFile } | null>, index: VectorIndex | undefined, rowsBefore: number, slices: Slicer): Promise<void> {
     for (const [file, c] of changed) {
       for (const [, , h] of this.files.get(file)?.chunks ?? []) {
-        const set = this.holders.get(h);
-        if (!set) continue;
-        for (const x of set) if (x.file === file) set.delete(x);
-        if (set.size === 0) {
+        const held = this.holders.get(h);
+        if (held === undefined) continue;
+        const rest = typeof held === 'string' ? (held === file ? undefined : held) : held.filter((f) => f !== file);
+        if (rest === undefined || rest.length === 0) {
           this.holders.delete(h);
           index?.remove(this.rowOf.get(h)!);
           this.dead++;
-        }
+        } else this.holders.set(h, Array.isArray(rest) && rest.length === 1 ? rest[0] : rest);
       }
       if (!c) {
         this.files.delete(file);
@@ -585,7 +622,11 @@ export class SemanticIndex {
     if (!this.vectors || this.rowHashes.length === 0) return [];
     return this.vectors
       .search(query, k)
-      .map((h) => ({ chunk: this.holders.get(this.rowHashes[h.row])?.values().next().value, score: h.score }))
+      .map((h) => {
+        const hash = this.rowHashes[h.row];
+        const held = this.holders.get(hash);
+        return { chunk: held === undefined ? undefined : this.chunkOf(typeof held === 'string' ? held : held[0], hash), score: h.score };
+      })
       .filter((r): r is { chunk: IndexedChunk; score: number } => !!r.chunk);
   }
 
@@ -611,10 +652,14 @@ export class SemanticIndex {
   }
 }
 
-function hold(holders: Map<string, Set<IndexedChunk>>, file: string, c: [number, number, string]): void {
-  let set = holders.get(c[2]);
-  if (!set) holders.set(c[2], (set = new Set()));
-  set.add({ file, start: c[0], end: c[1], hash: c[2] });
+type Holders = string | string[];
+
+function hold(holders: Map<string, Holders>, file: string, c: [number, number, string]): void {
+  const held = holders.get(c[2]);
+  if (held === undefined) holders.set(c[2], file);
+  else if (typeof held === 'string') {
+    if (held !== file) holders.set(c[2], [held, file]);
+  } else if (!held.includes(file)) held.push(file);
 }
 
 /** The row of each hash, built in slices. */

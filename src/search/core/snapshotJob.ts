@@ -30,8 +30,9 @@ export type SnapshotJob =
       model: string;
       dim: number;
       to: number;
-      rows: string[];
-      files: Record<string, StoredFile>;
+      /** The row hashes space-separated, and the files one JSON line each (`filesText`): strings cross threads in one copy, 100,000 small values would each be copied. */
+      rowsText: string;
+      filesText: string;
       vectors: Float32Array;
       headroom: number;
       inMemoryBytes: number;
@@ -104,9 +105,11 @@ async function fold(job: Extract<SnapshotJob, { kind: 'fold' }>, onProgress?: Sn
 
 async function build(job: Extract<SnapshotJob, { kind: 'build' }>, onProgress?: SnapshotProgress): Promise<SnapshotParts> {
   const { dim } = job;
-  if (job.vectors.length < job.rows.length * dim) throw new Error(`${job.rows.length} rows need ${job.rows.length * dim} values, got ${job.vectors.length}`);
+  const rows = job.rowsText ? job.rowsText.split(' ') : [];
+  const files = parseFilesText(job.filesText);
+  if (job.vectors.length < rows.length * dim) throw new Error(`${rows.length} rows need ${rows.length * dim} values, got ${job.vectors.length}`);
   const source = (i: number, n: number, into: Float32Array) => into.set(job.vectors.subarray(i * dim, (i + n) * dim));
-  return write(job, { dim, rows: job.rows, files: job.files, normalised: false, source }, onProgress);
+  return write(job, { dim, rows, files, normalised: false, source }, onProgress);
 }
 
 /** Two passes over the rows: their mean, then each row encoded around it and written. */
@@ -167,4 +170,21 @@ async function write(
   );
   store.close();
   return { generation: job.to, rows, dim, mean: mean32, codes, scales, ...(vectors ? { vectors } : {}) };
+}
+
+/** One line of a build job's `filesText`: a file and its chunks as version 3's metadata keeps them. */
+export function fileLine(name: string, f: StoredFile): string {
+  return JSON.stringify([name, f.size, f.mtimeMs, f.chunks.map((c) => `${c[0]} ${c[1]} ${c[2]}`).join(' ')]);
+}
+
+function parseFilesText(text: string): Record<string, StoredFile> {
+  const files: Record<string, StoredFile> = {};
+  for (const line of text ? text.split('\n') : []) {
+    const [name, size, mtimeMs, chunks] = JSON.parse(line) as [string, number, number, string];
+    const parts = chunks ? chunks.split(' ') : [];
+    const list: [number, number, string][] = [];
+    for (let i = 0; i + 2 < parts.length; i += 3) list.push([Number(parts[i]), Number(parts[i + 1]), parts[i + 2]]);
+    files[name] = { size, mtimeMs, chunks: list };
+  }
+  return files;
 }
