@@ -30,11 +30,14 @@ hljs.registerAliases(['py'], { languageName: 'python' });
 hljs.registerAliases(['yml'], { languageName: 'yaml' });
 
 // Raw HTML in answers is shown as text (html: false); DOMPurify then checks the result again.
+/** Off while a streaming answer's open code block is rendered: it is highlighted once, when it closes. */
+let highlighting = true;
+
 const md = new MarkdownIt({
   html: false,
   linkify: true,
   highlight(code, lang) {
-    const language = lang && hljs.getLanguage(lang) ? lang : undefined;
+    const language = highlighting && lang && hljs.getLanguage(lang) ? lang : undefined;
     const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
     const tag = (lang || '').replace(/[^\w+#-]/g, '').slice(0, 30);
     return `<pre class="code${tag ? ` language-${tag}` : ''}"><code class="hljs">${body}</code></pre>`;
@@ -69,7 +72,8 @@ const RENDER_INTERVAL_MS = 50;
 /**
  * Renders a growing markdown text without re-rendering it whole on every chunk: text up to the
  * last block boundary outside a code fence is rendered once and kept; only the open tail is
- * rendered again, in an animation frame at most every RENDER_INTERVAL_MS. `finish()` renders the
+ * rendered again, in an animation frame at most every RENDER_INTERVAL_MS, and a code block in it
+ * is highlighted only once it has closed. `finish()` renders the
  * whole text once, so the final result is exactly what a full render gives.
  */
 export class StreamingMarkdown {
@@ -134,7 +138,14 @@ export class StreamingMarkdown {
       this.done.append(...Array.from(block.childNodes));
       this.committed = this.lastBoundary;
     }
-    this.tail.innerHTML = renderMarkdown(this.text.slice(this.committed));
+    // An open code block grows with every render: its colours wait until it closes (hljs over the
+    // whole block on each render was the tail's largest cost).
+    highlighting = !this.inFence;
+    try {
+      this.tail.innerHTML = renderMarkdown(this.text.slice(this.committed));
+    } finally {
+      highlighting = true;
+    }
     this.onRender?.();
   }
 

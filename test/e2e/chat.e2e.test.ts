@@ -162,6 +162,17 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.screenshot({ path: join(SHOTS, 'chat-streamed.png') });
   });
 
+  it('a code block streams as plain text and is coloured once it closes', async () => {
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 40 } });
+    await ask('Show the code of a trim helper in TypeScript');
+    const code = lastAnswer().locator('pre.code').first();
+    await until('an open code block, still plain, while the answer streams', async () => (await chat().locator('#stop').isVisible()) && (await code.count()) > 0 && (await code.innerText()).includes('export function') && (await code.locator('.hljs-keyword').count()) === 0);
+    await page.screenshot({ path: join(SHOTS, 'chat-streaming-code.png') });
+    await idle();
+    assert.ok((await code.locator('.hljs-keyword').count()) > 0, 'coloured once the block closed');
+    await page.screenshot({ path: join(SHOTS, 'chat-streamed-code.png') });
+  });
+
   it('stop aborts mid-stream and keeps the partial answer, marked as stopped', async () => {
     emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 25 } });
     await ask('A long answer please #words=600');

@@ -129,4 +129,25 @@ describe('a model\'s answer can never run script in the chat view (headless Chro
     assert.match(injected, /^<pre class="code language-js"><code class="hljs">code\n<\/code><\/pre>/, 'a fence tag cannot add attributes');
     assert.match(html, /<pre class="code language-ts"><code class="hljs"><span class="hljs-keyword">const<\/span>/);
   });
+
+  it('a streaming answer shows its open code block as plain text and colours it once the block closes', async () => {
+    const states = await page.evaluate(async () => {
+      const g = globalThis as unknown as PageGlobals & { setTimeout(f: () => void, ms: number): void };
+      const out = g.document.getElementById('out');
+      const s = new g.StreamingMarkdown(out);
+      // Each wait: past the renderer's 50 ms between renders, and a frame.
+      s.append('Here is the code:\n\n```ts\nconst x: number = 1;\nconst y');
+      await new Promise<void>((r) => g.setTimeout(() => g.requestAnimationFrame(() => r()), 80));
+      const open = out.innerHTML;
+      s.append(' = x + 1;\n```\n\nDone');
+      await new Promise<void>((r) => g.setTimeout(() => g.requestAnimationFrame(() => r()), 80));
+      const closed = out.innerHTML;
+      s.finish();
+      return { open, closed, finished: out.innerHTML };
+    });
+    assert.match(states.open, /<pre class="code language-ts"><code class="hljs">const x: number = 1;/, 'the open block is shown, as plain text');
+    assert.doesNotMatch(states.open, /hljs-keyword/);
+    assert.match(states.closed, /<span class="hljs-keyword">const<\/span> y = x \+ <span class="hljs-number">1<\/span>;/, 'closed: coloured');
+    assert.match(states.finished, /<span class="hljs-keyword">const<\/span> y/);
+  });
 });
