@@ -18,7 +18,7 @@ export interface MillionBenchResult {
   loadMs: number;
   residentMB: number;
   residentBeforeMB: number;
-  runs: { candidates: number; widen: number; medianMs: number; recall: number }[];
+  runs: { candidates: number; widen: number; medianMs: number; p95Ms: number; recall: number }[];
 }
 
 
