@@ -316,7 +316,11 @@ export class SemanticIndex {
         const before = fresh.size;
         onProgress?.({ phase: 'embed', done: before, total: todo.size });
         try {
-          const r = await this.o.embed(wave.map((h) => todo.get(h)!), signal, (done) => onProgress?.({ phase: 'embed', done: before + done, total: todo.size }));
+          const texts = wave.map((h) => todo.get(h)!);
+          // The request holds the texts now: the map keeps only that the hash is on its way (a
+          // full build would otherwise hold every embedding text, 100 MB at 100,000 chunks).
+          for (const h of wave) todo.set(h, '');
+          const r = await this.o.embed(texts, signal, (done) => onProgress?.({ phase: 'embed', done: before + done, total: todo.size }));
           requests += r.requests;
           r.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
         } catch (err) {
