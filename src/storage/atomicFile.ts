@@ -11,12 +11,14 @@ const TEMP = /\.[0-9a-f]{8}\.tmp$/;
  * file beside the target, is flushed to disk (fsync), renamed over the target, and the folder
  * holding it is flushed so the rename itself is durable.
  */
-export async function writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const file = await open(tmp, 'wx');
     try {
-      await file.writeFile(data);
+      // Parts are written one after another: a large file is never joined into one buffer first.
+      if (Array.isArray(data)) for (const part of data as readonly Uint8Array[]) await file.write(part);
+      else await file.writeFile(data as string | Uint8Array);
       await file.sync();
     } finally {
       await file.close();

@@ -77,8 +77,26 @@ export function identifierQuery(query: string): string | undefined {
 interface Doc<T> {
   item: T;
   terms: Int32Array;
+  /** The count of each of `terms` in the chunk (kept to store the index, see `exportState`). */
+  tf: Uint16Array;
   length: number;
   defs: Int32Array;
+}
+
+/**
+ * The index as numbers, to store and read back without tokenising the chunks again: the term
+ * names, and per live chunk (grouped by file, in order) its item, length, terms with counts and
+ * definitions. The arrays are concatenations; `termCounts`/`defCounts` say how many each chunk has.
+ */
+export interface KeywordState<T> {
+  terms: string[];
+  files: { file: string; items: T[] }[];
+  lengths: Int32Array;
+  termCounts: Int32Array;
+  termIds: Int32Array;
+  tfs: Uint16Array;
+  defCounts: Int32Array;
+  defIds: Int32Array;
 }
 
 const K1 = 1.2;
@@ -174,30 +192,119 @@ export class KeywordIndex<T> {
         counts.set(tid, (counts.get(tid) ?? 0) + 1);
       }
       const sorted = Int32Array.from(counts.keys()).sort();
-      for (const t of sorted) {
-        let p = this.postings[t];
-        let f = this.postingTf[t];
-        const n = this.postingLength[t];
-        if (n === p.length) {
-          const grown = new Int32Array(n * 2);
-          grown.set(p);
-          this.postings[t] = p = grown;
-          const grownTf = new Uint16Array(n * 2);
-          grownTf.set(f);
-          this.postingTf[t] = f = grownTf;
-        }
-        p[n] = id;
-        f[n] = Math.min(65535, counts.get(t)!);
-        this.postingLength[t] = n + 1;
-        this.df[t]++;
-      }
+      for (const t of sorted) this.addPosting(t, id, Math.min(65535, counts.get(t)!));
       const defs = Int32Array.from(definitionsOf(c.text).map((d) => this.termId(d)));
-      this.docs.push({ item: c.item, terms: sorted, length: terms.length, defs });
+      const tf = Uint16Array.from(sorted, (t) => Math.min(65535, counts.get(t)!));
+      this.docs.push({ item: c.item, terms: sorted, tf, length: terms.length, defs });
       this.totalLength += terms.length;
       this.live++;
       ids.push(id);
     }
     this.byFile.set(file, ids);
+  }
+
+  /** The live chunks as numbers (see `KeywordState`); `yieldNow` is awaited between files. */
+  async exportState(yieldNow: () => Promise<void>): Promise<KeywordState<T>> {
+    const files: KeywordState<T>['files'] = [];
+    const lengths: number[] = [];
+    const termCounts: number[] = [];
+    const defCounts: number[] = [];
+    let termTotal = 0;
+    let defTotal = 0;
+    const docs: Doc<T>[] = [];
+    for (const [file, ids] of this.byFile) {
+      const items: T[] = [];
+      for (const id of ids) {
+        const d = this.docs[id];
+        if (!d) continue;
+        docs.push(d);
+        items.push(d.item);
+        lengths.push(d.length);
+        termCounts.push(d.terms.length);
+        defCounts.push(d.defs.length);
+        termTotal += d.terms.length;
+        defTotal += d.defs.length;
+      }
+      files.push({ file, items });
+      await yieldNow();
+    }
+    const termIds = new Int32Array(termTotal);
+    const tfs = new Uint16Array(termTotal);
+    const defIds = new Int32Array(defTotal);
+    let t = 0;
+    let f = 0;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i];
+      if (i % 1024 === 0) await yieldNow();
+      termIds.set(d.terms, t);
+      tfs.set(d.tf, t);
+      t += d.terms.length;
+      defIds.set(d.defs, f);
+      f += d.defs.length;
+    }
+    const terms = new Array<string>(this.postings.length);
+    for (const [name, id] of this.termIds) terms[id] = name;
+    return { terms, files, lengths: Int32Array.from(lengths), termCounts: Int32Array.from(termCounts), termIds, tfs, defCounts: Int32Array.from(defCounts), defIds };
+  }
+
+  /** An index from a stored state (no tokenising); undefined when the state does not hold together. */
+  static async fromState<T>(s: KeywordState<T>, yieldNow: () => Promise<void>): Promise<KeywordIndex<T> | undefined> {
+    const index = new KeywordIndex<T>();
+    for (let i = 0; i < s.terms.length; i++) {
+      index.termId(s.terms[i]);
+      if (i % 4096 === 0) await yieldNow();
+    }
+    const termCount = s.terms.length;
+    let doc = 0;
+    let t = 0;
+    let f = 0;
+    for (const { file, items } of s.files) {
+      const ids: number[] = [];
+      for (const item of items) {
+        const n = s.termCounts[doc];
+        const m = s.defCounts[doc];
+        if (n === undefined || m === undefined || t + n > s.termIds.length || f + m > s.defIds.length) return undefined;
+        // Views of the stored arrays, not copies: one buffer for all chunks (the collector walks few).
+        const terms = s.termIds.subarray(t, t + n);
+        const tf = s.tfs.subarray(t, t + n);
+        const defs = s.defIds.subarray(f, f + m);
+        t += n;
+        f += m;
+        const id = index.docs.length;
+        for (let i = 0; i < n; i++) {
+          const term = terms[i];
+          if (term < 0 || term >= termCount) return undefined;
+          index.addPosting(term, id, tf[i]);
+        }
+        for (const d of defs) if (d < 0 || d >= termCount) return undefined;
+        index.docs.push({ item, terms, tf, length: s.lengths[doc], defs });
+        index.totalLength += s.lengths[doc];
+        index.live++;
+        ids.push(id);
+        doc++;
+      }
+      index.byFile.set(file, ids);
+      await yieldNow();
+    }
+    return doc === s.lengths.length && t === s.termIds.length ? index : undefined;
+  }
+
+  private addPosting(t: number, id: number, count: number): void {
+    let p = this.postings[t];
+    let f = this.postingTf[t];
+    const n = this.postingLength[t];
+    if (n === p.length) {
+      const grown = new Int32Array(n * 2);
+      grown.set(p);
+      this.postings[t] = p = grown;
+      const grownTf = new Uint16Array(n * 2);
+      grownTf.set(f);
+      this.postingTf[t] = f = grownTf;
+    }
+    p[n] = id;
+    f[n] = count;
+    this.postingLength[t] = n + 1;
+    this.df[t]++;
   }
 
   /**

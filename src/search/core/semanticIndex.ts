@@ -12,6 +12,7 @@ import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
 import { KeywordIndex, type KeywordHit } from './keywords';
+import { readKeywords, writeKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
 
 export interface IndexedChunk {
@@ -134,6 +135,10 @@ export class SemanticIndex {
   private folding: { abort: AbortController; done: Promise<void> } | undefined;
   /** After a failed fold, the next one waits until the log has this many entries. */
   private foldRetryAt = 0;
+  /** A first build's generation whose keywords are yet to be stored. */
+  private keywordsDue: number | undefined;
+  /** Bumped by every load and clear: a keyword restore of an earlier load then leaves the index alone. */
+  private loads = 0;
   /** The keyword side of hybrid search, over the same chunks (filled from disk after a load). */
   private keywords = new KeywordIndex<IndexedChunk>();
   /** Settles when the keyword index covers every stored file. */
@@ -170,6 +175,7 @@ export class SemanticIndex {
    * without holding the event loop for more than a few milliseconds at a time.
    */
   async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
+    this.loads++;
     await this.cancelFold();
     this.closeVectorFile();
     let loaded = await this.store.load(headroomFor);
@@ -210,7 +216,7 @@ export class SemanticIndex {
     this.logEntries = entries.length;
     this.foldRetryAt = 0;
     this.keywords = new KeywordIndex();
-    this.keywordsReady = this.fillKeywords([...this.files.keys()]);
+    this.keywordsReady = this.restoreKeywords(snapshot, entries);
     return 'loaded';
   }
 
@@ -258,6 +264,7 @@ export class SemanticIndex {
 
   /** Forgets the stored index (a model or dimension change). */
   async clear(): Promise<void> {
+    this.loads++;
     await this.cancelFold();
     this.store.close();
     this.closeVectorFile();
@@ -432,6 +439,13 @@ export class SemanticIndex {
       stats.keywordsMs = Date.now() - tKeywords;
     });
     await Promise.all([stored, this.keywordsReady]);
+    if (this.keywordsDue !== undefined) {
+      const generation = this.keywordsDue;
+      this.keywordsDue = undefined;
+      // In the background, holding the next change back (as a fold does) until they are written.
+      const abort = new AbortController();
+      this.folding = { abort, done: this.saveKeywords(generation, abort.signal).finally(() => (this.folding = this.folding?.abort === abort ? undefined : this.folding)) };
+    }
     stats.ms = Date.now() - t0;
     if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, todo.size);
     return stats;
@@ -478,6 +492,8 @@ export class SemanticIndex {
       this.rowOf.clear();
       await this.applyFiles(changed, undefined, 0, slices);
       await this.adopt(parts, slices);
+      // Its keywords are stored once the update has indexed them (see `update`).
+      this.keywordsDue = parts.generation;
       return;
     }
     const index = this.vectors;
@@ -553,7 +569,9 @@ export class SemanticIndex {
       { signal: abort.signal, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
     ).then(
       async (parts) => {
-        if (!abort.signal.aborted) await this.adopt(parts, new Slicer());
+        if (abort.signal.aborted) return;
+        await this.adopt(parts, new Slicer());
+        await this.saveKeywords(parts.generation, abort.signal);
       },
       async (err: unknown) => {
         if (abort.signal.aborted) return;
@@ -588,7 +606,18 @@ export class SemanticIndex {
   /** Takes over a snapshot a job wrote: its rows become the index (swapped at once, the maps built first). */
   private async adopt(parts: SnapshotParts, slices: Slicer): Promise<void> {
     const count = parts.rows.length;
-    const rowOf = await mapRows(parts.rows, slices);
+    // The row map is renumbered in place (no update runs meanwhile, and searches do not read it):
+    // a new map of 100,000 hashes grew and rehashed on the host for tens of milliseconds.
+    // The rows the snapshot dropped are those no file holds (what the fold itself kept).
+    const rowOf = this.rowOf;
+    for (let i = 0; i < count; i++) {
+      rowOf.set(parts.rows[i], i);
+      if (i % 4096 === 0) await slices.maybeYield();
+    }
+    for (let i = 0; i < this.rowHashes.length; i++) {
+      if (!this.holders.has(this.rowHashes[i])) rowOf.delete(this.rowHashes[i]);
+      if (i % 4096 === 0) await slices.maybeYield();
+    }
     this.closeVectorFile();
     const fd = parts.vectors ? undefined : openSync(join(this.o.storeDir, `vectors-${parts.generation}.f32`), 'r');
     this.vectorFd = fd;
@@ -601,6 +630,42 @@ export class SemanticIndex {
     this.logEntries = 0;
     this.foldRetryAt = 0;
     await this.store.adopt(parts.generation, count);
+  }
+
+  /**
+   * Stores the keyword index beside snapshot `generation` (a cache: a failure is reported and the
+   * next load tokenises the files instead).
+   */
+  private async saveKeywords(generation: number, signal: AbortSignal): Promise<void> {
+    try {
+      await this.keywordsReady;
+      const slices = new Slicer();
+      const state = await this.keywords.exportState(() => slices.maybeYield());
+      if (!signal.aborted) await writeKeywords(this.o.storeDir, generation, state);
+    } catch (err) {
+      this.o.onBackgroundError?.(err);
+    }
+  }
+
+  /**
+   * The keyword index after a load: the one stored with the snapshot when it fits the snapshot's
+   * files and chunks, with the files the log changed since tokenised again; otherwise every file
+   * is read and tokenised.
+   */
+  private async restoreKeywords(snapshot: { generation: number; files: Record<string, StoredFile> }, entries: LogEntry[]): Promise<void> {
+    const load = this.loads;
+    const slices = new Slicer();
+    const state = await readKeywords(this.o.storeDir, snapshot.generation, snapshot.files, () => slices.maybeYield());
+    const restored = state && (await KeywordIndex.fromState(state, () => slices.maybeYield()));
+    if (load !== this.loads) return;
+    if (!restored) {
+      await this.fillKeywords([...this.files.keys()]);
+      return;
+    }
+    this.keywords = restored;
+    const touched = new Set(entries.flatMap((e) => Object.keys(e.files)));
+    for (const file of touched) if (!this.files.has(file)) this.keywords.removeFile(file);
+    await this.fillKeywords([...touched].filter((f) => this.files.has(f)));
   }
 
   /** Reads the stored files' chunks into the keyword index (after a load). */

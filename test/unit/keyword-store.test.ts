@@ -1,0 +1,89 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
+
+/**
+ * The keyword index is stored beside each snapshot and read back at load instead of tokenising
+ * every file again; the files the log changed since are tokenised again; a damaged store falls
+ * back to the files.
+ */
+const embed: EmbedFn = (texts) => Promise.resolve({ vectors: texts.map((t) => Float32Array.from({ length: 16 }, (_, d) => ((t.length * (d + 1)) % 7) - 3 + 0.5)), requests: 1 });
+
+describe('the keyword index stored with the search index', () => {
+  let base: string;
+  let root: string;
+  let store: string;
+  const opened: SemanticIndex[] = [];
+  const make = () => {
+    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 4 });
+    opened.push(index);
+    return index;
+  };
+  const files = (name: string) => readdirSync(store).filter((f) => f.startsWith(name));
+  const found = async (index: SemanticIndex, query: string) => {
+    await index.keywordsReady;
+    // The chunks that have the identifier whole (its parts alone match every file here).
+    return index.keywordSearch(query, 10).filter((h) => h.matched.includes(query.toLowerCase())).map((h) => h.item.file);
+  };
+
+  beforeEach(async () => {
+    base = mkdtempSync(join(tmpdir(), 'mg-keywords-'));
+    root = join(base, 'ws');
+    store = join(base, 'store');
+    mkdirSync(root);
+    for (let i = 0; i < 8; i++) writeFileSync(join(root, `m${i}.ts`), `export function computeInvoiceTotal${i}(lines: number[]): number {\n  return lines.length * ${i};\n}\n`);
+    const index = make();
+    await index.update();
+    await index.idle();
+  });
+  afterEach(async () => {
+    for (const index of opened.splice(0)) await index.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('a load reads the stored keywords back, not the files', async () => {
+    assert.equal(files('keywords-').length, 1, 'stored after the first build');
+    // Gone from disk behind the index's back: only the stored keywords still know what it said.
+    rmSync(join(root, 'm3.ts'));
+    const index = make();
+    assert.equal(await index.load(), 'loaded');
+    assert.deepEqual(await found(index, 'computeInvoiceTotal3'), ['m3.ts']);
+  });
+
+  it('files the log changed since the snapshot are tokenised again; a fold stores the keywords anew', async () => {
+    const index = make();
+    await index.load();
+    writeFileSync(join(root, 'm5.ts'), 'export function refundPayment(id: string): void {}\n');
+    await index.update([join(root, 'm5.ts')]);
+    rmSync(join(root, 'm6.ts'));
+    await index.update([join(root, 'm6.ts')]);
+    const again = make();
+    await again.load();
+    assert.deepEqual(await found(again, 'refundPayment'), ['m5.ts'], 'the changed file, as it is now');
+    assert.deepEqual(await found(again, 'computeInvoiceTotal5'), [], 'not as it was');
+    assert.deepEqual(await found(again, 'computeInvoiceTotal6'), [], 'the removed file is gone');
+    const [before] = files('keywords-');
+    for (let i = 0; i < 3; i++) {
+      writeFileSync(join(root, `m${i}.ts`), `export const settled${i} = ${i};\n`);
+      await again.update([join(root, `m${i}.ts`)]);
+    }
+    await again.idle();
+    const [after] = files('keywords-');
+    assert.notEqual(after, before, 'the fold stored its own generation');
+    assert.equal(files('keywords-').length, 1, 'and the previous one went');
+    const third = make();
+    await third.load();
+    assert.deepEqual(await found(third, 'settled1'), ['m1.ts']);
+    assert.deepEqual(await found(third, 'refundPayment'), ['m5.ts']);
+  });
+
+  it('a damaged store falls back to reading the files', async () => {
+    const [name] = files('keywords-');
+    writeFileSync(join(store, name), Buffer.from('\x10\x00\x00\x00{"version":1,"gen'));
+    const index = make();
+    assert.equal(await index.load(), 'loaded');
+    assert.deepEqual(await found(index, 'computeInvoiceTotal2'), ['m2.ts']);
+  });
+});
