@@ -74,11 +74,11 @@ const CompactFileSchema = z.tuple([z.number(), z.number(), z.string()]);
  * another: a 100,000-chunk index parses in a few milliseconds (version 2's 100,000 small arrays
  * took 80 ms and a collection after), and the strings are taken apart in slices.
  */
-function compactFile(f: StoredFile): [number, number, string] {
+export function compactFile(f: StoredFile): [number, number, string] {
   return [f.size, f.mtimeMs, f.chunks.map((c) => `${c[0]} ${c[1]} ${c[2]}`).join(' ')];
 }
 
-function expandFile(c: [number, number, string]): StoredFile | undefined {
+export function expandFile(c: [number, number, string]): StoredFile | undefined {
   const parts = c[2] ? c[2].split(' ') : [];
   if (parts.length % 3 !== 0) return undefined;
   const chunks: [number, number, string][] = [];

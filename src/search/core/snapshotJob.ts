@@ -7,7 +7,7 @@
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { filesAfter, IndexStore, readCommitted, type StoredFile } from './indexStore';
+import { compactFile, expandFile, filesAfter, IndexStore, readCommitted, type StoredFile } from './indexStore';
 import { VectorIndex } from './vectorIndex';
 
 export type SnapshotJob =
@@ -174,17 +174,16 @@ async function write(
 
 /** One line of a build job's `filesText`: a file and its chunks as version 3's metadata keeps them. */
 export function fileLine(name: string, f: StoredFile): string {
-  return JSON.stringify([name, f.size, f.mtimeMs, f.chunks.map((c) => `${c[0]} ${c[1]} ${c[2]}`).join(' ')]);
+  return JSON.stringify([name, ...compactFile(f)]);
 }
 
 function parseFilesText(text: string): Record<string, StoredFile> {
   const files: Record<string, StoredFile> = {};
   for (const line of text ? text.split('\n') : []) {
-    const [name, size, mtimeMs, chunks] = JSON.parse(line) as [string, number, number, string];
-    const parts = chunks ? chunks.split(' ') : [];
-    const list: [number, number, string][] = [];
-    for (let i = 0; i + 2 < parts.length; i += 3) list.push([Number(parts[i]), Number(parts[i + 1]), parts[i + 2]]);
-    files[name] = { size, mtimeMs, chunks: list };
+    const [name, ...compact] = JSON.parse(line) as [string, number, number, string];
+    const file = expandFile(compact);
+    if (!file) throw new Error(`the chunks of ${name} do not read`);
+    files[name] = file;
   }
   return files;
 }
