@@ -1,102 +1,392 @@
 /**
- * The keyword index stored beside a snapshot (`keywords-G.bin`), so that a load reads it back
- * instead of reading and tokenising every file again (8–13 s at 100,000 chunks). It is a cache:
- * written atomically after each snapshot, checked against the snapshot when read, and anything
- * missing, stale or damaged falls back to tokenising the files.
+ * The keyword index on disk beside each snapshot (`keywords-G.bin`), its postings left in the
+ * file: a query reads only its own terms' postings (one read each), so the memory a large index
+ * costs is the term names, each chunk's length and a few numbers per term, not the postings (a
+ * million chunks hold about 50 million). Written by a worker after the first build and after
+ * each fold, from the previous file minus the files changed since plus the in-memory index of
+ * those (`writeKeywordFile`); read by `StoredKeywords`. A cache of what the files say: checked
+ * against the snapshot when opened, and anything missing or damaged falls back to tokenising.
  *
- * Layout: a 4-byte length, a small JSON header (the files with their chunk counts, in the order
- * of the sections; the sections' places), then the sections, each 4-byte aligned: the term names
- * (UTF-8, one per line) and the numbers of `KeywordState`. A chunk's file, lines and hash are the
- * snapshot's own (the chunks of each file in the snapshot's order), so they are not stored twice.
+ * Layout (little-endian):
+ *   blocks     per term: its chunks' numbers (int32, ascending), their counts (uint16), then the
+ *              chunks that define the term (int32)
+ *   sections   lengths (int32 per chunk), postingCounts and definitionCounts (int32 per term),
+ *              blockAt (float64 per term), terms (UTF-8, one per line), each 8-byte aligned
+ *   header     JSON: version, generation, the files with their chunk counts (in chunk order), the
+ *              sections' places
+ *   trailer    the header's length (uint32), then "MGK3"
+ * A chunk's file, lines and hash are the snapshot's own (the file's chunks in order).
  */
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { writeAtomic } from '../../storage/atomicFile';
-import type { StoredFile } from './indexStore';
 import type { KeywordState } from './keywords';
-import type { IndexedChunk } from './semanticIndex';
 
-const NUMBERS = ['lengths', 'termCounts', 'termIds', 'defCounts', 'defIds', 'tfs'] as const;
-type Section = (typeof NUMBERS)[number] | 'terms';
+const MAGIC = 0x334b474d; // "MGK3" read as a little-endian uint32
+const TRAILER = 8;
 
 const HeaderSchema = z.object({
-  version: z.literal(2),
+  version: z.literal(3),
   generation: z.number(),
-  /** [file, chunk count] in order. */
+  /** [file, chunk count] in chunk order. */
   files: z.array(z.tuple([z.string(), z.number()])),
-  sections: z.record(z.string(), z.tuple([z.number(), z.number()])),
+  totalLength: z.number(),
+  /** [byte offset, length in items] of each section. */
+  sections: z.object({
+    lengths: z.tuple([z.number(), z.number()]),
+    postingCounts: z.tuple([z.number(), z.number()]),
+    definitionCounts: z.tuple([z.number(), z.number()]),
+    blockAt: z.tuple([z.number(), z.number()]),
+    terms: z.tuple([z.number(), z.number()]),
+  }),
 });
+type Header = z.infer<typeof HeaderSchema>;
 
 export const keywordFile = (dir: string, generation: number) => join(dir, `keywords-${generation}.bin`);
 
-export async function writeKeywords(dir: string, generation: number, s: KeywordState<IndexedChunk>): Promise<void> {
-  const parts: Record<Section, Uint8Array> = {
-    terms: Buffer.from(s.terms.join('\n'), 'utf8'),
-    ...(Object.fromEntries(NUMBERS.map((n) => [n, new Uint8Array(s[n].buffer, s[n].byteOffset, s[n].byteLength)])) as Record<(typeof NUMBERS)[number], Uint8Array>),
-  };
-  const sections: Record<string, [number, number]> = {};
-  let at = 0;
-  for (const name of ['terms', ...NUMBERS] as Section[]) {
-    sections[name] = [at, name === 'terms' ? parts.terms.length : s[name].length];
-    at += Math.ceil(parts[name].length / 4) * 4;
+/** A term's block: the chunks that have it with their counts, and (when asked for) the chunks defining it. */
+export interface Postings {
+  docs: Int32Array;
+  tfs: Uint16Array;
+  definers: Int32Array;
+}
+
+/** A stored keyword index, open for queries: postings are read from the file when a query needs them. */
+export class StoredKeywords {
+  private readonly termIds = new Map<string, number>();
+  private readonly fileIds = new Map<string, number>();
+  /** Where each file's chunks start (one more entry than files). */
+  readonly fileStarts: Int32Array;
+  private scratch = new ArrayBuffer(1 << 16);
+
+  private constructor(
+    private fd: number | undefined,
+    readonly generation: number,
+    readonly files: string[],
+    readonly lengths: Int32Array,
+    readonly totalLength: number,
+    readonly terms: string[],
+    readonly postingCounts: Int32Array,
+    readonly definitionCounts: Int32Array,
+    readonly blockAt: Float64Array,
+  ) {
+    this.fileStarts = new Int32Array(files.length + 1);
   }
-  const header = Buffer.from(JSON.stringify({ version: 2, generation, files: s.files.map((f) => [f.file, f.items.length]), sections }), 'utf8');
-  const pad = (n: number) => new Uint8Array((4 - (n % 4)) % 4);
-  const head = Buffer.alloc(4);
-  head.writeUInt32LE(header.length, 0);
-  const out: Uint8Array[] = [head, header, pad(4 + header.length)];
-  for (const name of ['terms', ...NUMBERS] as Section[]) out.push(parts[name], pad(parts[name].length));
-  await writeAtomic(keywordFile(dir, generation), out);
+
+  get docs(): number {
+    return this.lengths.length;
+  }
+
+  /**
+   * Opens a stored index; undefined when there is none, it does not read, or (with `expect`) it
+   * does not hold exactly these files with these chunk counts. `yieldNow` is awaited between slices.
+   */
+  static async open(path: string, generation: number, yieldNow: () => Promise<void>, expect?: (files: [string, number][]) => boolean): Promise<StoredKeywords | undefined> {
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(path, 'r');
+      const read = async (at: number, bytes: number) => {
+        const out = new Uint8Array(bytes);
+        for (let off = 0; off < bytes; ) {
+          const { bytesRead } = await handle!.read(out, off, bytes - off, at + off);
+          if (bytesRead <= 0) throw new Error('short read');
+          off += bytesRead;
+        }
+        return out;
+      };
+      const size = (await handle.stat()).size;
+      if (size < TRAILER) return undefined;
+      const trailer = new DataView((await read(size - TRAILER, TRAILER)).buffer);
+      const headerLength = trailer.getUint32(0, true);
+      if (trailer.getUint32(4, true) !== MAGIC || headerLength > size - TRAILER) return undefined;
+      const headerAt = size - TRAILER - headerLength;
+      const parsed = HeaderSchema.safeParse(JSON.parse(Buffer.from(await read(headerAt, headerLength)).toString('utf8')));
+      if (!parsed.success || parsed.data.generation !== generation) return undefined;
+      const h: Header = parsed.data;
+      if (expect && !expect(h.files)) return undefined;
+      const section = async (name: keyof Header['sections'], itemBytes: number) => {
+        const [at, count] = h.sections[name];
+        if (!Number.isSafeInteger(at) || !Number.isSafeInteger(count) || at < 0 || count < 0 || at + count * itemBytes > headerAt) throw new Error(`section ${name} out of bounds`);
+        const bytes = await read(at, count * itemBytes);
+        await yieldNow();
+        return bytes.buffer;
+      };
+      const lengths = new Int32Array(await section('lengths', 4));
+      const postingCounts = new Int32Array(await section('postingCounts', 4));
+      const definitionCounts = new Int32Array(await section('definitionCounts', 4));
+      const blockAt = new Float64Array(await section('blockAt', 8));
+      const termsText = Buffer.from(await section('terms', 1)).toString('utf8');
+      const terms = termsText ? termsText.split('\n') : [];
+      const t = terms.length;
+      const docs = h.files.reduce((n, [, c]) => n + c, 0);
+      if (lengths.length !== docs || postingCounts.length !== t || definitionCounts.length !== t || blockAt.length !== t) return undefined;
+      // Every block inside the blocks' region (before the first section).
+      const blocksEnd = Math.min(...Object.values(h.sections).map(([at]) => at));
+      for (let i = 0; i < t; i++) {
+        const n = postingCounts[i];
+        const m = definitionCounts[i];
+        if (n < 0 || m < 0 || n > docs || m > docs || !(blockAt[i] >= 0) || blockAt[i] + n * 6 + m * 4 > blocksEnd) return undefined;
+        if (i % 65536 === 0) await yieldNow();
+      }
+      const stored = new StoredKeywords(undefined, generation, h.files.map(([f]) => f), lengths, h.totalLength, terms, postingCounts, definitionCounts, blockAt);
+      for (let i = 0; i < t; i++) {
+        stored.termIds.set(terms[i], i);
+        if (i % 16384 === 0) await yieldNow();
+      }
+      h.files.forEach(([file, count], i) => {
+        stored.fileIds.set(file, i);
+        stored.fileStarts[i + 1] = stored.fileStarts[i] + count;
+      });
+      // The descriptor stays open for the queries' reads (closed by `close`).
+      stored.fd = openSync(path, 'r');
+      return stored;
+    } catch {
+      return undefined;
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  termId(term: string): number | undefined {
+    return this.termIds.get(term);
+  }
+
+  fileIndex(file: string): number | undefined {
+    return this.fileIds.get(file);
+  }
+
+  /** The file and the chunk's place in it of chunk `doc`. */
+  locate(doc: number): { file: string; index: number } {
+    let lo = 0;
+    let hi = this.files.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.fileStarts[mid] <= doc) lo = mid;
+      else hi = mid - 1;
+    }
+    return { file: this.files[lo], index: doc - this.fileStarts[lo] };
+  }
+
+  /**
+   * Term `t`'s postings (and the chunks defining it when `definers`), in one read. The arrays are
+   * views of a scratch buffer: valid until the next call.
+   */
+  read(t: number, definers = false): Postings {
+    const n = this.postingCounts[t];
+    const m = definers ? this.definitionCounts[t] : 0;
+    const bytes = n * 6 + m * 4;
+    // Docs (int32) at 0, definers (int32) after them, counts (uint16) last: each view aligned.
+    const need = n * 4 + m * 4 + n * 2 + 8;
+    if (this.scratch.byteLength < need) this.scratch = new ArrayBuffer(Math.max(need, this.scratch.byteLength * 2));
+    const raw = new Uint8Array(this.scratch, 0, bytes);
+    if (this.fd === undefined) throw new Error('the stored keyword index is closed');
+    for (let off = 0; off < bytes; ) {
+      const r = readSync(this.fd, raw, off, bytes - off, this.blockAt[t] + off);
+      if (r <= 0) throw new Error('the keyword file ended early');
+      off += r;
+    }
+    // On disk: docs, counts, definers. The counts move after the definers so each view is aligned.
+    if (m === 0) return { docs: new Int32Array(this.scratch, 0, n), definers: new Int32Array(0), tfs: new Uint16Array(this.scratch, n * 4, n) };
+    const all = new Uint8Array(this.scratch);
+    const tfBytes = all.slice(n * 4, n * 6);
+    all.copyWithin(n * 4, n * 6, n * 6 + m * 4);
+    all.set(tfBytes, n * 4 + m * 4);
+    return {
+      docs: new Int32Array(this.scratch, 0, n),
+      definers: new Int32Array(this.scratch, n * 4, m),
+      tfs: new Uint16Array(this.scratch, n * 4 + m * 4, n),
+    };
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** Writes a file through a buffer, remembering where it is. */
+class BufferedWriter {
+  private readonly buffer = Buffer.allocUnsafe(4 << 20);
+  private used = 0;
+  at = 0;
+
+  constructor(private readonly fd: number) {}
+
+  put(bytes: Uint8Array): void {
+    if (bytes.length > this.buffer.length - this.used) this.flush();
+    if (bytes.length > this.buffer.length) this.writeAll(bytes);
+    else {
+      this.buffer.set(bytes, this.used);
+      this.used += bytes.length;
+    }
+    this.at += bytes.length;
+  }
+
+  align(to: number): void {
+    const pad = (to - (this.at % to)) % to;
+    if (pad) this.put(new Uint8Array(pad));
+  }
+
+  flush(): void {
+    this.writeAll(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private writeAll(bytes: Uint8Array): void {
+    for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off, bytes.length - off);
+  }
+}
+
+const bytesOf = (a: Int32Array | Uint16Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** A term's chunks in compressed-row form: `at[t]` .. `at[t + 1]` index `docs` (and `tfs`). */
+function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32Array, tfs: Uint16Array | undefined, termOf: Int32Array, firstDoc: number) {
+  const at = new Int32Array(terms + 1);
+  for (const id of ids) at[termOf[id] + 1]++;
+  for (let t = 0; t < terms; t++) at[t + 1] += at[t];
+  const fill = at.slice(0, terms);
+  const docs = new Int32Array(ids.length);
+  const outTfs = tfs && new Uint16Array(ids.length);
+  let k = 0;
+  for (let d = 0; d < docCount; d++) {
+    for (let j = 0; j < counts[d]; j++, k++) {
+      const t = termOf[ids[k]];
+      const p = fill[t]++;
+      docs[p] = firstDoc + d;
+      if (outTfs) outTfs[p] = tfs[k];
+    }
+  }
+  return { at, docs, tfs: outTfs };
 }
 
 /**
- * The stored state for `generation`, its chunks taken from the snapshot's files; undefined when
- * there is none, it does not read, or it does not hold exactly the snapshot's files and chunks.
+ * Writes keyword file `path` for `generation` (atomically: a temporary file flushed, then renamed):
+ * the chunks of `base` (an open stored index) except those of its `masked` files, then the
+ * in-memory chunks of `delta`. Terms no chunk has any longer are left out. Runs in the snapshot
+ * worker (synchronous writes; only the base's blocks are read, in order, through a window).
  */
-export async function readKeywords(dir: string, generation: number, snapshotFiles: Record<string, StoredFile>, yieldNow: () => Promise<void>): Promise<KeywordState<IndexedChunk> | undefined> {
-  const bytes = await readFile(keywordFile(dir, generation)).catch(() => undefined);
-  if (!bytes || bytes.length < 4) return undefined;
-  const length = bytes.readUInt32LE(0);
-  if (4 + length > bytes.length) return undefined;
-  let header: z.infer<typeof HeaderSchema>;
+export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: { stored: StoredKeywords; masked: ReadonlySet<string> }): { docs: number; terms: number } {
+  const b = base?.stored;
+  // Terms: the base's, then the delta's new ones.
+  const names = b ? [...b.terms] : [];
+  const newIds = new Map<string, number>();
+  const deltaTerm = Int32Array.from(delta.terms, (name) => {
+    const known = b?.termId(name) ?? newIds.get(name);
+    if (known !== undefined) return known;
+    newIds.set(name, names.length);
+    names.push(name);
+    return names.length - 1;
+  });
+  // Chunks: the base's kept files in order, then the delta's.
+  const files: [string, number][] = [];
+  const baseDoc = new Int32Array(b?.docs ?? 0).fill(-1);
+  const lengths: number[] = [];
+  let totalLength = 0;
+  if (b) {
+    b.files.forEach((file, i) => {
+      if (base.masked.has(file)) return;
+      const count = b.fileStarts[i + 1] - b.fileStarts[i];
+      files.push([file, count]);
+      for (let d = b.fileStarts[i]; d < b.fileStarts[i + 1]; d++) {
+        baseDoc[d] = lengths.length;
+        lengths.push(b.lengths[d]);
+        totalLength += b.lengths[d];
+      }
+    });
+  }
+  const firstDelta = lengths.length;
+  for (const f of delta.files) files.push([f.file, f.count]);
+  for (const l of delta.lengths) {
+    lengths.push(l);
+    totalLength += l;
+  }
+  const deltaDocs = delta.lengths.length;
+  const postings = byTerm(names.length, deltaDocs, delta.termCounts, delta.termIds, delta.tfs, deltaTerm, firstDelta);
+  const defs = byTerm(names.length, deltaDocs, delta.defCounts, delta.defIds, undefined, deltaTerm, firstDelta);
+
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx');
   try {
-    const r = HeaderSchema.safeParse(JSON.parse(bytes.toString('utf8', 4, 4 + length)));
-    if (!r.success || r.data.generation !== generation) return undefined;
-    header = r.data;
-  } catch {
-    return undefined;
+    const out = new BufferedWriter(fd);
+    const keptTerms: string[] = [];
+    const postingCounts: number[] = [];
+    const definitionCounts: number[] = [];
+    const blockAt: number[] = [];
+    let docs = new Int32Array(1024);
+    let tfs = new Uint16Array(1024);
+    let definers = new Int32Array(256);
+    const ensure = (n: number, m: number) => {
+      if (docs.length < n) {
+        docs = new Int32Array(n * 2);
+        tfs = new Uint16Array(n * 2);
+      }
+      if (definers.length < m) definers = new Int32Array(m * 2);
+    };
+    for (let t = 0; t < names.length; t++) {
+      let n = 0;
+      let m = 0;
+      const fromDelta = postings.at[t + 1] - postings.at[t];
+      const defsFromDelta = defs.at[t + 1] - defs.at[t];
+      if (b && t < b.terms.length) {
+        const p = b.read(t, true);
+        ensure(p.docs.length + fromDelta, p.definers.length + defsFromDelta);
+        for (let i = 0; i < p.docs.length; i++) {
+          const d = p.docs[i] < baseDoc.length ? baseDoc[p.docs[i]] : -1;
+          if (d < 0) continue;
+          docs[n] = d;
+          tfs[n++] = p.tfs[i];
+        }
+        for (const x of p.definers) {
+          const d = x < baseDoc.length ? baseDoc[x] : -1;
+          if (d >= 0) definers[m++] = d;
+        }
+      } else ensure(fromDelta, defsFromDelta);
+      docs.set(postings.docs.subarray(postings.at[t], postings.at[t + 1]), n);
+      tfs.set(postings.tfs!.subarray(postings.at[t], postings.at[t + 1]), n);
+      n += fromDelta;
+      definers.set(defs.docs.subarray(defs.at[t], defs.at[t + 1]), m);
+      m += defsFromDelta;
+      if (n === 0 && m === 0) continue;
+      keptTerms.push(names[t]);
+      postingCounts.push(n);
+      definitionCounts.push(m);
+      blockAt.push(out.at);
+      out.put(bytesOf(docs.subarray(0, n)));
+      out.put(bytesOf(tfs.subarray(0, n)));
+      out.put(bytesOf(definers.subarray(0, m)));
+    }
+    const sections: Record<string, [number, number]> = {};
+    const section = (name: string, data: Int32Array | Float64Array | Uint8Array, count: number) => {
+      out.align(8);
+      sections[name] = [out.at, count];
+      out.put(data instanceof Uint8Array ? data : bytesOf(data));
+    };
+    section('lengths', Int32Array.from(lengths), lengths.length);
+    section('postingCounts', Int32Array.from(postingCounts), postingCounts.length);
+    section('definitionCounts', Int32Array.from(definitionCounts), definitionCounts.length);
+    section('blockAt', Float64Array.from(blockAt), blockAt.length);
+    const termsBytes = Buffer.from(keptTerms.join('\n'), 'utf8');
+    section('terms', termsBytes, termsBytes.length);
+    const header = Buffer.from(JSON.stringify({ version: 3, generation, files, totalLength, sections }), 'utf8');
+    out.put(header);
+    const trailer = Buffer.alloc(TRAILER);
+    trailer.writeUInt32LE(header.length, 0);
+    trailer.writeUInt32LE(MAGIC, 4);
+    out.put(trailer);
+    out.flush();
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, path);
+    return { docs: lengths.length, terms: keptTerms.length };
+  } catch (err) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  // The sections, copied into a buffer of their own (aligned, whatever the file buffer's offset).
-  const bodyStart = 4 + length + ((4 - ((4 + length) % 4)) % 4);
-  const body = new Uint8Array(Math.max(0, bytes.length - bodyStart));
-  body.set(bytes.subarray(Math.min(bodyStart, bytes.length)));
-  const place = (name: Section, size: number) => {
-    const s = header.sections[name];
-    return s && s[0] % 4 === 0 && s[0] + s[1] * size <= body.length ? s : undefined;
-  };
-  const i32 = (name: (typeof NUMBERS)[number]) => {
-    const s = place(name, 4);
-    return s && new Int32Array(body.buffer, s[0], s[1]);
-  };
-  const lengths = i32('lengths');
-  const termCounts = i32('termCounts');
-  const termIds = i32('termIds');
-  const defCounts = i32('defCounts');
-  const defIds = i32('defIds');
-  const tfsAt = place('tfs', 2);
-  const termsAt = place('terms', 1);
-  if (!lengths || !termCounts || !termIds || !defCounts || !defIds || !tfsAt || !termsAt) return undefined;
-  const tfs = new Uint16Array(body.buffer, tfsAt[0], tfsAt[1]);
-  const count = header.files.reduce((n, [, c]) => n + c, 0);
-  if ([lengths, termCounts, defCounts].some((a) => a.length !== count) || header.files.length !== Object.keys(snapshotFiles).length) return undefined;
-  const files: KeywordState<IndexedChunk>['files'] = [];
-  for (const [file, n] of header.files) {
-    const chunks = snapshotFiles[file]?.chunks;
-    if (chunks?.length !== n) return undefined;
-    files.push({ file, items: chunks.map(([start, end, hash]) => ({ file, start, end, hash })) });
-    await yieldNow();
-  }
-  const termsText = Buffer.from(body.buffer, termsAt[0], termsAt[1]).toString('utf8');
-  return { terms: termsText ? termsText.split('\n') : [], files, lengths, termCounts, termIds, tfs, defCounts, defIds };
 }

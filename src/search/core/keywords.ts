@@ -1,9 +1,11 @@
 /**
  * The keyword side of hybrid search: BM25 over identifiers and words, with identifiers split the
  * way code names things (`invoiceTotal`, `invoice_total` and `InvoiceTotal` all give `invoice`,
- * `total` and the whole name), and the names each chunk defines. Pure and in memory; the index
- * keeps it in step with the chunks it stores.
+ * `total` and the whole name), and the names each chunk defines. In memory, optionally over a
+ * stored index whose postings stay on disk (`keywordStore.ts`); the search index keeps it in step
+ * with the chunks it stores.
  */
+import type { StoredKeywords } from './keywordStore';
 
 export interface KeywordHit<T> {
   item: T;
@@ -84,13 +86,13 @@ interface Doc<T> {
 }
 
 /**
- * The index as numbers, to store and read back without tokenising the chunks again: the term
- * names, and per live chunk (grouped by file, in order) its item, length, terms with counts and
- * definitions. The arrays are concatenations; `termCounts`/`defCounts` say how many each chunk has.
+ * The in-memory chunks as numbers, to store them (`writeKeywordFile`): the term names, and per
+ * live chunk (grouped by file, in order) its length, terms with counts and definitions. The arrays
+ * are concatenations; `termCounts`/`defCounts` say how many each chunk has.
  */
-export interface KeywordState<T> {
+export interface KeywordState {
   terms: string[];
-  files: { file: string; items: T[] }[];
+  files: { file: string; count: number }[];
   lengths: Int32Array;
   termCounts: Int32Array;
   termIds: Int32Array;
@@ -113,6 +115,11 @@ const MAX_QUERY_TERMS = 32;
  * holes that postings skip; postings are filtered once the holes outnumber the live chunks.
  */
 export class KeywordIndex<T> {
+  /** The stored chunks' mask (1: its file was removed or replaced since), and what is left of them. */
+  private readonly baseMask: Uint8Array;
+  private readonly baseMasked = new Set<string>();
+  private baseLive: number;
+  private baseLength: number;
   private readonly termIds = new Map<string, number>();
   private postings: Int32Array[] = [];
   private postingTf: Uint16Array[] = [];
@@ -127,9 +134,34 @@ export class KeywordIndex<T> {
   /** Scratch for queries: a score and a mask of matched query terms per chunk. */
   private scores = new Float32Array(0);
   private masks = new Uint32Array(0);
+  private touched = new Int32Array(0);
+
+  /**
+   * An empty index, or (with `base`) one over a stored index whose postings stay on disk: what is
+   * set here afterwards lives in memory and replaces the stored chunks of the same files. `itemOf`
+   * gives a stored chunk's item from its file and place in the file.
+   */
+  constructor(
+    private readonly base?: StoredKeywords,
+    private readonly itemOf?: (file: string, index: number) => T | undefined,
+  ) {
+    this.baseMask = new Uint8Array(base?.docs ?? 0);
+    this.baseLive = base?.docs ?? 0;
+    this.baseLength = base?.totalLength ?? 0;
+  }
 
   get size(): number {
-    return this.live;
+    return this.live + this.baseLive;
+  }
+
+  /** The stored index this one reads from, and its files replaced or removed since (to store the next one). */
+  get stored(): { stored: StoredKeywords; masked: ReadonlySet<string> } | undefined {
+    return this.base && { stored: this.base, masked: this.baseMasked };
+  }
+
+  /** Closes the stored index's file. */
+  close(): void {
+    this.base?.close();
   }
 
   private termId(term: string): number {
@@ -146,6 +178,15 @@ export class KeywordIndex<T> {
   }
 
   removeFile(file: string): void {
+    const stored = this.base?.fileIndex(file);
+    if (stored !== undefined && !this.baseMasked.has(file)) {
+      this.baseMasked.add(file);
+      for (let d = this.base!.fileStarts[stored]; d < this.base!.fileStarts[stored + 1]; d++) {
+        this.baseMask[d] = 1;
+        this.baseLive--;
+        this.baseLength -= this.base!.lengths[d];
+      }
+    }
     for (const id of this.byFile.get(file) ?? []) {
       const doc = this.docs[id];
       if (!doc) continue;
@@ -204,8 +245,8 @@ export class KeywordIndex<T> {
   }
 
   /** The live chunks as numbers (see `KeywordState`); `yieldNow` is awaited between files. */
-  async exportState(yieldNow: () => Promise<void>): Promise<KeywordState<T>> {
-    const files: KeywordState<T>['files'] = [];
+  async exportState(yieldNow: () => Promise<void>): Promise<KeywordState> {
+    const files: KeywordState['files'] = [];
     const lengths: number[] = [];
     const termCounts: number[] = [];
     const defCounts: number[] = [];
@@ -213,19 +254,19 @@ export class KeywordIndex<T> {
     let defTotal = 0;
     const docs: Doc<T>[] = [];
     for (const [file, ids] of this.byFile) {
-      const items: T[] = [];
+      let count = 0;
       for (const id of ids) {
         const d = this.docs[id];
         if (!d) continue;
         docs.push(d);
-        items.push(d.item);
+        count++;
         lengths.push(d.length);
         termCounts.push(d.terms.length);
         defCounts.push(d.defs.length);
         termTotal += d.terms.length;
         defTotal += d.defs.length;
       }
-      files.push({ file, items });
+      files.push({ file, count });
       await yieldNow();
     }
     const termIds = new Int32Array(termTotal);
@@ -247,48 +288,6 @@ export class KeywordIndex<T> {
     return { terms, files, lengths: Int32Array.from(lengths), termCounts: Int32Array.from(termCounts), termIds, tfs, defCounts: Int32Array.from(defCounts), defIds };
   }
 
-  /** An index from a stored state (no tokenising); undefined when the state does not hold together. */
-  static async fromState<T>(s: KeywordState<T>, yieldNow: () => Promise<void>): Promise<KeywordIndex<T> | undefined> {
-    const index = new KeywordIndex<T>();
-    for (let i = 0; i < s.terms.length; i++) {
-      index.termId(s.terms[i]);
-      if (i % 4096 === 0) await yieldNow();
-    }
-    const termCount = s.terms.length;
-    let doc = 0;
-    let t = 0;
-    let f = 0;
-    for (const { file, items } of s.files) {
-      const ids: number[] = [];
-      for (const item of items) {
-        const n = s.termCounts[doc];
-        const m = s.defCounts[doc];
-        if (n === undefined || m === undefined || t + n > s.termIds.length || f + m > s.defIds.length) return undefined;
-        // Views of the stored arrays, not copies: one buffer for all chunks (the collector walks few).
-        const terms = s.termIds.subarray(t, t + n);
-        const tf = s.tfs.subarray(t, t + n);
-        const defs = s.defIds.subarray(f, f + m);
-        t += n;
-        f += m;
-        const id = index.docs.length;
-        for (let i = 0; i < n; i++) {
-          const term = terms[i];
-          if (term < 0 || term >= termCount) return undefined;
-          index.addPosting(term, id, tf[i]);
-        }
-        for (const d of defs) if (d < 0 || d >= termCount) return undefined;
-        index.docs.push({ item, terms, tf, length: s.lengths[doc], defs });
-        index.totalLength += s.lengths[doc];
-        index.live++;
-        ids.push(id);
-        doc++;
-      }
-      index.byFile.set(file, ids);
-      await yieldNow();
-    }
-    return doc === s.lengths.length && t === s.termIds.length ? index : undefined;
-  }
-
   private addPosting(t: number, id: number, count: number): void {
     let p = this.postings[t];
     let f = this.postingTf[t];
@@ -308,58 +307,98 @@ export class KeywordIndex<T> {
   }
 
   /**
-   * The best `k` chunks for a query by BM25. When the query is an identifier, the chunks that
-   * define it come first, whatever their score.
+   * The best `k` chunks for a query by BM25 over the stored and the in-memory chunks together (one
+   * collection: the counts, lengths and IDF cover both). When the query is an identifier, the
+   * chunks that define it come first, whatever their score.
    */
   search(query: string, k: number): KeywordHit<T>[] {
-    const n = this.live;
+    const n = this.size;
     if (n === 0 || k <= 0) return [];
-    const avg = this.totalLength / n || 1;
-    if (this.scores.length < this.docs.length) {
-      this.scores = new Float32Array(Math.ceil(this.docs.length * 1.25));
+    const avg = (this.totalLength + this.baseLength) / n || 1;
+    const first = this.base?.docs ?? 0;
+    const span = first + this.docs.length;
+    if (this.scores.length < span) {
+      this.scores = new Float32Array(Math.ceil(span * 1.25));
       this.masks = new Uint32Array(this.scores.length);
+      this.touched = new Int32Array(this.scores.length);
     }
-    const { scores, masks } = this;
+    const { scores, masks, touched } = this;
+    let touchedCount = 0;
+    const name = identifierQuery(query);
+    const nameId = name === undefined ? undefined : this.termIds.get(name);
+    const storedDefiners = new Set<number>();
     const terms = [...new Set(termsOf(query))].slice(0, MAX_QUERY_TERMS);
-    const touched: number[] = [];
     terms.forEach((term, q) => {
       const t = this.termIds.get(term);
-      if (t === undefined || this.df[t] <= 0) return;
-      const idf = Math.log(1 + (n - this.df[t] + 0.5) / (this.df[t] + 0.5));
+      const bt = this.base?.termId(term);
+      // The stored postings (read now; views of a scratch buffer, used before the next read).
+      const stored = bt === undefined ? undefined : this.base!.read(bt, term === name);
+      if (stored) for (const d of stored.definers) if (!this.baseMask[d]) storedDefiners.add(d);
+      let df = t === undefined ? 0 : this.df[t];
+      if (stored) {
+        if (this.baseLive === first) df += stored.docs.length;
+        else for (const d of stored.docs) if (d < first && !this.baseMask[d]) df++;
+      }
+      if (df <= 0) return;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const bit = 1 << q;
+      const lengths = this.base?.lengths;
+      if (stored) {
+        const { docs, tfs } = stored;
+        for (let i = 0, len = docs.length; i < len; i++) {
+          const id = docs[i];
+          if (id >= first || this.baseMask[id]) continue;
+          const f = tfs[i];
+          if (masks[id] === 0) touched[touchedCount++] = id;
+          scores[id] += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * lengths![id]) / avg));
+          masks[id] |= bit;
+        }
+      }
+      if (t === undefined) return;
       const p = this.postings[t];
       const tfs = this.postingTf[t];
-      const bit = 1 << q;
       for (let i = 0, len = this.postingLength[t]; i < len; i++) {
-        const id = p[i];
-        const doc = this.docs[id];
+        const doc = this.docs[p[i]];
         if (!doc) continue;
+        const id = first + p[i];
         const f = tfs[i];
-        if (masks[id] === 0) touched.push(id);
+        if (masks[id] === 0) touched[touchedCount++] = id;
         scores[id] += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * doc.length) / avg));
         masks[id] |= bit;
       }
     });
-    const name = identifierQuery(query);
-    const nameId = name === undefined ? undefined : this.termIds.get(name);
+    // An identifier the query names but does not score (a stop word, say) still finds its definers.
+    if (name !== undefined && !terms.includes(name)) {
+      const bt = this.base?.termId(name);
+      if (bt !== undefined) for (const d of this.base!.read(bt, true).definers) if (!this.baseMask[d]) storedDefiners.add(d);
+    }
+    const defines = (id: number) => (id < first ? storedDefiners.has(id) : nameId !== undefined && this.docs[id - first]!.defs.includes(nameId));
     const defining: number[] = [];
     const best = new TopK(k);
-    for (const id of touched) {
-      if (nameId !== undefined && this.docs[id]!.defs.includes(nameId)) defining.push(id);
+    for (let i = 0; i < touchedCount; i++) {
+      const id = touched[i];
+      if (name !== undefined && defines(id)) defining.push(id);
       else best.offer(id, scores[id]);
     }
     defining.sort((a, b) => scores[b] - scores[a]);
     const order = [...defining.slice(0, k), ...best.sorted()].slice(0, k);
-    const hits = order.map((id) => ({
-      item: this.docs[id]!.item,
-      score: scores[id],
-      matched: terms.filter((_, q) => masks[id] & (1 << q)),
-      ...(name && defining.includes(id) ? { defines: name } : {}),
-    }));
-    for (const id of touched) {
-      scores[id] = 0;
-      masks[id] = 0;
+    const isDefining = new Set(defining.slice(0, k));
+    const hits: KeywordHit<T>[] = [];
+    for (const id of order) {
+      const item = id < first ? this.storedItem(id) : this.docs[id - first]!.item;
+      if (item === undefined) continue;
+      hits.push({ item, score: scores[id], matched: terms.filter((_, q) => masks[id] & (1 << q)), ...(name && isDefining.has(id) ? { defines: name } : {}) });
+    }
+    for (let i = 0; i < touchedCount; i++) {
+      scores[touched[i]] = 0;
+      masks[touched[i]] = 0;
     }
     return hits;
+  }
+
+  private storedItem(doc: number): T | undefined {
+    const { file, index } = this.base!.locate(doc);
+    return this.itemOf?.(file, index);
   }
 }
 

@@ -6,13 +6,13 @@ import { nodeFs } from '../../storage/atomicFile';
 import { filesAfter, IndexStore, readCommitted, type LogEntry, type StoredFile } from './indexStore';
 import { Slicer } from './slices';
 import { fileLine, type SnapshotParts } from './snapshotJob';
-import { runSnapshot } from './snapshotRunner';
+import { runSnapshot, storeKeywords } from './snapshotRunner';
 import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
 import { KeywordIndex, type KeywordHit } from './keywords';
-import { readKeywords, writeKeywords } from './keywordStore';
+import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
 
 export interface IndexedChunk {
@@ -215,6 +215,7 @@ export class SemanticIndex {
     this.dead = dead;
     this.logEntries = entries.length;
     this.foldRetryAt = 0;
+    this.keywords.close();
     this.keywords = new KeywordIndex();
     this.keywordsReady = this.restoreKeywords(snapshot, entries);
     return 'loaded';
@@ -258,6 +259,7 @@ export class SemanticIndex {
   /** Lets go of the index: a fold in progress is cancelled, the open files are closed (the stored index stays). */
   async close(): Promise<void> {
     await this.cancelFold();
+    this.keywords.close();
     this.store.close();
     this.closeVectorFile();
   }
@@ -276,6 +278,7 @@ export class SemanticIndex {
     this.holders.clear();
     this.dead = 0;
     this.logEntries = 0;
+    this.keywords.close();
     this.keywords = new KeywordIndex();
     await rm(this.o.storeDir, { recursive: true, force: true });
   }
@@ -444,7 +447,8 @@ export class SemanticIndex {
       this.keywordsDue = undefined;
       // In the background, holding the next change back (as a fold does) until they are written.
       const abort = new AbortController();
-      this.folding = { abort, done: this.saveKeywords(generation, abort.signal).finally(() => (this.folding = this.folding?.abort === abort ? undefined : this.folding)) };
+      const done = this.saveKeywords(generation, abort.signal).then((keywords) => keywords && this.useKeywords(keywords));
+      this.folding = { abort, done: done.finally(() => (this.folding = this.folding?.abort === abort ? undefined : this.folding)) };
     }
     stats.ms = Date.now() - t0;
     if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, todo.size);
@@ -570,8 +574,12 @@ export class SemanticIndex {
     ).then(
       async (parts) => {
         if (abort.signal.aborted) return;
+        // The keywords are stored before the snapshot is taken over: the job reads the current
+        // generation's keyword file, which taking over removes.
+        const keywords = await this.saveKeywords(parts.generation, abort.signal);
+        if (abort.signal.aborted) return keywords?.close();
+        if (keywords) this.useKeywords(keywords);
         await this.adopt(parts, new Slicer());
-        await this.saveKeywords(parts.generation, abort.signal);
       },
       async (err: unknown) => {
         if (abort.signal.aborted) return;
@@ -633,36 +641,64 @@ export class SemanticIndex {
   }
 
   /**
-   * Stores the keyword index beside snapshot `generation` (a cache: a failure is reported and the
-   * next load tokenises the files instead).
+   * Stores the keyword index beside snapshot `generation` (in a worker: the stored index's chunks
+   * less the files changed since, and the in-memory ones) and opens it: the index to use from now
+   * on, its postings on disk. A cache: on failure it is reported, the current index stays in use
+   * and the next load tokenises the files instead.
    */
-  private async saveKeywords(generation: number, signal: AbortSignal): Promise<void> {
+  private async saveKeywords(generation: number, signal: AbortSignal): Promise<KeywordIndex<IndexedChunk> | undefined> {
     try {
       await this.keywordsReady;
       const slices = new Slicer();
       const state = await this.keywords.exportState(() => slices.maybeYield());
-      if (!signal.aborted) await writeKeywords(this.o.storeDir, generation, state);
+      const base = this.keywords.stored;
+      await storeKeywords(this.o.storeDir, generation, state, base && { from: base.stored.generation, masked: base.masked }, { signal, mode: this.o.snapshots });
+      const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => this.holdsExactly(files));
+      if (!stored) throw new Error(`the keyword index stored for generation ${generation} does not match the index`);
+      if (signal.aborted) {
+        stored.close();
+        return undefined;
+      }
+      return new KeywordIndex(stored, this.itemAt);
     } catch (err) {
-      this.o.onBackgroundError?.(err);
+      if (!signal.aborted) this.o.onBackgroundError?.(err);
+      return undefined;
     }
   }
 
+  /** Takes a keyword index over (searches use it at once; the previous one's file is closed). */
+  private useKeywords(keywords: KeywordIndex<IndexedChunk>): void {
+    this.keywords.close();
+    this.keywords = keywords;
+  }
+
+  /** Whether these files with these chunk counts are exactly the index's. */
+  private holdsExactly(files: [string, number][], expected: { get(file: string): StoredFile | undefined; size: number } = this.files): boolean {
+    return files.length === expected.size && files.every(([file, count]) => expected.get(file)?.chunks.length === count);
+  }
+
+  /** A stored keyword chunk's item: the chunk at that place in its file. */
+  private readonly itemAt = (file: string, index: number): IndexedChunk | undefined => {
+    const c = this.files.get(file)?.chunks[index];
+    return c && { file, start: c[0], end: c[1], hash: c[2] };
+  };
+
   /**
-   * The keyword index after a load: the one stored with the snapshot when it fits the snapshot's
-   * files and chunks, with the files the log changed since tokenised again; otherwise every file
-   * is read and tokenised.
+   * The keyword index after a load: the one stored with the snapshot (postings on disk) when it
+   * fits the snapshot's files and chunks, with the files the log changed since tokenised again;
+   * otherwise every file is read and tokenised.
    */
   private async restoreKeywords(snapshot: { generation: number; files: Record<string, StoredFile> }, entries: LogEntry[]): Promise<void> {
     const load = this.loads;
     const slices = new Slicer();
-    const state = await readKeywords(this.o.storeDir, snapshot.generation, snapshot.files, () => slices.maybeYield());
-    const restored = state && (await KeywordIndex.fromState(state, () => slices.maybeYield()));
-    if (load !== this.loads) return;
-    if (!restored) {
+    const snapshotFiles = new Map(Object.entries(snapshot.files));
+    const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, snapshot.generation), snapshot.generation, () => slices.maybeYield(), (files) => this.holdsExactly(files, snapshotFiles));
+    if (load !== this.loads) return stored?.close();
+    if (!stored) {
       await this.fillKeywords([...this.files.keys()]);
       return;
     }
-    this.keywords = restored;
+    this.useKeywords(new KeywordIndex(stored, this.itemAt));
     const touched = new Set(entries.flatMap((e) => Object.keys(e.files)));
     for (const file of touched) if (!this.files.has(file)) this.keywords.removeFile(file);
     await this.fillKeywords([...touched].filter((f) => this.files.has(f)));

@@ -8,6 +8,8 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { compactFile, expandFile, filesAfter, IndexStore, readCommitted, type StoredFile } from './indexStore';
+import type { KeywordState } from './keywords';
+import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
 
 export type SnapshotJob =
@@ -37,6 +39,40 @@ export type SnapshotJob =
       headroom: number;
       inMemoryBytes: number;
     };
+
+/**
+ * Store the keyword index of generation `to` (`keywordStore.ts`): stored generation `from`'s
+ * chunks except those of the `masked` files, then the in-memory chunks of `delta` (its term names
+ * one per line and its files as JSON in `termsText`/`filesText`: one string crosses threads in one copy).
+ */
+export interface KeywordsJob {
+  kind: 'keywords';
+  dir: string;
+  to: number;
+  from?: number;
+  masked: string[];
+  termsText: string;
+  filesText: string;
+  delta: Omit<KeywordState, 'terms' | 'files'>;
+}
+
+/** The wire form of a keywords job's delta, and its buffers (to transfer rather than copy). */
+export function keywordsJob(dir: string, to: number, delta: KeywordState, base?: { from: number; masked: Iterable<string> }): { job: KeywordsJob; transfer: ArrayBuffer[] } {
+  const { terms, files, ...numbers } = delta;
+  const job: KeywordsJob = { kind: 'keywords', dir, to, ...(base ? { from: base.from } : {}), masked: base ? [...base.masked] : [], termsText: terms.join('\n'), filesText: JSON.stringify(files), delta: numbers };
+  return { job, transfer: [...new Set(Object.values(numbers).map((a) => a.buffer as ArrayBuffer))] };
+}
+
+export async function runKeywordsJob(job: KeywordsJob): Promise<{ docs: number; terms: number }> {
+  const delta: KeywordState = { ...job.delta, terms: job.termsText ? job.termsText.split('\n') : [], files: JSON.parse(job.filesText) as KeywordState['files'] };
+  const stored = job.from === undefined ? undefined : await StoredKeywords.open(keywordFile(job.dir, job.from), job.from, () => Promise.resolve());
+  if (job.from !== undefined && !stored) throw new Error(`the stored keyword index of generation ${job.from} does not read`);
+  try {
+    return writeKeywordFile(keywordFile(job.dir, job.to), job.to, delta, stored && { stored, masked: new Set(job.masked) });
+  } finally {
+    stored?.close();
+  }
+}
 
 export interface SnapshotParts {
   generation: number;

@@ -8,9 +8,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { runSnapshotJob, type SnapshotJob, type SnapshotParts, type SnapshotProgress } from './snapshotJob';
+import { keywordsJob, runKeywordsJob, runSnapshotJob, type SnapshotJob, type SnapshotParts, type SnapshotProgress } from './snapshotJob';
+import type { KeywordState } from './keywords';
 
-export type WorkerReply = { type: 'progress'; done: number; total: number } | { type: 'done'; parts: SnapshotParts; rowsText: string } | { type: 'error'; message: string };
+export type WorkerReply =
+  | { type: 'progress'; done: number; total: number }
+  | { type: 'done'; parts: SnapshotParts; rowsText: string }
+  | { type: 'written'; docs: number; terms: number }
+  | { type: 'error'; message: string };
 
 export class SnapshotJobFailed extends Error {
   constructor(message: string) {
@@ -44,9 +49,28 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
   if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
   const source = opts.mode === 'inline' ? undefined : workerSource();
   if (!source) return runSnapshotJob(job, opts.onProgress);
+  const transfer = job.kind === 'build' ? [job.vectors.buffer as ArrayBuffer] : [];
+  return inWorker(source, job, transfer, opts, (m) => (m.type === 'done' ? { ...m.parts, rows: m.rowsText ? m.rowsText.split(' ') : [] } : undefined));
+}
+
+/**
+ * Stores the keyword index of generation `to` beside its snapshot (`keywordStore.ts`), in a worker:
+ * the stored index of `base.from` without its `masked` files, then the in-memory `delta`.
+ * The delta's buffers are handed over (the caller must not use them afterwards).
+ */
+export async function storeKeywords(dir: string, to: number, delta: KeywordState, base: { from: number; masked: Iterable<string> } | undefined, opts: SnapshotRunOptions = {}): Promise<{ docs: number; terms: number }> {
+  if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
+  const { job, transfer } = keywordsJob(dir, to, delta, base);
+  const source = opts.mode === 'inline' ? undefined : workerSource();
+  if (!source) return runKeywordsJob(job);
+  return inWorker(source, job, transfer, opts, (m) => (m.type === 'written' ? { docs: m.docs, terms: m.terms } : undefined));
+}
+
+/** One job in its own worker: settled by its answer (`result` reads it), its error, its exit, or the signal. */
+function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transfer: ArrayBuffer[], opts: SnapshotRunOptions, result: (m: WorkerReply) => R | undefined): Promise<R> {
   const worker = new Worker(source.file, { eval: source.eval ?? false });
   opts.onWorker?.(worker);
-  return new Promise<SnapshotParts>((resolve, reject) => {
+  return new Promise<R>((resolve, reject) => {
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -59,12 +83,14 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: WorkerReply) => {
       if (m.type === 'progress') opts.onProgress?.(m.done, m.total);
-      else if (m.type === 'done') finish(() => resolve({ ...m.parts, rows: m.rowsText ? m.rowsText.split(' ') : [] }));
-      else finish(() => reject(new SnapshotJobFailed(m.message)));
+      else if (m.type === 'error') finish(() => reject(new SnapshotJobFailed(m.message)));
+      else {
+        const r = result(m);
+        finish(() => (r === undefined ? reject(new SnapshotJobFailed(`unexpected answer ${m.type}`)) : resolve(r)));
+      }
     });
     worker.on('error', (err) => finish(() => reject(new SnapshotJobFailed(`the snapshot worker failed: ${err.message}`))));
     worker.on('exit', (code) => finish(() => reject(new SnapshotJobFailed(`the snapshot worker stopped (exit code ${code}) before it finished`))));
-    const transfer = job.kind === 'build' ? [job.vectors.buffer as ArrayBuffer] : [];
     worker.postMessage(job, transfer);
   });
 }
