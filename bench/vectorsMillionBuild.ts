@@ -1,6 +1,7 @@
 /**
  * The build side of the million-row benchmark, in its own process (see vectorsMillion.ts): writes
- * the rows, codes, scales, mean and the queries with their exact top-10 into the folder given.
+ * the rows, codes, scales, mean and the queries with their exact top 10 (and top 30 with scores,
+ * for the hybrid queries) into the folder given.
  */
 import { closeSync, fsyncSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +30,7 @@ for (let done = 0; done < n; done += BLOCK) {
   }
 }
 const mean32 = Float32Array.from(mean, (v) => v / n);
-// Pass 2: the same rows again, encoded and written; exact top-10 for the queries on the way.
+// Pass 2: the same rows again, encoded and written; exact top 30 for the queries on the way.
 stream = hardStream(shape, dim, 11);
 const qs = Array.from({ length: queries }, () => new Float32Array(dim));
 const encode = VectorIndex.encoder(dim, mean32);
@@ -61,10 +62,10 @@ for (let done = 0; done < n; done += BLOCK) {
       let s = 0;
       const o = r * dim;
       for (let d = 0; d < dim; d++) s += block[o + d] * q[d];
-      if (top.length < 10 || s > top[top.length - 1][1]) {
+      if (top.length < 30 || s > top[top.length - 1][1]) {
         top.push([done + r, s]);
         top.sort((a, b) => b[1] - a[1]);
-        if (top.length > 10) top.pop();
+        if (top.length > 30) top.pop();
       }
     }
   }
@@ -75,5 +76,5 @@ for (const fd of [vectorsFd, codesFd, alphasFd]) {
   closeSync(fd);
 }
 writeFileSync(join(dir, 'mean.f32'), new Uint8Array(mean32.buffer));
-writeFileSync(join(dir, 'queries.json'), JSON.stringify({ n, dim, queries: qs.map((q) => Array.from(q)), exact: exact.map((t) => t.map(([r]) => r)) }));
+writeFileSync(join(dir, 'queries.json'), JSON.stringify({ n, dim, queries: qs.map((q) => Array.from(q)), exact: exact.map((t) => t.slice(0, 10).map(([r]) => r)), exact30: exact }));
 console.log(JSON.stringify({ buildSeconds: (performance.now() - t0) / 1000 }));

@@ -86,4 +86,41 @@ describe('the keyword index stored with the search index', () => {
     assert.equal(await index.load(), 'loaded');
     assert.deepEqual(await found(index, 'computeInvoiceTotal2'), ['m2.ts']);
   });
+
+  it('a fold whose keywords cannot be stored reports it and reads the files again; the keywords stay whole', async () => {
+    const errors: unknown[] = [];
+    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 2, onBackgroundError: (e) => errors.push(e) });
+    opened.push(index);
+    await index.load();
+    await index.keywordsReady;
+    // The stored keywords the fold would merge from disappear (a disk cleaner, say); the index keeps its open file.
+    for (const f of files('keywords-')) rmSync(join(store, f));
+    writeFileSync(join(root, 'm1.ts'), 'export function chargeCard(id: string): void {}\n');
+    await index.update([join(root, 'm1.ts')]);
+    writeFileSync(join(root, 'm2.ts'), 'export function voidInvoice(id: string): void {}\n');
+    await index.update([join(root, 'm2.ts')]);
+    await index.idle();
+    assert.equal(errors.length, 1, 'reported once');
+    assert.match(String(errors[0]), /keyword index of generation \d+ does not read/);
+    assert.deepEqual(await found(index, 'voidInvoice'), ['m2.ts']);
+    assert.deepEqual(await found(index, 'computeInvoiceTotal4'), ['m4.ts'], 'the unchanged files are read again');
+    assert.deepEqual(await found(index, 'computeInvoiceTotal1'), [], 'the changed one as it is now');
+    assert.deepEqual(files('keywords-'), [], 'nothing stored for the new generation');
+    const next = make();
+    assert.equal(await next.load(), 'loaded');
+    assert.deepEqual(await found(next, 'chargeCard'), ['m1.ts'], 'the next load reads the files');
+    await next.close();
+    // The fold after that stores the whole keyword index again (it no longer needs the lost file).
+    for (const i of [3, 4]) {
+      writeFileSync(join(root, `m${i}.ts`), `export const refunded${i} = ${i};\n`);
+      await index.update([join(root, `m${i}.ts`)]);
+    }
+    await index.idle();
+    assert.equal(errors.length, 1, 'no second failure');
+    assert.equal(files('keywords-').length, 1);
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    assert.deepEqual(await found(again, 'chargeCard'), ['m1.ts']);
+    assert.deepEqual(await found(again, 'refunded4'), ['m4.ts']);
+  });
 });

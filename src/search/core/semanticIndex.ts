@@ -580,6 +580,11 @@ export class SemanticIndex {
         if (abort.signal.aborted) return keywords?.close();
         if (keywords) this.useKeywords(keywords);
         await this.adopt(parts, new Slicer());
+        // Not stored: the stored index in use goes with the previous generation, so the keywords are read from the files again.
+        if (!keywords && this.keywords.stored) {
+          this.useKeywords(new KeywordIndex());
+          this.keywordsReady = this.keywordsReady.then(() => this.fillKeywords([...this.files.keys()]));
+        }
       },
       async (err: unknown) => {
         if (abort.signal.aborted) return;
