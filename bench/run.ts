@@ -120,7 +120,14 @@ async function main(): Promise<void> {
     const best = m.runs[0];
     const met = m.residentMB <= 1500 && m.loadMs <= 1000 && best.medianMs <= 50 && best.p95Ms <= 100 && best.recall >= 0.99;
     console.log(`  => vectors alone (resident ≤ 1.5 GB, load ≤ 1 s, query median ≤ 50 ms and p95 ≤ 100 ms, recall ≥ 0.99): ${met ? 'met' : 'NOT met'} at the default 500 candidates`);
-    console.log('  => with keywords on disk beside them (hybrid query at a million chunks): not measured, the keyword index is not stored yet (NOT met)');
+    const k = m.keywords;
+    const h = m.hybrid;
+    console.log(`  keywords of ${m.n.toLocaleString('en-US')} code-like chunks: indexed in ${k.indexSeconds.toFixed(0)} s, stored in ${k.storeSeconds.toFixed(1)} s (${k.terms.toLocaleString('en-US')} terms, ${k.postings.toLocaleString('en-US')} postings, ${k.fileMB.toFixed(0)} MB on disk, postings read per query term)`);
+    console.log(`  keywords opened in ${h.keywordLoadMs.toFixed(0)} ms (vectors and keywords together: ${(m.loadMs + h.keywordLoadMs).toFixed(0)} ms); resident with both ${m.residentMB.toFixed(0)} MB (vectors alone ${m.vectorsResidentMB.toFixed(0)} MB)`);
+    console.log(`  hybrid (30 by vectors at 500 candidates + 30 by BM25, fused, top 10; ${h.queries} queries right after the build): median ${h.medianMs.toFixed(1)} ms, p95 ${h.p95Ms.toFixed(1)} ms (the keyword part: median ${h.keywordMedianMs.toFixed(1)} ms, p95 ${h.keywordP95Ms.toFixed(1)} ms); recall@10 ${h.recall.toFixed(3)} against the exact fusion, keywords alone ${h.keywordRecall.toFixed(3)}`);
+    const loadBoth = m.loadMs + h.keywordLoadMs;
+    const hybridMet = m.residentMB <= 1500 && loadBoth <= 1000 && h.medianMs <= 50 && h.p95Ms <= 100 && h.recall >= 0.99;
+    console.log(`  => a million chunks whole, keywords on disk (resident ≤ 1.5 GB, load ≤ 1 s, hybrid median ≤ 50 ms and p95 ≤ 100 ms, recall ≥ 0.99): ${hybridMet ? 'met' : 'NOT met'}`);
   }
   if (want('indexing')) {
     const x = await runIndexingBench();

@@ -101,7 +101,7 @@ async function hybrid() {
   return {
     queries: count,
     keywordLoadMs: loadMs,
-    terms: stored.terms.length,
+    terms: stored.termCount,
     medianMs: sorted[Math.floor(count / 2)],
     p95Ms: sorted[Math.floor(count * 0.95)],
     keywordMedianMs: sortedWords[Math.floor(count / 2)],

@@ -11,11 +11,13 @@
  *   blocks     per term: its chunks' numbers (int32, ascending), their counts (uint16), then the
  *              chunks that define the term (int32)
  *   sections   lengths (int32 per chunk), postingCounts and definitionCounts (int32 per term),
- *              blockAt (float64 per term), terms (UTF-8, one per line), each 8-byte aligned
+ *              blockAt (float64 per term), terms (the names in byte order, UTF-8, end to end) and
+ *              termAt (int32, where each name starts, one more than the terms), each 8-byte aligned
  *   header     JSON: version, generation, the files with their chunk counts (in chunk order), the
  *              sections' places
  *   trailer    the header's length (uint32), then "MGK3"
- * A chunk's file, lines and hash are the snapshot's own (the file's chunks in order).
+ * A chunk's file, lines and hash are the snapshot's own (the file's chunks in order). The names
+ * are found by binary search over the bytes: two million terms open without two million strings.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -40,6 +42,7 @@ const HeaderSchema = z.object({
     definitionCounts: z.tuple([z.number(), z.number()]),
     blockAt: z.tuple([z.number(), z.number()]),
     terms: z.tuple([z.number(), z.number()]),
+    termAt: z.tuple([z.number(), z.number()]),
   }),
 });
 type Header = z.infer<typeof HeaderSchema>;
@@ -55,7 +58,6 @@ export interface Postings {
 
 /** A stored keyword index, open for queries: postings are read from the file when a query needs them. */
 export class StoredKeywords {
-  private readonly termIds = new Map<string, number>();
   private readonly fileIds = new Map<string, number>();
   /** Where each file's chunks start (one more entry than files). */
   readonly fileStarts: Int32Array;
@@ -67,7 +69,8 @@ export class StoredKeywords {
     readonly files: string[],
     readonly lengths: Int32Array,
     readonly totalLength: number,
-    readonly terms: string[],
+    private readonly termBytes: Buffer,
+    private readonly termAt: Int32Array,
     readonly postingCounts: Int32Array,
     readonly definitionCounts: Int32Array,
     readonly blockAt: Float64Array,
@@ -117,9 +120,10 @@ export class StoredKeywords {
       const postingCounts = new Int32Array(await section('postingCounts', 4));
       const definitionCounts = new Int32Array(await section('definitionCounts', 4));
       const blockAt = new Float64Array(await section('blockAt', 8));
-      const termsText = Buffer.from(await section('terms', 1)).toString('utf8');
-      const terms = termsText ? termsText.split('\n') : [];
-      const t = terms.length;
+      const termBytes = Buffer.from(await section('terms', 1));
+      const termAt = new Int32Array(await section('termAt', 4));
+      const t = termAt.length - 1;
+      if (t < 0 || termAt[0] !== 0 || termAt[t] !== termBytes.length) return undefined;
       const docs = h.files.reduce((n, [, c]) => n + c, 0);
       if (lengths.length !== docs || postingCounts.length !== t || definitionCounts.length !== t || blockAt.length !== t) return undefined;
       // Every block inside the blocks' region (before the first section).
@@ -127,14 +131,10 @@ export class StoredKeywords {
       for (let i = 0; i < t; i++) {
         const n = postingCounts[i];
         const m = definitionCounts[i];
-        if (n < 0 || m < 0 || n > docs || m > docs || !(blockAt[i] >= 0) || blockAt[i] + n * 6 + m * 4 > blocksEnd) return undefined;
+        if (n < 0 || m < 0 || n > docs || m > docs || !(blockAt[i] >= 0) || blockAt[i] + n * 6 + m * 4 > blocksEnd || termAt[i + 1] < termAt[i]) return undefined;
         if (i % 65536 === 0) await yieldNow();
       }
-      const stored = new StoredKeywords(undefined, generation, h.files.map(([f]) => f), lengths, h.totalLength, terms, postingCounts, definitionCounts, blockAt);
-      for (let i = 0; i < t; i++) {
-        stored.termIds.set(terms[i], i);
-        if (i % 16384 === 0) await yieldNow();
-      }
+      const stored = new StoredKeywords(undefined, generation, h.files.map(([f]) => f), lengths, h.totalLength, termBytes, termAt, postingCounts, definitionCounts, blockAt);
       h.files.forEach(([file, count], i) => {
         stored.fileIds.set(file, i);
         stored.fileStarts[i + 1] = stored.fileStarts[i] + count;
@@ -149,8 +149,27 @@ export class StoredKeywords {
     }
   }
 
+  get termCount(): number {
+    return this.termAt.length - 1;
+  }
+
+  /** Term `term`'s number: a binary search over the stored names (in byte order). */
   termId(term: string): number | undefined {
-    return this.termIds.get(term);
+    const q = Buffer.from(term, 'utf8');
+    let lo = 0;
+    let hi = this.termCount - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = q.compare(this.termBytes, this.termAt[mid], this.termAt[mid + 1]);
+      if (c === 0) return mid;
+      if (c < 0) hi = mid - 1;
+      else lo = mid + 1;
+    }
+    return undefined;
+  }
+
+  termName(t: number): string {
+    return this.termBytes.toString('utf8', this.termAt[t], this.termAt[t + 1]);
   }
 
   fileIndex(file: string): number | undefined {
@@ -269,16 +288,22 @@ function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32A
  */
 export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: { stored: StoredKeywords; masked: ReadonlySet<string> }): { docs: number; terms: number } {
   const b = base?.stored;
-  // Terms: the base's, then the delta's new ones.
-  const names = b ? [...b.terms] : [];
+  // Terms: the base's (numbered as stored), then the delta's new ones; written in byte order.
+  const baseTerms = b?.termCount ?? 0;
+  const added: string[] = [];
   const newIds = new Map<string, number>();
   const deltaTerm = Int32Array.from(delta.terms, (name) => {
     const known = b?.termId(name) ?? newIds.get(name);
     if (known !== undefined) return known;
-    newIds.set(name, names.length);
-    names.push(name);
-    return names.length - 1;
+    newIds.set(name, baseTerms + added.length);
+    added.push(name);
+    return baseTerms + added.length - 1;
   });
+  const termCount = baseTerms + added.length;
+  // Names are ASCII (identifiers), so string order is byte order. The stored ones are in order already.
+  const byName = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const addedOrder = added.map((_, i) => baseTerms + i).sort((x, y) => byName(added[x - baseTerms], added[y - baseTerms]));
+  const nameOf = (t: number) => (t < baseTerms ? b!.termName(t) : added[t - baseTerms]);
   // Chunks: the base's kept files in order, then the delta's.
   const files: [string, number][] = [];
   const baseDoc = new Int32Array(b?.docs ?? 0).fill(-1);
@@ -303,14 +328,14 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
     totalLength += l;
   }
   const deltaDocs = delta.lengths.length;
-  const postings = byTerm(names.length, deltaDocs, delta.termCounts, delta.termIds, delta.tfs, deltaTerm, firstDelta);
-  const defs = byTerm(names.length, deltaDocs, delta.defCounts, delta.defIds, undefined, deltaTerm, firstDelta);
+  const postings = byTerm(termCount, deltaDocs, delta.termCounts, delta.termIds, delta.tfs, deltaTerm, firstDelta);
+  const defs = byTerm(termCount, deltaDocs, delta.defCounts, delta.defIds, undefined, deltaTerm, firstDelta);
 
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'wx');
   try {
     const out = new BufferedWriter(fd);
-    const keptTerms: string[] = [];
+    const keptTerms: Buffer[] = [];
     const postingCounts: number[] = [];
     const definitionCounts: number[] = [];
     const blockAt: number[] = [];
@@ -324,12 +349,26 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
       }
       if (definers.length < m) definers = new Int32Array(m * 2);
     };
-    for (let t = 0; t < names.length; t++) {
+    // The stored terms in their order merged with the new ones in theirs.
+    let nextBase = 0;
+    let nextAdded = 0;
+    let baseName = baseTerms > 0 ? nameOf(0) : undefined;
+    while (nextBase < baseTerms || nextAdded < addedOrder.length) {
+      let t: number;
+      let name: string;
+      if (nextAdded >= addedOrder.length || (baseName !== undefined && byName(baseName, added[addedOrder[nextAdded] - baseTerms]) < 0)) {
+        t = nextBase++;
+        name = baseName!;
+        baseName = nextBase < baseTerms ? nameOf(nextBase) : undefined;
+      } else {
+        t = addedOrder[nextAdded++];
+        name = added[t - baseTerms];
+      }
       let n = 0;
       let m = 0;
       const fromDelta = postings.at[t + 1] - postings.at[t];
       const defsFromDelta = defs.at[t + 1] - defs.at[t];
-      if (b && t < b.terms.length) {
+      if (b && t < baseTerms) {
         const p = b.read(t, true);
         ensure(p.docs.length + fromDelta, p.definers.length + defsFromDelta);
         for (let i = 0; i < p.docs.length; i++) {
@@ -349,7 +388,7 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
       definers.set(defs.docs.subarray(defs.at[t], defs.at[t + 1]), m);
       m += defsFromDelta;
       if (n === 0 && m === 0) continue;
-      keptTerms.push(names[t]);
+      keptTerms.push(Buffer.from(name, 'utf8'));
       postingCounts.push(n);
       definitionCounts.push(m);
       blockAt.push(out.at);
@@ -367,8 +406,11 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
     section('postingCounts', Int32Array.from(postingCounts), postingCounts.length);
     section('definitionCounts', Int32Array.from(definitionCounts), definitionCounts.length);
     section('blockAt', Float64Array.from(blockAt), blockAt.length);
-    const termsBytes = Buffer.from(keptTerms.join('\n'), 'utf8');
+    const termsBytes = Buffer.concat(keptTerms);
     section('terms', termsBytes, termsBytes.length);
+    const termAt = new Int32Array(keptTerms.length + 1);
+    keptTerms.forEach((k, i) => (termAt[i + 1] = termAt[i] + k.length));
+    section('termAt', termAt, termAt.length);
     const header = Buffer.from(JSON.stringify({ version: 3, generation, files, totalLength, sections }), 'utf8');
     out.put(header);
     const trailer = Buffer.alloc(TRAILER);

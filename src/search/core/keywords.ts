@@ -135,6 +135,9 @@ export class KeywordIndex<T> {
   private scores = new Float32Array(0);
   private masks = new Uint32Array(0);
   private touched = new Int32Array(0);
+  /** Scratch for `setFile`: a count per term id, zero between chunks. */
+  private counts = new Uint32Array(0);
+  private readonly nameIds = new Map<string, Int32Array>();
 
   /**
    * An empty index, or (with `base`) one over a stored index whose postings stay on disk: what is
@@ -226,22 +229,47 @@ export class KeywordIndex<T> {
     const ids: number[] = [];
     for (const c of chunks) {
       const id = this.docs.length;
-      const terms = termsOf(c.text);
-      const counts = new Map<number, number>();
-      for (const t of terms) {
-        const tid = this.termId(t);
-        counts.set(tid, (counts.get(tid) ?? 0) + 1);
+      // Each term's count in a scratch array by term id (a map per chunk was most of the work).
+      const distinct: number[] = [];
+      let length = 0;
+      for (const m of c.text.matchAll(IDENTIFIER)) {
+        for (const tid of this.idsOfName(m[0])) {
+          if (tid >= this.counts.length) this.growCounts();
+          if (this.counts[tid]++ === 0) distinct.push(tid);
+          length++;
+        }
       }
-      const sorted = Int32Array.from(counts.keys()).sort();
-      for (const t of sorted) this.addPosting(t, id, Math.min(65535, counts.get(t)!));
+      const sorted = Int32Array.from(distinct).sort();
+      const tf = new Uint16Array(sorted.length);
+      for (let i = 0; i < sorted.length; i++) {
+        const t = sorted[i];
+        tf[i] = Math.min(65535, this.counts[t]);
+        this.counts[t] = 0;
+        this.addPosting(t, id, tf[i]);
+      }
       const defs = Int32Array.from(definitionsOf(c.text).map((d) => this.termId(d)));
-      const tf = Uint16Array.from(sorted, (t) => Math.min(65535, counts.get(t)!));
-      this.docs.push({ item: c.item, terms: sorted, tf, length: terms.length, defs });
-      this.totalLength += terms.length;
+      this.docs.push({ item: c.item, terms: sorted, tf, length, defs });
+      this.totalLength += length;
       this.live++;
       ids.push(id);
     }
     this.byFile.set(file, ids);
+  }
+
+  /** The term ids an identifier gives (as `termsOf`), remembered per index: code repeats its names. */
+  private idsOfName(name: string): Int32Array {
+    let ids = this.nameIds.get(name);
+    if (ids) return ids;
+    ids = Int32Array.from(namesTerms(name), (t) => this.termId(t));
+    if (this.nameIds.size >= NAME_CACHE_LIMIT / 2) this.nameIds.clear();
+    this.nameIds.set(name, ids);
+    return ids;
+  }
+
+  private growCounts(): void {
+    const grown = new Uint32Array(Math.max(1024, this.postings.length * 2));
+    grown.set(this.counts);
+    this.counts = grown;
   }
 
   /** The live chunks as numbers (see `KeywordState`); `yieldNow` is awaited between files. */
