@@ -123,4 +123,25 @@ describe('the keyword index stored with the search index', () => {
     assert.deepEqual(await found(again, 'chargeCard'), ['m1.ts']);
     assert.deepEqual(await found(again, 'refunded4'), ['m4.ts']);
   });
+
+  it('a change right after the first build does not wait for its keywords to be stored, and is carried over to them', async () => {
+    rmSync(store, { recursive: true, force: true });
+    const index = make();
+    await index.update();
+    let stored = false;
+    void index.idle().then(() => (stored = true));
+    writeFileSync(join(root, 'm7.ts'), 'export function captureFunds(id: string): void {}\n');
+    await index.update([join(root, 'm7.ts')]);
+    assert.equal(stored, false, 'the change returned while the keywords were being written');
+    assert.deepEqual(await found(index, 'captureFunds'), ['m7.ts']);
+    await index.idle();
+    assert.equal(files('keywords-').length, 1);
+    assert.deepEqual(await found(index, 'captureFunds'), ['m7.ts'], 'carried over to the stored index');
+    assert.deepEqual(await found(index, 'computeInvoiceTotal7'), [], 'its old chunks masked');
+    assert.deepEqual(await found(index, 'computeInvoiceTotal6'), ['m6.ts'], 'the others from the file');
+    const again = make();
+    await again.load();
+    assert.deepEqual(await found(again, 'captureFunds'), ['m7.ts']);
+    assert.deepEqual(await found(again, 'computeInvoiceTotal7'), []);
+  });
 });

@@ -75,7 +75,7 @@ export function identifierQuery(query: string): string | undefined {
   return codeLike ? last.toLowerCase() : undefined;
 }
 
-/** A chunk as the index keeps it: its distinct terms (ids, sorted), its length in terms, its definitions. */
+/** A chunk as the index keeps it: its distinct terms (ids), its length in terms, its definitions. */
 interface Doc<T> {
   item: T;
   terms: Int32Array;
@@ -121,6 +121,9 @@ export class KeywordIndex<T> {
   private baseLive: number;
   private baseLength: number;
   private readonly termIds = new Map<string, number>();
+  private readonly termNames: string[] = [];
+  /** Files set or removed since `record()` (while a stored copy is being written). */
+  private recorded: Set<string> | undefined;
   private postings: Int32Array[] = [];
   private postingTf: Uint16Array[] = [];
   private postingLength: number[] = [];
@@ -172,6 +175,7 @@ export class KeywordIndex<T> {
     if (id === undefined) {
       id = this.postings.length;
       this.termIds.set(term, id);
+      this.termNames.push(term);
       this.postings.push(new Int32Array(4));
       this.postingTf.push(new Uint16Array(4));
       this.postingLength.push(0);
@@ -181,6 +185,7 @@ export class KeywordIndex<T> {
   }
 
   removeFile(file: string): void {
+    this.recorded?.add(file);
     const stored = this.base?.fileIndex(file);
     if (stored !== undefined && !this.baseMasked.has(file)) {
       this.baseMasked.add(file);
@@ -272,7 +277,38 @@ export class KeywordIndex<T> {
     this.counts = grown;
   }
 
-  /** The live chunks as numbers (see `KeywordState`); `yieldNow` is awaited between files. */
+  /** From now on, remembers the files set or removed (see `copyFiles`); returns them. */
+  record(): ReadonlySet<string> {
+    this.recorded = new Set();
+    return this.recorded;
+  }
+
+  /** Replaces these files' chunks with what `from` has for them (nothing, when it has none): changes made to `from` meanwhile. */
+  copyFiles(from: KeywordIndex<T>, files: Iterable<string>): void {
+    for (const file of files) {
+      this.removeFile(file);
+      const ids: number[] = [];
+      for (const other of from.byFile.get(file) ?? []) {
+        const d = from.docs[other];
+        if (!d) continue;
+        const id = this.docs.length;
+        const terms = Int32Array.from(d.terms, (t) => this.termId(from.termNames[t]));
+        terms.forEach((t, i) => this.addPosting(t, id, d.tf[i]));
+        const defs = Int32Array.from(d.defs, (t) => this.termId(from.termNames[t]));
+        this.docs.push({ item: d.item, terms, tf: d.tf, length: d.length, defs });
+        this.totalLength += d.length;
+        this.live++;
+        ids.push(id);
+      }
+      if (ids.length) this.byFile.set(file, ids);
+    }
+  }
+
+  /**
+   * The live chunks as numbers (see `KeywordState`); `yieldNow` is awaited between files. Each
+   * file is read whole at once; one changed meanwhile may be seen before or after the change
+   * (`record()` names it, to be carried over).
+   */
   async exportState(yieldNow: () => Promise<void>): Promise<KeywordState> {
     const files: KeywordState['files'] = [];
     const lengths: number[] = [];
@@ -281,7 +317,8 @@ export class KeywordIndex<T> {
     let termTotal = 0;
     let defTotal = 0;
     const docs: Doc<T>[] = [];
-    for (const [file, ids] of this.byFile) {
+    // The files as they are now: changes made between slices do not move the walk.
+    for (const [file, ids] of [...this.byFile]) {
       let count = 0;
       for (const id of ids) {
         const d = this.docs[id];

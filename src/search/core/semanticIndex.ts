@@ -137,6 +137,8 @@ export class SemanticIndex {
   private foldRetryAt = 0;
   /** A first build's generation whose keywords are yet to be stored. */
   private keywordsDue: number | undefined;
+  /** The first build's keywords being stored (in a worker; changes go on meanwhile). */
+  private keywordSave: { abort: AbortController; done: Promise<void> } | undefined;
   /** Bumped by every load and clear: a keyword restore of an earlier load then leaves the index alone. */
   private loads = 0;
   /** The keyword side of hybrid search, over the same chunks (filled from disk after a load). */
@@ -427,7 +429,8 @@ export class SemanticIndex {
       if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
       await slices.maybeYield();
     }
-    await this.idle();
+    // A fold in progress holds the change back; the keywords being stored do not.
+    while (this.folding) await this.folding.done;
     // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile).
     const tPersist = Date.now();
     const stored = this.apply(changed, fresh, dim).then(() => (stats.persistMs = Date.now() - tPersist));
@@ -445,10 +448,10 @@ export class SemanticIndex {
     if (this.keywordsDue !== undefined) {
       const generation = this.keywordsDue;
       this.keywordsDue = undefined;
-      // In the background, holding the next change back (as a fold does) until they are written.
+      // In the background; changes made meanwhile are carried over to the stored index.
       const abort = new AbortController();
-      const done = this.saveKeywords(generation, abort.signal).then((keywords) => keywords && this.useKeywords(keywords));
-      this.folding = { abort, done: done.finally(() => (this.folding = this.folding?.abort === abort ? undefined : this.folding)) };
+      const done = this.saveKeywords(generation, abort.signal).then(() => undefined);
+      this.keywordSave = { abort, done: done.finally(() => (this.keywordSave = this.keywordSave?.abort === abort ? undefined : this.keywordSave)) };
     }
     stats.ms = Date.now() - t0;
     if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, todo.size);
@@ -576,12 +579,12 @@ export class SemanticIndex {
         if (abort.signal.aborted) return;
         // The keywords are stored before the snapshot is taken over: the job reads the current
         // generation's keyword file, which taking over removes.
-        const keywords = await this.saveKeywords(parts.generation, abort.signal);
-        if (abort.signal.aborted) return keywords?.close();
-        if (keywords) this.useKeywords(keywords);
+        await this.keywordSave?.done;
+        const saved = await this.saveKeywords(parts.generation, abort.signal);
+        if (abort.signal.aborted) return;
         await this.adopt(parts, new Slicer());
         // Not stored: the stored index in use goes with the previous generation, so the keywords are read from the files again.
-        if (!keywords && this.keywords.stored) {
+        if (!saved && this.keywords.stored) {
           this.useKeywords(new KeywordIndex());
           this.keywordsReady = this.keywordsReady.then(() => this.fillKeywords([...this.files.keys()]));
         }
@@ -603,17 +606,20 @@ export class SemanticIndex {
     this.folding = { abort, done: promise.finally(() => (this.folding = this.folding?.abort === abort ? undefined : this.folding)) };
   }
 
-  /** Waits for a fold in progress (the next change applies after it). */
+  /** Waits for the background work in progress: a fold (the next change applies after it), the keywords being stored. */
   async idle(): Promise<void> {
-    while (this.folding) await this.folding.done;
+    while (this.folding || this.keywordSave) await (this.folding ?? this.keywordSave)!.done;
   }
 
+  /** Cancels the background work: a fold, the keywords being stored. */
   private async cancelFold(): Promise<void> {
-    const f = this.folding;
-    if (!f) return;
-    f.abort.abort();
-    await f.done;
+    for (const job of [this.keywordSave, this.folding]) {
+      if (!job) continue;
+      job.abort.abort();
+      await job.done;
+    }
     this.folding = undefined;
+    this.keywordSave = undefined;
   }
 
   /** Takes over a snapshot a job wrote: its rows become the index (swapped at once, the maps built first). */
@@ -647,27 +653,44 @@ export class SemanticIndex {
 
   /**
    * Stores the keyword index beside snapshot `generation` (in a worker: the stored index's chunks
-   * less the files changed since, and the in-memory ones) and opens it: the index to use from now
-   * on, its postings on disk. A cache: on failure it is reported, the current index stays in use
-   * and the next load tokenises the files instead.
+   * less the files changed since, and the in-memory ones) and takes it over, its postings on disk.
+   * Changes go on meanwhile: the files changed after the export began are carried over from
+   * memory when the stored index is taken over (in the keyword index's own queue). A cache: on failure it is reported, the
+   * current index stays in use and the next load tokenises the files instead.
    */
-  private async saveKeywords(generation: number, signal: AbortSignal): Promise<KeywordIndex<IndexedChunk> | undefined> {
+  private async saveKeywords(generation: number, signal: AbortSignal): Promise<boolean> {
     try {
+      // Exported while changes go on: those made from here are recorded and carried over at the take-over.
       await this.keywordsReady;
-      const slices = new Slicer();
-      const state = await this.keywords.exportState(() => slices.maybeYield());
-      const base = this.keywords.stored;
-      await storeKeywords(this.o.storeDir, generation, state, base && { from: base.stored.generation, masked: base.masked }, { signal, mode: this.o.snapshots });
-      const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => this.holdsExactly(files));
+      const source = this.keywords;
+      const changed = source.record();
+      // Short slices: this is background work, and a change the user makes meanwhile waits a slice at each of its steps.
+      const slices = new Slicer(BACKGROUND_SLICE_MS);
+      const state = await source.exportState(() => slices.maybeYield());
+      // What the stored index will hold: the stored files still current, then the exported ones
+      // (taken together with the export's end, no turn of the event loop in between).
+      const expected = new Map<string, number>();
+      const base = source.stored;
+      base?.stored.files.forEach((file, i) => base.masked.has(file) || expected.set(file, base.stored.fileStarts[i + 1] - base.stored.fileStarts[i]));
+      for (const f of state.files) expected.set(f.file, f.count);
+      const e = { state, source, expected, changed, ...(base ? { base: { from: base.stored.generation, masked: [...base.masked] } } : {}) };
+      await storeKeywords(this.o.storeDir, generation, e.state, e.base, { signal, mode: this.o.snapshots });
+      const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => files.length === e.expected.size && files.every(([f, n]) => e.expected.get(f) === n));
       if (!stored) throw new Error(`the keyword index stored for generation ${generation} does not match the index`);
-      if (signal.aborted) {
-        stored.close();
-        return undefined;
-      }
-      return new KeywordIndex(stored, this.itemAt);
+      let taken = false;
+      const swapping = this.keywordsReady.then(() => {
+        if (signal.aborted || this.keywords !== e.source) return stored.close();
+        const next = new KeywordIndex(stored, this.itemAt);
+        next.copyFiles(e.source, e.changed);
+        this.useKeywords(next);
+        taken = true;
+      });
+      this.keywordsReady = swapping;
+      await swapping;
+      return taken;
     } catch (err) {
       if (!signal.aborted) this.o.onBackgroundError?.(err);
-      return undefined;
+      return false;
     }
   }
 
@@ -763,6 +786,9 @@ export class SemanticIndex {
 }
 
 type Holders = string | string[];
+
+/** The slice of work done in the background (storing the keywords) before other work gets a turn. */
+const BACKGROUND_SLICE_MS = 2;
 
 function hold(holders: Map<string, Holders>, file: string, c: [number, number, string]): void {
   const held = holders.get(c[2]);
