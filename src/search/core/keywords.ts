@@ -75,16 +75,6 @@ export function identifierQuery(query: string): string | undefined {
   return codeLike ? last.toLowerCase() : undefined;
 }
 
-/** A chunk as the index keeps it: its distinct terms (ids), its length in terms, its definitions. */
-interface Doc<T> {
-  item: T;
-  terms: Int32Array;
-  /** The count of each of `terms` in the chunk (kept to store the index, see `exportState`). */
-  tf: Uint16Array;
-  length: number;
-  defs: Int32Array;
-}
-
 /**
  * The in-memory chunks as numbers, to store them (`writeKeywordFile`): the term names, and per
  * live chunk (grouped by file, in order) its length, terms with counts and definitions. The arrays
@@ -106,13 +96,22 @@ const B = 0.75;
 /** Query terms beyond this many are ignored (each has a bit in the per-chunk match mask). */
 const MAX_QUERY_TERMS = 32;
 
+/** `a`, or a copy of it with room for at least `need` (doubling). */
+function room<A extends Int32Array | Uint16Array | Uint32Array>(a: A, need: number): A {
+  if (need <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => A)(Math.max(need, a.length * 2, 16));
+  b.set(a);
+  return b;
+}
+
 /**
  * BM25 over chunks grouped by file (a file's chunks are replaced together), in compact form: terms
- * are numbered once, a chunk keeps a typed array of its term ids, each term growing typed arrays
- * of the chunks that have it and their counts (so scoring reads postings front to back, no
- * lookups). A query accumulates into one Float32Array over all chunks and selects the best with
- * a small heap: a common word in 100,000 chunks costs about a millisecond. Removed chunks leave
- * holes that postings skip; postings are filtered once the holes outnumber the live chunks.
+ * are numbered once; the chunks' terms, counts and definitions sit end to end in a few pooled
+ * typed arrays (no object per chunk), and each term's postings are a single pair of numbers while
+ * it has one chunk (most names in code), then one typed array of (chunk, count) pairs. 100,000
+ * chunks are a few hundred objects for the collector instead of millions. A query accumulates
+ * into one Float32Array over all chunks and selects the best with a small heap. Removed chunks
+ * leave holes that postings skip; postings are filtered once the holes outnumber the live chunks.
  */
 export class KeywordIndex<T> {
   /** The stored chunks' mask (1: its file was removed or replaced since), and what is left of them. */
@@ -124,12 +123,24 @@ export class KeywordIndex<T> {
   private readonly termNames: string[] = [];
   /** Files set or removed since `record()` (while a stored copy is being written). */
   private recorded: Set<string> | undefined;
-  private postings: Int32Array[] = [];
-  private postingTf: Uint16Array[] = [];
-  private postingLength: number[] = [];
-  /** Live chunks per term (for the IDF). */
-  private df: number[] = [];
-  private docs: (Doc<T> | undefined)[] = [];
+  // Per term: postings count, live chunks (for the IDF), the one posting while there is one, then a list of (chunk, count) pairs.
+  private postingLength = new Int32Array(0);
+  private df = new Int32Array(0);
+  private firstDoc = new Int32Array(0);
+  private firstTf = new Uint16Array(0);
+  private lists: (Int32Array | undefined)[] = [];
+  // Per chunk: its item (undefined once removed), length, and where its terms and definitions sit in the pools.
+  private items: (T | undefined)[] = [];
+  private docLength = new Int32Array(0);
+  private docTermAt = new Int32Array(0);
+  private docTermCount = new Int32Array(0);
+  private docDefAt = new Int32Array(0);
+  private docDefCount = new Int32Array(0);
+  private termPool = new Int32Array(0);
+  private tfPool = new Uint16Array(0);
+  private termPoolUsed = 0;
+  private defPool = new Int32Array(0);
+  private defPoolUsed = 0;
   private readonly byFile = new Map<string, number[]>();
   private live = 0;
   private holes = 0;
@@ -140,7 +151,9 @@ export class KeywordIndex<T> {
   private touched = new Int32Array(0);
   /** Scratch for `setFile`: a count per term id, zero between chunks. */
   private counts = new Uint32Array(0);
-  private readonly nameIds = new Map<string, Int32Array>();
+  private readonly nameAt = new Map<string, number>();
+  private namePool = new Int32Array(0);
+  private namePoolUsed = 0;
 
   /**
    * An empty index, or (with `base`) one over a stored index whose postings stay on disk: what is
@@ -173,13 +186,16 @@ export class KeywordIndex<T> {
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.postings.length;
+      id = this.termNames.length;
       this.termIds.set(term, id);
       this.termNames.push(term);
-      this.postings.push(new Int32Array(4));
-      this.postingTf.push(new Uint16Array(4));
-      this.postingLength.push(0);
-      this.df.push(0);
+      if (id >= this.df.length) {
+        this.postingLength = room(this.postingLength, id + 1);
+        this.df = room(this.df, id + 1);
+        this.firstDoc = room(this.firstDoc, id + 1);
+        this.firstTf = room(this.firstTf, id + 1);
+      }
+      this.lists.push(undefined);
     }
     return id;
   }
@@ -196,11 +212,11 @@ export class KeywordIndex<T> {
       }
     }
     for (const id of this.byFile.get(file) ?? []) {
-      const doc = this.docs[id];
-      if (!doc) continue;
-      for (const t of doc.terms) this.df[t]--;
-      this.totalLength -= doc.length;
-      this.docs[id] = undefined;
+      if (this.items[id] === undefined) continue;
+      const at = this.docTermAt[id];
+      for (let i = at; i < at + this.docTermCount[id]; i++) this.df[this.termPool[i]]--;
+      this.totalLength -= this.docLength[id];
+      this.items[id] = undefined;
       this.live--;
       this.holes++;
     }
@@ -210,22 +226,85 @@ export class KeywordIndex<T> {
 
   /** Postings without the removed chunks (their ids stay unused). */
   private dropHoles(): void {
-    for (let t = 0; t < this.postings.length; t++) {
-      const p = this.postings[t];
-      const f = this.postingTf[t];
+    for (let t = 0; t < this.termNames.length; t++) {
+      const len = this.postingLength[t];
+      if (len === 1) {
+        if (this.items[this.firstDoc[t]] === undefined) this.postingLength[t] = 0;
+        continue;
+      }
+      const list = this.lists[t];
+      if (!list) continue;
       let n = 0;
-      for (let i = 0; i < this.postingLength[t]; i++) {
-        if (!this.docs[p[i]]) continue;
-        p[n] = p[i];
-        f[n++] = f[i];
+      for (let i = 0; i < len; i++) {
+        if (this.items[list[2 * i]] === undefined) continue;
+        list[2 * n] = list[2 * i];
+        list[2 * n + 1] = list[2 * i + 1];
+        n++;
       }
       this.postingLength[t] = n;
-      if (p.length > 16 && n < p.length / 4) {
-        this.postings[t] = p.slice(0, Math.max(4, n * 2));
-        this.postingTf[t] = f.slice(0, Math.max(4, n * 2));
-      }
+      if (n <= 1) {
+        if (n === 1) {
+          this.firstDoc[t] = list[0];
+          this.firstTf[t] = list[1];
+        }
+        this.lists[t] = undefined;
+      } else if (list.length > 32 && n < list.length / 8) this.lists[t] = list.slice(0, n * 4);
     }
     this.holes = 0;
+  }
+
+  /** A new chunk: its item, length, terms with counts and definitions (term ids), its postings added. */
+  private addDoc(item: T, length: number, terms: ArrayLike<number>, tfs: ArrayLike<number>, defs: ArrayLike<number>): number {
+    const id = this.items.length;
+    this.items.push(item);
+    if (id >= this.docLength.length) {
+      this.docLength = room(this.docLength, id + 1);
+      this.docTermAt = room(this.docTermAt, id + 1);
+      this.docTermCount = room(this.docTermCount, id + 1);
+      this.docDefAt = room(this.docDefAt, id + 1);
+      this.docDefCount = room(this.docDefCount, id + 1);
+    }
+    const at = this.termPoolUsed;
+    this.termPool = room(this.termPool, at + terms.length);
+    this.tfPool = room(this.tfPool, at + terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      this.termPool[at + i] = terms[i];
+      this.tfPool[at + i] = tfs[i];
+      this.addPosting(terms[i], id, tfs[i]);
+    }
+    this.termPoolUsed += terms.length;
+    const defAt = this.defPoolUsed;
+    this.defPool = room(this.defPool, defAt + defs.length);
+    for (let i = 0; i < defs.length; i++) this.defPool[defAt + i] = defs[i];
+    this.defPoolUsed += defs.length;
+    this.docLength[id] = length;
+    this.docTermAt[id] = at;
+    this.docTermCount[id] = terms.length;
+    this.docDefAt[id] = defAt;
+    this.docDefCount[id] = defs.length;
+    this.totalLength += length;
+    this.live++;
+    return id;
+  }
+
+  private addPosting(t: number, id: number, count: number): void {
+    const n = this.postingLength[t];
+    if (n === 0) {
+      this.firstDoc[t] = id;
+      this.firstTf[t] = count;
+    } else {
+      let list = this.lists[t];
+      if (!list) {
+        list = new Int32Array(8);
+        list[0] = this.firstDoc[t];
+        list[1] = this.firstTf[t];
+      } else if (2 * n + 2 > list.length) list = room(list, 2 * n + 2);
+      list[2 * n] = id;
+      list[2 * n + 1] = count;
+      this.lists[t] = list;
+    }
+    this.postingLength[t] = n + 1;
+    this.df[t]++;
   }
 
   /** Replaces a file's chunks. */
@@ -233,48 +312,51 @@ export class KeywordIndex<T> {
     this.removeFile(file);
     const ids: number[] = [];
     for (const c of chunks) {
-      const id = this.docs.length;
       // Each term's count in a scratch array by term id (a map per chunk was most of the work).
       const distinct: number[] = [];
       let length = 0;
       for (const m of c.text.matchAll(IDENTIFIER)) {
-        for (const tid of this.idsOfName(m[0])) {
-          if (tid >= this.counts.length) this.growCounts();
+        const at = this.nameSlot(m[0]);
+        const n = this.namePool[at];
+        if (this.counts.length < this.termNames.length) this.counts = room(this.counts, this.termNames.length);
+        for (let i = at + 1; i <= at + n; i++) {
+          const tid = this.namePool[i];
           if (this.counts[tid]++ === 0) distinct.push(tid);
-          length++;
         }
+        length += n;
       }
       const sorted = Int32Array.from(distinct).sort();
       const tf = new Uint16Array(sorted.length);
       for (let i = 0; i < sorted.length; i++) {
-        const t = sorted[i];
-        tf[i] = Math.min(65535, this.counts[t]);
-        this.counts[t] = 0;
-        this.addPosting(t, id, tf[i]);
+        tf[i] = Math.min(65535, this.counts[sorted[i]]);
+        this.counts[sorted[i]] = 0;
       }
-      const defs = Int32Array.from(definitionsOf(c.text).map((d) => this.termId(d)));
-      this.docs.push({ item: c.item, terms: sorted, tf, length, defs });
-      this.totalLength += length;
-      this.live++;
-      ids.push(id);
+      const defs = definitionsOf(c.text).map((d) => this.termId(d));
+      ids.push(this.addDoc(c.item, length, sorted, tf, defs));
     }
     this.byFile.set(file, ids);
   }
 
-  /** The term ids an identifier gives (as `termsOf`), remembered per index: code repeats its names. */
-  private idsOfName(name: string): Int32Array {
-    let ids = this.nameIds.get(name);
-    if (ids) return ids;
-    ids = Int32Array.from(namesTerms(name), (t) => this.termId(t));
-    if (this.nameIds.size >= NAME_CACHE_LIMIT / 2) this.nameIds.clear();
-    this.nameIds.set(name, ids);
-    return ids;
-  }
-
-  private growCounts(): void {
-    const grown = new Uint32Array(Math.max(1024, this.postings.length * 2));
-    grown.set(this.counts);
-    this.counts = grown;
+  /**
+   * The term ids an identifier gives (as `termsOf`), remembered per index (code repeats its names):
+   * the map gives where they sit in one pool, count first (no array per name for the collector).
+   */
+  private nameSlot(name: string): number {
+    let at = this.nameAt.get(name);
+    if (at === undefined) {
+      const terms = namesTerms(name);
+      if (this.nameAt.size >= NAME_CACHE_LIMIT / 2 || this.namePoolUsed + terms.length + 1 > 1 << 22) {
+        this.nameAt.clear();
+        this.namePoolUsed = 0;
+      }
+      at = this.namePoolUsed;
+      this.namePool = room(this.namePool, at + terms.length + 1);
+      this.namePool[at] = terms.length;
+      for (let i = 0; i < terms.length; i++) this.namePool[at + 1 + i] = this.termId(terms[i]);
+      this.namePoolUsed += terms.length + 1;
+      this.nameAt.set(name, at);
+    }
+    return at;
   }
 
   /** From now on, remembers the files set or removed (see `copyFiles`); returns them. */
@@ -289,16 +371,14 @@ export class KeywordIndex<T> {
       this.removeFile(file);
       const ids: number[] = [];
       for (const other of from.byFile.get(file) ?? []) {
-        const d = from.docs[other];
-        if (!d) continue;
-        const id = this.docs.length;
-        const terms = Int32Array.from(d.terms, (t) => this.termId(from.termNames[t]));
-        terms.forEach((t, i) => this.addPosting(t, id, d.tf[i]));
-        const defs = Int32Array.from(d.defs, (t) => this.termId(from.termNames[t]));
-        this.docs.push({ item: d.item, terms, tf: d.tf, length: d.length, defs });
-        this.totalLength += d.length;
-        this.live++;
-        ids.push(id);
+        const item = from.items[other];
+        if (item === undefined) continue;
+        const at = from.docTermAt[other];
+        const n = from.docTermCount[other];
+        const terms = Array.from(from.termPool.subarray(at, at + n), (t) => this.termId(from.termNames[t]));
+        const defAt = from.docDefAt[other];
+        const defs = Array.from(from.defPool.subarray(defAt, defAt + from.docDefCount[other]), (t) => this.termId(from.termNames[t]));
+        ids.push(this.addDoc(item, from.docLength[other], terms, from.tfPool.subarray(at, at + n), defs));
       }
       if (ids.length) this.byFile.set(file, ids);
     }
@@ -311,64 +391,52 @@ export class KeywordIndex<T> {
    */
   async exportState(yieldNow: () => Promise<void>): Promise<KeywordState> {
     const files: KeywordState['files'] = [];
-    const lengths: number[] = [];
-    const termCounts: number[] = [];
-    const defCounts: number[] = [];
+    // The files as they are now: changes made between slices do not move the walk.
+    const walk = [...this.byFile];
+    let docCount = 0;
     let termTotal = 0;
     let defTotal = 0;
-    const docs: Doc<T>[] = [];
-    // The files as they are now: changes made between slices do not move the walk.
-    for (const [file, ids] of [...this.byFile]) {
+    for (const [, ids] of walk) {
+      for (const id of ids) {
+        if (this.items[id] === undefined) continue;
+        docCount++;
+        termTotal += this.docTermCount[id];
+        defTotal += this.docDefCount[id];
+      }
+    }
+    const lengths = new Int32Array(docCount);
+    const termCounts = new Int32Array(docCount);
+    const defCounts = new Int32Array(docCount);
+    const termIds = new Int32Array(termTotal);
+    const tfs = new Uint16Array(termTotal);
+    const defIds = new Int32Array(defTotal);
+    let d = 0;
+    let t = 0;
+    let f = 0;
+    // Counted above and copied below without a turn of the event loop in between for a file.
+    for (const [file, ids] of walk) {
       let count = 0;
       for (const id of ids) {
-        const d = this.docs[id];
-        if (!d) continue;
-        docs.push(d);
+        if (this.items[id] === undefined) continue;
+        const at = this.docTermAt[id];
+        const n = this.docTermCount[id];
+        lengths[d] = this.docLength[id];
+        termCounts[d] = n;
+        termIds.set(this.termPool.subarray(at, at + n), t);
+        tfs.set(this.tfPool.subarray(at, at + n), t);
+        t += n;
+        const defAt = this.docDefAt[id];
+        const m = this.docDefCount[id];
+        defCounts[d] = m;
+        defIds.set(this.defPool.subarray(defAt, defAt + m), f);
+        f += m;
+        d++;
         count++;
-        lengths.push(d.length);
-        termCounts.push(d.terms.length);
-        defCounts.push(d.defs.length);
-        termTotal += d.terms.length;
-        defTotal += d.defs.length;
       }
       files.push({ file, count });
       await yieldNow();
     }
-    const termIds = new Int32Array(termTotal);
-    const tfs = new Uint16Array(termTotal);
-    const defIds = new Int32Array(defTotal);
-    let t = 0;
-    let f = 0;
-    for (let i = 0; i < docs.length; i++) {
-      const d = docs[i];
-      if (i % 1024 === 0) await yieldNow();
-      termIds.set(d.terms, t);
-      tfs.set(d.tf, t);
-      t += d.terms.length;
-      defIds.set(d.defs, f);
-      f += d.defs.length;
-    }
-    const terms = new Array<string>(this.postings.length);
-    for (const [name, id] of this.termIds) terms[id] = name;
-    return { terms, files, lengths: Int32Array.from(lengths), termCounts: Int32Array.from(termCounts), termIds, tfs, defCounts: Int32Array.from(defCounts), defIds };
-  }
-
-  private addPosting(t: number, id: number, count: number): void {
-    let p = this.postings[t];
-    let f = this.postingTf[t];
-    const n = this.postingLength[t];
-    if (n === p.length) {
-      const grown = new Int32Array(n * 2);
-      grown.set(p);
-      this.postings[t] = p = grown;
-      const grownTf = new Uint16Array(n * 2);
-      grownTf.set(f);
-      this.postingTf[t] = f = grownTf;
-    }
-    p[n] = id;
-    f[n] = count;
-    this.postingLength[t] = n + 1;
-    this.df[t]++;
+    return { terms: [...this.termNames], files, lengths: lengths.subarray(0, d), termCounts: termCounts.subarray(0, d), termIds: termIds.subarray(0, t), tfs: tfs.subarray(0, t), defCounts: defCounts.subarray(0, d), defIds: defIds.subarray(0, f) };
   }
 
   /**
@@ -381,7 +449,7 @@ export class KeywordIndex<T> {
     if (n === 0 || k <= 0) return [];
     const avg = (this.totalLength + this.baseLength) / n || 1;
     const first = this.base?.docs ?? 0;
-    const span = first + this.docs.length;
+    const span = first + this.items.length;
     if (this.scores.length < span) {
       this.scores = new Float32Array(Math.ceil(span * 1.25));
       this.masks = new Uint32Array(this.scores.length);
@@ -420,15 +488,15 @@ export class KeywordIndex<T> {
         }
       }
       if (t === undefined) return;
-      const p = this.postings[t];
-      const tfs = this.postingTf[t];
-      for (let i = 0, len = this.postingLength[t]; i < len; i++) {
-        const doc = this.docs[p[i]];
-        if (!doc) continue;
-        const id = first + p[i];
-        const f = tfs[i];
+      const len = this.postingLength[t];
+      const list = this.lists[t];
+      for (let i = 0; i < len; i++) {
+        const doc = len === 1 ? this.firstDoc[t] : list![2 * i];
+        if (this.items[doc] === undefined) continue;
+        const id = first + doc;
+        const f = len === 1 ? this.firstTf[t] : list![2 * i + 1];
         if (masks[id] === 0) touched[touchedCount++] = id;
-        scores[id] += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * doc.length) / avg));
+        scores[id] += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * this.docLength[doc]) / avg));
         masks[id] |= bit;
       }
     });
@@ -437,7 +505,11 @@ export class KeywordIndex<T> {
       const bt = this.base?.termId(name);
       if (bt !== undefined) for (const d of this.base!.read(bt, true).definers) if (!this.baseMask[d]) storedDefiners.add(d);
     }
-    const defines = (id: number) => (id < first ? storedDefiners.has(id) : nameId !== undefined && this.docs[id - first]!.defs.includes(nameId));
+    const defines = (id: number) => {
+      if (id < first) return storedDefiners.has(id);
+      const at = this.docDefAt[id - first];
+      return nameId !== undefined && this.defPool.subarray(at, at + this.docDefCount[id - first]).includes(nameId);
+    };
     const defining: number[] = [];
     const best = new TopK(k);
     for (let i = 0; i < touchedCount; i++) {
@@ -450,7 +522,7 @@ export class KeywordIndex<T> {
     const isDefining = new Set(defining.slice(0, k));
     const hits: KeywordHit<T>[] = [];
     for (const id of order) {
-      const item = id < first ? this.storedItem(id) : this.docs[id - first]!.item;
+      const item = id < first ? this.storedItem(id) : this.items[id - first];
       if (item === undefined) continue;
       hits.push({ item, score: scores[id], matched: terms.filter((_, q) => masks[id] & (1 << q)), ...(name && isDefining.has(id) ? { defines: name } : {}) });
     }
