@@ -346,7 +346,7 @@ export function filesAfter(state: Pick<CommittedState, 'snapshot' | 'entries'>):
  * (the thread pool's size: from the page cache they copy in parallel); false when the file is
  * shorter.
  */
-async function readInto(path: string, into: Uint8Array, bytes: number): Promise<boolean> {
+export async function readInto(path: string, into: Uint8Array, bytes: number): Promise<boolean> {
   const PIECE = 16 << 20;
   const file = await open(path, 'r');
   try {

@@ -3,7 +3,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
-import { filesAfter, IndexStore, readCommitted, type LogEntry, type StoredFile } from './indexStore';
+import { filesAfter, IndexStore, readCommitted, readInto, type LogEntry, type StoredFile } from './indexStore';
 import { Slicer } from './slices';
 import { fileLine, type SnapshotParts } from './snapshotJob';
 import { runSnapshot, storeKeywords } from './snapshotRunner';
@@ -625,6 +625,13 @@ export class SemanticIndex {
   /** Takes over a snapshot a job wrote: its rows become the index (swapped at once, the maps built first). */
   private async adopt(parts: SnapshotParts, slices: Slicer): Promise<void> {
     const count = parts.rows.length;
+    // The rows, when kept in memory, read from the new file in pieces off the event loop (a read that fails leaves them in the file).
+    const vectorPath = join(this.o.storeDir, `vectors-${parts.generation}.f32`);
+    let vectors: Float32Array | undefined;
+    if (parts.inMemory) {
+      vectors = new Float32Array((count + headroomFor(count)) * parts.dim);
+      if (!(await readInto(vectorPath, new Uint8Array(vectors.buffer), count * parts.dim * 4))) vectors = undefined;
+    }
     // The row map is renumbered in place (no update runs meanwhile, and searches do not read it):
     // a new map of 100,000 hashes grew and rehashed on the host for tens of milliseconds.
     // The rows the snapshot dropped are those no file holds (what the fold itself kept).
@@ -638,9 +645,9 @@ export class SemanticIndex {
       if (i % 4096 === 0) await slices.maybeYield();
     }
     this.closeVectorFile();
-    const fd = parts.vectors ? undefined : openSync(join(this.o.storeDir, `vectors-${parts.generation}.f32`), 'r');
+    const fd = vectors ? undefined : openSync(vectorPath, 'r');
     this.vectorFd = fd;
-    this.vectors = VectorIndex.fromParts({ dim: parts.dim, count, mean: parts.mean, codes: parts.codes, alphas: parts.scales, headroom: headroomFor(count), ...(parts.vectors ? { vectors: parts.vectors } : { vectorFile: fd }) });
+    this.vectors = VectorIndex.fromParts({ dim: parts.dim, count, mean: parts.mean, codes: parts.codes, alphas: parts.scales, headroom: headroomFor(count), ...(vectors ? { vectors } : { vectorFile: fd }) });
     this.dim = parts.dim;
     this.generation = parts.generation;
     this.rowHashes = parts.rows;

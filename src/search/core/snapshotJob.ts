@@ -83,8 +83,11 @@ export interface SnapshotParts {
   /** Codes and scales with room for `headroom` more rows. */
   codes: Uint8Array;
   scales: Float32Array;
-  /** The normalised rows with room for `headroom` more, when the index keeps them in memory. */
-  vectors?: Float32Array;
+  /**
+   * Whether the index keeps the rows in memory (it reads them from the new vectors file itself, in
+   * pieces: a 400 MB buffer handed over from the worker made the host's collector run at once).
+   */
+  inMemory: boolean;
 }
 
 export type SnapshotProgress = (done: number, total: number) => void;
@@ -179,7 +182,6 @@ async function write(
   const cb = codeBytes(dim);
   const capacity = n + job.headroom;
   const inMemory = n * dim * 4 <= job.inMemoryBytes;
-  const vectors = inMemory ? new Float32Array(capacity * dim) : undefined;
   const codes = new Uint8Array(capacity * cb);
   const scales = new Float32Array(capacity);
   const store = new IndexStore(job.dir, codeBytes, job.inMemoryBytes);
@@ -195,7 +197,6 @@ async function write(
         const rowsOfBlock = block.subarray(0, count * dim);
         const enc = encode(rowsOfBlock, count);
         put(rowsOfBlock, enc.codes, enc.alphas);
-        vectors?.set(rowsOfBlock, i * dim);
         codes.set(enc.codes, i * cb);
         scales.set(enc.alphas, i);
         onProgress?.(Math.floor(n / 2 + (i + count) / 2), n);
@@ -205,7 +206,7 @@ async function write(
     true,
   );
   store.close();
-  return { generation: job.to, rows, dim, mean: mean32, codes, scales, ...(vectors ? { vectors } : {}) };
+  return { generation: job.to, rows, dim, mean: mean32, codes, scales, inMemory };
 }
 
 /** One line of a build job's `filesText`: a file and its chunks as version 3's metadata keeps them. */

@@ -20,7 +20,7 @@ if (port) {
     // A message per block of rows (a few a second): the caller sees how far it got.
     runSnapshotJob(job, (done, total) => post({ type: 'progress', done, total })).then(
       (parts) => {
-        const buffers = [parts.mean.buffer, parts.codes.buffer, parts.scales.buffer, ...(parts.vectors ? [parts.vectors.buffer] : [])] as ArrayBuffer[];
+        const buffers = [parts.mean.buffer, parts.codes.buffer, parts.scales.buffer] as ArrayBuffer[];
         // The row hashes as one string: one string crosses threads at once, 100,000 would each be copied.
         post({ type: 'done', parts: { ...parts, rows: [] }, rowsText: parts.rows.join(' ') }, [...new Set(buffers)]);
       },
