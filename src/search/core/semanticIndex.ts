@@ -11,7 +11,7 @@ import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { chunkText, embeddingText } from './chunker';
-import { KeywordIndex, type KeywordHit } from './keywords';
+import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
 
@@ -448,9 +448,10 @@ export class SemanticIndex {
     if (this.keywordsDue !== undefined) {
       const generation = this.keywordsDue;
       this.keywordsDue = undefined;
-      // In the background; changes made meanwhile are carried over to the stored index.
+      // Exported now (the build's own work), written in the background; changes made meanwhile are carried over to the stored index.
       const abort = new AbortController();
-      const done = this.saveKeywords(generation, abort.signal).then(() => undefined);
+      const exported = await this.exportKeywords(new Slicer()).catch((err: unknown) => void this.o.onBackgroundError?.(err));
+      const done = exported ? this.saveKeywords(generation, abort.signal, exported).then(() => undefined) : Promise.resolve();
       this.keywordSave = { abort, done: done.finally(() => (this.keywordSave = this.keywordSave?.abort === abort ? undefined : this.keywordSave)) };
     }
     stats.ms = Date.now() - t0;
@@ -665,22 +666,11 @@ export class SemanticIndex {
    * memory when the stored index is taken over (in the keyword index's own queue). A cache: on failure it is reported, the
    * current index stays in use and the next load tokenises the files instead.
    */
-  private async saveKeywords(generation: number, signal: AbortSignal): Promise<boolean> {
+  private async saveKeywords(generation: number, signal: AbortSignal, exported?: ExportedKeywords): Promise<boolean> {
     try {
-      // Exported while changes go on: those made from here are recorded and carried over at the take-over.
-      await this.keywordsReady;
-      const source = this.keywords;
-      const changed = source.record();
       // Short slices: this is background work, and a change the user makes meanwhile waits a slice at each of its steps.
       const slices = new Slicer(BACKGROUND_SLICE_MS);
-      const state = await source.exportState(() => slices.maybeYield());
-      // What the stored index will hold: the stored files still current, then the exported ones
-      // (taken together with the export's end, no turn of the event loop in between).
-      const expected = new Map<string, number>();
-      const base = source.stored;
-      base?.stored.files.forEach((file, i) => base.masked.has(file) || expected.set(file, base.stored.fileStarts[i + 1] - base.stored.fileStarts[i]));
-      for (const f of state.files) expected.set(f.file, f.count);
-      const e = { state, source, expected, changed, ...(base ? { base: { from: base.stored.generation, masked: [...base.masked] } } : {}) };
+      const e = exported ?? (await this.exportKeywords(slices));
       await storeKeywords(this.o.storeDir, generation, e.state, e.base, { signal, mode: this.o.snapshots });
       const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => files.length === e.expected.size && files.every(([f, n]) => e.expected.get(f) === n));
       if (!stored) throw new Error(`the keyword index stored for generation ${generation} does not match the index`);
@@ -699,6 +689,24 @@ export class SemanticIndex {
       if (!signal.aborted) this.o.onBackgroundError?.(err);
       return false;
     }
+  }
+
+  /**
+   * The keyword index as numbers, to store (`saveKeywords`). Changes may go on meanwhile: those
+   * made from its start are recorded, to be carried over when the stored index is taken over.
+   */
+  private async exportKeywords(slices: Slicer): Promise<ExportedKeywords> {
+    await this.keywordsReady;
+    const source = this.keywords;
+    const changed = source.record();
+    const state = await source.exportState(() => slices.maybeYield());
+    // What the stored index will hold: the stored files still current, then the exported ones
+    // (taken together with the export's end, no turn of the event loop in between).
+    const expected = new Map<string, number>();
+    const base = source.stored;
+    base?.stored.files.forEach((file, i) => base.masked.has(file) || expected.set(file, base.stored.fileStarts[i + 1] - base.stored.fileStarts[i]));
+    for (const f of state.files) expected.set(f.file, f.count);
+    return { state, source, expected, changed, ...(base ? { base: { from: base.stored.generation, masked: [...base.masked] } } : {}) };
   }
 
   /** Takes a keyword index over (searches use it at once; the previous one's file is closed). */
@@ -793,6 +801,17 @@ export class SemanticIndex {
 }
 
 type Holders = string | string[];
+
+/** The keyword index exported to be stored, and what it was exported from (see `exportKeywords`). */
+interface ExportedKeywords {
+  state: KeywordState;
+  source: KeywordIndex<IndexedChunk>;
+  base?: { from: number; masked: string[] };
+  /** The files and chunk counts the stored index will hold. */
+  expected: Map<string, number>;
+  /** Files changed since the export began. */
+  changed: ReadonlySet<string>;
+}
 
 /** The slice of work done in the background (storing the keywords) before other work gets a turn. */
 const BACKGROUND_SLICE_MS = 2;
