@@ -115,10 +115,10 @@ async function main(): Promise<void> {
     const m = runMillionBench();
     results.million = m;
     console.log(`\nOne machine, a monorepo: ${m.n.toLocaleString('en-US')} x ${m.dim} (${m.shape} shape), built block by block to files in ${m.buildSeconds.toFixed(0)} s (vectors ${m.fileMB.vectors.toFixed(0)} MB on disk, codes and scales ${m.fileMB.codes.toFixed(0)} MB)`);
-    console.log(`  fresh process: load ${m.loadMs.toFixed(0)} ms; resident ${m.residentMB.toFixed(0)} MB (${(m.residentMB - m.residentBeforeMB).toFixed(0)} MB over the bare process)`);
-    for (const r of m.runs) console.log(`  ${r.candidates} candidates re-scored from the file: median ${r.medianMs.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, recall@10 ${r.recall.toFixed(3)} (20 queries, right after the build)`);
+    console.log(`  fresh process: load ${m.loadMs.toFixed(0)} ms; resident ${m.vectorsResidentMB.toFixed(0)} MB (${(m.vectorsResidentMB - m.residentBeforeMB).toFixed(0)} MB over the bare process)`);
+    for (const r of m.runs) console.log(`  ${r.candidates} candidates re-scored from the file: median ${r.medianMs.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, recall@10 ${r.recall.toFixed(3)} (${m.hybrid.queries} queries, right after the build)`);
     const best = m.runs[0];
-    const met = m.residentMB <= 1500 && m.loadMs <= 1000 && best.medianMs <= 50 && best.p95Ms <= 100 && best.recall >= 0.99;
+    const met = m.vectorsResidentMB <= 1500 && m.loadMs <= 1000 && best.medianMs <= 50 && best.p95Ms <= 100 && best.recall >= 0.99;
     console.log(`  => vectors alone (resident ≤ 1.5 GB, load ≤ 1 s, query median ≤ 50 ms and p95 ≤ 100 ms, recall ≥ 0.99): ${met ? 'met' : 'NOT met'} at the default 500 candidates`);
     const k = m.keywords;
     const h = m.hybrid;
