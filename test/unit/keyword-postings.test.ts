@@ -162,4 +162,31 @@ describe('keyword postings on disk', () => {
     writeFileSync(path, good);
     assert.ok(await openStored(path, 4), 'the good bytes open');
   });
+
+  it('chunk numbers out of range in a block are skipped by queries and by the merge, never used', async () => {
+    const memory = new KeywordIndex<Item>();
+    fill(memory, corpus(5, 30));
+    const path = join(dir, 'keywords-1.bin');
+    writeKeywordFile(path, 1, await memory.exportState(noYield));
+    const stored = await openStored(path, 1);
+    const t = stored.termId('invoice')!;
+    const bytes = readFileSync(path);
+    const headerLength = bytes.readUInt32LE(bytes.length - 8);
+    const header = JSON.parse(bytes.toString('utf8', bytes.length - 8 - headerLength, bytes.length - 8)) as { sections: Record<string, [number, number]> };
+    const blockAt = new Float64Array(bytes.buffer.slice(bytes.byteOffset + header.sections.blockAt[0], bytes.byteOffset + header.sections.blockAt[0] + header.sections.blockAt[1] * 8));
+    const count = stored.read(t).docs.length;
+    assert.ok(count >= 2);
+    stored.close();
+    bytes.writeInt32LE(-5, blockAt[t]);
+    bytes.writeInt32LE(1 << 30, blockAt[t] + 4);
+    writeFileSync(path, bytes);
+    const damaged = over(await openStored(path, 1));
+    const hits = damaged.search('invoice', 1000);
+    assert.equal(hits.length, count - 2, `the two bad numbers left out: ${hits.length} of ${count}`);
+    assert.ok(hits.every((h) => h.item.i >= 0 && memory.search('invoice', 1000).some((m) => m.item.file === h.item.file && m.item.i === h.item.i)));
+    const next = join(dir, 'keywords-2.bin');
+    writeKeywordFile(next, 2, await damaged.exportState(noYield), damaged.stored);
+    const merged = over(await openStored(next, 2));
+    assert.equal(merged.search('invoice', 1000).length, count - 2);
+  });
 });

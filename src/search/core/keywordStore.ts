@@ -372,13 +372,14 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
         const p = b.read(t, true);
         ensure(p.docs.length + fromDelta, p.definers.length + defsFromDelta);
         for (let i = 0; i < p.docs.length; i++) {
-          const d = p.docs[i] < baseDoc.length ? baseDoc[p.docs[i]] : -1;
+          const x = p.docs[i];
+          const d = x >= 0 && x < baseDoc.length ? baseDoc[x] : -1;
           if (d < 0) continue;
           docs[n] = d;
           tfs[n++] = p.tfs[i];
         }
         for (const x of p.definers) {
-          const d = x < baseDoc.length ? baseDoc[x] : -1;
+          const d = x >= 0 && x < baseDoc.length ? baseDoc[x] : -1;
           if (d >= 0) definers[m++] = d;
         }
       } else ensure(fromDelta, defsFromDelta);

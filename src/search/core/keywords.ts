@@ -507,7 +507,8 @@ export class KeywordIndex<T> {
         const { docs, tfs } = stored;
         for (let i = 0, len = docs.length; i < len; i++) {
           const id = docs[i];
-          if (id >= first || this.baseMask[id]) continue;
+          // Out of range only in a damaged file: skipped, never indexed with.
+          if (id < 0 || id >= first || this.baseMask[id]) continue;
           const f = tfs[i];
           if (masks[id] === 0) touched[touchedCount++] = id;
           scores[id] += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * lengths![id]) / avg));

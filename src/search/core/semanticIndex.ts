@@ -663,8 +663,8 @@ export class SemanticIndex {
    * Stores the keyword index beside snapshot `generation` (in a worker: the stored index's chunks
    * less the files changed since, and the in-memory ones) and takes it over, its postings on disk.
    * Changes go on meanwhile: the files changed after the export began are carried over from
-   * memory when the stored index is taken over (in the keyword index's own queue). A cache: on failure it is reported, the
-   * current index stays in use and the next load tokenises the files instead.
+   * memory when the stored index is taken over (in the keyword index's own queue). A cache: on
+   * failure it is reported, the current index stays in use and the next load tokenises the files.
    */
   private async saveKeywords(generation: number, signal: AbortSignal, exported?: ExportedKeywords): Promise<boolean> {
     try {
@@ -715,8 +715,8 @@ export class SemanticIndex {
     this.keywords = keywords;
   }
 
-  /** Whether these files with these chunk counts are exactly the index's. */
-  private holdsExactly(files: [string, number][], expected: { get(file: string): StoredFile | undefined; size: number } = this.files): boolean {
+  /** Whether these files with these chunk counts are exactly the expected ones. */
+  private holdsExactly(files: [string, number][], expected: ReadonlyMap<string, StoredFile>): boolean {
     return files.length === expected.size && files.every(([file, count]) => expected.get(file)?.chunks.length === count);
   }
 
