@@ -82,6 +82,40 @@ describe('vector index', () => {
     assert.throws(() => index.add(new Float32Array(3)), /3 dimensions, the index 64/);
   });
 
+  it('the WebAssembly rotation encodes as the JavaScript one does (a process where it cannot load)', () => {
+    // Codes and scales of the same rows, with the kernel and in a process where it cannot load (the loop).
+    const script = `
+      const dims = [64, 300, 1536];
+      const out = {};
+      for (const dim of dims) {
+        let s = 7;
+        const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+        const rows = Float32Array.from({ length: 40 * dim }, r);
+        const mean = Float32Array.from({ length: dim }, () => r() / 10);
+        const { codes, alphas } = VectorIndex.encoder(dim, mean)(rows, 40);
+        out[dim] = { codes: Buffer.from(codes).toString('base64'), alphas: Array.from(alphas) };
+      }
+      console.log(JSON.stringify(out));`;
+    const run = (withoutWasm: boolean) => {
+      // The module is loaded first (the TypeScript loader itself needs WebAssembly); its kernels load on first use.
+      const disable = withoutWasm ? "WebAssembly.Instance = function () { throw new Error('no WebAssembly here'); };" : '';
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `const { VectorIndex } = require(${JSON.stringify(require.resolve('../../src/search/core/vectorIndex'))}); ${disable} ${script}`], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout) as Record<string, { codes: string; alphas: number[] }>;
+    };
+    const kernel = run(false);
+    const loop = run(true);
+    for (const dim of ['64', '300', '1536']) {
+      const a = Buffer.from(kernel[dim].codes, 'base64');
+      const b = Buffer.from(loop[dim].codes, 'base64');
+      let differing = 0;
+      for (let i = 0; i < a.length; i++) for (let x = a[i] ^ b[i]; x; x &= x - 1) differing++;
+      // The two sum in different orders: a value within rounding of zero may take the other sign.
+      assert.ok(differing <= a.length * 8 * 0.001, `${dim}-d: ${differing} of ${a.length * 8} bits differ`);
+      kernel[dim].alphas.forEach((v, i) => assert.ok(Math.abs(v - loop[dim].alphas[i]) <= 1e-5 * Math.abs(v), `${dim}-d scale ${i}`));
+    }
+  });
+
   it('keeps the committed WebAssembly in step with its source', () => {
     const r = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);

@@ -1,5 +1,6 @@
 import { readSync } from 'node:fs';
 import { HAMMING_WASM_BASE64 } from './hamming-wasm';
+import { ROTATION_WASM_BASE64 } from './rotation-wasm';
 
 export interface SearchHit {
   row: number;
@@ -41,6 +42,31 @@ function loadKernel(): HammingKernel | null {
     kernel = null;
   }
   return kernel;
+}
+
+interface RotationKernel {
+  memory: WasmMemory;
+  round(y: number, signs: number, n: number): void;
+  /** The signs the memory holds (after the values, one round after another). */
+  signs: Float32Array[] | undefined;
+  /** The values' view (made again when the memory grows or the length changes). */
+  values: Float32Array | undefined;
+}
+
+let rotationKernel: RotationKernel | null | undefined;
+
+/** The WebAssembly SIMD rotation (signs, then the transform: 30 times the JavaScript loop), or null (the loop is used). */
+function loadRotation(): RotationKernel | null {
+  if (rotationKernel !== undefined) return rotationKernel;
+  try {
+    if (!WASM) throw new Error('no WebAssembly');
+    const memory = new WASM.Memory({ initial: 1 });
+    const instance = new WASM.Instance(new WASM.Module(Buffer.from(ROTATION_WASM_BASE64, 'base64')), { env: { memory } });
+    rotationKernel = { memory, round: instance.exports.round as RotationKernel['round'], signs: undefined, values: undefined };
+  } catch {
+    rotationKernel = null;
+  }
+  return rotationKernel;
 }
 
 function popcount32(v: number): number {
@@ -278,19 +304,38 @@ export class VectorIndex {
     this.version++;
   }
 
-  /** The rotated copy of `src[offset…]` (less `centre` when given) in the scratch buffer. */
+  /**
+   * The rotated copy of `src[offset…]` (less `centre` when given), in a scratch buffer valid until
+   * the next rotation (of any index).
+   */
   private rotate(src: Float32Array, offset: number, centre?: Float32Array): Float32Array {
-    const y = this.scratch;
+    const k = loadRotation();
+    const y = k ? this.kernelScratch(k) : this.scratch;
     y.fill(0);
     for (let d = 0; d < this.dim; d++) y[d] = src[offset + d] - (centre ? centre[d] : 0);
-    for (const s of this.rotation) {
-      for (let d = 0; d < this.padded; d++) y[d] *= s[d];
-      fwht(y, this.padded);
+    if (k) this.rotation.forEach((_, r) => k.round(0, (r + 1) * this.padded * 4, this.padded));
+    else {
+      for (const s of this.rotation) {
+        for (let d = 0; d < this.padded; d++) y[d] *= s[d];
+        fwht(y, this.padded);
+      }
     }
     // Each transform scales by √n: one multiply makes the whole rotation orthonormal.
     const scale = this.padded ** (-this.rotation.length / 2);
     for (let d = 0; d < this.padded; d++) y[d] *= scale;
     return y;
+  }
+
+  /** The kernel's memory as this index's scratch: the values, then its signs (copied in when another index's are there). */
+  private kernelScratch(k: RotationKernel): Float32Array {
+    const floats = (this.rotation.length + 1) * this.padded;
+    if (k.memory.buffer.byteLength < floats * 4) k.memory.grow(Math.ceil((floats * 4 - k.memory.buffer.byteLength) / 65536));
+    if (k.signs !== this.rotation) {
+      this.rotation.forEach((s, r) => new Float32Array(k.memory.buffer, (r + 1) * this.padded * 4, this.padded).set(s));
+      k.signs = this.rotation;
+    }
+    if (k.values?.buffer !== k.memory.buffer || k.values.length !== this.padded) k.values = new Float32Array(k.memory.buffer, 0, this.padded);
+    return k.values;
   }
 
   private encodeRow(r: number): void {
