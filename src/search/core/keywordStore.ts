@@ -284,7 +284,7 @@ function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32A
  * Writes keyword file `path` for `generation` (atomically: a temporary file flushed, then renamed):
  * the chunks of `base` (an open stored index) except those of its `masked` files, then the
  * in-memory chunks of `delta`. Terms no chunk has any longer are left out. Runs in the snapshot
- * worker (synchronous writes; only the base's blocks are read, in order, through a window).
+ * worker (synchronous writes; the base's blocks are read one term at a time, in file order).
  */
 export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: { stored: StoredKeywords; masked: ReadonlySet<string> }): { docs: number; terms: number } {
   const b = base?.stored;

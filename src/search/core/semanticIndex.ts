@@ -178,7 +178,7 @@ export class SemanticIndex {
    */
   async load(): Promise<'loaded' | 'empty' | 'model-changed' | 'damaged'> {
     this.loads++;
-    await this.cancelFold();
+    await this.cancelBackground();
     this.closeVectorFile();
     let loaded = await this.store.load(headroomFor);
     if (loaded === 'v1') loaded = (await this.migrateV1()) ? await this.store.load(headroomFor) : 'damaged';
@@ -260,7 +260,7 @@ export class SemanticIndex {
 
   /** Lets go of the index: a fold in progress is cancelled, the open files are closed (the stored index stays). */
   async close(): Promise<void> {
-    await this.cancelFold();
+    await this.cancelBackground();
     this.keywords.close();
     this.store.close();
     this.closeVectorFile();
@@ -269,7 +269,7 @@ export class SemanticIndex {
   /** Forgets the stored index (a model or dimension change). */
   async clear(): Promise<void> {
     this.loads++;
-    await this.cancelFold();
+    await this.cancelBackground();
     this.store.close();
     this.closeVectorFile();
     this.vectors = undefined;
@@ -389,7 +389,7 @@ export class SemanticIndex {
       }
     };
     const inspect = async (f: { rel: string; abs: string; display: string }): Promise<Outcome> => {
-      if (!this.files.has(f.display) && !BINARY_EXT.test(f.rel) && !GENERATED.test(f.rel)) return inspectNew(f);
+      if (!this.files.has(f.display)) return inspectNew(f);
       const s = await stat(f.abs).catch(() => undefined);
       const prev = this.files.get(f.display);
       if (!s || !s.isFile()) return { kind: 'gone' };
@@ -644,7 +644,7 @@ export class SemanticIndex {
   }
 
   /** Cancels the background work: a fold, the keywords being stored. */
-  private async cancelFold(): Promise<void> {
+  private async cancelBackground(): Promise<void> {
     for (const job of [this.keywordSave, this.folding]) {
       if (!job) continue;
       job.abort.abort();
@@ -703,7 +703,7 @@ export class SemanticIndex {
       const slices = new Slicer(BACKGROUND_SLICE_MS);
       const e = exported ?? (await this.exportKeywords(slices));
       await storeKeywords(this.o.storeDir, generation, e.state, e.base, { signal, mode: this.o.snapshots });
-      const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => files.length === e.expected.size && files.every(([f, n]) => e.expected.get(f) === n));
+      const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => holdsExactly(files, e.expected));
       if (!stored) throw new Error(`the keyword index stored for generation ${generation} does not match the index`);
       let taken = false;
       const swapping = this.keywordsReady.then(() => {
@@ -746,11 +746,6 @@ export class SemanticIndex {
     this.keywords = keywords;
   }
 
-  /** Whether these files with these chunk counts are exactly the expected ones. */
-  private holdsExactly(files: [string, number][], expected: ReadonlyMap<string, StoredFile>): boolean {
-    return files.length === expected.size && files.every(([file, count]) => expected.get(file)?.chunks.length === count);
-  }
-
   /** A stored keyword chunk's item: the chunk at that place in its file. */
   private readonly itemAt = (file: string, index: number): IndexedChunk | undefined => {
     const c = this.files.get(file)?.chunks[index];
@@ -765,8 +760,8 @@ export class SemanticIndex {
   private async restoreKeywords(snapshot: { generation: number; files: Record<string, StoredFile> }, entries: LogEntry[]): Promise<void> {
     const load = this.loads;
     const slices = new Slicer();
-    const snapshotFiles = new Map(Object.entries(snapshot.files));
-    const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, snapshot.generation), snapshot.generation, () => slices.maybeYield(), (files) => this.holdsExactly(files, snapshotFiles));
+    const chunkCounts = new Map(Object.entries(snapshot.files).map(([file, f]) => [file, f.chunks.length]));
+    const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, snapshot.generation), snapshot.generation, () => slices.maybeYield(), (files) => holdsExactly(files, chunkCounts));
     if (load !== this.loads) return stored?.close();
     if (!stored) {
       await this.fillKeywords([...this.files.keys()]);
@@ -832,6 +827,11 @@ export class SemanticIndex {
 }
 
 type Holders = string | string[];
+
+/** Whether these files with these chunk counts are exactly the expected ones. */
+function holdsExactly(files: [string, number][], expected: ReadonlyMap<string, number>): boolean {
+  return files.length === expected.size && files.every(([file, count]) => expected.get(file) === count);
+}
 
 /** The keyword index exported to be stored, and what it was exported from (see `exportKeywords`). */
 interface ExportedKeywords {
