@@ -11,7 +11,7 @@
  *   at any point leaves a readable index: a torn last line is ignored, and rows no line names are
  *   cut off before the next append.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
@@ -42,6 +42,15 @@ export interface LogEntry {
   add: string[];
   /** Files replaced (or removed: null). */
   files: Record<string, StoredFile | null>;
+}
+
+/** A new generation's row files while they are written (`IndexStore.openSnapshot`). */
+export interface SnapshotFiles {
+  path(kind: 'vectors' | 'codes' | 'scales'): string;
+  put(vectors: Float32Array, codes: Uint8Array, scales: Float32Array): void;
+  rewriteCodes(codes: Uint8Array, scales: Float32Array): void;
+  commit(s: Omit<Snapshot, 'mean' | 'generation'>, mean: Float32Array, keepOthers?: boolean): Promise<void>;
+  discard(): void;
 }
 
 export interface LoadedStore {
@@ -181,30 +190,66 @@ export class IndexStore {
    * removed at the next load).
    */
   async writeSnapshot(s: Omit<Snapshot, 'mean'>, fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void, mean: () => Float32Array, keepOthers = false): Promise<void> {
+    const files = await this.openSnapshot(s.generation);
+    try {
+      fill((vectors, codes, scales) => files.put(vectors, codes, scales));
+    } catch (err) {
+      files.discard();
+      throw err;
+    }
+    await files.commit(s, mean(), keepOthers);
+  }
+
+  /**
+   * Starts generation `generation`'s row files, for rows that arrive over time (the first build
+   * writes them while the embeddings come in): `put` appends rows, `rewriteCodes` replaces every
+   * code and scale (rows encoded again around another mean), `commit` flushes them and writes
+   * the metadata as `writeSnapshot` does, `discard` removes them.
+   */
+  async openSnapshot(generation: number): Promise<SnapshotFiles> {
     this.close();
     await nodeFs.mkdirp(this.dir);
-    const g = s.generation;
-    const fds = (['vectors', 'codes', 'scales', 'log'] as const).map((k) => openSync(this.path(k, g), 'w'));
-    try {
-      const put = (fd: number, data: Uint8Array) => {
-        let off = 0;
-        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-      };
-      fill((vectors, codes, scales) => {
+    const kinds = ['vectors', 'codes', 'scales', 'log'] as const;
+    const fds = kinds.map((k) => openSync(this.path(k, generation), 'w+'));
+    let open = true;
+    const closeAll = () => {
+      if (open) for (const fd of fds) closeSync(fd);
+      open = false;
+    };
+    const put = (fd: number, data: Uint8Array, at?: number) => {
+      for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off, at === undefined ? null : at + off);
+    };
+    return {
+      path: (kind) => this.path(kind, generation),
+      put: (vectors, codes, scales) => {
         put(fds[0], f32Bytes(vectors));
         put(fds[1], codes);
         put(fds[2], f32Bytes(scales));
-      });
-      for (const fd of fds) fsyncSync(fd);
-    } finally {
-      for (const fd of fds) closeSync(fd);
-    }
-    const files: Record<string, [number, number, string]> = {};
-    for (const [name, f] of Object.entries(s.files)) files[name] = compactFile(f);
-    const meta = { version: 3, model: s.model, dim: s.dim, generation: g, mean: Buffer.from(f32Bytes(mean())).toString('base64'), rows: s.rows.join(' '), files };
-    await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
-    this.committed = { generation: g, rows: s.rows.length, logBytes: 0 };
-    if (!keepOthers) await this.removeOtherGenerations(g);
+      },
+      rewriteCodes: (codes, scales) => {
+        ftruncateSync(fds[1], 0);
+        ftruncateSync(fds[2], 0);
+        put(fds[1], codes, 0);
+        put(fds[2], f32Bytes(scales), 0);
+      },
+      commit: async (s, mean, keepOthers = false) => {
+        try {
+          for (const fd of fds) fsyncSync(fd);
+        } finally {
+          closeAll();
+        }
+        const files: Record<string, [number, number, string]> = {};
+        for (const [name, f] of Object.entries(s.files)) files[name] = compactFile(f);
+        const meta = { version: 3, model: s.model, dim: s.dim, generation, mean: Buffer.from(f32Bytes(mean)).toString('base64'), rows: s.rows.join(' '), files };
+        await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
+        this.committed = { generation, rows: s.rows.length, logBytes: 0 };
+        if (!keepOthers) await this.removeOtherGenerations(generation);
+      },
+      discard: () => {
+        closeAll();
+        removeGeneration(this.dir, generation);
+      },
+    };
   }
 
   private async removeOtherGenerations(keep: number): Promise<void> {
@@ -252,6 +297,11 @@ export class IndexStore {
     if (this.files) for (const f of Object.values(this.files)) void f.close().catch(() => undefined);
     this.files = undefined;
   }
+}
+
+/** Removes a generation's row files and log (one never committed: a build that stopped). */
+export function removeGeneration(dir: string, generation: number): void {
+  for (const name of [`vectors-${generation}.f32`, `codes-${generation}.bin`, `scales-${generation}.f32`, `log-${generation}.jsonl`]) rmSync(join(dir, name), { force: true });
 }
 
 /** What is committed in a store folder: the snapshot's metadata and the log's good entries (no rows read). */

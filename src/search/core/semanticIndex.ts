@@ -6,7 +6,7 @@ import { nodeFs } from '../../storage/atomicFile';
 import { filesAfter, IndexStore, readCommitted, readInto, type LogEntry, type StoredFile } from './indexStore';
 import { Slicer } from './slices';
 import { fileLine, type SnapshotParts } from './snapshotJob';
-import { runSnapshot, storeKeywords } from './snapshotRunner';
+import { runSnapshot, startSnapshotStream, storeKeywords, type SnapshotStream } from './snapshotRunner';
 import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
@@ -326,6 +326,21 @@ export class SemanticIndex {
     let stopped = false;
     let requests = 0;
     let tEmbed: number | undefined;
+    // A first build's snapshot is written in a worker while the embeddings arrive (only the last
+    // wave is left to encode once they are all in); fed the rows of each wave that succeeded.
+    const streaming = { open: !this.vectors, fed: new Set<string>(), to: this.generation + 1, dim: 0, stream: undefined as SnapshotStream | undefined };
+    const feed = (hashes: string[], vectors: (Float32Array | undefined)[]) => {
+      const present = hashes.filter((_, i) => vectors[i]);
+      if (!streaming.open || present.length === 0) return;
+      const dim = (streaming.dim ||= vectors.find((v) => v)!.length);
+      if (vectors.some((v) => v && v.length !== dim)) return void (streaming.open = false);
+      const rows = new Float32Array(present.length * dim);
+      let at = 0;
+      for (const v of vectors) if (v) rows.set(v, (at++) * dim);
+      streaming.stream ??= startSnapshotStream({ kind: 'stream', dir: this.o.storeDir, model: this.o.model, dim, to: streaming.to, inMemoryBytes: this.store.inMemoryBytes }, { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker });
+      streaming.stream.add(present, rows);
+      for (const h of present) streaming.fed.add(h);
+    };
     const sendWave = () => {
       if (queued.length === 0) return;
       const wave = queued;
@@ -343,6 +358,7 @@ export class SemanticIndex {
           const r = await this.o.embed(texts, signal, (done) => onProgress?.({ phase: 'embed', done: before + done, total: todo.size }));
           requests += r.requests;
           r.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
+          feed(wave, r.vectors);
         } catch (err) {
           // Cancelled, or the gateway failed: keep the batches that finished either way.
           stopped = true;
@@ -421,38 +437,48 @@ export class SemanticIndex {
         record(next.display, await next.outcome);
       }
     };
-    if (paths) {
-      for (const abs of paths) {
-        const display = this.displayOf(abs);
-        if (!display) continue;
-        const resolved = await this.guard.resolve(abs).catch(() => undefined);
-        if (resolved) record(display, await inspect({ rel: resolved.rel, abs: resolved.abs, display }));
-        else if (this.files.has(display)) changed.set(display, null);
+    try {
+      if (paths) {
+        for (const abs of paths) {
+          const display = this.displayOf(abs);
+          if (!display) continue;
+          const resolved = await this.guard.resolve(abs).catch(() => undefined);
+          if (resolved) record(display, await inspect({ rel: resolved.rel, abs: resolved.abs, display }));
+          else if (this.files.has(display)) changed.set(display, null);
+        }
+      } else {
+        const seen = new Set<string>();
+        let scanned = 0;
+        for await (const f of walkWorkspace(this.guard)) {
+          if (signal?.aborted) break;
+          const display = this.guard.display(f.folder, f.rel);
+          seen.add(display);
+          inFlight.push({ display, outcome: inspect({ rel: f.rel, abs: f.abs, display }) });
+          await drain(SCAN_CONCURRENCY - 1);
+          if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
+        }
+        await drain(0);
+        if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
       }
-    } else {
-      const seen = new Set<string>();
-      let scanned = 0;
-      for await (const f of walkWorkspace(this.guard)) {
-        if (signal?.aborted) break;
-        const display = this.guard.display(f.folder, f.rel);
-        seen.add(display);
-        inFlight.push({ display, outcome: inspect({ rel: f.rel, abs: f.abs, display }) });
-        await drain(SCAN_CONCURRENCY - 1);
-        if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
-      }
-      await drain(0);
-      if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
+      stats.scanMs = Date.now() - t0;
+      sendWave();
+      await waves;
+    } catch (err) {
+      await streaming.stream?.cancel();
+      throw err;
     }
-
-    stats.scanMs = Date.now() - t0;
-    sendWave();
-    await waves;
     if (tEmbed !== undefined) stats.embedMs = Date.now() - tEmbed;
     stats.requests = requests;
     stats.embedded = fresh.size;
     const slices = new Slicer();
     const dim = fresh.size > 0 ? fresh.values().next().value!.length : this.dim;
-    if (this.dim && fresh.size > 0 && dim !== this.dim) throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
+    // The streamed snapshot is taken only for a whole first build, every row fed (else the batch build below).
+    const stream = streaming.open && !stopped && !signal?.aborted && streaming.dim === dim && this.vectors === undefined ? streaming.stream : undefined;
+    if (streaming.stream && !stream) await streaming.stream.cancel();
+    if (this.dim && fresh.size > 0 && dim !== this.dim) {
+      await stream?.cancel();
+      throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
+    }
 
     // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a
     // cancelled or failed run resumes it next time).
@@ -464,7 +490,7 @@ export class SemanticIndex {
     while (this.folding) await this.folding.done;
     // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile).
     const tPersist = Date.now();
-    const stored = this.apply(changed, fresh, dim).then(() => (stats.persistMs = Date.now() - tPersist));
+    const stored = this.apply(changed, fresh, dim, stream && { stream, fed: streaming.fed, to: streaming.to }).then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
       const slices = new Slicer();
@@ -496,8 +522,11 @@ export class SemanticIndex {
    * dead or the log is long, the log is folded into a new snapshot in the background (a worker
    * thread); the next update waits for it, searches meanwhile use the current one.
    */
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: Map<string, Float32Array>, dim: number): Promise<void> {
-    if (changed.size === 0) return;
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: Map<string, Float32Array>, dim: number, streamed?: { stream: SnapshotStream; fed: Set<string>; to: number }): Promise<void> {
+    if (changed.size === 0) {
+      await streamed?.stream.cancel();
+      return;
+    }
     // New rows, in a stable order: the changed files' chunks as listed.
     const added: string[] = [];
     const seen = new Set<string>();
@@ -513,20 +542,30 @@ export class SemanticIndex {
     if (!this.vectors) {
       // The first build: every row is new; a worker computes the mean and the codes once.
       this.dim = Math.max(1, dim);
-      const all = new Float32Array(added.length * this.dim);
-      for (let i = 0; i < added.length; i++) {
-        all.set(fresh.get(added[i])!, i * this.dim);
-        if (i % 256 === 0) await slices.maybeYield();
-      }
       const lines: string[] = [];
       for (const [file, c] of changed) {
         if (c) lines.push(fileLine(file, c.entry));
         await slices.maybeYield();
       }
-      const parts = await runSnapshot(
-        { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rowsText: added.join(' '), filesText: lines.join('\n'), vectors: all, headroom: headroomFor(added.length), inMemoryBytes: this.store.inMemoryBytes },
-        { mode: this.o.snapshots },
-      );
+      const filesText = lines.join('\n');
+      const headroom = headroomFor(added.length);
+      const job = { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rowsText: '', filesText, vectors: new Float32Array(0), headroom, inMemoryBytes: this.store.inMemoryBytes } as const;
+      let parts: SnapshotParts | undefined;
+      // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
+      if (streamed) {
+        const whole = streamed.to === job.to && streamed.fed.size === added.length && added.every((h) => streamed.fed.has(h));
+        if (whole) parts = await streamed.stream.finish(filesText, headroom).catch(() => undefined);
+        // Stopped (a worker that died is waited for, and what it wrote removed) before the batch build writes the same generation.
+        if (!parts) await streamed.stream.cancel();
+      }
+      if (!parts) {
+        const all = new Float32Array(added.length * this.dim);
+        for (let i = 0; i < added.length; i++) {
+          all.set(fresh.get(added[i])!, i * this.dim);
+          if (i % 256 === 0) await slices.maybeYield();
+        }
+        parts = await runSnapshot({ ...job, rowsText: added.join(' '), vectors: all }, { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker });
+      }
       this.rowHashes = [];
       this.rowOf.clear();
       await this.applyFiles(changed, undefined, 0, slices);
@@ -535,6 +574,7 @@ export class SemanticIndex {
       this.keywordsDue = parts.generation;
       return;
     }
+    await streamed?.stream.cancel();
     const index = this.vectors;
     const vecs = new Float32Array(added.length * this.dim);
     const codes = new Uint8Array(added.length * index.codeBytes);

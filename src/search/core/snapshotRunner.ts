@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, runKeywordsJob, runSnapshotJob, type SnapshotJob, type SnapshotParts, type SnapshotProgress } from './snapshotJob';
+import { removeGeneration } from './indexStore';
+import { keywordsJob, parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -51,6 +52,59 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
   if (!source) return runSnapshotJob(job, opts.onProgress);
   const transfer = job.kind === 'build' ? [job.vectors.buffer as ArrayBuffer] : [];
   return inWorker(source, job, transfer, opts, (m) => (m.type === 'done' ? { ...m.parts, rows: m.rowsText ? m.rowsText.split(' ') : [] } : undefined));
+}
+
+/** A first build's snapshot written while its embeddings arrive (`SnapshotBuilder`, in a worker unless inline). */
+export interface SnapshotStream {
+  /** Rows in arrival order; `vectors` is handed over (the caller must not use it afterwards). */
+  add(hashes: string[], vectors: Float32Array): void;
+  /** The snapshot with its files' chunks (`fileLine` per line), once every row is written. */
+  finish(filesText: string, headroom: number): Promise<SnapshotParts & { reencoded: boolean }>;
+  /** Stops it and removes what it wrote (the store's metadata never named it), once it has stopped writing. */
+  cancel(): Promise<void>;
+}
+
+export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'stream' }>, opts: SnapshotRunOptions = {}): SnapshotStream {
+  const source = opts.mode === 'inline' ? undefined : workerSource();
+  if (!source) {
+    let builder: Promise<SnapshotBuilder> = SnapshotBuilder.start(start);
+    let cancelled = false;
+    const guard = builder.catch(() => undefined);
+    return {
+      add: (hashes, vectors) => {
+        builder = builder.then((b) => (b.add(hashes, vectors), b));
+      },
+      finish: async (filesText, headroom) => {
+        const b = await builder;
+        if (cancelled) throw new SnapshotJobFailed('cancelled');
+        return b.finish(parseFilesText(filesText), headroom);
+      },
+      cancel: async () => {
+        cancelled = true;
+        (await guard)?.discard();
+      },
+    };
+  }
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  let worker: Worker | undefined;
+  const done = inWorker(source, start, [], { ...opts, signal, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) =>
+    m.type === 'done' ? { ...(m.parts as SnapshotParts & { reencoded: boolean }), rows: m.rowsText ? m.rowsText.split(' ') : [] } : undefined,
+  );
+  // Settled by `finish`; a failure before it is not left unhandled.
+  done.catch(() => undefined);
+  return {
+    add: (hashes, vectors) => worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]),
+    finish: (filesText, headroom) => {
+      worker?.postMessage({ kind: 'finish', filesText, headroom } satisfies StreamMessage);
+      return done;
+    },
+    cancel: async () => {
+      stop.abort();
+      await worker?.terminate();
+      removeGeneration(start.dir, start.to);
+    },
+  };
 }
 
 /**

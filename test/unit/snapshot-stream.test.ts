@@ -1,0 +1,212 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { vectorSet } from '../../bench/vectorData';
+import { readCommitted } from '../../src/search/core/indexStore';
+import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
+import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJob';
+import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
+import { VectorIndex } from '../../src/search/core/vectorIndex';
+
+/**
+ * The first build's snapshot, written while the embeddings arrive: the same snapshot as the batch
+ * build when the first rows' mean is the true one (or is replaced by it), a search as good when it
+ * is kept, and a build whose stream breaks still lands whole.
+ */
+const codeBytes = (dim: number) => VectorIndex.codeBytesFor(dim);
+
+/** Rows of a skewed workspace: the first `skewed` lean one way (say, documentation), the rest another. */
+function rows(n: number, dim: number, skewed: number, seed: number): Float32Array {
+  let s = seed;
+  const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+  const out = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) for (let d = 0; d < dim; d++) out[i * dim + d] = r() + (d < 8 ? (i < skewed ? 1.5 : -1.5) : 0.3);
+  return out;
+}
+
+const hashes = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `h${from + i}`);
+
+describe('the first build streamed into its snapshot', function () {
+  this.timeout(60_000);
+  let base: string;
+  beforeEach(() => (base = mkdtempSync(join(tmpdir(), 'mg-stream-'))));
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const files = (dir: string) => ['vectors-1.f32', 'codes-1.bin', 'scales-1.f32'].map((f) => readFileSync(join(dir, f)));
+  const batch = async (dir: string, dim: number, data: Float32Array, n: number) =>
+    runSnapshot({ kind: 'build', dir, model: 'm', dim, to: 1, rowsText: hashes(n).join(' '), filesText: '', vectors: data.slice(), headroom: 10, inMemoryBytes: 1 << 30 }, { mode: 'inline' });
+
+  it('rows that arrive in one batch make the batch build, byte for byte (in a worker)', async () => {
+    const dim = 256;
+    const data = rows(900, dim, 300, 1);
+    const stream = startSnapshotStream({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
+    stream.add(hashes(900), data.slice());
+    const parts = await stream.finish('', 10);
+    const expected = await batch(join(base, 'b'), dim, data, 900);
+    assert.equal(parts.reencoded, false);
+    assert.deepEqual(parts.rows, expected.rows);
+    assert.deepEqual([...parts.mean], [...expected.mean]);
+    assert.deepEqual(files(join(base, 's')), files(join(base, 'b')));
+    const stored = await readCommitted(join(base, 's'), codeBytes);
+    assert.ok(typeof stored !== 'string' && stored.rows === 900, 'the streamed snapshot is committed');
+  });
+
+  it('a first batch whose mean is far from the whole: every row is encoded again around the true mean, as the batch build does', async () => {
+    const dim = 256;
+    const data = rows(3000, dim, 1000, 2);
+    const stream = startSnapshotStream({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
+    for (let i = 0; i < 3000; i += 1000) stream.add(hashes(1000, i), data.slice(i * dim, (i + 1000) * dim));
+    const parts = await stream.finish('', 10);
+    const expected = await batch(join(base, 'b'), dim, data, 3000);
+    assert.equal(parts.reencoded, true, 'the skewed first batch is far from the true mean');
+    assert.deepEqual([...parts.mean], [...expected.mean]);
+    const [vectors, codes, scales] = files(join(base, 's'));
+    const [bVectors, bCodes, bScales] = files(join(base, 'b'));
+    assert.deepEqual(vectors, bVectors);
+    // Read back and normalised once more, a row may differ from the batch build's in its last bit: a code bit in a thousand may flip, the scales agree to 1e-5.
+    let differ = 0;
+    for (let i = 0; i < codes.length; i++) for (let b = codes[i] ^ bCodes[i]; b; b &= b - 1) differ++;
+    assert.ok(differ <= codes.length * 8 * 0.001, `${differ} code bits differ`);
+    const f = new Float32Array(scales.buffer, scales.byteOffset, 3000);
+    const g = new Float32Array(bScales.buffer, bScales.byteOffset, 3000);
+    assert.ok(f.every((x, i) => Math.abs(x - g[i]) <= 1e-5 * Math.abs(g[i])));
+    assert.deepEqual(Buffer.from(parts.codes.buffer, parts.codes.byteOffset, codes.length), codes, 'the codes kept in memory are the ones written');
+  });
+
+  it('a first batch near the whole keeps its mean: the codes are those around it', async () => {
+    const dim = 256;
+    const data = rows(3000, dim, 0, 3);
+    const builder = await SnapshotBuilder.start({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
+    for (let i = 0; i < 3000; i += 1000) builder.add(hashes(1000, i), data.slice(i * dim, (i + 1000) * dim));
+    const parts = await builder.finish({}, 0);
+    assert.equal(parts.reencoded, false);
+    const first = await batch(join(base, 'b'), dim, data.subarray(0, 1000 * dim), 1000);
+    assert.deepEqual([...parts.mean], [...first.mean], "the first batch's mean is the snapshot's");
+    const enc = VectorIndex.encoder(dim, first.mean)(data.slice(), 3000);
+    assert.deepEqual(parts.codes, enc.codes);
+  });
+
+  it('searches as well around a first mean far off the true one (rows in a skewed order, the mean kept)', async () => {
+    const dim = 512;
+    const n = 20_000;
+    const { data, queries } = vectorSet('hard-steep', n, dim, 7, 15);
+    // The rows sorted along one direction away from the mean: the first 1,024 are as unlike the whole as rows can be.
+    const probe = data.slice(0, dim);
+    const order = Array.from({ length: n }, (_, i) => i);
+    const along = order.map((i) => data.subarray(i * dim, (i + 1) * dim).reduce((s, x, d) => s + x * probe[d], 0));
+    order.sort((a, b) => along[b] - along[a]);
+    const sorted = new Float32Array(n * dim);
+    order.forEach((r, i) => sorted.set(data.subarray(r * dim, (r + 1) * dim), i * dim));
+    const builder = await SnapshotBuilder.start({ kind: 'stream', dir: base, model: 'm', dim, to: 1, inMemoryBytes: 1 << 30, maxMeanDrift: Infinity });
+    for (let i = 0; i < n; i += 1024) builder.add(hashes(Math.min(1024, n - i), i), sorted.slice(i * dim, Math.min(n, i + 1024) * dim));
+    const parts = await builder.finish({}, 0);
+    const truth = await batch(join(base, 'b'), dim, sorted, n);
+    let d2 = 0;
+    let m2 = 0;
+    for (let d = 0; d < dim; d++) {
+      d2 += (parts.mean[d] - truth.mean[d]) ** 2;
+      m2 += truth.mean[d] ** 2;
+    }
+    const drift = Math.sqrt(d2 / (1 - m2));
+    assert.ok(drift > MAX_MEAN_DRIFT, `the first rows' mean is far off (${drift.toFixed(2)}), past the limit that would encode again`);
+    const vectors = new Float32Array(readFileSync(join(base, 'vectors-1.f32')).buffer.slice(0));
+    const index = VectorIndex.fromParts({ dim, count: n, mean: parts.mean, codes: parts.codes, alphas: parts.scales, vectors });
+    let hits = 0;
+    for (const q of queries) {
+      const exact = index.search(q, 10, n).map((h) => h.row);
+      hits += index.search(q, 10).filter((h) => exact.includes(h.row)).length;
+    }
+    assert.ok(hits / 150 >= 0.99, `recall ${hits / 150}`);
+  });
+});
+
+describe('the first build of the index, streamed', function () {
+  this.timeout(60_000);
+  const DIM = 64;
+  const FILES = 1500;
+  let base: string;
+  let root: string;
+  let store: string;
+  const opened: SemanticIndex[] = [];
+  /** A stand-in embedding model that answers each batch after a pause, so waves overlap the snapshot's work. */
+  let lastAnswer = 0;
+  const embed: EmbedFn = async (texts) => {
+    await new Promise((r) => setTimeout(r, 20));
+    lastAnswer = performance.now();
+    return {
+      vectors: texts.map((t) => {
+        let h = 2166136261;
+        for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
+        return Float32Array.from({ length: DIM }, (_, d) => {
+          h = Math.imul(h ^ d, 16777619) >>> 0;
+          return (h % 1000) / 1000 - 0.5;
+        });
+      }),
+      requests: 1,
+    };
+  };
+  const make = (extra: Partial<ConstructorParameters<typeof SemanticIndex>[0]> = {}) => {
+    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, ...extra });
+    opened.push(index);
+    return index;
+  };
+  const generations = () => [...new Set(readdirSync(store).map((f) => /^(?:vectors|codes|scales|log)-(\d+)\./.exec(f)?.[1]).filter(Boolean).map(Number))];
+  const query = async (f: number) => (await embed([`m${f}.ts\n${source(f).trimEnd()}`])).vectors[0];
+  const source = (f: number) => `export function handler${f}(input: string): string {\n  return input + '${f}';\n}\n`;
+
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'mg-stream-index-'));
+    root = join(base, 'ws');
+    store = join(base, 'store');
+    mkdirSync(root);
+    // One chunk a file: two waves of embeddings (1,024, then the rest).
+    for (let f = 0; f < FILES; f++) writeFileSync(join(root, `m${f}.ts`), source(f));
+  });
+  afterEach(async () => {
+    for (const index of opened.splice(0)) await index.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it("starts the snapshot's worker while embeddings are still arriving, and the index it writes loads", async () => {
+    const started: number[] = [];
+    const index = make({ onSnapshotWorker: () => started.push(performance.now()) });
+    const stats = await index.update();
+    assert.equal(stats.chunks, FILES);
+    assert.ok(started.length >= 1 && started[0] < lastAnswer, 'the first worker started before the last embeddings came back');
+    assert.equal(index.search(await query(7), 1)[0]?.chunk.file, 'm7.ts');
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    assert.equal(again.search(await query(1400), 1)[0]?.chunk.file, 'm1400.ts');
+    assert.equal((await again.update()).embedded, 0);
+  });
+
+  it('a stream whose worker dies mid-build: the batch build writes the snapshot, whole, and it loads', async () => {
+    let killed = 0;
+    // The first worker (the stream's) is stopped as soon as it runs; the batch build's is left alone.
+    const index = make({ onSnapshotWorker: (w: Worker) => void (killed++ === 0 && w.terminate()) });
+    const stats = await index.update();
+    assert.equal(killed, 2, 'a second worker wrote the snapshot');
+    assert.equal(stats.chunks, FILES);
+    assert.equal(index.size.chunks, FILES);
+    assert.deepEqual(generations(), [1], 'only the committed generation is on disk');
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    assert.equal(again.search(await query(3), 1)[0]?.chunk.file, 'm3.ts');
+    assert.equal((await again.update()).embedded, 0);
+  });
+
+  it('a first build cancelled after its first wave keeps that wave, leaves no streamed files behind, and loads', async () => {
+    const abort = new AbortController();
+    const index = make({ embed: (texts, signal) => (lastAnswer > 0 ? (abort.abort(), Promise.reject(new Error('cancelled'))) : embed(texts, signal)) });
+    lastAnswer = 0;
+    const stats = await index.update(undefined, abort.signal);
+    assert.equal(stats.embedded, 1024);
+    assert.equal(index.size.chunks, 1024);
+    assert.deepEqual(generations(), [1]);
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    assert.equal((await again.update()).embedded, FILES - 1024);
+  });
+});
