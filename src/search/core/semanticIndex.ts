@@ -569,7 +569,11 @@ export class SemanticIndex {
       let parts: SnapshotParts | undefined;
       // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
       if (streamed) {
-        const whole = streamed.to === job.to && streamed.fed.size === added.length && added.every((h) => streamed.fed.has(h));
+        let whole = streamed.to === job.to && streamed.fed.size === added.length;
+        for (let i = 0; whole && i < added.length; i++) {
+          whole = streamed.fed.has(added[i]);
+          if (i % 4096 === 0) await slices.maybeYield();
+        }
         if (whole) parts = await streamed.stream.finish(filesText, headroom).catch(() => undefined);
         // Stopped (a worker that died is waited for, and what it wrote removed) before the batch build writes the same generation.
         if (!parts) await streamed.stream.cancel();

@@ -88,13 +88,16 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
   const stop = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
   let worker: Worker | undefined;
-  const done = inWorker(source, start, [], { ...opts, signal, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) =>
-    m.type === 'done' ? { ...(m.parts as SnapshotParts & { reencoded: boolean }), rows: m.rowsText ? m.rowsText.split(' ') : [] } : undefined,
-  );
+  // The rows in the order sent, which is the snapshot's: not sent back (splitting 100,000 hashes out of one string held the event loop).
+  const rows: string[] = [];
+  const done = inWorker(source, start, [], { ...opts, signal, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as SnapshotParts & { reencoded: boolean }), rows } : undefined));
   // Settled by `finish`; a failure before it is not left unhandled.
   done.catch(() => undefined);
   return {
-    add: (hashes, vectors) => worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]),
+    add: (hashes, vectors) => {
+      for (const h of hashes) rows.push(h);
+      worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);
+    },
     finish: (filesText, headroom) => {
       worker?.postMessage({ kind: 'finish', filesText, headroom } satisfies StreamMessage);
       return done;

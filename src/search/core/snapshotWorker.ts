@@ -13,10 +13,11 @@ const port = parentPort;
 if (port) {
   const post = (reply: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
   const fail = (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
-  const done = (parts: SnapshotParts) => {
+  /** `withRows` false: the caller has the rows already (it streamed them). */
+  const done = (parts: SnapshotParts, withRows = true) => {
     const buffers = [parts.mean.buffer, parts.codes.buffer, parts.scales.buffer] as ArrayBuffer[];
     // The row hashes as one string: one string crosses threads at once, 100,000 would each be copied.
-    post({ type: 'done', parts: { ...parts, rows: [] }, rowsText: parts.rows.join(' ') }, [...new Set(buffers)]);
+    post({ type: 'done', parts: { ...parts, rows: [] }, rowsText: withRows ? parts.rows.join(' ') : '' }, [...new Set(buffers)]);
   };
   // A streamed build's messages are handled one after another (its start opens files).
   let stream: Promise<SnapshotBuilder | undefined> | undefined;
@@ -34,7 +35,7 @@ if (port) {
         if (!builder) return undefined;
         try {
           if (job.kind === 'rows') builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
-          else done(await builder.finish(parseFilesText(job.filesText), job.headroom));
+          else done(await builder.finish(parseFilesText(job.filesText), job.headroom), false);
           return builder;
         } catch (err) {
           builder.discard();
