@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fuseResults } from '../src/search/core/hybrid';
 import { SemanticIndex, type EmbedFn } from '../src/search/core/semanticIndex';
-import { withStalls, type Stalls } from './stalls';
+import { withPeakMemory, withStalls, type Stalls } from './stalls';
 import { rng } from './vectorData';
 
 export interface IndexUpdateResult {
@@ -20,6 +20,8 @@ export interface IndexUpdateResult {
   dim: number;
   buildSeconds: number;
   buildStalls: Stalls;
+  /** The most the host thread held during the build (heap and buffers), MB. */
+  buildPeakMB: number;
   persistMs: { median: number; max: number };
   /** `worst`: which of the ten (0 is the first change after the build, while its keywords are stored in the background). */
   updateMs: { median: number; max: number; worst: number; worstPersistMs: number };
@@ -82,7 +84,7 @@ export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<I
     const index = make();
     await index.load();
     const t0 = performance.now();
-    const build = await withStalls(() => index.update());
+    const { result: build, peakMB: buildPeakMB } = await withPeakMemory(() => withStalls(() => index.update()));
     const buildSeconds = (performance.now() - t0) / 1000;
     const persist: number[] = [];
     const total: number[] = [];
@@ -127,6 +129,7 @@ export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<I
       dim,
       buildSeconds,
       buildStalls: build.stalls,
+      buildPeakMB,
       persistMs: { median: median(persist), max: Math.max(...persist) },
       updateMs: { median: median(total), max: Math.max(...total), worst: total.indexOf(Math.max(...total)), worstPersistMs: persist[total.indexOf(Math.max(...total))] },
       updateStalls: updates.stalls,

@@ -34,3 +34,22 @@ export async function withStalls<T>(fn: () => Promise<T>): Promise<{ result: T; 
 export const STALL_TARGET_MS = 50;
 
 export const stallText = (s: Stalls) => `longest stall ${s.maxMs.toFixed(0)} ms, p99 ${s.p99Ms.toFixed(0)} ms (target ≤ ${STALL_TARGET_MS} ms: ${s.maxMs <= STALL_TARGET_MS ? 'met' : 'NOT met'})`;
+
+/**
+ * Runs `fn` and reports the most this thread held meanwhile (its heap plus the buffers it owns,
+ * sampled every 20 ms): what a build keeps on the extension host, workers' memory aside.
+ */
+export async function withPeakMemory<T>(fn: () => Promise<T>): Promise<{ result: T; peakMB: number }> {
+  const held = () => {
+    const m = process.memoryUsage();
+    return (m.heapUsed + m.arrayBuffers) / 2 ** 20;
+  };
+  let peak = held();
+  const timer = setInterval(() => (peak = Math.max(peak, held())), 20);
+  try {
+    const result = await fn();
+    return { result, peakMB: Math.max(peak, held()) };
+  } finally {
+    clearInterval(timer);
+  }
+}

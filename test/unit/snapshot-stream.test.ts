@@ -8,6 +8,7 @@ import { readCommitted } from '../../src/search/core/indexStore';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJob';
 import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
+import { StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
 import { VectorIndex } from '../../src/search/core/vectorIndex';
 
 /**
@@ -86,6 +87,32 @@ describe('the first build streamed into its snapshot', function () {
     assert.deepEqual([...parts.mean], [...first.mean], "the first batch's mean is the snapshot's");
     const enc = VectorIndex.encoder(dim, first.mean)(data.slice(), 3000);
     assert.deepEqual(parts.codes, enc.codes);
+  });
+
+  it('lets go of each vector once its row is written, and reads them all back when the stream is abandoned', async () => {
+    const dim = 64;
+    const data = rows(3000, dim, 0, 4);
+    const fresh: FreshVectors = new Map();
+    const build = new StreamedBuild({ dir: base, model: 'm', to: 1, inMemoryBytes: 1 << 30 }, fresh);
+    for (let i = 0; i < 3000; i += 1000) {
+      const hs = hashes(1000, i);
+      const vs = hs.map((_, j) => data.slice((i + j) * dim, (i + j + 1) * dim));
+      hs.forEach((h, j) => fresh.set(h, vs[j]));
+      build.feed(hs, vs);
+    }
+    // The worker answers each batch once written; meanwhile the map gives its vectors up.
+    for (let t = 0; t < 200 && [...fresh.values()].some((v) => typeof v !== 'number'); t++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok([...fresh.values()].every((v, i) => v === i), 'every vector is replaced by its row in the stream');
+    await build.abandon();
+    assert.equal(fresh.size, 3000);
+    for (let i = 0; i < 3000; i++) {
+      const v = fresh.get(`h${i}`);
+      assert.ok(v instanceof Float32Array, `h${i} is back in memory`);
+      const o = data.subarray(i * dim, (i + 1) * dim);
+      const norm = Math.hypot(...o);
+      assert.ok(v.every((x, d) => Math.abs(x - o[d] / norm) < 1e-6), `h${i} reads back as its normalised vector`);
+    }
+    assert.deepEqual(readdirSync(base), [], "the stream's files are removed");
   });
 
   it('searches as well around a first mean far off the true one (rows in a skewed order, the mean kept)', async () => {
@@ -194,6 +221,25 @@ describe('the first build of the index, streamed', function () {
     const again = make();
     assert.equal(await again.load(), 'loaded');
     assert.equal(again.search(await query(3), 1)[0]?.chunk.file, 'm3.ts');
+    assert.equal((await again.update()).embedded, 0);
+  });
+
+  it('a stream whose worker dies after writing rows: they are read back, the batch build writes the same index', async () => {
+    let killed = false;
+    // The stream's worker is stopped once it has written its first wave (the build has let go of those vectors).
+    const index = make({ onSnapshotWorker: (w: Worker) => void (!killed && w.on('message', (m: { type: string }) => m.type === 'rows' && !killed && ((killed = true), void w.terminate()))) });
+    const stats = await index.update();
+    assert.ok(killed);
+    assert.equal(stats.embedded, FILES);
+    assert.equal(index.size.chunks, FILES);
+    assert.deepEqual(generations(), [1]);
+    for (const f of [0, 700, 1023, 1024, 1499]) {
+      const hit = index.search(await query(f), 1)[0];
+      assert.equal(hit?.chunk.file, `m${f}.ts`);
+      assert.ok(hit.score > 0.9999, 'the vector read back is the one embedded');
+    }
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
     assert.equal((await again.update()).embedded, 0);
   });
 

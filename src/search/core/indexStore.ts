@@ -50,6 +50,9 @@ export interface SnapshotFiles {
   put(vectors: Float32Array, codes: Uint8Array, scales: Float32Array): void;
   rewriteCodes(codes: Uint8Array, scales: Float32Array): void;
   commit(s: Omit<Snapshot, 'mean' | 'generation'>, mean: Float32Array, keepOthers?: boolean): Promise<void>;
+  /** Closes the files, leaving them. */
+  close(): void;
+  /** Closes and removes them. */
   discard(): void;
 }
 
@@ -245,6 +248,7 @@ export class IndexStore {
         this.committed = { generation, rows: s.rows.length, logBytes: 0 };
         if (!keepOthers) await this.removeOtherGenerations(generation);
       },
+      close: closeAll,
       discard: () => {
         closeAll();
         removeGeneration(this.dir, generation);

@@ -7,7 +7,8 @@ import { nodeFs } from '../../storage/atomicFile';
 import { filesAfter, IndexStore, readCommitted, readInto, type LogEntry, type StoredFile } from './indexStore';
 import { Slicer } from './slices';
 import { fileLine, type SnapshotParts } from './snapshotJob';
-import { runSnapshot, startSnapshotStream, storeKeywords, type SnapshotStream } from './snapshotRunner';
+import { runSnapshot, storeKeywords } from './snapshotRunner';
+import { StreamedBuild, vectorOf, type FreshVectors } from './streamedBuild';
 import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
@@ -102,6 +103,12 @@ function looksGenerated(text: string): boolean {
   const lines = text.split('\n', 200);
   const avg = lines.reduce((n, l) => n + l.length, 0) / Math.max(1, lines.length);
   return avg > 300;
+}
+
+/** The dimension of the first vector held in memory (0 when none is). */
+function firstDim(fresh: FreshVectors): number {
+  for (const v of fresh.values()) if (v instanceof Float32Array) return v.length;
+  return 0;
 }
 
 /**
@@ -349,28 +356,17 @@ export class SemanticIndex {
     // Embedding starts while the scan goes on: chunks that need a vector are sent in waves of
     // WAVE, one wave after another (each at the embed function's own concurrency).
     const todo = new Map<string, string>();
-    const fresh = new Map<string, Float32Array>();
+    const fresh: FreshVectors = new Map();
     let queued: string[] = [];
     let waves = Promise.resolve();
     let failure: unknown;
     let stopped = false;
     let requests = 0;
     let tEmbed: number | undefined;
-    // A first build's snapshot is written in a worker while the embeddings arrive (only the last
-    // wave is left to encode once they are all in); fed the rows of each wave that succeeded.
-    const streaming = { open: !this.vectors, fed: new Set<string>(), to: this.generation + 1, dim: 0, stream: undefined as SnapshotStream | undefined };
-    const feed = (hashes: string[], vectors: (Float32Array | undefined)[]) => {
-      const present = hashes.filter((_, i) => vectors[i]);
-      if (!streaming.open || present.length === 0) return;
-      const dim = (streaming.dim ||= vectors.find((v) => v)!.length);
-      if (vectors.some((v) => v && v.length !== dim)) return void (streaming.open = false);
-      const rows = new Float32Array(present.length * dim);
-      let at = 0;
-      for (const v of vectors) if (v) rows.set(v, (at++) * dim);
-      streaming.stream ??= startSnapshotStream({ kind: 'stream', dir: this.o.storeDir, model: this.o.model, dim, to: streaming.to, inMemoryBytes: this.store.inMemoryBytes }, { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker });
-      streaming.stream.add(present, rows);
-      for (const h of present) streaming.fed.add(h);
-    };
+    // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
+    const build = this.vectors
+      ? undefined
+      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker }, fresh);
     const sendWave = () => {
       if (queued.length === 0) return;
       const wave = queued;
@@ -388,7 +384,7 @@ export class SemanticIndex {
           const r = await this.o.embed(texts, signal, (done) => onProgress?.({ phase: 'embed', done: before + done, total: todo.size }));
           requests += r.requests;
           r.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
-          feed(wave, r.vectors);
+          build?.feed(wave, r.vectors);
         } catch (err) {
           // Cancelled, or the gateway failed: keep the batches that finished either way.
           stopped = true;
@@ -480,19 +476,19 @@ export class SemanticIndex {
       sendWave();
       await waves;
     } catch (err) {
-      await streaming.stream?.cancel();
+      await build?.abandon();
       throw err;
     }
     if (tEmbed !== undefined) stats.embedMs = Date.now() - tEmbed;
     stats.requests = requests;
     stats.embedded = fresh.size;
     const slices = new Slicer();
-    const dim = fresh.size > 0 ? fresh.values().next().value!.length : this.dim;
-    // The streamed snapshot is taken only for a whole first build, every row fed (else the batch build below).
-    const stream = streaming.open && !stopped && !signal?.aborted && streaming.dim === dim && this.vectors === undefined ? streaming.stream : undefined;
-    if (streaming.stream && !stream) await streaming.stream.cancel();
+    // The stream is taken only for a whole first build (else the rows it holds are read back for the batch build in `apply`).
+    const streamed = build?.usable && !stopped && !signal?.aborted && this.vectors === undefined ? build : undefined;
+    if (build && !streamed) await build.abandon();
+    const dim = streamed?.dim || firstDim(fresh) || this.dim;
     if (this.dim && fresh.size > 0 && dim !== this.dim) {
-      await stream?.cancel();
+      await streamed?.abandon();
       throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
     }
 
@@ -506,7 +502,7 @@ export class SemanticIndex {
     while (this.folding) await this.folding.done;
     // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile).
     const tPersist = Date.now();
-    const stored = this.apply(changed, fresh, dim, stream && { stream, fed: streaming.fed, to: streaming.to }).then(() => (stats.persistMs = Date.now() - tPersist));
+    const stored = this.apply(changed, fresh, dim, streamed).then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
       const slices = new Slicer();
@@ -538,9 +534,9 @@ export class SemanticIndex {
    * dead or the log is long, the log is folded into a new snapshot in the background (a worker
    * thread); the next update waits for it, searches meanwhile use the current one.
    */
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: Map<string, Float32Array>, dim: number, streamed?: { stream: SnapshotStream; fed: Set<string>; to: number }): Promise<void> {
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild): Promise<void> {
     if (changed.size === 0) {
-      await streamed?.stream.cancel();
+      await streamed?.abandon();
       return;
     }
     // New rows, in a stable order: the changed files' chunks as listed.
@@ -569,19 +565,14 @@ export class SemanticIndex {
       let parts: SnapshotParts | undefined;
       // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
       if (streamed) {
-        let whole = streamed.to === job.to && streamed.fed.size === added.length;
-        for (let i = 0; whole && i < added.length; i++) {
-          whole = streamed.fed.has(added[i]);
-          if (i % 4096 === 0) await slices.maybeYield();
-        }
-        if (whole) parts = await streamed.stream.finish(filesText, headroom).catch(() => undefined);
-        // Stopped (a worker that died is waited for, and what it wrote removed) before the batch build writes the same generation.
-        if (!parts) await streamed.stream.cancel();
+        if (streamed.to === job.to && (await streamed.holds(added, slices))) parts = await streamed.finish(filesText, headroom);
+        // Otherwise (or its worker died) its rows are read back, and it is stopped before the batch build writes the same generation.
+        if (!parts) await streamed.abandon();
       }
       if (!parts) {
         const all = new Float32Array(added.length * this.dim);
         for (let i = 0; i < added.length; i++) {
-          all.set(fresh.get(added[i])!, i * this.dim);
+          all.set(vectorOf(fresh, added[i]), i * this.dim);
           if (i % 256 === 0) await slices.maybeYield();
         }
         parts = await runSnapshot({ ...job, rowsText: added.join(' '), vectors: all }, { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker });
@@ -594,13 +585,13 @@ export class SemanticIndex {
       this.keywordsDue = parts.generation;
       return;
     }
-    await streamed?.stream.cancel();
+    await streamed?.abandon();
     const index = this.vectors;
     const vecs = new Float32Array(added.length * this.dim);
     const codes = new Uint8Array(added.length * index.codeBytes);
     const scales = new Float32Array(added.length);
     for (let i = 0; i < added.length; i++) {
-      const v = Float32Array.from(fresh.get(added[i])!);
+      const v = Float32Array.from(vectorOf(fresh, added[i]));
       const { code, alpha } = index.encode(v);
       vecs.set(v, i * this.dim);
       codes.set(code, i * index.codeBytes);

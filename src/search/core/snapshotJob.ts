@@ -233,7 +233,8 @@ export const MAX_MEAN_DRIFT = 0.25;
 export type StreamMessage =
   | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number }
   | { kind: 'rows'; rowsText: string; vectors: Float32Array }
-  | { kind: 'finish'; filesText: string; headroom: number };
+  | { kind: 'finish'; filesText: string; headroom: number }
+  | { kind: 'close' };
 
 /**
  * A first build written while the embeddings still arrive, so that only the last rows are left
@@ -309,9 +310,19 @@ export class SnapshotBuilder {
     return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded };
   }
 
+  /** Rows written so far. */
+  get rowCount(): number {
+    return this.rows.length;
+  }
+
   /** Stops: the files written so far are removed (the store's metadata never named them). */
   discard(): void {
     this.files.discard();
+  }
+
+  /** Stops, leaving the files written so far (for the caller to read back, then remove). */
+  close(): void {
+    this.files.close();
   }
 
   private grow(rows: number): void {

@@ -8,7 +8,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { removeGeneration } from './indexStore';
 import { keywordsJob, parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
@@ -16,6 +15,8 @@ export type WorkerReply =
   | { type: 'progress'; done: number; total: number }
   | { type: 'done'; parts: SnapshotParts; rowsText: string }
   | { type: 'written'; docs: number; terms: number }
+  | { type: 'rows'; written: number }
+  | { type: 'closed' }
   | { type: 'error'; message: string };
 
 export class SnapshotJobFailed extends Error {
@@ -32,6 +33,8 @@ export interface SnapshotRunOptions {
   mode?: 'worker' | 'inline';
   /** Called with the worker as soon as it runs (tests kill it mid-job). */
   onWorker?: (worker: Worker) => void;
+  /** A streamed build: how many of the rows sent are written to its vectors file so far. */
+  onWritten?: (rows: number) => void;
 }
 
 /**
@@ -60,28 +63,32 @@ export interface SnapshotStream {
   add(hashes: string[], vectors: Float32Array): void;
   /** The snapshot with its files' chunks (`fileLine` per line), once every row is written. */
   finish(filesText: string, headroom: number): Promise<SnapshotParts & { reencoded: boolean }>;
-  /** Stops it and removes what it wrote (the store's metadata never named it), once it has stopped writing. */
-  cancel(): Promise<void>;
+  /** Stops it: once this resolves nothing writes its files any more (they stay, for the caller to read or remove). */
+  stop(): Promise<void>;
 }
 
 export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'stream' }>, opts: SnapshotRunOptions = {}): SnapshotStream {
   const source = opts.mode === 'inline' ? undefined : workerSource();
   if (!source) {
     let builder: Promise<SnapshotBuilder> = SnapshotBuilder.start(start);
-    let cancelled = false;
-    const guard = builder.catch(() => undefined);
+    let stopped = false;
     return {
       add: (hashes, vectors) => {
-        builder = builder.then((b) => (b.add(hashes, vectors), b));
+        builder = builder.then((b) => {
+          if (stopped) return b;
+          b.add(hashes, vectors);
+          opts.onWritten?.(b.rowCount);
+          return b;
+        });
       },
       finish: async (filesText, headroom) => {
         const b = await builder;
-        if (cancelled) throw new SnapshotJobFailed('cancelled');
+        if (stopped) throw new SnapshotJobFailed('cancelled');
         return b.finish(parseFilesText(filesText), headroom);
       },
-      cancel: async () => {
-        cancelled = true;
-        (await guard)?.discard();
+      stop: async () => {
+        stopped = true;
+        (await builder.catch(() => undefined))?.close();
       },
     };
   }
@@ -102,10 +109,12 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
       worker?.postMessage({ kind: 'finish', filesText, headroom } satisfies StreamMessage);
       return done;
     },
-    cancel: async () => {
+    stop: async () => {
+      // Asked to close its files first (a terminated thread's open files stay open, and Windows then cannot remove them), then stopped.
+      worker?.postMessage({ kind: 'close' } satisfies StreamMessage);
+      await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
       stop.abort();
       await worker?.terminate();
-      removeGeneration(start.dir, start.to);
     },
   };
 }
@@ -140,6 +149,7 @@ function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transf
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: WorkerReply) => {
       if (m.type === 'progress') opts.onProgress?.(m.done, m.total);
+      else if (m.type === 'rows') opts.onWritten?.(m.written);
       else if (m.type === 'error') finish(() => reject(new SnapshotJobFailed(m.message)));
       else {
         const r = result(m);

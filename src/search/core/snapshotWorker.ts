@@ -30,12 +30,22 @@ if (port) {
       stream = SnapshotBuilder.start(job).catch((err: unknown) => void fail(err));
       return;
     }
+    if (job.kind === 'close') {
+      void stream?.then((builder) => {
+        builder?.close();
+        post({ type: 'closed' });
+      });
+      stream = Promise.resolve(undefined);
+      return;
+    }
     if (job.kind === 'rows' || job.kind === 'finish') {
       stream = stream?.then(async (builder) => {
         if (!builder) return undefined;
         try {
-          if (job.kind === 'rows') builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
-          else done(await builder.finish(parseFilesText(job.filesText), job.headroom), false);
+          if (job.kind === 'rows') {
+            builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
+            post({ type: 'rows', written: builder.rowCount });
+          } else done(await builder.finish(parseFilesText(job.filesText), job.headroom), false);
           return builder;
         } catch (err) {
           builder.discard();

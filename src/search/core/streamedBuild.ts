@@ -1,0 +1,126 @@
+/**
+ * A first build's snapshot written while its embeddings arrive (`SnapshotBuilder`, through
+ * `startSnapshotStream`): each wave's vectors are sent as soon as they come back, so that once the
+ * last wave is in only its rows are left to encode. Once the worker has written a row, the build
+ * lets go of its vector (the map keeps the row number instead): the extension host does not hold
+ * every vector of a large workspace at once (100,000 chunks of 1,536 floats are 614 MB). If the
+ * stream cannot be taken (a failure, a cancel, a file dropped, a worker that died), the rows it
+ * wrote are read back into the map and the build goes the batch way (`runSnapshot`).
+ */
+import { join } from 'node:path';
+import { readInto, removeGeneration } from './indexStore';
+import type { SnapshotParts } from './snapshotJob';
+import { startSnapshotStream, type SnapshotRunOptions, type SnapshotStream } from './snapshotRunner';
+import type { Slicer } from './slices';
+
+/** A build's new vectors by chunk hash: in memory, or the row of the stream's vectors file that holds it. */
+export type FreshVectors = Map<string, Float32Array | number>;
+
+export interface StreamedBuildOptions {
+  dir: string;
+  model: string;
+  /** The generation the snapshot is written as. */
+  to: number;
+  inMemoryBytes: number;
+  mode?: SnapshotRunOptions['mode'];
+  onWorker?: SnapshotRunOptions['onWorker'];
+}
+
+export class StreamedBuild {
+  /** Hashes in the order sent: row i of the stream. */
+  private readonly order: string[] = [];
+  private readonly sent = new Set<string>();
+  private stream: SnapshotStream | undefined;
+  /** Rows whose vectors the map no longer holds (the worker has written them). */
+  private released = 0;
+  private broken = false;
+  private abandoned = false;
+  dim = 0;
+
+  constructor(
+    private readonly o: StreamedBuildOptions,
+    private readonly fresh: FreshVectors,
+  ) {}
+
+  get to(): number {
+    return this.o.to;
+  }
+
+  /** Whether the stream can still become the snapshot (every wave so far sent whole, one dimension). */
+  get usable(): boolean {
+    return !this.broken && !this.abandoned;
+  }
+
+  /** A wave's vectors, as they came back (`vectors[i]` for `hashes[i]`, undefined when missing). */
+  feed(hashes: string[], vectors: (Float32Array | undefined)[]): void {
+    const present = hashes.filter((_, i) => vectors[i]);
+    if (!this.usable || present.length === 0) return;
+    const dim = (this.dim ||= vectors.find((v) => v)!.length);
+    if (vectors.some((v) => v && v.length !== dim)) {
+      this.broken = true;
+      return;
+    }
+    const rows = new Float32Array(present.length * dim);
+    let at = 0;
+    for (const v of vectors) if (v) rows.set(v, at++ * dim);
+    this.stream ??= startSnapshotStream(
+      { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes },
+      { mode: this.o.mode, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
+    );
+    this.stream.add(present, rows);
+    for (const h of present) {
+      this.order.push(h);
+      this.sent.add(h);
+    }
+  }
+
+  /** Whether `added` (the build's new rows) are exactly the rows sent. */
+  async holds(added: string[], slices: Slicer): Promise<boolean> {
+    if (!this.usable || !this.stream || this.sent.size !== added.length) return false;
+    for (let i = 0; i < added.length; i++) {
+      if (!this.sent.has(added[i])) return false;
+      if (i % 4096 === 0) await slices.maybeYield();
+    }
+    return true;
+  }
+
+  /** The snapshot (rows in the order sent), or undefined if the stream failed (then `abandon`). */
+  async finish(filesText: string, headroom: number): Promise<SnapshotParts | undefined> {
+    if (!this.usable || !this.stream) return undefined;
+    return this.stream.finish(filesText, headroom).catch(() => undefined);
+  }
+
+  /**
+   * Stops the stream: its worker is waited for, every vector it was given back is read from its
+   * file into the map again, and its files are removed. A row the file does not hold (it cannot
+   * be read) leaves the map: its file is not replaced in this build, and the next one embeds it.
+   */
+  async abandon(): Promise<void> {
+    if (this.abandoned) return;
+    this.abandoned = true;
+    if (!this.stream) return;
+    await this.stream.stop();
+    const n = this.released;
+    if (n > 0) {
+      const rows = new Float32Array(n * this.dim);
+      const whole = await readInto(join(this.o.dir, `vectors-${this.o.to}.f32`), new Uint8Array(rows.buffer), rows.byteLength).catch(() => false);
+      for (let i = 0; i < n; i++) {
+        if (whole) this.fresh.set(this.order[i], rows.subarray(i * this.dim, (i + 1) * this.dim));
+        else this.fresh.delete(this.order[i]);
+      }
+    }
+    removeGeneration(this.o.dir, this.o.to);
+  }
+
+  private release(written: number): void {
+    if (this.abandoned) return;
+    for (; this.released < written; this.released++) this.fresh.set(this.order[this.released], this.released);
+  }
+}
+
+/** The vector of a new row; rows written by a stream are read back (`StreamedBuild.abandon`) before any batch use. */
+export function vectorOf(fresh: FreshVectors, hash: string): Float32Array {
+  const v = fresh.get(hash);
+  if (!(v instanceof Float32Array)) throw new Error(`the vector of ${hash} is not in memory`);
+  return v;
+}
