@@ -16,8 +16,8 @@ describe('the keyword index stored with the search index', () => {
   let root: string;
   let store: string;
   const opened: SemanticIndex[] = [];
-  const make = () => {
-    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 4 });
+  const make = (extra: Partial<ConstructorParameters<typeof SemanticIndex>[0]> = {}) => {
+    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 4, ...extra });
     opened.push(index);
     return index;
   };
@@ -124,10 +124,34 @@ describe('the keyword index stored with the search index', () => {
     assert.deepEqual(await found(again, 'refunded4'), ['m4.ts']);
   });
 
-  it('a change right after the first build does not wait for its keywords to be stored, and is carried over to them', async () => {
+  it("a streamed first build's worker stores the keywords before the build returns: nothing is left to store in the background", async () => {
     rmSync(store, { recursive: true, force: true });
     const index = make();
     await index.update();
+    assert.equal(files('keywords-').length, 1, 'stored by the time the build returned');
+    assert.equal(index.size.chunks, 8);
+    let idle = false;
+    void index.idle().then(() => (idle = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(idle, true, 'no keywords write in the background');
+    assert.deepEqual(await found(index, 'computeInvoiceTotal3'), ['m3.ts'], 'answered from the stored keywords');
+    writeFileSync(join(root, 'm7.ts'), 'export function captureFunds(id: string): void {}\n');
+    await index.update([join(root, 'm7.ts')]);
+    assert.deepEqual(await found(index, 'captureFunds'), ['m7.ts']);
+    assert.deepEqual(await found(index, 'computeInvoiceTotal7'), []);
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    assert.deepEqual(await found(again, 'computeInvoiceTotal3'), ['m3.ts']);
+    assert.deepEqual(await found(again, 'captureFunds'), ['m7.ts']);
+  });
+
+  it('a change right after a first build that went the batch way does not wait for its keywords to be stored, and is carried over to them', async () => {
+    rmSync(store, { recursive: true, force: true });
+    // The stream's worker stopped as it starts: the snapshot is built the batch way, its keywords on the host.
+    let workers = 0;
+    const index = make({ onSnapshotWorker: (w) => void (workers++ === 0 && w.terminate()) });
+    await index.update();
+    assert.equal(workers, 2);
     let stored = false;
     void index.idle().then(() => (stored = true));
     writeFileSync(join(root, 'm7.ts'), 'export function captureFunds(id: string): void {}\n');

@@ -243,6 +243,27 @@ describe('the first build of the index, streamed', function () {
     assert.equal((await again.update()).embedded, 0);
   });
 
+  it("the keywords the stream's worker stores answer as those the host indexes in the batch way: the same chunks, scores and definitions", async () => {
+    // Some files named after others' functions, so that scores and definitions differ between chunks.
+    for (let f = 0; f < 40; f++) writeFileSync(join(root, `use${f}.ts`), `import { handler${f} } from './m${f}';\nexport const wrapped${f} = (s: string) => handler${f}(handler${f + 1}(s));\n`);
+    const streamed = make();
+    await streamed.update();
+    const batchStore = join(base, 'batch');
+    let workers = 0;
+    const batch = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: batchStore, model: 'stand-in', embed, onSnapshotWorker: (w) => void (workers++ === 0 && w.terminate()) });
+    opened.push(batch);
+    await batch.update();
+    await batch.idle();
+    assert.equal(workers, 2, 'the second index went the batch way');
+    assert.ok(readdirSync(store).some((f) => f.startsWith('keywords-')));
+    for (const q of ['handler7', 'wrapped3', 'input string handler12', 'return input', 'handler']) {
+      const a = streamed.keywordSearch(q, 20);
+      const b = batch.keywordSearch(q, 20);
+      assert.ok(a.length > 0, q);
+      assert.deepEqual(a.map((h) => [h.item, h.score.toFixed(6), h.defines ?? false, h.matched.join(" ")]), b.map((h) => [h.item, h.score.toFixed(6), h.defines ?? false, h.matched.join(" ")]), q);
+    }
+  });
+
   it('a first build cancelled after its first wave keeps that wave, leaves no streamed files behind, and loads', async () => {
     const abort = new AbortController();
     const index = make({ embed: (texts, signal) => (lastAnswer > 0 ? (abort.abort(), Promise.reject(new Error('cancelled'))) : embed(texts, signal)) });

@@ -431,6 +431,7 @@ export class SemanticIndex {
       if (o.kind === 'chunks') {
         changed.set(display, { entry: o.entry, texts: o.texts });
         needVectors(display, o.entry, o.texts);
+        build?.texts(display, o.texts);
         stats.files++;
         stats.chunks += o.entry.chunks.length;
       } else if (o.kind === 'same') {
@@ -500,11 +501,17 @@ export class SemanticIndex {
     }
     // A fold in progress holds the change back; the keywords being stored do not.
     while (this.folding) await this.folding.done;
-    // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile).
+    // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile);
+    // a streamed first build's worker has indexed and stored them itself, unless that failed.
     const tPersist = Date.now();
-    const stored = this.apply(changed, fresh, dim, streamed).then(() => (stats.persistMs = Date.now() - tPersist));
+    const applied = this.apply(changed, fresh, dim, streamed);
+    const stored = applied.then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
+      if (streamed && (await applied.catch(() => false))) {
+        stats.keywordsMs = Date.now() - tKeywords;
+        return;
+      }
       const slices = new Slicer();
       for (const [file, c] of changed) {
         if (c) this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })));
@@ -534,10 +541,10 @@ export class SemanticIndex {
    * dead or the log is long, the log is folded into a new snapshot in the background (a worker
    * thread); the next update waits for it, searches meanwhile use the current one.
    */
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild): Promise<void> {
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild): Promise<boolean> {
     if (changed.size === 0) {
       await streamed?.abandon();
-      return;
+      return false;
     }
     // New rows, in a stable order: the changed files' chunks as listed.
     const added: string[] = [];
@@ -562,7 +569,7 @@ export class SemanticIndex {
       const filesText = lines.join('\n');
       const headroom = headroomFor(added.length);
       const job = { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rowsText: '', filesText, vectors: new Float32Array(0), headroom, inMemoryBytes: this.store.inMemoryBytes } as const;
-      let parts: SnapshotParts | undefined;
+      let parts: (SnapshotParts & { keywords?: unknown }) | undefined;
       // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
       if (streamed) {
         if (streamed.to === job.to && (await streamed.holds(added, slices))) parts = await streamed.finish(filesText, headroom);
@@ -581,9 +588,10 @@ export class SemanticIndex {
       this.rowOf.clear();
       await this.applyFiles(changed, undefined, 0, slices);
       await this.adopt(parts, slices);
+      if (parts.keywords && (await this.takeStoredKeywords(parts.generation, changed, slices))) return true;
       // Its keywords are stored once the update has indexed them (see `update`).
       this.keywordsDue = parts.generation;
-      return;
+      return false;
     }
     await streamed?.abandon();
     const index = this.vectors;
@@ -611,6 +619,21 @@ export class SemanticIndex {
     await this.applyFiles(changed, index, rowsBefore, slices);
     const due = this.dead > this.rowHashes.length * 0.25 || this.logEntries >= (this.o.maxLogEntries ?? 1000);
     if (due && this.logEntries >= this.foldRetryAt) this.startFold();
+    return false;
+  }
+
+  /**
+   * Takes over the keyword index a streamed first build's worker stored beside snapshot
+   * `generation`, if it holds exactly the build's files and chunks; false when it does not read
+   * or does not match (the update then indexes the keywords itself).
+   */
+  private async takeStoredKeywords(generation: number, changed: Map<string, { entry: StoredFile } | null>, slices: Slicer): Promise<boolean> {
+    const expected = new Map<string, number>();
+    for (const [file, c] of changed) if (c) expected.set(file, c.entry.chunks.length);
+    const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => holdsExactly(files, expected)).catch(() => undefined);
+    if (!stored) return false;
+    this.useKeywords(new KeywordIndex(stored, this.itemAt));
+    return true;
   }
 
   /** The files' chunks in memory: holders moved, rows that lost their last holder removed, ones that got one back restored. */

@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { compactFile, expandFile, filesAfter, IndexStore, readCommitted, type SnapshotFiles, type StoredFile } from './indexStore';
-import type { KeywordState } from './keywords';
+import { KeywordIndex, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
 
@@ -229,10 +229,17 @@ const meanOf = (sum: Float64Array, n: number) => Float32Array.from(sum, (x) => (
  */
 export const MAX_MEAN_DRIFT = 0.25;
 
-/** A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows, finished. */
+/** A file's chunk texts, in order, for a streamed build's keyword index. */
+export interface StreamedFileTexts {
+  file: string;
+  texts: string[];
+}
+
+/** A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows and texts, finished. */
 export type StreamMessage =
   | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number }
   | { kind: 'rows'; rowsText: string; vectors: Float32Array }
+  | { kind: 'texts'; files: StreamedFileTexts[] }
   | { kind: 'finish'; filesText: string; headroom: number }
   | { kind: 'close' };
 
@@ -247,6 +254,9 @@ export type StreamMessage =
  */
 export class SnapshotBuilder {
   private rows: string[] = [];
+  /** The keyword index of the files' texts (items: a chunk's place in its file), stored beside the snapshot at the end. */
+  private readonly keywords = new KeywordIndex<number>();
+  private readonly keywordFiles = new Set<string>();
   private codes: Uint8Array;
   private scales: Float32Array;
   private readonly sum: Float64Array;
@@ -291,8 +301,21 @@ export class SnapshotBuilder {
     for (const h of hashes) this.rows.push(h);
   }
 
-  /** Flushes the rows and writes the metadata (with `files`); the rows are encoded again first if the mean moved too far. */
-  async finish(files: Record<string, StoredFile>, headroom: number): Promise<SnapshotParts & { reencoded: boolean }> {
+  /** Files' chunk texts, tokenised into the keyword index as they come (a file sent again replaces its chunks). */
+  addTexts(files: StreamedFileTexts[]): void {
+    for (const f of files) {
+      this.keywords.setFile(f.file, f.texts.map((text, item) => ({ item, text })));
+      this.keywordFiles.add(f.file);
+    }
+  }
+
+  /**
+   * Flushes the rows and writes the metadata (with `files`); the rows are encoded again first if
+   * the mean moved too far. Then the keyword index of `files` (those sent texts for that are not
+   * in `files` are dropped) is stored as the snapshot's (`keywordStore.ts`); `keywords` is
+   * undefined when that failed (the snapshot stands: the caller indexes the keywords itself).
+   */
+  async finish(files: Record<string, StoredFile>, headroom: number): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } }> {
     const { dim } = this.job;
     const n = this.rows.length;
     const mean = meanOf(this.sum, n);
@@ -307,7 +330,16 @@ export class SnapshotBuilder {
     const scales = new Float32Array(capacity);
     scales.set(this.scales.subarray(0, n));
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
-    return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded };
+    let keywords: { docs: number; terms: number } | undefined;
+    if (this.keywordFiles.size > 0) {
+      try {
+        for (const file of this.keywordFiles) if (!files[file]) this.keywords.removeFile(file);
+        keywords = writeKeywordFile(keywordFile(this.job.dir, this.job.to), this.job.to, await this.keywords.exportState(() => Promise.resolve()));
+      } catch {
+        keywords = undefined;
+      }
+    }
+    return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
   }
 
   /** Rows written so far. */

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamMessage } from './snapshotJob';
+import { keywordsJob, parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -61,11 +61,15 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
 export interface SnapshotStream {
   /** Rows in arrival order; `vectors` is handed over (the caller must not use it afterwards). */
   add(hashes: string[], vectors: Float32Array): void;
-  /** The snapshot with its files' chunks (`fileLine` per line), once every row is written. */
-  finish(filesText: string, headroom: number): Promise<SnapshotParts & { reencoded: boolean }>;
+  /** Files' chunk texts, for the keyword index stored with the snapshot. */
+  addTexts(files: StreamedFileTexts[]): void;
+  /** The snapshot with its files' chunks (`fileLine` per line), once every row is written; `keywords` when its keyword index is stored too. */
+  finish(filesText: string, headroom: number): Promise<StreamedSnapshot>;
   /** Stops it: once this resolves nothing writes its files any more (they stay, for the caller to read or remove). */
   stop(): Promise<void>;
 }
+
+export type StreamedSnapshot = SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } };
 
 export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'stream' }>, opts: SnapshotRunOptions = {}): SnapshotStream {
   const source = opts.mode === 'inline' ? undefined : workerSource();
@@ -80,6 +84,9 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
           opts.onWritten?.(b.rowCount);
           return b;
         });
+      },
+      addTexts: (files) => {
+        builder = builder.then((b) => (stopped || b.addTexts(files), b));
       },
       finish: async (filesText, headroom) => {
         const b = await builder;
@@ -97,7 +104,7 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
   let worker: Worker | undefined;
   // The rows in the order sent, which is the snapshot's: not sent back (splitting 100,000 hashes out of one string held the event loop).
   const rows: string[] = [];
-  const done = inWorker(source, start, [], { ...opts, signal, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as SnapshotParts & { reencoded: boolean }), rows } : undefined));
+  const done = inWorker(source, start, [], { ...opts, signal, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined));
   // Settled by `finish`; a failure before it is not left unhandled.
   done.catch(() => undefined);
   return {
@@ -105,6 +112,7 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
       for (const h of hashes) rows.push(h);
       worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);
     },
+    addTexts: (files) => worker?.postMessage({ kind: 'texts', files } satisfies StreamMessage),
     finish: (filesText, headroom) => {
       worker?.postMessage({ kind: 'finish', filesText, headroom } satisfies StreamMessage);
       return done;

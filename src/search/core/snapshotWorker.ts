@@ -38,11 +38,12 @@ if (port) {
       stream = Promise.resolve(undefined);
       return;
     }
-    if (job.kind === 'rows' || job.kind === 'finish') {
+    if (job.kind === 'rows' || job.kind === 'texts' || job.kind === 'finish') {
       stream = stream?.then(async (builder) => {
         if (!builder) return undefined;
         try {
-          if (job.kind === 'rows') {
+          if (job.kind === 'texts') builder.addTexts(job.files);
+          else if (job.kind === 'rows') {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
             post({ type: 'rows', written: builder.rowCount });
           } else done(await builder.finish(parseFilesText(job.filesText), job.headroom), false);

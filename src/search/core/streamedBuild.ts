@@ -1,7 +1,9 @@
 /**
  * A first build's snapshot written while its embeddings arrive (`SnapshotBuilder`, through
  * `startSnapshotStream`): each wave's vectors are sent as soon as they come back, so that once the
- * last wave is in only its rows are left to encode. Once the worker has written a row, the build
+ * last wave is in only its rows are left to encode. The files' texts go too, as they are read: the
+ * worker tokenises them and stores the keyword index with the snapshot, so the extension host
+ * neither tokenises a whole workspace nor holds its keyword index in memory. Once the worker has written a row, the build
  * lets go of its vector (the map keeps the row number instead): the extension host does not hold
  * every vector of a large workspace at once (100,000 chunks of 1,536 floats are 614 MB). If the
  * stream cannot be taken (a failure, a cancel, a file dropped, a worker that died), the rows it
@@ -9,12 +11,15 @@
  */
 import { join } from 'node:path';
 import { readInto, removeGeneration } from './indexStore';
-import type { SnapshotParts } from './snapshotJob';
-import { startSnapshotStream, type SnapshotRunOptions, type SnapshotStream } from './snapshotRunner';
+import type { StreamedFileTexts } from './snapshotJob';
+import { startSnapshotStream, type SnapshotRunOptions, type SnapshotStream, type StreamedSnapshot } from './snapshotRunner';
 import type { Slicer } from './slices';
 
 /** A build's new vectors by chunk hash: in memory, or the row of the stream's vectors file that holds it. */
 export type FreshVectors = Map<string, Float32Array | number>;
+
+/** Chunks' texts per message to the worker. */
+const TEXT_BATCH = 1024;
 
 export interface StreamedBuildOptions {
   dir: string;
@@ -35,6 +40,9 @@ export class StreamedBuild {
   private released = 0;
   private broken = false;
   private abandoned = false;
+  /** Files' texts not sent yet (before the stream starts, and between batches). */
+  private pendingTexts: StreamedFileTexts[] = [];
+  private pendingChunks = 0;
   dim = 0;
 
   constructor(
@@ -72,6 +80,22 @@ export class StreamedBuild {
       this.order.push(h);
       this.sent.add(h);
     }
+    this.sendTexts();
+  }
+
+  /** A file's chunk texts, for the keyword index the worker stores with the snapshot (sent some 1,000 chunks at a time). */
+  texts(file: string, texts: string[]): void {
+    if (!this.usable) return;
+    this.pendingTexts.push({ file, texts });
+    this.pendingChunks += texts.length;
+    if (this.pendingChunks >= TEXT_BATCH) this.sendTexts();
+  }
+
+  private sendTexts(): void {
+    if (!this.stream || this.pendingTexts.length === 0) return;
+    this.stream.addTexts(this.pendingTexts);
+    this.pendingTexts = [];
+    this.pendingChunks = 0;
   }
 
   /** Whether `added` (the build's new rows) are exactly the rows sent. */
@@ -85,8 +109,9 @@ export class StreamedBuild {
   }
 
   /** The snapshot (rows in the order sent), or undefined if the stream failed (then `abandon`). */
-  async finish(filesText: string, headroom: number): Promise<SnapshotParts | undefined> {
+  async finish(filesText: string, headroom: number): Promise<StreamedSnapshot | undefined> {
     if (!this.usable || !this.stream) return undefined;
+    this.sendTexts();
     return this.stream.finish(filesText, headroom).catch(() => undefined);
   }
 
