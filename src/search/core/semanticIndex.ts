@@ -351,8 +351,8 @@ export class SemanticIndex {
   async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
     const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
-    /** Files this update replaces (null: removed), with their chunks' texts. */
-    const changed = new Map<string, { entry: StoredFile; texts: string[] } | null>();
+    /** Files this update replaces (null: removed), with their chunks' texts (none once a streamed build's worker has them). */
+    const changed = new Map<string, { entry: StoredFile; texts?: string[] } | null>();
     // Embedding starts while the scan goes on: chunks that need a vector are sent in waves of
     // WAVE, one wave after another (each at the embed function's own concurrency).
     const todo = new Map<string, string>();
@@ -429,9 +429,9 @@ export class SemanticIndex {
     const record = (display: string, o: Outcome) => {
       const prev = this.files.get(display);
       if (o.kind === 'chunks') {
-        changed.set(display, { entry: o.entry, texts: o.texts });
         needVectors(display, o.entry, o.texts);
-        build?.texts(display, o.texts);
+        // A streamed build's worker indexes the keywords: the host keeps no texts (a gigabyte at a million chunks).
+        changed.set(display, build?.texts(display, o.texts) ? { entry: o.entry } : { entry: o.entry, texts: o.texts });
         stats.files++;
         stats.chunks += o.entry.chunks.length;
       } else if (o.kind === 'same') {
@@ -513,11 +513,15 @@ export class SemanticIndex {
         return;
       }
       const slices = new Slicer();
+      // Files whose texts went to a stream that was not taken are read again.
+      const reread: string[] = [];
       for (const [file, c] of changed) {
-        if (c) this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })));
-        else this.keywords.removeFile(file);
+        if (!c) this.keywords.removeFile(file);
+        else if (!c.texts) reread.push(file);
+        else this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts![i] })));
         await slices.maybeYield();
       }
+      if (reread.length > 0) await this.fillKeywords(reread);
       stats.keywordsMs = Date.now() - tKeywords;
     });
     await Promise.all([stored, this.keywordsReady]);

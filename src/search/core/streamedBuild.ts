@@ -83,12 +83,16 @@ export class StreamedBuild {
     this.sendTexts();
   }
 
-  /** A file's chunk texts, for the keyword index the worker stores with the snapshot (sent some 1,000 chunks at a time). */
-  texts(file: string, texts: string[]): void {
-    if (!this.usable) return;
+  /**
+   * A file's chunk texts, for the keyword index the worker stores with the snapshot (sent some
+   * 1,000 chunks at a time); false when the stream no longer takes them (the caller keeps them).
+   */
+  texts(file: string, texts: string[]): boolean {
+    if (!this.usable) return false;
     this.pendingTexts.push({ file, texts });
     this.pendingChunks += texts.length;
     if (this.pendingChunks >= TEXT_BATCH) this.sendTexts();
+    return true;
   }
 
   private sendTexts(): void {
