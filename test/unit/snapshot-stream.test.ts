@@ -226,10 +226,16 @@ describe('the first build of the index, streamed', function () {
 
   it('a stream whose worker dies after writing rows: they are read back, the batch build writes the same index', async () => {
     let killed = false;
+    const errors: unknown[] = [];
     // The stream's worker is stopped once it has written its first wave (the build has let go of those vectors).
-    const index = make({ onSnapshotWorker: (w: Worker) => void (!killed && w.on('message', (m: { type: string }) => m.type === 'rows' && !killed && ((killed = true), void w.terminate()))) });
+    const index = make({
+      onBackgroundError: (e) => errors.push(e),
+      onSnapshotWorker: (w: Worker) => void (!killed && w.on('message', (m: { type: string }) => m.type === 'rows' && !killed && ((killed = true), void w.terminate()))),
+    });
     const stats = await index.update();
     assert.ok(killed);
+    assert.equal(errors.length, 1, 'the failure is reported once');
+    assert.match((errors[0] as Error).message, /could not be stored as its embeddings arrived \(the snapshot worker stopped/);
     assert.equal(stats.embedded, FILES);
     assert.equal(index.size.chunks, FILES);
     assert.deepEqual(generations(), [1]);
@@ -266,11 +272,13 @@ describe('the first build of the index, streamed', function () {
 
   it('a first build cancelled after its first wave keeps that wave, leaves no streamed files behind, and loads', async () => {
     const abort = new AbortController();
-    const index = make({ embed: (texts, signal) => (lastAnswer > 0 ? (abort.abort(), Promise.reject(new Error('cancelled'))) : embed(texts, signal)) });
+    const errors: unknown[] = [];
+    const index = make({ onBackgroundError: (e) => errors.push(e), embed: (texts, signal) => (lastAnswer > 0 ? (abort.abort(), Promise.reject(new Error('cancelled'))) : embed(texts, signal)) });
     lastAnswer = 0;
     const stats = await index.update(undefined, abort.signal);
     assert.equal(stats.embedded, 1024);
     assert.equal(index.size.chunks, 1024);
+    assert.deepEqual(errors, [], 'a cancel is not a failure');
     assert.deepEqual(generations(), [1]);
     const again = make();
     assert.equal(await again.load(), 'loaded');

@@ -579,6 +579,7 @@ export class SemanticIndex {
         if (streamed.to === job.to && (await streamed.holds(added, slices))) parts = await streamed.finish(filesText, headroom);
         // Otherwise (or its worker died) its rows are read back, and it is stopped before the batch build writes the same generation.
         if (!parts) await streamed.abandon();
+        if (streamed.failure) this.o.onBackgroundError?.(new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`));
       }
       if (!parts) {
         const all = new Float32Array(added.length * this.dim);

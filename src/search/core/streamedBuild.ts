@@ -3,11 +3,12 @@
  * `startSnapshotStream`): each wave's vectors are sent as soon as they come back, so that once the
  * last wave is in only its rows are left to encode. The files' texts go too, as they are read: the
  * worker tokenises them and stores the keyword index with the snapshot, so the extension host
- * neither tokenises a whole workspace nor holds its keyword index in memory. Once the worker has written a row, the build
- * lets go of its vector (the map keeps the row number instead): the extension host does not hold
- * every vector of a large workspace at once (100,000 chunks of 1,536 floats are 614 MB). If the
- * stream cannot be taken (a failure, a cancel, a file dropped, a worker that died), the rows it
- * wrote are read back into the map and the build goes the batch way (`runSnapshot`).
+ * neither tokenises a whole workspace nor holds its keyword index or its texts in memory. Once the
+ * worker has written a row, the build lets go of its vector (the map keeps the row number
+ * instead): the host does not hold every vector of a large workspace at once (100,000 chunks of
+ * 1,536 floats are 614 MB). If the stream cannot be taken (a failure, a cancel, a file dropped, a
+ * worker that died), the rows it wrote are read back into the map and the build goes the batch
+ * way (`runSnapshot`), the texts read again from the files.
  */
 import { join } from 'node:path';
 import { readInto, removeGeneration } from './indexStore';
@@ -112,11 +113,17 @@ export class StreamedBuild {
     return true;
   }
 
+  /** Why the stream's snapshot could not be written (its worker failed or died), once `finish` said undefined. */
+  failure: string | undefined;
+
   /** The snapshot (rows in the order sent), or undefined if the stream failed (then `abandon`). */
   async finish(filesText: string, headroom: number): Promise<StreamedSnapshot | undefined> {
     if (!this.usable || !this.stream) return undefined;
     this.sendTexts();
-    return this.stream.finish(filesText, headroom).catch(() => undefined);
+    return this.stream.finish(filesText, headroom).catch((err: unknown) => {
+      this.failure = err instanceof Error ? err.message : String(err);
+      return undefined;
+    });
   }
 
   /**

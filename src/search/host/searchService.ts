@@ -84,7 +84,7 @@ export class SearchService implements vscode.Disposable {
       model,
       maxFileBytes: s.maxFileKB * 1024,
       embed: (texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) }),
-      onBackgroundError: (err) => this.services.log.warn(`The search index could not fold its log into a new snapshot (the current one stays in use; tried again later): ${(err as Error)?.message ?? String(err)}`),
+      onBackgroundError: (err) => this.services.log.warn(`Search index, work off the editor's thread: ${(err as Error)?.message ?? String(err)} (the index in use stays as it was; a fold that failed is tried again later)`),
     });
   }
 
