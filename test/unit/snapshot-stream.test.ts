@@ -279,6 +279,8 @@ describe('the first build of the index, streamed', function () {
     assert.equal(stats.embedded, 1024);
     assert.equal(index.size.chunks, 1024);
     assert.deepEqual(errors, [], 'a cancel is not a failure');
+    await index.keywordsReady;
+    assert.equal(index.keywordSearch('input', 2000).length, 1024, "every chunk kept is in the keyword index (its text read again: the stream's worker had it)");
     assert.deepEqual(generations(), [1]);
     const again = make();
     assert.equal(await again.load(), 'loaded');

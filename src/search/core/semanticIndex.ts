@@ -521,7 +521,11 @@ export class SemanticIndex {
         else this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts![i] })));
         await slices.maybeYield();
       }
-      if (reread.length > 0) await this.fillKeywords(reread);
+      if (reread.length > 0) {
+        // Read with the chunks the update stores (`fillKeywords` takes them from the index's files).
+        await applied.catch(() => false);
+        await this.fillKeywords(reread);
+      }
       stats.keywordsMs = Date.now() - tKeywords;
     });
     await Promise.all([stored, this.keywordsReady]);
