@@ -65,3 +65,13 @@ export async function refusedBeforeSending(emu: { requests: unknown[] }, call: (
   await assert.rejects(call(), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
   assert.equal(emu.requests.length, before, 'nothing was sent');
 }
+
+/** A deterministic stand-in for an embedding: the text's FNV-1a hash seeds `dim` values in [-0.5, 0.5). */
+export function hashVector(text: string, dim: number): Float32Array {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return Float32Array.from({ length: dim }, (_, d) => {
+    h = Math.imul(h ^ d, 16777619) >>> 0;
+    return (h % 1000) / 1000 - 0.5;
+  });
+}

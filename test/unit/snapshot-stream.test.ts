@@ -10,6 +10,7 @@ import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJ
 import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
 import { StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
 import { VectorIndex } from '../../src/search/core/vectorIndex';
+import { hashVector } from './helpers';
 
 /**
  * The first build's snapshot, written while the embeddings arrive: the same snapshot as the batch
@@ -163,14 +164,7 @@ describe('the first build of the index, streamed', function () {
     await new Promise((r) => setTimeout(r, 20));
     lastAnswer = performance.now();
     return {
-      vectors: texts.map((t) => {
-        let h = 2166136261;
-        for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
-        return Float32Array.from({ length: DIM }, (_, d) => {
-          h = Math.imul(h ^ d, 16777619) >>> 0;
-          return (h % 1000) / 1000 - 0.5;
-        });
-      }),
+      vectors: texts.map((t) => hashVector(t, DIM)),
       requests: 1,
     };
   };

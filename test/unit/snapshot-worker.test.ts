@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { runSnapshot, SnapshotJobFailed } from '../../src/search/core/snapshotRunner';
+import { hashVector } from './helpers';
 
 /**
  * The snapshot worker's protocol: a fold runs in a worker thread, file to file, while the index
@@ -17,14 +18,7 @@ const FILES = 300;
 /** A deterministic stand-in for the embedding model: the text's hash seeds the vector. */
 const embed: EmbedFn = (texts) =>
   Promise.resolve({
-    vectors: texts.map((t) => {
-      let h = 2166136261;
-      for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
-      return Float32Array.from({ length: DIM }, (_, d) => {
-        h = Math.imul(h ^ d, 16777619) >>> 0;
-        return (h % 1000) / 1000 - 0.5;
-      });
-    }),
+    vectors: texts.map((t) => hashVector(t, DIM)),
     requests: 1,
   });
 

@@ -576,11 +576,11 @@ export class SemanticIndex {
       }
       const filesText = lines.join('\n');
       const headroom = headroomFor(added.length);
-      const job = { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to: this.generation + 1, rowsText: '', filesText, vectors: new Float32Array(0), headroom, inMemoryBytes: this.store.inMemoryBytes } as const;
+      const to = this.generation + 1;
       let parts: (SnapshotParts & { keywords?: unknown }) | undefined;
       // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
       if (streamed) {
-        if (streamed.to === job.to && (await streamed.holds(added, slices))) parts = await streamed.finish(filesText, headroom);
+        if (streamed.to === to && (await streamed.holds(added, slices))) parts = await streamed.finish(filesText, headroom);
         // Otherwise (or its worker died) its rows are read back, and it is stopped before the batch build writes the same generation.
         if (!parts) await streamed.abandon();
         if (streamed.failure) this.o.onBackgroundError?.(new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`));
@@ -591,7 +591,10 @@ export class SemanticIndex {
           all.set(vectorOf(fresh, added[i]), i * this.dim);
           if (i % 256 === 0) await slices.maybeYield();
         }
-        parts = await runSnapshot({ ...job, rowsText: added.join(' '), vectors: all }, { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker });
+        parts = await runSnapshot(
+          { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors: all, headroom, inMemoryBytes: this.store.inMemoryBytes },
+          { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
+        );
       }
       this.rowHashes = [];
       this.rowOf.clear();

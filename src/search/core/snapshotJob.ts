@@ -118,14 +118,7 @@ async function fold(job: Extract<SnapshotJob, { kind: 'fold' }>, onProgress?: Sn
   try {
     // Rows on disk are already normalised; read in file order, a block of rows at a time.
     const buffer = new Float32Array(BLOCK * dim);
-    const readRows = (first: number, count: number, into: Float32Array) => {
-      const bytes = new Uint8Array(into.buffer, into.byteOffset, count * dim * 4);
-      for (let off = 0; off < bytes.length; ) {
-        const n = readSync(fd, bytes, off, bytes.length - off, first * dim * 4 + off);
-        if (n <= 0) throw new Error('the vectors file ended early');
-        off += n;
-      }
-    };
+    const readRows = (first: number, count: number, into: Float32Array) => readVectorRows(fd, dim, first, count, into);
     const source = (i: number, n: number, into: Float32Array) => {
       // Live rows in order: runs of consecutive rows are read at once.
       for (let j = 0; j < n; ) {
@@ -201,6 +194,16 @@ async function write(
   );
   store.close();
   return { generation: job.to, rows, dim, mean: mean32, codes, scales, inMemory };
+}
+
+/** Reads `count` rows of a vectors file from row `first` into the start of `into`. */
+function readVectorRows(fd: number, dim: number, first: number, count: number, into: Float32Array): void {
+  const bytes = new Uint8Array(into.buffer, into.byteOffset, count * dim * 4);
+  for (let off = 0; off < bytes.length; ) {
+    const n = readSync(fd, bytes, off, bytes.length - off, first * dim * 4 + off);
+    if (n <= 0) throw new Error('the vectors file ended early');
+    off += n;
+  }
 }
 
 function normaliseRows(rows: Float32Array, count: number, dim: number): void {
@@ -377,12 +380,7 @@ export class SnapshotBuilder {
     try {
       for (let i = 0; i < n; i += BLOCK) {
         const count = Math.min(BLOCK, n - i);
-        const bytes = new Uint8Array(block.buffer, 0, count * dim * 4);
-        for (let off = 0; off < bytes.length; ) {
-          const got = readSync(fd, bytes, off, bytes.length - off, i * dim * 4 + off);
-          if (got <= 0) throw new Error('the vectors file ended early');
-          off += got;
-        }
+        readVectorRows(fd, dim, i, count, block);
         const enc = encode(block.subarray(0, count * dim), count);
         this.codes.set(enc.codes, i * this.codeBytes);
         this.scales.set(enc.alphas, i);

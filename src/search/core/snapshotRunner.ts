@@ -59,6 +59,8 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
 
 /** A first build's snapshot written while its embeddings arrive (`SnapshotBuilder`, in a worker unless inline). */
 export interface SnapshotStream {
+  /** The hashes sent so far, in order: row i of the snapshot. */
+  readonly rows: readonly string[];
   /** Rows in arrival order; `vectors` is handed over (the caller must not use it afterwards). */
   add(hashes: string[], vectors: Float32Array): void;
   /** Files' chunk texts, for the keyword index stored with the snapshot. */
@@ -76,8 +78,11 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
   if (!source) {
     let builder: Promise<SnapshotBuilder> = SnapshotBuilder.start(start);
     let stopped = false;
+    const rows: string[] = [];
     return {
+      rows,
       add: (hashes, vectors) => {
+        for (const h of hashes) rows.push(h);
         builder = builder.then((b) => {
           if (stopped) return b;
           b.add(hashes, vectors);
@@ -108,6 +113,7 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
   // Settled by `finish`; a failure before it is not left unhandled.
   done.catch(() => undefined);
   return {
+    rows,
     add: (hashes, vectors) => {
       for (const h of hashes) rows.push(h);
       worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);

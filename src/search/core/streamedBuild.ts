@@ -33,8 +33,6 @@ export interface StreamedBuildOptions {
 }
 
 export class StreamedBuild {
-  /** Hashes in the order sent: row i of the stream. */
-  private readonly order: string[] = [];
   private readonly sent = new Set<string>();
   private stream: SnapshotStream | undefined;
   /** Rows whose vectors the map no longer holds (the worker has written them). */
@@ -77,10 +75,7 @@ export class StreamedBuild {
       { mode: this.o.mode, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
     );
     this.stream.add(present, rows);
-    for (const h of present) {
-      this.order.push(h);
-      this.sent.add(h);
-    }
+    for (const h of present) this.sent.add(h);
     this.sendTexts();
   }
 
@@ -138,19 +133,21 @@ export class StreamedBuild {
     await this.stream.stop();
     const n = this.released;
     if (n > 0) {
+      const order = this.stream.rows;
       const rows = new Float32Array(n * this.dim);
       const whole = await readInto(join(this.o.dir, `vectors-${this.o.to}.f32`), new Uint8Array(rows.buffer), rows.byteLength).catch(() => false);
       for (let i = 0; i < n; i++) {
-        if (whole) this.fresh.set(this.order[i], rows.subarray(i * this.dim, (i + 1) * this.dim));
-        else this.fresh.delete(this.order[i]);
+        if (whole) this.fresh.set(order[i], rows.subarray(i * this.dim, (i + 1) * this.dim));
+        else this.fresh.delete(order[i]);
       }
     }
     removeGeneration(this.o.dir, this.o.to);
   }
 
   private release(written: number): void {
-    if (this.abandoned) return;
-    for (; this.released < written; this.released++) this.fresh.set(this.order[this.released], this.released);
+    if (this.abandoned || !this.stream) return;
+    const order = this.stream.rows;
+    for (; this.released < written; this.released++) this.fresh.set(order[this.released], this.released);
   }
 }
 
