@@ -80,7 +80,10 @@ export function ensureCodeServer(which = 'oldest') {
   const marker = join(dir, '.complete');
   const entry = join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   const result = { dir, node, vscode: v.vscode };
-  if (existsSync(marker) && existsSync(entry) && readFileSync(marker, 'utf8').trim() === v.codeServer) return result;
+  if (existsSync(marker) && existsSync(entry) && readFileSync(marker, 'utf8').trim() === v.codeServer) {
+    ensureBuiltInExtensions(dir);
+    return result;
+  }
   log(`installing code-server ${v.codeServer} (VS Code ${v.vscode}) into ${dir} (a few minutes, once)`);
   // Native modules are built for the Node that will run code-server: its headers, first on PATH.
   const nativeEnv = nodeHome ? { PATH: `${join(nodeHome, 'bin')}:${process.env.PATH}`, npm_config_nodedir: nodeHome } : {};
@@ -100,8 +103,25 @@ export function ensureCodeServer(which = 'oldest') {
   const asar = join(vscodeDir, 'node_modules.asar');
   rmSync(asar, { force: true });
   symlinkSync('node_modules', asar);
+  ensureBuiltInExtensions(dir);
   writeFileSync(marker, v.codeServer);
   return result;
+}
+
+/**
+ * The dependencies code-server's built-in extensions share (`lib/vscode/extensions/package.json`:
+ * TypeScript, which the TypeScript extension runs as tsserver), installed as VS Code's build does
+ * (its `postinstall.mjs` keeps only what the extensions load). Without them the TypeScript
+ * extension reports its server missing and no TypeScript diagnostics or navigation exist.
+ */
+export function ensureBuiltInExtensions(dir) {
+  const extensions = join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'extensions');
+  const tsserver = join(extensions, 'node_modules', 'typescript', 'lib', 'tsserver.js');
+  if (existsSync(tsserver) || !existsSync(join(extensions, 'package.json'))) return;
+  log(`installing the built-in extensions' dependencies (TypeScript for tsserver) in ${extensions}`);
+  run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], extensions);
+  if (existsSync(join(extensions, 'postinstall.mjs'))) run(process.execPath, ['postinstall.mjs'], extensions);
+  if (!existsSync(tsserver)) throw new Error(`tsserver is still missing after the install: ${tsserver}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

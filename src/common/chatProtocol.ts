@@ -81,6 +81,10 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('condense'), requestId: RequestId }),
   z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
   z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages', 'responses']) }),
+  /** The chat mode picked (Agent, Ask, Plan). */
+  z.object({ type: z.literal('set-mode'), mode: z.string().check(z.maxLength(100)) }),
+  /** A Plan-mode answer's plan approved: switch to Agent and carry it out. */
+  z.object({ type: z.literal('approve-plan'), turnId: z.string().check(z.maxLength(100)) }),
   z.object({ type: z.literal('add-context') }),
   z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save', 'apply']), code: z.string().check(z.maxLength(1024 * 1024)), language: z.optional(z.string().check(z.maxLength(50))) }),
   /** `@` or `#` typed in the input: workspace files matching the query, answered by `files`. */
@@ -108,7 +112,17 @@ export type FromWebview = z.infer<typeof FromWebview>;
 const FixActionSchema = z.object({ title: z.string(), command: z.enum(FIX_COMMANDS) });
 export type FixAction = z.infer<typeof FixActionSchema>;
 
-const ToolCallSchema = z.looseObject({ id: z.string(), name: z.string(), args: z.string(), status: z.string() });
+const ProblemSchema = z.object({ path: z.string(), line: z.number(), severity: z.enum(['error', 'warning']), message: z.string(), source: z.optional(z.string()), code: z.optional(z.string()) });
+const EditProblemsSchema = z.object({
+  introduced: z.array(ProblemSchema),
+  more: z.number(),
+  fixed: z.number(),
+  elsewhere: z.array(z.object({ path: z.string(), errors: z.number() })),
+  waitedMs: z.number(),
+  settled: z.enum(['diagnostics', 'unchanged', 'timeout']),
+});
+const ToolCallSchema = z.looseObject({ id: z.string(), name: z.string(), args: z.string(), status: z.string(), problems: z.optional(EditProblemsSchema) });
+const PlanSchema = z.array(z.object({ text: z.string(), status: z.enum(['pending', 'in-progress', 'done']) }));
 const StepSchema = z.looseObject({ text: z.string(), toolCalls: z.array(ToolCallSchema), thinking: z.optional(z.string()), thinkingMs: z.optional(z.number()) });
 const UsageSchema = z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), reasoning: z.optional(z.number()), estimated: z.optional(z.boolean()) });
 
@@ -124,6 +138,8 @@ export const AssistantTurnSchema = z.looseObject({
   cost: z.optional(z.looseObject({ dollars: z.optional(z.number()), savedDollars: z.optional(z.number()), estimated: z.optional(z.boolean()) })),
   at: z.number(),
   error: z.optional(z.looseObject({ message: z.string(), kind: z.string() })),
+  plan: z.optional(PlanSchema),
+  mode: z.optional(z.string()),
 });
 
 export const UserTurnSchema = z.looseObject({
@@ -189,6 +205,9 @@ export const ViewStateSchema = z.object({
   formatChoice: z.enum(['auto', 'chat', 'messages', 'responses']),
   /** The format the current model uses. */
   format: z.enum(['chat', 'messages', 'responses']),
+  /** The chat mode, and the modes the picker offers. */
+  mode: z.string(),
+  modes: z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })),
   toolsEnabled: z.boolean(),
   configured: z.boolean(),
   busy: z.boolean(),
@@ -210,6 +229,8 @@ export interface ViewState {
   formatChoice: 'auto' | 'chat' | 'messages' | 'responses';
   /** The format the current model uses. */
   format: 'chat' | 'messages' | 'responses';
+  mode: string;
+  modes: { id: string; name: string; description: string }[];
   toolsEnabled: boolean;
   configured: boolean;
   busy: boolean;

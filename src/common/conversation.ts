@@ -50,6 +50,43 @@ export interface ToolCallRecord {
    * it, so later requests of the loop send the same prefix and read it from the cache.
    */
   stubbed?: boolean;
+  /** For an accepted edit: the problems (diagnostics) it introduced, read once they settled. */
+  problems?: EditProblems;
+}
+
+/** A problem (a diagnostic of a language server) as the chat keeps it. */
+export interface ProblemRecord {
+  /** Workspace-relative, as tools show paths. */
+  path: string;
+  /** 1-based. */
+  line: number;
+  severity: 'error' | 'warning';
+  message: string;
+  /** Who reported it (`ts`, `eslint`…). */
+  source?: string;
+  code?: string;
+}
+
+/** What an edit did to the problems of the files it touched, and of the other open files. */
+export interface EditProblems {
+  /** Problems the edit introduced, errors first (capped). */
+  introduced: ProblemRecord[];
+  /** How many more were introduced than `introduced` holds. */
+  more: number;
+  /** Problems that were there before and are gone now. */
+  fixed: number;
+  /** Other files whose errors grew with this edit. */
+  elsewhere: { path: string; errors: number }[];
+  /** From the write to the settled diagnostics, in milliseconds. */
+  waitedMs: number;
+  /** `timeout`: no language server answered in time (nothing new is known). */
+  settled: 'diagnostics' | 'unchanged' | 'timeout';
+}
+
+/** One item of a plan the model keeps with `update_plan`. */
+export interface PlanItem {
+  text: string;
+  status: 'pending' | 'in-progress' | 'done';
 }
 
 /** A write the person accepted, kept with the turn: enough to put the file back exactly. */
@@ -119,6 +156,10 @@ export interface AssistantTurn {
   cost?: TurnCost;
   /** True when the loop ended at the step limit. */
   stepLimitReached?: boolean;
+  /** The plan the model wrote with `update_plan` (its newest version). */
+  plan?: PlanItem[];
+  /** The chat mode the turn ran in (`agent` when absent), or a custom agent's id. */
+  mode?: string;
   at: number;
 }
 

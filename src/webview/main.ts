@@ -37,6 +37,7 @@ messages.append(thread);
 const jumpButton = button('Jump to newest', { id: 'jump', class: 'jump', 'aria-label': 'Jump to the newest message', hidden: true }, 'arrow-down');
 /** Pending edits, above the input: always in view whatever the scroll position. */
 const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': 'Steps waiting for your decision', hidden: true });
+const modeSelect = h('select', { id: 'mode', 'aria-label': 'Mode', title: 'Mode' });
 const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
 const formatSelect = h(
   'select',
@@ -71,7 +72,7 @@ app.append(
     { class: 'composer' },
     approvalBar,
     unaskedRow,
-    h('div', { class: 'pickers' }, modelSelect, formatSelect),
+    h('div', { class: 'pickers' }, modeSelect, modelSelect, formatSelect),
     meter,
     rulesRow,
     chips,
@@ -299,6 +300,9 @@ function applyState(s: ViewState): void {
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
   titleEl.textContent = s.conversation?.title ?? 'New conversation';
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
+  modeSelect.replaceChildren(...s.modes.map((m) => h('option', { value: m.id, text: m.name, title: m.description, selected: m.id === s.mode })));
+  modeSelect.title = `Mode: ${s.modes.find((m) => m.id === s.mode)?.description ?? s.mode}`;
+  modeSelect.hidden = !s.toolsEnabled;
   formatSelect.value = s.formatChoice;
   formatSelect.title = `Wire format (now ${s.format === 'chat' ? 'chat completions' : s.format})`;
   sendButton.hidden = s.busy;
@@ -432,6 +436,7 @@ condenseButton.addEventListener('click', () => {
 sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
+modeSelect.addEventListener('change', () => post({ type: 'set-mode', mode: modeSelect.value }));
 formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' }));
 newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 historyButton.addEventListener('click', () => {
@@ -494,6 +499,10 @@ messages.addEventListener('click', (e) => {
   } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
   else if (b.dataset.command) post({ type: 'run-command', command: b.dataset.command as FixAction['command'] });
   else if (b.dataset.retry) post({ type: 'retry' });
+  else if (b.dataset.approvePlan) {
+    post({ type: 'approve-plan', turnId: b.dataset.approvePlan });
+    b.disabled = true;
+  }
   else if (b.dataset.earlier) {
     showAll = true;
     renderConversation();

@@ -1,5 +1,5 @@
 /** One answer as the view draws it (and a question), updated in place as the host reports. */
-import type { AssistantTurn, Step, ToolCallRecord, UserTurn } from '../common/conversation';
+import type { AssistantTurn, EditProblems, PlanItem, Step, ToolCallRecord, UserTurn } from '../common/conversation';
 import type { FixAction } from '../common/chatProtocol';
 import { formatCost } from '../common/money';
 import { button, h, icon } from './dom';
@@ -77,13 +77,14 @@ function truncate(s: string, n = 4000): string {
 export class TurnView {
   readonly el: HTMLElement;
   private readonly stepsEl = h('div', { class: 'steps' });
+  private readonly planEl = h('div', { class: 'plan', role: 'region', 'aria-label': 'Plan', hidden: true });
   private readonly footer = h('div', { class: 'turn-footer' });
   private readonly markdown: StreamingMarkdown[] = [];
   private readonly toolEls: HTMLElement[] = [];
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}` }), this.stepsEl, this.footer);
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${turn.mode}` : ''}` }), this.planEl, this.stepsEl, this.footer);
     this.apply(turn);
   }
 
@@ -134,8 +135,10 @@ export class TurnView {
   changedBy(t: AssistantTurn): boolean {
     const s = this.turn;
     if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit ? '+e' : ''}${c.undone ? '+u' : ''}`).join()).join('|');
+    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? '+p' : ''}`).join()).join('|');
+    const plan = (x: AssistantTurn) => JSON.stringify(x.plan ?? null);
     return (
+      plan(s) !== plan(t) ||
       s.status !== t.status || s.steps.length !== t.steps.length || s.error?.message !== t.error?.message || calls(s) !== calls(t) || (shared.fixes[t.id]?.length ?? 0) !== this.fixCount
     );
   }
@@ -151,6 +154,7 @@ export class TurnView {
       this.renderTools(i, s.toolCalls);
     });
     if (turn.status !== 'streaming') for (const m of this.markdown) m.finish();
+    this.renderPlan(turn.plan);
     this.renderFooter();
   }
 
@@ -170,6 +174,8 @@ export class TurnView {
             'div',
             { class: 'tool-wrap' },
             details,
+            // In view without opening the card: what the edit broke is the next thing to read.
+            c.problems && !c.undone && problemsView(c.problems),
             c.undone
               ? h('div', { class: 'tool-actions muted', text: 'Undone: the file is back as it was.' })
               : h('div', { class: 'tool-actions' }, button('Undo', { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${c.edit.path} back as it was before this change` }, 'discard')),
@@ -199,6 +205,24 @@ export class TurnView {
         );
       }),
     );
+  }
+
+  /** The plan pinned above the answer while it runs: the item in progress kept in view. */
+  private renderPlan(plan: PlanItem[] | undefined): void {
+    this.planEl.hidden = !plan?.length;
+    if (!plan?.length) return;
+    const done = plan.filter((i) => i.status === 'done').length;
+    const list = h(
+      'ol',
+      { class: 'plan-items' },
+      ...plan.map((i) =>
+        h('li', { class: `plan-item ${i.status}`, 'aria-label': `${i.text} (${i.status.replace('-', ' ')})` }, icon(i.status === 'done' ? 'pass-filled' : i.status === 'in-progress' ? 'loading codicon-modifier-spin' : 'circle-large-outline'), h('span', { text: i.text })),
+      ),
+    );
+    this.planEl.classList.toggle('pinned', this.turn.status === 'streaming');
+    this.planEl.replaceChildren(h('div', { class: 'plan-head' }, icon('checklist'), h('b', { text: 'Plan' }), h('span', { class: 'plan-count', text: `${done} of ${plan.length} done` })), list);
+    const current = list.querySelector<HTMLElement>('.plan-item.in-progress') ?? list.querySelector<HTMLElement>('.plan-item:not(.done)') ?? list.lastElementChild;
+    if (current instanceof HTMLElement) requestAnimationFrame(() => (list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2 + current.offsetHeight / 2)));
   }
 
   private renderFooter(): void {
@@ -233,9 +257,37 @@ export class TurnView {
     if (usage) parts.push(h('div', { class: 'usage', text: usage }));
     const undoable = t.steps.some((s) => s.toolCalls.some((c) => c.edit && !c.undone));
     if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button('Restore to before this turn', { 'data-restore': t.id, title: 'Put every file this answer changed back as it was (files it created are removed); shows what changes first' }, 'history')));
+    if (t.mode === 'plan' && t.status === 'done' && t.plan?.length)
+      parts.push(h('div', { class: 'plan-approval' }, h('span', { text: 'Carry this plan out in Agent mode?' }), button('Approve plan', { class: 'primary', 'data-approve-plan': t.id, title: 'Switch to Agent mode and carry the plan out (edits and commands still ask as usual)' }, 'check')));
     if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button('Regenerate', { 'data-retry': 'true', title: 'Ask again for a new answer to the same question' }, 'refresh')));
     this.footer.replaceChildren(...parts);
   }
+}
+
+/** The problems an edit introduced, under its card: each a link to its line. */
+function problemsView(p: EditProblems): HTMLElement {
+  if (p.settled === 'timeout') return h('div', { class: 'problems muted', text: 'No language server reported on this file in time.' });
+  const total = p.introduced.length + p.more;
+  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), ` No new problems${p.fixed ? `; ${p.fixed} fixed` : ''}`);
+  const errors = p.introduced.filter((x) => x.severity === 'error').length;
+  return h(
+    'div',
+    { class: 'problems bad', role: 'group', 'aria-label': `${total} new problem${total === 1 ? '' : 's'}` },
+    h('div', { class: 'problems-head' }, icon(errors ? 'error' : 'warning'), ` ${total} new problem${total === 1 ? '' : 's'}${p.fixed ? ` (${p.fixed} fixed)` : ''}`),
+    ...p.introduced.map((x) =>
+      h(
+        'div',
+        { class: `problem ${x.severity}` },
+        icon(x.severity === 'error' ? 'error' : 'warning'),
+        ' ',
+        h('code', { class: 'path-link', 'data-open-path': x.path, 'data-line': String(x.line), role: 'link', tabindex: '0', title: `Open ${x.path} at line ${x.line}`, text: `${x.path}:${x.line}` }),
+        ' ',
+        h('span', { text: `${x.message}${x.source || x.code ? ` (${[x.source, x.code].filter(Boolean).join(' ')})` : ''}` }),
+      ),
+    ),
+    p.more ? h('div', { class: 'muted', text: `… and ${p.more} more` }) : false,
+    p.elsewhere.length ? h('div', { class: 'muted', text: `Also more errors in ${p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')}` }) : false,
+  );
 }
 
 function prettyJson(s: string): string {

@@ -10,6 +10,7 @@
  *   tools for N rounds before answering (for agent-loop tests).
  * - `#words=N` asks for an answer of about N words (long streams); the word "code" adds a code block.
  */
+import { editorPlan } from './editor-agent';
 import { assistantReply } from './prose';
 
 export interface ToolSpec {
@@ -37,12 +38,25 @@ export interface Turn {
   toolResults: { name: string; content: string; isError: boolean }[];
   /** Tool calls the assistant made in this turn. */
   toolCalls: string[];
+  /** Their arguments, in the same order, where the format carried them as an object. */
+  callArgs?: Record<string, unknown>[];
 }
 
 export interface Plan {
   thinking?: string;
   text: string;
   toolCalls: { name: string; arguments: Record<string, unknown> }[];
+}
+
+/** A tool call's arguments (JSON text or an object) as an object; {} when they are neither. */
+export function argsObject(raw: unknown): Record<string, unknown> {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  try {
+    const v = JSON.parse(typeof raw === 'string' ? raw : '') as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 function words(s: string): string[] {
@@ -241,6 +255,12 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
 
   const canCall = tools.length > 0 && choice !== 'none';
   const root = workspaceRoot(turns);
+  if (canCall && choice === 'auto') {
+    const callsFor = (text: string): Plan['toolCalls'] =>
+      tools.filter((t) => toolMentioned(t, text)).slice(0, 3).map((t) => ({ name: t.name, arguments: argumentsFor(t, text, pathsIn(text)[0], root) }));
+    const editor = editorPlan({ request: lastUser.text, since: turns.slice(lastUserIndex + 1), tools, callsFor });
+    if (editor) return { thinking, ...editor };
+  }
   const stepsAsked = directive(lastUser.text, 'steps');
   // A question about the project with no file named: look around first (list the root), then
   // read the files the listing shows, then answer from them, as an agent would.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
+import { argsObject, estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
@@ -39,7 +39,7 @@ function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
         callNames.set(String(c.id), asText(fn?.name));
         promptTokens += estimateTokens(asText(fn?.arguments));
       }
-      turns.push({ role: 'assistant', text, images: 0, toolResults: [], toolCalls: calls.map((c) => String((c.function as Json)?.name)) });
+      turns.push({ role: 'assistant', text, images: 0, toolResults: [], toolCalls: calls.map((c) => String((c.function as Json)?.name)), callArgs: calls.map((c) => argsObject((c.function as Json)?.arguments)) });
     } else if (m.role === 'tool') {
       const result = { name: callNames.get(String(m.tool_call_id)) ?? 'tool', content: text, isError: /^error\b/i.test(text) };
       const last = turns[turns.length - 1];

@@ -111,6 +111,7 @@ function toTurns(messages: Json[]): Turn[] {
       else if (b.type === 'tool_use') {
         names.set(String(b.id), String(b.name));
         turn.toolCalls.push(String(b.name));
+        (turn.callArgs ??= []).push(b.input && typeof b.input === 'object' ? (b.input as Record<string, unknown>) : {});
       } else if (b.type === 'tool_result') {
         const c = b.content;
         const text = typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((x) => asText(x.text)).join('\n') : '';

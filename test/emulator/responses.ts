@@ -7,7 +7,7 @@
  * whose function call comes without the reasoning item that produced it, as OpenAI does.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
+import { argsObject, estimateTokens, jsonFragments, plan, textPieces, type ToolChoice, type ToolSpec, type Turn } from './assistant';
 import { SseWriter } from './faults';
 import { openAiError, sendJson, type Ctx } from './server';
 import { asText } from './values';
@@ -77,8 +77,10 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
       names.set(asText(item.call_id), asText(item.name));
       tokens += estimateTokens(asText(item.arguments));
       const last = turns[turns.length - 1];
-      if (last?.role === 'assistant') last.toolCalls.push(asText(item.name));
-      else turns.push({ role: 'assistant', text: '', images: 0, toolResults: [], toolCalls: [asText(item.name)] });
+      if (last?.role === 'assistant') {
+        last.toolCalls.push(asText(item.name));
+        (last.callArgs ??= []).push(argsObject(item.arguments));
+      } else turns.push({ role: 'assistant', text: '', images: 0, toolResults: [], toolCalls: [asText(item.name)], callArgs: [argsObject(item.arguments)] });
     } else if (type === 'function_call_output') {
       const callId = asText(item.call_id);
       if (!names.has(callId)) return { turns, tokens, problem: `No tool call found for function call output with call_id ${callId}.` };

@@ -11,6 +11,8 @@ describe('chat protocol schemas', () => {
     model: 'm',
     formatChoice: 'auto',
     format: 'chat',
+    mode: 'agent',
+    modes: [{ id: 'agent', name: 'Agent', description: 'everything' }],
     toolsEnabled: true,
     configured: true,
     busy: false,
@@ -24,6 +26,14 @@ describe('chat protocol schemas', () => {
     for (const m of [
       { type: 'state', state },
       { type: 'turn', turn },
+      { type: 'turn', turn: { ...turn, mode: 'plan', plan: [{ text: 'Read a.ts', status: 'in-progress' }] } },
+      {
+        type: 'turn',
+        turn: {
+          ...turn,
+          steps: [{ text: '', toolCalls: [{ id: 'c', name: 'replace_in_file', args: '{}', status: 'done', problems: { introduced: [{ path: 'a.ts', line: 2, severity: 'error', message: 'x' }], more: 0, fixed: 0, elsewhere: [], waitedMs: 10, settled: 'diagnostics' } }] }],
+        },
+      },
       { type: 'text', turnId: 'a1', step: 0, delta: 'more' },
       { type: 'approval', callId: 'x', path: 'src/a.ts', kind: 'create', added: 3, removed: 0 },
       { type: 'approval-done', callId: 'x' },
@@ -37,6 +47,7 @@ describe('chat protocol schemas', () => {
     const bad = [
       { type: 'turn', turn: { ...turn, steps: undefined } },
       { type: 'turn', turn: { ...turn, status: 'exploded' } },
+      { type: 'turn', turn: { ...turn, plan: [{ text: 'x', status: 'finished' }] } },
       { type: 'state', state: { ...state, fixes: { a1: [{ title: 'x', command: 'workbench.action.terminal.sendSequence' }] } } },
       { type: 'text', turnId: 'a1', step: -1, delta: 'x' },
       { type: 'mystery' },

@@ -1,6 +1,7 @@
 /** The system prompt: who the assistant is, the workspace it works in, and how to use the tools. */
 /** `rules`: the project's instruction files (`rules.ts`), after everything of ours. */
-export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; editor?: { file?: string; language?: string }; date?: Date; rules?: string }): string {
+/** `mode`: what the chat mode adds (`modes.ts`), empty in Agent mode. */
+export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; editor?: { file?: string; language?: string }; date?: Date; rules?: string; mode?: string }): string {
   const date = (o.date ?? new Date()).toISOString().slice(0, 10);
   const lines = [
     'You are Model Gateway, a coding assistant inside Visual Studio Code. You help a software developer understand, write, review and change code in their workspace.',
@@ -28,6 +29,8 @@ export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; edit
       '- Keep changes minimal and focused on the request. Do not rewrite whole files when a small replacement will do.',
       '- When a tool fails, read its error and adapt (a different path, a range, a narrower search) rather than repeating the same call.',
       '- After changes are accepted, summarise what changed and why, and what the person should run or check next.',
+      "- The editor's language servers are yours too: an edit's result lists the problems it introduced (fix them before moving on); get_problems lists the current errors and warnings; find_definition, find_references, workspace_symbols and document_symbols navigate code more precisely than a text search.",
+      '- For a request of three steps or more, first write a plan with update_plan, then keep it current as you go (one item in_progress at a time).',
     );
   } else {
     lines.push('', 'Workspace tools are off here (no trusted local folder is open). Answer from the conversation and the context the person attaches.');
@@ -36,6 +39,7 @@ export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; edit
     '',
     'Safety: never reveal secrets you might see (API keys, tokens, passwords) in answers or tool arguments. Do not propose changes to files the person did not ask about unless you explain why they are needed.',
   );
+  if (o.toolsEnabled && o.mode) lines.push('', o.mode);
   if (o.rules) lines.push('', o.rules);
   return lines.filter((l, i, all) => !(l === '' && all[i - 1] === '')).join('\n');
 }

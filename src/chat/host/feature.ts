@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { EditorInsight } from '../../editor/host/feature';
 import type { SearchService } from '../../search/host/searchService';
 import type { FeatureHost } from '../../shell/featureHost';
 import { ChatController } from './panel';
 
 /** The chat view and its commands. */
-export function activateChat(host: FeatureHost, search: SearchService, agent: AgentToolbox): ChatController {
-  const chat = host.own(new ChatController(host.services, host.context, search, agent));
+export function activateChat(host: FeatureHost, search: SearchService, agent: AgentToolbox, editor: EditorInsight): ChatController {
+  const chat = host.own(new ChatController(host.services, host.context, search, agent, editor));
   host.own(vscode.window.registerWebviewViewProvider('modelGateway.chat', chat));
   host.command('modelGateway.chat.new', () => chat.newConversation());
   host.command('modelGateway.chat.condense', () => chat.condense());

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { EditorInsight } from '../../editor/host/feature';
 import type { ApprovalInfo } from './approvals';
 import { receiveChecked, webviewHtml } from '../../shell/webviewPage';
 import { describeError } from '../../shell/errors';
@@ -28,9 +29,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     private readonly context: vscode.ExtensionContext,
     search?: SearchService,
     private readonly agent?: AgentToolbox,
+    editor?: EditorInsight,
   ) {
     const post = (m: ToWebview) => this.post(m);
-    this.session = new ChatSession(services, context, post, search, agent);
+    this.session = new ChatSession(services, context, post, search, agent, editor);
     this.editors = new EditorContext(post, () => this.session.guard(), (display) =>
       services.prompts.confirm(
         `${display} may hold credentials or keys. Send it to the gateway with your question?`,
@@ -85,6 +87,25 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   /** Condense, answering why not (tests and the view's button). */
   condenseNow(): Promise<string | undefined> {
     return this.session.condenseNow();
+  }
+
+  /** Opens a saved conversation, as the history list does. */
+  open(id: string): Promise<boolean> {
+    return this.session.open(id);
+  }
+
+  /** The chat mode (Agent, Ask, Plan), as the picker sets it. */
+  setMode(mode: string): Promise<void> {
+    return this.session.setMode(mode);
+  }
+
+  get mode(): string {
+    return this.session.currentMode();
+  }
+
+  /** Approve a Plan-mode answer's plan, as its button does. */
+  approvePlan(turnId: string): Promise<void> {
+    return this.session.approvePlan(turnId);
   }
 
   pickModel(): Promise<void> {
@@ -207,6 +228,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return s.setModel(m.model);
       case 'set-format':
         return s.setFormat(m.format);
+      case 'set-mode':
+        return s.setMode(m.mode);
+      case 'approve-plan':
+        return s.approvePlan(m.turnId);
       case 'add-context':
         return this.addContext();
       case 'find-files': {

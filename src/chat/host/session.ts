@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { chatSettings, modelOverride, type ChatSettings, type ModelOverride } from '../../shell/config';
@@ -8,15 +7,12 @@ import { factsOf, fixesFor } from '../../common/fixes';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
-import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
-import { TOOL_DEFINITIONS, WorkspaceTools } from '../../tools/workspaceTools';
 import { DiffApprover } from './approvals';
-import { sensitiveEditReason } from '../../tools/sensitiveFiles';
 import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
 import { condense } from '../core/condense';
-import { runTurn, type ToolRunner, type TurnLimit } from '../core/engine';
+import { runTurn, type TurnLimit } from '../core/engine';
 import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
 import { userText } from '../core/wire';
 import { systemPrompt } from '../core/prompt';
@@ -26,16 +22,10 @@ import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../
 import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
 import type { AgentToolbox } from '../../agent/host/toolbox';
-
-/** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
-function ripgrepPath(): string | undefined {
-  const root = vscode.env.appRoot;
-  for (const dir of ['node_modules', 'node_modules.asar.unpacked']) {
-    const p = join(root, dir, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
+import type { EditorInsight } from '../../editor/host/feature';
+import { BUILT_IN_MODES, isBuiltInMode, modePrompt, toolsForMode, type BuiltInMode } from '../core/modes';
+import { planMarkdown } from '../core/plan';
+import { allDefinitions, turnTools } from './turnTools';
 
 /** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
 export function turnFixes(turn: AssistantTurn, services: PricedFeature): FixAction[] {
@@ -78,6 +68,7 @@ export class ChatSession implements vscode.Disposable {
     private readonly post: (m: ToWebview) => void,
     private readonly search?: SearchService,
     private readonly agent?: AgentToolbox,
+    private readonly editor?: EditorInsight,
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
@@ -115,6 +106,25 @@ export class ChatSession implements vscode.Disposable {
 
   private formatChoice(model: string): FormatChoice {
     return this.context.workspaceState.get<FormatChoice>(`modelGateway.chat.format:${model}`) ?? 'auto';
+  }
+
+  /** The chat mode (Agent, Ask, Plan), per workspace like the model. */
+  currentMode(): BuiltInMode {
+    const m = this.context.workspaceState.get<string>('modelGateway.chat.mode') ?? 'agent';
+    return isBuiltInMode(m) ? m : 'agent';
+  }
+
+  async setMode(mode: string): Promise<void> {
+    await this.context.workspaceState.update('modelGateway.chat.mode', isBuiltInMode(mode) ? mode : 'agent');
+    await this.pushState();
+  }
+
+  /** Approve a plan (a Plan-mode answer's): switch to Agent and have it carried out. */
+  async approvePlan(turnId: string): Promise<void> {
+    const turn = this.conversation?.turns.find((t): t is AssistantTurn => t.id === turnId && t.role === 'assistant');
+    if (!turn?.plan?.length || this.running) return;
+    await this.setMode('agent');
+    await this.send(`Carry out this plan, step by step, keeping it up to date with update_plan:\n\n${planMarkdown(turn.plan)}`, [], []);
   }
 
   private toolsEnabled(): boolean {
@@ -159,6 +169,8 @@ export class ChatSession implements vscode.Disposable {
       models: this.models,
       model,
       formatChoice: choice,
+      mode: this.currentMode(),
+      modes: BUILT_IN_MODES.map((m) => ({ ...m })),
       format: resolveFormat(model, choice, chatSettings().pattern, this.services.formatFacts(model)),
       toolsEnabled: this.toolsEnabled(),
       configured: this.services.isConfigured(),
@@ -191,8 +203,8 @@ export class ChatSession implements vscode.Disposable {
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
-    const tools = this.toolsEnabled() ? JSON.stringify([...TOOL_DEFINITIONS, ...(this.agent?.definitions() ?? [])]) : '';
-    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section });
+    const tools = this.toolsEnabled() ? JSON.stringify(toolsForMode(this.currentMode(), allDefinitions({ agent: this.agent, search: this.search }))) : '';
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: modePrompt(this.currentMode()) });
     return { system, tools };
   }
 
@@ -392,7 +404,8 @@ export class ChatSession implements vscode.Disposable {
     const format = resolveFormat(model, this.formatChoice(model), settings.pattern, await this.services.formatFactsReady(model));
     const conversation = (this.conversation ??= { id: newId('c'), title: titleFrom(text || 'Image'), createdAt: now, updatedAt: now, turns: [] });
     if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
+    const mode = this.currentMode();
+    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now, ...(mode !== 'agent' ? { mode } : {}) };
     conversation.turns.push(userTurn, turn);
     conversation.updatedAt = now;
     const abort = new AbortController();
@@ -477,7 +490,21 @@ export class ChatSession implements vscode.Disposable {
     override: ModelOverride,
   ): Promise<void> {
     // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
-    const tools = this.toolsEnabled() && override.toolCalling !== false ? this.toolRunner() : undefined;
+    const mode = isBuiltInMode(turn.mode ?? 'agent') ? ((turn.mode ?? 'agent') as BuiltInMode) : 'agent';
+    const tools =
+      this.toolsEnabled() && override.toolCalling !== false
+        ? turnTools({
+            guard: this.guard(),
+            approver: this.approver,
+            agent: this.agent,
+            search: this.search,
+            editor: this.editor,
+            mode,
+            turn: () => (this.running?.turn === turn ? turn : undefined),
+            onChange: () => this.postTurn(turn, true),
+            log: (line) => this.services.log.info(line),
+          })
+        : undefined;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
     const editor = vscode.window.activeTextEditor;
     const rules = await this.rules.forTurn(filesInPlay(editor, conversation.turns.at(-2)));
@@ -488,6 +515,7 @@ export class ChatSession implements vscode.Disposable {
       toolsEnabled: !!tools,
       editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
       rules: rules.section,
+      mode: modePrompt(mode),
     });
     let lastStepSaved = 0;
     // The price list for the cost limit (read once an hour): not waited for; the limit applies once it is here.
@@ -555,50 +583,6 @@ export class ChatSession implements vscode.Disposable {
     if (!force && now - this.lastTurnPost < 100) return;
     this.lastTurnPost = now;
     this.post({ type: 'turn', turn: viewTurn(turn) });
-  }
-
-  private toolRunner(): ToolRunner {
-    const agent = this.agent;
-    const tools = new WorkspaceTools(this.guard(), {
-      // Edits are written without the Accept step only when the person turned that on (each can still be undone).
-      // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
-      approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') && !sensitiveEditReason(edit.path.rel, edit.before, edit.after) ? Promise.resolve({ accepted: true }) : this.approver.approve(edit, signal)) },
-      rgPath: ripgrepPath(),
-      // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
-      onWritten: (edit) => {
-        const call = this.running?.turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === this.approver.currentCallId);
-        if (call) call.edit = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
-      },
-    });
-    // The semantic-search tool joins once the workspace has an index.
-    const search = this.search?.ready() ? this.search : undefined;
-    const readKinds = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'read').map((d) => d.name), SEMANTIC_SEARCH_TOOL.name]);
-    return {
-      definitions: [...TOOL_DEFINITIONS, ...(search ? [SEMANTIC_SEARCH_TOOL] : []), ...(agent?.definitions() ?? [])],
-      needsApproval: (name, args) => {
-        if (agent?.owns(name)) return agent.needsApproval(name, args);
-        if (readKinds.has(name)) return agent ? !agent.unaskedFor('read') : false;
-        return !agent?.unaskedFor('edit');
-      },
-      run: async (name, args, signal, callId, onApproved) => {
-        if (agent?.owns(name)) return agent.run(name, args, this.approver, callId, signal, onApproved);
-        // Reads ask only when the person turned their auto-approval off (or paused it).
-        if (readKinds.has(name) && agent && !agent.unaskedFor('read')) {
-          const answer = await this.approver.approveAction({ kind: 'tool', action: name, where: 'workspace', args, reason: agent.paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' }, callId, signal);
-          if (!answer.accepted) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
-          onApproved?.();
-        }
-        if (name === SEMANTIC_SEARCH_TOOL.name && search) {
-          try {
-            return { content: await search.toolAnswer(JSON.parse(args || '{}') as Record<string, unknown>, signal), isError: false };
-          } catch (err) {
-            return { content: `Error: ${(err as Error).message}`, isError: true };
-          }
-        }
-        this.approver.currentCallId = callId;
-        return tools.run(name, args, signal);
-      },
-    };
   }
 
   async restoreEdits(m: { type: 'undo-edit'; turnId: string; callId: string } | { type: 'restore-turn'; turnId: string }): Promise<void> {

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
+import type { EditorInsight } from '../../editor/host/feature';
+import type { SearchService } from '../../search/host/searchService';
+import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
+import type { PathGuard } from '../../tools/pathGuard';
+import { sensitiveEditReason } from '../../tools/sensitiveFiles';
+import { TOOL_DEFINITIONS, WorkspaceTools, type ToolDefinition } from '../../tools/workspaceTools';
+import type { ToolRunner } from '../core/engine';
+import { toolsForMode, type BuiltInMode } from '../core/modes';
+import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
+import type { DiffApprover } from './approvals';
+
+/** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
+function ripgrepPath(): string | undefined {
+  const root = vscode.env.appRoot;
+  for (const dir of ['node_modules', 'node_modules.asar.unpacked']) {
+    const p = join(root, dir, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+const WRITE_TOOLS = new Set(TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name));
+
+export interface TurnToolsOptions {
+  guard: PathGuard;
+  approver: DiffApprover;
+  agent?: AgentToolbox;
+  search?: SearchService;
+  editor?: EditorInsight;
+  mode: BuiltInMode;
+  /** The running turn: accepted edits, problems and the plan are kept on it. */
+  turn: () => AssistantTurn | undefined;
+  /** The turn changed outside the engine's events (its plan): show it now. */
+  onChange: () => void;
+  log: (line: string) => void;
+}
+
+/** Every tool the chat can offer now, before the mode filters them. */
+export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search'>): ToolDefinition[] {
+  const search = o.search?.ready() ? [SEMANTIC_SEARCH_TOOL] : [];
+  return [...TOOL_DEFINITIONS, ...search, UPDATE_PLAN, ...(o.agent?.definitions() ?? [])];
+}
+
+/**
+ * The tools of one turn, as the engine runs them: the workspace's files, the semantic search, the
+ * plan, and the toolbox (terminal, MCP, the editor's language features), filtered by the mode. An
+ * accepted edit waits for the problems it introduced, which go into its result and its card.
+ */
+export function turnTools(o: TurnToolsOptions): ToolRunner {
+  const { agent, approver } = o;
+  const written = new Map<string, { uri: vscode.Uri; content: string }>();
+  const tools = new WorkspaceTools(o.guard, {
+    // Edits are written without the Accept step only when the person turned that on (each can still be undone).
+    // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
+    approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') && !sensitiveEditReason(edit.path.rel, edit.before, edit.after) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)) },
+    rgPath: ripgrepPath(),
+    // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
+    onWritten: (edit) => {
+      const call = callOf(o.turn(), approver.currentCallId);
+      if (call) call.edit = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
+      if (approver.currentCallId) written.set(approver.currentCallId, { uri: vscode.Uri.file(edit.path.abs), content: edit.after });
+    },
+  });
+  const search = o.search?.ready() ? o.search : undefined;
+  const definitions = toolsForMode(o.mode, allDefinitions(o));
+  const offered = new Set(definitions.map((d) => d.name));
+  const readKinds = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'read').map((d) => d.name), SEMANTIC_SEARCH_TOOL.name]);
+  return {
+    definitions,
+    needsApproval: (name, args) => {
+      if (name === UPDATE_PLAN.name) return false;
+      if (agent?.owns(name)) return agent.needsApproval(name, args);
+      if (readKinds.has(name)) return agent ? !agent.unaskedFor('read') : false;
+      return !agent?.unaskedFor('edit');
+    },
+    run: async (name, args, signal, callId, onApproved) => {
+      // A tool the mode does not offer is refused, even when the model names it anyway.
+      if (!offered.has(name)) return { content: `Error: ${name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
+      if (name === UPDATE_PLAN.name) return updatePlan(o, args);
+      if (agent?.owns(name)) return agent.run(name, args, approver, callId, signal, onApproved);
+      // Reads ask only when the person turned their auto-approval off (or paused it).
+      if (readKinds.has(name) && agent && !agent.unaskedFor('read')) {
+        const answer = await approver.approveAction({ kind: 'tool', action: name, where: 'workspace', args, reason: agent.paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' }, callId, signal);
+        if (!answer.accepted) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
+        onApproved?.();
+      }
+      if (name === SEMANTIC_SEARCH_TOOL.name && search) {
+        try {
+          return { content: await search.toolAnswer(JSON.parse(args || '{}') as Record<string, unknown>, signal), isError: false };
+        } catch (err) {
+          return { content: `Error: ${(err as Error).message}`, isError: true };
+        }
+      }
+      approver.currentCallId = callId;
+      if (!WRITE_TOOLS.has(name) || !o.editor || !callId) return tools.run(name, args, signal);
+      // Problems after the edit: the diagnostics before it, then the edited file's once they settle.
+      const before = o.editor.problems.snapshot();
+      const result = await tools.run(name, args, signal);
+      const file = written.get(callId);
+      if (result.isError || !file) return result;
+      try {
+        const { report, text } = await o.editor.problems.afterWrite([file], before, signal);
+        const call = callOf(o.turn(), callId);
+        if (call) call.problems = report;
+        o.log(`chat: problems after ${name}: ${report.introduced.length + report.more} new, ${report.fixed} fixed (${report.settled}, ${report.waitedMs} ms)`);
+        return { content: `${result.content}\n\n${text}`, isError: false };
+      } catch (err) {
+        o.log(`chat: the problems after ${name} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        return result;
+      }
+    },
+  };
+}
+
+function callOf(turn: AssistantTurn | undefined, callId: string | undefined): ToolCallRecord | undefined {
+  return callId ? turn?.steps.flatMap((s) => s.toolCalls).find((c) => c.id === callId) : undefined;
+}
+
+function updatePlan(o: TurnToolsOptions, args: string): { content: string; isError: boolean } {
+  const parsed = parsePlan(args);
+  if ('error' in parsed) return { content: `Error: the plan was not updated: ${parsed.error}`, isError: true };
+  const turn = o.turn();
+  if (turn) turn.plan = parsed.plan;
+  o.onChange();
+  return { content: planSummary(parsed.plan), isError: false };
+}

@@ -1,0 +1,111 @@
+/** The tools that read what the editor knows, as offered to the model. */
+import type { ToolDefinition } from '../../tools/workspaceTools';
+
+export const NAVIGATION_LIMITS = {
+  references: 100,
+  definitions: 20,
+  workspaceSymbols: 50,
+  documentSymbols: 300,
+  lineText: 200,
+};
+
+const symbolTarget = {
+  symbol: { type: 'string', description: 'The identifier, exactly as written in the code (e.g. "parseConfig" or "UserService")' },
+  path: { type: 'string', description: 'A file where the symbol appears (relative to the workspace root); optional: without it the symbol is looked up in the workspace' },
+  line: { type: 'integer', description: 'The line of that file where it appears (1-based, optional)' },
+};
+
+export const GET_PROBLEMS: ToolDefinition = {
+  name: 'get_problems',
+  kind: 'read',
+  description:
+    "The problems (errors and warnings) VS Code's language servers and linters report now: for one file, a folder, or the whole workspace. Use it to check the code compiles after changes, or to find what to fix.",
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'A file or folder relative to the workspace root; omit for the whole workspace' },
+      severity: { type: 'string', enum: ['error', 'warning', 'all'], description: 'error: errors only; warning (default): errors and warnings; all: also information and hints' },
+    },
+    required: [],
+  },
+};
+
+export const FIND_DEFINITION: ToolDefinition = {
+  name: 'find_definition',
+  kind: 'read',
+  description: "Where a symbol is defined, from the language server (go to definition). Returns path:line and the line's text.",
+  parameters: { type: 'object', properties: symbolTarget, required: ['symbol'] },
+};
+
+export const FIND_REFERENCES: ToolDefinition = {
+  name: 'find_references',
+  kind: 'read',
+  description: "Every place a symbol is used, from the language server (find all references): path:line and the line's text, grouped by file. Better than a text search: it follows the language's scoping and imports.",
+  parameters: { type: 'object', properties: symbolTarget, required: ['symbol'] },
+};
+
+export const WORKSPACE_SYMBOLS: ToolDefinition = {
+  name: 'workspace_symbols',
+  kind: 'read',
+  description: 'Find classes, functions, variables… by name across the workspace (the language servers\' symbol search; fuzzy). Returns kind, name, container and path:line.',
+  parameters: { type: 'object', properties: { query: { type: 'string', description: 'A name or part of one' } }, required: ['query'] },
+};
+
+export const DOCUMENT_SYMBOLS: ToolDefinition = {
+  name: 'document_symbols',
+  kind: 'read',
+  description: "The outline of a file: its classes, functions, methods… with their lines, nested. Cheaper than reading a large file to find one function.",
+  parameters: { type: 'object', properties: { path: { type: 'string', description: 'The file, relative to the workspace root' } }, required: ['path'] },
+};
+
+export const RENAME_SYMBOL: ToolDefinition = {
+  name: 'rename_symbol',
+  kind: 'write',
+  description:
+    "Rename a symbol everywhere it is used, through the language server's rename (imports and references across files included). The person sees every file's change and accepts or rejects them together.",
+  parameters: { type: 'object', properties: { ...symbolTarget, new_name: { type: 'string', description: 'The new identifier' } }, required: ['symbol', 'new_name'] },
+};
+
+export const RUN_TASK: ToolDefinition = {
+  name: 'run_task',
+  kind: 'write',
+  description:
+    "Run a VS Code task by its label (from .vscode/tasks.json, or one VS Code detected such as an npm script) after the person approves. Returns how it ended and the problems its problem matcher found. Without a label it lists the tasks.",
+  parameters: { type: 'object', properties: { label: { type: 'string', description: 'The task label as listed (omit to list them)' } }, required: [] },
+};
+
+export const EDITOR_READ_TOOLS = [GET_PROBLEMS, FIND_DEFINITION, FIND_REFERENCES, WORKSPACE_SYMBOLS, DOCUMENT_SYMBOLS];
+
+/** A word in a line, as an identifier (not inside a longer one): its column, or -1. */
+export function identifierAt(text: string, symbol: string, from = 0): number {
+  if (!symbol) return -1;
+  let at = text.indexOf(symbol, from);
+  while (at !== -1) {
+    const before = at > 0 ? text[at - 1] : '';
+    const after = text[at + symbol.length] ?? '';
+    if (!/[\p{L}\p{N}_$]/u.test(before) && !/[\p{L}\p{N}_$]/u.test(after)) return at;
+    at = text.indexOf(symbol, at + 1);
+  }
+  return -1;
+}
+
+/** Places in files, grouped by file in first-seen order: `path:line: text`. */
+export function locationsText(title: string, places: readonly { path: string; line: number; text?: string }[], limit: number, hidden: number): string {
+  const seen = new Set<string>();
+  const unique = places.filter((p) => {
+    const k = `${p.path}:${p.line}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const shown = unique.slice(0, limit);
+  const files = [...new Set(shown.map((p) => p.path))];
+  const fileCount = new Set(unique.map((p) => p.path)).size;
+  const out = [`${title}: ${unique.length} in ${fileCount} file${fileCount === 1 ? '' : 's'}${unique.length > limit ? ` (first ${limit} shown)` : ''}`];
+  for (const f of files) {
+    out.push('');
+    for (const p of shown.filter((x) => x.path === f)) out.push(`${p.path}:${p.line}: ${(p.text ?? '').trim().slice(0, NAVIGATION_LIMITS.lineText)}`);
+  }
+  if (hidden) out.push('', `${hidden} more in files the chat does not read (outside the workspace, ignored, or holding secrets) were left out.`);
+  return out.join('\n');
+}

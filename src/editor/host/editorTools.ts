@@ -1,0 +1,73 @@
+import * as vscode from 'vscode';
+import type { ToolSource } from '../../agent/host/toolbox';
+import type { ActionApprover } from '../../agent/core/approval';
+import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
+import { agentSettings } from '../../agent/host/settings';
+import { objectArgs } from '../../agent/host/toolCalls';
+import { ToolError, type PathGuard } from '../../tools/pathGuard';
+import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import { DOCUMENT_SYMBOLS, EDITOR_READ_TOOLS, FIND_DEFINITION, FIND_REFERENCES, GET_PROBLEMS, WORKSPACE_SYMBOLS } from '../core/definitions';
+import { Navigation } from './navigation';
+
+/**
+ * What the editor knows, as the agent's tools: problems, definitions, references and symbols from
+ * the language servers VS Code runs. Reads: they run unasked unless the person turned that off.
+ */
+export class EditorTools implements ToolSource {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  readonly navigation: Navigation;
+  private readonly names = new Set(EDITOR_READ_TOOLS.map((t) => t.name));
+
+  constructor(guard: () => PathGuard) {
+    this.navigation = new Navigation(guard);
+  }
+
+  definitions(): ToolDefinition[] {
+    return EDITOR_READ_TOOLS;
+  }
+
+  owns(name: string): boolean {
+    return this.names.has(name);
+  }
+
+  category(): ToolCategory {
+    return { kind: 'read' };
+  }
+
+  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+    const args = objectArgs(rawArgs);
+    if (!args) return { content: `Error: the arguments are not a JSON object: ${rawArgs.slice(0, 200)}`, isError: true };
+    if (!runsUnasked({ kind: 'read' }, agentSettings().auto, paused)) {
+      const answer = await approver.approveAction({ kind: 'tool', action: name, where: 'workspace', args: rawArgs, reason: paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' }, callId, signal);
+      if (!answer.accepted) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
+    }
+    try {
+      const nav = this.navigation;
+      switch (name) {
+        case GET_PROBLEMS.name:
+          return ok(await nav.problems(args));
+        case FIND_DEFINITION.name:
+          return ok(await nav.definitions(args));
+        case FIND_REFERENCES.name:
+          return ok(await nav.references(args));
+        case WORKSPACE_SYMBOLS.name:
+          return ok(await nav.workspaceSymbols(args));
+        case DOCUMENT_SYMBOLS.name:
+          return ok(await nav.documentSymbols(args));
+        default:
+          return { content: `Error: there is no tool named "${name}".`, isError: true };
+      }
+    } catch (err) {
+      return { content: `Error: ${err instanceof ToolError ? err.message : err instanceof Error ? err.message : String(err)}`, isError: true };
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+function ok(content: string): ToolResult {
+  return { content, isError: false };
+}

@@ -1,0 +1,18 @@
+import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { FeatureHost } from '../../shell/featureHost';
+import { workspaceGuard } from '../../shell/workspaceGuard';
+import { EditorTools } from './editorTools';
+import { ProblemWatch } from './problemWatch';
+
+/** What the editor knows, for the agent: problems after each edit, and the language features as tools. */
+export interface EditorInsight {
+  problems: ProblemWatch;
+  tools: EditorTools;
+}
+
+export function activateEditor(host: FeatureHost, agent: AgentToolbox): EditorInsight {
+  const problems = host.own(new ProblemWatch(() => workspaceGuard()));
+  const tools = host.own(new EditorTools(() => workspaceGuard()));
+  agent.addSource(tools);
+  return { problems, tools };
+}

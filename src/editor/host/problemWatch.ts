@@ -1,0 +1,137 @@
+import * as vscode from 'vscode';
+import type { EditProblems } from '../../common/conversation';
+import type { PathGuard } from '../../tools/pathGuard';
+import { editProblemsText, editReport, SettleClock, type Diagnosis } from '../core/problems';
+import { diagnosisOf, LineReader, VisiblePaths } from './visible';
+
+/** Every file's diagnostics at one moment, by URI. */
+export type DiagnosticsSnapshot = Map<string, { uri: vscode.Uri; diagnostics: readonly vscode.Diagnostic[] }>;
+
+/** After this long without a further change to an edited file's problems, they have settled. */
+const QUIET_MS = 400;
+/** Never wait longer than this for an edit's problems. */
+const CEILING_MS = 10_000;
+/** How long an open file may take to show what was written to disk. */
+const SYNC_MS = 3000;
+
+/**
+ * Problems after an edit, from the language servers VS Code already runs: the diagnostics before
+ * the write, then the edited files' diagnostics once they settle (`onDidChangeDiagnostics` for those
+ * files, then a quiet spell; no fixed sleep), and what changed.
+ */
+export class ProblemWatch implements vscode.Disposable {
+  readonly clock = new SettleClock();
+  /** The last edit's wait, for the benchmark and the log. */
+  lastWait: { ms: number; settled: EditProblems['settled'] } | undefined;
+
+  constructor(private readonly guard: () => PathGuard) {}
+
+  snapshot(): DiagnosticsSnapshot {
+    const out: DiagnosticsSnapshot = new Map();
+    for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) out.set(uri.toString(), { uri, diagnostics });
+    return out;
+  }
+
+  /**
+   * Waits for the problems of files just written (`content`: what was written) to settle and
+   * reports what the write changed against `before`. Opens each file in an editor tab (without
+   * taking the focus) when it is in none: language servers report on the files the editor shows.
+   */
+  async afterWrite(files: readonly { uri: vscode.Uri; content: string }[], before: DiagnosticsSnapshot, signal?: AbortSignal): Promise<{ report: EditProblems; text: string }> {
+    const started = performance.now();
+    const targets = new Set(files.map((f) => f.uri.toString()));
+    let cold = false;
+    let language = '';
+    for (const f of files) {
+      const inTab = isInTab(f.uri);
+      const doc = await vscode.workspace.openTextDocument(f.uri);
+      language ||= doc.languageId;
+      if (!inTab) {
+        cold ||= !vscode.workspace.textDocuments.some((d) => d !== doc && d.languageId === doc.languageId);
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+      }
+      await untilSynced(doc, f.content, signal);
+    }
+    const settled = await this.waitForSettle(targets, this.clock.deadlineFor(language, cold), signal, (ms) => this.clock.record(language, ms));
+    const waitedMs = performance.now() - started;
+    this.lastWait = { ms: waitedMs, settled };
+
+    const after = this.snapshot();
+    const paths = new VisiblePaths(this.guard());
+    const lines = new LineReader();
+    const toDiagnoses = async (snap: DiagnosticsSnapshot, withLines: boolean): Promise<Map<string, Diagnosis[]>> => {
+      const out = new Map<string, Diagnosis[]>();
+      for (const { uri, diagnostics } of snap.values()) {
+        if (diagnostics.length === 0) continue;
+        const path = await paths.of(uri);
+        if (!path) continue;
+        const list: Diagnosis[] = [];
+        for (const d of diagnostics) list.push(diagnosisOf(path, d, withLines && targets.has(uri.toString()) ? await lines.line(uri, d.range.start.line + 1) : undefined));
+        out.set(path, list);
+      }
+      return out;
+    };
+    const edited = (await Promise.all(files.map((f) => paths.of(f.uri)))).filter((p): p is string => !!p);
+    const { report, introduced } = editReport({ before: await toDiagnoses(before, false), after: await toDiagnoses(after, true), edited, waitedMs, settled });
+    return { report, text: editProblemsText(report, introduced) };
+  }
+
+  /**
+   * Resolves once the targets' diagnostics settled: `diagnostics` after a change and a quiet spell,
+   * `unchanged` when no change came by the deadline (a server that finds nothing new says nothing).
+   */
+  private waitForSettle(targets: Set<string>, deadlineMs: number, signal: AbortSignal | undefined, onFirst: (ms: number) => void): Promise<EditProblems['settled']> {
+    const started = performance.now();
+    return new Promise((resolve) => {
+      let quiet: ReturnType<typeof setTimeout> | undefined;
+      let heard = false;
+      const finish = (how: EditProblems['settled']) => {
+        clearTimeout(quiet);
+        clearTimeout(deadline);
+        clearTimeout(ceiling);
+        listener.dispose();
+        signal?.removeEventListener('abort', aborted);
+        resolve(how);
+      };
+      const aborted = () => finish(heard ? 'diagnostics' : 'unchanged');
+      const listener = vscode.languages.onDidChangeDiagnostics((e) => {
+        if (!e.uris.some((u) => targets.has(u.toString()))) return;
+        if (!heard) {
+          heard = true;
+          clearTimeout(deadline);
+          onFirst(performance.now() - started);
+        }
+        clearTimeout(quiet);
+        quiet = setTimeout(() => finish('diagnostics'), QUIET_MS);
+      });
+      const deadline = setTimeout(() => finish('unchanged'), deadlineMs);
+      const ceiling = setTimeout(() => finish(heard ? 'diagnostics' : 'unchanged'), CEILING_MS);
+      signal?.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  dispose(): void {}
+}
+
+function isInTab(uri: vscode.Uri): boolean {
+  const k = uri.toString();
+  return vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === k));
+}
+
+/** Waits until an open document shows what was written to its file (VS Code reloads it from disk). */
+async function untilSynced(doc: vscode.TextDocument, content: string, signal?: AbortSignal): Promise<void> {
+  const same = () => doc.getText() === content || doc.getText().replace(/\r\n/g, '\n') === content.replace(/\r\n/g, '\n');
+  if (same() || doc.isDirty) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve();
+    };
+    const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document === doc && same()) done();
+    });
+    const timer = setTimeout(done, SYNC_MS);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

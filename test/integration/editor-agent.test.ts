@@ -1,0 +1,166 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
+import { api, connectToEmulator, emulatorControl, emulatorRequests, until } from './helpers';
+
+/**
+ * The agent with what the editor knows, against the real TypeScript extension (tsserver, installed
+ * with code-server's built-in extensions): the problems an edit introduced come back in its result
+ * and the next step fixes them; references come from the language server; the modes change which
+ * tools a request carries (read in the emulator's request log).
+ */
+describe('agent: what the editor knows (tsserver)', function () {
+  this.timeout(180_000);
+  const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+  const lab = () => join(root(), 'editor-lab');
+  const calls = (t: AssistantTurn | undefined): ToolCallRecord[] => t?.steps.flatMap((s) => s.toolCalls) ?? [];
+  const lastTurn = async () => (await api()).testing.chat.current?.turns.at(-1) as AssistantTurn;
+  const errorsIn = (rel: string) => vscode.languages.getDiagnostics(vscode.Uri.file(join(lab(), rel))).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+  const files = {
+    'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs', noEmit: true }, include: ['src'] }),
+    'src/sum.ts': 'export function sumAll(values: number[]): number {\n  let total = 0;\n  for (const v of values) total += v;\n  return total;\n}\n',
+    'src/report.ts': "import { sumAll } from './sum';\n\nexport const reportTotal = (xs: number[]): string => `total ${sumAll(xs)}`;\n",
+    'src/cart.ts': "import { sumAll } from './sum';\n\nexport function cartTotal(prices: number[]): number {\n  return sumAll(prices) * 1.2;\n}\n",
+    'src/broken.ts': 'const count = 2;\nexport const twice = cout * 2;\n',
+  };
+
+  /** Sends and accepts every approval the turn asks for (edits), as a person clicking Accept would. */
+  async function sendAccepting(text: string): Promise<AssistantTurn> {
+    const { testing } = await api();
+    let settled = false;
+    const sent = testing.chat.send(text, [], []).finally(() => (settled = true));
+    while (!settled) {
+      for (const a of testing.chat.pendingApprovals()) testing.chat.decide(a.callId, true);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await sent;
+    return lastTurn();
+  }
+
+  before(async () => {
+    await connectToEmulator();
+    for (const [rel, text] of Object.entries(files)) {
+      mkdirSync(join(lab(), rel, '..'), { recursive: true });
+      writeFileSync(join(lab(), rel), text);
+    }
+    // tsserver starts with the first TypeScript file the editor shows; its project is loaded by the first answer.
+    await vscode.window.showTextDocument(vscode.Uri.file(join(lab(), 'src/broken.ts')), { preview: false });
+    await until('tsserver reports the planted error', () => errorsIn('src/broken.ts').length > 0, 90_000);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    rmSync(lab(), { recursive: true, force: true });
+    await (await api()).testing.chat.setMode('agent');
+  });
+
+  it("an edit that breaks the build gets tsserver's error in its result and card; the next step fixes it; the turn ends with no error in the file", async () => {
+    const { testing } = await api();
+    await testing.chat.newConversation();
+    const turn = await sendAccepting('Replace "return total;" with "return totl;" in editor-lab/src/sum.ts');
+    const edits = calls(turn).filter((c) => c.name === 'replace_in_file');
+    assert.equal(edits.length, 2, `an edit and its fix: ${calls(turn).map((c) => `${c.name}: ${c.result}`).join('\n')}`);
+    const [breaking, fix] = edits;
+    assert.equal(breaking.status, 'done', breaking.result);
+    assert.match(breaking.result ?? '', /Problems this edit introduced \(1\)/);
+    assert.match(breaking.result ?? '', /editor-lab\/src\/sum\.ts:4: error: Cannot find name 'totl'\. Did you mean 'total'\? \(ts 2552\)\n {4}return totl;/);
+    assert.equal(breaking.problems?.introduced[0]?.source, 'ts');
+    assert.equal(breaking.problems?.settled, 'diagnostics');
+    assert.deepEqual(JSON.parse(fix.args), { path: 'editor-lab/src/sum.ts', old_string: 'return totl;', new_string: 'return total;' });
+    assert.match(fix.result ?? '', /Problems: this edit introduced none and fixed 1\./);
+    assert.deepEqual(errorsIn('src/sum.ts'), [], 'no error left in the file');
+    assert.equal(turn.status, 'done');
+  });
+
+  it('"fix the errors" reads get_problems, edits, and checks again until none is left', async () => {
+    const { testing } = await api();
+    await testing.chat.newConversation();
+    const turn = await sendAccepting('Fix the errors in editor-lab/src/broken.ts');
+    const names = calls(turn).map((c) => c.name);
+    assert.deepEqual(names, ['get_problems', 'replace_in_file', 'get_problems'], names.join(', '));
+    assert.match(calls(turn)[0].result ?? '', /1 problem in editor-lab\/src\/broken\.ts \(1 error\)/);
+    assert.match(calls(turn)[2].result ?? '', /^No errors or warnings in editor-lab\/src\/broken\.ts/);
+    assert.deepEqual(errorsIn('src/broken.ts'), []);
+  });
+
+  it("find_references returns tsserver's usages across 3 files, each as path:line with the line's text", async () => {
+    const { testing } = await api();
+    await testing.chat.newConversation();
+    await testing.chat.send('Where is sumAll used in editor-lab/src/sum.ts?', [], []);
+    const call = calls(await lastTurn()).find((c) => c.name === 'find_references');
+    assert.ok(call, 'find_references was called');
+    assert.equal(call.status, 'done', call.result);
+    const result = call.result ?? '';
+    assert.match(result, /^References to sumAll: \d+ in 3 files/);
+    assert.match(result, /editor-lab\/src\/sum\.ts:1: export function sumAll\(values: number\[\]\): number \{/);
+    assert.match(result, /editor-lab\/src\/report\.ts:3: export const reportTotal = .*sumAll\(xs\)/);
+    assert.match(result, /editor-lab\/src\/cart\.ts:4: return sumAll\(prices\) \* 1\.2;/);
+  });
+
+  it('find_definition, workspace_symbols and document_symbols answer from the language server', async () => {
+    const { testing } = await api();
+    const nav = testing.editor.tools.navigation;
+    assert.match(await nav.definitions({ symbol: 'sumAll', path: 'editor-lab/src/cart.ts', line: 4 }), /editor-lab\/src\/sum\.ts:1: export function sumAll/);
+    assert.match(await nav.workspaceSymbols({ query: 'cartTotal' }), /function cartTotal — editor-lab\/src\/cart\.ts:3/);
+    assert.match(await nav.documentSymbols({ path: 'editor-lab/src/sum.ts' }), /function sumAll — lines 1-5/);
+    await assert.rejects(nav.references({ symbol: 'nothingLikeThis', path: 'editor-lab/src/sum.ts' }), /does not appear in editor-lab\/src\/sum\.ts/);
+  });
+
+  it('Ask mode: the request carries no edit, command or MCP tool; Plan mode adds only the plan', async () => {
+    const { testing } = await api();
+    const offered = async () => {
+      const path = (await emulatorRequests()).reverse().find((l) => / \/v1\/(chat\/completions|messages|responses)$/.test(l))!.split(' ')[1];
+      const seen = (await emulatorControl('last-request', { path })) as { body: { tools?: { name?: string; function?: { name: string } }[] } };
+      return (seen.body.tools ?? []).map((t) => t.function?.name ?? t.name ?? '').sort();
+    };
+    await testing.chat.setMode('agent');
+    await testing.chat.newConversation();
+    await testing.chat.send('What does editor-lab/src/sum.ts do?', [], []);
+    const agentTools = await offered();
+    for (const t of ['replace_in_file', 'create_file', 'run_command', 'update_plan', 'get_problems', 'find_references']) assert.ok(agentTools.includes(t), `agent mode offers ${t}`);
+
+    await testing.chat.setMode('ask');
+    await testing.chat.newConversation();
+    await testing.chat.send('Replace "return total;" with "return 0;" in editor-lab/src/sum.ts', [], []);
+    const askTools = await offered();
+    assert.ok(askTools.includes('read_file') && askTools.includes('find_references') && askTools.includes('get_problems'), askTools.join(', '));
+    for (const t of askTools) assert.ok(!/^(replace_in_file|create_file|run_command|rename_symbol|run_task|update_plan)$/.test(t) && !t.includes('__'), `ask mode offers no ${t}`);
+    assert.equal((await lastTurn()).mode, 'ask');
+    assert.ok(!calls(await lastTurn()).some((c) => c.name === 'replace_in_file' && c.status === 'done'), 'nothing was edited');
+
+    await testing.chat.setMode('plan');
+    await testing.chat.newConversation();
+    await testing.chat.send('Read editor-lab/src/sum.ts, then plan a mean function', [], []);
+    const planTools = await offered();
+    assert.deepEqual(planTools.filter((t) => !askTools.includes(t)), ['update_plan']);
+    await testing.chat.setMode('agent');
+  });
+
+  it('a multi-step request keeps a plan on the turn: written first, marked as it goes, all done at the end, kept with the conversation', async () => {
+    const { testing } = await api();
+    await testing.chat.newConversation();
+    const seen: string[] = [];
+    let settled = false;
+    const sent = testing.chat.send('Read editor-lab/src/sum.ts, then read editor-lab/src/cart.ts, then summarise both', [], []).finally(() => (settled = true));
+    while (!settled) {
+      const plan = (testing.chat.current?.turns.at(-1) as AssistantTurn | undefined)?.plan;
+      const line = plan?.map((i) => i.status[0]).join('') ?? '';
+      if (line && seen.at(-1) !== line) seen.push(line);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await sent;
+    const turn = await lastTurn();
+    assert.equal(calls(turn)[0].name, 'update_plan', 'the plan comes first');
+    assert.deepEqual(turn.plan?.map((i) => i.text), ['Read editor-lab/src/sum.ts', 'read editor-lab/src/cart.ts', 'summarise both']);
+    assert.ok(turn.plan?.every((i) => i.status === 'done'));
+    assert.ok(calls(turn).some((c) => c.name === 'read_file' && /cart\.ts/.test(c.args)), 'the steps did their work');
+    assert.equal(seen[0], 'ipp', `the first plan has the first step in progress (seen: ${seen.join(' → ')})`);
+    assert.equal(seen.at(-1), 'ddd');
+    const id = testing.chat.current!.id;
+    await testing.chat.newConversation();
+    await testing.chat.open(id);
+    assert.deepEqual((testing.chat.current?.turns.at(-1) as AssistantTurn).plan, turn.plan, 'the plan was stored with the conversation');
+  });
+});
