@@ -182,6 +182,11 @@ export interface WorkspaceToolsOptions {
   onWritten?: (edit: ProposedEdit) => void;
   /** ripgrep's path; VS Code ships one. Falls back to a built-in search when absent. */
   rgPath?: string;
+  /**
+   * Writes an accepted change to an existing file some other way (the editor's open copy, saved, so
+   * the editor and its language servers see it at once); false: not handled, it is written here.
+   */
+  writeExisting?: (abs: string, content: string) => Promise<boolean>;
 }
 
 /** Runs the workspace tools for the model, confined by the path guard. */
@@ -362,6 +367,10 @@ export class WorkspaceTools {
     if (again.abs !== edit.path.abs) throw new ToolError(`"${edit.path.display}" changed on disk while waiting for approval; nothing was written. Propose the change again.`);
     await mkdir(dirname(edit.path.abs), { recursive: true });
     try {
+      if (edit.kind === 'edit' && (await this.options.writeExisting?.(edit.path.abs, edit.after))) {
+        this.options.onWritten?.(edit);
+        return { content: done, isError: false };
+      }
       await writeFile(edit.path.abs, edit.after, { encoding: 'utf8', flag: edit.kind === 'create' ? 'wx' : 'w' });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ToolError(`"${edit.path.display}" appeared while waiting for approval; nothing was written. Use replace_in_file.`);

@@ -872,6 +872,87 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.turn.user', { hasText: 'Hello from the secondary side bar' }).waitFor({ timeout: 30_000 });
   });
 
+  /** Clicks Accept in the approval bar for every decision the running answer asks, until it ends. */
+  async function acceptUntilIdle(): Promise<void> {
+    const accept = chat().locator('#approval-bar button', { hasText: 'Accept' }).first();
+    for (;;) {
+      if (await chat().locator('#send').isVisible()) return;
+      if (await accept.isVisible().catch(() => false)) await accept.click().catch(() => undefined);
+      await page.waitForTimeout(100);
+    }
+  }
+
+  it("shows the problems an edit introduced in its tool card (tsserver's), and the next step's card says they are fixed", async () => {
+    const original = readFileSync(join(workspace, 'src', 'math.ts'));
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await ask('Use replace_in_file: "a + b;" becomes "a + c;" in src/math.ts');
+    const broke = lastAnswer().locator('.problems.bad').first();
+    const accept = chat().locator('#approval-bar button', { hasText: 'Accept' }).first();
+    // The first edit: accepted, then its card waits for the language server's word.
+    await accept.waitFor({ timeout: 60_000 });
+    await accept.click();
+    await broke.waitFor({ timeout: 60_000 });
+    assert.match(await broke.innerText(), /1 new problem[\s\S]*src\/math\.ts:1\s+Cannot find name 'c'\. \(ts 2304\)/);
+    await assertInView(broke, "the edit's new problem");
+    await page.screenshot({ path: join(SHOTS, 'agent-problems.png') });
+    await acceptUntilIdle();
+    await lastAnswer().locator('.problems.ok', { hasText: 'No new problems; 1 fixed' }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(readFileSync(join(workspace, 'src', 'math.ts')), original, 'the fix took the broken edit back');
+    // The problem links to its line.
+    await broke.locator('[data-open-path="src/math.ts"]').click();
+    await page.locator('.tab', { hasText: 'math.ts' }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(SHOTS, 'agent-problems-fixed.png') });
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
+  it('pins the plan of a multi-step answer above it and keeps the step in progress in view as it updates', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
+    await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=200');
+    const plan = lastAnswer().locator('.plan');
+    await plan.waitFor({ timeout: 30_000 });
+    const states: string[] = [];
+    while (!(await chat().locator('#send').isVisible())) {
+      const count = await plan.locator('.plan-count').innerText().catch(() => '');
+      if (count && states.at(-1) !== count) {
+        states.push(count);
+        const current = plan.locator('.plan-item.in-progress');
+        if (await current.count()) await assertInView(current, `the step in progress (${count})`);
+        if (count === '2 of 4 done') await page.screenshot({ path: join(SHOTS, 'agent-plan-running.png') });
+      }
+      await page.waitForTimeout(30);
+    }
+    assert.deepEqual(states.slice(0, 2), ['0 of 4 done', '1 of 4 done'], states.join(' → '));
+    assert.equal(states.at(-1), '4 of 4 done');
+    assert.equal(await plan.locator('.plan-item.done').count(), 4);
+    await page.screenshot({ path: join(SHOTS, 'agent-plan-done.png') });
+  });
+
+  it('Plan mode: reads, writes a plan and stops; Approve plan switches to Agent and carries it out', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('#mode').selectOption('plan');
+    await chat().locator('#mode option[selected][value="plan"]').waitFor({ state: 'attached' });
+    const edits = emu.requests.length;
+    await ask('Read src/math.ts, then read src/greet.ts');
+    await idle();
+    const sent = emu.requests.slice(edits).filter((r) => r.path === '/v1/chat/completions');
+    const offered = new Set(sent.flatMap((r) => ((r.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name)));
+    assert.ok(offered.has('update_plan') && offered.has('read_file') && !offered.has('replace_in_file') && !offered.has('run_command'), [...offered].join(', '));
+    assert.match(await lastAnswer().locator('.who').innerText(), /· plan$/);
+    assert.equal(await lastAnswer().locator('.plan-item.pending').count(), 2);
+    const approve = lastAnswer().locator('button', { hasText: 'Approve plan' });
+    await approve.waitFor();
+    await page.screenshot({ path: join(SHOTS, 'agent-plan-approve.png') });
+    await approve.click();
+    await chat().locator('#mode option[selected][value="agent"]').waitFor({ state: 'attached' });
+    await chat().locator('.turn.assistant').nth(1).waitFor({ timeout: 30_000 });
+    answersBefore = 1;
+    await idle();
+    assert.match(await chat().locator('.turn.user').last().innerText(), /Carry out this plan[\s\S]*1\. Read src\/math\.ts\n2\. Read src\/greet\.ts/);
+    assert.equal(await lastAnswer().locator('.plan-item.done').count(), 2);
+    assert.equal(await lastAnswer().locator('button', { hasText: 'Approve plan' }).count(), 0);
+  });
+
   it('drove every message the view can send, as the host logged them', () => {
     const seen = receivedTypes(server.userDataDir);
     const missing = FROM_WEBVIEW_TYPES.filter((t) => !seen.has(t));

@@ -256,8 +256,12 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
   const canCall = tools.length > 0 && choice !== 'none';
   const root = workspaceRoot(turns);
   if (canCall && choice === 'auto') {
-    const callsFor = (text: string): Plan['toolCalls'] =>
-      tools.filter((t) => toolMentioned(t, text)).slice(0, 3).map((t) => ({ name: t.name, arguments: argumentsFor(t, text, pathsIn(text)[0], root) }));
+    const callsFor = (text: string): Plan['toolCalls'] => {
+      const named = tools.filter((t) => toolMentioned(t, text));
+      // "Read src/a.ts": the verb names the tool, as a model reads it.
+      const reader = /^(read|open|look at)\b/i.test(text) && pathsIn(text).length ? tools.filter((t) => t.name === 'read_file') : [];
+      return (named.length ? named : reader).slice(0, 3).map((t) => ({ name: t.name, arguments: argumentsFor(t, text, pathsIn(text)[0], root) }));
+    };
     const editor = editorPlan({ request: lastUser.text, since: turns.slice(lastUserIndex + 1), tools, callsFor });
     if (editor) return { thinking, ...editor };
   }

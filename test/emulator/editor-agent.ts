@@ -87,8 +87,14 @@ export function editorPlan(o: Context): Plan | undefined {
   }
 
   const steps = has(o.tools, 'update_plan') ? requestSteps(o.request) : [];
+  const marked = o.since.reduce((n, t) => n + t.toolCalls.filter((c) => c === 'update_plan').length, 0);
+  // Plan mode (a plan, and no tool that edits): look at the first step, write the plan, stop there.
+  if (steps.length >= 2 && !has(o.tools, 'replace_in_file') && !has(o.tools, 'create_file')) {
+    if (marked > 0) return { text: `The plan has ${steps.length} steps:\n\n${steps.map((s, i) => `${i + 1}. ${s}`).join('\n')}\n\nApprove it to carry it out.`, toolCalls: [] };
+    const items = steps.map((text) => ({ text, status: 'pending' }));
+    return { text: `Planning ${steps.length} steps.`, toolCalls: [{ name: 'update_plan', arguments: { items } }, ...o.callsFor(steps[0], 0).filter((c) => c.name !== 'update_plan')] };
+  }
   if (steps.length >= 2) {
-    const marked = o.since.reduce((n, t) => n + t.toolCalls.filter((c) => c === 'update_plan').length, 0);
     if (marked > steps.length) return undefined;
     const items = steps.map((text, i) => ({ text, status: i < marked ? 'done' : i === marked ? 'in_progress' : 'pending' }));
     const work = marked < steps.length ? o.callsFor(steps[marked], marked).filter((c) => c.name !== 'update_plan') : [];

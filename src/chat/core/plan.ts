@@ -61,7 +61,7 @@ export function planSummary(plan: readonly PlanItem[]): string {
   return `Plan updated: ${done} of ${plan.length} done${now ? `; in progress: ${now.text}` : done === plan.length ? '; all done' : ''}.`;
 }
 
-/** The plan as Markdown, for the message that carries an approved plan out. */
+/** The plan as a numbered Markdown list, for the message that carries an approved plan out. */
 export function planMarkdown(plan: readonly PlanItem[]): string {
-  return plan.map((i) => `- [${i.status === 'done' ? 'x' : ' '}] ${i.text}`).join('\n');
+  return plan.map((i, n) => `${n + 1}. ${i.text}${i.status === 'done' ? ' (done)' : ''}`).join('\n');
 }

@@ -59,6 +59,7 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
     // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
     approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') && !sensitiveEditReason(edit.path.rel, edit.before, edit.after) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)) },
     rgPath: ripgrepPath(),
+    writeExisting: writeThroughEditor,
     // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
     onWritten: (edit) => {
       const call = callOf(o.turn(), approver.currentCallId);
@@ -115,6 +116,20 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
       }
     },
   };
+}
+
+/**
+ * An accepted edit of a file open in the editor goes through its copy and is saved: the editor
+ * (and its language servers) see it at once, not when a file watcher notices. A copy with unsaved
+ * changes of the person's is left alone (the file is written on disk, as for closed files).
+ */
+async function writeThroughEditor(abs: string, content: string): Promise<boolean> {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === abs);
+  if (!doc || doc.isDirty) return false;
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, new vscode.Range(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end), content);
+  if (!(await vscode.workspace.applyEdit(edit))) return false;
+  return doc.save();
 }
 
 function callOf(turn: AssistantTurn | undefined, callId: string | undefined): ToolCallRecord | undefined {
