@@ -39,10 +39,10 @@ export function requestSteps(request: string): string[] {
   const listed = [...request.matchAll(/^\s*\d+[.)]\s+(.+)$/gm)].map((m) => m[1].trim());
   if (listed.length >= 2) return listed;
   const quoted: string[] = [];
-  const masked = request.replace(/#\w+=\d+/g, '').replace(/"[^"]*"|`[^`]*`/g, (q) => `\u0000${quoted.push(q) - 1}\u0000`);
+  const masked = request.replace(/#\w+=\d+/g, '').replace(/"[^"]*"|`[^`]*`/g, (q) => `\u{E000}${quoted.push(q) - 1}\u{E000}`);
   const parts = masked
     .split(/,?\s+(?:and\s+)?then\s+/i)
-    .map((s) => s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => quoted[Number(i)]).trim().replace(/[.!]$/, ''))
+    .map((s) => s.replace(/\u{E000}(\d+)\u{E000}/gu, (_m, i: string) => quoted[Number(i)]).trim().replace(/[.!]$/, ''))
     .filter(Boolean);
   return parts.length >= 2 ? parts : [];
 }
