@@ -1,4 +1,5 @@
 // The agent's overheads: from the approval to a command's first output line, and an MCP round trip over stdio.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,26 @@ async function mcpRoundTrip(calls: number): Promise<number> {
   } finally {
     await client.close();
   }
+}
+
+/**
+ * An accepted edit to its problems reported, measured inside a real VS Code with tsserver: the
+ * integration launcher runs `bench/inhost/` (code-server, the emulator, the chat with edits
+ * auto-approved) and prints the metrics the in-host benchmark recorded.
+ */
+export function runProblemsBench(): { vscode: string; edits: number; medianMs: number; p95Ms: number; maxMs: number } | { error: string } {
+  const root = join(__dirname, '..');
+  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'test', 'integration', 'launch.ts')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, MG_INHOST_BENCH: '1', MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
+    timeout: 900_000,
+  });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  const metric = (name: string) => Number(new RegExp(`metric ${name}: ([\\d.]+)`).exec(out)?.[1] ?? NaN);
+  const edits = metric('problemsEdits');
+  if (!Number.isFinite(edits)) return { error: `the in-host run printed no figures:\n${out.slice(-1500)}` };
+  return { vscode: /VS Code ([\d.]+)\)/.exec(out)?.[1] ?? '?', edits, medianMs: metric('problemsMedianMs'), p95Ms: metric('problemsP95Ms'), maxMs: metric('problemsMaxMs') };
 }
 
 export async function runAgentBench(): Promise<AgentBenchResult> {

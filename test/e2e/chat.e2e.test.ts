@@ -883,30 +883,35 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   }
 
   it("shows the problems an edit introduced in its tool card (tsserver's), and the next step's card says they are fixed", async () => {
-    const original = readFileSync(join(workspace, 'src', 'math.ts'));
+    const file = join(workspace, 'src', 'calc.ts');
+    const original = 'export const mul = (a: number, b: number): number => a * b;\n';
+    writeFileSync(file, original);
     await runPaletteCommand(page, 'Model Gateway: New Chat');
-    await ask('Use replace_in_file: "a + b;" becomes "a + c;" in src/math.ts');
+    await chat().locator('.empty').waitFor();
+    await ask('Use replace_in_file: "a * b;" becomes "a * c;" in src/calc.ts');
     const broke = lastAnswer().locator('.problems.bad').first();
     const accept = chat().locator('#approval-bar button', { hasText: 'Accept' }).first();
     // The first edit: accepted, then its card waits for the language server's word.
     await accept.waitFor({ timeout: 60_000 });
     await accept.click();
     await broke.waitFor({ timeout: 60_000 });
-    assert.match(await broke.innerText(), /1 new problem[\s\S]*src\/math\.ts:1\s+Cannot find name 'c'\. \(ts 2304\)/);
+    assert.match(await broke.innerText(), /1 new problem[\s\S]*src\/calc\.ts:1\s+Cannot find name 'c'\. \(ts 2304\)/);
     await assertInView(broke, "the edit's new problem");
     await page.screenshot({ path: join(SHOTS, 'agent-problems.png') });
     await acceptUntilIdle();
     await lastAnswer().locator('.problems.ok', { hasText: 'No new problems; 1 fixed' }).waitFor({ timeout: 30_000 });
-    assert.deepEqual(readFileSync(join(workspace, 'src', 'math.ts')), original, 'the fix took the broken edit back');
+    assert.equal(readFileSync(file, 'utf8'), original, 'the fix took the broken edit back');
     // The problem links to its line.
-    await broke.locator('[data-open-path="src/math.ts"]').click();
-    await page.locator('.tab', { hasText: 'math.ts' }).first().waitFor({ timeout: 30_000 });
+    await broke.locator('[data-open-path="src/calc.ts"]').click();
+    await page.locator('.tab', { hasText: 'calc.ts' }).first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(SHOTS, 'agent-problems-fixed.png') });
     await runPaletteCommand(page, 'View: Close All Editors');
+    rmSync(file, { force: true });
   });
 
   it('pins the plan of a multi-step answer above it and keeps the step in progress in view as it updates', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
     emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
     await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=200');
     const plan = lastAnswer().locator('.plan');
@@ -930,6 +935,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('Plan mode: reads, writes a plan and stops; Approve plan switches to Agent and carries it out', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
     await chat().locator('#mode').selectOption('plan');
     await chat().locator('#mode option[selected][value="plan"]').waitFor({ state: 'attached' });
     const edits = emu.requests.length;
@@ -948,7 +954,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.turn.assistant').nth(1).waitFor({ timeout: 30_000 });
     answersBefore = 1;
     await idle();
-    assert.match(await chat().locator('.turn.user').last().innerText(), /Carry out this plan[\s\S]*1\. Read src\/math\.ts\n2\. Read src\/greet\.ts/);
+    assert.match(await chat().locator('.turn.user').last().innerText(), /Carry out this plan[\s\S]*1\. Read src\/math\.ts\n2\. read src\/greet\.ts/);
     assert.equal(await lastAnswer().locator('.plan-item.done').count(), 2);
     assert.equal(await lastAnswer().locator('button', { hasText: 'Approve plan' }).count(), 0);
   });

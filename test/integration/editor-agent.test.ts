@@ -24,6 +24,8 @@ describe('agent: what the editor knows (tsserver)', function () {
     'src/report.ts': "import { sumAll } from './sum';\n\nexport const reportTotal = (xs: number[]): string => `total ${sumAll(xs)}`;\n",
     'src/cart.ts': "import { sumAll } from './sum';\n\nexport function cartTotal(prices: number[]): number {\n  return sumAll(prices) * 1.2;\n}\n",
     'src/broken.ts': 'const count = 2;\nexport const twice = cout * 2;\n',
+    // A file the chat never reads on its own (the deny list's `.env*`), with a use and an error of its own.
+    'src/.env.keys.ts': "import { sumAll } from './sum';\nexport const leaked = sumAll([1]) + SECRET_TOKEN_sk_live_123;\n",
   };
 
   /** Sends and accepts every approval the turn asks for (edits), as a person clicking Accept would. */
@@ -97,6 +99,22 @@ describe('agent: what the editor knows (tsserver)', function () {
     assert.match(result, /editor-lab\/src\/sum\.ts:1: export function sumAll\(values: number\[\]\): number \{/);
     assert.match(result, /editor-lab\/src\/report\.ts:3: export const reportTotal = .*sumAll\(xs\)/);
     assert.match(result, /editor-lab\/src\/cart\.ts:4: return sumAll\(prices\) \* 1\.2;/);
+  });
+
+  it("from the attacker's side: a secret file's uses and problems never reach the model, even with the language server reporting them", async () => {
+    const { testing } = await api();
+    const secret = vscode.Uri.file(join(lab(), 'src/.env.keys.ts'));
+    await vscode.window.showTextDocument(secret, { preview: false, preserveFocus: true });
+    await until('tsserver reports the secret file\'s own error', () => vscode.languages.getDiagnostics(secret).length > 0, 60_000);
+    const nav = testing.editor.tools.navigation;
+    const refs = await nav.references({ symbol: 'sumAll', path: 'editor-lab/src/sum.ts' });
+    assert.doesNotMatch(refs, /SECRET_TOKEN|\.env\.keys/);
+    assert.match(refs, /1 more in files the chat does not read/);
+    const problems = await nav.problems({});
+    assert.doesNotMatch(problems, /SECRET_TOKEN|\.env\.keys/);
+    await assert.rejects(nav.documentSymbols({ path: 'editor-lab/src/.env.keys.ts' }), /secret/i);
+    await assert.rejects(nav.references({ symbol: 'leaked', path: 'editor-lab/src/.env.keys.ts' }), /secret/i);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('find_definition, workspace_symbols and document_symbols answer from the language server', async () => {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentToolbox } from '../../agent/host/toolbox';
@@ -125,11 +126,14 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
  */
 async function writeThroughEditor(abs: string, content: string): Promise<boolean> {
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === abs);
-  if (!doc || doc.isDirty) return false;
+  // Only a copy in a plain editor tab: a diff's side (the approval's, closing as it is decided) is not one.
+  const inTab = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === abs));
+  if (!doc || doc.isDirty || !inTab) return false;
   const edit = new vscode.WorkspaceEdit();
   edit.replace(doc.uri, new vscode.Range(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end), content);
-  if (!(await vscode.workspace.applyEdit(edit))) return false;
-  return doc.save();
+  if (!(await vscode.workspace.applyEdit(edit)) || !(await doc.save())) return false;
+  // Saved means on disk; anything else is written there by the caller.
+  return (await readFile(abs, 'utf8').catch(() => undefined)) === content;
 }
 
 function callOf(turn: AssistantTurn | undefined, callId: string | undefined): ToolCallRecord | undefined {
