@@ -912,10 +912,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   it('pins the plan of a multi-step answer above it and keeps the step in progress in view as it updates', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await chat().locator('.empty').waitFor();
-    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
-    await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=200');
+    // Slow enough to watch each round (the emulator's rounds are otherwise milliseconds apart).
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 150 } });
+    await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=40');
     const plan = lastAnswer().locator('.plan');
-    await plan.waitFor({ timeout: 30_000 });
     const states: string[] = [];
     while (!(await chat().locator('#send').isVisible())) {
       const count = await plan.locator('.plan-count').innerText().catch(() => '');

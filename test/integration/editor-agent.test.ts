@@ -24,8 +24,8 @@ describe('agent: what the editor knows (tsserver)', function () {
     'src/report.ts': "import { sumAll } from './sum';\n\nexport const reportTotal = (xs: number[]): string => `total ${sumAll(xs)}`;\n",
     'src/cart.ts': "import { sumAll } from './sum';\n\nexport function cartTotal(prices: number[]): number {\n  return sumAll(prices) * 1.2;\n}\n",
     'src/broken.ts': 'const count = 2;\nexport const twice = cout * 2;\n',
-    // A file the chat never reads on its own (the deny list's `.env*`), with a use and an error of its own.
-    'src/.env.keys.ts': "import { sumAll } from './sum';\nexport const leaked = sumAll([1]) + SECRET_TOKEN_sk_live_123;\n",
+    // A file the person told the chat never to read (modelGateway.chat.secretFiles), with a use and an error of its own.
+    'src/credentials.ts': "import { sumAll } from './sum';\nexport const leaked = sumAll([1]) + SECRET_TOKEN_sk_live_123;\n",
   };
 
   /** Sends and accepts every approval the turn asks for (edits), as a person clicking Accept would. */
@@ -103,18 +103,19 @@ describe('agent: what the editor knows (tsserver)', function () {
 
   it("from the attacker's side: a secret file's uses and problems never reach the model, even with the language server reporting them", async () => {
     const { testing } = await api();
-    const secret = vscode.Uri.file(join(lab(), 'src/.env.keys.ts'));
+    await vscode.workspace.getConfiguration('modelGateway.chat').update('secretFiles', ['credentials.ts'], vscode.ConfigurationTarget.Global);
+    const secret = vscode.Uri.file(join(lab(), 'src/credentials.ts'));
     await vscode.window.showTextDocument(secret, { preview: false, preserveFocus: true });
     await until('tsserver reports the secret file\'s own error', () => vscode.languages.getDiagnostics(secret).length > 0, 60_000);
     const nav = testing.editor.tools.navigation;
     const refs = await nav.references({ symbol: 'sumAll', path: 'editor-lab/src/sum.ts' });
-    assert.doesNotMatch(refs, /SECRET_TOKEN|\.env\.keys/);
+    assert.doesNotMatch(refs, /SECRET_TOKEN|credentials/);
     assert.match(refs, /1 more in files the chat does not read/);
     const problems = await nav.problems({});
-    assert.doesNotMatch(problems, /SECRET_TOKEN|\.env\.keys/);
-    await assert.rejects(nav.documentSymbols({ path: 'editor-lab/src/.env.keys.ts' }), /secret/i);
-    await assert.rejects(nav.references({ symbol: 'leaked', path: 'editor-lab/src/.env.keys.ts' }), /secret/i);
-    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    assert.doesNotMatch(problems, /SECRET_TOKEN|credentials/);
+    await assert.rejects(nav.documentSymbols({ path: 'editor-lab/src/credentials.ts' }), /may hold credentials/);
+    await assert.rejects(nav.references({ symbol: 'leaked', path: 'editor-lab/src/credentials.ts' }), /may hold credentials/);
+    await vscode.workspace.getConfiguration('modelGateway.chat').update('secretFiles', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('find_definition, workspace_symbols and document_symbols answer from the language server', async () => {
