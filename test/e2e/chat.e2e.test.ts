@@ -912,21 +912,32 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   it('pins the plan of a multi-step answer above it and keeps the step in progress in view as it updates', async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await chat().locator('.empty').waitFor();
-    // Slow enough to watch each round (the emulator's rounds are otherwise milliseconds apart).
-    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 150 } });
+    // Every state the view drew, recorded in the view as it drew it (the rounds are milliseconds apart),
+    // with whether the step in progress was inside the scrolled conversation then.
+    await chat().locator('#thread').evaluate((thread) => {
+      type El = { querySelector(s: string): El | null; textContent: string | null; getBoundingClientRect(): { top: number; bottom: number; height: number } };
+      const g = globalThis as unknown as { __plan: { count: string; currentInView: boolean | null }[]; MutationObserver: new (cb: () => void) => { observe(n: unknown, o: unknown): void }; document: { getElementById(id: string): El | null } };
+      g.__plan = [];
+      new g.MutationObserver(() => {
+        const plans = (thread as unknown as { querySelectorAll(s: string): El[] }).querySelectorAll('.turn.assistant:last-child .plan');
+        const plan = plans[plans.length - 1];
+        const count = plan?.querySelector('.plan-count')?.textContent ?? '';
+        if (!count || g.__plan.at(-1)?.count === count) return;
+        const current = plan.querySelector('.plan-item.in-progress');
+        const box = g.document.getElementById('messages')!.getBoundingClientRect();
+        const r = current?.getBoundingClientRect();
+        g.__plan.push({ count, currentInView: r ? r.height > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 : null });
+      }).observe(thread, { subtree: true, childList: true, characterData: true });
+    });
+    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 60 } });
     await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=40');
     const plan = lastAnswer().locator('.plan');
-    const states: string[] = [];
-    while (!(await chat().locator('#send').isVisible())) {
-      const count = await plan.locator('.plan-count').innerText().catch(() => '');
-      if (count && states.at(-1) !== count) {
-        states.push(count);
-        const current = plan.locator('.plan-item.in-progress');
-        if (await current.count()) await assertInView(current, `the step in progress (${count})`);
-        if (count === '2 of 4 done') await page.screenshot({ path: join(SHOTS, 'agent-plan-running.png') });
-      }
-      await page.waitForTimeout(30);
-    }
+    await until('a plan step in progress, drawn', async () => (await plan.locator('.plan-count').innerText().catch(() => '')) === '2 of 4 done' || (await chat().locator('#send').isVisible()));
+    if ((await plan.locator('.plan-count').innerText()) === '2 of 4 done') await page.screenshot({ path: join(SHOTS, 'agent-plan-running.png') });
+    await idle();
+    const drawn = await chat().locator('#thread').evaluate(() => (globalThis as unknown as { __plan: { count: string; currentInView: boolean | null }[] }).__plan);
+    const states = drawn.map((d) => d.count);
+    for (const d of drawn) if (d.currentInView !== null) assert.ok(d.currentInView, `the step in progress is in view at ${d.count}`);
     assert.deepEqual(states.slice(0, 2), ['0 of 4 done', '1 of 4 done'], states.join(' → '));
     assert.equal(states.at(-1), '4 of 4 done');
     assert.equal(await plan.locator('.plan-item.done').count(), 4);

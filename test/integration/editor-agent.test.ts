@@ -43,6 +43,7 @@ describe('agent: what the editor knows (tsserver)', function () {
 
   before(async () => {
     await connectToEmulator();
+    await vscode.workspace.getConfiguration('modelGateway.chat').update('secretFiles', ['credentials.ts'], vscode.ConfigurationTarget.Global);
     for (const [rel, text] of Object.entries(files)) {
       mkdirSync(join(lab(), rel, '..'), { recursive: true });
       writeFileSync(join(lab(), rel), text);
@@ -53,6 +54,7 @@ describe('agent: what the editor knows (tsserver)', function () {
   });
 
   after(async () => {
+    await vscode.workspace.getConfiguration('modelGateway.chat').update('secretFiles', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     rmSync(lab(), { recursive: true, force: true });
     await (await api()).testing.chat.setMode('agent');
@@ -103,19 +105,20 @@ describe('agent: what the editor knows (tsserver)', function () {
 
   it("from the attacker's side: a secret file's uses and problems never reach the model, even with the language server reporting them", async () => {
     const { testing } = await api();
-    await vscode.workspace.getConfiguration('modelGateway.chat').update('secretFiles', ['credentials.ts'], vscode.ConfigurationTarget.Global);
     const secret = vscode.Uri.file(join(lab(), 'src/credentials.ts'));
     await vscode.window.showTextDocument(secret, { preview: false, preserveFocus: true });
     await until('tsserver reports the secret file\'s own error', () => vscode.languages.getDiagnostics(secret).length > 0, 60_000);
     const nav = testing.editor.tools.navigation;
+    // The server itself names the secret file among the references: what is checked is that we do not.
+    const sum = vscode.Uri.file(join(lab(), 'src/sum.ts'));
+    await until('tsserver lists the secret file among the references', async () => ((await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', sum, new vscode.Position(0, 17))) ?? []).some((l) => l.uri.fsPath === secret.fsPath), 30_000);
     const refs = await nav.references({ symbol: 'sumAll', path: 'editor-lab/src/sum.ts' });
     assert.doesNotMatch(refs, /SECRET_TOKEN|credentials/);
-    assert.match(refs, /1 more in files the chat does not read/);
+    assert.match(refs, /\d more in files the chat does not read/);
     const problems = await nav.problems({});
     assert.doesNotMatch(problems, /SECRET_TOKEN|credentials/);
     await assert.rejects(nav.documentSymbols({ path: 'editor-lab/src/credentials.ts' }), /may hold credentials/);
     await assert.rejects(nav.references({ symbol: 'leaked', path: 'editor-lab/src/credentials.ts' }), /may hold credentials/);
-    await vscode.workspace.getConfiguration('modelGateway.chat').update('secretFiles', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('find_definition, workspace_symbols and document_symbols answer from the language server', async () => {
