@@ -161,7 +161,8 @@ export class TurnView {
   private renderTools(i: number, calls: ToolCallRecord[]): void {
     const box = this.toolEls[i];
     box.replaceChildren(
-      ...calls.map((c) => {
+      // A plan update that went through is the plan above the answer; a card for it would only repeat it.
+      ...calls.filter((c) => !(c.name === 'update_plan' && c.status === 'done')).map((c) => {
         const open = box.querySelector(`details[data-call="${CSS.escape(c.id)}"]`)?.hasAttribute('open');
         const details = h(
           'details',

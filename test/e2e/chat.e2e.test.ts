@@ -929,7 +929,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
         g.__plan.push({ count, currentInView: r ? r.height > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 : null });
       }).observe(thread, { subtree: true, childList: true, characterData: true });
     });
-    emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 60 } });
+    // Every round slowed, so the view can be photographed mid-way.
+    emu.inject({ path: '/v1/chat', times: 6, fault: { kind: 'delayEvents', ms: 120 } });
     await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=40');
     const plan = lastAnswer().locator('.plan');
     await until('a plan step in progress, drawn', async () => (await plan.locator('.plan-count').innerText().catch(() => '')) === '2 of 4 done' || (await chat().locator('#send').isVisible()));
@@ -941,6 +942,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     assert.deepEqual(states.slice(0, 2), ['0 of 4 done', '1 of 4 done'], states.join(' → '));
     assert.equal(states.at(-1), '4 of 4 done');
     assert.equal(await plan.locator('.plan-item.done').count(), 4);
+    assert.equal(await lastAnswer().locator('details.tool[data-call] b', { hasText: 'update_plan' }).count(), 0, 'no card repeats the plan');
+    await plan.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'agent-plan-done.png') });
   });
 
