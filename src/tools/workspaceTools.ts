@@ -146,7 +146,8 @@ function parseArgs(args: string | Record<string, unknown>): Record<string, unkno
   throw new ToolError(`The arguments are not a JSON object: ${args.slice(0, 200)}`);
 }
 
-function str(args: Record<string, unknown>, name: string, required = true): string | undefined {
+/** A string argument; a missing required one is a `ToolError` the model reads. */
+export function str(args: Record<string, unknown>, name: string, required = true): string | undefined {
   const v = args[name];
   if (v === undefined || v === null) {
     if (required) throw new ToolError(`Missing the "${name}" argument.`);
@@ -156,7 +157,8 @@ function str(args: Record<string, unknown>, name: string, required = true): stri
   return v;
 }
 
-function int(args: Record<string, unknown>, name: string): number | undefined {
+/** A whole-number argument from 1, when given. */
+export function int(args: Record<string, unknown>, name: string): number | undefined {
   const v = args[name];
   if (v === undefined || v === null) return undefined;
   const n = typeof v === 'string' ? Number(v) : v;

@@ -13,6 +13,19 @@ export function objectArgs(raw: string): Record<string, unknown> | undefined {
 }
 
 /**
+ * A read that must ask (the person turned reads' auto-approval off, or paused it): the chat's bar
+ * with the tool and its arguments. True: it may run.
+ */
+export async function approveRead(o: { name: string; args: string; approver: ActionApprover; callId: string | undefined; signal: AbortSignal | undefined; paused: boolean }): Promise<boolean> {
+  const answer = await o.approver.approveAction(
+    { kind: 'tool', action: o.name, where: 'workspace', args: o.args, reason: o.paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' },
+    o.callId,
+    o.signal,
+  );
+  return answer.accepted;
+}
+
+/**
  * A call of a server's tool (an MCP server's, or another extension's): unasked when
  * `autoApprove.mcp` lists the server or `server/tool` (and nothing is paused), else the chat's bar
  * with server, tool and arguments; "Always allow" lists `server/tool`. True: it may run.

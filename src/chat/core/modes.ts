@@ -20,8 +20,13 @@ export const BUILT_IN_MODES: readonly ModeInfo[] = [
   { id: 'plan', name: 'Plan', description: 'Investigates read-only and proposes a plan; Approve carries it out in Agent mode' },
 ];
 
-export function isBuiltInMode(id: string): id is BuiltInMode {
+function isBuiltInMode(id: string): id is BuiltInMode {
   return id === 'agent' || id === 'ask' || id === 'plan';
+}
+
+/** The mode a stored id names; Agent for none or one not known. */
+export function modeOf(id: string | undefined): BuiltInMode {
+  return id !== undefined && isBuiltInMode(id) ? id : 'agent';
 }
 
 /** The tools a request of this mode carries. */

@@ -23,7 +23,7 @@ import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { EditorInsight } from '../../editor/host/feature';
-import { BUILT_IN_MODES, isBuiltInMode, modePrompt, toolsForMode, type BuiltInMode } from '../core/modes';
+import { BUILT_IN_MODES, modeOf, modePrompt, toolsForMode, type BuiltInMode } from '../core/modes';
 import { planMarkdown } from '../core/plan';
 import { allDefinitions, turnTools } from './turnTools';
 
@@ -110,12 +110,11 @@ export class ChatSession implements vscode.Disposable {
 
   /** The chat mode (Agent, Ask, Plan), per workspace like the model. */
   currentMode(): BuiltInMode {
-    const m = this.context.workspaceState.get<string>('modelGateway.chat.mode') ?? 'agent';
-    return isBuiltInMode(m) ? m : 'agent';
+    return modeOf(this.context.workspaceState.get<string>('modelGateway.chat.mode'));
   }
 
   async setMode(mode: string): Promise<void> {
-    await this.context.workspaceState.update('modelGateway.chat.mode', isBuiltInMode(mode) ? mode : 'agent');
+    await this.context.workspaceState.update('modelGateway.chat.mode', modeOf(mode));
     await this.pushState();
   }
 
@@ -170,7 +169,7 @@ export class ChatSession implements vscode.Disposable {
       model,
       formatChoice: choice,
       mode: this.currentMode(),
-      modes: BUILT_IN_MODES.map((m) => ({ ...m })),
+      modes: [...BUILT_IN_MODES],
       format: resolveFormat(model, choice, chatSettings().pattern, this.services.formatFacts(model)),
       toolsEnabled: this.toolsEnabled(),
       configured: this.services.isConfigured(),
@@ -490,7 +489,7 @@ export class ChatSession implements vscode.Disposable {
     override: ModelOverride,
   ): Promise<void> {
     // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
-    const mode = isBuiltInMode(turn.mode ?? 'agent') ? ((turn.mode ?? 'agent') as BuiltInMode) : 'agent';
+    const mode = modeOf(turn.mode);
     const tools =
       this.toolsEnabled() && override.toolCalling !== false
         ? turnTools({

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { approveRead } from '../../agent/host/toolCalls';
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
 import type { EditorInsight } from '../../editor/host/feature';
@@ -87,8 +88,7 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
       if (agent?.owns(name)) return agent.run(name, args, approver, callId, signal, onApproved);
       // Reads ask only when the person turned their auto-approval off (or paused it).
       if (readKinds.has(name) && agent && !agent.unaskedFor('read')) {
-        const answer = await approver.approveAction({ kind: 'tool', action: name, where: 'workspace', args, reason: agent.paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' }, callId, signal);
-        if (!answer.accepted) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
+        if (!(await approveRead({ name, args, approver, callId, signal, paused: agent.paused }))) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
         onApproved?.();
       }
       if (name === SEMANTIC_SEARCH_TOOL.name && search) {

@@ -58,22 +58,6 @@ export const DOCUMENT_SYMBOLS: ToolDefinition = {
   parameters: { type: 'object', properties: { path: { type: 'string', description: 'The file, relative to the workspace root' } }, required: ['path'] },
 };
 
-export const RENAME_SYMBOL: ToolDefinition = {
-  name: 'rename_symbol',
-  kind: 'write',
-  description:
-    "Rename a symbol everywhere it is used, through the language server's rename (imports and references across files included). The person sees every file's change and accepts or rejects them together.",
-  parameters: { type: 'object', properties: { ...symbolTarget, new_name: { type: 'string', description: 'The new identifier' } }, required: ['symbol', 'new_name'] },
-};
-
-export const RUN_TASK: ToolDefinition = {
-  name: 'run_task',
-  kind: 'write',
-  description:
-    "Run a VS Code task by its label (from .vscode/tasks.json, or one VS Code detected such as an npm script) after the person approves. Returns how it ended and the problems its problem matcher found. Without a label it lists the tasks.",
-  parameters: { type: 'object', properties: { label: { type: 'string', description: 'The task label as listed (omit to list them)' } }, required: [] },
-};
-
 export const EDITOR_READ_TOOLS = [GET_PROBLEMS, FIND_DEFINITION, FIND_REFERENCES, WORKSPACE_SYMBOLS, DOCUMENT_SYMBOLS];
 
 /** A word in a line, as an identifier (not inside a longer one): its column, or -1. */

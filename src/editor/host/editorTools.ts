@@ -3,7 +3,7 @@ import type { ToolSource } from '../../agent/host/toolbox';
 import type { ActionApprover } from '../../agent/core/approval';
 import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
 import { agentSettings } from '../../agent/host/settings';
-import { objectArgs } from '../../agent/host/toolCalls';
+import { approveRead, objectArgs } from '../../agent/host/toolCalls';
 import { ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { DOCUMENT_SYMBOLS, EDITOR_READ_TOOLS, FIND_DEFINITION, FIND_REFERENCES, GET_PROBLEMS, WORKSPACE_SYMBOLS } from '../core/definitions';
@@ -38,9 +38,8 @@ export class EditorTools implements ToolSource {
   async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
     const args = objectArgs(rawArgs);
     if (!args) return { content: `Error: the arguments are not a JSON object: ${rawArgs.slice(0, 200)}`, isError: true };
-    if (!runsUnasked({ kind: 'read' }, agentSettings().auto, paused)) {
-      const answer = await approver.approveAction({ kind: 'tool', action: name, where: 'workspace', args: rawArgs, reason: paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' }, callId, signal);
-      if (!answer.accepted) return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
+    if (!runsUnasked({ kind: 'read' }, agentSettings().auto, paused) && !(await approveRead({ name, args: rawArgs, approver, callId, signal, paused }))) {
+      return { content: `The person rejected the ${name} call; nothing was read.`, isError: true };
     }
     try {
       const nav = this.navigation;

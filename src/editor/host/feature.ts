@@ -11,7 +11,7 @@ export interface EditorInsight {
 }
 
 export function activateEditor(host: FeatureHost, agent: AgentToolbox): EditorInsight {
-  const problems = host.own(new ProblemWatch(() => workspaceGuard()));
+  const problems = new ProblemWatch(() => workspaceGuard());
   const tools = host.own(new EditorTools(() => workspaceGuard()));
   agent.addSource(tools);
   return { problems, tools };

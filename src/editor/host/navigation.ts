@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { PathGuard } from '../../tools/pathGuard';
 import { ToolError } from '../../tools/pathGuard';
+import { int, str } from '../../tools/workspaceTools';
 import { identifierAt, locationsText, NAVIGATION_LIMITS } from '../core/definitions';
 import { atLeast, bySeverity, PROBLEM_LIMITS, problemLine, type Diagnosis, type Severity } from '../core/problems';
 import { diagnosisOf, LineReader, VisiblePaths } from './visible';
@@ -12,26 +13,6 @@ export interface SymbolSpot {
   display: string;
 }
 
-function str(args: Record<string, unknown>, name: string, required: true): string;
-function str(args: Record<string, unknown>, name: string, required?: false): string | undefined;
-function str(args: Record<string, unknown>, name: string, required = false): string | undefined {
-  const v = args[name];
-  if (v === undefined || v === null || v === '') {
-    if (required) throw new ToolError(`Missing the "${name}" argument.`);
-    return undefined;
-  }
-  if (typeof v !== 'string') throw new ToolError(`"${name}" must be a string.`);
-  return v;
-}
-
-function lineArg(args: Record<string, unknown>): number | undefined {
-  const v = args.line;
-  if (v === undefined || v === null) return undefined;
-  const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new ToolError('"line" must be a whole number from 1.');
-  return n;
-}
-
 /**
  * The editor's language features for the model, each result through the path guard: nothing from
  * a file outside the workspace, ignored, or holding secrets (such results are counted, not shown).
@@ -41,9 +22,9 @@ export class Navigation {
 
   /** The symbol's position: on its name in the file given (at the line given), else where the workspace's symbol search finds it. */
   async locate(args: Record<string, unknown>): Promise<SymbolSpot> {
-    const symbol = str(args, 'symbol', true).trim();
-    const path = str(args, 'path');
-    const line = lineArg(args);
+    const symbol = str(args, 'symbol')!.trim();
+    const path = str(args, 'path', false);
+    const line = int(args, 'line');
     const guard = this.guard();
     if (path) {
       const p = await guard.resolve(path);
@@ -90,7 +71,7 @@ export class Navigation {
   }
 
   async workspaceSymbols(args: Record<string, unknown>): Promise<string> {
-    const query = str(args, 'query', true);
+    const query = str(args, 'query')!;
     const found = (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
     const paths = new VisiblePaths(this.guard());
     const out: string[] = [];
@@ -110,7 +91,7 @@ export class Navigation {
 
   async documentSymbols(args: Record<string, unknown>): Promise<string> {
     const guard = this.guard();
-    const p = await guard.resolve(str(args, 'path', true));
+    const p = await guard.resolve(str(args, 'path')!);
     if (await guard.isIgnored(p, false)) throw new ToolError(`"${p.display}" is ignored in this workspace; the chat does not read it.`);
     const uri = vscode.Uri.file(p.abs);
     const raw = (await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri)) ?? [];
@@ -129,11 +110,11 @@ export class Navigation {
   }
 
   async problems(args: Record<string, unknown>): Promise<string> {
-    const severity = str(args, 'severity') ?? 'warning';
+    const severity = str(args, 'severity', false) ?? 'warning';
     if (!['error', 'warning', 'all'].includes(severity)) throw new ToolError('"severity" must be error, warning or all.');
     const floor: Severity = severity === 'all' ? 'hint' : (severity as Severity);
     const guard = this.guard();
-    const path = str(args, 'path');
+    const path = str(args, 'path', false);
     let scope: { abs: string; display: string } | undefined;
     if (path && path !== '.') {
       const p = await guard.resolve(path);

@@ -19,10 +19,8 @@ const SYNC_MS = 3000;
  * the write, then the edited files' diagnostics once they settle (`onDidChangeDiagnostics` for those
  * files, then a quiet spell; no fixed sleep), and what changed.
  */
-export class ProblemWatch implements vscode.Disposable {
+export class ProblemWatch {
   readonly clock = new SettleClock();
-  /** The last edit's wait, for the benchmark and the log. */
-  lastWait: { ms: number; settled: EditProblems['settled'] } | undefined;
 
   constructor(private readonly guard: () => PathGuard) {}
 
@@ -54,15 +52,17 @@ export class ProblemWatch implements vscode.Disposable {
     }
     const settled = await this.waitForSettle(targets, this.clock.deadlineFor(language, cold), signal, (ms) => this.clock.record(language, ms));
     const waitedMs = performance.now() - started;
-    this.lastWait = { ms: waitedMs, settled };
 
     const after = this.snapshot();
+    // Only the edited files and those whose errors grew are looked at (each path is checked on disk by the guard).
+    const errors = (d: readonly vscode.Diagnostic[] | undefined) => d?.filter((x) => x.severity === vscode.DiagnosticSeverity.Error).length ?? 0;
+    const relevant = new Set([...targets, ...[...after].filter(([k, v]) => errors(v.diagnostics) > errors(before.get(k)?.diagnostics)).map(([k]) => k)]);
     const paths = new VisiblePaths(this.guard());
     const lines = new LineReader();
     const toDiagnoses = async (snap: DiagnosticsSnapshot, withLines: boolean): Promise<Map<string, Diagnosis[]>> => {
       const out = new Map<string, Diagnosis[]>();
-      for (const { uri, diagnostics } of snap.values()) {
-        if (diagnostics.length === 0) continue;
+      for (const [key, { uri, diagnostics }] of snap) {
+        if (diagnostics.length === 0 || !relevant.has(key)) continue;
         const path = await paths.of(uri);
         if (!path) continue;
         const list: Diagnosis[] = [];
@@ -110,7 +110,6 @@ export class ProblemWatch implements vscode.Disposable {
     });
   }
 
-  dispose(): void {}
 }
 
 function isInTab(uri: vscode.Uri): boolean {
