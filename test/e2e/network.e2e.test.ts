@@ -75,11 +75,21 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
 
   it('with the CA file added in the Settings editor, Retry answers at once (no reload)', async () => {
     // As a person does it: Add Item under "Tls: Ca Files", the path, Enter.
-    await caFilesSetting().getByRole('button', { name: 'Add Item' }).click();
-    const field = caFilesSetting().locator('input').first();
-    await field.fill(join(dir, 'corp-root.pem'));
-    await field.press('Enter');
-    await caFilesSetting().locator('.setting-list-row', { hasText: 'corp-root.pem' }).first().waitFor();
+    // The Settings editor may redraw the row while it is being edited (VS Code 1.139 does when a
+    // configuration event lands): the edit is then lost, as it would be for a person, who types it again.
+    const added = caFilesSetting().locator('.setting-list-row', { hasText: 'corp-root.pem' }).first();
+    await until(
+      'the CA file in the list',
+      async () => {
+        if (await added.isVisible().catch(() => false)) return true;
+        const field = caFilesSetting().locator('input').first();
+        if (!(await field.isVisible().catch(() => false))) await caFilesSetting().getByRole('button', { name: 'Add Item' }).click({ timeout: 5000 });
+        await field.fill(join(dir, 'corp-root.pem'), { timeout: 5000 }).catch(() => undefined);
+        await field.press('Enter', { timeout: 5000 }).catch(() => undefined);
+        return added.waitFor({ timeout: 3000 }).then(() => true, () => false);
+      },
+      60_000,
+    );
     await page.screenshot({ path: join(SHOTS, 'network-ca-added.png') });
     // Back to the chat (VS Code 1.139 shows Settings over the window).
     await runPaletteCommand(page, 'View: Close All Editors');
