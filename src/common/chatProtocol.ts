@@ -48,6 +48,7 @@ export function viewTurn<T extends Turn>(turn: T): T {
         args: cut(c.args),
         ...(c.result !== undefined ? { result: cut(c.result) } : {}),
         ...(c.edit ? { edit: { path: c.edit.path, before: null, after: '' } } : {}),
+        ...(c.edits ? { edits: c.edits.map((e) => ({ path: e.path, before: null, after: '' })) } : {}),
       })),
     })),
   };
@@ -169,6 +170,8 @@ const ApprovalSchema = z.object({
   reason: z.optional(z.string()),
   /** What "Always allow" would allow from now on, when it is offered. */
   always: z.optional(z.string()),
+  /** Edits of several files accepted as one (a rename): those files. */
+  files: z.optional(z.array(z.string())),
 });
 
 const ContextUseSchema = z.object({

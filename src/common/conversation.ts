@@ -43,6 +43,8 @@ export interface ToolCallRecord {
   isError?: boolean;
   /** For an accepted write: the file before and after, so it can be undone (null: it did not exist). */
   edit?: EditRecord;
+  /** For an accepted change of several files at once (a rename): each file before and after. */
+  edits?: EditRecord[];
   /** Set once the write was undone or restored away. */
   undone?: boolean;
   /**
@@ -87,6 +89,11 @@ export interface EditProblems {
 export interface PlanItem {
   text: string;
   status: 'pending' | 'in-progress' | 'done';
+}
+
+/** Every file a tool call changed (one for an edit, several for a rename). */
+export function editsOf(call: ToolCallRecord): EditRecord[] {
+  return call.edits ?? (call.edit ? [call.edit] : []);
 }
 
 /** A write the person accepted, kept with the turn: enough to put the file back exactly. */

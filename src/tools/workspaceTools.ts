@@ -28,6 +28,8 @@ export interface ProposedEdit {
 
 export interface Approver {
   approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean; note?: string }>;
+  /** One decision for edits of several files that belong together (a rename): all are written, or none. */
+  approveAll?(edits: readonly ProposedEdit[], title: string, signal?: AbortSignal): Promise<{ accepted: boolean; note?: string }>;
 }
 
 export const LIMITS = {
@@ -363,15 +365,42 @@ export class WorkspaceTools {
     if (!decision.accepted) {
       return { content: `The person rejected the ${edit.kind === 'create' ? 'new file' : 'edit to'} ${edit.path.display}; nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`, isError: true };
     }
-    // The approval took time: resolve again, so a link planted or swapped meanwhile cannot
-    // redirect the write, and never write through a link at the last component.
+    await this.stillThere(edit);
+    await this.write(edit);
+    return { content: done, isError: false };
+  }
+
+  /**
+   * Edits of several existing files as one change (a rename): one decision for all. Every file is
+   * checked again after the approval and before any is written, so none is written when one moved
+   * or changed meanwhile.
+   */
+  async applyAllIfApproved(edits: readonly ProposedEdit[], title: string, signal: AbortSignal | undefined, done: string): Promise<ToolResult> {
+    const approveAll = this.options.approver.approveAll?.bind(this.options.approver);
+    if (!approveAll) throw new ToolError('Changes to several files at once cannot be approved here; nothing was written.');
+    const decision = await approveAll(edits, title, signal);
+    if (!decision.accepted) return { content: `The person rejected the change to ${edits.length} file${edits.length === 1 ? '' : 's'} (${title}); nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`, isError: true };
+    for (const edit of edits) {
+      await this.stillThere(edit);
+      if ((await readFile(edit.path.abs, 'utf8').catch(() => undefined)) !== edit.before) throw new ToolError(`${edit.path.display} changed while waiting for approval; nothing was written. Propose the change again.`);
+    }
+    for (const edit of edits) await this.write(edit);
+    return { content: done, isError: false };
+  }
+
+  /** The approval took time: resolve again, so a link planted or swapped meanwhile cannot redirect the write. */
+  private async stillThere(edit: ProposedEdit): Promise<void> {
     const again = await this.guard.resolve(edit.path.display, { allowMissing: edit.kind === 'create' });
     if (again.abs !== edit.path.abs) throw new ToolError(`"${edit.path.display}" changed on disk while waiting for approval; nothing was written. Propose the change again.`);
+  }
+
+  /** Writes an accepted edit (never through a link at the last component: `stillThere` resolved it). */
+  private async write(edit: ProposedEdit): Promise<void> {
     await mkdir(dirname(edit.path.abs), { recursive: true });
     try {
       if (edit.kind === 'edit' && (await this.options.writeExisting?.(edit.path.abs, edit.after))) {
         this.options.onWritten?.(edit);
-        return { content: done, isError: false };
+        return;
       }
       await writeFile(edit.path.abs, edit.after, { encoding: 'utf8', flag: edit.kind === 'create' ? 'wx' : 'w' });
     } catch (err) {
@@ -379,7 +408,6 @@ export class WorkspaceTools {
       throw err;
     }
     this.options.onWritten?.(edit);
-    return { content: done, isError: false };
   }
 
   async createFile(path: string, content: string, signal?: AbortSignal): Promise<ToolResult> {

@@ -49,15 +49,24 @@ function pathArg(call: ToolCallRecord): HTMLElement {
   return el;
 }
 
-const EDIT_TOOLS = new Set(['create_file', 'replace_in_file']);
+const EDIT_TOOLS = new Set(['create_file', 'replace_in_file', 'rename_symbol']);
 
 function mainArg(call: ToolCallRecord): string {
   try {
     const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
-    const v = a.path ?? a.pattern ?? a.query ?? a.command;
+    const v = a.path ?? a.pattern ?? a.query ?? a.command ?? a.symbol;
     return typeof v === 'string' ? v : '';
   } catch {
     return '';
+  }
+}
+
+function renameQuestion(call: ToolCallRecord): string {
+  try {
+    const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
+    return `Rename ${String(a.symbol)} to ${String(a.new_name)} everywhere it is used?`;
+  } catch {
+    return 'Apply this rename?';
   }
 }
 
@@ -135,7 +144,7 @@ export class TurnView {
   changedBy(t: AssistantTurn): boolean {
     const s = this.turn;
     if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? '+p' : ''}`).join()).join('|');
+    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? '+p' : ''}`).join()).join('|');
     const plan = (x: AssistantTurn) => JSON.stringify(x.plan ?? null);
     return (
       plan(s) !== plan(t) ||
@@ -170,7 +179,8 @@ export class TurnView {
           h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
           h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
         );
-        if (c.edit && c.status === 'done') {
+        const edited = c.edits?.map((e) => e.path) ?? (c.edit ? [c.edit.path] : []);
+        if (edited.length > 0 && c.status === 'done') {
           return h(
             'div',
             { class: 'tool-wrap' },
@@ -178,8 +188,8 @@ export class TurnView {
             // In view without opening the card: what the edit broke is the next thing to read.
             c.problems && !c.undone && problemsView(c.problems),
             c.undone
-              ? h('div', { class: 'tool-actions muted', text: 'Undone: the file is back as it was.' })
-              : h('div', { class: 'tool-actions' }, button('Undo', { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${c.edit.path} back as it was before this change` }, 'discard')),
+              ? h('div', { class: 'tool-actions muted', text: edited.length === 1 ? 'Undone: the file is back as it was.' : `Undone: the ${edited.length} files are back as they were.` })
+              : h('div', { class: 'tool-actions' }, button(edited.length === 1 ? 'Undo' : `Undo (${edited.length} files)`, { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${edited.join(', ')} back as ${edited.length === 1 ? 'it was' : 'they were'} before this change` }, 'discard')),
           );
         }
         if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
@@ -192,7 +202,7 @@ export class TurnView {
             { class: 'approval', role: 'group', 'aria-label': `Approve ${c.name} ${mainArg(c)}` },
             ...(EDIT_TOOLS.has(c.name)
               ? [
-                  h('span', { text: `Apply this change to ${mainArg(c)}?` }),
+                  h('span', { text: c.name === 'rename_symbol' ? renameQuestion(c) : `Apply this change to ${mainArg(c)}?` }),
                   button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
                   button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
                   button('Show diff', { 'data-diff': c.id }, 'diff'),
@@ -256,7 +266,7 @@ export class TurnView {
     }
     const usage = usageLine(t);
     if (usage) parts.push(h('div', { class: 'usage', text: usage }));
-    const undoable = t.steps.some((s) => s.toolCalls.some((c) => c.edit && !c.undone));
+    const undoable = t.steps.some((s) => s.toolCalls.some((c) => (c.edit || c.edits?.length) && !c.undone));
     if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button('Restore to before this turn', { 'data-restore': t.id, title: 'Put every file this answer changed back as it was (files it created are removed); shows what changes first' }, 'history')));
     if (t.mode === 'plan' && t.status === 'done' && t.plan?.length)
       parts.push(h('div', { class: 'plan-approval' }, h('span', { text: 'Carry this plan out in Agent mode?' }), button('Approve plan', { class: 'primary', 'data-approve-plan': t.id, title: 'Switch to Agent mode and carry the plan out (edits and commands still ask as usual)' }, 'check')));

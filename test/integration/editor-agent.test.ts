@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
@@ -24,6 +24,10 @@ describe('agent: what the editor knows (tsserver)', function () {
     'src/report.ts': "import { sumAll } from './sum';\n\nexport const reportTotal = (xs: number[]): string => `total ${sumAll(xs)}`;\n",
     'src/cart.ts': "import { sumAll } from './sum';\n\nexport function cartTotal(prices: number[]): number {\n  return sumAll(prices) * 1.2;\n}\n",
     'src/broken.ts': 'const count = 2;\nexport const twice = cout * 2;\n',
+    // For the rename: one declaration, used in two more files.
+    'src/rates.ts': 'export const taxRate = 0.2;\n',
+    'src/invoice.ts': "import { taxRate } from './rates';\n\nexport const invoiceTax = (net: number): number => net * taxRate;\n",
+    'src/quote.ts': "import { taxRate } from './rates';\n\nexport function quoteGross(net: number): number {\n  return net * (1 + taxRate);\n}\n",
     // A file the person told the chat never to read (modelGateway.chat.secretFiles), with a use and an error of its own.
     'src/credentials.ts': "import { sumAll } from './sum';\nexport const leaked = sumAll([1]) + SECRET_TOKEN_sk_live_123;\n",
   };
@@ -119,6 +123,52 @@ describe('agent: what the editor knows (tsserver)', function () {
     assert.doesNotMatch(problems, /SECRET_TOKEN|credentials/);
     await assert.rejects(nav.documentSymbols({ path: 'editor-lab/src/credentials.ts' }), /may hold credentials/);
     await assert.rejects(nav.references({ symbol: 'leaked', path: 'editor-lab/src/credentials.ts' }), /may hold credentials/);
+  });
+
+  it('rename_symbol renames across 3 files with one approval (one multi-file diff); one Undo puts all 3 back', async () => {
+    const { testing } = await api();
+    await testing.chat.newConversation();
+    const read = (rel: string) => readFileSync(join(lab(), rel), 'utf8');
+    const originals = Object.fromEntries(['src/rates.ts', 'src/invoice.ts', 'src/quote.ts'].map((f) => [f, read(f)]));
+    const asked: { files?: string[]; kind: string }[] = [];
+    let settled = false;
+    const sent = testing.chat.send('Rename taxRate to vatRate in editor-lab/src/rates.ts', [], []).finally(() => (settled = true));
+    while (!settled) {
+      for (const a of testing.chat.pendingApprovals()) {
+        asked.push(a);
+        testing.chat.decide(a.callId, true);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await sent;
+    const turn = await lastTurn();
+    const call = calls(turn).find((c) => c.name === 'rename_symbol');
+    assert.ok(call, `rename_symbol was called: ${calls(turn).map((c) => c.name).join(', ')}`);
+    assert.equal(call.status, 'done', call.result);
+    assert.equal(asked.length, 1, 'one approval for the whole rename');
+    assert.deepEqual(asked[0].files?.slice().sort(), ['editor-lab/src/invoice.ts', 'editor-lab/src/quote.ts', 'editor-lab/src/rates.ts']);
+    assert.match(call.result ?? '', /^Renamed taxRate to vatRate: 5 changes in 3 files/);
+    assert.match(call.result ?? '', /Problems: this edit introduced none/);
+    for (const f of Object.keys(originals)) {
+      assert.doesNotMatch(read(f), /taxRate/, `${f} no longer names taxRate`);
+      assert.match(read(f), /vatRate/, `${f} names vatRate`);
+    }
+    assert.deepEqual(errorsIn('src/quote.ts'), []);
+    assert.equal(call.edits?.length, 3);
+
+    testing.services.prompts.answerNext(true);
+    await testing.chat.undoEdit(turn.id, call.id);
+    for (const [f, text] of Object.entries(originals)) assert.equal(read(f), text, `${f} is back as it was`);
+    assert.equal((await lastTurn()).steps.flatMap((s) => s.toolCalls).find((c) => c.id === call.id)?.undone, true);
+  });
+
+  it("from the attacker's side: a rename that would also change a secret file is refused whole; nothing is written", async () => {
+    const { testing } = await api();
+    const before = ['src/sum.ts', 'src/report.ts', 'src/cart.ts', 'src/credentials.ts'].map((f) => readFileSync(join(lab(), f), 'utf8'));
+    const { renamer } = testing.editor;
+    await assert.rejects(renamer.propose({ symbol: 'sumAll', new_name: 'addAll', path: 'editor-lab/src/sum.ts' }), /would also change 1 file the chat may not edit .*nothing was renamed/);
+    await assert.rejects(renamer.propose({ symbol: 'sumAll', new_name: 'add all; rm -rf', path: 'editor-lab/src/sum.ts' }), /is not an identifier/);
+    assert.deepEqual(['src/sum.ts', 'src/report.ts', 'src/cart.ts', 'src/credentials.ts'].map((f) => readFileSync(join(lab(), f), 'utf8')), before);
   });
 
   it('find_definition, workspace_symbols and document_symbols answer from the language server', async () => {

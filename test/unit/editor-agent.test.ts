@@ -7,6 +7,7 @@ import { TOOL_DEFINITIONS } from '../../src/tools/workspaceTools';
 import { UPDATE_PLAN } from '../../src/chat/core/plan';
 import { EDITOR_READ_TOOLS } from '../../src/editor/core/definitions';
 import { requestSteps } from '../emulator/editor-agent';
+import { applyChanges, newNameProblem, renameDone } from '../../src/editor/core/rename';
 
 const d = (line: number, message: string, severity: Diagnosis['severity'] = 'error', path = 'src/a.ts'): Diagnosis => ({ path, line, severity, message, source: 'ts', code: '2304' });
 
@@ -113,5 +114,30 @@ describe('chat: plans and modes', () => {
     assert.deepEqual(requestSteps('Read a.ts, then replace "x; then y" with "z", then run the tests'), ['Read a.ts', 'replace "x; then y" with "z"', 'run the tests']);
     assert.deepEqual(requestSteps('Replace "a then b" with "c"'), []);
     assert.deepEqual(requestSteps('Do this:\n1. read a\n2. edit b'), ['read a', 'edit b']);
+  });
+});
+
+describe('editor: rename', () => {
+  it('applies the language server\'s changes by offset, last first; refuses overlapping or out-of-range ones', () => {
+    const text = 'const rate = 1;\nuse(rate, rate);\n';
+    const at = (n: number) => text.split('rate', n).join('rate').length;
+    const changes = [1, 2, 3].map((n) => ({ start: at(n), end: at(n) + 4, newText: 'vatRate' }));
+    assert.equal(applyChanges(text, changes), 'const vatRate = 1;\nuse(vatRate, vatRate);\n');
+    assert.equal(applyChanges(text, [...changes].reverse()), applyChanges(text, changes), 'order given does not matter');
+    assert.throws(() => applyChanges(text, [{ start: 2, end: 8, newText: 'x' }, { start: 6, end: 10, newText: 'y' }]), /overlap/);
+    assert.throws(() => applyChanges(text, [{ start: 30, end: 90, newText: 'x' }]), /outside the text/);
+  });
+
+  it('a new name must look like an identifier (the server checks the language\'s own rules)', () => {
+    assert.equal(newNameProblem('vatRate'), undefined);
+    assert.equal(newNameProblem('$el_2'), undefined);
+    assert.match(newNameProblem('') ?? '', /empty/);
+    assert.match(newNameProblem('a b') ?? '', /not an identifier/);
+    assert.match(newNameProblem('x"); process.exit(1); ("') ?? '', /not an identifier/);
+    assert.match(newNameProblem('x'.repeat(201)) ?? '', /over 200/);
+  });
+
+  it('says how many changes went into which files', () => {
+    assert.equal(renameDone('a', 'b', [{ path: 'x.ts', changes: 2 }, { path: 'y.ts', changes: 1 }]), 'Renamed a to b: 3 changes in 2 files:\n  x.ts (2)\n  y.ts (1)');
   });
 });

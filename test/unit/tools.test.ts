@@ -169,4 +169,35 @@ describe('workspace tools', () => {
     assert.match((await tools.run('create_file', { path: 'secret.env', content: 'x' })).content, /excluded/);
     assert.equal(existsSync(join(ws.outside, 'escape.ts')), false);
   });
+
+  it('edits of several files (a rename) take one decision, and none is written when one changed while it was asked', async () => {
+    const guard = tools.guard;
+    const a = await guard.resolve('src/a.ts');
+    const b = await guard.resolve('src/b.ts');
+    const [beforeA, beforeB] = [readFileSync(a.abs, 'utf8'), readFileSync(b.abs, 'utf8')];
+    const edits = [
+      { kind: 'edit' as const, path: a, before: beforeA, after: beforeA.replace(/alpha/g, 'first') },
+      { kind: 'edit' as const, path: b, before: beforeB, after: beforeB.replace(/alpha/g, 'first') },
+    ];
+    let asked = 0;
+    const meddling = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, {
+      approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => (asked++, writeFileSync(b.abs, `${beforeB}// someone typed\n`), Promise.resolve({ accepted: true })) },
+    });
+    const refused = await meddling.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'done').catch((e: Error) => ({ content: e.message, isError: true }));
+    assert.equal(asked, 1);
+    assert.match(refused.content, /src\/b\.ts changed while waiting for approval; nothing was written/);
+    assert.equal(readFileSync(a.abs, 'utf8'), beforeA, 'the first file was not written either');
+    writeFileSync(b.abs, beforeB);
+
+    const rejecting = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => Promise.resolve({ accepted: false }) } });
+    assert.match((await rejecting.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'done')).content, /rejected the change to 2 files \(Rename alpha to first\); nothing was written/);
+    const written: string[] = [];
+    const accepting = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver: { approve: () => Promise.resolve({ accepted: false }), approveAll: () => Promise.resolve({ accepted: true }) }, onWritten: (e) => written.push(e.path.display) });
+    assert.deepEqual(await accepting.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'Renamed.'), { content: 'Renamed.', isError: false });
+    assert.deepEqual(written, ['src/a.ts', 'src/b.ts']);
+    assert.match(readFileSync(b.abs, 'utf8'), /import \{ first \}/);
+    writeFileSync(a.abs, beforeA);
+    writeFileSync(b.abs, beforeB);
+    await assert.rejects(tools.applyAllIfApproved(edits, 'x', undefined, 'done'), /cannot be approved here/);
+  });
 });

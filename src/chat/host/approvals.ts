@@ -6,7 +6,11 @@ import { inlinePreview, lineDelta, type DiffLine } from '../core/lineDiff';
 
 const SCHEME = 'model-gateway-proposal';
 
-type Pending = ({ edit: ProposedEdit; action?: undefined } | { action: ActionRequest; edit?: undefined }) & { resolve: (d: ActionDecision) => void };
+type Pending = (
+  | { edit: ProposedEdit; action?: undefined; edits?: undefined }
+  | { edits: readonly ProposedEdit[]; title: string; edit?: undefined; action?: undefined }
+  | { action: ActionRequest; edit?: undefined; edits?: undefined }
+) & { resolve: (d: ActionDecision) => void };
 
 /** A pending edit as the chat shows it: which file, what kind, how many lines in and out. */
 export interface ApprovalInfo {
@@ -23,6 +27,8 @@ export interface ApprovalInfo {
   args?: string;
   reason?: string;
   always?: string;
+  /** Edits of several files accepted together (a rename): the files, as tools show them. */
+  files?: string[];
 }
 
 function actionInfo(callId: string, a: ActionRequest): ApprovalInfo {
@@ -36,6 +42,12 @@ function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): Approval
   return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}), ...(warning ? { warning } : {}) };
 }
 
+function changesInfo(callId: string, edits: readonly ProposedEdit[], title: string): ApprovalInfo {
+  const warning = edits.map((e) => sensitiveEditReason(e.path.rel, e.before, e.after)).find(Boolean);
+  const delta = edits.map((e) => lineDelta(e.before, e.after)).reduce((a, b) => ({ added: a.added + b.added, removed: a.removed + b.removed }), { added: 0, removed: 0 });
+  return { callId, path: title, kind: 'edit', ...delta, files: edits.map((e) => e.path.display), ...(warning ? { warning } : {}) };
+}
+
 /**
  * Shows each proposed edit as a diff (`vscode.diff`: the file as it is, against the proposal) and
  * waits for Accept or Reject from the chat panel. Stopping the turn, or closing the panel, counts
@@ -45,6 +57,7 @@ function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): Approval
 export class DiffApprover implements Approver, ActionApprover, vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
   private readonly contents = new Map<string, string>();
+  private readonly changesTabs = new Map<string, string>();
   private readonly registration: vscode.Disposable;
   private readonly changed = new vscode.EventEmitter<ApprovalInfo | undefined>();
   /** Fires when an approval is requested (with it) or settled (undefined). */
@@ -62,7 +75,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
   }
 
   list(): ApprovalInfo[] {
-    return [...this.pending.entries()].map(([callId, p]) => (p.edit ? infoOf(callId, p.edit, this.inlineMax()) : actionInfo(callId, p.action)));
+    return [...this.pending.entries()].map(([callId, p]) => (p.edit ? infoOf(callId, p.edit, this.inlineMax()) : p.edits ? changesInfo(callId, p.edits, p.title) : actionInfo(callId, p.action)));
   }
 
   async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
@@ -75,6 +88,18 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     this.changed.fire(info);
     // A small change is read in the chat (Show diff opens the tab); a larger one opens the diff at once.
     if (!info.preview) await this.showDiff(callId).catch(() => undefined);
+    return { accepted: (await decided).accepted };
+  }
+
+  /** Edits of several files that belong together, shown as one multi-file diff, accepted or rejected as one. */
+  async approveAll(edits: readonly ProposedEdit[], title: string, signal?: AbortSignal): Promise<{ accepted: boolean }> {
+    const callId = this.currentCallId ?? `edits-${Date.now()}`;
+    const decided = new Promise<ActionDecision>((resolve) => {
+      this.pending.set(callId, { edits, title, resolve });
+      signal?.addEventListener('abort', () => this.settle(callId, false), { once: true });
+    });
+    this.changed.fire(changesInfo(callId, edits, title));
+    await this.showDiff(callId).catch(() => undefined);
     return { accepted: (await decided).accepted };
   }
 
@@ -91,6 +116,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
 
   async showDiff(callId: string): Promise<void> {
     const p = this.pending.get(callId);
+    if (p?.edits) return this.showChanges(callId, p.edits, p.title);
     if (!p?.edit) return;
     const name = p.edit.path.display;
     const proposed = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/proposed/${name}` });
@@ -109,6 +135,19 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
   }
 
+  private async showChanges(callId: string, edits: readonly ProposedEdit[], title: string): Promise<void> {
+    const resources = edits.map((e) => {
+      const proposed = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/proposed/${e.path.display}` });
+      this.contents.set(proposed.path, e.after);
+      const file = vscode.Uri.file(e.path.abs);
+      return [file, file, proposed] as const;
+    });
+    const careful = edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after)) ? '⚠ Careful: ' : '';
+    const tabTitle = `${careful}${title}: proposed change to ${edits.length} files (Accept or Reject in the chat)`;
+    this.changesTabs.set(callId, tabTitle);
+    await vscode.commands.executeCommand('vscode.changes', tabTitle, resources);
+  }
+
   /** The pending edit whose proposal a document shows (the diff editor's right side), if any. */
   callIdOf(uri: vscode.Uri | undefined): string | undefined {
     if (!uri || uri.scheme !== SCHEME) return undefined;
@@ -125,15 +164,18 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     const alwaysOffered = always && !!p.action?.always;
     p.resolve({ accepted: accepted || alwaysOffered, always: alwaysOffered });
     this.changed.fire(undefined);
-    if (p.edit) void this.closeDiff(callId);
+    if (p.edit || p.edits) void this.closeDiff(callId);
     return true;
   }
 
   /** Closes the proposal's diff tab once the decision is made. */
   private async closeDiff(callId: string): Promise<void> {
+    // A multi-file diff's tab is known by its title only.
+    const changesTab = this.changesTabs.get(callId);
+    this.changesTabs.delete(callId);
     const tabs = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === SCHEME && t.input.modified.path.startsWith(`/${callId}/`));
+      .filter((t) => (t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === SCHEME && t.input.modified.path.startsWith(`/${callId}/`)) || t.label === changesTab);
     if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
   }
 
@@ -147,3 +189,4 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     this.changed.dispose();
   }
 }
+

@@ -108,6 +108,11 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     return this.session.approvePlan(turnId);
   }
 
+  /** Undo one accepted change (every file of a rename), as the card's Undo does. */
+  undoEdit(turnId: string, callId: string): Promise<void> {
+    return this.session.restoreEdits({ type: 'undo-edit', turnId, callId });
+  }
+
   pickModel(): Promise<void> {
     return this.session.pickModel();
   }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { PromptSource, LogSource } from '../../shell/services';
 import { PathGuard } from '../../tools/pathGuard';
 import { applyRestore, planRestore, type RestoreStep } from '../core/checkpoints';
-import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
+import { editsOf, type AssistantTurn, type ToolCallRecord } from '../../common/conversation';
 
 const SCHEME = 'model-gateway-restore';
 
@@ -26,17 +26,20 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
 
   /** Undoes one tool call's edit; true when the file was put back. */
   undo(call: ToolCallRecord): Promise<boolean> {
-    return call.edit && !call.undone ? this.restore([call], `Undo the change to ${call.edit.path}?`, 'Undo') : Promise.resolve(false);
+    const edits = editsOf(call);
+    if (edits.length === 0 || call.undone) return Promise.resolve(false);
+    return this.restore([call], `Undo the change to ${edits.length === 1 ? edits[0].path : `${edits.length} files`}?`, 'Undo');
   }
 
   /** Restores every file the turn changed to what it was before the turn. */
   restoreTurn(turn: AssistantTurn): Promise<boolean> {
-    const calls = turn.steps.flatMap((s) => s.toolCalls).filter((c) => c.edit && !c.undone);
-    return calls.length ? this.restore(calls, `Restore ${calls.length === 1 ? calls[0].edit!.path : `${new Set(calls.map((c) => c.edit!.path)).size} files`} to before this turn?`, 'Restore') : Promise.resolve(false);
+    const calls = turn.steps.flatMap((s) => s.toolCalls).filter((c) => editsOf(c).length > 0 && !c.undone);
+    const paths = new Set(calls.flatMap((c) => editsOf(c).map((e) => e.path)));
+    return calls.length ? this.restore(calls, `Restore ${paths.size === 1 ? [...paths][0] : `${paths.size} files`} to before this turn?`, 'Restore') : Promise.resolve(false);
   }
 
   private async restore(calls: ToolCallRecord[], question: string, action: string): Promise<boolean> {
-    const steps = await planRestore(this.guard(), calls.map((c) => c.edit!));
+    const steps = await planRestore(this.guard(), calls.flatMap(editsOf));
     await this.preview(steps);
     const removed = steps.filter((s) => s.restoreTo === null).map((s) => s.path);
     const changed = steps.filter((s) => s.changedSince).map((s) => s.path);

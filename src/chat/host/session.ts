@@ -202,7 +202,7 @@ export class ChatSession implements vscode.Disposable {
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
-    const tools = this.toolsEnabled() ? JSON.stringify(toolsForMode(this.currentMode(), allDefinitions({ agent: this.agent, search: this.search }))) : '';
+    const tools = this.toolsEnabled() ? JSON.stringify(toolsForMode(this.currentMode(), allDefinitions({ agent: this.agent, search: this.search, editor: this.editor }))) : '';
     const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: modePrompt(this.currentMode()) });
     return { system, tools };
   }

@@ -2,15 +2,16 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { approveRead } from '../../agent/host/toolCalls';
+import { approveRead, objectArgs } from '../../agent/host/toolCalls';
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
+import { RENAME_SYMBOL } from '../../editor/core/rename';
 import type { EditorInsight } from '../../editor/host/feature';
 import type { SearchService } from '../../search/host/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
 import { sensitiveEditReason } from '../../tools/sensitiveFiles';
-import { TOOL_DEFINITIONS, WorkspaceTools, type ToolDefinition } from '../../tools/workspaceTools';
+import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinition, type ToolResult } from '../../tools/workspaceTools';
 import type { ToolRunner } from '../core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
@@ -26,7 +27,7 @@ function ripgrepPath(): string | undefined {
   return undefined;
 }
 
-const WRITE_TOOLS = new Set(TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name));
+const WRITE_TOOLS = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name), RENAME_SYMBOL.name]);
 
 export interface TurnToolsOptions {
   guard: PathGuard;
@@ -43,9 +44,9 @@ export interface TurnToolsOptions {
 }
 
 /** Every tool the chat can offer now, before the mode filters them. */
-export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search'>): ToolDefinition[] {
+export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search' | 'editor'>): ToolDefinition[] {
   const search = o.search?.ready() ? [SEMANTIC_SEARCH_TOOL] : [];
-  return [...TOOL_DEFINITIONS, ...search, UPDATE_PLAN, ...(o.agent?.definitions() ?? [])];
+  return [...TOOL_DEFINITIONS, ...(o.editor ? [RENAME_SYMBOL] : []), ...search, UPDATE_PLAN, ...(o.agent?.definitions() ?? [])];
 }
 
 /**
@@ -55,18 +56,25 @@ export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search'>): T
  */
 export function turnTools(o: TurnToolsOptions): ToolRunner {
   const { agent, approver } = o;
-  const written = new Map<string, { uri: vscode.Uri; content: string }>();
+  const written = new Map<string, { uri: vscode.Uri; content: string }[]>();
+  const unasked = (edits: readonly ProposedEdit[]) => !!agent?.unaskedFor('edit') && !edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after));
   const tools = new WorkspaceTools(o.guard, {
     // Edits are written without the Accept step only when the person turned that on (each can still be undone).
     // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
-    approver: { approve: (edit, signal) => (agent?.unaskedFor('edit') && !sensitiveEditReason(edit.path.rel, edit.before, edit.after) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)) },
+    approver: {
+      approve: (edit, signal) => (unasked([edit]) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)),
+      approveAll: (edits, title, signal) => (unasked(edits) ? Promise.resolve({ accepted: true }) : approver.approveAll(edits, title, signal)),
+    },
     rgPath: ripgrepPath(),
     writeExisting: writeThroughEditor,
     // An accepted write is kept on its tool call: Undo and Restore put the file back from it.
     onWritten: (edit) => {
       const call = callOf(o.turn(), approver.currentCallId);
-      if (call) call.edit = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
-      if (approver.currentCallId) written.set(approver.currentCallId, { uri: vscode.Uri.file(edit.path.abs), content: edit.after });
+      const record = { path: edit.path.display, before: edit.kind === 'create' ? null : edit.before, after: edit.after };
+      if (call?.name === RENAME_SYMBOL.name) (call.edits ??= []).push(record);
+      else if (call) call.edit = record;
+      const id = approver.currentCallId;
+      if (id) written.set(id, [...(written.get(id) ?? []), { uri: vscode.Uri.file(edit.path.abs), content: edit.after }]);
     },
   });
   const search = o.search?.ready() ? o.search : undefined;
@@ -100,13 +108,13 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
       }
       approver.currentCallId = callId;
       if (!WRITE_TOOLS.has(name) || !o.editor || !callId) return tools.run(name, args, signal);
-      // Problems after the edit: the diagnostics before it, then the edited file's once they settle.
+      // Problems after the edit: the diagnostics before it, then the edited files' once they settle.
       const before = o.editor.problems.snapshot();
-      const result = await tools.run(name, args, signal);
-      const file = written.get(callId);
-      if (result.isError || !file) return result;
+      const result = name === RENAME_SYMBOL.name ? await rename(o.editor, tools, args, signal) : await tools.run(name, args, signal);
+      const files = written.get(callId);
+      if (result.isError || !files) return result;
       try {
-        const { report, text } = await o.editor.problems.afterWrite([file], before, signal);
+        const { report, text } = await o.editor.problems.afterWrite(files, before, signal);
         const call = callOf(o.turn(), callId);
         if (call) call.problems = report;
         o.log(`chat: problems after ${name}: ${report.introduced.length + report.more} new, ${report.fixed} fixed (${report.settled}, ${report.waitedMs} ms)`);
@@ -134,6 +142,18 @@ async function writeThroughEditor(abs: string, content: string): Promise<boolean
   if (!(await vscode.workspace.applyEdit(edit)) || !(await doc.save())) return false;
   // Saved means on disk; anything else is written there by the caller.
   return (await readFile(abs, 'utf8').catch(() => undefined)) === content;
+}
+
+/** A rename: the language server's edit, proposed as one change of every file it touches. */
+async function rename(editor: EditorInsight, tools: WorkspaceTools, rawArgs: string, signal: AbortSignal | undefined): Promise<ToolResult> {
+  try {
+    const args = objectArgs(rawArgs);
+    if (!args) return { content: `Error: the arguments are not a JSON object: ${rawArgs.slice(0, 200)}`, isError: true };
+    const { edits, done } = await editor.renamer.propose(args);
+    return await tools.applyAllIfApproved(edits, `Rename ${String(args.symbol)} to ${String(args.new_name)}`, signal, done);
+  } catch (err) {
+    return { content: `Error: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+  }
 }
 
 function callOf(turn: AssistantTurn | undefined, callId: string | undefined): ToolCallRecord | undefined {

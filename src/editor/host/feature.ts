@@ -3,16 +3,18 @@ import type { FeatureHost } from '../../shell/featureHost';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import { EditorTools } from './editorTools';
 import { ProblemWatch } from './problemWatch';
+import { Renamer } from './rename';
 
 /** What the editor knows, for the agent: problems after each edit, and the language features as tools. */
 export interface EditorInsight {
   problems: ProblemWatch;
   tools: EditorTools;
+  renamer: Renamer;
 }
 
 export function activateEditor(host: FeatureHost, agent: AgentToolbox): EditorInsight {
   const problems = new ProblemWatch(() => workspaceGuard());
   const tools = host.own(new EditorTools(() => workspaceGuard()));
   agent.addSource(tools);
-  return { problems, tools };
+  return { problems, tools, renamer: new Renamer(tools.navigation, () => workspaceGuard()) };
 }
