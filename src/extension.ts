@@ -5,6 +5,8 @@ import { activateAgent } from './agent/host/feature';
 import type { AgentToolbox } from './agent/host/toolbox';
 import { activateMcp } from './mcp/host/feature';
 import { activateEditor, type EditorInsight } from './editor/host/feature';
+import type { Customizations } from './customization/host/customizations';
+import { activateCustomizations } from './customization/host/feature';
 import type { McpHub } from './mcp/host/hub';
 import { activateAssets } from './assets/host/feature';
 import { VideoJobs } from './assets/host/videoJobs';
@@ -27,7 +29,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub; completions: CompletionsFeature; editor: EditorInsight };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub; completions: CompletionsFeature; editor: EditorInsight; customizations: Customizations };
 }
 
 /** Wiring only: the platform's services, then each feature in the order of what it needs. */
@@ -48,13 +50,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const agent = activateAgent(host);
   const mcp = activateMcp(host, agent);
   const editor = activateEditor(host, agent);
+  const customizations = activateCustomizations(host, agent);
   const chat = activateChat(host, search, agent, editor);
   const { videoJobs } = activateAssets(host);
 
   host.startDeferred();
   const activationMs = performance.now() - started;
   services.log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp, completions, editor };
+  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp, completions, editor, customizations };
   return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? testing : undefined };
 }
 

@@ -5,7 +5,8 @@
  *   "Did you mean 'y'?" applied to the line the result quotes, else the edit taken back.
  * - "Fix the errors" asks `get_problems` first, then fixes one problem a step ("Did you mean"),
  *   asking again after each edit until none is left.
- * - "Rename X to Y" asks `rename_symbol`.
+ * - "Use the X skill" asks `read_skill` first.
+ * - "Rename X to Y" asks `rename_symbol`; 'run the task "X"' (or 'the "X" task') asks `run_task`.
  * - "Where is X used" (also "usages of X", "references to X") asks `find_references`;
  *   "where is X defined" asks `find_definition`.
  * - A request of several steps ("A, then B, then C"; a numbered list) starts with `update_plan`,
@@ -84,6 +85,10 @@ export function editorPlan(o: Context): Plan | undefined {
     const defined = /\b(?:where is|where's)\s+`?([\w$.]+)`?\s+(?:defined|declared|implemented)\b/i.exec(o.request);
     const path = /\bin\s+`?([\w@./-]+\.[A-Za-z0-9]{1,8})`?/.exec(o.request)?.[1];
     const rename = /\brename\s+`?([\w$]+)`?\s+to\s+`?([\w$]+)`?/i.exec(o.request);
+    const skill = /\b(?:use|with|follow) the ([\w-]+) skill\b/i.exec(o.request);
+    if (skill && has(o.tools, 'read_skill')) return { text: `Reading the ${skill[1]} skill first.`, toolCalls: [{ name: 'read_skill', arguments: { name: skill[1] } }] };
+    const task = /\brun (?:the )?(?:task\s+"([^"]+)"|"([^"]+)"\s+task)/i.exec(o.request);
+    if (task && has(o.tools, 'run_task')) return { text: `Running the task "${task[1] ?? task[2]}".`, toolCalls: [{ name: 'run_task', arguments: { label: task[1] ?? task[2] } }] };
     if (rename && has(o.tools, 'rename_symbol')) return { text: `Renaming ${rename[1]} to ${rename[2]} everywhere.`, toolCalls: [{ name: 'rename_symbol', arguments: { symbol: rename[1], new_name: rename[2], ...(path ? { path } : {}) } }] };
     if (used && has(o.tools, 'find_references')) return { text: '', toolCalls: [{ name: 'find_references', arguments: { symbol: used[1] ?? used[3], ...(path ? { path } : {}) } }] };
     if (defined && has(o.tools, 'find_definition')) return { text: '', toolCalls: [{ name: 'find_definition', arguments: { symbol: defined[1], ...(path ? { path } : {}) } }] };

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
@@ -169,6 +169,58 @@ describe('agent: what the editor knows (tsserver)', function () {
     await assert.rejects(renamer.propose({ symbol: 'sumAll', new_name: 'addAll', path: 'editor-lab/src/sum.ts' }), /would also change 1 file the chat may not edit .*nothing was renamed/);
     await assert.rejects(renamer.propose({ symbol: 'sumAll', new_name: 'add all; rm -rf', path: 'editor-lab/src/sum.ts' }), /is not an identifier/);
     assert.deepEqual(['src/sum.ts', 'src/report.ts', 'src/cart.ts', 'src/credentials.ts'].map((f) => readFileSync(join(lab(), f), 'utf8')), before);
+  });
+
+  it('run_task runs a tasks.json task with the $tsc problem matcher after one approval; its problems come back', async () => {
+    const { testing } = await api();
+    // A file nobody opens: only the task's compiler run can report its error.
+    writeFileSync(join(lab(), 'src/late.ts'), "export const late: number = 'not a number';\n");
+    // The repository's compiler (the suite runs from its out/integration): the packaged extension has none.
+    const { suiteIndex } = (globalThis as unknown as { __modelGatewayTestConfig: { suiteIndex: string } }).__modelGatewayTestConfig;
+    const tsc = join(suiteIndex, '..', '..', '..', 'node_modules', 'typescript', 'bin', 'tsc');
+    assert.ok(existsSync(tsc), tsc);
+    const tasksFile = join(root(), '.vscode', 'tasks.json');
+    mkdirSync(join(root(), '.vscode'), { recursive: true });
+    writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'check lab', type: 'process', command: process.execPath, args: [tsc, '-p', 'editor-lab', '--noEmit', '--pretty', 'false'], problemMatcher: '$tsc' }] }));
+    try {
+      await until('VS Code reads the new tasks.json', async () => (await testing.editor.tasks.tasks()).some((t) => t.label === 'check lab'), 30_000);
+      await testing.chat.newConversation();
+      const asked: { kind: string; action?: string; reason?: string }[] = [];
+      let settled = false;
+      const sent = testing.chat.send('Run the task "check lab" and tell me what it finds', [], []).finally(() => (settled = true));
+      while (!settled) {
+        for (const a of testing.chat.pendingApprovals()) {
+          asked.push(a);
+          testing.chat.decide(a.callId, true);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await sent;
+      const call = calls(await lastTurn()).find((c) => c.name === 'run_task');
+      assert.ok(call, 'run_task was called');
+      assert.equal(asked.length, 1, 'one approval');
+      assert.equal(asked[0].kind, 'command');
+      assert.ok(asked[0].action?.includes('editor-lab') && asked[0].action.includes('tsc'), `the approval shows the command line: ${asked[0].action}`);
+      assert.match(asked[0].reason ?? '', /tasks\.json always asks/);
+      const result = call.result ?? '';
+      assert.match(result, /^Task "check lab" \(.*tsc.*\) exited with code [12] after/);
+      assert.doesNotMatch(result, /SECRET_TOKEN|credentials/);
+      // Under code-server 4.100.3 (VS Code 1.100) no problem matcher reports a marker in this
+      // harness, even for a task VS Code itself built with $tsc (checked by hand): the task runs
+      // and its exit code comes back, and the result says the matcher reported nothing.
+      if (vscode.version.startsWith('1.100.')) assert.match(result, /Its problem matcher reported no problems\./);
+      else {
+        assert.match(result, /Problems its problem matcher reported \(\d+, \d+ errors?\)/);
+        assert.match(result, /editor-lab\/src\/late\.ts:1: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)\n {4}export const late: number = 'not a number';/);
+        // The secret file's own error is reported by the compiler too: counted, never shown.
+        assert.match(result, /more in files the chat does not read were left out/);
+      }
+      // An unknown label lists the tasks there are.
+      assert.match((await testing.editor.tasks.run('run_task', JSON.stringify({ label: 'nope' }), { approveAction: () => Promise.reject(new Error('not asked')) }, undefined, undefined, false)).content, /No task is labelled "nope"\. The tasks of this workspace.*:\n {2}check lab \(tasks\.json\)/s);
+    } finally {
+      rmSync(join(root(), '.vscode'), { recursive: true, force: true });
+      rmSync(join(lab(), 'src/late.ts'), { force: true });
+    }
   });
 
   it('find_definition, workspace_symbols and document_symbols answer from the language server', async () => {

@@ -30,6 +30,19 @@ export interface ChatContextSource {
   readResource(path: string): Promise<{ label: string; text: string }>;
 }
 
+/** The workspace's custom agents, prompt files and skills, for the chat (set by the customization feature). */
+export interface CustomizationSource {
+  modes(): { id: string; name: string; description: string }[];
+  /** A custom agent's tools, among those Agent mode offers. */
+  toolsOf(id: string, definitions: readonly ToolDefinition[]): ToolDefinition[];
+  /** What a custom agent adds to the system prompt; undefined: no such agent. */
+  modePrompt(id: string): string | undefined;
+  skillsPrompt(): string;
+  promptItems(query: string): { path: string; name: string }[];
+  usePrompt(id: string): { text: string; mode?: string } | undefined;
+  readonly onDidChange: vscode.Event<void>;
+}
+
 const PAUSED_KEY = 'modelGateway.agent.paused';
 
 /**
@@ -64,6 +77,9 @@ export class AgentToolbox implements vscode.Disposable {
 
   /** Set by the MCP feature: prompts and resources for the chat input. */
   contextSource: ChatContextSource | undefined;
+
+  /** Set by the customization feature: custom agents, prompt files, skills. */
+  customizations: CustomizationSource | undefined;
 
   addSource(source: ToolSource): void {
     this.sources.push(source);

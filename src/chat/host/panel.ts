@@ -245,7 +245,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return this.post({ type: 'files', requestId: m.requestId, items: [...(await this.editors.findFiles(m.query)), ...resources] });
       }
       case 'find-prompts':
-        return this.post({ type: 'files', requestId: m.requestId, items: this.agent?.contextSource?.promptItems(m.query) ?? [] });
+        return this.post({ type: 'files', requestId: m.requestId, items: [...(this.agent?.customizations?.promptItems(m.query) ?? []), ...(this.agent?.contextSource?.promptItems(m.query) ?? [])] });
       case 'use-prompt':
         return this.usePrompt(m.id);
       case 'attach-file': {
@@ -279,6 +279,13 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   /** An MCP prompt picked with `/`: its arguments asked, its text put in the input to edit or send. */
   async usePrompt(id: string): Promise<void> {
     try {
+      // A prompt file of the workspace: its text, in the mode it names.
+      const file = this.agent?.customizations?.usePrompt(id);
+      if (file) {
+        if (file.mode) await this.session.setMode(file.mode);
+        this.post({ type: 'set-draft', text: file.text, note: `From the prompt file ${id.replace(/^prompt-file:/, '')}${file.mode ? ` (mode: ${this.session.currentMode()})` : ''}: edit it or send it.` });
+        return;
+      }
       const text = await this.agent?.contextSource?.usePrompt(id);
       if (text !== undefined) this.post({ type: 'set-draft', text, note: `From the MCP prompt ${id}: edit it or send it.` });
     } catch (err) {

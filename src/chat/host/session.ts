@@ -23,7 +23,8 @@ import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { EditorInsight } from '../../editor/host/feature';
-import { BUILT_IN_MODES, modeOf, modePrompt, toolsForMode, type BuiltInMode } from '../core/modes';
+import { BUILT_IN_MODES, modeOf, modePrompt, toolsForMode } from '../core/modes';
+import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../core/plan';
 import { allDefinitions, turnTools } from './turnTools';
 
@@ -108,14 +109,31 @@ export class ChatSession implements vscode.Disposable {
     return this.context.workspaceState.get<FormatChoice>(`modelGateway.chat.format:${model}`) ?? 'auto';
   }
 
-  /** The chat mode (Agent, Ask, Plan), per workspace like the model. */
-  currentMode(): BuiltInMode {
-    return modeOf(this.context.workspaceState.get<string>('modelGateway.chat.mode'));
+  /** The chat mode (Agent, Ask, Plan, or a custom agent of the workspace), per workspace like the model. */
+  currentMode(): string {
+    return this.knownMode(this.context.workspaceState.get<string>('modelGateway.chat.mode'));
+  }
+
+  /** A custom agent's id while its file is there; else the built-in mode the id names (Agent for none). */
+  private knownMode(id: string | undefined): string {
+    return id?.startsWith('custom:') && this.agent?.customizations?.modePrompt(id) !== undefined ? id : modeOf(id);
   }
 
   async setMode(mode: string): Promise<void> {
-    await this.context.workspaceState.update('modelGateway.chat.mode', modeOf(mode));
+    await this.context.workspaceState.update('modelGateway.chat.mode', this.knownMode(mode));
     await this.pushState();
+  }
+
+  /** The tools a request of this mode carries: the built-in mode's, narrowed to a custom agent's list. */
+  private definitionsFor(mode: string): ToolDefinition[] {
+    const defs = toolsForMode(modeOf(mode), allDefinitions({ agent: this.agent, search: this.search, editor: this.editor }));
+    return mode.startsWith('custom:') && this.agent?.customizations ? this.agent.customizations.toolsOf(mode, defs) : defs;
+  }
+
+  /** What the system prompt says of the mode and of the workspace's skills. */
+  private modeText(mode: string): string {
+    const custom = mode.startsWith('custom:') ? this.agent?.customizations?.modePrompt(mode) : undefined;
+    return [custom ?? modePrompt(modeOf(mode)), this.agent?.customizations?.skillsPrompt() ?? ''].filter(Boolean).join('\n\n');
   }
 
   /** Approve a plan (a Plan-mode answer's): switch to Agent and have it carried out. */
@@ -169,7 +187,7 @@ export class ChatSession implements vscode.Disposable {
       model,
       formatChoice: choice,
       mode: this.currentMode(),
-      modes: [...BUILT_IN_MODES],
+      modes: [...BUILT_IN_MODES, ...(this.agent?.customizations?.modes() ?? [])],
       format: resolveFormat(model, choice, chatSettings().pattern, this.services.formatFacts(model)),
       toolsEnabled: this.toolsEnabled(),
       configured: this.services.isConfigured(),
@@ -202,8 +220,8 @@ export class ChatSession implements vscode.Disposable {
 
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
-    const tools = this.toolsEnabled() ? JSON.stringify(toolsForMode(this.currentMode(), allDefinitions({ agent: this.agent, search: this.search, editor: this.editor }))) : '';
-    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: modePrompt(this.currentMode()) });
+    const tools = this.toolsEnabled() ? JSON.stringify(this.definitionsFor(this.currentMode())) : '';
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: this.modeText(this.currentMode()) });
     return { system, tools };
   }
 
@@ -490,6 +508,7 @@ export class ChatSession implements vscode.Disposable {
   ): Promise<void> {
     // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
     const mode = modeOf(turn.mode);
+    const custom = turn.mode?.startsWith('custom:') ? turn.mode : undefined;
     const tools =
       this.toolsEnabled() && override.toolCalling !== false
         ? turnTools({
@@ -499,6 +518,7 @@ export class ChatSession implements vscode.Disposable {
             search: this.search,
             editor: this.editor,
             mode,
+            ...(custom && this.agent?.customizations ? { narrow: (defs: ToolDefinition[]) => this.agent!.customizations!.toolsOf(custom, defs) } : {}),
             turn: () => (this.running?.turn === turn ? turn : undefined),
             onChange: () => this.postTurn(turn, true),
             log: (line) => this.services.log.info(line),
@@ -514,7 +534,7 @@ export class ChatSession implements vscode.Disposable {
       toolsEnabled: !!tools,
       editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
       rules: rules.section,
-      mode: modePrompt(mode),
+      mode: this.modeText(turn.mode ?? mode),
     });
     let lastStepSaved = 0;
     // The price list for the cost limit (read once an hour): not waited for; the limit applies once it is here.

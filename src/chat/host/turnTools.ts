@@ -36,6 +36,8 @@ export interface TurnToolsOptions {
   search?: SearchService;
   editor?: EditorInsight;
   mode: BuiltInMode;
+  /** A custom agent's list: the mode's tools narrowed to those it names. */
+  narrow?: (definitions: ToolDefinition[]) => ToolDefinition[];
   /** The running turn: accepted edits, problems and the plan are kept on it. */
   turn: () => AssistantTurn | undefined;
   /** The turn changed outside the engine's events (its plan): show it now. */
@@ -78,7 +80,8 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
     },
   });
   const search = o.search?.ready() ? o.search : undefined;
-  const definitions = toolsForMode(o.mode, allDefinitions(o));
+  const forMode = toolsForMode(o.mode, allDefinitions(o));
+  const definitions = o.narrow ? o.narrow(forMode) : forMode;
   const offered = new Set(definitions.map((d) => d.name));
   const readKinds = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'read').map((d) => d.name), SEMANTIC_SEARCH_TOOL.name]);
   return {

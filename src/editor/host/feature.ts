@@ -4,17 +4,21 @@ import { workspaceGuard } from '../../shell/workspaceGuard';
 import { EditorTools } from './editorTools';
 import { ProblemWatch } from './problemWatch';
 import { Renamer } from './rename';
+import { TaskTool } from './taskTool';
 
 /** What the editor knows, for the agent: problems after each edit, and the language features as tools. */
 export interface EditorInsight {
   problems: ProblemWatch;
   tools: EditorTools;
   renamer: Renamer;
+  tasks: TaskTool;
 }
 
 export function activateEditor(host: FeatureHost, agent: AgentToolbox): EditorInsight {
   const problems = new ProblemWatch(() => workspaceGuard());
   const tools = host.own(new EditorTools(() => workspaceGuard()));
   agent.addSource(tools);
-  return { problems, tools, renamer: new Renamer(tools.navigation, () => workspaceGuard()) };
+  const tasks = host.own(new TaskTool(() => workspaceGuard(), (line) => host.services.log.info(line)));
+  agent.addSource(tasks);
+  return { problems, tools, renamer: new Renamer(tools.navigation, () => workspaceGuard()), tasks };
 }
