@@ -295,6 +295,7 @@ function renderChips(): void {
 function applyState(s: ViewState): void {
   state = s;
   shared.fixes = s.fixes;
+  shared.modeNames = Object.fromEntries(s.modes.map((m) => [m.id, m.name]));
   renderMeter(s.context, (s.conversation?.turns.length ?? 0) > 0);
   renderConversationCost((s.conversation?.turns ?? []));
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);

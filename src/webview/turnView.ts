@@ -11,6 +11,8 @@ export const shared = {
   fixes: {} as Record<string, FixAction[]>,
   /** Tool calls waiting for Accept or Reject. */
   pendingApprovals: new Set<string>(),
+  /** The custom agents' names by mode id, for the line above an answer made in one. */
+  modeNames: {} as Record<string, string>,
   /** Keeps the newest content in view (when following, or when forced). */
   scrollToEnd: (force?: boolean): void => void force,
 };
@@ -93,7 +95,7 @@ export class TurnView {
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${turn.mode}` : ''}` }), this.planEl, this.stepsEl, this.footer);
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${turn.mode.startsWith('custom:') ? (shared.modeNames[turn.mode] ?? turn.mode.slice('custom:'.length)) : turn.mode}` : ''}` }), this.planEl, this.stepsEl, this.footer);
     this.apply(turn);
   }
 

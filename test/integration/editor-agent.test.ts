@@ -205,10 +205,10 @@ describe('agent: what the editor knows (tsserver)', function () {
       const result = call.result ?? '';
       assert.match(result, /^Task "check lab" \(.*tsc.*\) exited with code [12] after/);
       assert.doesNotMatch(result, /SECRET_TOKEN|credentials/);
-      // Under code-server 4.100.3 (VS Code 1.100) no problem matcher reports a marker in this
-      // harness, even for a task VS Code itself built with $tsc (checked by hand): the task runs
-      // and its exit code comes back, and the result says the matcher reported nothing.
-      if (vscode.version.startsWith('1.100.')) assert.match(result, /Its problem matcher reported no problems\./);
+      // VS Code 1.100 shows a task's problems in the Problems panel but does not pass them to
+      // extensions (vscode.languages.getDiagnostics stays empty for them; the e2e screenshot
+      // agent-task-done.png shows the panel's count): the result says so and how to see the output.
+      if (vscode.version.startsWith('1.100.')) assert.match(result, /No problems from its problem matcher reached the chat[\s\S]*run its command line with run_command: .*tsc -p editor-lab/);
       else {
         assert.match(result, /Problems its problem matcher reported \(\d+, \d+ errors?\)/);
         assert.match(result, /editor-lab\/src\/late\.ts:1: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)\n {4}export const late: number = 'not a number';/);

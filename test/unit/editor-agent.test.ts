@@ -8,6 +8,7 @@ import { UPDATE_PLAN } from '../../src/chat/core/plan';
 import { EDITOR_READ_TOOLS } from '../../src/editor/core/definitions';
 import { requestSteps } from '../emulator/editor-agent';
 import { applyChanges, newNameProblem, renameDone } from '../../src/editor/core/rename';
+import { distinctProblems, findTask, taskCommandLine, taskListText, taskResultText } from '../../src/editor/core/tasks';
 
 const d = (line: number, message: string, severity: Diagnosis['severity'] = 'error', path = 'src/a.ts'): Diagnosis => ({ path, line, severity, message, source: 'ts', code: '2304' });
 
@@ -139,5 +140,34 @@ describe('editor: rename', () => {
 
   it('says how many changes went into which files', () => {
     assert.equal(renameDone('a', 'b', [{ path: 'x.ts', changes: 2 }, { path: 'y.ts', changes: 1 }]), 'Renamed a to b: 3 changes in 2 files:\n  x.ts (2)\n  y.ts (1)');
+  });
+});
+
+describe('editor: tasks', () => {
+  const tasks = [
+    { label: 'build', source: 'tasks.json', commandLine: 'tsc -p .', background: false },
+    { label: 'test', source: 'npm', commandLine: 'npm run test', background: false },
+    { label: 'watch', source: 'tasks.json', background: true },
+  ];
+  it('finds a task by its label, any letter case, or a detected one by "source: label"', () => {
+    assert.equal(findTask(tasks, 'build')?.label, 'build');
+    assert.equal(findTask(tasks, 'BUILD')?.label, 'build');
+    assert.equal(findTask(tasks, 'npm: test')?.label, 'test');
+    assert.equal(findTask(tasks, 'deploy'), undefined);
+    assert.match(taskListText(tasks, 'deploy'), /No task is labelled "deploy"\. The tasks of this workspace:\n {2}build \(tasks\.json\): tsc -p \.\n {2}test \(npm\): npm run test\n {2}watch \(tasks\.json, background\)/);
+  });
+
+  it('shows a task\'s line as a shell reads it back', () => {
+    assert.equal(taskCommandLine('node', ['/a b/tsc', '-p', '.', "it's"], false), "node '/a b/tsc' -p . 'it'\\''s'");
+    assert.equal(taskCommandLine('npm run build && rm -rf x', undefined, true), 'npm run build && rm -rf x');
+  });
+
+  it('says what the matcher found, or, when a failed task brought none, how to read its output', () => {
+    const p = { path: 'src/a.ts', line: 1, severity: 'error' as const, message: 'bad', source: 'ts', code: '2322' };
+    assert.match(taskResultText({ label: 'build', commandLine: 'tsc', exitCode: 2, ms: 1200, problems: [p, p].slice(0, 1), hidden: 2 }), /exited with code 2 after 1\.2 s\.\nProblems its problem matcher reported \(1, 1 error\):\nsrc\/a\.ts:1: error: bad \(ts 2322\)\n2 more in files/);
+    assert.match(taskResultText({ label: 'build', commandLine: 'tsc', exitCode: 2, ms: 10, problems: [], hidden: 0 }), /reached the chat[\s\S]*run_command: tsc/);
+    assert.match(taskResultText({ label: 'build', commandLine: 'tsc', exitCode: 0, ms: 10, problems: [], hidden: 0 }), /reported no problems/);
+    assert.match(taskResultText({ label: 'build', exitCode: undefined, ms: 10, ended: 'timeout', problems: [], hidden: 0 }), /was stopped at the time limit/);
+    assert.deepEqual(distinctProblems([p, { ...p }, { ...p, line: 2 }]).map((d) => d.line), [1, 2]);
   });
 });

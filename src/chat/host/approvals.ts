@@ -71,7 +71,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.contents.get(uri.path) ?? '';
+    return this.contents.get(contentKey(uri)) ?? '';
   }
 
   list(): ApprovalInfo[] {
@@ -137,8 +137,9 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
 
   private async showChanges(callId: string, edits: readonly ProposedEdit[], title: string): Promise<void> {
     const resources = edits.map((e) => {
-      const proposed = vscode.Uri.from({ scheme: SCHEME, path: `/${callId}/proposed/${e.path.display}` });
-      this.contents.set(proposed.path, e.after);
+      // The file's own path (the call in the query), so each file of the diff is headed by its name and folder.
+      const proposed = vscode.Uri.from({ scheme: SCHEME, path: vscode.Uri.file(e.path.abs).path, query: callId });
+      this.contents.set(contentKey(proposed), e.after);
       const file = vscode.Uri.file(e.path.abs);
       return [file, file, proposed] as const;
     });
@@ -160,7 +161,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     const p = this.pending.get(callId);
     if (!p) return false;
     this.pending.delete(callId);
-    for (const key of [...this.contents.keys()]) if (key.startsWith(`/${callId}/`)) this.contents.delete(key);
+    for (const key of [...this.contents.keys()]) if (key.startsWith(`/${callId}/`) || key.endsWith(`?${callId}`)) this.contents.delete(key);
     const alwaysOffered = always && !!p.action?.always;
     p.resolve({ accepted: accepted || alwaysOffered, always: alwaysOffered });
     this.changed.fire(undefined);
@@ -190,3 +191,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
   }
 }
 
+
+function contentKey(uri: vscode.Uri): string {
+  return uri.query ? `${uri.path}?${uri.query}` : uri.path;
+}

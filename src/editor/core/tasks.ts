@@ -65,9 +65,16 @@ export function taskResultText(o: { label: string; commandLine?: string; exitCod
   const head = `Task "${o.label}"${o.commandLine ? ` (${o.commandLine})` : ''} ${how} after ${(o.ms / 1000).toFixed(1)} s.`;
   const errors = o.problems.filter((p) => p.severity === 'error').length;
   const shown = o.problems.slice(0, TASK_LIMITS.problems);
+  const failed = o.ended !== undefined || (o.exitCode ?? 0) !== 0;
   const lines = o.problems.length
     ? [`Problems its problem matcher reported (${o.problems.length}, ${errors} error${errors === 1 ? '' : 's'})${o.problems.length > shown.length ? `; first ${shown.length}` : ''}:`, ...shown.map(problemLine)]
-    : ['Its problem matcher reported no problems.'];
+    : failed && o.commandLine
+      ? [
+          // VS Code 1.100 (and others before task problems reached extensions) shows them in the Problems panel only.
+          'No problems from its problem matcher reached the chat (some VS Code versions keep a task\'s problems in the Problems panel, away from extensions).',
+          `To read what failed, run its command line with run_command: ${o.commandLine}`,
+        ]
+      : ['Its problem matcher reported no problems.'];
   if (o.hidden) lines.push(`${o.hidden} more in files the chat does not read were left out.`);
   lines.push('(Its output is in the task\'s terminal; the problems above are what VS Code parsed from it.)');
   return [head, ...lines].join('\n');

@@ -19,8 +19,8 @@ export class EditorTools implements ToolSource {
   readonly navigation: Navigation;
   private readonly names = new Set(EDITOR_READ_TOOLS.map((t) => t.name));
 
-  constructor(guard: () => PathGuard) {
-    this.navigation = new Navigation(guard);
+  constructor(guard: () => PathGuard, warm?: (uri: vscode.Uri) => Promise<void>) {
+    this.navigation = new Navigation(guard, warm);
   }
 
   definitions(): ToolDefinition[] {

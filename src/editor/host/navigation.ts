@@ -18,7 +18,11 @@ export interface SymbolSpot {
  * a file outside the workspace, ignored, or holding secrets (such results are counted, not shown).
  */
 export class Navigation {
-  constructor(private readonly guard: () => PathGuard) {}
+  /** `warm`: readies the language server for a file before it is asked (see `ProblemWatch.warm`). */
+  constructor(
+    private readonly guard: () => PathGuard,
+    private readonly warm: (uri: vscode.Uri) => Promise<void> = () => Promise.resolve(),
+  ) {}
 
   /** The symbol's position: on its name in the file given (at the line given), else where the workspace's symbol search finds it. */
   async locate(args: Record<string, unknown>): Promise<SymbolSpot> {
@@ -53,6 +57,11 @@ export class Navigation {
     throw new ToolError(`No symbol named "${symbol}" was found in the workspace${found.length ? ` (the search found ${found.slice(0, 5).map((s) => s.name).join(', ')})` : ''}. Give the path of a file where it appears.`);
   }
 
+  /** Readies the language server for a file (the project loaded) before a question that spans files. */
+  ready(uri: vscode.Uri): Promise<void> {
+    return this.warm(uri);
+  }
+
   async definitions(args: Record<string, unknown>): Promise<string> {
     const spot = await this.locate(args);
     const raw = (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>('vscode.executeDefinitionProvider', spot.uri, spot.position)) ?? [];
@@ -64,6 +73,7 @@ export class Navigation {
 
   async references(args: Record<string, unknown>): Promise<string> {
     const spot = await this.locate(args);
+    await this.warm(spot.uri);
     const raw = (await vscode.commands.executeCommand<vscode.Location[] | undefined>('vscode.executeReferenceProvider', spot.uri, spot.position)) ?? [];
     if (raw.length === 0) return `No references found for "${String(args.symbol)}" at ${spot.display}:${spot.position.line + 1} (no language server knows it).`;
     const { places, hidden } = await this.places(raw.map((l) => ({ uri: l.uri, range: l.range })));

@@ -31,6 +31,25 @@ export class ProblemWatch {
   }
 
   /**
+   * Before a language server is asked about a file: when no file of its language is shown yet, the
+   * server may still be loading its project and answer from the files it has open only (tsserver's
+   * partial "syntax" server does: a rename would change one file of three). Then the file is shown
+   * (without taking the focus) and its first diagnostics, which come once the project is loaded,
+   * are waited for (bounded by the cold deadline). A language already shown costs nothing.
+   */
+  async warm(uri: vscode.Uri, signal?: AbortSignal): Promise<void> {
+    if (isInTab(uri)) return;
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const shownLanguages = new Set(
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).flatMap((t) => (t.input instanceof vscode.TabInputText ? [vscode.workspace.textDocuments.find((d) => d.uri.toString() === (t.input as vscode.TabInputText).uri.toString())?.languageId] : [])),
+    );
+    if (shownLanguages.has(doc.languageId)) return;
+    const settled = this.waitForSettle(new Set([uri.toString()]), this.clock.deadlineFor(doc.languageId, true), signal, (ms) => this.clock.record(doc.languageId, ms));
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+    await settled;
+  }
+
+  /**
    * Waits for the problems of files just written (`content`: what was written) to settle and
    * reports what the write changed against `before`. Opens each file in an editor tab (without
    * taking the focus) when it is in none: language servers report on the files the editor shows.

@@ -29,6 +29,7 @@ export class Renamer {
     if (bad) throw new ToolError(bad);
     if (newName === symbol) throw new ToolError(`new_name is the same as the symbol ("${symbol}"); nothing to rename.`);
     const spot = await this.navigation.locate(args);
+    await this.navigation.ready(spot.uri);
     let edit: vscode.WorkspaceEdit | undefined;
     try {
       edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>('vscode.executeDocumentRenameProvider', spot.uri, spot.position, newName);
