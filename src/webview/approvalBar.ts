@@ -10,7 +10,8 @@ export function approvalRow(a: ApprovalInfo): HTMLElement {
     'div',
     { class: `approval-row${a.warning ? ' sensitive' : ''}`, 'data-call': a.callId },
     a.warning ? h('div', { class: 'approval-warning', role: 'alert' }, icon('warning'), ' ', h('span', { text: `${a.warning} Read the whole diff before you accept.` })) : undefined,
-    h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), a.files ? h('span', { class: 'approval-files muted', text: ` (${a.files.length} files: ${a.files.join(', ')})` }) : undefined, ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
+    h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
+    a.files ? h('div', { class: 'approval-files muted', title: a.files.join('\n'), text: `${a.files.length} files: ${a.files.join(', ')}` }) : undefined,
     h(
       'span',
       { class: 'approval-buttons' },

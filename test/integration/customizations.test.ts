@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';
-import { api, connectToEmulator, emulatorControl, emulatorRequests, until } from './helpers';
+import { api, connectToEmulator, emulatorControl, emulatorRequests } from './helpers';
 
 /**
  * The workspace's custom agents, prompt files and skills, as a repository brings them: an agent
@@ -16,8 +16,8 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
   const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
   const made = ['.github', '.claude'];
   const files: Record<string, string> = {
-    '.github/agents/reviewer.agent.md': "---\nname: Reviewer\ndescription: 'Reviews code: reads and navigates, never edits'\ntools: ['codebase', 'usages', 'problems']\n---\nYou are a strict reviewer. REVIEWER-INSTRUCTIONS-MARKER. Never propose edits.\n",
-    '.github/chatmodes/legacy.chatmode.md': '---\ndescription: An older chat mode file\ntools:\n  - readFile\n---\nLEGACY-MODE-MARKER\n',
+    '.github/agents/reviewer.agent.md': "---\nname: Reviewer\ndescription: 'Reviews code: reads and navigates, never edits'\ntools: ['codebase', 'usages', 'problems']\nmodel: gpt-4o\n---\nYou are a strict reviewer. REVIEWER-INSTRUCTIONS-MARKER. Never propose edits.\n",
+    '.github/chatmodes/legacy.chatmode.md': '---\ndescription: An older chat mode file\nmodel: GPT-4o (copilot)\ntools:\n  - readFile\n---\nLEGACY-MODE-MARKER\n',
     '.github/prompts/explain-module.prompt.md': '---\ndescription: Explain a module to a newcomer\nagent: ask\n---\nExplain what the module in the open file does, for someone new to this code.\n',
     '.github/skills/release-notes/SKILL.md': '---\nname: release-notes\ndescription: Writes release notes from the changes since the last tag\n---\nSKILL-BODY-MARKER: list the changes by kind, newest first; use template.md.\n',
     '.github/skills/release-notes/template.md': '## Changes\nTEMPLATE-MARKER\n',
@@ -61,6 +61,7 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
     for (const t of ['read_file', 'search_text', 'find_files', 'find_references', 'find_definition', 'get_problems', 'update_plan', 'read_skill']) assert.ok(offered.includes(t), `offers ${t}: ${offered.join(', ')}`);
     for (const t of offered) assert.ok(!/^(replace_in_file|create_file|run_command|run_task|rename_symbol)$/.test(t), `the reviewer is not offered ${t}`);
     assert.equal((testing.chat.current?.turns.at(-1) as AssistantTurn).mode, 'custom:reviewer');
+    assert.equal((JSON.parse(body) as { model: string }).model, 'gpt-4o', 'the model the agent names, which the gateway lists');
 
     await testing.chat.setMode('custom:legacy');
     await testing.chat.newConversation();
@@ -68,17 +69,23 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
     const legacy = await lastBody();
     assert.match(legacy, /LEGACY-MODE-MARKER/);
     assert.deepEqual(toolNames(legacy), ['read_file', 'read_skill', 'update_plan']);
+    assert.notEqual((JSON.parse(legacy) as { model: string }).model, 'GPT-4o (copilot)', "a model the gateway does not list is not sent: the picker's stays");
     await testing.chat.setMode('agent');
   });
 
-  it('a mode whose file is gone falls back to Agent; the file watcher notices it go and come back', async () => {
+  it('a mode whose file is gone falls back to Agent: the next question is an Agent one', async () => {
     const { testing } = await api();
     await testing.chat.setMode('custom:reviewer');
     rmSync(join(root(), '.github/agents/reviewer.agent.md'));
-    await until('the agent is gone', () => testing.customizations.agents.length === 1, 30_000);
+    await testing.chat.newConversation();
+    await testing.chat.send('What is in src/index.ts?', [], []);
+    assert.equal((testing.chat.current?.turns.at(-1) as AssistantTurn).mode, undefined, 'an Agent-mode answer');
+    assert.doesNotMatch(await lastBody(), /REVIEWER-INSTRUCTIONS-MARKER/);
+    assert.ok(toolNames(await lastBody()).includes('replace_in_file'));
     assert.equal(testing.chat.mode, 'agent');
     writeFileSync(join(root(), '.github/agents/reviewer.agent.md'), files['.github/agents/reviewer.agent.md']);
-    await until('the agent is back', () => testing.customizations.agents.length === 2, 30_000);
+    await testing.customizations.refresh();
+    assert.equal(testing.customizations.agents.length, 2);
   });
 
   it('a .prompt.md file is a / command beside MCP prompts; used, it fills the input and switches to the mode it names', async () => {

@@ -38,8 +38,12 @@ export interface CustomizationSource {
   /** What a custom agent adds to the system prompt; undefined: no such agent. */
   modePrompt(id: string): string | undefined;
   skillsPrompt(): string;
+  /** The model a custom agent names (its `model` field), if any. */
+  modelOf(id: string): string | undefined;
   promptItems(query: string): { path: string; name: string }[];
   usePrompt(id: string): { text: string; mode?: string } | undefined;
+  /** Reads the files again. */
+  refresh(): Promise<void>;
   readonly onDidChange: vscode.Event<void>;
 }
 

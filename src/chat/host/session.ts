@@ -101,6 +101,10 @@ export class ChatSession implements vscode.Disposable {
 
 
   private currentModel(): string {
+    // A custom agent's model, when the gateway lists it (VS Code's names, "GPT-4o (copilot)", are not the gateway's ids).
+    const mode = this.currentMode();
+    const wanted = mode.startsWith('custom:') ? this.agent?.customizations?.modelOf(mode) : undefined;
+    if (wanted && this.models.includes(wanted)) return wanted;
     const chosen = this.context.workspaceState.get<string>('modelGateway.chat.model');
     return chosen || this.services.settings().defaultModels.chat || this.models[0] || '';
   }
@@ -403,6 +407,8 @@ export class ChatSession implements vscode.Disposable {
   }
 
   async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
+    // The customization files as they are now (a file watcher can miss a change): a few small reads.
+    await this.agent?.customizations?.refresh().catch((err: unknown) => this.services.log.warn(`chat: the customization files could not be read (${err instanceof Error ? err.message : String(err)})`));
     const ready = await this.readiness();
     if ('text' in ready) return this.notSent(text, images, context, ready.text);
     if ('failure' in ready) {

@@ -18,11 +18,14 @@ export const CUSTOMIZATION_LIMITS = {
   description: 300,
 };
 
-/** Where each kind lives, relative to a workspace folder. */
-export const CUSTOMIZATION_GLOBS = {
-  agents: '.github/{agents/*.agent.md,chatmodes/*.chatmode.md}',
-  prompts: '.github/prompts/*.prompt.md',
-  skills: '{.github,.claude,.agents}/skills/*/SKILL.md',
+/** Where each kind lives, relative to a workspace folder: a folder, and the files in it (a skill: the folders in it, each with its SKILL.md). */
+export const CUSTOMIZATION_PLACES = {
+  agents: [
+    { folder: '.github/agents', suffix: '.agent.md' },
+    { folder: '.github/chatmodes', suffix: '.chatmode.md' },
+  ],
+  prompts: [{ folder: '.github/prompts', suffix: '.prompt.md' }],
+  skills: ['.github/skills', '.claude/skills', '.agents/skills'],
 };
 
 const Text = z.pipe(z.unknown(), z.transform((v) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : undefined)));

@@ -1,11 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolCategory } from '../../agent/core/autoApproval';
 import { objectArgs } from '../../agent/host/toolCalls';
 import type { CustomizationSource, ToolSource } from '../../agent/host/toolbox';
 import { inside, ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import { agentPrompt, CUSTOMIZATION_GLOBS, CUSTOMIZATION_LIMITS, parseAgent, parsePrompt, parseSkill, READ_SKILL, skillsSection, toolsOfAgent, type CustomAgent, type PromptFile, type Skill } from '../core/files';
+import { agentPrompt, CUSTOMIZATION_LIMITS, CUSTOMIZATION_PLACES, parseAgent, parsePrompt, parseSkill, READ_SKILL, skillsSection, toolsOfAgent, type CustomAgent, type PromptFile, type Skill } from '../core/files';
 
 interface Loaded {
   agents: CustomAgent[];
@@ -42,8 +43,10 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   /** Reads every file again (at most one read at a time; a change during a read reads once more). */
   refresh(): Promise<void> {
     const run = (this.loading ?? Promise.resolve()).then(async () => {
-      this.current = await this.load();
-      for (const p of this.current.problems) this.log(`customizations: not used: ${p}`);
+      const loaded = await this.load();
+      if (JSON.stringify(loaded) === JSON.stringify(this.current)) return;
+      this.current = loaded;
+      for (const p of loaded.problems) this.log(`customizations: not used: ${p}`);
       this.changed.fire();
     });
     this.loading = run.catch(() => undefined);
@@ -78,6 +81,10 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   modePrompt(id: string): string | undefined {
     const agent = this.agent(id);
     return agent ? agentPrompt(agent) : undefined;
+  }
+
+  modelOf(id: string): string | undefined {
+    return this.agent(id)?.model;
   }
 
   skillsPrompt(): string {
@@ -139,31 +146,34 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   private async load(): Promise<Loaded> {
     if (!vscode.workspace.isTrusted) return EMPTY;
     const out: Loaded = { agents: [], prompts: [], skills: [], problems: [] };
-    const read = async (glob: string, use: (path: string, text: string) => void) => {
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        if (folder.uri.scheme !== 'file') continue;
-        const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, glob), null, CUSTOMIZATION_LIMITS.files);
-        for (const uri of found.sort((a, b) => a.fsPath.localeCompare(b.fsPath))) {
+    const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    // Fixed places (no search of the whole tree): the files of a folder, or each skill folder's SKILL.md.
+    const read = async (files: (root: string) => Promise<string[]>, use: (path: string, text: string) => void) => {
+      for (const root of roots) {
+        for (const abs of (await files(root)).sort().slice(0, CUSTOMIZATION_LIMITS.files)) {
           const p = await this.guard()
-            .resolve(uri.fsPath)
+            .resolve(abs)
             .catch(() => undefined);
           const text = p && (await readSmall(p.abs));
           if (p && text !== undefined) use(p.display, text);
         }
       }
     };
-    await read(CUSTOMIZATION_GLOBS.agents, (path, text) => {
+    const filesIn = (places: readonly { folder: string; suffix: string }[]) => async (root: string) =>
+      (await Promise.all(places.map(async ({ folder, suffix }) => (await names(join(root, folder))).filter((n) => n.endsWith(suffix)).map((n) => join(root, folder, n))))).flat();
+    const skillFiles = async (root: string) => (await Promise.all(CUSTOMIZATION_PLACES.skills.map(async (folder) => (await names(join(root, folder))).map((n) => join(root, folder, n, 'SKILL.md'))))).flat();
+    await read(filesIn(CUSTOMIZATION_PLACES.agents), (path, text) => {
       const a = parseAgent(path, text);
       if ('error' in a) out.problems.push(a.error);
       else if (out.agents.some((x) => x.id === a.id)) out.problems.push(`${path}: another agent has the same file name`);
       else out.agents.push(a);
     });
-    await read(CUSTOMIZATION_GLOBS.prompts, (path, text) => {
+    await read(filesIn(CUSTOMIZATION_PLACES.prompts), (path, text) => {
       const p = parsePrompt(path, text);
       if ('error' in p) out.problems.push(p.error);
       else if (!out.prompts.some((x) => x.name === p.name)) out.prompts.push(p);
     });
-    await read(CUSTOMIZATION_GLOBS.skills, (path, text) => {
+    await read(skillFiles, (path, text) => {
       const s = parseSkill(path, text);
       if ('error' in s) out.problems.push(s.error);
       else if (!out.skills.some((x) => x.name === s.name)) out.skills.push(s);
@@ -175,6 +185,10 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+async function names(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
 }
 
 async function readSmall(file: string): Promise<string | undefined> {

@@ -13,6 +13,8 @@ const QUIET_MS = 400;
 const CEILING_MS = 10_000;
 /** How long an open file may take to show what was written to disk. */
 const SYNC_MS = 3000;
+/** How long a cold language server may take to load its project before a rename or references (tsserver on a loaded machine: several seconds). */
+const WARM_MS = 15_000;
 
 /**
  * Problems after an edit, from the language servers VS Code already runs: the diagnostics before
@@ -44,7 +46,8 @@ export class ProblemWatch {
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).flatMap((t) => (t.input instanceof vscode.TabInputText ? [vscode.workspace.textDocuments.find((d) => d.uri.toString() === (t.input as vscode.TabInputText).uri.toString())?.languageId] : [])),
     );
     if (shownLanguages.has(doc.languageId)) return;
-    const settled = this.waitForSettle(new Set([uri.toString()]), this.clock.deadlineFor(doc.languageId, true), signal, (ms) => this.clock.record(doc.languageId, ms));
+    // A file with no problems gets no event: then the whole (longer) bound is waited, once per cold language.
+    const settled = this.waitForSettle(new Set([uri.toString()]), WARM_MS, signal, (ms) => this.clock.record(doc.languageId, ms), WARM_MS);
     await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
     await settled;
   }
@@ -99,7 +102,7 @@ export class ProblemWatch {
    * Resolves once the targets' diagnostics settled: `diagnostics` after a change and a quiet spell,
    * `unchanged` when no change came by the deadline (a server that finds nothing new says nothing).
    */
-  private waitForSettle(targets: Set<string>, deadlineMs: number, signal: AbortSignal | undefined, onFirst: (ms: number) => void): Promise<EditProblems['settled']> {
+  private waitForSettle(targets: Set<string>, deadlineMs: number, signal: AbortSignal | undefined, onFirst: (ms: number) => void, ceilingMs = CEILING_MS): Promise<EditProblems['settled']> {
     const started = performance.now();
     return new Promise((resolve) => {
       let quiet: ReturnType<typeof setTimeout> | undefined;
@@ -124,7 +127,7 @@ export class ProblemWatch {
         quiet = setTimeout(() => finish('diagnostics'), QUIET_MS);
       });
       const deadline = setTimeout(() => finish('unchanged'), deadlineMs);
-      const ceiling = setTimeout(() => finish(heard ? 'diagnostics' : 'unchanged'), CEILING_MS);
+      const ceiling = setTimeout(() => finish(heard ? 'diagnostics' : 'unchanged'), ceilingMs);
       signal?.addEventListener('abort', aborted, { once: true });
     });
   }
