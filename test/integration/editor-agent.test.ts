@@ -175,6 +175,9 @@ describe('agent: what the editor knows (tsserver)', function () {
     const { testing } = await api();
     // A file nobody opens: only the task's compiler run can report its error.
     writeFileSync(join(lab(), 'src/late.ts'), "export const late: number = 'not a number';\n");
+    // And a secret file nobody opened ($tsc reports on files without an open document only), with an error of its own.
+    mkdirSync(join(lab(), 'src/vault'), { recursive: true });
+    writeFileSync(join(lab(), 'src/vault/credentials.ts'), "export const token: number = 'sk-live-vault-secret';\n");
     // The repository's compiler (the suite runs from its out/integration): the packaged extension has none.
     const { suiteIndex } = (globalThis as unknown as { __modelGatewayTestConfig: { suiteIndex: string } }).__modelGatewayTestConfig;
     const tsc = join(suiteIndex, '..', '..', '..', 'node_modules', 'typescript', 'bin', 'tsc');
@@ -184,6 +187,7 @@ describe('agent: what the editor knows (tsserver)', function () {
     writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'check lab', type: 'process', command: process.execPath, args: [tsc, '-p', 'editor-lab', '--noEmit', '--pretty', 'false'], problemMatcher: '$tsc' }] }));
     try {
       await until('VS Code reads the new tasks.json', async () => (await testing.editor.tasks.tasks()).some((t) => t.label === 'check lab'), 30_000);
+
       await testing.chat.newConversation();
       const asked: { kind: string; action?: string; reason?: string }[] = [];
       let settled = false;
@@ -204,7 +208,7 @@ describe('agent: what the editor knows (tsserver)', function () {
       assert.match(asked[0].reason ?? '', /tasks\.json always asks/);
       const result = call.result ?? '';
       assert.match(result, /^Task "check lab" \(.*tsc.*\) exited with code [12] after/);
-      assert.doesNotMatch(result, /SECRET_TOKEN|credentials/);
+      assert.doesNotMatch(result, /SECRET_TOKEN|credentials|sk-live-vault-secret/);
       // VS Code 1.100 shows a task's problems in the Problems panel but does not pass them to
       // extensions (vscode.languages.getDiagnostics stays empty for them; the e2e screenshot
       // agent-task-done.png shows the panel's count): the result says so and how to see the output.
@@ -220,6 +224,7 @@ describe('agent: what the editor knows (tsserver)', function () {
     } finally {
       rmSync(join(root(), '.vscode'), { recursive: true, force: true });
       rmSync(join(lab(), 'src/late.ts'), { force: true });
+      rmSync(join(lab(), 'src/vault'), { recursive: true, force: true });
     }
   });
 

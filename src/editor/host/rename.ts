@@ -29,13 +29,22 @@ export class Renamer {
     if (bad) throw new ToolError(bad);
     if (newName === symbol) throw new ToolError(`new_name is the same as the symbol ("${symbol}"); nothing to rename.`);
     const spot = await this.navigation.locate(args);
-    await this.navigation.ready(spot.uri);
-    let edit: vscode.WorkspaceEdit | undefined;
-    try {
-      edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>('vscode.executeDocumentRenameProvider', spot.uri, spot.position, newName);
-    } catch (err) {
-      // The server's own refusal ("You cannot rename this element.") is what the model needs to read.
-      throw new ToolError(`The language server cannot rename "${symbol}" at ${spot.display}:${spot.position.line + 1}: ${err instanceof Error ? err.message : String(err)}`);
+    const ask = async () => {
+      try {
+        return await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>('vscode.executeDocumentRenameProvider', spot.uri, spot.position, newName);
+      } catch (err) {
+        // The server's own refusal ("You cannot rename this element.") is what the model needs to read.
+        throw new ToolError(`The language server cannot rename "${symbol}" at ${spot.display}:${spot.position.line + 1}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    // A server still loading its project answers from its open files only (tsserver's partial
+    // server). While it gets ready, an answer that reaches a file nobody opened is already whole.
+    let ready = false;
+    const readied = this.navigation.ready(spot.uri).then(() => (ready = true));
+    let edit = await ask();
+    while (!ready && !(edit?.entries() ?? []).some(([uri]) => !vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString()))) {
+      await Promise.race([readied, new Promise((r) => setTimeout(r, 1000))]);
+      edit = await ask();
     }
     const entries = edit?.entries() ?? [];
     if (entries.length === 0) throw new ToolError(`No language server renames "${symbol}" at ${spot.display}:${spot.position.line + 1}. Use replace_in_file for each use instead.`);
