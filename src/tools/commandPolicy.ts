@@ -5,10 +5,23 @@
  * it. What it does not follow (command and process substitution, subshells, `eval`/`exec`/`sh -c`,
  * variables in command position, environment assignments, redirections to files, here-documents,
  * shell keywords, unusual characters) makes the line `ask`; a denied command anywhere in it,
- * substitutions and `sh -c` strings included, makes it `refuse`. `deny` wins over `allow`.
+ * substitutions and `sh -c` strings included, makes it `refuse`. `deny` wins over `allow`. An
+ * argument that names a place outside the workspace folders (or, without them, any absolute path,
+ * `~`, `..` above the folder it runs in) or a secret file makes an allowed line `ask`.
  */
 
+import { posix } from 'node:path';
+import { isSecretPath } from './pathGuard';
+
 export type CommandDecision = 'run' | 'ask' | 'refuse';
+
+/** Where a line runs: its folder and the workspace folders (absolute paths), and what counts as a secret file. */
+export interface CommandPlace {
+  cwd: string;
+  roots: readonly string[];
+  /** The file tools' secret list (a path relative or absolute); the built-in list when absent. */
+  isSecret?: (path: string) => boolean;
+}
 
 export interface CommandPolicy {
   /** Command prefixes matched on whole words: `npm test` allows `npm test -- --grep x`, not `npm testx`. */
@@ -406,11 +419,53 @@ function notAllowed(cmd: SimpleCommand, allow: readonly string[][]): string | un
   return `"${words.slice(0, 3).join(' ')}" is not in the allowed commands`;
 }
 
+const toPosix = (p: string) => p.replace(/\\/g, '/');
+const isAbsolutePath = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+const within = (p: string, root: string) => {
+  const rel = posix.relative(toPosix(root), p);
+  return rel === '' || (!rel.startsWith('..') && !posix.isAbsolute(rel));
+};
+
+/** The paths an argument may name: itself, or the value of `--name=value` / `NAME=value`. */
+function argumentPaths(arg: string): string[] {
+  const eq = /^(?:--?[\w.-]+|[A-Za-z_][\w]*)=(.*)$/s.exec(arg);
+  if (eq) return [eq[1]];
+  return arg.startsWith('-') ? [] : [arg];
+}
+
+/** Why an argument's path is out of bounds: outside the workspace, the home folder, a variable's path, a secret file. */
+function placeProblem(p: string, where: CommandPlace | undefined): string | undefined {
+  if (!p) return undefined;
+  if (/^~/.test(p)) return 'names a place in the home folder (~)';
+  if (/^\$\{?\w+\}?[\\/]/.test(p)) return 'names a path through a variable';
+  if ((where?.isSecret ?? isSecretPath)(toPosix(p))) return 'names a file that may hold secrets';
+  const path = toPosix(p);
+  if (isAbsolutePath(p)) {
+    const normal = posix.normalize(path.replace(/^[A-Za-z]:/, ''));
+    return where && where.roots.some((r) => within(normal, toPosix(r).replace(/^[A-Za-z]:/, ''))) ? undefined : 'names a path outside the workspace';
+  }
+  if (!path.split('/').includes('..')) return undefined;
+  if (!where) return posix.normalize(path).startsWith('..') ? 'climbs out of the folder it runs in (..)' : undefined;
+  const resolved = posix.resolve(toPosix(where.cwd), path);
+  return where.roots.some((r) => within(resolved, toPosix(r))) ? undefined : 'climbs out of the workspace (..)';
+}
+
+/** An argument of an allowed command that reaches outside the workspace or at a secret file: the line asks. */
+function outsidePlace(cmd: SimpleCommand, where: CommandPlace | undefined): string | undefined {
+  for (const w of cmd.words.slice(1)) {
+    for (const p of argumentPaths(w.value)) {
+      const why = placeProblem(p, where);
+      if (why) return `the argument "${w.value}" ${why}`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * `run` when every command of the line is allowed and nothing in it escapes the analysis; `refuse`
  * when a denied command appears anywhere (deny wins); otherwise `ask`, with the reason.
  */
-export function decideCommand(line: string, policy: CommandPolicy): { decision: CommandDecision; reason: string } {
+export function decideCommand(line: string, policy: CommandPolicy, where?: CommandPlace): { decision: CommandDecision; reason: string } {
   const denied = findDenied(line, policy.deny);
   if (denied) return { decision: 'refuse', reason: `"${denied}" is on the list of commands never run` };
   let lexed: Lexed;
@@ -426,7 +481,7 @@ export function decideCommand(line: string, policy: CommandPolicy): { decision: 
   if (!commands.length) return { decision: 'ask', reason: 'the line has no command' };
   const allow = policy.allow.map(prefixWords).filter((p) => p.length > 0);
   for (const cmd of commands) {
-    const why = notAllowed(cmd, allow);
+    const why = notAllowed(cmd, allow) ?? outsidePlace(cmd, where);
     if (why) return { decision: 'ask', reason: why };
   }
   return { decision: 'run', reason: commands.length > 1 ? 'every command in the line is allowed' : 'the command is allowed' };

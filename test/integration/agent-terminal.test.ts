@@ -123,6 +123,27 @@ describe('agent: commands in the terminal', function () {
     await testing.agent.setPaused(false);
   });
 
+  it("from the attacker's side: an allowed command asks when an argument reaches outside the workspace or at a secret file", async () => {
+    const { testing } = await api();
+    await agent().update('allowedCommands', ['cat'], vscode.ConfigurationTarget.Global);
+    for (const [line, why] of [
+      ['cat /etc/hostname', /"\/etc\/hostname" names a path outside the workspace/],
+      ['cat ../../x.txt', /climbs out of the workspace/],
+      ['cat .env', /may hold secrets/],
+    ] as const) {
+      await testing.chat.newConversation();
+      const sent = testing.chat.send(`Run \`${line}\` please`, [], []);
+      await until(`asked for ${line}`, () => testing.chat.pendingApprovals().length > 0, 20_000);
+      const asked = testing.chat.pendingApprovals()[0];
+      assert.equal(asked.action, line);
+      assert.match(asked.reason ?? '', why);
+      assert.equal(asked.always, undefined, 'no "Always allow" for such a line');
+      testing.chat.decide(asked.callId, false);
+      await sent;
+    }
+    await agent().update('allowedCommands', [], vscode.ConfigurationTarget.Global);
+  });
+
   it('a denied command is refused without asking, even allowed; a workspace can add to the deny list but not allow', async () => {
     const { testing } = await api();
     await agent().update('allowedCommands', ['./check.sh', 'sudo'], vscode.ConfigurationTarget.Global);

@@ -122,4 +122,36 @@ describe('command policy (src/tools/commandPolicy.ts)', () => {
     assert.match(decideCommand('npm test $(x)', policy).reason, /command substitution/);
     assert.match(decideCommand('PATH=.:$PATH npm test', policy).reason, /it sets PATH/);
   });
+
+  it('an allowed command still asks when an argument reaches outside the workspace or at a secret file, and says which', () => {
+    const where = { cwd: '/work/project/src', roots: ['/work/project', '/work/other'] };
+    const outside = [
+      ['cat /etc/passwd', /"\/etc\/passwd" names a path outside the workspace/],
+      ['ls ~/.ssh', /"~\/\.ssh" names a place in the home folder/],
+      ['cat ../../secrets.txt', /"\.\.\/\.\.\/secrets\.txt" climbs out of the workspace/],
+      ['cat .env', /"\.env" names a file that may hold secrets/],
+      ['cat config/prod.pem', /names a file that may hold secrets/],
+      ['git status -- ../../../etc', /climbs out of the workspace/],
+      ['ls ../..', /climbs out of the workspace/],
+      ['npm test -- --config=/home/me/jest.config.js', /"--config=\/home\/me\/jest\.config\.js" names a path outside/],
+      ['ls $HOME/.aws', /names a path through a variable/],
+      ["cat 'C:\\Users\\me\\notes.txt'", /names a path outside the workspace/],
+      ['cat C:/Users/me/notes.txt', /names a path outside the workspace/],
+      ['echo hi && cat /work/projectX/a', /outside the workspace/],
+    ] as const;
+    for (const [line, why] of outside) {
+      const d = decideCommand(line, policy, where);
+      assert.equal(d.decision, 'ask', `${line}: ${d.reason}`);
+      assert.match(d.reason, why, line);
+    }
+    const inside = ['cat ../README.md', 'ls /work/project/src', 'cat /work/other/notes.md', 'ls ..', 'npm test -- --grep "a/b"', 'git status -- ./lib', 'echo "done: $HOME"', 'cat https://example.com/../x'];
+    for (const line of inside) assert.equal(decideCommand(line, policy, where).decision, 'run', `${line}: ${decideCommand(line, policy, where).reason}`);
+    // Without the folders: every absolute path, every ~ and every .. above the folder it runs in counts as outside.
+    assert.equal(decideCommand('ls /work/project/src', policy).decision, 'ask');
+    assert.equal(decideCommand('cat ../README.md', policy).decision, 'ask');
+    assert.equal(decideCommand('cat a/../README.md', policy).decision, 'run');
+    assert.equal(decideCommand('cat secrets/credentials.json', policy, { ...where, isSecret: (p) => p.endsWith('credentials.json') }).decision, 'ask', "the file tools' own secret list");
+    // Refusal still wins.
+    assert.equal(decideCommand('sudo cat /etc/shadow', policy, where).decision, 'refuse');
+  });
 });

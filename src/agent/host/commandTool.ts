@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import type { PathGuard } from '../../tools/pathGuard';
 import { ToolError } from '../../tools/pathGuard';
-import { decideCommand } from '../../tools/commandPolicy';
+import { resolve } from 'node:path';
+import { decideCommand, type CommandPlace } from '../../tools/commandPolicy';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import type { ActionApprover } from '../core/approval';
 import { runsUnasked } from '../core/autoApproval';
@@ -34,12 +35,19 @@ export interface CommandToolDeps {
   log: (line: string) => void;
 }
 
+/** Where a line runs, for the policy: paths its arguments name outside these folders (or secret files) make it ask. */
+export function commandPlace(guard: PathGuard, cwd: string): CommandPlace {
+  return { cwd, roots: guard.folders.map((f) => f.path), isSecret: (p) => guard.isSecret(p.replace(/^[A-Za-z]:/, '').replace(/^\/+/, '')) };
+}
+
 /** Whether a call of run_command would wait for the person (for the tool card's first status). */
-export function commandNeedsApproval(args: string, paused: boolean): boolean {
+export function commandNeedsApproval(args: string, paused: boolean, guard?: PathGuard): boolean {
   const line = commandOf(args);
   if (!line) return false;
   const { policy, auto } = agentSettings();
-  const d = decideCommand(line, policy).decision;
+  const cwd = objectArgs(args)?.cwd;
+  const root = guard?.folders[0]?.path;
+  const d = decideCommand(line, policy, guard && root ? commandPlace(guard, typeof cwd === 'string' && cwd.trim() ? resolve(root, cwd) : root) : undefined).decision;
   return d !== 'refuse' && !runsUnasked({ kind: 'command', decision: d }, auto, paused);
 }
 
@@ -59,14 +67,16 @@ export async function runCommandTool(deps: CommandToolDeps, rawArgs: string, app
     const folder = await deps.guard().resolve(typeof args.cwd === 'string' && args.cwd.trim() ? args.cwd : '.');
     if (!(await stat(folder.abs).then((s) => s.isDirectory(), () => false))) throw new ToolError(`"${folder.display}" is not a folder of the workspace.`);
     const { policy, auto, timeoutSeconds } = agentSettings();
-    const decision = decideCommand(line, policy);
+    const guard = deps.guard();
+    const place = commandPlace(guard, folder.abs);
+    const decision = decideCommand(line, policy, place);
     if (decision.decision === 'refuse') {
       deps.log(`agent: refused to run a command (${decision.reason})`);
       return { content: `Refused, not run: ${decision.reason} (modelGateway.agent.deniedCommands). Do not try to get around this; tell the person what you wanted to run and why.`, isError: true };
     }
     if (!runsUnasked({ kind: 'command', decision: decision.decision }, auto, deps.paused())) {
       // "Always allow" only where allowing this line would let it run (one plain command).
-      const offer = decideCommand(line, { allow: [line], deny: policy.deny }).decision === 'run' ? line : undefined;
+      const offer = decideCommand(line, { allow: [line], deny: policy.deny }, place).decision === 'run' ? line : undefined;
       const reason = deps.paused() ? 'auto-approval is paused' : !auto.terminal ? 'every command asks (modelGateway.agent.autoApprove.terminal is off)' : decision.reason;
       const answer = await approver.approveAction({ kind: 'command', action: line, where: folder.display === '.' ? 'workspace root' : folder.display, reason, ...(offer ? { always: offer } : {}) }, callId, signal);
       if (!answer.accepted) return { content: `The person rejected running \`${line}\`; it was not run.`, isError: true };

@@ -115,6 +115,14 @@ export class AgentToolbox implements vscode.Disposable {
     return name === RUN_COMMAND_TOOL.name || this.sources.some((s) => s.owns(name));
   }
 
+  private guardOrUndefined(): PathGuard | undefined {
+    try {
+      return this.guard();
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Reads and edits of workspace files: whether they run (are written) without asking. */
   unaskedFor(kind: 'read' | 'edit'): boolean {
     return runsUnasked({ kind }, agentSettings().auto, this.paused);
@@ -122,7 +130,7 @@ export class AgentToolbox implements vscode.Disposable {
 
   /** Whether this call will wait for the person (its tool card shows so from the start). */
   needsApproval(name: string, args: string): boolean {
-    if (name === RUN_COMMAND_TOOL.name) return commandNeedsApproval(args, this.paused);
+    if (name === RUN_COMMAND_TOOL.name) return commandNeedsApproval(args, this.paused, this.guardOrUndefined());
     const source = this.sources.find((s) => s.owns(name));
     return !!source && !runsUnasked(source.category(name), agentSettings().auto, this.paused);
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ActionApprover } from '../../agent/core/approval';
 import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
+import { commandPlace } from '../../agent/host/commandTool';
 import { agentSettings } from '../../agent/host/settings';
 import { objectArgs } from '../../agent/host/toolCalls';
 import type { ToolSource } from '../../agent/host/toolbox';
@@ -75,7 +76,10 @@ export class TaskTool implements ToolSource {
     if (!found) return fail(taskListText(all, label));
     if (found.background) return fail(`Error: task "${found.label}" is a background (watch) task that does not end; run_task runs tasks that end. Use get_problems to read what it reports.`);
     const { policy, auto, timeoutSeconds } = agentSettings();
-    const decision = found.commandLine ? decideCommand(found.commandLine, policy) : { decision: 'ask' as const, reason: 'it runs no command line VS Code can show' };
+    const scope = found.task.scope;
+    const guard = this.guard();
+    const cwd = typeof scope === 'object' ? scope.uri.fsPath : (guard.folders[0]?.path ?? '/');
+    const decision = found.commandLine ? decideCommand(found.commandLine, policy, commandPlace(guard, cwd)) : { decision: 'ask' as const, reason: 'it runs no command line VS Code can show' };
     if (decision.decision === 'refuse') return fail(`Refused, not run: task "${found.label}" runs ${found.commandLine}, and ${decision.reason} (modelGateway.agent.deniedCommands).`);
     const why = found.fromWorkspaceFile
       ? "a task from the workspace's tasks.json always asks (its definition can do more than its command line shows)"
@@ -84,7 +88,6 @@ export class TaskTool implements ToolSource {
         : decision.reason;
     const unasked = !found.fromWorkspaceFile && found.env.length === 0 && runsUnasked({ kind: 'command', decision: decision.decision }, auto, paused);
     if (!unasked) {
-      const scope = found.task.scope;
       const where = `task "${found.label}" (${found.source}${typeof scope === 'object' ? `, ${scope.name}` : ''})`;
       const reason = paused ? 'auto-approval is paused' : !auto.terminal ? 'every command asks (modelGateway.agent.autoApprove.terminal is off)' : why;
       const env = found.env.length ? ` [environment: ${found.env.join(', ')}]` : '';
