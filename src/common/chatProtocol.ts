@@ -199,7 +199,7 @@ const CondensationSchema = z.object({
 });
 export type ViewCondensation = z.infer<typeof CondensationSchema>;
 
-const UnaskedSchema = z.object({ paused: z.boolean(), parts: z.array(z.string()) });
+const UnaskedSchema = z.object({ paused: z.boolean(), parts: z.array(z.string()), waiting: z.optional(z.array(z.string())) });
 export type Unasked = z.infer<typeof UnaskedSchema>;
 
 export const ViewStateSchema = z.object({

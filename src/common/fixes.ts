@@ -38,6 +38,7 @@ export const FIX_COMMANDS = [
   'modelGateway.showLog',
   'modelGateway.openSettings',
   'modelGateway.openNetworkSettings',
+  'modelGateway.mcp.reviewWaiting',
 ] as const;
 export type FixCommand = (typeof FIX_COMMANDS)[number];
 

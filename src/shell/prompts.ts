@@ -53,6 +53,15 @@ export class Prompts {
     return vscode.window.showWarningMessage(message, { modal: true, detail }, ...actions);
   }
 
+  /** A notification (not modal) with buttons; the one pressed, or undefined when it was closed. A test answers with the button's label. */
+  async notify<T extends string>(message: string, actions: readonly T[]): Promise<T | undefined> {
+    if (this.queued.length > 0) {
+      const answer = this.queued.shift();
+      return actions.find((a) => a === answer);
+    }
+    return vscode.window.showInformationMessage(message, ...actions);
+  }
+
   /** Test-only: answers queued and not yet used. */
   pendingAnswers(): number {
     return this.queued.length;

@@ -78,5 +78,14 @@ export function renderUnasked(u: Unasked | undefined): void {
     icon(u.paused ? 'debug-pause' : 'unlock'),
     h('span', { class: 'unasked-text', text: what, title: 'Set in modelGateway.agent.autoApprove and modelGateway.agent.allowedCommands (user settings)' }),
     button(u.paused ? 'Resume' : 'Pause', { id: 'toggle-pause', 'aria-pressed': String(u.paused), title: u.paused ? 'Let what is allowed run unasked again' : 'Make everything ask, from now on' }, u.paused ? 'play' : 'debug-pause'),
+    ...(u.waiting?.length
+      ? [h(
+          'div',
+          { class: 'mcp-waiting', role: 'status' },
+          icon('shield'),
+          h('span', { class: 'mcp-waiting-text', text: `MCP: ${u.waiting.map((n) => `"${n}"`).join(', ')} ${u.waiting.length === 1 ? 'waits' : 'wait'} for you to review ${u.waiting.length === 1 ? 'its' : 'their'} command line.` }),
+          button('Review', { 'data-command': 'modelGateway.mcp.reviewWaiting', title: 'See each command line and start the server, or not' }, 'shield'),
+        )]
+      : []),
   );
 }

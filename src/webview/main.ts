@@ -511,7 +511,9 @@ messages.addEventListener('click', (e) => {
 });
 
 unaskedRow.addEventListener('click', (e) => {
-  if ((e.target as HTMLElement).closest('#toggle-pause')) post({ type: 'toggle-pause' });
+  const b = (e.target as HTMLElement).closest('button');
+  if (b?.id === 'toggle-pause') post({ type: 'toggle-pause' });
+  else if (b?.dataset.command) post({ type: 'run-command', command: b.dataset.command as FixAction['command'] });
 });
 
 approvalBar.addEventListener('click', (e) => {

@@ -148,4 +148,23 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     await chat().locator('#mode option[selected][value="ask"]').waitFor({ state: 'attached' });
     await chat().locator('#mode').selectOption('agent');
   });
+
+  it("a workspace's new MCP server is announced once and waits in a panel line; Review shows its command line and starts it", async () => {
+    const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+    writeFileSync(join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { docs: { command: process.execPath, args: [everything, 'stdio'] } } }, null, 2));
+    const toast = page.locator('.notification-toast', { hasText: 'start only once you review' }).or(page.locator('.notification-toast', { hasText: 'starts only once you review' }));
+    await toast.first().waitFor({ timeout: 30_000 });
+    assert.match(await toast.first().innerText(), /\.vscode\/mcp\.json defines an MCP server \("docs"\)/);
+    const line = chat().locator('#unasked .mcp-waiting');
+    await line.waitFor({ timeout: 15_000 });
+    assert.match(await line.innerText(), /MCP: "docs" waits for you to review its command line/);
+    await page.screenshot({ path: join(SHOTS, 'mcp-waiting.png') });
+    await line.locator('button', { hasText: 'Review' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Start the MCP server "docs"[\s\S]*server-everything/);
+    await page.screenshot({ path: join(SHOTS, 'mcp-review.png') });
+    await dialog.getByRole('button', { name: 'Start Server' }).click();
+    await line.waitFor({ state: 'detached', timeout: 30_000 });
+  });
 });

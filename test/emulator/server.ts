@@ -347,7 +347,8 @@ export class GatewayEmulator {
         this.clock.advance(Number(b.advanceMs ?? 0));
         return sendJson(res, 200, { now: this.clock.now() });
       case '/__emulator/requests':
-        return sendJson(res, 200, { count: this.requests.length, paths: this.requests.map((r) => `${r.method} ${r.path}`) });
+        // With each request's top-level body fields (names only: no values, no credentials).
+        return sendJson(res, 200, { count: this.requests.length, paths: this.requests.map((r) => `${r.method} ${r.path}`), fields: this.requests.map((r) => (r.body && typeof r.body === 'object' && !Buffer.isBuffer(r.body) ? Object.keys(r.body) : [])) });
       case '/__emulator/last-request': {
         // The newest request to a path, credential headers blanked (tests must never read keys back).
         const r = [...this.requests].reverse().find((q) => !b.path || q.path === b.path);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { UsageReport } from '../../src/usage/core/report';
 import { config } from './config';
-import { api, connectToEmulator, emulatorControl, emulatorRequests, runAnswering, until } from './helpers';
+import { api, connectToEmulator, emulatorControl, emulatorRequests, runAnswering, until, emulatorRequestFields } from './helpers';
 
 interface SeenRequest {
   body?: Record<string, unknown>;
@@ -33,10 +33,14 @@ async function editAt(relPath: string, text: string): Promise<vscode.TextEditor>
  * does), until the document holds `expected`: the ghost text may render a moment after the answer.
  */
 async function triggerAndAccept(editor: vscode.TextEditor, expected: string): Promise<void> {
+  let tries = 0;
   await until(
     `the accepted suggestion "${expected}"`,
     async () => {
-      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      // Every few seconds a change at the end of the file, as typing would make: VS Code does not
+      // always ask again for a document version and position it already asked about (a busy host).
+      if (++tries % 10 === 0) await triggerAfterEdit(editor);
+      else await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
       await new Promise((r) => setTimeout(r, 300));
       await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
       return editor.document.getText().includes(expected);
@@ -131,10 +135,13 @@ describe('inline completions in a real VS Code', () => {
       assert.equal(seen.body?.suffix, undefined, 'sent without suffix');
       // Remembered: the next file is asked once, without a refused try first.
       provider.cache.clear();
-      const before = await completionRequests();
+      const before = (await emulatorRequestFields()).length;
       const second = await open('src/complete-instruct2.ts', 'export const least = Math.min(3, 4|\n');
       await triggerAndAccept(second, 'Math.min(3, 4)\n');
-      assert.equal((await completionRequests()) - before, 1);
+      // VS Code may ask again after the accept (1.139 does, at times): what matters is that no ask carried a suffix.
+      const since = (await emulatorRequestFields()).slice(before).filter((r) => r.path === 'POST /v1/completions');
+      assert.ok(since.length >= 1, 'asked');
+      assert.deepEqual(since.filter((r) => r.fields.includes('suffix')), [], 'no try with a suffix first');
     } finally {
       await settings().update('defaultModels.completion', 'codestral-emu', vscode.ConfigurationTarget.Global);
     }

@@ -64,6 +64,12 @@ export async function emulatorRequests(): Promise<string[]> {
   return ((await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[] }).paths;
 }
 
+/** The requests so far: each one's method and path, and its body's top-level field names. */
+export async function emulatorRequestFields(): Promise<{ path: string; fields: string[] }[]> {
+  const r = (await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[]; fields: string[][] };
+  return r.paths.map((path, i) => ({ path, fields: r.fields[i] ?? [] }));
+}
+
 /** Calls the emulator's control API (faults, clock, profile, the last request to a path). */
 export async function emulatorControl(route: 'faults' | 'clock' | 'reset' | 'profile' | 'last-request', body: unknown = {}): Promise<unknown> {
   const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

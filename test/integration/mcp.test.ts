@@ -178,10 +178,12 @@ describe('MCP servers in the chat', function () {
     assert.equal(testing.mcp.get('repo')!.state.kind, 'needs-confirmation');
     assert.equal(existsSync(marker), false, 'nothing from the repository ran');
     assert.ok(!testing.agent.definitions().some((d) => d.name.startsWith('repo__')));
+    assert.deepEqual(testing.mcp.waitingServers(), ['repo'], 'said to wait (the panel line, the notification)');
 
     testing.services.prompts.answerNext(false);
     assert.equal(await testing.mcp.startByPerson('repo'), false);
     assert.equal(existsSync(marker), false, 'declined: still nothing ran');
+    assert.deepEqual(testing.mcp.waitingServers(), [], 'declined: no longer said to wait');
 
     testing.services.prompts.answerNext(true);
     assert.equal(await testing.mcp.startByPerson('repo'), true);

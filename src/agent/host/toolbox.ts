@@ -28,6 +28,8 @@ export interface ChatContextSource {
   usePrompt(id: string): Promise<string | undefined>;
   resourceItems(query: string): { path: string; name: string }[];
   readResource(path: string): Promise<{ label: string; text: string }>;
+  /** Workspace servers waiting for the person to review their command line. */
+  waitingServers(): string[];
 }
 
 /** The workspace's custom agents, prompt files and skills, for the chat (set by the customization feature). */

@@ -203,7 +203,7 @@ export class ChatSession implements vscode.Disposable {
       fixes,
       pendingApprovals: this.approver.list(),
       context: this.contextUse(model),
-      ...(this.agent && this.toolsEnabled() ? { unasked: this.agent.unasked() } : {}),
+      ...(this.agent && this.toolsEnabled() ? { unasked: { ...this.agent.unasked(), waiting: this.agent.contextSource?.waitingServers() ?? [] } } : {}),
     };
     this.post({ type: 'state', state });
   }

@@ -12,6 +12,7 @@ export function activateMcp(host: FeatureHost, agent: AgentToolbox): McpHub {
   const own = (host.context.extension.packageJSON as { contributes?: { languageModelTools?: { name: string }[] } }).contributes?.languageModelTools ?? [];
   agent.addSource(host.own(new VsCodeTools(new Set(own.map((t) => t.name)))));
   host.command('modelGateway.mcp.showServers', () => showServers(hub));
+  host.command('modelGateway.mcp.reviewWaiting', () => hub.reviewWaiting());
   // Servers start after activation: activation never waits for a process or a network.
   host.afterActivation(() => hub.reload());
   return hub;

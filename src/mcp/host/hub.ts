@@ -15,6 +15,10 @@ import { definitionOf, qualifiedName, resultText } from '../core/tools';
 import { McpServer } from './server';
 
 const CONFIRMED_KEY = 'modelGateway.mcp.confirmed';
+/** Workspace servers the person declined to start (by their command line): no longer said to wait. */
+const DECLINED_KEY = 'modelGateway.mcp.declined';
+/** Workspace servers already announced (by their command line): the notification comes once. */
+const NOTIFIED_KEY = 'modelGateway.mcp.notified';
 
 interface Entry {
   server: McpServer;
@@ -114,6 +118,36 @@ export class McpHub implements ToolSource, vscode.Disposable {
       await this.startIfAllowed(entry);
     }
     this.rebuildTools();
+    this.changed.fire();
+    void this.announceWaiting().catch((err: unknown) => this.log.error(`the waiting servers could not be announced: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  /** Workspace servers waiting for the person to review their command line (not declined). */
+  waitingServers(): string[] {
+    const declined = this.context.workspaceState.get<Record<string, string>>(DECLINED_KEY, {});
+    return this.list()
+      .filter((s) => s.state.kind === 'needs-confirmation' && declined[s.name] !== this.fingerprint(s.config))
+      .map((s) => s.name);
+  }
+
+  /** Says once (per command line) that servers wait; Review asks about each. */
+  private async announceWaiting(): Promise<void> {
+    const notified = this.context.workspaceState.get<Record<string, string>>(NOTIFIED_KEY, {});
+    const fresh = this.waitingServers().filter((n) => notified[n] !== this.fingerprint(this.entries.get(n)!.server.config));
+    if (fresh.length === 0) return;
+    await this.context.workspaceState.update(NOTIFIED_KEY, { ...notified, ...Object.fromEntries(fresh.map((n) => [n, this.fingerprint(this.entries.get(n)!.server.config)])) });
+    const one = fresh.length === 1;
+    const answer = await this.services.prompts.notify(
+      `This workspace's .vscode/mcp.json defines ${one ? 'an MCP server' : `${fresh.length} MCP servers`} (${fresh.map((n) => `"${n}"`).join(', ')}) that start${one ? 's' : ''} only once you review ${one ? 'its' : 'their'} command line.`,
+      ['Review'],
+    );
+    if (answer === 'Review') await this.reviewWaiting();
+  }
+
+  /** Asks about each waiting server in turn (its command line, Start or not). */
+  async reviewWaiting(): Promise<void> {
+    for (const name of this.waitingServers()) await this.startByPerson(name);
+    this.changed.fire();
   }
 
   private async startIfAllowed(entry: Entry): Promise<void> {
@@ -157,7 +191,14 @@ export class McpHub implements ToolSource, vscode.Disposable {
           `It ${config.spec.kind === 'stdio' ? 'runs this command on your machine' : 'connects to'}:\n\n${line}\n\nA server from a repository is code from that repository. Start it only if you trust it.`,
           'Start Server',
         );
-        if (!yes) return false;
+        const declined = this.context.workspaceState.get<Record<string, string>>(DECLINED_KEY, {});
+        if (!yes) {
+          await this.context.workspaceState.update(DECLINED_KEY, { ...declined, [name]: this.fingerprint(config) });
+          this.changed.fire();
+          return false;
+        }
+        delete declined[name];
+        await this.context.workspaceState.update(DECLINED_KEY, declined);
         const confirmed = this.context.workspaceState.get<Record<string, string>>(CONFIRMED_KEY, {});
         await this.context.workspaceState.update(CONFIRMED_KEY, { ...confirmed, [name]: this.fingerprint(config) });
       }
