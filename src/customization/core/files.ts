@@ -1,10 +1,10 @@
 /**
  * The customization files VS Code, Copilot and Claude Code share: custom agents (`.agent.md`, and
  * `.chatmode.md`, their older spelling), prompt files (`.prompt.md`) and skills (`SKILL.md`).
- * Front matter is YAML, read with `yaml` and checked with zod; what does not fit is reported, not
+ * Front matter is YAML, read with `js-yaml` and checked with zod; what does not fit is reported, not
  * guessed at.
  */
-import { parse as parseYaml } from 'yaml';
+import { load as parseYaml } from 'js-yaml';
 import * as z from 'zod/mini';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 
