@@ -85,7 +85,8 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     // The chart is drawn: an SVG with one group of bars per series.
     const series = view.locator('#chart svg g.ct-series');
     await until(`${expectedSeries} series in the chart`, async () => (await series.count()) === expectedSeries, 30_000);
-    assert.ok((await view.locator('#chart svg line.ct-bar').count()) >= expectedSeries, 'bars are drawn');
+    // Each series' group is in the SVG before its bars are (the chart draws as the view sizes it).
+    await until('bars drawn for every series', async () => (await view.locator('#chart svg line.ct-bar').count()) >= expectedSeries, 10_000);
     assert.equal(await view.locator('.legend li').count(), expectedSeries);
     assert.match(await view.locator('.legend').innerText(), /imagegen-v3-generate/);
     assert.match((await view.locator('#chart').getAttribute('aria-label')) ?? '', /Spend per day over the last 7 days/);
