@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { ApprovalInfo } from '../../src/common/chatProtocol';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
 import { api, connectToEmulator, emulatorControl, emulatorRequests, until } from './helpers';
 
@@ -32,13 +33,16 @@ describe('agent: what the editor knows (tsserver)', function () {
     'src/credentials.ts': "import { sumAll } from './sum';\nexport const leaked = sumAll([1]) + SECRET_TOKEN_sk_live_123;\n",
   };
 
-  /** Sends and accepts every approval the turn asks for (edits), as a person clicking Accept would. */
-  async function sendAccepting(text: string): Promise<AssistantTurn> {
+  /** Sends and accepts every approval the turn asks for, as a person clicking Accept would; `asked` collects what was asked. */
+  async function sendAccepting(text: string, asked: ApprovalInfo[] = []): Promise<AssistantTurn> {
     const { testing } = await api();
     let settled = false;
     const sent = testing.chat.send(text, [], []).finally(() => (settled = true));
     while (!settled) {
-      for (const a of testing.chat.pendingApprovals()) testing.chat.decide(a.callId, true);
+      for (const a of testing.chat.pendingApprovals()) {
+        asked.push(a);
+        testing.chat.decide(a.callId, true);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     await sent;
@@ -130,18 +134,8 @@ describe('agent: what the editor knows (tsserver)', function () {
     await testing.chat.newConversation();
     const read = (rel: string) => readFileSync(join(lab(), rel), 'utf8');
     const originals = Object.fromEntries(['src/rates.ts', 'src/invoice.ts', 'src/quote.ts'].map((f) => [f, read(f)]));
-    const asked: { files?: string[]; kind: string }[] = [];
-    let settled = false;
-    const sent = testing.chat.send('Rename taxRate to vatRate in editor-lab/src/rates.ts', [], []).finally(() => (settled = true));
-    while (!settled) {
-      for (const a of testing.chat.pendingApprovals()) {
-        asked.push(a);
-        testing.chat.decide(a.callId, true);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await sent;
-    const turn = await lastTurn();
+    const asked: ApprovalInfo[] = [];
+    const turn = await sendAccepting('Rename taxRate to vatRate in editor-lab/src/rates.ts', asked);
     const call = calls(turn).find((c) => c.name === 'rename_symbol');
     assert.ok(call, `rename_symbol was called: ${calls(turn).map((c) => c.name).join(', ')}`);
     assert.equal(call.status, 'done', call.result);
@@ -189,18 +183,8 @@ describe('agent: what the editor knows (tsserver)', function () {
       await until('VS Code reads the new tasks.json', async () => (await testing.editor.tasks.tasks()).some((t) => t.label === 'check lab'), 30_000);
 
       await testing.chat.newConversation();
-      const asked: { kind: string; action?: string; reason?: string }[] = [];
-      let settled = false;
-      const sent = testing.chat.send('Run the task "check lab" and tell me what it finds', [], []).finally(() => (settled = true));
-      while (!settled) {
-        for (const a of testing.chat.pendingApprovals()) {
-          asked.push(a);
-          testing.chat.decide(a.callId, true);
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      await sent;
-      const call = calls(await lastTurn()).find((c) => c.name === 'run_task');
+      const asked: ApprovalInfo[] = [];
+      const call = calls(await sendAccepting('Run the task "check lab" and tell me what it finds', asked)).find((c) => c.name === 'run_task');
       assert.ok(call, 'run_task was called');
       assert.equal(asked.length, 1, 'one approval');
       assert.equal(asked[0].kind, 'command');
