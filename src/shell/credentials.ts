@@ -27,6 +27,11 @@ export class Credentials implements vscode.Disposable {
   private accountUserId: string | undefined;
   private origins: OriginRecord = {};
   private readonly subscription: vscode.Disposable;
+  /**
+   * Reads and writes of the stored values, one after another: a read begun before a write (after
+   * another window's change) would otherwise finish after it and put the old values back.
+   */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly secrets: vscode.SecretStorage) {
     this.subscription = secrets.onDidChange(async (e) => {
@@ -37,7 +42,17 @@ export class Credentials implements vscode.Disposable {
     });
   }
 
-  async load(): Promise<void> {
+  load(): Promise<void> {
+    return this.serially(() => this.read());
+  }
+
+  private serially<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(step, step);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async read(): Promise<void> {
     this.apiKey = (await this.secrets.get(API_KEY)) || undefined;
     this.accessToken = (await this.secrets.get(ACCESS_TOKEN)) || undefined;
     this.accountUserId = (await this.secrets.get(ACCOUNT_USER_ID)) || undefined;
@@ -59,11 +74,13 @@ export class Credentials implements vscode.Disposable {
   }
 
   /** Records that these credentials belong to `origin` (entered there, or confirmed by the person). */
-  async bind(kinds: readonly CredentialKind[], origin: string): Promise<void> {
-    const next = { ...this.origins };
-    for (const k of kinds) next[k] = origin;
-    await this.storeOrigins(next);
-    this.changed.fire();
+  bind(kinds: readonly CredentialKind[], origin: string): Promise<void> {
+    return this.serially(async () => {
+      const next = { ...this.origins };
+      for (const k of kinds) next[k] = origin;
+      await this.storeOrigins(next);
+      this.changed.fire();
+    });
   }
 
   private async storeOrigins(next: OriginRecord): Promise<void> {
@@ -80,13 +97,15 @@ export class Credentials implements vscode.Disposable {
   }
 
   /** Stores the account user id with the access token; empty removes it. */
-  async setAccountUserId(value: string): Promise<void> {
-    const id = value.trim();
-    if (id && !/^\d+$/.test(id)) throw new Error('The account user id is a whole number (the ID in the gateway console).');
-    if (id) await this.secrets.store(ACCOUNT_USER_ID, id);
-    else await this.secrets.delete(ACCOUNT_USER_ID);
-    this.accountUserId = id || undefined;
-    this.changed.fire();
+  setAccountUserId(value: string): Promise<void> {
+    return this.serially(async () => {
+      const id = value.trim();
+      if (id && !/^\d+$/.test(id)) throw new Error('The account user id is a whole number (the ID in the gateway console).');
+      if (id) await this.secrets.store(ACCOUNT_USER_ID, id);
+      else await this.secrets.delete(ACCOUNT_USER_ID);
+      this.accountUserId = id || undefined;
+      this.changed.fire();
+    });
   }
 
   getApiKey(): string | undefined {
@@ -111,36 +130,42 @@ export class Credentials implements vscode.Disposable {
   }
 
   /** A new API key, entered for `origin` (undefined: no gateway URL yet, bound to the first one used). */
-  async setApiKey(value: string, origin: string | undefined): Promise<void> {
-    await this.secrets.store(API_KEY, value.trim());
-    this.apiKey = value.trim();
-    registerSecret(this.apiKey);
-    await this.storeOrigins({ ...this.origins, apiKey: origin });
-    this.changed.fire();
+  setApiKey(value: string, origin: string | undefined): Promise<void> {
+    return this.serially(async () => {
+      await this.secrets.store(API_KEY, value.trim());
+      this.apiKey = value.trim();
+      registerSecret(this.apiKey);
+      await this.storeOrigins({ ...this.origins, apiKey: origin });
+      this.changed.fire();
+    });
   }
 
   /** A new access token for `origin`; the user id of the previous one goes with it unless kept on purpose. */
-  async setAccessToken(value: string, origin: string | undefined, options: { keepUserId?: boolean } = {}): Promise<void> {
-    await this.secrets.store(ACCESS_TOKEN, value.trim());
-    this.accessToken = value.trim();
-    registerSecret(this.accessToken);
-    await this.storeOrigins({ ...this.origins, accessToken: origin });
-    if (!options.keepUserId && this.accountUserId) {
-      await this.secrets.delete(ACCOUNT_USER_ID);
-      this.accountUserId = undefined;
-    }
-    this.changed.fire();
+  setAccessToken(value: string, origin: string | undefined, options: { keepUserId?: boolean } = {}): Promise<void> {
+    return this.serially(async () => {
+      await this.secrets.store(ACCESS_TOKEN, value.trim());
+      this.accessToken = value.trim();
+      registerSecret(this.accessToken);
+      await this.storeOrigins({ ...this.origins, accessToken: origin });
+      if (!options.keepUserId && this.accountUserId) {
+        await this.secrets.delete(ACCOUNT_USER_ID);
+        this.accountUserId = undefined;
+      }
+      this.changed.fire();
+    });
   }
 
-  async clear(): Promise<void> {
-    await this.secrets.delete(API_KEY);
-    await this.secrets.delete(ACCESS_TOKEN);
-    await this.secrets.delete(ACCOUNT_USER_ID);
-    await this.storeOrigins({});
-    this.apiKey = undefined;
-    this.accessToken = undefined;
-    this.accountUserId = undefined;
-    this.changed.fire();
+  clear(): Promise<void> {
+    return this.serially(async () => {
+      await this.secrets.delete(API_KEY);
+      await this.secrets.delete(ACCESS_TOKEN);
+      await this.secrets.delete(ACCOUNT_USER_ID);
+      await this.storeOrigins({});
+      this.apiKey = undefined;
+      this.accessToken = undefined;
+      this.accountUserId = undefined;
+      this.changed.fire();
+    });
   }
 
   dispose(): void {
