@@ -48,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const { status, usage } = activateUsage(host, languageModels.access, completions.provider.spendSource());
   const accountTree = activateAccount(host);
   const agent = activateAgent(host);
-  const mcp = activateMcp(host, agent);
+  const mcp = activateMcp(host, agent, usage);
   const editor = activateEditor(host, agent);
   const customizations = activateCustomizations(host, agent);
   const chat = activateChat(host, search, agent, editor);

@@ -4,3 +4,5 @@ export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+// The requests a server sends the client: sampling (the person's model) and elicitation (a form).
+export { CreateMessageRequestSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';

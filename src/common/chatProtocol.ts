@@ -157,15 +157,17 @@ const ApprovalSchema = z.object({
   callId: z.string(),
   /** The file (edits), the folder a command runs in, or the server a tool belongs to. */
   path: z.string(),
-  kind: z.enum(['create', 'edit', 'command', 'tool']),
+  kind: z.enum(['create', 'edit', 'command', 'tool', 'sampling']),
   added: z.number(),
   removed: z.number(),
   preview: z.optional(z.object({ startLine: z.number(), lines: z.array(DiffLineSchema) })),
   warning: z.optional(z.string()),
   /** A command: the exact line; a tool: its name. */
   action: z.optional(z.string()),
-  /** A tool call's arguments (JSON). */
+  /** A tool call's arguments (JSON); a sampling request's messages (text). */
   args: z.optional(z.string()),
+  /** A sampling request: the most it can cost ("at most $0.0012"). */
+  price: z.optional(z.string()),
   /** Why it asks (a command not on the allow list, say). */
   reason: z.optional(z.string()),
   /** What "Always allow" would allow from now on, when it is offered. */

@@ -18,6 +18,9 @@ export const RANGES = [7, 30] as const;
 /** The series the chart shows for inline completions, carved out of their model's spend. */
 export const COMPLETIONS_SERIES = 'Inline completions';
 
+/** The series of an MCP server's sampling requests ("MCP: everything"), carved out of their model's spend. */
+export const MCP_SERIES_PREFIX = 'MCP: ';
+
 /** Inline completions' spend per local day (`YYYY-MM-DD`) and model, as this extension counted it. */
 export type CompletionSpendByDay = Record<string, { byModel: Record<string, { dollars: number; requests: number }> }>;
 

@@ -37,6 +37,17 @@ export class Prompts {
     return vscode.window.showQuickPick(items, options);
   }
 
+  /** A quick pick of several items; a test answers with their labels joined by "|" ("" for none). */
+  async pickMany<T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions): Promise<readonly T[] | undefined> {
+    if (this.queued.length > 0) {
+      const answer = this.queued.shift();
+      if (typeof answer !== 'string') return undefined;
+      const labels = answer ? answer.split('|') : [];
+      return items.filter((i) => labels.includes(i.label));
+    }
+    return vscode.window.showQuickPick(items, { ...options, canPickMany: true });
+  }
+
   /** A modal question with one action; true when the person chose it. */
   async confirm(message: string, detail: string | undefined, action: string, level: 'warning' | 'info' = 'warning'): Promise<boolean> {
     if (this.queued.length > 0) return this.queued.shift() === true;

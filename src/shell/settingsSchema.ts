@@ -26,6 +26,7 @@ export const NUMBER_SETTINGS = {
   'modelGateway.assets.videoPollSeconds': { default: 15, minimum: 1, maximum: 300 },
   'modelGateway.usage.warnDaysLeft': { default: 7, minimum: 0, maximum: 365, integer: true },
   'modelGateway.lm.dailyCapDollars': { default: 5, minimum: 0, maximum: 10000 },
+  'modelGateway.mcp.sampling.dailyCapDollars': { default: 1, minimum: 0, maximum: 10000 },
   'modelGateway.agent.commandTimeoutSeconds': { default: 600, minimum: 5, maximum: 86400 },
   'modelGateway.completions.maxPrefixTokens': { default: 1500, minimum: 50, maximum: 16000, integer: true },
   'modelGateway.completions.maxSuffixTokens': { default: 500, minimum: 0, maximum: 8000, integer: true },

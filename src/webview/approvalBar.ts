@@ -5,6 +5,7 @@ type ApprovalInfo = ViewState['pendingApprovals'][number];
 
 /** One pending decision in the bar above the input: an edit (with its diff), a command or a tool call. */
 export function approvalRow(a: ApprovalInfo): HTMLElement {
+  if (a.kind === 'sampling') return samplingRow(a);
   if (a.kind === 'command' || a.kind === 'tool') return actionRow(a);
   return h(
     'div',
@@ -43,6 +44,32 @@ function actionRow(a: ApprovalInfo): HTMLElement {
       { class: 'approval-buttons' },
       button(command ? 'Run' : 'Allow', { class: 'primary', 'data-approve': a.callId, 'data-accept': 'true' }, command ? 'play' : 'check'),
       a.always ? button('Always allow', { 'data-approve': a.callId, 'data-accept': 'true', 'data-always': 'true', title: `From now on, run ${command ? `“${a.always}”` : a.always} without asking (your user settings)` }, 'check-all') : undefined,
+      button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
+    ),
+  );
+}
+
+/** An MCP server asking the person's model for an answer: the server, the model, the price, the messages. */
+function samplingRow(a: ApprovalInfo): HTMLElement {
+  return h(
+    'div',
+    { class: 'approval-row action sampling', 'data-call': a.callId },
+    h(
+      'div',
+      { class: 'approval-what' },
+      icon('sparkle'),
+      ' ',
+      h('span', { text: `MCP server ${a.path} asks ` }),
+      h('b', { class: 'approval-model', text: a.action ?? '' }),
+      a.price ? h('span', { class: 'approval-price', text: ` · ${a.price}` }) : undefined,
+    ),
+    a.args ? h('pre', { class: 'approval-args', 'aria-label': 'What the server sends to the model', text: a.args }) : undefined,
+    a.reason ? h('div', { class: 'approval-reason muted', text: `Asks because ${a.reason}.` }) : undefined,
+    h(
+      'span',
+      { class: 'approval-buttons' },
+      button('Allow', { class: 'primary', 'data-approve': a.callId, 'data-accept': 'true' }, 'check'),
+      a.always ? button('Always allow', { 'data-approve': a.callId, 'data-accept': 'true', 'data-always': 'true', title: `From now on, let ${a.always} without asking` }, 'check-all') : undefined,
       button('Reject', { 'data-approve': a.callId, 'data-accept': 'false' }, 'close'),
     ),
   );

@@ -16,7 +16,7 @@ type Pending = (
 export interface ApprovalInfo {
   callId: string;
   path: string;
-  kind: 'create' | 'edit' | 'command' | 'tool';
+  kind: 'create' | 'edit' | 'command' | 'tool' | 'sampling';
   added: number;
   removed: number;
   /** For a small change: the changed lines with one line of context, shown in the chat itself. */
@@ -25,6 +25,7 @@ export interface ApprovalInfo {
   warning?: string;
   action?: string;
   args?: string;
+  price?: string;
   reason?: string;
   always?: string;
   /** Edits of several files accepted together (a rename): the files, as tools show them. */
@@ -32,7 +33,7 @@ export interface ApprovalInfo {
 }
 
 function actionInfo(callId: string, a: ActionRequest): ApprovalInfo {
-  return { callId, kind: a.kind, path: a.where, added: 0, removed: 0, action: a.action, reason: a.reason, ...(a.args !== undefined ? { args: a.args } : {}), ...(a.always ? { always: a.always } : {}) };
+  return { callId, kind: a.kind, path: a.where, added: 0, removed: 0, action: a.action, reason: a.reason, ...(a.args !== undefined ? { args: a.args } : {}), ...(a.price ? { price: a.price } : {}), ...(a.always ? { always: a.always } : {}) };
 }
 
 function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {

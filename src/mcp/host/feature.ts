@@ -1,12 +1,15 @@
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
+import type { UsagePanel } from '../../usage/host/panel';
 import { McpHub } from './hub';
 import { showServers } from './serversPick';
 import { VsCodeTools } from './vscodeTools';
 
 /** MCP servers and other extensions' tools, as tool sources of the agent. */
-export function activateMcp(host: FeatureHost, agent: AgentToolbox): McpHub {
+export function activateMcp(host: FeatureHost, agent: AgentToolbox, usage: UsagePanel): McpHub {
   const hub = host.own(new McpHub(host.services, host.context));
+  // What servers' sampling spent shows in the Usage view, a series per server.
+  usage.serverSpend = () => hub.sampling.spendByDay();
   agent.addSource(hub);
   agent.contextSource = hub;
   const own = (host.context.extension.packageJSON as { contributes?: { languageModelTools?: { name: string }[] } }).contributes?.languageModelTools ?? [];

@@ -7,12 +7,14 @@ import type { ToolCategory } from '../../agent/core/autoApproval';
 import type { ToolSource } from '../../agent/host/toolbox';
 import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import { userValue } from '../../shell/config';
-import type { InteractiveFeature } from '../../shell/services';
+import type { CredentialSource, PricedFeature } from '../../shell/services';
 import { parseJsonc } from '../../shell/settingsFiles';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables, type InputSpec, type ServerConfig, type ServerSpec } from '../core/config';
 import { definitionOf, qualifiedName, resultText } from '../core/tools';
-import { McpServer } from './server';
+import { McpElicitation } from './elicitation';
+import { McpSampling, type ChatTurnLink, type SamplingServer } from './sampling';
+import { McpServer, type ServerRequests } from './server';
 
 const CONFIRMED_KEY = 'modelGateway.mcp.confirmed';
 /** Workspace servers the person declined to start (by their command line): no longer said to wait. */
@@ -47,11 +49,21 @@ export class McpHub implements ToolSource, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [this.changed, this.notices, this.log];
   /** Problems of the configurations, by where they were read. */
   problems: string[] = [];
+  readonly sampling: McpSampling;
+  private readonly elicitation: McpElicitation;
+  /** Each server's tool calls running in a chat turn now: where its requests to the person are shown. */
+  private readonly turns = new Map<string, ChatTurnLink[]>();
+  private readonly requests: ServerRequests = {
+    sample: (server, params, signal) => this.sampling.handle(this.samplingServer(server), params, this.turns.get(server.name)?.at(-1), signal),
+    elicit: (server, params, signal) => this.elicitation.handle(server.name, params, signal),
+  };
 
   constructor(
-    private readonly services: InteractiveFeature,
+    private readonly services: PricedFeature & CredentialSource,
     private readonly context: vscode.ExtensionContext,
   ) {
+    this.sampling = new McpSampling(services, context, this.log);
+    this.elicitation = new McpElicitation(services, this.log);
     const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
     this.disposables.push(
       watcher,
@@ -112,7 +124,7 @@ export class McpHub implements ToolSource, vscode.Disposable {
     for (const w of wanted) {
       if (this.entries.has(w.config.name)) continue;
       const entry: Entry = { inputs: w.inputs, ...(w.folder ? { folder: w.folder } : {}), server: undefined as unknown as McpServer };
-      entry.server = new McpServer(w.config, () => this.resolveSpec(entry), this.log, w.folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+      entry.server = new McpServer(w.config, () => this.resolveSpec(entry), this.log, w.folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, this.requests);
       this.disposables.push(entry.server.onDidChange((e) => this.serverChanged(entry, e.lostTools)));
       this.entries.set(w.config.name, entry);
       await this.startIfAllowed(entry);
@@ -160,6 +172,11 @@ export class McpHub implements ToolSource, vscode.Disposable {
       }
     }
     await server.start();
+  }
+
+  /** A server as sampling knows it: an "always allow" holds for its exact command line. */
+  samplingServer(server: McpServer): SamplingServer {
+    return { name: server.name, source: server.config.source, fingerprint: this.fingerprint(server.config) };
   }
 
   private fingerprint(config: ServerConfig): string {
@@ -283,6 +300,9 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const server = t.entry.server.name;
     const go = await approveToolCall({ server, tool: t.tool, where: `MCP server ${server}`, args, reason: 'MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)', approver, callId, signal, paused });
     if (!go) return { content: `The person rejected the call of ${t.tool} on the MCP server "${server}"; it did not run.`, isError: true };
+    // While the call runs, the server's sampling requests are decided in this turn's approval bar.
+    const link: ChatTurnLink = { approver, callId, signal };
+    this.turns.set(server, [...(this.turns.get(server) ?? []), link]);
     try {
       this.log.info(`[${server}] calling ${t.tool}`);
       const r = await t.entry.server.call(t.tool, args, signal);
@@ -290,6 +310,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
     } catch (err) {
       if (signal?.aborted) throw err;
       return { content: `Error: the MCP server "${server}" could not run ${t.tool}: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    } finally {
+      const left = (this.turns.get(server) ?? []).filter((l) => l !== link);
+      if (left.length) this.turns.set(server, left);
+      else this.turns.delete(server);
     }
   }
 

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { ServerConfig, ServerSpec } from '../core/config';
 import type { ResultPart, ServerTool } from '../core/tools';
+import type { SamplingParams } from '../core/sampling';
+import type { ElicitParams } from './elicitation';
 import { loadMcpSdk } from './sdk';
 
 export type ServerState =
@@ -24,6 +26,12 @@ export interface ServerResource {
 }
 
 type Client = InstanceType<ReturnType<typeof loadMcpSdk>['Client']>;
+
+/** What a server may ask of the client: the person's model (sampling) and the person (elicitation). */
+export interface ServerRequests {
+  sample(server: McpServer, params: SamplingParams, signal: AbortSignal): Promise<object>;
+  elicit(server: McpServer, params: ElicitParams, signal: AbortSignal): Promise<object>;
+}
 
 const STDERR_TAIL = 4000;
 /** Waits between restarts of a server that died: 1 s, 2 s, 4 s … at most 30 s; after 5 failures in a row it stays down. */
@@ -51,6 +59,7 @@ export class McpServer implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** The workspace folder a stdio server starts in when its config names none. */
     private readonly defaultCwd: string | undefined,
+    private readonly requests: ServerRequests,
   ) {}
 
   get name(): string {
@@ -74,6 +83,8 @@ export class McpServer implements vscode.Disposable {
       const client: Client = new sdk.Client(
         { name: 'model-gateway', version: '0.1.0' },
         {
+          // Sampling asks before it spends; elicitation asks the person (forms, and pages opened on a yes).
+          capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
           // tools/list_changed: the new list replaces the old one.
           listChanged: {
             tools: {
@@ -86,6 +97,8 @@ export class McpServer implements vscode.Disposable {
           },
         },
       );
+      client.setRequestHandler(sdk.CreateMessageRequestSchema, (req, extra) => this.requests.sample(this, req.params as SamplingParams, extra.signal) as never);
+      client.setRequestHandler(sdk.ElicitRequestSchema, (req, extra) => this.requests.elicit(this, req.params as ElicitParams, extra.signal) as never);
       const transport = this.transport(spec);
       client.onclose = () => this.closed(client);
       client.onerror = (err) => this.log.warn(`[${this.name}] ${err.message}`);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatCost } from '../../common/money';
 import { commandLineOf } from '../core/config';
 import type { McpHub } from './hub';
 import type { McpServer, ServerState } from './server';
@@ -39,9 +40,14 @@ export async function showServers(hub: McpHub): Promise<void> {
   if (!picked) return;
   const s = picked.server;
   const running = s.state.kind === 'running' || s.state.kind === 'starting';
-  const actions = [...(running ? ['Restart', 'Stop'] : ['Start']), ...(s.state.kind === 'running' ? ['List Tools'] : []), 'Show Log'];
-  const action = await vscode.window.showQuickPick(actions, { title: `MCP server ${s.name}: ${describe(s.state)}` });
-  if (action === 'Start' || action === 'Restart') await hub.startByPerson(s.name);
+  const sampling = hub.samplingServer(s);
+  const allowed = hub.sampling.isAlwaysAllowed(sampling);
+  const forget = 'Ask Before Each Sampling Request';
+  const actions = [...(running ? ['Restart', 'Stop'] : ['Start']), ...(s.state.kind === 'running' ? ['List Tools'] : []), ...(allowed ? [forget] : []), 'Show Log'];
+  const spent = hub.sampling.spentToday(s.name);
+  const action = await vscode.window.showQuickPick(actions, { title: `MCP server ${s.name}: ${describe(s.state)}${spent > 0 || allowed ? ` · sampling ${allowed ? 'always allowed, ' : ''}${formatCost(spent)} today` : ''}` });
+  if (action === forget) await hub.sampling.setAlwaysAllowed(sampling, false);
+  else if (action === 'Start' || action === 'Restart') await hub.startByPerson(s.name);
   else if (action === 'Stop') await s.stop();
   else if (action === 'Show Log') hub.log.show(true);
   else if (action === 'List Tools' && s.state.kind === 'running') {

@@ -18,6 +18,8 @@ export interface CollectOptions {
   maxLogRows?: number;
   /** Inline completions' spend as this extension counted it (a series of its own in the chart). */
   completions?: CompletionSpendByDay;
+  /** Each MCP server's sampling spend as this extension counted it (a series each). */
+  servers?: Record<string, CompletionSpendByDay>;
   signal?: AbortSignal;
 }
 
@@ -47,5 +49,6 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
     balanceDollars: me.balanceDollars,
     username: me.username,
     completions: o.completions,
+    servers: o.servers,
   });
 }

@@ -7,7 +7,7 @@ import type { KeyBilling, UsageBucket, UsageLogEntry, UsageLogs } from '../../co
 import { forecast } from './forecast';
 import { imageFamilyPrice, priceText, type PriceBook } from '../../common/prices';
 import { toCsv } from './csv';
-import { COMPLETIONS_SERIES, type CompletionSpendByDay, type RangeDays, type UsageReport } from '../../common/usageReport';
+import { COMPLETIONS_SERIES, MCP_SERIES_PREFIX, type CompletionSpendByDay, type RangeDays, type UsageReport } from '../../common/usageReport';
 
 export { RANGES, type ModelRow, type RangeDays, type UsageReport } from '../../common/usageReport';
 
@@ -50,6 +50,8 @@ export interface ReportInput {
   username?: string;
   /** Inline completions' spend as counted here: moved out of its model's figures into a series of its own. */
   completions?: CompletionSpendByDay;
+  /** Each MCP server's sampling spend as counted here (by server name): a series of its own each. */
+  servers?: Record<string, CompletionSpendByDay>;
 }
 
 export function buildReport(input: ReportInput): UsageReport {
@@ -85,7 +87,8 @@ export function buildReport(input: ReportInput): UsageReport {
     for (const l of logs.items) add(localDay(l.at), l.model, l.dollars, 1);
   }
 
-  if (input.completions) carveCompletions(cells, input.completions);
+  if (input.completions) carveSeries(cells, input.completions, COMPLETIONS_SERIES);
+  for (const [server, spend] of Object.entries(input.servers ?? {})) carveSeries(cells, spend, `${MCP_SERIES_PREFIX}${server}`);
 
   const inRange = new Set(days);
   const perModel = new Map<string, { dollars: number; requests: number }>();
@@ -172,22 +175,23 @@ export function buildReport(input: ReportInput): UsageReport {
 }
 
 /**
- * Moves what inline completions spent from their model's cell of each day to a cell of their own
- * (never more than the gateway reported for that model and day: its log may lag behind).
+ * Moves what this extension counted for one use (inline completions, an MCP server's sampling)
+ * from its model's cell of each day to a cell of its own (never more than the gateway reported
+ * for that model and day: its log may lag behind).
  */
-function carveCompletions(cells: Map<string, { dollars: number; requests: number }>, spend: CompletionSpendByDay): void {
+function carveSeries(cells: Map<string, { dollars: number; requests: number }>, spend: CompletionSpendByDay, series: string): void {
   for (const [day, { byModel }] of Object.entries(spend)) {
     for (const [model, counted] of Object.entries(byModel)) {
       const from = cells.get(`${day}\u0000${model}`);
       if (!from) continue;
       const requests = Math.min(from.requests, counted.requests);
-      // Every call of the model that day was a completion: all its spend moves (the gateway's
+      // Every call of the model that day was of this use: all its spend moves (the gateway's
       // price wins over this extension's estimate, which may differ in the last digits).
       const dollars = requests === from.requests ? from.dollars : Math.min(from.dollars, counted.dollars);
       if (dollars <= 0 && requests <= 0) continue;
       from.dollars -= dollars;
       from.requests -= requests;
-      const id = `${day}\u0000${COMPLETIONS_SERIES}`;
+      const id = `${day}\u0000${series}`;
       const to = cells.get(id) ?? { dollars: 0, requests: 0 };
       to.dollars += dollars;
       to.requests += requests;
@@ -202,6 +206,7 @@ function topCall(l: UsageLogEntry): UsageReport['topCalls'][number] {
 }
 
 function describePrice(prices: PriceBook, model: string): { price: string; priceKnown: boolean } {
+  if (model.startsWith(MCP_SERIES_PREFIX)) return { price: `requests of the MCP server "${model.slice(MCP_SERIES_PREFIX.length)}" (sampling), counted by Model Gateway at the model's price`, priceKnown: true };
   if (model === COMPLETIONS_SERIES) return { price: 'ghost text in this editor, counted by Model Gateway at the model\'s price', priceKnown: true };
   const found = prices.price(model);
   const image = found ? undefined : imageFamilyPrice(model);

@@ -5,7 +5,7 @@ import { redact } from '../../shell/redact';
 import type { SettingsSource, GatewayConnection, CredentialSource, PriceSource, LogSource } from '../../shell/services';
 import { collectUsage } from '../core/collect';
 import { FromUsageView, type ToUsageView } from '../../common/usageProtocol';
-import type { CompletionSpendSource } from '../../common/usageReport';
+import type { CompletionSpendByDay, CompletionSpendSource } from '../../common/usageReport';
 
 export type { CompletionSpendSource };
 import { RANGES, reportCsv, type RangeDays, type UsageReport } from '../core/report';
@@ -26,6 +26,8 @@ export class UsagePanel implements vscode.Disposable {
   private generation = 0;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Each MCP server's sampling spend as counted here (set by the MCP feature, which starts later). */
+  serverSpend: (() => Record<string, CompletionSpendByDay>) | undefined;
 
   constructor(
     private readonly services: SettingsSource & GatewayConnection & CredentialSource & PriceSource & LogSource,
@@ -71,6 +73,7 @@ export class UsagePanel implements vscode.Disposable {
         hasAccessToken: !!this.services.credentials.getAccessToken(),
         prices: await this.services.prices.book(),
         completions: this.completions?.spendByDay(),
+        servers: this.serverSpend?.(),
       });
       const today = this.completions?.today();
       return {
