@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables } from '../../src/mcp/core/config';
 import { definitionOf, qualifiedName, resultText, toParameters } from '../../src/mcp/core/tools';
+import { chooseModel, describeRequest, inputTokens, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../../src/mcp/core/sampling';
+import { asksForSecret, defaultText, fieldsOf, formSummary, problemWith, valueOf } from '../../src/mcp/core/elicitation';
 
 describe('MCP: configuration (VS Code\'s mcp.json format)', () => {
   it('reads stdio, http and sse servers and promptString inputs; bad entries are named, not fatal', () => {
@@ -86,5 +88,134 @@ describe('MCP: tools for both wire formats', () => {
     assert.equal(resultText([]), '(the tool returned nothing)');
     const long = resultText([{ type: 'text', text: `START${'x'.repeat(100_000)}END` }]);
     assert.ok(long.startsWith('START') && long.endsWith('END') && long.length < 70_000 && /characters left out/.test(long));
+  });
+});
+
+describe('MCP: sampling (a server asks the person\'s model)', () => {
+  const params = (o: Partial<SamplingParams> = {}): SamplingParams => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 100, ...o });
+  const listed = ['claude-3-5-sonnet-20241022', 'claude-3-5-haiku-20241022', 'gpt-4o', 'gpt-4o-mini'];
+
+  it('takes the first hint a listed model matches (exact, else the shortest that contains it), else the chat model', () => {
+    assert.equal(chooseModel({ hints: [{ name: 'gpt-4o-mini' }] }, listed, 'gpt-4o')?.model, 'gpt-4o-mini');
+    assert.equal(chooseModel({ hints: [{ name: 'gpt-4o' }] }, listed, undefined)?.model, 'gpt-4o', 'an exact id wins over longer ones that contain it');
+    assert.equal(chooseModel({ hints: [{ name: 'gemini' }, { name: 'haiku' }] }, listed, 'gpt-4o')?.model, 'claude-3-5-haiku-20241022', 'a hint nobody matches is passed over');
+    const none = chooseModel({ hints: [{ name: 'gemini' }] }, listed, 'gpt-4o');
+    assert.equal(none?.model, 'gpt-4o');
+    assert.match(none!.why, /no model of the gateway matches the server's hints \(gemini\)/);
+    assert.equal(chooseModel(undefined, listed, 'not-listed')?.model, 'claude-3-5-sonnet-20241022', 'a chat model the gateway no longer lists is not used');
+    assert.equal(chooseModel(undefined, [], 'gpt-4o')?.model, 'gpt-4o', 'an unreadable list keeps the chat model');
+    assert.equal(chooseModel(undefined, [], undefined), undefined);
+  });
+
+  it('becomes a chat completion: system prompt, text and images, the limits; refuses what a chat model cannot take', () => {
+    const r = toChatRequest(
+      params({
+        systemPrompt: 'Be brief.',
+        temperature: 3,
+        stopSequences: ['a', 'b', 'c', 'd', 'e'],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] },
+          { role: 'assistant', content: { type: 'text', text: 'A dot.' } },
+          { role: 'user', content: { type: 'text', text: 'Sure?' } },
+        ],
+      }),
+      'gpt-4o',
+    );
+    assert.deepEqual(r.messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+      { role: 'assistant', content: 'A dot.' },
+      { role: 'user', content: 'Sure?' },
+    ]);
+    assert.equal(r.max_tokens, 100);
+    assert.equal(r.temperature, 2, 'clamped to what the gateway takes');
+    assert.deepEqual(r.stop, ['a', 'b', 'c', 'd'], 'at most four stop sequences');
+    assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'audio', data: 'x', mimeType: 'audio/wav' } }] }), 'm'), (e: Error) => e instanceof SamplingRefusal && /audio content/.test(e.message));
+    assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/tiff' } }] }), 'm'), /image\/tiff images are not supported/);
+    assert.throws(() => toChatRequest(params({ tools: [{ name: 't' }] }), 'm'), /sampling with tools/);
+    assert.throws(() => toChatRequest(params({ maxTokens: 0 }), 'm'), /maxTokens/);
+  });
+
+  it('costs at most its input and every token it may answer with; unknown prices count high', () => {
+    const priced = worstCaseDollars(params({ maxTokens: 1000 }), (u) => (u.input * 1 + u.output * 2) / 1e6);
+    assert.equal(priced.priced, true);
+    assert.ok(priced.dollars > 2000 / 1e6 && priced.dollars < 2100 / 1e6, String(priced.dollars));
+    const unknown = worstCaseDollars(params({ maxTokens: 1000 }), () => undefined);
+    assert.equal(unknown.priced, false);
+    assert.ok(unknown.dollars >= 0.03, 'the fallback price is deliberately high');
+    assert.ok(inputTokens(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/png' } }] })) >= 1000, 'an image counts as a picture, not its bytes');
+  });
+
+  it('is shown to the person with every speaker, clipped, and its limits; the stop reason maps back', () => {
+    const shown = describeRequest(params({ systemPrompt: 'You are a test server.', temperature: 0.7, messages: [{ role: 'user', content: { type: 'text', text: 'x'.repeat(2000) } }] }));
+    assert.match(shown, /^System: You are a test server\.\n\nUser: x{1200}… \(800 more characters\)\n\n\(at most 100 tokens, temperature 0\.7\)$/);
+    assert.equal(stopReasonOf('length'), 'maxTokens');
+    assert.equal(stopReasonOf('stop'), 'endTurn');
+    assert.equal(stopReasonOf('content_filter'), 'content_filter');
+  });
+});
+
+describe('MCP: elicitation forms', () => {
+  // The everything server's form (trimmed): every kind of field MCP allows.
+  const schema = {
+    type: 'object',
+    properties: {
+      name: { title: 'String', type: 'string', description: 'Your full, legal name' },
+      check: { type: 'boolean', default: false },
+      email: { type: 'string', format: 'email' },
+      birthdate: { type: 'string', format: 'date' },
+      integer: { title: 'Integer', type: 'integer', minimum: 1, maximum: 100, default: 42 },
+      pet: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-1' },
+      hero: { type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Wonder Woman' }] },
+      fish: { type: 'array', minItems: 1, maxItems: 2, items: { anyOf: [{ const: 'fish-1', title: 'Tuna' }, { const: 'fish-2', title: 'Salmon' }] }, default: ['fish-1'] },
+      tools: { type: 'array', items: { type: 'string', enum: ['Guitar', 'Piano'] } },
+    },
+    required: ['name'],
+  };
+
+  it('reads each field of the flat schema, titled options and defaults included', () => {
+    const fields = fieldsOf(schema);
+    assert.deepEqual(
+      fields.map((f) => [f.key, f.kind, f.label, f.required]),
+      [
+        ['name', 'text', 'String', true],
+        ['check', 'boolean', 'check', false],
+        ['email', 'text', 'email', false],
+        ['birthdate', 'text', 'birthdate', false],
+        ['integer', 'number', 'Integer', false],
+        ['pet', 'choice', 'pet', false],
+        ['hero', 'choice', 'hero', false],
+        ['fish', 'choices', 'fish', false],
+        ['tools', 'choices', 'tools', false],
+      ],
+    );
+    const pet = fields.find((f) => f.key === 'pet');
+    assert.deepEqual(pet?.kind === 'choice' && pet.options, [{ value: 'pet-1', label: 'Cats' }, { value: 'pet-2', label: 'Dogs' }]);
+    const fish = fields.find((f) => f.key === 'fish');
+    assert.deepEqual(fish?.kind === 'choices' && [fish.options.map((o) => o.label), fish.default, fish.maxItems], [['Tuna', 'Salmon'], ['fish-1'], 2]);
+    assert.equal(defaultText(fields.find((f) => f.key === 'integer')!), '42');
+    assert.match(formSummary(fields), /^String \(required\), check, email/);
+    assert.throws(() => fieldsOf({ properties: { deep: { type: 'object' } } }), /type object, which a form cannot ask for/);
+    assert.throws(() => fieldsOf({ nothing: true }), /not a flat object/);
+  });
+
+  it('checks each answer against its field and converts it; empty optional answers are left out', () => {
+    const f = Object.fromEntries(fieldsOf(schema).map((x) => [x.key, x]));
+    assert.equal(problemWith(f.name, '  '), 'String is required');
+    assert.equal(problemWith(f.email, ''), undefined);
+    assert.match(problemWith(f.email, 'nobody')!, /email address/);
+    assert.equal(problemWith(f.email, 'a@example.com'), undefined);
+    assert.match(problemWith(f.birthdate, '12/31/1990')!, /YYYY-MM-DD/);
+    assert.match(problemWith(f.integer, '4.5')!, /whole number/);
+    assert.match(problemWith(f.integer, '101')!, /at most 100/);
+    assert.equal(valueOf(f.integer, ' 7 '), 7);
+    assert.equal(valueOf(f.email, ' '), undefined);
+  });
+
+  it('notices a field that asks for a secret', () => {
+    const [password, apiKey, name] = fieldsOf({ properties: { pw: { type: 'string', title: 'Password' }, k: { type: 'string', description: 'Your OpenAI API key' }, n: { type: 'string', title: 'Name' } } });
+    assert.equal(asksForSecret(password), true);
+    assert.equal(asksForSecret(apiKey), true);
+    assert.equal(asksForSecret(name), false);
   });
 });

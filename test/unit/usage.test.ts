@@ -252,6 +252,20 @@ describe('usage figures', () => {
     assert.ok(!r.rows.some((x) => x.day === yesterday && x.model === 'codestral'), 'a model left with nothing has no row');
   });
 
+  it("an MCP server's sampling spend is a series of its own, beside inline completions, taken from the same model", () => {
+    const today = localDay(noon / 1000);
+    const items = [entry(daysAgo(0) - 60, 'gpt-4o-mini', 0.5), entry(daysAgo(0) - 50, 'gpt-4o-mini', 0.25), entry(daysAgo(0) - 40, 'gpt-4o-mini', 0.125)];
+    const completions = { [today]: { byModel: { 'gpt-4o-mini': { dollars: 0.125, requests: 1 } } } };
+    const servers = { everything: { [today]: { byModel: { 'gpt-4o-mini': { dollars: 0.25, requests: 1 } } } } };
+    const r = buildReport({ rangeDays: 7, nowMs: noon, logs: { items, complete: true }, prices: new PriceBook(undefined), completions, servers });
+    const series = Object.fromEntries(r.series.map((x) => [x.name, x.dollars.at(-1)]));
+    assert.equal(series['MCP: everything'], 0.25);
+    assert.equal(series['Inline completions'], 0.125);
+    assert.equal(series['gpt-4o-mini'], 0.5, 'what is left is the chat\'s');
+    assert.equal(r.totalDollars, 0.875, 'the total is unchanged');
+    assert.match(r.perModel.find((m) => m.model === 'MCP: everything')!.price, /MCP server "everything" \(sampling\)/);
+  });
+
   it('stacks spend by model per day, groups the smallest models as Other, and says when there is no data', () => {
     const models = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
     const items = models.flatMap((m, i) => [entry(daysAgo(1), m, 8 - i), entry(daysAgo(0) - 60, m, 1, { cacheRead: 300, cacheWrite: 100 })]);
