@@ -3,6 +3,7 @@ export * from './core/errors';
 export { CREDENTIAL_WITHHELD, normalizeBaseUrl, parseRetryAfter, type RetryInfo } from './core/transport';
 export { SSEDecoder } from './core/sse';
 export { bypassesProxy, describeProxy, proxyFor, proxyFromEnv, type NetworkOptions, type ProxySettings } from './core/network';
+export { networkFetch, type NetworkFetch } from './core/networkFetch';
 export * from './resources/chat';
 export * from './resources/completions';
 export * from './resources/messages';

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension';
 import { config } from './config';
@@ -14,7 +16,8 @@ export async function api(): Promise<Required<ExtensionApi>> {
   return exports as Required<ExtensionApi>;
 }
 
-export { until } from '../wait';
+import { until } from '../wait';
+export { until };
 
 /**
  * Runs a command that asks the person something, answering through the test-only API (the
@@ -91,3 +94,29 @@ export const dialogs = {
     return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as { text: string; answer: string }[]) : [];
   },
 };
+
+/** The reference "everything" MCP server from npm (the repository's node_modules: the installed extension has none). */
+export function everythingServerPath(): string {
+  return join(resolve(__dirname, '..', '..'), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+}
+
+/** The everything server over streamable HTTP on a free loopback port, until `stop`. */
+export async function startEverythingOverHttp(): Promise<{ port: number; stop: () => void }> {
+  const port = await new Promise<number>((done) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => done(p));
+    });
+  });
+  const child = spawn(process.execPath, [everythingServerPath(), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let said = '';
+  child.stdout.on('data', (d: Buffer) => (said += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (said += d.toString()));
+  let exited = '';
+  child.on('exit', (code) => (exited = `exited with ${code}: ${said}`));
+  await until('the HTTP MCP server listens', () => {
+    if (exited) throw new Error(exited);
+    return /listening on port/.test(said);
+  }, 30_000);
+  return { port, stop: () => child.kill() };
+}

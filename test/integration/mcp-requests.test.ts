@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
 import { config } from './config';
-import { api, connectToEmulator, emulatorRequests, runAnswering, until } from './helpers';
+import { api, connectToEmulator, emulatorRequests, everythingServerPath, runAnswering, until } from './helpers';
 
 /**
  * What an MCP server asks of the client, with the reference "everything" server over stdio: its
@@ -14,7 +14,7 @@ import { api, connectToEmulator, emulatorRequests, runAnswering, until } from '.
 describe('MCP servers asking for the model and the person', function () {
   this.timeout(120_000);
   const settings = () => vscode.workspace.getConfiguration('modelGateway');
-  const everything = join(resolve(__dirname, '..', '..'), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+  const everything = everythingServerPath();
   const calls = (t: AssistantTurn | undefined): ToolCallRecord[] => t?.steps.flatMap((s) => s.toolCalls) ?? [];
   const posts = async () => (await emulatorRequests()).filter((r) => r.startsWith('POST /v1/')).length;
 

@@ -1,11 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
-import { api, connectToEmulator, until } from './helpers';
+import { api, connectToEmulator, startEverythingOverHttp, until } from './helpers';
 
 /**
  * Real MCP servers from npm (the reference "everything" server over stdio and streamable HTTP,
@@ -21,7 +19,7 @@ describe('MCP servers in the chat', function () {
   const server = (name: string) => join(repo(), 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
   const calls = (t: AssistantTurn | undefined): ToolCallRecord[] => t?.steps.flatMap((s) => s.toolCalls) ?? [];
   const lastTurn = async () => (await api()).testing.chat.current?.turns.at(-1) as AssistantTurn;
-  let http: ChildProcess | undefined;
+  let stopHttp: (() => void) | undefined;
   let httpPort = 0;
 
   /** Sends a question and answers every approval with yes; the turn's tool calls. */
@@ -44,27 +42,14 @@ describe('MCP servers in the chat', function () {
 
   before(async () => {
     await connectToEmulator();
-    httpPort = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as { port: number }).port;
-        s.close(() => resolve(port));
-      });
-    });
-    http = spawn(process.execPath, [server('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(httpPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let said = '';
-    http.stdout!.on('data', (d: Buffer) => (said += d.toString()));
-    http.stderr!.on('data', (d: Buffer) => (said += d.toString()));
-    let exited = '';
-    http.on('exit', (code) => (exited = `exited with ${code}: ${said}`));
-    await until('the HTTP MCP server listens', () => {
-      if (exited) throw new Error(exited);
-      return /listening on port/.test(said);
-    }, 30_000);
+    const started = await startEverythingOverHttp();
+    httpPort = started.port;
+    stopHttp = started.stop;
     writeFileSync(join(root(), 'mcp-notes.md'), '# Notes for the filesystem server\n');
   });
 
   after(async () => {
-    http?.kill();
+    stopHttp?.();
     await mcp().update('servers', undefined, vscode.ConfigurationTarget.Global);
     await agent().update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
     rmSync(join(root(), 'mcp-notes.md'), { force: true });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { issueCert, makeTestCa, startProxy, startTlsFront, type TestCa, type TestProxy, type TlsFront } from '../emulator/tls-front';
 import { config } from './config';
-import { api, connectToEmulator } from './helpers';
+import { api, connectToEmulator, startEverythingOverHttp, until } from './helpers';
 
 /**
  * The networks users are behind, in the real extension host: a gateway behind TLS signed by a CA
@@ -170,6 +170,30 @@ describe('proxies and certificates, from VS Code settings', function () {
     } finally {
       delete process.env.NODE_EXTRA_CA_CERTS;
       await http().update('systemCertificates', undefined, user);
+    }
+  });
+
+  it('an MCP server over HTTPS signed by the company CA goes through the proxy, as the gateway does, and connects again when the settings change', async () => {
+    const { testing } = await api();
+    const server = await startEverythingOverHttp();
+    const mcpFront = await startTlsFront(server.port, await issueCert(ca));
+    try {
+      await resetNetworkSettings();
+      await http().update('proxy', open.url, user);
+      await http().update('noProxy', ['<-loopback>'], user);
+      await mg().update('mcp.servers', { secure: { type: 'http', url: `${mcpFront.url}/mcp` } }, user);
+      await until('refused without the CA', () => testing.mcp.get('secure')?.state.kind === 'failed', 30_000);
+      const failed = testing.mcp.get('secure')!.state;
+      assert.match(failed.kind === 'failed' ? failed.message : '', /certificate/i);
+      await mg().update('tls.caFiles', [caFile], user);
+      await until('running with the CA', () => testing.mcp.get('secure')?.state.kind === 'running', 30_000);
+      assert.ok(open.log.some((l) => l.method === 'CONNECT' && l.target === `127.0.0.1:${mcpFront.port}`), `through the proxy: ${JSON.stringify(open.log)}`);
+      const echoed = await testing.mcp.get('secure')!.call('echo', { message: 'through the tunnel' });
+      assert.match(echoed.content.map((c) => c.text ?? '').join(''), /Echo: through the tunnel/);
+    } finally {
+      await mg().update('mcp.servers', undefined, user);
+      await mcpFront.close();
+      server.stop();
     }
   });
 

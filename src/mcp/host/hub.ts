@@ -7,7 +7,8 @@ import type { ToolCategory } from '../../agent/core/autoApproval';
 import type { ToolSource } from '../../agent/host/toolbox';
 import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import { userValue } from '../../shell/config';
-import type { CredentialSource, PricedFeature } from '../../shell/services';
+import { loadGateway, type CredentialSource, type PricedFeature } from '../../shell/services';
+import type { NetworkFetch } from '../../gateway';
 import { parseJsonc } from '../../shell/settingsFiles';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables, type InputSpec, type ServerConfig, type ServerSpec } from '../core/config';
@@ -56,7 +57,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
   private readonly requests: ServerRequests = {
     sample: (server, params, signal) => this.sampling.handle(this.samplingServer(server), params, this.turns.get(server.name)?.at(-1), signal),
     elicit: (server, params, signal) => this.elicitation.handle(server.name, params, signal),
+    fetch: () => this.httpFetch(),
   };
+  /** One fetch per network setting (proxy, certificates); a change makes a new one for the next connection. */
+  private network: { signature: string; fetch: NetworkFetch } | undefined;
 
   constructor(
     private readonly services: PricedFeature & CredentialSource,
@@ -75,6 +79,8 @@ export class McpHub implements ToolSource, vscode.Disposable {
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => void this.reload()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
+      // A new proxy or CA reaches the HTTP servers as it reaches the gateway: they connect again.
+      services.onDidChangeConnection(() => this.networkChanged()),
     );
   }
 
@@ -172,6 +178,26 @@ export class McpHub implements ToolSource, vscode.Disposable {
       }
     }
     await server.start();
+  }
+
+  private networkChanged(): void {
+    if (!this.network || this.network.signature === this.services.network().signature) return;
+    for (const s of this.list()) {
+      if (s.config.spec.kind !== 'stdio' && s.state.kind !== 'stopped' && s.state.kind !== 'needs-confirmation' && s.state.kind !== 'untrusted') {
+        this.log.info(`[${s.name}] the proxy or certificate settings changed: connecting again`);
+        void s.restart();
+      }
+    }
+  }
+
+  private httpFetch(): NetworkFetch['fetch'] {
+    const choice = this.services.network();
+    if (this.network?.signature !== choice.signature) {
+      // The old one's open streams keep their connections; it is closed once they end.
+      void this.network?.fetch.close();
+      this.network = { signature: choice.signature, fetch: loadGateway().networkFetch(choice.options) };
+    }
+    return this.network.fetch.fetch;
   }
 
   /** A server as sampling knows it: an "always allow" holds for its exact command line. */

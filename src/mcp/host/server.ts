@@ -31,6 +31,8 @@ type Client = InstanceType<ReturnType<typeof loadMcpSdk>['Client']>;
 export interface ServerRequests {
   sample(server: McpServer, params: SamplingParams, signal: AbortSignal): Promise<object>;
   elicit(server: McpServer, params: ElicitParams, signal: AbortSignal): Promise<object>;
+  /** The fetch of the HTTP transports: the gateway client's proxy and certificates. */
+  fetch(): (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 const STDERR_TAIL = 4000;
@@ -124,7 +126,7 @@ export class McpServer implements vscode.Disposable {
   private transport(spec: ServerSpec) {
     const sdk = loadMcpSdk();
     if (spec.kind !== 'stdio') {
-      const init = { requestInit: { headers: spec.headers } };
+      const init = { requestInit: { headers: spec.headers }, fetch: this.requests.fetch() };
       return spec.kind === 'http' ? new sdk.StreamableHTTPClientTransport(new URL(spec.url), init) : new sdk.SSEClientTransport(new URL(spec.url), init);
     }
     const t = new sdk.StdioClientTransport({
