@@ -167,4 +167,34 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     await dialog.getByRole('button', { name: 'Start Server' }).click();
     await line.waitFor({ state: 'detached', timeout: 30_000 });
   });
+
+  it("a server's request for the model waits in the approval bar with the model, the messages and the price; after Allow the server gets the answer", async () => {
+    // The server started by the test before: the servers pick says when it runs, as a person would look.
+    const running = page.locator('.quick-input-list .monaco-list-row', { hasText: 'docs' }).filter({ hasText: /running/ });
+    for (let tries = 0; ; tries++) {
+      await runPaletteCommand(page, 'Model Gateway: MCP Servers');
+      if (await running.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+      await page.keyboard.press('Escape');
+      if (tries > 20) assert.fail('the server "docs" did not start');
+    }
+    await page.keyboard.press('Escape');
+    await ask('Use the trigger sampling request tool with the prompt "Name a colour"');
+    const bar = chat().locator('#approval-bar');
+    // The tool call asks first (a workspace server's tools ask), then the server's request for the model.
+    await bar.locator('.approval-row.tool').waitFor({ timeout: 30_000 });
+    await bar.locator('.approval-row.tool button', { hasText: 'Allow' }).first().click();
+    const row = bar.locator('.approval-row.sampling');
+    await row.waitFor({ timeout: 30_000 });
+    const said = await row.innerText();
+    assert.match(said.replace(/\s+/g, " "), /MCP server docs asks gpt-4o-mini · at most \$\d/);
+    assert.match(said, /User: Resource trigger-sampling-request context: Name a colour/);
+    assert.match(said, /Asks because an MCP server's request to your model is paid from your balance/);
+    await page.screenshot({ path: join(SHOTS, 'mcp-sampling-approval.png') });
+    await row.locator('button', { hasText: /^\s*Allow\s*$/ }).click();
+    await idle();
+    const card = lastAnswer().locator('.tool', { hasText: 'trigger-sampling-request' }).first();
+    await card.waitFor();
+    assert.match((await card.getAttribute('class')) ?? '', /\bdone\b/, 'the call ended well: the server got its answer');
+    await page.screenshot({ path: join(SHOTS, 'mcp-sampling-done.png') });
+  });
 });
