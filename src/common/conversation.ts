@@ -54,6 +54,27 @@ export interface ToolCallRecord {
   stubbed?: boolean;
   /** For an accepted edit: the problems (diagnostics) it introduced, read once they settled. */
   problems?: EditProblems;
+  /**
+   * Images the tool returned (an MCP server's screenshot, say), shown in the card; sent to a model
+   * that takes images while the result is not stubbed (`sentImages`).
+   */
+  images?: ImageAttachment[];
+}
+
+/** Tool-result images sent at most, per call (the rest are named in the result's text). */
+export const MAX_RESULT_IMAGES = 4;
+
+/** A call's images as a request sends them: none once its result was stubbed. */
+export function sentImages(c: ToolCallRecord): ImageAttachment[] {
+  return c.stubbed || c.isError ? [] : (c.images ?? []).slice(0, MAX_RESULT_IMAGES);
+}
+
+/** Model names that read images, by family (a `modelOverrides` entry's `imageInput` says otherwise). */
+const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pixtral/i;
+
+/** Whether a model takes image input: the person's override, else its family. */
+export function takesImages(model: string, override?: boolean): boolean {
+  return override ?? VISION.test(model);
 }
 
 /** A problem (a diagnostic of a language server) as the chat keeps it. */

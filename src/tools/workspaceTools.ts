@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
+import type { ImageAttachment } from '../common/conversation';
 import { PathGuard, ToolError, type ResolvedPath, type WorkspaceFolderPath } from './pathGuard';
 
 /** A tool as offered to the model; the same definition serves both wire formats. */
@@ -16,6 +17,8 @@ export interface ToolDefinition {
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** Images the tool returned (named in `content` too): shown in the card, and sent to a model that takes images. */
+  images?: ImageAttachment[];
 }
 
 /** A proposed change, shown as a diff for the person to accept or reject. */

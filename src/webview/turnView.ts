@@ -194,6 +194,10 @@ export class TurnView {
               : h('div', { class: 'tool-actions' }, button(edited.length === 1 ? 'Undo' : `Undo (${edited.length} files)`, { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${edited.join(', ')} back as ${edited.length === 1 ? 'it was' : 'they were'} before this change` }, 'discard')),
           );
         }
+        // Images a tool returned are in view without opening the card.
+        if (c.images?.length && c.status !== 'awaiting-approval') {
+          return h('div', { class: 'tool-wrap' }, details, h('div', { class: 'thumbs tool-images' }, ...c.images.map((img, i) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: `Image ${i + 1} returned by ${c.name}`, title: `${img.name} (returned by ${c.name})` }))));
+        }
         if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
         return h(
           'div',

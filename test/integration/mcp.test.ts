@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
-import { api, connectToEmulator, startEverythingOverHttp, until } from './helpers';
+import { api, connectToEmulator, emulatorControl, startEverythingOverHttp, until } from './helpers';
 
 /**
  * Real MCP servers from npm (the reference "everything" server over stdio and streamable HTTP,
@@ -117,6 +117,33 @@ describe('MCP servers in the chat', function () {
     assert.match(turn.steps.at(-1)?.text ?? '', /`everything__echo` returned: Echo: hello over stdio/);
     const overHttp = calls(turn).find((c) => c.name === 'web__echo');
     assert.match(overHttp?.result ?? '', /Echo: hello over stdio/, 'the same tool over streamable HTTP');
+  });
+
+  it("an image result goes to a model that reads images (and into the card), not to one that does not", async () => {
+    const { testing } = await api();
+    // The PNG's base64 in the last request of the turn's wire format (its text never holds it).
+    const sentImages = async (t: AssistantTurn) => {
+      const path = t.format === 'chat' ? '/v1/chat/completions' : t.format === 'responses' ? '/v1/responses' : '/v1/messages';
+      const seen = (await emulatorControl('last-request', { path })) as { body?: unknown };
+      return JSON.stringify(seen.body ?? {}).match(/iVBORw0KGgo/g)?.length ?? 0;
+    };
+    await testing.chat.newConversation();
+    const { turn } = await askApproving('Use the get tiny image tool of everything');
+    const call = calls(turn).find((c) => c.name === 'everything__get-tiny-image');
+    assert.equal(call?.status, 'done', call?.result);
+    assert.equal(call?.images?.length, 1, 'kept for the card');
+    assert.equal(call?.images?.[0].mediaType, 'image/png');
+    assert.equal(await sentImages(turn), 1, `the answer was asked with the image (${turn.model}, ${turn.format})`);
+    // The same model said to take no images: the result's text names it, the image stays home.
+    await vscode.workspace.getConfiguration('modelGateway').update('modelOverrides', { [turn.model]: { imageInput: false } }, vscode.ConfigurationTarget.Global);
+    try {
+      await testing.chat.newConversation();
+      const again = await askApproving('Use the get tiny image tool of everything');
+      assert.match(calls(again.turn).find((c) => c.name === 'everything__get-tiny-image')?.result ?? '', /\[image image\/png, \d+ KB: shown in the tool card, and given to a model that reads images\]/);
+      assert.equal(await sentImages(again.turn), 0);
+    } finally {
+      await vscode.workspace.getConfiguration('modelGateway').update('modelOverrides', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   it('a tool allowed in the settings runs unasked; the filesystem server reads a workspace file', async () => {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type Condensation, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
 import { runTurn, type EngineEvent, type ToolRunner, type TurnLimit } from '../../src/chat/core/engine';
 import { systemPrompt } from '../../src/chat/core/prompt';
-import { toChatMessages, toMessagesRequest } from '../../src/chat/core/wire';
+import { toChatMessages, toMessagesRequest, toResponsesInput } from '../../src/chat/core/wire';
+import { fitToWindow, IMAGE_TOKENS } from '../../src/chat/core/budget';
 import { TOOL_DEFINITIONS, WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';
 import { PriceBook } from '../../src/common/prices';
@@ -77,6 +78,23 @@ describe('chat engine (agent loop) against the emulator', () => {
         const last = sent.messages.at(-1)!;
         assert.equal(last.role, 'user');
         assert.deepEqual((last.content as { type: string }[]).map((b) => b.type), ['tool_result', 'tool_result']);
+      }
+    });
+
+    it(`${format} format: a tool's image goes with its result, and the emulator (as the gateway) takes the request`, async () => {
+      const { client } = clientFor(ctx.emu);
+      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
+      const snap: ToolRunner = {
+        definitions: [{ name: 'take_screenshot', description: 'Takes a screenshot', kind: 'read', parameters: { type: 'object', properties: {}, required: [] } }],
+        run: () => Promise.resolve({ content: '[image image/png, 0 KB]', isError: false, images: [{ name: 'image-1', mediaType: 'image/png', data: png, detail: 'auto' }] }),
+      };
+      for (const imageInput of [true, false]) {
+        const turn = assistant(model, format);
+        await runTurn({ client, model, format, system, history: [user('Use the take_screenshot tool')], turn, tools: snap, maxSteps: 4, cacheTtl: '5m', imageInput });
+        assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+        assert.equal(turn.steps[0].toolCalls[0].images?.length, 1, 'kept for the card either way');
+        const sent = JSON.stringify(ctx.emu.requests.at(-1)!.body);
+        assert.equal(sent.includes(png), imageInput, imageInput ? 'sent to a model that reads images' : 'not sent to one that does not');
       }
     });
 
@@ -335,5 +353,46 @@ describe('wire conversion', () => {
     const last = msgs[7] as { content: { type: string; image_url?: { url: string; detail: string } }[] };
     assert.equal(last.content[1].image_url?.url, 'data:image/png;base64,iVBORw0KGgo=');
     assert.equal(last.content[1].image_url?.detail, 'low');
+  });
+
+  describe("a tool result's images", () => {
+    const png = { name: 'image-1', mediaType: 'image/png' as const, data: 'iVBORw0KGgo=', detail: 'auto' as const };
+    const withImage = (o: { stubbed?: boolean } = {}): AssistantTurn => {
+      const t = assistant('m', 'chat');
+      t.status = 'done';
+      t.steps = [
+        { text: '', toolCalls: [{ id: 'shot', name: 'browser__screenshot', args: '{}', status: 'done', result: '[image image/png, 0 KB]', images: [png], ...o }] },
+        { text: 'It shows a login page.', toolCalls: [] },
+      ];
+      return t;
+    };
+
+    it('chat format: text-only tool message, then the images as the user\'s, each call named', () => {
+      const msgs = toChatMessages('sys', [u1, withImage()]);
+      assert.deepEqual(msgs.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'user', 'assistant']);
+      assert.equal((msgs[3] as { content: string }).content, '[image image/png, 0 KB]');
+      assert.deepEqual((msgs[4] as { content: unknown }).content, [
+        { type: 'text', text: 'Images returned by browser__screenshot (call shot):' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' } },
+      ]);
+    });
+
+    it('messages format: inside the tool_result block; responses: after the output, as the user\'s', () => {
+      const req = toMessagesRequest('sys', [u1, withImage()], [], '5m');
+      const result = (req.messages[2].content as { type: string; content: { type: string }[] }[])[0];
+      assert.equal(result.type, 'tool_result');
+      assert.deepEqual(result.content.map((b) => b.type), ['text', 'image']);
+      const items = toResponsesInput([u1, withImage()]) as { type?: string; role?: string; content?: { type: string }[] }[];
+      const at = items.findIndex((i) => i.type === 'function_call_output');
+      assert.deepEqual(items[at + 1].content?.map((c) => c.type), ['input_text', 'input_image']);
+    });
+
+    it('a stubbed result sends none; the budget counts them while sent', () => {
+      assert.deepEqual(toChatMessages('sys', [u1, withImage({ stubbed: true })]).map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant']);
+      const sent = fitToWindow({ system: 'sys', toolsText: '', turns: [u1, withImage()], window: 200_000 });
+      const stubbed = fitToWindow({ system: 'sys', toolsText: '', turns: [u1, withImage({ stubbed: true })], window: 200_000 });
+      assert.equal(sent.use.parts.images, IMAGE_TOKENS);
+      assert.equal(stubbed.use.parts.images, 0);
+    });
   });
 });

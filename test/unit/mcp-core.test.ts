@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables } from '../../src/mcp/core/config';
-import { definitionOf, qualifiedName, resultText, toParameters } from '../../src/mcp/core/tools';
+import { definitionOf, qualifiedName, resultImages, resultText, toParameters } from '../../src/mcp/core/tools';
 import { chooseModel, describeRequest, inputTokens, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../../src/mcp/core/sampling';
 import { asksForSecret, defaultText, fieldsOf, formSummary, problemWith, valueOf } from '../../src/mcp/core/elicitation';
 
@@ -83,13 +83,36 @@ describe('MCP: tools for both wire formats', () => {
       { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt' },
       { type: 'resource', resource: { uri: 'mem://r', text: 'inside' } },
     ]);
-    assert.match(text, /^hello\n\[image image\/png, 3 KB: shown to the person in the tool card, not readable here\]\n\[resource link: a\.txt file:\/\/\/a\.txt\]\n\[resource mem:\/\/r\]\ninside$/);
+    assert.match(text, /^hello\n\[image image\/png, 3 KB: not readable here \(the data is not a PNG, JPEG or WEBP image[^\n]*\)\]\n\[resource link: a\.txt file:\/\/\/a\.txt\]\n\[resource mem:\/\/r\]\ninside$/);
     assert.equal(resultText([], { sum: 3 }), '{\n  "sum": 3\n}');
     assert.equal(resultText([]), '(the tool returned nothing)');
     const long = resultText([{ type: 'text', text: `START${'x'.repeat(100_000)}END` }]);
     assert.ok(long.startsWith('START') && long.endsWith('END') && long.length < 70_000 && /characters left out/.test(long));
   });
 });
+
+describe('MCP: image results', () => {
+  // A 1×1 PNG (the everything server's get-tiny-image returns one like it).
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
+  it('keeps readable images (PNG, JPEG, WEBP whose bytes match), at most four; the text says which went where', () => {
+    const parts = [
+      { type: 'text', text: 'Here:' },
+      ...Array.from({ length: 5 }, () => ({ type: 'image', mimeType: 'image/png', data: png })),
+      { type: 'image', mimeType: 'image/gif', data: 'R0lGODlhAQABAAAAACw=' },
+      { type: 'image', mimeType: 'image/jpeg', data: png },
+    ];
+    const images = resultImages(parts);
+    assert.equal(images.length, 4);
+    assert.deepEqual(images.map((i) => [i.name, i.mediaType]), [['image-1', 'image/png'], ['image-2', 'image/png'], ['image-3', 'image/png'], ['image-4', 'image/png']]);
+    const text = resultText(parts);
+    assert.equal(text.match(/given to a model that reads images/g)?.length, 4);
+    assert.match(text, /\[image image\/png, 0 KB: not readable here \(too many images\)\]/);
+    assert.match(text, /\[image image\/gif, 0 KB: not readable here \(.*GIF|gif.*\)\]/i);
+    assert.match(text, /\[image image\/jpeg, 0 KB: not readable here \(.+\)\]/, 'bytes that are not what the type says');
+  });
+});
+
+const PNG_1PX = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
 
 describe('MCP: sampling (a server asks the person\'s model)', () => {
   const params = (o: Partial<SamplingParams> = {}): SamplingParams => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 100, ...o });
@@ -101,7 +124,7 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
     assert.equal(chooseModel({ hints: [{ name: 'gemini' }, { name: 'haiku' }] }, listed, 'gpt-4o')?.model, 'claude-3-5-haiku-20241022', 'a hint nobody matches is passed over');
     const none = chooseModel({ hints: [{ name: 'gemini' }] }, listed, 'gpt-4o');
     assert.equal(none?.model, 'gpt-4o');
-    assert.match(none!.why, /no model of the gateway matches the server's hints \(gemini\)/);
+    assert.match(none.why, /no model of the gateway matches the server's hints \(gemini\)/);
     assert.equal(chooseModel(undefined, listed, 'not-listed')?.model, 'claude-3-5-sonnet-20241022', 'a chat model the gateway no longer lists is not used');
     assert.equal(chooseModel(undefined, [], 'gpt-4o')?.model, 'gpt-4o', 'an unreadable list keeps the chat model');
     assert.equal(chooseModel(undefined, [], undefined), undefined);
@@ -114,7 +137,7 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
         temperature: 3,
         stopSequences: ['a', 'b', 'c', 'd', 'e'],
         messages: [
-          { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] },
+          { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: PNG_1PX, mimeType: 'image/png' }] },
           { role: 'assistant', content: { type: 'text', text: 'A dot.' } },
           { role: 'user', content: { type: 'text', text: 'Sure?' } },
         ],
@@ -123,7 +146,7 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
     );
     assert.deepEqual(r.messages, [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_1PX}` } }] },
       { role: 'assistant', content: 'A dot.' },
       { role: 'user', content: 'Sure?' },
     ]);
@@ -131,7 +154,7 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
     assert.equal(r.temperature, 2, 'clamped to what the gateway takes');
     assert.deepEqual(r.stop, ['a', 'b', 'c', 'd'], 'at most four stop sequences');
     assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'audio', data: 'x', mimeType: 'audio/wav' } }] }), 'm'), (e: Error) => e instanceof SamplingRefusal && /audio content/.test(e.message));
-    assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/tiff' } }] }), 'm'), /image\/tiff images are not supported/);
+    assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/tiff' } }] }), 'm'), /an image of the request: /);
     assert.throws(() => toChatRequest(params({ tools: [{ name: 't' }] }), 'm'), /sampling with tools/);
     assert.throws(() => toChatRequest(params({ maxTokens: 0 }), 'm'), /maxTokens/);
   });

@@ -11,7 +11,7 @@
  * 5. as a last resort the oldest exchanges are left out, with a note where they were.
  */
 import type { ContextParts, ContextUse } from '../../common/contextUse';
-import type { AssistantTurn, Condensation, Step, ToolCallRecord, Turn, UserTurn } from '../../common/conversation';
+import { sentImages, type AssistantTurn, type Condensation, type Step, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
 import { IMAGE_TOKENS, tokensOf } from './tokens';
 import { userText } from './wire';
 
@@ -82,14 +82,16 @@ export function promptLimit(window: number, reserveOutput?: number, aggressive?:
   return Math.floor((window - reserve) * (aggressive ? 0.6 : 1));
 }
 
-function stepTokens(s: Step): { history: number; toolResults: number } {
+function stepTokens(s: Step): { history: number; toolResults: number; images: number } {
   let history = tokensOf(s.text) + tokensOf(s.thinking ?? '') + MESSAGE_TOKENS;
   let toolResults = 0;
+  let images = 0;
   for (const c of s.toolCalls) {
     history += tokensOf(c.name) + tokensOf(c.args);
     toolResults += (c.stubbed ? tokensOf(stubFor(c)) : tokensOf(c.result ?? '')) + MESSAGE_TOKENS;
+    images += sentImages(c).length * IMAGE_TOKENS;
   }
-  return { history, toolResults };
+  return { history, toolResults, images };
 }
 
 function measure(system: string, toolsText: string, turns: readonly Turn[], scale: number): ContextParts {
@@ -104,6 +106,7 @@ function measure(system: string, toolsText: string, turns: readonly Turn[], scal
       const n = stepTokens(s);
       parts.history += n.history;
       parts.toolResults += n.toolResults;
+      parts.images += n.images;
     }
   }
   return { system: Math.ceil(parts.system * scale), tools: Math.ceil(parts.tools * scale), history: Math.ceil(parts.history * scale), toolResults: Math.ceil(parts.toolResults * scale), images: parts.images };
@@ -194,7 +197,8 @@ export function fitToWindow(input: BudgetInput): Fitted {
       if (last && ti === last.ti && si === last.si) continue;
       if (!c.result || c.stubbed) continue;
       const stub = stubFor(originals.get(c.id) ?? c);
-      tokens -= Math.ceil((tokensOf(c.result) - tokensOf(stub)) * scale);
+      // A stub sends no images either.
+      tokens -= Math.ceil((tokensOf(c.result) - tokensOf(stub)) * scale) + sentImages(c).length * IMAGE_TOKENS;
       c.result = stub;
       c.stubbed = true;
       newlyStubbed.push(c.id);
@@ -238,7 +242,7 @@ function later(turns: readonly Turn[], a: Cut, b: Cut | undefined): boolean {
 export function condenseCut(turns: readonly Turn[], limit: number, current?: Condensation, scale = 1): Cut | undefined {
   const keep = limit * KEEP_AFTER_CONDENSING;
   let kept = 0;
-  const size = (n: { history: number; toolResults: number }) => (n.history + n.toolResults) * scale;
+  const size = (n: { history: number; toolResults: number; images: number }) => (n.history + n.toolResults) * scale + n.images;
   for (let ti = turns.length - 1; ti >= 1; ti--) {
     const t = turns[ti];
     if (t.role === 'assistant') {

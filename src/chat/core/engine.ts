@@ -64,6 +64,8 @@ export interface RunOptions {
   onNoResponsesRoute?: () => void;
   /** Chat completions: send a tool round's reasoning back (`toChatMessages`); the user's per-model override. */
   reasoningBack?: boolean;
+  /** False: the model takes no images, and tool results' images are not sent (their text names them). */
+  imageInput?: boolean;
   /** Responses format: `reasoning.effort` for a reasoning model (the user's per-model override). */
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   signal?: AbortSignal;
@@ -188,7 +190,16 @@ async function prepare(o: RunOptions & { contextWindow: number }, history: reado
  * under the window and sent once more, never more. The gateway's count of the prompt then
  * corrects the estimates.
  */
+/** The turns with tool results' images left out (a copy where any were: the conversation keeps them). */
+function withoutResultImages(turns: readonly Turn[]): readonly Turn[] {
+  const has = turns.some((t) => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.images?.length)));
+  if (!has) return turns;
+  return turns.map((t) => (t.role === 'assistant' ? { ...t, steps: t.steps.map((s) => ({ ...s, toolCalls: s.toolCalls.map(({ images: _images, ...c }) => c) })) } : t));
+}
+
 async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  // A model that takes no images gets none from tool results (their text names them), nor are they counted.
+  if (o.imageInput === false) history = withoutResultImages(history);
   const sendIn = (turns: readonly Turn[]) =>
     o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : o.format === 'responses' ? streamResponses(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit);
   const send = async (turns: readonly Turn[]) => {
@@ -262,6 +273,7 @@ async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: Engine
     const r = await tools.run(c.name, c.args, o.signal, c.id, approved);
     c.result = r.content;
     c.isError = r.isError;
+    if (r.images?.length) c.images = r.images;
     c.status = r.isError ? (/^The person rejected/.test(r.content) ? 'rejected' : 'error') : 'done';
     emit({ type: 'tool-update', call: c });
   };

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatTool } from '../../gateway';
 import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool, ResponseFunctionTool, ResponseInputItem } from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
-import type { AssistantTurn, Turn, UserTurn } from '../../common/conversation';
+import { sentImages, type AssistantTurn, type ImageAttachment, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
 
 const NOT_RUN = 'Not run: the turn ended before this call ran.';
 
@@ -9,6 +9,11 @@ const NOT_RUN = 'Not run: the turn ended before this call ran.';
 export function userText(turn: UserTurn): string {
   const context = turn.context.map((c) => `Context from ${c.label}:\n\`\`\`${c.language ?? ''}\n${c.text}\n\`\`\``);
   return [...context, turn.text].filter(Boolean).join('\n\n');
+}
+
+/** The images of a step's results, each after a line naming its call (for formats whose tool results are text only). */
+function resultImages(calls: readonly ToolCallRecord[]): { label: string; images: ImageAttachment[] }[] {
+  return calls.map((c) => ({ label: `Images returned by ${c.name} (call ${c.id}):`, images: sentImages(c) })).filter((x) => x.images.length > 0);
 }
 
 function argsObject(args: string): Record<string, unknown> {
@@ -68,6 +73,14 @@ export function toChatMessages(system: string, turns: readonly Turn[], reasoning
         ...(step.thinking && (reasoningBack ?? (step.thinkingVia ?? 'reasoning_content') === 'reasoning_content') ? { reasoning_content: step.thinking } : {}),
       });
       for (const c of step.toolCalls) out.push({ role: 'tool', tool_call_id: c.id, content: c.result ?? NOT_RUN });
+      // A tool message holds text only: the results' images follow as the user's.
+      const shown = resultImages(step.toolCalls);
+      if (shown.length > 0) {
+        out.push({
+          role: 'user',
+          content: shown.flatMap((x) => [{ type: 'text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail } }))]),
+        });
+      }
     }
   }
   return out;
@@ -144,7 +157,13 @@ export function toMessagesRequest(
         pushMessage(
           messages,
           'user',
-          step.toolCalls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: c.result ?? NOT_RUN, ...(c.isError || !c.result ? { is_error: true } : {}) })),
+          step.toolCalls.map((c): Block => {
+            const images = sentImages(c);
+            const content = images.length
+              ? [{ type: 'text' as const, text: c.result ?? NOT_RUN }, ...images.map((img) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: img.mediaType, data: img.data } }))]
+              : (c.result ?? NOT_RUN);
+            return { type: 'tool_result', tool_use_id: c.id, content, ...(c.isError || !c.result ? { is_error: true } : {}) };
+          }),
         );
       }
     }
@@ -198,6 +217,13 @@ export function toResponsesInput(turns: readonly Turn[]): ResponseInputItem[] {
       if (step.text) out.push({ role: 'assistant', content: step.text });
       for (const c of step.toolCalls) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args || '{}' });
       for (const c of step.toolCalls) out.push({ type: 'function_call_output', call_id: c.id, output: c.result ?? NOT_RUN });
+      const shown = resultImages(step.toolCalls);
+      if (shown.length > 0) {
+        out.push({
+          role: 'user',
+          content: shown.flatMap((x) => [{ type: 'input_text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'input_image' as const, image_url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail }))]),
+        });
+      }
     }
   }
   return out;

@@ -9,7 +9,7 @@ import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
 import { DiffApprover } from './approvals';
-import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
+import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, takesImages, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
 import { condense } from '../core/condense';
 import { runTurn, type TurnLimit } from '../core/engine';
@@ -567,6 +567,7 @@ export class ChatSession implements vscode.Disposable {
       maxTokens: override.maxOutputTokens,
       reasoningEffort: override.reasoningEffort,
       reasoningBack: override.reasoningBack,
+      imageInput: takesImages(model, override.imageInput),
       onNoResponsesRoute: () => this.services.noResponsesRoute(model),
       contextWindow: this.windowOf(model),
       onContextWindow: (window) => {

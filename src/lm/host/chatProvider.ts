@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { contextWindowFor } from '../../chat/core/budget';
-import { emptyUsage, isChatModel, newId, resolveFormat, type AssistantTurn } from '../../common/conversation';
+import { emptyUsage, isChatModel, newId, resolveFormat, takesImages, type AssistantTurn } from '../../common/conversation';
 import { runTurn } from '../../chat/core/engine';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
@@ -18,7 +18,6 @@ export const LM_VENDOR = 'model-gateway';
 const ThinkingPart = (vscode as unknown as { LanguageModelThinkingPart?: new (value: string, id?: string, metadata?: Record<string, unknown>) => unknown }).LanguageModelThinkingPart;
 
 /** Families that take images, by id, where the settings do not say. */
-const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pixtral/i;
 const DEFAULT_OUTPUT = 8_192;
 
 /**
@@ -76,7 +75,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
             tooltip: `${id} through ${baseUrl}`,
             maxInputTokens: contextWindowFor(id, o.contextWindow),
             maxOutputTokens: o.maxOutputTokens ?? DEFAULT_OUTPUT,
-            capabilities: { imageInput: o.imageInput ?? VISION.test(id), toolCalling: o.toolCalling ?? true },
+            capabilities: { imageInput: takesImages(id, o.imageInput), toolCalling: o.toolCalling ?? true },
             isUserSelectable: true,
             ...(price ? { pricing: `${compactPrice(price.price)}${price.source === 'settings' ? ' (your setting)' : ''}` } : {}),
           };

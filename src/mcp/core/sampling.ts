@@ -4,6 +4,7 @@
  * what the person is shown, and what goes back. No `vscode` here.
  */
 import { tokensOf } from '../../chat/core/tokens';
+import { checkBase64Image } from '../../common/imageRules';
 import type { TokenUsage } from '../../common/prices';
 import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
 
@@ -37,8 +38,6 @@ export type SamplingRequest = {
 /** A request this client does not carry out, with the reason the server gets. */
 export class SamplingRefusal extends Error {}
 
-/** Images a chat model reads (the gateway's image input rule). */
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 /** Tokens counted for one image in the estimate (the chat's own figure for a picture). */
 const IMAGE_TOKENS = 1000;
 /** Characters of each message shown in the approval (the whole request is in the log). */
@@ -77,7 +76,8 @@ export function toChatRequest(p: SamplingParams, model: string): SamplingRequest
     for (const c of contents(m.content)) {
       if (c.type === 'text') parts.push({ type: 'text', text: c.text ?? '' });
       else if (c.type === 'image' && m.role === 'user') {
-        if (!c.mimeType || !IMAGE_TYPES.includes(c.mimeType)) throw new SamplingRefusal(`${c.mimeType ?? 'untyped'} images are not supported (PNG, JPEG, WEBP or GIF)`);
+        const problem = checkBase64Image(c.mimeType ?? '', c.data ?? '');
+        if (problem) throw new SamplingRefusal(`an image of the request: ${problem}`);
         parts.push({ type: 'image_url', image_url: { url: `data:${c.mimeType};base64,${c.data ?? ''}` } });
       } else throw new SamplingRefusal(`${c.type} content${c.type === 'image' ? ' from the assistant' : ''} is not supported in sampling by this client`);
     }

@@ -1,3 +1,5 @@
+import { MAX_RESULT_IMAGES, type ImageAttachment } from '../../common/conversation';
+import { checkBase64Image, type ImageMediaType } from '../../common/imageRules';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 
 /** A tool as a server lists it (the MCP `tools/list` entry, checked loosely: servers vary). */
@@ -69,11 +71,30 @@ const MAX_RESULT = 64 * 1024;
  * was, a resource link with its URI, an embedded text resource with its text; structured content
  * as JSON when there is no text. Long results keep their start and end.
  */
+/** An image part a chat model can read (PNG, JPEG or WEBP within the size limit, bytes that match), else undefined. */
+function imageOf(p: ResultPart, index = 0): ImageAttachment | undefined {
+  if (p.type !== 'image' || !p.mimeType || !p.data || index >= MAX_RESULT_IMAGES) return undefined;
+  if (checkBase64Image(p.mimeType, p.data)) return undefined;
+  return { name: `image-${index + 1}`, mediaType: p.mimeType as ImageMediaType, data: p.data, detail: 'auto' };
+}
+
+/** The readable images of a tool result, at most `MAX_RESULT_IMAGES`. */
+export function resultImages(content: readonly ResultPart[] | undefined): ImageAttachment[] {
+  const out: ImageAttachment[] = [];
+  for (const p of content ?? []) {
+    const img = imageOf(p, out.length);
+    if (img) out.push(img);
+  }
+  return out;
+}
+
 export function resultText(content: readonly ResultPart[] | undefined, structured?: unknown): string {
   const parts: string[] = [];
+  let images = 0;
   for (const p of content ?? []) {
     if (p.type === 'text' && typeof p.text === 'string') parts.push(p.text);
-    else if (p.type === 'image' || p.type === 'audio') parts.push(`[${p.type} ${p.mimeType ?? ''}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: shown to the person in the tool card, not readable here]`);
+    else if (p.type === 'image' && imageOf(p, images) && ++images) parts.push(`[image ${p.mimeType}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: shown in the tool card, and given to a model that reads images]`);
+    else if (p.type === 'image' || p.type === 'audio') parts.push(`[${p.type} ${p.mimeType ?? ''}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: not readable here${p.type === 'image' ? ` (${checkBase64Image(p.mimeType ?? '', p.data ?? '') ?? 'too many images'})` : ''}]`);
     else if (p.type === 'resource_link') parts.push(`[resource link: ${p.name ?? ''} ${p.uri ?? ''}${p.mimeType ? ` (${p.mimeType})` : ''}]`);
     else if (p.type === 'resource' && p.resource) parts.push(typeof p.resource.text === 'string' ? `[resource ${p.resource.uri ?? ''}]\n${p.resource.text}` : `[binary resource ${p.resource.uri ?? ''} ${p.resource.mimeType ?? ''}]`);
     else parts.push(`[${p.type} content]`);

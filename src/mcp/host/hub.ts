@@ -12,7 +12,7 @@ import type { NetworkFetch } from '../../gateway';
 import { parseJsonc } from '../../shell/settingsFiles';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables, type InputSpec, type ServerConfig, type ServerSpec } from '../core/config';
-import { definitionOf, qualifiedName, resultText } from '../core/tools';
+import { definitionOf, qualifiedName, resultImages, resultText } from '../core/tools';
 import { McpElicitation } from './elicitation';
 import { McpSampling, type ChatTurnLink, type SamplingServer } from './sampling';
 import { McpServer, type ServerRequests } from './server';
@@ -332,7 +332,8 @@ export class McpHub implements ToolSource, vscode.Disposable {
     try {
       this.log.info(`[${server}] calling ${t.tool}`);
       const r = await t.entry.server.call(t.tool, args, signal);
-      return { content: resultText(r.content, r.structured), isError: r.isError };
+      const images = resultImages(r.content);
+      return { content: resultText(r.content, r.structured), isError: r.isError, ...(images.length ? { images } : {}) };
     } catch (err) {
       if (signal?.aborted) throw err;
       return { content: `Error: the MCP server "${server}" could not run ${t.tool}: ${err instanceof Error ? err.message : String(err)}`, isError: true };
