@@ -197,4 +197,17 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     assert.match((await card.getAttribute('class')) ?? '', /\bdone\b/, 'the call ended well: the server got its answer');
     await page.screenshot({ path: join(SHOTS, 'mcp-sampling-done.png') });
   });
+
+  it("a server's image result is in the tool card, in view without opening it", async () => {
+    await ask('Use the get tiny image tool');
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('.approval-row.tool').waitFor({ timeout: 30_000 });
+    await bar.locator('.approval-row.tool button', { hasText: 'Allow' }).first().click();
+    await idle();
+    const image = lastAnswer().locator('.tool-images img').first();
+    await image.waitFor();
+    assert.match((await image.getAttribute('alt')) ?? '', /Image 1 returned by docs__get-tiny-image/);
+    assert.ok(await image.evaluate((img) => (img as { complete: boolean; naturalWidth: number }).complete && (img as { naturalWidth: number }).naturalWidth > 0), 'the image loads (the panel allows data: images)');
+    await page.screenshot({ path: join(SHOTS, 'mcp-image-result.png') });
+  });
 });

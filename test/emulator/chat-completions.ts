@@ -46,7 +46,11 @@ function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
       if (last && last.role === 'user' && last.toolResults.length > 0) last.toolResults.push(result);
       else turns.push({ role: 'user', text: '', images: 0, toolResults: [result], toolCalls: [] });
     } else if (m.role === 'user') {
-      turns.push({ role: 'user', text, images, toolResults: [], toolCalls: [] });
+      // Images right after tool results (a tool's screenshot, as clients send them in this format)
+      // are read with those results, not as a new question.
+      const last = turns[turns.length - 1];
+      if (images > 0 && last?.role === 'user' && last.toolResults.length > 0) last.images += images;
+      else turns.push({ role: 'user', text, images, toolResults: [], toolCalls: [] });
     }
   }
   return { turns, promptTokens };

@@ -59,7 +59,10 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
       const { text, images } = partsText(item.content);
       tokens += estimateTokens(text) + images * 765 + 4;
       if (item.role === 'user') {
-        turns.push({ role: 'user', text, images, toolResults: [], toolCalls: [] });
+        // Images right after tool outputs (a tool's screenshot) are read with them, not as a new question.
+        const last = turns[turns.length - 1];
+        if (images > 0 && last?.role === 'user' && last.toolResults.length > 0) last.images += images;
+        else turns.push({ role: 'user', text, images, toolResults: [], toolCalls: [] });
         reasoningSinceUser = false;
       } else if (item.role === 'assistant') {
         const last = turns[turns.length - 1];

@@ -92,8 +92,10 @@ describe('chat engine (agent loop) against the emulator', () => {
         const turn = assistant(model, format);
         await runTurn({ client, model, format, system, history: [user('Use the take_screenshot tool')], turn, tools: snap, maxSteps: 4, cacheTtl: '5m', imageInput });
         assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+        assert.equal(turn.steps.length, 2, 'one call, then the answer: the images are read as part of the result, not as a new question');
         assert.equal(turn.steps[0].toolCalls[0].images?.length, 1, 'kept for the card either way');
         const sent = JSON.stringify(ctx.emu.requests.at(-1)!.body);
+        if (imageInput) assert.match(turn.steps[1].text, /From the tool results \(1\)/);
         assert.equal(sent.includes(png), imageInput, imageInput ? 'sent to a model that reads images' : 'not sent to one that does not');
       }
     });
