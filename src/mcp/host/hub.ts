@@ -14,6 +14,7 @@ import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables, type InputSpec, type ServerConfig, type ServerSpec } from '../core/config';
 import { definitionOf, qualifiedName, resultImages, resultText } from '../core/tools';
 import { McpElicitation } from './elicitation';
+import { McpOAuth, type OpenBrowser } from './oauth';
 import { McpSampling, type ChatTurnLink, type SamplingServer } from './sampling';
 import { McpServer, type ServerRequests } from './server';
 
@@ -58,7 +59,26 @@ export class McpHub implements ToolSource, vscode.Disposable {
     sample: (server, params, signal) => this.sampling.handle(this.samplingServer(server), params, this.turns.get(server.name)?.at(-1), signal),
     elicit: (server, params, signal) => this.elicitation.handle(server.name, params, signal),
     fetch: () => this.httpFetch(),
+    oauth: async (server, url) => {
+      const key = `${server.name}\u0000${url}`;
+      let oauth = this.oauths.get(key);
+      if (!oauth) this.oauths.set(key, (oauth = new McpOAuth(this.context.secrets, server.name, url)));
+      await oauth.prepare();
+      return oauth;
+    },
+    signIn: async (server, oauth, asked) => {
+      if (asked) {
+        this.log.info(`[${server.name}] signing in through the browser`);
+        return oauth.browserStep(this.openBrowser);
+      }
+      // Never a browser the person did not ask for: a notification offers the sign-in (it does not hold the start-up).
+      void this.services.prompts.notify(`The MCP server "${server.name}" (${new URL(oauth.serverUrl).host}) asks you to sign in.`, ['Sign In']).then((a) => a === 'Sign In' && this.signIn(server.name));
+      return undefined;
+    },
   };
+  private readonly oauths = new Map<string, McpOAuth>();
+  /** How the browser step opens the authorization page: VS Code's `openExternal` (a test acts as the browser instead). */
+  openBrowser: OpenBrowser = (url) => vscode.env.openExternal(vscode.Uri.parse(url));
   /** One fetch per network setting (proxy, certificates); a change makes a new one for the next connection. */
   private network: { signature: string; fetch: NetworkFetch } | undefined;
 
@@ -198,6 +218,36 @@ export class McpHub implements ToolSource, vscode.Disposable {
       this.network = { signature: choice.signature, fetch: loadGateway().networkFetch(choice.options) };
     }
     return this.network.fetch.fetch;
+  }
+
+  /** Signs in to a remote server that asks for it (OAuth, the browser step), then connects. */
+  async signIn(name: string): Promise<boolean> {
+    const server = this.get(name);
+    if (!server) return false;
+    await server.stop();
+    await server.start({ signIn: true });
+    return server.state.kind === 'running';
+  }
+
+  /** Drops the OAuth clients held in memory: the next connection reads them from SecretStorage, as after a reload. */
+  forgetLoadedSignIns(): void {
+    this.oauths.clear();
+  }
+
+  /** Whether the person is signed in to a remote server (tokens held). */
+  isSignedIn(name: string): boolean {
+    return [...this.oauths.values()].some((o) => o.serverName === name && o.signedIn);
+  }
+
+  /** Forgets a server's tokens and client registration, and stops it (Sign Out). */
+  async signOut(name: string): Promise<void> {
+    for (const [key, o] of this.oauths) {
+      if (o.serverName !== name) continue;
+      await o.forget();
+      this.oauths.delete(key);
+    }
+    await this.get(name)?.stop();
+    this.log.info(`[${name}] signed out: its tokens and client registration are forgotten`);
   }
 
   /** A server as sampling knows it: an "always allow" holds for its exact command line. */

@@ -3,6 +3,7 @@ import type { ServerConfig, ServerSpec } from '../core/config';
 import type { ResultPart, ServerTool } from '../core/tools';
 import type { SamplingParams } from '../core/sampling';
 import type { ElicitParams } from './elicitation';
+import type { McpOAuth } from './oauth';
 import { loadMcpSdk } from './sdk';
 
 export type ServerState =
@@ -10,6 +11,8 @@ export type ServerState =
   | { kind: 'needs-confirmation' }
   | { kind: 'untrusted' }
   | { kind: 'starting' }
+  /** A remote server that asks for an OAuth sign-in the person has not given yet. */
+  | { kind: 'needs-sign-in' }
   | { kind: 'running'; tools: ServerTool[]; prompts: ServerPrompt[]; resources: ServerResource[] }
   | { kind: 'failed'; message: string; stderr: string; retryAt?: number };
 
@@ -33,6 +36,10 @@ export interface ServerRequests {
   elicit(server: McpServer, params: ElicitParams, signal: AbortSignal): Promise<object>;
   /** The fetch of the HTTP transports: the gateway client's proxy and certificates. */
   fetch(): (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /** The OAuth client of a remote server, its redirect URI chosen. */
+  oauth(server: McpServer, url: string): Promise<McpOAuth>;
+  /** The server asks for a sign-in: the code from the browser step, or undefined when the person does not sign in now. */
+  signIn(server: McpServer, oauth: McpOAuth, asked: boolean): Promise<string | undefined>;
 }
 
 const STDERR_TAIL = 4000;
@@ -73,7 +80,8 @@ export class McpServer implements vscode.Disposable {
     this.changed.fire({ server: this, ...(lostTools ? { lostTools } : {}) });
   }
 
-  async start(): Promise<void> {
+  /** `signIn`: the person asked to sign in (the browser opens without another question). */
+  async start(o: { signIn?: boolean } = {}): Promise<void> {
     if (this.state.kind === 'running' || this.state.kind === 'starting') return;
     clearTimeout(this.restartTimer);
     this.stopping = false;
@@ -81,30 +89,20 @@ export class McpServer implements vscode.Disposable {
     this.setState({ kind: 'starting' });
     try {
       const spec = await this.resolve();
-      const sdk = loadMcpSdk();
-      const client: Client = new sdk.Client(
-        { name: 'model-gateway', version: '0.1.0' },
-        {
-          // Sampling asks before it spends; elicitation asks the person (forms, and pages opened on a yes).
-          capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
-          // tools/list_changed: the new list replaces the old one.
-          listChanged: {
-            tools: {
-              onChanged: (error, tools) => {
-                const now = this.state;
-                if (error || !tools || this.client !== client || now.kind !== 'running') return;
-                this.setState({ kind: 'running', tools, prompts: now.prompts, resources: now.resources });
-              },
-            },
-          },
-        },
-      );
-      client.setRequestHandler(sdk.CreateMessageRequestSchema, (req, extra) => this.requests.sample(this, req.params as SamplingParams, extra.signal) as never);
-      client.setRequestHandler(sdk.ElicitRequestSchema, (req, extra) => this.requests.elicit(this, req.params as ElicitParams, extra.signal) as never);
-      const transport = this.transport(spec);
-      client.onclose = () => this.closed(client);
-      client.onerror = (err) => this.log.warn(`[${this.name}] ${err.message}`);
-      await client.connect(transport, { timeout: 30_000 });
+      const oauth = spec.kind === 'stdio' ? undefined : await this.requests.oauth(this, spec.url);
+      let connected = await this.connect(spec, oauth);
+      if (!connected) {
+        // The server wants a sign-in (OAuth): the person says yes, the browser step brings the code back.
+        const code = oauth && (await this.requests.signIn(this, oauth, o.signIn === true));
+        if (!code) {
+          this.log.info(`[${this.name}] waits for you to sign in (Model Gateway: MCP Servers → Sign In)`);
+          this.setState({ kind: 'needs-sign-in' });
+          return;
+        }
+        connected = await this.connect(spec, oauth, code);
+        if (!connected) throw new Error('the server still refused after the sign-in');
+      }
+      const client = connected;
       this.client = client;
       const tools = await this.listTools(client);
       // Prompts (offered as / commands) and resources (attachable like files), where the server has them.
@@ -123,10 +121,51 @@ export class McpServer implements vscode.Disposable {
     }
   }
 
-  private transport(spec: ServerSpec) {
+  /**
+   * A connected client, or undefined when the server asks for a sign-in first. With `code` (from the
+   * browser step), the tokens are fetched first.
+   */
+  private async connect(spec: ServerSpec, oauth: McpOAuth | undefined, code?: string): Promise<Client | undefined> {
+    const sdk = loadMcpSdk();
+    const client: Client = new sdk.Client(
+      { name: 'model-gateway', version: '0.1.0' },
+      {
+        // Sampling asks before it spends; elicitation asks the person (forms, and pages opened on a yes).
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
+        // tools/list_changed: the new list replaces the old one.
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              const now = this.state;
+              if (error || !tools || this.client !== client || now.kind !== 'running') return;
+              this.setState({ kind: 'running', tools, prompts: now.prompts, resources: now.resources });
+            },
+          },
+        },
+      },
+    );
+    client.setRequestHandler(sdk.CreateMessageRequestSchema, (req, extra) => this.requests.sample(this, req.params as SamplingParams, extra.signal) as never);
+    client.setRequestHandler(sdk.ElicitRequestSchema, (req, extra) => this.requests.elicit(this, req.params as ElicitParams, extra.signal) as never);
+    const transport = this.transport(spec, oauth);
+    if (code && 'finishAuth' in transport) await transport.finishAuth(code);
+    client.onclose = () => this.closed(client);
+    client.onerror = (err) => this.log.warn(`[${this.name}] ${err.message}`);
+    try {
+      await client.connect(transport, { timeout: 30_000 });
+    } catch (err) {
+      if (oauth && err instanceof sdk.UnauthorizedError) {
+        await client.close().catch(() => undefined);
+        return undefined;
+      }
+      throw err;
+    }
+    return client;
+  }
+
+  private transport(spec: ServerSpec, oauth: McpOAuth | undefined) {
     const sdk = loadMcpSdk();
     if (spec.kind !== 'stdio') {
-      const init = { requestInit: { headers: spec.headers }, fetch: this.requests.fetch() };
+      const init = { requestInit: { headers: spec.headers }, fetch: this.requests.fetch(), ...(oauth ? { authProvider: oauth } : {}) };
       return spec.kind === 'http' ? new sdk.StreamableHTTPClientTransport(new URL(spec.url), init) : new sdk.SSEClientTransport(new URL(spec.url), init);
     }
     const t = new sdk.StdioClientTransport({

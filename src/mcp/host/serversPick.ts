@@ -14,12 +14,14 @@ function describe(state: ServerState): string {
       return 'waiting for your confirmation to start';
     case 'untrusted':
       return 'not started: the workspace is not trusted';
+    case 'needs-sign-in':
+      return 'waiting for you to sign in';
     default:
       return state.kind;
   }
 }
 
-const ICON: Record<ServerState['kind'], string> = { running: 'pass-filled', starting: 'loading~spin', failed: 'error', stopped: 'circle-outline', 'needs-confirmation': 'shield', untrusted: 'workspace-untrusted' };
+const ICON: Record<ServerState['kind'], string> = { running: 'pass-filled', starting: 'loading~spin', failed: 'error', stopped: 'circle-outline', 'needs-confirmation': 'shield', untrusted: 'workspace-untrusted', 'needs-sign-in': 'account' };
 
 /** Model Gateway: MCP Servers: each server's state and tools; Start, Stop, Restart, the log. */
 export async function showServers(hub: McpHub): Promise<void> {
@@ -43,10 +45,19 @@ export async function showServers(hub: McpHub): Promise<void> {
   const sampling = hub.samplingServer(s);
   const allowed = hub.sampling.isAlwaysAllowed(sampling);
   const forget = 'Ask Before Each Sampling Request';
-  const actions = [...(running ? ['Restart', 'Stop'] : ['Start']), ...(s.state.kind === 'running' ? ['List Tools'] : []), ...(allowed ? [forget] : []), 'Show Log'];
+  const signedIn = hub.isSignedIn(s.name);
+  const actions = [
+    ...(s.state.kind === 'needs-sign-in' ? ['Sign In'] : running ? ['Restart', 'Stop'] : ['Start']),
+    ...(s.state.kind === 'running' ? ['List Tools'] : []),
+    ...(allowed ? [forget] : []),
+    ...(signedIn ? ['Sign Out'] : []),
+    'Show Log',
+  ];
   const spent = hub.sampling.spentToday(s.name);
   const action = await vscode.window.showQuickPick(actions, { title: `MCP server ${s.name}: ${describe(s.state)}${spent > 0 || allowed ? ` · sampling ${allowed ? 'always allowed, ' : ''}${formatCost(spent)} today` : ''}` });
   if (action === forget) await hub.sampling.setAlwaysAllowed(sampling, false);
+  else if (action === 'Sign In') await hub.signIn(s.name);
+  else if (action === 'Sign Out') await hub.signOut(s.name);
   else if (action === 'Start' || action === 'Restart') await hub.startByPerson(s.name);
   else if (action === 'Stop') await s.stop();
   else if (action === 'Show Log') hub.log.show(true);
