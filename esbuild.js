@@ -5,6 +5,17 @@ const fs = require('node:fs');
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
+/**
+ * The MCP SDK's client validates structured tool output with ajv (ajv, its formats and fast-uri:
+ * about 140 KB minified). The bundle has zod already: its validator goes in ajv's place.
+ */
+const zodForAjv = {
+  name: 'mcp-json-schema-validator',
+  setup(build) {
+    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, () => ({ path: require('node:path').join(__dirname, 'src', 'mcp', 'core', 'jsonSchemaValidator.ts') }));
+  },
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   // The shell: what activation loads. The gateway client is a separate bundle it requires on
@@ -45,6 +56,7 @@ const targets = [
   {
     // The MCP client (the official SDK), required the first time a server starts.
     entryPoints: ['src/mcp-entry.ts'],
+    plugins: [zodForAjv],
     outfile: 'dist/mcp.js',
     bundle: true,
     platform: 'node',

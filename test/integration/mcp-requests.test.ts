@@ -173,6 +173,13 @@ describe('MCP servers asking for the model and the person', function () {
     assert.match(text(await server.call('trigger-elicitation-request', {})), /User cancelled/, 'Escape at a field cancels the whole form');
   });
 
+  it("a tool's structured content is checked against its output schema (the SDK's validator, on zod in the shipped bundle)", async () => {
+    const { testing } = await api();
+    const r = await testing.mcp.get('sampler')!.call('get-structured-content', { location: 'Chicago' });
+    assert.equal(r.isError, false);
+    assert.equal(typeof (r.structured as { temperature?: unknown }).temperature, 'number');
+  });
+
   it("elicitation never sends one of Model Gateway's credentials, even typed into the form", async () => {
     const { testing } = await api();
     testing.services.prompts.answerNext('Answer…', config.demoKey);

@@ -3,6 +3,7 @@ import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables
 import { definitionOf, qualifiedName, resultImages, resultText, toParameters } from '../../src/mcp/core/tools';
 import { chooseModel, describeRequest, inputTokens, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../../src/mcp/core/sampling';
 import { asksForSecret, defaultText, fieldsOf, formSummary, problemWith, valueOf } from '../../src/mcp/core/elicitation';
+import { AjvJsonSchemaValidator } from '../../src/mcp/core/jsonSchemaValidator';
 
 describe('MCP: configuration (VS Code\'s mcp.json format)', () => {
   it('reads stdio, http and sse servers and promptString inputs; bad entries are named, not fatal', () => {
@@ -240,5 +241,23 @@ describe('MCP: elicitation forms', () => {
     assert.equal(asksForSecret(password), true);
     assert.equal(asksForSecret(apiKey), true);
     assert.equal(asksForSecret(name), false);
+  });
+});
+
+describe("MCP: the SDK's JSON Schema validator on zod (in ajv's place in the bundle)", () => {
+  it('accepts structured content that matches a tool output schema and refuses what does not, saying why', () => {
+    // The everything server's get-structured-content output schema.
+    const schema = { type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string' }, humidity: { type: 'number' } }, required: ['temperature', 'conditions', 'humidity'] };
+    const validate = new AjvJsonSchemaValidator().getValidator<{ temperature: number }>(schema);
+    const ok = validate({ temperature: 22.5, conditions: 'Partly cloudy', humidity: 65 });
+    assert.equal(ok.valid, true);
+    const bad = validate({ temperature: 'warm', conditions: 'Sunny' });
+    assert.equal(bad.valid, false);
+    assert.match(bad.errorMessage ?? '', /temperature|humidity/);
+  });
+
+  it('a schema zod cannot read is not held against the server', () => {
+    const validate = new AjvJsonSchemaValidator().getValidator({ $ref: 'https://example.com/elsewhere.json' });
+    assert.equal(validate({ anything: 1 }).valid, true);
   });
 });
