@@ -7,3 +7,4 @@ export { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 // The requests a server sends the client: sampling (the person's model) and elicitation (a form).
 export { CreateMessageRequestSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 export { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+export { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';

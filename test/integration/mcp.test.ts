@@ -89,9 +89,23 @@ describe('MCP servers in the chat', function () {
     const doc = testing.mcp.resourceItems('architecture').find((r) => r.path.startsWith('mcp:everything:'));
     assert.ok(doc, 'a resource of the stdio server matches');
     const attached = await testing.mcp.readResource(doc.path);
-    assert.equal(attached.label, doc.name);
-    assert.ok(attached.text.length > 100, 'its text');
+    assert.equal(attached?.label, doc.name);
+    assert.ok((attached?.text.length ?? 0) > 100, 'its text');
     await assert.rejects(testing.mcp.readResource('mcp:nobody:x'), /not available/);
+  });
+
+  it('offers resource templates after the resources; attaching one asks for its arguments, then reads what they address', async () => {
+    const { testing } = await api();
+    const item = testing.mcp.resourceItems('dynamic text').find((r) => r.path.startsWith('mcp:everything:'));
+    assert.ok(item, `the template is offered (${testing.mcp.resourceItems('dynamic').map((r) => r.name).join(', ')})`);
+    assert.equal(item.path, 'mcp:everything:demo://resource/dynamic/text/{resourceId}');
+    assert.equal(item.name, 'everything: Dynamic Text Resource (asks for resourceId)');
+    testing.services.prompts.answerNext('7');
+    const attached = await testing.mcp.readResource(item.path);
+    assert.equal(attached?.label, 'everything: Dynamic Text Resource (demo://resource/dynamic/text/7)');
+    assert.match(attached?.text ?? '', /\b7\b/, 'the resource made for the argument');
+    testing.services.prompts.answerNext(undefined);
+    assert.equal(await testing.mcp.readResource(item.path), undefined, 'no argument, nothing attached');
   });
 
   it('a call asks with server, tool and arguments; after Allow its result is in the answer', async () => {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables } from '../../src/mcp/core/config';
-import { definitionOf, qualifiedName, resultImages, resultText, toParameters } from '../../src/mcp/core/tools';
+import { definitionOf, qualifiedName, resultImages, resultText, templateArguments, toParameters } from '../../src/mcp/core/tools';
 import { chooseModel, describeRequest, inputTokens, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../../src/mcp/core/sampling';
 import { asksForSecret, defaultText, fieldsOf, formSummary, problemWith, valueOf } from '../../src/mcp/core/elicitation';
 import { AjvJsonSchemaValidator } from '../../src/mcp/core/jsonSchemaValidator';
@@ -259,5 +259,13 @@ describe("MCP: the SDK's JSON Schema validator on zod (in ajv's place in the bun
   it('a schema zod cannot read is not held against the server', () => {
     const validate = new AjvJsonSchemaValidator().getValidator({ $ref: 'https://example.com/elsewhere.json' });
     assert.equal(validate({ anything: 1 }).valid, true);
+  });
+});
+
+describe('MCP: resource templates', () => {
+  it('names the arguments of a URI template in order, once each, without modifiers', () => {
+    assert.deepEqual(templateArguments('demo://resource/dynamic/text/{resourceId}'), ['resourceId']);
+    assert.deepEqual(templateArguments('repo://{owner}/{repo}/blob{/path*}{?ref,lines:3}{&ref}'), ['owner', 'repo', 'path', 'ref', 'lines']);
+    assert.deepEqual(templateArguments('file:///plain.txt'), []);
   });
 });

@@ -27,7 +27,8 @@ export interface ChatContextSource {
   promptItems(query: string): { path: string; name: string }[];
   usePrompt(id: string): Promise<string | undefined>;
   resourceItems(query: string): { path: string; name: string }[];
-  readResource(path: string): Promise<{ label: string; text: string }>;
+  /** Undefined when the person did not give a template's arguments. */
+  readResource(path: string): Promise<{ label: string; text: string } | undefined>;
   /** Workspace servers waiting for the person to review their command line. */
   waitingServers(): string[];
 }

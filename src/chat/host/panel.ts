@@ -251,6 +251,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       case 'attach-file': {
         if (m.path.startsWith('mcp:') && this.agent?.contextSource) {
           const got = await this.agent.contextSource.readResource(m.path).catch((err: unknown) => ({ problem: err instanceof Error ? err.message : String(err) }));
+          if (!got) return;
           if ('problem' in got) return this.post({ type: 'notice', level: 'error', text: got.problem });
           return this.post({ type: 'attach', images: [], context: [{ label: got.label, text: got.text.slice(0, 1024 * 1024) }] });
         }

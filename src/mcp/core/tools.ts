@@ -105,3 +105,15 @@ export function resultText(content: readonly ResultPart[] | undefined, structure
   const half = MAX_RESULT / 2;
   return `${text.slice(0, half)}\n… ${text.length - MAX_RESULT} characters left out …\n${text.slice(-half)}`;
 }
+
+/** The argument names of a URI template (RFC 6570: `{id}`, `{+path}`, `{?q,page}`), in order, once each. */
+export function templateArguments(template: string): string[] {
+  const names: string[] = [];
+  for (const m of template.matchAll(/\{[+#./;?&]?([^}]+)\}/g)) {
+    for (const part of m[1].split(',')) {
+      const name = part.replace(/[*]$|:\d+$/, '').trim();
+      if (name && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}

@@ -12,10 +12,11 @@ import type { NetworkFetch } from '../../gateway';
 import { parseJsonc } from '../../shell/settingsFiles';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables, type InputSpec, type ServerConfig, type ServerSpec } from '../core/config';
-import { definitionOf, qualifiedName, resultImages, resultText } from '../core/tools';
+import { definitionOf, qualifiedName, resultImages, resultText, templateArguments } from '../core/tools';
 import { McpElicitation } from './elicitation';
 import { McpOAuth, type OpenBrowser } from './oauth';
 import { McpSampling, type ChatTurnLink, type SamplingServer } from './sampling';
+import { loadMcpSdk } from './sdk';
 import { McpServer, type ServerRequests } from './server';
 
 const CONFIRMED_KEY = 'modelGateway.mcp.confirmed';
@@ -422,14 +423,40 @@ export class McpHub implements ToolSource, vscode.Disposable {
         if (out.length >= 20) return out;
       }
     }
+    // Templates after the resources: attaching one asks for its arguments.
+    for (const e of this.entries.values()) {
+      if (e.server.state.kind !== 'running') continue;
+      for (const t of e.server.state.templates) {
+        if (q && !`${t.name} ${t.uriTemplate}`.toLowerCase().includes(q)) continue;
+        const names = templateArguments(t.uriTemplate);
+        out.push({ path: `mcp:${e.server.name}:${t.uriTemplate}`, name: `${e.server.name}: ${t.name}${names.length ? ` (asks for ${names.join(', ')})` : ''}` });
+        if (out.length >= 20) return out;
+      }
+    }
     return out;
   }
 
-  /** A resource as a chat attachment. */
-  async readResource(path: string): Promise<{ label: string; text: string }> {
+  /** A resource as a chat attachment; a template's arguments are asked first (undefined: not given). */
+  async readResource(path: string): Promise<{ label: string; text: string } | undefined> {
     const m = /^mcp:([^:]+):(.+)$/.exec(path);
     const server = m ? this.entries.get(m[1])?.server : undefined;
     if (!m || !server) throw new Error('That MCP resource is not available (its server is not running).');
+    const template = server.state.kind === 'running' ? server.state.templates.find((t) => t.uriTemplate === m[2]) : undefined;
+    if (template) {
+      const values: Record<string, string> = {};
+      for (const [i, name] of templateArguments(template.uriTemplate).entries()) {
+        const value = await this.services.prompts.input({
+          title: `MCP resource ${server.name}: ${template.name} (${i + 1} of ${templateArguments(template.uriTemplate).length})`,
+          prompt: `${name}${template.description ? `: ${template.description}` : ''}`,
+          ignoreFocusOut: true,
+          validateInput: (v) => (v.trim() ? undefined : `${name} is needed to make the resource's address`),
+        });
+        if (value === undefined) return undefined;
+        values[name] = value.trim();
+      }
+      const uri = new (loadMcpSdk().UriTemplate)(template.uriTemplate).expand(values);
+      return { label: `${server.name}: ${template.name} (${uri})`, text: await server.read(uri) };
+    }
     const text = await server.read(m[2]);
     const name = server.state.kind === 'running' ? (server.state.resources.find((r) => r.uri === m[2])?.name ?? m[2]) : m[2];
     return { label: `${server.name}: ${name}`, text };

@@ -13,7 +13,7 @@ export type ServerState =
   | { kind: 'starting' }
   /** A remote server that asks for an OAuth sign-in the person has not given yet. */
   | { kind: 'needs-sign-in' }
-  | { kind: 'running'; tools: ServerTool[]; prompts: ServerPrompt[]; resources: ServerResource[] }
+  | { kind: 'running'; tools: ServerTool[]; prompts: ServerPrompt[]; resources: ServerResource[]; templates: ServerResourceTemplate[] }
   | { kind: 'failed'; message: string; stderr: string; retryAt?: number };
 
 export interface ServerPrompt {
@@ -25,6 +25,14 @@ export interface ServerPrompt {
 export interface ServerResource {
   uri: string;
   name: string;
+  mimeType?: string;
+}
+
+/** A resource made from arguments (`demo://resource/{id}`): the person gives them when attaching it. */
+export interface ServerResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  description?: string;
   mimeType?: string;
 }
 
@@ -109,9 +117,10 @@ export class McpServer implements vscode.Disposable {
       const caps = client.getServerCapabilities();
       const prompts = caps?.prompts ? ((await client.listPrompts(undefined, { timeout: 30_000 }).catch(() => ({ prompts: [] }))).prompts as ServerPrompt[]) : [];
       const resources = caps?.resources ? ((await client.listResources(undefined, { timeout: 30_000 }).catch(() => ({ resources: [] }))).resources as ServerResource[]) : [];
+      const templates = caps?.resources ? ((await client.listResourceTemplates(undefined, { timeout: 30_000 }).catch(() => ({ resourceTemplates: [] }))).resourceTemplates as ServerResourceTemplate[]) : [];
       this.failures = 0;
       this.log.info(`[${this.name}] running: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${prompts.length} prompt${prompts.length === 1 ? '' : 's'}, ${resources.length} resource${resources.length === 1 ? '' : 's'}`);
-      this.setState({ kind: 'running', tools, prompts, resources });
+      this.setState({ kind: 'running', tools, prompts, resources, templates });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.log.error(`[${this.name}] could not start: ${message}`);
@@ -138,7 +147,7 @@ export class McpServer implements vscode.Disposable {
             onChanged: (error, tools) => {
               const now = this.state;
               if (error || !tools || this.client !== client || now.kind !== 'running') return;
-              this.setState({ kind: 'running', tools, prompts: now.prompts, resources: now.resources });
+              this.setState({ ...now, tools });
             },
           },
         },
