@@ -52,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const editor = activateEditor(host, agent);
   const customizations = activateCustomizations(host, agent);
   const chat = activateChat(host, search, agent, editor);
-  const { videoJobs } = activateAssets(host);
+  const { videoJobs } = activateAssets(host, agent);
 
   host.startDeferred();
   const activationMs = performance.now() - started;

@@ -35,7 +35,7 @@ function actionRow(a: ApprovalInfo): HTMLElement {
       { class: 'approval-what' },
       icon(command ? 'terminal' : 'tools'),
       ' ',
-      h('span', { text: command ? `Run in ${a.path}:` : `Call ${a.action ?? ''} (${a.path})` }),
+      h('span', { text: command ? `Run in ${a.path}:` : `Call ${a.action ?? ''} (${a.path})${a.price ? ` · ${a.price}` : ''}` }),
     ),
     command ? h('pre', { class: 'approval-command', 'aria-label': 'Command line', text: a.action ?? '' }) : a.args && a.args !== '{}' ? h('pre', { class: 'approval-args', 'aria-label': 'Arguments', text: prettyArgs(a.args) }) : undefined,
     a.reason ? h('div', { class: 'approval-reason muted', text: `Asks because ${a.reason}.` }) : undefined,

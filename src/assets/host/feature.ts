@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
+import { MediaTools } from './mediaTools';
 import { generateImageCommand, type ImageRequestArgs } from './images';
 import { describeImageCommand, editImageCommand, moderateImageCommand, remixImageCommand, replaceBackgroundCommand, upscaleImageCommand } from './imageActions';
 import { checkModerationCommand } from './moderation';
@@ -10,8 +12,10 @@ import { VideoJobs, type VideoJob } from './videoJobs';
 import { generateVideoCommand } from './videos';
 
 /** The media commands (images, speech, transcripts, video, moderation) and the Video Jobs view, whose unfinished jobs resume after start-up. */
-export function activateAssets(host: FeatureHost): { videoJobs: VideoJobs; reports: ReportDocuments } {
+export function activateAssets(host: FeatureHost, agent: AgentToolbox): { videoJobs: VideoJobs; reports: ReportDocuments } {
   const { services, context } = host;
+  // The same media as tools of the chat, each asking with its price (paid media).
+  agent.addSource(host.own(new MediaTools(services)));
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => host.command(id, fn);
   const reports = host.own(new ReportDocuments());
   const videoJobs = host.own(new VideoJobs(services, context.workspaceState));

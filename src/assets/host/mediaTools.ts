@@ -1,0 +1,172 @@
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import type { ActionApprover } from '../../agent/core/approval';
+import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
+import { agentSettings } from '../../agent/host/settings';
+import type { ToolSource } from '../../agent/host/toolbox';
+import { objectArgs } from '../../agent/host/toolCalls';
+import { formatCost } from '../../common/money';
+import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
+import { loadGateway, type PricedFeature } from '../../shell/services';
+import { workspaceGuard } from '../../shell/workspaceGuard';
+import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import { assetsFolder, slug, uniquePath } from './shared';
+
+const ASPECTS = ['1x1', '16x9', '9x16', '4x3', '3x4', '3x2', '2x3'] as const;
+const Args = {
+  generate_image: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(4000)), aspect_ratio: z.optional(z.enum(ASPECTS)) }),
+  text_to_speech: z.object({ text: z.string().check(z.minLength(1), z.maxLength(MAX_SPEECH_INPUT)), voice: z.optional(z.string()) }),
+  transcribe_audio: z.object({ path: z.string().check(z.minLength(1)) }),
+  moderate_text: z.object({ text: z.string().check(z.minLength(1), z.maxLength(32_000)) }),
+};
+type MediaTool = keyof typeof Args;
+
+const DEFINITIONS: ToolDefinition[] = [
+  {
+    name: 'generate_image',
+    description: 'Generates one image from a text prompt and saves it as a PNG into the workspace (the assets folder). Paid: the person sees the price and approves unless paid media run unasked.',
+    kind: 'write',
+    parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'What the image shows' }, aspect_ratio: { type: 'string', enum: [...ASPECTS], description: 'Default 1x1' } }, required: ['prompt'] },
+  },
+  {
+    name: 'text_to_speech',
+    description: `Speaks a text (at most ${MAX_SPEECH_INPUT} characters) and saves the audio as an MP3 into the workspace (the assets folder). Paid.`,
+    kind: 'write',
+    parameters: { type: 'object', properties: { text: { type: 'string' }, voice: { type: 'string', description: 'A voice of the speech model (default: its first)' } }, required: ['text'] },
+  },
+  {
+    name: 'transcribe_audio',
+    description: 'Transcribes an audio file of the workspace (workspace-relative path) and returns the text. Paid by the length of the audio.',
+    kind: 'write',
+    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Workspace-relative path of the audio file' } }, required: ['path'] },
+  },
+  {
+    name: 'moderate_text',
+    description: "Checks a text with the gateway's moderation model and returns the flagged categories, if any.",
+    kind: 'write',
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  },
+];
+
+/**
+ * The gateway's media in the chat: an image or speech generated into the workspace, a workspace
+ * audio file transcribed, a text moderated. Each call spends the person's balance, so each asks
+ * with its price (in the chat's approval bar) unless paid media run unasked
+ * (`modelGateway.agent.autoApprove.paidMedia`, off by default, a user setting).
+ */
+export class MediaTools implements ToolSource, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly services: PricedFeature) {}
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+
+  definitions(): ToolDefinition[] {
+    return DEFINITIONS;
+  }
+
+  owns(name: string): boolean {
+    return name in Args;
+  }
+
+  category(): ToolCategory {
+    return { kind: 'paid' };
+  }
+
+  /** What the call costs, as the person is told before it runs. */
+  private async price(name: MediaTool, args: Record<string, unknown>): Promise<string> {
+    const gw = loadGateway();
+    const settings = this.services.settings().defaultModels;
+    if (name === 'generate_image') return `${formatCost(gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT', num_images: 1 }) ?? 0)} (one V3 image)`;
+    const model = name === 'text_to_speech' ? settings.speech : name === 'transcribe_audio' ? settings.transcription : 'omni-moderation-latest';
+    const book = await this.services.prices.book().catch(() => undefined);
+    const found = model ? book?.price(model) : undefined;
+    if (!found) return name === 'moderate_text' ? 'the price the gateway sets for moderation (often free)' : `the price the gateway sets for ${model || 'the model'} (not published)`;
+    if (found.price.kind === 'request') return `${formatCost(found.price.perRequest ?? 0)} a request`;
+    const chars = typeof args.text === 'string' ? args.text.length : 0;
+    return name === 'transcribe_audio' ? `${model}'s price by the length of the audio` : `about ${formatCost((Math.ceil(chars / 4) * (found.price.inputPerMTok ?? 0)) / 1e6)} (${chars} characters)`;
+  }
+
+  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+    if (!this.owns(name)) return { content: `Error: no tool ${name}.`, isError: true };
+    const tool = name as MediaTool;
+    const parsed = Args[tool].safeParse(objectArgs(rawArgs) ?? {});
+    if (!parsed.success) return { content: `Error: the arguments of ${name} are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`, isError: true };
+    const args = parsed.data as Record<string, unknown>;
+    // A path is checked before anyone is asked: a secret or outside file is never offered for upload.
+    let audio: string | undefined;
+    if (tool === 'transcribe_audio') {
+      try {
+        audio = (await workspaceGuard().resolve(String(args.path))).abs;
+        if (!(await stat(audio)).isFile()) throw new Error(`"${String(args.path)}" is not a file: give the path of an audio file`);
+      } catch (err) {
+        return { content: `Error: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+      }
+    }
+    const price = await this.price(tool, args);
+    if (!runsUnasked({ kind: 'paid' }, agentSettings().auto, paused)) {
+      const answer = await approver.approveAction(
+        { kind: 'tool', action: `Model Gateway › ${tool}`, where: 'paid from your balance', args: JSON.stringify(args), price, reason: paused ? 'auto-approval is paused' : 'paid media ask unless modelGateway.agent.autoApprove.paidMedia is on' },
+        callId,
+        signal,
+      );
+      if (!answer.accepted) return { content: `The person rejected ${tool}; it did not run and cost nothing.`, isError: true };
+    }
+    try {
+      const text = await this.execute(tool, args, audio, signal);
+      this.services.notifySpend();
+      this.services.log.info(`chat: ${tool} ran (${price})`);
+      return { content: text, isError: false };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return { content: `Error: ${tool} failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    }
+  }
+
+  private async execute(tool: MediaTool, args: Record<string, unknown>, audio: string | undefined, signal: AbortSignal | undefined): Promise<string> {
+    const client = this.services.client();
+    const defaults = this.services.settings().defaultModels;
+    const folder = async (what: string) => {
+      const dir = await assetsFolder();
+      if (!dir) throw new Error(`open a folder first: ${what} are saved into the workspace`);
+      return dir;
+    };
+    const shown = (file: string) => vscode.workspace.asRelativePath(file) || relative(process.cwd(), file);
+    switch (tool) {
+      case 'generate_image': {
+        const prompt = String(args.prompt);
+        const result = await client.imagegen.v3.generate({ prompt, aspect_ratio: (args.aspect_ratio as string | undefined) ?? '1x1', rendering_speed: 'DEFAULT', num_images: 1 } as never, { signal });
+        const item = result.data[0];
+        if (!item || item.is_image_safe === false || !item.url) return 'The gateway marked the image unsafe: nothing was saved.';
+        const file = uniquePath(await folder('images'), `${slug(prompt)}-${item.seed ?? 'x'}`, '.png');
+        await (await client.imagegen.download(item.url, { signal })).toFile(file);
+        return `Saved the image to ${shown(file)}.`;
+      }
+      case 'text_to_speech': {
+        const gw = loadGateway();
+        const model = defaults.speech || Object.keys(gw.SPEECH_MODELS)[0];
+        const voice = (args.voice as string | undefined) ?? gw.voicesFor(model)[0] ?? 'alloy';
+        const text = String(args.text);
+        const res = await client.audio.speech.create({ model, voice, input: text, response_format: 'mp3' }, { signal });
+        const file = uniquePath(await folder('speech'), slug(text), '.mp3');
+        await res.toFile(file);
+        return `Saved the speech (${model}, voice ${voice}) to ${shown(file)}.`;
+      }
+      case 'transcribe_audio': {
+        const model = defaults.transcription || 'whisper-1';
+        const result = await client.audio.transcriptions.create({ file: audio!, model, response_format: 'text' }, { signal });
+        return typeof result === 'string' ? result : JSON.stringify(result);
+      }
+      case 'moderate_text': {
+        const r = await client.moderations.create({ input: String(args.text) }, { signal });
+        const flagged = r.results.flatMap((x) => Object.entries(x.categories).filter(([, on]) => on).map(([k]) => k));
+        return flagged.length ? `Flagged: ${[...new Set(flagged)].join(', ')}.` : 'Not flagged in any category.';
+      }
+    }
+  }
+}
