@@ -264,6 +264,11 @@ describe('usage figures', () => {
     assert.equal(series['gpt-4o-mini'], 0.5, 'what is left is the chat\'s');
     assert.equal(r.totalDollars, 0.875, 'the total is unchanged');
     assert.match(r.perModel.find((m) => m.model === 'MCP: everything')!.price, /MCP server "everything" \(sampling\)/);
+    // Among many bigger models it keeps its name (not lumped into Other).
+    const many = [...items, ...['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].map((m, i) => entry(daysAgo(0) - 30 + i, m, 5 + i))];
+    const crowded = buildReport({ rangeDays: 7, nowMs: noon, logs: { items: many, complete: true }, prices: new PriceBook(undefined), completions, servers });
+    assert.ok(crowded.series.some((x) => x.name === 'MCP: everything') && crowded.series.some((x) => x.name === 'Inline completions'), crowded.series.map((x) => x.name).join(', '));
+    assert.equal(crowded.series.length, 6, 'still six series with Other');
   });
 
   it('stacks spend by model per day, groups the smallest models as Other, and says when there is no data', () => {

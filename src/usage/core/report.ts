@@ -103,7 +103,13 @@ export function buildReport(input: ReportInput): UsageReport {
     perModel.set(model, m);
   }
   const ranked = [...perModel.entries()].sort((a, b) => b[1].dollars - a[1].dollars || a[0].localeCompare(b[0]));
-  const named = ranked.length > MAX_SERIES ? ranked.slice(0, MAX_SERIES - 1).map(([m]) => m) : ranked.map(([m]) => m);
+  // What this extension counted for a use of its own (completions, an MCP server) keeps its name however small: that is what the person looks for.
+  const own = (m: string) => m === COMPLETIONS_SERIES || m.startsWith(MCP_SERIES_PREFIX);
+  const pinned = ranked.filter(([m]) => own(m)).map(([m]) => m);
+  const named =
+    ranked.length > MAX_SERIES
+      ? [...ranked.filter(([m]) => !own(m)).slice(0, Math.max(0, MAX_SERIES - 1 - pinned.length)).map(([m]) => m), ...pinned].sort((a, b) => ranked.findIndex(([m]) => m === a) - ranked.findIndex(([m]) => m === b))
+      : ranked.map(([m]) => m);
   const seriesOf = (model: string) => (named.includes(model) ? model : OTHER);
   const names = ranked.length > named.length ? [...named, OTHER] : named;
   const series = names.map((name) => ({ name, dollars: days.map(() => 0) }));
