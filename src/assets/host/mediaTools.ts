@@ -1,5 +1,4 @@
 import { stat } from 'node:fs/promises';
-import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { ActionApprover } from '../../agent/core/approval';
@@ -136,7 +135,7 @@ export class MediaTools implements ToolSource, vscode.Disposable {
       if (!dir) throw new Error(`open a folder first: ${what} are saved into the workspace`);
       return dir;
     };
-    const shown = (file: string) => vscode.workspace.asRelativePath(file) || relative(process.cwd(), file);
+    const shown = (file: string) => vscode.workspace.asRelativePath(file);
     switch (tool) {
       case 'generate_image': {
         const prompt = String(args.prompt);

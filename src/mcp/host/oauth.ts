@@ -83,9 +83,11 @@ export class McpOAuth {
    */
   async prepare(): Promise<void> {
     if (!this.loaded) await this.load();
-    const port = this.stored.port ?? (await freePort());
-    // VS Code forwards the port when it runs remotely, and connects to it to do so: it listens meanwhile.
-    const holder = await listenOn(port).catch(() => undefined);
+    // VS Code forwards the port when it runs remotely, and connects to it to do so: it listens
+    // meanwhile (a new registration takes a free port this way).
+    const holder = await listenOn(this.stored.port ?? 0).catch(() => undefined);
+    const port = this.stored.port ?? (holder?.address() as { port: number } | undefined)?.port;
+    if (!port) throw new Error('no loopback port is free for the sign-in');
     let external: string;
     try {
       // The port's root, then the path: code-server's forwarded URI keeps no path (`/proxy/<port>/`).
@@ -211,16 +213,5 @@ function listenOn(port: number): Promise<Server> {
     const s = createServer((_req, res) => res.writeHead(404).end());
     s.once('error', reject);
     s.listen(port, '127.0.0.1', () => resolve(s));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
   });
 }
