@@ -9,6 +9,38 @@ const watch = process.argv.includes('--watch');
  * The MCP SDK's client validates structured tool output with ajv (ajv, its formats and fast-uri:
  * about 140 KB minified). The bundle has zod already: its validator goes in ajv's place.
  */
+/**
+ * node-postgres's index also loads its pool, its native binding, its .pgpass reader and its
+ * connection-string parser; the team store uses one plain `Client` configured field by field, with
+ * the password from SecretStorage. Those are left out (8 KB gzipped of the .vsix).
+ */
+const pgClientOnly = {
+  name: 'pg-client-only',
+  setup(build) {
+    build.onResolve({ filter: /^(pg-pool|\.\/native|pgpass|pg-connection-string)$/ }, (a) => (/[\\/]pg[\\/]lib[\\/]/.test(a.importer) ? { path: a.path, namespace: 'pg-left-out' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'pg-left-out' }, () => ({ contents: 'module.exports = {};' }));
+  },
+};
+
+/** zod's classic API from the shared bundle (`dist/zod.js`) rather than a copy in each bundle. */
+const sharedZod = {
+  name: 'shared-zod',
+  setup(build) {
+    build.onResolve({ filter: /^(zod(\/v4)?|\.\/zod\.js)$/ }, () => ({ path: './zod.js', external: true }));
+    // zod/mini from the same bundle, on the same core as the classic API (the MCP SDK parses classic schemas with it).
+    build.onResolve({ filter: /^zod\/(v4-)?mini$/ }, () => ({ path: 'zod-mini', namespace: 'shared-zod' }));
+    build.onLoad({ filter: /.*/, namespace: 'shared-zod' }, () => ({ contents: "module.exports = require('./zod.js').mini;" }));
+  },
+};
+
+/** The shared zod speaks English only: its other locales (130 KB) are never configured. */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (a) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: require('node:path').dirname(a.path) }));
+  },
+};
+
 const zodForAjv = {
   name: 'mcp-json-schema-validator',
   setup(build) {
@@ -29,7 +61,7 @@ const targets = [
     target: 'node20',
     // system-ca's readers for the Windows and macOS stores are native modules we do not ship: there
     // the OS store comes from Node's own reader (VS Code builds on Node 22.15+), else a notice.
-    external: ['vscode', './gateway.js', './mcp.js', 'win-export-certificate-and-key', 'macos-export-certificate-and-key'],
+    external: ['vscode', './gateway.js', './mcp.js', './teamStore.js', 'win-export-certificate-and-key', 'macos-export-certificate-and-key'],
     minify: production,
     // Error classes are told apart by name (err.name) across bundles: keep names when minifying.
     keepNames: true,
@@ -38,6 +70,7 @@ const targets = [
   },
   {
     entryPoints: ['src/gateway-entry.ts'],
+    plugins: [sharedZod],
     outfile: 'dist/gateway.js',
     bundle: true,
     platform: 'node',
@@ -56,7 +89,7 @@ const targets = [
   {
     // The MCP client (the official SDK), required the first time a server starts.
     entryPoints: ['src/mcp-entry.ts'],
-    plugins: [zodForAjv],
+    plugins: [zodForAjv, sharedZod],
     outfile: 'dist/mcp.js',
     bundle: true,
     platform: 'node',
@@ -65,6 +98,37 @@ const targets = [
     external: ['vscode'],
     minify: production,
     keepNames: true,
+    sourcemap: !production,
+    logLevel: 'warning',
+  },
+  {
+    // zod's classic API, required by the gateway client and the MCP SDK (see sharedZod).
+    entryPoints: ['src/zod-entry.ts'],
+    plugins: [zodEnglishOnly],
+    outfile: 'dist/zod.js',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: production,
+    keepNames: true,
+    sourcemap: !production,
+    logLevel: 'warning',
+  },
+  {
+    // The team store's Postgres client, required the first time a team store is used. pg's
+    // native binding and its Cloudflare socket are never taken on Node (optional requires).
+    entryPoints: ['src/teamStore-entry.ts'],
+    plugins: [pgClientOnly],
+    outfile: 'dist/teamStore.js',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'pg-native', 'pg-cloudflare'],
+    minify: production,
+    // Its one error class names itself (TeamStoreError sets `name`).
+    keepNames: false,
     sourcemap: !production,
     logLevel: 'warning',
   },

@@ -5,6 +5,7 @@
  * from VS Code's `http.*` settings and the environment).
  */
 import type { Dispatcher as DispatcherTypes } from 'undici';
+import { isLoopback } from '../../common/loopback';
 import { Agent, Dispatcher, ProxyAgent } from './undiciLite';
 
 export interface ProxySettings {
@@ -79,10 +80,7 @@ export function describeProxy(raw: string): string {
   }
 }
 
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h) || h === '0:0:0:0:0:0:0:1';
-}
+export { isLoopback };
 
 /** Whether `NO_PROXY`-style entries send this host (and port) directly. */
 export function bypassesProxy(url: URL, noProxy: readonly string[]): boolean {

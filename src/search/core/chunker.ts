@@ -77,3 +77,11 @@ export function chunkText(path: string, text: string, options: ChunkOptions = {}
   }
   return chunks;
 }
+
+/**
+ * What a chunk's hash depends on besides its text: how files are cut and what is embedded. Teams
+ * share vectors by hash only where this is equal (a team store records it).
+ */
+export function chunkerId(maxTokens: number, overlapLines = 2): string {
+  return `lines-v1/${maxTokens}t/${overlapLines}o/path+text`;
+}

@@ -30,6 +30,12 @@ export interface IndexStats {
   chunks: number;
   /** Chunks sent to the embedding model in this run. */
   embedded: number;
+  /** Of the chunks that needed a vector: taken from the team store instead of embedded. */
+  fromStore: number;
+  /** Vectors this run added to the team store. */
+  toStore: number;
+  /** Why the team store was left out of this run (it went on locally), if it was. */
+  storeFailure?: string;
   /** Chunks whose stored embedding was reused. */
   reused: number;
   requests: number;
@@ -45,6 +51,15 @@ export interface IndexStats {
   keywordsMs: number;
 }
 
+/**
+ * Vectors shared with a team (`teamStore.ts`): asked for by content hash before anything is
+ * embedded, given what had to be embedded. A failure leaves the store out of the rest of the run.
+ */
+export interface SharedVectors {
+  take(hashes: readonly string[]): Promise<{ vectors: Map<string, Float32Array>; unusable: number }>;
+  give(hashes: readonly string[], vectors: readonly Float32Array[]): Promise<number>;
+}
+
 export type EmbedFn = (texts: string[], signal?: AbortSignal, onDone?: (done: number) => void) => Promise<{ vectors: Float32Array[]; requests: number }>;
 
 export interface SemanticIndexOptions {
@@ -55,6 +70,10 @@ export interface SemanticIndexOptions {
   storeDir: string;
   model: string;
   embed: EmbedFn;
+  /** A team store to take vectors from and give them to (optional: the index works the same without). */
+  shared?: SharedVectors;
+  /** The team store failed during a run (that run went on without it). */
+  onSharedFailure?: (err: unknown) => void;
   maxFileBytes?: number;
   chunkTokens?: number;
   onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void;
@@ -350,7 +369,7 @@ export class SemanticIndex {
    */
   async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
+    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, fromStore: 0, toStore: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
     /** Files this update replaces (null: removed), with their chunks' texts (none once a streamed build's worker has them). */
     const changed = new Map<string, { entry: StoredFile; texts?: string[] } | null>();
     // Embedding starts while the scan goes on: chunks that need a vector are sent in waves of
@@ -367,24 +386,56 @@ export class SemanticIndex {
     const build = this.vectors
       ? undefined
       : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker }, fresh);
+    // The team store: a failure leaves it out of the rest of this run, and is reported once.
+    let sharedFailure: unknown;
+    const gifts: Promise<void>[] = [];
+    const storeFailed = (err: unknown) => {
+      if (sharedFailure !== undefined) return;
+      sharedFailure = err;
+      stats.storeFailure = (err as Error)?.message ?? String(err);
+      this.o.onSharedFailure?.(err);
+    };
     const sendWave = () => {
       if (queued.length === 0) return;
-      const wave = queued;
+      let wave = queued;
       queued = [];
       waves = waves.then(async () => {
         if (stopped || signal?.aborted) return;
         tEmbed ??= Date.now();
-        const before = fresh.size;
-        onProgress?.({ phase: 'embed', done: before, total: todo.size });
+        onProgress?.({ phase: 'embed', done: fresh.size, total: todo.size });
+        const shared = this.o.shared;
+        if (shared && sharedFailure === undefined) {
+          try {
+            const got = await shared.take(wave);
+            if (got.vectors.size > 0) {
+              const hits = wave.filter((h) => got.vectors.has(h));
+              const vectors = hits.map((h) => got.vectors.get(h)!);
+              hits.forEach((h, i) => fresh.set(h, vectors[i]));
+              build?.feed(hits, vectors);
+              stats.fromStore += hits.length;
+              for (const h of hits) todo.set(h, '');
+              wave = wave.filter((h) => !got.vectors.has(h));
+              onProgress?.({ phase: 'embed', done: fresh.size, total: todo.size });
+            }
+          } catch (err) {
+            storeFailed(err);
+          }
+        }
+        if (wave.length === 0 || stopped || signal?.aborted) return;
+        const embeddedBefore = fresh.size;
         try {
           const texts = wave.map((h) => todo.get(h)!);
           // The request holds the texts now: the map keeps only that the hash is on its way (a
           // full build would otherwise hold every embedding text, 100 MB at 100,000 chunks).
           for (const h of wave) todo.set(h, '');
-          const r = await this.o.embed(texts, signal, (done) => onProgress?.({ phase: 'embed', done: before + done, total: todo.size }));
+          const r = await this.o.embed(texts, signal, (done) => onProgress?.({ phase: 'embed', done: embeddedBefore + done, total: todo.size }));
           requests += r.requests;
           r.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
           build?.feed(wave, r.vectors);
+          if (shared && sharedFailure === undefined) {
+            const kept = r.vectors.flatMap((v, i) => (v ? [[wave[i], v] as const] : []));
+            gifts.push(shared.give(kept.map(([h]) => h), kept.map(([, v]) => v)).then((n) => void (stats.toStore += n), storeFailed));
+          }
         } catch (err) {
           // Cancelled, or the gateway failed: keep the batches that finished either way.
           stopped = true;
@@ -476,13 +527,14 @@ export class SemanticIndex {
       stats.scanMs = Date.now() - t0;
       sendWave();
       await waves;
+      await Promise.all(gifts);
     } catch (err) {
       await build?.abandon();
       throw err;
     }
     if (tEmbed !== undefined) stats.embedMs = Date.now() - tEmbed;
     stats.requests = requests;
-    stats.embedded = fresh.size;
+    stats.embedded = fresh.size - stats.fromStore;
     const slices = new Slicer();
     // The stream is taken only for a whole first build (else the rows it holds are read back for the batch build in `apply`).
     const streamed = build?.usable && !stopped && !signal?.aborted && this.vectors === undefined ? build : undefined;

@@ -1,0 +1,79 @@
+/**
+ * IEEE 754 half precision, the element type of pgvector's `halfvec` (its binary form: an int16
+ * dimension count, an unused int16, then each element as a big-endian half). A team store keeps
+ * vectors as halves: half the bytes on disk and over the wire, and the local index quantizes far
+ * more coarsely anyway.
+ */
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** The half nearest to `x` (ties to even); beyond the half range, ±Infinity. */
+export function toHalf(x: number): number {
+  f32[0] = x;
+  const bits = u32[0];
+  const sign = (bits >>> 16) & 0x8000;
+  const exp = (bits >>> 23) & 0xff;
+  let mant = bits & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  const e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    const half = mant >>> shift;
+    const rest = mant & ((1 << shift) - 1);
+    const mid = 1 << (shift - 1);
+    return sign | (rest > mid || (rest === mid && half & 1) ? half + 1 : half);
+  }
+  const half = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  // A carry out of the mantissa rounds into the exponent, as it should.
+  return sign | (rest > 0x1000 || (rest === 0x1000 && half & 1) ? half + 1 : half);
+}
+
+let table: Float32Array | undefined;
+
+/** Every half's value as a float (256 KB, built on first use): decoding is one lookup per element. */
+function halfTable(): Float32Array {
+  if (table) return table;
+  table = new Float32Array(65536);
+  for (let h = 0; h < 65536; h++) {
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >>> 10) & 0x1f;
+    const mant = h & 0x3ff;
+    table[h] = exp === 0 ? sign * mant * 2 ** -24 : exp === 0x1f ? (mant ? NaN : sign * Infinity) : sign * (1 + mant / 1024) * 2 ** (exp - 15);
+  }
+  return table;
+}
+
+/** A vector in `halfvec`'s binary form. */
+export function encodeHalfvec(v: ArrayLike<number>): Buffer {
+  const out = Buffer.allocUnsafe(4 + 2 * v.length);
+  out.writeInt16BE(v.length, 0);
+  out.writeInt16BE(0, 2);
+  for (let i = 0; i < v.length; i++) out.writeUInt16BE(toHalf(v[i]), 4 + 2 * i);
+  return out;
+}
+
+/**
+ * A `halfvec` in binary form read back, or why it cannot be used: another dimension, a cut
+ * value, an element that is not finite, or a zero vector (no direction to compare).
+ */
+export function decodeHalfvec(bytes: Buffer, dimensions: number): Float32Array | string {
+  if (bytes.length !== 4 + 2 * dimensions) return `${bytes.length} bytes where ${4 + 2 * dimensions} were expected`;
+  const dim = bytes.readInt16BE(0);
+  if (dim !== dimensions) return `${dim} dimensions where ${dimensions} were expected`;
+  const values = halfTable();
+  const out = new Float32Array(dim);
+  let norm = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = values[bytes.readUInt16BE(4 + 2 * i)];
+    if (!Number.isFinite(x)) return `element ${i} is not a finite number`;
+    out[i] = x;
+    norm += x * x;
+  }
+  if (norm === 0) return 'a zero vector';
+  return out;
+}

@@ -1,0 +1,316 @@
+import pg from 'pg';
+import { isLoopback } from '../../common/loopback';
+import { decodeHalfvec, encodeHalfvec } from './halfFloat';
+
+/**
+ * A team's store of embeddings in PostgreSQL with pgvector: one embedding model, one dimension,
+ * one chunker, and rows of (content hash, vector). It holds no chunk text and no path: a client
+ * gets a vector only by asking for a hash it computed from its own files, and uses a search
+ * result only for a hash it holds.
+ */
+
+/** The schema this code reads and writes; a store made by a newer one is refused. */
+export const STORE_SCHEMA_VERSION = 1;
+const SCHEMA = 'model_gateway';
+/** Rows read or written per statement. */
+const TAKE_BATCH = 1000;
+const GIVE_BATCH = 500;
+
+export type TeamStoreProblem = 'unreachable' | 'sign-in' | 'refused' | 'not-set-up' | 'failed';
+
+/** A store that cannot be used, with a message that says why and what to do. */
+export class TeamStoreError extends Error {
+  constructor(
+    readonly problem: TeamStoreProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TeamStoreError';
+  }
+}
+
+export interface TeamStoreOptions {
+  /** `postgres://user@host:port/database`, without a password (`?sslmode=disable|require|verify-full` read). */
+  url: string;
+  password?: string;
+  /** Certificates to trust for TLS (the gateway's own list). */
+  ca?: string[];
+  /** False only when the person turned certificate checks off. */
+  rejectUnauthorized?: boolean;
+  /** Never writes, even where the role may. */
+  readOnly?: boolean;
+  model: string;
+  /** What cuts files into chunks (its version and size): equal hashes must mean equal chunking. */
+  chunker: string;
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
+}
+
+export interface TeamStoreState {
+  /** Where it is, for people: `user@host:port/database`. */
+  where: string;
+  model: string;
+  chunker: string;
+  /** Unknown until the first vector is stored. */
+  dimensions: number | undefined;
+  rows: number;
+  writable: boolean;
+  /** Whether the store has its nearest-neighbour index (search in the store needs it). */
+  searchable: boolean;
+}
+
+/** The connection settings of a store's URL; a password in it is refused (it would sit in settings). */
+export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: string; tls: 'off' | 'on' } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new TeamStoreError('refused', `The team store's address is not a URL: write it as postgres://user@host:5432/database.`);
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new TeamStoreError('refused', `The team store's address starts with ${u.protocol}; it must be postgres://user@host:5432/database.`);
+  if (u.password) throw new TeamStoreError('refused', `The team store's address holds a password. Remove it from the address (settings are not secret) and use "Model Gateway: Set Team Store Password", or PGPASSWORD for the command line.`);
+  if (!u.hostname) throw new TeamStoreError('refused', 'The team store address names no host.');
+  const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
+  const user = decodeURIComponent(u.username) || 'postgres';
+  const sslmode = u.searchParams.get('sslmode') ?? undefined;
+  if (sslmode && !['disable', 'prefer', 'require', 'verify-ca', 'verify-full'].includes(sslmode)) throw new TeamStoreError('refused', `The team store's sslmode "${sslmode}" is not one of disable, require, verify-full.`);
+  // TLS with certificate checks, unless the server is on this machine or the address says disable:
+  // `require` is read as verify-full (a careful client does not send a password to anyone who answers).
+  const tls = sslmode === 'disable' || (sslmode === undefined && isLoopback(u.hostname)) || (sslmode === 'prefer' && isLoopback(u.hostname)) ? 'off' : 'on';
+  const port = u.port ? Number(u.port) : 5432;
+  return { config: { host: u.hostname.replace(/^\[|\]$/g, ''), port, database, user }, where: `${user}@${u.hostname}:${port}/${database}`, tls };
+}
+
+const hashBytes = (hash: string) => Buffer.from(hash, 'hex');
+
+/** Whether an error is the connection's rather than the statement's (the store is down). */
+function connectionLost(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  if (typeof code === 'string' && /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|57P0|08)/.test(code)) return true;
+  const m = (err as Error)?.message ?? '';
+  return /Connection terminated|timeout|not queryable|Client has encountered a connection error/i.test(m);
+}
+
+export class TeamStore {
+  private client: pg.Client | undefined;
+  private state: TeamStoreState | undefined;
+  private readonly where: string;
+  private lost: TeamStoreError | undefined;
+
+  constructor(private readonly o: TeamStoreOptions) {
+    this.where = parseStoreUrl(o.url).where;
+  }
+
+  /** Connects, creates or checks the schema, and says what the store holds. */
+  async open(): Promise<TeamStoreState> {
+    if (this.state) return this.state;
+    const { config, tls } = parseStoreUrl(this.o.url);
+    const client = new pg.Client({
+      ...config,
+      password: this.o.password,
+      ssl: tls === 'on' ? { ca: this.o.ca, rejectUnauthorized: this.o.rejectUnauthorized !== false, servername: config.host } : false,
+      connectionTimeoutMillis: this.o.connectTimeoutMs ?? 5000,
+      query_timeout: this.o.queryTimeoutMs ?? 60_000,
+      application_name: 'model-gateway',
+    });
+    // An idle connection that breaks must not throw out of the event loop.
+    client.on('error', (err) => (this.lost ??= this.describe(err)));
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw this.describe(err);
+    }
+    this.client = client;
+    try {
+      this.state = await this.prepare(client);
+      return this.state;
+    } catch (err) {
+      await this.close();
+      throw err instanceof TeamStoreError ? err : this.describe(err);
+    }
+  }
+
+  private async prepare(client: pg.Client): Promise<TeamStoreState> {
+    const exists = async () => (await client.query<{ t: string | null }>(`select to_regclass('${SCHEMA}.store')::text as t`)).rows[0].t !== null;
+    if (!(await exists())) {
+      if (this.o.readOnly) throw new TeamStoreError('not-set-up', `The team store ${this.where} is not set up yet, and this window only reads it. Someone who may write fills it first (a build with the store set, or model-gateway-index from CI).`);
+      await this.inTransaction(client, async () => {
+        await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
+        if (await exists()) return;
+        const hasVector = (await client.query(`select 1 from pg_extension where extname = 'vector'`)).rowCount === 1;
+        if (!hasVector) await client.query('create extension if not exists vector');
+        await client.query(`create schema if not exists ${SCHEMA}`);
+        await client.query(
+          `create table ${SCHEMA}.store (
+            singleton boolean primary key default true check (singleton),
+            schema_version integer not null,
+            model text not null,
+            chunker text not null,
+            dimensions integer,
+            created_at timestamptz not null default now())`,
+        );
+        await client.query(`insert into ${SCHEMA}.store (schema_version, model, chunker) values ($1, $2, $3)`, [STORE_SCHEMA_VERSION, this.o.model, this.o.chunker]);
+      });
+    }
+    const meta = (await client.query<{ schema_version: number; model: string; chunker: string; dimensions: number | null }>(`select schema_version, model, chunker, dimensions from ${SCHEMA}.store`)).rows[0];
+    if (!meta) throw new TeamStoreError('refused', `The team store ${this.where} has no description row (${SCHEMA}.store is empty): it was not made by Model Gateway.`);
+    if (meta.schema_version > STORE_SCHEMA_VERSION) throw new TeamStoreError('refused', `The team store ${this.where} was made by a newer Model Gateway (schema ${meta.schema_version}; this one reads ${STORE_SCHEMA_VERSION}). Update the extension.`);
+    if (meta.model !== this.o.model)
+      throw new TeamStoreError('refused', `The team store ${this.where} holds vectors of "${meta.model}", and this workspace's search uses "${this.o.model}". Set modelGateway.defaultModels.embeddings to "${meta.model}" to share it, or point modelGateway.search.teamStore at a store for "${this.o.model}".`);
+    if (meta.chunker !== this.o.chunker) throw new TeamStoreError('refused', `The team store ${this.where} was filled with chunks cut as "${meta.chunker}", and this window cuts them as "${this.o.chunker}": their hashes would never match. Use the same extension version and chunk size as the team.`);
+    const dimensions = meta.dimensions ?? undefined;
+    const hasRows = dimensions !== undefined && (await client.query<{ t: string | null }>(`select to_regclass('${SCHEMA}.vectors')::text as t`)).rows[0].t !== null;
+    const rows = hasRows ? Number((await client.query<{ n: string }>(`select count(*) as n from ${SCHEMA}.vectors`)).rows[0].n) : 0;
+    const may = hasRows
+      ? (await client.query<{ ok: boolean }>(`select has_table_privilege('${SCHEMA}.vectors', 'INSERT') as ok`)).rows[0].ok
+      : (await client.query<{ ok: boolean }>(`select has_schema_privilege('${SCHEMA}', 'CREATE') and has_table_privilege('${SCHEMA}.store', 'UPDATE') as ok`)).rows[0].ok;
+    const searchable = hasRows && (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount! > 0;
+    return { where: this.where, model: meta.model, chunker: meta.chunker, dimensions, rows, writable: may && !this.o.readOnly, searchable };
+  }
+
+  private async inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+    await client.query('begin');
+    try {
+      const out = await work();
+      await client.query('commit');
+      return out;
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async ready(): Promise<{ client: pg.Client; state: TeamStoreState }> {
+    if (this.lost) throw this.lost;
+    const state = await this.open();
+    return { client: this.client!, state };
+  }
+
+  /** A failure as a `TeamStoreError` whose message names the store and the fix (never the password). */
+  private describe(err: unknown): TeamStoreError {
+    if (err instanceof TeamStoreError) return err;
+    const e = err as { code?: string; message?: string };
+    const why = (e?.message ?? String(err)).replaceAll(this.o.password || '\u0000', '***');
+    if (e?.code === '28P01' || e?.code === '28000') return new TeamStoreError('sign-in', `The team store ${this.where} refused the sign-in (${why}). Check the user in modelGateway.search.teamStore and set the password with "Model Gateway: Set Team Store Password".`);
+    if (e?.code === '42501') return new TeamStoreError('refused', `The team store ${this.where} refused this role (${why}). It may need the extension and schema made by an administrator (see the docs), or write access.`);
+    if (e?.code === '3D000') return new TeamStoreError('refused', `The team store's database does not exist (${why}).`);
+    if (/self.signed|certificate|SSL|TLS/i.test(why)) return new TeamStoreError('unreachable', `The team store ${this.where} failed the TLS check (${why}). Add its CA to modelGateway.tls.caFiles, or use sslmode=disable only for a server on a private network.`);
+    if (connectionLost(err)) return new TeamStoreError('unreachable', `The team store ${this.where} cannot be reached (${why}).`);
+    return new TeamStoreError('failed', `The team store ${this.where} failed: ${why}`);
+  }
+
+  private async run<T>(work: (client: pg.Client, state: TeamStoreState) => Promise<T>): Promise<T> {
+    const { client, state } = await this.ready();
+    try {
+      return await work(client, state);
+    } catch (err) {
+      const failure = this.describe(err);
+      if (failure.problem === 'unreachable') this.lost = failure;
+      throw failure;
+    }
+  }
+
+  /**
+   * The vectors the store holds for these hashes (32 hex digits each). A row that cannot be used
+   * (another dimension, a value that is not finite, a zero vector) is left out: it is embedded
+   * again as if it were missing.
+   */
+  async take(hashes: readonly string[]): Promise<{ vectors: Map<string, Float32Array>; unusable: number }> {
+    return this.run(async (client, state) => {
+      const vectors = new Map<string, Float32Array>();
+      let unusable = 0;
+      if (state.dimensions === undefined || hashes.length === 0) return { vectors, unusable };
+      for (let at = 0; at < hashes.length; at += TAKE_BATCH) {
+        const batch = hashes.slice(at, at + TAKE_BATCH).map(hashBytes);
+        const r = await client.query<{ hash: Buffer; e: Buffer }>(`select hash, halfvec_send(embedding) as e from ${SCHEMA}.vectors where hash = any($1::bytea[])`, [batch]);
+        for (const row of r.rows) {
+          const v = decodeHalfvec(row.e, state.dimensions);
+          if (typeof v === 'string') unusable++;
+          else vectors.set(row.hash.toString('hex'), v);
+        }
+      }
+      return { vectors, unusable };
+    });
+  }
+
+  /**
+   * Adds vectors the store lacks: each statement is one transaction (all its rows or none), and a
+   * hash already there is left as it is (two teammates adding the same rows at once lose nothing
+   * and duplicate nothing). Returns the rows added; nothing when the store is read-only.
+   */
+  async give(hashes: readonly string[], vectors: readonly Float32Array[]): Promise<number> {
+    if (hashes.length === 0) return 0;
+    return this.run(async (client, state) => {
+      if (!state.writable) return 0;
+      const dim = vectors[0].length;
+      if (state.dimensions === undefined) await this.fixDimensions(client, state, dim);
+      if (dim !== state.dimensions) throw new TeamStoreError('refused', `The team store ${this.where} holds ${state.dimensions}-dimension vectors of "${state.model}", and the gateway now returns ${dim}: nothing was added.`);
+      let added = 0;
+      for (let at = 0; at < hashes.length; at += GIVE_BATCH) {
+        const params: Buffer[] = [];
+        const rows: string[] = [];
+        for (let i = at; i < Math.min(hashes.length, at + GIVE_BATCH); i++) {
+          if (vectors[i].length !== dim) continue;
+          params.push(hashBytes(hashes[i]), encodeHalfvec(vectors[i]));
+          rows.push(`($${params.length - 1}::bytea, $${params.length}::halfvec)`);
+        }
+        if (rows.length === 0) continue;
+        const r = await client.query(`insert into ${SCHEMA}.vectors (hash, embedding) values ${rows.join(', ')} on conflict (hash) do nothing`, params);
+        added += r.rowCount ?? 0;
+      }
+      state.rows += added;
+      return added;
+    });
+  }
+
+  /** Records the store's dimension and makes its table: the first writer does, the others wait and read it. */
+  private async fixDimensions(client: pg.Client, state: TeamStoreState, dim: number): Promise<void> {
+    if (!Number.isInteger(dim) || dim < 1 || dim > 4000) throw new TeamStoreError('refused', `A ${dim}-dimension vector cannot be kept in a halfvec column (1 to 4,000).`);
+    await this.inTransaction(client, async () => {
+      await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
+      const now = (await client.query<{ dimensions: number | null }>(`select dimensions from ${SCHEMA}.store`)).rows[0].dimensions;
+      if (now !== null) {
+        state.dimensions = now;
+        return;
+      }
+      await client.query(`create table if not exists ${SCHEMA}.vectors (hash bytea primary key check (octet_length(hash) = 16), embedding halfvec(${dim}) not null)`);
+      await client.query(`update ${SCHEMA}.store set dimensions = $1`, [dim]);
+      state.dimensions = dim;
+    });
+  }
+
+  /** Makes the nearest-neighbour index search in the store needs (HNSW over cosine distance). */
+  async makeSearchable(): Promise<void> {
+    await this.run(async (client, state) => {
+      if (state.searchable) return;
+      if (state.dimensions === undefined) throw new TeamStoreError('not-set-up', `The team store ${this.where} holds no vectors yet: fill it before searching in it.`);
+      await client.query(`create index if not exists vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`);
+      state.searchable = true;
+    });
+  }
+
+  /** The stored hashes nearest to a query vector (cosine similarity), through the HNSW index. */
+  async nearest(query: ArrayLike<number>, k: number, efSearch = 100): Promise<{ hash: string; score: number }[]> {
+    return this.run(async (client, state) => {
+      if (state.dimensions === undefined) return [];
+      if (query.length !== state.dimensions) throw new TeamStoreError('refused', `The query's vector has ${query.length} dimensions and the store's ${state.dimensions}.`);
+      return this.inTransaction(client, async () => {
+        await client.query(`set local hnsw.ef_search = ${Math.max(k, Math.min(1000, Math.floor(efSearch)))}`);
+        const r = await client.query<{ hash: Buffer; d: number }>(`select hash, embedding <=> $1::halfvec as d from ${SCHEMA}.vectors order by embedding <=> $1::halfvec limit ${Math.floor(k)}`, [encodeHalfvec(query)]);
+        return r.rows.map((row) => ({ hash: row.hash.toString('hex'), score: 1 - Number(row.d) }));
+      });
+    });
+  }
+
+  async describeState(): Promise<TeamStoreState> {
+    return { ...(await this.ready()).state };
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    this.state = undefined;
+    await c?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,294 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { chunkerId } from '../../src/search/core/chunker';
+import { decodeHalfvec, encodeHalfvec, toHalf } from '../../src/search/core/halfFloat';
+import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
+import { TeamStore, TeamStoreError, parseStoreUrl } from '../../src/search/core/teamStore';
+import { startPgliteServer, type PgliteServer } from '../fixtures/pgliteServer';
+import { clientFor, useEmulator } from './helpers';
+
+const MODEL = 'embed-emu-256';
+const CHUNKER = chunkerId(300);
+
+function randomVector(dim: number, seed: number): Float32Array {
+  const v = new Float32Array(dim);
+  let s = seed * 2654435761;
+  for (let i = 0; i < dim; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    v[i] = s / 2 ** 32 - 0.5;
+  }
+  return v;
+}
+const hashOf = (i: number) => i.toString(16).padStart(32, '0');
+
+describe('team store: addresses and half floats', () => {
+  it('refuses a password in the address, another scheme, a bad sslmode; TLS is on except on this machine or when disabled', () => {
+    assert.throws(() => parseStoreUrl('postgres://ci:hunter2@db.example.com/index'), (e: Error) => e instanceof TeamStoreError && /holds a password/.test(e.message) && !e.message.includes('hunter2'));
+    assert.throws(() => parseStoreUrl('mysql://db.example.com/index'), /must be postgres:\/\//);
+    assert.throws(() => parseStoreUrl('postgres://db.example.com/x?sslmode=allow'), /sslmode "allow"/);
+    assert.throws(() => parseStoreUrl('not a url'), /not a URL/);
+    assert.equal(parseStoreUrl('postgres://ci@db.example.com/index').tls, 'on');
+    assert.equal(parseStoreUrl('postgres://ci@db.example.com/index?sslmode=require').tls, 'on');
+    assert.equal(parseStoreUrl('postgres://ci@db.example.com/index?sslmode=prefer').tls, 'on');
+    assert.equal(parseStoreUrl('postgres://ci@db.example.com/index?sslmode=disable').tls, 'off');
+    assert.equal(parseStoreUrl('postgres://ci@127.0.0.1:6543/index').tls, 'off');
+    const p = parseStoreUrl('postgresql://reader@db.example.com:6000/team%20index');
+    assert.deepEqual(p.config, { host: 'db.example.com', port: 6000, database: 'team index', user: 'reader' });
+    assert.equal(p.where, 'reader@db.example.com:6000/team index');
+  });
+
+  it('rounds to the nearest half and reads it back within half precision; refuses wrong sizes, infinities and zero vectors', () => {
+    assert.equal(toHalf(1), 0x3c00);
+    assert.equal(toHalf(-2), 0xc000);
+    assert.equal(toHalf(65504), 0x7bff);
+    assert.equal(toHalf(1e6), 0x7c00);
+    assert.equal(toHalf(2 ** -24), 0x0001);
+    assert.equal(toHalf(0), 0);
+    const v = randomVector(300, 7);
+    const back = decodeHalfvec(encodeHalfvec(v), 300);
+    assert.ok(back instanceof Float32Array);
+    for (let i = 0; i < v.length; i++) assert.ok(Math.abs(back[i] - v[i]) <= Math.abs(v[i]) * 2 ** -11 + 2 ** -25, `element ${i}: ${v[i]} → ${back[i]}`);
+    assert.match(decodeHalfvec(encodeHalfvec(v), 256) as string, /bytes where/);
+    assert.match(decodeHalfvec(encodeHalfvec([1, Infinity]), 2) as string, /not a finite/);
+    assert.equal(decodeHalfvec(encodeHalfvec([0, 0, 0]), 3), 'a zero vector');
+  });
+});
+
+describe('team store against a real Postgres with pgvector (PGlite over the wire protocol)', function () {
+  this.timeout(60_000);
+  let server: PgliteServer;
+  const opened: TeamStore[] = [];
+  const store = (o: Partial<ConstructorParameters<typeof TeamStore>[0]> = {}) => {
+    const s = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, ...o });
+    opened.push(s);
+    return s;
+  };
+  const sql = async <T extends pg.QueryResultRow>(text: string): Promise<T[]> => {
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    try {
+      return (await c.query<T>(text)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  before(async () => {
+    server = await startPgliteServer();
+  });
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('a read-only window finds an empty database not set up, and creates nothing', async () => {
+    await assert.rejects(store({ readOnly: true }).open(), (e: Error) => e instanceof TeamStoreError && e.problem === 'not-set-up');
+    assert.deepEqual(await sql(`select to_regclass('model_gateway.store') as t`), [{ t: null }]);
+  });
+
+  it('creates its schema, takes back what it gave, and reports its rows', async () => {
+    const s = store();
+    const state = await s.open();
+    assert.deepEqual({ ...state, where: undefined }, { where: undefined, model: MODEL, chunker: CHUNKER, dimensions: undefined, rows: 0, writable: true, searchable: false });
+    const vectors = Array.from({ length: 1200 }, (_, i) => randomVector(256, i + 1));
+    assert.equal(await s.give(vectors.map((_, i) => hashOf(i)), vectors), 1200);
+    const got = await s.take([hashOf(5), hashOf(1199), hashOf(99999)]);
+    assert.equal(got.vectors.size, 2);
+    assert.equal(got.unusable, 0);
+    const five = got.vectors.get(hashOf(5))!;
+    assert.ok(five.every((x, i) => Math.abs(x - vectors[5][i]) < 1e-3));
+    const again = await store().open();
+    assert.equal(again.rows, 1200);
+    assert.equal(again.dimensions, 256);
+  });
+
+  it('two clients adding the same rows at once lose nothing and duplicate nothing', async () => {
+    const a = store();
+    const b = store();
+    const hashes = Array.from({ length: 900 }, (_, i) => hashOf(10_000 + i));
+    const vectors = hashes.map((_, i) => randomVector(256, 10_000 + i));
+    // a adds 0..599, b adds 300..899: 300 rows overlap, both at once.
+    const [na, nb] = await Promise.all([a.give(hashes.slice(0, 600), vectors.slice(0, 600)), b.give(hashes.slice(300), vectors.slice(300))]);
+    assert.equal(na + nb, 900, `${na} + ${nb}`);
+    const [{ n, distinct }] = await sql<{ n: string; distinct: string }>(`select count(*) as n, count(distinct hash) as distinct from model_gateway.vectors where hash >= '\\x00000000000000000000000000002710'::bytea`);
+    assert.equal(Number(n), 900);
+    assert.equal(Number(distinct), 900);
+    assert.equal((await a.take(hashes)).vectors.size, 900);
+  });
+
+  it('refuses a store made for another model, chunker or dimension, naming both', async () => {
+    await assert.rejects(store({ model: 'text-embedding-3-small' }).open(), (e: Error) => e instanceof TeamStoreError && e.problem === 'refused' && e.message.includes(`"${MODEL}"`) && e.message.includes('"text-embedding-3-small"'));
+    await assert.rejects(store({ chunker: chunkerId(500) }).open(), (e: Error) => /cut as/.test(e.message) && e.message.includes(CHUNKER) && e.message.includes(chunkerId(500)));
+    await assert.rejects(store().give([hashOf(1)], [randomVector(512, 1)]), /256-dimension vectors .* 512: nothing was added/);
+  });
+
+  it('leaves out a row it cannot use (a corrupted vector) rather than trusting it', async () => {
+    await sql(`insert into model_gateway.vectors values ('\\x000000000000000000000000000bad00'::bytea, array_fill(0, array[256])::halfvec)`);
+    const got = await store().take(['000000000000000000000000000bad00', hashOf(1)]);
+    assert.equal(got.unusable, 1);
+    assert.deepEqual([...got.vectors.keys()], [hashOf(1)]);
+  });
+
+  it('read-only never writes, even where the role may', async () => {
+    const s = store({ readOnly: true });
+    assert.equal((await s.open()).writable, false);
+    assert.equal(await s.give([hashOf(777_777)], [randomVector(256, 3)]), 0);
+    assert.equal((await s.take([hashOf(777_777)])).vectors.size, 0);
+  });
+
+  it('searches in the store through an HNSW index: the nearest stored vector first', async () => {
+    const s = store();
+    await s.makeSearchable();
+    assert.equal((await store().open()).searchable, true);
+    const target = randomVector(256, 42);
+    const hits = await s.nearest(target, 5);
+    assert.equal(hits[0].hash, hashOf(41));
+    assert.ok(hits[0].score > 0.99);
+    assert.equal(hits.length, 5);
+  });
+
+  it('a store that goes down is reported as unreachable, without the password, and stays down for that client', async () => {
+    const s = store({ password: 'sekret-pass-1' });
+    await s.open();
+    await server.pause();
+    try {
+      await assert.rejects(s.take([hashOf(1)]), (e: Error) => e instanceof TeamStoreError && e.problem === 'unreachable' && !e.message.includes('sekret-pass-1'));
+    } finally {
+      await server.resume();
+    }
+    await assert.rejects(s.take([hashOf(1)]), (e: Error) => e instanceof TeamStoreError && e.problem === 'unreachable');
+    assert.equal((await store().take([hashOf(1)])).vectors.size, 1);
+  });
+});
+
+describe('shared embeddings: teammates over the same repository', function () {
+  this.timeout(90_000);
+  const ctx = useEmulator();
+  let server: PgliteServer;
+  let root: string;
+  const dirs: string[] = [];
+  const stores: TeamStore[] = [];
+  const indexes: SemanticIndex[] = [];
+  before(async () => {
+    server = await startPgliteServer();
+    root = mkdtempSync(join(tmpdir(), 'mg-team-repo-'));
+    mkdirSync(join(root, 'src'));
+    for (let i = 0; i < 30; i++) writeFileSync(join(root, 'src', `part${i}.ts`), `// part ${i}: ${i % 3 === 0 ? 'parses invoices' : i % 3 === 1 ? 'renders charts' : 'retries requests'}\nexport function part${i}(x: number): number {\n  return x * ${i} + ${i * 7};\n}\n`);
+  });
+  after(async () => {
+    for (const i of indexes) await i.close();
+    for (const s of stores) await s.close();
+    await server?.stop();
+    for (const d of [root, ...dirs]) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A teammate: an index of their own (a fresh local folder) over the same repository and store. */
+  function teammate(o: { readOnly?: boolean } = {}) {
+    const { client } = clientFor(ctx.emu);
+    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(MODEL, texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) });
+    const storeDir = mkdtempSync(join(tmpdir(), 'mg-team-local-'));
+    dirs.push(storeDir);
+    const shared = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, readOnly: o.readOnly });
+    stores.push(shared);
+    const failures: unknown[] = [];
+    const index = new SemanticIndex({ folders: [{ name: 'repo', path: root }], excludes: [], storeDir, model: MODEL, embed, shared, onSharedFailure: (e) => failures.push(e) });
+    indexes.push(index);
+    return { index, client, failures };
+  }
+  const top = async (t: ReturnType<typeof teammate>, text: string) => t.index.search((await t.client.embeddings.create({ model: MODEL, input: text })).data[0].embedding, 3).map((h) => `${h.chunk.file}:${h.chunk.start}`);
+
+  it("the first teammate embeds and fills the store; the second's first build makes no embedding request and answers the same", async () => {
+    const a = teammate();
+    const before = ctx.emu.stats.embeddingRequests;
+    const sa = await a.index.update();
+    assert.ok(sa.embedded > 0 && sa.embedded === sa.chunks, JSON.stringify(sa));
+    assert.equal(sa.toStore, sa.chunks);
+    const b = teammate({ readOnly: true });
+    const mid = ctx.emu.stats.embeddingRequests;
+    assert.ok(mid > before);
+    const sb = await b.index.update();
+    assert.equal(ctx.emu.stats.embeddingRequests, mid, 'no embedding request');
+    assert.equal(sb.embedded, 0);
+    assert.equal(sb.requests, 0);
+    assert.equal(sb.fromStore, sb.chunks);
+    assert.equal(sb.toStore, 0);
+    for (const q of ['parses invoices', 'retries requests', 'part 7 renders charts']) assert.deepEqual(await top(b, q), await top(a, q), q);
+  });
+
+  it('a changed file embeds only its changed chunks; a teammate then takes them', async () => {
+    const a = teammate();
+    await a.index.update();
+    writeFileSync(join(root, 'src', 'part4.ts'), '// part 4: now sends invoices by mail\nexport function part4(to: string): string {\n  return `mail ${to}`;\n}\n');
+    const before = ctx.emu.stats.embeddingRequests;
+    const s = await a.index.update([join(root, 'src', 'part4.ts')]);
+    assert.equal(s.embedded, 1);
+    assert.equal(s.toStore, 1);
+    assert.equal(ctx.emu.stats.embeddingRequests, before + 1);
+    const b = teammate();
+    const sb = await b.index.update();
+    assert.equal(sb.embedded, 0);
+    assert.equal(ctx.emu.stats.embeddingRequests, before + 1);
+  });
+
+  it('the store stopped mid-build: the build finishes locally, reports it once, and adds nothing half-done', async () => {
+    // New files nobody embedded yet: the build takes what the store has, then must embed and give these.
+    for (let i = 0; i < 60; i++) writeFileSync(join(root, 'src', `late${i}.ts`), `export const late${i} = ${i}; // added later, number ${i}\n`);
+    const a = teammate();
+    const real = a.index['o'].shared!;
+    let took = 0;
+    // The store goes down right after the build's first answer from it, before anything is given back.
+    (a.index['o'] as { shared: typeof real }).shared = {
+      take: async (hashes) => {
+        const got = await real.take(hashes);
+        took += got.vectors.size;
+        await server.pause();
+        return got;
+      },
+      give: (hashes, vectors) => real.give(hashes, vectors),
+    };
+    try {
+      const s = await a.index.update();
+      assert.ok(took > 0, 'the store answered first');
+      assert.equal(a.failures.length, 1);
+      assert.match(s.storeFailure ?? '', /cannot be reached/);
+      assert.equal(s.fromStore, took);
+      assert.equal(s.toStore, 0);
+      assert.equal(s.embedded, 60);
+      assert.equal(a.index.size.chunks, s.chunks, 'every chunk indexed');
+      assert.equal((await top(a, 'added later number 12'))[0], 'src/late12.ts:1');
+    } finally {
+      await server.resume();
+    }
+    // Back up: none of the new rows went in, so the next teammate embeds exactly those.
+    const b = teammate();
+    const sb = await b.index.update();
+    assert.equal(sb.embedded, 60);
+    assert.equal(sb.toStore, 60);
+  });
+
+  it('the database holds no chunk text and no path: every column of every table read', async () => {
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    try {
+      const tables = (await c.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'model_gateway'`)).rows.map((r) => r.table_name);
+      assert.deepEqual(tables.sort(), ['store', 'vectors']);
+      let cells = 0;
+      for (const t of tables) {
+        const rows = (await c.query({ text: `select * from model_gateway.${t}`, rowMode: 'array' })).rows as unknown[][];
+        for (const row of rows)
+          for (const cell of row) {
+            cells++;
+            const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
+            for (const needle of ['part', 'invoices', 'src/', 'retries', 'export function', 'late1']) assert.ok(!text.includes(needle), `${t} holds "${needle}": ${text.slice(0, 80)}`);
+          }
+      }
+      assert.ok(cells > 100, `${cells} cells read`);
+    } finally {
+      await c.end();
+    }
+  });
+});
