@@ -18,7 +18,8 @@ const pgClientOnly = {
   name: 'pg-client-only',
   setup(build) {
     build.onResolve({ filter: /^(pg-pool|\.\/native|pgpass|pg-connection-string)$/ }, (a) => (/[\\/]pg[\\/]lib[\\/]/.test(a.importer) ? { path: a.path, namespace: 'pg-left-out' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'pg-left-out' }, () => ({ contents: 'module.exports = {};' }));
+    // pg's index subclasses the pool when it loads: an empty class stands in for it.
+    build.onLoad({ filter: /.*/, namespace: 'pg-left-out' }, (a) => ({ contents: a.path === 'pg-pool' ? 'module.exports = class PoolLeftOut {};' : 'module.exports = {};' }));
   },
 };
 

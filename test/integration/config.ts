@@ -17,6 +17,9 @@ export interface TestConfig {
   dialogDir?: string;
   /** The VS Code version the run started (the suite checks it is the one running). */
   vscodeVersion: string;
+  /** The team store (PGlite with pgvector over the wire protocol) and the password the suite sets for it. */
+  teamStoreUrl: string;
+  teamStorePassword: string;
 }
 
 // Set by the code-server runner extension, or read from the file @vscode/test-electron's

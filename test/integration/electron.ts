@@ -8,17 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTests } from '@vscode/test-electron';
 import { GatewayEmulator } from '../emulator/server';
+import { startPgliteServer } from '../fixtures/pgliteServer';
 import { EXTENSION_ID, ROOT, sampleWorkspace } from '../vscode/harness';
 import { buildSuite, SUITE_OUT } from './launch';
 
 async function main(): Promise<void> {
   await buildSuite();
   const emu = await GatewayEmulator.start();
+  const teamStore = await startPgliteServer();
   const spare = emu.store.addKey({ userId: 1, name: 'spare', unlimitedQuota: true });
   const configFile = join(mkdtempSync(join(tmpdir(), 'mg-electron-')), 'config.json');
   writeFileSync(
     configFile,
-    JSON.stringify({ emulatorUrl: emu.url, demoKey: GatewayEmulator.demoKey, demoAccessToken: GatewayEmulator.demoAccessToken, demoUserId: String(GatewayEmulator.demoUserId), profile: emu.profile, spareKey: spare.secret, extensionId: EXTENSION_ID, vscodeVersion: '1.100.3' }),
+    JSON.stringify({ emulatorUrl: emu.url, demoKey: GatewayEmulator.demoKey, demoAccessToken: GatewayEmulator.demoAccessToken, demoUserId: String(GatewayEmulator.demoUserId), profile: emu.profile, spareKey: spare.secret, extensionId: EXTENSION_ID, vscodeVersion: '1.100.3', teamStoreUrl: teamStore.url, teamStorePassword: 'mg-team-store-password-0451' }),
   );
   try {
     await runTests({
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     });
   } finally {
     await emu.close();
+    await teamStore.stop();
   }
 }
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { GatewayEmulator } from '../emulator/server';
+import { startPgliteServer } from '../fixtures/pgliteServer';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer, EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
 
@@ -79,9 +80,14 @@ export function filesContaining(dir: string, values: string[]): string[] {
   return hits;
 }
 
+/** The team store password the suite sets (PGlite checks none); the leak scan looks for it too. */
+const TEAM_STORE_PASSWORD = 'mg-team-store-password-0451';
+
 async function main(): Promise<void> {
   await buildSuite();
   const emu = await GatewayEmulator.start();
+  // The team store: a real Postgres with pgvector (PGlite) on loopback, reached over the wire protocol.
+  const teamStore = await startPgliteServer();
   const spare = emu.store.addKey({ userId: 1, name: 'spare', unlimitedQuota: true });
   const resultsDir = mkdtempSync(join(tmpdir(), 'mg-results-'));
   const resultsFile = join(resultsDir, 'results.json');
@@ -97,6 +103,8 @@ async function main(): Promise<void> {
     extensionId: EXTENSION_ID,
     dialogDir: resultsDir,
     vscodeVersion: ensureCodeServer().vscode,
+    teamStoreUrl: teamStore.url,
+    teamStorePassword: TEAM_STORE_PASSWORD,
   };
   const env: Record<string, string> = { MODEL_GATEWAY_TEST: '1' };
   for (const k of ['MODEL_GATEWAY_BASE_URL', 'MODEL_GATEWAY_API_KEY', 'MODEL_GATEWAY_ACCESS_TOKEN']) delete process.env[k];
@@ -131,7 +139,7 @@ async function main(): Promise<void> {
     }
     for (const [k, v] of Object.entries(results.metrics ?? {})) console.log(`  metric ${k}: ${v.toFixed(1)}`);
     // No credential the tests used may sit in settings, logs, or any other file of the profile.
-    const leaks = filesContaining(server.userDataDir, [config.demoKey, config.demoAccessToken, config.spareKey, 'not-a-valid-access-token']);
+    const leaks = filesContaining(server.userDataDir, [config.demoKey, config.demoAccessToken, config.spareKey, 'not-a-valid-access-token', TEAM_STORE_PASSWORD]);
     // The scan must cover the output channel: its log file is in the profile, with the test's
     // deliberately secret-bearing line redacted.
     const logs = [...files(server.userDataDir)].filter((f) => f.endsWith('Model Gateway.log'));
@@ -148,6 +156,7 @@ async function main(): Promise<void> {
     await browser.close();
     await server.stop();
     await emu.close();
+    await teamStore.stop();
     for (const dir of [workspace, resultsDir]) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
   process.exit(failed > 0 ? 1 : 0);

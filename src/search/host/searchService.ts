@@ -3,9 +3,14 @@ import * as vscode from 'vscode';
 import { chatSettings, searchSettings, workspaceExcludeGlobs } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';
 import type { GatewayFeature } from '../../shell/services';
+import { chunkerId } from '../core/chunker';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
 import { IndexingStopped, IndexModelChanged, SemanticIndex, type IndexStats } from '../core/semanticIndex';
+import type { TeamStoreLink } from './teamStoreLink';
+
+/** Lines per chunk the index cuts (its chunker, part of every chunk's identity in a team store). */
+const CHUNK_TOKENS = 300;
 
 export type { SearchResult } from '../core/hybrid';
 
@@ -41,6 +46,7 @@ export class SearchService implements vscode.Disposable {
   constructor(
     private readonly services: GatewayFeature,
     private readonly context: vscode.ExtensionContext,
+    private readonly team?: TeamStoreLink,
   ) {
     this.status.name = 'Model Gateway Search';
     this.status.command = 'modelGateway.search.query';
@@ -83,6 +89,9 @@ export class SearchService implements vscode.Disposable {
       storeDir: join(base.fsPath, 'search-index'),
       model,
       maxFileBytes: s.maxFileKB * 1024,
+      chunkTokens: CHUNK_TOKENS,
+      shared: this.team?.shared(model, chunkerId(CHUNK_TOKENS)),
+      onSharedFailure: (err) => this.team?.failed(err),
       embed: (texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) }),
       onBackgroundError: (err) => this.services.log.warn(`Search index, work off the editor's thread: ${(err as Error)?.message ?? String(err)} (the index in use stays as it was; a fold that failed is tried again later)`),
     });
@@ -95,7 +104,8 @@ export class SearchService implements vscode.Disposable {
       this.status.tooltip = 'Model Gateway is indexing the workspace for semantic search';
     } else if (size && size.chunks > 0) {
       this.status.text = `$(search) ${size.chunks.toLocaleString('en-US')} chunks`;
-      this.status.tooltip = `Semantic search: ${size.files.toLocaleString('en-US')} files, ${size.chunks.toLocaleString('en-US')} chunks (${this.model()}). Click to search.`;
+      const team = this.team?.describe();
+      this.status.tooltip = `Semantic search: ${size.files.toLocaleString('en-US')} files, ${size.chunks.toLocaleString('en-US')} chunks (${this.model()}).${team ? `\n${team}.` : ''} Click to search.`;
     } else {
       this.status.hide();
       return;
@@ -151,7 +161,9 @@ export class SearchService implements vscode.Disposable {
           },
         );
         this.lastStats = stats;
-        this.services.log.info(`search index: ${stats.files} files, ${stats.chunks} chunks, ${stats.embedded} embedded in ${stats.requests} requests, ${stats.reused} reused, ${stats.ms} ms`);
+        this.team?.recordBuild(stats);
+        const team = this.team?.describe() ? `, ${stats.fromStore} from the team store, ${stats.toStore} added to it` : '';
+        this.services.log.info(`search index: ${stats.files} files, ${stats.chunks} chunks, ${stats.embedded} embedded in ${stats.requests} requests${team}, ${stats.reused} reused, ${stats.ms} ms`);
         this.state = 'ready';
         this.services.notifySpend();
         return stats;
@@ -193,6 +205,7 @@ export class SearchService implements vscode.Disposable {
       try {
         const stats = await this.index!.update(paths);
         this.lastStats = stats;
+        this.team?.recordBuild(stats);
         if (stats.embedded > 0) this.services.log.info(`search index: ${paths.length} changed paths, ${stats.embedded} chunks embedded`);
         this.render();
         return stats;
@@ -266,6 +279,13 @@ export class SearchService implements vscode.Disposable {
 
   async absolutePath(file: string): Promise<string | undefined> {
     return this.index?.absolutePath(file);
+  }
+
+  /** What the team store holds for this workspace's model, and what the last build did with it. */
+  async teamStatus(): Promise<string> {
+    const text = (await this.team?.status(this.model(), chunkerId(CHUNK_TOKENS))) ?? 'No team store.';
+    this.render();
+    return text;
   }
 
   dispose(): void {

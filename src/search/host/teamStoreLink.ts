@@ -1,0 +1,186 @@
+import * as vscode from 'vscode';
+import { userValue } from '../../shell/config';
+import { registerSecret } from '../../shell/redact';
+import type { InteractiveFeature } from '../../shell/services';
+import type * as TeamStoreModule from '../../teamStore-entry';
+import type { IndexStats, SharedVectors } from '../core/semanticIndex';
+
+type Module = typeof TeamStoreModule;
+let loaded: Module | undefined;
+
+/** The Postgres client's bundle (dist/teamStore.js beside extension.js), required when a store is first used. */
+function loadTeamStore(): Module {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require('./teamStore.js') as Module;
+  return loaded;
+}
+
+export const TEAM_STORE_COMMANDS = {
+  setPassword: 'modelGateway.search.setTeamStorePassword',
+  status: 'modelGateway.search.teamStoreStatus',
+} as const;
+
+/** SecretStorage key of a store's password: bound to where it is (user, host, port, database), so it is never sent to another server. */
+const passwordKey = (where: string) => `modelGateway.search.teamStorePassword:${where}`;
+
+export interface TeamStoreSettings {
+  url: string;
+  readOnly: boolean;
+}
+
+/**
+ * The team store from the person's own settings only: a repository's settings could otherwise
+ * point the index at a server of its choosing (the settings are also `application`-scoped).
+ */
+export function teamStoreSettings(): TeamStoreSettings | undefined {
+  const c = vscode.workspace.getConfiguration('modelGateway.search');
+  const url = userValue(c, 'teamStore');
+  if (typeof url !== 'string' || !url.trim()) return undefined;
+  return { url: url.trim(), readOnly: userValue(c, 'teamStoreReadOnly') === true };
+}
+
+type Store = InstanceType<Module['TeamStore']>;
+type StoreState = Awaited<ReturnType<Store['open']>>;
+
+/**
+ * The window's link to the team store: one connection per store, model and chunker; the password
+ * from SecretStorage; TLS with the gateway's certificates. The index takes it as `SharedVectors`:
+ * when the store fails, the index goes on alone and the person is told once.
+ */
+export class TeamStoreLink implements vscode.Disposable {
+  private store: { key: string; store: Store; opened: Promise<StoreState> } | undefined;
+  /** What the last connection said, or why it failed. */
+  state: StoreState | undefined;
+  failure: string | undefined;
+  /** What the last build or update took from the store and gave it. */
+  lastBuild: { took: number; gave: number; failure?: string } | undefined;
+  private noticeShown = false;
+
+  constructor(
+    private readonly services: InteractiveFeature,
+    private readonly secrets: vscode.SecretStorage,
+  ) {}
+
+  /** The shared vectors for an index of this model and chunker, when a store is set. */
+  shared(model: string, chunker: string): SharedVectors | undefined {
+    const settings = teamStoreSettings();
+    if (!settings) {
+      void this.close();
+      return undefined;
+    }
+    const connect = () => this.open(settings, model, chunker);
+    return {
+      take: async (hashes) => (await connect()).take(hashes),
+      give: async (hashes, vectors) => (await connect()).give(hashes, vectors),
+    };
+  }
+
+  private async open(settings: TeamStoreSettings, model: string, chunker: string): Promise<Store> {
+    const key = JSON.stringify([settings.url, settings.readOnly, model, chunker]);
+    if (this.store?.key !== key) {
+      await this.close();
+      const m = loadTeamStore();
+      const { where } = m.parseStoreUrl(settings.url);
+      const password = (await this.secrets.get(passwordKey(where))) || undefined;
+      if (password) registerSecret(password);
+      const network = this.services.network().options;
+      const store = new m.TeamStore({ url: settings.url, password, ca: network.ca, rejectUnauthorized: network.rejectUnauthorized, readOnly: settings.readOnly, model, chunker });
+      const opened = store.open().then(
+        (state) => {
+          this.state = state;
+          this.failure = undefined;
+          return state;
+        },
+        (err: unknown) => {
+          this.failure = (err as Error)?.message ?? String(err);
+          throw err;
+        },
+      );
+      this.store = { key, store, opened };
+    }
+    await this.store.opened;
+    return this.store.store;
+  }
+
+  /** A run's store failure: logged, and shown once per window (the index goes on without the store). */
+  failed(err: unknown): void {
+    const message = (err as Error)?.message ?? String(err);
+    // The next run connects again (a store that was down may be back).
+    void this.close();
+    this.failure = message;
+    this.services.log.warn(`Team store: ${message} (the search index goes on with this machine's embeddings)`);
+    this.services.recordNotice('warning', `Team store: ${message}`);
+    if (this.noticeShown) return;
+    this.noticeShown = true;
+    const problem = (err as { problem?: string })?.problem;
+    const actions = problem === 'sign-in' ? ['Set Password'] : ['Open Settings'];
+    void vscode.window.showWarningMessage(`${message} Semantic search goes on with this machine's embeddings.`, ...actions).then((choice) => {
+      if (choice === 'Set Password') void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
+      else if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
+    });
+  }
+
+  recordBuild(stats: IndexStats): void {
+    if (!teamStoreSettings()) return;
+    this.lastBuild = { took: stats.fromStore, gave: stats.toStore, failure: stats.storeFailure };
+  }
+
+  /** One line for the status bar's tooltip. */
+  describe(): string | undefined {
+    const settings = teamStoreSettings();
+    if (!settings) return undefined;
+    const build = this.lastBuild ? `; the last build took ${this.lastBuild.took.toLocaleString('en-US')} vectors from it and added ${this.lastBuild.gave.toLocaleString('en-US')}` : '';
+    if (this.failure) return `Team store: not in use (${this.failure})`;
+    if (!this.state) return `Team store: ${settings.url} (not connected yet)`;
+    const s = this.state;
+    return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${build}`;
+  }
+
+  /** "Set Team Store Password": asked in a password box, kept in SecretStorage for that store only. */
+  async setPassword(): Promise<boolean> {
+    const settings = teamStoreSettings();
+    if (!settings) {
+      void vscode.window.showInformationMessage('Set modelGateway.search.teamStore (in your user settings) to the store first: postgres://user@host:5432/database.', 'Open Settings').then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore'));
+      return false;
+    }
+    let where: string;
+    try {
+      where = loadTeamStore().parseStoreUrl(settings.url).where;
+    } catch (err) {
+      void vscode.window.showErrorMessage((err as Error).message);
+      return false;
+    }
+    const value = await this.services.prompts.input({ title: `Password for the team store ${where}`, prompt: 'Kept in VS Code’s secret storage, sent only to this server. Leave empty to remove it.', password: true, ignoreFocusOut: true });
+    if (value === undefined) return false;
+    if (value) {
+      registerSecret(value);
+      await this.secrets.store(passwordKey(where), value);
+    } else await this.secrets.delete(passwordKey(where));
+    await this.close();
+    this.noticeShown = false;
+    return true;
+  }
+
+  /** "Team Store Status": connects if needed and says what the store holds and what the last build did with it. */
+  async status(model: string, chunker: string): Promise<string> {
+    const settings = teamStoreSettings();
+    if (!settings) return 'No team store is set (modelGateway.search.teamStore): semantic search embeds on this machine alone.';
+    try {
+      await this.open(settings, model, chunker);
+    } catch (err) {
+      this.failure = (err as Error)?.message ?? String(err);
+    }
+    return this.describe() ?? '';
+  }
+
+  async close(): Promise<void> {
+    const s = this.store;
+    this.store = undefined;
+    this.state = undefined;
+    await s?.store.close();
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+}
