@@ -134,6 +134,22 @@ const targets = [
     logLevel: 'warning',
   },
   {
+    // model-gateway-index, the command line that fills a team store from CI (not in the .vsix).
+    entryPoints: ['src/cli/indexCli.ts'],
+    outfile: 'dist-cli/model-gateway-index.js',
+    banner: { js: '#!/usr/bin/env node' },
+    plugins: [pgClientOnly],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['pg-native', 'pg-cloudflare'],
+    minify: production,
+    keepNames: true,
+    sourcemap: false,
+    logLevel: 'warning',
+  },
+  {
     // The search index's snapshot worker (a worker thread the extension starts for folds and builds).
     entryPoints: ['src/search/core/snapshotWorker.ts'],
     outfile: 'dist/searchWorker.js',

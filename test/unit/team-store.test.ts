@@ -7,8 +7,9 @@ import { chunkerId } from '../../src/search/core/chunker';
 import { decodeHalfvec, encodeHalfvec, toHalf } from '../../src/search/core/halfFloat';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { TeamStore, TeamStoreError, parseStoreUrl } from '../../src/search/core/teamStore';
+import { runIndexCli, UsageError } from '../../src/cli/indexCli';
 import { startPgliteServer, type PgliteServer } from '../fixtures/pgliteServer';
-import { clientFor, useEmulator } from './helpers';
+import { clientFor, DEMO_KEY, useEmulator } from './helpers';
 
 const MODEL = 'embed-emu-256';
 const CHUNKER = chunkerId(300);
@@ -290,5 +291,63 @@ describe('shared embeddings: teammates over the same repository', function () {
     } finally {
       await c.end();
     }
+  });
+});
+
+describe('model-gateway-index, the command line that fills a team store', function () {
+  this.timeout(90_000);
+  const ctx = useEmulator();
+  let server: PgliteServer;
+  let repo: string;
+  before(async () => {
+    server = await startPgliteServer();
+    repo = mkdtempSync(join(tmpdir(), 'mg-cli-repo-'));
+    mkdirSync(join(repo, 'lib'));
+    for (let i = 0; i < 12; i++) writeFileSync(join(repo, 'lib', `unit${i}.py`), `# unit ${i}\ndef unit_${i}(x):\n    return x * ${i}\n`);
+    writeFileSync(join(repo, '.env'), 'API_TOKEN=never-embedded\n');
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(repo, { recursive: true, force: true });
+  });
+  const run = async (args: string[], env: NodeJS.ProcessEnv = { MODEL_GATEWAY_API_KEY: DEMO_KEY }) => {
+    const progress: string[] = [];
+    const result: string[] = [];
+    const r = await runIndexCli(args, env, { progress: (l) => progress.push(l), result: (l) => result.push(l) });
+    return { ...r, progress: progress.join('\n'), out: result.join('\n') };
+  };
+  const base = () => ['--store', server.url, '--gateway', ctx.emu.url, '--model', MODEL];
+
+  it('fills the store from a folder, then a second run takes everything and embeds nothing', async () => {
+    const before = ctx.emu.stats.embeddingRequests;
+    const first = await run([...base(), '--batch-size', '5', repo]);
+    assert.equal(first.stats.files, 12, 'the .env file is never read');
+    assert.equal(first.stats.embedded, 12);
+    assert.equal(first.stats.toStore, 12);
+    assert.equal(ctx.emu.stats.embeddingRequests - before, 3);
+    assert.ok(first.promptTokens > 0);
+    assert.match(first.out, /taken from the store 0, embedded 12 in 3 requests \([\d,]+ tokens\), added to the store 12/);
+    assert.match(first.out, /cost (\$[\d.]+|unknown \(the gateway lists no price)/);
+    assert.match(first.progress, /store postgres@127\.0\.0\.1:\d+\/postgres: 0 vectors of embed-emu-256/);
+    const second = await run([...base(), repo]);
+    assert.equal(second.stats.embedded, 0);
+    assert.equal(second.stats.fromStore, 12);
+    assert.equal(ctx.emu.stats.embeddingRequests - before, 3);
+    assert.match(second.out, /store now 12 vectors/);
+  });
+
+  it('refuses what it cannot do safely, saying what to change: no key, a password on the command line, a missing folder argument', async () => {
+    await assert.rejects(run([...base(), repo], {}), (e: Error) => e instanceof UsageError && /MODEL_GATEWAY_API_KEY/.test(e.message));
+    await assert.rejects(run(['--store', 'postgres://ci:hunter2@127.0.0.1:1/x', '--gateway', ctx.emu.url, repo]), (e: Error) => /holds a password/.test(e.message) && !e.message.includes('hunter2'));
+    await assert.rejects(run([...base()]), (e: Error) => e instanceof UsageError && /Give exactly one folder/.test(e.message));
+    await assert.rejects(run([...base(), '--concurrency', '0', repo]), /--concurrency must be a whole number/);
+  });
+
+  it('runs as a program: exit code 2 and the usage on a bad call, the key never printed', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'src', 'cli', 'indexCli.ts'), '--gateway', ctx.emu.url, repo], { env: { ...process.env, MODEL_GATEWAY_API_KEY: 'sk-cli-secret-123' }, encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /Missing --store/);
+    assert.ok(!`${r.stdout}${r.stderr}`.includes('sk-cli-secret-123'));
   });
 });
