@@ -6,6 +6,7 @@ import pg from 'pg';
 import { chunkerId } from '../../src/search/core/chunker';
 import { decodeHalfvec, encodeHalfvec, toHalf } from '../../src/search/core/halfFloat';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
+import { StoreSearchIndex } from '../../src/search/core/storeSearchIndex';
 import { TeamStore, TeamStoreError, parseStoreUrl } from '../../src/search/core/teamStore';
 import { runIndexCli, UsageError } from '../../src/cli/indexCli';
 import { startPgliteServer, type PgliteServer } from '../fixtures/pgliteServer';
@@ -349,5 +350,87 @@ describe('model-gateway-index, the command line that fills a team store', functi
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /Missing --store/);
     assert.ok(!`${r.stdout}${r.stderr}`.includes('sk-cli-secret-123'));
+  });
+});
+
+describe('search in the team store: no vectors on this machine', function () {
+  this.timeout(120_000);
+  const ctx = useEmulator();
+  let server: PgliteServer;
+  let root: string;
+  const dirs: string[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  before(async () => {
+    server = await startPgliteServer();
+    root = mkdtempSync(join(tmpdir(), 'mg-store-search-'));
+    mkdirSync(join(root, 'src'));
+    const topics = ['parses invoices into lines', 'renders a bar chart of spend', 'retries a request after a pause', 'hashes passwords with a salt', 'formats dates for the log', 'reads the config file', 'sorts users by name', 'sends the weekly email'];
+    topics.forEach((t, i) => writeFileSync(join(root, 'src', `m${i}.ts`), `// This module ${t}.\nexport function m${i}(input: string): string {\n  return input + ' ${t}';\n}\n`));
+  });
+  after(async () => {
+    for (const c of closers) await c();
+    await server?.stop();
+    for (const d of [root, ...dirs]) rmSync(d, { recursive: true, force: true });
+  });
+  const embedder = () => {
+    const { client } = clientFor(ctx.emu);
+    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(MODEL, texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) });
+    return { client, embed };
+  };
+
+  it('a window searching in the store embeds nothing it finds there, answers as the local index does, and shows only chunks it holds', async () => {
+    // A teammate fills the store (a local index with shared embeddings), with one more file than the newcomer has.
+    const extra = join(root, 'src', 'private.ts');
+    writeFileSync(extra, '// This module retries a request after a pause, with jitter and a budget.\nexport const privateRetry = 1;\n');
+    const { client, embed } = embedder();
+    const local = mkdtempSync(join(tmpdir(), 'mg-store-search-local-'));
+    dirs.push(local);
+    const fill = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
+    const a = new SemanticIndex({ folders: [{ name: 'repo', path: root }], excludes: [], storeDir: local, model: MODEL, embed, shared: fill });
+    closers.push(() => a.close(), () => fill.close());
+    const sa = await a.update();
+    assert.equal(sa.toStore, sa.chunks);
+    await fill.makeSearchable();
+    rmSync(extra);
+
+    const store = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, readOnly: true });
+    closers.push(() => store.close());
+    const b = new StoreSearchIndex({ folders: [{ name: 'repo', path: root }], excludes: [], model: MODEL, embed, store });
+    closers.push(() => b.close());
+    const before = ctx.emu.stats.embeddingRequests;
+    assert.equal(await b.load(), 'loaded');
+    assert.equal(ctx.emu.stats.embeddingRequests, before, 'the scan embeds nothing');
+    assert.equal(b.size.chunks, sa.chunks - 1);
+    assert.equal(b.withoutVectors, 0);
+    const vector = async (q: string) => (await client.embeddings.create({ model: MODEL, input: q })).data[0].embedding;
+    for (const q of ['sends the weekly email', 'hashes passwords with a salt']) {
+      const inStore = await b.search(await vector(q), 3);
+      assert.deepEqual(inStore.map((h) => h.chunk.file), a.search(await vector(q), 4).filter((h) => h.chunk.file !== 'src/private.ts').slice(0, 3).map((h) => h.chunk.file), q);
+    }
+    // The store's nearest chunk for this is the teammate's private.ts, which this machine does not hold: never shown.
+    const hits = await b.search(await vector('This module retries a request after a pause, with jitter and a budget.'), 5);
+    assert.ok(hits.length > 0 && hits.every((h) => h.chunk.file !== 'src/private.ts'), JSON.stringify(hits));
+    assert.equal(hits[0].chunk.file, 'src/m2.ts');
+  });
+
+  it('a file only this window has is keyword-only while it may not write, and searchable by meaning once a writer adds it', async () => {
+    const { client, embed } = embedder();
+    writeFileSync(join(root, 'src', 'fresh.ts'), '// This module plays a chime when a job completes.\nexport const chime = 1;\n');
+    const reader = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, readOnly: true });
+    const writer = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
+    closers.push(() => reader.close(), () => writer.close());
+    const b = new StoreSearchIndex({ folders: [{ name: 'repo', path: root }], excludes: [], model: MODEL, embed, store: reader });
+    await b.load();
+    const s1 = await b.update();
+    assert.equal(s1.toStore, 0);
+    assert.equal(b.withoutVectors, 1);
+    assert.equal(b.keywordSearch('chime', 3)[0]?.item.file, 'src/fresh.ts');
+    const w = new StoreSearchIndex({ folders: [{ name: 'repo', path: root }], excludes: [], model: MODEL, embed, store: writer });
+    const s2 = await w.update();
+    assert.equal(s2.embedded, 1);
+    assert.equal(s2.toStore, 1);
+    assert.equal(w.withoutVectors, 0);
+    const q = (await client.embeddings.create({ model: MODEL, input: 'This module plays a chime when a job completes.' })).data[0].embedding;
+    assert.equal((await w.search(q, 1))[0].chunk.file, 'src/fresh.ts');
   });
 });

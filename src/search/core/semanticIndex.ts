@@ -1,7 +1,6 @@
-import * as fs from 'node:fs';
-import { closeSync, openSync, type Stats } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
 import { filesAfter, IndexStore, readCommitted, readInto, type LogEntry, type StoredFile } from './indexStore';
@@ -12,18 +11,13 @@ import { StreamedBuild, vectorOf, type FreshVectors } from './streamedBuild';
 import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
-import { chunkText, embeddingText } from './chunker';
+import { embeddingText } from './chunker';
+import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, type IndexedChunk } from './fileChunks';
 import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
 
-export interface IndexedChunk {
-  /** Display path (folder-prefixed in a multi-root workspace). */
-  file: string;
-  start: number;
-  end: number;
-  hash: string;
-}
+export type { IndexedChunk } from './fileChunks';
 
 export interface IndexStats {
   files: number;
@@ -114,49 +108,10 @@ export class IndexingStopped extends Error {
   }
 }
 
-const BINARY_EXT = /\.(png|jpe?g|gif|webp|ico|bmp|pdf|zip|gz|tgz|xz|7z|rar|jar|class|exe|dll|so|dylib|o|a|wasm|mp3|mp4|wav|mov|avi|webm|ttf|otf|woff2?|eot|bin|dat|db|sqlite|vsix|pyc)$/i;
-const GENERATED = /(\.min\.(js|css)|\.map|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|composer\.lock)|\.snap)$/i;
-
-/** Whether a text looks machine-made (minified): very long lines on average. */
-function looksGenerated(text: string): boolean {
-  const lines = text.split('\n', 200);
-  const avg = lines.reduce((n, l) => n + l.length, 0) / Math.max(1, lines.length);
-  return avg > 300;
-}
-
 /** The dimension of the first vector held in memory (0 when none is). */
 function firstDim(fresh: FreshVectors): number {
   for (const v of fresh.values()) if (v instanceof Float32Array) return v.length;
   return 0;
-}
-
-/**
- * Reads a file that is not indexed yet: opened, its size and time read from the open file, its
- * bytes read unless `wanted(size)` says no, closed. Callbacks rather than a `FileHandle`: a full
- * build reads every file, and the promise API cost the event loop twice as much per file
- * (31 against 17 µs measured on 5,000 small files).
- */
-function readNew(path: string, wanted: (size: number) => boolean): Promise<{ stat: Stats; bytes: Buffer } | 'gone' | 'skipped'> {
-  return new Promise((resolve) => {
-    fs.open(path, 'r', (err, fd) => {
-      if (err) return resolve('gone');
-      const done = (result: { stat: Stats; bytes: Buffer } | 'gone' | 'skipped') => fs.close(fd, () => resolve(result));
-      fs.fstat(fd, (err, stat) => {
-        if (err || !stat.isFile()) return done('gone');
-        if (!wanted(stat.size)) return done('skipped');
-        const bytes = Buffer.allocUnsafe(stat.size);
-        const readFrom = (at: number) => {
-          if (at >= stat.size) return done({ stat, bytes });
-          fs.read(fd, bytes, at, stat.size - at, at, (err, n) => {
-            if (err) return done('gone');
-            if (n <= 0) return done({ stat, bytes: bytes.subarray(0, at) });
-            readFrom(at + n);
-          });
-        };
-        readFrom(0);
-      });
-    });
-  });
 }
 
 /**
@@ -347,18 +302,12 @@ export class SemanticIndex {
     return this.chunksFrom(f, await readFile(f.abs));
   }
 
-  /** Whether a file of this name and size is indexed at all (before reading it). */
   private indexable(f: { rel: string }, size: number): boolean {
-    return !BINARY_EXT.test(f.rel) && !GENERATED.test(f.rel) && size <= (this.o.maxFileBytes ?? 512 * 1024) && size > 0;
+    return indexable(f.rel, size, this.o.maxFileBytes);
   }
 
-  /** A file's chunks from its bytes; undefined when it is binary or generated. */
   private chunksFrom(f: { display: string }, bytes: Buffer): (IndexedChunk & { text: string })[] | undefined {
-    // The binary check (a NUL in the first 8,000 bytes, as `isBinary`) on the bytes that are then decoded.
-    if (bytes.subarray(0, 8000).includes(0)) return undefined;
-    const text = bytes.toString('utf8');
-    if (looksGenerated(text)) return undefined;
-    return chunkText(f.display, text, { maxTokens: this.o.chunkTokens ?? 300 }).map((c) => ({ file: f.display, start: c.startLine, end: c.endLine, hash: c.hash, text: c.text }));
+    return chunksFrom(f.display, bytes, this.o.chunkTokens);
   }
 
   /**
@@ -943,19 +892,12 @@ export class SemanticIndex {
   }
 
   /** The current text of a chunk's lines (read from disk). */
-  async chunkText(c: IndexedChunk): Promise<string> {
-    const p = await this.guard.resolve(c.file).catch(() => undefined);
-    if (!p) return '';
-    const lines = (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/);
-    return lines.slice(c.start - 1, c.end).join('\n');
+  chunkText(c: IndexedChunk): Promise<string> {
+    return chunkTextOf(this.guard, c);
   }
 
   private displayOf(abs: string): string | undefined {
-    for (const folder of this.o.folders) {
-      const rel = relative(folder.path, abs);
-      if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return this.guard.display(folder, rel.split(sep).join('/'));
-    }
-    return undefined;
+    return displayPathOf(this.guard, this.o.folders, abs);
   }
 
   /** Absolute path of a display path. */

@@ -234,6 +234,19 @@ export class TeamStore {
     });
   }
 
+  /** Which of these hashes the store has a vector for (search in the store asks, and pulls nothing). */
+  async has(hashes: readonly string[]): Promise<Set<string>> {
+    return this.run(async (client, state) => {
+      const found = new Set<string>();
+      if (state.dimensions === undefined) return found;
+      for (let at = 0; at < hashes.length; at += TAKE_BATCH) {
+        const r = await client.query<{ hash: Buffer }>(`select hash from ${SCHEMA}.vectors where hash = any($1::bytea[])`, [hashes.slice(at, at + TAKE_BATCH).map(hashBytes)]);
+        for (const row of r.rows) found.add(row.hash.toString('hex'));
+      }
+      return found;
+    });
+  }
+
   /**
    * Adds vectors the store lacks: each statement is one transaction (all its rows or none), and a
    * hash already there is left as it is (two teammates adding the same rows at once lose nothing

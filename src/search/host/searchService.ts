@@ -7,6 +7,7 @@ import { chunkerId } from '../core/chunker';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
 import { IndexingStopped, IndexModelChanged, SemanticIndex, type IndexStats } from '../core/semanticIndex';
+import { StoreSearchIndex } from '../core/storeSearchIndex';
 import type { TeamStoreLink } from './teamStoreLink';
 
 /** Lines per chunk the index cuts (its chunker, part of every chunk's identity in a team store). */
@@ -33,7 +34,7 @@ export const SEMANTIC_SEARCH_TOOL: ToolDefinition = {
  * a file watcher), answers queries (embeddings, then rerank), and shows its state in the status bar.
  */
 export class SearchService implements vscode.Disposable {
-  private index: SemanticIndex | undefined;
+  private index: SemanticIndex | StoreSearchIndex | undefined;
   private state: 'none' | 'loading' | 'ready' | 'indexing' = 'none';
   private readonly status = vscode.window.createStatusBarItem('modelGateway.search', vscode.StatusBarAlignment.Right, 99);
   private readonly disposables: vscode.Disposable[] = [];
@@ -78,10 +79,23 @@ export class SearchService implements vscode.Disposable {
     return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
   }
 
-  private create(): SemanticIndex {
+  private create(): SemanticIndex | StoreSearchIndex {
     const s = searchSettings();
     const model = this.model();
     const base = this.context.storageUri ?? this.context.globalStorageUri;
+    const store = this.team?.storeSearch(model, chunkerId(CHUNK_TOKENS));
+    if (store)
+      return new StoreSearchIndex({
+        folders: this.folders(),
+        excludes: [...workspaceExcludeGlobs(), ...s.excludes],
+        secretFiles: chatSettings().secretFiles,
+        model,
+        maxFileBytes: s.maxFileKB * 1024,
+        chunkTokens: CHUNK_TOKENS,
+        embed: (texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) }),
+        store,
+        onStoreFailure: (err) => this.team?.failed(err),
+      });
     return new SemanticIndex({
       folders: this.folders(),
       excludes: [...workspaceExcludeGlobs(), ...s.excludes],
@@ -231,7 +245,7 @@ export class SearchService implements vscode.Disposable {
     const n = Math.max(k, s.candidates);
     const embedded = await client.embeddings.create({ model: this.index.model, input: text }, { signal });
     await this.index.keywordsReady;
-    const fused = fuseResults(this.index.search(embedded.data[0].embedding, n), this.index.keywordSearch(text, n), n);
+    const fused = fuseResults(await this.index.search(embedded.data[0].embedding, n), this.index.keywordSearch(text, n), n);
     const withText = await Promise.all(fused.map(async (h) => ({ ...h, preview: await this.index!.chunkText(h.chunk) })));
     const live = withText.filter((h) => h.preview.trim());
     const rerankModel = this.services.settings().defaultModels.rerank;

@@ -4,6 +4,7 @@ import { registerSecret } from '../../shell/redact';
 import type { InteractiveFeature } from '../../shell/services';
 import type * as TeamStoreModule from '../../teamStore-entry';
 import type { IndexStats, SharedVectors } from '../core/semanticIndex';
+import type { StoreSearch } from '../core/storeSearchIndex';
 
 type Module = typeof TeamStoreModule;
 let loaded: Module | undefined;
@@ -26,6 +27,8 @@ const passwordKey = (where: string) => `modelGateway.search.teamStorePassword:${
 export interface TeamStoreSettings {
   url: string;
   readOnly: boolean;
+  /** Queries' vector side runs in the store; this machine keeps no vectors. */
+  searchInStore: boolean;
 }
 
 /**
@@ -36,7 +39,7 @@ export function teamStoreSettings(): TeamStoreSettings | undefined {
   const c = vscode.workspace.getConfiguration('modelGateway.search');
   const url = userValue(c, 'teamStore');
   if (typeof url !== 'string' || !url.trim()) return undefined;
-  return { url: url.trim(), readOnly: userValue(c, 'teamStoreReadOnly') === true };
+  return { url: url.trim(), readOnly: userValue(c, 'teamStoreReadOnly') === true, searchInStore: userValue(c, 'teamStoreSearch') === true };
 }
 
 type Store = InstanceType<Module['TeamStore']>;
@@ -72,6 +75,18 @@ export class TeamStoreLink implements vscode.Disposable {
     return {
       take: async (hashes) => (await connect()).take(hashes),
       give: async (hashes, vectors) => (await connect()).give(hashes, vectors),
+    };
+  }
+
+  /** The store to search in, when the person chose search in the store. */
+  storeSearch(model: string, chunker: string): StoreSearch | undefined {
+    const settings = teamStoreSettings();
+    if (!settings?.searchInStore) return undefined;
+    const connect = () => this.open(settings, model, chunker);
+    return {
+      has: async (hashes) => (await connect()).has(hashes),
+      give: async (hashes, vectors) => (await connect()).give(hashes, vectors),
+      nearest: async (query, k) => (await connect()).nearest(query, k),
     };
   }
 
@@ -133,7 +148,8 @@ export class TeamStoreLink implements vscode.Disposable {
     if (this.failure) return `Team store: not in use (${this.failure})`;
     if (!this.state) return `Team store: ${settings.url} (not connected yet)`;
     const s = this.state;
-    return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${build}`;
+    const searching = settings.searchInStore ? `, searched in place${s.searchable ? '' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : '';
+    return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${searching}${build}`;
   }
 
   /** "Set Team Store Password": asked in a password box, kept in SecretStorage for that store only. */
