@@ -108,7 +108,7 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
       last = now;
       out.progress(p.phase === 'scan' ? `scanned ${p.done.toLocaleString('en-US')} files` : `vectors ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')}`);
     });
-    if (storeFailure) throw storeFailure;
+    if (storeFailure !== undefined) throw storeFailure instanceof Error ? storeFailure : new Error('the team store failed');
     if (values['search-index']) {
       out.progress('building the store’s HNSW index');
       await store.makeSearchable();

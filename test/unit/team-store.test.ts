@@ -360,12 +360,24 @@ describe('search in the team store: no vectors on this machine', function () {
   let root: string;
   const dirs: string[] = [];
   const closers: (() => Promise<void>)[] = [];
+  let teammate: SemanticIndex;
   before(async () => {
     server = await startPgliteServer();
     root = mkdtempSync(join(tmpdir(), 'mg-store-search-'));
     mkdirSync(join(root, 'src'));
     const topics = ['parses invoices into lines', 'renders a bar chart of spend', 'retries a request after a pause', 'hashes passwords with a salt', 'formats dates for the log', 'reads the config file', 'sorts users by name', 'sends the weekly email'];
     topics.forEach((t, i) => writeFileSync(join(root, 'src', `m${i}.ts`), `// This module ${t}.\nexport function m${i}(input: string): string {\n  return input + ' ${t}';\n}\n`));
+    // A teammate fills the store (a local index with shared embeddings), with one more file than this window will have.
+    writeFileSync(join(root, 'src', 'private.ts'), '// This module retries a request after a pause, with jitter and a budget.\nexport const privateRetry = 1;\n');
+    const local = mkdtempSync(join(tmpdir(), 'mg-store-search-local-'));
+    dirs.push(local);
+    const fill = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
+    teammate = new SemanticIndex({ folders: [{ name: 'repo', path: root }], excludes: [], storeDir: local, model: MODEL, embed: embedder().embed, shared: fill });
+    closers.push(() => teammate.close(), () => fill.close());
+    const filled = await teammate.update();
+    assert.equal(filled.toStore, filled.chunks);
+    await fill.makeSearchable();
+    rmSync(join(root, 'src', 'private.ts'));
   });
   after(async () => {
     for (const c of closers) await c();
@@ -379,19 +391,9 @@ describe('search in the team store: no vectors on this machine', function () {
   };
 
   it('a window searching in the store embeds nothing it finds there, answers as the local index does, and shows only chunks it holds', async () => {
-    // A teammate fills the store (a local index with shared embeddings), with one more file than the newcomer has.
-    const extra = join(root, 'src', 'private.ts');
-    writeFileSync(extra, '// This module retries a request after a pause, with jitter and a budget.\nexport const privateRetry = 1;\n');
     const { client, embed } = embedder();
-    const local = mkdtempSync(join(tmpdir(), 'mg-store-search-local-'));
-    dirs.push(local);
-    const fill = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
-    const a = new SemanticIndex({ folders: [{ name: 'repo', path: root }], excludes: [], storeDir: local, model: MODEL, embed, shared: fill });
-    closers.push(() => a.close(), () => fill.close());
-    const sa = await a.update();
-    assert.equal(sa.toStore, sa.chunks);
-    await fill.makeSearchable();
-    rmSync(extra);
+    const a = teammate;
+    const sa = { chunks: a.size.chunks };
 
     const store = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, readOnly: true });
     closers.push(() => store.close());

@@ -76,16 +76,18 @@ export class StoreSearchIndex {
     return this.files.size > 0 ? 'loaded' : 'empty';
   }
 
-  async clear(): Promise<void> {
+  clear(): Promise<void> {
     this.files.clear();
     this.holders.clear();
     this.unvectored.clear();
     this.keywords.close();
     this.keywords = new KeywordIndex();
+    return Promise.resolve();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.keywords.close();
+    return Promise.resolve();
   }
 
   /**
@@ -151,7 +153,10 @@ export class StoreSearchIndex {
       for (let at = 0; at < asked.length && !signal?.aborted; at += BATCH) {
         const batch = asked.slice(at, at + BATCH);
         const present = await this.o.store.has(batch);
-        for (const h of batch) (present.has(h) ? vectored.add(h) : missing.push(h));
+        for (const h of batch) {
+          if (present.has(h)) vectored.add(h);
+          else missing.push(h);
+        }
         onProgress?.({ phase: 'embed', done: Math.min(asked.length, at + BATCH), total: asked.length });
       }
       stats.fromStore = vectored.size;
