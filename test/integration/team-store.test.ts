@@ -32,11 +32,12 @@ async function cuttableHop(target: number): Promise<{ port: number; cut: () => P
       });
     });
   const cut = async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const s of sockets) s.destroy();
+    await closed;
   };
   await listen();
-  return { port, cut: () => (sockets.forEach((s) => s.destroy()), cut()), restore: listen, close: () => cut().catch(() => undefined) };
+  return { port, cut, restore: listen, close: () => cut().catch(() => undefined) };
 }
 
 describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite over the wire protocol)', function () {
@@ -149,6 +150,25 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
       assert.equal(stats.toStore, 0);
     } finally {
       await settings().update('defaultModels.embeddings', 'embed-emu-256', vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('search in the store: a window keeps no vectors, embeds nothing the store has, and answers from Postgres', async () => {
+    const { testing } = await api();
+    await settings().update('search.teamStoreSearch', true, vscode.ConfigurationTarget.Global);
+    try {
+      const before = await embeddingRequests();
+      const stats = await runCommand<IndexStats>('modelGateway.search.build');
+      assert.ok(stats);
+      assert.equal(await embeddingRequests(), before, 'nothing embedded: the store has every chunk');
+      assert.equal(stats.embedded, 0);
+      // The window's scan (when it loaded) found every chunk in the store; the build found nothing new.
+      assert.equal(stats.fromStore + stats.reused, stats.chunks);
+      assert.equal(testing.search.ready(), true);
+      assert.equal((await top('sends the weekly email'))[0], 'src/team7.ts:1');
+      assert.match((await runCommand<string>('modelGateway.search.teamStoreStatus')) ?? '', /searched in place \(no HNSW index yet/);
+    } finally {
+      await settings().update('search.teamStoreSearch', undefined, vscode.ConfigurationTarget.Global);
     }
   });
 
