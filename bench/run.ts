@@ -9,6 +9,7 @@ import { stallText } from './stalls';
 import { runMillionBench } from './vectorsMillion';
 import { runEmbeddingBench } from './embeddings';
 import { runIndexingBench } from './indexing';
+import { runTeamBench, teamText } from './team';
 import { runRenderBench } from './render';
 import { runVectorBench } from './vectors';
 import { runSpeechBench } from './speech';
@@ -172,6 +173,11 @@ async function main(): Promise<void> {
     console.log(`\nLong speech: ${sp.characters.toLocaleString('en-US')} characters (median of 15 / 7 runs)`);
     console.log(`  split at sentence ends into ${sp.parts} parts of at most 4,096 characters: ${sp.splitMs.toFixed(2)} ms`);
     console.log(`  ${sp.parts} WAV parts joined into one ${(sp.wavBytes / 1e6).toFixed(0)} MB file (${(sp.audioSeconds / 60).toFixed(0)} min of audio): ${sp.joinMs.toFixed(1)} ms`);
+  }
+  if (want('team')) {
+    const t = await runTeamBench();
+    results.team = t;
+    for (const l of teamText(t)) console.log(l);
   }
   if (want('agent')) {
     const a = await runAgentBench();

@@ -68,8 +68,8 @@ export function decodeHalfvec(bytes: Buffer, dimensions: number): Float32Array |
   const values = halfTable();
   const out = new Float32Array(dim);
   let norm = 0;
-  for (let i = 0; i < dim; i++) {
-    const x = values[bytes.readUInt16BE(4 + 2 * i)];
+  for (let i = 0, at = 4; i < dim; i++, at += 2) {
+    const x = values[(bytes[at] << 8) | bytes[at + 1]];
     if (!Number.isFinite(x)) return `element ${i} is not a finite number`;
     out[i] = x;
     norm += x * x;

@@ -12,8 +12,8 @@ import { decodeHalfvec, encodeHalfvec } from './halfFloat';
 /** The schema this code reads and writes; a store made by a newer one is refused. */
 export const STORE_SCHEMA_VERSION = 1;
 const SCHEMA = 'model_gateway';
-/** Rows read or written per statement. */
-const TAKE_BATCH = 1000;
+/** Rows read or written per statement (a read's answer is some 1.5 MB at 1,536 dimensions: parsed without a long pause). */
+const TAKE_BATCH = 250;
 const GIVE_BATCH = 500;
 
 export type TeamStoreProblem = 'unreachable' | 'sign-in' | 'refused' | 'not-set-up' | 'failed';
@@ -96,6 +96,7 @@ export class TeamStore {
   private state: TeamStoreState | undefined;
   private readonly where: string;
   private lost: TeamStoreError | undefined;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: TeamStoreOptions) {
     this.where = parseStoreUrl(o.url).where;
@@ -200,15 +201,26 @@ export class TeamStore {
     return new TeamStoreError('failed', `The team store ${this.where} failed: ${why}`);
   }
 
-  private async run<T>(work: (client: pg.Client, state: TeamStoreState) => Promise<T>): Promise<T> {
-    const { client, state } = await this.ready();
-    try {
-      return await work(client, state);
-    } catch (err) {
-      const failure = this.describe(err);
-      if (failure.problem === 'unreachable') this.lost = failure;
-      throw failure;
-    }
+  /**
+   * One operation at a time on the connection: a search's transaction must not take in another
+   * caller's inserts (and node-postgres stops queueing concurrent queries in its next major).
+   */
+  private run<T>(work: (client: pg.Client, state: TeamStoreState) => Promise<T>): Promise<T> {
+    const next = this.queue.then(async () => {
+      const { client, state } = await this.ready();
+      try {
+        return await work(client, state);
+      } catch (err) {
+        const failure = this.describe(err);
+        if (failure.problem === 'unreachable') this.lost = failure;
+        throw failure;
+      }
+    });
+    this.queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
   }
 
   /**
@@ -303,8 +315,11 @@ export class TeamStore {
     });
   }
 
-  /** The stored hashes nearest to a query vector (cosine similarity), through the HNSW index. */
-  async nearest(query: ArrayLike<number>, k: number, efSearch = 100): Promise<{ hash: string; score: number }[]> {
+  /**
+   * The stored hashes nearest to a query vector (cosine similarity), through the HNSW index;
+   * `efSearch` candidates are kept while searching (200: recall@10 ≥ 0.95 in `npm run bench -- team`).
+   */
+  async nearest(query: ArrayLike<number>, k: number, efSearch = 200): Promise<{ hash: string; score: number }[]> {
     return this.run(async (client, state) => {
       if (state.dimensions === undefined) return [];
       if (query.length !== state.dimensions) throw new TeamStoreError('refused', `The query's vector has ${query.length} dimensions and the store's ${state.dimensions}.`);
