@@ -111,9 +111,13 @@ export async function runTeamBench(files = 12_500): Promise<TeamBenchResult> {
   };
   try {
     const MODEL = 'text-embedding-3-small';
+    const say = (what: string) => process.stderr.write(`  [team] ${what}\n`);
+    say(`workspace of ${files} files written; local build from scratch`);
     const local = await timed(() => index(MODEL).update());
+    say(`local build ${local.seconds.toFixed(1)} s; a teammate fills the store`);
     const localTokens = tokens;
     const fill = await timed(() => index(MODEL, store(pg.url, MODEL)).update());
+    say(`filled in ${fill.seconds.toFixed(1)} s; the newcomer's build`);
     const newcomerIndex = index(MODEL, store(pg.url, MODEL, true));
     let stalls: Stalls | undefined;
     const newcomer = await timed(async () => {
@@ -131,8 +135,11 @@ export async function runTeamBench(files = 12_500): Promise<TeamBenchResult> {
     // Search in the store, 256 dimensions.
     const M256 = 'embed-emu-256';
     const fill256 = store(pg256.url, M256);
+    say(`newcomer ${newcomerSeconds.toFixed(1)} s; filling the 256-dimension store`);
     await index(M256, fill256).update();
+    say('building its HNSW index');
     const hnsw = await timed(() => fill256.makeSearchable());
+    say(`HNSW in ${hnsw.seconds.toFixed(0)} s; search in the store`);
     const inStore = new StoreSearchIndex({ folders: [{ name: 'bench', path: root }], excludes: [], model: M256, embed: embedWith(M256), store: store(pg256.url, M256, true), chunkTokens: 300 });
     closers.push(() => inStore.close());
     const first = await timed(async () => {

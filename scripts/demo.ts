@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { GatewayEmulator } from '../test/emulator/server';
+import { startPgliteServer, type PgliteServer } from '../test/fixtures/pgliteServer';
 import { ROOT, sampleWorkspace, startCodeServer } from '../test/vscode/harness';
 
 async function main(): Promise<void> {
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   if (build.status !== 0) process.exit(build.status ?? 1);
 
   let emulator: GatewayEmulator | undefined;
+  let teamStore: PgliteServer | undefined;
   const env: Record<string, string> = {};
   const settings: Record<string, unknown> = {};
   if (process.env.MODEL_GATEWAY_BASE_URL) {
@@ -29,6 +31,10 @@ async function main(): Promise<void> {
     console.log(`Demo key, access token and user id ${GatewayEmulator.demoUserId} (New-Api-User) passed to VS Code`);
     // The emulator's code model, so ghost text shows while typing (a real gateway's model is the user's choice).
     settings['modelGateway.defaultModels.completion'] = 'codestral-emu';
+    // A team store for semantic search: a real Postgres with pgvector (PGlite) on loopback.
+    teamStore = await startPgliteServer({ port: Number(process.env.TEAM_STORE_PORT ?? 0) });
+    settings['modelGateway.search.teamStore'] = teamStore.url;
+    console.log(`Team store (PostgreSQL with pgvector, PGlite): ${teamStore.url}`);
   }
   // VS Code's own Chat view without a GitHub sign-in (this throwaway profile only): its model
   // picker then offers the gateway's models.
@@ -40,6 +46,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     await server.stop();
     await emulator?.close();
+    await teamStore?.stop();
     rmSync(workspace, { recursive: true, force: true });
     process.exit(0);
   };

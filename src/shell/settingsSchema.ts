@@ -50,6 +50,7 @@ export const STRING_SETTINGS = {
   'modelGateway.chat.messagesFormatPattern': '^claude',
   'modelGateway.chat.promptCacheTtl': '5m',
   'modelGateway.assets.folder': 'generated',
+  'modelGateway.search.teamStore': '',
 } satisfies Record<string, string>;
 export type StringSetting = keyof typeof STRING_SETTINGS;
 
@@ -57,6 +58,8 @@ export const BOOLEAN_SETTINGS = {
   'modelGateway.chat.attachActiveEditor': true,
   'modelGateway.usage.showTodayInStatusBar': true,
   'modelGateway.completions.enabled': true,
+  'modelGateway.search.teamStoreReadOnly': false,
+  'modelGateway.search.teamStoreSearch': false,
 } satisfies Record<string, boolean>;
 export type BooleanSetting = keyof typeof BOOLEAN_SETTINGS;
 

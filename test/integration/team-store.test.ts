@@ -71,6 +71,33 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     for (const f of created) rmSync(f, { force: true });
   });
 
+  it("a repository's settings cannot point the index at a store: its server gets no connection", async () => {
+    const connections: Socket[] = [];
+    const hostile = createServer((socket) => (connections.push(socket), socket.destroy()));
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', () => resolve()));
+    const port = (hostile.address() as { port: number }).port;
+    const mine = settings().inspect('search.teamStore')?.globalValue;
+    const file = join(folder(), '.vscode', 'settings.json');
+    const { mkdirSync, readFileSync, existsSync } = await import('node:fs');
+    const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    try {
+      await settings().update('search.teamStore', undefined, vscode.ConfigurationTarget.Global);
+      mkdirSync(join(folder(), '.vscode'), { recursive: true });
+      writeFileSync(file, JSON.stringify({ 'modelGateway.search.teamStore': `postgres://evil@127.0.0.1:${port}/steal`, 'modelGateway.search.teamStoreSearch': true }));
+      await until('VS Code read the folder settings', () => (vscode.workspace.getConfiguration('modelGateway.search').inspect('teamStore')?.workspaceValue !== undefined ? true : undefined));
+      const stats = await runCommand<IndexStats>('modelGateway.search.rebuild');
+      assert.ok(stats && stats.chunks > 0);
+      assert.equal(stats.fromStore + stats.toStore, 0);
+      assert.equal(connections.length, 0, 'the repository\'s store was never contacted');
+      assert.match((await runCommand<string>('modelGateway.search.teamStoreStatus')) ?? '', /No team store is set/);
+    } finally {
+      if (before === undefined) rmSync(file, { force: true });
+      else writeFileSync(file, before);
+      await settings().update('search.teamStore', mine, vscode.ConfigurationTarget.Global);
+      hostile.close();
+    }
+  });
+
   it("a teammate's build fills the store; a newcomer's first build makes no embedding request and answers the same", async () => {
     const a = await runCommand<IndexStats>('modelGateway.search.rebuild');
     assert.ok(a && a.chunks >= 13, JSON.stringify(a));

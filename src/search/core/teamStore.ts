@@ -141,7 +141,9 @@ export class TeamStore {
         if (await exists()) return;
         const hasVector = (await client.query(`select 1 from pg_extension where extname = 'vector'`)).rowCount === 1;
         if (!hasVector) await client.query('create extension if not exists vector');
-        await client.query(`create schema if not exists ${SCHEMA}`);
+        // Made by an administrator already, where roles may not create schemas (see docs/team-store.md).
+        const hasSchema = (await client.query(`select 1 from pg_namespace where nspname = '${SCHEMA}'`)).rowCount === 1;
+        if (!hasSchema) await client.query(`create schema ${SCHEMA}`);
         await client.query(
           `create table ${SCHEMA}.store (
             singleton boolean primary key default true check (singleton),
@@ -310,7 +312,8 @@ export class TeamStore {
     await this.run(async (client, state) => {
       if (state.searchable) return;
       if (state.dimensions === undefined) throw new TeamStoreError('not-set-up', `The team store ${this.where} holds no vectors yet: fill it before searching in it.`);
-      await client.query(`create index if not exists vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`);
+      // Minutes on a large store: no read timeout for this one statement.
+      await client.query({ text: `create index if not exists vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`, query_timeout: 0 } as pg.QueryConfig);
       state.searchable = true;
     });
   }

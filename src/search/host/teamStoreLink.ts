@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { userValue } from '../../shell/config';
+import { booleanSetting, stringSetting } from '../../shell/settingsSchema';
 import { registerSecret } from '../../shell/redact';
 import type { InteractiveFeature } from '../../shell/services';
 import type * as TeamStoreModule from '../../teamStore-entry';
@@ -37,9 +38,13 @@ export interface TeamStoreSettings {
  */
 export function teamStoreSettings(): TeamStoreSettings | undefined {
   const c = vscode.workspace.getConfiguration('modelGateway.search');
-  const url = userValue(c, 'teamStore');
-  if (typeof url !== 'string' || !url.trim()) return undefined;
-  return { url: url.trim(), readOnly: userValue(c, 'teamStoreReadOnly') === true, searchInStore: userValue(c, 'teamStoreSearch') === true };
+  const url = stringSetting('modelGateway.search.teamStore', userValue(c, 'teamStore'));
+  if (!url) return undefined;
+  return {
+    url,
+    readOnly: booleanSetting('modelGateway.search.teamStoreReadOnly', userValue(c, 'teamStoreReadOnly')),
+    searchInStore: booleanSetting('modelGateway.search.teamStoreSearch', userValue(c, 'teamStoreSearch')),
+  };
 }
 
 type Store = InstanceType<Module['TeamStore']>;
