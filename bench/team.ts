@@ -50,7 +50,7 @@ function startProcess(args: string[], pattern: RegExp): Promise<{ child: ChildPr
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = pattern.exec(out);
       if (m) resolve({ child, url: m[1] });
