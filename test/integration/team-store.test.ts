@@ -72,6 +72,7 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
   });
 
   it("a repository's settings cannot point the index at a store: its server gets no connection", async () => {
+    const marker = () => vscode.workspace.getConfiguration('modelGateway.search').inspect('candidates')?.workspaceValue;
     const connections: Socket[] = [];
     const hostile = createServer((socket) => (connections.push(socket), socket.destroy()));
     await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', () => resolve()));
@@ -83,8 +84,10 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     try {
       await settings().update('search.teamStore', undefined, vscode.ConfigurationTarget.Global);
       mkdirSync(join(folder(), '.vscode'), { recursive: true });
-      writeFileSync(file, JSON.stringify({ 'modelGateway.search.teamStore': `postgres://evil@127.0.0.1:${port}/steal`, 'modelGateway.search.teamStoreSearch': true }));
-      await until('VS Code read the folder settings', () => (vscode.workspace.getConfiguration('modelGateway.search').inspect('teamStore')?.workspaceValue !== undefined ? true : undefined));
+      // VS Code drops a folder's value of an application setting: a setting it keeps marks when the file was read.
+      writeFileSync(file, JSON.stringify({ 'modelGateway.search.teamStore': `postgres://evil@127.0.0.1:${port}/steal`, 'modelGateway.search.teamStoreSearch': true, 'modelGateway.search.candidates': 31 }));
+      await until('VS Code read the folder settings', () => (marker() === 31 ? true : undefined));
+      assert.equal(vscode.workspace.getConfiguration('modelGateway.search').get('teamStore'), '', 'VS Code ignores the folder value');
       const stats = await runCommand<IndexStats>('modelGateway.search.rebuild');
       assert.ok(stats && stats.chunks > 0);
       assert.equal(stats.fromStore + stats.toStore, 0);
@@ -93,6 +96,8 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     } finally {
       if (before === undefined) rmSync(file, { force: true });
       else writeFileSync(file, before);
+      // Settled before the next test: a late change event would drop the index it builds.
+      await until('VS Code dropped the folder settings', () => (marker() === undefined ? true : undefined));
       await settings().update('search.teamStore', mine, vscode.ConfigurationTarget.Global);
       hostile.close();
     }
@@ -118,7 +123,7 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     assert.equal(b.chunks, a.chunks);
     assert.deepEqual(await Promise.all(questions.map(top)), answers);
     const status = await runCommand<string>('modelGateway.search.teamStoreStatus');
-    assert.match(status ?? '', new RegExp(`connected, ${a.chunks} vectors of embed-emu-256; the last build took ${b.chunks} vectors from it and added 0`));
+    assert.match(status ?? '', new RegExp(`connected, ${a.chunks} vectors of embed-emu-256; the last build \\(and the changes since\\) took ${b.chunks} vectors from it and added 0`));
   });
 
   it('a changed file embeds only its changed chunk, and adds it to the store', async () => {

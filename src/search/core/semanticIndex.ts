@@ -348,14 +348,18 @@ export class SemanticIndex {
       if (queued.length === 0) return;
       let wave = queued;
       queued = [];
+      // Asked for at once (the store answers in order while earlier waves are embedded and stored).
+      const taking = this.o.shared && sharedFailure === undefined ? this.o.shared.take(wave).then((got) => ({ got }), (err: unknown) => ({ err })) : undefined;
       waves = waves.then(async () => {
         if (stopped || signal?.aborted) return;
         tEmbed ??= Date.now();
         onProgress?.({ phase: 'embed', done: fresh.size, total: todo.size });
         const shared = this.o.shared;
-        if (shared && sharedFailure === undefined) {
-          try {
-            const got = await shared.take(wave);
+        if (shared && taking && sharedFailure === undefined) {
+          const answer = await taking;
+          if ('err' in answer) storeFailed(answer.err);
+          else {
+            const got = answer.got;
             if (got.vectors.size > 0) {
               const hits = wave.filter((h) => got.vectors.has(h));
               const vectors = hits.map((h) => got.vectors.get(h)!);
@@ -366,8 +370,6 @@ export class SemanticIndex {
               wave = wave.filter((h) => !got.vectors.has(h));
               onProgress?.({ phase: 'embed', done: fresh.size, total: todo.size });
             }
-          } catch (err) {
-            storeFailed(err);
           }
         }
         if (wave.length === 0 || stopped || signal?.aborted) return;

@@ -219,7 +219,7 @@ export class SearchService implements vscode.Disposable {
       try {
         const stats = await this.index!.update(paths);
         this.lastStats = stats;
-        this.team?.recordBuild(stats);
+        this.team?.recordBuild(stats, 'update');
         if (stats.embedded > 0) this.services.log.info(`search index: ${paths.length} changed paths, ${stats.embedded} chunks embedded`);
         this.render();
         return stats;

@@ -140,16 +140,18 @@ export class TeamStoreLink implements vscode.Disposable {
     });
   }
 
-  recordBuild(stats: IndexStats): void {
+  /** A build's figures; a watcher's update adds to those of the build before it. */
+  recordBuild(stats: IndexStats, kind: 'build' | 'update' = 'build'): void {
     if (!teamStoreSettings()) return;
-    this.lastBuild = { took: stats.fromStore, gave: stats.toStore, failure: stats.storeFailure };
+    const base = kind === 'update' && this.lastBuild ? this.lastBuild : { took: 0, gave: 0 };
+    this.lastBuild = { took: base.took + stats.fromStore, gave: base.gave + stats.toStore, failure: stats.storeFailure ?? (kind === 'update' ? this.lastBuild?.failure : undefined) };
   }
 
   /** One line for the status bar's tooltip. */
   describe(): string | undefined {
     const settings = teamStoreSettings();
     if (!settings) return undefined;
-    const build = this.lastBuild ? `; the last build took ${this.lastBuild.took.toLocaleString('en-US')} vectors from it and added ${this.lastBuild.gave.toLocaleString('en-US')}` : '';
+    const build = this.lastBuild ? `; the last build (and the changes since) took ${this.lastBuild.took.toLocaleString('en-US')} vectors from it and added ${this.lastBuild.gave.toLocaleString('en-US')}` : '';
     if (this.failure) return `Team store: not in use (${this.failure})`;
     if (!this.state) return `Team store: ${settings.url} (not connected yet)`;
     const s = this.state;
