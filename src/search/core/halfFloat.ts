@@ -58,15 +58,15 @@ export function encodeHalfvec(v: ArrayLike<number>): Buffer {
 }
 
 /**
- * A `halfvec` in binary form read back, or why it cannot be used: another dimension, a cut
- * value, an element that is not finite, or a zero vector (no direction to compare).
+ * A `halfvec` in binary form read back (into `out` when given: a view of a larger buffer), or why
+ * it cannot be used: another dimension, a cut value, an element that is not finite, or a zero
+ * vector (no direction to compare).
  */
-export function decodeHalfvec(bytes: Buffer, dimensions: number): Float32Array | string {
+export function decodeHalfvec(bytes: Buffer, dimensions: number, out = new Float32Array(dimensions)): Float32Array | string {
   if (bytes.length !== 4 + 2 * dimensions) return `${bytes.length} bytes where ${4 + 2 * dimensions} were expected`;
   const dim = bytes.readInt16BE(0);
   if (dim !== dimensions) return `${dim} dimensions where ${dimensions} were expected`;
   const values = halfTable();
-  const out = new Float32Array(dim);
   let norm = 0;
   for (let i = 0, at = 4; i < dim; i++, at += 2) {
     const x = values[(bytes[at] << 8) | bytes[at + 1]];

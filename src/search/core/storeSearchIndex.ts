@@ -31,6 +31,8 @@ export interface StoreSearchIndexOptions {
 
 /** Hashes asked about, and texts embedded, per round trip. */
 const BATCH = 1000;
+/** Files read and chunked at once during a scan. */
+const SCAN_CONCURRENCY = 8;
 
 type Entry = { size: number; mtimeMs: number; chunks: [number, number, string][] };
 
@@ -132,13 +134,18 @@ export class StoreSearchIndex {
     } else {
       const seen = new Set<string>();
       let scanned = 0;
+      // Several files read at once (their reads overlap in the thread pool), as the local index does.
+      const inFlight = new Set<Promise<void>>();
       for await (const f of walkWorkspace(this.guard)) {
         if (signal?.aborted) break;
         const display = this.guard.display(f.folder, f.rel);
         seen.add(display);
-        await consider({ rel: f.rel, abs: f.abs, display });
+        const reading: Promise<void> = consider({ rel: f.rel, abs: f.abs, display }).finally(() => inFlight.delete(reading));
+        inFlight.add(reading);
+        if (inFlight.size >= SCAN_CONCURRENCY) await Promise.race(inFlight);
         if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
       }
+      await Promise.all(inFlight);
       if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
     }
     stats.scanMs = Date.now() - t0;

@@ -17,7 +17,8 @@ export function activateSearch(host: FeatureHost): SearchService {
   host.command(TEAM_STORE_COMMANDS.setPassword, () => team.setPassword());
   host.command(TEAM_STORE_COMMANDS.status, async () => {
     const text = await search.teamStatus();
-    void vscode.window.showInformationMessage(text, 'Set Password', 'Open Settings').then((c) => {
+    const { title, lines } = team.summary();
+    void vscode.window.showInformationMessage(title, { modal: true, detail: lines.join('\n') }, 'Set Password', 'Open Settings').then((c) => {
       if (c === 'Set Password') void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
       else if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
     });

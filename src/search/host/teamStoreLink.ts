@@ -56,7 +56,7 @@ type StoreState = Awaited<ReturnType<Store['open']>>;
  * when the store fails, the index goes on alone and the person is told once.
  */
 export class TeamStoreLink implements vscode.Disposable {
-  private store: { key: string; store: Store; opened: Promise<StoreState> } | undefined;
+  private store: { key: string; ready: Promise<Store> } | undefined;
   /** What the last connection said, or why it failed. */
   state: StoreState | undefined;
   failure: string | undefined;
@@ -95,31 +95,35 @@ export class TeamStoreLink implements vscode.Disposable {
     };
   }
 
-  private async open(settings: TeamStoreSettings, model: string, chunker: string): Promise<Store> {
+  /** The connection for these settings: made once (callers at the same moment share it), the previous one closed. */
+  private open(settings: TeamStoreSettings, model: string, chunker: string): Promise<Store> {
     const key = JSON.stringify([settings.url, settings.readOnly, model, chunker]);
     if (this.store?.key !== key) {
-      await this.close();
-      const m = loadTeamStore();
-      const { where } = m.parseStoreUrl(settings.url);
-      const password = (await this.secrets.get(passwordKey(where))) || undefined;
-      if (password) registerSecret(password);
-      const network = this.services.network().options;
-      const store = new m.TeamStore({ url: settings.url, password, ca: network.ca, rejectUnauthorized: network.rejectUnauthorized, readOnly: settings.readOnly, model, chunker });
-      const opened = store.open().then(
-        (state) => {
-          this.state = state;
+      const previous = this.store;
+      const ready = (async () => {
+        await previous?.ready.then((s) => s.close()).catch(() => undefined);
+        const m = loadTeamStore();
+        const { where } = m.parseStoreUrl(settings.url);
+        const password = (await this.secrets.get(passwordKey(where))) || undefined;
+        if (password) registerSecret(password);
+        const network = this.services.network().options;
+        const store = new m.TeamStore({ url: settings.url, password, ca: network.ca, rejectUnauthorized: network.rejectUnauthorized, readOnly: settings.readOnly, model, chunker });
+        try {
+          this.state = await store.open();
           this.failure = undefined;
-          return state;
-        },
-        (err: unknown) => {
+          return store;
+        } catch (err) {
           this.failure = (err as Error)?.message ?? String(err);
           throw err;
-        },
-      );
-      this.store = { key, store, opened };
+        }
+      })();
+      this.store = { key, ready };
+      // A connection that failed is not kept: the next caller tries again.
+      ready.catch(() => {
+        if (this.store?.ready === ready) this.store = undefined;
+      });
     }
-    await this.store.opened;
-    return this.store.store;
+    return this.store.ready;
   }
 
   /** A run's store failure: logged, and shown once per window (the index goes on without the store). */
@@ -157,6 +161,20 @@ export class TeamStoreLink implements vscode.Disposable {
     const s = this.state;
     const searching = settings.searchInStore ? `, searched in place${s.searchable ? '' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : '';
     return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${searching}${build}`;
+  }
+
+  /** The status as a heading and lines (the Team Store Status dialog). */
+  summary(): { title: string; lines: string[] } {
+    const settings = teamStoreSettings();
+    if (!settings) return { title: 'No team store is set', lines: ['Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.'] };
+    const s = this.state;
+    const lines = [`Where: ${s?.where ?? settings.url}${s && !s.writable ? ' (read-only)' : ''}`];
+    if (this.failure) return { title: 'Team store: not in use', lines: [...lines, this.failure, 'Semantic search goes on with this machine’s embeddings.'] };
+    if (!s) return { title: 'Team store: not connected yet', lines };
+    lines.push(`Holds: ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${s.dimensions ? ` (${s.dimensions} dimensions)` : ''}`);
+    if (this.lastBuild) lines.push(`The last build and the changes since: took ${this.lastBuild.took.toLocaleString('en-US')} vectors, added ${this.lastBuild.gave.toLocaleString('en-US')}`);
+    lines.push(settings.searchInStore ? `Search: in the store${s.searchable ? ', through its HNSW index' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : 'Search: on this machine, with the vectors taken from the store');
+    return { title: 'Team store: connected', lines };
   }
 
   /** "Set Team Store Password": asked in a password box, kept in SecretStorage for that store only. */
@@ -200,7 +218,7 @@ export class TeamStoreLink implements vscode.Disposable {
     const s = this.store;
     this.store = undefined;
     this.state = undefined;
-    await s?.store.close();
+    await s?.ready.then((store) => store.close()).catch(() => undefined);
   }
 
   dispose(): void {
