@@ -332,7 +332,7 @@ export class TeamStore {
 
   /**
    * The stored hashes nearest to a query vector (cosine similarity), through the HNSW index;
-   * `efSearch` candidates are kept while searching (recall@10 at 100,000 rows: 0.895 with 200, see `npm run bench -- team`).
+   * `efSearch` candidates are kept while searching (recall@10 at 100,000 near-random rows: 0.895 with 200, 0.915 with 400; `npm run bench -- team`).
    */
   async nearest(query: ArrayLike<number>, k: number, efSearch = 400): Promise<{ hash: string; score: number }[]> {
     return this.run(async (client, state) => {
