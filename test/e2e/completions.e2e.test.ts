@@ -108,8 +108,21 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     const view = await webviewFrame(page, 'main#app h1', 'Gateway usage');
     await view.locator('.legend li', { hasText: 'Inline completions' }).waitFor({ timeout: 30_000 });
     const section = view.locator('section', { has: view.locator('h2', { hasText: 'Inline completions' }) });
-    await section.scrollIntoViewIfNeeded();
-    assert.match(await section.innerText(), /\$1\.00[\s\S]*3/);
+    // The view redraws as its figures arrive (CI on 1.100: the section was replaced mid-scroll): read it once it holds still.
+    const text = await until(
+      'the completions section',
+      async () => {
+        try {
+          await section.scrollIntoViewIfNeeded({ timeout: 2_000 });
+          const t = await section.innerText({ timeout: 2_000 });
+          return /\$1\.00[\s\S]*3/.test(t) ? t : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      30_000,
+    );
+    assert.match(text, /\$1\.00[\s\S]*3/);
     await page.screenshot({ path: join(SHOTS, 'completions-usage.png') });
     await page.locator('.tab', { hasText: 'welcome.ts' }).first().click();
     // Back in the editor for the next test.
