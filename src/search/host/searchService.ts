@@ -6,7 +6,7 @@ import type { GatewayFeature } from '../../shell/services';
 import { chunkerId } from '../core/chunker';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
-import { IndexingStopped, IndexModelChanged, SemanticIndex, type IndexStats } from '../core/semanticIndex';
+import { IndexingStopped, IndexModelChanged, SemanticIndex, type EmbedFn, type IndexStats } from '../core/semanticIndex';
 import { StoreSearchIndex } from '../core/storeSearchIndex';
 import type { TeamStoreLink } from './teamStoreLink';
 
@@ -83,30 +83,24 @@ export class SearchService implements vscode.Disposable {
     const s = searchSettings();
     const model = this.model();
     const base = this.context.storageUri ?? this.context.globalStorageUri;
-    const store = this.team?.storeSearch(model, chunkerId(CHUNK_TOKENS));
-    if (store)
-      return new StoreSearchIndex({
-        folders: this.folders(),
-        excludes: [...workspaceExcludeGlobs(), ...s.excludes],
-        secretFiles: chatSettings().secretFiles,
-        model,
-        maxFileBytes: s.maxFileKB * 1024,
-        chunkTokens: CHUNK_TOKENS,
-        embed: (texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) }),
-        store,
-        onStoreFailure: (err) => this.team?.failed(err),
-      });
-    return new SemanticIndex({
+    const chunker = chunkerId(CHUNK_TOKENS);
+    // What both kinds of index read, and how they embed.
+    const common = {
       folders: this.folders(),
       excludes: [...workspaceExcludeGlobs(), ...s.excludes],
       secretFiles: chatSettings().secretFiles,
-      storeDir: join(base.fsPath, 'search-index'),
       model,
       maxFileBytes: s.maxFileKB * 1024,
       chunkTokens: CHUNK_TOKENS,
-      shared: this.team?.shared(model, chunkerId(CHUNK_TOKENS)),
+      embed: ((texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) })) satisfies EmbedFn,
+    };
+    const store = this.team?.storeSearch(model, chunker);
+    if (store) return new StoreSearchIndex({ ...common, store, onStoreFailure: (err) => this.team?.failed(err) });
+    return new SemanticIndex({
+      ...common,
+      storeDir: join(base.fsPath, 'search-index'),
+      shared: this.team?.shared(model, chunker),
       onSharedFailure: (err) => this.team?.failed(err),
-      embed: (texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) }),
       onBackgroundError: (err) => this.services.log.warn(`Search index, work off the editor's thread: ${(err as Error)?.message ?? String(err)} (the index in use stays as it was; a fold that failed is tried again later)`),
     });
   }
