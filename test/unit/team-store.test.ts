@@ -103,6 +103,9 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     assert.equal(got.unusable, 0);
     const five = got.vectors.get(hashOf(5))!;
     assert.ok(five.every((x, i) => Math.abs(x - vectors[5][i]) < 1e-3));
+    // The hashes go as one packed value: a malformed one is not asked, and does not shift the others.
+    assert.deepEqual([...(await s.has(['not-a-hash', hashOf(7), 'ABC', hashOf(1199), hashOf(123456)]))].sort(), [hashOf(7), hashOf(1199)].sort());
+    assert.deepEqual([...(await s.take(['0123', hashOf(8)])).vectors.keys()], [hashOf(8)]);
     const again = await store().open();
     assert.equal(again.rows, 1200);
     assert.equal(again.dimensions, 256);

@@ -70,10 +70,11 @@ export function decodeHalfvec(bytes: Buffer, dimensions: number, out = new Float
   let norm = 0;
   for (let i = 0, at = 4; i < dim; i++, at += 2) {
     const x = values[(bytes[at] << 8) | bytes[at + 1]];
-    if (!Number.isFinite(x)) return `element ${i} is not a finite number`;
     out[i] = x;
     norm += x * x;
   }
+  // A half's square stays far below the float range, so the sum is finite exactly when every element is.
+  if (!Number.isFinite(norm)) return `element ${out.findIndex((x) => !Number.isFinite(x))} is not a finite number`;
   if (norm === 0) return 'a zero vector';
   return out;
 }

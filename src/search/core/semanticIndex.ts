@@ -90,6 +90,8 @@ const SCAN_CONCURRENCY = 8;
 
 /** Chunks sent for embedding at once while the scan goes on. */
 const WAVE = 1024;
+/** Waves whose vectors are asked of a team store before the wave being stored is done. */
+const TAKE_AHEAD = 2;
 
 /** Rows kept free for updates after a load or a compaction (an edit then copies nothing). */
 function headroomFor(rows: number): number {
@@ -344,19 +346,36 @@ export class SemanticIndex {
       stats.storeFailure = (err as Error)?.message ?? String(err);
       this.o.onSharedFailure?.(err);
     };
+    // A wave's vectors are asked of the store up to TAKE_AHEAD waves before it is stored (the store
+    // answers while earlier waves are embedded and stored; no further, or the host holds them all).
+    type Taken = { got: Awaited<ReturnType<SharedVectors['take']>> } | { err: unknown };
+    const toTake: (() => void)[] = [];
+    let takesAhead = 0;
+    const startTakes = () => {
+      while (takesAhead < TAKE_AHEAD && toTake.length > 0) {
+        takesAhead++;
+        toTake.shift()!();
+      }
+    };
     const sendWave = () => {
       if (queued.length === 0) return;
       let wave = queued;
       queued = [];
-      // Asked for at once (the store answers in order while earlier waves are embedded and stored).
-      const taking = this.o.shared && sharedFailure === undefined ? this.o.shared.take(wave).then((got) => ({ got }), (err: unknown) => ({ err })) : undefined;
+      const shared = this.o.shared;
+      let taking: Promise<Taken> | undefined;
+      if (shared && sharedFailure === undefined) {
+        const asked = wave;
+        taking = new Promise<Taken>((resolve) => toTake.push(() => resolve(shared.take(asked).then((got) => ({ got }), (err: unknown) => ({ err })))));
+        startTakes();
+      }
       waves = waves.then(async () => {
         if (stopped || signal?.aborted) return;
         tEmbed ??= Date.now();
         onProgress?.({ phase: 'embed', done: fresh.size, total: todo.size });
-        const shared = this.o.shared;
         if (shared && taking && sharedFailure === undefined) {
           const answer = await taking;
+          takesAhead--;
+          startTakes();
           if ('err' in answer) storeFailed(answer.err);
           else {
             const got = answer.got;
@@ -364,7 +383,7 @@ export class SemanticIndex {
               const hits = wave.filter((h) => got.vectors.has(h));
               const vectors = hits.map((h) => got.vectors.get(h)!);
               hits.forEach((h, i) => fresh.set(h, vectors[i]));
-              build?.feed(hits, vectors);
+              await build?.feedInParts(hits, vectors);
               stats.fromStore += hits.length;
               for (const h of hits) todo.set(h, '');
               wave = wave.filter((h) => !got.vectors.has(h));
@@ -382,7 +401,7 @@ export class SemanticIndex {
           const r = await this.o.embed(texts, signal, (done) => onProgress?.({ phase: 'embed', done: embeddedBefore + done, total: todo.size }));
           requests += r.requests;
           r.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
-          build?.feed(wave, r.vectors);
+          await build?.feedInParts(wave, r.vectors);
           if (shared && sharedFailure === undefined) {
             const kept = r.vectors.flatMap((v, i) => (v ? [[wave[i], v] as const] : []));
             gifts.push(shared.give(kept.map(([h]) => h), kept.map(([, v]) => v)).then((n) => void (stats.toStore += n), storeFailed));

@@ -15,7 +15,8 @@ export type WorkerReply =
   | { type: 'progress'; done: number; total: number }
   | { type: 'done'; parts: SnapshotParts; rowsText: string }
   | { type: 'written'; docs: number; terms: number }
-  | { type: 'rows'; written: number }
+  /** `spare`: the rows' buffer handed back, to be filled again (fresh memory costs a page fault per 4 KB, 20 ms a wave on a virtual machine). */
+  | { type: 'rows'; written: number; spare?: Float32Array }
   | { type: 'closed' }
   | { type: 'error'; message: string };
 
@@ -35,6 +36,8 @@ export interface SnapshotRunOptions {
   onWorker?: (worker: Worker) => void;
   /** A streamed build: how many of the rows sent are written to its vectors file so far. */
   onWritten?: (rows: number) => void;
+  /** A streamed build: a rows' buffer the worker is done with. */
+  onSpare?: (buffer: Float32Array) => void;
 }
 
 /**
@@ -61,7 +64,9 @@ export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {
 export interface SnapshotStream {
   /** The hashes sent so far, in order: row i of the snapshot. */
   readonly rows: readonly string[];
-  /** Rows in arrival order; `vectors` is handed over (the caller must not use it afterwards). */
+  /** A buffer of at least `length` values for the next rows: one the worker gave back when there is one. */
+  buffer(length: number): Float32Array;
+  /** Rows in arrival order (the first `hashes.length` rows of `vectors`); `vectors` is handed over (the caller must not use it afterwards). */
   add(hashes: string[], vectors: Float32Array): void;
   /** Files' chunk texts, for the keyword index stored with the snapshot. */
   addTexts(files: StreamedFileTexts[]): void;
@@ -69,9 +74,14 @@ export interface SnapshotStream {
   finish(filesText: string, headroom: number): Promise<StreamedSnapshot>;
   /** Stops it: once this resolves nothing writes its files any more (they stay, for the caller to read or remove). */
   stop(): Promise<void>;
+  /** Settles once it writes no more rows (it finished, failed, died or was stopped). */
+  readonly ended: Promise<void>;
 }
 
 export type StreamedSnapshot = SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } };
+
+/** Rows' buffers kept for reuse by a streamed build. */
+const MAX_SPARES = 4;
 
 export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'stream' }>, opts: SnapshotRunOptions = {}): SnapshotStream {
   const source = opts.mode === 'inline' ? undefined : workerSource();
@@ -79,8 +89,13 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
     let builder: Promise<SnapshotBuilder> = SnapshotBuilder.start(start);
     let stopped = false;
     const rows: string[] = [];
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    builder.catch(end);
     return {
       rows,
+      ended,
+      buffer: (length) => new Float32Array(length),
       add: (hashes, vectors) => {
         for (const h of hashes) rows.push(h);
         builder = builder.then((b) => {
@@ -89,17 +104,23 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
           opts.onWritten?.(b.rowCount);
           return b;
         });
+        builder.catch(end);
       },
       addTexts: (files) => {
         builder = builder.then((b) => (stopped || b.addTexts(files), b));
       },
       finish: async (filesText, headroom) => {
-        const b = await builder;
-        if (stopped) throw new SnapshotJobFailed('cancelled');
-        return b.finish(parseFilesText(filesText), headroom);
+        try {
+          const b = await builder;
+          if (stopped) throw new SnapshotJobFailed('cancelled');
+          return await b.finish(parseFilesText(filesText), headroom);
+        } finally {
+          end();
+        }
       },
       stop: async () => {
         stopped = true;
+        end();
         (await builder.catch(() => undefined))?.close();
       },
     };
@@ -109,11 +130,26 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
   let worker: Worker | undefined;
   // The rows in the order sent, which is the snapshot's: not sent back (splitting 100,000 hashes out of one string held the event loop).
   const rows: string[] = [];
-  const done = inWorker(source, start, [], { ...opts, signal, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined));
+  // Buffers the worker gave back, the largest last (a few: a wave's worth each).
+  const spares: Float32Array[] = [];
+  const onSpare = (b: Float32Array) => {
+    spares.push(b);
+    spares.sort((x, y) => x.length - y.length);
+    if (spares.length > MAX_SPARES) spares.shift();
+  };
+  const done = inWorker(source, start, [], { ...opts, signal, onSpare, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined));
   // Settled by `finish`; a failure before it is not left unhandled.
   done.catch(() => undefined);
   return {
     rows,
+    ended: done.then(
+      () => undefined,
+      () => undefined,
+    ),
+    buffer: (length) => {
+      const at = spares.findIndex((b) => b.length >= length);
+      return at === -1 ? new Float32Array(length) : spares.splice(at, 1)[0];
+    },
     add: (hashes, vectors) => {
       for (const h of hashes) rows.push(h);
       worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);
@@ -163,7 +199,10 @@ function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transf
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: WorkerReply) => {
       if (m.type === 'progress') opts.onProgress?.(m.done, m.total);
-      else if (m.type === 'rows') opts.onWritten?.(m.written);
+      else if (m.type === 'rows') {
+        if (m.spare) opts.onSpare?.(m.spare);
+        opts.onWritten?.(m.written);
+      }
       else if (m.type === 'error') finish(() => reject(new SnapshotJobFailed(m.message)));
       else {
         const r = result(m);

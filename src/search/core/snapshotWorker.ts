@@ -45,7 +45,8 @@ if (port) {
           if (job.kind === 'texts') builder.addTexts(job.files);
           else if (job.kind === 'rows') {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
-            post({ type: 'rows', written: builder.rowCount });
+            // Written: the buffer goes back to be filled again.
+            post({ type: 'rows', written: builder.rowCount, spare: job.vectors }, [job.vectors.buffer as ArrayBuffer]);
           } else done(await builder.finish(parseFilesText(job.filesText), job.headroom), false);
           return builder;
         } catch (err) {

@@ -21,6 +21,14 @@ export type FreshVectors = Map<string, Float32Array | number>;
 
 /** Chunks' texts per message to the worker. */
 const TEXT_BATCH = 1024;
+/**
+ * Rows sent but not yet written that make the build wait (`room`): the store answers faster than
+ * the worker writes, and without a bound the host held every pulled vector at once (and each
+ * wave's buffer was fresh memory, a page fault per 4 KB: 20 ms a wave on a virtual machine).
+ */
+const MAX_UNWRITTEN = 4096;
+/** Rows per message to the worker. */
+const FEED_PART = 256;
 
 export interface StreamedBuildOptions {
   dir: string;
@@ -58,6 +66,18 @@ export class StreamedBuild {
     return !this.broken && !this.abandoned;
   }
 
+  /**
+   * A wave's vectors, sent in parts of FEED_PART rows with a turn for the event loop between them
+   * (a whole wave is 6 MB to copy at 1,536 dimensions), each once the worker has room (`room`).
+   */
+  async feedInParts(hashes: string[], vectors: (Float32Array | undefined)[]): Promise<void> {
+    for (let at = 0; at < hashes.length; at += FEED_PART) {
+      await this.room();
+      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      this.feed(hashes.slice(at, at + FEED_PART), vectors.slice(at, at + FEED_PART));
+    }
+  }
+
   /** A wave's vectors, as they came back (`vectors[i]` for `hashes[i]`, undefined when missing). */
   feed(hashes: string[], vectors: (Float32Array | undefined)[]): void {
     const present = hashes.filter((_, i) => vectors[i]);
@@ -67,13 +87,13 @@ export class StreamedBuild {
       this.broken = true;
       return;
     }
-    const rows = new Float32Array(present.length * dim);
-    let at = 0;
-    for (const v of vectors) if (v) rows.set(v, at++ * dim);
     this.stream ??= startSnapshotStream(
       { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes },
       { mode: this.o.mode, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
     );
+    const rows = this.stream.buffer(present.length * dim);
+    let at = 0;
+    for (const v of vectors) if (v) rows.set(v, at++ * dim);
     this.stream.add(present, rows);
     for (const h of present) this.sent.add(h);
     this.sendTexts();
@@ -144,10 +164,27 @@ export class StreamedBuild {
     removeGeneration(this.o.dir, this.o.to);
   }
 
+  /** Resolves once the worker has written enough of the rows sent to take more (at once when it has, or writes no more). */
+  async room(): Promise<void> {
+    while (this.usable && this.stream && this.sent.size - this.released > MAX_UNWRITTEN) {
+      const written = new Promise<void>((resolve) => (this.onRelease = resolve));
+      await Promise.race([written, this.stream.ended]);
+      if (!this.onRelease) continue;
+      // The stream ended without writing them: nothing to wait for.
+      this.onRelease = undefined;
+      return;
+    }
+  }
+
+  private onRelease: (() => void) | undefined;
+
   private release(written: number): void {
     if (this.abandoned || !this.stream) return;
     const order = this.stream.rows;
     for (; this.released < written; this.released++) this.fresh.set(order[this.released], this.released);
+    const waiting = this.onRelease;
+    this.onRelease = undefined;
+    waiting?.();
   }
 }
 
