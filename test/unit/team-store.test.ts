@@ -428,6 +428,7 @@ describe('search in the team store: no vectors on this machine', function () {
     await b.load();
     const s1 = await b.update();
     assert.equal(s1.toStore, 0);
+    assert.equal(s1.embedded, 0, 'a window that may not write pays for no embedding it cannot keep');
     assert.equal(b.withoutVectors, 1);
     assert.equal(b.keywordSearch('chime', 3)[0]?.item.file, 'src/fresh.ts');
     const w = new StoreSearchIndex({ folders: [{ name: 'repo', path: root }], excludes: [], model: MODEL, embed, store: writer });
@@ -437,5 +438,25 @@ describe('search in the team store: no vectors on this machine', function () {
     assert.equal(w.withoutVectors, 0);
     const q = (await client.embeddings.create({ model: MODEL, input: 'This module plays a chime when a job completes.' })).data[0].embedding;
     assert.equal((await w.search(q, 1))[0].chunk.file, 'src/fresh.ts');
+  });
+
+  it('a window that opened with chunks the store lacked embeds them at its next build, when it may write', async () => {
+    const { client, embed } = embedder();
+    writeFileSync(join(root, 'src', 'late.ts'), '// This module waters the plants every morning.\nexport const water = 1;\n');
+    const writer = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
+    closers.push(() => writer.close());
+    const w = new StoreSearchIndex({ folders: [{ name: 'repo', path: root }], excludes: [], model: MODEL, embed, store: writer });
+    const before = ctx.emu.stats.embeddingRequests;
+    await w.load();
+    assert.equal(ctx.emu.stats.embeddingRequests, before, 'opening embeds nothing');
+    assert.equal(w.withoutVectors, 1);
+    // Nothing changed on disk: the build still embeds the chunk the store lacks, and only that one.
+    const built = await w.update();
+    assert.equal(built.embedded, 1);
+    assert.equal(built.toStore, 1);
+    assert.equal(w.withoutVectors, 0);
+    const q = (await client.embeddings.create({ model: MODEL, input: 'This module waters the plants every morning.' })).data[0].embedding;
+    assert.equal((await w.search(q, 1))[0].chunk.file, 'src/late.ts');
+    assert.equal((await w.update()).embedded, 0, 'a second build has nothing left to embed');
   });
 });

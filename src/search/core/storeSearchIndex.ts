@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { embeddingText } from './chunker';
@@ -12,6 +12,8 @@ export interface StoreSearch {
   /** Which of these hashes the store has a vector for. */
   has(hashes: readonly string[]): Promise<Set<string>>;
   give(hashes: readonly string[], vectors: readonly Float32Array[]): Promise<number>;
+  /** Whether this client may add rows: one that may not embeds nothing (it could not keep it). */
+  writable(): Promise<boolean>;
   /** The stored hashes nearest to a query vector, best first. */
   nearest(query: ArrayLike<number>, k: number): Promise<{ hash: string; score: number }[]>;
 }
@@ -153,6 +155,16 @@ export class StoreSearchIndex {
     // Which new hashes the store has, then the missing ones embedded and added.
     const texts = new Map<string, string>();
     for (const [file, c] of changed) c?.entry.chunks.forEach(([, , h], i) => texts.has(h) || this.holders.has(h) || texts.set(h, embeddingText(file, c.texts[i])));
+    // Chunks left keyword-only before (the store lacked them, or this window only read) are asked
+    // again, and embedded now if they are still missing.
+    const embedding =
+      opts.embed &&
+      (await this.o.store.writable().catch((err: unknown) => {
+        stats.storeFailure = (err as Error)?.message ?? String(err);
+        this.o.onStoreFailure?.(err);
+        return false;
+      }));
+    if (embedding && this.unvectored.size > 0) await this.addUnvectoredTexts(texts, changed);
     const asked = [...texts.keys()];
     const vectored = new Set<string>();
     const missing: string[] = [];
@@ -168,7 +180,7 @@ export class StoreSearchIndex {
       }
       stats.fromStore = vectored.size;
       const tEmbed = Date.now();
-      for (let at = 0; opts.embed && at < missing.length && !signal?.aborted; at += BATCH) {
+      for (let at = 0; embedding && at < missing.length && !signal?.aborted; at += BATCH) {
         const batch = missing.slice(at, at + BATCH);
         const r = await this.o.embed(batch.map((h) => texts.get(h)!), signal);
         stats.requests += r.requests;
@@ -187,6 +199,7 @@ export class StoreSearchIndex {
       stats.storeFailure = (err as Error)?.message ?? String(err);
       this.o.onStoreFailure?.(err);
     }
+    for (const h of texts.keys()) if (vectored.has(h)) this.unvectored.delete(h);
     const slices = new Slicer();
     const tApply = Date.now();
     for (const [file, c] of changed) {
@@ -208,6 +221,24 @@ export class StoreSearchIndex {
     stats.persistMs = Date.now() - tApply;
     stats.ms = Date.now() - t0;
     return stats;
+  }
+
+  /** The embedding texts of the chunks without a vector (from the changed files, or their files read again). */
+  private async addUnvectoredTexts(texts: Map<string, string>, changed: Map<string, { entry: Entry; texts: string[] } | null>): Promise<void> {
+    const wanted = new Set([...this.unvectored].filter((h) => !texts.has(h)));
+    for (const [file, c] of changed) c?.entry.chunks.forEach(([, , h], i) => wanted.delete(h) && texts.set(h, embeddingText(file, c.texts[i])));
+    const files = new Set<string>();
+    for (const h of wanted) {
+      const held = this.holders.get(h);
+      const file = held === undefined ? undefined : typeof held === 'string' ? held : held[0];
+      if (file !== undefined && !changed.has(file)) files.add(file);
+    }
+    for (const file of files) {
+      const at = await this.guard.resolve(file).catch(() => undefined);
+      const bytes = at && (await readFile(at.abs).catch(() => undefined));
+      const chunks = bytes && chunksFrom(file, bytes, this.o.chunkTokens);
+      for (const c of chunks || []) if (wanted.delete(c.hash)) texts.set(c.hash, embeddingText(file, c.text));
+    }
   }
 
   private hold(hash: string, file: string): void {

@@ -370,6 +370,11 @@ export class TeamStore {
     });
   }
 
+  /** Whether this client may add rows (the role may insert, and the settings do not say read-only). */
+  async writable(): Promise<boolean> {
+    return (await this.ready()).state.writable;
+  }
+
   async describeState(): Promise<TeamStoreState> {
     return { ...(await this.ready()).state };
   }

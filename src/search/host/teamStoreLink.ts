@@ -91,6 +91,7 @@ export class TeamStoreLink implements vscode.Disposable {
     return {
       has: async (hashes) => (await connect()).has(hashes),
       give: async (hashes, vectors) => (await connect()).give(hashes, vectors),
+      writable: async () => (await connect()).writable(),
       nearest: async (query, k) => (await connect()).nearest(query, k),
     };
   }
