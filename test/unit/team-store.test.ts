@@ -224,6 +224,51 @@ describe('shared embeddings: teammates over the same repository', function () {
     for (const q of ['parses invoices', 'retries requests', 'part 7 renders charts']) assert.deepEqual(await top(b, q), await top(a, q), q);
   });
 
+  it("a newcomer asks the store for at most two waves beyond what it has stored (a fast store does not pile every vector up on the host)", async () => {
+    const big = mkdtempSync(join(tmpdir(), 'mg-team-big-'));
+    dirs.push(big);
+    // 4,200 one-chunk files: five waves of at least 1,024 chunks.
+    for (let i = 0; i < 4200; i++) writeFileSync(join(big, `m${i}.ts`), `export const value${i} = ${i}; // module ${i}\n`);
+    const { client } = clientFor(ctx.emu);
+    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(MODEL, texts, { batchSize: 256, concurrency: 4, signal, onProgress: (d) => onDone?.(d) });
+    const local = () => {
+      const storeDir = mkdtempSync(join(tmpdir(), 'mg-team-local-'));
+      dirs.push(storeDir);
+      return storeDir;
+    };
+    const store = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
+    stores.push(store);
+    const filler = new SemanticIndex({ folders: [{ name: 'big', path: big }], excludes: [], storeDir: local(), model: MODEL, embed, shared: store });
+    indexes.push(filler);
+    assert.equal((await filler.update()).toStore, 4200);
+    // The newcomer: each time it asks the store, how many vectors it had stored by then.
+    let stored = 0;
+    const storedAtTake: number[] = [];
+    const newcomer = new SemanticIndex({
+      folders: [{ name: 'big', path: big }],
+      excludes: [],
+      storeDir: local(),
+      model: MODEL,
+      embed,
+      // A store far away: each answer takes a second, while the scan forms every wave in about one.
+      shared: {
+        take: async (hashes) => {
+          storedAtTake.push(stored);
+          await new Promise((r) => setTimeout(r, 1000));
+          return store.take(hashes);
+        },
+        give: (hashes, vectors) => store.give(hashes, vectors),
+      },
+    });
+    indexes.push(newcomer);
+    const before = ctx.emu.stats.embeddingRequests;
+    const stats = await newcomer.update(undefined, undefined, (p) => void (p.phase === 'embed' && (stored = p.done)));
+    assert.equal(stats.fromStore, 4200);
+    assert.equal(ctx.emu.stats.embeddingRequests, before, 'no embedding request');
+    assert.ok(storedAtTake.length >= 5, JSON.stringify(storedAtTake));
+    storedAtTake.forEach((n, k) => assert.ok(n >= (k - 2) * 1024, `wave ${k} was asked for with ${n} vectors stored: ${JSON.stringify(storedAtTake)}`));
+  });
+
   it('a changed file embeds only its changed chunks; a teammate then takes them', async () => {
     const a = teammate();
     await a.index.update();
