@@ -18,6 +18,9 @@ export interface IndexedChunk {
 export const BINARY_EXT = /\.(png|jpe?g|gif|webp|ico|bmp|pdf|zip|gz|tgz|xz|7z|rar|jar|class|exe|dll|so|dylib|o|a|wasm|mp3|mp4|wav|mov|avi|webm|ttf|otf|woff2?|eot|bin|dat|db|sqlite|vsix|pyc)$/i;
 export const GENERATED = /(\.min\.(js|css)|\.map|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|composer\.lock)|\.snap)$/i;
 
+/** Files read and chunked at once during a scan (their reads overlap in the thread pool). */
+export const SCAN_CONCURRENCY = 8;
+
 /** Whether a text looks machine-made (minified): very long lines on average. */
 export function looksGenerated(text: string): boolean {
   const lines = text.split('\n', 200);

@@ -12,7 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { embeddingText } from './chunker';
-import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, type IndexedChunk } from './fileChunks';
+import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
 import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
@@ -84,9 +84,6 @@ export interface SemanticIndexOptions {
 }
 
 export class IndexModelChanged extends Error {}
-
-/** Files read and chunked at once during a scan (their reads overlap in the thread pool). */
-const SCAN_CONCURRENCY = 8;
 
 /** Chunks sent for embedding at once while the scan goes on. */
 const WAVE = 1024;

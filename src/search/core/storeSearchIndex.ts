@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { embeddingText } from './chunker';
-import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, type IndexedChunk } from './fileChunks';
+import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
 import { KeywordIndex, type KeywordHit } from './keywords';
 import type { EmbedFn, IndexStats } from './semanticIndex';
 import { Slicer } from './slices';
@@ -33,8 +33,6 @@ export interface StoreSearchIndexOptions {
 
 /** Hashes asked about, and texts embedded, per round trip. */
 const BATCH = 1000;
-/** Files read and chunked at once during a scan. */
-const SCAN_CONCURRENCY = 8;
 
 type Entry = { size: number; mtimeMs: number; chunks: [number, number, string][] };
 
@@ -157,13 +155,11 @@ export class StoreSearchIndex {
     for (const [file, c] of changed) c?.entry.chunks.forEach(([, , h], i) => texts.has(h) || this.holders.has(h) || texts.set(h, embeddingText(file, c.texts[i])));
     // Chunks left keyword-only before (the store lacked them, or this window only read) are asked
     // again, and embedded now if they are still missing.
-    const embedding =
-      opts.embed &&
-      (await this.o.store.writable().catch((err: unknown) => {
-        stats.storeFailure = (err as Error)?.message ?? String(err);
-        this.o.onStoreFailure?.(err);
-        return false;
-      }));
+    const storeFailed = (err: unknown) => {
+      stats.storeFailure = (err as Error)?.message ?? String(err);
+      this.o.onStoreFailure?.(err);
+    };
+    const embedding = opts.embed && (await this.o.store.writable().catch((err: unknown) => (storeFailed(err), false)));
     if (embedding && this.unvectored.size > 0) await this.addUnvectoredTexts(texts, changed);
     const asked = [...texts.keys()];
     const vectored = new Set<string>();
@@ -196,8 +192,7 @@ export class StoreSearchIndex {
       }
       stats.embedMs = Date.now() - tEmbed;
     } catch (err) {
-      stats.storeFailure = (err as Error)?.message ?? String(err);
-      this.o.onStoreFailure?.(err);
+      storeFailed(err);
     }
     for (const h of texts.keys()) if (vectored.has(h)) this.unvectored.delete(h);
     const slices = new Slicer();
@@ -229,8 +224,7 @@ export class StoreSearchIndex {
     for (const [file, c] of changed) c?.entry.chunks.forEach(([, , h], i) => wanted.delete(h) && texts.set(h, embeddingText(file, c.texts[i])));
     const files = new Set<string>();
     for (const h of wanted) {
-      const held = this.holders.get(h);
-      const file = held === undefined ? undefined : typeof held === 'string' ? held : held[0];
+      const file = this.holderOf(h);
       if (file !== undefined && !changed.has(file)) files.add(file);
     }
     for (const file of files) {
@@ -239,6 +233,12 @@ export class StoreSearchIndex {
       const chunks = bytes && chunksFrom(file, bytes, this.o.chunkTokens);
       for (const c of chunks || []) if (wanted.delete(c.hash)) texts.set(c.hash, embeddingText(file, c.text));
     }
+  }
+
+  /** A file that holds this hash (the first, when several do). */
+  private holderOf(hash: string): string | undefined {
+    const held = this.holders.get(hash);
+    return held === undefined || typeof held === 'string' ? held : held[0];
   }
 
   private hold(hash: string, file: string): void {
@@ -267,8 +267,7 @@ export class StoreSearchIndex {
     for (let want = Math.max(k * 3, 30); ; want = Math.min(1000, want * 4)) {
       const hits = await this.o.store.nearest(query, want);
       const held = hits.flatMap((h) => {
-        const holder = this.holders.get(h.hash);
-        const file = holder === undefined ? undefined : typeof holder === 'string' ? holder : holder[0];
+        const file = this.holderOf(h.hash);
         const c = file === undefined ? undefined : this.files.get(file)?.chunks.find((x) => x[2] === h.hash);
         return c && file ? [{ chunk: { file, start: c[0], end: c[1], hash: h.hash }, score: h.score }] : [];
       });
