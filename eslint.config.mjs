@@ -4,6 +4,7 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { layerRules } from './eslint.layers.mjs';
+import { l10nRule } from './eslint/l10n-rule.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench/results/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
@@ -22,4 +23,10 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // What the host shows goes through vscode.l10n.t (eslint/l10n-rule.mjs).
+    files: ['src/extension.ts', 'src/shell/**/*.ts', 'src/*/host/**/*.ts'],
+    plugins: { 'model-gateway': { rules: { 'l10n-shown-text': l10nRule } } },
+    rules: { 'model-gateway/l10n-shown-text': 'error' },
+  },
 );
