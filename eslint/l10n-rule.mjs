@@ -7,9 +7,11 @@
 
 const SHOW_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'setStatusBarMessage']);
 /** Our own helpers that show text (shell/prompts.ts, shell/errors.ts), by argument index; -1: every argument from that index on. */
-const HELPER_ARGS = { confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1] };
-const OBJECT_SINKS = new Set(['showQuickPick', 'showInputBox', 'withProgress', 'report', 'pick', 'pickMany', 'input', 'createQuickPick', 'createInputBox', 'createStatusBarItem', 'createTreeView']);
-const SHOWN_PROPS = new Set(['title', 'prompt', 'placeHolder', 'placeholder', 'label', 'description', 'detail', 'tooltip', 'message', 'validationMessage', 'name']);
+const HELPER_ARGS = { confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1], pickOne: [0], askInteger: [0, 1], pickModel: [2], askPrompt: [0, 1], askSpeed: [0], assetsFolderOrSay: [1], targetFile: [3] };
+const OBJECT_SINKS = new Set(['showOpenDialog', 'showSaveDialog', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'pick', 'pickMany', 'input', 'createQuickPick', 'createInputBox', 'createStatusBarItem', 'createTreeView']);
+/** Shown wherever they are: a language model tool's messages in VS Code's chat, a file dialog's button. */
+const ALWAYS_SHOWN_PROPS = new Set(['invocationMessage', 'pastTenseMessage', 'openLabel', 'saveLabel']);
+const SHOWN_PROPS = new Set(['openLabel', 'saveLabel', 'title', 'prompt', 'placeHolder', 'placeholder', 'label', 'description', 'detail', 'tooltip', 'message', 'validationMessage', 'name']);
 const ASSIGNED_PROPS = new Set(['text', 'tooltip', 'title', 'placeholder', 'prompt', 'description', 'message', 'validationMessage', 'label', 'name']);
 const NEW_SHOWN = new Set(['TreeItem', 'MarkdownString', 'QuickInputButton']);
 /** Nodes a string passes through on its way to where it is shown. */
@@ -37,7 +39,10 @@ function sinkOf(node) {
     } else if (PASS_THROUGH.has(parent.type)) {
       // the value passes on unchanged
     } else if (parent.type === 'Property' && parent.value === child) {
-      if (parent.key.type !== 'Identifier' || !(SHOWN_PROPS.has(parent.key.name) || parent.key.name === 'validateInput')) return undefined;
+      if (parent.key.type !== 'Identifier' || !(SHOWN_PROPS.has(parent.key.name) || ALWAYS_SHOWN_PROPS.has(parent.key.name) || parent.key.name === 'validateInput')) return undefined;
+      if (ALWAYS_SHOWN_PROPS.has(parent.key.name)) return parent.key.name;
+      const holder = parent.parent.parent;
+      if (holder?.type === 'Property' && holder.key.type === 'Identifier' && holder.key.name === 'confirmationMessages') return `confirmationMessages.${parent.key.name}`;
       property ??= parent.key.name;
     } else if (parent.type === 'ObjectExpression') {
       // an object literal on its way to a call

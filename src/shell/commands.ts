@@ -12,9 +12,9 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
   // credential would decide where our stored key is sent.
   reg('modelGateway.setBaseUrl', async () => {
     const url = await services.prompts.input({
-      title: 'Model Gateway: Gateway URL',
-      prompt: 'The base address of your gateway (with or without /v1)',
-      placeHolder: 'https://gateway.example.com',
+      title: vscode.l10n.t('Model Gateway: Gateway URL'),
+      prompt: vscode.l10n.t('The base address of your gateway (with or without /v1)'),
+      placeHolder: vscode.l10n.t('https://gateway.example.com'),
       value: services.settings().baseUrl,
       ignoreFocusOut: true,
       validateInput: baseUrlProblem,
@@ -43,7 +43,7 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
     if (!origin) return false;
     const withheld = services.withheldCredentials();
     if (!withheld.length) {
-      void vscode.window.showInformationMessage(`Your credentials are already used with ${hostOf(origin)}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Your credentials are already used with {0}.', hostOf(origin)));
       return true;
     }
     return offerCredentials(services, withheld, origin);
@@ -92,11 +92,11 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
   reg('modelGateway.verifyKey', () => verify(services));
 
   reg('modelGateway.signOut', async () => {
-    if (!(await services.prompts.confirm('Remove the API key and the system access token from this machine?', undefined, 'Sign Out'))) return;
+    if (!(await services.prompts.confirm(vscode.l10n.t('Remove the API key and the system access token from this machine?'), undefined, vscode.l10n.t('Sign Out')))) return;
     await services.credentials.clear();
     services.log.info('Signed out: credentials removed from secret storage');
     const env = [services.credentials.apiKeySource(), services.credentials.accessTokenSource()].includes('environment');
-    if (env) void vscode.window.showInformationMessage('Signed out. Credentials from MODEL_GATEWAY_* environment variables still apply.');
+    if (env) void vscode.window.showInformationMessage(vscode.l10n.t('Signed out. Credentials from MODEL_GATEWAY_* environment variables still apply.'));
   });
 
   reg('modelGateway.showLog', () => services.log.show());
@@ -117,7 +117,7 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
     items.push({ label: '$(output) Show Log', command: 'modelGateway.showLog' });
     items.push({ label: '$(gear) Open Settings', command: 'modelGateway.openSettings' });
     if (services.credentials.getApiKey() || services.credentials.getAccessToken()) items.push({ label: '$(sign-out) Sign Out', command: 'modelGateway.signOut' });
-    const pick = await vscode.window.showQuickPick(items, { title: 'Model Gateway' });
+    const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway') });
     if (pick) await vscode.commands.executeCommand(pick.command);
   });
 
@@ -141,9 +141,9 @@ async function entryOrigin(services: CredentialFeature): Promise<string | undefi
 
 function confirmCleartext(services: CredentialFeature, origin: string): Promise<boolean> {
   return services.prompts.confirm(
-    `${hostOf(origin)} is reached over plain http: your API key and access token would cross the network unencrypted.`,
-    'Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.',
-    'Use Plain http Anyway',
+    vscode.l10n.t('{0} is reached over plain http: your API key and access token would cross the network unencrypted.', hostOf(origin)),
+    vscode.l10n.t('Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.'),
+    vscode.l10n.t('Use Plain http Anyway'),
   );
 }
 
@@ -160,7 +160,7 @@ async function offerCredentials(services: CredentialFeature, kinds: CredentialKi
   ]
     .filter(Boolean)
     .join(' ');
-  if (!(await services.prompts.confirm(message, detail, `Use with ${hostOf(origin)}`))) return false;
+  if (!(await services.prompts.confirm(message, detail, vscode.l10n.t('Use with {0}', hostOf(origin))))) return false;
   await services.credentials.bind(kinds, origin);
   services.log.info(`${names} confirmed for ${origin}`);
   return true;
@@ -174,26 +174,26 @@ async function askSecret(services: CredentialFeature, o: { title: string; prompt
     placeHolder: o.placeHolder,
     password: true,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim().length < 8 ? `That is too short to be ${o.what}` : undefined),
+    validateInput: (v) => (v.trim().length < 8 ? vscode.l10n.t('That is too short to be {0}', o.what) : undefined),
   });
 }
 
 /** GET /v1/models with the current key; true when it is valid. */
 async function verify(services: CredentialFeature): Promise<boolean> {
   try {
-    const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Verifying the API key…' }, () => services.client().models.verifyKey());
+    const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Verifying the API key…') }, () => services.client().models.verifyKey());
     if (valid) {
       services.log.info('API key verified');
-      void vscode.window.showInformationMessage('The API key is valid.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('The API key is valid.'));
     } else {
       services.log.warn('The gateway refused the API key (401)');
       void vscode.window
-        .showErrorMessage('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.', 'Set API Key')
+        .showErrorMessage(vscode.l10n.t('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.'), vscode.l10n.t('Set API Key'))
         .then((choice) => choice && vscode.commands.executeCommand('modelGateway.setApiKey'));
     }
     return valid;
   } catch (err) {
-    showGatewayError(services, 'Could not verify the API key', err);
+    showGatewayError(services, vscode.l10n.t('Could not verify the API key'), err);
     return false;
   }
 }
@@ -213,23 +213,23 @@ async function checkAccountAccess(services: CredentialFeature): Promise<void> {
         await services.client().account.self();
         return;
       } catch (again) {
-        showGatewayError(services, 'The gateway still refuses the access token', again);
+        showGatewayError(services, vscode.l10n.t('The gateway still refuses the access token'), again);
         return;
       }
     }
-    showGatewayError(services, 'The gateway refused the access token', err);
+    showGatewayError(services, vscode.l10n.t('The gateway refused the access token'), err);
   }
 }
 
 /** Asks for new-api's account user id and keeps it with the access token; false when cancelled. */
 async function askAccountUserId(services: CredentialFeature): Promise<boolean> {
   const id = await services.prompts.input({
-    title: 'Model Gateway: Account User Id',
-    prompt: 'This gateway (new-api) wants your numeric user id with the access token: it is the ID in the gateway console (personal settings, or the user list).',
+    title: vscode.l10n.t('Model Gateway: Account User Id'),
+    prompt: vscode.l10n.t('This gateway (new-api) wants your numeric user id with the access token: it is the ID in the gateway console (personal settings, or the user list).'),
     placeHolder: 'e.g. 1',
     value: services.credentials.getAccountUserId() ?? services.settings().userId,
     ignoreFocusOut: true,
-    validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'Enter the number shown as ID'),
+    validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter the number shown as ID')),
   });
   if (id === undefined) return false;
   await services.credentials.setAccountUserId(id);

@@ -43,8 +43,8 @@ async function pickKey(services: CredentialFeature, tree: AccountTree, arg: unkn
   const keys = await tree.keys();
   if (!keys.ok) return undefined;
   const pick = await services.prompts.pick(
-    keys.value.map((k) => ({ label: k.name || `key ${k.id}`, description: k.state, id: k.id })),
-    { title: `${action}: choose a key`, ignoreFocusOut: true },
+    keys.value.map((k) => ({ label: k.name || vscode.l10n.t('key {0}', k.id), description: k.state, id: k.id })),
+    { title: vscode.l10n.t('{0}: choose a key', action), ignoreFocusOut: true },
   );
   return pick?.id;
 }
@@ -54,32 +54,32 @@ async function askCreateArgs(): Promise<CreateKeyArgs | undefined> {
   const title = 'Create API Key';
   const name = await vscode.window.showInputBox({
     title: `${title} (1/4)`,
-    prompt: 'A name to recognise the key by',
+    prompt: vscode.l10n.t('A name to recognise the key by'),
     ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() ? 'Enter a name' : v.trim().length > 50 ? 'At most 50 characters' : undefined),
+    validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter a name') : v.trim().length > 50 ? vscode.l10n.t('At most 50 characters') : undefined),
   });
   if (name === undefined) return undefined;
   const expiry = await vscode.window.showQuickPick(
     [
-      { label: 'Never expires', days: 0 },
-      { label: '7 days', days: 7 },
-      { label: '30 days', days: 30 },
-      { label: '90 days', days: 90 },
-      { label: '1 year', days: 365 },
+      { label: vscode.l10n.t('Never expires'), days: 0 },
+      { label: vscode.l10n.t('7 days'), days: 7 },
+      { label: vscode.l10n.t('30 days'), days: 30 },
+      { label: vscode.l10n.t('90 days'), days: 90 },
+      { label: vscode.l10n.t('1 year'), days: 365 },
     ],
-    { title: `${title} (2/4): expiry`, ignoreFocusOut: true },
+    { title: vscode.l10n.t('{0} (2/4): expiry', title), ignoreFocusOut: true },
   );
   if (!expiry) return undefined;
   const quota = await vscode.window.showInputBox({
-    title: `${title} (3/4): quota`,
-    prompt: 'Spending limit in dollars, or leave empty for unlimited',
+    title: vscode.l10n.t('{0} (3/4): quota', title),
+    prompt: vscode.l10n.t('Spending limit in dollars, or leave empty for unlimited'),
     ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() || (Number(v) > 0 && Number.isFinite(Number(v))) ? undefined : 'Enter a positive amount in dollars, or leave empty'),
+    validateInput: (v) => (!v.trim() || (Number(v) > 0 && Number.isFinite(Number(v))) ? undefined : vscode.l10n.t('Enter a positive amount in dollars, or leave empty')),
   });
   if (quota === undefined) return undefined;
   const subnet = await vscode.window.showInputBox({
-    title: `${title} (4/4): allowed addresses`,
-    prompt: 'Optional IP range the key may be used from (e.g. 203.0.113.0/24); empty allows any address',
+    title: vscode.l10n.t('{0} (4/4): allowed addresses', title),
+    prompt: vscode.l10n.t('Optional IP range the key may be used from (e.g. 203.0.113.0/24); empty allows any address'),
     ignoreFocusOut: true,
   });
   if (subnet === undefined) return undefined;
@@ -106,7 +106,7 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
         subnet: args.subnet ?? '',
       });
     } catch (err) {
-      showGatewayError(services, 'Could not create the key', err);
+      showGatewayError(services, vscode.l10n.t('Could not create the key'), err);
       return undefined;
     }
     services.log.info(`created key ${record.id} "${record.name}"`);
@@ -120,14 +120,14 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   const setEnabled = (enabled: boolean) => async (arg?: unknown) => {
     const id = await pickKey(services, tree, arg, enabled ? 'Enable key' : 'Disable key');
     if (id === undefined) return;
-    if (!enabled && (await isKeyInUse(tree, services, id)) && !(await services.prompts.confirm('Disable the key Model Gateway uses?', IN_USE_DETAIL, 'Disable'))) return;
+    if (!enabled && (await isKeyInUse(tree, services, id)) && !(await services.prompts.confirm(vscode.l10n.t('Disable the key Model Gateway uses?'), IN_USE_DETAIL, vscode.l10n.t('Disable')))) return;
     try {
       const r = await account().tokens.setEnabled(id, enabled);
       services.log.info(`${enabled ? 'enabled' : 'disabled'} key ${id}`);
       tree.refreshKeys();
       return { id: r.id, state: r.state };
     } catch (err) {
-      showGatewayError(services, `Could not ${enabled ? 'enable' : 'disable'} the key`, err);
+      showGatewayError(services, vscode.l10n.t('Could not {0} the key', enabled ? 'enable' : 'disable'), err);
     }
   };
   reg('modelGateway.keys.enable', setEnabled(true));
@@ -140,33 +140,33 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
       const current = await account().tokens.get(id);
       const field = await vscode.window.showQuickPick(
         [
-          { label: 'Name', description: current.name, field: 'name' as const },
-          { label: 'Quota', description: current.unlimitedQuota ? 'unlimited' : `$${quotaToDollars(current.remainQuota).toFixed(2)}`, field: 'quota' as const },
-          { label: 'Expiry', description: current.expiredTime === -1 ? 'never' : new Date(current.expiredTime * 1000).toISOString().slice(0, 10), field: 'expiry' as const },
-          { label: 'Allowed addresses', description: current.subnet || 'any', field: 'subnet' as const },
+          { label: vscode.l10n.t('Name'), description: current.name, field: 'name' as const },
+          { label: vscode.l10n.t('Quota'), description: current.unlimitedQuota ? vscode.l10n.t('unlimited') : `$${quotaToDollars(current.remainQuota).toFixed(2)}`, field: 'quota' as const },
+          { label: vscode.l10n.t('Expiry'), description: current.expiredTime === -1 ? vscode.l10n.t('never') : new Date(current.expiredTime * 1000).toISOString().slice(0, 10), field: 'expiry' as const },
+          { label: vscode.l10n.t('Allowed addresses'), description: current.subnet || vscode.l10n.t('any'), field: 'subnet' as const },
         ],
-        { title: `Edit "${current.name}"`, ignoreFocusOut: true },
+        { title: vscode.l10n.t('Edit "{0}"', current.name), ignoreFocusOut: true },
       );
       if (!field) return;
       let change: Parameters<ReturnType<typeof account>['tokens']['update']>[0] | undefined;
       if (field.field === 'name') {
-        const name = await vscode.window.showInputBox({ title: 'New name', value: current.name, validateInput: (v) => (!v.trim() ? 'Enter a name' : v.length > 50 ? 'At most 50 characters' : undefined) });
+        const name = await vscode.window.showInputBox({ title: vscode.l10n.t('New name'), value: current.name, validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter a name') : v.length > 50 ? vscode.l10n.t('At most 50 characters') : undefined) });
         if (name !== undefined) change = { id, name: name.trim() };
       } else if (field.field === 'quota') {
-        const q = await vscode.window.showInputBox({ title: 'Quota in dollars (empty for unlimited)', validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : 'Enter an amount in dollars') });
+        const q = await vscode.window.showInputBox({ title: vscode.l10n.t('Quota in dollars (empty for unlimited)'), validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : vscode.l10n.t('Enter an amount in dollars')) });
         if (q !== undefined) change = q.trim() ? { id, remain_quota: dollarsToQuota(Number(q)), unlimited_quota: false } : { id, unlimited_quota: true };
       } else if (field.field === 'expiry') {
-        const days = await vscode.window.showInputBox({ title: 'Days from now until expiry (0 for never)', validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'Enter a whole number of days') });
+        const days = await vscode.window.showInputBox({ title: vscode.l10n.t('Days from now until expiry (0 for never)'), validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter a whole number of days')) });
         if (days !== undefined) change = { id, expired_time: Number(days) === 0 ? -1 : Math.floor(Date.now() / 1000) + Number(days) * DAY };
       } else {
-        const subnet = await vscode.window.showInputBox({ title: 'Allowed addresses (empty for any)', value: current.subnet });
+        const subnet = await vscode.window.showInputBox({ title: vscode.l10n.t('Allowed addresses (empty for any)'), value: current.subnet });
         if (subnet !== undefined) change = { id, subnet: subnet.trim() };
       }
       if (!change) return;
       await account().tokens.update(change);
       tree.refreshKeys();
     } catch (err) {
-      showGatewayError(services, 'Could not edit the key', err);
+      showGatewayError(services, vscode.l10n.t('Could not edit the key'), err);
     }
   });
 
@@ -176,14 +176,14 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
     try {
       const key = await account().tokens.reveal(id);
       if (!key) {
-        void vscode.window.showWarningMessage('This gateway does not reveal existing keys; copy it when you create one.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('This gateway does not reveal existing keys; copy it when you create one.'));
         return false;
       }
       await vscode.env.clipboard.writeText(key);
-      void vscode.window.showInformationMessage('The key is on the clipboard.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('The key is on the clipboard.'));
       return true;
     } catch (err) {
-      showGatewayError(services, 'Could not copy the key', err);
+      showGatewayError(services, vscode.l10n.t('Could not copy the key'), err);
       return false;
     }
   });
@@ -194,20 +194,20 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
     const name = keyNodeOf(tree, arg)?.record.name ?? `key ${id}`;
     const inUse = await isKeyInUse(tree, services, id);
     const detail = inUse ? `${IN_USE_DETAIL} This cannot be undone.` : 'Anything using this key stops working at once. This cannot be undone.';
-    if (!(await services.prompts.confirm(inUse ? `Delete "${name}", the key Model Gateway uses?` : `Delete the API key "${name}"?`, detail, 'Delete'))) return false;
+    if (!(await services.prompts.confirm(inUse ? vscode.l10n.t('Delete "{0}", the key Model Gateway uses?', name) : vscode.l10n.t('Delete the API key "{0}"?', name), detail, vscode.l10n.t('Delete')))) return false;
     try {
       await account().tokens.delete(id);
       services.log.info(`deleted key ${id}`);
       tree.refreshKeys();
       return true;
     } catch (err) {
-      showGatewayError(services, 'Could not delete the key', err);
+      showGatewayError(services, vscode.l10n.t('Could not delete the key'), err);
       return false;
     }
   });
 
   reg('modelGateway.keys.filter', async (arg?: unknown) => {
-    const text = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ title: 'Search API keys by name', value: tree.filter, ignoreFocusOut: true });
+    const text = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ title: vscode.l10n.t('Search API keys by name'), value: tree.filter, ignoreFocusOut: true });
     if (text === undefined) return;
     tree.setFilter(text);
   });
@@ -218,9 +218,9 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
     if (!model) {
       try {
         const ids = (await services.client().models.list()).map((m) => m.id).sort();
-        model = await vscode.window.showQuickPick(ids, { title: 'Choose a model', ignoreFocusOut: true });
+        model = await vscode.window.showQuickPick(ids, { title: vscode.l10n.t('Choose a model'), ignoreFocusOut: true });
       } catch (err) {
-        showGatewayError(services, 'Could not list the models', err);
+        showGatewayError(services, vscode.l10n.t('Could not list the models'), err);
         return;
       }
       if (!model) return;
@@ -229,7 +229,7 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
     // Only the jobs this model can do (read from its id, as gateways name their models).
     const jobs = jobsFor(model);
     if (jobs.length === 0) {
-      void vscode.window.showInformationMessage(`${model} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('{0} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).', model));
       return;
     }
     const job =
@@ -238,25 +238,25 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
         : jobs.length === 1
           ? jobs[0]
           : (await vscode.window.showQuickPick(
-              jobs.map((j) => ({ label: j, description: settings.defaultModels[j] ? `now ${settings.defaultModels[j]}` : 'not set', job: j })),
-              { title: `Make ${model} the default for…`, ignoreFocusOut: true },
+              jobs.map((j) => ({ label: j, description: settings.defaultModels[j] ? vscode.l10n.t('now {0}', settings.defaultModels[j]) : vscode.l10n.t('not set'), job: j })),
+              { title: vscode.l10n.t('Make {0} the default for…', model), ignoreFocusOut: true },
             ))?.job;
     if (!job) return;
     await setDefaultModel(job, model);
-    void vscode.window.showInformationMessage(`${model} is now the default ${job} model.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now the default {1} model.', model, job));
   });
 }
 
 /** Shows a new key once, in a modal (so it stays out of the notification history). */
 async function offerNewKey(services: CredentialFeature, record: ApiKeyRecord): Promise<void> {
   if (!record.keyIsFull) {
-    void vscode.window.showInformationMessage(`Key "${record.name}" created. This gateway does not return the new key; copy it from the gateway console.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Key "{0}" created. This gateway does not return the new key; copy it from the gateway console.', record.name));
     return;
   }
   const copy = 'Copy';
   const use = "Use as This Extension's Key";
   const choice = await vscode.window.showInformationMessage(
-    `Key "${record.name}" created. It is shown this once:`,
+    vscode.l10n.t('Key "{0}" created. It is shown this once:', record.name),
     { modal: true, detail: record.key },
     copy,
     use,
@@ -265,6 +265,6 @@ async function offerNewKey(services: CredentialFeature, record: ApiKeyRecord): P
   if (choice === use) {
     // Created by the gateway in use (its origin already holds the access token that made it).
     await services.credentials.setApiKey(record.key, services.gatewayOrigin());
-    void vscode.window.showInformationMessage(`Model Gateway now uses the key "${record.name}".`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Model Gateway now uses the key "{0}".', record.name));
   }
 }

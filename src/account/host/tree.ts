@@ -72,7 +72,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
       (error: unknown) => {
         if (!this.notified.has(section)) {
           this.notified.add(section);
-          showGatewayError(this.services, `Account view (${section})`, error);
+          showGatewayError(this.services, vscode.l10n.t('Account view ({0})', section), error);
         }
         return { ok: false as const, error };
       },
@@ -191,7 +191,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const item = new vscode.TreeItem(node.user.username, C.None);
         item.description = `${formatDollars(node.user.balanceDollars)}${node.low ? ' (low balance)' : ''}`;
         item.iconPath = new vscode.ThemeIcon(node.low ? 'warning' : 'account', node.low ? new vscode.ThemeColor('list.warningForeground') : undefined);
-        item.tooltip = `Balance ${formatDollars(node.user.balanceDollars)} (${node.user.quota.toLocaleString('en-US')} quota units)`;
+        item.tooltip = vscode.l10n.t('Balance {0} ({1} quota units)', formatDollars(node.user.balanceDollars), node.user.quota.toLocaleString('en-US'));
         item.contextValue = 'account';
         item.id = 'account';
         return item;
@@ -205,16 +205,16 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         return item;
       }
       case 'keys': {
-        const item = new vscode.TreeItem('API Keys', C.Expanded);
+        const item = new vscode.TreeItem(vscode.l10n.t('API Keys'), C.Expanded);
         item.iconPath = new vscode.ThemeIcon('key');
-        item.description = this.filterText ? `matching "${this.filterText}"` : undefined;
+        item.description = this.filterText ? vscode.l10n.t('matching "{0}"', this.filterText) : undefined;
         item.contextValue = 'keys';
         item.id = 'keys';
         return item;
       }
       case 'key': {
         const k = node.record;
-        const item = new vscode.TreeItem(k.name || `key ${k.id}`, C.None);
+        const item = new vscode.TreeItem(k.name || vscode.l10n.t('key {0}', k.id), C.None);
         const inUse = isSameKey(k.key, this.services.credentials.getApiKey());
         item.description = `${inUse ? 'in use here · ' : ''}${keyDescription(k)}`;
         item.tooltip = new vscode.MarkdownString(`${keyTooltip(k)}${inUse ? '\n\nThis is the key Model Gateway uses.' : ''}`);
@@ -224,14 +224,14 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         return item;
       }
       case 'models': {
-        const item = new vscode.TreeItem('Models', C.Collapsed);
+        const item = new vscode.TreeItem(vscode.l10n.t('Models'), C.Collapsed);
         item.iconPath = new vscode.ThemeIcon('symbol-class');
         item.contextValue = 'models';
         item.id = 'models';
         return item;
       }
       case 'modelGroup': {
-        const item = new vscode.TreeItem(node.which === 'available' ? 'Available to this account' : 'All models', C.Collapsed);
+        const item = new vscode.TreeItem(node.which === 'available' ? vscode.l10n.t('Available to this account') : vscode.l10n.t('All models'), C.Collapsed);
         item.contextValue = 'modelGroup';
         item.id = `models-${node.which}`;
         return item;
@@ -240,7 +240,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const item = new vscode.TreeItem(node.id, C.None);
         item.iconPath = new vscode.ThemeIcon('symbol-misc');
         item.contextValue = 'model';
-        item.tooltip = `${node.id} — right-click to make it the default for a job`;
+        item.tooltip = vscode.l10n.t('{0} — right-click to make it the default for a job', node.id);
         item.id = `model-${node.which}-${node.id}`;
         return item;
       }

@@ -64,7 +64,7 @@ export function maskProblem(image: Buffer, mask: Buffer): string | undefined {
 async function transformImage(services: InteractiveFeature, op: Op, target: unknown, options: unknown): Promise<ImageOutcome | undefined> {
   const gw = loadGateway();
   const title = OP_TITLE[op];
-  const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, 'an image (PNG, JPEG or WEBP)');
+  const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, vscode.l10n.t('an image (PNG, JPEG or WEBP)'));
   if (!uri) return undefined;
   const image = uri.fsPath;
   const o = optionsArg<ImageActionOptions>(options);
@@ -72,9 +72,9 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
   let price: number | undefined;
   let detail: string;
   if (op === 'upscale') {
-    const resemblance = o.resemblance ?? (await askInteger(`${title} (1/2): resemblance`, 'How closely to keep the original, 1 to 100', 1, 100, 50));
+    const resemblance = o.resemblance ?? (await askInteger(vscode.l10n.t('{0} (1/2): resemblance', title), vscode.l10n.t('How closely to keep the original, 1 to 100'), 1, 100, 50));
     if (resemblance === undefined) return undefined;
-    const detailLevel = o.detail ?? (await askInteger(`${title} (2/2): detail`, 'How much detail to add, 1 to 100', 1, 100, 50));
+    const detailLevel = o.detail ?? (await askInteger(vscode.l10n.t('{0} (2/2): detail', title), vscode.l10n.t('How much detail to add, 1 to 100'), 1, 100, 50));
     if (detailLevel === undefined) return undefined;
     price = gw.imagePrice({ generation: 'legacy', operation: 'upscale' });
     detail = `resemblance ${resemblance}, detail ${detailLevel}; doubles the resolution`;
@@ -92,18 +92,18 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
       }
       model =
         o.model ??
-        (await pickOne(`${title}: model`, [
+        (await pickOne(vscode.l10n.t('{0}: model', title), [
           { label: 'V_3', description: 'newest generation' },
           ...gw.LEGACY_EDIT_MODELS.map((m) => ({ label: m, description: `$${gw.imagePrice({ generation: 'legacy', operation: 'edit', model: m })} an image` })),
         ])) ??
         '';
       if (!model) return undefined;
     }
-    const prompt = o.prompt ?? (await askPrompt(`${title}: prompt`, op === 'replace-background' ? 'Describe the new background' : op === 'edit' ? 'Describe what to put in the black region of the mask' : 'Describe the new image'));
+    const prompt = o.prompt ?? (await askPrompt(vscode.l10n.t('{0}: prompt', title), op === 'replace-background' ? vscode.l10n.t('Describe the new background') : op === 'edit' ? vscode.l10n.t('Describe what to put in the black region of the mask') : vscode.l10n.t('Describe the new image')));
     if (!prompt) return undefined;
-    const weight = op === 'remix' ? (o.weight ?? (await askInteger(`${title}: weight`, 'How closely to follow the source image, 1 to 100', 1, 100, 50))) : undefined;
+    const weight = op === 'remix' ? (o.weight ?? (await askInteger(vscode.l10n.t('{0}: weight', title), vscode.l10n.t('How closely to follow the source image, 1 to 100'), 1, 100, 50))) : undefined;
     if (op === 'remix' && weight === undefined) return undefined;
-    const speed = model === 'V_3' ? (o.rendering_speed ?? (await askSpeed(`${title}: speed`, op))) : undefined;
+    const speed = model === 'V_3' ? (o.rendering_speed ?? (await askSpeed(vscode.l10n.t('{0}: speed', title), op))) : undefined;
     if (model === 'V_3' && !speed) return undefined;
     if (model !== 'V_3') {
       price = gw.imagePrice({ generation: 'legacy', operation: 'edit', model: model as 'V_2' });
@@ -124,8 +124,8 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
     }
   }
   // Spending always asks the person: no caller's option skips it.
-  if (!(await services.prompts.confirm(`${title} for $${price?.toFixed(3) ?? '?'}?`, `${basename(image)} · ${detail}`, 'Go', 'info'))) return undefined;
-  const dir = await assetsFolderOrSay(services, 'images');
+  if (!(await services.prompts.confirm(vscode.l10n.t('{0} for ${1}?', title, price?.toFixed(3) ?? '?'), `${basename(image)} · ${detail}`, vscode.l10n.t('Go'), 'info'))) return undefined;
+  const dir = await assetsFolderOrSay(services, vscode.l10n.t('images'));
   if (!dir) return undefined;
   try {
     return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…`, cancellable: true }, async (progress, token) => {
@@ -140,18 +140,18 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
       return { files, unsafe, priceDollars: price };
     });
   } catch (err) {
-    showGatewayError(services, `Could not ${title.toLowerCase()}`, err);
+    showGatewayError(services, vscode.l10n.t('Could not {0}', title.toLowerCase()), err);
     return undefined;
   }
 }
 
 async function askMask(image: string): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({
-    title: 'Choose the mask: black marks the region to edit (at least 10%), white is kept',
+    title: vscode.l10n.t('Choose the mask: black marks the region to edit (at least 10%), white is kept'),
     defaultUri: vscode.Uri.file(dirname(image)),
     canSelectMany: false,
     filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] },
-    openLabel: 'Use as Mask',
+    openLabel: vscode.l10n.t('Use as Mask'),
   });
   return picked?.[0]?.fsPath;
 }
@@ -166,41 +166,41 @@ export const upscaleImageCommand = (s: InteractiveFeature, t?: unknown, o?: unkn
  * waiting for the pick, so the descriptions also reach a caller at once.
  */
 export async function describeImageCommand(services: InteractiveFeature, target?: unknown): Promise<string[] | undefined> {
-  const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, 'an image (PNG, JPEG or WEBP)');
+  const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, vscode.l10n.t('an image (PNG, JPEG or WEBP)'));
   if (!uri) return undefined;
   try {
-    const descriptions = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Describing ${basename(uri.fsPath)}…` }, () =>
+    const descriptions = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Describing {0}…', basename(uri.fsPath)) }, () =>
       services.client().imagegen.legacy.describe({ image_file: uri.fsPath }),
     );
     services.notifySpend();
     if (descriptions.length === 0) {
-      void tell(services, 'info', `The gateway gave no description of ${basename(uri.fsPath)}.`);
+      void tell(services, 'info', vscode.l10n.t('The gateway gave no description of {0}.', basename(uri.fsPath)));
       return [];
     }
     const items: (vscode.QuickPickItem & { text: string })[] = descriptions.map((text) => ({ label: text, text }));
     if (descriptions.length > 1) items.push({ label: '$(copy) Copy all', text: descriptions.join('\n\n') });
     void services.prompts
-      .pick(items, { title: `Descriptions of ${basename(uri.fsPath)}: pick one to copy it`, matchOnDetail: true })
+      .pick(items, { title: vscode.l10n.t('Descriptions of {0}: pick one to copy it', basename(uri.fsPath)), matchOnDetail: true })
       .then(async (picked) => {
         if (!picked) return;
         await vscode.env.clipboard.writeText(picked.text);
-        void tell(services, 'info', 'Description copied to the clipboard.');
+        void tell(services, 'info', vscode.l10n.t('Description copied to the clipboard.'));
       });
     return descriptions;
   } catch (err) {
-    showGatewayError(services, 'Could not describe the image', err);
+    showGatewayError(services, vscode.l10n.t('Could not describe the image'), err);
     return undefined;
   }
 }
 
 /** "Moderate Image": the multimodal moderation model on the image file. */
 export async function moderateImageCommand(services: InteractiveFeature, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
-  const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, 'an image (PNG, JPEG or WEBP)');
+  const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, vscode.l10n.t('an image (PNG, JPEG or WEBP)'));
   if (!uri) return undefined;
   try {
     return await moderate(services, reports, basename(uri.fsPath), await imageInput(uri.fsPath), optionsArg<ModerationOptions>(options));
   } catch (err) {
-    showGatewayError(services, 'Could not moderate the image', err);
+    showGatewayError(services, vscode.l10n.t('Could not moderate the image'), err);
     return undefined;
   }
 }

@@ -43,9 +43,9 @@ async function askQuick(services: InteractiveFeature): Promise<{ prompt: string;
   const defaults = quickArgs(services, '');
   const price = defaults.model === 'V_3' ? gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT' }) : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: defaults.model });
   const box = vscode.window.createInputBox();
-  box.title = 'Generate Image';
-  box.prompt = `Describe the image. Enter: ${defaults.model === 'V_3' ? 'V3 DEFAULT' : defaults.model}, 1x1, one image ($${price?.toFixed(3) ?? '?'}; the price is confirmed next). The gear: all options.`;
-  box.placeholder = 'A paper boat on a pond, watercolour';
+  box.title = vscode.l10n.t('Generate Image');
+  box.prompt = vscode.l10n.t('Describe the image. Enter: {0}, 1x1, one image (${1}; the price is confirmed next). The gear: all options.', defaults.model === 'V_3' ? 'V3 DEFAULT' : defaults.model, price?.toFixed(3) ?? '?');
+  box.placeholder = vscode.l10n.t('A paper boat on a pond, watercolour');
   box.ignoreFocusOut = true;
   const allOptions: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: 'All options (model, speed, ratio, count, style, seed)…' };
   box.buttons = [allOptions];
@@ -59,7 +59,7 @@ async function askQuick(services: InteractiveFeature): Promise<{ prompt: string;
     };
     box.onDidChangeValue(() => (box.validationMessage = undefined));
     box.onDidAccept(() => {
-      if (!box.value.trim()) box.validationMessage = 'Describe the image';
+      if (!box.value.trim()) box.validationMessage = vscode.l10n.t('Describe the image');
       else finish({ prompt: box.value.trim(), allOptions: false });
     });
     box.onDidTriggerButton(() => finish({ prompt: box.value.trim(), allOptions: true }));
@@ -72,7 +72,7 @@ async function askQuick(services: InteractiveFeature): Promise<{ prompt: string;
 async function askImageArgs(services: InteractiveFeature, given?: string): Promise<ImageRequestArgs | undefined> {
   const gw = loadGateway();
   const title = (n: number, what: string) => `Generate Image (${n}/8): ${what}`;
-  const prompt = given || (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the image', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the image') }));
+  const prompt = given || (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: vscode.l10n.t('Describe the image'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the image')) }));
   if (!prompt) return undefined;
   const preferred = services.settings().defaultModels.image || 'V_3';
   const models = ['V_3', ...gw.LEGACY_MODELS].sort((a, b) => Number(b === preferred) - Number(a === preferred));
@@ -86,7 +86,7 @@ async function askImageArgs(services: InteractiveFeature, given?: string): Promi
   const ratios = model === 'V_3' ? [...gw.V3_ASPECT_RATIOS] : Object.keys(LEGACY_RATIO);
   const aspect_ratio = await pickOne(title(4, 'aspect ratio'), ratios.sort((a, b) => Number(b === '1x1') - Number(a === '1x1')).map((r) => ({ label: r })));
   if (!aspect_ratio) return undefined;
-  const count = await vscode.window.showInputBox({ title: title(5, 'number of images'), value: '1', ignoreFocusOut: true, validateInput: (v) => (/^[1-8]$/.test(v.trim()) ? undefined : 'From 1 to 8') });
+  const count = await vscode.window.showInputBox({ title: title(5, 'number of images'), value: '1', ignoreFocusOut: true, validateInput: (v) => (/^[1-8]$/.test(v.trim()) ? undefined : vscode.l10n.t('From 1 to 8')) });
   if (!count) return undefined;
   const styles = model === 'V_3' ? ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN'] : ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN', 'RENDER_3D', 'ANIME'];
   const style_type = await pickOne(title(6, 'style'), styles.map((s) => ({ label: s })));
@@ -95,11 +95,11 @@ async function askImageArgs(services: InteractiveFeature, given?: string): Promi
   if (!magic_prompt) return undefined;
   const extra = await vscode.window.showInputBox({
     title: title(8, 'options'),
-    prompt: 'Optional: a negative prompt, and/or seed=NUMBER (0 to 2147483647). Leave empty for none.',
+    prompt: vscode.l10n.t('Optional: a negative prompt, and/or seed=NUMBER (0 to 2147483647). Leave empty for none.'),
     ignoreFocusOut: true,
     validateInput: (v) => {
       const m = /seed=(\S+)/.exec(v);
-      return m && !(/^\d+$/.test(m[1]) && Number(m[1]) <= 2147483647) ? 'seed must be a whole number from 0 to 2147483647' : undefined;
+      return m && !(/^\d+$/.test(m[1]) && Number(m[1]) <= 2147483647) ? vscode.l10n.t('seed must be a whole number from 0 to 2147483647') : undefined;
     },
   });
   if (extra === undefined) return undefined;
@@ -141,16 +141,16 @@ export async function generateImageCommand(services: InteractiveFeature, given?:
       : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: args.model, num_images: n });
   // Spending always asks the person: no caller's option skips it.
   const go = await services.prompts.confirm(
-    `Generate ${n} image${n === 1 ? '' : 's'} for $${priceDollars?.toFixed(3) ?? '?'}?`,
+    vscode.l10n.t('Generate {0} image{1} for ${2}?', n, n === 1 ? '' : 's', priceDollars?.toFixed(3) ?? '?'),
     `“${args.prompt}” · ${args.model === 'V_3' ? `V3 ${args.rendering_speed ?? 'DEFAULT'}` : args.model} · ${args.aspect_ratio ?? '1x1'}`,
-    'Generate',
+    vscode.l10n.t('Generate'),
     'info',
   );
   if (!go) return undefined;
-  const dir = await assetsFolderOrSay(services, 'images');
+  const dir = await assetsFolderOrSay(services, vscode.l10n.t('images'));
   if (!dir) return undefined;
   try {
-    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Generating images…', cancellable: true }, async (progress, token) => {
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Generating images…'), cancellable: true }, async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
       const client = services.client();
@@ -193,7 +193,7 @@ export async function generateImageCommand(services: InteractiveFeature, given?:
       return { files, unsafe, priceDollars };
     });
   } catch (err) {
-    showGatewayError(services, 'Could not generate the image', err);
+    showGatewayError(services, vscode.l10n.t('Could not generate the image'), err);
     return undefined;
   }
 }
@@ -217,11 +217,11 @@ export async function saveImages(
       unsafe++;
       continue;
     }
-    progress.report({ message: `saving ${i + 1} of ${result.data.length}` });
+    progress.report({ message: vscode.l10n.t('saving {0} of {1}', i + 1, result.data.length) });
     const target = uniquePath(dir, name(item, i), '.png');
     await (await services.client().imagegen.download(item.url, { signal })).toFile(target);
     files.push(target);
   }
-  if (unsafe > 0) void tell(services, 'warning', `${unsafe} of ${result.data.length} images were marked unsafe by the gateway and not saved.`);
+  if (unsafe > 0) void tell(services, 'warning', vscode.l10n.t('{0} of {1} images were marked unsafe by the gateway and not saved.', unsafe, result.data.length));
   return { files, unsafe };
 }

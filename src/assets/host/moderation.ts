@@ -48,7 +48,7 @@ export async function moderate(services: GatewayFeature, reports: ReportDocument
   const gw = loadGateway();
   const model = opts.model ?? gw.MULTIMODAL_MODERATION_MODEL;
   try {
-    const response = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Checking ${subject}…` }, () =>
+    const response = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}…', subject) }, () =>
       services.client().moderations.create({ model, input }),
     );
     const result = response.results[0];
@@ -61,7 +61,7 @@ export async function moderate(services: GatewayFeature, reports: ReportDocument
     void tell(services, categories.length ? 'warning' : 'info', summary);
     return { flagged: result.flagged, categories, report };
   } catch (err) {
-    showGatewayError(services, `Could not check ${subject}`, err);
+    showGatewayError(services, vscode.l10n.t('Could not check {0}', subject), err);
     return undefined;
   }
 }
@@ -81,18 +81,18 @@ export async function checkModerationCommand(services: GatewayFeature, reports: 
     }
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
-      void tell(services, 'error', 'Select text, or choose a file in the Explorer, to check it.');
+      void tell(services, 'error', vscode.l10n.t('Select text, or choose a file in the Explorer, to check it.'));
       return undefined;
     }
     const selected = editor.selections.map((s) => editor.document.getText(s)).join('\n');
     const text = selected.trim() ? selected : editor.document.getText();
     if (!text.trim()) {
-      void tell(services, 'error', 'There is no text to check.');
+      void tell(services, 'error', vscode.l10n.t('There is no text to check.'));
       return undefined;
     }
     return await moderate(services, reports, selected.trim() ? 'the selection' : vscode.workspace.asRelativePath(editor.document.uri), text, opts);
   } catch (err) {
-    showGatewayError(services, 'Could not check moderation', err);
+    showGatewayError(services, vscode.l10n.t('Could not check moderation'), err);
     return undefined;
   }
 }

@@ -51,10 +51,10 @@ export async function assetsFolderOrSay(services: GatewayFeature, what: string):
   try {
     dir = await assetsFolder();
   } catch (err) {
-    void tell(services, 'error', `${err instanceof Error ? err.message : String(err)} Change modelGateway.assets.folder.`);
+    void tell(services, 'error', vscode.l10n.t('{0} Change modelGateway.assets.folder.', err instanceof Error ? err.message : String(err)));
     return undefined;
   }
-  if (!dir) void tell(services, 'error', `Open a folder first: ${what} are saved into the workspace.`);
+  if (!dir) void tell(services, 'error', vscode.l10n.t('Open a folder first: {0} are saved into the workspace.', what));
   return dir;
 }
 
@@ -69,7 +69,7 @@ export async function askInteger(title: string, prompt: string, min: number, max
     prompt,
     value: String(value),
     ignoreFocusOut: true,
-    validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max ? undefined : `A whole number from ${min} to ${max}`),
+    validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max ? undefined : vscode.l10n.t('A whole number from {0} to {1}', min, max)),
   });
   return text === undefined ? undefined : Number(text.trim());
 }
@@ -85,11 +85,11 @@ export function targetFile(services: GatewayFeature, arg: unknown, extensions: s
     if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom) uri = input.uri;
   }
   if (!uri || uri.scheme !== 'file') {
-    void tell(services, 'error', `Choose ${what} in the Explorer, or open one, first.`);
+    void tell(services, 'error', vscode.l10n.t('Choose {0} in the Explorer, or open one, first.', what));
     return undefined;
   }
   if (!extensions.includes(extname(uri.fsPath).toLowerCase())) {
-    void tell(services, 'error', `${vscode.workspace.asRelativePath(uri)} is not ${what} (${extensions.join(', ')}).`);
+    void tell(services, 'error', vscode.l10n.t('{0} is not {1} ({2}).', vscode.workspace.asRelativePath(uri), what, extensions.join(', ')));
     return undefined;
   }
   return uri;

@@ -38,7 +38,7 @@ async function textToSpeak(services: InteractiveFeature, mode: 'selection' | 'fi
   if (mode === 'file') {
     const uri = target instanceof vscode.Uri ? target : vscode.window.activeTextEditor?.document.uri;
     if (!uri) {
-      void tell(services, 'error', 'Choose a text file in the Explorer, or open one, to speak it.');
+      void tell(services, 'error', vscode.l10n.t('Choose a text file in the Explorer, or open one, to speak it.'));
       return undefined;
     }
     const doc = await vscode.workspace.openTextDocument(uri);
@@ -46,12 +46,12 @@ async function textToSpeak(services: InteractiveFeature, mode: 'selection' | 'fi
   }
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
-    void tell(services, 'error', 'Select the text to speak in an editor first.');
+    void tell(services, 'error', vscode.l10n.t('Select the text to speak in an editor first.'));
     return undefined;
   }
   const text = editor.selections.map((s) => editor.document.getText(s)).join('\n');
   if (!text.trim()) {
-    void tell(services, 'error', 'Select the text to speak first (or use "Speak File").');
+    void tell(services, 'error', vscode.l10n.t('Select the text to speak first (or use "Speak File").'));
     return undefined;
   }
   return { text, name: text };
@@ -60,16 +60,16 @@ async function textToSpeak(services: InteractiveFeature, mode: 'selection' | 'fi
 /** Asks for what the options don't give, offering only what the chosen model supports. */
 async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOptions>): Promise<Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions> | undefined> {
   const gw = loadGateway();
-  const model = o.model ?? (await pickModel(services, 'speech', 'Speak (1/4): model', /tts|audio-preview/i, Object.keys(gw.SPEECH_MODELS)));
+  const model = o.model ?? (await pickModel(services, 'speech', vscode.l10n.t('Speak (1/4): model'), /tts|audio-preview/i, Object.keys(gw.SPEECH_MODELS)));
   if (!model) return undefined;
   const info = gw.speechModelInfo(model);
-  const voice = o.voice ?? (await pickOne(`Speak (2/4): voice for ${model}`, gw.voicesFor(model).map((v) => ({ label: v }))));
+  const voice = o.voice ?? (await pickOne(vscode.l10n.t('Speak (2/4): voice for {0}', model), gw.voicesFor(model).map((v) => ({ label: v }))));
   if (!voice) return undefined;
   const formats: SpeechFormat[] = [...(info?.formats ?? ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'])];
   const format =
     o.format ??
     (await pickOne(
-      'Speak (3/4): audio format',
+      vscode.l10n.t('Speak (3/4): audio format'),
       formats.map((f) => ({ label: f, description: f === 'wav' || f === 'pcm' ? 'long text joined exactly' : f === 'opus' || f === 'flac' ? 'long text saved as numbered parts' : undefined })),
     ));
   if (!format) return undefined;
@@ -77,17 +77,17 @@ async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOp
   let instructions = o.instructions;
   if (speed === undefined && o.model === undefined && (!info || info.speed)) {
     const text = await vscode.window.showInputBox({
-      title: 'Speak (4/4): speed',
+      title: vscode.l10n.t('Speak (4/4): speed'),
       value: '1.0',
-      prompt: '0.25 to 4.0',
+      prompt: vscode.l10n.t('0.25 to 4.0'),
       ignoreFocusOut: true,
-      validateInput: (v) => (Number(v) >= 0.25 && Number(v) <= 4 ? undefined : 'From 0.25 to 4.0'),
+      validateInput: (v) => (Number(v) >= 0.25 && Number(v) <= 4 ? undefined : vscode.l10n.t('From 0.25 to 4.0')),
     });
     if (text === undefined) return undefined;
     speed = Number(text) === 1 ? undefined : Number(text);
   }
   if (instructions === undefined && o.model === undefined && info?.instructions) {
-    const text = await vscode.window.showInputBox({ title: 'Speak (4/4): speaking style (optional)', prompt: 'For example: calm and warm; or describe each speaker of "Name: line" text', ignoreFocusOut: true });
+    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Speak (4/4): speaking style (optional)'), prompt: vscode.l10n.t('For example: calm and warm; or describe each speaker of "Name: line" text'), ignoreFocusOut: true });
     if (text === undefined) return undefined;
     instructions = text.trim() || undefined;
   }
@@ -108,36 +108,36 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   const { model, voice, format, speed, instructions } = chosen;
   const parts = splitForSpeech(source.text, Math.min(o.maxChars ?? MAX_SPEECH_INPUT, MAX_SPEECH_INPUT));
   if (parts.length === 0) {
-    void tell(services, 'error', 'There is nothing to speak: the text is blank.');
+    void tell(services, 'error', vscode.l10n.t('There is nothing to speak: the text is blank.'));
     return undefined;
   }
   const joinable = parts.length === 1 || canJoin(format);
   // Spending always asks the person: no caller's option skips it.
   const chars = parts.reduce((n, p) => n + p.length, 0);
   const go = await services.prompts.confirm(
-    `Speak ${chars.toLocaleString('en-US')} characters${parts.length > 1 ? ` in ${parts.length} parts` : ''}?`,
-    `${model} · ${voice} · ${format}. Speech is billed by input characters.${joinable ? '' : ` ${format} parts cannot be joined: they are saved as ${parts.length} numbered files.`}`,
-    'Speak',
+    vscode.l10n.t('Speak {0} characters{1}?', chars.toLocaleString('en-US'), parts.length > 1 ? ` in ${parts.length} parts` : ''),
+    vscode.l10n.t('{0} · {1} · {2}. Speech is billed by input characters.{3}', model, voice, format, joinable ? '' : ` ${format} parts cannot be joined: they are saved as ${parts.length} numbered files.`),
+    vscode.l10n.t('Speak'),
     'info',
   );
   if (!go) return undefined;
-  const dir = await assetsFolderOrSay(services, 'audio files');
+  const dir = await assetsFolderOrSay(services, vscode.l10n.t('audio files'));
   if (!dir) return undefined;
   const base = `speech-${slug(source.name, 32)}`;
   let client: ReturnType<GatewayConnection['client']>;
   try {
     client = services.client();
   } catch (err) {
-    showGatewayError(services, 'Could not speak the text', err);
+    showGatewayError(services, vscode.l10n.t('Could not speak the text'), err);
     return undefined;
   }
   const audio: Buffer[] = [];
   let failure: unknown;
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Speaking', cancellable: true }, async (progress, token) => {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Speaking'), cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     let done = 0;
-    progress.report({ message: parts.length > 1 ? `part 1 of ${parts.length}` : undefined });
+    progress.report({ message: parts.length > 1 ? vscode.l10n.t('part 1 of {0}', parts.length) : undefined });
     const results = new Array<Buffer | undefined>(parts.length);
     let next = 0;
     // After a failure no new part starts, but parts already under way finish: they are kept.
@@ -149,7 +149,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
           const res = await client.audio.speech.create({ model, input: parts[i], voice, response_format: format, speed, instructions }, { signal: abort.signal });
           results[i] = await res.buffer();
           done++;
-          progress.report({ message: `${done} of ${parts.length} parts`, increment: 100 / parts.length });
+          progress.report({ message: vscode.l10n.t('{0} of {1} parts', done, parts.length), increment: 100 / parts.length });
         } catch (err) {
           failure ??= err;
           stopped = true;
@@ -166,7 +166,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   if (audio.length) services.notifySpend();
   const partial = audio.length < parts.length;
   if (audio.length === 0) {
-    if (failure) showGatewayError(services, 'Could not speak the text', failure);
+    if (failure) showGatewayError(services, vscode.l10n.t('Could not speak the text'), failure);
     return undefined;
   }
   try {
@@ -188,7 +188,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
     }
     if (partial) {
       const what = failure instanceof Error ? failure.message : 'cancelled';
-      void tell(services, 'warning', `Speech stopped at part ${audio.length + 1} of ${parts.length} (${what}). The ${audio.length} part(s) spoken before it are saved in ${vscode.workspace.asRelativePath(files[0])}.`);
+      void tell(services, 'warning', vscode.l10n.t('Speech stopped at part {0} of {1} ({2}). The {3} part(s) spoken before it are saved in {4}.', audio.length + 1, parts.length, what, audio.length, vscode.workspace.asRelativePath(files[0])));
       if (failure) services.log.error('speech part failed', failure);
     } else {
       services.log.info(`spoke ${parts.length} part(s) into ${files.length} file(s)`);
@@ -196,7 +196,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
     if (!o.quiet) await showAudioPlayer(files[0], extensionUri);
     return { files, parts: parts.length, characters: source.text.length, partial };
   } catch (err) {
-    showGatewayError(services, 'Could not save the speech', err);
+    showGatewayError(services, vscode.l10n.t('Could not save the speech'), err);
     return undefined;
   }
 }
@@ -205,7 +205,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
 export async function playAudioCommand(services: InteractiveFeature, extensionUri: vscode.Uri, target?: unknown): Promise<boolean> {
   const uri = target instanceof vscode.Uri ? target : undefined;
   if (!uri) {
-    void tell(services, 'error', 'Choose an audio file in the Explorer to play it.');
+    void tell(services, 'error', vscode.l10n.t('Choose an audio file in the Explorer to play it.'));
     return false;
   }
   await showAudioPlayer(uri.fsPath, extensionUri);

@@ -35,37 +35,37 @@ const FORMAT_HINT: Record<TranscriptionFormat, string> = {
  */
 export async function transcribeCommand(services: InteractiveFeature, task: 'transcribe' | 'translate', target?: unknown, options?: unknown): Promise<TranscribeOutcome | undefined> {
   const gw = loadGateway();
-  const uri = targetFile(services, target, AUDIO_FILE_EXTENSIONS, 'an audio file the gateway accepts');
+  const uri = targetFile(services, target, AUDIO_FILE_EXTENSIONS, vscode.l10n.t('an audio file the gateway accepts'));
   if (!uri) return undefined;
   const audio = uri.fsPath;
   const size = (await stat(audio)).size;
   if (size > gw.MAX_AUDIO_UPLOAD_BYTES) {
-    void tell(services, 'error', `${basename(audio)} is ${(size / 1048576).toFixed(1)} MB; the gateway takes audio files of at most 25 MB. Split or compress it first.`);
+    void tell(services, 'error', vscode.l10n.t('{0} is {1} MB; the gateway takes audio files of at most 25 MB. Split or compress it first.', basename(audio), (size / 1048576).toFixed(1)));
     return undefined;
   }
   const o = optionsArg<TranscribeOptions>(options);
   const verb = task === 'transcribe' ? 'Transcribe' : 'Translate to English';
-  const model = o.model ?? (await pickModel(services, 'transcription', `${verb} (1/3): model`, /whisper|transcribe/i, ['whisper-1']));
+  const model = o.model ?? (await pickModel(services, 'transcription', vscode.l10n.t('{0} (1/3): model', verb), /whisper|transcribe/i, ['whisper-1']));
   if (!model) return undefined;
   const format =
-    o.format ?? (await pickOne(`${verb} (2/3): result format`, (['text', 'srt', 'vtt', 'json', 'verbose_json'] as const).map((f) => ({ label: f, description: FORMAT_HINT[f] }))));
+    o.format ?? (await pickOne(vscode.l10n.t('{0} (2/3): result format', verb), (['text', 'srt', 'vtt', 'json', 'verbose_json'] as const).map((f) => ({ label: f, description: FORMAT_HINT[f] }))));
   if (!format) return undefined;
   let language = o.language;
   let prompt = o.prompt;
   if (o.model === undefined) {
     if (task === 'transcribe') {
       const lang = await vscode.window.showInputBox({
-        title: `${verb} (3/3): language and prompt (optional)`,
-        prompt: 'The language of the audio as an ISO-639-1 code (en, de, zh…); empty to detect it',
+        title: vscode.l10n.t('{0} (3/3): language and prompt (optional)', verb),
+        prompt: vscode.l10n.t('The language of the audio as an ISO-639-1 code (en, de, zh…); empty to detect it'),
         ignoreFocusOut: true,
-        validateInput: (v) => (!v.trim() || /^[a-z]{2}$/.test(v.trim()) ? undefined : 'Two lowercase letters, such as en'),
+        validateInput: (v) => (!v.trim() || /^[a-z]{2}$/.test(v.trim()) ? undefined : vscode.l10n.t('Two lowercase letters, such as en')),
       });
       if (lang === undefined) return undefined;
       language = lang.trim() || undefined;
     }
     const hint = await vscode.window.showInputBox({
-      title: `${verb} (3/3): prompt (optional)`,
-      prompt: 'Words, names or style to guide the transcript; empty for none',
+      title: vscode.l10n.t('{0} (3/3): prompt (optional)', verb),
+      prompt: vscode.l10n.t('Words, names or style to guide the transcript; empty for none'),
       ignoreFocusOut: true,
     });
     if (hint === undefined) return undefined;
@@ -75,14 +75,14 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
   try {
     gw.validateTranscription({ model, response_format: format, language, prompt }, task === 'translate');
   } catch (err) {
-    showGatewayError(services, `Could not ${task} ${basename(audio)}`, err);
+    showGatewayError(services, vscode.l10n.t('Could not {0} {1}', task, basename(audio)), err);
     return undefined;
   }
   // Paid like the other media commands: the person confirms before the upload.
   const go = await services.prompts.confirm(
-    `${verb} ${basename(audio)} (${(size / 1048576).toFixed(1)} MB)?`,
-    `${model} · ${format}. Transcription is billed by the length of the audio (the gateway lists the per-minute rate with the model).`,
-    task === 'transcribe' ? 'Transcribe' : 'Translate',
+    vscode.l10n.t('{0} {1} ({2} MB)?', verb, basename(audio), (size / 1048576).toFixed(1)),
+    vscode.l10n.t('{0} · {1}. Transcription is billed by the length of the audio (the gateway lists the per-minute rate with the model).', model, format),
+    task === 'transcribe' ? vscode.l10n.t('Transcribe') : vscode.l10n.t('Translate'),
     'info',
   );
   if (!go) return undefined;
@@ -104,7 +104,7 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
     await openFile(file);
     return { file, text };
   } catch (err) {
-    showGatewayError(services, `Could not ${task} ${basename(audio)}`, err);
+    showGatewayError(services, vscode.l10n.t('Could not {0} {1}', task, basename(audio)), err);
     return undefined;
   }
 }

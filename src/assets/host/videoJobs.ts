@@ -86,7 +86,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
     const stop = new AbortController();
     this.pollers.set(job.id, stop);
     void vscode.window
-      .withProgress({ location: vscode.ProgressLocation.Notification, title: `Video “${job.prompt.slice(0, 40)}”`, cancellable: true }, async (progress, token) => {
+      .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Video “{0}”', job.prompt.slice(0, 40)), cancellable: true }, async (progress, token) => {
         token.onCancellationRequested(() => void this.cancel(job.id));
         await this.poll(job.id, stop.signal, (message) => progress.report({ message }));
       })
@@ -153,11 +153,11 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
       await (await this.services.client().videos.content(job.id, { signal })).toFile(file);
       await this.save({ ...job, status: 'downloaded', progress: 100, file, error: undefined });
       this.services.notifySpend();
-      void tell(this.services, 'info', `Video ready: ${vscode.workspace.asRelativePath(file)}`, 'Open').then((c) => (c ? openFile(file) : undefined));
+      void tell(this.services, 'info', vscode.l10n.t('Video ready: {0}', vscode.workspace.asRelativePath(file)), vscode.l10n.t('Open')).then((c) => (c ? openFile(file) : undefined));
     } catch (err) {
       if (signal.aborted) return;
       await this.save({ ...job, error: `Download failed: ${err instanceof Error ? err.message : String(err)}` });
-      showGatewayError(this.services, 'Could not download the video', err);
+      showGatewayError(this.services, vscode.l10n.t('Could not download the video'), err);
     }
   }
 
@@ -169,7 +169,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
     try {
       await this.services.client().videos.delete(id);
     } catch (err) {
-      if (!(err instanceof loadGateway().NotFoundError)) showGatewayError(this.services, 'Could not delete the video task', err);
+      if (!(err instanceof loadGateway().NotFoundError)) showGatewayError(this.services, vscode.l10n.t('Could not delete the video task'), err);
     }
     await this.save({ ...job, status: 'cancelled', error: undefined });
   }
@@ -204,7 +204,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
         ? `generating${job.progress !== undefined ? ` ${job.progress}%` : ''}`
         : job.status.replace('_', ' ');
     item.description = state;
-    item.tooltip = new vscode.MarkdownString(`**${job.prompt.replace(/[\\`*_[\]]/g, '\\$&')}**\n\n${shape}\n\nStarted ${when}\n\n${job.error ?? ''}${job.file ? `\n\n${vscode.workspace.asRelativePath(job.file)}` : ''}`);
+    item.tooltip = new vscode.MarkdownString(vscode.l10n.t('**{0}**\n\n{1}\n\nStarted {2}\n\n{3}{4}', job.prompt.replace(/[\\`*_[\]]/g, '\\$&'), shape, when, job.error ?? '', job.file ? `\n\n${vscode.workspace.asRelativePath(job.file)}` : ''));
     item.iconPath = new vscode.ThemeIcon(
       job.error || job.status === 'failed' ? 'error' : job.status === 'downloaded' ? 'device-camera-video' : job.status === 'cancelled' ? 'circle-slash' : 'loading~spin',
     );

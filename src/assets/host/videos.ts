@@ -17,14 +17,17 @@ export interface VideoOptions {
 const KNOWN_VIDEO_MODELS = ['sora-2', 'sora-2-pro', 'veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.0-generate-001', 'veo-3.0-fast-generate-001'];
 
 async function askReference(): Promise<string | undefined | null> {
-  const choice = await pickOne('Generate Video (5/5): reference image', [
-    { label: 'No reference image', description: 'text to video' },
-    { label: 'Choose an image…', description: 'image to video: the video starts from it' },
-  ]);
+  const choice = await vscode.window.showQuickPick(
+    [
+      { label: vscode.l10n.t('No reference image'), description: vscode.l10n.t('text to video'), reference: false },
+      { label: vscode.l10n.t('Choose an image…'), description: vscode.l10n.t('image to video: the video starts from it'), reference: true },
+    ],
+    { title: vscode.l10n.t('Generate Video (5/5): reference image'), ignoreFocusOut: true },
+  );
   if (!choice) return null;
-  if (choice === 'No reference image') return undefined;
+  if (!choice.reference) return undefined;
   const picked = await vscode.window.showOpenDialog({
-    title: 'Reference image (PNG, JPEG or WEBP, at most 20 MB)',
+    title: vscode.l10n.t('Reference image (PNG, JPEG or WEBP, at most 20 MB)'),
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] },
     canSelectMany: false,
@@ -43,7 +46,7 @@ export async function generateVideoCommand(services: InteractiveFeature, jobs: V
   const title = (n: number, what: string) => `Generate Video (${n}/5): ${what}`;
   const prompt =
     o.prompt ??
-    (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: 'Describe the video', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Describe the video') }))?.trim();
+    (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: vscode.l10n.t('Describe the video'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the video')) }))?.trim();
   if (!prompt) return undefined;
   const model = o.model ?? (await pickModel(services, 'video', title(2, 'model'), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
   if (!model) return undefined;
@@ -59,20 +62,20 @@ export async function generateVideoCommand(services: InteractiveFeature, jobs: V
     try {
       input_reference = await imageDataUri(reference);
     } catch (err) {
-      void tell(services, 'error', `The reference image cannot be used: ${err instanceof Error ? err.message : String(err)}.`);
+      void tell(services, 'error', vscode.l10n.t('The reference image cannot be used: {0}.', err instanceof Error ? err.message : String(err)));
       return undefined;
     }
   }
   // Spending always asks the person: no caller's option skips it.
   const shape = [model, seconds && `${seconds} s`, size, reference && `from ${basename(reference)}`].filter(Boolean).join(' · ');
   const go = await services.prompts.confirm(
-    'Create this video?',
-    `${shape}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.`,
-    'Create',
+    vscode.l10n.t('Create this video?'),
+    vscode.l10n.t('{0}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.', shape),
+    vscode.l10n.t('Create'),
     'info',
   );
   if (!go) return undefined;
-  if (!(await assetsFolderOrSay(services, 'videos'))) return undefined;
+  if (!(await assetsFolderOrSay(services, vscode.l10n.t('videos')))) return undefined;
   try {
     const task = await services.client().videos.create({ model, prompt, seconds, size, input_reference });
     services.notifySpend();
@@ -80,7 +83,7 @@ export async function generateVideoCommand(services: InteractiveFeature, jobs: V
     void vscode.commands.executeCommand('modelGateway.videoJobs.focus');
     return task.id;
   } catch (err) {
-    showGatewayError(services, 'Could not create the video', err);
+    showGatewayError(services, vscode.l10n.t('Could not create the video'), err);
     return undefined;
   }
 }

@@ -38,7 +38,7 @@ export async function runCodeAction(action: CodeAction, code: string, language: 
     }
     case 'save': {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, `snippet.${language || 'txt'}`) : undefined, title: 'Save code as a new file' });
+      const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, `snippet.${language || 'txt'}`) : undefined, title: vscode.l10n.t('Save code as a new file') });
       if (!target) return;
       await vscode.workspace.fs.writeFile(target, Buffer.from(code, 'utf8'));
       await vscode.window.showTextDocument(target);
@@ -62,7 +62,7 @@ async function applyToFile(code: string, deps: Deps): Promise<void> {
     const files = await deps.editors.findFiles('');
     const pick = await vscode.window.showQuickPick(
       files.map((f) => f.path),
-      { title: 'Apply the code to which file?', placeHolder: 'Type to filter the workspace files' },
+      { title: vscode.l10n.t('Apply the code to which file?'), placeHolder: vscode.l10n.t('Type to filter the workspace files') },
     );
     if (!pick) return;
     const abs = (await deps.guard().resolve(pick)).abs;

@@ -35,9 +35,9 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     this.session = new ChatSession(services, context, post, search, agent, editor);
     this.editors = new EditorContext(post, () => this.session.guard(), (display) =>
       services.prompts.confirm(
-        `${display} may hold credentials or keys. Send it to the gateway with your question?`,
-        'Files such as .env, private keys and credential files are never read by the chat on its own. Attach this one only if the gateway and the model may see what it holds.',
-        'Attach Anyway',
+        vscode.l10n.t('{0} may hold credentials or keys. Send it to the gateway with your question?', display),
+        vscode.l10n.t('Files such as .env, private keys and credential files are never read by the chat on its own. Attach this one only if the gateway and the model may see what it holds.'),
+        vscode.l10n.t('Attach Anyway'),
       ),
     );
     this.disposables.push(this.session, this.editors);

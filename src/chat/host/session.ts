@@ -465,7 +465,7 @@ export class ChatSession implements vscode.Disposable {
         ? `This answer has cost $${limit.dollars.toFixed(2)}, over its limit of $${settings.maxCostDollars.toFixed(2)}. Go on?`
         : `This answer has made ${limit.requests} requests, its limit. Go on?`;
     const detail = `Continue allows ${limit.kind === 'cost' ? `$${settings.maxCostDollars.toFixed(2)}` : `${settings.maxSteps} requests`} more; Stop ends the answer here (the tools it asked for are not run). The limits are the settings modelGateway.chat.maxToolSteps and modelGateway.chat.maxCostPerTurnDollars.`;
-    const goOn = await this.services.prompts.confirm(title, detail, 'Continue', 'info');
+    const goOn = await this.services.prompts.confirm(title, detail, vscode.l10n.t('Continue'), 'info');
     this.services.log.info(`chat: the turn reached its ${limit.kind} limit; ${goOn ? 'going on' : 'stopped'}`);
     return goOn;
   }
@@ -647,7 +647,7 @@ export class ChatSession implements vscode.Disposable {
   async pickModel(): Promise<void> {
     this.models = [];
     await this.loadModels();
-    const pick = await vscode.window.showQuickPick(this.models, { title: 'Chat model', placeHolder: this.currentModel() });
+    const pick = await vscode.window.showQuickPick(this.models, { title: vscode.l10n.t('Chat model'), placeHolder: this.currentModel() });
     if (!pick) return;
     await this.context.workspaceState.update('modelGateway.chat.model', pick);
     await this.pushState();

@@ -100,7 +100,7 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     try {
       ids = (await services.client().models.list()).map((m) => m.id);
     } catch (err) {
-      showGatewayError(services, 'Could not list the models', err);
+      showGatewayError(services, vscode.l10n.t('Could not list the models'), err);
       return undefined;
     }
     const current = readCompletionSettings().model;
@@ -108,7 +108,7 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
       label: id,
       description: id === current ? 'in use' : CODE_MODEL.test(id) ? 'code model' : undefined,
     }));
-    const pick = await vscode.window.showQuickPick(items, { title: 'Model for inline completions', placeHolder: 'A code model with fill-in-the-middle is fastest and cheapest', ignoreFocusOut: true });
+    const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model for inline completions'), placeHolder: vscode.l10n.t('A code model with fill-in-the-middle is fastest and cheapest'), ignoreFocusOut: true });
     if (!pick) return undefined;
     await useForCompletions(pick.label);
     return pick.label;
@@ -117,7 +117,7 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     await setDefaultModel('completion', model);
     if (!readCompletionSettings().enabled) await configuration().update('completions.enabled', true, vscode.ConfigurationTarget.Global);
     provider.snooze(0);
-    void vscode.window.showInformationMessage(`Inline completions now use ${model}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Inline completions now use {0}.', model));
   };
 
   host.command('modelGateway.completions.toggle', toggle);
@@ -140,7 +140,7 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
       { label: '$(gear) Languages and Limits…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.completions') },
       { label: '$(graph) Open Usage', run: () => vscode.commands.executeCommand('modelGateway.usage.open') },
     ];
-    const pick = await vscode.window.showQuickPick(items, { title: 'Model Gateway: inline completions' });
+    const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway: inline completions') });
     await pick?.run();
   });
   return { provider, status, recent };

@@ -20,7 +20,7 @@ export class CompletionsStatusItem implements vscode.Disposable {
     private readonly provider: GatewayInlineCompletions,
     private readonly settings: () => CompletionSettings,
   ) {
-    this.item.name = 'Model Gateway Completions';
+    this.item.name = vscode.l10n.t('Model Gateway Completions');
     this.item.command = 'modelGateway.completions.menu';
     this.disposables.push(
       provider.onDidChange(() => this.render()),
@@ -50,17 +50,17 @@ export class CompletionsStatusItem implements vscode.Disposable {
     this.item.backgroundColor = undefined;
     const lines: string[] = [];
     if (!s.enabled) {
-      this.item.text = '$(circle-slash) Completions';
+      this.item.text = vscode.l10n.t('$(circle-slash) Completions');
       lines.push('Inline completions are off. Click to turn them on.');
     } else if (!s.model) {
-      this.item.text = '$(sparkle) Completions';
+      this.item.text = vscode.l10n.t('$(sparkle) Completions');
       lines.push('Inline completions need a model: click to choose one (a code model with fill-in-the-middle is fastest and cheapest).');
     } else if (this.provider.snoozedUntil) {
       const minutes = Math.max(1, Math.ceil((this.provider.snoozedUntil - Date.now()) / 60_000));
-      this.item.text = `$(clock) Completions ${minutes} min`;
+      this.item.text = vscode.l10n.t('$(clock) Completions {0} min', minutes);
       lines.push(`Inline completions are snoozed until ${new Date(this.provider.snoozedUntil).toLocaleTimeString()}.`);
     } else if (today.dollars >= s.capDollars) {
-      this.item.text = '$(warning) Completions: cap reached';
+      this.item.text = vscode.l10n.t('$(warning) Completions: cap reached');
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
       lines.push(`Today's cap for inline completions is reached (${formatCost(today.dollars)} of ${formatCost(s.capDollars)}). They start again at midnight; raise the cap with modelGateway.completions.dailyCapDollars.`);
     } else {

@@ -79,15 +79,16 @@ export class LmAccess {
     const decided = this.decisions()[who.id];
     if (decided !== undefined) return decided ? undefined : this.refusedText(who.id);
     const name = this.extensionName(who.id);
+    const allow = vscode.l10n.t('Allow');
     const answer = await this.services.prompts.choose(
-      `The extension "${name}" wants to use your Model Gateway models.`,
-      `Its requests are paid from your gateway balance, up to ${formatCost(this.capDollars())} a day for everything outside Model Gateway's own chat (modelGateway.lm.dailyCapDollars). Your answer is remembered; change it with "Model Gateway: Manage Extension Access to Models".`,
-      ['Allow', 'Deny'] as const,
+      vscode.l10n.t('The extension "{0}" wants to use your Model Gateway models.', name),
+      vscode.l10n.t('Its requests are paid from your gateway balance, up to {0} a day for everything outside Model Gateway\'s own chat (modelGateway.lm.dailyCapDollars). Your answer is remembered; change it with "Model Gateway: Manage Extension Access to Models".', formatCost(this.capDollars())),
+      [allow, vscode.l10n.t('Deny')],
     );
     if (answer === undefined) return `Model Gateway: the person did not allow "${name}" to use its models.`;
-    await this.state.update(DECISIONS, { ...this.decisions(), [who.id]: answer === 'Allow' });
-    this.services.log.info(`language models: ${who.id} ${answer === 'Allow' ? 'allowed' : 'denied'}`);
-    return answer === 'Allow' ? undefined : this.refusedText(who.id);
+    await this.state.update(DECISIONS, { ...this.decisions(), [who.id]: answer === allow });
+    this.services.log.info(`language models: ${who.id} ${answer === allow ? 'allowed' : 'denied'}`);
+    return answer === allow ? undefined : this.refusedText(who.id);
   }
 
   private refusedText(id: string): string {
@@ -125,12 +126,12 @@ export class LmAccess {
 export async function manageAccess(access: LmAccess): Promise<void> {
   const entries = Object.entries(access.decisions());
   if (!entries.length) {
-    void vscode.window.showInformationMessage('No extension has asked to use your Model Gateway models yet.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No extension has asked to use your Model Gateway models yet.'));
     return;
   }
   const picks = await vscode.window.showQuickPick(
-    entries.map(([id, allowed]) => ({ label: id, description: allowed ? 'allowed' : 'denied' })),
-    { title: 'Forget the answer (the extension is asked again next time)', canPickMany: true },
+    entries.map(([id, allowed]) => ({ label: id, description: allowed ? vscode.l10n.t('allowed') : vscode.l10n.t('denied') })),
+    { title: vscode.l10n.t('Forget the answer (the extension is asked again next time)'), canPickMany: true },
   );
   if (picks?.length) await access.forget(picks.map((p) => p.label));
 }

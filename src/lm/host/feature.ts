@@ -40,13 +40,13 @@ export function activateLanguageModels(host: FeatureHost, search: SearchService)
   reg('modelGateway.manageLanguageModels', async () => {
     const pick = await vscode.window.showQuickPick(
       [
-        { label: 'Set API Key', command: 'modelGateway.setApiKey' },
-        { label: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' },
-        { label: 'Model capabilities (context window, images, tools)…', command: 'workbench.action.openSettings', arg: 'modelGateway.modelOverrides' },
-        ...(provider ? [{ label: "Model for VS Code chat's utility requests…", command: 'modelGateway.lm.chooseUtilityModel' }] : []),
-        { label: 'Open the Account view', command: 'modelGateway.account.focus' },
+        { label: vscode.l10n.t('Set API Key'), command: 'modelGateway.setApiKey' },
+        { label: vscode.l10n.t('Set Gateway URL'), command: 'modelGateway.setBaseUrl' },
+        { label: vscode.l10n.t('Model capabilities (context window, images, tools)…'), command: 'workbench.action.openSettings', arg: 'modelGateway.modelOverrides' },
+        ...(provider ? [{ label: vscode.l10n.t('Model for VS Code chat\'s utility requests…'), command: 'modelGateway.lm.chooseUtilityModel' }] : []),
+        { label: vscode.l10n.t('Open the Account view'), command: 'modelGateway.account.focus' },
       ],
-      { title: 'Model Gateway language models' },
+      { title: vscode.l10n.t('Model Gateway language models') },
     );
     if (pick) await vscode.commands.executeCommand(pick.command, ...(pick.arg ? [pick.arg] : []));
   });

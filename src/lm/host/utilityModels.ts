@@ -23,12 +23,12 @@ export function utilityModelValue(id: string): string {
 export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>): Promise<void> {
   const chat = vscode.workspace.getConfiguration('chat');
   if (!chat.inspect(UTILITY)) {
-    void vscode.window.showInformationMessage('This version of VS Code has no setting for its chat\'s utility model.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('This version of VS Code has no setting for its chat\'s utility model.'));
     return;
   }
   const models = (await list()).sort((a, b) => inputPriceOf(a.pricing) - inputPriceOf(b.pricing) || a.id.localeCompare(b.id));
   if (models.length === 0) {
-    void vscode.window.showInformationMessage('Model Gateway has no chat models to offer: check the connection (Model Gateway: Set API Key).');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Model Gateway has no chat models to offer: check the connection (Model Gateway: Set API Key).'));
     return;
   }
   const current = chat.inspect<string>(UTILITY)?.globalValue;
@@ -57,10 +57,10 @@ export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>)
     })),
   ];
   const pick = (await vscode.window.showQuickPick(items, {
-    title: "Model for VS Code chat's utility requests (titles, summaries)",
-    placeHolder: 'A fast, inexpensive model is enough; your user settings are changed',
+    title: vscode.l10n.t('Model for VS Code chat\'s utility requests (titles, summaries)'),
+    placeHolder: vscode.l10n.t('A fast, inexpensive model is enough; your user settings are changed'),
   })) as Item | undefined;
   if (!pick?.apply) return;
   await pick.apply();
-  void vscode.window.showInformationMessage(pick === mainAgent ? "VS Code's chat now uses the model you chat with for its utility requests." : `VS Code's chat now uses ${pick.label} for its utility requests.`);
+  void vscode.window.showInformationMessage(pick === mainAgent ? vscode.l10n.t('VS Code\'s chat now uses the model you chat with for its utility requests.') : vscode.l10n.t('VS Code\'s chat now uses {0} for its utility requests.', pick.label));
 }

@@ -44,13 +44,14 @@ export class McpElicitation {
       throw new (loadMcpSdk().McpError)(-32602, 'the URL to open is not valid');
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new (loadMcpSdk().McpError)(-32602, `a ${url.protocol} URL is not opened`);
+    const decline = vscode.l10n.t('Decline');
     const answer = await this.services.prompts.choose(
-      `The MCP server "${server}" asks you to open a page on ${url.host}.`,
-      `${p.message}\n\n${url.toString()}\n\nOpen it only if you expected this request: the page belongs to that site, not to Model Gateway.`,
-      ['Open', 'Decline'] as const,
+      vscode.l10n.t('The MCP server "{0}" asks you to open a page on {1}.', server, url.host),
+      vscode.l10n.t('{0}\n\n{1}\n\nOpen it only if you expected this request: the page belongs to that site, not to Model Gateway.', p.message, url.toString()),
+      [vscode.l10n.t('Open'), decline],
     );
     if (answer === undefined || signal.aborted) return CANCEL;
-    if (answer === 'Decline') return { action: 'decline' };
+    if (answer === decline) return { action: 'decline' };
     await vscode.env.openExternal(vscode.Uri.parse(url.toString()));
     return { action: 'accept' };
   }
@@ -66,13 +67,14 @@ export class McpElicitation {
     const warning = secretish.length
       ? ` It asks for ${secretish.map((f) => f.label).join(', ')}: never type a password, key or token into a server's form (MCP does not allow servers to ask for them).`
       : '';
+    const decline = vscode.l10n.t('Decline');
     const answer = await this.services.prompts.choose(
-      `The MCP server "${server}" asks you: ${p.message}`,
-      `${fields.length ? `It asks for: ${formSummary(fields)}.` : 'It asks for no fields: answering only says yes.'} Your answers go to this server only.${warning}`,
-      ['Answer…', 'Decline'] as const,
+      vscode.l10n.t('The MCP server "{0}" asks you: {1}', server, p.message),
+      vscode.l10n.t('{0} Your answers go to this server only.{1}', fields.length ? `It asks for: ${formSummary(fields)}.` : 'It asks for no fields: answering only says yes.', warning),
+      [vscode.l10n.t('Answer…'), decline],
     );
     if (answer === undefined || signal.aborted) return CANCEL;
-    if (answer === 'Decline') return { action: 'decline' };
+    if (answer === decline) return { action: 'decline' };
     const content: Record<string, Value> = {};
     for (const [i, f] of fields.entries()) {
       const title = `${server}: ${f.label} (${i + 1} of ${fields.length})`;

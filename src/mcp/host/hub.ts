@@ -73,7 +73,7 @@ export class McpHub implements ToolSource, vscode.Disposable {
         return oauth.browserStep(this.openBrowser);
       }
       // Never a browser the person did not ask for: a notification offers the sign-in (it does not hold the start-up).
-      void this.services.prompts.notify(`The MCP server "${server.name}" (${new URL(oauth.serverUrl).host}) asks you to sign in.`, ['Sign In']).then((a) => a === 'Sign In' && this.signIn(server.name));
+      void this.services.prompts.notify(vscode.l10n.t('The MCP server "{0}" ({1}) asks you to sign in.', server.name, new URL(oauth.serverUrl).host), [vscode.l10n.t('Sign In')]).then((a) => a !== undefined && this.signIn(server.name));
       return undefined;
     },
   };
@@ -177,10 +177,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
     await this.context.workspaceState.update(NOTIFIED_KEY, { ...notified, ...Object.fromEntries(fresh.map((n) => [n, this.fingerprint(this.entries.get(n)!.server.config)])) });
     const one = fresh.length === 1;
     const answer = await this.services.prompts.notify(
-      `This workspace's .vscode/mcp.json defines ${one ? 'an MCP server' : `${fresh.length} MCP servers`} (${fresh.map((n) => `"${n}"`).join(', ')}) that start${one ? 's' : ''} only once you review ${one ? 'its' : 'their'} command line.`,
-      ['Review'],
+      vscode.l10n.t('This workspace\'s .vscode/mcp.json defines {0} ({1}) that start{2} only once you review {3} command line.', one ? 'an MCP server' : `${fresh.length} MCP servers`, fresh.map((n) => `"${n}"`).join(', '), one ? 's' : '', one ? 'its' : 'their'),
+      [vscode.l10n.t('Review')],
     );
-    if (answer === 'Review') await this.reviewWaiting();
+    if (answer !== undefined) await this.reviewWaiting();
   }
 
   /** Asks about each waiting server in turn (its command line, Start or not). */
@@ -275,15 +275,15 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const config = entry.server.config;
     if (config.source === 'workspace') {
       if (!vscode.workspace.isTrusted) {
-        void vscode.window.showWarningMessage(`The MCP server "${name}" comes from this workspace's .vscode/mcp.json: trust the workspace first to start it.`);
+        void vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" comes from this workspace\'s .vscode/mcp.json: trust the workspace first to start it.', name));
         return false;
       }
       if (!this.isConfirmed(config)) {
         const line = commandLineOf(config.spec);
         const yes = await this.services.prompts.confirm(
-          `Start the MCP server "${name}" from ${entry.folder?.name ?? 'this workspace'}/.vscode/mcp.json?`,
-          `It ${config.spec.kind === 'stdio' ? 'runs this command on your machine' : 'connects to'}:\n\n${line}\n\nA server from a repository is code from that repository. Start it only if you trust it.`,
-          'Start Server',
+          vscode.l10n.t('Start the MCP server "{0}" from {1}/.vscode/mcp.json?', name, entry.folder?.name ?? 'this workspace'),
+          vscode.l10n.t('It {0}:\n\n{1}\n\nA server from a repository is code from that repository. Start it only if you trust it.', config.spec.kind === 'stdio' ? 'runs this command on your machine' : 'connects to', line),
+          vscode.l10n.t('Start Server'),
         );
         const declined = this.context.workspaceState.get<Record<string, string>>(DECLINED_KEY, {});
         if (!yes) {
@@ -310,8 +310,8 @@ export class McpHub implements ToolSource, vscode.Disposable {
       let answer = await this.context.secrets.get(key);
       if (answer === undefined) {
         answer = await this.services.prompts.input({
-          title: `MCP server "${entry.server.name}": ${input?.description ?? id}`,
-          prompt: `${input?.description ?? id} (kept in VS Code's secret storage)`,
+          title: vscode.l10n.t('MCP server "{0}": {1}', entry.server.name, input?.description ?? id),
+          prompt: vscode.l10n.t('{0} (kept in VS Code\'s secret storage)', input?.description ?? id),
           password: input?.password ?? false,
           value: input?.default,
           ignoreFocusOut: true,
@@ -446,10 +446,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
       const values: Record<string, string> = {};
       for (const [i, name] of templateArguments(template.uriTemplate).entries()) {
         const value = await this.services.prompts.input({
-          title: `MCP resource ${server.name}: ${template.name} (${i + 1} of ${templateArguments(template.uriTemplate).length})`,
+          title: vscode.l10n.t('MCP resource {0}: {1} ({2} of {3})', server.name, template.name, i + 1, templateArguments(template.uriTemplate).length),
           prompt: `${name}${template.description ? `: ${template.description}` : ''}`,
           ignoreFocusOut: true,
-          validateInput: (v) => (v.trim() ? undefined : `${name} is needed to make the resource's address`),
+          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('{0} is needed to make the resource\'s address', name)),
         });
         if (value === undefined) return undefined;
         values[name] = value.trim();
@@ -471,10 +471,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const args: Record<string, string> = {};
     for (const a of prompt.arguments ?? []) {
       const value = await this.services.prompts.input({
-        title: `MCP prompt ${id}: ${a.name}`,
+        title: vscode.l10n.t('MCP prompt {0}: {1}', id, a.name),
         prompt: `${a.description ?? a.name}${a.required ? '' : ' (optional)'}`,
         ignoreFocusOut: true,
-        validateInput: (v) => (a.required && !v.trim() ? `${a.name} is required` : undefined),
+        validateInput: (v) => (a.required && !v.trim() ? vscode.l10n.t('{0} is required', a.name) : undefined),
       });
       if (value === undefined) return undefined;
       if (value.trim() || a.required) args[a.name] = value;

@@ -145,9 +145,9 @@ export class McpSampling {
     // Outside a chat turn (a server asking on its own): a modal only the person answers.
     const allowAlways = `Always Allow for ${server.name}`;
     const answer = await this.services.prompts.choose(
-      `The MCP server "${server.name}" asks ${model} for an answer (${price}).`,
-      `${describeRequest(params)}\n\nAsks because ${reason}. "${allowAlways}" lets ${always}.`,
-      ['Allow', allowAlways] as const,
+      vscode.l10n.t('The MCP server "{0}" asks {1} for an answer ({2}).', server.name, model, price),
+      vscode.l10n.t('{0}\n\nAsks because {1}. "{2}" lets {3}.', describeRequest(params), reason, allowAlways, always),
+      [vscode.l10n.t('Allow'), allowAlways] as const,
     );
     return { accepted: answer !== undefined && !signal.aborted, always: answer === allowAlways };
   }

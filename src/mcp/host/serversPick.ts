@@ -7,17 +7,19 @@ import type { McpServer, ServerState } from './server';
 function describe(state: ServerState): string {
   switch (state.kind) {
     case 'running':
-      return `running · ${state.tools.length} tool${state.tools.length === 1 ? '' : 's'}`;
+      return state.tools.length === 1 ? vscode.l10n.t('running · 1 tool') : vscode.l10n.t('running · {0} tools', state.tools.length);
     case 'failed':
-      return `failed: ${state.message}${state.retryAt ? ` · restarts in ${Math.max(0, Math.round((state.retryAt - Date.now()) / 1000))} s` : ''}`;
+      return state.retryAt ? vscode.l10n.t('failed: {0} · restarts in {1} s', state.message, Math.max(0, Math.round((state.retryAt - Date.now()) / 1000))) : vscode.l10n.t('failed: {0}', state.message);
     case 'needs-confirmation':
-      return 'waiting for your confirmation to start';
+      return vscode.l10n.t('waiting for your confirmation to start');
     case 'untrusted':
-      return 'not started: the workspace is not trusted';
+      return vscode.l10n.t('not started: the workspace is not trusted');
     case 'needs-sign-in':
-      return 'waiting for you to sign in';
-    default:
-      return state.kind;
+      return vscode.l10n.t('waiting for you to sign in');
+    case 'starting':
+      return vscode.l10n.t('starting');
+    case 'stopped':
+      return vscode.l10n.t('stopped');
   }
 }
 
@@ -27,44 +29,44 @@ const ICON: Record<ServerState['kind'], string> = { running: 'pass-filled', star
 export async function showServers(hub: McpHub): Promise<void> {
   const servers = hub.list();
   if (servers.length === 0) {
-    const pick = await vscode.window.showInformationMessage('No MCP servers are configured. Add them in .vscode/mcp.json (this workspace) or the setting modelGateway.mcp.servers (yours).', 'Open User Settings');
+    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('No MCP servers are configured. Add them in .vscode/mcp.json (this workspace) or the setting modelGateway.mcp.servers (yours).'), vscode.l10n.t('Open User Settings'));
     if (pick) await vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.mcp');
     return;
   }
   type Item = vscode.QuickPickItem & { server: McpServer };
   const items: Item[] = servers.map((s) => ({
     label: `$(${ICON[s.state.kind]}) ${s.name}`,
-    description: `${s.config.source === 'workspace' ? 'workspace' : 'user'} · ${describe(s.state)}`,
+    description: `${s.config.source === 'workspace' ? vscode.l10n.t('workspace') : vscode.l10n.t('user')} · ${describe(s.state)}`,
     detail: s.state.kind === 'failed' && s.state.stderr ? s.state.stderr.split('\n').slice(-2).join(' ⏎ ') : commandLineOf(s.config.spec),
     server: s,
   }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'MCP servers', placeHolder: hub.problems.length ? `${hub.problems.length} configuration problem(s): see the log` : 'Pick a server to start, stop or restart it' });
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP servers'), placeHolder: hub.problems.length ? vscode.l10n.t('{0} configuration problem(s): see the log', hub.problems.length) : vscode.l10n.t('Pick a server to start, stop or restart it') });
   if (!picked) return;
   const s = picked.server;
   const running = s.state.kind === 'running' || s.state.kind === 'starting';
   const sampling = hub.samplingServer(s);
   const allowed = hub.sampling.isAlwaysAllowed(sampling);
-  const forget = 'Ask Before Each Sampling Request';
   const signedIn = hub.isSignedIn(s.name);
-  const actions = [
-    ...(s.state.kind === 'needs-sign-in' ? ['Sign In'] : running ? ['Restart', 'Stop'] : ['Start']),
-    ...(s.state.kind === 'running' ? ['List Tools'] : []),
-    ...(allowed ? [forget] : []),
-    ...(signedIn ? ['Sign Out'] : []),
-    'Show Log',
+  type Action = { label: string; run: () => unknown };
+  const start: Action = { label: vscode.l10n.t('Start'), run: () => hub.startByPerson(s.name) };
+  const actions: Action[] = [
+    ...(s.state.kind === 'needs-sign-in' ? [{ label: vscode.l10n.t('Sign In'), run: () => hub.signIn(s.name) }] : running ? [{ ...start, label: vscode.l10n.t('Restart') }, { label: vscode.l10n.t('Stop'), run: () => s.stop() }] : [start]),
+    ...(s.state.kind === 'running' ? [{ label: vscode.l10n.t('List Tools'), run: () => listTools(s) }] : []),
+    ...(allowed ? [{ label: vscode.l10n.t('Ask Before Each Sampling Request'), run: () => hub.sampling.setAlwaysAllowed(sampling, false) }] : []),
+    ...(signedIn ? [{ label: vscode.l10n.t('Sign Out'), run: () => hub.signOut(s.name) }] : []),
+    { label: vscode.l10n.t('Show Log'), run: () => hub.log.show(true) },
   ];
   const spent = hub.sampling.spentToday(s.name);
-  const action = await vscode.window.showQuickPick(actions, { title: `MCP server ${s.name}: ${describe(s.state)}${spent > 0 || allowed ? ` · sampling ${allowed ? 'always allowed, ' : ''}${formatCost(spent)} today` : ''}` });
-  if (action === forget) await hub.sampling.setAlwaysAllowed(sampling, false);
-  else if (action === 'Sign In') await hub.signIn(s.name);
-  else if (action === 'Sign Out') await hub.signOut(s.name);
-  else if (action === 'Start' || action === 'Restart') await hub.startByPerson(s.name);
-  else if (action === 'Stop') await s.stop();
-  else if (action === 'Show Log') hub.log.show(true);
-  else if (action === 'List Tools' && s.state.kind === 'running') {
+  const sampled = spent > 0 || allowed ? (allowed ? vscode.l10n.t(' · sampling always allowed, {0} today', formatCost(spent)) : vscode.l10n.t(' · sampling {0} today', formatCost(spent))) : '';
+  const action = await vscode.window.showQuickPick(actions, { title: vscode.l10n.t('MCP server {0}: {1}{2}', s.name, describe(s.state), sampled) });
+  await action?.run();
+}
+
+async function listTools(s: McpServer): Promise<void> {
+  if (s.state.kind === 'running') {
     await vscode.window.showQuickPick(
       s.state.tools.map((t) => ({ label: t.name, detail: t.description })),
-      { title: `Tools of ${s.name}` },
+      { title: vscode.l10n.t('Tools of {0}', s.name) },
     );
   }
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { FeatureHost } from '../../shell/featureHost';
 import { SearchService, semanticSearchCommand } from './searchService';
-import { TEAM_STORE_COMMANDS, TeamStoreLink } from './teamStoreLink';
+import { SET_PASSWORD, TEAM_STORE_COMMANDS, TeamStoreLink } from './teamStoreLink';
 
 /** Semantic search: the index service, its commands, and loading the stored index after start-up. */
 export function activateSearch(host: FeatureHost): SearchService {
@@ -18,8 +18,8 @@ export function activateSearch(host: FeatureHost): SearchService {
   host.command(TEAM_STORE_COMMANDS.status, async () => {
     const text = await search.teamStatus();
     const { title, lines } = team.summary();
-    void vscode.window.showInformationMessage(title, { modal: true, detail: lines.join('\n') }, 'Set Password', 'Open Settings').then((c) => {
-      if (c === 'Set Password') void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
+    void vscode.window.showInformationMessage(title, { modal: true, detail: lines.join('\n') }, SET_PASSWORD(), vscode.l10n.t('Open Settings')).then((c) => {
+      if (c === SET_PASSWORD()) void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
       else if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
     });
     return text;

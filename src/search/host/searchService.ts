@@ -49,7 +49,7 @@ export class SearchService implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly team?: TeamStoreLink,
   ) {
-    this.status.name = 'Model Gateway Search';
+    this.status.name = vscode.l10n.t('Model Gateway Search');
     this.status.command = 'modelGateway.search.query';
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');
     const queue = (uri: vscode.Uri) => this.queue(uri);
@@ -108,12 +108,12 @@ export class SearchService implements vscode.Disposable {
   private render(progress?: string): void {
     const size = this.index?.size;
     if (this.state === 'indexing') {
-      this.status.text = `$(sync~spin) Indexing${progress ? ` ${progress}` : ''}`;
-      this.status.tooltip = 'Model Gateway is indexing the workspace for semantic search';
+      this.status.text = vscode.l10n.t('$(sync~spin) Indexing{0}', progress ? ` ${progress}` : '');
+      this.status.tooltip = vscode.l10n.t('Model Gateway is indexing the workspace for semantic search');
     } else if (size && size.chunks > 0) {
-      this.status.text = `$(search) ${size.chunks.toLocaleString('en-US')} chunks`;
+      this.status.text = vscode.l10n.t('$(search) {0} chunks', size.chunks.toLocaleString('en-US'));
       const team = this.team?.describe();
-      this.status.tooltip = `Semantic search: ${size.files.toLocaleString('en-US')} files, ${size.chunks.toLocaleString('en-US')} chunks (${this.model()}).${team ? `\n${team}.` : ''} Click to search.`;
+      this.status.tooltip = vscode.l10n.t('Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.', size.files.toLocaleString('en-US'), size.chunks.toLocaleString('en-US'), this.model(), team ? `\n${team}.` : '');
     } else {
       this.status.hide();
       return;
@@ -153,7 +153,7 @@ export class SearchService implements vscode.Disposable {
       this.render();
       try {
         const stats = await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: options.reason ?? 'Indexing the workspace for semantic search', cancellable: true },
+          { location: vscode.ProgressLocation.Notification, title: options.reason ?? vscode.l10n.t('Indexing the workspace for semantic search'), cancellable: true },
           async (progress, token) => {
             const abort = new AbortController();
             token.onCancellationRequested(() => abort.abort());
@@ -161,10 +161,10 @@ export class SearchService implements vscode.Disposable {
             return this.index!.update(undefined, abort.signal, (p) => {
               if (p.phase === 'embed' && p.total > 0) {
                 const pct = Math.floor((p.done / p.total) * 100);
-                progress.report({ message: `${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} chunks`, increment: pct - last });
+                progress.report({ message: vscode.l10n.t('{0} of {1} chunks', p.done.toLocaleString('en-US'), p.total.toLocaleString('en-US')), increment: pct - last });
                 last = pct;
                 this.render(`${pct}%`);
-              } else progress.report({ message: `scanned ${p.done} files` });
+              } else progress.report({ message: vscode.l10n.t('scanned {0} files', p.done) });
             });
           },
         );
@@ -181,10 +181,10 @@ export class SearchService implements vscode.Disposable {
         if (err instanceof IndexingStopped) {
           // Says how far it got and why, with the fix for the cause (a missing model, a refused key, …).
           const kept = err.embedded > 0 ? `; the ${err.embedded.toLocaleString('en-US')} embedded are kept and Build Index resumes from there` : '';
-          showGatewayError(this.services, `Indexing stopped after ${err.embedded.toLocaleString('en-US')} of ${err.total.toLocaleString('en-US')} chunks${kept}`, err.cause);
+          showGatewayError(this.services, vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', err.embedded.toLocaleString('en-US'), err.total.toLocaleString('en-US'), kept), err.cause);
           return undefined;
         }
-        showGatewayError(this.services, 'Could not index the workspace', err);
+        showGatewayError(this.services, vscode.l10n.t('Could not index the workspace'), err);
         return undefined;
       } finally {
         if (this.state === 'indexing') this.state = 'none';
@@ -325,22 +325,23 @@ function groupedItems(results: SearchResult[]): (vscode.QuickPickItem & { result
 /** The "Semantic Search" command: a quick pick that queries as you type. */
 export async function semanticSearchCommand(search: SearchService, services: GatewayFeature, initial?: string): Promise<SearchResult[] | undefined> {
   if (!services.isConfigured()) {
-    void vscode.window.showErrorMessage('Set the gateway URL and API key first.', 'Set API Key').then((c) => c && vscode.commands.executeCommand('modelGateway.setApiKey'));
+    void vscode.window.showErrorMessage(vscode.l10n.t('Set the gateway URL and API key first.'), vscode.l10n.t('Set API Key')).then((c) => c && vscode.commands.executeCommand('modelGateway.setApiKey'));
     return undefined;
   }
   const loaded = await search.load();
   if (loaded === 'model-changed') {
-    void vscode.window.showInformationMessage('The embedding model changed since the index was built: rebuilding it.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('The embedding model changed since the index was built: rebuilding it.'));
     await search.build({ clean: true, reason: 'The embedding model changed: rebuilding the search index' });
   } else if (loaded === 'missing') {
-    const choice = typeof initial === 'string' ? 'Build Index' : await vscode.window.showInformationMessage('The workspace has no semantic search index yet. Build it now? (Its files are sent to the embedding model.)', 'Build Index');
-    if (choice !== 'Build Index') return undefined;
+    const build = vscode.l10n.t('Build Index');
+    const choice = typeof initial === 'string' ? build : await vscode.window.showInformationMessage(vscode.l10n.t('The workspace has no semantic search index yet. Build it now? (Its files are sent to the embedding model.)'), build);
+    if (choice !== build) return undefined;
     await search.build();
   }
   if (!search.ready()) return undefined;
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { result?: SearchResult }>();
-  pick.title = 'Semantic Search';
-  pick.placeholder = 'Describe what you are looking for (e.g. "where retries wait before the next attempt")';
+  pick.title = vscode.l10n.t('Semantic Search');
+  pick.placeholder = vscode.l10n.t('Describe what you are looking for (e.g. "where retries wait before the next attempt")');
   pick.matchOnDescription = false;
   pick.matchOnDetail = false;
   let latest = 0;
@@ -362,7 +363,7 @@ export async function semanticSearchCommand(search: SearchService, services: Gat
       lastResults = results;
       pick.items = groupedItems(results);
     } catch (err) {
-      if (id === latest && (err as Error)?.name !== 'AbortError') showGatewayError(services, 'Semantic search failed', err);
+      if (id === latest && (err as Error)?.name !== 'AbortError') showGatewayError(services, vscode.l10n.t('Semantic search failed'), err);
     } finally {
       if (id === latest) pick.busy = false;
     }

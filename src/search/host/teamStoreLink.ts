@@ -22,6 +22,9 @@ export const TEAM_STORE_COMMANDS = {
   status: 'modelGateway.search.teamStoreStatus',
 } as const;
 
+/** The button that runs the set-password command (one translated label, compared where it is pressed). */
+export const SET_PASSWORD = (): string => vscode.l10n.t('Set Password');
+
 /** SecretStorage key of a store's password: bound to where it is (user, host, port, database), so it is never sent to another server. */
 const passwordKey = (where: string) => `modelGateway.search.teamStorePassword:${where}`;
 
@@ -138,10 +141,11 @@ export class TeamStoreLink implements vscode.Disposable {
     if (this.noticeShown) return;
     this.noticeShown = true;
     const problem = (err as { problem?: string })?.problem;
-    const actions = problem === 'sign-in' ? ['Set Password'] : ['Open Settings'];
-    void vscode.window.showWarningMessage(`${message} Semantic search goes on with this machine's embeddings.`, ...actions).then((choice) => {
-      if (choice === 'Set Password') void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
-      else if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
+    const signIn = problem === 'sign-in';
+    void vscode.window.showWarningMessage(vscode.l10n.t('{0} Semantic search goes on with this machine\'s embeddings.', message), signIn ? SET_PASSWORD() : vscode.l10n.t('Open Settings')).then((choice) => {
+      if (choice === undefined) return;
+      if (signIn) void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
+      else void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
     });
   }
 
@@ -182,7 +186,7 @@ export class TeamStoreLink implements vscode.Disposable {
   async setPassword(): Promise<boolean> {
     const settings = teamStoreSettings();
     if (!settings) {
-      void vscode.window.showInformationMessage('Set modelGateway.search.teamStore (in your user settings) to the store first: postgres://user@host:5432/database.', 'Open Settings').then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore'));
+      void vscode.window.showInformationMessage(vscode.l10n.t('Set modelGateway.search.teamStore (in your user settings) to the store first: postgres://user@host:5432/database.'), vscode.l10n.t('Open Settings')).then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore'));
       return false;
     }
     let where: string;
@@ -192,7 +196,7 @@ export class TeamStoreLink implements vscode.Disposable {
       void vscode.window.showErrorMessage((err as Error).message);
       return false;
     }
-    const value = await this.services.prompts.input({ title: `Password for the team store ${where}`, prompt: 'Kept in VS Code’s secret storage, sent only to this server. Leave empty to remove it.', password: true, ignoreFocusOut: true });
+    const value = await this.services.prompts.input({ title: vscode.l10n.t('Password for the team store {0}', where), prompt: vscode.l10n.t('Kept in VS Code’s secret storage, sent only to this server. Leave empty to remove it.'), password: true, ignoreFocusOut: true });
     if (value === undefined) return false;
     if (value) {
       registerSecret(value);

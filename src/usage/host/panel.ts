@@ -105,12 +105,12 @@ export class UsagePanel implements vscode.Disposable {
   async exportCsv(target?: vscode.Uri): Promise<vscode.Uri | undefined> {
     const report = this.report ?? (await this.loading);
     if (!report) {
-      void vscode.window.showWarningMessage('There are no usage figures to export yet.');
+      void vscode.window.showWarningMessage(vscode.l10n.t('There are no usage figures to export yet.'));
       return undefined;
     }
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const name = `gateway-usage-${report.days[0]}-to-${report.days[report.days.length - 1]}.csv`;
-    const uri = target ?? (await vscode.window.showSaveDialog({ title: 'Export usage as CSV', defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { CSV: ['csv'] } }));
+    const uri = target ?? (await vscode.window.showSaveDialog({ title: vscode.l10n.t('Export usage as CSV'), defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { CSV: ['csv'] } }));
     if (!uri) return undefined;
     await vscode.workspace.fs.writeFile(uri, Buffer.from(reportCsv(report), 'utf8'));
     this.post({ type: 'exported', rows: report.rows.length, file: vscode.workspace.asRelativePath(uri) });
@@ -169,7 +169,7 @@ export class UsagePanel implements vscode.Disposable {
         try {
           await this.exportCsv();
         } catch (err) {
-          void vscode.window.showErrorMessage(`The usage CSV could not be written: ${err instanceof Error ? err.message : String(err)}`);
+          void vscode.window.showErrorMessage(vscode.l10n.t('The usage CSV could not be written: {0}', err instanceof Error ? err.message : String(err)));
         }
         return;
       case 'fix':

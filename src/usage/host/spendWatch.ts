@@ -84,9 +84,10 @@ export class SpendWatch {
     if (this.warned.has(id)) return;
     this.warned.add(id);
     this.services.recordNotice('warning', warning.text);
-    void vscode.window.showWarningMessage(warning.text, 'Show Usage', 'Top Up').then((pick) => {
-      if (pick === 'Show Usage') void vscode.commands.executeCommand('modelGateway.usage.open');
-      else if (pick === 'Top Up') void vscode.commands.executeCommand('modelGateway.topUp');
+    const showUsage = vscode.l10n.t('Show Usage');
+    void vscode.window.showWarningMessage(warning.text, showUsage, vscode.l10n.t('Top Up')).then((pick) => {
+      if (pick === showUsage) void vscode.commands.executeCommand('modelGateway.usage.open');
+      else if (pick !== undefined) void vscode.commands.executeCommand('modelGateway.topUp');
     });
   }
 }

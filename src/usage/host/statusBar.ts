@@ -35,7 +35,7 @@ export class StatusBar implements vscode.Disposable {
     globalState?: StateStore,
   ) {
     this.spend = new SpendWatch(services, globalState);
-    this.item.name = 'Model Gateway';
+    this.item.name = vscode.l10n.t('Model Gateway');
     this.item.command = 'modelGateway.statusActions';
     this.render();
     this.item.show();
@@ -60,23 +60,23 @@ export class StatusBar implements vscode.Disposable {
     this.item.backgroundColor = undefined;
     switch (s.kind) {
       case 'unconfigured':
-        this.item.text = '$(plug) Model Gateway';
-        this.item.tooltip = 'Model Gateway is not set up: click to set the gateway URL and API key.';
+        this.item.text = vscode.l10n.t('$(plug) Model Gateway');
+        this.item.tooltip = vscode.l10n.t('Model Gateway is not set up: click to set the gateway URL and API key.');
         break;
       case 'checking':
-        this.item.text = '$(sync~spin) Model Gateway';
-        this.item.tooltip = 'Checking the connection to the gateway…';
+        this.item.text = vscode.l10n.t('$(sync~spin) Model Gateway');
+        this.item.tooltip = vscode.l10n.t('Checking the connection to the gateway…');
         break;
       case 'connected': {
         const balance = s.balanceDollars === undefined ? '' : ` ${formatDollars(s.balanceDollars)}`;
         const today = s.today ? ` · today ${formatDollars(s.today.dollars)}` : '';
-        this.item.text = `${s.low ? '$(warning)' : '$(pass-filled)'} Model Gateway${balance}${today}`;
+        this.item.text = vscode.l10n.t('{0} Model Gateway{1}{2}', s.low ? '$(warning)' : '$(pass-filled)', balance, today);
         const since = s.today?.since ? ` on this key since ${new Date(s.today.since).toLocaleTimeString()}` : '';
         this.item.tooltip =
-          `Connected to ${s.host}${s.username ? ` as ${s.username}` : ''}.` +
-          (s.balanceDollars === undefined ? ' Set the system access token to see the balance.' : ` Balance ${formatDollars(s.balanceDollars)}${s.low ? ' (low)' : ''}.`) +
-          (s.today ? ` Spent today${since}: ${formatDollars(s.today.dollars)}.` : '') +
-          (s.forecast && Number.isFinite(s.forecast.daysLeft) ? ` At the last 7 days' rate (${formatDollars(s.forecast.ratePerDay)} a day) the balance lasts ${describeDays(s.forecast.daysLeft)}.` : '');
+          vscode.l10n.t('Connected to {0}{1}.', s.host, s.username ? ` as ${s.username}` : '') +
+          (s.balanceDollars === undefined ? vscode.l10n.t(' Set the system access token to see the balance.') : vscode.l10n.t(' Balance {0}{1}.', formatDollars(s.balanceDollars), s.low ? ' (low)' : '')) +
+          (s.today ? vscode.l10n.t(' Spent today{0}: {1}.', since, formatDollars(s.today.dollars)) : '') +
+          (s.forecast && Number.isFinite(s.forecast.daysLeft) ? vscode.l10n.t(' At the last 7 days\' rate ({0} a day) the balance lasts {1}.', formatDollars(s.forecast.ratePerDay), describeDays(s.forecast.daysLeft)) : '');
         const network = this.services.network();
         if (network.notes.length) this.item.tooltip += `\n\n${network.notes.join('\n')}`;
         if (s.low || network.insecure) this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -84,7 +84,7 @@ export class StatusBar implements vscode.Disposable {
         break;
       }
       case 'error':
-        this.item.text = '$(error) Model Gateway';
+        this.item.text = vscode.l10n.t('$(error) Model Gateway');
         this.item.tooltip = s.message;
         if (this.services.isConfigured()) {
           const notes = this.services.network().notes;
@@ -122,7 +122,7 @@ export class StatusBar implements vscode.Disposable {
       services.log.error('Connection check failed', err);
       next = { kind: 'error', message: describeError(services, err).message };
       // Credentials held for another gateway: the person decides at once (the notification's buttons).
-      if ((err as { type?: unknown }).type === 'credential_withheld') showGatewayError(services, 'Model Gateway', err);
+      if ((err as { type?: unknown }).type === 'credential_withheld') showGatewayError(services, vscode.l10n.t('Model Gateway'), err);
     }
     if (generation === this.generation) this.set(next);
     return next;

@@ -11,7 +11,7 @@ export class BalanceTool extends GatewayTool<Input> {
   protected readonly input = Input;
 
   protected prepare(): vscode.PreparedToolInvocation {
-    return { invocationMessage: 'Reading the gateway balance' };
+    return { invocationMessage: vscode.l10n.t('Reading the gateway balance') };
   }
 
   protected failure(): string {

@@ -19,10 +19,10 @@ export class GenerateImageTool extends GatewayTool<Input> {
 
   protected prepare(input: Input): vscode.PreparedToolInvocation {
     return {
-      invocationMessage: `Generating an image: “${input.prompt}”`,
+      invocationMessage: vscode.l10n.t('Generating an image: “{0}”', input.prompt),
       confirmationMessages: {
-        title: `Generate an image for $${this.price()?.toFixed(3) ?? '?'}?`,
-        message: `Model Gateway will generate one image (V3, DEFAULT speed, ${input.aspect_ratio || '1x1'}) for “${input.prompt}” and save it in the assets folder. It is charged to your gateway balance.`,
+        title: vscode.l10n.t('Generate an image for ${0}?', this.price()?.toFixed(3) ?? '?'),
+        message: vscode.l10n.t('Model Gateway will generate one image (V3, DEFAULT speed, {0}) for “{1}” and save it in the assets folder. It is charged to your gateway balance.', input.aspect_ratio || '1x1', input.prompt),
       },
     };
   }

@@ -12,7 +12,7 @@ export class ModerateTool extends GatewayTool<Input> {
   protected readonly input = Input;
 
   protected prepare(): vscode.PreparedToolInvocation {
-    return { invocationMessage: 'Checking the text with the moderation model' };
+    return { invocationMessage: vscode.l10n.t('Checking the text with the moderation model') };
   }
 
   protected failure(): string {

@@ -10,7 +10,7 @@ export class SemanticSearchTool extends GatewayTool<z.infer<typeof Input>> {
   protected readonly input = Input;
 
   protected prepare(input: z.infer<typeof Input>): vscode.PreparedToolInvocation {
-    return { invocationMessage: `Searching the workspace for “${input.query}”` };
+    return { invocationMessage: vscode.l10n.t('Searching the workspace for “{0}”', input.query) };
   }
 
   protected failure(): string {

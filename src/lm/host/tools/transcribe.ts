@@ -21,8 +21,8 @@ export class TranscribeTool extends GatewayTool<Input> {
 
   protected prepare(input: Input): vscode.PreparedToolInvocation {
     return {
-      invocationMessage: `Transcribing ${input.path}`,
-      confirmationMessages: { title: `Transcribe ${input.path}?`, message: `Model Gateway will send the audio file to ${this.model()}. Transcription is billed by the length of the audio, from your gateway balance.` },
+      invocationMessage: vscode.l10n.t('Transcribing {0}', input.path),
+      confirmationMessages: { title: vscode.l10n.t('Transcribe {0}?', input.path), message: vscode.l10n.t('Model Gateway will send the audio file to {0}. Transcription is billed by the length of the audio, from your gateway balance.', this.model()) },
     };
   }
 
