@@ -1,5 +1,5 @@
 // The layers of src/, held by import rules (docs/architecture.md draws them):
-//   common/    browser-safe modules both sides share: imports only common/ and zod
+//   common/    browser-safe modules both sides share: imports only common/, zod and @vscode/l10n
 //   gateway/   the client: no vscode, no feature, no platform (common/ is allowed)
 //   webview/   browser code: only webview/, common/ and its own libraries
 //   shell/     the platform: never a feature
@@ -17,7 +17,7 @@ export const layerRules = [
   {
     files: ['src/common/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: String.raw`^(?!\./[^/]+$|zod(/mini)?$)`, message: 'common/ imports only common/ and zod: both the extension host and the webviews load it.' }]),
+      'no-restricted-imports': restrict([{ regex: String.raw`^(?!\./[^/]+$|zod(/mini)?$|@vscode/l10n$)`, message: 'common/ imports only common/, zod and @vscode/l10n: both the extension host and the webviews load it.' }]),
     },
   },
   {

@@ -7,11 +7,12 @@
 
 const SHOW_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'setStatusBarMessage']);
 /** Our own helpers that show text (shell/prompts.ts, shell/errors.ts), by argument index; -1: every argument from that index on. */
-const HELPER_ARGS = { confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1], pickOne: [0], askInteger: [0, 1], pickModel: [2], askPrompt: [0, 1], askSpeed: [0], assetsFolderOrSay: [1], targetFile: [3] };
-const OBJECT_SINKS = new Set(['showOpenDialog', 'showSaveDialog', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'pick', 'pickMany', 'input', 'createQuickPick', 'createInputBox', 'createStatusBarItem', 'createTreeView']);
+const HELPER_ARGS = { say: [0], restore: [1, 2], confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1], pickOne: [0], askInteger: [0, 1], pickModel: [2], askPrompt: [0, 1], askSpeed: [0], assetsFolderOrSay: [1], targetFile: [3] };
+/** Calls whose object argument's shown properties are text (post: a notice or note for the chat webview). */
+const OBJECT_SINKS = new Set(['post', 'askSecret', 'showOpenDialog', 'showSaveDialog', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'pick', 'pickMany', 'input', 'createQuickPick', 'createInputBox', 'createStatusBarItem', 'createTreeView']);
 /** Shown wherever they are: a language model tool's messages in VS Code's chat, a file dialog's button. */
 const ALWAYS_SHOWN_PROPS = new Set(['invocationMessage', 'pastTenseMessage', 'openLabel', 'saveLabel']);
-const SHOWN_PROPS = new Set(['openLabel', 'saveLabel', 'title', 'prompt', 'placeHolder', 'placeholder', 'label', 'description', 'detail', 'tooltip', 'message', 'validationMessage', 'name']);
+const SHOWN_PROPS = new Set(['what', 'text', 'note', 'openLabel', 'saveLabel', 'title', 'prompt', 'placeHolder', 'placeholder', 'label', 'description', 'detail', 'tooltip', 'message', 'validationMessage', 'name']);
 const ASSIGNED_PROPS = new Set(['text', 'tooltip', 'title', 'placeholder', 'prompt', 'description', 'message', 'validationMessage', 'label', 'name']);
 const NEW_SHOWN = new Set(['TreeItem', 'MarkdownString', 'QuickInputButton']);
 /** Nodes a string passes through on its way to where it is shown. */
@@ -42,6 +43,8 @@ function sinkOf(node) {
       if (parent.key.type !== 'Identifier' || !(SHOWN_PROPS.has(parent.key.name) || ALWAYS_SHOWN_PROPS.has(parent.key.name) || parent.key.name === 'validateInput')) return undefined;
       if (ALWAYS_SHOWN_PROPS.has(parent.key.name)) return parent.key.name;
       const holder = parent.parent.parent;
+      const isItem = ['label', 'description', 'detail'].includes(parent.key.name) && parent.parent.properties.some((p) => p.type === 'Property' && p.key.type === 'Identifier' && p.key.name === 'label');
+      if (isItem) return `a quick pick item's ${parent.key.name}`;
       if (holder?.type === 'Property' && holder.key.type === 'Identifier' && holder.key.name === 'confirmationMessages') return `confirmationMessages.${parent.key.name}`;
       property ??= parent.key.name;
     } else if (parent.type === 'ObjectExpression') {
@@ -112,7 +115,8 @@ export const l10nRule = {
     const check = (node) => {
       if (node.parent?.type === 'TaggedTemplateExpression' || node.parent?.type === 'ImportDeclaration' || node.parent?.type === 'ExportNamedDeclaration' || node.parent?.type === 'ExportAllDeclaration') return;
       const text = textOf(node);
-      if (text === undefined || !/[A-Za-z]{2}/.test(text.replace(/\$\([a-z-~]+\)/g, ''))) return;
+      // An enum value (AUTO, V_3) is data, not text.
+      if (text === undefined || !/[A-Za-z]{2}/.test(text.replace(/\$\([a-z-~]+\)/g, '')) || /^[A-Z0-9_]+$/.test(text)) return;
       const sink = sinkOf(node);
       if (!sink) return;
       context.report({ node, messageId: 'wrap', data: { sink }, fix: (f) => f.replaceText(node, fixFor(node, source)) });

@@ -19,6 +19,7 @@ import { activateSearch } from './search/host/feature';
 import type { SearchService } from './search/host/searchService';
 import { activatePlatform } from './shell/feature';
 import { FeatureHost } from './shell/featureHost';
+import { useDisplayLanguage } from './shell/language';
 import { Services } from './shell/services';
 import type { WorkspaceOverrideNotice } from './shell/workspaceOverrides';
 import { activateUsage } from './usage/host/feature';
@@ -35,6 +36,7 @@ export interface ExtensionApi {
 /** Wiring only: the platform's services, then each feature in the order of what it needs. */
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
   const started = performance.now();
+  useDisplayLanguage();
   const services = new Services(context);
   context.subscriptions.push(services);
   await services.credentials.load();

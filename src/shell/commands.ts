@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { baseUrlProblem, setBaseUrlSetting } from './config';
 import { showGatewayError } from './errors';
-import { CREDENTIAL_NAMES, gatewayOrigin, hostOf, isCleartextRemote, type CredentialKind } from './origins';
+import { credentialName, gatewayOrigin, hostOf, isCleartextRemote, type CredentialKind } from './origins';
 import { loadGateway, type CredentialFeature } from './services';
 
 type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
@@ -51,10 +51,10 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
 
   reg('modelGateway.setApiKey', async () => {
     const key = await askSecret(services, {
-      title: 'Model Gateway: API Key',
-      prompt: 'Your gateway API key (stored in the OS keychain via VS Code secret storage, never in settings)',
-      placeHolder: 'sk-…',
-      what: 'an API key',
+      title: vscode.l10n.t('Model Gateway: API Key'),
+      prompt: vscode.l10n.t('Your gateway API key (stored in the OS keychain via VS Code secret storage, never in settings)'),
+      placeHolder: vscode.l10n.t('sk-…'),
+      what: vscode.l10n.t('an API key'),
     });
     if (!key) return false;
     await services.credentials.setApiKey(key, await entryOrigin(services));
@@ -68,9 +68,9 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
 
   reg('modelGateway.setAccessToken', async () => {
     const token = await askSecret(services, {
-      title: 'Model Gateway: System Access Token',
-      prompt: "The account's system access token (gateway console → account settings); it manages keys and reads the balance",
-      what: 'an access token',
+      title: vscode.l10n.t('Model Gateway: System Access Token'),
+      prompt: vscode.l10n.t('The account\'s system access token (gateway console → account settings); it manages keys and reads the balance'),
+      what: vscode.l10n.t('an access token'),
     });
     if (!token) return false;
     await services.credentials.setAccessToken(token, await entryOrigin(services));
@@ -104,19 +104,19 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
   reg('modelGateway.statusActions', async () => {
     const items: (vscode.QuickPickItem & { command: string })[] = [];
     const s = services.settings();
-    if (!s.baseUrl) items.push({ label: '$(link) Set Gateway URL', command: 'modelGateway.setBaseUrl' });
-    if (!services.credentials.getApiKey()) items.push({ label: '$(key) Set API Key', command: 'modelGateway.setApiKey' });
-    if (services.withheldCredentials().length) items.push({ label: '$(shield) Use My Credentials with This Gateway', description: 'they were entered for another one', command: 'modelGateway.useCredentialsHere' });
+    if (!s.baseUrl) items.push({ label: vscode.l10n.t('$(link) Set Gateway URL'), command: 'modelGateway.setBaseUrl' });
+    if (!services.credentials.getApiKey()) items.push({ label: vscode.l10n.t('$(key) Set API Key'), command: 'modelGateway.setApiKey' });
+    if (services.withheldCredentials().length) items.push({ label: vscode.l10n.t('$(shield) Use My Credentials with This Gateway'), description: vscode.l10n.t('they were entered for another one'), command: 'modelGateway.useCredentialsHere' });
     if (services.isConfigured()) {
-      items.push({ label: '$(refresh) Refresh Connection and Balance', command: 'modelGateway.refreshStatus' });
-      items.push({ label: '$(verified) Verify API Key', command: 'modelGateway.verifyKey' });
-      if (!services.credentials.getAccessToken()) items.push({ label: '$(key) Set System Access Token', description: 'to see the balance and manage keys', command: 'modelGateway.setAccessToken' });
-      items.push({ label: '$(graph) Show Usage and Spend', command: 'modelGateway.usage.open' });
-      items.push({ label: '$(account) Open Account View', command: 'modelGateway.account.focus' });
+      items.push({ label: vscode.l10n.t('$(refresh) Refresh Connection and Balance'), command: 'modelGateway.refreshStatus' });
+      items.push({ label: vscode.l10n.t('$(verified) Verify API Key'), command: 'modelGateway.verifyKey' });
+      if (!services.credentials.getAccessToken()) items.push({ label: vscode.l10n.t('$(key) Set System Access Token'), description: vscode.l10n.t('to see the balance and manage keys'), command: 'modelGateway.setAccessToken' });
+      items.push({ label: vscode.l10n.t('$(graph) Show Usage and Spend'), command: 'modelGateway.usage.open' });
+      items.push({ label: vscode.l10n.t('$(account) Open Account View'), command: 'modelGateway.account.focus' });
     }
-    items.push({ label: '$(output) Show Log', command: 'modelGateway.showLog' });
-    items.push({ label: '$(gear) Open Settings', command: 'modelGateway.openSettings' });
-    if (services.credentials.getApiKey() || services.credentials.getAccessToken()) items.push({ label: '$(sign-out) Sign Out', command: 'modelGateway.signOut' });
+    items.push({ label: vscode.l10n.t('$(output) Show Log'), command: 'modelGateway.showLog' });
+    items.push({ label: vscode.l10n.t('$(gear) Open Settings'), command: 'modelGateway.openSettings' });
+    if (services.credentials.getApiKey() || services.credentials.getAccessToken()) items.push({ label: vscode.l10n.t('$(sign-out) Sign Out'), command: 'modelGateway.signOut' });
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway') });
     if (pick) await vscode.commands.executeCommand(pick.command);
   });
@@ -149,14 +149,19 @@ function confirmCleartext(services: CredentialFeature, origin: string): Promise<
 
 /** Asks whether credentials entered elsewhere belong to `origin`; binds them there on yes. */
 async function offerCredentials(services: CredentialFeature, kinds: CredentialKind[], origin: string): Promise<boolean> {
-  const names = kinds.map((k) => CREDENTIAL_NAMES[k]).join(' and ');
+  const names = kinds.length > 1 ? vscode.l10n.t('{0} and {1}', credentialName(kinds[0]), credentialName(kinds[1])) : credentialName(kinds[0]);
   const from = [...new Set(kinds.map((k) => services.credentials.boundOrigin(k)).filter((o): o is string => !!o))];
+  const fromHosts = from.length > 1 ? vscode.l10n.t('{0} and {1}', hostOf(from[0]), hostOf(from[1])) : hostOf(from[0] ?? '');
   const message = from.length
-    ? `Your ${names} ${kinds.length > 1 ? 'were' : 'was'} entered for ${from.map(hostOf).join(' and ')}. Send ${kinds.length > 1 ? 'them' : 'it'} to ${hostOf(origin)} too?`
-    : `Send your ${names} to ${hostOf(origin)}?`;
+    ? kinds.length > 1
+      ? vscode.l10n.t('Your {0} were entered for {1}. Send them to {2} too?', names, fromHosts, hostOf(origin))
+      : vscode.l10n.t('Your {0} was entered for {1}. Send it to {2} too?', names, fromHosts, hostOf(origin))
+    : vscode.l10n.t('Send your {0} to {1}?', names, hostOf(origin));
   const detail = [
-    `Only if ${origin} is your gateway: a server you do not control that receives the ${names} can spend your balance${kinds.includes('accessToken') ? ' and manage your account and its keys' : ''}.`,
-    isCleartextRemote(origin) ? 'This gateway uses plain http: they would also cross the network unencrypted.' : '',
+    kinds.includes('accessToken')
+      ? vscode.l10n.t('Only if {0} is your gateway: a server you do not control that receives the {1} can spend your balance and manage your account and its keys.', origin, names)
+      : vscode.l10n.t('Only if {0} is your gateway: a server you do not control that receives the {1} can spend your balance.', origin, names),
+    isCleartextRemote(origin) ? vscode.l10n.t('This gateway uses plain http: they would also cross the network unencrypted.') : '',
   ]
     .filter(Boolean)
     .join(' ');

@@ -129,12 +129,12 @@ export async function setBaseUrlSetting(url: string): Promise<void> {
 /** Checks a base URL as typed by a person; returns a message, or undefined when it is fine. */
 export function baseUrlProblem(value: string): string | undefined {
   const v = value.trim();
-  if (!v) return 'Enter the gateway address, for example https://gateway.example.com';
+  if (!v) return vscode.l10n.t('Enter the gateway address, for example https://gateway.example.com');
   try {
     const u = new URL(v);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'The address must start with http:// or https://';
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return vscode.l10n.t('The address must start with http:// or https://');
   } catch {
-    return 'This is not a valid URL (for example https://gateway.example.com)';
+    return vscode.l10n.t('This is not a valid URL (for example https://gateway.example.com)');
   }
   return undefined;
 }

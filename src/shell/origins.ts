@@ -2,6 +2,7 @@
  * Where credentials may travel: a stored key or token belongs to the origin (scheme, host, port)
  * it was entered for, and is sent nowhere else until the person says so. Pure: no `vscode`.
  */
+import * as l10n from '@vscode/l10n';
 
 /** The origin of a gateway URL (`https://gw.example:8443`), or undefined when it is not a valid http(s) URL. */
 export function gatewayOrigin(url: string): string | undefined {
@@ -40,16 +41,17 @@ export function hostOf(origin: string): string {
 
 export type CredentialKind = 'apiKey' | 'accessToken';
 
-export const CREDENTIAL_NAMES: Record<CredentialKind, string> = { apiKey: 'API key', accessToken: 'system access token' };
+/** The credentials' names as a person reads them. */
+export const credentialName = (kind: CredentialKind): string => (kind === 'apiKey' ? l10n.t('API key') : l10n.t('system access token'));
 
 /** Why a credential held for another origin (or not yet confirmed for this one) is not sent. */
 export function withheldReason(kind: CredentialKind, boundTo: string | undefined, origin: string): string {
-  const what = CREDENTIAL_NAMES[kind];
-  const run = 'run "Model Gateway: Use My Credentials with This Gateway"';
+  const what = credentialName(kind);
+  const run = l10n.t('run "Model Gateway: Use My Credentials with This Gateway"');
   if (boundTo && boundTo !== origin) {
-    return `Your ${what} was entered for ${boundTo}, and the gateway URL now names ${origin}, so it is not sent there. If ${hostOf(origin)} is your gateway, ${run}; otherwise set the gateway URL back or set a new ${what}.`;
+    return l10n.t('Your {0} was entered for {1}, and the gateway URL now names {2}, so it is not sent there. If {3} is your gateway, {4}; otherwise set the gateway URL back or set a new {0}.', what, boundTo, origin, hostOf(origin), run);
   }
-  return `The gateway ${origin} uses plain http to another machine: your ${what} would cross the network unencrypted, so it is not sent until you confirm (${run}) or switch to https.`;
+  return l10n.t('The gateway {0} uses plain http to another machine: your {1} would cross the network unencrypted, so it is not sent until you confirm ({2}) or switch to https.', origin, what, run);
 }
 
 /**

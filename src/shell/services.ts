@@ -8,8 +8,10 @@ import { affectsNetwork, readNetwork, type NetworkChoice } from './network';
 import { credentialDecision, gatewayOrigin, withheldReason, type CredentialKind } from './origins';
 import { Prompts } from './prompts';
 import { Prices } from './prices';
+import { useDisplayLanguage } from './language';
+import type { l10nJsonFormat } from '@vscode/l10n';
 
-export type GatewayModule = typeof Gateway;
+export type GatewayModule = typeof Gateway & { useTranslations(contents: l10nJsonFormat): void };
 
 let gatewayModule: GatewayModule | undefined;
 
@@ -21,8 +23,11 @@ const STREAM_OPTIONS_REFUSED = 'modelGateway.refusesStreamOptions';
 
 /** The gateway client bundle, required on first use (a separate file beside extension.js). */
 export function loadGateway(): GatewayModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  gatewayModule ??= require('./gateway.js') as GatewayModule;
+  if (!gatewayModule) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    gatewayModule = require('./gateway.js') as GatewayModule;
+    useDisplayLanguage((contents) => gatewayModule?.useTranslations(contents));
+  }
   return gatewayModule;
 }
 
@@ -191,7 +196,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const network = this.network();
     const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null, withheld, network.signature]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
-    if (!s.baseUrl) throw new gw.MissingCredentialError('No gateway URL is set. Run "Model Gateway: Set Gateway URL".', { type: 'configuration_error' });
+    if (!s.baseUrl) throw new gw.MissingCredentialError(vscode.l10n.t('No gateway URL is set. Run "Model Gateway: Set Gateway URL".'), { type: 'configuration_error' });
     // The old client is closed and forgotten even when the new settings cannot make a client:
     // a cached closed client would fail every later call once the settings are back.
     void this.cachedClient?.client.close();
@@ -249,7 +254,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const base = this.normalizedBaseUrl();
     const known = this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? [];
     if (!known.includes(base)) void this.context.globalState.update(NO_RESPONSES_ROUTE, [...known, base]);
-    const message = `This gateway has no /v1/responses (HTTP 404): ${model} goes by chat completions instead, now and in later chats. Set modelGateway.modelOverrides["${model}"].api to choose another format.`;
+    const message = vscode.l10n.t('This gateway has no /v1/responses (HTTP 404): {0} goes by chat completions instead, now and in later chats. Set modelGateway.modelOverrides["{0}"].api to choose another format.', model);
     this.log.warn(message);
     this.recordNotice('warning', message);
     void vscode.window.showWarningMessage(message);

@@ -9,6 +9,7 @@ import type { ViewCondensation } from '../common/chatProtocol';
 import { button, h, icon } from './dom';
 import { renderMarkdown } from './markdown';
 import { formatCost } from '../common/money';
+import { displayLocale } from '../common/locale';
 
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
@@ -61,7 +62,7 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
   meterGauge.setAttribute('aria-valuenow', String(use.used));
   const p = use.parts;
   meter.title = [
-    `Context window: ${use.used.toLocaleString('en-US')} of ${use.window.toLocaleString('en-US')} tokens (${use.reported ? 'as the gateway counted the last request' : 'estimated'})`,
+    `Context window: ${use.used.toLocaleString(displayLocale())} of ${use.window.toLocaleString(displayLocale())} tokens (${use.reported ? 'as the gateway counted the last request' : 'estimated'})`,
     `system ${k(p.system)} · tools ${k(p.tools)} · messages ${k(p.history)} · tool results ${k(p.toolResults)} · images ${k(p.images)}`,
     ...(shortened.length ? [`To fit: ${shortened.join(', ')} (only in what is sent; the conversation keeps everything).`] : []),
   ].join('\n');
@@ -71,7 +72,7 @@ function renderRules(rules: readonly { path: string; tokens: number }[]): void {
   rulesRow.hidden = rules.length === 0;
   rulesRow.replaceChildren(
     h('span', { class: 'muted', text: 'Rules:' }),
-    ...rules.map((r) => h('span', { class: 'chip rule', title: `${r.path}: in the system prompt, about ${r.tokens.toLocaleString('en-US')} tokens (setting: modelGateway.chat.projectRules)` }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`)),
+    ...rules.map((r) => h('span', { class: 'chip rule', title: `${r.path}: in the system prompt, about ${r.tokens.toLocaleString(displayLocale())} tokens (setting: modelGateway.chat.projectRules)` }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`)),
   );
 }
 

@@ -8,6 +8,7 @@ import { button, h, icon, vscode } from './dom';
 import { MentionPicker } from './mentions';
 import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
 import { shared, TurnView, userView } from './turnView';
+import { formatDateTime } from '../common/locale';
 
 type Result = { ok: boolean; message?: string };
 
@@ -253,7 +254,7 @@ function renderHistory(): void {
     ...list.map((c) => {
       const row = h('div', { class: `history-row${c.id === state?.conversation?.id ? ' current' : ''}`, 'data-id': c.id });
       row.append(
-        button(c.title, { class: 'history-open', 'data-open': c.id, title: new Date(c.updatedAt).toLocaleString() }),
+        button(c.title, { class: 'history-open', 'data-open': c.id, title: formatDateTime(c.updatedAt) }),
         button('', { 'data-rename': c.id, 'aria-label': `Rename ${c.title}`, title: 'Rename' }, 'edit'),
         button('', { 'data-delete': c.id, 'aria-label': `Delete ${c.title}`, title: 'Delete' }, 'trash'),
       );

@@ -4,6 +4,7 @@ import type { FixAction } from '../common/chatProtocol';
 import { formatCost } from '../common/money';
 import { button, h, icon } from './dom';
 import { StreamingMarkdown } from './markdown';
+import { displayLocale } from '../common/locale';
 
 /** What the turn views share with the rest of the view (set by main.ts). */
 export const shared = {
@@ -22,7 +23,7 @@ const FORMAT_NAMES = { chat: 'chat completions', messages: 'messages', responses
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
-  const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString('en-US')}`;
+  const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString(displayLocale())}`;
   const parts = [`in ${n(u.input)}`, `out ${n(u.output)}${u.reasoning ? ` (reasoning ${n(u.reasoning)})` : ''}`];
   if (u.estimated) parts.push('estimated: the gateway sent no usage');
   if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);

@@ -10,6 +10,7 @@ import { FIX_COMMANDS } from '../common/fixes';
 import { formatCost } from '../common/money';
 import { HostChannel } from './channel';
 import { button, h, icon } from './dom';
+import { displayLocale, formatDateTime } from '../common/locale';
 
 const app = document.getElementById('app')!;
 const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -23,7 +24,7 @@ app.append(heading, toolbar, status, body);
 
 const channel = new HostChannel<ToUsageView, FromUsageView>(ToUsageViewSchema, 'usage');
 const post = (m: FromUsageView) => channel.post(m);
-const int = (n: number) => n.toLocaleString('en-US');
+const int = (n: number) => n.toLocaleString(displayLocale());
 const SERIES_CLASSES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : SERIES_CLASSES[i] ?? 'other');
 
@@ -198,7 +199,7 @@ function render(r: UsageReport): void {
         table(
           'The most expensive calls of the period',
           ['When', 'Model', 'Key', 'Tokens in / out', 'Cost'],
-          r.topCalls.map((c) => [new Date(c.at * 1000).toLocaleString(), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, formatCost(c.dollars)]),
+          r.topCalls.map((c) => [formatDateTime(c.at * 1000), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, formatCost(c.dollars)]),
           [3, 4],
         ),
       ),

@@ -28,7 +28,7 @@ function keyNodeOf(tree: AccountTree, arg: unknown): Extract<AccountNode, { kind
   return tree.owns(arg) && arg.kind === 'key' ? arg : undefined;
 }
 
-const IN_USE_DETAIL = 'Chat, search and media in this editor stop working until you set another key (Model Gateway: Set API Key).';
+const inUseDetail = (): string => vscode.l10n.t('Chat, search and media in this editor stop working until you set another key (Model Gateway: Set API Key).');
 
 /** Whether a key (by id) is the one this extension uses, as far as the listed key shows it. */
 async function isKeyInUse(tree: AccountTree, services: CredentialFeature, id: number): Promise<boolean> {
@@ -51,7 +51,7 @@ async function pickKey(services: CredentialFeature, tree: AccountTree, arg: unkn
 
 /** The wizard: name, expiry, quota, subnet. Undefined when the person cancels. */
 async function askCreateArgs(): Promise<CreateKeyArgs | undefined> {
-  const title = 'Create API Key';
+  const title = vscode.l10n.t('Create API Key');
   const name = await vscode.window.showInputBox({
     title: `${title} (1/4)`,
     prompt: vscode.l10n.t('A name to recognise the key by'),
@@ -118,23 +118,23 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   });
 
   const setEnabled = (enabled: boolean) => async (arg?: unknown) => {
-    const id = await pickKey(services, tree, arg, enabled ? 'Enable key' : 'Disable key');
+    const id = await pickKey(services, tree, arg, enabled ? vscode.l10n.t('Enable key') : vscode.l10n.t('Disable key'));
     if (id === undefined) return;
-    if (!enabled && (await isKeyInUse(tree, services, id)) && !(await services.prompts.confirm(vscode.l10n.t('Disable the key Model Gateway uses?'), IN_USE_DETAIL, vscode.l10n.t('Disable')))) return;
+    if (!enabled && (await isKeyInUse(tree, services, id)) && !(await services.prompts.confirm(vscode.l10n.t('Disable the key Model Gateway uses?'), inUseDetail(), vscode.l10n.t('Disable')))) return;
     try {
       const r = await account().tokens.setEnabled(id, enabled);
       services.log.info(`${enabled ? 'enabled' : 'disabled'} key ${id}`);
       tree.refreshKeys();
       return { id: r.id, state: r.state };
     } catch (err) {
-      showGatewayError(services, vscode.l10n.t('Could not {0} the key', enabled ? 'enable' : 'disable'), err);
+      showGatewayError(services, enabled ? vscode.l10n.t('Could not enable the key') : vscode.l10n.t('Could not disable the key'), err);
     }
   };
   reg('modelGateway.keys.enable', setEnabled(true));
   reg('modelGateway.keys.disable', setEnabled(false));
 
   reg('modelGateway.keys.edit', async (arg?: unknown) => {
-    const id = await pickKey(services, tree, arg, 'Edit key');
+    const id = await pickKey(services, tree, arg, vscode.l10n.t('Edit key'));
     if (id === undefined) return;
     try {
       const current = await account().tokens.get(id);
@@ -171,7 +171,7 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   });
 
   reg('modelGateway.keys.copy', async (arg?: unknown) => {
-    const id = await pickKey(services, tree, arg, 'Copy key');
+    const id = await pickKey(services, tree, arg, vscode.l10n.t('Copy key'));
     if (id === undefined) return false;
     try {
       const key = await account().tokens.reveal(id);
@@ -189,11 +189,11 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   });
 
   reg('modelGateway.keys.delete', async (arg?: unknown) => {
-    const id = await pickKey(services, tree, arg, 'Delete key');
+    const id = await pickKey(services, tree, arg, vscode.l10n.t('Delete key'));
     if (id === undefined) return false;
-    const name = keyNodeOf(tree, arg)?.record.name ?? `key ${id}`;
+    const name = keyNodeOf(tree, arg)?.record.name ?? vscode.l10n.t('key {0}', id);
     const inUse = await isKeyInUse(tree, services, id);
-    const detail = inUse ? `${IN_USE_DETAIL} This cannot be undone.` : 'Anything using this key stops working at once. This cannot be undone.';
+    const detail = inUse ? vscode.l10n.t('{0} This cannot be undone.', inUseDetail()) : vscode.l10n.t('Anything using this key stops working at once. This cannot be undone.');
     if (!(await services.prompts.confirm(inUse ? vscode.l10n.t('Delete "{0}", the key Model Gateway uses?', name) : vscode.l10n.t('Delete the API key "{0}"?', name), detail, vscode.l10n.t('Delete')))) return false;
     try {
       await account().tokens.delete(id);

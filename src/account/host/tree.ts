@@ -4,6 +4,7 @@ import { formatDollars, isSameKey } from '../../common/money';
 import { describeError, showGatewayError } from '../../shell/errors';
 import { loadGateway, type SettingsSource, type GatewayConnection, type CredentialSource, type LogSource } from '../../shell/services';
 import { keyDescription, keyTooltip } from '../core/format';
+import { displayLocale } from '../../common/locale';
 
 export type AccountNode =
   | { kind: 'account'; user: AccountUser; low: boolean }
@@ -84,10 +85,10 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
     const gw = loadGateway();
     // The refusals the person fixes from here: the row runs the command that fixes it.
     if (error instanceof gw.AccountApiError && error.code === gw.NEW_API_USER_REQUIRED) {
-      return { kind: 'message', text, icon: 'error', command: { title: 'Set Account User Id', command: 'modelGateway.setAccountUserId' } };
+      return { kind: 'message', text, icon: 'error', command: { title: vscode.l10n.t('Set Account User Id'), command: 'modelGateway.setAccountUserId' } };
     }
     if (error instanceof gw.AccountApiError && error.type === 'authentication_error') {
-      return { kind: 'message', text, icon: 'error', command: { title: 'Set Access Token', command: 'modelGateway.setAccessToken' } };
+      return { kind: 'message', text, icon: 'error', command: { title: vscode.l10n.t('Set Access Token'), command: 'modelGateway.setAccessToken' } };
     }
     return { kind: 'message', text, icon: 'error' };
   }
@@ -144,9 +145,9 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         return [
           {
             kind: 'message',
-            text: 'Set the system access token to see your balance and keys (new-api also asks for your user id)',
+            text: vscode.l10n.t('Set the system access token to see your balance and keys (new-api also asks for your user id)'),
             icon: 'key',
-            command: { title: 'Set Access Token', command: 'modelGateway.setAccessToken' },
+            command: { title: vscode.l10n.t('Set Access Token'), command: 'modelGateway.setAccessToken' },
           },
           { kind: 'models' },
         ];
@@ -160,7 +161,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const keys = await this.keys();
         if (!keys.ok) return [this.errorNode(keys.error)];
         if (keys.value.length === 0) {
-          return [{ kind: 'message', text: this.filterText ? `No key matches "${this.filterText}"` : 'No API keys yet', icon: 'info' }];
+          return [{ kind: 'message', text: this.filterText ? vscode.l10n.t('No key matches "{0}"', this.filterText) : vscode.l10n.t('No API keys yet'), icon: 'info' }];
         }
         return keys.value.map((record) => ({ kind: 'key', record }));
       }
@@ -189,9 +190,9 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
     switch (node.kind) {
       case 'account': {
         const item = new vscode.TreeItem(node.user.username, C.None);
-        item.description = `${formatDollars(node.user.balanceDollars)}${node.low ? ' (low balance)' : ''}`;
+        item.description = node.low ? vscode.l10n.t('{0} (low balance)', formatDollars(node.user.balanceDollars)) : formatDollars(node.user.balanceDollars);
         item.iconPath = new vscode.ThemeIcon(node.low ? 'warning' : 'account', node.low ? new vscode.ThemeColor('list.warningForeground') : undefined);
-        item.tooltip = vscode.l10n.t('Balance {0} ({1} quota units)', formatDollars(node.user.balanceDollars), node.user.quota.toLocaleString('en-US'));
+        item.tooltip = vscode.l10n.t('Balance {0} ({1} quota units)', formatDollars(node.user.balanceDollars), node.user.quota.toLocaleString(displayLocale()));
         item.contextValue = 'account';
         item.id = 'account';
         return item;
@@ -216,8 +217,8 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const k = node.record;
         const item = new vscode.TreeItem(k.name || vscode.l10n.t('key {0}', k.id), C.None);
         const inUse = isSameKey(k.key, this.services.credentials.getApiKey());
-        item.description = `${inUse ? 'in use here · ' : ''}${keyDescription(k)}`;
-        item.tooltip = new vscode.MarkdownString(`${keyTooltip(k)}${inUse ? '\n\nThis is the key Model Gateway uses.' : ''}`);
+        item.description = inUse ? vscode.l10n.t('in use here · {0}', keyDescription(k)) : keyDescription(k);
+        item.tooltip = new vscode.MarkdownString(inUse ? `${keyTooltip(k)}\n\n${vscode.l10n.t('This is the key Model Gateway uses.')}` : keyTooltip(k));
         item.iconPath = new vscode.ThemeIcon(k.state === 'enabled' ? 'pass' : k.state === 'disabled' ? 'circle-slash' : 'warning');
         item.contextValue = k.enabled ? 'key.enabled' : 'key.disabled';
         item.id = `key-${k.id}`;

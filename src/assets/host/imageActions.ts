@@ -40,7 +40,7 @@ async function askSpeed(title: string, operation: 'remix' | 'edit' | 'replace-ba
     title,
     [...gw.RENDERING_SPEEDS]
       .sort((a, b) => Number(b === 'DEFAULT') - Number(a === 'DEFAULT'))
-      .map((s) => ({ label: s, description: `$${gw.imagePrice({ generation: 'v3', operation, rendering_speed: s })} an image` })),
+      .map((s) => ({ label: s, description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'v3', operation, rendering_speed: s }) ?? '?') })),
   );
 }
 
@@ -93,8 +93,8 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
       model =
         o.model ??
         (await pickOne(vscode.l10n.t('{0}: model', title), [
-          { label: 'V_3', description: 'newest generation' },
-          ...gw.LEGACY_EDIT_MODELS.map((m) => ({ label: m, description: `$${gw.imagePrice({ generation: 'legacy', operation: 'edit', model: m })} an image` })),
+          { label: 'V_3', description: vscode.l10n.t('newest generation') },
+          ...gw.LEGACY_EDIT_MODELS.map((m) => ({ label: m, description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'legacy', operation: 'edit', model: m }) ?? '?') })),
         ])) ??
         '';
       if (!model) return undefined;
@@ -178,7 +178,7 @@ export async function describeImageCommand(services: InteractiveFeature, target?
       return [];
     }
     const items: (vscode.QuickPickItem & { text: string })[] = descriptions.map((text) => ({ label: text, text }));
-    if (descriptions.length > 1) items.push({ label: '$(copy) Copy all', text: descriptions.join('\n\n') });
+    if (descriptions.length > 1) items.push({ label: vscode.l10n.t('$(copy) Copy all'), text: descriptions.join('\n\n') });
     void services.prompts
       .pick(items, { title: vscode.l10n.t('Descriptions of {0}: pick one to copy it', basename(uri.fsPath)), matchOnDetail: true })
       .then(async (picked) => {

@@ -76,11 +76,11 @@ async function askImageArgs(services: InteractiveFeature, given?: string): Promi
   if (!prompt) return undefined;
   const preferred = services.settings().defaultModels.image || 'V_3';
   const models = ['V_3', ...gw.LEGACY_MODELS].sort((a, b) => Number(b === preferred) - Number(a === preferred));
-  const model = await pickOne(title(2, 'model'), models.map((m) => ({ label: m, description: m === 'V_3' ? 'newest generation' : `$${gw.imagePrice({ generation: 'legacy', operation: 'generate', model: m as LegacyModel })} an image` })));
+  const model = await pickOne(title(2, 'model'), models.map((m) => ({ label: m, description: m === 'V_3' ? vscode.l10n.t('newest generation') : vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'legacy', operation: 'generate', model: m as LegacyModel }) ?? '?') })));
   if (!model) return undefined;
   let rendering_speed: RenderingSpeed | undefined;
   if (model === 'V_3') {
-    rendering_speed = await pickOne(title(3, 'speed'), gw.RENDERING_SPEEDS.map((s) => ({ label: s, description: `$${gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: s })} an image` })).sort((a, b) => Number(b.label === 'DEFAULT') - Number(a.label === 'DEFAULT')));
+    rendering_speed = await pickOne(title(3, 'speed'), gw.RENDERING_SPEEDS.map((s) => ({ label: s, description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: s }) ?? '?') })).sort((a, b) => Number(b.label === 'DEFAULT') - Number(a.label === 'DEFAULT')));
     if (!rendering_speed) return undefined;
   }
   const ratios = model === 'V_3' ? [...gw.V3_ASPECT_RATIOS] : Object.keys(LEGACY_RATIO);

@@ -115,7 +115,7 @@ export async function pickModel(services: GatewayFeature, job: Job, title: strin
   const preferred = services.settings().defaultModels[job];
   if (preferred && !ids.includes(preferred)) ids.unshift(preferred);
   ids.sort((a, b) => Number(b === preferred) - Number(a === preferred));
-  return pickOne(title, ids.map((id) => ({ label: id, description: id === preferred ? 'default' : undefined })));
+  return pickOne(title, ids.map((id) => ({ label: id, description: id === preferred ? vscode.l10n.t('default') : undefined })));
 }
 
 /** Opens a file in VS Code (its default editor: image preview, text…). */

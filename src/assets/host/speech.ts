@@ -8,6 +8,7 @@ import { loadGateway, type GatewayConnection, type InteractiveFeature } from '..
 import { canJoin, joinAudio, splitForSpeech } from '../core/audioParts';
 import { assetsFolderOrSay, optionsArg, pickModel, pickOne, slug, uniquePath } from './shared';
 import { showAudioPlayer } from './player';
+import { displayLocale } from '../../common/locale';
 
 export interface SpeakOptions {
   model: string;
@@ -70,7 +71,7 @@ async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOp
     o.format ??
     (await pickOne(
       vscode.l10n.t('Speak (3/4): audio format'),
-      formats.map((f) => ({ label: f, description: f === 'wav' || f === 'pcm' ? 'long text joined exactly' : f === 'opus' || f === 'flac' ? 'long text saved as numbered parts' : undefined })),
+      formats.map((f) => ({ label: f, description: f === 'wav' || f === 'pcm' ? vscode.l10n.t('long text joined exactly') : f === 'opus' || f === 'flac' ? vscode.l10n.t('long text saved as numbered parts') : undefined })),
     ));
   if (!format) return undefined;
   let speed = o.speed;
@@ -115,7 +116,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   // Spending always asks the person: no caller's option skips it.
   const chars = parts.reduce((n, p) => n + p.length, 0);
   const go = await services.prompts.confirm(
-    vscode.l10n.t('Speak {0} characters{1}?', chars.toLocaleString('en-US'), parts.length > 1 ? ` in ${parts.length} parts` : ''),
+    vscode.l10n.t('Speak {0} characters{1}?', chars.toLocaleString(displayLocale()), parts.length > 1 ? ` in ${parts.length} parts` : ''),
     vscode.l10n.t('{0} · {1} · {2}. Speech is billed by input characters.{3}', model, voice, format, joinable ? '' : ` ${format} parts cannot be joined: they are saved as ${parts.length} numbered files.`),
     vscode.l10n.t('Speak'),
     'info',

@@ -4,6 +4,7 @@ import { assetSettings } from '../../shell/config';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayFeature } from '../../shell/services';
 import { assetsFolder, openFile, slug, uniquePath } from './shared';
+import { formatDateTime } from '../../common/locale';
 
 const STATE_KEY = 'modelGateway.videoJobs';
 
@@ -194,7 +195,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
   getTreeItem(job: VideoJob): vscode.TreeItem {
     const item = new vscode.TreeItem(job.prompt.length > 48 ? `${job.prompt.slice(0, 47)}…` : job.prompt);
     item.id = job.id;
-    const when = new Date(job.createdAt).toLocaleString();
+    const when = formatDateTime(job.createdAt);
     const shape = [job.model, job.seconds && `${job.seconds}s`, job.size].filter(Boolean).join(' · ');
     const state = job.error
       ? job.status === 'completed'

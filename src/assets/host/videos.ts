@@ -51,7 +51,7 @@ export async function generateVideoCommand(services: InteractiveFeature, jobs: V
   const model = o.model ?? (await pickModel(services, 'video', title(2, 'model'), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
   if (!model) return undefined;
   const family = gw.videoFamilyOf(model);
-  const seconds = o.seconds ?? (family ? await pickOne(title(3, 'duration'), family.seconds.map((s) => ({ label: s, description: 'seconds' }))) : undefined);
+  const seconds = o.seconds ?? (family ? await pickOne(title(3, 'duration'), family.seconds.map((s) => ({ label: s, description: vscode.l10n.t('seconds') }))) : undefined);
   if (family && !seconds) return undefined;
   const size = o.size ?? (family ? await pickOne(title(4, 'size'), family.sizes.map((s) => ({ label: s }))) : undefined);
   if (family && !size) return undefined;

@@ -22,7 +22,7 @@ export async function runCodeAction(action: CodeAction, code: string, language: 
   switch (action) {
     case 'copy':
       await vscode.env.clipboard.writeText(code);
-      deps.post({ type: 'notice', level: 'info', text: 'Copied.' });
+      deps.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Copied.') });
       return;
     case 'insert': {
       const editor = vscode.window.activeTextEditor ?? deps.editors.lastEditor ?? vscode.window.visibleTextEditors[0];
@@ -56,7 +56,7 @@ export async function runCodeAction(action: CodeAction, code: string, language: 
  */
 async function applyToFile(code: string, deps: Deps): Promise<void> {
   const say = (text: string, level: 'info' | 'error' = 'error') => deps.post({ type: 'notice', level, text });
-  if (deps.busy()) return say('Wait for the reply to end (or stop it) before applying code.', 'info');
+  if (deps.busy()) return say(vscode.l10n.t('Wait for the reply to end (or stop it) before applying code.'), 'info');
   let editor = vscode.window.activeTextEditor ?? deps.editors.lastEditor;
   if (!editor || editor.document.uri.scheme !== 'file') {
     const files = await deps.editors.findFiles('');
@@ -70,7 +70,7 @@ async function applyToFile(code: string, deps: Deps): Promise<void> {
   }
   const doc = editor.document;
   const path = vscode.workspace.asRelativePath(doc.uri);
-  if (doc.isDirty) return say(`${path} has unsaved changes: save it first, then apply the code.`);
+  if (doc.isDirty) return say(vscode.l10n.t('{0} has unsaved changes: save it first, then apply the code.', path));
   const sel = editor.selection;
   const before = doc.getText();
   let after: string;
@@ -82,7 +82,7 @@ async function applyToFile(code: string, deps: Deps): Promise<void> {
   deps.approver.currentCallId = newId('apply');
   try {
     const result = await tools.proposeContent(path, after);
-    say(result.content.startsWith('The person rejected') ? `Not applied: ${path} is unchanged.` : result.content, result.isError && !result.content.startsWith('The person rejected') ? 'error' : 'info');
+    say(result.content.startsWith('The person rejected') ? vscode.l10n.t('Not applied: {0} is unchanged.', path) : result.content, result.isError && !result.content.startsWith('The person rejected') ? 'error' : 'info');
   } finally {
     deps.approver.currentCallId = undefined;
   }

@@ -204,7 +204,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return this.editors.announce();
       case 'send': {
         const at = m.replaces ? (s.current?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
-        if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: 'That question is no longer in this conversation.' });
+        if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: vscode.l10n.t('That question is no longer in this conversation.') });
         const active = m.activeEditor ? await this.editors.activeContext() : undefined;
         const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
         return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
@@ -221,7 +221,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return s.newConversation();
       case 'open-conversation': {
         const ok = await s.open(m.id);
-        return this.post({ type: 'result', requestId: m.requestId, ok, ...(ok ? {} : { message: 'That conversation could not be read.' }) });
+        return this.post({ type: 'result', requestId: m.requestId, ok, ...(ok ? {} : { message: vscode.l10n.t('That conversation could not be read.') }) });
       }
       case 'rename-conversation':
         await s.rename(m.id, m.title);
@@ -284,11 +284,11 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       const file = this.agent?.customizations?.usePrompt(id);
       if (file) {
         if (file.mode) await this.session.setMode(file.mode);
-        this.post({ type: 'set-draft', text: file.text, note: `From the prompt file ${id.replace(/^prompt-file:/, '')}${file.mode ? ` (mode: ${this.session.currentMode()})` : ''}: edit it or send it.` });
+        this.post({ type: 'set-draft', text: file.text, note: vscode.l10n.t('From the prompt file {0}{1}: edit it or send it.', id.replace(/^prompt-file:/, ''), file.mode ? ` (mode: ${this.session.currentMode()})` : '') });
         return;
       }
       const text = await this.agent?.contextSource?.usePrompt(id);
-      if (text !== undefined) this.post({ type: 'set-draft', text, note: `From the MCP prompt ${id}: edit it or send it.` });
+      if (text !== undefined) this.post({ type: 'set-draft', text, note: vscode.l10n.t('From the MCP prompt {0}: edit it or send it.', id) });
     } catch (err) {
       this.post({ type: 'notice', level: 'error', text: err instanceof Error ? err.message : String(err) });
     }

@@ -28,14 +28,14 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
   undo(call: ToolCallRecord): Promise<boolean> {
     const edits = editsOf(call);
     if (edits.length === 0 || call.undone) return Promise.resolve(false);
-    return this.restore([call], `Undo the change to ${edits.length === 1 ? edits[0].path : `${edits.length} files`}?`, 'Undo');
+    return this.restore([call], edits.length === 1 ? vscode.l10n.t('Undo the change to {0}?', edits[0].path) : vscode.l10n.t('Undo the changes to {0} files?', edits.length), vscode.l10n.t('Undo'));
   }
 
   /** Restores every file the turn changed to what it was before the turn. */
   restoreTurn(turn: AssistantTurn): Promise<boolean> {
     const calls = turn.steps.flatMap((s) => s.toolCalls).filter((c) => editsOf(c).length > 0 && !c.undone);
     const paths = new Set(calls.flatMap((c) => editsOf(c).map((e) => e.path)));
-    return calls.length ? this.restore(calls, `Restore ${paths.size === 1 ? [...paths][0] : `${paths.size} files`} to before this turn?`, 'Restore') : Promise.resolve(false);
+    return calls.length ? this.restore(calls, paths.size === 1 ? vscode.l10n.t('Restore {0} to before this turn?', [...paths][0]) : vscode.l10n.t('Restore {0} files to before this turn?', paths.size), vscode.l10n.t('Restore')) : Promise.resolve(false);
   }
 
   private async restore(calls: ToolCallRecord[], question: string, action: string): Promise<boolean> {
@@ -44,9 +44,9 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
     const removed = steps.filter((s) => s.restoreTo === null).map((s) => s.path);
     const changed = steps.filter((s) => s.changedSince).map((s) => s.path);
     const detail = [
-      `${steps.length} file${steps.length === 1 ? '' : 's'}: ${steps.map((s) => s.path).join(', ')}.`,
-      removed.length ? `Created by this turn, removed: ${removed.join(', ')}.` : '',
-      changed.length ? `Changed since the edit (those changes are lost): ${changed.join(', ')}.` : '',
+      steps.length === 1 ? vscode.l10n.t('1 file: {0}.', steps[0].path) : vscode.l10n.t('{0} files: {1}.', steps.length, steps.map((s) => s.path).join(', ')),
+      removed.length ? vscode.l10n.t('Created by this turn, removed: {0}.', removed.join(', ')) : '',
+      changed.length ? vscode.l10n.t('Changed since the edit (those changes are lost): {0}.', changed.join(', ')) : '',
     ]
       .filter(Boolean)
       .join('\n');

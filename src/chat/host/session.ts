@@ -311,7 +311,7 @@ export class ChatSession implements vscode.Disposable {
     if (this.running) this.stop();
     const c = await this.store.load(id);
     if (!c) {
-      this.post({ type: 'notice', level: 'error', text: 'That conversation could not be read.' });
+      this.post({ type: 'notice', level: 'error', text: vscode.l10n.t('That conversation could not be read.') });
       return false;
     }
     // A turn left "streaming" by a crash is shown as stopped.
@@ -492,7 +492,7 @@ export class ChatSession implements vscode.Disposable {
       await this.store.save(conversation);
     } catch (err) {
       this.services.log.error('chat: could not save the conversation', err);
-      this.post({ type: 'notice', level: 'error', text: `The conversation could not be saved: ${describeError(this.services, err).message}` });
+      this.post({ type: 'notice', level: 'error', text: vscode.l10n.t('The conversation could not be saved: {0}', describeError(this.services, err).message) });
     }
     this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
     try {
@@ -591,7 +591,7 @@ export class ChatSession implements vscode.Disposable {
           void this.pushState();
         } else if (e.type === 'condense-failed') {
           this.services.log.error('chat: could not condense older turns', redact(e.message));
-          this.post({ type: 'notice', level: 'info', text: 'Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.' });
+          this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.') });
         } else {
           this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
           if (e.type === 'step' && e.index > lastStepSaved) {
@@ -616,7 +616,7 @@ export class ChatSession implements vscode.Disposable {
     const turn = conversation?.turns.find((t): t is AssistantTurn => t.id === m.turnId && t.role === 'assistant');
     if (!conversation || !turn) return;
     if (this.running) {
-      this.post({ type: 'notice', level: 'info', text: 'Wait for the reply to end (or stop it) before undoing its edits.' });
+      this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Wait for the reply to end (or stop it) before undoing its edits.') });
       return;
     }
     const call = m.type === 'undo-edit' ? turn.steps.flatMap((s) => s.toolCalls).find((c) => c.id === m.callId) : undefined;
@@ -624,7 +624,7 @@ export class ChatSession implements vscode.Disposable {
     if (!done) return;
     await this.store.save(conversation);
     this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
-    this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? 'The change was undone.' : 'The files are back to before this turn.' });
+    this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? vscode.l10n.t('The change was undone.') : vscode.l10n.t('The files are back to before this turn.') });
   }
 
   guard(): PathGuard {

@@ -106,7 +106,7 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     const current = readCompletionSettings().model;
     const items = [...ids.filter((id) => CODE_MODEL.test(id)).sort(), ...ids.filter((id) => !CODE_MODEL.test(id)).sort()].map((id) => ({
       label: id,
-      description: id === current ? 'in use' : CODE_MODEL.test(id) ? 'code model' : undefined,
+      description: id === current ? vscode.l10n.t('in use') : CODE_MODEL.test(id) ? vscode.l10n.t('code model') : undefined,
     }));
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model for inline completions'), placeHolder: vscode.l10n.t('A code model with fill-in-the-middle is fastest and cheapest'), ignoreFocusOut: true });
     if (!pick) return undefined;
@@ -134,11 +134,11 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     const s = readCompletionSettings();
     const snoozed = !!provider.snoozedUntil;
     const items: (vscode.QuickPickItem & { run: () => unknown })[] = [
-      { label: s.enabled ? '$(circle-slash) Turn Off' : '$(sparkle) Turn On', run: toggle },
-      ...(s.enabled && s.model ? [snoozed ? { label: '$(play) Resume Now', run: () => provider.snooze(0) } : { label: '$(clock) Snooze for 15 Minutes', run: () => provider.snooze(SNOOZE_MS) }] : []),
-      { label: '$(symbol-method) Choose Model…', description: s.model ? `${s.model} · ${describePath(provider.pathOf(s.model, s))}` : 'none yet', run: chooseModel },
-      { label: '$(gear) Languages and Limits…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.completions') },
-      { label: '$(graph) Open Usage', run: () => vscode.commands.executeCommand('modelGateway.usage.open') },
+      { label: s.enabled ? vscode.l10n.t('$(circle-slash) Turn Off') : vscode.l10n.t('$(sparkle) Turn On'), run: toggle },
+      ...(s.enabled && s.model ? [snoozed ? { label: vscode.l10n.t('$(play) Resume Now'), run: () => provider.snooze(0) } : { label: vscode.l10n.t('$(clock) Snooze for 15 Minutes'), run: () => provider.snooze(SNOOZE_MS) }] : []),
+      { label: vscode.l10n.t('$(symbol-method) Choose Model…'), description: s.model ? `${s.model} · ${describePath(provider.pathOf(s.model, s))}` : vscode.l10n.t('none yet'), run: chooseModel },
+      { label: vscode.l10n.t('$(gear) Languages and Limits…'), run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.completions') },
+      { label: vscode.l10n.t('$(graph) Open Usage'), run: () => vscode.commands.executeCommand('modelGateway.usage.open') },
     ];
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway: inline completions') });
     await pick?.run();

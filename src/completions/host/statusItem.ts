@@ -3,6 +3,7 @@ import { formatCost } from '../../common/money';
 import type { GatewayFeature } from '../../shell/services';
 import type { GatewayInlineCompletions, Skip } from './provider';
 import type { CompletionSettings } from './settings';
+import { displayLocale, formatTime } from '../../common/locale';
 
 const SKIP_WORDS: Partial<Record<Skip, string>> = {
   language: 'off for this language (modelGateway.completions.languages)',
@@ -58,7 +59,7 @@ export class CompletionsStatusItem implements vscode.Disposable {
     } else if (this.provider.snoozedUntil) {
       const minutes = Math.max(1, Math.ceil((this.provider.snoozedUntil - Date.now()) / 60_000));
       this.item.text = vscode.l10n.t('$(clock) Completions {0} min', minutes);
-      lines.push(`Inline completions are snoozed until ${new Date(this.provider.snoozedUntil).toLocaleTimeString()}.`);
+      lines.push(`Inline completions are snoozed until ${formatTime(this.provider.snoozedUntil)}.`);
     } else if (today.dollars >= s.capDollars) {
       this.item.text = vscode.l10n.t('$(warning) Completions: cap reached');
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -86,4 +87,4 @@ export function describePath(path: 'fim' | 'prompt' | 'chat'): string {
   return path === 'fim' ? 'fill-in-the-middle' : path === 'prompt' ? 'completions without the code after the cursor' : 'a chat prompt';
 }
 
-const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${n.toLocaleString(displayLocale())} ${word}${n === 1 ? '' : 's'}`;

@@ -34,8 +34,8 @@ export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>)
   const current = chat.inspect<string>(UTILITY)?.globalValue;
   type Item = vscode.QuickPickItem & { apply: () => Thenable<void> };
   const mainAgent: Item = {
-    label: '$(comment-discussion) The model picked in the chat',
-    description: 'each request uses the model you chat with',
+    label: vscode.l10n.t('$(comment-discussion) The model picked in the chat'),
+    description: vscode.l10n.t('each request uses the model you chat with'),
     apply: async () => {
       await chat.update(BYOK_DEFAULT, MAIN_AGENT, vscode.ConfigurationTarget.Global);
       // Our own earlier choice would take precedence over it: cleared; anyone else's is left alone.
@@ -46,7 +46,7 @@ export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>)
   };
   const items: (Item | vscode.QuickPickItem)[] = [
     mainAgent,
-    { label: 'Gateway models, cheapest first', kind: vscode.QuickPickItemKind.Separator },
+    { label: vscode.l10n.t('Gateway models, cheapest first'), kind: vscode.QuickPickItemKind.Separator },
     ...models.map<Item>((m) => ({
       label: m.id,
       description: [m.pricing ?? 'price unknown', current === utilityModelValue(m.id) ? 'in use' : ''].filter(Boolean).join(' · '),

@@ -101,7 +101,7 @@ export class McpElicitation {
       return typed === undefined ? CANCELLED : valueOf(f, typed);
     }
     if (f.kind === 'boolean') {
-      const items = [{ label: 'Yes', value: true }, { label: 'No', value: false }];
+      const items = [{ label: vscode.l10n.t('Yes'), value: true }, { label: vscode.l10n.t('No'), value: false }];
       if (f.default === false) items.reverse();
       const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: LEAVE_EMPTY, value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
       return picked === undefined ? CANCELLED : picked.value;

@@ -16,6 +16,7 @@ import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCUR
 import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
+import { displayLocale } from '../../common/locale';
 
 export type { IndexedChunk } from './fileChunks';
 
@@ -102,7 +103,7 @@ export class IndexingStopped extends Error {
     readonly embedded: number,
     readonly total: number,
   ) {
-    super(`Indexing stopped after ${embedded.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} chunks: ${(cause as Error)?.message ?? String(cause)}`);
+    super(`Indexing stopped after ${embedded.toLocaleString(displayLocale())} of ${total.toLocaleString(displayLocale())} chunks: ${(cause as Error)?.message ?? String(cause)}`);
     this.name = 'IndexingStopped';
   }
 }

@@ -9,6 +9,7 @@ import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
 import { IndexingStopped, IndexModelChanged, SemanticIndex, type EmbedFn, type IndexStats } from '../core/semanticIndex';
 import { StoreSearchIndex } from '../core/storeSearchIndex';
 import type { TeamStoreLink } from './teamStoreLink';
+import { displayLocale } from '../../common/locale';
 
 /** Lines per chunk the index cuts (its chunker, part of every chunk's identity in a team store). */
 const CHUNK_TOKENS = 300;
@@ -111,9 +112,9 @@ export class SearchService implements vscode.Disposable {
       this.status.text = vscode.l10n.t('$(sync~spin) Indexing{0}', progress ? ` ${progress}` : '');
       this.status.tooltip = vscode.l10n.t('Model Gateway is indexing the workspace for semantic search');
     } else if (size && size.chunks > 0) {
-      this.status.text = vscode.l10n.t('$(search) {0} chunks', size.chunks.toLocaleString('en-US'));
+      this.status.text = vscode.l10n.t('$(search) {0} chunks', size.chunks.toLocaleString(displayLocale()));
       const team = this.team?.describe();
-      this.status.tooltip = vscode.l10n.t('Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.', size.files.toLocaleString('en-US'), size.chunks.toLocaleString('en-US'), this.model(), team ? `\n${team}.` : '');
+      this.status.tooltip = vscode.l10n.t('Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.', size.files.toLocaleString(displayLocale()), size.chunks.toLocaleString(displayLocale()), this.model(), team ? `\n${team}.` : '');
     } else {
       this.status.hide();
       return;
@@ -161,7 +162,7 @@ export class SearchService implements vscode.Disposable {
             return this.index!.update(undefined, abort.signal, (p) => {
               if (p.phase === 'embed' && p.total > 0) {
                 const pct = Math.floor((p.done / p.total) * 100);
-                progress.report({ message: vscode.l10n.t('{0} of {1} chunks', p.done.toLocaleString('en-US'), p.total.toLocaleString('en-US')), increment: pct - last });
+                progress.report({ message: vscode.l10n.t('{0} of {1} chunks', p.done.toLocaleString(displayLocale()), p.total.toLocaleString(displayLocale())), increment: pct - last });
                 last = pct;
                 this.render(`${pct}%`);
               } else progress.report({ message: vscode.l10n.t('scanned {0} files', p.done) });
@@ -180,8 +181,8 @@ export class SearchService implements vscode.Disposable {
         if (err instanceof IndexModelChanged) return this.build({ clean: true, reason: `${err.message} Rebuilding the search index` });
         if (err instanceof IndexingStopped) {
           // Says how far it got and why, with the fix for the cause (a missing model, a refused key, …).
-          const kept = err.embedded > 0 ? `; the ${err.embedded.toLocaleString('en-US')} embedded are kept and Build Index resumes from there` : '';
-          showGatewayError(this.services, vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', err.embedded.toLocaleString('en-US'), err.total.toLocaleString('en-US'), kept), err.cause);
+          const kept = err.embedded > 0 ? `; the ${err.embedded.toLocaleString(displayLocale())} embedded are kept and Build Index resumes from there` : '';
+          showGatewayError(this.services, vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', err.embedded.toLocaleString(displayLocale()), err.total.toLocaleString(displayLocale()), kept), err.cause);
           return undefined;
         }
         showGatewayError(this.services, vscode.l10n.t('Could not index the workspace'), err);

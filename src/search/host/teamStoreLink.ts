@@ -6,6 +6,7 @@ import type { InteractiveFeature } from '../../shell/services';
 import type * as TeamStoreModule from '../../teamStore-entry';
 import type { IndexStats, SharedVectors } from '../core/semanticIndex';
 import type { StoreSearch } from '../core/storeSearchIndex';
+import { displayLocale } from '../../common/locale';
 
 type Module = typeof TeamStoreModule;
 let loaded: Module | undefined;
@@ -160,12 +161,12 @@ export class TeamStoreLink implements vscode.Disposable {
   describe(): string | undefined {
     const settings = teamStoreSettings();
     if (!settings) return undefined;
-    const build = this.lastBuild ? `; the last build (and the changes since) took ${this.lastBuild.took.toLocaleString('en-US')} vectors from it and added ${this.lastBuild.gave.toLocaleString('en-US')}` : '';
+    const build = this.lastBuild ? `; the last build (and the changes since) took ${this.lastBuild.took.toLocaleString(displayLocale())} vectors from it and added ${this.lastBuild.gave.toLocaleString(displayLocale())}` : '';
     if (this.failure) return `Team store: not in use (${this.failure})`;
     if (!this.state) return `Team store: ${settings.url} (not connected yet)`;
     const s = this.state;
     const searching = settings.searchInStore ? `, searched in place${s.searchable ? '' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : '';
-    return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${searching}${build}`;
+    return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString(displayLocale())} vectors of ${s.model}${searching}${build}`;
   }
 
   /** The status as a heading and lines (the Team Store Status dialog). */
@@ -176,8 +177,8 @@ export class TeamStoreLink implements vscode.Disposable {
     const lines = [`Where: ${s?.where ?? settings.url}${s && !s.writable ? ' (read-only)' : ''}`];
     if (this.failure) return { title: 'Team store: not in use', lines: [...lines, this.failure, 'Semantic search goes on with this machine’s embeddings.'] };
     if (!s) return { title: 'Team store: not connected yet', lines };
-    lines.push(`Holds: ${s.rows.toLocaleString('en-US')} vectors of ${s.model}${s.dimensions ? ` (${s.dimensions} dimensions)` : ''}`);
-    if (this.lastBuild) lines.push(`The last build and the changes since: took ${this.lastBuild.took.toLocaleString('en-US')} vectors, added ${this.lastBuild.gave.toLocaleString('en-US')}`);
+    lines.push(`Holds: ${s.rows.toLocaleString(displayLocale())} vectors of ${s.model}${s.dimensions ? ` (${s.dimensions} dimensions)` : ''}`);
+    if (this.lastBuild) lines.push(`The last build and the changes since: took ${this.lastBuild.took.toLocaleString(displayLocale())} vectors, added ${this.lastBuild.gave.toLocaleString(displayLocale())}`);
     lines.push(settings.searchInStore ? `Search: in the store${s.searchable ? ', through its HNSW index' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : 'Search: on this machine, with the vectors taken from the store');
     return { title: 'Team store: connected', lines };
   }

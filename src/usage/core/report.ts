@@ -8,6 +8,7 @@ import { forecast } from './forecast';
 import { imageFamilyPrice, priceText, type PriceBook } from '../../common/prices';
 import { toCsv } from './csv';
 import { COMPLETIONS_SERIES, MCP_SERIES_PREFIX, type CompletionSpendByDay, type RangeDays, type UsageReport } from '../../common/usageReport';
+import { displayLocale } from '../../common/locale';
 
 export { RANGES, type ModelRow, type RangeDays, type UsageReport } from '../../common/usageReport';
 
@@ -161,7 +162,7 @@ export function buildReport(input: ReportInput): UsageReport {
     todayDollars: dailyTotals[dailyTotals.length - 1] ?? 0,
     requests,
     tokens,
-    sampleNote: logs.complete ? undefined : `Tokens, keys and the costliest calls are from the newest ${calls.length.toLocaleString('en-US')} calls${logs.total ? ` of ${logs.total.toLocaleString('en-US')}` : ''}.`,
+    sampleNote: logs.complete ? undefined : `Tokens, keys and the costliest calls are from the newest ${calls.length.toLocaleString(displayLocale())} calls${logs.total ? ` of ${logs.total.toLocaleString(displayLocale())}` : ''}.`,
     perKey: [...keys.entries()].map(([name, k]) => ({ name: name || '(unnamed key)', ...k })).sort((a, b) => b.dollars - a.dollars),
     perModel: ranked.map(([model, m]) => ({ model, ...m, ...describePrice(prices, model) })),
     topCalls: [...calls].sort((a, b) => b.quota - a.quota).slice(0, 10).map(topCall),
@@ -175,7 +176,7 @@ export function buildReport(input: ReportInput): UsageReport {
         : `Spend per day from the gateway's 7-day dashboard${unknownDays.length ? `; the ${unknownDays.length} days before it are unknown (the log is too long to read whole)` : ''}.`
       : logs.complete
         ? "Spend per day from the gateway's request log."
-        : `Spend per day from the newest ${logs.items.length.toLocaleString('en-US')} calls of the gateway's request log (it has no usage buckets)${unknownDays.length ? `; the ${unknownDays.length} days before them are unknown` : ''}.`,
+        : `Spend per day from the newest ${logs.items.length.toLocaleString(displayLocale())} calls of the gateway's request log (it has no usage buckets)${unknownDays.length ? `; the ${unknownDays.length} days before them are unknown` : ''}.`,
     generatedAt: nowMs,
   };
 }

@@ -5,6 +5,7 @@ import { formatDollars } from '../../common/money';
 import { usageSettings } from '../../shell/config';
 import { describeDays, type Forecast } from '../core/forecast';
 import { SpendWatch, type StateStore } from './spendWatch';
+import { formatTime } from '../../common/locale';
 
 export type ConnectionState =
   | { kind: 'unconfigured' }
@@ -71,7 +72,7 @@ export class StatusBar implements vscode.Disposable {
         const balance = s.balanceDollars === undefined ? '' : ` ${formatDollars(s.balanceDollars)}`;
         const today = s.today ? ` · today ${formatDollars(s.today.dollars)}` : '';
         this.item.text = vscode.l10n.t('{0} Model Gateway{1}{2}', s.low ? '$(warning)' : '$(pass-filled)', balance, today);
-        const since = s.today?.since ? ` on this key since ${new Date(s.today.since).toLocaleTimeString()}` : '';
+        const since = s.today?.since ? ` on this key since ${formatTime(s.today.since)}` : '';
         this.item.tooltip =
           vscode.l10n.t('Connected to {0}{1}.', s.host, s.username ? ` as ${s.username}` : '') +
           (s.balanceDollars === undefined ? vscode.l10n.t(' Set the system access token to see the balance.') : vscode.l10n.t(' Balance {0}{1}.', formatDollars(s.balanceDollars), s.low ? ' (low)' : '')) +

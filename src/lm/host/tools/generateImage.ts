@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { assetsFolder, slug } from '../../../assets/host/shared';
 import { saveImages } from '../../../assets/host/images';

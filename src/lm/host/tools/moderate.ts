@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { loadGateway } from '../../../shell/services';
 import { GatewayTool, textField } from './tool';

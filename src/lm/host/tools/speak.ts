@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { assetsFolder, slug, uniquePath } from '../../../assets/host/shared';
 import { MAX_SPEECH_INPUT } from '../../../common/mediaLimits';

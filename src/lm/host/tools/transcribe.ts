@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { AUDIO_FILE_EXTENSIONS } from '../../../assets/host/shared';
 import { MAX_AUDIO_UPLOAD_BYTES } from '../../../common/mediaLimits';
