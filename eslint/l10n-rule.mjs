@@ -10,8 +10,8 @@ const SHOW_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'sho
 const HELPER_ARGS = { say: [0], restore: [1, 2], confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1], pickOne: [0], askInteger: [0, 1], pickModel: [2], askPrompt: [0, 1], askSpeed: [0], assetsFolderOrSay: [1], targetFile: [3] };
 /** Calls whose object argument's shown properties are text (post: a notice or note for the chat webview). */
 const OBJECT_SINKS = new Set(['post', 'askSecret', 'showOpenDialog', 'showSaveDialog', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'pick', 'pickMany', 'input', 'createQuickPick', 'createInputBox', 'createStatusBarItem', 'createTreeView']);
-/** Shown wherever they are: a language model tool's messages in VS Code's chat, a file dialog's button. */
-const ALWAYS_SHOWN_PROPS = new Set(['invocationMessage', 'pastTenseMessage', 'openLabel', 'saveLabel']);
+/** Shown wherever they are: a language model tool's messages in VS Code's chat, a file dialog's button, a problem said to the person. */
+const ALWAYS_SHOWN_PROPS = new Set(['problem', 'invocationMessage', 'pastTenseMessage', 'openLabel', 'saveLabel']);
 const SHOWN_PROPS = new Set(['what', 'text', 'note', 'openLabel', 'saveLabel', 'title', 'prompt', 'placeHolder', 'placeholder', 'label', 'description', 'detail', 'tooltip', 'message', 'validationMessage', 'name']);
 const ASSIGNED_PROPS = new Set(['text', 'tooltip', 'title', 'placeholder', 'prompt', 'description', 'message', 'validationMessage', 'label', 'name']);
 const NEW_SHOWN = new Set(['TreeItem', 'MarkdownString', 'QuickInputButton']);

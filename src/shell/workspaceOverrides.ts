@@ -51,7 +51,7 @@ export class WorkspaceOverrideNotice implements vscode.Disposable {
     if (state.get<string>(SEEN) === fingerprint) return found;
     await state.update(SEEN, fingerprint);
     this.services.log.warn(`workspace settings set ${keys.join(', ')}: ignored (user settings only)`);
-    const what = keys.includes('modelGateway.baseUrl') ? 'name another gateway' : `set ${keys.join(', ')}`;
+    const what = keys.includes('modelGateway.baseUrl') ? vscode.l10n.t('name another gateway') : vscode.l10n.t('set {0}', keys.join(', '));
     const choice = await tell(
       this.services,
       'warning',

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { stat } from 'node:fs/promises';
 import type { PathGuard } from '../../tools/pathGuard';
 import { ToolError } from '../../tools/pathGuard';
@@ -77,7 +78,7 @@ export async function runCommandTool(deps: CommandToolDeps, rawArgs: string, app
     if (!runsUnasked({ kind: 'command', decision: decision.decision }, auto, deps.paused())) {
       // "Always allow" only where allowing this line would let it run (one plain command).
       const offer = decideCommand(line, { allow: [line], deny: policy.deny }, place).decision === 'run' ? line : undefined;
-      const reason = deps.paused() ? 'auto-approval is paused' : !auto.terminal ? 'every command asks (modelGateway.agent.autoApprove.terminal is off)' : decision.reason;
+      const reason = deps.paused() ? l10n.t('auto-approval is paused') : !auto.terminal ? l10n.t('every command asks (modelGateway.agent.autoApprove.terminal is off)') : decision.reason;
       const answer = await approver.approveAction({ kind: 'command', action: line, where: folder.display === '.' ? 'workspace root' : folder.display, reason, ...(offer ? { always: offer } : {}) }, callId, signal);
       if (!answer.accepted) return { content: `The person rejected running \`${line}\`; it was not run.`, isError: true };
       if (answer.always && offer) await allowCommand(offer);

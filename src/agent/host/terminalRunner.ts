@@ -170,7 +170,7 @@ export class AgentTerminals implements vscode.Disposable {
       onData(d);
       show(d);
     } });
-    show(`\n\x1b[2m${r.ended === 'timeout' ? 'Timed out' : r.ended === 'stopped' ? 'Stopped' : `Exit code ${r.exitCode ?? 'unknown'}`}\x1b[0m\n`);
+    show(`\n\x1b[2m${r.ended === 'timeout' ? vscode.l10n.t('Timed out') : r.ended === 'stopped' ? vscode.l10n.t('Stopped') : vscode.l10n.t('Exit code {0}', r.exitCode ?? vscode.l10n.t('unknown'))}\x1b[0m\n`);
     write.dispose();
     return r;
   }

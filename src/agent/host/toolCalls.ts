@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { ActionApprover } from '../core/approval';
 import { runsUnasked } from '../core/autoApproval';
 import { agentSettings, allowTool } from './settings';
@@ -18,7 +19,7 @@ export function objectArgs(raw: string): Record<string, unknown> | undefined {
  */
 export async function approveRead(o: { name: string; args: string; approver: ActionApprover; callId: string | undefined; signal: AbortSignal | undefined; paused: boolean }): Promise<boolean> {
   const answer = await o.approver.approveAction(
-    { kind: 'tool', action: o.name, where: 'workspace', args: o.args, reason: o.paused ? 'auto-approval is paused' : 'reads ask (modelGateway.agent.autoApprove.readOnly is off)' },
+    { kind: 'tool', action: o.name, where: l10n.t('workspace'), args: o.args, reason: o.paused ? l10n.t('auto-approval is paused') : l10n.t('reads ask (modelGateway.agent.autoApprove.readOnly is off)') },
     o.callId,
     o.signal,
   );
@@ -45,7 +46,7 @@ export async function approveToolCall(o: {
   if (runsUnasked({ kind: 'tool', server: o.server, tool: o.tool }, agentSettings().auto, o.paused)) return true;
   const entry = `${o.server}/${o.tool}`;
   const answer = await o.approver.approveAction(
-    { kind: 'tool', action: `${o.server} › ${o.tool}`, where: o.where, args: JSON.stringify(o.args), reason: o.paused ? 'auto-approval is paused' : o.reason, always: entry },
+    { kind: 'tool', action: `${o.server} › ${o.tool}`, where: o.where, args: JSON.stringify(o.args), reason: o.paused ? l10n.t('auto-approval is paused') : o.reason, always: entry },
     o.callId,
     o.signal,
   );

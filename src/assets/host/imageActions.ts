@@ -27,7 +27,7 @@ export interface ImageActionOptions {
 
 type Op = 'remix' | 'edit' | 'replace-background' | 'upscale';
 
-const OP_TITLE: Record<Op, string> = { remix: 'Remix Image', edit: 'Edit Image with Mask', 'replace-background': 'Replace Background', upscale: 'Upscale Image' };
+const opTitle = (op: Op): string => ({ remix: vscode.l10n.t('Remix Image'), edit: vscode.l10n.t('Edit Image with Mask'), 'replace-background': vscode.l10n.t('Replace Background'), upscale: vscode.l10n.t('Upscale Image') })[op];
 
 async function askPrompt(title: string, prompt: string): Promise<string | undefined> {
   const text = await vscode.window.showInputBox({ title, prompt, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : prompt) });
@@ -50,10 +50,10 @@ export function maskProblem(image: Buffer, mask: Buffer): string | undefined {
   if (!decoded) return undefined;
   const size = pngSize(image);
   if (size && (size.width !== decoded.width || size.height !== decoded.height)) {
-    return `the mask is ${decoded.width}x${decoded.height} but the image is ${size.width}x${size.height}; they must be the same size`;
+    return vscode.l10n.t('the mask is {0}x{1} but the image is {2}x{3}; they must be the same size', decoded.width, decoded.height, size.width, size.height);
   }
   const share = blackShare(decoded);
-  if (share < 0.1) return `the mask's black (edit) region covers ${(share * 100).toFixed(1)}% of the image; it must cover at least 10% (white is kept)`;
+  if (share < 0.1) return vscode.l10n.t('the mask\'s black (edit) region covers {0}% of the image; it must cover at least 10% (white is kept)', (share * 100).toFixed(1));
   return undefined;
 }
 
@@ -63,7 +63,7 @@ export function maskProblem(image: Buffer, mask: Buffer): string | undefined {
  */
 async function transformImage(services: InteractiveFeature, op: Op, target: unknown, options: unknown): Promise<ImageOutcome | undefined> {
   const gw = loadGateway();
-  const title = OP_TITLE[op];
+  const title = opTitle(op);
   const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, vscode.l10n.t('an image (PNG, JPEG or WEBP)'));
   if (!uri) return undefined;
   const image = uri.fsPath;
@@ -87,7 +87,7 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
       if (!mask) return undefined;
       const problem = maskProblem(await readFile(image), await readFile(mask));
       if (problem) {
-        void tell(services, 'error', `${title}: ${problem}.`);
+        void tell(services, 'error', vscode.l10n.t('{0}: {1}.', title, problem));
         return undefined;
       }
       model =

@@ -47,7 +47,7 @@ async function askQuick(services: InteractiveFeature): Promise<{ prompt: string;
   box.prompt = vscode.l10n.t('Describe the image. Enter: {0}, 1x1, one image (${1}; the price is confirmed next). The gear: all options.', defaults.model === 'V_3' ? 'V3 DEFAULT' : defaults.model, price?.toFixed(3) ?? '?');
   box.placeholder = vscode.l10n.t('A paper boat on a pond, watercolour');
   box.ignoreFocusOut = true;
-  const allOptions: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: 'All options (model, speed, ratio, count, style, seed)…' };
+  const allOptions: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: vscode.l10n.t('All options (model, speed, ratio, count, style, seed)…') };
   box.buttons = [allOptions];
   return new Promise((resolve) => {
     let done = false;
@@ -71,30 +71,30 @@ async function askQuick(services: InteractiveFeature): Promise<{ prompt: string;
 /** The wizard: every choice has a sensible default first, so Enter all the way works. */
 async function askImageArgs(services: InteractiveFeature, given?: string): Promise<ImageRequestArgs | undefined> {
   const gw = loadGateway();
-  const title = (n: number, what: string) => `Generate Image (${n}/8): ${what}`;
-  const prompt = given || (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: vscode.l10n.t('Describe the image'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the image')) }));
+  const title = (n: number, what: string) => vscode.l10n.t('Generate Image ({0}/8): {1}', n, what);
+  const prompt = given || (await vscode.window.showInputBox({ title: title(1, vscode.l10n.t('prompt')), prompt: vscode.l10n.t('Describe the image'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the image')) }));
   if (!prompt) return undefined;
   const preferred = services.settings().defaultModels.image || 'V_3';
   const models = ['V_3', ...gw.LEGACY_MODELS].sort((a, b) => Number(b === preferred) - Number(a === preferred));
-  const model = await pickOne(title(2, 'model'), models.map((m) => ({ label: m, description: m === 'V_3' ? vscode.l10n.t('newest generation') : vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'legacy', operation: 'generate', model: m as LegacyModel }) ?? '?') })));
+  const model = await pickOne(title(2, vscode.l10n.t('model')), models.map((m) => ({ label: m, description: m === 'V_3' ? vscode.l10n.t('newest generation') : vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'legacy', operation: 'generate', model: m as LegacyModel }) ?? '?') })));
   if (!model) return undefined;
   let rendering_speed: RenderingSpeed | undefined;
   if (model === 'V_3') {
-    rendering_speed = await pickOne(title(3, 'speed'), gw.RENDERING_SPEEDS.map((s) => ({ label: s, description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: s }) ?? '?') })).sort((a, b) => Number(b.label === 'DEFAULT') - Number(a.label === 'DEFAULT')));
+    rendering_speed = await pickOne(title(3, vscode.l10n.t('speed')), gw.RENDERING_SPEEDS.map((s) => ({ label: s, description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: s }) ?? '?') })).sort((a, b) => Number(b.label === 'DEFAULT') - Number(a.label === 'DEFAULT')));
     if (!rendering_speed) return undefined;
   }
   const ratios = model === 'V_3' ? [...gw.V3_ASPECT_RATIOS] : Object.keys(LEGACY_RATIO);
-  const aspect_ratio = await pickOne(title(4, 'aspect ratio'), ratios.sort((a, b) => Number(b === '1x1') - Number(a === '1x1')).map((r) => ({ label: r })));
+  const aspect_ratio = await pickOne(title(4, vscode.l10n.t('aspect ratio')), ratios.sort((a, b) => Number(b === '1x1') - Number(a === '1x1')).map((r) => ({ label: r })));
   if (!aspect_ratio) return undefined;
-  const count = await vscode.window.showInputBox({ title: title(5, 'number of images'), value: '1', ignoreFocusOut: true, validateInput: (v) => (/^[1-8]$/.test(v.trim()) ? undefined : vscode.l10n.t('From 1 to 8')) });
+  const count = await vscode.window.showInputBox({ title: title(5, vscode.l10n.t('number of images')), value: '1', ignoreFocusOut: true, validateInput: (v) => (/^[1-8]$/.test(v.trim()) ? undefined : vscode.l10n.t('From 1 to 8')) });
   if (!count) return undefined;
   const styles = model === 'V_3' ? ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN'] : ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN', 'RENDER_3D', 'ANIME'];
-  const style_type = await pickOne(title(6, 'style'), styles.map((s) => ({ label: s })));
+  const style_type = await pickOne(title(6, vscode.l10n.t('style')), styles.map((s) => ({ label: s })));
   if (!style_type) return undefined;
-  const magic_prompt = await pickOne(title(7, 'magic prompt (let the model expand the prompt)'), [{ label: 'AUTO' as const }, { label: 'ON' as const }, { label: 'OFF' as const }]);
+  const magic_prompt = await pickOne(title(7, vscode.l10n.t('magic prompt (let the model expand the prompt)')), [{ label: 'AUTO' as const }, { label: 'ON' as const }, { label: 'OFF' as const }]);
   if (!magic_prompt) return undefined;
   const extra = await vscode.window.showInputBox({
-    title: title(8, 'options'),
+    title: title(8, vscode.l10n.t('options')),
     prompt: vscode.l10n.t('Optional: a negative prompt, and/or seed=NUMBER (0 to 2147483647). Leave empty for none.'),
     ignoreFocusOut: true,
     validateInput: (v) => {

@@ -81,14 +81,14 @@ export class MediaTools implements ToolSource, vscode.Disposable {
   private async price(name: MediaTool, args: Record<string, unknown>): Promise<string> {
     const gw = loadGateway();
     const settings = this.services.settings().defaultModels;
-    if (name === 'generate_image') return `${formatCost(gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT', num_images: 1 }) ?? 0)} (one V3 image)`;
+    if (name === 'generate_image') return vscode.l10n.t('{0} (one V3 image)', formatCost(gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT', num_images: 1 }) ?? 0));
     const model = name === 'text_to_speech' ? settings.speech : name === 'transcribe_audio' ? settings.transcription : 'omni-moderation-latest';
     const book = await this.services.prices.book().catch(() => undefined);
     const found = model ? book?.price(model) : undefined;
-    if (!found) return name === 'moderate_text' ? 'the price the gateway sets for moderation (often free)' : `the price the gateway sets for ${model || 'the model'} (not published)`;
-    if (found.price.kind === 'request') return `${formatCost(found.price.perRequest ?? 0)} a request`;
+    if (!found) return name === 'moderate_text' ? vscode.l10n.t('the price the gateway sets for moderation (often free)') : model ? vscode.l10n.t('the price the gateway sets for {0} (not published)', model) : vscode.l10n.t('the price the gateway sets for the model (not published)');
+    if (found.price.kind === 'request') return vscode.l10n.t('{0} a request', formatCost(found.price.perRequest ?? 0));
     const chars = typeof args.text === 'string' ? args.text.length : 0;
-    return name === 'transcribe_audio' ? `${model}'s price by the length of the audio` : `about ${formatCost((Math.ceil(chars / 4) * (found.price.inputPerMTok ?? 0)) / 1e6)} (${chars} characters)`;
+    return name === 'transcribe_audio' ? vscode.l10n.t('{0}\'s price by the length of the audio', model) : vscode.l10n.t('about {0} ({1} characters)', formatCost((Math.ceil(chars / 4) * (found.price.inputPerMTok ?? 0)) / 1e6), chars);
   }
 
   async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
@@ -110,7 +110,7 @@ export class MediaTools implements ToolSource, vscode.Disposable {
     const price = await this.price(tool, args);
     if (!runsUnasked({ kind: 'paid' }, agentSettings().auto, paused)) {
       const answer = await approver.approveAction(
-        { kind: 'tool', action: `Model Gateway › ${tool}`, where: 'paid from your balance', args: JSON.stringify(args), price, reason: paused ? 'auto-approval is paused' : 'paid media ask unless modelGateway.agent.autoApprove.paidMedia is on' },
+        { kind: 'tool', action: `Model Gateway › ${tool}`, where: vscode.l10n.t('paid from your balance'), args: JSON.stringify(args), price, reason: paused ? vscode.l10n.t('auto-approval is paused') : vscode.l10n.t('paid media ask unless modelGateway.agent.autoApprove.paidMedia is on') },
         callId,
         signal,
       );

@@ -30,13 +30,13 @@ export async function imageInput(path: string): Promise<ModerationRequest['input
 function reportMarkdown(subject: string, model: string, result: ModerationResult): string {
   const rows = Object.entries(result.category_scores)
     .sort((a, b) => b[1] - a[1])
-    .map(([cat, score]) => `| ${cat} | ${score.toFixed(4)} | ${result.categories[cat] ? '**flagged**' : ''} | ${(result.category_applied_input_types?.[cat] ?? []).join(', ')} |`);
+    .map(([cat, score]) => `| ${cat} | ${score.toFixed(4)} | ${result.categories[cat] ? `**${vscode.l10n.t('flagged')}**` : ''} | ${(result.category_applied_input_types?.[cat] ?? []).join(', ')} |`);
   return [
-    `# Moderation: ${subject}`,
+    `# ${vscode.l10n.t('Moderation: {0}', subject)}`,
     '',
-    `Model: \`${model}\`. Result: ${result.flagged ? '**flagged**' : 'nothing flagged'}.`,
+    result.flagged ? vscode.l10n.t('Model: `{0}`. Result: **flagged**.', model) : vscode.l10n.t('Model: `{0}`. Result: nothing flagged.', model),
     '',
-    '| Category | Score | | Scored on |',
+    `| ${vscode.l10n.t('Category')} | ${vscode.l10n.t('Score')} | | ${vscode.l10n.t('Scored on')} |`,
     '|---|---|---|---|',
     ...rows,
     '',

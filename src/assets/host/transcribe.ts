@@ -21,13 +21,14 @@ export interface TranscribeOutcome {
 }
 
 const EXTENSION: Record<TranscriptionFormat, string> = { text: '.txt', srt: '.srt', vtt: '.vtt', json: '.json', verbose_json: '.verbose.json' };
-const FORMAT_HINT: Record<TranscriptionFormat, string> = {
-  text: 'plain text',
-  srt: 'subtitles with timings (SubRip)',
-  vtt: 'subtitles with timings (WebVTT)',
-  json: '{ text }',
-  verbose_json: 'text, language, duration and timed segments',
-};
+const formatHint = (f: TranscriptionFormat): string =>
+  ({
+    text: vscode.l10n.t('plain text'),
+    srt: vscode.l10n.t('subtitles with timings (SubRip)'),
+    vtt: vscode.l10n.t('subtitles with timings (WebVTT)'),
+    json: '{ text }',
+    verbose_json: vscode.l10n.t('text, language, duration and timed segments'),
+  })[f];
 
 /**
  * "Transcribe Audio" / "Translate Audio to English": the file's type and size are checked before
@@ -44,11 +45,11 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
     return undefined;
   }
   const o = optionsArg<TranscribeOptions>(options);
-  const verb = task === 'transcribe' ? 'Transcribe' : 'Translate to English';
+  const verb = task === 'transcribe' ? vscode.l10n.t('Transcribe') : vscode.l10n.t('Translate to English');
   const model = o.model ?? (await pickModel(services, 'transcription', vscode.l10n.t('{0} (1/3): model', verb), /whisper|transcribe/i, ['whisper-1']));
   if (!model) return undefined;
   const format =
-    o.format ?? (await pickOne(vscode.l10n.t('{0} (2/3): result format', verb), (['text', 'srt', 'vtt', 'json', 'verbose_json'] as const).map((f) => ({ label: f, description: FORMAT_HINT[f] }))));
+    o.format ?? (await pickOne(vscode.l10n.t('{0} (2/3): result format', verb), (['text', 'srt', 'vtt', 'json', 'verbose_json'] as const).map((f) => ({ label: f, description: formatHint(f) }))));
   if (!format) return undefined;
   let language = o.language;
   let prompt = o.prompt;

@@ -26,6 +26,26 @@ export type VideoJob = z.infer<typeof JobSchema>;
 const ACTIVE = new Set(['queued', 'in_progress', 'submitted', 'completed']);
 const isActive = (j: VideoJob) => ACTIVE.has(j.status) && !j.error;
 
+/** A job's status in words: the gateway's (queued, in_progress, completed, failed) and ours (downloaded, cancelled). */
+function videoStatusWords(status: string): string {
+  switch (status) {
+    case 'queued':
+      return vscode.l10n.t('queued');
+    case 'in_progress':
+      return vscode.l10n.t('in progress');
+    case 'completed':
+      return vscode.l10n.t('completed');
+    case 'failed':
+      return vscode.l10n.t('failed');
+    case 'downloaded':
+      return vscode.l10n.t('downloaded');
+    case 'cancelled':
+      return vscode.l10n.t('cancelled');
+    default:
+      return status.replace('_', ' ');
+  }
+}
+
 function elapsed(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
@@ -106,7 +126,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
             const error = task.status === 'failed' ? new gw.VideoFailedError(task).message : undefined;
             job = { ...job, status: task.status, progress: task.progress ?? job.progress, error };
             await this.save(job);
-            report(`${task.status.replace('_', ' ')}${task.progress !== undefined ? ` ${task.progress}%` : ''} · ${elapsed(Date.now() - job.createdAt)}`);
+            report(`${videoStatusWords(task.status)}${task.progress !== undefined ? ` ${task.progress}%` : ''} · ${elapsed(Date.now() - job.createdAt)}`);
             if (task.status === 'failed') {
               void tell(this.services, 'error', `${error} (“${job.prompt.slice(0, 60)}”)`);
               break;
@@ -114,7 +134,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
           } catch (err) {
             if (signal.aborted) break;
             if (err instanceof gw.NotFoundError) {
-              await this.save({ ...job, status: 'failed', error: 'The gateway no longer knows this task (deleted or expired).' });
+              await this.save({ ...job, status: 'failed', error: vscode.l10n.t('The gateway no longer knows this task (deleted or expired).') });
               break;
             }
             // A transient failure (offline, 503 after retries): keep the job and try again next time.
@@ -146,7 +166,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
       return;
     }
     if (!dir) {
-      await this.save({ ...job, error: 'No workspace folder is open to download the video into.' });
+      await this.save({ ...job, error: vscode.l10n.t('No workspace folder is open to download the video into.') });
       return;
     }
     try {
@@ -157,7 +177,7 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
       void tell(this.services, 'info', vscode.l10n.t('Video ready: {0}', vscode.workspace.asRelativePath(file)), vscode.l10n.t('Open')).then((c) => (c ? openFile(file) : undefined));
     } catch (err) {
       if (signal.aborted) return;
-      await this.save({ ...job, error: `Download failed: ${err instanceof Error ? err.message : String(err)}` });
+      await this.save({ ...job, error: vscode.l10n.t('Download failed: {0}', err instanceof Error ? err.message : String(err)) });
       showGatewayError(this.services, vscode.l10n.t('Could not download the video'), err);
     }
   }
@@ -199,18 +219,20 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
     const shape = [job.model, job.seconds && `${job.seconds}s`, job.size].filter(Boolean).join(' · ');
     const state = job.error
       ? job.status === 'completed'
-        ? 'download failed'
-        : 'failed'
+        ? vscode.l10n.t('download failed')
+        : vscode.l10n.t('failed')
       : job.status === 'in_progress'
-        ? `generating${job.progress !== undefined ? ` ${job.progress}%` : ''}`
-        : job.status.replace('_', ' ');
+        ? job.progress !== undefined
+          ? vscode.l10n.t('generating {0}%', job.progress)
+          : vscode.l10n.t('generating')
+        : videoStatusWords(job.status);
     item.description = state;
     item.tooltip = new vscode.MarkdownString(vscode.l10n.t('**{0}**\n\n{1}\n\nStarted {2}\n\n{3}{4}', job.prompt.replace(/[\\`*_[\]]/g, '\\$&'), shape, when, job.error ?? '', job.file ? `\n\n${vscode.workspace.asRelativePath(job.file)}` : ''));
     item.iconPath = new vscode.ThemeIcon(
       job.error || job.status === 'failed' ? 'error' : job.status === 'downloaded' ? 'device-camera-video' : job.status === 'cancelled' ? 'circle-slash' : 'loading~spin',
     );
     item.contextValue = `videoJob.${job.error && job.status === 'completed' ? 'retry' : isActive(job) ? 'active' : job.status === 'downloaded' ? 'done' : 'ended'}`;
-    if (job.file) item.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(job.file)] };
+    if (job.file) item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.file(job.file)] };
     return item;
   }
 

@@ -43,17 +43,17 @@ async function askReference(): Promise<string | undefined | null> {
 export async function generateVideoCommand(services: InteractiveFeature, jobs: VideoJobs, options?: unknown): Promise<string | undefined> {
   const gw = loadGateway();
   const o = optionsArg<VideoOptions>(options);
-  const title = (n: number, what: string) => `Generate Video (${n}/5): ${what}`;
+  const title = (n: number, what: string) => vscode.l10n.t('Generate Video ({0}/5): {1}', n, what);
   const prompt =
     o.prompt ??
-    (await vscode.window.showInputBox({ title: title(1, 'prompt'), prompt: vscode.l10n.t('Describe the video'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the video')) }))?.trim();
+    (await vscode.window.showInputBox({ title: title(1, vscode.l10n.t('prompt')), prompt: vscode.l10n.t('Describe the video'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the video')) }))?.trim();
   if (!prompt) return undefined;
-  const model = o.model ?? (await pickModel(services, 'video', title(2, 'model'), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
+  const model = o.model ?? (await pickModel(services, 'video', title(2, vscode.l10n.t('model')), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
   if (!model) return undefined;
   const family = gw.videoFamilyOf(model);
-  const seconds = o.seconds ?? (family ? await pickOne(title(3, 'duration'), family.seconds.map((s) => ({ label: s, description: vscode.l10n.t('seconds') }))) : undefined);
+  const seconds = o.seconds ?? (family ? await pickOne(title(3, vscode.l10n.t('duration')), family.seconds.map((s) => ({ label: s, description: vscode.l10n.t('seconds') }))) : undefined);
   if (family && !seconds) return undefined;
-  const size = o.size ?? (family ? await pickOne(title(4, 'size'), family.sizes.map((s) => ({ label: s }))) : undefined);
+  const size = o.size ?? (family ? await pickOne(title(4, vscode.l10n.t('size')), family.sizes.map((s) => ({ label: s }))) : undefined);
   if (family && !size) return undefined;
   const reference = 'reference' in o ? o.reference : o.prompt !== undefined ? undefined : await askReference();
   if (reference === null) return undefined;

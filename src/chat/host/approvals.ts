@@ -131,8 +131,8 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     // Opened at the first changed line, so the change is on screen without scrolling.
     const firstChange = p.edit.before.split('\n').findIndex((line, i) => line !== p.edit.after.split('\n')[i]);
     const line = Math.max(0, firstChange === -1 ? 0 : firstChange);
-    const careful = sensitiveEditReason(p.edit.path.rel, p.edit.before, p.edit.after) ? '⚠ Careful: ' : '';
-    const title = `${careful}${name}: proposed ${p.edit.kind === 'create' ? 'new file' : 'change'} (Accept or Reject: title bar or chat)`;
+    const proposal = p.edit.kind === 'create' ? vscode.l10n.t('{0}: proposed new file (Accept or Reject: title bar or chat)', name) : vscode.l10n.t('{0}: proposed change (Accept or Reject: title bar or chat)', name);
+    const title = sensitiveEditReason(p.edit.path.rel, p.edit.before, p.edit.after) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
     await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
   }
 

@@ -137,13 +137,13 @@ export class EditorContext implements vscode.Disposable {
   /** *Add Selection to Chat*: the selection, or the whole active file, as an explicit chip (a secret file after a confirmation). */
   async selectionAttachment(): Promise<{ context: ContextAttachment } | { problem: string }> {
     const editor = vscode.window.activeTextEditor ?? this.last;
-    if (!editor) return { problem: 'Open a file (and select lines) to add it as context.' };
+    if (!editor) return { problem: vscode.l10n.t('Open a file (and select lines) to add it as context.') };
     const doc = editor.document;
     const sel = editor.selection;
     const path = vscode.workspace.asRelativePath(doc.uri);
-    if (doc.uri.scheme === 'file' && (await this.verdictFor(doc.uri)) === 'secret' && !(await this.confirmSecret(path))) return { problem: `${path} was not attached.` };
+    if (doc.uri.scheme === 'file' && (await this.verdictFor(doc.uri)) === 'secret' && !(await this.confirmSecret(path))) return { problem: vscode.l10n.t('{0} was not attached.', path) };
     const text = sel.isEmpty ? doc.getText() : doc.getText(sel);
-    if (text.length > ATTACH_MAX_CHARS) return { problem: `${path} is too large to attach whole; select the part you need.` };
+    if (text.length > ATTACH_MAX_CHARS) return { problem: vscode.l10n.t('{0} is too large to attach whole; select the part you need.', path) };
     return { context: { label: sel.isEmpty ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`, text, language: doc.languageId } };
   }
 
@@ -157,10 +157,10 @@ export class EditorContext implements vscode.Disposable {
           return this.guard().resolve(path, { allowSecret: true });
         });
       const info = await stat(resolved.abs);
-      if (!info.isFile()) return { problem: `${resolved.display} is not a file.` };
-      if (await isBinary(resolved.abs)) return { problem: `${resolved.display} is a binary file; only text files can be attached.` };
+      if (!info.isFile()) return { problem: vscode.l10n.t('{0} is not a file.', resolved.display) };
+      if (await isBinary(resolved.abs)) return { problem: vscode.l10n.t('{0} is a binary file; only text files can be attached.', resolved.display) };
       const text = await readFile(resolved.abs, 'utf8');
-      if (text.length > ATTACH_MAX_CHARS) return { problem: `${resolved.display} is too large to attach whole (${text.length.toLocaleString(displayLocale())} characters; the limit is 200,000). Open it and add a selection instead.` };
+      if (text.length > ATTACH_MAX_CHARS) return { problem: vscode.l10n.t('{0} is too large to attach whole ({1} characters; the limit is 200,000). Open it and add a selection instead.', resolved.display, text.length.toLocaleString(displayLocale())) };
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === resolved.abs);
       return { context: { label: resolved.display, text: doc?.getText() ?? text, language: doc?.languageId } };
     } catch (err) {

@@ -248,8 +248,8 @@ export class ChatSession implements vscode.Disposable {
     const room = promptLimit(this.windowOf(model), modelOverride(this.services.settings().modelOverrides, model).maxOutputTokens);
     if (needed <= room) return undefined;
     const k = (n: number) => `${Math.round(n / 100) / 10}k`;
-    const what = question.context.length + question.images.length > 0 ? 'Remove attachments (or attach a selection instead of the whole file)' : 'Shorten it';
-    return `This question needs about ${k(needed)} tokens with the system prompt and tools; ${model} has room for about ${k(room)} (its window of ${k(this.windowOf(model))} less the room for the answer). ${what}, or pick a model with a larger window. Nothing was sent.`;
+    const what = question.context.length + question.images.length > 0 ? vscode.l10n.t('Remove attachments (or attach a selection instead of the whole file)') : vscode.l10n.t('Shorten it');
+    return vscode.l10n.t('This question needs about {0} tokens with the system prompt and tools; {1} has room for about {2} (its window of {3} less the room for the answer). {4}, or pick a model with a larger window. Nothing was sent.', k(needed), model, k(room), k(this.windowOf(model)), what);
   }
 
   /** A question that was not sent goes back into the input, with the reason. */
@@ -265,10 +265,10 @@ export class ChatSession implements vscode.Disposable {
    */
   async condenseNow(): Promise<string | undefined> {
     const c = this.conversation;
-    if (this.running || this.condensing) return 'Wait for the reply to end before condensing.';
-    if (!c || c.turns.length === 0) return 'There is nothing to condense yet.';
+    if (this.running || this.condensing) return vscode.l10n.t('Wait for the reply to end before condensing.');
+    if (!c || c.turns.length === 0) return vscode.l10n.t('There is nothing to condense yet.');
     const cut = manualCut(c.turns, activeCondensation(c));
-    if (!cut) return 'Everything before the newest exchange is already condensed.';
+    if (!cut) return vscode.l10n.t('Everything before the newest exchange is already condensed.');
     const ready = await this.readiness();
     if ('text' in ready) return ready.text;
     if ('failure' in ready) return describeError(this.services, ready.failure).message;
@@ -293,7 +293,7 @@ export class ChatSession implements vscode.Disposable {
       await this.pushState();
       return undefined;
     } catch (err) {
-      return `The conversation could not be condensed: ${redact(describeError(this.services, err).message)}`;
+      return vscode.l10n.t('The conversation could not be condensed: {0}', redact(describeError(this.services, err).message));
     } finally {
       this.condensing = false;
     }
@@ -382,13 +382,13 @@ export class ChatSession implements vscode.Disposable {
 
   /** The model to answer with, or why a turn cannot start now (said to the person). */
   private async readiness(): Promise<{ text: string } | { model: string } | { failure: unknown }> {
-    if (this.running) return { text: 'A reply is still running: wait for it or press Stop.' };
-    if (!this.services.isConfigured()) return { text: 'Set the gateway URL and API key first (Model Gateway: Set API Key).' };
+    if (this.running) return { text: vscode.l10n.t('A reply is still running: wait for it or press Stop.') };
+    if (!this.services.isConfigured()) return { text: vscode.l10n.t('Set the gateway URL and API key first (Model Gateway: Set API Key).') };
     await this.loadModels();
     const model = this.currentModel();
     // No model because the gateway refused the list (a wrong key, say): that is the error to show.
     if (!model && this.modelsError !== undefined) return { failure: this.modelsError };
-    if (!model) return { text: 'No chat model is available: pick one or set modelGateway.defaultModels.chat.' };
+    if (!model) return { text: vscode.l10n.t('No chat model is available: pick one or set modelGateway.defaultModels.chat.') };
     return { model };
   }
 
@@ -462,9 +462,10 @@ export class ChatSession implements vscode.Disposable {
   private async askToGoOn(limit: TurnLimit, settings: ChatSettings): Promise<boolean> {
     const title =
       limit.kind === 'cost'
-        ? `This answer has cost $${limit.dollars.toFixed(2)}, over its limit of $${settings.maxCostDollars.toFixed(2)}. Go on?`
-        : `This answer has made ${limit.requests} requests, its limit. Go on?`;
-    const detail = `Continue allows ${limit.kind === 'cost' ? `$${settings.maxCostDollars.toFixed(2)}` : `${settings.maxSteps} requests`} more; Stop ends the answer here (the tools it asked for are not run). The limits are the settings modelGateway.chat.maxToolSteps and modelGateway.chat.maxCostPerTurnDollars.`;
+        ? vscode.l10n.t('This answer has cost ${0}, over its limit of ${1}. Go on?', limit.dollars.toFixed(2), settings.maxCostDollars.toFixed(2))
+        : vscode.l10n.t('This answer has made {0} requests, its limit. Go on?', limit.requests);
+    const more = limit.kind === 'cost' ? `$${settings.maxCostDollars.toFixed(2)}` : vscode.l10n.t('{0} requests', settings.maxSteps);
+    const detail = vscode.l10n.t('Continue allows {0} more; Stop ends the answer here (the tools it asked for are not run). The limits are the settings modelGateway.chat.maxToolSteps and modelGateway.chat.maxCostPerTurnDollars.', more);
     const goOn = await this.services.prompts.confirm(title, detail, vscode.l10n.t('Continue'), 'info');
     this.services.log.info(`chat: the turn reached its ${limit.kind} limit; ${goOn ? 'going on' : 'stopped'}`);
     return goOn;

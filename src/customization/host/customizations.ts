@@ -66,7 +66,7 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   }
 
   modes(): { id: string; name: string; description: string }[] {
-    return this.current.agents.map((a) => ({ id: a.id, name: a.name, description: a.description || `Custom agent (${a.path})` }));
+    return this.current.agents.map((a) => ({ id: a.id, name: a.name, description: a.description || vscode.l10n.t('Custom agent ({0})', a.path) }));
   }
 
   /** A custom agent's tools: those it names, among those Agent mode offers. */

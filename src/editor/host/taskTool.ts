@@ -79,17 +79,17 @@ export class TaskTool implements ToolSource {
     const scope = found.task.scope;
     const guard = this.guard();
     const cwd = typeof scope === 'object' ? scope.uri.fsPath : (guard.folders[0]?.path ?? '/');
-    const decision = found.commandLine ? decideCommand(found.commandLine, policy, commandPlace(guard, cwd)) : { decision: 'ask' as const, reason: 'it runs no command line VS Code can show' };
+    const decision = found.commandLine ? decideCommand(found.commandLine, policy, commandPlace(guard, cwd)) : { decision: 'ask' as const, reason: vscode.l10n.t('it runs no command line VS Code can show') };
     if (decision.decision === 'refuse') return fail(`Refused, not run: task "${found.label}" runs ${found.commandLine}, and ${decision.reason} (modelGateway.agent.deniedCommands).`);
     const why = found.fromWorkspaceFile
-      ? "a task from the workspace's tasks.json always asks (its definition can do more than its command line shows)"
+      ? vscode.l10n.t("a task from the workspace's tasks.json always asks (its definition can do more than its command line shows)")
       : found.env.length
-        ? `the task sets its own environment (${found.env.join(', ')})`
+        ? vscode.l10n.t('the task sets its own environment ({0})', found.env.join(', '))
         : decision.reason;
     const unasked = !found.fromWorkspaceFile && found.env.length === 0 && runsUnasked({ kind: 'command', decision: decision.decision }, auto, paused);
     if (!unasked) {
-      const where = `task "${found.label}" (${found.source}${typeof scope === 'object' ? `, ${scope.name}` : ''})`;
-      const reason = paused ? 'auto-approval is paused' : !auto.terminal ? 'every command asks (modelGateway.agent.autoApprove.terminal is off)' : why;
+      const where = typeof scope === 'object' ? vscode.l10n.t('task "{0}" ({1}, {2})', found.label, found.source, scope.name) : vscode.l10n.t('task "{0}" ({1})', found.label, found.source);
+      const reason = paused ? vscode.l10n.t('auto-approval is paused') : !auto.terminal ? vscode.l10n.t('every command asks (modelGateway.agent.autoApprove.terminal is off)') : why;
       const env = found.env.length ? ` [environment: ${found.env.join(', ')}]` : '';
       const answer = await approver.approveAction({ kind: 'command', action: `${found.commandLine ?? `(task "${found.label}")`}${env}`, where, reason }, callId, signal);
       if (!answer.accepted) return fail(`The person rejected running task "${found.label}"; it was not run.`);

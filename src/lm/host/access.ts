@@ -97,7 +97,7 @@ export class LmAccess {
 
   private extensionName(id: string): string {
     // VS Code's name for code it cannot tie to an extension (loaded from outside any extension folder).
-    if (id === 'nullextensiondescription') return 'an extension VS Code does not name';
+    if (id === 'nullextensiondescription') return vscode.l10n.t('an extension VS Code does not name');
     const ext = vscode.extensions.all.find((e) => e.id.toLowerCase() === id);
     const name = (ext?.packageJSON as { displayName?: unknown } | undefined)?.displayName;
     return typeof name === 'string' && name ? `${name} (${id})` : id;

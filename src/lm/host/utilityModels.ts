@@ -49,7 +49,7 @@ export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>)
     { label: vscode.l10n.t('Gateway models, cheapest first'), kind: vscode.QuickPickItemKind.Separator },
     ...models.map<Item>((m) => ({
       label: m.id,
-      description: [m.pricing ?? 'price unknown', current === utilityModelValue(m.id) ? 'in use' : ''].filter(Boolean).join(' · '),
+      description: [m.pricing ?? vscode.l10n.t('price unknown'), current === utilityModelValue(m.id) ? vscode.l10n.t('in use') : ''].filter(Boolean).join(' · '),
       apply: async () => {
         await chat.update(UTILITY, utilityModelValue(m.id), vscode.ConfigurationTarget.Global);
         await chat.update(UTILITY_SMALL, utilityModelValue(m.id), vscode.ConfigurationTarget.Global);

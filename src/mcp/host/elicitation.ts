@@ -15,7 +15,7 @@ type Value = string | number | boolean | string[];
 type ElicitResult = { action: 'accept'; content?: Record<string, Value> } | { action: 'decline' | 'cancel' };
 
 const CANCEL: ElicitResult = { action: 'cancel' };
-const LEAVE_EMPTY = 'Leave empty';
+const leaveEmpty = (): string => vscode.l10n.t('Leave empty');
 
 /**
  * Elicitation for MCP servers: a server's `elicitation/create` asks the person, never anyone else.
@@ -103,14 +103,14 @@ export class McpElicitation {
     if (f.kind === 'boolean') {
       const items = [{ label: vscode.l10n.t('Yes'), value: true }, { label: vscode.l10n.t('No'), value: false }];
       if (f.default === false) items.reverse();
-      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: LEAVE_EMPTY, value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
+      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: leaveEmpty(), value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
       return picked === undefined ? CANCELLED : picked.value;
     }
     if (f.kind === 'choice') {
       const items = f.options.map((o) => ({ label: o.label, description: o.value !== o.label ? o.value : undefined, value: o.value }));
       const first = items.findIndex((i) => i.value === f.default);
       if (first > 0) items.unshift(...items.splice(first, 1));
-      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: LEAVE_EMPTY, description: undefined, value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
+      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: leaveEmpty(), description: undefined, value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
       return picked === undefined ? CANCELLED : picked.value;
     }
     let note = '';
@@ -128,7 +128,7 @@ export class McpElicitation {
 
   private credentialProblem(typed: string): string | undefined {
     const value = typed.trim();
-    return value && this.services.credentials.values().includes(value) ? 'That is your Model Gateway credential: it is never given to an MCP server.' : undefined;
+    return value && this.services.credentials.values().includes(value) ? vscode.l10n.t('That is your Model Gateway credential: it is never given to an MCP server.') : undefined;
   }
 }
 

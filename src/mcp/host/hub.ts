@@ -119,7 +119,7 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const problems: string[] = [];
     const c = vscode.workspace.getConfiguration('modelGateway.mcp');
     const user = parseServers({ servers: userValue(c, 'servers') ?? {}, inputs: userValue(c, 'inputs') ?? [] }, 'user');
-    problems.push(...user.problems.map((p) => `user settings: ${p}`));
+    problems.push(...user.problems.map((p) => vscode.l10n.t('user settings: {0}', p)));
     for (const s of user.servers) wanted.push({ config: s, inputs: user.inputs });
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
@@ -336,8 +336,8 @@ export class McpHub implements ToolSource, vscode.Disposable {
     this.rebuildTools();
     const s = entry.server.state;
     if (lostTools?.length && s.kind === 'failed') {
-      const retry = s.retryAt ? `it is restarted in ${Math.round((s.retryAt - Date.now()) / 1000)} s` : 'it is not restarted again (Model Gateway: MCP Servers → Restart)';
-      this.notices.fire(`The MCP server "${entry.server.name}" stopped: its tools (${lostTools.join(', ')}) are unavailable until it runs again; ${retry}.`);
+      const retry = s.retryAt ? vscode.l10n.t('it is restarted in {0} s', Math.round((s.retryAt - Date.now()) / 1000)) : vscode.l10n.t('it is not restarted again (Model Gateway: MCP Servers → Restart)');
+      this.notices.fire(vscode.l10n.t('The MCP server "{0}" stopped: its tools ({1}) are unavailable until it runs again; {2}.', entry.server.name, lostTools.join(', '), retry));
     }
     this.changed.fire();
   }
@@ -375,7 +375,7 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const args = objectArgs(rawArgs);
     if (!args) return { content: 'Error: the arguments are not a JSON object.', isError: true };
     const server = t.entry.server.name;
-    const go = await approveToolCall({ server, tool: t.tool, where: `MCP server ${server}`, args, reason: 'MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)', approver, callId, signal, paused });
+    const go = await approveToolCall({ server, tool: t.tool, where: vscode.l10n.t('MCP server {0}', server), args, reason: vscode.l10n.t('MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)'), approver, callId, signal, paused });
     if (!go) return { content: `The person rejected the call of ${t.tool} on the MCP server "${server}"; it did not run.`, isError: true };
     // While the call runs, the server's sampling requests are decided in this turn's approval bar.
     const link: ChatTurnLink = { approver, callId, signal };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import * as vscode from 'vscode';
+import { escapeHtml } from '../../common/html';
 import * as z from 'zod/mini';
 import { registerSecret } from '../../shell/redact';
 
@@ -184,7 +185,7 @@ export class McpOAuth {
         const got = at.searchParams.get('code');
         const ok = !error && got && at.searchParams.get('state') === expected;
         res.writeHead(ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><title>Model Gateway</title><p>${ok ? 'Signed in. You can close this tab and go back to VS Code.' : 'The sign-in did not complete. Go back to VS Code and try again.'}</p>`);
+        res.end(`<!doctype html><meta charset="utf-8"><title>Model Gateway</title><p>${escapeHtml(ok ? vscode.l10n.t('Signed in. You can close this tab and go back to VS Code.') : vscode.l10n.t('The sign-in did not complete. Go back to VS Code and try again.'))}</p>`);
         if (ok) resolve(got);
         else reject(new Error(error ? `the server refused the sign-in: ${at.searchParams.get('error_description') ?? error}` : 'the sign-in answer did not match the request (state), and was ignored'));
       });

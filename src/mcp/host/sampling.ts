@@ -110,7 +110,7 @@ export class McpSampling {
     }
     const book = await this.services.prices.book().catch(() => undefined);
     const worst = worstCaseDollars(params, (usage) => book?.cost(chosen.model, usage).dollars);
-    const price = `at most ${formatCost(worst.dollars)}${worst.priced ? '' : ' (price unknown: counted high)'}`;
+    const price = worst.priced ? vscode.l10n.t('at most {0}', formatCost(worst.dollars)) : vscode.l10n.t('at most {0} (price unknown: counted high)', formatCost(worst.dollars));
     this.log.info(`[${server.name}] asks ${chosen.model} (${chosen.why}), ${price}:\n${describeRequest(params)}`);
 
     const cap = this.capDollars();
@@ -119,8 +119,8 @@ export class McpSampling {
     const underCap = spent + worst.dollars <= cap;
     if (!(allowed && underCap)) {
       const reason = allowed
-        ? `today's cap for "${server.name}" (${formatCost(cap)}, modelGateway.mcp.sampling.dailyCapDollars) could be passed: ${formatCost(spent)} spent`
-        : `an MCP server's request to your model is paid from your balance (${chosen.why})`;
+        ? vscode.l10n.t('today\'s cap for "{0}" ({1}, modelGateway.mcp.sampling.dailyCapDollars) could be passed: {2} spent', server.name, formatCost(cap), formatCost(spent))
+        : vscode.l10n.t('an MCP server\'s request to your model is paid from your balance ({0})', chosen.why);
       const decision = await this.ask(server, params, chosen.model, price, reason, cap, turn, signal);
       if (!decision.accepted) return refuse('the person declined the sampling request', DECLINED_CODE);
       if (decision.always) await this.setAlwaysAllowed(server, true);

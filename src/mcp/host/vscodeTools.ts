@@ -54,7 +54,7 @@ export class VsCodeTools implements ToolSource, vscode.Disposable {
     if (!t) return { content: `Error: the tool "${name}" is not registered any more.`, isError: true };
     const input = objectArgs(rawArgs);
     if (!input) return { content: 'Error: the arguments are not a JSON object.', isError: true };
-    const go = await approveToolCall({ server: VSCODE_SOURCE, tool: t.tool, where: 'a tool another extension registered', args: input, reason: 'tools of other extensions ask unless allowed (modelGateway.agent.autoApprove.mcp)', approver, callId, signal, paused });
+    const go = await approveToolCall({ server: VSCODE_SOURCE, tool: t.tool, where: vscode.l10n.t('a tool another extension registered'), args: input, reason: vscode.l10n.t('tools of other extensions ask unless allowed (modelGateway.agent.autoApprove.mcp)'), approver, callId, signal, paused });
     if (!go) return { content: `The person rejected the call of ${t.tool}; it did not run.`, isError: true };
     const cancel = new vscode.CancellationTokenSource();
     signal?.addEventListener('abort', () => cancel.cancel(), { once: true });

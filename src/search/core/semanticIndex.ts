@@ -16,7 +16,8 @@ import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCUR
 import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
-import { displayLocale } from '../../common/locale';
+import * as l10n from '@vscode/l10n';
+import { formatCount } from '../../common/locale';
 
 export type { IndexedChunk } from './fileChunks';
 
@@ -103,7 +104,7 @@ export class IndexingStopped extends Error {
     readonly embedded: number,
     readonly total: number,
   ) {
-    super(`Indexing stopped after ${embedded.toLocaleString(displayLocale())} of ${total.toLocaleString(displayLocale())} chunks: ${(cause as Error)?.message ?? String(cause)}`);
+    super(l10n.t('Indexing stopped after {0} of {1} chunks: {2}', formatCount(embedded), formatCount(total), (cause as Error)?.message ?? String(cause)));
     this.name = 'IndexingStopped';
   }
 }
@@ -510,7 +511,7 @@ export class SemanticIndex {
     const dim = streamed?.dim || firstDim(fresh) || this.dim;
     if (this.dim && fresh.size > 0 && dim !== this.dim) {
       await streamed?.abandon();
-      throw new IndexModelChanged(`The embedding dimension changed from ${this.dim} to ${dim}.`);
+      throw new IndexModelChanged(l10n.t('The embedding dimension changed from {0} to {1}.', this.dim, dim));
     }
 
     // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a

@@ -13,7 +13,7 @@ export function activateSearch(host: FeatureHost): SearchService {
     const loaded = await search.load();
     return search.build({ clean: loaded === 'model-changed' });
   });
-  host.command('modelGateway.search.rebuild', () => search.build({ clean: true, reason: 'Rebuilding the search index' }));
+  host.command('modelGateway.search.rebuild', () => search.build({ clean: true, reason: vscode.l10n.t('Rebuilding the search index') }));
   host.command(TEAM_STORE_COMMANDS.setPassword, () => team.setPassword());
   host.command(TEAM_STORE_COMMANDS.status, async () => {
     const text = await search.teamStatus();

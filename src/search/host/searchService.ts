@@ -9,7 +9,7 @@ import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
 import { IndexingStopped, IndexModelChanged, SemanticIndex, type EmbedFn, type IndexStats } from '../core/semanticIndex';
 import { StoreSearchIndex } from '../core/storeSearchIndex';
 import type { TeamStoreLink } from './teamStoreLink';
-import { displayLocale } from '../../common/locale';
+import { formatCount } from '../../common/locale';
 
 /** Lines per chunk the index cuts (its chunker, part of every chunk's identity in a team store). */
 const CHUNK_TOKENS = 300;
@@ -112,9 +112,9 @@ export class SearchService implements vscode.Disposable {
       this.status.text = vscode.l10n.t('$(sync~spin) Indexing{0}', progress ? ` ${progress}` : '');
       this.status.tooltip = vscode.l10n.t('Model Gateway is indexing the workspace for semantic search');
     } else if (size && size.chunks > 0) {
-      this.status.text = vscode.l10n.t('$(search) {0} chunks', size.chunks.toLocaleString(displayLocale()));
+      this.status.text = vscode.l10n.t('$(search) {0} chunks', formatCount(size.chunks));
       const team = this.team?.describe();
-      this.status.tooltip = vscode.l10n.t('Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.', size.files.toLocaleString(displayLocale()), size.chunks.toLocaleString(displayLocale()), this.model(), team ? `\n${team}.` : '');
+      this.status.tooltip = vscode.l10n.t('Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.', formatCount(size.files), formatCount(size.chunks), this.model(), team ? `\n${team}.` : '');
     } else {
       this.status.hide();
       return;
@@ -162,7 +162,7 @@ export class SearchService implements vscode.Disposable {
             return this.index!.update(undefined, abort.signal, (p) => {
               if (p.phase === 'embed' && p.total > 0) {
                 const pct = Math.floor((p.done / p.total) * 100);
-                progress.report({ message: vscode.l10n.t('{0} of {1} chunks', p.done.toLocaleString(displayLocale()), p.total.toLocaleString(displayLocale())), increment: pct - last });
+                progress.report({ message: vscode.l10n.t('{0} of {1} chunks', formatCount(p.done), formatCount(p.total)), increment: pct - last });
                 last = pct;
                 this.render(`${pct}%`);
               } else progress.report({ message: vscode.l10n.t('scanned {0} files', p.done) });
@@ -178,11 +178,11 @@ export class SearchService implements vscode.Disposable {
         return stats;
       } catch (err) {
         this.state = (this.index?.size.chunks ?? 0) > 0 ? 'ready' : 'none';
-        if (err instanceof IndexModelChanged) return this.build({ clean: true, reason: `${err.message} Rebuilding the search index` });
+        if (err instanceof IndexModelChanged) return this.build({ clean: true, reason: vscode.l10n.t('{0} Rebuilding the search index', err.message) });
         if (err instanceof IndexingStopped) {
           // Says how far it got and why, with the fix for the cause (a missing model, a refused key, …).
-          const kept = err.embedded > 0 ? `; the ${err.embedded.toLocaleString(displayLocale())} embedded are kept and Build Index resumes from there` : '';
-          showGatewayError(this.services, vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', err.embedded.toLocaleString(displayLocale()), err.total.toLocaleString(displayLocale()), kept), err.cause);
+          const kept = err.embedded > 0 ? vscode.l10n.t('; the {0} embedded are kept and Build Index resumes from there', formatCount(err.embedded)) : '';
+          showGatewayError(this.services, vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', formatCount(err.embedded), formatCount(err.total), kept), err.cause);
           return undefined;
         }
         showGatewayError(this.services, vscode.l10n.t('Could not index the workspace'), err);
@@ -219,7 +219,7 @@ export class SearchService implements vscode.Disposable {
         this.render();
         return stats;
       } catch (err) {
-        if (err instanceof IndexModelChanged) return this.build({ clean: true, reason: `${err.message} Rebuilding the search index` });
+        if (err instanceof IndexModelChanged) return this.build({ clean: true, reason: vscode.l10n.t('{0} Rebuilding the search index', err.message) });
         this.services.log.error('search index update failed', err);
         return undefined;
       }
@@ -292,7 +292,7 @@ export class SearchService implements vscode.Disposable {
 
   /** What the team store holds for this workspace's model, and what the last build did with it. */
   async teamStatus(): Promise<string> {
-    const text = (await this.team?.status(this.model(), chunkerId(CHUNK_TOKENS))) ?? 'No team store.';
+    const text = (await this.team?.status(this.model(), chunkerId(CHUNK_TOKENS))) ?? vscode.l10n.t('No team store.');
     this.render();
     return text;
   }
@@ -332,7 +332,7 @@ export async function semanticSearchCommand(search: SearchService, services: Gat
   const loaded = await search.load();
   if (loaded === 'model-changed') {
     void vscode.window.showInformationMessage(vscode.l10n.t('The embedding model changed since the index was built: rebuilding it.'));
-    await search.build({ clean: true, reason: 'The embedding model changed: rebuilding the search index' });
+    await search.build({ clean: true, reason: vscode.l10n.t('The embedding model changed: rebuilding the search index') });
   } else if (loaded === 'missing') {
     const build = vscode.l10n.t('Build Index');
     const choice = typeof initial === 'string' ? build : await vscode.window.showInformationMessage(vscode.l10n.t('The workspace has no semantic search index yet. Build it now? (Its files are sent to the embedding model.)'), build);

@@ -6,7 +6,7 @@ import type { InteractiveFeature } from '../../shell/services';
 import type * as TeamStoreModule from '../../teamStore-entry';
 import type { IndexStats, SharedVectors } from '../core/semanticIndex';
 import type { StoreSearch } from '../core/storeSearchIndex';
-import { displayLocale } from '../../common/locale';
+import { formatCount } from '../../common/locale';
 
 type Module = typeof TeamStoreModule;
 let loaded: Module | undefined;
@@ -138,7 +138,7 @@ export class TeamStoreLink implements vscode.Disposable {
     void this.close();
     this.failure = message;
     this.services.log.warn(`Team store: ${message} (the search index goes on with this machine's embeddings)`);
-    this.services.recordNotice('warning', `Team store: ${message}`);
+    this.services.recordNotice('warning', vscode.l10n.t('Team store: {0}', message));
     if (this.noticeShown) return;
     this.noticeShown = true;
     const problem = (err as { problem?: string })?.problem;
@@ -161,26 +161,29 @@ export class TeamStoreLink implements vscode.Disposable {
   describe(): string | undefined {
     const settings = teamStoreSettings();
     if (!settings) return undefined;
-    const build = this.lastBuild ? `; the last build (and the changes since) took ${this.lastBuild.took.toLocaleString(displayLocale())} vectors from it and added ${this.lastBuild.gave.toLocaleString(displayLocale())}` : '';
-    if (this.failure) return `Team store: not in use (${this.failure})`;
-    if (!this.state) return `Team store: ${settings.url} (not connected yet)`;
+    const t = vscode.l10n.t;
+    const build = this.lastBuild ? t('; the last build (and the changes since) took {0} vectors from it and added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)) : '';
+    if (this.failure) return t('Team store: not in use ({0})', this.failure);
+    if (!this.state) return t('Team store: {0} (not connected yet)', settings.url);
     const s = this.state;
-    const searching = settings.searchInStore ? `, searched in place${s.searchable ? '' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : '';
-    return `Team store: ${s.where}, connected${s.writable ? '' : ' read-only'}, ${s.rows.toLocaleString(displayLocale())} vectors of ${s.model}${searching}${build}`;
+    const searching = settings.searchInStore ? (s.searchable ? t(', searched in place') : t(', searched in place (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : '';
+    const vectors = t('{0} vectors of {1}', formatCount(s.rows), s.model);
+    return (s.writable ? t('Team store: {0}, connected, {1}', s.where, vectors) : t('Team store: {0}, connected read-only, {1}', s.where, vectors)) + searching + build;
   }
 
   /** The status as a heading and lines (the Team Store Status dialog). */
   summary(): { title: string; lines: string[] } {
     const settings = teamStoreSettings();
-    if (!settings) return { title: 'No team store is set', lines: ['Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.'] };
+    const t = vscode.l10n.t;
+    if (!settings) return { title: t('No team store is set'), lines: [t('Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.')] };
     const s = this.state;
-    const lines = [`Where: ${s?.where ?? settings.url}${s && !s.writable ? ' (read-only)' : ''}`];
-    if (this.failure) return { title: 'Team store: not in use', lines: [...lines, this.failure, 'Semantic search goes on with this machine’s embeddings.'] };
-    if (!s) return { title: 'Team store: not connected yet', lines };
-    lines.push(`Holds: ${s.rows.toLocaleString(displayLocale())} vectors of ${s.model}${s.dimensions ? ` (${s.dimensions} dimensions)` : ''}`);
-    if (this.lastBuild) lines.push(`The last build and the changes since: took ${this.lastBuild.took.toLocaleString(displayLocale())} vectors, added ${this.lastBuild.gave.toLocaleString(displayLocale())}`);
-    lines.push(settings.searchInStore ? `Search: in the store${s.searchable ? ', through its HNSW index' : ' (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)'}` : 'Search: on this machine, with the vectors taken from the store');
-    return { title: 'Team store: connected', lines };
+    const lines = [s && !s.writable ? t('Where: {0} (read-only)', s.where) : t('Where: {0}', s?.where ?? settings.url)];
+    if (this.failure) return { title: t('Team store: not in use'), lines: [...lines, this.failure, t('Semantic search goes on with this machine’s embeddings.')] };
+    if (!s) return { title: t('Team store: not connected yet'), lines };
+    lines.push(s.dimensions ? t('Holds: {0} vectors of {1} ({2} dimensions)', formatCount(s.rows), s.model, s.dimensions) : t('Holds: {0} vectors of {1}', formatCount(s.rows), s.model));
+    if (this.lastBuild) lines.push(t('The last build and the changes since: took {0} vectors, added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)));
+    lines.push(settings.searchInStore ? (s.searchable ? t('Search: in the store, through its HNSW index') : t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : t('Search: on this machine, with the vectors taken from the store'));
+    return { title: t('Team store: connected'), lines };
   }
 
   /** "Set Team Store Password": asked in a password box, kept in SecretStorage for that store only. */
@@ -211,7 +214,7 @@ export class TeamStoreLink implements vscode.Disposable {
   /** "Team Store Status": connects if needed and says what the store holds and what the last build did with it. */
   async status(model: string, chunker: string): Promise<string> {
     const settings = teamStoreSettings();
-    if (!settings) return 'No team store is set (modelGateway.search.teamStore): semantic search embeds on this machine alone.';
+    if (!settings) return vscode.l10n.t('No team store is set (modelGateway.search.teamStore): semantic search embeds on this machine alone.');
     try {
       await this.open(settings, model, chunker);
     } catch (err) {
