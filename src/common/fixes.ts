@@ -3,6 +3,7 @@
  * error cards. Pure (no `vscode`): it reads the facts an error carries, so a stored chat turn
  * (which keeps only those facts) gets the same buttons as a live error.
  */
+import * as l10n from '@vscode/l10n';
 
 /** What an error says about itself: its class name and the fields the fixes depend on. */
 export interface ErrorFacts {
@@ -65,26 +66,29 @@ export function factsOf(err: unknown): ErrorFacts {
 }
 
 export function fixesFor(e: ErrorFacts, ctx: { hasBaseUrl: boolean; place: FixPlace }): Fix[] {
-  const setKey: Fix = { title: 'Set API Key', command: 'modelGateway.setApiKey' };
-  const setToken: Fix = { title: 'Set Access Token', command: 'modelGateway.setAccessToken' };
-  const setUrl: Fix = { title: 'Set Gateway URL', command: 'modelGateway.setBaseUrl' };
-  const showLog: Fix = { title: 'Show Log', command: 'modelGateway.showLog' };
-  const topUp: Fix = { title: 'Top Up Balance', command: 'modelGateway.topUp' };
-  const pickModel: Fix = { title: 'Pick Another Model', command: ctx.place === 'chat' ? 'modelGateway.chat.pickModel' : 'modelGateway.models.setDefault' };
+  const setKey: Fix = { title: l10n.t('Set API Key'), command: 'modelGateway.setApiKey' };
+  const setToken: Fix = { title: l10n.t('Set Access Token'), command: 'modelGateway.setAccessToken' };
+  const setUrl: Fix = { title: l10n.t('Set Gateway URL'), command: 'modelGateway.setBaseUrl' };
+  const showLog: Fix = { title: l10n.t('Show Log'), command: 'modelGateway.showLog' };
+  const topUp: Fix = { title: l10n.t('Top Up Balance'), command: 'modelGateway.topUp' };
+  const pickModel: Fix = { title: l10n.t('Pick Another Model'), command: ctx.place === 'chat' ? 'modelGateway.chat.pickModel' : 'modelGateway.models.setDefault' };
   switch (e.kind) {
-    case 'MissingCredentialError':
-      if (e.type === CREDENTIAL_WITHHELD) return [{ title: 'Use My Credentials Here…', command: 'modelGateway.useCredentialsHere' }, /system access token/i.test(e.message) ? setToken : setKey];
-      if (/system access token/i.test(e.message)) return [setToken];
-      if (!ctx.hasBaseUrl || /URL/.test(e.message)) return [setUrl];
+    case 'MissingCredentialError': {
+      // The code names the credential; a turn stored before codes existed has only the English message.
+      const token = e.code ? e.code === 'system_access_token' : /system access token/i.test(e.message);
+      if (e.type === CREDENTIAL_WITHHELD) return [{ title: l10n.t('Use My Credentials Here…'), command: 'modelGateway.useCredentialsHere' }, token ? setToken : setKey];
+      if (token) return [setToken];
+      if (!ctx.hasBaseUrl || (e.code ? e.code === 'base_url' : /URL/.test(e.message))) return [setUrl];
       return [setKey];
+    }
     case 'AuthenticationError':
       // A key the gateway knows but refuses (its own quota used up, expired, disabled) is fixed in the Account view.
-      return e.keyRefusal && e.keyRefusal !== 'invalid' ? [{ title: 'Open Account View', command: 'modelGateway.account.focus' }, setKey] : [setKey];
+      return e.keyRefusal && e.keyRefusal !== 'invalid' ? [{ title: l10n.t('Open Account View'), command: 'modelGateway.account.focus' }, setKey] : [setKey];
     case 'KeyStateError':
-      return [{ title: 'Edit Key', command: 'modelGateway.keys.edit' }];
+      return [{ title: l10n.t('Edit Key'), command: 'modelGateway.keys.edit' }];
     case 'AccountApiError':
       if (e.type !== 'authentication_error') return [showLog];
-      return e.code === NEW_API_USER_REQUIRED ? [{ title: 'Set Account User Id', command: 'modelGateway.setAccountUserId' }, setToken] : [setToken];
+      return e.code === NEW_API_USER_REQUIRED ? [{ title: l10n.t('Set Account User Id'), command: 'modelGateway.setAccountUserId' }, setToken] : [setToken];
     case 'PermissionDeniedError':
       if (e.cause403 === 'balance') return [topUp];
       if (e.cause403 === 'model') return [pickModel];
@@ -94,7 +98,7 @@ export function fixesFor(e: ErrorFacts, ctx: { hasBaseUrl: boolean; place: FixPl
       return [pickModel];
     case 'ProxyError':
     case 'TlsError':
-      return [{ title: 'Open Proxy and Certificate Settings', command: 'modelGateway.openNetworkSettings' }, showLog];
+      return [{ title: l10n.t('Open Proxy and Certificate Settings'), command: 'modelGateway.openNetworkSettings' }, showLog];
     case 'ConnectionError':
     case 'TimeoutError':
       return [setUrl, showLog];

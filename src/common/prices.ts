@@ -4,6 +4,7 @@
  * has no price: costs show as unknown, never as $0. (The image family's per-image prices are the
  * spec's, shown before each generation: `imagePrice` in the client.)
  */
+import * as l10n from '@vscode/l10n';
 import { imagePrice, LEGACY_EDIT_MODELS, LEGACY_MODELS, RENDERING_SPEEDS, V3_OPERATIONS, type V3Operation } from './imagePrices';
 import type { ModelPrice } from './usageTypes';
 
@@ -47,19 +48,19 @@ export function imageFamilyPrice(model: string): string | undefined {
   };
   const v3 = /^imagegen-v3-(.+)$/.exec(model)?.[1] as V3Operation | undefined;
   if (v3 && V3_OPERATIONS.includes(v3)) {
-    return `${RENDERING_SPEEDS.map((speed) => usd(imagePrice({ generation: 'v3', operation: v3, rendering_speed: speed }))).join(' / ')} an image (Turbo / Default / Quality; published prices)`;
+    return l10n.t('{0} an image (Turbo / Default / Quality; published prices)', RENDERING_SPEEDS.map((speed) => usd(imagePrice({ generation: 'v3', operation: v3, rendering_speed: speed }))).join(' / '));
   }
   const op = /^imagegen-(generate|remix|edit|upscale)$/.exec(model)?.[1];
-  if (op === 'upscale') return `${usd(imagePrice({ generation: 'legacy', operation: 'upscale' }))} an image (published prices)`;
-  if (op === 'edit') return `${range(LEGACY_EDIT_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: 'edit', model: m })))} an image by model (published prices)`;
+  if (op === 'upscale') return l10n.t('{0} an image (published prices)', usd(imagePrice({ generation: 'legacy', operation: 'upscale' })));
+  if (op === 'edit') return l10n.t('{0} an image by model (published prices)', range(LEGACY_EDIT_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: 'edit', model: m }))));
   if (op === 'generate' || op === 'remix') return `${range(LEGACY_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: op, model: m })))} an image by model (published prices)`;
   return undefined;
 }
 
 /** A model's price in a line: "$3.00 in · $15.00 out per M tokens", or "$0.0100 a request". */
 export function priceText(p: ModelPrice): string {
-  if (p.kind === 'request') return `$${(p.perRequest ?? 0).toFixed(4)} a request`;
-  return `$${dollarsText(p.inputPerMTok ?? 0)} in · $${dollarsText(p.outputPerMTok ?? 0)} out per M tokens`;
+  if (p.kind === 'request') return l10n.t('${0} a request', (p.perRequest ?? 0).toFixed(4));
+  return l10n.t('${0} in · ${1} out per M tokens', dollarsText(p.inputPerMTok ?? 0), dollarsText(p.outputPerMTok ?? 0));
 }
 
 function dollarsText(n: number): string {

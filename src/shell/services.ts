@@ -196,7 +196,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const network = this.network();
     const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null, withheld, network.signature]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
-    if (!s.baseUrl) throw new gw.MissingCredentialError(vscode.l10n.t('No gateway URL is set. Run "Model Gateway: Set Gateway URL".'), { type: 'configuration_error' });
+    if (!s.baseUrl) throw new gw.MissingCredentialError(vscode.l10n.t('No gateway URL is set. Run "Model Gateway: Set Gateway URL".'), { type: 'configuration_error', code: 'base_url' });
     // The old client is closed and forgotten even when the new settings cannot make a client:
     // a cached closed client would fail every later call once the settings are back.
     void this.cachedClient?.client.close();

@@ -4,7 +4,7 @@ import { dollarsToQuota, isSameKey, quotaToDollars } from '../../common/money';
 import { setDefaultModel, type Job } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';
 import type { CredentialFeature } from '../../shell/services';
-import { jobsFor } from '../core/format';
+import { jobsFor, keyState } from '../core/format';
 import type { AccountNode, AccountTree } from './tree';
 
 /** Arguments a caller (a test, or another command) may pass instead of answering the wizard. */
@@ -43,7 +43,7 @@ async function pickKey(services: CredentialFeature, tree: AccountTree, arg: unkn
   const keys = await tree.keys();
   if (!keys.ok) return undefined;
   const pick = await services.prompts.pick(
-    keys.value.map((k) => ({ label: k.name || vscode.l10n.t('key {0}', k.id), description: k.state, id: k.id })),
+    keys.value.map((k) => ({ label: k.name || vscode.l10n.t('key {0}', k.id), description: keyState(k.state), id: k.id })),
     { title: vscode.l10n.t('{0}: choose a key', action), ignoreFocusOut: true },
   );
   return pick?.id;

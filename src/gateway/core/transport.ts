@@ -210,8 +210,10 @@ export class Transport {
     const need = (field: 'apiKey' | 'systemAccessToken', what: string, fix: string) => {
       const value = this.options[field];
       const withheld = this.options.withheld?.[field];
-      if (!value && withheld) throw new MissingCredentialError(withheld, { type: CREDENTIAL_WITHHELD });
-      if (!value) throw new MissingCredentialError(`No ${what} is set. ${fix}`, { type: 'configuration_error' });
+      // The code names the missing credential: the fixes go by it, not by the (translated) message.
+      const code = field === 'apiKey' ? 'api_key' : 'system_access_token';
+      if (!value && withheld) throw new MissingCredentialError(withheld, { type: CREDENTIAL_WITHHELD, code });
+      if (!value) throw new MissingCredentialError(`No ${what} is set. ${fix}`, { type: 'configuration_error', code });
       return value;
     };
     const apiKey = () => need('apiKey', 'API key', 'Set the gateway API key first.');

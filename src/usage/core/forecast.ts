@@ -9,6 +9,7 @@ export interface DailySpend {
 }
 
 export type { Forecast } from '../../common/usageReport';
+import * as l10n from '@vscode/l10n';
 import type { Forecast } from '../../common/usageReport';
 
 /** Spend over the last `window` complete days before today; a shorter history divides by its own length. */
@@ -34,18 +35,18 @@ export type BalanceWarning = { kind: 'low'; text: string } | { kind: 'days'; tex
 export function balanceWarning(balanceDollars: number, f: Forecast, lowBalanceDollars: number, warnDays: number): BalanceWarning {
   const money = `$${balanceDollars.toFixed(2)}`;
   if (balanceDollars < lowBalanceDollars) {
-    const last = Number.isFinite(f.daysLeft) ? ` At the last ${f.basisDays} days' rate it lasts ${describeDays(f.daysLeft)}.` : '';
-    return { kind: 'low', text: `The gateway balance is ${money}, under your warning level of $${lowBalanceDollars.toFixed(2)}.${last}` };
+    const low = l10n.t('The gateway balance is {0}, under your warning level of ${1}.', money, lowBalanceDollars.toFixed(2));
+    return { kind: 'low', text: Number.isFinite(f.daysLeft) ? `${low} ${l10n.t('At the last {0} days\' rate it lasts {1}.', f.basisDays, describeDays(f.daysLeft))}` : low };
   }
   if (warnDays > 0 && f.daysLeft < warnDays) {
-    return { kind: 'days', text: `At the last ${f.basisDays} days' rate ($${f.ratePerDay.toFixed(2)} a day) the balance of ${money} lasts ${describeDays(f.daysLeft)}.` };
+    return { kind: 'days', text: l10n.t('At the last {0} days\' rate (${1} a day) the balance of {2} lasts {3}.', f.basisDays, f.ratePerDay.toFixed(2), money, describeDays(f.daysLeft)) };
   }
   return undefined;
 }
 
 export function describeDays(days: number): string {
-  if (!Number.isFinite(days)) return 'indefinitely (nothing spent lately)';
-  if (days < 1) return 'less than a day';
+  if (!Number.isFinite(days)) return l10n.t('indefinitely (nothing spent lately)');
+  if (days < 1) return l10n.t('less than a day');
   const n = Math.floor(days);
-  return `${n} more day${n === 1 ? '' : 's'}`;
+  return n === 1 ? l10n.t('1 more day') : l10n.t('{0} more days', n);
 }

@@ -8,7 +8,8 @@ import { forecast } from './forecast';
 import { imageFamilyPrice, priceText, type PriceBook } from '../../common/prices';
 import { toCsv } from './csv';
 import { COMPLETIONS_SERIES, MCP_SERIES_PREFIX, type CompletionSpendByDay, type RangeDays, type UsageReport } from '../../common/usageReport';
-import { displayLocale } from '../../common/locale';
+import * as l10n from '@vscode/l10n';
+import { formatCount } from '../../common/locale';
 
 export { RANGES, type ModelRow, type RangeDays, type UsageReport } from '../../common/usageReport';
 
@@ -162,8 +163,8 @@ export function buildReport(input: ReportInput): UsageReport {
     todayDollars: dailyTotals[dailyTotals.length - 1] ?? 0,
     requests,
     tokens,
-    sampleNote: logs.complete ? undefined : `Tokens, keys and the costliest calls are from the newest ${calls.length.toLocaleString(displayLocale())} calls${logs.total ? ` of ${logs.total.toLocaleString(displayLocale())}` : ''}.`,
-    perKey: [...keys.entries()].map(([name, k]) => ({ name: name || '(unnamed key)', ...k })).sort((a, b) => b.dollars - a.dollars),
+    sampleNote: logs.complete ? undefined : logs.total ? l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls of {1}.', formatCount(calls.length), formatCount(logs.total)) : l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls.', formatCount(calls.length)),
+    perKey: [...keys.entries()].map(([name, k]) => ({ name: name || l10n.t('(unnamed key)'), ...k })).sort((a, b) => b.dollars - a.dollars),
     perModel: ranked.map(([model, m]) => ({ model, ...m, ...describePrice(prices, model) })),
     topCalls: [...calls].sort((a, b) => b.quota - a.quota).slice(0, 10).map(topCall),
     balanceDollars: input.balanceDollars,
@@ -172,11 +173,15 @@ export function buildReport(input: ReportInput): UsageReport {
     empty: cells.size === 0,
     source: fromBuckets
       ? input.buckets!.source === 'hourly'
-        ? "Spend per day from the gateway's hourly usage data (it lags by a few minutes)."
-        : `Spend per day from the gateway's 7-day dashboard${unknownDays.length ? `; the ${unknownDays.length} days before it are unknown (the log is too long to read whole)` : ''}.`
+        ? l10n.t("Spend per day from the gateway's hourly usage data (it lags by a few minutes).")
+        : unknownDays.length
+          ? l10n.t("Spend per day from the gateway's 7-day dashboard; the {0} days before it are unknown (the log is too long to read whole).", unknownDays.length)
+          : l10n.t("Spend per day from the gateway's 7-day dashboard.")
       : logs.complete
-        ? "Spend per day from the gateway's request log."
-        : `Spend per day from the newest ${logs.items.length.toLocaleString(displayLocale())} calls of the gateway's request log (it has no usage buckets)${unknownDays.length ? `; the ${unknownDays.length} days before them are unknown` : ''}.`,
+        ? l10n.t("Spend per day from the gateway's request log.")
+        : unknownDays.length
+          ? l10n.t("Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets); the {1} days before them are unknown.", formatCount(logs.items.length), unknownDays.length)
+          : l10n.t("Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets).", formatCount(logs.items.length)),
     generatedAt: nowMs,
   };
 }
@@ -213,15 +218,14 @@ function topCall(l: UsageLogEntry): UsageReport['topCalls'][number] {
 }
 
 function describePrice(prices: PriceBook, model: string): { price: string; priceKnown: boolean } {
-  if (model.startsWith(MCP_SERIES_PREFIX)) return { price: `requests of the MCP server "${model.slice(MCP_SERIES_PREFIX.length)}" (sampling), counted by Model Gateway at the model's price`, priceKnown: true };
-  if (model === COMPLETIONS_SERIES) return { price: 'ghost text in this editor, counted by Model Gateway at the model\'s price', priceKnown: true };
+  if (model.startsWith(MCP_SERIES_PREFIX)) return { price: l10n.t('requests of the MCP server "{0}" (sampling), counted by Model Gateway at the model\'s price', model.slice(MCP_SERIES_PREFIX.length)), priceKnown: true };
+  if (model === COMPLETIONS_SERIES) return { price: l10n.t('ghost text in this editor, counted by Model Gateway at the model\'s price'), priceKnown: true };
   const found = prices.price(model);
   const image = found ? undefined : imageFamilyPrice(model);
   if (image) return { price: image, priceKnown: true };
-  if (!found) return { price: prices.hasGatewayPrices ? 'price unknown (not configured on the gateway)' : 'price unknown (the gateway publishes none)', priceKnown: false };
+  if (!found) return { price: prices.hasGatewayPrices ? l10n.t('price unknown (not configured on the gateway)') : l10n.t('price unknown (the gateway publishes none)'), priceKnown: false };
   const p = found.price;
-  const from = found.source === 'settings' ? ' (your setting)' : '';
-  return { price: `${priceText(p)}${from}`, priceKnown: true };
+  return { price: found.source === 'settings' ? l10n.t('{0} (your setting)', priceText(p)) : priceText(p), priceKnown: true };
 }
 
 /** The report for an API key alone: the key's own totals, no per-day data. */
