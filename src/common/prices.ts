@@ -53,7 +53,7 @@ export function imageFamilyPrice(model: string): string | undefined {
   const op = /^imagegen-(generate|remix|edit|upscale)$/.exec(model)?.[1];
   if (op === 'upscale') return l10n.t('{0} an image (published prices)', usd(imagePrice({ generation: 'legacy', operation: 'upscale' })));
   if (op === 'edit') return l10n.t('{0} an image by model (published prices)', range(LEGACY_EDIT_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: 'edit', model: m }))));
-  if (op === 'generate' || op === 'remix') return `${range(LEGACY_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: op, model: m })))} an image by model (published prices)`;
+  if (op === 'generate' || op === 'remix') return l10n.t('{0} an image by model (published prices)', range(LEGACY_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: op, model: m }))));
   return undefined;
 }
 

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from './z';
 import { AccountApiError, AuthenticationError, GatewayError } from './errors';
 import type { RequestSpec, Transport } from './transport';
@@ -22,9 +23,9 @@ export class AccountTransport {
     const env = Envelope.safeParse(data);
     if (!env.success) throw new GatewayError(`The account API's answer to ${what} is not an envelope.`, { type: 'invalid_response' });
     if (env.data.success === false) {
-      const message = env.data.message || 'the account API refused the request';
+      const message = env.data.message || l10n.t('the account API refused the request');
       if (AUTH_WORDS.test(message)) throw accessRefused(message, (env.data as { code?: string }).code);
-      throw new AccountApiError(`The account API refused to ${what}: ${message}`, { type: 'account_error', code: (env.data as { code?: string }).code });
+      throw new AccountApiError(l10n.t('The account API refused to {0}: {1}', what, message), { type: 'account_error', code: (env.data as { code?: string }).code });
     }
     return env.data.data;
   }
@@ -41,12 +42,12 @@ export const NEW_API_USER_REQUIRED = 'new_api_user_required';
 function accessRefused(said: string, code?: string): AccountApiError {
   if (/New-Api-User/i.test(said)) {
     return new AccountApiError(
-      `This gateway (new-api) needs the account's numeric user id with the access token (${said}). Set the account user id: it is the ID shown in the gateway console's personal settings.`,
+      l10n.t("This gateway (new-api) needs the account's numeric user id with the access token ({0}). Set the account user id: it is the ID shown in the gateway console's personal settings.", said),
       { status: 401, type: 'authentication_error', code: NEW_API_USER_REQUIRED },
     );
   }
   return new AccountApiError(
-    `The account API refused the system access token (${said}). Set a valid system access token from the gateway console's account settings.`,
+    l10n.t("The account API refused the system access token ({0}). Set a valid system access token from the gateway console's account settings.", said),
     { status: 401, type: 'authentication_error', code },
   );
 }

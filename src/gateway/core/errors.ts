@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { redactSecrets } from './redact';
 
 /**
@@ -37,7 +38,7 @@ export class ValidationError extends GatewayError {
   readonly issues: readonly { path: string; message: string }[];
   constructor(issues: readonly { path: string; message: string }[]) {
     const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-    super(`Invalid request: ${text}`, { type: 'validation_error' });
+    super(l10n.t('Invalid request: {0}', text), { type: 'validation_error' });
     this.issues = issues;
   }
 }
@@ -78,10 +79,10 @@ const KEY_DISABLED = /状态不可用|disabled|被禁用/i;
 /** The refusal a 401 describes, and the advice that fixes it. */
 export function keyRefusalOf(serverMessage: string, code?: string): { reason: KeyRefusal; advice: string } {
   const said = `${serverMessage} ${code ?? ''}`;
-  if (KEY_EXHAUSTED.test(said)) return { reason: 'exhausted', advice: "This API key's own quota is used up: raise the key's quota (Account view › API Keys › Edit) or use another key." };
-  if (KEY_EXPIRED.test(said)) return { reason: 'expired', advice: 'This API key has expired: extend its expiry (Account view › API Keys › Edit) or set another key.' };
-  if (KEY_DISABLED.test(said)) return { reason: 'disabled', advice: 'This API key is disabled: enable it (Account view › API Keys) or set another key.' };
-  return { reason: 'invalid', advice: 'The API key is missing, invalid or expired. Set a valid key.' };
+  if (KEY_EXHAUSTED.test(said)) return { reason: 'exhausted', advice: l10n.t("This API key's own quota is used up: raise the key's quota (Account view › API Keys › Edit) or use another key.") };
+  if (KEY_EXPIRED.test(said)) return { reason: 'expired', advice: l10n.t('This API key has expired: extend its expiry (Account view › API Keys › Edit) or set another key.') };
+  if (KEY_DISABLED.test(said)) return { reason: 'disabled', advice: l10n.t('This API key is disabled: enable it (Account view › API Keys) or set another key.') };
+  return { reason: 'invalid', advice: l10n.t('The API key is missing, invalid or expired. Set a valid key.') };
 }
 
 export type PermissionCause = 'balance' | 'model' | 'ip' | 'role' | 'unknown';
@@ -262,13 +263,14 @@ export function classify403(serverMessage: string): PermissionCause {
   return 'unknown';
 }
 
-const ADVICE_403: Record<PermissionCause, string> = {
-  balance: 'The account balance or this key\'s quota is used up: top up the balance or raise the key\'s quota.',
-  model: 'This key is not allowed to use this model: pick another model or allow it for the key.',
-  ip: 'Your IP address is outside the key\'s allowed subnet: change the key\'s subnet or use another key.',
-  role: 'The account lacks the role for this action or is suspended: ask the gateway\'s administrator.',
-  unknown: 'Access denied. Likely causes: insufficient balance (most common), the key not allowed for this model, an IP outside the key\'s subnet, or an insufficient role.',
-};
+const advice403 = (cause: PermissionCause): string =>
+  ({
+    balance: l10n.t("The account balance or this key's quota is used up: top up the balance or raise the key's quota."),
+    model: l10n.t('This key is not allowed to use this model: pick another model or allow it for the key.'),
+    ip: l10n.t("Your IP address is outside the key's allowed subnet: change the key's subnet or use another key."),
+    role: l10n.t("The account lacks the role for this action or is suspended: ask the gateway's administrator."),
+    unknown: l10n.t("Access denied. Likely causes: insufficient balance (most common), the key not allowed for this model, an IP outside the key's subnet, or an insufficient role."),
+  })[cause];
 
 /** Builds the typed error for an HTTP error status, with advice the UI can show as is. */
 export function errorFromResponse(
@@ -285,33 +287,33 @@ export function errorFromResponse(
   switch (status) {
     case 400:
       if (CONTEXT_EXCEEDED.test(`${parsed.code ?? ''} ${server}`)) {
-        return new ContextLengthError(status, server, `The conversation is longer than the model's context window: start a new chat, condense it, or pick a model with a larger window (gateway said: ${server})`, init);
+        return new ContextLengthError(status, server, l10n.t("The conversation is longer than the model's context window: start a new chat, condense it, or pick a model with a larger window (gateway said: {0})", server), init);
       }
-      return new BadRequestError(status, server, `The gateway rejected the request: ${server}`, init);
+      return new BadRequestError(status, server, l10n.t('The gateway rejected the request: {0}', server), init);
     case 401: {
       const { reason, advice } = keyRefusalOf(server, parsed.code);
-      return new AuthenticationError(status, server, `${advice} (gateway said: ${server})`, reason, init);
+      return new AuthenticationError(status, server, l10n.t('{0} (gateway said: {1})', advice, server), reason, init);
     }
     case 403: {
       const cause = classify403(server);
-      return new PermissionDeniedError(status, server, `${ADVICE_403[cause]} (gateway said: ${server})`, cause, init);
+      return new PermissionDeniedError(status, server, l10n.t('{0} (gateway said: {1})', advice403(cause), server), cause, init);
     }
     case 404:
-      return new NotFoundError(status, server, `Not found: ${server}`, init);
+      return new NotFoundError(status, server, l10n.t('Not found: {0}', server), init);
     case 429: {
-      const wait = retryAfterMs !== undefined ? ` Retry in ${Math.ceil(retryAfterMs / 1000)} s.` : ' Retry in a moment.';
-      return new RateLimitError(status, server, `Too many requests (${server}).${wait}`, retryAfterMs, init);
+      const wait = retryAfterMs !== undefined ? l10n.t('Retry in {0} s.', Math.ceil(retryAfterMs / 1000)) : l10n.t('Retry in a moment.');
+      return new RateLimitError(status, server, l10n.t('Too many requests ({0}). {1}', server, wait), retryAfterMs, init);
     }
     case 503:
       return new ServiceUnavailableError(
         status,
         server,
-        `The model is unavailable: check the model id (case matters) and your access to it, or retry later if the provider is limiting (${server}).`,
+        l10n.t('The model is unavailable: check the model id (case matters) and your access to it, or retry later if the provider is limiting ({0}).', server),
         init,
       );
     default:
-      if (status >= 500) return new InternalServerError(status, server, `The gateway failed (HTTP ${status}): ${server}`, init);
-      return new APIStatusError(status, server, `The gateway answered HTTP ${status}: ${server}`, init);
+      if (status >= 500) return new InternalServerError(status, server, l10n.t('The gateway failed (HTTP {0}): {1}', status, server), init);
+      return new APIStatusError(status, server, l10n.t('The gateway answered HTTP {0}: {1}', status, server), init);
   }
 }
 
@@ -319,7 +321,7 @@ export function errorFromResponse(
 export function errorFromStreamPayload(payload: unknown, partial: unknown): StreamError {
   const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
   const parsed = parseErrorBody(text);
-  return new StreamError(`The gateway reported an error mid-stream: ${parsed.message || 'unknown error'}`, {
+  return new StreamError(l10n.t('The gateway reported an error mid-stream: {0}', parsed.message || l10n.t('unknown error')), {
     type: parsed.type,
     code: parsed.code,
     requestId: parsed.requestId,

@@ -3,6 +3,7 @@
  * (407, its own 502/403, a proxy host that does not resolve) or a TLS failure (an issuer this
  * machine does not trust, an expired certificate, another host's name). Never "fetch failed".
  */
+import * as l10n from '@vscode/l10n';
 import { request as httpRequest } from 'node:http';
 import { connect as tlsConnect, type DetailedPeerCertificate, type PeerCertificate } from 'node:tls';
 import { ProxyError, TlsError, type TlsFailure } from './errors';
@@ -55,8 +56,8 @@ export interface CertificateFacts {
   altNames?: string;
 }
 
-const CA_ADVICE =
-  'If your company inspects TLS (a proxy or firewall re-signs traffic), add its root certificate: the PEM file in the setting modelGateway.tls.caFiles (or NODE_EXTRA_CA_CERTS), or in the operating system store with http.systemCertificates on.';
+const caAdvice = (): string =>
+  l10n.t('If your company inspects TLS (a proxy or firewall re-signs traffic), add its root certificate: the PEM file in the setting modelGateway.tls.caFiles (or NODE_EXTRA_CA_CERTS), or in the operating system store with http.systemCertificates on.');
 
 /**
  * A proxy or TLS failure for a request to `target`, or undefined when the error is neither. The
@@ -70,15 +71,15 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
 
   if (proxyUrl) {
     const proxy = describeProxy(proxyUrl);
-    const source = network?.proxy?.source ?? 'the proxy setting';
+    const source = network?.proxy?.source ?? l10n.t('the proxy setting');
     const status = errors.map((e) => /Proxy response \((\d{3})\)|\((407)\)/.exec(e.message ?? '')).find(Boolean);
     const code = status ? Number(status[1] ?? status[2]) : undefined;
     if (code === 407) {
       const gave = !!network?.proxy?.authorization || !!normalizeProxyUrl(proxyUrl).username;
       return new ProxyError(
         gave
-          ? `The proxy at ${proxy} (from ${source}) refused the credentials given (HTTP 407): check the user and password in http.proxyAuthorization or the proxy URL.`
-          : `The proxy at ${proxy} (from ${source}) asks for credentials (HTTP 407): set http.proxyAuthorization (for example "Basic " + base64 of user:password), or put user:password@ in the proxy URL.`,
+          ? l10n.t('The proxy at {0} (from {1}) refused the credentials given (HTTP 407): check the user and password in http.proxyAuthorization or the proxy URL.', proxy, source)
+          : l10n.t('The proxy at {0} (from {1}) asks for credentials (HTTP 407): set http.proxyAuthorization (for example "Basic " + base64 of user:password), or put user:password@ in the proxy URL.', proxy, source),
         proxy,
         407,
         { cause: err, status: 407 },
@@ -86,7 +87,14 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
     }
     if (code !== undefined) {
       return new ProxyError(
-        `The proxy at ${proxy} (from ${source}) could not open a connection to ${where} (HTTP ${code}${code === 403 ? ': its policy blocks this host' : code === 502 || code === 504 ? ': the gateway could not be reached from the proxy' : ''}). If the gateway is reachable directly, add its host to http.noProxy.`,
+        l10n.t(
+          'The proxy at {0} (from {1}) could not open a connection to {2} (HTTP {3}{4}). If the gateway is reachable directly, add its host to http.noProxy.',
+          proxy,
+          source,
+          where,
+          code,
+          code === 403 ? l10n.t(': its policy blocks this host') : code === 502 || code === 504 ? l10n.t(': the gateway could not be reached from the proxy') : '',
+        ),
         proxy,
         code,
         { cause: err },
@@ -95,25 +103,31 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
     const p = normalizeProxyUrl(proxyUrl);
     const atProxy = errors.find((e) => e.code && UNREACHABLE.has(e.code) && (e.hostname === p.hostname || (e.address !== undefined && String(e.port) === (p.port || '80'))));
     if (atProxy) {
-      const why = atProxy.code === 'ENOTFOUND' || atProxy.code === 'EAI_AGAIN' ? `its host name ${p.hostname} does not resolve` : `it did not accept the connection (${atProxy.code})`;
-      return new ProxyError(`The proxy at ${proxy} (from ${source}) cannot be reached: ${why}. Check the proxy setting, or remove it if this network has none.`, proxy, undefined, { cause: err });
+      const why = atProxy.code === 'ENOTFOUND' || atProxy.code === 'EAI_AGAIN' ? l10n.t('its host name {0} does not resolve', p.hostname) : l10n.t('it did not accept the connection ({0})', atProxy.code ?? '');
+      return new ProxyError(l10n.t('The proxy at {0} (from {1}) cannot be reached: {2}. Check the proxy setting, or remove it if this network has none.', proxy, source, why), proxy, undefined, { cause: err });
     }
   }
 
   const tlsError = errors.find((e) => tlsFailureOf(e.code));
   if (!tlsError) return undefined;
   const reason = tlsFailureOf(tlsError.code)!;
-  const via = proxyUrl ? ` (through the proxy at ${describeProxy(proxyUrl)})` : '';
+  const via = proxyUrl ? l10n.t(' (through the proxy at {0})', describeProxy(proxyUrl)) : '';
   const code = tlsError.code;
   switch (reason) {
     case 'untrusted': {
-      const issuer = facts?.issuer ? `is issued by "${facts.issuer}", which this machine does not trust` : 'has an issuer this machine does not trust';
-      return new TlsError(`The certificate of ${where}${via} ${issuer} (${code}). ${CA_ADVICE}`, reason, { cause: err, code });
+      const said = facts?.issuer
+        ? l10n.t('The certificate of {0}{1} is issued by "{2}", which this machine does not trust ({3}).', where, via, facts.issuer, code ?? '')
+        : l10n.t('The certificate of {0}{1} has an issuer this machine does not trust ({2}).', where, via, code ?? '');
+      return new TlsError(`${said} ${caAdvice()}`, reason, { cause: err, code });
     }
     case 'expired': {
       const when = facts?.validTo ?? tlsError.cert?.valid_to;
       return new TlsError(
-        `The certificate of ${where}${via} ${code === 'CERT_NOT_YET_VALID' ? 'is not valid yet' : `expired${when ? ` (valid to ${when})` : ''}`}: the gateway's operator must renew it; check this machine's clock too.`,
+        code === 'CERT_NOT_YET_VALID'
+          ? l10n.t('The certificate of {0}{1} is not valid yet: the gateway\'s operator must renew it; check this machine\'s clock too.', where, via)
+          : when
+            ? l10n.t('The certificate of {0}{1} expired (valid to {2}): the gateway\'s operator must renew it; check this machine\'s clock too.', where, via, when)
+            : l10n.t('The certificate of {0}{1} expired: the gateway\'s operator must renew it; check this machine\'s clock too.', where, via),
         reason,
         { cause: err, code },
       );
@@ -121,14 +135,14 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
     case 'hostname': {
       const names = facts?.altNames ?? tlsError.cert?.subjectaltname;
       return new TlsError(
-        `The certificate of ${where}${via} is for ${names ? names.replace(/DNS:|IP Address:/g, '') : 'another host name'}, not ${url.hostname}: use the host name the certificate names in the base URL.`,
+        l10n.t('The certificate of {0}{1} is for {2}, not {3}: use the host name the certificate names in the base URL.', where, via, names ? names.replace(/DNS:|IP Address:/g, '') : l10n.t('another host name'), url.hostname),
         reason,
         { cause: err, code },
       );
     }
     case 'handshake':
       return new TlsError(
-        `The TLS handshake with ${where}${via} failed (${code}): is this an https port? A plain-http gateway needs an http:// base URL.`,
+        l10n.t('The TLS handshake with {0}{1} failed ({2}): is this an https port? A plain-http gateway needs an http:// base URL.', where, via, code ?? ''),
         reason,
         { cause: err, code },
       );

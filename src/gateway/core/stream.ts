@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { AbortError, GatewayError, StreamError, TimeoutError, describeBody, errorFromResponse, errorInSuccessBody } from './errors';
 import { SSEDecoder } from './sse';
 import { mapTransportError, type RawResponse } from './transport';
@@ -151,7 +152,7 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       if (mapped instanceof AbortError || mapped instanceof TimeoutError) throw this.fail(mapped);
       const code = (err as { code?: string } | null)?.code;
       const detail = [code, err instanceof Error ? err.message : undefined].filter(Boolean).join(': ');
-      throw this.fail(new StreamError(`The connection was cut mid-stream (${detail || 'closed'}). The partial answer is kept.`, { cause: err }));
+      throw this.fail(new StreamError(l10n.t('The connection was cut mid-stream ({0}). The partial answer is kept.', detail || l10n.t('closed')), { cause: err }));
     } finally {
       clearTimeout(idleTimer);
     }
@@ -161,8 +162,7 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       if (plain.trim()) throw this.fail(this.fromPlainBody(plain));
       this.finishedReading = true;
       if (!this.terminated && !this.isComplete()) {
-        const how = cutMidEvent ? 'in the middle of an event' : 'before the answer was complete';
-        throw this.fail(new StreamError(`The stream ended ${how}. The partial answer is kept.`));
+        throw this.fail(new StreamError(cutMidEvent ? l10n.t('The stream ended in the middle of an event. The partial answer is kept.') : l10n.t('The stream ended before the answer was complete. The partial answer is kept.')));
       }
       this.resolveSettled();
       return false;

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import {
@@ -109,12 +110,12 @@ export function normalizeBaseUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new GatewayError(`The base URL "${raw}" is not a valid URL (expected e.g. https://gateway.example.com).`, {
+    throw new GatewayError(l10n.t('The base URL "{0}" is not a valid URL (expected e.g. https://gateway.example.com).', raw), {
       type: 'configuration_error',
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayError(`The base URL must use http or https, not ${url.protocol}`, { type: 'configuration_error' });
+    throw new GatewayError(l10n.t('The base URL must use http or https, not {0}', url.protocol), { type: 'configuration_error' });
   }
   let path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith('/v1')) path = path.slice(0, -3);
@@ -171,7 +172,7 @@ export function mapTransportError(err: unknown, endedBy: 'abort' | 'timeout' | u
     return new TimeoutError(`${what} timed out: the gateway did not answer in time.`, { cause: err });
   }
   const detail = err instanceof Error ? err.message : String(err);
-  return new ConnectionError(`Could not reach the gateway (${code ?? detail}). Check the base URL and your network.`, {
+  return new ConnectionError(l10n.t('Could not reach the gateway ({0}). Check the base URL and your network.', code ?? detail), {
     cause: err,
   });
 }
@@ -213,10 +214,10 @@ export class Transport {
       // The code names the missing credential: the fixes go by it, not by the (translated) message.
       const code = field === 'apiKey' ? 'api_key' : 'system_access_token';
       if (!value && withheld) throw new MissingCredentialError(withheld, { type: CREDENTIAL_WITHHELD, code });
-      if (!value) throw new MissingCredentialError(`No ${what} is set. ${fix}`, { type: 'configuration_error', code });
+      if (!value) throw new MissingCredentialError(`${what} ${fix}`, { type: 'configuration_error', code });
       return value;
     };
-    const apiKey = () => need('apiKey', 'API key', 'Set the gateway API key first.');
+    const apiKey = () => need('apiKey', l10n.t('No API key is set.'), l10n.t('Set the gateway API key first.'));
     switch (kind) {
       case 'bearer':
         return { authorization: `Bearer ${apiKey()}` };
@@ -226,7 +227,7 @@ export class Transport {
         return { 'api-key': apiKey() };
       case 'account': {
         const h: Record<string, string> = {
-          authorization: `Bearer ${need('systemAccessToken', 'system access token', 'Set the system access token (account settings of the gateway console) first.')}`,
+          authorization: `Bearer ${need('systemAccessToken', l10n.t('No system access token is set.'), l10n.t('Set the system access token (account settings of the gateway console) first.'))}`,
         };
         if (this.options.userId !== undefined && this.options.userId !== '') h['new-api-user'] = String(this.options.userId);
         return h;
