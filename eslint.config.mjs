@@ -22,11 +22,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },
   },
-  ...layerRules,
   {
     // What the host shows goes through vscode.l10n.t (eslint/l10n-rule.mjs).
     files: ['src/extension.ts', 'src/shell/**/*.ts', 'src/*/host/**/*.ts'],
     plugins: { 'model-gateway': { rules: { 'l10n-shown-text': l10nRule } } },
-    rules: { 'model-gateway/l10n-shown-text': 'error' },
+    rules: { 'model-gateway/l10n-shown-text': ['error', 'host'] },
   },
+  {
+    files: ['src/webview/**/*.ts'],
+    plugins: { 'model-gateway': { rules: { 'l10n-shown-text': l10nRule } } },
+    rules: { 'model-gateway/l10n-shown-text': ['error', 'webview'] },
+  },
+  // The layer zones come last: a later entry would override their rules.
+  ...layerRules,
 );

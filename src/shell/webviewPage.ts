@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type * as z from 'zod/mini';
 import { escapeHtml } from '../common/html';
+import { languageScriptJson, WEBVIEW_LANGUAGE_ELEMENT } from '../common/webviewLanguage';
+import { webviewLanguage } from './language';
 import type { Log } from './log';
 
 /** A webview page: our scripts and stylesheets only, under a CSP with a fresh nonce. */
@@ -40,13 +42,15 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
   const attributes = Object.entries(page.bodyAttributes ?? {})
     .map(([k, v]) => ` ${k}="${escapeHtml(v)}"`)
     .join('');
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+  const language = webviewLanguage();
+  const languageScript = page.scripts?.length ? `<script type="application/json" id="${WEBVIEW_LANGUAGE_ELEMENT}">${languageScriptJson(language)}</script>` : '';
+  return `<!DOCTYPE html><html lang="${escapeHtml(language.language)}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${(page.stylesheets ?? []).map((p) => `<link rel="stylesheet" href="${uri(p)}">`).join('\n')}
 ${page.inlineStyle ? `<style nonce="${nonce}">${page.inlineStyle}</style>` : ''}
 <title>${escapeHtml(page.title)}</title></head>
-<body${attributes}>${page.body}${(page.scripts ?? []).map((p) => `<script nonce="${nonce}" src="${uri(p)}"></script>`).join('')}</body></html>`;
+<body${attributes}>${page.body}${languageScript}${(page.scripts ?? []).map((p) => `<script nonce="${nonce}" src="${uri(p)}"></script>`).join('')}</body></html>`;
 }
 
 /**

@@ -3,24 +3,25 @@
  * shortened to fit), its Condense button, and the cards that show where older turns were
  * condensed and what the summary says.
  */
+import * as l10n from '@vscode/l10n';
 import type { ContextUse } from '../common/contextUse';
 import type { AssistantTurn, Turn } from '../common/conversation';
 import type { ViewCondensation } from '../common/chatProtocol';
 import { button, h, icon } from './dom';
 import { renderMarkdown } from './markdown';
 import { formatCost } from '../common/money';
-import { displayLocale } from '../common/locale';
+import { formatCount } from '../common/locale';
 
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
 const meterFill = h('span', { class: 'meter-fill' });
 const meterText = h('span', { class: 'meter-text' });
-const meterGauge = h('span', { class: 'meter-gauge', role: 'meter', 'aria-label': 'Context window used', 'aria-valuemin': '0' }, h('span', { class: 'meter-bar' }, meterFill), meterText);
-export const condenseButton = button('Condense', { id: 'condense', class: 'link', title: 'Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)' }, 'fold');
+const meterGauge = h('span', { class: 'meter-gauge', role: 'meter', 'aria-label': l10n.t('Context window used'), 'aria-valuemin': '0' }, h('span', { class: 'meter-bar' }, meterFill), meterText);
+export const condenseButton = button(l10n.t('Condense'), { id: 'condense', class: 'link', title: l10n.t('Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)') }, 'fold');
 const costText = h('span', { class: 'meter-cost', hidden: true });
 export const meter = h('div', { id: 'context-meter', class: 'meter', hidden: true }, meterGauge, costText, condenseButton);
 /** The project's rules files the last request carried, each with its cost in tokens. */
-export const rulesRow = h('div', { id: 'rules-in-use', class: 'rules-row', hidden: true, 'aria-label': 'Project rules in use' });
+export const rulesRow = h('div', { id: 'rules-in-use', class: 'rules-row', hidden: true, 'aria-label': l10n.t('Project rules in use') });
 
 /** What the conversation has cost so far (answers with a known price), and what the cache saved. */
 export function renderConversationCost(turns: readonly Turn[]): void {
@@ -32,11 +33,13 @@ export function renderConversationCost(turns: readonly Turn[]): void {
   const saved = priced.reduce((n, t) => n + (t.cost?.savedDollars ?? 0), 0);
   const estimated = priced.some((t) => t.cost?.estimated);
   const unpriced = answers.length - priced.length;
-  costText.textContent = priced.length === 0 ? 'cost unknown' : `${estimated ? '~' : ''}${formatCost(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · saved ${formatCost(saved)}` : ''}`;
+  costText.textContent = priced.length === 0 ? l10n.t('cost unknown') : `${estimated ? '~' : ''}${formatCost(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · ${l10n.t('saved {0}', formatCost(saved))}` : ''}`;
   costText.title = [
-    `This conversation: ${formatCost(total)} for ${priced.length} answer(s) with a known price${estimated ? ' (some estimated: the gateway sent no usage)' : ''}.`,
-    saved > 0 ? `Prompt caching saved ${formatCost(saved)}.` : '',
-    unpriced ? `${unpriced} answer(s) from models with no price (set one in modelGateway.prices) are not counted.` : '',
+    estimated
+      ? l10n.t('This conversation: {0} for {1} answer(s) with a known price (some estimated: the gateway sent no usage).', formatCost(total), priced.length)
+      : l10n.t('This conversation: {0} for {1} answer(s) with a known price.', formatCost(total), priced.length),
+    saved > 0 ? l10n.t('Prompt caching saved {0}.', formatCost(saved)) : '',
+    unpriced ? l10n.t('{0} answer(s) from models with no price (set one in modelGateway.prices) are not counted.', unpriced) : '',
   ]
     .filter(Boolean)
     .join('\n');
@@ -52,27 +55,29 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
   meterFill.style.width = `${(share * 100).toFixed(1)}%`;
   meter.classList.toggle('warn', share > 0.8);
   const shortened = [
-    use.condensedTurns && `${use.condensedTurns} earlier message(s) sent as a summary`,
-    use.cut && `${use.cut} long result(s) cut`,
-    use.stubbed && `${use.stubbed} older result(s) left out`,
-    use.omittedTurns && `${use.omittedTurns} earlier message(s) left out`,
+    use.condensedTurns && l10n.t('{0} earlier message(s) sent as a summary', use.condensedTurns),
+    use.cut && l10n.t('{0} long result(s) cut', use.cut),
+    use.stubbed && l10n.t('{0} older result(s) left out', use.stubbed),
+    use.omittedTurns && l10n.t('{0} earlier message(s) left out', use.omittedTurns),
   ].filter(Boolean);
-  meterText.textContent = `${k(use.used)} / ${k(use.window)} tokens${use.condensedTurns ? ' · condensed' : shortened.length ? ' · shortened to fit' : ''}`;
+  meterText.textContent = l10n.t('{0} / {1} tokens', k(use.used), k(use.window)) + (use.condensedTurns ? ` · ${l10n.t('condensed')}` : shortened.length ? ` · ${l10n.t('shortened to fit')}` : '');
   meterGauge.setAttribute('aria-valuemax', String(use.window));
   meterGauge.setAttribute('aria-valuenow', String(use.used));
   const p = use.parts;
   meter.title = [
-    `Context window: ${use.used.toLocaleString(displayLocale())} of ${use.window.toLocaleString(displayLocale())} tokens (${use.reported ? 'as the gateway counted the last request' : 'estimated'})`,
-    `system ${k(p.system)} · tools ${k(p.tools)} · messages ${k(p.history)} · tool results ${k(p.toolResults)} · images ${k(p.images)}`,
-    ...(shortened.length ? [`To fit: ${shortened.join(', ')} (only in what is sent; the conversation keeps everything).`] : []),
+    use.reported
+      ? l10n.t('Context window: {0} of {1} tokens (as the gateway counted the last request)', formatCount(use.used), formatCount(use.window))
+      : l10n.t('Context window: {0} of {1} tokens (estimated)', formatCount(use.used), formatCount(use.window)),
+    l10n.t('system {0} · tools {1} · messages {2} · tool results {3} · images {4}', k(p.system), k(p.tools), k(p.history), k(p.toolResults), k(p.images)),
+    ...(shortened.length ? [l10n.t('To fit: {0} (only in what is sent; the conversation keeps everything).', shortened.join(', '))] : []),
   ].join('\n');
 }
 
 function renderRules(rules: readonly { path: string; tokens: number }[]): void {
   rulesRow.hidden = rules.length === 0;
   rulesRow.replaceChildren(
-    h('span', { class: 'muted', text: 'Rules:' }),
-    ...rules.map((r) => h('span', { class: 'chip rule', title: `${r.path}: in the system prompt, about ${r.tokens.toLocaleString(displayLocale())} tokens (setting: modelGateway.chat.projectRules)` }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`)),
+    h('span', { class: 'muted', text: l10n.t('Rules:') }),
+    ...rules.map((r) => h('span', { class: 'chip rule', title: l10n.t('{0}: in the system prompt, about {1} tokens (setting: modelGateway.chat.projectRules)', r.path, formatCount(r.tokens)) }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`)),
   );
 }
 
@@ -84,16 +89,21 @@ export function setCondensing(on: boolean): void {
 }
 
 function card(c: ViewCondensation): HTMLElement {
-  const how = c.manual ? 'condensed by hand' : 'condensed to fit the context window';
-  const inAnswer = c.throughSteps !== undefined ? ` and the steps of this answer above` : '';
+  const earlier = c.throughSteps !== undefined
+    ? c.manual
+      ? l10n.t('Earlier messages and the steps of this answer above condensed by hand: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
+      : l10n.t('Earlier messages and the steps of this answer above condensed to fit the context window: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
+    : c.manual
+      ? l10n.t('Earlier messages condensed by hand: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
+      : l10n.t('Earlier messages condensed to fit the context window: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter));
   const body = h('div', { class: 'markdown condensed-summary' });
   body.innerHTML = renderMarkdown(c.summary);
   return h(
     'details',
     { class: 'condensed', 'data-condensation': c.id },
-    h('summary', {}, icon('fold'), ` Earlier messages${inAnswer} ${how}: ${k(c.tokensBefore)} → ${k(c.tokensAfter)} tokens. `, h('span', { class: 'muted when-closed', text: 'Show summary' }), h('span', { class: 'muted when-open', text: 'Hide summary' })),
+    h('summary', {}, icon('fold'), ` ${earlier} `, h('span', { class: 'muted when-closed', text: l10n.t('Show summary') }), h('span', { class: 'muted when-open', text: l10n.t('Hide summary') })),
     body,
-    h('p', { class: 'muted', text: `From here on, ${c.model} gets this summary instead of what is above it; that stays here and in the saved conversation.` }),
+    h('p', { class: 'muted', text: l10n.t('From here on, {0} gets this summary instead of what is above it; that stays here and in the saved conversation.', c.model) }),
   );
 }
 

@@ -1,3 +1,5 @@
+import './language';
+import * as l10n from '@vscode/l10n';
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../common/conversation';
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
 import { sniffImageType } from '../common/imageRules';
@@ -18,7 +20,7 @@ const post = (m: FromWebview) => channel.post(m);
 /** Sends a message that the host answers (by its request id); resolves with the answer. */
 async function request(m: Parameters<typeof channel.request>[0]): Promise<Result> {
   const reply = await channel.request(m);
-  return reply.type === 'result' ? { ok: reply.ok, message: reply.message } : { ok: false, message: 'The extension answered with something else.' };
+  return reply.type === 'result' ? { ok: reply.ok, message: reply.message } : { ok: false, message: l10n.t('The extension answered with something else.') };
 }
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -28,33 +30,33 @@ const DOM_TURN_CAP = 60;
 
 const app = document.getElementById('app')!;
 const titleEl = h('span', { class: 'title', id: 'title' });
-const historyButton = button('', { id: 'history', 'aria-label': 'Conversations', title: 'Conversations', 'aria-expanded': 'false' }, 'history');
-const newChatButton = button('', { id: 'new-chat', 'aria-label': 'New chat', title: 'New chat' }, 'add');
-const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': 'Conversations', hidden: true });
-const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+const historyButton = button('', { id: 'history', 'aria-label': l10n.t('Conversations'), title: l10n.t('Conversations'), 'aria-expanded': 'false' }, 'history');
+const newChatButton = button('', { id: 'new-chat', 'aria-label': l10n.t('New chat'), title: l10n.t('New chat') }, 'add');
+const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': l10n.t('Conversations'), hidden: true });
+const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Conversation') });
 /** The turns; its size changes (markdown drawn late, images loading) keep the view at the newest. */
 const thread = h('div', { id: 'thread' });
 messages.append(thread);
-const jumpButton = button('Jump to newest', { id: 'jump', class: 'jump', 'aria-label': 'Jump to the newest message', hidden: true }, 'arrow-down');
+const jumpButton = button(l10n.t('Jump to newest'), { id: 'jump', class: 'jump', 'aria-label': l10n.t('Jump to the newest message'), hidden: true }, 'arrow-down');
 /** Pending edits, above the input: always in view whatever the scroll position. */
-const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': 'Steps waiting for your decision', hidden: true });
-const modeSelect = h('select', { id: 'mode', 'aria-label': 'Mode', title: 'Mode' });
-const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
+const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': l10n.t('Steps waiting for your decision'), hidden: true });
+const modeSelect = h('select', { id: 'mode', 'aria-label': l10n.t('Mode'), title: l10n.t('Mode') });
+const modelSelect = h('select', { id: 'model', 'aria-label': l10n.t('Model'), title: l10n.t('Model') });
 const formatSelect = h(
   'select',
-  { id: 'format', 'aria-label': 'Wire format', title: 'Wire format' },
-  h('option', { value: 'auto', text: 'Format: auto' }),
-  h('option', { value: 'chat', text: 'Chat completions' }),
-  h('option', { value: 'messages', text: 'Messages (caching)' }),
-  h('option', { value: 'responses', text: 'Responses' }),
+  { id: 'format', 'aria-label': l10n.t('Wire format'), title: l10n.t('Wire format') },
+  h('option', { value: 'auto', text: l10n.t('Format: auto') }),
+  h('option', { value: 'chat', text: l10n.t('Chat completions') }),
+  h('option', { value: 'messages', text: l10n.t('Messages (caching)') }),
+  h('option', { value: 'responses', text: l10n.t('Responses') }),
 );
-const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': 'Attachments' });
+const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': l10n.t('Attachments') });
 const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
-const input = h('textarea', { id: 'input', rows: '3', 'aria-label': 'Message', placeholder: 'Ask about your code… (Enter to send, Shift+Enter for a new line)' });
+const input = h('textarea', { id: 'input', rows: '3', 'aria-label': l10n.t('Message'), placeholder: l10n.t('Ask about your code… (Enter to send, Shift+Enter for a new line)') });
 const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
-const attachButton = button('', { id: 'attach', 'aria-label': 'Attach image', title: 'Attach image (PNG, JPEG or WEBP, up to 20 MB)' }, 'file-media');
-const contextButton = button('', { id: 'context', 'aria-label': 'Add the active file or selection', title: 'Add the active file or selection as context' }, 'file-code');
-const sendButton = button('Send', { id: 'send', class: 'primary', 'aria-label': 'Send' }, 'send');
+const attachButton = button('', { id: 'attach', 'aria-label': l10n.t('Attach image'), title: l10n.t('Attach image (PNG, JPEG or WEBP, up to 20 MB)') }, 'file-media');
+const contextButton = button('', { id: 'context', 'aria-label': l10n.t('Add the active file or selection'), title: l10n.t('Add the active file or selection as context') }, 'file-code');
+const sendButton = button(l10n.t('Send'), { id: 'send', class: 'primary', 'aria-label': l10n.t('Send') }, 'send');
 const mentions = new MentionPicker(input, {
   find: async (query, trigger): Promise<FileItem[]> => {
     const reply = await channel.request(trigger === '/' ? { type: 'find-prompts', query } : { type: 'find-files', query });
@@ -62,7 +64,7 @@ const mentions = new MentionPicker(input, {
   },
   picked: (item, trigger) => post(trigger === '/' ? { type: 'use-prompt', id: item.path } : { type: 'attach-file', path: item.path }),
 });
-const stopButton = button('Stop', { id: 'stop', class: 'danger', 'aria-label': 'Stop', hidden: true }, 'debug-stop');
+const stopButton = button(l10n.t('Stop'), { id: 'stop', class: 'danger', 'aria-label': l10n.t('Stop'), hidden: true }, 'debug-stop');
 
 app.append(
   h('header', { class: 'bar' }, historyButton, titleEl, newChatButton),
@@ -177,7 +179,7 @@ function renderConversation(land = true): void {
   const shown = showAll ? turns : turns.slice(-DOM_TURN_CAP);
   const nodes: HTMLElement[] = [];
   if (shown.length < turns.length) {
-    nodes.push(button(`Show ${turns.length - shown.length} earlier messages`, { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
+    nodes.push(button(l10n.t('Show {0} earlier messages', turns.length - shown.length), { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
   }
   for (const t of shown) {
     if (t.role === 'user') nodes.push(userView(t));
@@ -192,8 +194,8 @@ function renderConversation(land = true): void {
       h(
         'div',
         { class: 'empty' },
-        h('p', { text: state?.configured ? 'Ask anything about your code. The assistant can read, search and (with your approval) edit files in this workspace.' : 'Set the gateway URL and API key first (Model Gateway: Set API Key).' }),
-        state && !state.toolsEnabled ? h('p', { class: 'muted', text: 'Workspace tools are off: this workspace is not trusted or has no local folder.' }) : undefined,
+        h('p', { text: state?.configured ? l10n.t('Ask anything about your code. The assistant can read, search and (with your approval) edit files in this workspace.') : l10n.t('Set the gateway URL and API key first (Model Gateway: Set API Key).') }),
+        state && !state.toolsEnabled ? h('p', { class: 'muted', text: l10n.t('Workspace tools are off: this workspace is not trusted or has no local folder.') }) : undefined,
       ),
     );
   }
@@ -244,19 +246,19 @@ function trimToCap(): void {
     el.remove();
   }
   thread.querySelector(':scope > .earlier')?.remove();
-  thread.prepend(button(`Show ${turns.length - DOM_TURN_CAP} earlier messages`, { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
+  thread.prepend(button(l10n.t('Show {0} earlier messages', turns.length - DOM_TURN_CAP), { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
 }
 
 function renderHistory(): void {
   const list = state?.conversations ?? [];
   historyPanel.replaceChildren(
-    h('div', { class: 'history-title', text: list.length ? 'Conversations' : 'No saved conversations yet' }),
+    h('div', { class: 'history-title', text: list.length ? l10n.t('Conversations') : l10n.t('No saved conversations yet') }),
     ...list.map((c) => {
       const row = h('div', { class: `history-row${c.id === state?.conversation?.id ? ' current' : ''}`, 'data-id': c.id });
       row.append(
         button(c.title, { class: 'history-open', 'data-open': c.id, title: formatDateTime(c.updatedAt) }),
-        button('', { 'data-rename': c.id, 'aria-label': `Rename ${c.title}`, title: 'Rename' }, 'edit'),
-        button('', { 'data-delete': c.id, 'aria-label': `Delete ${c.title}`, title: 'Delete' }, 'trash'),
+        button('', { 'data-rename': c.id, 'aria-label': l10n.t('Rename {0}', c.title), title: l10n.t('Rename') }, 'edit'),
+        button('', { 'data-delete': c.id, 'aria-label': l10n.t('Delete {0}', c.title), title: l10n.t('Delete') }, 'trash'),
       );
       return row;
     }),
@@ -264,10 +266,10 @@ function renderHistory(): void {
 }
 
 function activeChipTitle(auto: NonNullable<typeof activeEditor>): string {
-  if (auto.withheld === 'secret') return `${auto.path} may hold credentials or keys, so it is not sent with your questions. To send it anyway, use Add Selection to Chat (it asks first).`;
-  if (auto.withheld === 'excluded') return `${auto.path} is excluded by .gitignore or the exclude settings, so it is not sent with your questions.`;
-  if (auto.tooLarge) return `${auto.path} is too large to send whole: select the part you need`;
-  return `Sent with your question: ${auto.label} (the active editor)`;
+  if (auto.withheld === 'secret') return l10n.t('{0} may hold credentials or keys, so it is not sent with your questions. To send it anyway, use Add Selection to Chat (it asks first).', auto.path);
+  if (auto.withheld === 'excluded') return l10n.t('{0} is excluded by .gitignore or the exclude settings, so it is not sent with your questions.', auto.path);
+  if (auto.tooLarge) return l10n.t('{0} is too large to send whole: select the part you need', auto.path);
+  return l10n.t('Sent with your question: {0} (the active editor)', auto.label);
 }
 
 function renderChips(): void {
@@ -280,16 +282,16 @@ function renderChips(): void {
             { class: `chip auto${auto.tooLarge || auto.withheld ? ' muted' : ''}`, id: 'active-editor', title: activeChipTitle(auto) },
             icon(auto.withheld === 'secret' ? 'lock' : 'eye'),
             ` ${auto.label} `,
-            h('span', { class: 'chip-note', text: auto.withheld === 'secret' ? 'not sent: may hold secrets' : auto.withheld === 'excluded' ? 'not sent: excluded' : auto.tooLarge ? 'too large' : 'current file' }),
-            button('', { 'data-remove-active': 'true', 'aria-label': `Do not send ${auto.label}` }, 'close'),
+            h('span', { class: 'chip-note', text: auto.withheld === 'secret' ? l10n.t('not sent: may hold secrets') : auto.withheld === 'excluded' ? l10n.t('not sent: excluded') : auto.tooLarge ? l10n.t('too large') : l10n.t('current file') }),
+            button('', { 'data-remove-active': 'true', 'aria-label': l10n.t('Do not send {0}', auto.label) }, 'close'),
           ),
         ]
       : []),
     ...images.map((img, i) => {
-      const detail = h('select', { 'aria-label': `Detail for ${img.name}`, 'data-detail': String(i) }, ...['auto', 'low', 'high'].map((d) => h('option', { value: d, text: `detail ${d}`, selected: d === img.detail })));
-      return h('span', { class: 'chip image' }, h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: '' }), ` ${img.name} `, detail, button('', { 'data-remove-image': String(i), 'aria-label': `Remove ${img.name}` }, 'close'));
+      const detail = h('select', { 'aria-label': l10n.t('Detail for {0}', img.name), 'data-detail': String(i) }, ...['auto', 'low', 'high'].map((d) => h('option', { value: d, text: l10n.t('detail {0}', d), selected: d === img.detail })));
+      return h('span', { class: 'chip image' }, h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: '' }), ` ${img.name} `, detail, button('', { 'data-remove-image': String(i), 'aria-label': l10n.t('Remove {0}', img.name) }, 'close'));
     }),
-    ...context.map((c, i) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label} `, button('', { 'data-remove-context': String(i), 'aria-label': `Remove ${c.label}` }, 'close'))),
+    ...context.map((c, i) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label} `, button('', { 'data-remove-context': String(i), 'aria-label': l10n.t('Remove {0}', c.label) }, 'close'))),
   );
 }
 
@@ -300,13 +302,13 @@ function applyState(s: ViewState): void {
   renderMeter(s.context, (s.conversation?.turns.length ?? 0) > 0);
   renderConversationCost((s.conversation?.turns ?? []));
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
-  titleEl.textContent = s.conversation?.title ?? 'New conversation';
+  titleEl.textContent = s.conversation?.title ?? l10n.t('New conversation');
   modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
   modeSelect.replaceChildren(...s.modes.map((m) => h('option', { value: m.id, text: m.name, title: m.description, selected: m.id === s.mode })));
-  modeSelect.title = `Mode: ${s.modes.find((m) => m.id === s.mode)?.description ?? s.mode}`;
+  modeSelect.title = l10n.t('Mode: {0}', s.modes.find((m) => m.id === s.mode)?.description ?? s.mode);
   modeSelect.hidden = !s.toolsEnabled;
   formatSelect.value = s.formatChoice;
-  formatSelect.title = `Wire format (now ${s.format === 'chat' ? 'chat completions' : s.format})`;
+  formatSelect.title = l10n.t('Wire format (now {0})', s.format === 'chat' ? 'chat completions' : s.format);
   sendButton.hidden = s.busy;
   stopButton.hidden = !s.busy;
   contextButton.disabled = false;
@@ -348,11 +350,11 @@ function send(): void {
   const text = input.value.trim();
   if (!text && images.length === 0) return;
   if (pendingApprovals.size > 0) {
-    showNotice('A step is waiting for your decision: answer it (just above) before sending.', 'info');
+    showNotice(l10n.t('A step is waiting for your decision: answer it (just above) before sending.'), 'info');
     return;
   }
   if (state?.busy) {
-    showNotice('A reply is still running: wait for it, or press Stop (Escape).', 'info');
+    showNotice(l10n.t('A reply is still running: wait for it, or press Stop (Escape).'), 'info');
     return;
   }
   post({ type: 'send', text, images, context, activeEditor: includeActiveEditor(activeEditor, dismissedActive, context), ...(editing ? { replaces: editing } : {}) });
@@ -368,21 +370,21 @@ function send(): void {
 async function addFiles(files: FileList | File[]): Promise<void> {
   for (const f of Array.from(files)) {
     if (f.type === 'image/gif') {
-      showNotice(`${f.name}: GIF images are not supported; use PNG, JPEG or WEBP.`);
+      showNotice(l10n.t('{0}: GIF images are not supported; use PNG, JPEG or WEBP.', f.name));
       continue;
     }
     if (!IMAGE_TYPES.includes(f.type)) {
-      showNotice(`${f.name}: only PNG, JPEG and WEBP images can be attached.`);
+      showNotice(l10n.t('{0}: only PNG, JPEG and WEBP images can be attached.', f.name));
       continue;
     }
     if (f.size > MAX_IMAGE_BYTES) {
-      showNotice(`${f.name} is ${(f.size / 1024 / 1024).toFixed(1)} MB; images are limited to 20 MB.`);
+      showNotice(l10n.t('{0} is {1} MB; images are limited to 20 MB.', f.name, (f.size / 1024 / 1024).toFixed(1)));
       continue;
     }
     // The bytes decide the type, not the file name or the browser's label.
     const actual = sniffImageType(new Uint8Array(await f.slice(0, 32).arrayBuffer()));
     if (!actual || !(IMAGE_TYPES as readonly string[]).includes(actual)) {
-      showNotice(`${f.name || 'The pasted image'} is ${actual ? `a ${actual.slice(6).toUpperCase()} image` : 'not an image'} by its content; only PNG, JPEG and WEBP can be attached.`);
+      showNotice(l10n.t('{0} is {1} by its content; only PNG, JPEG and WEBP can be attached.', f.name || 'The pasted image', actual ? `a ${actual.slice(6).toUpperCase()} image` : 'not an image'));
       continue;
     }
     const data = await new Promise<string>((resolve, reject) => {
@@ -430,7 +432,7 @@ condenseButton.addEventListener('click', () => {
   setCondensing(true);
   void request({ type: 'condense' }).then((r) => {
     setCondensing(false);
-    if (!r.ok) showNotice(r.message ?? 'The conversation could not be condensed.', 'error');
+    if (!r.ok) showNotice(r.message ?? l10n.t('The conversation could not be condensed.'), 'error');
     // The new summary's card sits above the newest exchange: brought into view, so it is seen.
     else Array.from(thread.querySelectorAll<HTMLElement>('.condensed')).at(-1)?.scrollIntoView({ block: 'start' });
   });
@@ -490,7 +492,7 @@ messages.addEventListener('click', (e) => {
     input.value = t.text;
     input.classList.add('editing');
     input.focus();
-    showNotice('Editing a question: Enter resends it in its place (the answers after it are replaced); Escape cancels.', 'info');
+    showNotice(l10n.t('Editing a question: Enter resends it in its place (the answers after it are replaced); Escape cancels.'), 'info');
   } else if (b.dataset.code) {
     const code = b.closest('.code-block')?.querySelector('code')?.textContent ?? '';
     const language = b.closest('.code-block')?.querySelector('pre')?.dataset.lang || undefined;
@@ -534,21 +536,21 @@ historyPanel.addEventListener('click', (e) => {
   if (b.dataset.open) {
     historyPanel.hidden = true;
     void request({ type: 'open-conversation', id: b.dataset.open }).then((r) => {
-      if (!r.ok) showNotice(r.message ?? 'That conversation could not be opened.');
+      if (!r.ok) showNotice(r.message ?? l10n.t('That conversation could not be opened.'));
     });
   } else if (b.dataset.delete) {
     if (b.dataset.confirm === 'true') {
       b.disabled = true;
       void request({ type: 'delete-conversation', id: b.dataset.delete }).then((r) => {
-        if (!r.ok) showNotice(r.message ?? 'The conversation could not be deleted.');
+        if (!r.ok) showNotice(r.message ?? l10n.t('The conversation could not be deleted.'));
         renderHistory();
       });
     }
     else {
       b.dataset.confirm = 'true';
       b.classList.add('danger');
-      b.title = 'Click again to delete';
-      b.setAttribute('aria-label', 'Click again to delete');
+      b.title = l10n.t('Click again to delete');
+      b.setAttribute('aria-label', l10n.t('Click again to delete'));
       setTimeout(() => {
         b.dataset.confirm = '';
         b.classList.remove('danger');
@@ -557,7 +559,7 @@ historyPanel.addEventListener('click', (e) => {
   } else if (b.dataset.rename) {
     const row = b.closest('.history-row')!;
     const current = row.querySelector('.history-open')?.textContent ?? '';
-    const field = h('input', { type: 'text', value: current, 'aria-label': 'New title', class: 'rename' });
+    const field = h('input', { type: 'text', value: current, 'aria-label': l10n.t('New title'), class: 'rename' });
     row.replaceChildren(field);
     field.focus();
     field.select();
@@ -568,7 +570,7 @@ historyPanel.addEventListener('click', (e) => {
       if (save && field.value.trim() && field.value.trim() !== current) {
         field.disabled = true;
         void request({ type: 'rename-conversation', id: b.dataset.rename!, title: field.value.trim().slice(0, 200) }).then((r) => {
-          if (!r.ok) showNotice(r.message ?? 'The conversation could not be renamed.');
+          if (!r.ok) showNotice(r.message ?? l10n.t('The conversation could not be renamed.'));
           renderHistory();
         });
       } else renderHistory();
@@ -651,7 +653,7 @@ channel.listen((m) => {
       const before = images.length + context.length;
       ({ images, context } = mergeAttachments({ images, context }, m));
       if (images.length + context.length === before && m.images.length + m.context.length > 0) {
-        showNotice(`Already attached: ${[...m.context.map((c) => c.label), ...m.images.map(() => 'the image')].join(', ')}.`, 'info');
+        showNotice(l10n.t('Already attached: {0}.', [...m.context.map((c) => c.label), ...m.images.map(() => 'the image')].join(', ')), 'info');
       }
       renderChips();
       input.focus();

@@ -3,6 +3,7 @@
  * files (fuzzy, from the host); arrows move, Enter or Tab picks, Escape closes. The pick puts
  * `@path` in the text and attaches the file as context.
  */
+import * as l10n from '@vscode/l10n';
 import type { FileItem } from '../common/chatProtocol';
 import { h, icon } from './dom';
 import { mentionAt } from './reducer';
@@ -15,7 +16,7 @@ export interface MentionHost {
 }
 
 export class MentionPicker {
-  readonly el = h('div', { id: 'mentions', class: 'mentions', role: 'listbox', 'aria-label': 'Workspace files', hidden: true });
+  readonly el = h('div', { id: 'mentions', class: 'mentions', role: 'listbox', 'aria-label': l10n.t('Workspace files'), hidden: true });
   private items: FileItem[] = [];
   private selected = 0;
   private active: { start: number; query: string; trigger: '@' | '/' } | undefined;
@@ -68,7 +69,7 @@ export class MentionPicker {
     this.el.hidden = false;
     if (this.items.length === 0) {
       const prompts = this.active?.trigger === '/';
-      const empty = prompts ? (this.active?.query ? `No MCP prompt matches “${this.active.query}”` : 'No MCP server with prompts is running') : this.active?.query ? `No workspace file matches “${this.active.query}”` : 'No files in the workspace';
+      const empty = prompts ? (this.active?.query ? l10n.t('No MCP prompt matches “{0}”', this.active.query) : l10n.t('No MCP server with prompts is running')) : this.active?.query ? l10n.t('No workspace file matches “{0}”', this.active.query) : l10n.t('No files in the workspace');
       this.el.replaceChildren(h('div', { class: 'mention-empty', text: empty }));
       return;
     }

@@ -1,4 +1,5 @@
 /** One answer as the view draws it (and a question), updated in place as the host reports. */
+import * as l10n from '@vscode/l10n';
 import type { AssistantTurn, EditProblems, PlanItem, Step, ToolCallRecord, UserTurn } from '../common/conversation';
 import type { FixAction } from '../common/chatProtocol';
 import { formatCost } from '../common/money';
@@ -24,16 +25,16 @@ function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
   const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString(displayLocale())}`;
-  const parts = [`in ${n(u.input)}`, `out ${n(u.output)}${u.reasoning ? ` (reasoning ${n(u.reasoning)})` : ''}`];
-  if (u.estimated) parts.push('estimated: the gateway sent no usage');
-  if (t.format === 'messages') parts.push(`cache read ${n(u.cacheRead)}`, `cache write ${n(u.cacheWrite)}`);
-  else if (u.cacheRead) parts.push(`cached ${n(u.cacheRead)}`);
+  const parts = [l10n.t('in {0}', n(u.input)), u.reasoning ? l10n.t('out {0} (reasoning {1})', n(u.output), n(u.reasoning)) : l10n.t('out {0}', n(u.output))];
+  if (u.estimated) parts.push(l10n.t('estimated: the gateway sent no usage'));
+  if (t.format === 'messages') parts.push(l10n.t('cache read {0}', n(u.cacheRead)), l10n.t('cache write {0}', n(u.cacheWrite)));
+  else if (u.cacheRead) parts.push(l10n.t('cached {0}', n(u.cacheRead)));
   const c = t.cost;
   if (c?.dollars !== undefined) {
-    parts.push(`${c.estimated ? '~' : ''}${formatCost(c.dollars)}${c.estimated ? ' (estimate)' : ''}`);
-    if (c.savedDollars) parts.push(`${c.savedDollars > 0 ? 'cache saved' : 'cache cost'} ${formatCost(Math.abs(c.savedDollars))}`);
+    parts.push(c.estimated ? l10n.t('~{0} (estimate)', formatCost(c.dollars)) : formatCost(c.dollars));
+    if (c.savedDollars) parts.push(c.savedDollars > 0 ? l10n.t('cache saved {0}', formatCost(c.savedDollars)) : l10n.t('cache cost {0}', formatCost(-c.savedDollars)));
   } else if (c) {
-    parts.push('cost unknown (no price for this model)');
+    parts.push(l10n.t('cost unknown (no price for this model)'));
   }
   return parts.join(' · ');
 }
@@ -47,7 +48,7 @@ function pathArg(call: ToolCallRecord): HTMLElement {
     el.classList.add('path-link');
     el.setAttribute('role', 'link');
     el.tabIndex = 0;
-    el.title = `Open ${arg}`;
+    el.title = l10n.t('Open {0}', arg);
   }
   return el;
 }
@@ -67,9 +68,9 @@ function mainArg(call: ToolCallRecord): string {
 function renameQuestion(call: ToolCallRecord): string {
   try {
     const a = JSON.parse(call.args || '{}') as Record<string, unknown>;
-    return `Rename ${String(a.symbol)} to ${String(a.new_name)} everywhere it is used?`;
+    return l10n.t('Rename {0} to {1} everywhere it is used?', String(a.symbol), String(a.new_name));
   } catch {
-    return 'Apply this rename?';
+    return l10n.t('Apply this rename?');
   }
 }
 
@@ -89,14 +90,14 @@ function truncate(s: string, n = 4000): string {
 export class TurnView {
   readonly el: HTMLElement;
   private readonly stepsEl = h('div', { class: 'steps' });
-  private readonly planEl = h('div', { class: 'plan', role: 'region', 'aria-label': 'Plan', hidden: true });
+  private readonly planEl = h('div', { class: 'plan', role: 'region', 'aria-label': l10n.t('Plan'), hidden: true });
   private readonly footer = h('div', { class: 'turn-footer' });
   private readonly markdown: StreamingMarkdown[] = [];
   private readonly toolEls: HTMLElement[] = [];
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': 'Answer' }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${turn.mode.startsWith('custom:') ? (shared.modeNames[turn.mode] ?? turn.mode.slice('custom:'.length)) : turn.mode}` : ''}` }), this.planEl, this.stepsEl, this.footer);
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': l10n.t('Answer') }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${turn.mode.startsWith('custom:') ? (shared.modeNames[turn.mode] ?? turn.mode.slice('custom:'.length)) : turn.mode}` : ''}` }), this.planEl, this.stepsEl, this.footer);
     this.apply(turn);
   }
 
@@ -114,13 +115,13 @@ export class TurnView {
       thinkingEl.hidden = false;
       thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
       const took = (step as { thinkingMs?: number }).thinkingMs;
-      thinkingEl.querySelector('summary')!.textContent = took !== undefined && this.turn.status !== 'streaming' ? (took < 1000 ? 'Thought for less than a second' : `Thought for ${(took / 1000).toFixed(1)} s`) : 'Thinking';
+      thinkingEl.querySelector('summary')!.textContent = took !== undefined && this.turn.status !== 'streaming' ? (took < 1000 ? l10n.t('Thought for less than a second') : l10n.t('Thought for {0} s', (took / 1000).toFixed(1))) : l10n.t('Thinking');
     }
   }
 
   private ensureStructure(i: number): void {
     while (this.markdown.length <= i) {
-      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: 'Thinking' }), h('div', { class: 'thinking-text' }));
+      const thinking = h('details', { class: 'thinking', hidden: true }, h('summary', { text: l10n.t('Thinking') }), h('div', { class: 'thinking-text' }));
       const text = h('div', { class: 'markdown' });
       const tools = h('div', { class: 'tools' });
       this.stepsEl.append(h('div', { class: 'step' }, thinking, text, tools));
@@ -180,7 +181,7 @@ export class TurnView {
           'details',
           { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
           h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
-          h('div', { class: 'tool-body' }, h('div', { class: 'label', text: 'Arguments' }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: 'Result' }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
+          h('div', { class: 'tool-body' }, h('div', { class: 'label', text: l10n.t('Arguments') }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: l10n.t('Result') }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
         );
         const edited = c.edits?.map((e) => e.path) ?? (c.edit ? [c.edit.path] : []);
         if (edited.length > 0 && c.status === 'done') {
@@ -191,13 +192,13 @@ export class TurnView {
             // In view without opening the card: what the edit broke is the next thing to read.
             c.problems && !c.undone && problemsView(c.problems),
             c.undone
-              ? h('div', { class: 'tool-actions muted', text: edited.length === 1 ? 'Undone: the file is back as it was.' : `Undone: the ${edited.length} files are back as they were.` })
-              : h('div', { class: 'tool-actions' }, button(edited.length === 1 ? 'Undo' : `Undo (${edited.length} files)`, { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: `Put ${edited.join(', ')} back as ${edited.length === 1 ? 'it was' : 'they were'} before this change` }, 'discard')),
+              ? h('div', { class: 'tool-actions muted', text: edited.length === 1 ? l10n.t('Undone: the file is back as it was.') : l10n.t('Undone: the {0} files are back as they were.', edited.length) })
+              : h('div', { class: 'tool-actions' }, button(edited.length === 1 ? l10n.t('Undo') : l10n.t('Undo ({0} files)', edited.length), { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: l10n.t('Put {0} back as {1} before this change', edited.join(', '), edited.length === 1 ? 'it was' : 'they were') }, 'discard')),
           );
         }
         // Images a tool returned are in view without opening the card.
         if (c.images?.length && c.status !== 'awaiting-approval') {
-          return h('div', { class: 'tool-wrap' }, details, h('div', { class: 'thumbs tool-images' }, ...c.images.map((img, i) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: `Image ${i + 1} returned by ${c.name}`, title: `${img.name} (returned by ${c.name})` }))));
+          return h('div', { class: 'tool-wrap' }, details, h('div', { class: 'thumbs tool-images' }, ...c.images.map((img, i) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: l10n.t('Image {0} returned by {1}', i + 1, c.name), title: l10n.t('{0} (returned by {1})', img.name, c.name) }))));
         }
         if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
         return h(
@@ -206,18 +207,18 @@ export class TurnView {
           details,
           h(
             'div',
-            { class: 'approval', role: 'group', 'aria-label': `Approve ${c.name} ${mainArg(c)}` },
+            { class: 'approval', role: 'group', 'aria-label': l10n.t('Approve {0} {1}', c.name, mainArg(c)) },
             ...(EDIT_TOOLS.has(c.name)
               ? [
-                  h('span', { text: c.name === 'rename_symbol' ? renameQuestion(c) : `Apply this change to ${mainArg(c)}?` }),
-                  button('Accept', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
-                  button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
-                  button('Show diff', { 'data-diff': c.id }, 'diff'),
+                  h('span', { text: c.name === 'rename_symbol' ? renameQuestion(c) : l10n.t('Apply this change to {0}?', mainArg(c)) }),
+                  button(l10n.t('Accept'), { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
+                  button(l10n.t('Reject'), { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
+                  button(l10n.t('Show diff'), { 'data-diff': c.id }, 'diff'),
                 ]
               : [
-                  h('span', { text: c.name === 'run_command' ? `Run \`${mainArg(c)}\`?` : `Allow this ${c.name} call?` }),
-                  button(c.name === 'run_command' ? 'Run' : 'Allow', { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, c.name === 'run_command' ? 'play' : 'check'),
-                  button('Reject', { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
+                  h('span', { text: c.name === 'run_command' ? l10n.t('Run `{0}`?', mainArg(c)) : l10n.t('Allow this {0} call?', c.name) }),
+                  button(c.name === 'run_command' ? l10n.t('Run') : l10n.t('Allow'), { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, c.name === 'run_command' ? 'play' : 'check'),
+                  button(l10n.t('Reject'), { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
                 ]),
           ),
         );
@@ -238,7 +239,7 @@ export class TurnView {
       ),
     );
     this.planEl.classList.toggle('pinned', this.turn.status === 'streaming');
-    this.planEl.replaceChildren(h('div', { class: 'plan-head' }, icon('checklist'), h('b', { text: 'Plan' }), h('span', { class: 'plan-count', text: `${done} of ${plan.length} done` })), list);
+    this.planEl.replaceChildren(h('div', { class: 'plan-head' }, icon('checklist'), h('b', { text: l10n.t('Plan') }), h('span', { class: 'plan-count', text: l10n.t('{0} of {1} done', done, plan.length) })), list);
     const current = list.querySelector<HTMLElement>('.plan-item.in-progress') ?? list.querySelector<HTMLElement>('.plan-item:not(.done)') ?? list.lastElementChild;
     if (current instanceof HTMLElement) requestAnimationFrame(() => (list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2 + current.offsetHeight / 2)));
   }
@@ -247,13 +248,13 @@ export class TurnView {
     const t = this.turn;
     clearInterval(this.countdown);
     const parts: (Node | string)[] = [];
-    if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: 'Stopped — the answer above is partial.' }));
-    if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: 'Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.' }));
+    if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: l10n.t('Stopped — the answer above is partial.') }));
+    if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: l10n.t('Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.') }));
     if (t.status === 'error' && t.error) {
       const card = h('div', { class: 'error-card', role: 'alert' }, h('div', { class: 'error-text', text: t.error.message }));
       const actions = h('div', { class: 'error-actions' });
       for (const f of shared.fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
-      const retry = button('Retry', { 'data-retry': 'true' }, 'refresh');
+      const retry = button(l10n.t('Retry'), { 'data-retry': 'true' }, 'refresh');
       actions.append(retry);
       card.append(actions);
       if (t.error.retryAfterMs && t.error.retryAfterMs > 0) {
@@ -262,7 +263,7 @@ export class TurnView {
         const tick = () => {
           const left = Math.ceil((until - Date.now()) / 1000);
           retry.disabled = left > 0;
-          wait.textContent = left > 0 ? `Rate limited: you can retry in ${left} s.` : 'You can retry now.';
+          wait.textContent = left > 0 ? l10n.t('Rate limited: you can retry in {0} s.', left) : l10n.t('You can retry now.');
           if (left <= 0) clearInterval(this.countdown);
         };
         tick();
@@ -274,37 +275,37 @@ export class TurnView {
     const usage = usageLine(t);
     if (usage) parts.push(h('div', { class: 'usage', text: usage }));
     const undoable = t.steps.some((s) => s.toolCalls.some((c) => (c.edit || c.edits?.length) && !c.undone));
-    if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button('Restore to before this turn', { 'data-restore': t.id, title: 'Put every file this answer changed back as it was (files it created are removed); shows what changes first' }, 'history')));
+    if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button(l10n.t('Restore to before this turn'), { 'data-restore': t.id, title: l10n.t('Put every file this answer changed back as it was (files it created are removed); shows what changes first') }, 'history')));
     if (t.mode === 'plan' && t.status === 'done' && t.plan?.length)
-      parts.push(h('div', { class: 'plan-approval' }, h('span', { text: 'Carry this plan out in Agent mode?' }), button('Approve plan', { class: 'primary', 'data-approve-plan': t.id, title: 'Switch to Agent mode and carry the plan out (edits and commands still ask as usual)' }, 'check')));
-    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button('Regenerate', { 'data-retry': 'true', title: 'Ask again for a new answer to the same question' }, 'refresh')));
+      parts.push(h('div', { class: 'plan-approval' }, h('span', { text: l10n.t('Carry this plan out in Agent mode?') }), button(l10n.t('Approve plan'), { class: 'primary', 'data-approve-plan': t.id, title: l10n.t('Switch to Agent mode and carry the plan out (edits and commands still ask as usual)') }, 'check')));
+    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button(l10n.t('Regenerate'), { 'data-retry': 'true', title: l10n.t('Ask again for a new answer to the same question') }, 'refresh')));
     this.footer.replaceChildren(...parts);
   }
 }
 
 /** The problems an edit introduced, under its card: each a link to its line. */
 function problemsView(p: EditProblems): HTMLElement {
-  if (p.settled === 'timeout') return h('div', { class: 'problems muted', text: 'No language server reported on this file in time.' });
+  if (p.settled === 'timeout') return h('div', { class: 'problems muted', text: l10n.t('No language server reported on this file in time.') });
   const total = p.introduced.length + p.more;
-  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), ` No new problems${p.fixed ? `; ${p.fixed} fixed` : ''}`);
+  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), l10n.t(' No new problems{0}', p.fixed ? `; ${p.fixed} fixed` : ''));
   const errors = p.introduced.filter((x) => x.severity === 'error').length;
   return h(
     'div',
-    { class: 'problems bad', role: 'group', 'aria-label': `${total} new problem${total === 1 ? '' : 's'}` },
-    h('div', { class: 'problems-head' }, icon(errors ? 'error' : 'warning'), ` ${total} new problem${total === 1 ? '' : 's'}${p.fixed ? ` (${p.fixed} fixed)` : ''}`),
+    { class: 'problems bad', role: 'group', 'aria-label': total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total) },
+    h('div', { class: 'problems-head' }, icon(errors ? 'error' : 'warning'), ` ${total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total)}${p.fixed ? ` ${l10n.t('({0} fixed)', p.fixed)}` : ''}`),
     ...p.introduced.map((x) =>
       h(
         'div',
         { class: `problem ${x.severity}` },
         icon(x.severity === 'error' ? 'error' : 'warning'),
         ' ',
-        h('code', { class: 'path-link', 'data-open-path': x.path, 'data-line': String(x.line), role: 'link', tabindex: '0', title: `Open ${x.path} at line ${x.line}`, text: `${x.path}:${x.line}` }),
+        h('code', { class: 'path-link', 'data-open-path': x.path, 'data-line': String(x.line), role: 'link', tabindex: '0', title: l10n.t('Open {0} at line {1}', x.path, x.line), text: `${x.path}:${x.line}` }),
         ' ',
         h('span', { text: `${x.message}${x.source || x.code ? ` (${[x.source, x.code].filter(Boolean).join(' ')})` : ''}` }),
       ),
     ),
-    p.more ? h('div', { class: 'muted', text: `… and ${p.more} more` }) : false,
-    p.elsewhere.length ? h('div', { class: 'muted', text: `Also more errors in ${p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')}` }) : false,
+    p.more ? h('div', { class: 'muted', text: l10n.t('… and {0} more', p.more) }) : false,
+    p.elsewhere.length ? h('div', { class: 'muted', text: l10n.t('Also more errors in {0}', p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')) }) : false,
   );
 }
 
@@ -329,7 +330,7 @@ function linkPaths(root: HTMLElement): void {
     code.classList.add('path-link');
     code.setAttribute('role', 'link');
     code.tabIndex = 0;
-    code.title = `Open ${m[1]}${m[2] ? ` at line ${m[2]}` : ''}`;
+    code.title = m[2] ? l10n.t('Open {0} at line {1}', m[1], m[2]) : l10n.t('Open {0}', m[1]);
   }
 }
 
@@ -346,11 +347,11 @@ function decorateCode(root: HTMLElement): void {
         'div',
         { class: 'code-actions' },
         h('span', { class: 'lang', text: lang }),
-        button('', { 'data-wrap': 'true', 'aria-label': 'Wrap long lines', title: 'Wrap long lines', 'aria-pressed': 'false' }, 'word-wrap'),
-        button('', { 'data-code': 'copy', 'aria-label': 'Copy code', title: 'Copy' }, 'copy'),
-        button('', { 'data-code': 'insert', 'aria-label': 'Insert at cursor', title: 'Insert at the cursor' }, 'insert'),
-        button('', { 'data-code': 'apply', 'aria-label': 'Apply to file', title: 'Apply to the file in the editor: replaces its selection, or the whole file; shown as a diff to accept or reject' }, 'replace-all'),
-        button('', { 'data-code': 'save', 'aria-label': 'Save as new file', title: 'Save as a new file' }, 'save-as'),
+        button('', { 'data-wrap': 'true', 'aria-label': l10n.t('Wrap long lines'), title: l10n.t('Wrap long lines'), 'aria-pressed': 'false' }, 'word-wrap'),
+        button('', { 'data-code': 'copy', 'aria-label': l10n.t('Copy code'), title: l10n.t('Copy') }, 'copy'),
+        button('', { 'data-code': 'insert', 'aria-label': l10n.t('Insert at cursor'), title: l10n.t('Insert at the cursor') }, 'insert'),
+        button('', { 'data-code': 'apply', 'aria-label': l10n.t('Apply to file'), title: l10n.t('Apply to the file in the editor: replaces its selection, or the whole file; shown as a diff to accept or reject') }, 'replace-all'),
+        button('', { 'data-code': 'save', 'aria-label': l10n.t('Save as new file'), title: l10n.t('Save as a new file') }, 'save-as'),
       ),
       pre,
     );
@@ -358,9 +359,9 @@ function decorateCode(root: HTMLElement): void {
 }
 
 export function userView(t: UserTurn): HTMLElement {
-  const who = h('div', { class: 'who' }, 'You', button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': 'Edit and resend this question', title: 'Edit and resend' }, 'edit'));
-  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': 'Your message' }, who, h('div', { class: 'user-text', text: t.text }));
-  if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: `${img.name} (detail ${img.detail})` }))));
+  const who = h('div', { class: 'who' }, l10n.t('You'), button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': l10n.t('Edit and resend this question'), title: l10n.t('Edit and resend') }, 'edit'));
+  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': l10n.t('Your message') }, who, h('div', { class: 'user-text', text: t.text }));
+  if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: l10n.t('{0} (detail {1})', img.name, img.detail) }))));
   if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
   return el;
 }

@@ -3,6 +3,8 @@
  * bar chart (Chartist: SVG, styled by the theme's chart colours) with the same figures as a table
  * for screen readers and keyboards, and tables for tokens, models, keys and the costliest calls.
  */
+import './language';
+import * as l10n from '@vscode/l10n';
 import { BarChart } from 'chartist';
 import { ToUsageViewSchema, type FromUsageView, type ToUsageView } from '../common/usageProtocol';
 import type { UsageReport } from '../common/usageReport';
@@ -10,15 +12,15 @@ import { FIX_COMMANDS } from '../common/fixes';
 import { formatCost } from '../common/money';
 import { HostChannel } from './channel';
 import { button, h, icon } from './dom';
-import { displayLocale, formatDateTime } from '../common/locale';
+import { displayLocale, formatDateTime, formatTime } from '../common/locale';
 
 const app = document.getElementById('app')!;
 const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
-const rangeButtons = [7, 30].map((d) => button(`${d} days`, { 'data-range': String(d), 'aria-pressed': 'false' }));
-const refreshButton = button('Refresh', { id: 'refresh', title: 'Read the figures from the gateway again' }, 'refresh');
-const exportButton = button('Export CSV', { id: 'export', title: 'Save spend per day and model as CSV' }, 'desktop-download');
-const heading = h('div', { class: 'heading' }, h('h1', { text: 'Gateway usage' }), h('span', { id: 'who', class: 'muted' }));
-const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Usage view' }, h('span', { class: 'range', role: 'group', 'aria-label': 'Period' }, ...rangeButtons), refreshButton, exportButton);
+const rangeButtons = [7, 30].map((d) => button(l10n.t('{0} days', d), { 'data-range': String(d), 'aria-pressed': 'false' }));
+const refreshButton = button(l10n.t('Refresh'), { id: 'refresh', title: l10n.t('Read the figures from the gateway again') }, 'refresh');
+const exportButton = button(l10n.t('Export CSV'), { id: 'export', title: l10n.t('Save spend per day and model as CSV') }, 'desktop-download');
+const heading = h('div', { class: 'heading' }, h('h1', { text: l10n.t('Gateway usage') }), h('span', { id: 'who', class: 'muted' }));
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': l10n.t('Usage view') }, h('span', { class: 'range', role: 'group', 'aria-label': l10n.t('Period') }, ...rangeButtons), refreshButton, exportButton);
 const body = h('div', { id: 'body' });
 app.append(heading, toolbar, status, body);
 
@@ -98,29 +100,29 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
 
 function chartSection(r: UsageReport): HTMLElement {
   if (r.empty) {
-    return section('Spend per day', h('p', { id: 'no-data', class: 'empty', text: `No usage recorded in the last ${r.rangeDays} days: the gateway's log has no billed calls in this period.` }));
+    return section(l10n.t('Spend per day'), h('p', { id: 'no-data', class: 'empty', text: l10n.t('No usage recorded in the last {0} days: the gateway\'s log has no billed calls in this period.', r.rangeDays) }));
   }
   const peak = r.dailyTotals.reduce((best, d, i) => (d > r.dailyTotals[best] ? i : best), 0);
   const host = h('div', {
     id: 'chart',
     class: 'chart',
     role: 'img',
-    'aria-label': `Spend per day over the last ${r.rangeDays} days, stacked by model: ${formatCost(r.totalDollars)} in all, most on ${r.days[peak]} (${formatCost(r.dailyTotals[peak])}). The table below has every figure.`,
+    'aria-label': l10n.t('Spend per day over the last {0} days, stacked by model: {1} in all, most on {2} ({3}). The table below has every figure.', r.rangeDays, formatCost(r.totalDollars), r.days[peak], formatCost(r.dailyTotals[peak])),
   });
-  const legend = h('ul', { class: 'legend', 'aria-label': 'Models in the chart' }, ...r.series.map((s, i) => h('li', {}, h('span', { class: `swatch s-${seriesClass(s.name, i)}`, 'aria-hidden': 'true' }), s.name)));
+  const legend = h('ul', { class: 'legend', 'aria-label': l10n.t('Models in the chart') }, ...r.series.map((s, i) => h('li', {}, h('span', { class: `swatch s-${seriesClass(s.name, i)}`, 'aria-hidden': 'true' }), s.name)));
   const asTable = h(
     'details',
     { class: 'as-table' },
-    h('summary', { text: 'Show the chart as a table' }),
+    h('summary', { text: l10n.t('Show the chart as a table') }),
     table(
-      'Spend per day by model',
-      ['Day', ...r.series.map((s) => s.name), 'Total'],
-      r.days.map((day, i) => (r.unknownDays.includes(day) ? [day, ...r.series.map(() => 'no data'), 'no data'] : [day, ...r.series.map((s) => formatCost(s.dollars[i])), formatCost(r.dailyTotals[i])])),
+      l10n.t('Spend per day by model'),
+      [l10n.t('Day'), ...r.series.map((s) => s.name), l10n.t('Total')],
+      r.days.map((day, i) => (r.unknownDays.includes(day) ? [day, ...r.series.map(() => l10n.t('no data')), l10n.t('no data')] : [day, ...r.series.map((s) => formatCost(s.dollars[i])), formatCost(r.dailyTotals[i])])),
       r.series.map((_, i) => i + 1).concat(r.series.length + 1),
     ),
   );
   requestAnimationFrame(() => drawChart(r, host));
-  return section('Spend per day by model', host, legend, asTable);
+  return section(l10n.t('Spend per day by model'), host, legend, asTable);
 }
 
 function render(r: UsageReport): void {
@@ -132,48 +134,48 @@ function render(r: UsageReport): void {
   const who = document.getElementById('who')!;
   const parts: Node[] = [];
   if (r.mode === 'key-only') {
-    who.textContent = 'API key only: the key\u2019s own totals';
+    who.textContent = l10n.t('API key only: the key’s own totals');
     const k = r.key!;
     parts.push(
       h(
         'div',
         { class: 'cards' },
-        card('Used on this key', formatCost(k.usedDollars), 'since the key was made'),
-        card('Key limit', k.unlimited ? 'Unlimited' : formatCost(k.limitDollars ?? 0)),
-        card('Left on this key', k.unlimited ? 'Unlimited' : formatCost(k.remainingDollars ?? 0)),
-        card('Key expires', k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : 'Never'),
+        card(l10n.t('Used on this key'), formatCost(k.usedDollars), l10n.t('since the key was made')),
+        card(l10n.t('Key limit'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.limitDollars ?? 0)),
+        card(l10n.t('Left on this key'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.remainingDollars ?? 0)),
+        card(l10n.t('Key expires'), k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : l10n.t('Never')),
       ),
-      h('p', { class: 'note' }, icon('info'), h('span', {}, `${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: 'Set Access Token' }))),
+      h('p', { class: 'note' }, icon('info'), h('span', {}, `${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }))),
     );
     body.replaceChildren(...parts);
     return;
   }
-  who.textContent = `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · balance ${formatCost(r.balanceDollars)}` : ''}`;
+  who.textContent = `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
   const f = r.forecast;
-  const lasts = !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? '< 1 day' : `${Math.floor(f.daysLeft)} days`) : 'No recent spend';
+  const lasts = !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? l10n.t('< 1 day') : l10n.t('{0} days', Math.floor(f.daysLeft))) : l10n.t('No recent spend');
   const t = r.tokens;
   parts.push(
     h(
       'div',
       { class: 'cards' },
-      card(`Spent, last ${r.rangeDays} days`, formatCost(r.totalDollars), `${int(r.requests)} requests${r.unknownDays.length ? ` · ${r.rangeDays - r.unknownDays.length} of ${r.rangeDays} days known` : ''}`, 'total'),
-      card('Today', formatCost(r.todayDollars), undefined, 'today'),
-      card('Balance lasts', lasts, f && Number.isFinite(f.daysLeft) ? `at ${formatCost(f.ratePerDay)} a day (last ${f.basisDays} days)` : undefined, 'forecast'),
-      card('Cache hit rate', t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? 'no cache reads or writes in the log' : `${int(t.cacheRead)} tokens read from the cache`),
+      card(l10n.t('Spent, last {0} days', r.rangeDays), formatCost(r.totalDollars), r.unknownDays.length ? l10n.t('{0} requests · {1} of {2} days known', int(r.requests), r.rangeDays - r.unknownDays.length, r.rangeDays) : l10n.t('{0} requests', int(r.requests)), 'total'),
+      card(l10n.t('Today'), formatCost(r.todayDollars), undefined, 'today'),
+      card(l10n.t('Balance lasts'), lasts, f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined, 'forecast'),
+      card(l10n.t('Cache hit rate'), t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? l10n.t('no cache reads or writes in the log') : l10n.t('{0} tokens read from the cache', int(t.cacheRead))),
     ),
     chartSection(r),
     section(
-      'Tokens',
-      table('Tokens in the period', ['Kind', 'Tokens'], [['Input (uncached)', int(t.input)], ['Output', int(t.output)], ['Cache read', int(t.cacheRead)], ['Cache write', int(t.cacheWrite)]], [1]),
+      l10n.t('Tokens'),
+      table(l10n.t('Tokens in the period'), [l10n.t('Kind'), l10n.t('Tokens')], [[l10n.t('Input (uncached)'), int(t.input)], [l10n.t('Output'), int(t.output)], [l10n.t('Cache read'), int(t.cacheRead)], [l10n.t('Cache write'), int(t.cacheWrite)]], [1]),
     ),
-    section('By model', table('Spend by model', ['Model', 'Requests', 'Spend', 'Price'], r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]), [1, 2])),
+    section(l10n.t('By model'), table(l10n.t('Spend by model'), [l10n.t('Model'), l10n.t('Requests'), l10n.t('Spend'), l10n.t('Price')], r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]), [1, 2])),
   );
   if (r.otherCallers) {
     const o = r.otherCallers;
     parts.push(
       section(
-        'Other extensions and VS Code\'s chat',
-        table('Spend through VS Code\'s language-model API today', ['Today', 'Daily cap', 'Left'], [[formatCost(o.dollars), formatCost(o.capDollars), formatCost(Math.max(0, o.capDollars - o.dollars))]], [0, 1, 2]),
+        l10n.t('Other extensions and VS Code\'s chat'),
+        table(l10n.t('Spend through VS Code\'s language-model API today'), [l10n.t('Today'), l10n.t('Daily cap'), l10n.t('Left')], [[formatCost(o.dollars), formatCost(o.capDollars), formatCost(Math.max(0, o.capDollars - o.dollars))]], [0, 1, 2]),
       ),
     );
   }
@@ -181,31 +183,31 @@ function render(r: UsageReport): void {
     const c = r.completions;
     parts.push(
       section(
-        'Inline completions',
+        l10n.t('Inline completions'),
         table(
-          'Inline completions today (counted by Model Gateway)',
-          ['Today', 'Daily cap', 'Left', 'Requests', 'Characters accepted'],
+          l10n.t('Inline completions today (counted by Model Gateway)'),
+          [l10n.t('Today'), l10n.t('Daily cap'), l10n.t('Left'), l10n.t('Requests'), l10n.t('Characters accepted')],
           [[formatCost(c.dollars), formatCost(c.capDollars), formatCost(Math.max(0, c.capDollars - c.dollars)), int(c.requests), int(c.accepted)]],
           [0, 1, 2, 3, 4],
         ),
       ),
     );
   }
-  if (r.perKey.length) parts.push(section('By API key', table('Spend by API key (as the log names them)', ['Key', 'Requests', 'Spend'], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
+  if (r.perKey.length) parts.push(section(l10n.t('By API key'), table(l10n.t('Spend by API key (as the log names them)'), [l10n.t('Key'), l10n.t('Requests'), l10n.t('Spend')], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
   if (r.topCalls.length) {
     parts.push(
       section(
-        'Costliest calls',
+        l10n.t('Costliest calls'),
         table(
-          'The most expensive calls of the period',
-          ['When', 'Model', 'Key', 'Tokens in / out', 'Cost'],
+          l10n.t('The most expensive calls of the period'),
+          [l10n.t('When'), l10n.t('Model'), l10n.t('Key'), l10n.t('Tokens in / out'), l10n.t('Cost')],
           r.topCalls.map((c) => [formatDateTime(c.at * 1000), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, formatCost(c.dollars)]),
           [3, 4],
         ),
       ),
     );
   }
-  parts.push(h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} Updated ${new Date(r.generatedAt).toLocaleTimeString()}.`));
+  parts.push(h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} ${l10n.t('Updated {0}.', formatTime(r.generatedAt))}`));
   body.replaceChildren(...parts);
 }
 
@@ -213,7 +215,7 @@ channel.listen((m) => {
   switch (m.type) {
     case 'loading':
       app.setAttribute('aria-busy', 'true');
-      status.textContent = `Reading the last ${m.rangeDays} days from the gateway…`;
+      status.textContent = l10n.t('Reading the last {0} days from the gateway…', m.rangeDays);
       break;
     case 'report':
       status.textContent = '';
@@ -231,7 +233,7 @@ channel.listen((m) => {
         h(
           'div',
           { class: 'error-body' },
-          h('strong', { text: shown ? 'The figures below could not be refreshed.' : 'The usage could not be read.' }),
+          h('strong', { text: shown ? l10n.t('The figures below could not be refreshed.') : l10n.t('The usage could not be read.') }),
           h('p', { text: m.message }),
           h('div', { class: 'fixes' }, ...m.fixes.map((f) => h('button', { type: 'button', class: 'primary', 'data-fix': f.command, text: f.title }))),
         ),
@@ -242,7 +244,7 @@ channel.listen((m) => {
       break;
     }
     case 'exported':
-      status.textContent = `Exported ${m.rows} rows to ${m.file}.`;
+      status.textContent = l10n.t('Exported {0} rows to {1}.', m.rows, m.file);
       break;
   }
 });
