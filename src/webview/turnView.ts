@@ -287,7 +287,7 @@ export class TurnView {
 function problemsView(p: EditProblems): HTMLElement {
   if (p.settled === 'timeout') return h('div', { class: 'problems muted', text: l10n.t('No language server reported on this file in time.') });
   const total = p.introduced.length + p.more;
-  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), l10n.t(' No new problems{0}', p.fixed ? `; ${p.fixed} fixed` : ''));
+  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), ` ${p.fixed ? l10n.t('No new problems; {0} fixed', p.fixed) : l10n.t('No new problems')}`);
   const errors = p.introduced.filter((x) => x.severity === 'error').length;
   return h(
     'div',

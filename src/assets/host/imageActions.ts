@@ -140,7 +140,7 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
       return { files, unsafe, priceDollars: price };
     });
   } catch (err) {
-    showGatewayError(services, vscode.l10n.t('Could not {0}', title.toLowerCase()), err);
+    showGatewayError(services, vscode.l10n.t('{0} failed', title), err);
     return undefined;
   }
 }

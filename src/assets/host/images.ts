@@ -141,7 +141,7 @@ export async function generateImageCommand(services: InteractiveFeature, given?:
       : gw.imagePrice({ generation: 'legacy', operation: 'generate', model: args.model, num_images: n });
   // Spending always asks the person: no caller's option skips it.
   const go = await services.prompts.confirm(
-    vscode.l10n.t('Generate {0} image{1} for ${2}?', n, n === 1 ? '' : 's', priceDollars?.toFixed(3) ?? '?'),
+    n === 1 ? vscode.l10n.t('Generate 1 image for ${0}?', priceDollars?.toFixed(3) ?? '?') : vscode.l10n.t('Generate {0} images for ${1}?', n, priceDollars?.toFixed(3) ?? '?'),
     `“${args.prompt}” · ${args.model === 'V_3' ? `V3 ${args.rendering_speed ?? 'DEFAULT'}` : args.model} · ${args.aspect_ratio ?? '1x1'}`,
     vscode.l10n.t('Generate'),
     'info',

@@ -116,8 +116,8 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   // Spending always asks the person: no caller's option skips it.
   const chars = parts.reduce((n, p) => n + p.length, 0);
   const go = await services.prompts.confirm(
-    vscode.l10n.t('Speak {0} characters{1}?', chars.toLocaleString(displayLocale()), parts.length > 1 ? ` in ${parts.length} parts` : ''),
-    vscode.l10n.t('{0} · {1} · {2}. Speech is billed by input characters.{3}', model, voice, format, joinable ? '' : ` ${format} parts cannot be joined: they are saved as ${parts.length} numbered files.`),
+    parts.length > 1 ? vscode.l10n.t('Speak {0} characters in {1} parts?', chars.toLocaleString(displayLocale()), parts.length) : vscode.l10n.t('Speak {0} characters?', chars.toLocaleString(displayLocale())),
+    `${vscode.l10n.t('{0} · {1} · {2}. Speech is billed by input characters.', model, voice, format)}${joinable ? '' : ` ${vscode.l10n.t('{0} parts cannot be joined: they are saved as {1} numbered files.', format, parts.length)}`}`,
     vscode.l10n.t('Speak'),
     'info',
   );

@@ -76,7 +76,7 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
   try {
     gw.validateTranscription({ model, response_format: format, language, prompt }, task === 'translate');
   } catch (err) {
-    showGatewayError(services, vscode.l10n.t('Could not {0} {1}', task, basename(audio)), err);
+    showGatewayError(services, task === 'transcribe' ? vscode.l10n.t('Could not transcribe {0}', basename(audio)) : vscode.l10n.t('Could not translate {0}', basename(audio)), err);
     return undefined;
   }
   // Paid like the other media commands: the person confirms before the upload.
@@ -105,7 +105,7 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
     await openFile(file);
     return { file, text };
   } catch (err) {
-    showGatewayError(services, vscode.l10n.t('Could not {0} {1}', task, basename(audio)), err);
+    showGatewayError(services, task === 'transcribe' ? vscode.l10n.t('Could not transcribe {0}', basename(audio)) : vscode.l10n.t('Could not translate {0}', basename(audio)), err);
     return undefined;
   }
 }

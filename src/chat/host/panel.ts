@@ -284,7 +284,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       const file = this.agent?.customizations?.usePrompt(id);
       if (file) {
         if (file.mode) await this.session.setMode(file.mode);
-        this.post({ type: 'set-draft', text: file.text, note: vscode.l10n.t('From the prompt file {0}{1}: edit it or send it.', id.replace(/^prompt-file:/, ''), file.mode ? ` (mode: ${this.session.currentMode()})` : '') });
+        this.post({ type: 'set-draft', text: file.text, note: file.mode ? vscode.l10n.t('From the prompt file {0} (mode: {1}): edit it or send it.', id.replace(/^prompt-file:/, ''), this.session.currentMode()) : vscode.l10n.t('From the prompt file {0}: edit it or send it.', id.replace(/^prompt-file:/, '')) });
         return;
       }
       const text = await this.agent?.contextSource?.usePrompt(id);

@@ -2,6 +2,7 @@
  * MCP elicitation in form mode: the flat schema a server sends (`requestedSchema`), read as the
  * fields a person fills in, each answer checked and converted to what the schema says. No `vscode`.
  */
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 
 const Option = z.object({ const: z.string(), title: z.optional(z.string()) });
@@ -118,5 +119,5 @@ export function defaultText(f: Field): string {
 
 /** What the dialog says before the first field: the server's message and the fields it asks for. */
 export function formSummary(fields: readonly Field[]): string {
-  return fields.map((f) => `${f.label}${f.required ? ' (required)' : ''}`).join(', ');
+  return fields.map((f) => (f.required ? l10n.t('{0} (required)', f.label) : f.label)).join(', ');
 }

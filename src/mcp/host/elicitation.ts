@@ -65,12 +65,12 @@ export class McpElicitation {
     }
     const secretish = fields.filter(asksForSecret);
     const warning = secretish.length
-      ? ` It asks for ${secretish.map((f) => f.label).join(', ')}: never type a password, key or token into a server's form (MCP does not allow servers to ask for them).`
+      ? ` ${vscode.l10n.t('It asks for {0}: never type a password, key or token into a server\'s form (MCP does not allow servers to ask for them).', secretish.map((f) => f.label).join(', '))}`
       : '';
     const decline = vscode.l10n.t('Decline');
     const answer = await this.services.prompts.choose(
       vscode.l10n.t('The MCP server "{0}" asks you: {1}', server, p.message),
-      vscode.l10n.t('{0} Your answers go to this server only.{1}', fields.length ? `It asks for: ${formSummary(fields)}.` : 'It asks for no fields: answering only says yes.', warning),
+      `${fields.length ? vscode.l10n.t('It asks for: {0}. Your answers go to this server only.', formSummary(fields)) : vscode.l10n.t('It asks for no fields: answering only says yes. Your answers go to this server only.')}${warning}`,
       [vscode.l10n.t('Answer…'), decline],
     );
     if (answer === undefined || signal.aborted) return CANCEL;

@@ -177,7 +177,9 @@ export class McpHub implements ToolSource, vscode.Disposable {
     await this.context.workspaceState.update(NOTIFIED_KEY, { ...notified, ...Object.fromEntries(fresh.map((n) => [n, this.fingerprint(this.entries.get(n)!.server.config)])) });
     const one = fresh.length === 1;
     const answer = await this.services.prompts.notify(
-      vscode.l10n.t('This workspace\'s .vscode/mcp.json defines {0} ({1}) that start{2} only once you review {3} command line.', one ? 'an MCP server' : `${fresh.length} MCP servers`, fresh.map((n) => `"${n}"`).join(', '), one ? 's' : '', one ? 'its' : 'their'),
+      one
+        ? vscode.l10n.t('This workspace\'s .vscode/mcp.json defines an MCP server ({0}) that starts only once you review its command line.', `"${fresh[0]}"`)
+        : vscode.l10n.t('This workspace\'s .vscode/mcp.json defines {0} MCP servers ({1}) that start only once you review their command line.', fresh.length, fresh.map((n) => `"${n}"`).join(', ')),
       [vscode.l10n.t('Review')],
     );
     if (answer !== undefined) await this.reviewWaiting();
@@ -281,8 +283,8 @@ export class McpHub implements ToolSource, vscode.Disposable {
       if (!this.isConfirmed(config)) {
         const line = commandLineOf(config.spec);
         const yes = await this.services.prompts.confirm(
-          vscode.l10n.t('Start the MCP server "{0}" from {1}/.vscode/mcp.json?', name, entry.folder?.name ?? 'this workspace'),
-          vscode.l10n.t('It {0}:\n\n{1}\n\nA server from a repository is code from that repository. Start it only if you trust it.', config.spec.kind === 'stdio' ? 'runs this command on your machine' : 'connects to', line),
+          vscode.l10n.t('Start the MCP server "{0}" from {1}/.vscode/mcp.json?', name, entry.folder?.name ?? vscode.l10n.t('this workspace')),
+          config.spec.kind === 'stdio' ? vscode.l10n.t('It runs this command on your machine:\n\n{0}\n\nA server from a repository is code from that repository. Start it only if you trust it.', line) : vscode.l10n.t('It connects to:\n\n{0}\n\nA server from a repository is code from that repository. Start it only if you trust it.', line),
           vscode.l10n.t('Start Server'),
         );
         const declined = this.context.workspaceState.get<Record<string, string>>(DECLINED_KEY, {});

@@ -136,18 +136,18 @@ export class McpSampling {
   }
 
   private async ask(server: SamplingServer, params: SamplingParams, model: string, price: string, reason: string, cap: number, turn: ChatTurnLink | undefined, signal: AbortSignal): Promise<{ accepted: boolean; always: boolean }> {
-    const always = `"${server.name}" ask your model (up to ${formatCost(cap)} a day)`;
+    const always = vscode.l10n.t('"{0}" ask your model (up to {1} a day)', server.name, formatCost(cap));
     if (turn && !turn.signal?.aborted) {
       const id = `${turn.callId ?? 'mcp'}-sampling-${++this.asked}`;
       const both = turn.signal ? AbortSignal.any([signal, turn.signal]) : signal;
       return turn.approver.approveAction({ kind: 'sampling', action: model, where: server.name, args: describeRequest(params), price, reason, always }, id, both);
     }
     // Outside a chat turn (a server asking on its own): a modal only the person answers.
-    const allowAlways = `Always Allow for ${server.name}`;
+    const allowAlways = vscode.l10n.t('Always Allow for {0}', server.name);
     const answer = await this.services.prompts.choose(
       vscode.l10n.t('The MCP server "{0}" asks {1} for an answer ({2}).', server.name, model, price),
       vscode.l10n.t('{0}\n\nAsks because {1}. "{2}" lets {3}.', describeRequest(params), reason, allowAlways, always),
-      [vscode.l10n.t('Allow'), allowAlways] as const,
+      [vscode.l10n.t('Allow'), allowAlways],
     );
     return { accepted: answer !== undefined && !signal.aborted, always: answer === allowAlways };
   }
