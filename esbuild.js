@@ -99,7 +99,8 @@ const targets = [
     target: 'node20',
     external: ['vscode'],
     minify: production,
-    keepNames: true,
+    // The SDK's errors set their own names; ours are in gateway.js.
+    keepNames: false,
     sourcemap: !production,
     logLevel: 'warning',
   },
@@ -160,7 +161,8 @@ const targets = [
     format: 'cjs',
     target: 'node20',
     minify: production,
-    keepNames: true,
+    // Its error classes name themselves.
+    keepNames: false,
     sourcemap: !production,
     logLevel: 'warning',
   },

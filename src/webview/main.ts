@@ -12,6 +12,9 @@ import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile,
 import { shared, TurnView, userView } from './turnView';
 import { formatDateTime } from '../common/locale';
 
+/** The notice shown while a step waits for a decision (hidden again when none waits). */
+const stepWaitingText = (): string => l10n.t('A step is waiting for your decision: answer it (just above) before sending.');
+
 type Result = { ok: boolean; message?: string };
 
 const channel = new HostChannel<ToWebview, FromWebview>(ToWebviewSchema, 'chat');
@@ -350,7 +353,7 @@ function send(): void {
   const text = input.value.trim();
   if (!text && images.length === 0) return;
   if (pendingApprovals.size > 0) {
-    showNotice(l10n.t('A step is waiting for your decision: answer it (just above) before sending.'), 'info');
+    showNotice(stepWaitingText(), 'info');
     return;
   }
   if (state?.busy) {
@@ -646,14 +649,14 @@ channel.listen((m) => {
       approvalInfo.delete(m.callId);
       renderApprovalBar();
       // The reason given for not sending is over once nothing waits any more.
-      if (pendingApprovals.size === 0 && notice.textContent?.startsWith('A step is waiting')) notice.hidden = true;
+      if (pendingApprovals.size === 0 && notice.textContent === stepWaitingText()) notice.hidden = true;
       break;
     case 'attach': {
       // The same attachment twice is kept once, and the person is told why nothing was added.
       const before = images.length + context.length;
       ({ images, context } = mergeAttachments({ images, context }, m));
       if (images.length + context.length === before && m.images.length + m.context.length > 0) {
-        showNotice(l10n.t('Already attached: {0}.', [...m.context.map((c) => c.label), ...m.images.map(() => 'the image')].join(', ')), 'info');
+        showNotice(l10n.t('Already attached: {0}.', [...m.context.map((c) => c.label), ...m.images.map(() => l10n.t('the image'))].join(', ')), 'info');
       }
       renderChips();
       input.focus();

@@ -16,7 +16,7 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
-import MarkdownIt from 'markdown-it';
+import { Marked } from 'marked';
 import { escapeHtml } from '../common/html';
 
 for (const [name, lang] of Object.entries({ bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, sql, typescript, xml, yaml })) {
@@ -29,18 +29,24 @@ hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 hljs.registerAliases(['py'], { languageName: 'python' });
 hljs.registerAliases(['yml'], { languageName: 'yaml' });
 
-// Raw HTML in answers is shown as text (html: false); DOMPurify then checks the result again.
 /** Off while a streaming answer's open code block is rendered: it is highlighted once, when it closes. */
 let highlighting = true;
 
-const md = new MarkdownIt({
-  html: false,
-  linkify: true,
-  highlight(code, lang) {
-    const language = highlighting && lang && hljs.getLanguage(lang) ? lang : undefined;
-    const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
-    const tag = (lang || '').replace(/[^\w+#-]/g, '').slice(0, 30);
-    return `<pre class="code${tag ? ` language-${tag}` : ''}"><code class="hljs">${body}</code></pre>`;
+function codeBlock(code: string, info: string | undefined): string {
+  const lang = /^\S*/.exec(info ?? '')?.[0] ?? '';
+  const language = highlighting && lang && hljs.getLanguage(lang) ? lang : undefined;
+  const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
+  const tag = lang.replace(/[^\w+#-]/g, '').slice(0, 30);
+  return `<pre class="code${tag ? ` language-${tag}` : ''}"><code class="hljs">${body}</code></pre>`;
+}
+
+// GitHub-flavoured markdown (tables, strikethrough, bare links). Raw HTML in answers is shown as
+// text; DOMPurify then checks the result again.
+const md = new Marked({
+  gfm: true,
+  renderer: {
+    code: ({ text, lang }) => codeBlock(text.endsWith('\n') ? text : `${text}\n`, lang),
+    html: ({ text }) => escapeHtml(text),
   },
 });
 
@@ -63,7 +69,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 
 /** Markdown to sanitised HTML: no script, no event handler, no style, no javascript: link. */
 export function renderMarkdown(src: string): string {
-  return DOMPurify.sanitize(md.render(src), PURIFY);
+  return DOMPurify.sanitize(md.parse(src, { async: false }), PURIFY);
 }
 
 /** The shortest time between two renders of a streaming answer (20 a second reads as smooth). */

@@ -41,7 +41,7 @@ export function installUnpacked(extensionsDir: string): string {
   const target = join(extensionsDir, `${EXTENSION_ID}-${PKG.version}`);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
-  for (const entry of ['package.json', 'README.md', 'dist', 'media']) {
+  for (const entry of ['package.json', 'package.nls.json', 'package.nls.zh-cn.json', 'l10n', 'README.md', 'dist', 'media']) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(target, entry), { recursive: true });
   }
   return target;
