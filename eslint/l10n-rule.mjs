@@ -117,7 +117,8 @@ function fixFor(node, source, call) {
   if (node.type === 'Literal') return `${call}(${quote(node.value)})`;
   const parts = [];
   node.quasis.forEach((q, i) => {
-    parts.push(q.value.cooked.replace(/[{}]/g, (b) => (b === '{' ? '{{' : '}}')));
+    // l10n.t leaves braces alone unless they hold an argument's index: text braces need no escape.
+    parts.push(q.value.cooked);
     if (i < node.expressions.length) parts.push(`{${i}}`);
   });
   const args = node.expressions.map((e) => source.getText(e));
