@@ -42,6 +42,7 @@ const PASS_THROUGH = new Set(['ConditionalExpression', 'LogicalExpression', 'TSA
 const calleeName = (callee) => (callee.type === 'MemberExpression' && callee.property.type === 'Identifier' ? callee.property.name : callee.type === 'Identifier' ? callee.name : undefined);
 const isL10nCall = (node) => node?.type === 'CallExpression' && node.callee.type === 'MemberExpression' && calleeName(node.callee) === 't' && /(^|\.)l10n$/.test(sourceOf(node.callee.object));
 let sourceOf = () => '';
+const isL10nMember = (node) => node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier' && node.property.name === 't' && /(^|\.)l10n$/.test(sourceOf(node.object));
 
 function textOf(node) {
   if (node.type === 'Literal') return typeof node.value === 'string' ? node.value : undefined;
@@ -130,7 +131,10 @@ export const l10nRule = {
     type: 'problem',
     fixable: 'code',
     docs: { description: 'Text shown to a person goes through vscode.l10n.t' },
-    messages: { wrap: 'Text shown by {{sink}} goes through l10n.t, so it can be translated (l10n/bundle.l10n.*.json).' },
+    messages: {
+      wrap: 'Text shown by {{sink}} goes through l10n.t, so it can be translated (l10n/bundle.l10n.*.json).',
+      alias: 'Call l10n.t directly: the string export (@vscode/l10n-dev) finds only direct calls, so an alias leaves its strings untranslated.',
+    },
     schema: [{ enum: ['host', 'webview'] }],
   },
   create(context) {
@@ -146,6 +150,11 @@ export const l10nRule = {
       if (!sink) return;
       context.report({ node, messageId: 'wrap', data: { sink }, fix: (f) => f.replaceText(node, fixFor(node, source, P.call)) });
     };
-    return { Literal: check, TemplateLiteral: check };
+    const aliased = (node) => {
+      if (!isL10nMember(node)) return;
+      if (node.parent?.type === 'CallExpression' && node.parent.callee === node) return;
+      context.report({ node, messageId: 'alias' });
+    };
+    return { Literal: check, TemplateLiteral: check, MemberExpression: aliased };
   },
 };

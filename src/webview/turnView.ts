@@ -97,7 +97,7 @@ export class TurnView {
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': l10n.t('Answer') }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${turn.mode.startsWith('custom:') ? (shared.modeNames[turn.mode] ?? turn.mode.slice('custom:'.length)) : turn.mode}` : ''}` }), this.planEl, this.stepsEl, this.footer);
+    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': l10n.t('Answer') }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}` }), this.planEl, this.stepsEl, this.footer);
     this.apply(turn);
   }
 

@@ -962,7 +962,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const sent = emu.requests.slice(edits).filter((r) => r.path === '/v1/chat/completions');
     const offered = new Set(sent.flatMap((r) => ((r.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name)));
     assert.ok(offered.has('update_plan') && offered.has('read_file') && !offered.has('replace_in_file') && !offered.has('run_command'), [...offered].join(', '));
-    assert.match(await lastAnswer().locator('.who').innerText(), /· plan$/);
+    assert.match(await lastAnswer().locator('.who').innerText(), /· Plan$/);
     assert.equal(await lastAnswer().locator('.plan-item.pending').count(), 2);
     const approve = lastAnswer().locator('button', { hasText: 'Approve plan' });
     await approve.waitFor();

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 export const ROOT = resolve(__dirname, '..', '..');
@@ -72,6 +72,13 @@ export interface StartOptions {
   port?: number;
   /** Workspace trust on, the folder untrusted (VS Code's Restricted Mode); off otherwise. */
   restrictedMode?: boolean;
+  /**
+   * The display language (`zh-cn`). VS Code uses a language only when a language pack for it is
+   * registered (`languagepacks.json` in the user data folder, naming the pack's core translations):
+   * one is registered with no core translations, so the workbench's own words stay English and
+   * the extensions (`vscode.env.language`, package.nls.<language>.json, l10n bundles) speak it.
+   */
+  locale?: string;
 }
 
 export async function startCodeServer(options: StartOptions): Promise<CodeServer> {
@@ -101,6 +108,12 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
       2,
     ),
   );
+  if (options.locale) {
+    const core = join(base, 'language-pack', 'main.i18n.json');
+    mkdirSync(dirname(core), { recursive: true });
+    writeFileSync(core, JSON.stringify({ contents: {} }));
+    writeFileSync(join(userDataDir, 'languagepacks.json'), JSON.stringify({ [options.locale]: { hash: 'model-gateway-test', extensions: [{ extensionIdentifier: { id: 'model-gateway-test.language-pack' }, version: '1.0.0' }], translations: { vscode: core }, label: options.locale } }));
+  }
   const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   if (options.vsix) {
     const r = spawnSync(install.node, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', options.vsix], { encoding: 'utf8' });
@@ -123,6 +136,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
       '--disable-getting-started-override',
       '--extensions-dir', extensionsDir,
       '--user-data-dir', userDataDir,
+      ...(options.locale ? ['--locale', options.locale] : []),
       options.workspace,
     ],
     // Its own process group: stopping it ends the extension host and the language servers it
@@ -246,8 +260,10 @@ export async function openModelGatewayContainer(
   ready: { waitFor(o: { timeout: number }): Promise<void> },
   which: keyof typeof CONTAINERS = 'chat',
   timeoutMs = 60_000,
+  /** The container's name in the display language, when it is not English. */
+  label: string = CONTAINERS[which].label,
 ): Promise<void> {
-  const { id, label } = CONTAINERS[which];
+  const { id } = CONTAINERS[which];
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (!(await page.locator(`[id="${id}"]`).isVisible())) {

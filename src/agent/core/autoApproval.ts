@@ -5,6 +5,7 @@
  * command policy says `run` (every command in the line allowed) and the terminal category is on;
  * an MCP tool when its server or the tool itself is listed. Pausing makes everything ask.
  */
+import * as l10n from '@vscode/l10n';
 
 export interface AutoApproval {
   readOnly: boolean;
@@ -44,10 +45,10 @@ export function runsUnasked(category: ToolCategory, auto: AutoApproval, paused: 
 export function unaskedSummary(auto: AutoApproval, paused: boolean, allowedCommands: number): { paused: boolean; parts: string[] } {
   if (paused) return { paused, parts: [] };
   const parts: string[] = [];
-  if (auto.readOnly) parts.push('reads');
-  if (auto.edits) parts.push('edits');
-  if (auto.terminal && allowedCommands > 0) parts.push(`${allowedCommands} allowed command${allowedCommands === 1 ? '' : 's'}`);
+  if (auto.readOnly) parts.push(l10n.t('reads'));
+  if (auto.edits) parts.push(l10n.t('edits'));
+  if (auto.terminal && allowedCommands > 0) parts.push(allowedCommands === 1 ? l10n.t('1 allowed command') : l10n.t('{0} allowed commands', allowedCommands));
   if (auto.mcp.length > 0) parts.push(`MCP: ${auto.mcp.join(', ')}`);
-  if (auto.paidMedia) parts.push('paid media');
+  if (auto.paidMedia) parts.push(l10n.t('paid media'));
   return { paused, parts };
 }

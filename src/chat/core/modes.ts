@@ -3,6 +3,7 @@
  * read-only tools only (no edit, command or MCP tool reaches the request); Agent carries
  * everything. A custom agent (`.agent.md`) restricts the tools to those it names.
  */
+import * as l10n from '@vscode/l10n';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { UPDATE_PLAN } from './plan';
 
@@ -14,10 +15,11 @@ export interface ModeInfo {
   description: string;
 }
 
-export const BUILT_IN_MODES: readonly ModeInfo[] = [
-  { id: 'agent', name: 'Agent', description: 'Reads, edits files and runs commands (edits and commands after your approval)' },
-  { id: 'ask', name: 'Ask', description: 'Answers questions; reads the workspace, changes nothing' },
-  { id: 'plan', name: 'Plan', description: 'Investigates read-only and proposes a plan; Approve carries it out in Agent mode' },
+/** The built-in modes, named in the display language (asked when the panel is drawn, after it is set). */
+export const builtInModes = (): readonly ModeInfo[] => [
+  { id: 'agent', name: l10n.t('Agent'), description: l10n.t('Reads, edits files and runs commands (edits and commands after your approval)') },
+  { id: 'ask', name: l10n.t('Ask'), description: l10n.t('Answers questions; reads the workspace, changes nothing') },
+  { id: 'plan', name: l10n.t('Plan'), description: l10n.t('Investigates read-only and proposes a plan; Approve carries it out in Agent mode') },
 ];
 
 function isBuiltInMode(id: string): id is BuiltInMode {

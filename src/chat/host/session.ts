@@ -23,7 +23,7 @@ import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { EditorInsight } from '../../editor/host/feature';
-import { BUILT_IN_MODES, modeOf, modePrompt, toolsForMode } from '../core/modes';
+import { builtInModes, modeOf, modePrompt, toolsForMode } from '../core/modes';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../core/plan';
 import { allDefinitions, turnTools } from './turnTools';
@@ -191,7 +191,7 @@ export class ChatSession implements vscode.Disposable {
       model,
       formatChoice: choice,
       mode: this.currentMode(),
-      modes: [...BUILT_IN_MODES, ...(this.agent?.customizations?.modes() ?? [])],
+      modes: [...builtInModes(), ...(this.agent?.customizations?.modes() ?? [])],
       format: resolveFormat(model, choice, chatSettings().pattern, this.services.formatFacts(model)),
       toolsEnabled: this.toolsEnabled(),
       configured: this.services.isConfigured(),

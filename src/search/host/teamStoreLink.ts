@@ -161,29 +161,27 @@ export class TeamStoreLink implements vscode.Disposable {
   describe(): string | undefined {
     const settings = teamStoreSettings();
     if (!settings) return undefined;
-    const t = vscode.l10n.t;
-    const build = this.lastBuild ? t('; the last build (and the changes since) took {0} vectors from it and added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)) : '';
-    if (this.failure) return t('Team store: not in use ({0})', this.failure);
-    if (!this.state) return t('Team store: {0} (not connected yet)', settings.url);
+    const build = this.lastBuild ? vscode.l10n.t('; the last build (and the changes since) took {0} vectors from it and added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)) : '';
+    if (this.failure) return vscode.l10n.t('Team store: not in use ({0})', this.failure);
+    if (!this.state) return vscode.l10n.t('Team store: {0} (not connected yet)', settings.url);
     const s = this.state;
-    const searching = settings.searchInStore ? (s.searchable ? t(', searched in place') : t(', searched in place (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : '';
-    const vectors = t('{0} vectors of {1}', formatCount(s.rows), s.model);
-    return (s.writable ? t('Team store: {0}, connected, {1}', s.where, vectors) : t('Team store: {0}, connected read-only, {1}', s.where, vectors)) + searching + build;
+    const searching = settings.searchInStore ? (s.searchable ? vscode.l10n.t(', searched in place') : vscode.l10n.t(', searched in place (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : '';
+    const vectors = vscode.l10n.t('{0} vectors of {1}', formatCount(s.rows), s.model);
+    return (s.writable ? vscode.l10n.t('Team store: {0}, connected, {1}', s.where, vectors) : vscode.l10n.t('Team store: {0}, connected read-only, {1}', s.where, vectors)) + searching + build;
   }
 
   /** The status as a heading and lines (the Team Store Status dialog). */
   summary(): { title: string; lines: string[] } {
     const settings = teamStoreSettings();
-    const t = vscode.l10n.t;
-    if (!settings) return { title: t('No team store is set'), lines: [t('Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.')] };
+    if (!settings) return { title: vscode.l10n.t('No team store is set'), lines: [vscode.l10n.t('Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.')] };
     const s = this.state;
-    const lines = [s && !s.writable ? t('Where: {0} (read-only)', s.where) : t('Where: {0}', s?.where ?? settings.url)];
-    if (this.failure) return { title: t('Team store: not in use'), lines: [...lines, this.failure, t('Semantic search goes on with this machine’s embeddings.')] };
-    if (!s) return { title: t('Team store: not connected yet'), lines };
-    lines.push(s.dimensions ? t('Holds: {0} vectors of {1} ({2} dimensions)', formatCount(s.rows), s.model, s.dimensions) : t('Holds: {0} vectors of {1}', formatCount(s.rows), s.model));
-    if (this.lastBuild) lines.push(t('The last build and the changes since: took {0} vectors, added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)));
-    lines.push(settings.searchInStore ? (s.searchable ? t('Search: in the store, through its HNSW index') : t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : t('Search: on this machine, with the vectors taken from the store'));
-    return { title: t('Team store: connected'), lines };
+    const lines = [s && !s.writable ? vscode.l10n.t('Where: {0} (read-only)', s.where) : vscode.l10n.t('Where: {0}', s?.where ?? settings.url)];
+    if (this.failure) return { title: vscode.l10n.t('Team store: not in use'), lines: [...lines, this.failure, vscode.l10n.t('Semantic search goes on with this machine’s embeddings.')] };
+    if (!s) return { title: vscode.l10n.t('Team store: not connected yet'), lines };
+    lines.push(s.dimensions ? vscode.l10n.t('Holds: {0} vectors of {1} ({2} dimensions)', formatCount(s.rows), s.model, s.dimensions) : vscode.l10n.t('Holds: {0} vectors of {1}', formatCount(s.rows), s.model));
+    if (this.lastBuild) lines.push(vscode.l10n.t('The last build and the changes since: took {0} vectors, added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)));
+    lines.push(settings.searchInStore ? (s.searchable ? vscode.l10n.t('Search: in the store, through its HNSW index') : vscode.l10n.t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : vscode.l10n.t('Search: on this machine, with the vectors taken from the store'));
+    return { title: vscode.l10n.t('Team store: connected'), lines };
   }
 
   /** "Set Team Store Password": asked in a password box, kept in SecretStorage for that store only. */

@@ -69,15 +69,14 @@ export class StatusBar implements vscode.Disposable {
         this.item.tooltip = vscode.l10n.t('Checking the connection to the gateway…');
         break;
       case 'connected': {
-        const t = vscode.l10n.t;
         const balance = s.balanceDollars === undefined ? '' : ` ${formatDollars(s.balanceDollars)}`;
-        const today = s.today ? ` · ${t('today {0}', formatDollars(s.today.dollars))}` : '';
-        this.item.text = t('{0} Model Gateway{1}{2}', s.low ? '$(warning)' : '$(pass-filled)', balance, today);
-        const lines = [s.username ? t('Connected to {0} as {1}.', s.host, s.username) : t('Connected to {0}.', s.host)];
-        if (s.balanceDollars === undefined) lines.push(t('Set the system access token to see the balance.'));
-        else lines.push(s.low ? t('Balance {0} (low).', formatDollars(s.balanceDollars)) : t('Balance {0}.', formatDollars(s.balanceDollars)));
-        if (s.today) lines.push(s.today.since ? t('Spent today on this key since {0}: {1}.', formatTime(s.today.since), formatDollars(s.today.dollars)) : t('Spent today: {0}.', formatDollars(s.today.dollars)));
-        if (s.forecast && Number.isFinite(s.forecast.daysLeft)) lines.push(t('At the last 7 days\' rate ({0} a day) the balance lasts {1}.', formatDollars(s.forecast.ratePerDay), describeDays(s.forecast.daysLeft)));
+        const today = s.today ? ` · ${vscode.l10n.t('today {0}', formatDollars(s.today.dollars))}` : '';
+        this.item.text = vscode.l10n.t('{0} Model Gateway{1}{2}', s.low ? '$(warning)' : '$(pass-filled)', balance, today);
+        const lines = [s.username ? vscode.l10n.t('Connected to {0} as {1}.', s.host, s.username) : vscode.l10n.t('Connected to {0}.', s.host)];
+        if (s.balanceDollars === undefined) lines.push(vscode.l10n.t('Set the system access token to see the balance.'));
+        else lines.push(s.low ? vscode.l10n.t('Balance {0} (low).', formatDollars(s.balanceDollars)) : vscode.l10n.t('Balance {0}.', formatDollars(s.balanceDollars)));
+        if (s.today) lines.push(s.today.since ? vscode.l10n.t('Spent today on this key since {0}: {1}.', formatTime(s.today.since), formatDollars(s.today.dollars)) : vscode.l10n.t('Spent today: {0}.', formatDollars(s.today.dollars)));
+        if (s.forecast && Number.isFinite(s.forecast.daysLeft)) lines.push(vscode.l10n.t('At the last 7 days\' rate ({0} a day) the balance lasts {1}.', formatDollars(s.forecast.ratePerDay), describeDays(s.forecast.daysLeft)));
         this.item.tooltip = lines.join(' ');
         const network = this.services.network();
         if (network.notes.length) this.item.tooltip += `\n\n${network.notes.join('\n')}`;
