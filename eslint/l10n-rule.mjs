@@ -11,6 +11,8 @@
 const HOST = {
   call: 'vscode.l10n.t',
   showCalls: new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'setStatusBarMessage']),
+  /** Calls that take a title as an argument (a webview panel's tab). */
+  titleArgs: { createWebviewPanel: 1 },
   /** Our own helpers that show text (shell/prompts.ts, shell/errors.ts), by argument index; -n: every argument from index n-1 on. */
   helperArgs: { say: [0], restore: [1, 2], confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1], pickOne: [0], askInteger: [0, 1], pickModel: [2], askPrompt: [0, 1], askSpeed: [0], assetsFolderOrSay: [1], targetFile: [3] },
   /** Calls whose object argument's shown properties are text (post: a notice or note for the chat webview). */
@@ -86,6 +88,7 @@ function sinkOf(node, P) {
       const name = calleeName(parent.callee);
       const index = parent.arguments.indexOf(child);
       if (name && P.showCalls.has(name)) return name;
+      if (name && P.titleArgs?.[name] === index) return `${name}'s title`;
       if (name === 'setAttribute' && parent.arguments[0]?.type === 'Literal' && !['title', 'aria-label', 'placeholder', 'alt'].includes(String(parent.arguments[0].value))) return undefined;
       if (name && Object.hasOwn(P.helperArgs, name) && !property) {
         const spec = P.helperArgs[name];

@@ -1,4 +1,6 @@
 import { compileFunction } from 'node:vm';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { strict as assert } from 'node:assert';
 import {
   AccountApiError,
@@ -248,5 +250,23 @@ describe('error names survive the production build', () => {
     }
     const e = new (gw.PermissionDeniedError as unknown as new (s: number, a: string, b: string, c: string) => Error)(403, 'x', 'y', 'balance');
     assert.equal(e.name, 'PermissionDeniedError');
+  });
+});
+
+describe('error class names survive minification', () => {
+  it('every error class of the gateway client names itself (bundles tell errors apart by name)', () => {
+    const root = join(__dirname, '..', '..', 'src', 'gateway');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const unnamed: string[] = [];
+    let classes = 0;
+    for (const f of files) {
+      const text = readFileSync(join(root, f), 'utf8');
+      for (const m of text.matchAll(/export class (\w+Error) extends \w+ \{\n([^\n]*)/g)) {
+        classes++;
+        if (!m[2].includes(`readonly name: string = '${m[1]}'`)) unnamed.push(`${f}: ${m[1]}`);
+      }
+    }
+    assert.ok(classes >= 20, `found ${classes} error classes`);
+    assert.deepEqual(unnamed, []);
   });
 });

@@ -144,7 +144,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       this.editorPanel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', 'Model Gateway Chat', vscode.ViewColumn.Active, { retainContextWhenHidden: true });
+    const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', vscode.l10n.t('Model Gateway Chat'), vscode.ViewColumn.Active, { retainContextWhenHidden: true });
     panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'chat.svg');
     this.editorPanel = panel;
     this.attach(panel.webview, panel);
@@ -170,7 +170,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   /** `place`: the side-bar view has New Chat in its title bar; the editor tab shows its own. */
   private html(webview: vscode.Webview, place: 'view' | 'editor'): string {
     return webviewHtml(webview, this.context.extensionUri, {
-      title: 'Model Gateway Chat',
+      title: vscode.l10n.t('Model Gateway Chat'),
       stylesheets: [['dist', 'codicons', 'codicon.css'], ['media', 'chat.css']],
       allow: { img: ['data:'] },
       bodyAttributes: { 'data-place': place },

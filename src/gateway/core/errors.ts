@@ -16,6 +16,7 @@ export interface GatewayErrorInit {
 }
 
 export class GatewayError extends Error {
+  override readonly name: string = 'GatewayError';
   readonly status: number | undefined;
   readonly type: string | undefined;
   readonly code: string | undefined;
@@ -25,7 +26,6 @@ export class GatewayError extends Error {
 
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(redactSecrets(message), init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = new.target.name;
     this.status = init.status;
     this.type = init.type;
     this.code = init.code;
@@ -35,6 +35,7 @@ export class GatewayError extends Error {
 
 /** A request refused before it went over the wire: names the field and the rule it breaks. */
 export class ValidationError extends GatewayError {
+  override readonly name: string = 'ValidationError';
   readonly issues: readonly { path: string; message: string }[];
   constructor(issues: readonly { path: string; message: string }[]) {
     const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
@@ -45,6 +46,7 @@ export class ValidationError extends GatewayError {
 
 /** Any HTTP error status from the gateway. Subclasses exist for the statuses the spec names. */
 export class APIStatusError extends GatewayError {
+  override readonly name: string = 'APIStatusError';
   override readonly status: number;
   /** The server's own words, before we added advice. */
   readonly serverMessage: string;
@@ -55,16 +57,21 @@ export class APIStatusError extends GatewayError {
   }
 }
 
-export class BadRequestError extends APIStatusError {}
+export class BadRequestError extends APIStatusError {
+  override readonly name: string = 'BadRequestError';
+}
 
 /** A 400 because the prompt is longer than the model's context window (OpenAI's and Anthropic's wording). */
-export class ContextLengthError extends BadRequestError {}
+export class ContextLengthError extends BadRequestError {
+  override readonly name: string = 'ContextLengthError';
+}
 
 const CONTEXT_EXCEEDED = /context_length_exceeded|maximum context length|prompt is too long|context window|too many tokens|reduce the length of the messages/i;
 
 /** Why a key was refused, read from the server's words (one-api and new-api say which). */
 export type KeyRefusal = 'exhausted' | 'expired' | 'disabled' | 'invalid';
 export class AuthenticationError extends APIStatusError {
+  override readonly name: string = 'AuthenticationError';
   readonly keyRefusal: KeyRefusal;
   constructor(status: number, serverMessage: string, message: string, keyRefusal: KeyRefusal, init: GatewayErrorInit = {}) {
     super(status, serverMessage, message, init);
@@ -87,6 +94,7 @@ export function keyRefusalOf(serverMessage: string, code?: string): { reason: Ke
 
 export type PermissionCause = 'balance' | 'model' | 'ip' | 'role' | 'unknown';
 export class PermissionDeniedError extends APIStatusError {
+  override readonly name: string = 'PermissionDeniedError';
   /** Which of the spec's 403 causes the server's message points to. */
   readonly cause403: PermissionCause;
   constructor(status: number, serverMessage: string, message: string, cause403: PermissionCause, init: GatewayErrorInit = {}) {
@@ -95,9 +103,12 @@ export class PermissionDeniedError extends APIStatusError {
   }
 }
 
-export class NotFoundError extends APIStatusError {}
+export class NotFoundError extends APIStatusError {
+  override readonly name: string = 'NotFoundError';
+}
 
 export class RateLimitError extends APIStatusError {
+  override readonly name: string = 'RateLimitError';
   /** Milliseconds the server asked us to wait, when it said so. */
   readonly retryAfterMs: number | undefined;
   constructor(status: number, serverMessage: string, message: string, retryAfterMs: number | undefined, init: GatewayErrorInit = {}) {
@@ -106,20 +117,31 @@ export class RateLimitError extends APIStatusError {
   }
 }
 
-export class ServiceUnavailableError extends APIStatusError {}
-export class InternalServerError extends APIStatusError {}
+export class ServiceUnavailableError extends APIStatusError {
+  override readonly name: string = 'ServiceUnavailableError';
+}
+export class InternalServerError extends APIStatusError {
+  override readonly name: string = 'InternalServerError';
+}
 
 /** The account API's `{success:false, message}` answer (often with HTTP 200). */
-export class AccountApiError extends GatewayError {}
+export class AccountApiError extends GatewayError {
+  override readonly name: string = 'AccountApiError';
+}
 
 /** A credential the call needs (API key, system access token) is not set; nothing was sent. */
-export class MissingCredentialError extends GatewayError {}
+export class MissingCredentialError extends GatewayError {
+  override readonly name: string = 'MissingCredentialError';
+}
 
 /** No response: refused, reset or unreachable before any byte arrived. */
-export class ConnectionError extends GatewayError {}
+export class ConnectionError extends GatewayError {
+  override readonly name: string = 'ConnectionError';
+}
 
 /** A proxy between us and the gateway refused or failed: 407, its own 502/403, or it can't be reached. */
 export class ProxyError extends ConnectionError {
+  override readonly name: string = 'ProxyError';
   constructor(
     message: string,
     /** The proxy's address (no credentials). */
@@ -135,6 +157,7 @@ export class ProxyError extends ConnectionError {
 export type TlsFailure = 'untrusted' | 'expired' | 'hostname' | 'handshake';
 /** The TLS handshake failed: an issuer not trusted here, an expired certificate, another host's name. */
 export class TlsError extends ConnectionError {
+  override readonly name: string = 'TlsError';
   constructor(
     message: string,
     readonly reason: TlsFailure,
@@ -144,10 +167,14 @@ export class TlsError extends ConnectionError {
   }
 }
 
-export class TimeoutError extends GatewayError {}
+export class TimeoutError extends GatewayError {
+  override readonly name: string = 'TimeoutError';
+}
 
 /** The caller aborted (its AbortSignal fired). */
-export class AbortError extends GatewayError {}
+export class AbortError extends GatewayError {
+  override readonly name: string = 'AbortError';
+}
 
 /**
  * A stream that broke after it started: cut connection, malformed event, or an error object sent
@@ -155,6 +182,7 @@ export class AbortError extends GatewayError {}
  * caller keeps the answer so far.
  */
 export class StreamError extends GatewayError {
+  override readonly name: string = 'StreamError';
   constructor(message: string, init: GatewayErrorInit & { partial?: unknown } = {}) {
     super(message, init);
     this.partial = init.partial;

@@ -137,6 +137,7 @@ export type KeyFix = 'extend-expiry' | 'raise-quota';
 
 /** A refused enable: the key is expired or exhausted, and which edit fixes it. */
 export class KeyStateError extends AccountApiError {
+  override readonly name: string = 'KeyStateError';
   constructor(
     message: string,
     readonly fix: KeyFix,

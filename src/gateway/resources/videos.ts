@@ -76,6 +76,7 @@ export interface WaitOptions extends RequestOptions {
 }
 
 export class VideoFailedError extends GatewayError {
+  override readonly name: string = 'VideoFailedError';
   constructor(readonly task: VideoTask) {
     const e = task.error as { message?: string } | string | undefined;
     const detail = typeof e === 'string' ? e : (e?.message ?? 'no reason given');

@@ -126,7 +126,7 @@ export class UsagePanel implements vscode.Disposable {
   }
 
   private create(): void {
-    const panel = vscode.window.createWebviewPanel(USAGE_VIEW_TYPE, 'Gateway Usage', vscode.ViewColumn.Active, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(USAGE_VIEW_TYPE, vscode.l10n.t('Gateway Usage'), vscode.ViewColumn.Active, this.webviewOptions());
     this.adopt(panel);
   }
 
@@ -184,7 +184,7 @@ export class UsagePanel implements vscode.Disposable {
 
   private html(webview: vscode.Webview): string {
     return webviewHtml(webview, this.context.extensionUri, {
-      title: 'Gateway Usage',
+      title: vscode.l10n.t('Gateway Usage'),
       stylesheets: [['dist', 'codicons', 'codicon.css'], ['media', 'usage.css']],
       body: '<main id="app" aria-busy="true"></main>',
       scripts: [['dist', 'usage.js']],
