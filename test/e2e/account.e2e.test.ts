@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
@@ -89,6 +90,11 @@ describe('the packaged .vsix', function () {
     assert.equal(rebuilt.status, 0, rebuilt.stderr);
     const size = statSync(join(ROOT, 'model-gateway.vsix')).size;
     assert.ok(size < 600 * 1024, `the .vsix is ${(size / 1024).toFixed(1)} KB (the budget is 600 KB)`);
+    // vsce says nothing to fix (a missing icon, repository, license or changelog is a warning).
+    assert.doesNotMatch(packaged.stdout + packaged.stderr, /WARNING/i);
+    // Its SHA-256 beside it, as sha256sum writes it.
+    const digest = createHash('sha256').update(readFileSync(join(ROOT, 'model-gateway.vsix'))).digest('hex');
+    assert.equal(readFileSync(join(ROOT, 'model-gateway.vsix.sha256'), 'utf8'), `${digest}  model-gateway.vsix\n`);
     const server = await startCodeServer({ workspace: sampleWorkspace(), vsix: join(ROOT, 'model-gateway.vsix') });
     const browser = await launchBrowser();
     try {

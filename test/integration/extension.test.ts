@@ -75,6 +75,17 @@ describe('Model Gateway in a real VS Code', () => {
     assert.ok(models.map((m) => label(m.item)).includes('gpt-4o-mini'));
   });
 
+  it("with the access token but not new-api's user id, the key still connects and the status says what the account side needs", async () => {
+    const { testing } = await api();
+    // The person sets the token and closes the user id question.
+    assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, undefined), true);
+    const state = await testing.status.refresh();
+    assert.equal(state.kind, 'connected', JSON.stringify(state));
+    if (config.profile === 'new-api') assert.ok(state.kind === 'connected' && /user id/i.test(state.accountHint ?? '') && state.balanceDollars === undefined, JSON.stringify(state));
+    // one-api takes the token alone: the balance shows, with no hint.
+    else assert.ok(state.kind === 'connected' && state.accountHint === undefined && state.balanceDollars !== undefined, JSON.stringify(state));
+  });
+
   it('shows the account, balance, keys and models with the access token', async () => {
     const { testing } = await api();
     assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);

@@ -28,7 +28,7 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
   undo(call: ToolCallRecord): Promise<boolean> {
     const edits = editsOf(call);
     if (edits.length === 0 || call.undone) return Promise.resolve(false);
-    return this.restore([call], edits.length === 1 ? vscode.l10n.t('Undo the change to {0}?', edits[0].path) : vscode.l10n.t('Undo the changes to {0} files?', edits.length), vscode.l10n.t('Undo'));
+    return this.restore([call], edits.length === 1 ? vscode.l10n.t('Undo the change to {0}?', edits[0].path) : vscode.l10n.t('Undo the change to {0} files?', edits.length), vscode.l10n.t('Undo'));
   }
 
   /** Restores every file the turn changed to what it was before the turn. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { describeError, showGatewayError } from '../../shell/errors';
-import type { SettingsSource, GatewayConnection, CredentialSource, LogSource } from '../../shell/services';
+import { loadGateway, type SettingsSource, type GatewayConnection, type CredentialSource, type LogSource } from '../../shell/services';
 import { formatDollars } from '../../common/money';
 import { usageSettings } from '../../shell/config';
 import { describeDays, type Forecast } from '../core/forecast';
@@ -19,6 +19,8 @@ export type ConnectionState =
       /** Spent today: the gateway's log (access token), or this key's use since the first check today. */
       today?: { dollars: number; since?: number };
       forecast?: Forecast;
+      /** What the account side still needs (new-api's user id, a refused access token): a hint, the key works. */
+      accountHint?: string;
     }
   | { kind: 'error'; message: string };
 
@@ -73,7 +75,8 @@ export class StatusBar implements vscode.Disposable {
         const today = s.today ? ` · ${vscode.l10n.t('today {0}', formatDollars(s.today.dollars))}` : '';
         this.item.text = vscode.l10n.t('{0} Model Gateway{1}{2}', s.low ? '$(warning)' : '$(pass-filled)', balance, today);
         const lines = [s.username ? vscode.l10n.t('Connected to {0} as {1}.', s.host, s.username) : vscode.l10n.t('Connected to {0}.', s.host)];
-        if (s.balanceDollars === undefined) lines.push(vscode.l10n.t('Set the system access token to see the balance.'));
+        if (s.accountHint) lines.push(vscode.l10n.t('The API key works; for the balance: {0}', s.accountHint));
+        else if (s.balanceDollars === undefined) lines.push(vscode.l10n.t('Set the system access token to see the balance.'));
         else lines.push(s.low ? vscode.l10n.t('Balance {0} (low).', formatDollars(s.balanceDollars)) : vscode.l10n.t('Balance {0}.', formatDollars(s.balanceDollars)));
         if (s.today) lines.push(s.today.since ? vscode.l10n.t('Spent today on this key since {0}: {1}.', formatTime(s.today.since), formatDollars(s.today.dollars)) : vscode.l10n.t('Spent today: {0}.', formatDollars(s.today.dollars)));
         if (s.forecast && Number.isFinite(s.forecast.daysLeft)) lines.push(vscode.l10n.t('At the last 7 days\' rate ({0} a day) the balance lasts {1}.', formatDollars(s.forecast.ratePerDay), describeDays(s.forecast.daysLeft)));
@@ -111,13 +114,24 @@ export class StatusBar implements vscode.Disposable {
       await client.models.list();
       const host = new URL(services.settings().baseUrl).host;
       const showToday = usageSettings().todayInStatusBar;
+      let me: Awaited<ReturnType<typeof client.account.self>> | undefined;
+      let accountHint: string | undefined;
       if (services.credentials.getAccessToken()) {
-        const me = await client.account.self();
+        try {
+          me = await client.account.self();
+        } catch (err) {
+          // The key works; only the account side (new-api's user id, the access token) is missing or
+          // refused: a hint in the tooltip, not a red status (the walkthrough asks for both at once).
+          if (!(err instanceof loadGateway().AccountApiError && err.type === 'authentication_error')) throw err;
+          accountHint = describeError(services, err).message;
+        }
+      }
+      if (me) {
         const [today, forecast] = await Promise.all([showToday ? this.spend.today() : undefined, this.spend.forecast(me.balanceDollars)]);
         next = { kind: 'connected', host, username: me.username, balanceDollars: me.balanceDollars, low: me.balanceDollars < services.settings().lowBalanceDollars, today, forecast };
         if (generation === this.generation) this.spend.warnIfRunningOut(me.balanceDollars, forecast);
       } else {
-        next = { kind: 'connected', host, low: false, today: showToday ? await this.spend.keyToday() : undefined };
+        next = { kind: 'connected', host, low: false, today: showToday ? await this.spend.keyToday() : undefined, accountHint };
       }
     } catch (err) {
       services.log.error('Connection check failed', err);
