@@ -7,8 +7,16 @@ import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
 import { answerPrompt, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
 import { type Workbench, startWorkbench } from './workbench';
+import { until } from '../wait';
 
 const ARTIFACTS = join(ROOT, 'test-results');
+
+/** Whether the walkthrough shows a step as done (VS Code ticks its checkbox). */
+async function stepDone(step: string): Promise<boolean> {
+  const box = pageRef.locator(`[data-step-id$="#${step}"] .codicon`).first();
+  return (await box.count()) > 0 && /\bcomplete\b/.test((await box.getAttribute('class')) ?? '');
+}
+let pageRef: Page;
 
 function treeRow(page: Page, text: string) {
   return page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: text });
@@ -25,6 +33,7 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     // Signed out: the credentials are set through the palette, as a new user would.
     wb = await startWorkbench({ codeServer: (e) => ({ env: { MODEL_GATEWAY_BASE_URL: e.url, MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' } }) });
     ({ emu, page } = wb);
+    pageRef = page;
   });
 
   after(async () => {
@@ -35,6 +44,16 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   it('opens the Model Gateway container, which welcomes a new user', async () => {
     await openModelGatewayContainer(page, page.getByText('Set the API key of your gateway account'), 'account');
     await page.getByRole('button', { name: 'Set API Key' }).waitFor();
+  });
+
+  it('opens the Get Started walkthrough once, on the first start without a gateway', async () => {
+    const walkthrough = page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).first();
+    await walkthrough.waitFor({ timeout: 30_000 });
+    for (const step of ['Connect your gateway', 'Check the connection and your balance', 'Pick your default chat model', 'Ask your first question', 'Index the workspace', 'Turn on inline completions', 'See what you spend']) {
+      await walkthrough.getByText(step, { exact: true }).first().waitFor();
+    }
+    assert.equal(await stepDone('connect'), false, 'nothing is done yet');
+    await page.screenshot({ path: join(ARTIFACTS, 'walkthrough.png') });
   });
 
   it('sets the API key and the access token through the command palette, then shows the balance', async () => {
@@ -51,6 +70,8 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     await row.waitFor({ timeout: 30_000 });
     assert.match(await row.innerText(), /^demo\s*\$100\.00/);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-balance.png') });
+    // The walkthrough's first two steps completed as the person did them (the key, then the connection).
+    await until('the walkthrough marks the key and the connection done', async () => (await stepDone('connect')) && (await stepDone('account')));
   });
 
   it('creates a key with the wizard and disables it from the tree', async () => {

@@ -489,6 +489,8 @@ export class ChatSession implements vscode.Disposable {
 
   /** Saves and shows the ended turn; a failure here is reported, never left as a running turn. */
   private async finishTurn(conversation: Conversation, turn: AssistantTurn): Promise<void> {
+    // The walkthrough's "first question" step completes on the first answer.
+    if (turn.status === 'done') void vscode.commands.executeCommand('setContext', 'modelGateway.chatAnswered', true);
     try {
       await this.store.save(conversation);
     } catch (err) {

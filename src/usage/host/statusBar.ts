@@ -55,6 +55,8 @@ export class StatusBar implements vscode.Disposable {
 
   private set(state: ConnectionState): void {
     this.state = state;
+    // The walkthrough's "check the connection" step completes on this.
+    void vscode.commands.executeCommand('setContext', 'modelGateway.connected', state.kind === 'connected');
     this.render();
   }
 
