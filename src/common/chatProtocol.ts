@@ -8,7 +8,7 @@ import { FIX_COMMANDS } from './fixes';
 import * as z from 'zod/mini';
 import type { ContextUse } from './contextUse';
 import type { AssistantTurn, Turn } from './conversation';
-import { displayLocale } from './locale';
+import { formatCount } from './locale';
 
 const MAX_IMAGE_BASE64 = Math.ceil((20 * 1024 * 1024 * 4) / 3) + 4;
 
@@ -29,7 +29,7 @@ export const ContextSchema = z.object({
 export const VIEW_TEXT_LIMIT = 4_000;
 
 function cut(text: string): string {
-  return text.length > VIEW_TEXT_LIMIT ? `${text.slice(0, VIEW_TEXT_LIMIT)}\n… (${(text.length - VIEW_TEXT_LIMIT).toLocaleString(displayLocale())} more characters)` : text;
+  return text.length > VIEW_TEXT_LIMIT ? `${text.slice(0, VIEW_TEXT_LIMIT)}\n… (${formatCount(text.length - VIEW_TEXT_LIMIT)} more characters)` : text;
 }
 
 /**

@@ -58,8 +58,9 @@ export function showGatewayError(services: GatewayFeature, what: string, err: un
     return;
   }
   shown.set(message, OPEN);
-  services.recordNotice('error', `${what}: ${message}`);
-  void vscode.window.showErrorMessage(`${what}: ${message}`, ...actions.map((a) => a.title)).then((choice) => {
+  const text = vscode.l10n.t('{0}: {1}', what, message);
+  services.recordNotice('error', text);
+  void vscode.window.showErrorMessage(text, ...actions.map((a) => a.title)).then((choice) => {
     if (shown.get(message) === OPEN) shown.set(message, Date.now());
     return actions.find((a) => a.title === choice)?.run();
   });

@@ -8,8 +8,13 @@ import { setDisplayLocale } from '../common/locale';
  * for this extension (l10n/bundle.l10n.<language>.json), and the language's number and time formats.
  * In English there is no bundle and every string is its own translation.
  */
-export function useDisplayLanguage(configure: (contents: l10n.l10nJsonFormat) => void = (contents) => l10n.config({ contents })): void {
+export function useDisplayLanguage(): void {
   setDisplayLocale(vscode.env.language);
+  shareTranslations((contents) => l10n.config({ contents }));
+}
+
+/** Hands VS Code's bundle for this extension to a lazily loaded bundle's copy of `@vscode/l10n`. */
+export function shareTranslations(configure: (contents: l10n.l10nJsonFormat) => void): void {
   if (vscode.l10n.bundle) configure(vscode.l10n.bundle);
 }
 

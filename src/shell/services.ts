@@ -8,7 +8,7 @@ import { affectsNetwork, readNetwork, type NetworkChoice } from './network';
 import { credentialDecision, gatewayOrigin, withheldReason, type CredentialKind } from './origins';
 import { Prompts } from './prompts';
 import { Prices } from './prices';
-import { useDisplayLanguage } from './language';
+import { shareTranslations } from './language';
 import type { l10nJsonFormat } from '@vscode/l10n';
 
 export type GatewayModule = typeof Gateway & { useTranslations(contents: l10nJsonFormat): void };
@@ -26,7 +26,7 @@ export function loadGateway(): GatewayModule {
   if (!gatewayModule) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     gatewayModule = require('./gateway.js') as GatewayModule;
-    useDisplayLanguage((contents) => gatewayModule?.useTranslations(contents));
+    shareTranslations((contents) => gatewayModule?.useTranslations(contents));
   }
   return gatewayModule;
 }

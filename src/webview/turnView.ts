@@ -5,7 +5,7 @@ import type { FixAction } from '../common/chatProtocol';
 import { formatCost } from '../common/money';
 import { button, h, icon } from './dom';
 import { StreamingMarkdown } from './markdown';
-import { displayLocale } from '../common/locale';
+import { formatCount } from '../common/locale';
 
 /** What the turn views share with the rest of the view (set by main.ts). */
 export const shared = {
@@ -24,7 +24,7 @@ const FORMAT_NAMES = { chat: 'chat completions', messages: 'messages', responses
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;
   if (!u || (u.input === 0 && u.output === 0)) return '';
-  const n = (x: number) => `${u.estimated ? '~' : ''}${x.toLocaleString(displayLocale())}`;
+  const n = (x: number) => `${u.estimated ? '~' : ''}${formatCount(x)}`;
   const parts = [l10n.t('in {0}', n(u.input)), u.reasoning ? l10n.t('out {0} (reasoning {1})', n(u.output), n(u.reasoning)) : l10n.t('out {0}', n(u.output))];
   if (u.estimated) parts.push(l10n.t('estimated: the gateway sent no usage'));
   if (t.format === 'messages') parts.push(l10n.t('cache read {0}', n(u.cacheRead)), l10n.t('cache write {0}', n(u.cacheWrite)));

@@ -12,7 +12,7 @@ import { FIX_COMMANDS } from '../common/fixes';
 import { formatCost } from '../common/money';
 import { HostChannel } from './channel';
 import { button, h, icon } from './dom';
-import { displayLocale, formatDateTime, formatTime } from '../common/locale';
+import { formatCount, formatDateTime, formatTime } from '../common/locale';
 
 const app = document.getElementById('app')!;
 const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -26,7 +26,7 @@ app.append(heading, toolbar, status, body);
 
 const channel = new HostChannel<ToUsageView, FromUsageView>(ToUsageViewSchema, 'usage');
 const post = (m: FromUsageView) => channel.post(m);
-const int = (n: number) => n.toLocaleString(displayLocale());
+const int = formatCount;
 const SERIES_CLASSES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : SERIES_CLASSES[i] ?? 'other');
 

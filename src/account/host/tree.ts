@@ -4,7 +4,7 @@ import { formatDollars, isSameKey } from '../../common/money';
 import { describeError, showGatewayError } from '../../shell/errors';
 import { loadGateway, type SettingsSource, type GatewayConnection, type CredentialSource, type LogSource } from '../../shell/services';
 import { keyDescription, keyTooltip } from '../core/format';
-import { displayLocale } from '../../common/locale';
+import { formatCount } from '../../common/locale';
 
 export type AccountNode =
   | { kind: 'account'; user: AccountUser; low: boolean }
@@ -192,7 +192,7 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const item = new vscode.TreeItem(node.user.username, C.None);
         item.description = node.low ? vscode.l10n.t('{0} (low balance)', formatDollars(node.user.balanceDollars)) : formatDollars(node.user.balanceDollars);
         item.iconPath = new vscode.ThemeIcon(node.low ? 'warning' : 'account', node.low ? new vscode.ThemeColor('list.warningForeground') : undefined);
-        item.tooltip = vscode.l10n.t('Balance {0} ({1} quota units)', formatDollars(node.user.balanceDollars), node.user.quota.toLocaleString(displayLocale()));
+        item.tooltip = vscode.l10n.t('Balance {0} ({1} quota units)', formatDollars(node.user.balanceDollars), formatCount(node.user.quota));
         item.contextValue = 'account';
         item.id = 'account';
         return item;

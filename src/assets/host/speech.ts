@@ -8,7 +8,7 @@ import { loadGateway, type GatewayConnection, type InteractiveFeature } from '..
 import { canJoin, joinAudio, splitForSpeech } from '../core/audioParts';
 import { assetsFolderOrSay, optionsArg, pickModel, pickOne, slug, uniquePath } from './shared';
 import { showAudioPlayer } from './player';
-import { displayLocale } from '../../common/locale';
+import { formatCount } from '../../common/locale';
 
 export interface SpeakOptions {
   model: string;
@@ -116,7 +116,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   // Spending always asks the person: no caller's option skips it.
   const chars = parts.reduce((n, p) => n + p.length, 0);
   const go = await services.prompts.confirm(
-    parts.length > 1 ? vscode.l10n.t('Speak {0} characters in {1} parts?', chars.toLocaleString(displayLocale()), parts.length) : vscode.l10n.t('Speak {0} characters?', chars.toLocaleString(displayLocale())),
+    parts.length > 1 ? vscode.l10n.t('Speak {0} characters in {1} parts?', formatCount(chars), parts.length) : vscode.l10n.t('Speak {0} characters?', formatCount(chars)),
     `${vscode.l10n.t('{0} · {1} · {2}. Speech is billed by input characters.', model, voice, format)}${joinable ? '' : ` ${vscode.l10n.t('{0} parts cannot be joined: they are saved as {1} numbered files.', format, parts.length)}`}`,
     vscode.l10n.t('Speak'),
     'info',

@@ -7,7 +7,7 @@ import { isBinary, walkWorkspace } from '../../tools/workspaceTools';
 import type { ContextAttachment } from '../../common/conversation';
 import { rankPaths } from '../core/fuzzy';
 import type { ActiveEditorInfo, FileItem, ToWebview } from '../../common/chatProtocol';
-import { displayLocale } from '../../common/locale';
+import { formatCount } from '../../common/locale';
 
 /** Larger than this, the active file is offered only by its selection. */
 const ACTIVE_EDITOR_MAX_CHARS = 100_000;
@@ -160,7 +160,7 @@ export class EditorContext implements vscode.Disposable {
       if (!info.isFile()) return { problem: vscode.l10n.t('{0} is not a file.', resolved.display) };
       if (await isBinary(resolved.abs)) return { problem: vscode.l10n.t('{0} is a binary file; only text files can be attached.', resolved.display) };
       const text = await readFile(resolved.abs, 'utf8');
-      if (text.length > ATTACH_MAX_CHARS) return { problem: vscode.l10n.t('{0} is too large to attach whole ({1} characters; the limit is 200,000). Open it and add a selection instead.', resolved.display, text.length.toLocaleString(displayLocale())) };
+      if (text.length > ATTACH_MAX_CHARS) return { problem: vscode.l10n.t('{0} is too large to attach whole ({1} characters; the limit is 200,000). Open it and add a selection instead.', resolved.display, formatCount(text.length)) };
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === resolved.abs);
       return { context: { label: resolved.display, text: doc?.getText() ?? text, language: doc?.languageId } };
     } catch (err) {
