@@ -11,7 +11,7 @@ export function approvalRow(a: ApprovalInfo): HTMLElement {
   return h(
     'div',
     { class: `approval-row${a.warning ? ' sensitive' : ''}`, 'data-call': a.callId },
-    a.warning ? h('div', { class: 'approval-warning', role: 'alert' }, icon('warning'), ' ', h('span', { text: l10n.t('{0} Read the whole diff before you accept.', a.warning) })) : undefined,
+    a.warning ? h('div', { class: 'approval-warning' }, icon('warning'), ' ', h('span', { text: l10n.t('{0} Read the whole diff before you accept.', a.warning) })) : undefined,
     h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
     a.files ? h('div', { class: 'approval-files muted', title: a.files.join('\n'), text: l10n.t('{0} files: {1}', a.files.length, a.files.join(', ')) }) : undefined,
     h(
@@ -23,6 +23,22 @@ export function approvalRow(a: ApprovalInfo): HTMLElement {
     ),
     a.preview ? inlineDiff(a.preview) : undefined,
   );
+}
+
+/** What a pending decision is about, in a few words: for the announcement when it arrives. */
+export function approvalSummary(a: ApprovalInfo): string {
+  switch (a.kind) {
+    case 'create':
+      return l10n.t('create {0}', a.path);
+    case 'command':
+      return l10n.t('run {0}', a.action ?? '');
+    case 'tool':
+      return l10n.t('call {0} ({1})', a.action ?? '', a.path);
+    case 'sampling':
+      return l10n.t('MCP server {0} asks {1}', a.path, a.action ?? '');
+    case 'edit':
+      return l10n.t('edit {0}', a.path);
+  }
 }
 
 /** A command (its exact line and folder) or a tool call (server, tool, arguments) waiting for a yes. */
@@ -107,7 +123,7 @@ export function renderUnasked(u: Unasked | undefined): void {
     ...(u.waiting?.length
       ? [h(
           'div',
-          { class: 'mcp-waiting', role: 'status' },
+          { class: 'mcp-waiting' },
           icon('shield'),
           h('span', { class: 'mcp-waiting-text', text: u.waiting.length === 1 ? l10n.t('MCP: {0} waits for you to review its command line.', `"${u.waiting[0]}"`) : l10n.t('MCP: {0} wait for you to review their command line.', u.waiting.map((n) => `"${n}"`).join(', ')) }),
           button(l10n.t('Review'), { 'data-command': 'modelGateway.mcp.reviewWaiting', title: l10n.t('See each command line and start the server, or not') }, 'shield'),

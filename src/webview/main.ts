@@ -4,13 +4,14 @@ import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from
 import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
 import { sniffImageType } from '../common/imageRules';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, rulesRow, setCondensing } from './contextView';
-import { approvalRow, renderUnasked, unaskedRow } from './approvalBar';
+import { approvalRow, approvalSummary, renderUnasked, unaskedRow } from './approvalBar';
 import { HostChannel } from './channel';
 import { button, h, icon, vscode } from './dom';
 import { MentionPicker } from './mentions';
 import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
 import { shared, TurnView, userView } from './turnView';
 import { formatDateTime } from '../common/locale';
+import { announce, assertiveRegion, endOfTurnAnnouncement, politeRegion, TurnNavigation } from './accessibility';
 
 /** The notice shown while a step waits for a decision (hidden again when none waits). */
 const stepWaitingText = (): string => l10n.t('A step is waiting for your decision: answer it (just above) before sending.');
@@ -32,11 +33,12 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 const DOM_TURN_CAP = 60;
 
 const app = document.getElementById('app')!;
-const titleEl = h('span', { class: 'title', id: 'title' });
+const titleEl = h('h1', { class: 'title', id: 'title' });
 const historyButton = button('', { id: 'history', 'aria-label': l10n.t('Conversations'), title: l10n.t('Conversations'), 'aria-expanded': 'false' }, 'history');
 const newChatButton = button('', { id: 'new-chat', 'aria-label': l10n.t('New chat'), title: l10n.t('New chat') }, 'add');
 const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': l10n.t('Conversations'), hidden: true });
-const messages = h('main', { id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Conversation') });
+// Not a live region: a screen reader would read every token. The end of a turn is announced instead.
+const messages = h('main', { id: 'messages', 'aria-label': l10n.t('Conversation') });
 /** The turns; its size changes (markdown drawn late, images loading) keep the view at the newest. */
 const thread = h('div', { id: 'thread' });
 messages.append(thread);
@@ -53,9 +55,9 @@ const formatSelect = h(
   h('option', { value: 'messages', text: l10n.t('Messages (caching)') }),
   h('option', { value: 'responses', text: l10n.t('Responses') }),
 );
-const chips = h('div', { id: 'attachments', class: 'chips', 'aria-label': l10n.t('Attachments') });
+const chips = h('div', { id: 'attachments', class: 'chips', role: 'group', 'aria-label': l10n.t('Attachments') });
 const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
-const input = h('textarea', { id: 'input', rows: '3', 'aria-label': l10n.t('Message'), placeholder: l10n.t('Ask about your code… (Enter to send, Shift+Enter for a new line)') });
+const input = h('textarea', { id: 'input', rows: '3', 'aria-label': l10n.t('Message'), 'aria-keyshortcuts': 'Enter Escape Alt+ArrowUp', placeholder: l10n.t('Ask about your code… (Enter to send, Shift+Enter for a new line)') });
 const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
 const attachButton = button('', { id: 'attach', 'aria-label': l10n.t('Attach image'), title: l10n.t('Attach image (PNG, JPEG or WEBP, up to 20 MB)') }, 'file-media');
 const contextButton = button('', { id: 'context', 'aria-label': l10n.t('Add the active file or selection'), title: l10n.t('Add the active file or selection as context') }, 'file-code');
@@ -86,7 +88,10 @@ app.append(
     h('div', { class: 'input-wrap' }, mentions.el, input),
     h('div', { class: 'actions' }, attachButton, fileInput, contextButton, h('span', { class: 'spacer' }), stopButton, sendButton),
   ),
+  politeRegion,
+  assertiveRegion,
 );
+const navigation = new TurnNavigation(thread, input);
 
 // ---------- state ----------
 
@@ -204,6 +209,7 @@ function renderConversation(land = true): void {
   }
   thread.replaceChildren(...nodes);
   placeCondensations(thread, state?.conversation?.condensations ?? []);
+  navigation.refresh();
   scrollToEnd(land);
 }
 
@@ -238,6 +244,7 @@ function reconcile(next: (UserTurn | AssistantTurn)[]): void {
   turns = next;
   if (turns.length === 0) renderConversation();
   else if (!showAll) trimToCap();
+  navigation.refresh();
 }
 
 /** Keeps at most DOM_TURN_CAP turns drawn: the oldest leave, "Show earlier" counts them. */
@@ -447,10 +454,19 @@ modeSelect.addEventListener('change', () => post({ type: 'set-mode', mode: modeS
 formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' }));
 newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 historyButton.addEventListener('click', () => {
-  historyPanel.hidden = !historyPanel.hidden;
-  historyButton.setAttribute('aria-expanded', String(!historyPanel.hidden));
-  if (!historyPanel.hidden) historyPanel.querySelector<HTMLButtonElement>('button')?.focus();
+  if (!historyPanel.hidden) return closeHistory();
+  historyPanel.hidden = false;
+  historyButton.setAttribute('aria-expanded', 'true');
+  historyPanel.querySelector<HTMLButtonElement>('button')?.focus();
 });
+
+/** Closes the conversation list; the keyboard goes back to the button that opened it. */
+function closeHistory(): void {
+  const hadFocus = historyPanel.contains(document.activeElement);
+  historyPanel.hidden = true;
+  historyButton.setAttribute('aria-expanded', 'false');
+  if (hadFocus) historyButton.focus();
+}
 
 chips.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
@@ -538,6 +554,9 @@ historyPanel.addEventListener('click', (e) => {
   if (!b) return;
   if (b.dataset.open) {
     historyPanel.hidden = true;
+    historyButton.setAttribute('aria-expanded', 'false');
+    // The conversation opened: the keyboard is where the next question is typed.
+    input.focus();
     void request({ type: 'open-conversation', id: b.dataset.open }).then((r) => {
       if (!r.ok) showNotice(r.message ?? l10n.t('That conversation could not be opened.'));
     });
@@ -592,14 +611,38 @@ messages.addEventListener('keydown', (e) => {
 });
 
 document.addEventListener('keydown', (e) => {
+  // Escape on a turn went back to the input (TurnNavigation): it stops nothing.
+  if (e.defaultPrevented) return;
   if (e.key === 'Escape' && editing) {
     editing = undefined;
     input.classList.remove('editing');
     input.value = '';
   }
   if (e.key === 'Escape' && state?.busy) post({ type: 'stop' });
-  if (e.key === 'Escape' && !historyPanel.hidden) historyPanel.hidden = true;
+  if (e.key === 'Escape' && !historyPanel.hidden) closeHistory();
 });
+
+// ---------- the end of a turn ----------
+
+/** Turns whose end was announced: each once, however often the host sends them again. */
+const announced = new Set<string>();
+
+/** Says how the turn ended, once, and gives the keyboard back to the input if nothing else holds it. */
+function turnEnded(t: AssistantTurn): void {
+  if (!announced.has(t.id)) {
+    announced.add(t.id);
+    // The answer as drawn (its markdown rendered a frame later), read as the person would see it.
+    requestAnimationFrame(() => {
+      const shown = Array.from(views.get(t.id)?.el.querySelectorAll<HTMLElement>('.markdown') ?? []).map((m) => m.innerText).join('\n');
+      const said = endOfTurnAnnouncement(t, shown, (shared.fixes[t.id] ?? []).map((f) => f.title));
+      if (said) announce(said.text, said.urgent);
+    });
+  }
+  // The Stop or Send button just hid, or the person was in the composer: back to typing. Someone
+  // reading the conversation or the history stays where they are.
+  const active = document.activeElement;
+  if (!active || active === document.body || active === stopButton || composer.contains(active)) input.focus();
+}
 
 // ---------- messages from the host ----------
 
@@ -616,6 +659,7 @@ channel.listen((m) => {
     case 'turn': {
       const t = m.turn;
       if (m.fixes) shared.fixes[t.id] = m.fixes;
+      const wasShownAs = turns.find((x): x is AssistantTurn => x.id === t.id && x.role === 'assistant')?.status;
       turns = upsertTurn(turns, t);
       renderConversationCost(turns);
       const v = views.get(t.id);
@@ -625,7 +669,9 @@ channel.listen((m) => {
         views.set(t.id, nv);
         thread.querySelector('.empty')?.remove();
         thread.append(nv.el);
+        navigation.refresh();
       }
+      if (t.status !== 'streaming' && wasShownAs !== t.status) turnEnded(t);
       if (t.status !== 'streaming' && state) {
         state.busy = false;
         sendButton.hidden = false;
@@ -636,9 +682,11 @@ channel.listen((m) => {
       break;
     }
     case 'approval': {
+      const known = pendingApprovals.has(m.callId);
       pendingApprovals.add(m.callId);
       const { type: _type, ...info } = m;
       approvalInfo.set(m.callId, info);
+      if (!known) announce(l10n.t('Waiting for your decision: {0}. Its buttons are just above the message box.', approvalSummary(info)) + (info.warning ? ` ${info.warning}` : ''));
       renderApprovalBar();
       const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
       if (owner) views.get(owner.id)?.apply(owner);

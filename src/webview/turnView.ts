@@ -39,18 +39,20 @@ function usageLine(t: AssistantTurn): string {
   return parts.join(' · ');
 }
 
-/** The tool's main argument; a file path (not a folder, not a glob) is a link that opens it. */
-function pathArg(call: ToolCallRecord): HTMLElement {
+/** The file a tool call read or wrote (not a folder, not a glob), which its card can open. */
+function openableFile(call: ToolCallRecord): string | undefined {
   const arg = mainArg(call);
-  const el = h('code', { text: arg });
-  if (/^(read_file|create_file|replace_in_file)$/.test(call.name) && PATH_IN_CODE.test(arg) && call.status !== 'rejected') {
-    el.dataset.openPath = arg;
-    el.classList.add('path-link');
-    el.setAttribute('role', 'link');
-    el.tabIndex = 0;
-    el.title = l10n.t('Open {0}', arg);
-  }
-  return el;
+  return /^(read_file|create_file|replace_in_file)$/.test(call.name) && PATH_IN_CODE.test(arg) && call.status !== 'rejected' ? arg : undefined;
+}
+
+/**
+ * The tool's main argument in the card's summary. A file opens on a click; it is not a link for the
+ * keyboard there (a control inside the summary's toggle is one control in another): the open
+ * card's body holds the keyboard's link.
+ */
+function pathArg(call: ToolCallRecord): HTMLElement {
+  const file = openableFile(call);
+  return h('code', { text: mainArg(call), ...(file ? { class: 'path-link', 'data-open-path': file, title: l10n.t('Open {0}', file) } : {}) });
 }
 
 const EDIT_TOOLS = new Set(['create_file', 'replace_in_file', 'rename_symbol']);
@@ -97,7 +99,7 @@ export class TurnView {
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('section', { class: 'turn assistant', 'data-turn': turn.id, 'aria-label': l10n.t('Answer') }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}` }), this.planEl, this.stepsEl, this.footer);
+    this.el = h('article', { class: 'turn assistant', 'data-turn': turn.id, 'data-model': turn.model }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}` }), this.planEl, this.stepsEl, this.footer);
     this.apply(turn);
   }
 
@@ -181,7 +183,11 @@ export class TurnView {
           'details',
           { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
           h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
-          h('div', { class: 'tool-body' }, h('div', { class: 'label', text: l10n.t('Arguments') }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: l10n.t('Result') }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
+          h(
+            'div',
+            { class: 'tool-body' },
+            openableFile(c) && h('div', {}, h('code', { class: 'path-link', 'data-open-path': openableFile(c), role: 'link', tabindex: '0', text: l10n.t('Open {0}', openableFile(c) ?? '') })),
+            h('div', { class: 'label', text: l10n.t('Arguments') }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: l10n.t('Result') }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
         );
         const edited = c.edits?.map((e) => e.path) ?? (c.edit ? [c.edit.path] : []);
         if (edited.length > 0 && c.status === 'done') {
@@ -251,7 +257,8 @@ export class TurnView {
     if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: l10n.t('Stopped — the answer above is partial.') }));
     if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: l10n.t('Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.') }));
     if (t.status === 'error' && t.error) {
-      const card = h('div', { class: 'error-card', role: 'alert' }, h('div', { class: 'error-text', text: t.error.message }));
+      // No alert role: the card is drawn again on reload and updates; the error is announced once when the turn ends (main.ts).
+      const card = h('div', { class: 'error-card' }, h('div', { class: 'error-text', text: t.error.message }));
       const actions = h('div', { class: 'error-actions' });
       for (const f of shared.fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
       const retry = button(l10n.t('Retry'), { 'data-retry': 'true' }, 'refresh');
@@ -360,7 +367,7 @@ function decorateCode(root: HTMLElement): void {
 
 export function userView(t: UserTurn): HTMLElement {
   const who = h('div', { class: 'who' }, l10n.t('You'), button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': l10n.t('Edit and resend this question'), title: l10n.t('Edit and resend') }, 'edit'));
-  const el = h('section', { class: 'turn user', 'data-turn': t.id, 'aria-label': l10n.t('Your message') }, who, h('div', { class: 'user-text', text: t.text }));
+  const el = h('article', { class: 'turn user', 'data-turn': t.id }, who, h('div', { class: 'user-text', text: t.text }));
   if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: l10n.t('{0} (detail {1})', img.name, img.detail) }))));
   if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
   return el;

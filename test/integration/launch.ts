@@ -151,6 +151,8 @@ async function main(): Promise<void> {
     const leakTest = leaks.length === 0 ? 1 : 0;
     console.log(`  ${leakTest ? '✔' : '✘'} no credential in the profile's settings, logs or state${leaks.length ? `: found in ${leaks.join(', ')}` : ''}`);
     failed = results.failed + (leakTest ? 0 : 1);
+    // Repeated last, so the end of a long log (all a CI summary may keep) names what failed.
+    for (const t of results.tests.filter((x) => x.state === 'failed')) console.log(`  failed: ${t.title}\n      ${(t.error ?? '').split('\n').slice(0, 3).join('\n      ')}`);
     console.log(`integration (${emu.profile}, VS Code ${server.vscode}): ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
   } finally {
     await browser.close();
