@@ -233,4 +233,23 @@ describe('accessibility of the chat and Usage views (axe-core, keyboard only)', 
     await view.locator('#chart svg').first().waitFor({ timeout: 30_000 });
     assertNoSerious('the Usage view', await axe(view));
   });
+
+  for (const theme of ['Dark Modern', 'Dark High Contrast', 'Light High Contrast']) {
+    it(`and in the ${theme} theme: the conversation (a stopped answer, edits, an error card) and the Usage view`, async () => {
+      await runPaletteCommand(page, 'Preferences: Color Theme');
+      const picker = page.locator('.quick-input-widget');
+      await picker.locator('input').fill(theme);
+      // The first row of a group also carries the group's name ("high contrast themes").
+      await picker.locator('.monaco-list-row', { hasText: theme }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await picker.waitFor({ state: 'hidden' });
+      await until(`the ${theme} theme in the webview`, async () => (await (await chatFrame()).evaluate(`document.body.classList.contains('vscode-${theme.includes('High') ? (theme.startsWith('Dark') ? 'high-contrast' : 'high-contrast-light') : 'dark'}')`)) === true);
+      // The Usage view is the active editor: its page follows the theme too.
+      const view = await webviewFrame(page, 'main#app h1', 'Gateway usage');
+      assertNoSerious(`the Usage view (${theme})`, await axe(view));
+      await openModelGatewayContainer(page, chat().locator('#input'));
+      assertNoSerious(`the chat (${theme})`, await axe(await chatFrame()));
+      await page.screenshot({ path: join(SHOTS, `chat-theme-${theme.toLowerCase().replace(/ /g, '-')}.png`) });
+    });
+  }
 });

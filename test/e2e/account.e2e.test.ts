@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import { answerPrompt, EXTENSION_ID, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
 import { type Workbench, startWorkbench } from './workbench';
 import { until } from '../wait';
 
@@ -78,7 +78,53 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     await page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
   });
 
+  it("the walkthrough's other steps complete as the person does them, from its own buttons", async () => {
+    await runPaletteCommand(page, 'Model Gateway: Get Started');
+    const walkthrough = page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).first();
+    await walkthrough.waitFor({ timeout: 30_000 });
+    /** Opens a step (its title) and presses one of its buttons, as a person reading it does. */
+    const press = async (title: string, label: string): Promise<void> => {
+      await walkthrough.getByText(title, { exact: true }).first().click();
+      await walkthrough.getByRole('button', { name: label, exact: true }).first().click();
+    };
+    assert.equal(await stepDone('models'), false);
+    await press('Pick your default chat model', 'Set a Default Model');
+    await answerPrompt(page, 'Choose a model', 'gpt-4o-mini');
+    // A model for more than one job asks which one.
+    const which = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: /^Make gpt-4o-mini the default for/ }) });
+    if (await which.waitFor({ timeout: 2_000 }).then(() => true, () => false)) await answerPrompt(page, 'Make gpt-4o-mini the default for', 'chat');
+    await until('the default model step done', () => stepDone('models'));
+
+    await press('Ask your first question', 'Open Chat');
+    const chat = page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).first().frameLocator('iframe#active-frame');
+    const input = chat.locator('#input');
+    await input.waitFor({ timeout: 30_000 });
+    assert.equal(await stepDone('chat'), false, 'opening the chat is not asking');
+    await input.fill('Say hello in a few words');
+    await input.press('Enter');
+    await chat.locator('.turn.assistant[data-status="done"]').first().waitFor({ timeout: 60_000 });
+    await until('the first question step done', () => stepDone('chat'));
+
+    await runPaletteCommand(page, 'Model Gateway: Get Started');
+    await press('Index the workspace', 'Build the Search Index');
+    await until('the index step done', () => stepDone('index'));
+    await until('the index built (the embedding model was called)', () => emu.requests.some((r) => r.path === '/v1/embeddings'));
+
+    await press('Turn on inline completions', 'Choose the Model for Inline Completions');
+    await answerPrompt(page, 'Model for inline completions', 'gpt-4o-mini');
+    await until('the completions step done', () => stepDone('completions'));
+
+    await press('See what you spend', 'Show Usage and Spend');
+    await webviewFrame(page, 'main#app h1', 'Gateway usage');
+    await runPaletteCommand(page, 'Model Gateway: Get Started');
+    await until('the usage step done', () => stepDone('usage'));
+    for (const step of ['connect', 'account', 'models', 'chat', 'index', 'completions', 'usage']) assert.ok(await stepDone(step), `${step} is ticked`);
+    await page.screenshot({ path: join(ARTIFACTS, 'walkthrough-done.png') });
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
   it('creates a key with the wizard and disables it from the tree', async () => {
+    await openModelGatewayContainer(page, page.locator('[id="workbench.view.extension.modelGateway"] .pane-header', { hasText: 'Account' }), 'account');
     await page.locator('[id="workbench.view.extension.modelGateway"] .pane-header', { hasText: 'Account' }).hover();
     await page.locator('[id="workbench.view.extension.modelGateway"] [aria-label="Create API Key"]').first().click();
     await answerPrompt(page, 'Create API Key (1/4)', 'e2e-key');

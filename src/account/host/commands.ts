@@ -253,8 +253,8 @@ async function offerNewKey(services: CredentialFeature, record: ApiKeyRecord): P
     void vscode.window.showInformationMessage(vscode.l10n.t('Key "{0}" created. This gateway does not return the new key; copy it from the gateway console.', record.name));
     return;
   }
-  const copy = 'Copy';
-  const use = "Use as This Extension's Key";
+  const copy = vscode.l10n.t('Copy');
+  const use = vscode.l10n.t("Use as This Extension's Key");
   const choice = await vscode.window.showInformationMessage(
     vscode.l10n.t('Key "{0}" created. It is shown this once:', record.name),
     { modal: true, detail: record.key },

@@ -15,7 +15,8 @@ export { RANGES, type ModelRow, type RangeDays, type UsageReport } from '../../c
 
 /** Series beyond this many models are drawn together as "Other". */
 const MAX_SERIES = 6;
-export const OTHER = 'Other';
+/** The series of the models beyond the named ones (read when the report is made: the display language is set by then). */
+const otherSeries = (): string => l10n.t('Other');
 
 export function localDay(unixSeconds: number): string {
   const d = new Date(unixSeconds * 1000);
@@ -112,8 +113,9 @@ export function buildReport(input: ReportInput): UsageReport {
     ranked.length > MAX_SERIES
       ? [...ranked.filter(([m]) => !own(m)).slice(0, Math.max(0, MAX_SERIES - 1 - pinned.length)).map(([m]) => m), ...pinned].sort((a, b) => ranked.findIndex(([m]) => m === a) - ranked.findIndex(([m]) => m === b))
       : ranked.map(([m]) => m);
-  const seriesOf = (model: string) => (named.includes(model) ? model : OTHER);
-  const names = ranked.length > named.length ? [...named, OTHER] : named;
+  const other = otherSeries();
+  const seriesOf = (model: string) => (named.includes(model) ? model : other);
+  const names = ranked.length > named.length ? [...named, other] : named;
   const series = names.map((name) => ({ name, dollars: days.map(() => 0) }));
   for (const [id, c] of cells) {
     const [day, model] = id.split('\u0000') as [string, string];
