@@ -205,6 +205,11 @@ for (const [entry, out] of [['src/webview/main.ts', 'dist/webview.js'], ['src/we
   });
 }
 
+// The webviews' stylesheets, minified for the package (their comments are a third of them).
+for (const name of ['chat', 'usage']) {
+  targets.push({ entryPoints: [`media/${name}.css`], outfile: `dist/${name}.css`, bundle: true, minify: production, logLevel: 'warning' });
+}
+
 /**
  * The codicon font for the webview (theme-aware icons, no remote fonts), cut to the icons the
  * webview names (any quoted word of src/webview/ that is an icon): the stylesheet's 32 KB of rules

@@ -11,7 +11,7 @@ export interface WebviewPage {
   title: string;
   /** Paths under the extension, e.g. `['dist', 'webview.js']`; each runs with the page's nonce. */
   scripts?: string[][];
-  /** Paths under the extension, e.g. `['media', 'chat.css']`. */
+  /** Paths under the extension, e.g. `['dist', 'chat.css']`. */
   stylesheets?: string[][];
   /** A `<style>` block allowed by the nonce (no scripts needed for it). */
   inlineStyle?: string;

@@ -36,6 +36,10 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     pageRef = page;
   });
 
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `account-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+  });
+
   after(async () => {
     await page?.screenshot({ path: join(ARTIFACTS, 'e2e-last.png') }).catch(() => undefined);
     await wb?.close();
@@ -112,6 +116,7 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
 
     await press('Turn on inline completions', 'Choose the Model for Inline Completions');
     await answerPrompt(page, 'Model for inline completions', 'gpt-4o-mini');
+    await page.locator('.notifications-toasts', { hasText: 'Inline completions now use gpt-4o-mini' }).first().waitFor({ timeout: 20_000 });
     await until('the completions step done', () => stepDone('completions'));
 
     await press('See what you spend', 'Show Usage and Spend');

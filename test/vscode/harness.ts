@@ -290,7 +290,9 @@ export async function answerPrompt(page: Page, title: string, text: string): Pro
   const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: title }) });
   await widget.waitFor({ state: 'visible' });
   await widget.locator('input').fill(text);
-  await page.keyboard.press('Enter');
+  // Pressed on the input itself: a walkthrough that moves on to its next step can take the focus
+  // between the fill and the key (the quick pick, with ignoreFocusOut, stays open but deaf).
+  await widget.locator('input').press('Enter');
   await widget.waitFor({ state: 'hidden' }).catch(() => undefined);
 }
 

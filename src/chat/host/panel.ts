@@ -153,8 +153,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
 
   private attach(webview: vscode.Webview, owner: { onDidDispose: vscode.Event<void> }): void {
     const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
-    const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
-    webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    webview.options = { enableScripts: true, localResourceRoots: [dist] };
     webview.html = this.html(webview, owner === this.editorPanel ? 'editor' : 'view');
     this.webviews.add(webview);
     const subscription = receiveChecked(webview, FromWebview, 'chat view', this.services.log, (m) => this.receive(m));
@@ -171,7 +170,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private html(webview: vscode.Webview, place: 'view' | 'editor'): string {
     return webviewHtml(webview, this.context.extensionUri, {
       title: vscode.l10n.t('Model Gateway Chat'),
-      stylesheets: [['dist', 'codicons', 'codicon.css'], ['media', 'chat.css']],
+      stylesheets: [['dist', 'codicons', 'codicon.css'], ['dist', 'chat.css']],
       allow: { img: ['data:'] },
       bodyAttributes: { 'data-place': place },
       body: '<div id="app"></div>',

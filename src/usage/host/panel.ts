@@ -132,8 +132,7 @@ export class UsagePanel implements vscode.Disposable {
 
   private webviewOptions(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
     const dist = vscode.Uri.joinPath(this.context.extensionUri, 'dist');
-    const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
-    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [dist, media] };
+    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [dist] };
   }
 
   private adopt(panel: vscode.WebviewPanel): void {
@@ -185,7 +184,7 @@ export class UsagePanel implements vscode.Disposable {
   private html(webview: vscode.Webview): string {
     return webviewHtml(webview, this.context.extensionUri, {
       title: vscode.l10n.t('Gateway Usage'),
-      stylesheets: [['dist', 'codicons', 'codicon.css'], ['media', 'usage.css']],
+      stylesheets: [['dist', 'codicons', 'codicon.css'], ['dist', 'usage.css']],
       body: '<main id="app" aria-busy="true"></main>',
       scripts: [['dist', 'usage.js']],
     });
