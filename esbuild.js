@@ -236,7 +236,13 @@ async function copyCodicons() {
   fs.writeFileSync('dist/codicons/codicon.woff2', await subsetFont(fs.readFileSync(`${from}/codicon.ttf`), glyphs, { targetFormat: 'woff2' }));
 }
 
+/** What a build writes under dist/ (the package must hold each): its bundles, stylesheets, the font and the wasm. */
+function outputs() {
+  return [...targets.map((t) => t.outfile).filter((f) => f.startsWith('dist/')), 'dist/llhttp.wasm', 'dist/codicons/codicon.css', 'dist/codicons/codicon.woff2'];
+}
+
 async function main() {
+  if (process.argv.includes('--list-outputs')) return console.log(JSON.stringify(outputs()));
   await copyCodicons();
   writeLlhttpWasm();
   if (watch) {

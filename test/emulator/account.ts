@@ -159,7 +159,8 @@ export function handleAccount(ctx: Ctx): void {
     const k = emu.store.keys.get(Number(idMatch[1]));
     if (!k || k.userId !== user.id) return refuse(ctx, 'record not found');
     if (method === 'GET' && !idMatch[2]) return ok(ctx, keyView(k, masked));
-    if (method === 'POST' && idMatch[2] && rules.revealRoute) return ok(ctx, { key: `sk-${k.key}` });
+    // As new-api's GetTokenKey answers it: token.GetFullKey(), the key as stored, without `sk-` (its console adds the prefix).
+    if (method === 'POST' && idMatch[2] && rules.revealRoute) return ok(ctx, { key: k.key });
     if (method === 'DELETE' && !idMatch[2]) {
       emu.store.keys.delete(k.id);
       return ok(ctx);

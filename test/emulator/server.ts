@@ -278,7 +278,9 @@ export class GatewayEmulator {
     // body that is not multipart and opens like JSON is read as JSON.
     const type = asText(req.headers['content-type']);
     const first = raw.length > 0 ? raw.toString('utf8', 0, Math.min(raw.length, 64)).trimStart()[0] : undefined;
-    if (!type.startsWith('multipart/') && (first === '{' || first === '[' || /json/.test(type))) {
+    // An empty body is no body, whatever its Content-Type says: one-api's and new-api's router
+    // (gin) reads nothing for a GET or a bodiless POST; only a handler that binds a body refuses it.
+    if (raw.length > 0 && !type.startsWith('multipart/') && (first === '{' || first === '[' || /json/.test(type))) {
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {

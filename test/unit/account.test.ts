@@ -54,6 +54,24 @@ describe('account API', () => {
     await gw.close();
   });
 
+  it("new-api's reveal route answers the key as stored (no sk-), asked as its console asks (POST, a JSON type, no body); one-api has no such route", async () => {
+    const { user, client } = account();
+    const created = await client.account.tokens.create({ name: 'reveal-me', unlimited_quota: true });
+    const res = await fetch(`${ctx.emu.url}/api/token/${created.id}/key`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.accessToken}`, 'new-api-user': String(user.id), 'content-type': 'application/json' },
+    });
+    const body = (await res.json()) as { success?: boolean; data?: { key?: string } };
+    if (ctx.emu.profile === 'new-api') {
+      assert.equal(res.status, 200);
+      assert.equal(body.success, true);
+      assert.equal(`sk-${body.data?.key ?? ''}`, created.key, 'the stored key, which the client shows with its prefix');
+      assert.doesNotMatch(body.data?.key ?? '', /^sk-/);
+    } else {
+      assert.equal(res.status, 404, 'one-api has no reveal route');
+    }
+  });
+
   it('disables a key so the relay refuses it, and enables it again (status_only, status 2)', async () => {
     const { client } = account();
     const k = await client.account.tokens.create({ name: 'toggle', unlimited_quota: true });
