@@ -139,11 +139,27 @@ function toBottom(): void {
   jumpButton.hidden = true;
 }
 
-/** Keeps the newest content in view while the person has not scrolled away (or when forced). */
+/**
+ * Keeps the newest content in view while the person has not scrolled away (or when forced). Whether
+ * they did is read from the position now, not only from the flag their scroll event sets: a render
+ * that lands between their scroll and its event must not pull the view back.
+ */
 function scrollToEnd(force = false): void {
   if (force) stick = true;
+  else if (stick && movedAway()) stick = false;
   if (stick) toBottom();
   else jumpButton.hidden = atBottom();
+}
+
+/** The view is above where our own scrolling left it, and not at the end: the person moved it. */
+function movedAway(): boolean {
+  return ownScrollTop >= 0 && messages.scrollTop < ownScrollTop - 1 && !atBottom();
+}
+
+/** Stops following at once on the person's intent to go up (before the scroll it causes). */
+function leaveEnd(): void {
+  stick = false;
+  jumpButton.hidden = atBottom();
 }
 
 messages.addEventListener('scroll', () => {
@@ -151,6 +167,9 @@ messages.addEventListener('scroll', () => {
   stick = atBottom();
   jumpButton.hidden = stick;
 });
+messages.addEventListener('wheel', (e) => e.deltaY < 0 && leaveEnd(), { passive: true });
+messages.addEventListener('touchmove', () => leaveEnd(), { passive: true });
+messages.addEventListener('keydown', (e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && leaveEnd());
 // Markdown renders a frame later and off-screen turns skip layout: whenever the thread changes
 // size, follow it if following.
 shared.scrollToEnd = scrollToEnd;
