@@ -136,16 +136,23 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   afterEach(async function () {
+    emu.faults.clear();
     if (this.currentTest?.state === 'failed') {
+      // What the person saw when it failed, before anything is cleaned up.
+      await page.screenshot({ path: join(ARTIFACTS, `chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
       // The host's side of the story, for the failure report.
       console.log(hostLogTail(server.userDataDir));
       const last = emu.requests.at(-1);
       console.log(`emulator: ${emu.requests.length} requests, the last ${last?.method} ${last?.path} (${JSON.stringify(last?.body ?? '').length} bytes)`);
       // A decision left waiting would block the next tests: refuse it.
       for (const reject of await chat().locator('#approval-bar button', { hasText: 'Reject' }).all()) await reject.click().catch(() => undefined);
+      // The next test starts from a known state: no answer running, a conversation of its own
+      // (so one failure is reported once, not again by the tests after it).
+      if (await chat().locator('#stop').isVisible().catch(() => false)) await chat().locator('#stop').click().catch(() => undefined);
+      await chat().locator('#send').waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
+      await runPaletteCommand(page, 'Model Gateway: New Chat').catch(() => undefined);
+      await chat().locator('#thread .empty').waitFor({ timeout: 10_000 }).catch(() => undefined);
     }
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    emu.faults.clear();
   });
 
   after(async () => {
