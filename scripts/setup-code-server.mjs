@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const VSCODE_VERSIONS = {
   oldest: { codeServer: '4.100.3', vscode: '1.100.3', node: null },
@@ -86,8 +86,12 @@ export function ensureCodeServer(which = 'oldest') {
     return result;
   }
   log(`installing code-server ${v.codeServer} (VS Code ${v.vscode}) into ${dir} (a few minutes, once)`);
-  // Native modules are built for the Node that will run code-server: its headers, first on PATH.
-  const nativeEnv = nodeHome ? { PATH: `${join(nodeHome, 'bin')}:${process.env.PATH}`, npm_config_nodedir: nodeHome } : {};
+  // Native modules are built for the Node that will run code-server: its headers (its
+  // include/node), never a download (only the npm registry may be reachable), and it first on PATH.
+  const home = nodeHome ?? dirname(dirname(process.execPath));
+  const headers = existsSync(join(home, 'include', 'node', 'node.h'));
+  if (!headers) log(`no Node headers in ${join(home, 'include', 'node')}: node-gyp will try to download them (offline, install your Node's headers, e.g. Debian's nodejs package)`);
+  const nativeEnv = { ...(nodeHome ? { PATH: `${join(nodeHome, 'bin')}:${process.env.PATH}` } : {}), ...(headers ? { npm_config_nodedir: home } : {}) };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }));
