@@ -57,7 +57,9 @@ export async function runCodeAction(action: CodeAction, code: string, language: 
 async function applyToFile(code: string, deps: Deps): Promise<void> {
   const say = (text: string, level: 'info' | 'error' = 'error') => deps.post({ type: 'notice', level, text });
   if (deps.busy()) return say(vscode.l10n.t('Wait for the reply to end (or stop it) before applying code.'), 'info');
-  let editor = vscode.window.activeTextEditor ?? deps.editors.lastEditor;
+  // The file in the editor: a diff or an output view in front of it (not a file) does not hide it.
+  const active = vscode.window.activeTextEditor;
+  let editor = active?.document.uri.scheme === 'file' ? active : deps.editors.lastEditor;
   if (!editor || editor.document.uri.scheme !== 'file') {
     const files = await deps.editors.findFiles('');
     const pick = await vscode.window.showQuickPick(
