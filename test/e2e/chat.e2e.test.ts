@@ -523,6 +523,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const file = join(workspace, 'src', 'greet.ts');
     const original = readFileSync(file);
     await openFile('greet.ts');
+    await chat().locator('#active-editor', { hasText: 'greet.ts' }).waitFor({ timeout: 10_000 });
     await ask('Show me a code example for greeting people');
     await idle();
     // The answer's own example (an earlier block quotes the attached file).
@@ -539,6 +540,8 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#notice', { hasText: 'Not applied: src/greet.ts is unchanged.' }).waitFor();
     assert.deepEqual(readFileSync(file), original, 'nothing written on Reject');
     await openFile('greet.ts');
+    // The tab shows at once; the extension host hears of the editor a moment later (the chat's chip says when).
+    await chat().locator('#active-editor', { hasText: 'greet.ts' }).waitFor({ timeout: 10_000 });
     await block.locator('button[data-code="apply"]').click();
     await bar.locator('button', { hasText: 'Accept' }).click();
     await chat().locator('#notice', { hasText: 'Applied the code to src/greet.ts.' }).waitFor({ timeout: 10_000 });
