@@ -139,11 +139,14 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     // count holds still for a second and a half.
     let quietSince = Date.now();
     let seen = emu.requestsTo('/v1/completions').length;
-    await until('the requests of the typing to settle', () => {
+    await until('the requests of the typing to settle (a suggestion that stands is not asked for again)', () => {
       const now = emu.requestsTo('/v1/completions').length;
       if (now !== seen) [seen, quietSince] = [now, Date.now()];
       return Date.now() - quietSince >= 1500;
-    }, 15_000);
+    }, 15_000).catch((err: Error) => {
+      const last = emu.requestsTo('/v1/completions').slice(-6).map((r) => `${new Date(r.at).toISOString().slice(17, 23)} ${JSON.stringify(JSON.stringify((r.body as { prompt?: unknown } | undefined)?.prompt ?? '').slice(-24))}`);
+      throw new Error(`${err.message}: the last requests ${last.join(' | ')}`);
+    });
     const before = emu.requestsTo('/v1/completions').length;
     // Chromium's own IME path (as a pinyin input method drives it), at typing speed, then a pause.
     const cdp = await page.context().newCDPSession(page);

@@ -35,8 +35,13 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
   readonly completer: InlineCompleter;
   readonly stats: CompletionStats = {};
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when the stats, the snooze or today's spend change (the status bar listens). */
-  readonly onDidChange = this.changed.event;
+  /**
+   * Fires when the stats, the snooze or today's spend change (the status bar listens). Not named
+   * `onDidChange`: VS Code takes a provider's `onDidChange` as "ask me again" and re-requests the
+   * completion at once; every answer changes the spend, so the gateway was asked in a loop (a
+   * request every 0.7 s while a suggestion stood, seen in the e2e on 1.100).
+   */
+  readonly onDidChangeState = this.changed.event;
   private snoozedUntilMs = 0;
   private snoozeTimer: ReturnType<typeof setTimeout> | undefined;
 

@@ -27,7 +27,7 @@ export class CompletionsStatusItem implements vscode.Disposable {
     this.item.name = vscode.l10n.t('Model Gateway Completions');
     this.item.command = 'modelGateway.completions.menu';
     this.disposables.push(
-      provider.onDidChange(() => this.render()),
+      provider.onDidChangeState(() => this.render()),
       services.onDidChangeConnection(() => this.render()),
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('modelGateway') && this.render()),
       vscode.window.onDidChangeActiveTextEditor(() => this.render()),
