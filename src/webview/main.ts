@@ -139,24 +139,18 @@ function toBottom(): void {
   jumpButton.hidden = true;
 }
 
-/**
- * Keeps the newest content in view while the person has not scrolled away (or when forced). Whether
- * they did is read from the position now, not only from the flag their scroll event sets: a render
- * that lands between their scroll and its event must not pull the view back.
- */
+/** Keeps the newest content in view while the person has not scrolled away (or when forced). */
 function scrollToEnd(force = false): void {
   if (force) stick = true;
-  else if (stick && movedAway()) stick = false;
   if (stick) toBottom();
   else jumpButton.hidden = atBottom();
 }
 
-/** The view is above where our own scrolling left it, and not at the end: the person moved it. */
-function movedAway(): boolean {
-  return ownScrollTop >= 0 && messages.scrollTop < ownScrollTop - 1 && !atBottom();
-}
-
-/** Stops following at once on the person's intent to go up (before the scroll it causes). */
+/**
+ * Stops following at once on the person's intent to go up, before the scroll it causes: a render
+ * landing between their scroll and its event does not pull the view back. (The position alone
+ * cannot say it: turns off screen change height as they are laid out, which moves scrollTop too.)
+ */
 function leaveEnd(): void {
   stick = false;
   jumpButton.hidden = atBottom();
