@@ -566,8 +566,7 @@ historyPanel.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
   if (!b) return;
   if (b.dataset.open) {
-    historyPanel.hidden = true;
-    historyButton.setAttribute('aria-expanded', 'false');
+    closeHistory();
     // The conversation opened: the keyboard is where the next question is typed.
     input.focus();
     void request({ type: 'open-conversation', id: b.dataset.open }).then((r) => {
