@@ -24,14 +24,19 @@ export interface FaultRule {
   times?: number;
   /** Matching requests to let through before the fault applies. */
   after?: number;
+  /** Applies to each matching request with this probability (0–1), for as long as the rule lasts; `times` counts the requests it applied to. */
+  chance?: number;
   fault: Fault;
 }
 
 export class Faults {
-  private rules: { path?: string; left: number; skip: number; fault: Fault }[] = [];
+  private rules: { path?: string; left: number; skip: number; chance: number; fault: Fault }[] = [];
+
+  constructor(private readonly random: () => number = Math.random) {}
 
   add(rule: FaultRule): void {
-    this.rules.push({ path: rule.path, left: rule.times ?? 1, skip: rule.after ?? 0, fault: rule.fault });
+    const chance = rule.chance ?? 1;
+    this.rules.push({ path: rule.path, left: rule.times ?? (chance < 1 ? Infinity : 1), skip: rule.after ?? 0, chance, fault: rule.fault });
   }
 
   clear(): void {
@@ -47,6 +52,7 @@ export class Faults {
           r.skip--;
           continue;
         }
+        if (r.chance < 1 && this.random() >= r.chance) continue;
         out.push(r.fault);
         r.left--;
       }

@@ -136,6 +136,28 @@ describe('semantic index against the emulator', () => {
     await index.update();
   });
 
+  it('a changed file whose embedding the gateway refuses stays at its previous version, in memory and on disk, until a later run', async () => {
+    const { index, client } = make();
+    await index.load();
+    await index.update();
+    const file = join(root, 'src', 'feature3.ts');
+    const before = index.indexedFiles().get('src/feature3.ts');
+    assert.ok(before, 'indexed before');
+    writeFileSync(file, '// feature 3 now computes the lunar calendar\nexport const feature3 = "moon";\n');
+    ctx.emu.inject({ path: '/v1/embeddings', fault: { kind: 'status', status: 400, message: 'The model is not available.' }, times: 10 });
+    await assert.rejects(index.update([file]), IndexingStopped);
+    ctx.emu.faults.clear();
+    assert.equal(index.indexedFiles().get('src/feature3.ts'), before, 'the old version is kept, not dropped');
+    const reloaded = make();
+    assert.equal(await reloaded.index.load(), 'loaded');
+    assert.equal(reloaded.index.indexedFiles().get('src/feature3.ts'), before, 'and that is what was stored');
+    const stats = await reloaded.index.update([file]);
+    assert.equal(stats.embedded, 1, 'the next run takes the new version');
+    assert.equal((await query(reloaded.index, client, 'lunar calendar moon'))[0].chunk.file, 'src/feature3.ts');
+    writeFileSync(file, '// feature 3 handles topic number 3\nexport const feature3 = 3;\n');
+    await reloaded.index.update([file]);
+  });
+
   it('a changed file is appended to the log: the snapshot and the other rows are not written again', async () => {
     const { index, client } = make();
     await index.load();

@@ -514,10 +514,12 @@ export class SemanticIndex {
       throw new IndexModelChanged(l10n.t('The embedding dimension changed from {0} to {1}.', this.dim, dim));
     }
 
-    // A file is replaced only when every chunk has a vector; otherwise it leaves the index (a
-    // cancelled or failed run resumes it next time).
+    // A file is replaced only when every chunk has a vector; otherwise it stays at the version
+    // indexed before (a new file stays out), and a cancelled or failed run resumes it next time
+    // (its size and time differ from the stored ones). Never removed for it: a replacement is
+    // all or nothing.
     for (const [file, c] of changed) {
-      if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.set(file, null);
+      if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.delete(file);
       await slices.maybeYield();
     }
     // A fold in progress holds the change back; the keywords being stored do not.

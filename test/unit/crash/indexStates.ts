@@ -1,6 +1,4 @@
 /** The workspace the index crash test rewrites: file i at step k, and what the index must hold after step k. */
-export const FILES = 60;
-
 export const fileName = (i: number) => `src/file${String(i).padStart(2, '0')}.ts`;
 
 /** File i's text at a version: its length differs from one version of the file to the next. */
@@ -9,14 +7,22 @@ export function versionText(i: number, version: number): string {
   return `// file ${i}\n${lines.join('\n')}\n`;
 }
 
-/** The size of every file once step `k` is done (step k rewrote file k % FILES; step 0 is the first build). */
-export function sizesAfter(k: number): Map<string, number> {
+/** The step ≤ k that last rewrote file i of `files` (step k rewrites file k % files; step 0 is the first build). */
+function lastRewrite(i: number, k: number, files: number): number {
+  const last = k - (((k - i) % files) + files) % files;
+  return last <= 0 ? 0 : last;
+}
+
+/** The size of every file once step `k` is done. */
+export function sizesAfter(k: number, files: number): Map<string, number> {
   const sizes = new Map<string, number>();
-  for (let i = 0; i < FILES; i++) {
-    // The last step ≤ k that rewrote file i (none: its first version, 0).
-    let last = k - (((k - i) % FILES) + FILES) % FILES;
-    if (last <= 0) last = 0;
-    sizes.set(fileName(i), Buffer.byteLength(versionText(i, last), 'utf8'));
-  }
+  for (let i = 0; i < files; i++) sizes.set(fileName(i), Buffer.byteLength(versionText(i, lastRewrite(i, k, files)), 'utf8'));
+  return sizes;
+}
+
+/** The sizes file i has had up to step k: any of its versions, never an empty or a partial file. */
+export function sizesUpTo(i: number, k: number, files: number): Set<number> {
+  const sizes = new Set([Buffer.byteLength(versionText(i, 0), 'utf8')]);
+  for (let step = lastRewrite(i, k, files); step > 0; step -= files) sizes.add(Buffer.byteLength(versionText(i, step), 'utf8'));
   return sizes;
 }
