@@ -1,12 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { startPgliteServer } from '../fixtures/pgliteServer';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, EXTENSION_ID, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
-import { type Workbench, startWorkbench } from './workbench';
+import { answerPrompt, type CodeServer, EXTENSION_ID, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 import { until } from '../wait';
 
 const ARTIFACTS = join(ROOT, 'test-results');
@@ -156,9 +157,9 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
 });
 
 describe('the packaged .vsix', function () {
-  this.timeout(240_000);
+  this.timeout(300_000);
 
-  it('stays under 600 KB, installs into code-server and activates', async () => {
+  it('stays under 600 KB, installs into code-server, activates, and runs every bundle it holds', async () => {
     const packaged = spawnSync('npm', ['run', 'package'], { cwd: ROOT, encoding: 'utf8' });
     // Packaging builds the minified bundles into dist/: put the test build back for later suites.
     const rebuilt = spawnSync(process.execPath, ['esbuild.js'], { cwd: ROOT, encoding: 'utf8' });
@@ -171,19 +172,105 @@ describe('the packaged .vsix', function () {
     // Its SHA-256 beside it, as sha256sum writes it.
     const digest = createHash('sha256').update(readFileSync(join(ROOT, 'model-gateway.vsix'))).digest('hex');
     assert.equal(readFileSync(join(ROOT, 'model-gateway.vsix.sha256'), 'utf8'), `${digest}  model-gateway.vsix\n`);
-    const server = await startCodeServer({ workspace: sampleWorkspace(), vsix: join(ROOT, 'model-gateway.vsix') });
-    const browser = await launchBrowser();
+    const emu = await GatewayEmulator.start();
+    const store = await startPgliteServer();
+    const workspace = sampleWorkspace();
+    let server: CodeServer | undefined;
+    let browser: Browser | undefined;
     try {
+      server = await startCodeServer({
+        workspace,
+        vsix: join(ROOT, 'model-gateway.vsix'),
+        env: demoCredentials(emu),
+        settings: {
+          'modelGateway.defaultModels.chat': 'gpt-4o-mini',
+          'modelGateway.defaultModels.embeddings': 'embed-emu-256',
+          'modelGateway.search.teamStore': store.url,
+          'modelGateway.mcp.servers': { everything: { command: process.execPath, args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'] } },
+        },
+      });
+      browser = await launchBrowser();
       const page = await openWorkbench(browser, server);
       // The status-bar item is created in activate(): its presence shows the extension ran.
       await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
-      await page.locator('.activitybar [aria-label^="Model Gateway"]').first().waitFor();
-      // The Usage view's own bundle is in the package: the view draws and says what is missing.
+      const activation = await activationAsVsCodeReportsIt(page);
+      const activateMs = activateDuration(server.userDataDir);
+      console.log(`      activation on VS Code ${server.vscode}, as Developer: Show Running Extensions reports it: ${activation.ours} ms (target ≤ 50 ms; same page: ${activation.others || 'no built-in figures'}); activate() called to returned: ${activateMs.toFixed(1)} ms`);
+      await page.keyboard.press('Control+W');
+
+      // The chat webview (webview.js, chat.css) through the gateway client (gateway.js, zod.js).
+      const chat = page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
+      await openModelGatewayContainer(page, chat.locator('#input'));
+      await chat.locator('#input').fill('Hello from the packaged extension');
+      await chat.locator('#input').press('Enter');
+      await chat.locator('.turn.assistant:not([data-status="streaming"]) .markdown').first().waitFor({ timeout: 60_000 });
+      assert.ok((await chat.locator('.turn.assistant .markdown').first().innerText()).trim().length > 0, 'an answer is drawn');
+      // MCP (mcp.js): the configured server starts and its prompts are offered after /.
+      await chat.locator('#input').fill('');
+      await chat.locator('#input').pressSequentially('/args');
+      await chat.locator('#mentions .mention', { hasText: 'everything/args-prompt' }).waitFor({ timeout: 60_000 });
+      await chat.locator('#input').press('Escape');
+
+      // The search index (searchWorker.js writes its first snapshot) with the team store (teamStore.js).
+      await runPaletteCommand(page, 'Model Gateway: Build or Update the Search Index');
+      await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor({ timeout: 60_000 });
+      await runPaletteCommand(page, 'Model Gateway: Team Store Status');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match(await dialog.innerText(), /Team store: connected/);
+      assert.match(await dialog.innerText(), /Holds: [1-9]\d* vectors of embed-emu-256/);
+      await page.keyboard.press('Escape');
+      // The snapshot was written by the worker's own bundle, not on the extension host for want of it.
+      assert.match(hostLog(server.userDataDir), /Search index: snapshots are written in a worker thread/);
+
+      // The Usage view's own bundle (usage.js, usage.css).
       await runPaletteCommand(page, 'Model Gateway: Show Usage and Spend');
-      await webviewFrame(page, 'main#app .error', 'not set up');
+      // With an API key only, the view shows the key's own totals (its bundle drew them).
+      await webviewFrame(page, 'main#app', /Used on this key/);
+      await page.screenshot({ path: join(ARTIFACTS, 'packaged-vsix.png') });
     } finally {
-      await browser.close();
-      await server.stop();
+      await browser?.close();
+      await server?.stop();
+      await store.stop();
+      await emu.close();
+      rmSync(workspace, { recursive: true, force: true, maxRetries: 3 });
     }
   });
 });
+
+/** The extension's row in Developer: Show Running Extensions: "Activation: N ms" (code loading plus the activate call, VS Code's own figure). */
+async function activationAsVsCodeReportsIt(page: Page): Promise<{ ours: number; others: string }> {
+  await runPaletteCommand(page, 'Developer: Show Running Extensions');
+  const rows = page.locator('.monaco-list-row').filter({ hasText: /Activation: \d+\s*ms/ });
+  await rows.filter({ hasText: 'Model Gateway' }).first().waitFor({ timeout: 30_000 });
+  const figures = new Map<string, number>();
+  for (const text of await rows.allInnerTexts()) {
+    const m = /Activation: (\d+)\s*ms/.exec(text);
+    if (m) figures.set(text.split('\n')[0].trim(), Number(m[1]));
+  }
+  const ours = [...figures].find(([name]) => name.startsWith('Model Gateway'));
+  assert.ok(ours, `our row among: ${[...figures.keys()].join(', ')}`);
+  // The built-in extensions on the same page, measured in the same window: the machine's pace.
+  const others = ['Git', 'Merge Conflict', 'Emmet'].flatMap((name) => (figures.has(name) ? [`${name} ${figures.get(name)} ms`] : [])).join(', ');
+  return { ours: ours[1], others };
+}
+
+/** The extension's own log lines (its output channel, as VS Code writes it under the user data folder). */
+function hostLog(userDataDir: string): string {
+  const texts: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name === 'Model Gateway.log') texts.push(readFileSync(join(dir, e.name), 'utf8'));
+    }
+  };
+  walk(join(userDataDir, 'logs'));
+  return texts.join('\n');
+}
+
+/** What the extension logs as the time from activate() called to returned. */
+function activateDuration(userDataDir: string): number {
+  const m = /activated in ([\d.]+) ms/.exec(hostLog(userDataDir));
+  assert.ok(m, 'the extension logs its activation');
+  return Number(m[1]);
+}

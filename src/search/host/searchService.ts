@@ -42,6 +42,7 @@ export class SearchService implements vscode.Disposable {
   private pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private workerLogged = false;
   /** Statistics of the last build or update (for tests and the log). */
   lastStats: IndexStats | undefined;
 
@@ -102,6 +103,8 @@ export class SearchService implements vscode.Disposable {
       storeDir: join(base.fsPath, 'search-index'),
       shared: this.team?.shared(model, chunker),
       onSharedFailure: (err) => this.team?.failed(err),
+      // Said once per window: that the index's heavy writes run off the editor's thread (the worker's bundle is in place).
+      onSnapshotWorker: () => this.workerLogged || ((this.workerLogged = true), this.services.log.info('Search index: snapshots are written in a worker thread')),
       onBackgroundError: (err) => this.services.log.warn(`Search index, work off the editor's thread: ${(err as Error)?.message ?? String(err)} (the index in use stays as it was; a fold that failed is tried again later)`),
     });
   }
