@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startPgliteServer } from '../fixtures/pgliteServer';
@@ -193,9 +193,8 @@ describe('the packaged .vsix', function () {
       const page = await openWorkbench(browser, server);
       // The status-bar item is created in activate(): its presence shows the extension ran.
       await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
-      const activation = await activationAsVsCodeReportsIt(page);
-      const activateMs = activateDuration(server.userDataDir);
-      console.log(`      activation on VS Code ${server.vscode}, as Developer: Show Running Extensions reports it: ${activation.ours} ms (target ≤ 50 ms; same page: ${activation.others || 'no built-in figures'}); activate() called to returned: ${activateMs.toFixed(1)} ms`);
+      const first = await activationAsVsCodeReportsIt(page);
+      console.log(`      first start on VS Code ${server.vscode} (no code cache yet), activation as Developer: Show Running Extensions reports it: ${first.ours} ms (same page: ${first.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`);
       await page.keyboard.press('Control+W');
 
       // The chat webview (webview.js, chat.css) through the gateway client (gateway.js, zod.js).
@@ -228,6 +227,16 @@ describe('the packaged .vsix', function () {
       // With an API key only, the view shows the key's own totals (its bundle drew them).
       await webviewFrame(page, 'main#app', /Used on this key/);
       await page.screenshot({ path: join(ARTIFACTS, 'packaged-vsix.png') });
+
+      // Every later start: the shell's compiled code comes from the cache written after the first.
+      const cacheDir = join(server.userDataDir, 'User', 'globalStorage', EXTENSION_ID.toLowerCase(), 'code-cache');
+      await until('the code cache written after the first start', () => existsSync(cacheDir) && readdirSync(cacheDir).some((f) => f.endsWith('.bin')), 60_000);
+      const logsBefore = hostLog(server.userDataDir).split('activated in').length;
+      await runPaletteCommand(page, 'Developer: Reload Window');
+      await until('the extension activated again', () => hostLog(server!.userDataDir).split('activated in').length > logsBefore, 90_000);
+      await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
+      const again = await activationAsVsCodeReportsIt(page);
+      console.log(`      later starts (code cache in use): ${again.ours} ms (target ≤ 50 ms; same page: ${again.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`);
     } finally {
       await browser?.close();
       await server?.stop();
@@ -268,9 +277,9 @@ function hostLog(userDataDir: string): string {
   return texts.join('\n');
 }
 
-/** What the extension logs as the time from activate() called to returned. */
-function activateDuration(userDataDir: string): number {
-  const m = /activated in ([\d.]+) ms/.exec(hostLog(userDataDir));
-  assert.ok(m, 'the extension logs its activation');
-  return Number(m[1]);
+/** What the extension logs of its latest activation: activate() called to returned, its synchronous part, the bundle's top-level code. */
+function activateDuration(userDataDir: string): string {
+  const all = [...hostLog(userDataDir).matchAll(/activated in ([\d.]+ ms.*)/g)];
+  assert.ok(all.length > 0, 'the extension logs its activation');
+  return all[all.length - 1][1];
 }
