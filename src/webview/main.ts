@@ -1,7 +1,8 @@
 import './language';
 import * as l10n from '@vscode/l10n';
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../common/conversation';
-import { ToWebviewSchema, type ActiveEditorInfo, type FileItem, type FixAction, type FromWebview, type ToWebview, type ViewState } from '../common/chatProtocol';
+import type { ActiveEditorInfo, FileItem, FixAction, FromWebview, ToWebview, ViewState } from '../common/chatProtocol';
+import { ToWebviewSchema } from '../common/chatViewSchemas';
 import { sniffImageType } from '../common/imageRules';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, rulesRow, setCondensing } from './contextView';
 import { approvalRow, approvalSummary, renderUnasked, unaskedRow } from './approvalBar';

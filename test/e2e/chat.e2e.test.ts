@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
-import { FROM_WEBVIEW_TYPES } from '../../src/common/chatProtocol';
+import { fromWebviewTypes } from '../../src/common/chatProtocol';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
 import { answerPrompt, EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
@@ -989,7 +989,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('drove every message the view can send, as the host logged them', () => {
     const seen = receivedTypes(server.userDataDir);
-    const missing = FROM_WEBVIEW_TYPES.filter((t) => !seen.has(t));
+    const missing = fromWebviewTypes().filter((t) => !seen.has(t));
     assert.deepEqual(missing, [], `message types no test drove: ${missing.join(', ')}`);
   });
 });

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { FromUsageView } from '../../src/common/usageProtocol';
 import { emptyUsage } from '../../src/common/conversation';
-import { FromWebview, ToWebviewSchema, VIEW_TEXT_LIMIT, viewTurn } from '../../src/common/chatProtocol';
+import { fromWebviewSchema, VIEW_TEXT_LIMIT, viewTurn } from '../../src/common/chatProtocol';
+import { ToWebviewSchema } from '../../src/common/chatViewSchemas';
 
 /** Both directions of the chat protocol are checked on arrival. */
 describe('chat protocol schemas', () => {
@@ -56,10 +57,10 @@ describe('chat protocol schemas', () => {
   });
 
   it('checks what the view sends, including the question an edit replaces and file links', () => {
-    assert.ok(FromWebview.safeParse({ type: 'send', text: 'q', images: [], context: [], replaces: 'u1' }).success);
-    assert.ok(FromWebview.safeParse({ type: 'open-file', path: 'src/a.ts', line: 3 }).success);
-    assert.equal(FromWebview.safeParse({ type: 'open-file', path: 'src/a.ts', line: 0 }).success, false);
-    assert.equal(FromWebview.safeParse({ type: 'run-command', command: 'workbench.action.reloadWindow' }).success, false);
+    assert.ok(fromWebviewSchema().safeParse({ type: 'send', text: 'q', images: [], context: [], replaces: 'u1' }).success);
+    assert.ok(fromWebviewSchema().safeParse({ type: 'open-file', path: 'src/a.ts', line: 3 }).success);
+    assert.equal(fromWebviewSchema().safeParse({ type: 'open-file', path: 'src/a.ts', line: 0 }).success, false);
+    assert.equal(fromWebviewSchema().safeParse({ type: 'run-command', command: 'workbench.action.reloadWindow' }).success, false);
   });
 
   it('sends the view turns cut to what it shows, without an edit\'s file contents, leaving the stored turn whole', () => {

@@ -9,7 +9,7 @@ import type { SearchService } from '../../search/host/searchService';
 import { runCodeAction } from './codeActions';
 import type { ContextAttachment } from '../../common/conversation';
 import { EditorContext } from './editorContext';
-import { FromWebview, type ToWebview } from '../../common/chatProtocol';
+import { fromWebviewSchema, type FromWebview, type ToWebview } from '../../common/chatProtocol';
 import { ChatSession } from './session';
 
 /**
@@ -156,7 +156,7 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
     webview.options = { enableScripts: true, localResourceRoots: [dist] };
     webview.html = this.html(webview, owner === this.editorPanel ? 'editor' : 'view');
     this.webviews.add(webview);
-    const subscription = receiveChecked(webview, FromWebview, 'chat view', this.services.log, (m) => this.receive(m));
+    const subscription = receiveChecked(webview, fromWebviewSchema(), 'chat view', this.services.log, (m) => this.receive(m));
     this.disposables.push(
       subscription,
       owner.onDidDispose(() => {
