@@ -514,6 +514,29 @@ export class SemanticIndex {
       throw new IndexModelChanged(l10n.t('The embedding dimension changed from {0} to {1}.', this.dim, dim));
     }
 
+    // A fold in progress holds the change back (the keywords being stored do not). Taking it over
+    // drops the rows no file held, and a changed file may have counted on one of them (a chunk it
+    // takes back, not embedded again): those are embedded now, before the check below.
+    while (this.folding) await this.folding.done;
+    if (failure === undefined && !signal?.aborted) {
+      const lost = new Map<string, string>();
+      for (const [file, c] of changed) {
+        if (!c?.texts) continue;
+        c.entry.chunks.forEach(([, , h], i) => {
+          if (!this.rowOf.has(h) && !fresh.has(h)) lost.set(h, embeddingText(file, c.texts![i]));
+        });
+      }
+      if (lost.size > 0) {
+        try {
+          const r = await this.o.embed([...lost.values()], signal);
+          stats.requests += r.requests;
+          [...lost.keys()].forEach((h, i) => r.vectors[i] && fresh.set(h, r.vectors[i]));
+          stats.embedded = fresh.size - stats.fromStore;
+        } catch (err) {
+          if (!signal?.aborted) failure = err;
+        }
+      }
+    }
     // A file is replaced only when every chunk has a vector; otherwise it stays at the version
     // indexed before (a new file stays out), and a cancelled or failed run resumes it next time
     // (its size and time differ from the stored ones). Never removed for it: a replacement is
@@ -522,8 +545,6 @@ export class SemanticIndex {
       if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.delete(file);
       await slices.maybeYield();
     }
-    // A fold in progress holds the change back; the keywords being stored do not.
-    while (this.folding) await this.folding.done;
     // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile);
     // a streamed first build's worker has indexed and stored them itself, unless that failed.
     const tPersist = Date.now();
