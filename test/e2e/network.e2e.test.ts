@@ -99,7 +99,8 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
       'an answer through the trusted certificate',
       async () => {
         const retry = lastAnswer().locator('.error-card button', { hasText: 'Retry' });
-        if (await retry.isVisible().catch(() => false)) await retry.click({ timeout: 5000 });
+        // The click may find the card already gone (the retry it started, or a redraw): the wait below says which.
+        if (await retry.isVisible().catch(() => false)) await retry.click({ timeout: 5000 }).catch(() => undefined);
         await lastAnswer().and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 30_000 });
         return (await lastAnswer().getAttribute('data-status')) === 'done';
       },
