@@ -8,6 +8,7 @@ import { FIX_COMMANDS } from './fixes';
 import * as z from 'zod/mini';
 import type { ContextUse } from './contextUse';
 import type { AssistantTurn, Turn } from './conversation';
+import type { ActiveEditorInfo, ApprovalInfo, FileItem, FixAction, Unasked, ViewCondensation } from './chatViewSchemas';
 import { formatCount } from './locale';
 
 const MAX_IMAGE_BASE64 = Math.ceil((20 * 1024 * 1024 * 4) / 3) + 4;
@@ -119,7 +120,6 @@ export type FromWebview = z.infer<ReturnType<typeof defineFromWebview>>;
 
 // The schemas of what the host sends are the view's alone (`chatViewSchemas.ts`); the host needs only their types.
 export type { ActiveEditorInfo, ApprovalInfo, FileItem, FixAction, Unasked, ViewCondensation } from './chatViewSchemas';
-import type { ActiveEditorInfo, ApprovalInfo, FileItem, FixAction, Unasked, ViewCondensation } from './chatViewSchemas';
 
 export interface ViewState {
   models: string[];
