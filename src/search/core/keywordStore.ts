@@ -261,9 +261,9 @@ class BufferedWriter {
 const bytesOf = (a: Int32Array | Uint16Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** A term's chunks in compressed-row form: `at[t]` .. `at[t + 1]` index `docs` (and `tfs`). */
-function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32Array, tfs: Uint16Array | undefined, termOf: Int32Array, firstDoc: number) {
+function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32Array, tfs: Uint16Array | undefined, firstDoc: number) {
   const at = new Int32Array(terms + 1);
-  for (const id of ids) at[termOf[id] + 1]++;
+  for (const id of ids) at[id + 1]++;
   for (let t = 0; t < terms; t++) at[t + 1] += at[t];
   const fill = at.slice(0, terms);
   const docs = new Int32Array(ids.length);
@@ -271,8 +271,7 @@ function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32A
   let k = 0;
   for (let d = 0; d < docCount; d++) {
     for (let j = 0; j < counts[d]; j++, k++) {
-      const t = termOf[ids[k]];
-      const p = fill[t]++;
+      const p = fill[ids[k]]++;
       docs[p] = firstDoc + d;
       if (outTfs) outTfs[p] = tfs[k];
     }
@@ -280,138 +279,185 @@ function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32A
   return { at, docs, tfs: outTfs };
 }
 
+/** A stored keyword index to carry into a new one, less the chunks of its `masked` files. */
+export interface KeywordBase {
+  stored: StoredKeywords;
+  masked: ReadonlySet<string>;
+}
+
+/** Bytes end to end in a buffer that doubles: names and numbers for millions of terms without an object each. */
+class Growing {
+  bytes = Buffer.allocUnsafe(1 << 16);
+  used = 0;
+
+  reserve(n: number): void {
+    if (this.used + n <= this.bytes.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.used + n, this.bytes.length * 2));
+    this.bytes.copy(next, 0, 0, this.used);
+    this.bytes = next;
+  }
+
+  name(text: string): void {
+    this.reserve(text.length * 3);
+    this.used += this.bytes.write(text, this.used, 'utf8');
+  }
+
+  int32(v: number): void {
+    this.reserve(4);
+    this.used = this.bytes.writeInt32LE(v, this.used);
+  }
+
+  float64(v: number): void {
+    this.reserve(8);
+    this.used = this.bytes.writeDoubleLE(v, this.used);
+  }
+
+  get view(): Uint8Array {
+    return this.bytes.subarray(0, this.used);
+  }
+}
+
 /**
  * Writes keyword file `path` for `generation` (atomically: a temporary file flushed, then renamed):
- * the chunks of `base` (an open stored index) except those of its `masked` files, then the
- * in-memory chunks of `delta`. Terms no chunk has any longer are left out. Runs in the snapshot
- * worker (synchronous writes; the base's blocks are read one term at a time, in file order).
+ * the chunks of each base (open stored indexes, in order) except those of its `masked` files, then
+ * the in-memory chunks of `delta`. Terms no chunk has any longer are left out. The terms of all of
+ * them are merged by name as they are written, a base's blocks read one term at a time (a first
+ * build's batches, stored as they fill, are merged so without a term map of the whole index).
+ * Runs in the snapshot worker (synchronous writes).
  */
-export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: { stored: StoredKeywords; masked: ReadonlySet<string> }): { docs: number; terms: number } {
-  const b = base?.stored;
-  // Terms: the base's (numbered as stored), then the delta's new ones; written in byte order.
-  const baseTerms = b?.termCount ?? 0;
-  const added: string[] = [];
-  const newIds = new Map<string, number>();
-  const deltaTerm = Int32Array.from(delta.terms, (name) => {
-    const known = b?.termId(name) ?? newIds.get(name);
-    if (known !== undefined) return known;
-    newIds.set(name, baseTerms + added.length);
-    added.push(name);
-    return baseTerms + added.length - 1;
-  });
-  const termCount = baseTerms + added.length;
-  // Names are ASCII (identifiers), so string order is byte order. The stored ones are in order already.
-  const byName = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  const addedOrder = added.map((_, i) => baseTerms + i).sort((x, y) => byName(added[x - baseTerms], added[y - baseTerms]));
-  const nameOf = (t: number) => (t < baseTerms ? b!.termName(t) : added[t - baseTerms]);
-  // Chunks: the base's kept files in order, then the delta's.
+export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: KeywordBase | KeywordBase[]): { docs: number; terms: number } {
+  const bases = base === undefined ? [] : Array.isArray(base) ? base : [base];
+  // Chunks: each base's kept files in order, then the delta's.
   const files: [string, number][] = [];
-  const baseDoc = new Int32Array(b?.docs ?? 0).fill(-1);
-  const lengths: number[] = [];
-  let totalLength = 0;
-  if (b) {
+  const baseDocs = bases.map(({ stored: b, masked }) => {
+    const map = new Int32Array(b.docs).fill(-1);
     b.files.forEach((file, i) => {
-      if (base.masked.has(file)) return;
-      const count = b.fileStarts[i + 1] - b.fileStarts[i];
-      files.push([file, count]);
-      for (let d = b.fileStarts[i]; d < b.fileStarts[i + 1]; d++) {
-        baseDoc[d] = lengths.length;
-        lengths.push(b.lengths[d]);
-        totalLength += b.lengths[d];
-      }
+      if (masked.has(file)) return;
+      files.push([file, b.fileStarts[i + 1] - b.fileStarts[i]]);
+      for (let d = b.fileStarts[i]; d < b.fileStarts[i + 1]; d++) map[d] = 0;
     });
-  }
-  const firstDelta = lengths.length;
+    return map;
+  });
+  const docCount = baseDocs.reduce((n, map) => n + map.reduce((k, x) => k + (x === 0 ? 1 : 0), 0), 0) + delta.lengths.length;
+  const lengths = new Int32Array(docCount);
+  let next = 0;
+  let totalLength = 0;
+  bases.forEach(({ stored: b }, k) => {
+    const map = baseDocs[k];
+    for (let d = 0; d < map.length; d++) {
+      if (map[d] < 0) continue;
+      map[d] = next;
+      lengths[next++] = b.lengths[d];
+      totalLength += b.lengths[d];
+    }
+  });
+  const firstDelta = next;
   for (const f of delta.files) files.push([f.file, f.count]);
   for (const l of delta.lengths) {
-    lengths.push(l);
+    lengths[next++] = l;
     totalLength += l;
   }
-  const deltaDocs = delta.lengths.length;
-  const postings = byTerm(termCount, deltaDocs, delta.termCounts, delta.termIds, delta.tfs, deltaTerm, firstDelta);
-  const defs = byTerm(termCount, deltaDocs, delta.defCounts, delta.defIds, undefined, deltaTerm, firstDelta);
+  const deltaTerms = delta.terms.length;
+  const postings = byTerm(deltaTerms, delta.lengths.length, delta.termCounts, delta.termIds, delta.tfs, firstDelta);
+  const defs = byTerm(deltaTerms, delta.lengths.length, delta.defCounts, delta.defIds, undefined, firstDelta);
+  // Names are ASCII (identifiers), so string order is byte order. The stored ones are in order already.
+  const byName = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const deltaOrder = Int32Array.from(delta.terms.keys()).sort((x, y) => byName(delta.terms[x], delta.terms[y]));
 
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'wx');
   try {
     const out = new BufferedWriter(fd);
-    const keptTerms: Buffer[] = [];
-    const postingCounts: number[] = [];
-    const definitionCounts: number[] = [];
-    const blockAt: number[] = [];
+    const names = new Growing();
+    const termAt = new Growing();
+    const postingCounts = new Growing();
+    const definitionCounts = new Growing();
+    const blockAt = new Growing();
+    termAt.int32(0);
     let docs = new Int32Array(1024);
     let tfs = new Uint16Array(1024);
     let definers = new Int32Array(256);
-    const ensure = (n: number, m: number) => {
-      if (docs.length < n) {
-        docs = new Int32Array(n * 2);
-        tfs = new Uint16Array(n * 2);
+    let n = 0;
+    let m = 0;
+    const reserve = (moreN: number, moreM: number) => {
+      if (docs.length < n + moreN) {
+        const size = Math.max(n + moreN, docs.length * 2);
+        const d = new Int32Array(size);
+        d.set(docs.subarray(0, n));
+        const t = new Uint16Array(size);
+        t.set(tfs.subarray(0, n));
+        docs = d;
+        tfs = t;
       }
-      if (definers.length < m) definers = new Int32Array(m * 2);
+      if (definers.length < m + moreM) {
+        const d = new Int32Array(Math.max(m + moreM, definers.length * 2));
+        d.set(definers.subarray(0, m));
+        definers = d;
+      }
     };
-    // The stored terms in their order merged with the new ones in theirs.
-    let nextBase = 0;
-    let nextAdded = 0;
-    let baseName = baseTerms > 0 ? nameOf(0) : undefined;
-    while (nextBase < baseTerms || nextAdded < addedOrder.length) {
-      let t: number;
-      let name: string;
-      if (nextAdded >= addedOrder.length || (baseName !== undefined && byName(baseName, added[addedOrder[nextAdded] - baseTerms]) < 0)) {
-        t = nextBase++;
-        name = baseName!;
-        baseName = nextBase < baseTerms ? nameOf(nextBase) : undefined;
-      } else {
-        t = addedOrder[nextAdded++];
-        name = added[t - baseTerms];
-      }
-      let n = 0;
-      let m = 0;
-      const fromDelta = postings.at[t + 1] - postings.at[t];
-      const defsFromDelta = defs.at[t + 1] - defs.at[t];
-      if (b && t < baseTerms) {
-        const p = b.read(t, true);
-        ensure(p.docs.length + fromDelta, p.definers.length + defsFromDelta);
+    // Each source's next term: the bases' in their stored order, the delta's sorted by name.
+    const cursor = bases.map(() => 0);
+    const head = bases.map(({ stored }) => (stored.termCount > 0 ? stored.termName(0) : undefined));
+    let nextDelta = 0;
+    for (;;) {
+      let name: string | undefined = nextDelta < deltaTerms ? delta.terms[deltaOrder[nextDelta]] : undefined;
+      for (const h of head) if (h !== undefined && (name === undefined || byName(h, name) < 0)) name = h;
+      if (name === undefined) break;
+      n = 0;
+      m = 0;
+      bases.forEach(({ stored: b }, k) => {
+        if (head[k] !== name) return;
+        const p = b.read(cursor[k], true);
+        const map = baseDocs[k];
+        reserve(p.docs.length, p.definers.length);
         for (let i = 0; i < p.docs.length; i++) {
           const x = p.docs[i];
-          const d = x >= 0 && x < baseDoc.length ? baseDoc[x] : -1;
+          const d = x >= 0 && x < map.length ? map[x] : -1;
           if (d < 0) continue;
           docs[n] = d;
           tfs[n++] = p.tfs[i];
         }
         for (const x of p.definers) {
-          const d = x >= 0 && x < baseDoc.length ? baseDoc[x] : -1;
+          const d = x >= 0 && x < map.length ? map[x] : -1;
           if (d >= 0) definers[m++] = d;
         }
-      } else ensure(fromDelta, defsFromDelta);
-      docs.set(postings.docs.subarray(postings.at[t], postings.at[t + 1]), n);
-      tfs.set(postings.tfs!.subarray(postings.at[t], postings.at[t + 1]), n);
-      n += fromDelta;
-      definers.set(defs.docs.subarray(defs.at[t], defs.at[t + 1]), m);
-      m += defsFromDelta;
+        cursor[k]++;
+        head[k] = cursor[k] < b.termCount ? b.termName(cursor[k]) : undefined;
+      });
+      if (nextDelta < deltaTerms && delta.terms[deltaOrder[nextDelta]] === name) {
+        const t = deltaOrder[nextDelta++];
+        const fromDelta = postings.at[t + 1] - postings.at[t];
+        const defsFromDelta = defs.at[t + 1] - defs.at[t];
+        reserve(fromDelta, defsFromDelta);
+        docs.set(postings.docs.subarray(postings.at[t], postings.at[t + 1]), n);
+        tfs.set(postings.tfs!.subarray(postings.at[t], postings.at[t + 1]), n);
+        n += fromDelta;
+        definers.set(defs.docs.subarray(defs.at[t], defs.at[t + 1]), m);
+        m += defsFromDelta;
+      }
       if (n === 0 && m === 0) continue;
-      keptTerms.push(Buffer.from(name, 'utf8'));
-      postingCounts.push(n);
-      definitionCounts.push(m);
-      blockAt.push(out.at);
+      names.name(name);
+      termAt.int32(names.used);
+      postingCounts.int32(n);
+      definitionCounts.int32(m);
+      blockAt.float64(out.at);
       out.put(bytesOf(docs.subarray(0, n)));
       out.put(bytesOf(tfs.subarray(0, n)));
       out.put(bytesOf(definers.subarray(0, m)));
     }
+    const terms = postingCounts.used / 4;
     const sections: Record<string, [number, number]> = {};
-    const section = (name: string, data: Int32Array | Float64Array | Uint8Array, count: number) => {
+    const section = (name: string, data: Uint8Array, count: number) => {
       out.align(8);
       sections[name] = [out.at, count];
-      out.put(data instanceof Uint8Array ? data : bytesOf(data));
+      out.put(data);
     };
-    section('lengths', Int32Array.from(lengths), lengths.length);
-    section('postingCounts', Int32Array.from(postingCounts), postingCounts.length);
-    section('definitionCounts', Int32Array.from(definitionCounts), definitionCounts.length);
-    section('blockAt', Float64Array.from(blockAt), blockAt.length);
-    const termsBytes = Buffer.concat(keptTerms);
-    section('terms', termsBytes, termsBytes.length);
-    const termAt = new Int32Array(keptTerms.length + 1);
-    keptTerms.forEach((k, i) => (termAt[i + 1] = termAt[i] + k.length));
-    section('termAt', termAt, termAt.length);
+    section('lengths', bytesOf(lengths), lengths.length);
+    section('postingCounts', postingCounts.view, terms);
+    section('definitionCounts', definitionCounts.view, terms);
+    section('blockAt', blockAt.view, terms);
+    section('terms', names.view, names.used);
+    section('termAt', termAt.view, terms + 1);
     const header = Buffer.from(JSON.stringify({ version: 3, generation, files, totalLength, sections }), 'utf8');
     out.put(header);
     const trailer = Buffer.alloc(TRAILER);
@@ -422,7 +468,7 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
     fsyncSync(fd);
     closeSync(fd);
     renameSync(tmp, path);
-    return { docs: lengths.length, terms: keptTerms.length };
+    return { docs: lengths.length, terms };
   } catch (err) {
     try {
       closeSync(fd);
