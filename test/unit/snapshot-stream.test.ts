@@ -248,6 +248,11 @@ describe('the first build of the index, streamed', function () {
     for (let f = 0; f < 40; f++) writeFileSync(join(root, `use${f}.ts`), `import { handler${f} } from './m${f}';\nexport const wrapped${f} = (s: string) => handler${f}(handler${f + 1}(s));\n`);
     const streamed = make();
     await streamed.update();
+    // The same build with its keywords stored in batches of 100 chunks (some 13 of them), merged at the end.
+    const spilledStore = join(base, 'spilled');
+    const spilled = make({ storeDir: spilledStore, keywordSpillChunks: 100 });
+    await spilled.update();
+    assert.deepEqual(readdirSync(spilledStore).filter((f) => f.includes('spill')), [], 'the batches are removed once merged');
     const batchStore = join(base, 'batch');
     let workers = 0;
     const batch = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: batchStore, model: 'stand-in', embed, onSnapshotWorker: (w) => void (workers++ === 0 && w.terminate()) });
@@ -259,8 +264,11 @@ describe('the first build of the index, streamed', function () {
     for (const q of ['handler7', 'wrapped3', 'input string handler12', 'return input', 'handler']) {
       const a = streamed.keywordSearch(q, 20);
       const b = batch.keywordSearch(q, 20);
+      const c = spilled.keywordSearch(q, 20);
       assert.ok(a.length > 0, q);
-      assert.deepEqual(a.map((h) => [h.item, h.score.toFixed(6), h.defines ?? false, h.matched.join(" ")]), b.map((h) => [h.item, h.score.toFixed(6), h.defines ?? false, h.matched.join(" ")]), q);
+      const shown = (hits: typeof a) => hits.map((h) => [h.item, h.score.toFixed(6), h.defines ?? false, h.matched.join(' ')]);
+      assert.deepEqual(shown(a), shown(b), q);
+      assert.deepEqual(shown(c), shown(b), `${q} (in batches)`);
     }
   });
 

@@ -72,6 +72,8 @@ export interface SemanticIndexOptions {
   onSharedFailure?: (err: unknown) => void;
   maxFileBytes?: number;
   chunkTokens?: number;
+  /** A streamed first build's keyword batch, in chunks (`SPILL_CHUNKS` unless set: tests set it small). */
+  keywordSpillChunks?: number;
   onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void;
   /** Vectors up to this many bytes stay in memory; a larger index reads them from its file (default 512 MB). */
   inMemoryBytes?: number;
@@ -335,7 +337,7 @@ export class SemanticIndex {
     // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
     const build = this.vectors
       ? undefined
-      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker }, fresh);
+      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker, spillChunks: this.o.keywordSpillChunks }, fresh);
     // The team store: a failure leaves it out of the rest of this run, and is reported once.
     let sharedFailure: unknown;
     const gifts: Promise<void>[] = [];

@@ -8,8 +8,9 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { compactFile, expandFile, filesAfter, IndexStore, readCommitted, type SnapshotFiles, type StoredFile } from './indexStore';
-import { KeywordIndex, type KeywordState } from './keywords';
+import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
+import { SpillingKeywords } from './keywordSpill';
 import { VectorIndex } from './vectorIndex';
 
 export type SnapshotJob =
@@ -240,7 +241,7 @@ export interface StreamedFileTexts {
 
 /** A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows and texts, finished. */
 export type StreamMessage =
-  | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number }
+  | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number; spillChunks?: number }
   | { kind: 'rows'; rowsText: string; vectors: Float32Array }
   | { kind: 'texts'; files: StreamedFileTexts[] }
   | { kind: 'finish'; filesText: string; headroom: number }
@@ -258,8 +259,8 @@ export type StreamMessage =
 export class SnapshotBuilder {
   private rows: string[] = [];
   /** The keyword index of the files' texts (items: a chunk's place in its file), stored beside the snapshot at the end. */
-  private readonly keywords = new KeywordIndex<number>();
-  private readonly keywordFiles = new Set<string>();
+  private readonly keywords: SpillingKeywords;
+  private textsSent = false;
   private codes: Uint8Array;
   private scales: Float32Array;
   private readonly sum: Float64Array;
@@ -272,6 +273,7 @@ export class SnapshotBuilder {
     private readonly files: SnapshotFiles,
   ) {
     this.codeBytes = codeBytes(job.dim);
+    this.keywords = new SpillingKeywords(job.dir, job.to, job.spillChunks);
     this.sum = new Float64Array(job.dim);
     this.codes = new Uint8Array(BLOCK * this.codeBytes);
     this.scales = new Float32Array(BLOCK);
@@ -305,11 +307,9 @@ export class SnapshotBuilder {
   }
 
   /** Files' chunk texts, tokenised into the keyword index as they come (a file sent again replaces its chunks). */
-  addTexts(files: StreamedFileTexts[]): void {
-    for (const f of files) {
-      this.keywords.setFile(f.file, f.texts.map((text, item) => ({ item, text })));
-      this.keywordFiles.add(f.file);
-    }
+  async addTexts(files: StreamedFileTexts[]): Promise<void> {
+    for (const f of files) await this.keywords.setFile(f.file, f.texts);
+    this.textsSent ||= files.length > 0;
   }
 
   /**
@@ -334,14 +334,7 @@ export class SnapshotBuilder {
     scales.set(this.scales.subarray(0, n));
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
     let keywords: { docs: number; terms: number } | undefined;
-    if (this.keywordFiles.size > 0) {
-      try {
-        for (const file of this.keywordFiles) if (!files[file]) this.keywords.removeFile(file);
-        keywords = writeKeywordFile(keywordFile(this.job.dir, this.job.to), this.job.to, await this.keywords.exportState(() => Promise.resolve()));
-      } catch {
-        keywords = undefined;
-      }
-    }
+    if (this.textsSent) keywords = await this.keywords.finish((file) => files[file] !== undefined).catch(() => undefined);
     return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
   }
 
@@ -352,11 +345,13 @@ export class SnapshotBuilder {
 
   /** Stops: the files written so far are removed (the store's metadata never named them). */
   discard(): void {
+    this.keywords.discard();
     this.files.discard();
   }
 
   /** Stops, leaving the files written so far (for the caller to read back, then remove). */
   close(): void {
+    this.keywords.discard();
     this.files.close();
   }
 

@@ -107,7 +107,10 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
         builder.catch(end);
       },
       addTexts: (files) => {
-        builder = builder.then((b) => (stopped || b.addTexts(files), b));
+        builder = builder.then(async (b) => {
+          if (!stopped) await b.addTexts(files);
+          return b;
+        });
       },
       finish: async (filesText, headroom) => {
         try {

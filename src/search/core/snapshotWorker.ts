@@ -42,7 +42,7 @@ if (port) {
       stream = stream?.then(async (builder) => {
         if (!builder) return undefined;
         try {
-          if (job.kind === 'texts') builder.addTexts(job.files);
+          if (job.kind === 'texts') await builder.addTexts(job.files);
           else if (job.kind === 'rows') {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
             // Written: the buffer goes back to be filled again.

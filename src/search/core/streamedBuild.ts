@@ -38,6 +38,7 @@ export interface StreamedBuildOptions {
   inMemoryBytes: number;
   mode?: SnapshotRunOptions['mode'];
   onWorker?: SnapshotRunOptions['onWorker'];
+  spillChunks?: number;
 }
 
 export class StreamedBuild {
@@ -88,7 +89,7 @@ export class StreamedBuild {
       return;
     }
     this.stream ??= startSnapshotStream(
-      { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes },
+      { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes, ...(this.o.spillChunks ? { spillChunks: this.o.spillChunks } : {}) },
       { mode: this.o.mode, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
     );
     const rows = this.stream.buffer(present.length * dim);

@@ -1,0 +1,100 @@
+/**
+ * A first build's keyword index in bounded memory: the chunks are tokenised into an in-memory
+ * index until it holds `limit` of them, which is then stored as a batch file beside the snapshot
+ * and emptied; at the end the batches and the last in-memory part are merged by term name into
+ * the snapshot's keyword file (`writeKeywordFile`). A million chunks held whole were gigabytes in
+ * the worker; a batch of 65,536 is a few hundred megabytes, and the merge reads one term's
+ * postings at a time. A file sent again, or left out at the end, is masked in the batch that holds it.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { KeywordIndex } from './keywords';
+import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
+
+/** Chunks held in memory before they are stored as a batch. */
+export const SPILL_CHUNKS = 65_536;
+
+/** Batch `k` of generation `generation`'s keyword index (removed with the generation's other files, see `IndexStore`). */
+export const spillFile = (dir: string, generation: number, k: number) => join(dir, `keywords-${generation}.spill-${k}.bin`);
+
+interface Batch {
+  path: string;
+  stored: StoredKeywords;
+  masked: Set<string>;
+}
+
+export class SpillingKeywords {
+  private memory = new KeywordIndex<number>();
+  private chunksInMemory = 0;
+  private readonly batches: Batch[] = [];
+  /** The batch holding each file stored so far (files in memory are not in it). */
+  private readonly batchOf = new Map<string, number>();
+  private readonly files = new Set<string>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly generation: number,
+    private readonly limit = SPILL_CHUNKS,
+  ) {}
+
+  /** Batches stored so far. */
+  get spills(): number {
+    return this.batches.length;
+  }
+
+  /** A file's chunk texts (replacing what it had); may store the in-memory part as a batch. */
+  async setFile(file: string, texts: string[]): Promise<void> {
+    const k = this.batchOf.get(file);
+    if (k !== undefined) {
+      this.batches[k].masked.add(file);
+      this.batchOf.delete(file);
+    }
+    this.memory.setFile(file, texts.map((text, item) => ({ item, text })));
+    this.files.add(file);
+    this.chunksInMemory += texts.length;
+    if (this.chunksInMemory >= this.limit) await this.spill();
+  }
+
+  /**
+   * Stores generation `generation`'s keyword file with the chunks of the files `keep` accepts
+   * (the snapshot's files) and removes the batches; the counts written.
+   */
+  async finish(keep: (file: string) => boolean): Promise<{ docs: number; terms: number }> {
+    try {
+      for (const file of this.files) {
+        if (keep(file)) continue;
+        const k = this.batchOf.get(file);
+        if (k === undefined) this.memory.removeFile(file);
+        else this.batches[k].masked.add(file);
+      }
+      const delta = await this.memory.exportState(() => Promise.resolve());
+      this.memory = new KeywordIndex<number>();
+      return writeKeywordFile(keywordFile(this.dir, this.generation), this.generation, delta, this.batches);
+    } finally {
+      this.discard();
+    }
+  }
+
+  /** Closes and removes the batches. */
+  discard(): void {
+    for (const b of this.batches.splice(0)) {
+      b.stored.close();
+      rmSync(b.path, { force: true });
+    }
+    this.batchOf.clear();
+  }
+
+  private async spill(): Promise<void> {
+    const k = this.batches.length;
+    const path = spillFile(this.dir, this.generation, k);
+    const state = await this.memory.exportState(() => Promise.resolve());
+    // The in-memory index goes before the batch is opened: its memory is what the batch bounds.
+    this.memory = new KeywordIndex<number>();
+    this.chunksInMemory = 0;
+    writeKeywordFile(path, k, state);
+    const stored = await StoredKeywords.open(path, k, () => Promise.resolve());
+    if (!stored) throw new Error(`the keyword batch ${path} does not read back`);
+    this.batches.push({ path, stored, masked: new Set() });
+    for (const f of state.files) this.batchOf.set(f.file, k);
+  }
+}

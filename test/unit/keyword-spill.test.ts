@@ -1,0 +1,62 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KeywordIndex } from '../../src/search/core/keywords';
+import { SpillingKeywords } from '../../src/search/core/keywordSpill';
+import { keywordFile, StoredKeywords } from '../../src/search/core/keywordStore';
+
+/**
+ * A first build's keyword index stored in batches and merged at the end answers exactly as the
+ * same chunks indexed whole in memory: files sent again replace their chunks wherever the earlier
+ * version was stored, files left out at the end are gone, and no batch file is left behind.
+ */
+describe('the keyword index of a first build in bounded batches', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'mg-spill-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const words = ['parse', 'stream', 'token', 'handler', 'value', 'render', 'index', 'query', 'vector', 'cache'];
+  const text = (f: number, c: number, version: number) =>
+    `export function ${words[f % 10]}${words[(f + c) % 10]}${f}_${c}(input: string) {\n  const ${words[(c * 3 + version) % 10]} = ${words[(f * 7) % 10]}(input, ${version});\n  return ${words[(f + version) % 10]};\n}`;
+  const chunksOf = (f: number, version: number) => Array.from({ length: 1 + (f % 4) }, (_, c) => text(f, c, version));
+
+  it('answers as the whole index in memory, with files sent again and files left out', async () => {
+    const spilling = new SpillingKeywords(dir, 3, 9);
+    const whole = new KeywordIndex<{ file: string; index: number }>();
+    const put = async (file: string, texts: string[]) => {
+      await spilling.setFile(file, texts);
+      whole.setFile(file, texts.map((t, index) => ({ item: { file, index }, text: t })));
+    };
+    for (let f = 0; f < 40; f++) await put(`src/f${f}.ts`, chunksOf(f, 0));
+    assert.ok(spilling.spills >= 8, `${spilling.spills} batches stored`);
+    // Sent again: some stored in an early batch, one still in memory.
+    for (const f of [0, 5, 17, 39]) await put(`src/f${f}.ts`, chunksOf(f, 1));
+    const leftOut = new Set(['src/f3.ts', 'src/f21.ts', 'src/f39.ts']);
+    for (const file of leftOut) whole.removeFile(file);
+    const written = await spilling.finish((file) => !leftOut.has(file));
+    assert.deepEqual(readdirSync(dir), ['keywords-3.bin'], 'only the merged file is left');
+    const stored = await StoredKeywords.open(keywordFile(dir, 3), 3, () => Promise.resolve());
+    assert.ok(stored);
+    const merged = new KeywordIndex<{ file: string; index: number }>(stored, (file, index) => ({ file, index }));
+    assert.equal(written.docs, whole.size);
+    assert.equal(merged.size, whole.size);
+    const shown = (hits: ReturnType<typeof merged.search>) => hits.map((h) => `${h.item.file}#${h.item.index} ${h.score.toFixed(6)} ${h.defines ?? false}`).sort();
+    // Identifiers (one defined in a file sent again, one in a file left out), words, phrases.
+    for (const q of ['parseparse0_0', 'renderindex5_1', 'handlerhandler3_0', 'stream value', 'render input', 'query vector cache', 'index']) {
+      const expected = shown(whole.search(q, 80));
+      assert.ok(expected.length > 0 || q === 'handlerhandler3_0', q);
+      assert.deepEqual(shown(merged.search(q, 80)), expected, q);
+    }
+    assert.deepEqual(merged.search('handlerhandler3_0', 5).filter((h) => h.item.file === 'src/f3.ts'), [], 'a file left out is gone');
+    merged.close();
+  });
+
+  it('a build that stops removes its batches', async () => {
+    const spilling = new SpillingKeywords(dir, 2, 5);
+    for (let f = 0; f < 20; f++) await spilling.setFile(`f${f}.ts`, chunksOf(f, 0));
+    assert.ok(readdirSync(dir).some((f) => f.includes('.spill-')));
+    spilling.discard();
+    assert.deepEqual(readdirSync(dir), []);
+  });
+});
