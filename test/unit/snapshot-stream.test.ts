@@ -8,7 +8,7 @@ import { readCommitted } from '../../src/search/core/indexStore';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJob';
 import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
-import { StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
+import { batchSource, StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
 import { VectorIndex } from '../../src/search/core/vectorIndex';
 import { hashVector } from './helpers';
 
@@ -90,7 +90,7 @@ describe('the first build streamed into its snapshot', function () {
     assert.deepEqual(parts.codes, enc.codes);
   });
 
-  it('lets go of each vector once its row is written, and reads them all back when the stream is abandoned', async () => {
+  it('lets go of each vector once its row is written; abandoned, it keeps their file for the batch build, which reads them from it without loading them all', async () => {
     const dim = 64;
     const data = rows(3000, dim, 0, 4);
     const fresh: FreshVectors = new Map();
@@ -106,14 +106,32 @@ describe('the first build streamed into its snapshot', function () {
     assert.ok([...fresh.values()].every((v, i) => v === i), 'every vector is replaced by its row in the stream');
     await build.abandon();
     assert.equal(fresh.size, 3000);
-    for (let i = 0; i < 3000; i++) {
-      const v = fresh.get(`h${i}`);
-      assert.ok(v instanceof Float32Array, `h${i} is back in memory`);
-      const o = data.subarray(i * dim, (i + 1) * dim);
-      const norm = Math.hypot(...o);
-      assert.ok(v.every((x, d) => Math.abs(x - o[d] / norm) < 1e-6), `h${i} reads back as its normalised vector`);
+    assert.ok([...fresh.values()].every((v, i) => v === i), 'the rows stay in the file, not read back');
+    assert.deepEqual(readdirSync(base), ['streamed-1.f32'], "the stream's other files are removed; its rows are kept aside");
+    // Rows in another order than written, and some only in memory: the batch build reads each from where it is.
+    const added = hashes(3000).reverse();
+    const extra = rows(5, dim, 0, 9);
+    for (let j = 0; j < 5; j++) {
+      added.splice(j * 600, 0, `x${j}`);
+      fresh.set(`x${j}`, extra.slice(j * dim, (j + 1) * dim));
     }
-    assert.deepEqual(readdirSync(base), [], "the stream's files are removed");
+    const { vectors, source } = await batchSource(fresh, added, dim, build.rowsFile, () => Promise.resolve());
+    assert.equal(vectors.length, 5 * dim, 'only the rows memory holds are copied');
+    const fromFile = await runSnapshot({ kind: 'build', dir: join(base, 'f'), model: 'm', dim, to: 1, rowsText: added.join(' '), filesText: '', vectors, source, rowsFile: build.rowsFile, headroom: 10, inMemoryBytes: 1 << 30 });
+    build.removeRowsFile();
+    assert.deepEqual(readdirSync(base).sort(), ['f'], 'the kept rows are removed once used');
+    const all = new Float32Array(added.length * dim);
+    added.forEach((h, i) => all.set(h.startsWith('x') ? (fresh.get(h) as Float32Array) : data.subarray(Number(h.slice(1)) * dim, (Number(h.slice(1)) + 1) * dim), i * dim));
+    const inMemory = await runSnapshot({ kind: 'build', dir: join(base, 'm'), model: 'm', dim, to: 1, rowsText: added.join(' '), filesText: '', vectors: all, headroom: 10, inMemoryBytes: 1 << 30 });
+    assert.deepEqual(fromFile.rows, inMemory.rows);
+    // The file's rows were normalised once already: normalising again moves them by rounding at most.
+    assert.ok(fromFile.mean.every((x, d) => Math.abs(x - inMemory.mean[d]) < 1e-6), 'the same mean');
+    const a = readFileSync(join(base, 'f', 'vectors-1.f32'));
+    const b = readFileSync(join(base, 'm', 'vectors-1.f32'));
+    const fa = new Float32Array(a.buffer, a.byteOffset, a.length / 4);
+    const fb = new Float32Array(b.buffer, b.byteOffset, b.length / 4);
+    assert.equal(fa.length, fb.length);
+    assert.ok(fa.every((x, i) => Math.abs(x - fb[i]) < 1e-6), 'every row where it belongs, as from memory');
   });
 
   it('searches as well around a first mean far off the true one (rows in a skewed order, the mean kept)', async () => {

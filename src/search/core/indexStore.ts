@@ -258,7 +258,7 @@ export class IndexStore {
 
   private async removeOtherGenerations(keep: number): Promise<void> {
     for (const name of await readdir(this.dir).catch(() => [] as string[])) {
-      const m = /^(?:vectors|codes|scales|log|keywords)-(\d+)(?:\.spill-\d+)?\.(?:f32|bin|jsonl)$/.exec(name);
+      const m = /^(?:vectors|codes|scales|log|keywords|streamed)-(\d+)(?:\.spill-\d+)?\.(?:f32|bin|jsonl)$/.exec(name);
       // A file still open elsewhere cannot be removed on Windows: it goes at a later load.
       if (m && Number(m[1]) !== keep) await rm(join(this.dir, name), { force: true }).catch(() => undefined);
     }

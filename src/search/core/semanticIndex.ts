@@ -7,7 +7,7 @@ import { filesAfter, IndexStore, readCommitted, readInto, type LogEntry, type St
 import { Slicer } from './slices';
 import { fileLine, type SnapshotParts } from './snapshotJob';
 import { runSnapshot, storeKeywords } from './snapshotRunner';
-import { StreamedBuild, vectorOf, type FreshVectors } from './streamedBuild';
+import { batchSource, StreamedBuild, vectorOf, type FreshVectors } from './streamedBuild';
 import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
@@ -91,6 +91,8 @@ export class IndexModelChanged extends Error {}
 
 /** Chunks sent for embedding at once while the scan goes on. */
 const WAVE = 1024;
+/** Waves the scan may be ahead of the embeddings and the store (see `update`). */
+const WAVES_AHEAD = 4;
 /** Waves whose vectors are asked of a team store before the wave being stored is done. */
 const TAKE_AHEAD = 2;
 
@@ -358,6 +360,9 @@ export class SemanticIndex {
         toTake.shift()!();
       }
     };
+    // Waves sent and not yet stored: the scan waits while more than WAVES_AHEAD are (each holds its
+    // chunks' texts; a scan that ran ahead held a whole workspace's, a gigabyte at a million chunks).
+    const ahead: Promise<void>[] = [];
     const sendWave = () => {
       if (queued.length === 0) return;
       let wave = queued;
@@ -416,6 +421,9 @@ export class SemanticIndex {
           requests += partial?.requests ?? 0;
         }
       });
+      const wave$ = waves;
+      ahead.push(wave$);
+      void wave$.finally(() => ahead.splice(ahead.indexOf(wave$), 1));
     };
     const needVectors = (file: string, entry: StoredFile, texts: string[]) => {
       entry.chunks.forEach(([, , hash], i) => {
@@ -490,6 +498,7 @@ export class SemanticIndex {
           seen.add(display);
           inFlight.push({ display, outcome: inspect({ rel: f.rel, abs: f.abs, display }) });
           await drain(SCAN_CONCURRENCY - 1);
+          while (ahead.length > WAVES_AHEAD) await ahead[0];
           if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
         }
         await drain(0);
@@ -501,6 +510,7 @@ export class SemanticIndex {
       await Promise.all(gifts);
     } catch (err) {
       await build?.abandon();
+      build?.removeRowsFile();
       throw err;
     }
     if (tEmbed !== undefined) stats.embedMs = Date.now() - tEmbed;
@@ -512,7 +522,8 @@ export class SemanticIndex {
     if (build && !streamed) await build.abandon();
     const dim = streamed?.dim || firstDim(fresh) || this.dim;
     if (this.dim && fresh.size > 0 && dim !== this.dim) {
-      await streamed?.abandon();
+      await build?.abandon();
+      build?.removeRowsFile();
       throw new IndexModelChanged(l10n.t('The embedding dimension changed from {0} to {1}.', this.dim, dim));
     }
 
@@ -550,7 +561,8 @@ export class SemanticIndex {
     // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile);
     // a streamed first build's worker has indexed and stored them itself, unless that failed.
     const tPersist = Date.now();
-    const applied = this.apply(changed, fresh, dim, streamed);
+    // A stream not taken left the rows it wrote in a file, for the batch build; removed once the update has stored them.
+    const applied = this.apply(changed, fresh, dim, streamed, build?.rowsFile).finally(() => build?.removeRowsFile());
     const stored = applied.then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
@@ -595,7 +607,7 @@ export class SemanticIndex {
    * dead or the log is long, the log is folded into a new snapshot in the background (a worker
    * thread); the next update waits for it, searches meanwhile use the current one.
    */
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild): Promise<boolean> {
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild, streamedRows?: string): Promise<boolean> {
     if (changed.size === 0) {
       await streamed?.abandon();
       return false;
@@ -632,13 +644,11 @@ export class SemanticIndex {
         if (streamed.failure) this.o.onBackgroundError?.(new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`));
       }
       if (!parts) {
-        const all = new Float32Array(added.length * this.dim);
-        for (let i = 0; i < added.length; i++) {
-          all.set(vectorOf(fresh, added[i]), i * this.dim);
-          if (i % 256 === 0) await slices.maybeYield();
-        }
+        // The rows the stream wrote are read from its file, the others from memory.
+        const rowsFile = streamed?.rowsFile ?? streamedRows;
+        const { vectors, source } = await batchSource(fresh, added, this.dim, rowsFile, () => slices.maybeYield());
         parts = await runSnapshot(
-          { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors: all, headroom, inMemoryBytes: this.store.inMemoryBytes },
+          { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors, ...(source && rowsFile ? { source, rowsFile } : {}), headroom, inMemoryBytes: this.store.inMemoryBytes },
           { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
         );
       }

@@ -37,6 +37,12 @@ export type SnapshotJob =
       rowsText: string;
       filesText: string;
       vectors: Float32Array;
+      /**
+       * Where each row is (see `batchSource`): row `source[i]` of `rowsFile` when ≥ 0, else row
+       * −(source[i] + 1) of `vectors`; without it, row i of `vectors`.
+       */
+      source?: Int32Array;
+      rowsFile?: string;
       headroom: number;
       inMemoryBytes: number;
     };
@@ -140,9 +146,38 @@ async function build(job: Extract<SnapshotJob, { kind: 'build' }>, onProgress?: 
   const { dim } = job;
   const rows = job.rowsText ? job.rowsText.split(' ') : [];
   const files = parseFilesText(job.filesText);
-  if (job.vectors.length < rows.length * dim) throw new Error(`${rows.length} rows need ${rows.length * dim} values, got ${job.vectors.length}`);
-  const source = (i: number, n: number, into: Float32Array) => into.set(job.vectors.subarray(i * dim, (i + n) * dim));
-  return write(job, { dim, rows, files, normalised: false, source }, onProgress);
+  const from = job.source;
+  if (!from || !job.rowsFile) {
+    if (job.vectors.length < rows.length * dim) throw new Error(`${rows.length} rows need ${rows.length * dim} values, got ${job.vectors.length}`);
+    const source = (i: number, n: number, into: Float32Array) => into.set(job.vectors.subarray(i * dim, (i + n) * dim));
+    return write(job, { dim, rows, files, normalised: false, source }, onProgress);
+  }
+  if (from.length !== rows.length) throw new Error(`${rows.length} rows, ${from.length} sources`);
+  const fd = openSync(job.rowsFile, 'r');
+  try {
+    const scratch = new Float32Array(BLOCK * dim);
+    const source = (i: number, n: number, into: Float32Array) => {
+      for (let j = 0; j < n; ) {
+        const at = from[i + j];
+        if (at < 0) {
+          const k = -at - 1;
+          if ((k + 1) * dim > job.vectors.length) throw new Error(`row ${k} is not among the ${job.vectors.length / dim} in memory`);
+          into.set(job.vectors.subarray(k * dim, (k + 1) * dim), j * dim);
+          j++;
+          continue;
+        }
+        // Runs of consecutive rows of the file are read at once.
+        let end = j + 1;
+        while (end < n && from[i + end] === at + (end - j)) end++;
+        readVectorRows(fd, dim, at, end - j, scratch);
+        into.set(scratch.subarray(0, (end - j) * dim), j * dim);
+        j = end;
+      }
+    };
+    return await write(job, { dim, rows, files, normalised: false, source }, onProgress);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Two passes over the rows: their mean, then each row encoded around it and written. */

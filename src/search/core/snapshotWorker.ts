@@ -10,6 +10,16 @@ import { parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type K
 import type { WorkerReply } from './snapshotRunner';
 
 const port = parentPort;
+if (process.env.MG_WORKER_TIMELINE) {
+  const v8 = require('node:v8') as typeof import('node:v8');
+  const t0 = Date.now();
+  setInterval(() => {
+    const h = v8.getHeapStatistics();
+    const m = process.memoryUsage();
+    console.error(`  worker ${((Date.now() - t0) / 1000).toFixed(0)} s used ${(h.used_heap_size / 2 ** 20).toFixed(0)} total ${(h.total_heap_size / 2 ** 20).toFixed(0)} external ${(h.external_memory / 2 ** 20).toFixed(0)} ab ${(m.arrayBuffers / 2 ** 20).toFixed(0)} ${stage}`);
+  }, 2000).unref();
+}
+let stage = '';
 if (port) {
   const post = (reply: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
   const fail = (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
@@ -42,6 +52,7 @@ if (port) {
       stream = stream?.then(async (builder) => {
         if (!builder) return undefined;
         try {
+          stage = job.kind;
           if (job.kind === 'texts') await builder.addTexts(job.files);
           else if (job.kind === 'rows') {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);

@@ -10,8 +10,10 @@
  * worker that died), the rows it wrote are read back into the map and the build goes the batch
  * way (`runSnapshot`), the texts read again from the files.
  */
+import { rmSync } from 'node:fs';
+import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readInto, removeGeneration } from './indexStore';
+import { removeGeneration } from './indexStore';
 import type { StreamedFileTexts } from './snapshotJob';
 import { startSnapshotStream, type SnapshotRunOptions, type SnapshotStream, type StreamedSnapshot } from './snapshotRunner';
 import type { Slicer } from './slices';
@@ -143,9 +145,17 @@ export class StreamedBuild {
   }
 
   /**
-   * Stops the stream: its worker is waited for, every vector it was given back is read from its
-   * file into the map again, and its files are removed. A row the file does not hold (it cannot
-   * be read) leaves the map: its file is not replaced in this build, and the next one embeds it.
+   * The file that holds the rows the stream wrote (numbered in the map), once `abandon` kept it for
+   * the batch build to read them from; whoever takes it removes it (`removeRowsFile`).
+   */
+  rowsFile: string | undefined;
+
+  /**
+   * Stops the stream: its worker is waited for, and the file of the rows it wrote is kept aside
+   * (`rowsFile`) for the batch build to read them from, rather than read back into memory (4 GB at a
+   * million rows of 1,024). Its other files are removed. When the file does not hold every row
+   * written (it cannot be read), those rows leave the map: their files are not replaced in this
+   * build, and the next one embeds them.
    */
   async abandon(): Promise<void> {
     if (this.abandoned) return;
@@ -154,15 +164,18 @@ export class StreamedBuild {
     await this.stream.stop();
     const n = this.released;
     if (n > 0) {
-      const order = this.stream.rows;
-      const rows = new Float32Array(n * this.dim);
-      const whole = await readInto(join(this.o.dir, `vectors-${this.o.to}.f32`), new Uint8Array(rows.buffer), rows.byteLength).catch(() => false);
-      for (let i = 0; i < n; i++) {
-        if (whole) this.fresh.set(order[i], rows.subarray(i * this.dim, (i + 1) * this.dim));
-        else this.fresh.delete(order[i]);
-      }
+      const written = join(this.o.dir, `vectors-${this.o.to}.f32`);
+      const kept = join(this.o.dir, `streamed-${this.o.to}.f32`);
+      const whole = await stat(written).then((s) => s.size >= n * this.dim * 4, () => false);
+      if (whole && (await rename(written, kept).then(() => true, () => false))) this.rowsFile = kept;
+      else for (let i = 0; i < n; i++) this.fresh.delete(this.stream.rows[i]);
     }
     removeGeneration(this.o.dir, this.o.to);
+  }
+
+  removeRowsFile(): void {
+    if (this.rowsFile) rmSync(this.rowsFile, { force: true });
+    this.rowsFile = undefined;
   }
 
   /** Resolves once the worker has written enough of the rows sent to take more (at once when it has, or writes no more). */
@@ -189,9 +202,33 @@ export class StreamedBuild {
   }
 }
 
-/** The vector of a new row; rows written by a stream are read back (`StreamedBuild.abandon`) before any batch use. */
+/** The vector of a new row, which must be in memory (rows a stream wrote are only in a first build, see `batchSource`). */
 export function vectorOf(fresh: FreshVectors, hash: string): Float32Array {
   const v = fresh.get(hash);
   if (!(v instanceof Float32Array)) throw new Error(`the vector of ${hash} is not in memory`);
   return v;
+}
+
+/**
+ * Where a first build's batch snapshot takes each row from (`SnapshotJob` `build`): `source[i]`
+ * is the row of `rowsFile` holding row i when it is ≥ 0, else row −(k + 1) of `vectors` (the rows
+ * only memory holds, copied end to end). A million rows a stream wrote stay in its file.
+ */
+export async function batchSource(fresh: FreshVectors, added: string[], dim: number, rowsFile: string | undefined, yieldNow: () => Promise<void>): Promise<{ vectors: Float32Array; source?: Int32Array }> {
+  let inMemory = 0;
+  for (const h of added) if (fresh.get(h) instanceof Float32Array) inMemory++;
+  const vectors = new Float32Array(inMemory * dim);
+  const source = inMemory === added.length ? undefined : new Int32Array(added.length);
+  let k = 0;
+  for (let i = 0; i < added.length; i++) {
+    const v = fresh.get(added[i]);
+    if (v instanceof Float32Array) {
+      vectors.set(v, k * dim);
+      if (source) source[i] = -(k + 1);
+      k++;
+    } else if (typeof v === 'number' && rowsFile && source) source[i] = v;
+    else throw new Error(`the vector of ${added[i]} is neither in memory nor in a file`);
+    if (i % 256 === 0) await yieldNow();
+  }
+  return { vectors, ...(source ? { source } : {}) };
 }
