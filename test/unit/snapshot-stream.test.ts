@@ -82,7 +82,7 @@ describe('the first build streamed into its snapshot', function () {
     const data = rows(3000, dim, 0, 3);
     const builder = await SnapshotBuilder.start({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
     for (let i = 0; i < 3000; i += 1000) builder.add(hashes(1000, i), data.slice(i * dim, (i + 1000) * dim));
-    const parts = await builder.finish({}, 0);
+    const parts = await builder.finish('', 0);
     assert.equal(parts.reencoded, false);
     const first = await batch(join(base, 'b'), dim, data.subarray(0, 1000 * dim), 1000);
     assert.deepEqual([...parts.mean], [...first.mean], "the first batch's mean is the snapshot's");
@@ -147,7 +147,7 @@ describe('the first build streamed into its snapshot', function () {
     order.forEach((r, i) => sorted.set(data.subarray(r * dim, (r + 1) * dim), i * dim));
     const builder = await SnapshotBuilder.start({ kind: 'stream', dir: base, model: 'm', dim, to: 1, inMemoryBytes: 1 << 30, maxMeanDrift: Infinity });
     for (let i = 0; i < n; i += 1024) builder.add(hashes(Math.min(1024, n - i), i), sorted.slice(i * dim, Math.min(n, i + 1024) * dim));
-    const parts = await builder.finish({}, 0);
+    const parts = await builder.finish('', 0);
     const truth = await batch(join(base, 'b'), dim, sorted, n);
     let d2 = 0;
     let m2 = 0;

@@ -11,7 +11,7 @@
  *   at any point leaves a readable index: a torn last line is ignored, and rows no line names are
  *   cut off before the next append.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
@@ -44,12 +44,19 @@ export interface LogEntry {
   files: Record<string, StoredFile | null>;
 }
 
+/** Files as the metadata keeps them (`compactFile`): a few strings per file rather than an array per chunk. */
+export class CompactFiles {
+  constructor(readonly files: Record<string, [number, number, string]>) {}
+}
+
 /** A new generation's row files while they are written (`IndexStore.openSnapshot`). */
 export interface SnapshotFiles {
   path(kind: 'vectors' | 'codes' | 'scales'): string;
   put(vectors: Float32Array, codes: Uint8Array, scales: Float32Array): void;
-  rewriteCodes(codes: Uint8Array, scales: Float32Array): void;
-  commit(s: Omit<Snapshot, 'mean' | 'generation'>, mean: Float32Array, keepOthers?: boolean): Promise<void>;
+  /** Replaces the codes and scales of the rows from `row` on (rows encoded again around another mean). */
+  putCodesAt(row: number, codes: Uint8Array, scales: Float32Array): void;
+  /** `files` as version 3's metadata keeps them (`compactFile`), or whole. */
+  commit(s: Omit<Snapshot, 'mean' | 'generation' | 'files'> & { files: Record<string, StoredFile> | CompactFiles }, mean: Float32Array, keepOthers?: boolean): Promise<void>;
   /** Closes the files, leaving them. */
   close(): void;
   /** Closes and removes them. */
@@ -205,8 +212,8 @@ export class IndexStore {
 
   /**
    * Starts generation `generation`'s row files, for rows that arrive over time (the first build
-   * writes them while the embeddings come in): `put` appends rows, `rewriteCodes` replaces every
-   * code and scale (rows encoded again around another mean), `commit` flushes them and writes
+   * writes them while the embeddings come in): `put` appends rows, `putCodesAt` replaces codes and
+   * scales (rows encoded again around another mean), `commit` flushes them and writes
    * the metadata as `writeSnapshot` does, `discard` removes them.
    */
   async openSnapshot(generation: number): Promise<SnapshotFiles> {
@@ -229,11 +236,9 @@ export class IndexStore {
         put(fds[1], codes);
         put(fds[2], f32Bytes(scales));
       },
-      rewriteCodes: (codes, scales) => {
-        ftruncateSync(fds[1], 0);
-        ftruncateSync(fds[2], 0);
-        put(fds[1], codes, 0);
-        put(fds[2], f32Bytes(scales), 0);
+      putCodesAt: (row, codes, scales) => {
+        put(fds[1], codes, row * (codes.length / scales.length));
+        put(fds[2], f32Bytes(scales), row * 4);
       },
       commit: async (s, mean, keepOthers = false) => {
         try {
@@ -241,8 +246,9 @@ export class IndexStore {
         } finally {
           closeAll();
         }
-        const files: Record<string, [number, number, string]> = {};
-        for (const [name, f] of Object.entries(s.files)) files[name] = compactFile(f);
+        let files: Record<string, [number, number, string]> = {};
+        if (s.files instanceof CompactFiles) files = s.files.files;
+        else for (const [name, f] of Object.entries(s.files)) files[name] = compactFile(f);
         const meta = { version: 3, model: s.model, dim: s.dim, generation, mean: Buffer.from(f32Bytes(mean)).toString('base64'), rows: s.rows.join(' '), files };
         await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
         this.committed = { generation, rows: s.rows.length, logBytes: 0 };

@@ -336,6 +336,8 @@ export class SemanticIndex {
     let stopped = false;
     let requests = 0;
     let tEmbed: number | undefined;
+    /** Chunks that needed a vector. */
+    let wanted = 0;
     // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
     const build = this.vectors
       ? undefined
@@ -508,6 +510,9 @@ export class SemanticIndex {
       sendWave();
       await waves;
       await Promise.all(gifts);
+      // Only its size is needed from here on (a million hashes held through the storing phase).
+      wanted = todo.size;
+      todo.clear();
     } catch (err) {
       await build?.abandon();
       build?.removeRowsFile();
@@ -597,7 +602,7 @@ export class SemanticIndex {
       this.keywordSave = { abort, done: done.finally(() => (this.keywordSave = this.keywordSave?.abort === abort ? undefined : this.keywordSave)) };
     }
     stats.ms = Date.now() - t0;
-    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, todo.size);
+    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, wanted);
     return stats;
   }
 

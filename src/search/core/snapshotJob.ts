@@ -7,7 +7,7 @@
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { compactFile, expandFile, filesAfter, IndexStore, readCommitted, type SnapshotFiles, type StoredFile } from './indexStore';
+import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, type SnapshotFiles, type StoredFile } from './indexStore';
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
 import { SpillingKeywords } from './keywordSpill';
@@ -296,8 +296,6 @@ export class SnapshotBuilder {
   /** The keyword index of the files' texts (items: a chunk's place in its file), stored beside the snapshot at the end. */
   private readonly keywords: SpillingKeywords;
   private textsSent = false;
-  private codes: Uint8Array;
-  private scales: Float32Array;
   private readonly sum: Float64Array;
   private mean: Float32Array | undefined;
   private encode: ReturnType<typeof VectorIndex.encoder> | undefined;
@@ -310,8 +308,6 @@ export class SnapshotBuilder {
     this.codeBytes = codeBytes(job.dim);
     this.keywords = new SpillingKeywords(job.dir, job.to, job.spillChunks);
     this.sum = new Float64Array(job.dim);
-    this.codes = new Uint8Array(BLOCK * this.codeBytes);
-    this.scales = new Float32Array(BLOCK);
   }
 
   static async start(job: Extract<StreamMessage, { kind: 'stream' }>): Promise<SnapshotBuilder> {
@@ -332,12 +328,9 @@ export class SnapshotBuilder {
       this.mean = meanOf(this.sum, n);
       this.encode = VectorIndex.encoder(dim, this.mean);
     }
-    const at = this.rows.length;
-    this.grow(at + n);
+    // The codes go to their file only: read back once at the end (a million rows' codes are 128 MB, and a growing copy held twice that).
     const enc = this.encode(rows, n);
     this.files.put(rows, enc.codes, enc.alphas);
-    this.codes.set(enc.codes, at * this.codeBytes);
-    this.scales.set(enc.alphas, at);
     for (const h of hashes) this.rows.push(h);
   }
 
@@ -348,12 +341,13 @@ export class SnapshotBuilder {
   }
 
   /**
-   * Flushes the rows and writes the metadata (with `files`); the rows are encoded again first if
-   * the mean moved too far. Then the keyword index of `files` (those sent texts for that are not
-   * in `files` are dropped) is stored as the snapshot's (`keywordStore.ts`); `keywords` is
-   * undefined when that failed (the snapshot stands: the caller indexes the keywords itself).
+   * Flushes the rows and writes the metadata (with the files of `filesText`, `fileLine` per line,
+   * kept as the metadata keeps them); the rows are encoded again first if the mean moved too far.
+   * Then the keyword index of those files (texts sent for others are dropped) is stored as the
+   * snapshot's (`keywordStore.ts`); `keywords` is undefined when that failed (the snapshot stands:
+   * the caller indexes the keywords itself).
    */
-  async finish(files: Record<string, StoredFile>, headroom: number): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } }> {
+  async finish(filesText: string, headroom: number): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } }> {
     const { dim } = this.job;
     const n = this.rows.length;
     const mean = meanOf(this.sum, n);
@@ -364,12 +358,13 @@ export class SnapshotBuilder {
     } else if (this.mean) mean.set(this.mean);
     const capacity = n + headroom;
     const codes = new Uint8Array(capacity * this.codeBytes);
-    codes.set(this.codes.subarray(0, n * this.codeBytes));
     const scales = new Float32Array(capacity);
-    scales.set(this.scales.subarray(0, n));
+    readFileInto(this.files.path('codes'), codes, n * this.codeBytes);
+    readFileInto(this.files.path('scales'), new Uint8Array(scales.buffer), n * 4);
+    const files = compactFilesText(filesText);
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
     let keywords: { docs: number; terms: number } | undefined;
-    if (this.textsSent) keywords = await this.keywords.finish((file) => files[file] !== undefined).catch(() => undefined);
+    if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
     return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
   }
 
@@ -390,17 +385,6 @@ export class SnapshotBuilder {
     this.files.close();
   }
 
-  private grow(rows: number): void {
-    if (rows <= this.scales.length) return;
-    const capacity = Math.max(rows, this.scales.length * 2);
-    const codes = new Uint8Array(capacity * this.codeBytes);
-    codes.set(this.codes);
-    const scales = new Float32Array(capacity);
-    scales.set(this.scales);
-    this.codes = codes;
-    this.scales = scales;
-  }
-
   private reencode(mean: Float32Array): void {
     const { dim } = this.job;
     const n = this.rows.length;
@@ -412,13 +396,11 @@ export class SnapshotBuilder {
         const count = Math.min(BLOCK, n - i);
         readVectorRows(fd, dim, i, count, block);
         const enc = encode(block.subarray(0, count * dim), count);
-        this.codes.set(enc.codes, i * this.codeBytes);
-        this.scales.set(enc.alphas, i);
+        this.files.putCodesAt(i, enc.codes, enc.alphas);
       }
     } finally {
       closeSync(fd);
     }
-    this.files.rewriteCodes(this.codes.subarray(0, n * this.codeBytes), this.scales.subarray(0, n));
   }
 }
 
@@ -436,6 +418,30 @@ function drift(a: Float32Array, b: Float32Array): number {
 /** One line of a build job's `filesText`: a file and its chunks as version 3's metadata keeps them. */
 export function fileLine(name: string, f: StoredFile): string {
   return JSON.stringify([name, ...compactFile(f)]);
+}
+
+/** The files of a `filesText` as the metadata keeps them: one array and one string per file, none per chunk. */
+export function compactFilesText(text: string): CompactFiles {
+  const files: Record<string, [number, number, string]> = {};
+  for (const line of text ? text.split('\n') : []) {
+    const [name, size, mtimeMs, chunks] = JSON.parse(line) as [string, number, number, string];
+    files[name] = [size, mtimeMs, chunks];
+  }
+  return new CompactFiles(files);
+}
+
+/** Reads the first `bytes` of the file at `path` into `into`. */
+function readFileInto(path: string, into: Uint8Array, bytes: number): void {
+  const fd = openSync(path, 'r');
+  try {
+    for (let off = 0; off < bytes; ) {
+      const got = readSync(fd, into, off, bytes - off, off);
+      if (got <= 0) throw new Error(`${path} ended early`);
+      off += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function parseFilesText(text: string): Record<string, StoredFile> {

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamMessage } from './snapshotJob';
+import { keywordsJob, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -116,7 +116,7 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
         try {
           const b = await builder;
           if (stopped) throw new SnapshotJobFailed('cancelled');
-          return await b.finish(parseFilesText(filesText), headroom);
+          return await b.finish(filesText, headroom);
         } finally {
           end();
         }

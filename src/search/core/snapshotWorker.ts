@@ -6,20 +6,10 @@
  * Bundled as `dist/searchWorker.js`; `snapshotRunner.ts` starts it.
  */
 import { parentPort } from 'node:worker_threads';
-import { parseFilesText, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
+import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
 
 const port = parentPort;
-if (process.env.MG_WORKER_TIMELINE) {
-  const v8 = require('node:v8') as typeof import('node:v8');
-  const t0 = Date.now();
-  setInterval(() => {
-    const h = v8.getHeapStatistics();
-    const m = process.memoryUsage();
-    console.error(`  worker ${((Date.now() - t0) / 1000).toFixed(0)} s used ${(h.used_heap_size / 2 ** 20).toFixed(0)} total ${(h.total_heap_size / 2 ** 20).toFixed(0)} external ${(h.external_memory / 2 ** 20).toFixed(0)} ab ${(m.arrayBuffers / 2 ** 20).toFixed(0)} ${stage}`);
-  }, 2000).unref();
-}
-let stage = '';
 if (port) {
   const post = (reply: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
   const fail = (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
@@ -52,13 +42,12 @@ if (port) {
       stream = stream?.then(async (builder) => {
         if (!builder) return undefined;
         try {
-          stage = job.kind;
           if (job.kind === 'texts') await builder.addTexts(job.files);
           else if (job.kind === 'rows') {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
             // Written: the buffer goes back to be filled again.
             post({ type: 'rows', written: builder.rowCount, spare: job.vectors }, [job.vectors.buffer as ArrayBuffer]);
-          } else done(await builder.finish(parseFilesText(job.filesText), job.headroom), false);
+          } else done(await builder.finish(job.filesText, job.headroom), false);
           return builder;
         } catch (err) {
           builder.discard();
