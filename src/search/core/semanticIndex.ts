@@ -420,6 +420,7 @@ export class SemanticIndex {
           if (!signal?.aborted) failure = err;
           const partial = (err as { partial?: { vectors: (Float32Array | undefined)[]; requests: number } }).partial;
           partial?.vectors.forEach((v, i) => v && fresh.set(wave[i], v));
+          if (partial) await build?.feedInParts(wave, partial.vectors);
           requests += partial?.requests ?? 0;
         }
       });
@@ -522,8 +523,9 @@ export class SemanticIndex {
     stats.requests = requests;
     stats.embedded = fresh.size - stats.fromStore;
     const slices = new Slicer();
-    // The stream is taken only for a whole first build (else the rows it holds are read back for the batch build in `apply`).
-    const streamed = build?.usable && !stopped && !signal?.aborted && this.vectors === undefined ? build : undefined;
+    // The stream is taken only for a first build (else the batch build in `apply` reads the rows it wrote from its file).
+    // A failure or a cancel does not forfeit it: the files whose rows all arrived are taken from it.
+    const streamed = build?.usable && this.vectors === undefined ? build : undefined;
     if (build && !streamed) await build.abandon();
     const dim = streamed?.dim || firstDim(fresh) || this.dim;
     if (this.dim && fresh.size > 0 && dim !== this.dim) {
@@ -826,12 +828,23 @@ export class SemanticIndex {
     this.closeVectorFile();
     const fd = vectors ? undefined : openSync(vectorPath, 'r');
     this.vectorFd = fd;
-    this.vectors = VectorIndex.fromParts({ dim: parts.dim, count, mean: parts.mean, codes: parts.codes, alphas: parts.scales, headroom: headroomFor(count), ...(vectors ? { vectors } : { vectorFile: fd }) });
+    const index = VectorIndex.fromParts({ dim: parts.dim, count, mean: parts.mean, codes: parts.codes, alphas: parts.scales, headroom: headroomFor(count), ...(vectors ? { vectors } : { vectorFile: fd }) });
+    // A streamed first build's snapshot may hold rows of files it left out (their embeddings did not
+    // all arrive): out of the searches, kept in the map as a load keeps them (the next run reuses them).
+    let dead = 0;
+    for (let i = 0; i < count; i++) {
+      if (!this.holders.has(parts.rows[i])) {
+        index.remove(i);
+        dead++;
+      }
+      if (i % 4096 === 0) await slices.maybeYield();
+    }
+    this.vectors = index;
     this.dim = parts.dim;
     this.generation = parts.generation;
     this.rowHashes = parts.rows;
     this.rowOf = rowOf;
-    this.dead = 0;
+    this.dead = dead;
     this.logEntries = 0;
     this.foldRetryAt = 0;
     await this.store.adopt(parts.generation, count);
