@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { vectorSet } from '../../bench/vectorData';
 import { readCommitted } from '../../src/search/core/indexStore';
-import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
+import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJob';
 import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
 import { batchSource, StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
 import { VectorIndex } from '../../src/search/core/vectorIndex';
+import { chunkText } from '../../src/search/core/chunker';
 import { hashVector } from './helpers';
 
 /**
@@ -288,6 +289,54 @@ describe('the first build of the index, streamed', function () {
       assert.deepEqual(shown(a), shown(b), q);
       assert.deepEqual(shown(c), shown(b), `${q} (in batches)`);
     }
+  });
+
+  it('a first build whose second wave is refused takes the files whose rows all arrived from its stream; a file the refusal cut is left out, its arrived rows reused by the next run', async () => {
+    // Files of a few chunks each.
+    for (let f = 0; f < FILES; f++) rmSync(join(root, `m${f}.ts`));
+    const three = (f: number) => [0, 1, 2].map((c) => `export function part${c}of${f}(input: string): string {\n${Array.from({ length: 12 }, (_, l) => `  const step${l} = input.length + ${l} * ${c} + ${f};`).join('\n')}\n  return input;\n}\n`).join('\n');
+    for (let f = 0; f < 400; f++) writeFileSync(join(root, `t${f}.ts`), three(f));
+    let workers = 0;
+    let answers = 0;
+    // The second wave is cut after 100 vectors (the client's first batches answered, the next refused).
+    const PARTIAL = 100;
+    const refusing: EmbedFn = async (texts, signal) => {
+      if (answers++ === 0) return embed(texts, signal);
+      const got = await embed(texts.slice(0, PARTIAL), signal);
+      throw Object.assign(new Error('429 Too Many Requests'), { partial: { vectors: got.vectors, requests: 1 } });
+    };
+    const index = make({ embed: refusing, chunkTokens: 200, onSnapshotWorker: () => void workers++ });
+    const err = await index.update().then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof IndexingStopped, 'the refusal is reported');
+    assert.equal(workers, 1, 'one worker: the stream was taken, no batch build');
+    // Every file chunks alike; a wave ends after a whole file, so the first holds `first` files.
+    const perFile = chunkText('t0.ts', three(0), { maxTokens: 200 }).length;
+    const first = Math.ceil(1024 / perFile);
+    assert.ok(PARTIAL % perFile !== 0, `a file is cut by the refusal (${perFile} chunks a file)`);
+    const files = index.size.files;
+    assert.equal(files, first + Math.floor(PARTIAL / perFile), 'the files whose chunks all arrived');
+    assert.equal(index.size.chunks, files * perFile);
+    // The cut file's arrived rows are out of the searches: the nearest live row comes first, not
+    // nothing (a dead row found first would be filtered out, leaving no hit). Tried for every file
+    // left out, since which one was cut depends on the walk's order.
+    const indexed = index.indexedFiles();
+    const leftOut = Array.from({ length: 400 }, (_, f) => f).filter((f) => !indexed.has(`t${f}.ts`));
+    assert.equal(leftOut.length, 400 - files);
+    await index.keywordsReady;
+    for (const f of leftOut) {
+      const probe = (await embed([`t${f}.ts\n${three(f).split('\n\n')[0]}`])).vectors[0];
+      const hits = index.search(probe, 1);
+      assert.equal(hits.length, 1, `t${f}.ts: a live row first`);
+      assert.notEqual(hits[0].chunk.file, `t${f}.ts`);
+      assert.ok(!index.keywordSearch(`part0of${f}`, 5).some((h) => h.item.file === `t${f}.ts`), `t${f}.ts is not in the keyword index`);
+    }
+    await index.close();
+    // The next run, the gateway answering again: only what did not arrive is embedded.
+    const again = make({ chunkTokens: 200 });
+    assert.equal(await again.load(), 'loaded');
+    const stats = await again.update();
+    assert.equal(stats.embedded, 400 * perFile - first * perFile - PARTIAL, 'the rows that arrived for the cut file are reused');
+    assert.equal(again.size.chunks, 400 * perFile);
   });
 
   it('a first build cancelled after its first wave keeps that wave, leaves no streamed files behind, and loads', async () => {
