@@ -11,14 +11,15 @@ const TEMP = /\.[0-9a-f]{8}\.tmp$/;
  * file beside the target, is flushed to disk (fsync), renamed over the target, and the folder
  * holding it is flushed so the rename itself is durable.
  */
-export async function writeAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
+export async function writeAtomic(path: string, data: string | Uint8Array | Iterable<Uint8Array>): Promise<void> {
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const file = await open(tmp, 'wx');
     try {
-      // Parts are written one after another: a large file is never joined into one buffer first.
-      if (Array.isArray(data)) for (const part of data as readonly Uint8Array[]) await file.write(part);
-      else await file.writeFile(data as string | Uint8Array);
+      // Parts are written one after another (made as they are written, from a generator): a large
+      // file is never joined into one buffer first.
+      if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data);
+      else for (const part of data) await file.write(part);
       await file.sync();
     } finally {
       await file.close();
@@ -59,7 +60,7 @@ export async function removeOrphanTemps(dir: string): Promise<number> {
 /** The few file operations the stores need; writes are atomic and durable. */
 export interface StoreFs {
   read(path: string): Promise<string | undefined>;
-  writeAtomic(path: string, data: string | Uint8Array): Promise<void>;
+  writeAtomic(path: string, data: string | Uint8Array | Iterable<Uint8Array>): Promise<void>;
   remove(path: string): Promise<void>;
   list(dir: string): Promise<string[]>;
   mkdirp(dir: string): Promise<void>;

@@ -39,6 +39,7 @@ describe('conversation store', () => {
     const crashing: StoreFs = {
       ...nodeFs,
       writeAtomic: (p, text) => {
+        if (typeof text !== 'string') throw new Error('the conversation store writes text');
         writeFileSync(`${p}.dead.tmp`, text.slice(0, text.length / 2));
         return Promise.reject(new Error('process killed'));
       },

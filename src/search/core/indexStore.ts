@@ -249,8 +249,8 @@ export class IndexStore {
         let files: Record<string, [number, number, string]> = {};
         if (s.files instanceof CompactFiles) files = s.files.files;
         else for (const [name, f] of Object.entries(s.files)) files[name] = compactFile(f);
-        const meta = { version: 3, model: s.model, dim: s.dim, generation, mean: Buffer.from(f32Bytes(mean)).toString('base64'), rows: s.rows.join(' '), files };
-        await nodeFs.writeAtomic(join(this.dir, 'meta.json'), JSON.stringify(meta));
+        const head = { version: 3, model: s.model, dim: s.dim, generation, mean: Buffer.from(f32Bytes(mean)).toString('base64') };
+        await nodeFs.writeAtomic(join(this.dir, 'meta.json'), metaParts(head, s.rows, files));
         this.committed = { generation, rows: s.rows.length, logBytes: 0 };
         if (!keepOthers) await this.removeOtherGenerations(generation);
       },
@@ -310,6 +310,30 @@ export class IndexStore {
 }
 
 /** Removes a generation's row files and log (one never committed: a build that stopped). */
+/**
+ * The metadata's JSON (`head` with the rows space-separated and the files), made in pieces of about
+ * a megabyte as they are written: at a million rows it is some 80 MB, and one string of it (plus
+ * what building it took) was held at once beside everything else a first build holds.
+ */
+function* metaParts(head: object, rows: readonly string[], files: Record<string, [number, number, string]>): Generator<Uint8Array> {
+  const PIECE = 1 << 20;
+  const whole = JSON.stringify(head);
+  yield Buffer.from(`${whole.slice(0, -1)}${whole.length > 2 ? ',' : ''}"rows":"`);
+  const ROWS = 16_384;
+  for (let i = 0; i < rows.length; i += ROWS) yield Buffer.from((i > 0 ? ' ' : '') + JSON.stringify(rows.slice(i, i + ROWS).join(' ')).slice(1, -1));
+  let piece = '","files":{';
+  let first = true;
+  for (const name in files) {
+    piece += `${first ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(files[name])}`;
+    first = false;
+    if (piece.length >= PIECE) {
+      yield Buffer.from(piece);
+      piece = '';
+    }
+  }
+  yield Buffer.from(`${piece}}}`);
+}
+
 export function removeGeneration(dir: string, generation: number): void {
   for (const name of [`vectors-${generation}.f32`, `codes-${generation}.bin`, `scales-${generation}.f32`, `log-${generation}.jsonl`]) rmSync(join(dir, name), { force: true });
 }

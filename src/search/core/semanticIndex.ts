@@ -614,15 +614,10 @@ export class SemanticIndex {
    * dead or the log is long, the log is folded into a new snapshot in the background (a worker
    * thread); the next update waits for it, searches meanwhile use the current one.
    */
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild, streamedRows?: string): Promise<boolean> {
-    if (changed.size === 0) {
-      await streamed?.abandon();
-      return false;
-    }
-    // New rows, in a stable order: the changed files' chunks as listed.
+  /** New rows, in a stable order: the changed files' chunks as listed (in a function of its own: its set of a million hashes goes when it returns). */
+  private async newRows(changed: Map<string, { entry: StoredFile } | null>, slices: Slicer): Promise<string[]> {
     const added: string[] = [];
     const seen = new Set<string>();
-    const slices = new Slicer();
     for (const c of changed.values()) {
       for (const [, , h] of c?.entry.chunks ?? []) {
         if (this.rowOf.has(h) || seen.has(h)) continue;
@@ -631,15 +626,20 @@ export class SemanticIndex {
       }
       await slices.maybeYield();
     }
+    return added;
+  }
+
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild, streamedRows?: string): Promise<boolean> {
+    if (changed.size === 0) {
+      await streamed?.abandon();
+      return false;
+    }
+    const slices = new Slicer();
+    const added = await this.newRows(changed, slices);
     if (!this.vectors) {
       // The first build: every row is new; a worker computes the mean and the codes once.
       this.dim = Math.max(1, dim);
-      const lines: string[] = [];
-      for (const [file, c] of changed) {
-        if (c) lines.push(fileLine(file, c.entry));
-        await slices.maybeYield();
-      }
-      const filesText = lines.join('\n');
+      const filesText = await filesTextOf(changed, slices);
       const headroom = headroomFor(added.length);
       const to = this.generation + 1;
       let parts: (SnapshotParts & { keywords?: unknown }) | undefined;
@@ -980,6 +980,16 @@ export class SemanticIndex {
 }
 
 type Holders = string | string[];
+
+/** The files of a first build, `fileLine` per line (one string crosses to the worker in one copy; the lines go once joined). */
+async function filesTextOf(changed: Map<string, { entry: StoredFile } | null>, slices: Slicer): Promise<string> {
+  const lines: string[] = [];
+  for (const [file, c] of changed) {
+    if (c) lines.push(fileLine(file, c.entry));
+    await slices.maybeYield();
+  }
+  return lines.join('\n');
+}
 
 /** Whether these files with these chunk counts are exactly the expected ones. */
 function holdsExactly(files: [string, number][], expected: ReadonlyMap<string, number>): boolean {

@@ -356,15 +356,17 @@ export class SnapshotBuilder {
       this.reencode(mean);
       reencoded = true;
     } else if (this.mean) mean.set(this.mean);
+    const files = compactFilesText(filesText);
+    // The keywords first (their file is removed with the generation's others if the commit never comes).
+    let keywords: { docs: number; terms: number } | undefined;
+    if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
+    // Read after the keywords' merge, so that both are not held at once; before the commit, which must be the last step that can fail.
     const capacity = n + headroom;
     const codes = new Uint8Array(capacity * this.codeBytes);
     const scales = new Float32Array(capacity);
     readFileInto(this.files.path('codes'), codes, n * this.codeBytes);
     readFileInto(this.files.path('scales'), new Uint8Array(scales.buffer), n * 4);
-    const files = compactFilesText(filesText);
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
-    let keywords: { docs: number; terms: number } | undefined;
-    if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
     return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
   }
 
@@ -422,7 +424,8 @@ export function fileLine(name: string, f: StoredFile): string {
 
 /** The files of a `filesText` as the metadata keeps them: one array and one string per file, none per chunk. */
 export function compactFilesText(text: string): CompactFiles {
-  const files: Record<string, [number, number, string]> = {};
+  // No prototype: a file may be called `__proto__`.
+  const files: Record<string, [number, number, string]> = Object.create(null) as Record<string, [number, number, string]>;
   for (const line of text ? text.split('\n') : []) {
     const [name, size, mtimeMs, chunks] = JSON.parse(line) as [string, number, number, string];
     files[name] = [size, mtimeMs, chunks];
