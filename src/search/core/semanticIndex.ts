@@ -659,6 +659,8 @@ export class SemanticIndex {
           { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
         );
       }
+      // Every vector is in the snapshot now: the map of them goes before the index builds its own maps.
+      fresh.clear();
       this.rowHashes = [];
       this.rowOf.clear();
       await this.applyFiles(changed, undefined, 0, slices);

@@ -191,12 +191,13 @@ function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transf
   opts.onWorker?.(worker);
   return new Promise<R>((resolve, reject) => {
     let settled = false;
+    // Settled once the thread is gone, so that its memory is given back before the caller takes
+    // the result over (a first build's worker held hundreds of megabytes while the host built its maps).
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
       opts.signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      fn();
+      worker.terminate().then(fn, fn);
     };
     const onAbort = () => finish(() => reject(new SnapshotJobFailed('cancelled')));
     opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -142,10 +142,13 @@ export class StreamedBuild {
   async finish(filesText: string, headroom: number): Promise<StreamedSnapshot | undefined> {
     if (!this.usable || !this.stream) return undefined;
     this.sendTexts();
-    return this.stream.finish(filesText, headroom).catch((err: unknown) => {
+    const snapshot = await this.stream.finish(filesText, headroom).catch((err: unknown) => {
       this.failure = err instanceof Error ? err.message : String(err);
       return undefined;
     });
+    // Taken: the set of what was sent is not needed any more (a million hashes while the index takes the snapshot over).
+    if (snapshot) this.sent.clear();
+    return snapshot;
   }
 
   /**
