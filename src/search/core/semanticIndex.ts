@@ -336,8 +336,8 @@ export class SemanticIndex {
     let stopped = false;
     let requests = 0;
     let tEmbed: number | undefined;
-    /** Chunks that needed a vector. */
-    let wanted = 0;
+    /** Chunks that needed a vector (set once the embeddings are in). */
+    let wanted: number | undefined;
     // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
     const build = this.vectors
       ? undefined
@@ -604,7 +604,7 @@ export class SemanticIndex {
       this.keywordSave = { abort, done: done.finally(() => (this.keywordSave = this.keywordSave?.abort === abort ? undefined : this.keywordSave)) };
     }
     stats.ms = Date.now() - t0;
-    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, wanted);
+    if (failure !== undefined) throw new IndexingStopped(failure, stats.embedded, wanted ?? todo.size);
     return stats;
   }
 
