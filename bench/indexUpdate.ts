@@ -10,9 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fuseResults } from '../src/search/core/hybrid';
-import { SemanticIndex, type EmbedFn } from '../src/search/core/semanticIndex';
+import { SemanticIndex } from '../src/search/core/semanticIndex';
 import { withPeakMemory, withStalls, type Stalls } from './stalls';
-import { rng } from './vectorData';
+import { standInEmbeddings } from './vectorData';
 
 export interface IndexUpdateResult {
   files: number;
@@ -43,26 +43,7 @@ const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<IndexUpdateResult> {
   const root = mkdtempSync(join(tmpdir(), 'mg-update-bench-'));
   const store = mkdtempSync(join(tmpdir(), 'mg-update-store-'));
-  const r = rng(5);
-  const unit = (v = new Float32Array(dim)) => {
-    let s = 0;
-    for (let d = 0; d < dim; d++) s += (v[d] = r() - 0.5) ** 2;
-    const inv = 1 / Math.sqrt(s);
-    for (let d = 0; d < dim; d++) v[d] *= inv;
-    return v;
-  };
-  // As the client hands a gateway's answers over: batches of 128, each arriving on its own turn of
-  // the event loop, its vectors views of one buffer.
-  const embed: EmbedFn = async (texts) => {
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += 128) {
-      await new Promise((res) => setImmediate(res));
-      const n = Math.min(texts.length, i + 128) - i;
-      const pool = new Float32Array(n * dim);
-      for (let j = 0; j < n; j++) vectors.push(unit(pool.subarray(j * dim, (j + 1) * dim)));
-    }
-    return { vectors, requests: Math.ceil(texts.length / 128) };
-  };
+  const { embed, unit } = standInEmbeddings(dim, 5);
   const body = (f: number, version: number) =>
     Array.from({ length: 4 }, (_, c) => {
       const lines = Array.from({ length: 22 }, (_, l) => `  const value${c}_${l} = compute(${f}, ${c}, ${l}, ${version}); // step ${l} of part ${c} in module ${f}`);

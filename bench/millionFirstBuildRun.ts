@@ -1,33 +1,16 @@
 /** The build process of `millionFirstBuild.ts`: one first build, then its figures as a JSON line. */
 import { readFileSync } from 'node:fs';
-import { SemanticIndex, type EmbedFn } from '../src/search/core/semanticIndex';
+import { SemanticIndex } from '../src/search/core/semanticIndex';
 import { FIRST_BUILD_CHUNK_TOKENS } from './millionFirstBuild';
 import { withPeakMemory } from './stalls';
-import { rng } from './vectorData';
+import { standInEmbeddings } from './vectorData';
 
 const status = (field: 'VmHWM' | 'VmRSS') => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 
 async function main() {
   const [root, storeDir, dimText, spillText] = process.argv.slice(2);
   const dim = Number(dimText);
-  const r = rng(9);
-  const embed: EmbedFn = async (texts) => {
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += 128) {
-      await new Promise((res) => setImmediate(res));
-      const n = Math.min(texts.length, i + 128) - i;
-      const pool = new Float32Array(n * dim);
-      for (let j = 0; j < n; j++) {
-        const v = pool.subarray(j * dim, (j + 1) * dim);
-        let s = 0;
-        for (let d = 0; d < dim; d++) s += (v[d] = r() - 0.5) ** 2;
-        const inv = 1 / Math.sqrt(s);
-        for (let d = 0; d < dim; d++) v[d] *= inv;
-        vectors.push(v);
-      }
-    }
-    return { vectors, requests: Math.ceil(texts.length / 128) };
-  };
+  const { embed } = standInEmbeddings(dim, 9);
   const errors: string[] = [];
   const index = new SemanticIndex({
     folders: [{ name: 'bench', path: root }],

@@ -9,6 +9,7 @@
  *   three topics with heavy noise, so similarities are low and close together (top-1 cosine about
  *   0.38, top-10 about 0.31, top-1,000 about 0.23, as measured on real code search).
  */
+import type { EmbedFn } from '../src/search/core/semanticIndex';
 export type VectorShape = 'easy' | 'hard' | 'hard-steep' | 'hard-rotated' | 'hard-flat';
 
 export interface VectorSet {
@@ -173,4 +174,32 @@ export function hardStream(shapeName: Exclude<VectorShape, 'easy'>, dim: number,
       return q;
     },
   };
+}
+
+/**
+ * A local stand-in for a gateway's embeddings (random unit vectors: what is measured is the
+ * index, not the gateway). `embed` answers as the client hands a gateway's answers over: batches
+ * of 128, each on its own turn of the event loop, its vectors views of one buffer. `unit` draws
+ * one more vector from the same sequence (a query).
+ */
+export function standInEmbeddings(dim: number, seed: number): { embed: EmbedFn; unit: (v?: Float32Array) => Float32Array } {
+  const r = rng(seed);
+  const unit = (v: Float32Array = new Float32Array(dim)): Float32Array => {
+    let s = 0;
+    for (let d = 0; d < dim; d++) s += (v[d] = r() - 0.5) ** 2;
+    const inv = 1 / Math.sqrt(s);
+    for (let d = 0; d < dim; d++) v[d] *= inv;
+    return v;
+  };
+  const embed: EmbedFn = async (texts) => {
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += 128) {
+      await new Promise((res) => setImmediate(res));
+      const n = Math.min(texts.length, i + 128) - i;
+      const pool = new Float32Array(n * dim);
+      for (let j = 0; j < n; j++) vectors.push(unit(pool.subarray(j * dim, (j + 1) * dim)));
+    }
+    return { vectors, requests: Math.ceil(texts.length / 128) };
+  };
+  return { embed, unit };
 }
