@@ -424,9 +424,9 @@ export class SemanticIndex {
           requests += partial?.requests ?? 0;
         }
       });
-      const wave$ = waves;
-      ahead.push(wave$);
-      void wave$.finally(() => ahead.splice(ahead.indexOf(wave$), 1));
+      const thisWave = waves;
+      ahead.push(thisWave);
+      void thisWave.finally(() => ahead.splice(ahead.indexOf(thisWave), 1));
     };
     const needVectors = (file: string, entry: StoredFile, texts: string[]) => {
       entry.chunks.forEach(([, , hash], i) => {
@@ -569,7 +569,7 @@ export class SemanticIndex {
     // a streamed first build's worker has indexed and stored them itself, unless that failed.
     const tPersist = Date.now();
     // A stream not taken left the rows it wrote in a file, for the batch build; removed once the update has stored them.
-    const applied = this.apply(changed, fresh, dim, streamed, build?.rowsFile).finally(() => build?.removeRowsFile());
+    const applied = this.apply(changed, fresh, dim, streamed, build).finally(() => build?.removeRowsFile());
     const stored = applied.then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
@@ -629,7 +629,7 @@ export class SemanticIndex {
     return added;
   }
 
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild, streamedRows?: string): Promise<boolean> {
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild, build?: StreamedBuild): Promise<boolean> {
     if (changed.size === 0) {
       await streamed?.abandon();
       return false;
@@ -651,8 +651,8 @@ export class SemanticIndex {
         if (streamed.failure) this.o.onBackgroundError?.(new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`));
       }
       if (!parts) {
-        // The rows the stream wrote are read from its file, the others from memory.
-        const rowsFile = streamed?.rowsFile ?? streamedRows;
+        // The rows the stream wrote (`build`, taken or not) are read from its file, the others from memory.
+        const rowsFile = build?.rowsFile;
         const { vectors, source } = await batchSource(fresh, added, this.dim, rowsFile, () => slices.maybeYield());
         parts = await runSnapshot(
           { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors, ...(source && rowsFile ? { source, rowsFile } : {}), headroom, inMemoryBytes: this.store.inMemoryBytes },

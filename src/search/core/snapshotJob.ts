@@ -7,7 +7,7 @@
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, type SnapshotFiles, type StoredFile } from './indexStore';
+import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from './indexStore';
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
 import { SpillingKeywords } from './keywordSpill';
@@ -124,18 +124,8 @@ async function fold(job: Extract<SnapshotJob, { kind: 'fold' }>, onProgress?: Sn
   const fd = openSync(`${job.dir}/vectors-${job.from}.f32`, 'r');
   try {
     // Rows on disk are already normalised; read in file order, a block of rows at a time.
-    const buffer = new Float32Array(BLOCK * dim);
-    const readRows = (first: number, count: number, into: Float32Array) => readVectorRows(fd, dim, first, count, into);
-    const source = (i: number, n: number, into: Float32Array) => {
-      // Live rows in order: runs of consecutive rows are read at once.
-      for (let j = 0; j < n; ) {
-        let k = j + 1;
-        while (k < n && live[i + k] === live[i + j] + (k - j)) k++;
-        readRows(live[i + j], k - j, buffer);
-        into.set(buffer.subarray(0, (k - j) * dim), j * dim);
-        j = k;
-      }
-    };
+    const readRuns = runReader(fd, dim);
+    const source = (i: number, n: number, into: Float32Array) => readRuns((k) => live[k], i, n, into);
     return await write(job, { dim, rows: live.map((r) => all[r]), files: Object.fromEntries(files), normalised: true, source }, onProgress);
   } finally {
     closeSync(fd);
@@ -155,25 +145,13 @@ async function build(job: Extract<SnapshotJob, { kind: 'build' }>, onProgress?: 
   if (from.length !== rows.length) throw new Error(`${rows.length} rows, ${from.length} sources`);
   const fd = openSync(job.rowsFile, 'r');
   try {
-    const scratch = new Float32Array(BLOCK * dim);
-    const source = (i: number, n: number, into: Float32Array) => {
-      for (let j = 0; j < n; ) {
-        const at = from[i + j];
-        if (at < 0) {
-          const k = -at - 1;
-          if ((k + 1) * dim > job.vectors.length) throw new Error(`row ${k} is not among the ${job.vectors.length / dim} in memory`);
-          into.set(job.vectors.subarray(k * dim, (k + 1) * dim), j * dim);
-          j++;
-          continue;
-        }
-        // Runs of consecutive rows of the file are read at once.
-        let end = j + 1;
-        while (end < n && from[i + end] === at + (end - j)) end++;
-        readVectorRows(fd, dim, at, end - j, scratch);
-        into.set(scratch.subarray(0, (end - j) * dim), j * dim);
-        j = end;
-      }
+    const readRuns = runReader(fd, dim);
+    const fromMemory = (at: number, into: Float32Array, offset: number) => {
+      const k = -at - 1;
+      if ((k + 1) * dim > job.vectors.length) throw new Error(`row ${k} is not among the ${job.vectors.length / dim} in memory`);
+      into.set(job.vectors.subarray(k * dim, (k + 1) * dim), offset);
     };
+    const source = (i: number, n: number, into: Float32Array) => readRuns((k) => from[k], i, n, into, fromMemory);
     return await write(job, { dim, rows, files, normalised: false, source }, onProgress);
   } finally {
     closeSync(fd);
@@ -230,6 +208,30 @@ async function write(
   );
   store.close();
   return { generation: job.to, rows, dim, mean: mean32, codes, scales, inMemory };
+}
+
+/**
+ * Fills `into` with rows `rowAt(i)` … `rowAt(i + n − 1)` of a vectors file, each run of consecutive
+ * rows read at once. A negative row is not in the file: `elsewhere` puts it in place.
+ */
+function runReader(fd: number, dim: number) {
+  const scratch = new Float32Array(BLOCK * dim);
+  return (rowAt: (k: number) => number, i: number, n: number, into: Float32Array, elsewhere?: (row: number, into: Float32Array, offset: number) => void) => {
+    for (let j = 0; j < n; ) {
+      const at = rowAt(i + j);
+      if (at < 0) {
+        if (!elsewhere) throw new Error(`row ${i + j} has no place in the file`);
+        elsewhere(at, into, j * dim);
+        j++;
+        continue;
+      }
+      let end = j + 1;
+      while (end < n && rowAt(i + end) === at + (end - j)) end++;
+      readVectorRows(fd, dim, at, end - j, scratch);
+      into.set(scratch.subarray(0, (end - j) * dim), j * dim);
+      j = end;
+    }
+  };
 }
 
 /** Reads `count` rows of a vectors file from row `first` into the start of `into`. */
@@ -364,8 +366,11 @@ export class SnapshotBuilder {
     const capacity = n + headroom;
     const codes = new Uint8Array(capacity * this.codeBytes);
     const scales = new Float32Array(capacity);
-    readFileInto(this.files.path('codes'), codes, n * this.codeBytes);
-    readFileInto(this.files.path('scales'), new Uint8Array(scales.buffer), n * 4);
+    const readBack = async (kind: 'codes' | 'scales', into: Uint8Array, bytes: number) => {
+      if (!(await readInto(this.files.path(kind), into, bytes))) throw new Error(`the ${kind} written for this build do not read back`);
+    };
+    await readBack('codes', codes, n * this.codeBytes);
+    await readBack('scales', new Uint8Array(scales.buffer), n * 4);
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
     return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
   }
@@ -431,20 +436,6 @@ export function compactFilesText(text: string): CompactFiles {
     files[name] = [size, mtimeMs, chunks];
   }
   return new CompactFiles(files);
-}
-
-/** Reads the first `bytes` of the file at `path` into `into`. */
-function readFileInto(path: string, into: Uint8Array, bytes: number): void {
-  const fd = openSync(path, 'r');
-  try {
-    for (let off = 0; off < bytes; ) {
-      const got = readSync(fd, into, off, bytes - off, off);
-      if (got <= 0) throw new Error(`${path} ended early`);
-      off += got;
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export function parseFilesText(text: string): Record<string, StoredFile> {

@@ -6,9 +6,10 @@
  * neither tokenises a whole workspace nor holds its keyword index or its texts in memory. Once the
  * worker has written a row, the build lets go of its vector (the map keeps the row number
  * instead): the host does not hold every vector of a large workspace at once (100,000 chunks of
- * 1,536 floats are 614 MB). If the stream cannot be taken (a failure, a cancel, a file dropped, a
- * worker that died), the rows it wrote are read back into the map and the build goes the batch
- * way (`runSnapshot`), the texts read again from the files.
+ * 1,536 floats are 614 MB). A failure or a cancel still takes the stream (the files whose rows all
+ * arrived). If it cannot be taken (a worker that died, two dimensions), the file of the rows it
+ * wrote is kept aside for the batch build (`runSnapshot`) to read them from (`batchSource`), and
+ * the texts are read again from the files.
  */
 import { rmSync } from 'node:fs';
 import { rename, stat } from 'node:fs/promises';
