@@ -81,7 +81,7 @@ export function runProblemsBench(): { vscode: string; edits: number; medianMs: n
   const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'test', 'integration', 'launch.ts')], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, MG_INHOST_BENCH: '1', MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
+    env: { ...process.env, MG_INHOST_BENCH: 'problems', MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
     timeout: 900_000,
   });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;

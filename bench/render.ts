@@ -44,8 +44,8 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
   const browser = await launchBrowser();
   const runs: RenderBenchResult['runs'] = [];
   try {
-    for (const name of ['panel (incremental render)', 'panel, after 50 earlier turns', 'naive (full re-render per chunk)'] as const) {
-      const earlier = name.includes('50 earlier') ? 50 : 0;
+    for (const name of ['panel (incremental render)', 'panel, after 300 earlier turns', 'naive (full re-render per chunk)'] as const) {
+      const earlier = name.includes('300 earlier') ? 300 : 0;
       const page = await browser.newPage({ viewport: { width: 420, height: 900 } });
       await page.setContent(PAGE(css));
       if (name.startsWith('panel')) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorize, keyFromRequest, type AuthResult } from './auth';
@@ -30,6 +31,10 @@ export interface RecordedRequest {
   at: number;
   /** The client went away before the answer was complete (an aborted request). */
   aborted?: boolean;
+  /** The raw body's SHA-256 (a request sent again byte for byte has the same). */
+  bodyHash: string;
+  /** The answer's status, once its head went out; unset when none did (a reset, a client gone first). */
+  status?: number;
 }
 
 export interface Ctx {
@@ -292,10 +297,11 @@ export class GatewayEmulator {
 
     if (path.startsWith('/__emulator/')) return this.control(path, body, res);
 
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, at: this.clock.now() };
+    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, at: this.clock.now(), bodyHash: createHash('sha256').update(raw).digest('hex') };
     this.requests.push(record);
     res.once('close', () => {
       if (!res.writableFinished) record.aborted = true;
+      if (res.headersSent) record.status = res.statusCode;
     });
     const faults = this.faults.take(path);
     if (faults.some((f) => f.kind === 'reset')) {
@@ -343,7 +349,9 @@ export class GatewayEmulator {
     const b = (body ?? {}) as Record<string, unknown>;
     switch (path) {
       case '/__emulator/faults':
-        this.faults.add(b as unknown as FaultRule);
+        // `{ clear: true }` takes every fault off and keeps the request log.
+        if (b.clear === true) this.faults.clear();
+        else this.faults.add(b as unknown as FaultRule);
         return sendJson(res, 200, { ok: true });
       case '/__emulator/clock':
         this.clock.advance(Number(b.advanceMs ?? 0));
@@ -351,6 +359,19 @@ export class GatewayEmulator {
       case '/__emulator/requests':
         // With each request's top-level body fields (names only: no values, no credentials).
         return sendJson(res, 200, { count: this.requests.length, paths: this.requests.map((r) => `${r.method} ${r.path}`), fields: this.requests.map((r) => (r.body && typeof r.body === 'object' && !Buffer.isBuffer(r.body) ? Object.keys(r.body) : [])) });
+      case '/__emulator/answered': {
+        // Each request whose answer's head went out: its path, status and body hash (a client that
+        // sends a request again after its answer began pays twice; hashes show whether it did).
+        const answered = this.requests.filter((r) => r.status !== undefined && (!b.path || r.path === b.path));
+        return sendJson(res, 200, { requests: answered.map((r) => ({ path: r.path, status: r.status, bodyHash: r.bodyHash, aborted: r.aborted === true })) });
+      }
+      case '/__emulator/billing': {
+        // The consume log's sums for a user (the demo user by default), from `since` (Unix seconds).
+        const userId = Number(b.userId ?? GatewayEmulator.demoUserId);
+        const since = Number(b.since ?? 0);
+        const logs = this.store.logs.filter((l) => l.userId === userId && l.createdAt >= since);
+        return sendJson(res, 200, { calls: logs.length, quota: logs.reduce((n, l) => n + l.quota, 0), promptTokens: logs.reduce((n, l) => n + l.promptTokens, 0), completionTokens: logs.reduce((n, l) => n + l.completionTokens, 0) });
+      }
       case '/__emulator/last-request': {
         // The newest request to a path, credential headers blanked (tests must never read keys back).
         const r = [...this.requests].reverse().find((q) => !b.path || q.path === b.path);

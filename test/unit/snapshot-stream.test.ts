@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -46,7 +46,7 @@ describe('the first build streamed into its snapshot', function () {
     const data = rows(900, dim, 300, 1);
     const stream = startSnapshotStream({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
     stream.add(hashes(900), data.slice());
-    const parts = await stream.finish('', 10);
+    const parts = await stream.finish({ dropped: [], files: 0 }, 10);
     const expected = await batch(join(base, 'b'), dim, data, 900);
     assert.equal(parts.reencoded, false);
     assert.deepEqual(parts.rows, expected.rows);
@@ -61,7 +61,7 @@ describe('the first build streamed into its snapshot', function () {
     const data = rows(3000, dim, 1000, 2);
     const stream = startSnapshotStream({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
     for (let i = 0; i < 3000; i += 1000) stream.add(hashes(1000, i), data.slice(i * dim, (i + 1000) * dim));
-    const parts = await stream.finish('', 10);
+    const parts = await stream.finish({ dropped: [], files: 0 }, 10);
     const expected = await batch(join(base, 'b'), dim, data, 3000);
     assert.equal(parts.reencoded, true, 'the skewed first batch is far from the true mean');
     assert.deepEqual([...parts.mean], [...expected.mean]);
@@ -83,12 +83,35 @@ describe('the first build streamed into its snapshot', function () {
     const data = rows(3000, dim, 0, 3);
     const builder = await SnapshotBuilder.start({ kind: 'stream', dir: join(base, 's'), model: 'm', dim, to: 1, inMemoryBytes: 1 << 30 });
     for (let i = 0; i < 3000; i += 1000) builder.add(hashes(1000, i), data.slice(i * dim, (i + 1000) * dim));
-    const parts = await builder.finish('', 0);
+    const parts = await builder.finish({ dropped: [], files: 0 }, 0);
     assert.equal(parts.reencoded, false);
     const first = await batch(join(base, 'b'), dim, data.subarray(0, 1000 * dim), 1000);
     assert.deepEqual([...parts.mean], [...first.mean], "the first batch's mean is the snapshot's");
     const enc = VectorIndex.encoder(dim, first.mean)(data.slice(), 3000);
     assert.deepEqual(parts.codes, enc.codes);
+  });
+
+  it("keeps the files sent with their texts, less the dropped ones, and commits nothing when the count is not the caller's", async () => {
+    const dim = 32;
+    const data = rows(20, dim, 0, 5);
+    const line = (name: string, hash: string) => JSON.stringify([name, 10, 1, `0,10,${hash}`]);
+    const start = async (to: number) => {
+      const builder = await SnapshotBuilder.start({ kind: 'stream', dir: join(base, 'kept'), model: 'm', dim, to, inMemoryBytes: 1 << 30 });
+      builder.add(hashes(20, 0), data.slice());
+      await builder.addTexts([
+        { file: 'a.ts', texts: ['alpha beta'], line: line('a.ts', hashes(1, 0)[0]) },
+        { file: 'b.ts', texts: ['gamma delta'], line: line('b.ts', hashes(1, 1)[0]) },
+      ]);
+      return builder;
+    };
+    const wrong = await start(1);
+    await assert.rejects(wrong.finish({ dropped: ['b.ts'], files: 2 }, 0), /sent 1 files' texts and keeps 2/);
+    wrong.discard();
+    assert.equal(existsSync(join(base, 'kept', 'meta.json')), false, 'nothing committed');
+    const parts = await (await start(2)).finish({ dropped: ['b.ts'], files: 1 }, 0);
+    assert.equal(parts.generation, 2);
+    const meta = JSON.parse(readFileSync(join(base, 'kept', 'meta.json'), 'utf8')) as { files: Record<string, unknown> };
+    assert.deepEqual(Object.keys(meta.files), ['a.ts'], 'the dropped file is not in the metadata');
   });
 
   it('lets go of each vector once its row is written; abandoned, it keeps their file for the batch build, which reads them from it without loading them all', async () => {
@@ -148,7 +171,7 @@ describe('the first build streamed into its snapshot', function () {
     order.forEach((r, i) => sorted.set(data.subarray(r * dim, (r + 1) * dim), i * dim));
     const builder = await SnapshotBuilder.start({ kind: 'stream', dir: base, model: 'm', dim, to: 1, inMemoryBytes: 1 << 30, maxMeanDrift: Infinity });
     for (let i = 0; i < n; i += 1024) builder.add(hashes(Math.min(1024, n - i), i), sorted.slice(i * dim, Math.min(n, i + 1024) * dim));
-    const parts = await builder.finish('', 0);
+    const parts = await builder.finish({ dropped: [], files: 0 }, 0);
     const truth = await batch(join(base, 'b'), dim, sorted, n);
     let d2 = 0;
     let m2 = 0;

@@ -464,7 +464,7 @@ export class SemanticIndex {
       if (o.kind === 'chunks') {
         needVectors(display, o.entry, o.texts);
         // A streamed build's worker indexes the keywords: the host keeps no texts (a gigabyte at a million chunks).
-        changed.set(display, build?.texts(display, o.texts) ? { entry: o.entry } : { entry: o.entry, texts: o.texts });
+        changed.set(display, build?.texts(display, o.texts, fileLine(display, o.entry)) ? { entry: o.entry } : { entry: o.entry, texts: o.texts });
         stats.files++;
         stats.chunks += o.entry.chunks.length;
       } else if (o.kind === 'same') {
@@ -561,15 +561,19 @@ export class SemanticIndex {
     // indexed before (a new file stays out), and a cancelled or failed run resumes it next time
     // (its size and time differ from the stored ones). Never removed for it: a replacement is
     // all or nothing.
+    const dropped: string[] = [];
     for (const [file, c] of changed) {
-      if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) changed.delete(file);
+      if (c && !c.entry.chunks.every(([, , h]) => this.rowOf.has(h) || fresh.has(h))) {
+        changed.delete(file);
+        dropped.push(file);
+      }
       await slices.maybeYield();
     }
     // The keywords are indexed while the rows are stored (a first build's snapshot is encoded in a worker meanwhile);
     // a streamed first build's worker has indexed and stored them itself, unless that failed.
     const tPersist = Date.now();
     // A stream not taken left the rows it wrote in a file, for the batch build; removed once the update has stored them.
-    const applied = this.apply(changed, fresh, dim, streamed, build).finally(() => build?.removeRowsFile());
+    const applied = this.apply(changed, fresh, dim, streamed && { build: streamed, dropped }, build).finally(() => build?.removeRowsFile());
     const stored = applied.then(() => (stats.persistMs = Date.now() - tPersist));
     const tKeywords = Date.now();
     this.keywordsReady = this.keywordsReady.then(async () => {
@@ -629,7 +633,8 @@ export class SemanticIndex {
     return added;
   }
 
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, streamed?: StreamedBuild, build?: StreamedBuild): Promise<boolean> {
+  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, taken?: { build: StreamedBuild; dropped: string[] }, build?: StreamedBuild): Promise<boolean> {
+    const streamed = taken?.build;
     if (changed.size === 0) {
       await streamed?.abandon();
       return false;
@@ -639,13 +644,13 @@ export class SemanticIndex {
     if (!this.vectors) {
       // The first build: every row is new; a worker computes the mean and the codes once.
       this.dim = Math.max(1, dim);
-      const filesText = await filesTextOf(changed, slices);
       const headroom = headroomFor(added.length);
       const to = this.generation + 1;
       let parts: (SnapshotParts & { keywords?: unknown }) | undefined;
       // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
       if (streamed) {
-        if (streamed.to === to && (await streamed.holds(added, slices))) parts = await streamed.finish(filesText, headroom);
+        // Its worker has each file's entry from its texts: told only which it leaves out.
+        if (streamed.to === to && (await streamed.holds(added, slices))) parts = await streamed.finish({ dropped: taken.dropped, files: [...changed.values()].filter((c) => c !== null).length }, headroom);
         // Otherwise (or its worker died) its rows are read back, and it is stopped before the batch build writes the same generation.
         if (!parts) await streamed.abandon();
         if (streamed.failure) this.o.onBackgroundError?.(new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`));
@@ -654,6 +659,7 @@ export class SemanticIndex {
         // The rows the stream wrote (`build`, taken or not) are read from its file, the others from memory.
         const rowsFile = build?.rowsFile;
         const { vectors, source } = await batchSource(fresh, added, this.dim, rowsFile, () => slices.maybeYield());
+        const filesText = await filesTextOf(changed, slices);
         parts = await runSnapshot(
           { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors, ...(source && rowsFile ? { source, rowsFile } : {}), headroom, inMemoryBytes: this.store.inMemoryBytes },
           { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },

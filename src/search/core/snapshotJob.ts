@@ -270,10 +270,17 @@ const meanOf = (sum: Float64Array, n: number) => Float32Array.from(sum, (x) => (
  */
 export const MAX_MEAN_DRIFT = 0.25;
 
-/** A file's chunk texts, in order, for a streamed build's keyword index. */
+/** A file's chunk texts, in order, for a streamed build's keyword index, and its `fileLine` for the snapshot's metadata. */
 export interface StreamedFileTexts {
   file: string;
   texts: string[];
+  line: string;
+}
+
+/** The files a streamed build keeps: those whose texts it was sent, less `dropped`; `files` says how many that must be. */
+export interface StreamedFilesKept {
+  dropped: string[];
+  files: number;
 }
 
 /** A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows and texts, finished. */
@@ -281,7 +288,7 @@ export type StreamMessage =
   | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number; spillChunks?: number }
   | { kind: 'rows'; rowsText: string; vectors: Float32Array }
   | { kind: 'texts'; files: StreamedFileTexts[] }
-  | { kind: 'finish'; filesText: string; headroom: number }
+  | { kind: 'finish'; kept: StreamedFilesKept; headroom: number }
   | { kind: 'close' };
 
 /**
@@ -295,6 +302,11 @@ export type StreamMessage =
  */
 export class SnapshotBuilder {
   private rows: string[] = [];
+  /**
+   * The files as the metadata keeps them, gathered with their texts: the host sends no list of a
+   * build's files at the end (80 MB of JSON at a million chunks, held by both threads at the peak).
+   */
+  private readonly fileEntries: Record<string, [number, number, string]> = Object.create(null) as Record<string, [number, number, string]>;
   /** The keyword index of the files' texts (items: a chunk's place in its file), stored beside the snapshot at the end. */
   private readonly keywords: SpillingKeywords;
   private textsSent = false;
@@ -338,18 +350,22 @@ export class SnapshotBuilder {
 
   /** Files' chunk texts, tokenised into the keyword index as they come (a file sent again replaces its chunks). */
   async addTexts(files: StreamedFileTexts[]): Promise<void> {
-    for (const f of files) await this.keywords.setFile(f.file, f.texts);
+    for (const f of files) {
+      const [, size, mtimeMs, chunks] = JSON.parse(f.line) as [string, number, number, string];
+      this.fileEntries[f.file] = [size, mtimeMs, chunks];
+      await this.keywords.setFile(f.file, f.texts);
+    }
     this.textsSent ||= files.length > 0;
   }
 
   /**
-   * Flushes the rows and writes the metadata (with the files of `filesText`, `fileLine` per line,
-   * kept as the metadata keeps them); the rows are encoded again first if the mean moved too far.
-   * Then the keyword index of those files (texts sent for others are dropped) is stored as the
-   * snapshot's (`keywordStore.ts`); `keywords` is undefined when that failed (the snapshot stands:
-   * the caller indexes the keywords itself).
+   * Flushes the rows and writes the metadata (with the files sent with their texts, less those
+   * `kept` drops); the rows are encoded again first if the mean moved too far. Then the keyword
+   * index of those files is stored as the snapshot's (`keywordStore.ts`); `keywords` is undefined
+   * when that failed (the snapshot stands: the caller indexes the keywords itself). Throws when the
+   * files kept are not as many as the caller expects (then nothing is committed).
    */
-  async finish(filesText: string, headroom: number): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } }> {
+  async finish(kept: StreamedFilesKept, headroom: number): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } }> {
     const { dim } = this.job;
     const n = this.rows.length;
     const mean = meanOf(this.sum, n);
@@ -358,7 +374,10 @@ export class SnapshotBuilder {
       this.reencode(mean);
       reencoded = true;
     } else if (this.mean) mean.set(this.mean);
-    const files = compactFilesText(filesText);
+    for (const file of kept.dropped) delete this.fileEntries[file];
+    const held = Object.keys(this.fileEntries).length;
+    if (held !== kept.files) throw new Error(`the build was sent ${held} files' texts and keeps ${kept.files} files`);
+    const files = new CompactFiles(this.fileEntries);
     // The keywords first (their file is removed with the generation's others if the commit never comes).
     let keywords: { docs: number; terms: number } | undefined;
     if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamMessage } from './snapshotJob';
+import { keywordsJob, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -70,8 +70,8 @@ export interface SnapshotStream {
   add(hashes: string[], vectors: Float32Array): void;
   /** Files' chunk texts, for the keyword index stored with the snapshot. */
   addTexts(files: StreamedFileTexts[]): void;
-  /** The snapshot with its files' chunks (`fileLine` per line), once every row is written; `keywords` when its keyword index is stored too. */
-  finish(filesText: string, headroom: number): Promise<StreamedSnapshot>;
+  /** The snapshot with the files sent with their texts (less those `kept` drops), once every row is written; `keywords` when its keyword index is stored too. */
+  finish(kept: StreamedFilesKept, headroom: number): Promise<StreamedSnapshot>;
   /** Stops it: once this resolves nothing writes its files any more (they stay, for the caller to read or remove). */
   stop(): Promise<void>;
   /** Settles once it writes no more rows (it finished, failed, died or was stopped). */
@@ -112,11 +112,11 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
           return b;
         });
       },
-      finish: async (filesText, headroom) => {
+      finish: async (kept, headroom) => {
         try {
           const b = await builder;
           if (stopped) throw new SnapshotJobFailed('cancelled');
-          return await b.finish(filesText, headroom);
+          return await b.finish(kept, headroom);
         } finally {
           end();
         }
@@ -158,8 +158,8 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
       worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);
     },
     addTexts: (files) => worker?.postMessage({ kind: 'texts', files } satisfies StreamMessage),
-    finish: (filesText, headroom) => {
-      worker?.postMessage({ kind: 'finish', filesText, headroom } satisfies StreamMessage);
+    finish: (kept, headroom) => {
+      worker?.postMessage({ kind: 'finish', kept, headroom } satisfies StreamMessage);
       return done;
     },
     stop: async () => {

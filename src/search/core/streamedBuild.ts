@@ -15,7 +15,7 @@ import { rmSync } from 'node:fs';
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeGeneration } from './indexStore';
-import type { StreamedFileTexts } from './snapshotJob';
+import type { StreamedFilesKept, StreamedFileTexts } from './snapshotJob';
 import { startSnapshotStream, type SnapshotRunOptions, type SnapshotStream, type StreamedSnapshot } from './snapshotRunner';
 import type { Slicer } from './slices';
 
@@ -104,12 +104,13 @@ export class StreamedBuild {
   }
 
   /**
-   * A file's chunk texts, for the keyword index the worker stores with the snapshot (sent some
-   * 1,000 chunks at a time); false when the stream no longer takes them (the caller keeps them).
+   * A file's chunk texts, for the keyword index the worker stores with the snapshot, and its
+   * `fileLine` for the snapshot's metadata (sent some 1,000 chunks at a time); false when the
+   * stream no longer takes them (the caller keeps them).
    */
-  texts(file: string, texts: string[]): boolean {
+  texts(file: string, texts: string[], line: string): boolean {
     if (!this.usable) return false;
-    this.pendingTexts.push({ file, texts });
+    this.pendingTexts.push({ file, texts, line });
     this.pendingChunks += texts.length;
     if (this.pendingChunks >= TEXT_BATCH) this.sendTexts();
     return true;
@@ -140,10 +141,10 @@ export class StreamedBuild {
   failure: string | undefined;
 
   /** The snapshot (rows in the order sent), or undefined if the stream failed (then `abandon`). */
-  async finish(filesText: string, headroom: number): Promise<StreamedSnapshot | undefined> {
+  async finish(kept: StreamedFilesKept, headroom: number): Promise<StreamedSnapshot | undefined> {
     if (!this.usable || !this.stream) return undefined;
     this.sendTexts();
-    const snapshot = await this.stream.finish(filesText, headroom).catch((err: unknown) => {
+    const snapshot = await this.stream.finish(kept, headroom).catch((err: unknown) => {
       this.failure = err instanceof Error ? err.message : String(err);
       return undefined;
     });

@@ -1,0 +1,39 @@
+/**
+ * `npm run bench -- soak`: the working day of `bench/inhost/soak.test.ts` in a real VS Code
+ * (code-server, the emulator with faults on, a reload halfway), run by the integration launcher.
+ * Its table (every 50 turns) and figures come back as the launcher prints them.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface SoakBenchResult {
+  vscode: string;
+  passed: boolean;
+  /** The table and the halves' comparisons, as the in-host test printed them. */
+  report: string;
+  metrics: Record<string, number>;
+  failure?: string;
+}
+
+export function runSoakBench(): SoakBenchResult {
+  const root = join(__dirname, '..');
+  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'test', 'integration', 'launch.ts')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, MG_INHOST_BENCH: 'soak', MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
+    timeout: 6_000_000,
+    maxBuffer: 1 << 26,
+  });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  const metrics: Record<string, number> = {};
+  for (const m of out.matchAll(/metric (\w+): (-?[\d.]+)/g)) metrics[m[1]] = Number(m[2]);
+  const start = out.indexOf('  the day, measured every');
+  const end = out.search(/\n\s+[✔✘] no credential/);
+  return {
+    vscode: /VS Code ([\d.]+)\)/.exec(out)?.[1] ?? '?',
+    passed: r.status === 0,
+    report: start >= 0 ? out.slice(start, end > start ? end : undefined).trimEnd() : '',
+    metrics,
+    ...(r.status === 0 ? {} : { failure: out.slice(-3000) }),
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * What the short soak (`soak.test.ts`) and the long one (`bench/inhost/soak.test.ts`) share: the
+ * extension host's collector, a sample of its memory and handles, and the person's actions (a chat
+ * turn with its approvals answered, inline completions typed, an MCP server killed).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import * as vscode from 'vscode';
+import type { AssistantTurn } from '../../src/common/conversation';
+import type { ApprovalInfo } from '../../src/chat/host/approvals';
+import { api, until } from './helpers';
+
+/** The extension host's collector (flag set at run time: the host is not started with --expose-gc). */
+export function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** Processes whose parent is this extension host (MCP servers, terminals' shells; workers are threads). */
+export function childProcesses(): number {
+  let n = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent's pid; the command name (field 2) may hold spaces, so read after its ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) n++;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return n;
+}
+
+export interface Sample {
+  heapMB: number;
+  heapTotalMB: number;
+  rssMB: number;
+  externalMB: number;
+  arrayBuffersMB: number;
+  handles: Record<string, number>;
+  openFiles: number;
+  terminals: number;
+  children: number;
+}
+
+export const handleCount = (h: Record<string, number>): number => Object.values(h).reduce((a, b) => a + b, 0);
+
+export async function sample(gc: () => void): Promise<Sample> {
+  // Twice, a tick apart: what the first frees (finalizers, weak references) the second collects.
+  gc();
+  await new Promise((r) => setTimeout(r, 50));
+  gc();
+  const handles: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
+  const m = process.memoryUsage();
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, children: childProcesses() };
+}
+
+/** One chat turn; each approval answered by `accept` (yes to all when absent). */
+export async function turn(text: string, accept: (a: ApprovalInfo) => boolean = () => true): Promise<AssistantTurn> {
+  const { testing } = await api();
+  const sent = testing.chat.send(text, [], []);
+  let done = false;
+  void sent.finally(() => (done = true));
+  while (!done) {
+    for (const a of testing.chat.pendingApprovals()) testing.chat.decide(a.callId, accept(a));
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await sent;
+  return testing.chat.current!.turns.at(-1) as AssistantTurn;
+}
+
+/**
+ * `n` completions at the end of line 4 of `file`, a key typed before each (no cache hit); every
+ * fifth cancelled, every third answer accepted. The file's line 2 is a comment the keys go into.
+ */
+export async function completions(file: string, n: number, from: number): Promise<{ answered: number; cancelled: number; skips: string }> {
+  const { testing } = await api();
+  const provider = testing.completions.provider;
+  const document = await vscode.workspace.openTextDocument(file);
+  const editor = await vscode.window.showTextDocument(document);
+  let answered = 0;
+  let cancelled = 0;
+  const skips = new Set<string>();
+  for (let i = from; i < from + n; i++) {
+    // A key typed into the comment on line 2 (a replacement of what was just inserted would read
+    // as an input method composing), so that no prompt repeats; the comment starts over now and then.
+    if (document.lineAt(1).text.length > 60) await editor.edit((e) => e.replace(document.lineAt(1).range, '// notes '));
+    await editor.edit((e) => e.insert(document.lineAt(1).range.end, String.fromCharCode(97 + (i % 26))));
+    const at = document.lineAt(3).range.end;
+    editor.selection = new vscode.Selection(at, at);
+    const source = new vscode.CancellationTokenSource();
+    if (i % 5 === 0) setTimeout(() => source.cancel(), 1);
+    const items = await provider.provideInlineCompletionItems(document, at, { triggerKind: vscode.InlineCompletionTriggerKind.Invoke, selectedCompletionInfo: undefined }, source.token);
+    source.dispose();
+    const item = items?.[0];
+    if (!item) {
+      cancelled++;
+      skips.add(String(provider.stats.lastSkip ?? provider.stats.lastError ?? 'none'));
+      continue;
+    }
+    answered++;
+    if (i % 3 === 0 && item.command) await vscode.commands.executeCommand(item.command.command, ...((item.command.arguments ?? []) as unknown[]));
+  }
+  await document.save();
+  // The chat would send the open editor with each question (its chip): closed, the questions stay as typed.
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  return { answered, cancelled, skips: [...skips].join(', ') };
+}
+
+/** Kills the MCP server `name` (SIGKILL) and waits until the hub has started it again. */
+export async function restartMcp(name: string): Promise<void> {
+  const { testing } = await api();
+  await until('the server runs', () => testing.mcp.get(name)?.state.kind === 'running', 30_000);
+  const pid = testing.mcp.get(name)!.pid!;
+  process.kill(pid, 'SIGKILL');
+  await until('it runs again', () => testing.mcp.get(name)?.state.kind === 'running' && testing.mcp.get(name)!.pid !== pid, 30_000);
+}
+
+/** The comparison of two samples, one line per figure. */
+export function sampleTable(before: Sample, after: Sample): (string | number)[][] {
+  return [
+    ['heap MB', before.heapMB.toFixed(1), after.heapMB.toFixed(1)],
+    ['heap reserved MB', before.heapTotalMB.toFixed(1), after.heapTotalMB.toFixed(1)],
+    ['RSS MB', before.rssMB.toFixed(1), after.rssMB.toFixed(1)],
+    ['external MB', before.externalMB.toFixed(1), after.externalMB.toFixed(1)],
+    ['array buffers MB', before.arrayBuffersMB.toFixed(1), after.arrayBuffersMB.toFixed(1)],
+    ['open files', before.openFiles, after.openFiles],
+    ['terminals', before.terminals, after.terminals],
+    ['child processes', before.children, after.children],
+    ...[...new Set([...Object.keys(before.handles), ...Object.keys(after.handles)])].map((k) => [`handles: ${k}`, before.handles[k] ?? 0, after.handles[k] ?? 0]),
+  ];
+}
