@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeywordIndex } from '../../src/search/core/keywords';
 import { SpillingKeywords } from '../../src/search/core/keywordSpill';
-import { keywordFile, StoredKeywords } from '../../src/search/core/keywordStore';
+import { KeywordRun } from '../../src/search/core/keywordRun';
+import { keywordFile, StoredKeywords, writeKeywordFile } from '../../src/search/core/keywordStore';
 
 /**
  * A first build's keyword index stored in batches and merged at the end answers exactly as the
@@ -58,5 +59,27 @@ describe('the keyword index of a first build in bounded batches', () => {
     assert.ok(readdirSync(dir).some((f) => f.includes('.spill-')));
     spilling.discard();
     assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('a batch read once in term order (its sections through small windows) gives every term and block a whole read gives', async () => {
+    // 30,000 terms with long names: every section is larger than a window (64 KB), names straddle them.
+    const index = new KeywordIndex<number>();
+    const files = Array.from({ length: 300 }, (_, f) => Array.from({ length: 4 }, (_, c) => Array.from({ length: 25 }, (_, k) => `identifier_with_a_rather_long_name_${f}_${c}_${k} shared${k % 7}`).join(' ')));
+    files.forEach((texts, f) => index.setFile(`f${f}.ts`, texts.map((text, item) => ({ item, text }))));
+    const path = join(dir, 'run.bin');
+    writeKeywordFile(path, 7, await index.exportState(() => Promise.resolve()));
+    const whole = await StoredKeywords.open(path, 7, () => Promise.resolve());
+    const run = KeywordRun.open(path, 7);
+    assert.ok(whole && run);
+    assert.ok(whole.termCount > 30_000, `${whole.termCount} terms`);
+    assert.deepEqual([run.docs, [...run.lengths], run.files, [...run.fileStarts]], [whole.docs, [...whole.lengths], whole.files, [...whole.fileStarts]]);
+    const same = (p: ReturnType<typeof run.read>) => [[...p.docs], [...p.tfs], [...p.definers]];
+    for (let t = 0; t < whole.termCount; t++) {
+      assert.equal(run.termName(t), whole.termName(t));
+      assert.deepEqual(same(run.read(t, t % 2 === 0)), same(whole.read(t, t % 2 === 0)), `term ${t}`);
+    }
+    assert.equal(KeywordRun.open(path, 8), undefined, 'another generation is refused');
+    run.close();
+    whole.close();
   });
 });

@@ -3,23 +3,24 @@
  * index until it holds `limit` of them, which is then stored as a batch file beside the snapshot
  * and emptied; at the end the batches and the last in-memory part are merged by term name into
  * the snapshot's keyword file (`writeKeywordFile`). A million chunks held whole were gigabytes in
- * the worker; a batch of 65,536 is a few hundred megabytes, and the merge reads one term's
- * postings at a time. A file sent again, or left out at the end, is masked in the batch that holds it.
+ * the worker; a batch of 32,768 is a hundred-odd megabytes, and the merge reads one term's
+ * postings and name at a time. A file sent again, or left out at the end, is masked in the batch that holds it.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeywordIndex } from './keywords';
-import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
+import { KeywordRun } from './keywordRun';
+import { keywordFile, writeKeywordFile } from './keywordStore';
 
-/** Chunks held in memory before they are stored as a batch. */
-export const SPILL_CHUNKS = 65_536;
+/** Chunks held in memory before they are stored as a batch (at a million chunks, 31 batches). */
+export const SPILL_CHUNKS = 32_768;
 
 /** Batch `k` of generation `generation`'s keyword index (removed with the generation's other files, see `IndexStore`). */
 export const spillFile = (dir: string, generation: number, k: number) => join(dir, `keywords-${generation}.spill-${k}.bin`);
 
+/** A stored batch: only its place and its masked files are held until the merge opens it. */
 interface Batch {
   path: string;
-  stored: StoredKeywords;
   masked: Set<string>;
 }
 
@@ -69,7 +70,14 @@ export class SpillingKeywords {
       }
       const delta = await this.memory.exportState(() => Promise.resolve());
       this.memory = new KeywordIndex<number>();
-      return writeKeywordFile(keywordFile(this.dir, this.generation), this.generation, delta, this.batches);
+      // Read by the merge one term at a time (`KeywordRun`): no batch's term table is held whole.
+      const runs = this.batches.map((b, k) => ({ run: KeywordRun.open(b.path, k), masked: b.masked }));
+      try {
+        if (runs.some((r) => !r.run)) throw new Error('a keyword batch does not read back');
+        return writeKeywordFile(keywordFile(this.dir, this.generation), this.generation, delta, runs.map((r) => ({ stored: r.run!, masked: r.masked })));
+      } finally {
+        for (const r of runs) r.run?.close();
+      }
     } finally {
       this.discard();
     }
@@ -77,10 +85,7 @@ export class SpillingKeywords {
 
   /** Closes and removes the batches. */
   discard(): void {
-    for (const b of this.batches.splice(0)) {
-      b.stored.close();
-      rmSync(b.path, { force: true });
-    }
+    for (const b of this.batches.splice(0)) rmSync(b.path, { force: true });
     this.batchOf.clear();
   }
 
@@ -92,9 +97,7 @@ export class SpillingKeywords {
     this.memory = new KeywordIndex<number>();
     this.chunksInMemory = 0;
     writeKeywordFile(path, k, state);
-    const stored = await StoredKeywords.open(path, k, () => Promise.resolve());
-    if (!stored) throw new Error(`the keyword batch ${path} does not read back`);
-    this.batches.push({ path, stored, masked: new Set() });
+    this.batches.push({ path, masked: new Set() });
     for (const f of state.files) this.batchOf.set(f.file, k);
   }
 }

@@ -26,10 +26,10 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import type { KeywordState } from './keywords';
 
-const MAGIC = 0x334b474d; // "MGK3" read as a little-endian uint32
-const TRAILER = 8;
+export const MAGIC = 0x334b474d; // "MGK3" read as a little-endian uint32
+export const TRAILER = 8;
 
-const HeaderSchema = z.object({
+export const HeaderSchema = z.object({
   version: z.literal(3),
   generation: z.number(),
   /** [file, chunk count] in chunk order. */
@@ -45,7 +45,7 @@ const HeaderSchema = z.object({
     termAt: z.tuple([z.number(), z.number()]),
   }),
 });
-type Header = z.infer<typeof HeaderSchema>;
+export type Header = z.infer<typeof HeaderSchema>;
 
 export const keywordFile = (dir: string, generation: number) => join(dir, `keywords-${generation}.bin`);
 
@@ -193,36 +193,41 @@ export class StoredKeywords {
    * views of a scratch buffer: valid until the next call.
    */
   read(t: number, definers = false): Postings {
-    const n = this.postingCounts[t];
-    const m = definers ? this.definitionCounts[t] : 0;
-    const bytes = n * 6 + m * 4;
-    // Docs (int32) at 0, definers (int32) after them, counts (uint16) last: each view aligned.
-    const need = n * 4 + m * 4 + n * 2 + 8;
-    if (this.scratch.byteLength < need) this.scratch = new ArrayBuffer(Math.max(need, this.scratch.byteLength * 2));
-    const raw = new Uint8Array(this.scratch, 0, bytes);
     if (this.fd === undefined) throw new Error('the stored keyword index is closed');
-    for (let off = 0; off < bytes; ) {
-      const r = readSync(this.fd, raw, off, bytes - off, this.blockAt[t] + off);
-      if (r <= 0) throw new Error('the keyword file ended early');
-      off += r;
-    }
-    // On disk: docs, counts, definers. The counts move after the definers so each view is aligned.
-    if (m === 0) return { docs: new Int32Array(this.scratch, 0, n), definers: new Int32Array(0), tfs: new Uint16Array(this.scratch, n * 4, n) };
-    const all = new Uint8Array(this.scratch);
-    const tfBytes = all.slice(n * 4, n * 6);
-    all.copyWithin(n * 4, n * 6, n * 6 + m * 4);
-    all.set(tfBytes, n * 4 + m * 4);
-    return {
-      docs: new Int32Array(this.scratch, 0, n),
-      definers: new Int32Array(this.scratch, n * 4, m),
-      tfs: new Uint16Array(this.scratch, n * 4 + m * 4, n),
-    };
+    const read = readBlock(this.fd, this.blockAt[t], this.postingCounts[t], definers ? this.definitionCounts[t] : 0, this.scratch);
+    this.scratch = read.scratch;
+    return read.postings;
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+/**
+ * A term's block at `at` with `n` postings and `m` definers, read in one call into `scratch` (a
+ * larger one when it is too small, returned with it). The arrays are views of it: valid until it
+ * is used again.
+ */
+export function readBlock(fd: number, at: number, n: number, m: number, scratch: ArrayBuffer): { postings: Postings; scratch: ArrayBuffer } {
+  const bytes = n * 6 + m * 4;
+  // Docs (int32) at 0, definers (int32) after them, counts (uint16) last: each view aligned.
+  const need = n * 4 + m * 4 + n * 2 + 8;
+  if (scratch.byteLength < need) scratch = new ArrayBuffer(Math.max(need, scratch.byteLength * 2));
+  const raw = new Uint8Array(scratch, 0, bytes);
+  for (let off = 0; off < bytes; ) {
+    const r = readSync(fd, raw, off, bytes - off, at + off);
+    if (r <= 0) throw new Error('the keyword file ended early');
+    off += r;
+  }
+  // On disk: docs, counts, definers. The counts move after the definers so each view is aligned.
+  if (m === 0) return { scratch, postings: { docs: new Int32Array(scratch, 0, n), definers: new Int32Array(0), tfs: new Uint16Array(scratch, n * 4, n) } };
+  const all = new Uint8Array(scratch);
+  const tfBytes = all.slice(n * 4, n * 6);
+  all.copyWithin(n * 4, n * 6, n * 6 + m * 4);
+  all.set(tfBytes, n * 4 + m * 4);
+  return { scratch, postings: { docs: new Int32Array(scratch, 0, n), definers: new Int32Array(scratch, n * 4, m), tfs: new Uint16Array(scratch, n * 4 + m * 4, n) } };
 }
 
 /** Writes a file through a buffer, remembering where it is. */
@@ -279,9 +284,24 @@ function byTerm(terms: number, docCount: number, counts: Int32Array, ids: Int32A
   return { at, docs, tfs: outTfs };
 }
 
+/**
+ * What a merge reads of a stored index: its files and chunk lengths, and its terms in order
+ * (`termName` and `read` asked with a term number that never goes down). `StoredKeywords` is one;
+ * `KeywordRun` (a first build's batch) reads its terms from the file as the merge goes.
+ */
+export interface MergeSource {
+  readonly files: string[];
+  readonly fileStarts: Int32Array;
+  readonly lengths: Int32Array;
+  readonly docs: number;
+  readonly termCount: number;
+  termName(t: number): string;
+  read(t: number, definers?: boolean): Postings;
+}
+
 /** A stored keyword index to carry into a new one, less the chunks of its `masked` files. */
 export interface KeywordBase {
-  stored: StoredKeywords;
+  stored: MergeSource;
   masked: ReadonlySet<string>;
 }
 

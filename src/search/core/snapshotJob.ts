@@ -6,7 +6,7 @@
  * where no worker can start. It reads and writes only the store folder and returns the parts the
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from './indexStore';
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
@@ -98,6 +98,32 @@ export interface SnapshotParts {
 }
 
 export type SnapshotProgress = (done: number, total: number) => void;
+
+/** Where a committed build's codes and scales are, for whoever reads them into the index's buffers (with room for more rows). */
+export interface CodesFrom {
+  codes: string;
+  scales: string;
+  rows: number;
+  capacity: number;
+  codeBytes: number;
+}
+
+function codesWritten(from: CodesFrom): boolean {
+  const size = (path: string) => (existsSync(path) ? statSync(path).size : -1);
+  return size(from.codes) >= from.rows * from.codeBytes && size(from.scales) >= from.rows * 4;
+}
+
+/** A build's codes and scales, read from its files into buffers with room for `capacity` rows. */
+export async function readCodes(from: CodesFrom): Promise<{ codes: Uint8Array; scales: Float32Array }> {
+  const codes = new Uint8Array(from.capacity * from.codeBytes);
+  const scales = new Float32Array(from.capacity);
+  const readBack = async (kind: 'codes' | 'scales', into: Uint8Array, bytes: number) => {
+    if (!(await readInto(from[kind], into, bytes))) throw new Error(`the ${kind} written for this build do not read back`);
+  };
+  await readBack('codes', codes, from.rows * from.codeBytes);
+  await readBack('scales', new Uint8Array(scales.buffer), from.rows * 4);
+  return { codes, scales };
+}
 
 /** Rows per block: a block is read, encoded and written at once. */
 const BLOCK = 2048;
@@ -365,7 +391,7 @@ export class SnapshotBuilder {
    * when that failed (the snapshot stands: the caller indexes the keywords itself). Throws when the
    * files kept are not as many as the caller expects (then nothing is committed).
    */
-  async finish(kept: StreamedFilesKept, headroom: number): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } }> {
+  async finish(kept: StreamedFilesKept, headroom: number, codes: 'read' | 'caller' = 'read'): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number }; codesFrom?: CodesFrom }> {
     const { dim } = this.job;
     const n = this.rows.length;
     const mean = meanOf(this.sum, n);
@@ -381,17 +407,14 @@ export class SnapshotBuilder {
     // The keywords first (their file is removed with the generation's others if the commit never comes).
     let keywords: { docs: number; terms: number } | undefined;
     if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
-    // Read after the keywords' merge, so that both are not held at once; before the commit, which must be the last step that can fail.
-    const capacity = n + headroom;
-    const codes = new Uint8Array(capacity * this.codeBytes);
-    const scales = new Float32Array(capacity);
-    const readBack = async (kind: 'codes' | 'scales', into: Uint8Array, bytes: number) => {
-      if (!(await readInto(this.files.path(kind), into, bytes))) throw new Error(`the ${kind} written for this build do not read back`);
-    };
-    await readBack('codes', codes, n * this.codeBytes);
-    await readBack('scales', new Uint8Array(scales.buffer), n * 4);
+    const codesFrom: CodesFrom = { codes: this.files.path('codes'), scales: this.files.path('scales'), rows: n, capacity: n + headroom, codeBytes: this.codeBytes };
+    // Checked before the commit, which must be the last step that can fail.
+    if (!codesWritten(codesFrom)) throw new Error('the codes written for this build are short');
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
-    return { generation: this.job.to, rows: this.rows, dim, mean, codes, scales, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
+    const parts = { generation: this.job.to, rows: this.rows, dim, mean, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
+    // Read by the caller once this thread is gone (`codes: 'caller'`): the merge's garbage goes with it instead of sitting under 140 MB of codes.
+    if (codes === 'caller') return { ...parts, codes: new Uint8Array(0), scales: new Float32Array(0), codesFrom };
+    return { ...parts, ...(await readCodes(codesFrom)) };
   }
 
   /** Rows written so far. */

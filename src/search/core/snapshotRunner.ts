@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
+import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage, type CodesFrom } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -24,6 +24,18 @@ export class SnapshotJobFailed extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'SnapshotJobFailed';
+  }
+}
+
+/**
+ * A streamed build committed its snapshot, and its codes could not be read back here: no batch
+ * build may write the same generation over it (the store names it already). The update fails; the
+ * next load reads the committed snapshot.
+ */
+export class CommittedCodesUnread extends Error {
+  constructor(cause: unknown) {
+    super(`the search index was stored, and its codes could not be read back (${cause instanceof Error ? cause.message : String(cause)}); reload to use it`);
+    this.name = 'CommittedCodesUnread';
   }
 }
 
@@ -158,9 +170,15 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
       worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);
     },
     addTexts: (files) => worker?.postMessage({ kind: 'texts', files } satisfies StreamMessage),
-    finish: (kept, headroom) => {
+    finish: async (kept, headroom) => {
       worker?.postMessage({ kind: 'finish', kept, headroom } satisfies StreamMessage);
-      return done;
+      // The worker leaves the codes in their files; read here, once its thread (and the keyword merge's garbage) is gone.
+      const { codesFrom, ...parts } = (await done) as StreamedSnapshot & { codesFrom?: CodesFrom };
+      if (!codesFrom) return parts;
+      const read = await readCodes(codesFrom).catch((err: unknown) => {
+        throw new CommittedCodesUnread(err);
+      });
+      return { ...parts, ...read };
     },
     stop: async () => {
       // Asked to close its files first (a terminated thread's open files stay open, and Windows then cannot remove them), then stopped.

@@ -47,7 +47,7 @@ if (port) {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
             // Written: the buffer goes back to be filled again.
             post({ type: 'rows', written: builder.rowCount, spare: job.vectors }, [job.vectors.buffer as ArrayBuffer]);
-          } else done(await builder.finish(job.kept, job.headroom), false);
+          } else done(await builder.finish(job.kept, job.headroom, 'caller'), false);
           return builder;
         } catch (err) {
           builder.discard();

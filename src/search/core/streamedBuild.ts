@@ -16,7 +16,7 @@ import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeGeneration } from './indexStore';
 import type { StreamedFilesKept, StreamedFileTexts } from './snapshotJob';
-import { startSnapshotStream, type SnapshotRunOptions, type SnapshotStream, type StreamedSnapshot } from './snapshotRunner';
+import { CommittedCodesUnread, startSnapshotStream, type SnapshotRunOptions, type SnapshotStream, type StreamedSnapshot } from './snapshotRunner';
 import type { Slicer } from './slices';
 
 /** A build's new vectors by chunk hash: in memory, or the row of the stream's vectors file that holds it. */
@@ -145,6 +145,7 @@ export class StreamedBuild {
     if (!this.usable || !this.stream) return undefined;
     this.sendTexts();
     const snapshot = await this.stream.finish(kept, headroom).catch((err: unknown) => {
+      if (err instanceof CommittedCodesUnread) throw err;
       this.failure = err instanceof Error ? err.message : String(err);
       return undefined;
     });
