@@ -3,11 +3,14 @@
  * stored beside it) per message, or one streamed first build over several (start, rows…,
  * finish), and answers with its progress, then its parts (their buffers transferred, not copied)
  * or what it wrote, or its error.
- * Bundled as `dist/searchWorker.js`; `snapshotRunner.ts` starts it.
+ * Bundled as `dist/searchWorker.js`; `snapshotRunner.ts` starts it, and requires it on its own
+ * thread for a job run there (its exports; nothing starts without a parent port).
  */
 import { parentPort } from 'node:worker_threads';
 import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
+
+export { runKeywordsJob, runSnapshotJob, SnapshotBuilder };
 
 const port = parentPort;
 if (port) {
