@@ -181,11 +181,13 @@ describe('bench: a working day in one window', function () {
   async function warmUp(o: Outcomes): Promise<void> {
     const { testing } = await api();
     await testing.chat.newConversation();
-    const first = testing.chat.current!.id;
+    let first = '';
     for (let t = 0; t < 24; t++) {
       if (t === 12) await testing.chat.newConversation();
-      if (t === 18) await testing.chat.open(first);
+      if (t === 18) assert.ok(await testing.chat.open(first), 'the warm-up switches back');
       await dayTurn(1000 + t, o);
+      // A conversation exists once its first message is sent.
+      first ||= testing.chat.current!.id;
     }
     await completions(completionFile(), 150, 900_000);
     await restartMcp('soak');
