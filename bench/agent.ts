@@ -72,19 +72,28 @@ async function mcpRoundTrip(calls: number): Promise<number> {
 }
 
 /**
+ * The integration launcher running `bench/inhost/<name>.test.ts` instead of the suite (the newest
+ * VS Code unless MODEL_GATEWAY_VSCODE says), with what it printed.
+ */
+export function runInHost(name: string, timeoutMs: number): { ok: boolean; out: string } {
+  const root = join(__dirname, '..');
+  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'test', 'integration', 'launch.ts')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, MG_INHOST_BENCH: name, MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
+    timeout: timeoutMs,
+    maxBuffer: 1 << 26,
+  });
+  return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+}
+
+/**
  * An accepted edit to its problems reported, measured inside a real VS Code with tsserver: the
  * integration launcher runs `bench/inhost/` (code-server, the emulator, the chat with edits
  * auto-approved) and prints the metrics the in-host benchmark recorded.
  */
 export function runProblemsBench(): { vscode: string; edits: number; medianMs: number; p95Ms: number; maxMs: number } | { error: string } {
-  const root = join(__dirname, '..');
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'test', 'integration', 'launch.ts')], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, MG_INHOST_BENCH: 'problems', MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
-    timeout: 900_000,
-  });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  const { out } = runInHost('problems', 900_000);
   const metric = (name: string) => Number(new RegExp(`metric ${name}: ([\\d.]+)`).exec(out)?.[1] ?? NaN);
   const edits = metric('problemsEdits');
   if (!Number.isFinite(edits)) return { error: `the in-host run printed no figures:\n${out.slice(-1500)}` };

@@ -3,8 +3,7 @@
  * (code-server, the emulator with faults on, a reload halfway), run by the integration launcher.
  * Its table (every 50 turns) and figures come back as the launcher prints them.
  */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { runInHost } from './agent';
 
 export interface SoakBenchResult {
   vscode: string;
@@ -16,24 +15,16 @@ export interface SoakBenchResult {
 }
 
 export function runSoakBench(): SoakBenchResult {
-  const root = join(__dirname, '..');
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'test', 'integration', 'launch.ts')], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, MG_INHOST_BENCH: 'soak', MODEL_GATEWAY_VSCODE: process.env.MODEL_GATEWAY_VSCODE ?? 'newest' },
-    timeout: 6_000_000,
-    maxBuffer: 1 << 26,
-  });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  const { ok, out } = runInHost('soak', 6_000_000);
   const metrics: Record<string, number> = {};
   for (const m of out.matchAll(/metric (\w+): (-?[\d.]+)/g)) metrics[m[1]] = Number(m[2]);
   const start = out.indexOf('  the day, measured every');
   const end = out.search(/\n\s+[✔✘] no credential/);
   return {
     vscode: /VS Code ([\d.]+)\)/.exec(out)?.[1] ?? '?',
-    passed: r.status === 0,
+    passed: ok,
     report: start >= 0 ? out.slice(start, end > start ? end : undefined).trimEnd() : '',
     metrics,
-    ...(r.status === 0 ? {} : { failure: out.slice(-3000) }),
+    ...(ok ? {} : { failure: out.slice(-3000) }),
   };
 }

@@ -469,17 +469,6 @@ export function fileLine(name: string, f: StoredFile): string {
   return JSON.stringify([name, ...compactFile(f)]);
 }
 
-/** The files of a `filesText` as the metadata keeps them: one array and one string per file, none per chunk. */
-export function compactFilesText(text: string): CompactFiles {
-  // No prototype: a file may be called `__proto__`.
-  const files: Record<string, [number, number, string]> = Object.create(null) as Record<string, [number, number, string]>;
-  for (const line of text ? text.split('\n') : []) {
-    const [name, size, mtimeMs, chunks] = JSON.parse(line) as [string, number, number, string];
-    files[name] = [size, mtimeMs, chunks];
-  }
-  return new CompactFiles(files);
-}
-
 export function parseFilesText(text: string): Record<string, StoredFile> {
   const files: Record<string, StoredFile> = {};
   for (const line of text ? text.split('\n') : []) {
