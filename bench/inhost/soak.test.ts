@@ -6,7 +6,7 @@ import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/common/usageReport';
 import { config } from '../../test/integration/config';
 import { api, connectToEmulator, emulatorControl, everythingServerPath, runAnswering, until } from '../../test/integration/helpers';
-import { collector, completions, handleCount, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
+import { childrenSettled, collector, completions, handleCount, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
 
 /**
  * `npm run bench -- soak`: a working day in one real extension host (code-server), in two halves
@@ -167,8 +167,9 @@ describe('bench: a working day in one window', function () {
   }
 
   /** The extension host's numbers and the webview's, as a row of the day's table. */
-  async function measure(gc: () => void, t: number, phase: number): Promise<Row> {
+  async function measure(gc: () => void, t: number, phase: number, baseline?: Row): Promise<Row> {
     await new Promise((r) => setTimeout(r, 2000));
+    if (baseline) await childrenSettled(baseline.sample.children);
     return { turn: t, phase, sample: await sample(gc), webview: await webviewProbe() };
   }
 
@@ -270,7 +271,7 @@ describe('bench: a working day in one window', function () {
           }
         }
       }
-      state.rows.push(await measure(gc, (w + 1) * turnsHere, state.phase));
+      state.rows.push(await measure(gc, (w + 1) * turnsHere, state.phase, baseline));
     }
 
     if (state.phase === 1) {
@@ -359,7 +360,7 @@ describe('bench: a working day in one window', function () {
       assert.ok(h.heapPct <= 10, `half ${h.phase}: heap ${h.first.heapMB.toFixed(1)} → ${h.last.heapMB.toFixed(1)} MB`);
       assert.ok(h.rssPct <= 10, `half ${h.phase}: RSS ${h.first.rssMB.toFixed(1)} → ${h.last.rssMB.toFixed(1)} MB`);
       assert.equal(h.last.terminals, h.first.terminals, `half ${h.phase}: terminals`);
-      assert.equal(h.last.children, h.first.children, `half ${h.phase}: child processes`);
+      assert.equal(h.last.children, h.first.children, `half ${h.phase}: child processes ${h.first.childNames.join(', ')} → ${h.last.childNames.join(', ')}`);
       assert.ok(h.last.openFiles <= h.first.openFiles + 2, `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles}`);
       assert.ok(handleCount(h.last.handles) <= handleCount(h.first.handles) + 2, `half ${h.phase}: handles ${JSON.stringify(h.first.handles)} → ${JSON.stringify(h.last.handles)}`);
     }

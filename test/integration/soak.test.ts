@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { api, connectToEmulator } from './helpers';
-import { collector, completions, handleCount, restartMcp, sample, sampleTable, turn } from './soakTools';
+import { childrenSettled, collector, completions, handleCount, restartMcp, sample, sampleTable, turn } from './soakTools';
 
 /**
  * A short working day in one window (the long one is `npm run bench -- soak`): 50 chat turns with
@@ -74,6 +74,7 @@ describe('a short working day in one window: memory and handles stay flat', func
     const day = await session(50, 300, 5, 100);
     // The last restart's process and the last requests' sockets settle first.
     await new Promise((r) => setTimeout(r, 2000));
+    await childrenSettled(before.children);
     const after = await sample(gc);
     const table = sampleTable(before, after);
     const report = `after ${day.answers} answers (${day.reads} with a file read), ${day.answered} completions answered, 5 MCP restarts:\n${table.map(([k, b, a]) => `        ${String(k).padEnd(28)} ${String(b).padStart(8)} → ${String(a).padStart(8)}`).join('\n')}`;
@@ -87,7 +88,7 @@ describe('a short working day in one window: memory and handles stay flat', func
     assert.ok(after.heapMB <= before.heapMB * 1.1, `heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB`);
     assert.ok(after.rssMB <= before.rssMB * 1.1, `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB; ${report}`);
     assert.equal(after.terminals, before.terminals, 'terminals');
-    assert.equal(after.children, before.children, 'child processes');
+    assert.equal(after.children, before.children, `child processes: ${before.childNames.join(', ')} → ${after.childNames.join(', ')}`);
     assert.ok(after.openFiles <= before.openFiles + 2, `open files ${before.openFiles} → ${after.openFiles}`);
     assert.ok(handleCount(after.handles) <= handleCount(before.handles) + 2, `active handles ${JSON.stringify(before.handles)} → ${JSON.stringify(after.handles)}`);
   });

@@ -17,20 +17,29 @@ export function collector(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
-/** Processes whose parent is this extension host (MCP servers, terminals' shells; workers are threads). */
-export function childProcesses(): number {
-  let n = 0;
+/** Processes whose parent is this extension host (MCP servers, terminals' shells; workers are threads), as "pid (command)". */
+export function childProcesses(): string[] {
+  const found: string[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       // Field 4 of /proc/<pid>/stat is the parent's pid; the command name (field 2) may hold spaces, so read after its ')'.
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) n++;
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) found.push(`${name} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)}`);
     } catch {
       // Gone meanwhile.
     }
   }
-  return n;
+  return found;
+}
+
+/**
+ * Waits (at most `ms`) until no more child processes run than `baseline`: a process VS Code or a
+ * tool started for a moment (a search, a shell's probe) has ended before a sample counts it.
+ */
+export async function childrenSettled(baseline: number, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (childProcesses().length > baseline && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
 }
 
 export interface Sample {
@@ -43,9 +52,15 @@ export interface Sample {
   openFiles: number;
   terminals: number;
   children: number;
+  childNames: string[];
 }
 
 export const handleCount = (h: Record<string, number>): number => Object.values(h).reduce((a, b) => a + b, 0);
+
+function childSample(): { children: number; childNames: string[] } {
+  const childNames = childProcesses();
+  return { children: childNames.length, childNames };
+}
 
 export async function sample(gc: () => void): Promise<Sample> {
   // Twice, a tick apart: what the first frees (finalizers, weak references) the second collects.
@@ -55,7 +70,7 @@ export async function sample(gc: () => void): Promise<Sample> {
   const handles: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, children: childProcesses() };
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, ...childSample() };
 }
 
 /** One chat turn; each approval answered by `accept` (yes to all when absent). */
