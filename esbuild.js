@@ -83,6 +83,38 @@ const zodForAjv = {
   },
 };
 
+/**
+ * The search core's largest modules (the keyword and vector indexes, their stores, the snapshot
+ * jobs) are in the worker's bundle already: the extension's bundle takes them from its `modules`
+ * export (src/search/core/snapshotWorker.ts) instead of a second copy (about 9 KB of the .vsix).
+ * Each module becomes an object of getters that requires the worker bundle on first use, so
+ * loading the shell does not load it.
+ */
+const SEARCH_CORE_FROM_WORKER = ['indexStore', 'keywords', 'keywordStore', 'snapshotJob', 'vectorIndex'];
+const searchCoreFromWorker = {
+  name: 'search-core-from-worker',
+  setup(build) {
+    const path = require('node:path');
+    const dir = path.join(__dirname, 'src', 'search', 'core');
+    const exportsOf = new Map();
+    build.onResolve({ filter: new RegExp(`/(${SEARCH_CORE_FROM_WORKER.join('|')})(\\.ts)?$`) }, (a) => {
+      const file = path.resolve(a.resolveDir, a.path);
+      const name = path.basename(file).replace(/\.ts$/, '');
+      return path.dirname(file) === dir && SEARCH_CORE_FROM_WORKER.includes(name) ? { path: name, namespace: 'search-core-from-worker' } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: 'search-core-from-worker' }, async (a) => {
+      if (!exportsOf.has(a.path)) {
+        const probe = await esbuild.build({ entryPoints: [path.join(dir, `${a.path}.ts`)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, outdir: 'probe', logLevel: 'silent' });
+        exportsOf.set(a.path, Object.values(probe.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []);
+      }
+      const names = exportsOf.get(a.path);
+      if (names.length === 0) throw new Error(`search-core-from-worker: ${a.path} exports nothing`);
+      const getters = names.map((n) => `${JSON.stringify(n)}: { get: () => load()[${JSON.stringify(n)}], enumerable: true }`).join(',\n');
+      return { contents: `let module_;\nconst load = () => (module_ ??= require('./searchWorker.js').modules[${JSON.stringify(a.path)}]);\nmodule.exports = Object.defineProperties({}, {\n${getters}\n});\n`, loader: 'js' };
+    });
+  },
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   // What VS Code loads: it compiles the shell (dist/main.js) with a V8 code cache (src/boot.ts).
@@ -104,7 +136,7 @@ const targets = [
   {
     entryPoints: ['src/extension.ts'],
     outfile: 'dist/main.js',
-    plugins: [vscodeOnce],
+    plugins: [vscodeOnce, searchCoreFromWorker],
     // How long the bundle's top-level code took to run (src/extension.ts logs it).
     banner: { js: '"use strict";const MODEL_GATEWAY_BUNDLE_START = performance.now();let MODEL_GATEWAY_BUNDLE_END;' },
     footer: { js: 'MODEL_GATEWAY_BUNDLE_END = performance.now();' },
@@ -114,7 +146,7 @@ const targets = [
     target: 'node20',
     // system-ca's readers for the Windows and macOS stores are native modules we do not ship: there
     // the OS store comes from Node's own reader (VS Code builds on Node 22.15+), else a notice.
-    external: ['vscode', './gateway.js', './mcp.js', './teamStore.js', 'win-export-certificate-and-key', 'macos-export-certificate-and-key'],
+    external: ['vscode', './gateway.js', './mcp.js', './teamStore.js', './searchWorker.js', 'win-export-certificate-and-key', 'macos-export-certificate-and-key'],
     minify: production,
     // The shell's error classes set their own \`name\`; the gateway's (told apart by name across
     // bundles) are in gateway.js. Kept names would cost 10 KB of the .vsix here.

@@ -1,28 +1,19 @@
 import type * as vscode from 'vscode';
-import { activateAccount } from './account/host/feature';
 import type { AccountTree } from './account/host/tree';
-import { activateAgent } from './agent/host/feature';
 import type { AgentToolbox } from './agent/host/toolbox';
-import { activateMcp } from './mcp/host/feature';
-import { activateEditor, type EditorInsight } from './editor/host/feature';
+import type { EditorInsight } from './editor/host/feature';
 import type { Customizations } from './customization/host/customizations';
-import { activateCustomizations } from './customization/host/feature';
 import type { McpHub } from './mcp/host/hub';
-import { activateAssets } from './assets/host/feature';
-import { VideoJobs } from './assets/host/videoJobs';
-import { activateChat } from './chat/host/feature';
-import { activateCompletions, type CompletionsFeature } from './completions/host/feature';
+import type { VideoJobs } from './assets/host/videoJobs';
+import type { CompletionsFeature } from './completions/host/feature';
 import type { ChatController } from './chat/host/panel';
-import { activateLanguageModels, type LanguageModelSupport } from './lm/host/feature';
+import type { LanguageModelSupport } from './lm/host/feature';
 import type { LmAccess } from './lm/host/access';
-import { activateSearch } from './search/host/feature';
 import type { SearchService } from './search/host/searchService';
-import { activatePlatform } from './shell/feature';
 import { FeatureHost } from './shell/featureHost';
 import { useDisplayLanguage } from './shell/language';
 import { Services } from './shell/services';
 import type { WorkspaceOverrideNotice } from './shell/workspaceOverrides';
-import { activateUsage } from './usage/host/feature';
 import type { UsagePanel } from './usage/host/panel';
 import type { StatusBar } from './usage/host/statusBar';
 
@@ -53,7 +44,11 @@ export async function activate(context: vscode.ExtensionContext, boot?: BootRepo
   const services = new Services(context);
   context.subscriptions.push(services);
   const synchronous = performance.now() - started;
-  await services.credentials.load();
+  // The features' modules are initialised here, after the first await, rather than when the
+  // bundle loads: the part of activation that holds the extension host without a break (what
+  // VS Code reports) is then only the platform's own services.
+  const [features] = await Promise.all([loadFeatures(), services.credentials.load()]);
+  const { activatePlatform, activateSearch, activateLanguageModels, activateCompletions, activateUsage, activateAccount, activateAgent, activateMcp, activateEditor, activateCustomizations, activateChat, activateAssets, VideoJobs } = features;
   await services.updateContextKeys();
   const host = new FeatureHost(services, context);
 
@@ -80,3 +75,23 @@ export async function activate(context: vscode.ExtensionContext, boot?: BootRepo
 }
 
 export function deactivate(): void {}
+
+/** Every feature's entry point, each module initialised on this first call. */
+async function loadFeatures() {
+  const [platform, search, lm, completions, usage, account, agent, mcp, editor, customization, chat, assets, videoJobs] = await Promise.all([
+    import('./shell/feature.js'),
+    import('./search/host/feature.js'),
+    import('./lm/host/feature.js'),
+    import('./completions/host/feature.js'),
+    import('./usage/host/feature.js'),
+    import('./account/host/feature.js'),
+    import('./agent/host/feature.js'),
+    import('./mcp/host/feature.js'),
+    import('./editor/host/feature.js'),
+    import('./customization/host/feature.js'),
+    import('./chat/host/feature.js'),
+    import('./assets/host/feature.js'),
+    import('./assets/host/videoJobs.js'),
+  ]);
+  return { ...platform, ...search, ...lm, ...completions, ...usage, ...account, ...agent, ...mcp, ...editor, ...customization, ...chat, ...assets, ...videoJobs };
+}

@@ -4,13 +4,26 @@
  * finish), and answers with its progress, then its parts (their buffers transferred, not copied)
  * or what it wrote, or its error.
  * Bundled as `dist/searchWorker.js`; `snapshotRunner.ts` starts it, and requires it on its own
- * thread for a job run there (its exports; nothing starts without a parent port).
+ * thread for a job run there (its exports; nothing starts without a parent port). The extension's
+ * bundle requires it too, for the search core's modules (`modules`).
  */
 import { parentPort } from 'node:worker_threads';
 import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
 
+import * as indexStore from './indexStore';
+import * as keywords from './keywords';
+import * as keywordStore from './keywordStore';
+import * as snapshotJob from './snapshotJob';
+import * as vectorIndex from './vectorIndex';
+
 export { runKeywordsJob, runSnapshotJob, SnapshotBuilder };
+
+/**
+ * The search core's modules for the extension host's bundle, which takes them from here rather
+ * than carrying a second copy (esbuild.js, `searchCoreFromWorker`).
+ */
+export const modules = { indexStore, keywords, keywordStore, snapshotJob, vectorIndex };
 
 const port = parentPort;
 if (port) {
