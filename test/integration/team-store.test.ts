@@ -128,6 +128,9 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
 
   it('a changed file embeds only its changed chunk, and adds it to the store', async () => {
     const { testing } = await api();
+    // Changes an earlier suite left to the watcher (a file it removed) are applied first, so the
+    // update awaited below is this file's.
+    await testing.search.flush();
     const previous = testing.search.lastStats;
     const file = join(folder(), 'src', 'teamNote.ts');
     created.push(file);
