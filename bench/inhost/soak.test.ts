@@ -301,10 +301,10 @@ describe('bench: a working day in one window', function () {
     rmSync(stateFile(), { force: true });
 
     const lines: string[] = [];
-    lines.push('  turn  half    heap MB   RSS MB  handles  files  terminals  children  webview elements  renderer heap MB  turns drawn');
+    lines.push('  turn  half    heap MB   RSS MB  malloc MB  other anon MB  external MB  handles  files  terminals  children  webview elements  renderer heap MB  turns drawn');
     for (const r of state.rows) {
       lines.push(
-        `  ${String(r.turn).padStart(4)}  ${String(r.phase).padStart(4)}  ${r.sample.heapMB.toFixed(1).padStart(9)} ${r.sample.rssMB.toFixed(1).padStart(8)} ${String(handleCount(r.sample.handles)).padStart(8)} ${String(r.sample.openFiles).padStart(6)} ${String(r.sample.terminals).padStart(10)} ${String(r.sample.children).padStart(9)} ${String(r.webview.nodes).padStart(17)} ${r.webview.jsHeapMB.toFixed(1).padStart(16)} ${String(r.webview.turnsDrawn).padStart(12)}`,
+        `  ${String(r.turn).padStart(4)}  ${String(r.phase).padStart(4)}  ${r.sample.heapMB.toFixed(1).padStart(9)} ${r.sample.rssMB.toFixed(1).padStart(8)} ${((r.sample.mapped?.brkMB ?? 0) + (r.sample.mapped?.arenasMB ?? 0)).toFixed(1).padStart(10)} ${(r.sample.mapped?.anonymousMB ?? 0).toFixed(1).padStart(14)} ${r.sample.externalMB.toFixed(1).padStart(12)} ${String(handleCount(r.sample.handles)).padStart(8)} ${String(r.sample.openFiles).padStart(6)} ${String(r.sample.terminals).padStart(10)} ${String(r.sample.children).padStart(9)} ${String(r.webview.nodes).padStart(17)} ${r.webview.jsHeapMB.toFixed(1).padStart(16)} ${String(r.webview.turnsDrawn).padStart(12)}`,
       );
     }
     const report = [`  the day, measured every ${TURNS / WINDOWS} turns after a forced collection:`, ...lines];

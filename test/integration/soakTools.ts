@@ -53,6 +53,45 @@ export interface Sample {
   terminals: number;
   children: number;
   childNames: string[];
+  /** Resident memory by kind of mapping (/proc/self/smaps), to tell the allocators' growth from the JS heap's. */
+  mapped: ResidentByMapping;
+}
+
+export interface ResidentByMapping {
+  /** The main malloc arena (brk). */
+  brkMB: number;
+  /** Anonymous mappings of exactly 64 MB or less inside one: glibc's per-thread malloc arenas. */
+  arenasMB: number;
+  /** Other anonymous mappings: V8's heap pages, large allocations, thread stacks. */
+  anonymousMB: number;
+  /** Files mapped in (code, shared libraries, mapped data). */
+  filesMB: number;
+}
+
+/** Resident kilobytes by kind of mapping, read from /proc/self/smaps (Linux). */
+export function residentByMapping(): ResidentByMapping {
+  const out = { brkMB: 0, arenasMB: 0, anonymousMB: 0, filesMB: 0 };
+  let kind: keyof typeof out = 'anonymousMB';
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of text.split('\n')) {
+    const header = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (header) {
+      const sizeKB = (parseInt(header[2], 16) - parseInt(header[1], 16)) / 1024;
+      const name = header[3].trim();
+      // A thread arena reserves 64 MB aligned to 64 MB; its pieces after trimming stay under it.
+      const arenaLike = parseInt(header[1], 16) % (64 * 2 ** 20) === 0 && sizeKB <= 65536;
+      kind = name === '[heap]' ? 'brkMB' : name.startsWith('/') ? 'filesMB' : name === '' && arenaLike ? 'arenasMB' : 'anonymousMB';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] += Number(rss[1]) / 1024;
+  }
+  return out;
 }
 
 export const handleCount = (h: Record<string, number>): number => Object.values(h).reduce((a, b) => a + b, 0);
@@ -70,7 +109,7 @@ export async function sample(gc: () => void): Promise<Sample> {
   const handles: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, ...childSample() };
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, ...childSample(), mapped: residentByMapping() };
 }
 
 /** One chat turn; each approval answered by `accept` (yes to all when absent). */
@@ -142,6 +181,7 @@ export function sampleTable(before: Sample, after: Sample): (string | number)[][
     ['RSS MB', before.rssMB.toFixed(1), after.rssMB.toFixed(1)],
     ['external MB', before.externalMB.toFixed(1), after.externalMB.toFixed(1)],
     ['array buffers MB', before.arrayBuffersMB.toFixed(1), after.arrayBuffersMB.toFixed(1)],
+    ...(['brkMB', 'arenasMB', 'anonymousMB', 'filesMB'] as const).map((k) => [`RSS ${{ brkMB: 'malloc (brk)', arenasMB: 'malloc arenas', anonymousMB: 'other anonymous', filesMB: 'mapped files' }[k]} MB`, (before.mapped?.[k] ?? 0).toFixed(1), (after.mapped?.[k] ?? 0).toFixed(1)]),
     ['open files', before.openFiles, after.openFiles],
     ['terminals', before.terminals, after.terminals],
     ['child processes', before.children, after.children],
