@@ -12,6 +12,7 @@ import type { LmAccess } from './lm/host/access';
 import type { SearchService } from './search/host/searchService';
 import { FeatureHost } from './shell/featureHost';
 import { useDisplayLanguage } from './shell/language';
+import { listenerCounts } from './shell/listeners';
 import { Services } from './shell/services';
 import type { WorkspaceOverrideNotice } from './shell/workspaceOverrides';
 import type { UsagePanel } from './usage/host/panel';
@@ -25,7 +26,7 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub; completions: CompletionsFeature; editor: EditorInsight; customizations: Customizations };
+  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub; completions: CompletionsFeature; editor: EditorInsight; customizations: Customizations; listeners: () => Record<string, number> };
 }
 
 /** Wiring only: the platform's services, then each feature in the order of what it needs. */
@@ -70,7 +71,7 @@ export async function activate(context: vscode.ExtensionContext, boot?: BootRepo
   const bundleMs = typeof MODEL_GATEWAY_BUNDLE_START === 'number' && typeof MODEL_GATEWAY_BUNDLE_END === 'number' ? `${(MODEL_GATEWAY_BUNDLE_END - MODEL_GATEWAY_BUNDLE_START).toFixed(1)} ms` : 'not measured';
   const loading = boot ? `; loading the bundle before it ${boot.loadMs.toFixed(1)} ms, of which compiling ${boot.compileMs.toFixed(1)} ms ${boot.cacheUsed ? 'from the code cache' : 'without a code cache'}` : '';
   services.log.info(`activated in ${activationMs.toFixed(1)} ms (its synchronous part ${synchronous.toFixed(1)} ms; the bundle's top-level code ${bundleMs}${loading})`);
-  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp, completions, editor, customizations };
+  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp, completions, editor, customizations, listeners: listenerCounts };
   return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? testing : undefined };
 }
 

@@ -6,7 +6,7 @@ import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/common/usageReport';
 import { config } from '../../test/integration/config';
 import { api, connectToEmulator, emulatorControl, everythingServerPath, runAnswering, until } from '../../test/integration/helpers';
-import { childrenSettled, collector, completions, handleCount, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
+import { childrenSettled, collector, completions, handleCount, listenerTotal, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
 
 /**
  * `npm run bench -- soak`: a working day in one real extension host (code-server), in two halves
@@ -301,10 +301,10 @@ describe('bench: a working day in one window', function () {
     rmSync(stateFile(), { force: true });
 
     const lines: string[] = [];
-    lines.push('  turn  half    heap MB   RSS MB  malloc MB  other anon MB  external MB  handles  files  terminals  children  webview elements  renderer heap MB  turns drawn');
+    lines.push('  turn  half    heap MB   RSS MB  malloc MB  other anon MB  external MB  handles  listeners  files  terminals  children  webview elements  renderer heap MB  turns drawn');
     for (const r of state.rows) {
       lines.push(
-        `  ${String(r.turn).padStart(4)}  ${String(r.phase).padStart(4)}  ${r.sample.heapMB.toFixed(1).padStart(9)} ${r.sample.rssMB.toFixed(1).padStart(8)} ${((r.sample.mapped?.brkMB ?? 0) + (r.sample.mapped?.arenasMB ?? 0)).toFixed(1).padStart(10)} ${(r.sample.mapped?.anonymousMB ?? 0).toFixed(1).padStart(14)} ${r.sample.externalMB.toFixed(1).padStart(12)} ${String(handleCount(r.sample.handles)).padStart(8)} ${String(r.sample.openFiles).padStart(6)} ${String(r.sample.terminals).padStart(10)} ${String(r.sample.children).padStart(9)} ${String(r.webview.nodes).padStart(17)} ${r.webview.jsHeapMB.toFixed(1).padStart(16)} ${String(r.webview.turnsDrawn).padStart(12)}`,
+        `  ${String(r.turn).padStart(4)}  ${String(r.phase).padStart(4)}  ${r.sample.heapMB.toFixed(1).padStart(9)} ${r.sample.rssMB.toFixed(1).padStart(8)} ${((r.sample.mapped?.brkMB ?? 0) + (r.sample.mapped?.arenasMB ?? 0)).toFixed(1).padStart(10)} ${(r.sample.mapped?.anonymousMB ?? 0).toFixed(1).padStart(14)} ${r.sample.externalMB.toFixed(1).padStart(12)} ${String(handleCount(r.sample.handles)).padStart(8)} ${String(listenerTotal(r.sample)).padStart(10)} ${String(r.sample.openFiles).padStart(6)} ${String(r.sample.terminals).padStart(10)} ${String(r.sample.children).padStart(9)} ${String(r.webview.nodes).padStart(17)} ${r.webview.jsHeapMB.toFixed(1).padStart(16)} ${String(r.webview.turnsDrawn).padStart(12)}`,
       );
     }
     const report = [`  the day, measured every ${TURNS / WINDOWS} turns after a forced collection:`, ...lines];
@@ -360,6 +360,7 @@ describe('bench: a working day in one window', function () {
       assert.ok(h.heapPct <= 10, `half ${h.phase}: heap ${h.first.heapMB.toFixed(1)} → ${h.last.heapMB.toFixed(1)} MB`);
       assert.ok(h.rssPct <= 10, `half ${h.phase}: RSS ${h.first.rssMB.toFixed(1)} → ${h.last.rssMB.toFixed(1)} MB`);
       assert.equal(h.last.terminals, h.first.terminals, `half ${h.phase}: terminals`);
+      assert.ok(listenerTotal(h.last) <= listenerTotal(h.first), `half ${h.phase}: listeners on our events ${JSON.stringify(h.first.listeners)} → ${JSON.stringify(h.last.listeners)}`);
       assert.equal(h.last.children, h.first.children, `half ${h.phase}: child processes ${h.first.childNames.join(', ')} → ${h.last.childNames.join(', ')}`);
       assert.ok(h.last.openFiles <= h.first.openFiles + 2, `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles}`);
       assert.ok(handleCount(h.last.handles) <= handleCount(h.first.handles) + 2, `half ${h.phase}: handles ${JSON.stringify(h.first.handles)} → ${JSON.stringify(h.last.handles)}`);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { registerSecret } from './redact';
 import * as z from 'zod/mini';
 import { gatewayOrigin, type CredentialKind } from './origins';
+import { counted } from './listeners';
 
 const API_KEY = 'modelGateway.apiKey';
 const ACCESS_TOKEN = 'modelGateway.accessToken';
@@ -21,7 +22,7 @@ export type CredentialSource = 'secret-storage' | 'environment' | 'none';
  */
 export class Credentials implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('credentials.onDidChange', this.changed.event);
   private apiKey: string | undefined;
   private accessToken: string | undefined;
   private accountUserId: string | undefined;

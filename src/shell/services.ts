@@ -10,6 +10,7 @@ import { Prompts } from './prompts';
 import { Prices } from './prices';
 import { shareTranslations } from './language';
 import type { l10nJsonFormat } from '@vscode/l10n';
+import { counted } from './listeners';
 
 export type GatewayModule = typeof Gateway & { useTranslations(contents: l10nJsonFormat): void };
 
@@ -92,10 +93,10 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   readonly prices = new Prices(this);
   private readonly spent = new vscode.EventEmitter<void>();
   /** Fired after an action that costs money, so balances refresh. */
-  readonly onDidSpend = this.spent.event;
+  readonly onDidSpend = counted('services.onDidSpend', this.spent.event);
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fired when settings or credentials that affect the connection change. */
-  readonly onDidChangeConnection = this.changed.event;
+  readonly onDidChangeConnection = counted('services.onDidChangeConnection', this.changed.event);
   private cachedClient: { signature: string; client: Gateway.GatewayClient } | undefined;
   /** Read again after any settings change (files and the OS store are read once per change). */
   private networkChoice: NetworkChoice | undefined;

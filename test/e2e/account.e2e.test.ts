@@ -195,6 +195,7 @@ describe('the packaged .vsix', function () {
       await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
       const first = await activationAsVsCodeReportsIt(page);
       console.log(`      first start on VS Code ${server.vscode} (no code cache yet), activation as Developer: Show Running Extensions reports it: ${first.ours} ms (same page: ${first.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`);
+      console.log(`      activated by the same event before ours (their code loads inside VS Code's figure for ours): ${activatedBefore(server.userDataDir).join(', ') || 'none'}`);
       await page.keyboard.press('Control+W');
 
       // The chat webview (webview.js, chat.css) through the gateway client (gateway.js, zod.js).
@@ -275,6 +276,30 @@ function hostLog(userDataDir: string): string {
   };
   walk(join(userDataDir, 'logs'));
   return texts.join('\n');
+}
+
+/**
+ * The extensions the extension host activated for the same event just before ours, in order
+ * (its log at info level: "ExtensionService#_doActivateExtension <id>, startup: …, activationEvent: '…'").
+ */
+function activatedBefore(userDataDir: string): string[] {
+  const lines: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name === 'exthost.log' || e.name === 'remoteexthost.log') lines.push(...readFileSync(join(dir, e.name), 'utf8').split('\n'));
+    }
+  };
+  walk(join(userDataDir, 'logs'));
+  const activations = lines.flatMap((l) => {
+    const m = /_doActivateExtension ([\w.-]+), startup: \w+, activationEvent: '([^']+)'/.exec(l);
+    return m ? [{ id: m[1], event: m[2] }] : [];
+  });
+  const ours = activations.findIndex((a) => a.id.toLowerCase() === EXTENSION_ID.toLowerCase());
+  if (ours < 0) return [];
+  const before: string[] = [];
+  for (let i = ours - 1; i >= 0 && activations[i].event === activations[ours].event; i--) before.unshift(activations[i].id);
+  return before;
 }
 
 /** What the extension logs of its latest activation: activate() called to returned, its synchronous part, the bundle's top-level code. */

@@ -3,13 +3,14 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { api, connectToEmulator } from './helpers';
-import { childrenSettled, collector, completions, handleCount, restartMcp, sample, sampleTable, turn } from './soakTools';
+import { childrenSettled, collector, completions, handleCount, listenerTotal, restartMcp, sample, sampleTable, turn } from './soakTools';
 
 /**
  * A short working day in one window (the long one is `npm run bench -- soak`): 50 chat turns with
  * file reads and conversation switches, 300 inline completions (answered, cancelled, accepted)
  * and 5 MCP server kills. After a warm-up and a forced collection, memory may grow by at most a
- * tenth, and handles, open files, terminals and child processes come back to where they were.
+ * tenth, and handles, listeners on our events, open files, terminals and child processes come back
+ * to where they were.
  */
 describe('a short working day in one window: memory and handles stay flat', function () {
   this.timeout(900_000);
@@ -88,6 +89,7 @@ describe('a short working day in one window: memory and handles stay flat', func
     assert.ok(after.heapMB <= before.heapMB * 1.1, `heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB`);
     assert.ok(after.rssMB <= before.rssMB * 1.1, `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB; ${report}`);
     assert.equal(after.terminals, before.terminals, 'terminals');
+    assert.ok(listenerTotal(after) <= listenerTotal(before), `listeners on our events ${JSON.stringify(before.listeners)} → ${JSON.stringify(after.listeners)}`);
     assert.equal(after.children, before.children, `child processes: ${before.childNames.join(', ')} → ${after.childNames.join(', ')}`);
     assert.ok(after.openFiles <= before.openFiles + 2, `open files ${before.openFiles} → ${after.openFiles}`);
     assert.ok(handleCount(after.handles) <= handleCount(before.handles) + 2, `active handles ${JSON.stringify(before.handles)} → ${JSON.stringify(after.handles)}`);

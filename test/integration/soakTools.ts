@@ -55,6 +55,8 @@ export interface Sample {
   childNames: string[];
   /** Resident memory by kind of mapping (/proc/self/smaps), to tell the allocators' growth from the JS heap's. */
   mapped: ResidentByMapping;
+  /** Live listeners on the extension's own events, by event. */
+  listeners: Record<string, number>;
 }
 
 export interface ResidentByMapping {
@@ -94,6 +96,8 @@ export function residentByMapping(): ResidentByMapping {
   return out;
 }
 
+export const listenerTotal = (s: Sample): number => Object.values(s.listeners ?? {}).reduce((a, b) => a + b, 0);
+
 export const handleCount = (h: Record<string, number>): number => Object.values(h).reduce((a, b) => a + b, 0);
 
 function childSample(): { children: number; childNames: string[] } {
@@ -102,6 +106,7 @@ function childSample(): { children: number; childNames: string[] } {
 }
 
 export async function sample(gc: () => void): Promise<Sample> {
+  const { testing } = await api();
   // Twice, a tick apart: what the first frees (finalizers, weak references) the second collects.
   gc();
   await new Promise((r) => setTimeout(r, 50));
@@ -109,7 +114,7 @@ export async function sample(gc: () => void): Promise<Sample> {
   const handles: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, ...childSample(), mapped: residentByMapping() };
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, ...childSample(), mapped: residentByMapping(), listeners: testing.listeners() };
 }
 
 /** One chat turn; each approval answered by `accept` (yes to all when absent). */
@@ -182,6 +187,8 @@ export function sampleTable(before: Sample, after: Sample): (string | number)[][
     ['external MB', before.externalMB.toFixed(1), after.externalMB.toFixed(1)],
     ['array buffers MB', before.arrayBuffersMB.toFixed(1), after.arrayBuffersMB.toFixed(1)],
     ...(['brkMB', 'arenasMB', 'anonymousMB', 'filesMB'] as const).map((k) => [`RSS ${{ brkMB: 'malloc (brk)', arenasMB: 'malloc arenas', anonymousMB: 'other anonymous', filesMB: 'mapped files' }[k]} MB`, (before.mapped?.[k] ?? 0).toFixed(1), (after.mapped?.[k] ?? 0).toFixed(1)]),
+    ['listeners on our events', listenerTotal(before), listenerTotal(after)],
+    ...[...new Set([...Object.keys(before.listeners ?? {}), ...Object.keys(after.listeners ?? {})])].map((k) => [`listeners: ${k}`, before.listeners?.[k] ?? 0, after.listeners?.[k] ?? 0]),
     ['open files', before.openFiles, after.openFiles],
     ['terminals', before.terminals, after.terminals],
     ['child processes', before.children, after.children],

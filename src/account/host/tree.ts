@@ -5,6 +5,7 @@ import { describeError, showGatewayError } from '../../shell/errors';
 import { loadGateway, type SettingsSource, type GatewayConnection, type CredentialSource, type LogSource } from '../../shell/services';
 import { keyDescription, keyTooltip } from '../core/format';
 import { formatCount } from '../../common/locale';
+import { counted } from '../../shell/listeners';
 
 export type AccountNode =
   | { kind: 'account'; user: AccountUser; low: boolean }
@@ -24,7 +25,7 @@ type Loaded<T> = { ok: true; value: T } | { ok: false; error: unknown };
  */
 export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AccountNode | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
+  readonly onDidChangeTreeData = counted('accountTree.onDidChangeTreeData', this.changed.event);
   private cache: { user?: Promise<Loaded<AccountUser>>; keys?: Promise<Loaded<ApiKeyRecord[]>>; models: Map<string, Promise<Loaded<string[]>>> } = { models: new Map() };
   private notified = new Set<string>();
   private filterText = '';

@@ -8,6 +8,7 @@ import { runsUnasked, unaskedSummary, type ToolCategory } from '../core/autoAppr
 import { commandNeedsApproval, RUN_COMMAND_TOOL, runCommandTool } from './commandTool';
 import { agentSettings } from './settings';
 import { AgentTerminals } from './terminalRunner';
+import { counted } from '../../shell/listeners';
 
 /** A source of more tools for the chat (MCP servers, other extensions' tools). */
 export interface ToolSource {
@@ -62,7 +63,7 @@ export class AgentToolbox implements vscode.Disposable {
   private readonly sources: ToolSource[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when what runs unasked, or the tools offered, change. */
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('toolbox.onDidChange', this.changed.event);
   private readonly disposables: vscode.Disposable[] = [this.terminals, this.changed];
 
 
@@ -80,7 +81,7 @@ export class AgentToolbox implements vscode.Disposable {
 
   private readonly notices = new vscode.EventEmitter<string>();
   /** What the chat should tell the person about the tools (relayed from the sources). */
-  readonly onNotice = this.notices.event;
+  readonly onNotice = counted('toolbox.onNotice', this.notices.event);
 
   /** Set by the MCP feature: prompts and resources for the chat input. */
   contextSource: ChatContextSource | undefined;

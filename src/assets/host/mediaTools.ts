@@ -12,6 +12,7 @@ import { loadGateway, type PricedFeature } from '../../shell/services';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { assetsFolder, slug, uniquePath } from './shared';
+import { counted } from '../../shell/listeners';
 
 const ASPECTS = ['1x1', '16x9', '9x16', '4x3', '3x4', '3x2', '2x3'] as const;
 const Args = {
@@ -57,7 +58,7 @@ const DEFINITIONS: ToolDefinition[] = [
  */
 export class MediaTools implements ToolSource, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('mediaTools.onDidChange', this.changed.event);
 
   constructor(private readonly services: PricedFeature) {}
 

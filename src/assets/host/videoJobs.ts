@@ -5,6 +5,7 @@ import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayFeature } from '../../shell/services';
 import { assetsFolder, openFile, slug, uniquePath } from './shared';
 import { formatDateTime } from '../../common/locale';
+import { counted } from '../../shell/listeners';
 
 const STATE_KEY = 'modelGateway.videoJobs';
 
@@ -62,7 +63,7 @@ function pollMs(): number {
  */
 export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<VideoJob | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
+  readonly onDidChangeTreeData = counted('videoJobs.onDidChangeTreeData', this.changed.event);
   private readonly pollers = new Map<string, AbortController>();
   private disposed = false;
 

@@ -3,6 +3,7 @@ import { sensitiveEditReason } from '../../tools/sensitiveFiles';
 import type { Approver, ProposedEdit } from '../../tools/workspaceTools';
 import type { ActionApprover, ActionDecision, ActionRequest } from '../../agent/core/approval';
 import { inlinePreview, lineDelta, type DiffLine } from '../core/lineDiff';
+import { counted } from '../../shell/listeners';
 
 const SCHEME = 'model-gateway-proposal';
 
@@ -62,7 +63,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
   private readonly registration: vscode.Disposable;
   private readonly changed = new vscode.EventEmitter<ApprovalInfo | undefined>();
   /** Fires when an approval is requested (with it) or settled (undefined). */
-  readonly onDidChangeApprovals = this.changed.event;
+  readonly onDidChangeApprovals = counted('approvals.onDidChangeApprovals', this.changed.event);
   /** The tool call currently being approved; set by the engine's runner before each write. */
   currentCallId: string | undefined;
 

@@ -6,6 +6,7 @@ import { InlineCompleter, type CompletionTokens } from '../core/completer';
 import { addAccepted, addRequest, dayOf, readLedger, type CompletionDay } from '../core/ledger';
 import type { CompletionPath } from '../core/request';
 import { languageOn, type CompletionSettings } from './settings';
+import { counted } from '../../shell/listeners';
 
 const PATHS = 'modelGateway.completions.paths';
 const LEDGER = 'modelGateway.completions.ledger';
@@ -41,7 +42,7 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
    * completion at once; every answer changes the spend, so the gateway was asked in a loop (a
    * request every 0.7 s while a suggestion stood, seen in the e2e on 1.100).
    */
-  readonly onDidChangeState = this.changed.event;
+  readonly onDidChangeState = counted('completions.onDidChangeState', this.changed.event);
   private snoozedUntilMs = 0;
   private snoozeTimer: ReturnType<typeof setTimeout> | undefined;
 

@@ -7,6 +7,7 @@ import type { CustomizationSource, ToolSource } from '../../agent/host/toolbox';
 import { inside, ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { agentPrompt, CUSTOMIZATION_LIMITS, CUSTOMIZATION_PLACES, parseAgent, parsePrompt, parseSkill, READ_SKILL, skillsSection, toolsOfAgent, type CustomAgent, type PromptFile, type Skill } from '../core/files';
+import { counted } from '../../shell/listeners';
 
 interface Loaded {
   agents: CustomAgent[];
@@ -28,7 +29,7 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   private current: Loaded = EMPTY;
   private loading: Promise<void> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('customizations.onDidChange', this.changed.event);
   private readonly disposables: vscode.Disposable[] = [this.changed];
 
   constructor(

@@ -8,6 +8,7 @@ import { ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { DOCUMENT_SYMBOLS, EDITOR_READ_TOOLS, FIND_DEFINITION, FIND_REFERENCES, GET_PROBLEMS, WORKSPACE_SYMBOLS } from '../core/definitions';
 import { Navigation } from './navigation';
+import { counted } from '../../shell/listeners';
 
 /**
  * What the editor knows, as the agent's tools: problems, definitions, references and symbols from
@@ -15,7 +16,7 @@ import { Navigation } from './navigation';
  */
 export class EditorTools implements ToolSource {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('editorTools.onDidChange', this.changed.event);
   readonly navigation: Navigation;
   private readonly names = new Set(EDITOR_READ_TOOLS.map((t) => t.name));
 

@@ -11,6 +11,7 @@ import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { bySeverity, type Diagnosis } from '../core/problems';
 import { distinctProblems, findTask, RUN_TASK, TASK_LIMITS, taskCommandLine, taskListText, taskResultText, type TaskInfo } from '../core/tasks';
 import { diagnosisOf, LineReader, VisiblePaths } from './visible';
+import { counted } from '../../shell/listeners';
 
 /** After the task ended, its problem matcher's markers arrive: this long without a change ends the wait. */
 const QUIET_MS = 300;
@@ -43,7 +44,7 @@ function describe(task: vscode.Task): HostTask {
  */
 export class TaskTool implements ToolSource {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('taskTool.onDidChange', this.changed.event);
 
   constructor(
     private readonly guard: () => PathGuard,

@@ -10,6 +10,7 @@ import type { LmAccess } from './access';
 import type { ChatInformation, ChatProvider, RequestMessage, ResponseOptions } from './api';
 import { estimateTokens, reasoningMetadata, systemPrompt, toTurns, UnsupportedPartError } from '../core/convert';
 import { compactPrice } from '../core/pricing';
+import { counted } from '../../shell/listeners';
 
 /** The vendor id VS Code shows for our models (`languageModelChatProviders` in package.json). */
 export const LM_VENDOR = 'model-gateway';
@@ -27,7 +28,7 @@ const DEFAULT_OUTPUT = 8_192;
  */
 export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeLanguageModelChatInformation = this.changed.event;
+  readonly onDidChangeLanguageModelChatInformation = counted('lmProvider.onDidChangeLanguageModelChatInformation', this.changed.event);
   private readonly subscription: vscode.Disposable;
   private retry: NodeJS.Timeout | undefined;
   private retries = 0;

@@ -18,6 +18,7 @@ import { McpOAuth, type OpenBrowser } from './oauth';
 import { McpSampling, type ChatTurnLink, type SamplingServer } from './sampling';
 import { loadMcpSdk } from './sdk';
 import { McpServer, type ServerRequests } from './server';
+import { counted } from '../../shell/listeners';
 
 const CONFIRMED_KEY = 'modelGateway.mcp.confirmed';
 /** Workspace servers the person declined to start (by their command line): no longer said to wait. */
@@ -44,10 +45,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
   private readonly tools = new Map<string, { entry: Entry; tool: string; definition: ToolDefinition }>();
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('mcpHub.onDidChange', this.changed.event);
   private readonly notices = new vscode.EventEmitter<string>();
   /** Said in the chat: a server stopped and its tools went away, or came back. */
-  readonly onNotice = this.notices.event;
+  readonly onNotice = counted('mcpHub.onNotice', this.notices.event);
   readonly log = vscode.window.createOutputChannel('Model Gateway MCP', { log: true });
   private readonly disposables: vscode.Disposable[] = [this.changed, this.notices, this.log];
   /** Problems of the configurations, by where they were read. */

@@ -5,6 +5,7 @@ import type { SamplingParams } from '../core/sampling';
 import type { ElicitParams } from './elicitation';
 import type { McpOAuth } from './oauth';
 import { loadMcpSdk } from './sdk';
+import { counted } from '../../shell/listeners';
 
 export type ServerState =
   | { kind: 'stopped' }
@@ -67,7 +68,7 @@ export class McpServer implements vscode.Disposable {
   private restartTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly changed = new vscode.EventEmitter<{ server: McpServer; lostTools?: string[] }>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('mcpServer.onDidChange', this.changed.event);
 
   constructor(
     readonly config: ServerConfig,

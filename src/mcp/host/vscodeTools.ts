@@ -5,6 +5,7 @@ import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import type { ToolSource } from '../../agent/host/toolbox';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { definitionOf, qualifiedName, resultText } from '../core/tools';
+import { counted } from '../../shell/listeners';
 
 /** Approval entries and names use this server name for tools other extensions registered. */
 export const VSCODE_SOURCE = 'vscode';
@@ -17,7 +18,7 @@ export const VSCODE_SOURCE = 'vscode';
  */
 export class VsCodeTools implements ToolSource, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = counted('vscodeTools.onDidChange', this.changed.event);
   private byName = new Map<string, { tool: string; definition: ToolDefinition }>();
 
   constructor(private readonly ownTools: ReadonlySet<string>) {}
