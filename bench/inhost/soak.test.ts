@@ -6,7 +6,7 @@ import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/common/usageReport';
 import { config } from '../../test/integration/config';
 import { api, connectToEmulator, emulatorControl, everythingServerPath, runAnswering, until } from '../../test/integration/helpers';
-import { childrenSettled, collector, completions, handleCount, listenerTotal, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
+import { childrenSettled, collector, completions, handleCount, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
 
 /**
  * `npm run bench -- soak`: a working day in one real extension host (code-server), in two halves
@@ -316,7 +316,7 @@ describe('bench: a working day in one window', function () {
       return { phase, first, last, heapPct: ((last.heapMB - first.heapMB) / first.heapMB) * 100, rssPct: ((last.rssMB - first.rssMB) / first.rssMB) * 100, table: sampleTable(first, last) };
     });
     for (const h of halves) {
-      report.push(`  half ${h.phase}, from its baseline to its end:`, ...h.table.map(([k, b, a]) => `    ${String(k).padEnd(28)} ${String(b).padStart(8)} → ${String(a).padStart(8)}`));
+      report.push(`  half ${h.phase}, from its baseline to its end:`, ...h.table.map(([k, b, a]) => `    ${String(k).padEnd(28)} ${String(b).padStart(8)} → ${String(a).padStart(8)}`), `    open files new since the baseline: ${openedSince(h.first, h.last).join(', ') || 'none'}`);
       m[`soakHalf${h.phase}HeapGrowthPct`] = h.heapPct;
       m[`soakHalf${h.phase}RssGrowthPct`] = h.rssPct;
     }
@@ -362,7 +362,7 @@ describe('bench: a working day in one window', function () {
       assert.equal(h.last.terminals, h.first.terminals, `half ${h.phase}: terminals`);
       assert.ok(listenerTotal(h.last) <= listenerTotal(h.first), `half ${h.phase}: listeners on our events ${JSON.stringify(h.first.listeners)} → ${JSON.stringify(h.last.listeners)}`);
       assert.equal(h.last.children, h.first.children, `half ${h.phase}: child processes ${h.first.childNames.join(', ')} → ${h.last.childNames.join(', ')}`);
-      assert.ok(h.last.openFiles <= h.first.openFiles + 2, `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles}`);
+      assert.ok(h.last.openFiles <= h.first.openFiles + 2, `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles} (new: ${openedSince(h.first, h.last).join(', ')})`);
       assert.ok(handleCount(h.last.handles) <= handleCount(h.first.handles) + 2, `half ${h.phase}: handles ${JSON.stringify(h.first.handles)} → ${JSON.stringify(h.last.handles)}`);
     }
     assert.ok(nodes.every((n) => n > 0), 'the webview was read at every row');

@@ -3,7 +3,7 @@
  * extension host's collector, a sample of its memory and handles, and the person's actions (a chat
  * turn with its approvals answered, inline completions typed, an MCP server killed).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as vscode from 'vscode';
@@ -55,6 +55,8 @@ export interface Sample {
   childNames: string[];
   /** Resident memory by kind of mapping (/proc/self/smaps), to tell the allocators' growth from the JS heap's. */
   mapped: ResidentByMapping;
+  /** What each open file descriptor points at (a file's path, a socket, a pipe). */
+  openFileNames: string[];
   /** Live listeners on the extension's own events, by event. */
   listeners: Record<string, number>;
 }
@@ -100,6 +102,28 @@ export const listenerTotal = (s: Sample): number => Object.values(s.listeners ??
 
 export const handleCount = (h: Record<string, number>): number => Object.values(h).reduce((a, b) => a + b, 0);
 
+function openFileSample(): { openFiles: number; openFileNames: string[] } {
+  const openFileNames = readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      return [readlinkSync(`/proc/self/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
+  return { openFiles: openFileNames.length, openFileNames };
+}
+
+/** The open files `after` has that `before` had not (by target, counting repeats). */
+export function openedSince(before: Sample, after: Sample): string[] {
+  const left = new Map<string, number>();
+  for (const f of before.openFileNames ?? []) left.set(f, (left.get(f) ?? 0) + 1);
+  return (after.openFileNames ?? []).filter((f) => {
+    const n = left.get(f) ?? 0;
+    if (n > 0) left.set(f, n - 1);
+    return n === 0;
+  });
+}
+
 function childSample(): { children: number; childNames: string[] } {
   const childNames = childProcesses();
   return { children: childNames.length, childNames };
@@ -114,7 +138,7 @@ export async function sample(gc: () => void): Promise<Sample> {
   const handles: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, openFiles: readdirSync('/proc/self/fd').length, terminals: vscode.window.terminals.length, ...childSample(), mapped: residentByMapping(), listeners: testing.listeners() };
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, ...openFileSample(), terminals: vscode.window.terminals.length, ...childSample(), mapped: residentByMapping(), listeners: testing.listeners() };
 }
 
 /** One chat turn; each approval answered by `accept` (yes to all when absent). */
