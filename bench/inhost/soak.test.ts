@@ -6,7 +6,7 @@ import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/common/usageReport';
 import { config } from '../../test/integration/config';
 import { api, connectToEmulator, emulatorControl, everythingServerPath, runAnswering, until } from '../../test/integration/helpers';
-import { childrenSettled, collector, completions, handleCount, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
+import { childrenSettled, collector, completions, handleCount, indexGenerations, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
 
 /**
  * `npm run bench -- soak`: a working day in one real extension host (code-server), in two halves
@@ -362,6 +362,7 @@ describe('bench: a working day in one window', function () {
       assert.equal(h.last.terminals, h.first.terminals, `half ${h.phase}: terminals`);
       assert.ok(listenerTotal(h.last) <= listenerTotal(h.first), `half ${h.phase}: listeners on our events ${JSON.stringify(h.first.listeners)} → ${JSON.stringify(h.last.listeners)}`);
       assert.equal(h.last.children, h.first.children, `half ${h.phase}: child processes ${h.first.childNames.join(', ')} → ${h.last.childNames.join(', ')}`);
+      for (const r of state.rows.filter((x) => x.phase === h.phase)) assert.ok(indexGenerations(r.sample).length <= 1, `turn ${r.turn}: the index has files of one generation open at most (${r.sample.indexFiles.join(', ')})`);
       assert.ok(h.last.openFiles <= h.first.openFiles + 2, `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles} (new: ${openedSince(h.first, h.last).join(', ')})`);
       assert.ok(handleCount(h.last.handles) <= handleCount(h.first.handles) + 2, `half ${h.phase}: handles ${JSON.stringify(h.first.handles)} → ${JSON.stringify(h.last.handles)}`);
     }

@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { api, connectToEmulator } from './helpers';
-import { childrenSettled, collector, completions, handleCount, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn } from './soakTools';
+import { childrenSettled, collector, completions, handleCount, indexGenerations, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn } from './soakTools';
 
 /**
  * A short working day in one window (the long one is `npm run bench -- soak`): 50 chat turns with
@@ -91,6 +91,7 @@ describe('a short working day in one window: memory and handles stay flat', func
     assert.equal(after.terminals, before.terminals, 'terminals');
     assert.ok(listenerTotal(after) <= listenerTotal(before), `listeners on our events ${JSON.stringify(before.listeners)} → ${JSON.stringify(after.listeners)}`);
     assert.equal(after.children, before.children, `child processes: ${before.childNames.join(', ')} → ${after.childNames.join(', ')}`);
+    assert.ok(indexGenerations(after).length <= 1, `the index has files of one generation open at most (${after.indexFiles.join(', ')})`);
     assert.ok(after.openFiles <= before.openFiles + 2, `open files ${before.openFiles} → ${after.openFiles} (new: ${openedSince(before, after).join(', ')})`);
     assert.ok(handleCount(after.handles) <= handleCount(before.handles) + 2, `active handles ${JSON.stringify(before.handles)} → ${JSON.stringify(after.handles)}`);
   });

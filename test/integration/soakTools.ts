@@ -55,8 +55,10 @@ export interface Sample {
   childNames: string[];
   /** Resident memory by kind of mapping (/proc/self/smaps), to tell the allocators' growth from the JS heap's. */
   mapped: ResidentByMapping;
-  /** What each open file descriptor points at (a file's path, a socket, a pipe). */
+  /** What each open file descriptor points at (a file's path, a socket, a pipe), the search index's own files left out. */
   openFileNames: string[];
+  /** The search index's files open (its current generation's rows and log, its keywords: one generation at a time). */
+  indexFiles: string[];
   /** Live listeners on the extension's own events, by event. */
   listeners: Record<string, number>;
 }
@@ -102,15 +104,27 @@ export const listenerTotal = (s: Sample): number => Object.values(s.listeners ??
 
 export const handleCount = (h: Record<string, number>): number => Object.values(h).reduce((a, b) => a + b, 0);
 
-function openFileSample(): { openFiles: number; openFileNames: string[] } {
-  const openFileNames = readdirSync('/proc/self/fd').flatMap((fd) => {
+/**
+ * The open files, the search index's own apart: its store keeps the current generation's files
+ * open from the first change after a fold until the next fold, so their count follows the index's
+ * state rather than the day's length. What must hold for them is that no older generation's stay open.
+ */
+function openFileSample(): { openFiles: number; openFileNames: string[]; indexFiles: string[] } {
+  const all = readdirSync('/proc/self/fd').flatMap((fd) => {
     try {
       return [readlinkSync(`/proc/self/fd/${fd}`)];
     } catch {
       return [];
     }
   });
-  return { openFiles: openFileNames.length, openFileNames };
+  const isIndexFile = (f: string) => /[\\/]search-index[\\/][a-z]+-\d+\.(f32|bin|jsonl)$/.test(f);
+  const openFileNames = all.filter((f) => !isIndexFile(f));
+  return { openFiles: openFileNames.length, openFileNames, indexFiles: all.filter(isIndexFile).map((f) => f.slice(f.lastIndexOf('/') + 1)) };
+}
+
+/** The generations of the search index whose files are open. */
+export function indexGenerations(s: Sample): number[] {
+  return [...new Set((s.indexFiles ?? []).map((f) => Number(/-(\d+)\./.exec(f)![1])))];
 }
 
 /** The open files `after` has that `before` had not (by target, counting repeats). */
@@ -131,6 +145,8 @@ function childSample(): { children: number; childNames: string[] } {
 
 export async function sample(gc: () => void): Promise<Sample> {
   const { testing } = await api();
+  // A fold's worker has the next generation's files open while it runs: sampled after it.
+  await until('no fold running', () => !testing.search.folding(), 60_000);
   // Twice, a tick apart: what the first frees (finalizers, weak references) the second collects.
   gc();
   await new Promise((r) => setTimeout(r, 50));
@@ -213,7 +229,8 @@ export function sampleTable(before: Sample, after: Sample): (string | number)[][
     ...(['brkMB', 'arenasMB', 'anonymousMB', 'filesMB'] as const).map((k) => [`RSS ${{ brkMB: 'malloc (brk)', arenasMB: 'malloc arenas', anonymousMB: 'other anonymous', filesMB: 'mapped files' }[k]} MB`, (before.mapped?.[k] ?? 0).toFixed(1), (after.mapped?.[k] ?? 0).toFixed(1)]),
     ['listeners on our events', listenerTotal(before), listenerTotal(after)],
     ...[...new Set([...Object.keys(before.listeners ?? {}), ...Object.keys(after.listeners ?? {})])].map((k) => [`listeners: ${k}`, before.listeners?.[k] ?? 0, after.listeners?.[k] ?? 0]),
-    ['open files', before.openFiles, after.openFiles],
+    ['open files (the index\'s apart)', before.openFiles, after.openFiles],
+    ['the index\'s open files', (before.indexFiles ?? []).join(' '), (after.indexFiles ?? []).join(' ')],
     ['terminals', before.terminals, after.terminals],
     ['child processes', before.children, after.children],
     ...[...new Set([...Object.keys(before.handles), ...Object.keys(after.handles)])].map((k) => [`handles: ${k}`, before.handles[k] ?? 0, after.handles[k] ?? 0]),

@@ -177,6 +177,11 @@ export class SemanticIndex {
     return { chunks, files: this.files.size, dim: this.dim };
   }
 
+  /** Whether a fold into a new snapshot is running (its worker has the next generation's files open). */
+  get isFolding(): boolean {
+    return this.folding !== undefined;
+  }
+
   /** Each indexed file (as displayed) with the size it had when indexed. */
   indexedFiles(): Map<string, number> {
     return new Map([...this.files].map(([file, f]) => [file, f.size]));

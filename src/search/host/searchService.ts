@@ -125,6 +125,11 @@ export class SearchService implements vscode.Disposable {
     this.status.show();
   }
 
+  /** Whether the index is folding its log into a new snapshot (in a worker) right now. */
+  folding(): boolean {
+    return this.index instanceof SemanticIndex && this.index.isFolding;
+  }
+
   /** Whether an index with content is loaded (the chat offers its tool then). */
   ready(): boolean {
     return this.state === 'ready' && (this.index?.size.chunks ?? 0) > 0;
