@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, readCodes, type SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage, type CodesFrom } from './snapshotJob';
+import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage, type CodesFrom } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -56,18 +56,6 @@ export interface SnapshotRunOptions {
  * The worker's script: the bundle's `searchWorker.js` beside this module's bundle, or (from
  * source, in tests and benchmarks) the TypeScript module through tsx.
  */
-/**
- * The job code, for a job run on this thread (`mode: 'inline'`, or no worker file): the worker
- * bundle's own exports when packaged, else the source. Required, not imported, so that the
- * extension's bundle does not carry a second copy of the builder, the keyword batches and their merge.
- */
-function jobCode(): Pick<typeof import('./snapshotJob'), 'runSnapshotJob' | 'runKeywordsJob' | 'SnapshotBuilder'> {
-  const bundled = join(__dirname, 'searchWorker.js');
-  // An indirect require: a bundler leaves it as it is.
-  const load = require as (id: string) => unknown;
-  return load(existsSync(bundled) ? bundled : join(__dirname, 'snapshotJob')) as ReturnType<typeof jobCode>;
-}
-
 function workerSource(): { file: string; eval?: true } | undefined {
   const bundled = join(__dirname, 'searchWorker.js');
   if (existsSync(bundled)) return { file: bundled };
@@ -79,7 +67,7 @@ function workerSource(): { file: string; eval?: true } | undefined {
 export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {}): Promise<SnapshotParts> {
   if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
   const source = opts.mode === 'inline' ? undefined : workerSource();
-  if (!source) return jobCode().runSnapshotJob(job, opts.onProgress);
+  if (!source) return runSnapshotJob(job, opts.onProgress);
   const transfer = job.kind === 'build' ? [job.vectors.buffer as ArrayBuffer] : [];
   return inWorker(source, job, transfer, opts, (m) => (m.type === 'done' ? { ...m.parts, rows: m.rowsText ? m.rowsText.split(' ') : [] } : undefined));
 }
@@ -110,7 +98,7 @@ const MAX_SPARES = 4;
 export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'stream' }>, opts: SnapshotRunOptions = {}): SnapshotStream {
   const source = opts.mode === 'inline' ? undefined : workerSource();
   if (!source) {
-    let builder: Promise<SnapshotBuilder> = jobCode().SnapshotBuilder.start(start);
+    let builder: Promise<SnapshotBuilder> = SnapshotBuilder.start(start);
     let stopped = false;
     const rows: string[] = [];
     let end!: () => void;
@@ -211,7 +199,7 @@ export async function storeKeywords(dir: string, to: number, delta: KeywordState
   if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
   const { job, transfer } = keywordsJob(dir, to, delta, base);
   const source = opts.mode === 'inline' ? undefined : workerSource();
-  if (!source) return jobCode().runKeywordsJob(job);
+  if (!source) return runKeywordsJob(job);
   return inWorker(source, job, transfer, opts, (m) => (m.type === 'written' ? { docs: m.docs, terms: m.terms } : undefined));
 }
 
