@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { GatewayClient } from '../src/gateway';
 import { SemanticIndex } from '../src/search/core/semanticIndex';
 import { withStalls, type Stalls } from './stalls';
+import { searchWorkerBundle } from './workerBundle';
 
 export interface IndexingBenchResult {
   files: number;
@@ -64,6 +65,7 @@ export async function runIndexingBench(): Promise<IndexingBenchResult> {
       excludes: [],
       storeDir: store,
       model: 'text-embedding-3-small',
+      snapshotWorkerFile: searchWorkerBundle(),
       embed: (texts, signal, onDone) => client.embeddings.createBatched('text-embedding-3-small', texts, { batchSize: 64, concurrency: 4, signal, onProgress: (d) => onDone?.(d) }),
     });
   try {

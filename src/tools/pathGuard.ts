@@ -44,16 +44,35 @@ export function escapeDeceptive(path: string): string {
 }
 
 /** Matches paths (relative, `/`-separated) against globs as VS Code's excludes do: a bare name anywhere, a folder hides what is below. */
-function globMatcher(globList: readonly string[], nocase: boolean): (p: string) => boolean {
+export function globMatcher(globList: readonly string[], nocase: boolean): (p: string) => boolean {
   const globs = globList.flatMap((g) => (g.startsWith('**/') || g.includes('/') ? [g] : [g, `**/${g}`]));
-  const matchers = globs.map((g) => picomatch(g, { dot: true, nocase }));
+  if (globs.length === 0) return () => false;
+  // One regular expression for the whole list (each glob's own, anchored, as an alternative), and
+  // a glob written out literally matches that path too, as picomatch's matcher has it: a full
+  // build's walk tested every path level against each glob in turn, a fifth of its thread's time.
+  const anyGlob = new RegExp(globs.map((g) => `(?:${picomatch.makeRe(g, { dot: true, nocase }).source})`).join('|'), nocase ? 'i' : '');
+  const literal = new Set(globs);
+  const one = (path: string) => literal.has(path) || anyGlob.test(path);
+  const matches = (path: string) => one(path) || one(`${path}/`);
+  // A folder's answer is the same for every file below it: kept, so each path tests its last level only.
+  const folders = new Map<string, boolean>();
+  const folderMatches = (prefix: string) => {
+    let hit = folders.get(prefix);
+    if (hit === undefined) {
+      hit = matches(prefix);
+      if (folders.size >= 20_000) folders.clear();
+      folders.set(prefix, hit);
+    }
+    return hit;
+  };
   return (p) => {
     const parts = p.split('/');
-    for (let i = 1; i <= parts.length; i++) {
-      const prefix = parts.slice(0, i).join('/');
-      if (matchers.some((m) => m(prefix) || m(`${prefix}/`))) return true;
+    let prefix = parts[0];
+    for (let i = 1; i < parts.length; i++) {
+      if (folderMatches(prefix)) return true;
+      prefix = `${prefix}/${parts[i]}`;
     }
-    return false;
+    return matches(prefix);
   };
 }
 

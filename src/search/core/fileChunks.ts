@@ -58,8 +58,11 @@ export function readNew(path: string, wanted: (size: number) => boolean): Promis
 }
 
 
+/** Files larger than this are not indexed unless a setting says otherwise. */
+export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
+
 /** Whether a file of this name and size is indexed at all (before reading it). */
-export function indexable(rel: string, size: number, maxFileBytes = 512 * 1024): boolean {
+export function indexable(rel: string, size: number, maxFileBytes = DEFAULT_MAX_FILE_BYTES): boolean {
   return !BINARY_EXT.test(rel) && !GENERATED.test(rel) && size <= maxFileBytes && size > 0;
 }
 

@@ -12,7 +12,8 @@ import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { embeddingText } from './chunker';
-import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
+import { chunksFrom, chunkTextOf, DEFAULT_MAX_FILE_BYTES, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
+import { FileReader, READ_BATCH, type FileRead } from './fileReader';
 import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
@@ -79,6 +80,8 @@ export interface SemanticIndexOptions {
   inMemoryBytes?: number;
   /** Where new snapshots are encoded and written: a worker thread (the default) or this thread. */
   snapshots?: 'worker' | 'inline';
+  /** The snapshot worker's bundle, when it is not beside this module's (benchmarks run from source). */
+  snapshotWorkerFile?: string;
   /** The log is folded into a new snapshot after this many entries (default 1,000), or once a quarter of the rows are dead. */
   maxLogEntries?: number;
   /** A background fold that failed (the index goes on with the current snapshot). */
@@ -346,7 +349,7 @@ export class SemanticIndex {
     // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
     const build = this.vectors
       ? undefined
-      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker, spillChunks: this.o.keywordSpillChunks }, fresh);
+      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker, spillChunks: this.o.keywordSpillChunks }, fresh);
     // The team store: a failure leaves it out of the rest of this run, and is reported once.
     let sharedFailure: unknown;
     const gifts: Promise<void>[] = [];
@@ -448,8 +451,16 @@ export class SemanticIndex {
     const withChunks = (s: { size: number; mtimeMs: number }, chunks: (IndexedChunk & { text: string })[]): Outcome => ({ kind: 'chunks', entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
     // A file not indexed yet: opened, its size read from the open file and its bytes read, with no
     // separate stat (a full build's scan was a fifth stat calls).
+    // A full scan reads on a thread of its own (`fileReader.ts`), many files in flight.
+    const reader = paths ? undefined : new FileReader();
+    const inFlightMax = reader ? READ_BATCH : SCAN_CONCURRENCY;
     const inspectNew = async (f: { rel: string; abs: string; display: string }): Promise<Outcome> => {
-      const got = await readNew(f.abs, (size) => this.indexable(f, size));
+      let got: FileRead | { stat: { size: number; mtimeMs: number }; bytes: Buffer };
+      if (reader) {
+        // A name the index never reads is measured all the same (a file gone is told from one skipped).
+        const read = await reader.read(f.abs, this.indexable(f, 1) ? (this.o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES) : 0);
+        got = typeof read === 'string' ? read : { stat: read, bytes: read.bytes };
+      } else got = await readNew(f.abs, (size) => this.indexable(f, size));
       if (got === 'gone' || got === 'skipped') return { kind: got };
       const chunks = this.chunksFrom(f, got.bytes);
       return chunks ? withChunks(got.stat, chunks) : { kind: 'skipped' };
@@ -505,11 +516,12 @@ export class SemanticIndex {
           const display = this.guard.display(f.folder, f.rel);
           seen.add(display);
           inFlight.push({ display, outcome: inspect({ rel: f.rel, abs: f.abs, display }) });
-          await drain(SCAN_CONCURRENCY - 1);
+          await drain(inFlightMax - 1);
           while (ahead.length > WAVES_AHEAD) await ahead[0];
           if (++scanned % 200 === 0) onProgress?.({ phase: 'scan', done: scanned, total: 0 });
         }
         await drain(0);
+        await reader?.close();
         if (!signal?.aborted) for (const file of this.files.keys()) if (!seen.has(file)) changed.set(file, null);
       }
       stats.scanMs = Date.now() - t0;
@@ -520,6 +532,7 @@ export class SemanticIndex {
       wanted = todo.size;
       todo.clear();
     } catch (err) {
+      await reader?.close();
       await build?.abandon();
       build?.removeRowsFile();
       throw err;
@@ -667,7 +680,7 @@ export class SemanticIndex {
         const filesText = await filesTextOf(changed, slices);
         parts = await runSnapshot(
           { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors, ...(source && rowsFile ? { source, rowsFile } : {}), headroom, inMemoryBytes: this.store.inMemoryBytes },
-          { mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
+          { mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker },
         );
       }
       // Every vector is in the snapshot now: the map of them goes before the index builds its own maps.
@@ -767,7 +780,7 @@ export class SemanticIndex {
     const live = this.rowHashes.length - this.dead;
     const promise = runSnapshot(
       { kind: 'fold', dir: this.o.storeDir, model: this.o.model, from, to, expectRows: this.rowHashes.length, headroom: headroomFor(live), inMemoryBytes: this.store.inMemoryBytes },
-      { signal: abort.signal, mode: this.o.snapshots, onWorker: this.o.onSnapshotWorker },
+      { signal: abort.signal, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker },
     ).then(
       async (parts) => {
         if (abort.signal.aborted) return;
@@ -875,7 +888,7 @@ export class SemanticIndex {
       // Short slices: this is background work, and a change the user makes meanwhile waits a slice at each of its steps.
       const slices = new Slicer(BACKGROUND_SLICE_MS);
       const e = exported ?? (await this.exportKeywords(slices));
-      await storeKeywords(this.o.storeDir, generation, e.state, e.base, { signal, mode: this.o.snapshots });
+      await storeKeywords(this.o.storeDir, generation, e.state, e.base, { signal, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile });
       const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => holdsExactly(files, e.expected));
       if (!stored) throw new Error(`the keyword index stored for generation ${generation} does not match the index`);
       let taken = false;

@@ -44,6 +44,8 @@ export interface SnapshotRunOptions {
   onProgress?: SnapshotProgress;
   /** 'worker' (the default) or 'inline' (on the calling thread: tests that watch the file calls, or no worker available). */
   mode?: 'worker' | 'inline';
+  /** The worker's bundle when it is not beside this module (benchmarks run from source and measure the bundle users run). */
+  workerFile?: string;
   /** Called with the worker as soon as it runs (tests kill it mid-job). */
   onWorker?: (worker: Worker) => void;
   /** A streamed build: how many of the rows sent are written to its vectors file so far. */
@@ -56,7 +58,9 @@ export interface SnapshotRunOptions {
  * The worker's script: the bundle's `searchWorker.js` beside this module's bundle, or (from
  * source, in tests and benchmarks) the TypeScript module through tsx.
  */
-function workerSource(): { file: string; eval?: true } | undefined {
+function workerSource(opts: SnapshotRunOptions): { file: string; eval?: true } | undefined {
+  if (opts.mode === 'inline') return undefined;
+  if (opts.workerFile) return { file: opts.workerFile };
   const bundled = join(__dirname, 'searchWorker.js');
   if (existsSync(bundled)) return { file: bundled };
   const source = join(__dirname, 'snapshotWorker.ts');
@@ -66,7 +70,7 @@ function workerSource(): { file: string; eval?: true } | undefined {
 
 export async function runSnapshot(job: SnapshotJob, opts: SnapshotRunOptions = {}): Promise<SnapshotParts> {
   if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
-  const source = opts.mode === 'inline' ? undefined : workerSource();
+  const source = workerSource(opts);
   if (!source) return runSnapshotJob(job, opts.onProgress);
   const transfer = job.kind === 'build' ? [job.vectors.buffer as ArrayBuffer] : [];
   return inWorker(source, job, transfer, opts, (m) => (m.type === 'done' ? { ...m.parts, rows: m.rowsText ? m.rowsText.split(' ') : [] } : undefined));
@@ -96,7 +100,7 @@ export type StreamedSnapshot = SnapshotParts & { reencoded: boolean; keywords?: 
 const MAX_SPARES = 4;
 
 export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'stream' }>, opts: SnapshotRunOptions = {}): SnapshotStream {
-  const source = opts.mode === 'inline' ? undefined : workerSource();
+  const source = workerSource(opts);
   if (!source) {
     let builder: Promise<SnapshotBuilder> = SnapshotBuilder.start(start);
     let stopped = false;
@@ -198,7 +202,7 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
 export async function storeKeywords(dir: string, to: number, delta: KeywordState, base: { from: number; masked: Iterable<string> } | undefined, opts: SnapshotRunOptions = {}): Promise<{ docs: number; terms: number }> {
   if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
   const { job, transfer } = keywordsJob(dir, to, delta, base);
-  const source = opts.mode === 'inline' ? undefined : workerSource();
+  const source = workerSource(opts);
   if (!source) return runKeywordsJob(job);
   return inWorker(source, job, transfer, opts, (m) => (m.type === 'written' ? { docs: m.docs, terms: m.terms } : undefined));
 }

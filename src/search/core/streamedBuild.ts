@@ -40,6 +40,7 @@ export interface StreamedBuildOptions {
   to: number;
   inMemoryBytes: number;
   mode?: SnapshotRunOptions['mode'];
+  workerFile?: string;
   onWorker?: SnapshotRunOptions['onWorker'];
   spillChunks?: number;
 }
@@ -93,7 +94,7 @@ export class StreamedBuild {
     }
     this.stream ??= startSnapshotStream(
       { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes, ...(this.o.spillChunks ? { spillChunks: this.o.spillChunks } : {}) },
-      { mode: this.o.mode, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
+      { mode: this.o.mode, workerFile: this.o.workerFile, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
     );
     const rows = this.stream.buffer(present.length * dim);
     let at = 0;
