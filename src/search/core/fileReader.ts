@@ -4,8 +4,11 @@ import { readNew } from './fileChunks';
 /** A file's bytes with its size and time, or why there are none. */
 export type FileRead = { size: number; mtimeMs: number; bytes: Buffer } | 'gone' | 'skipped';
 
-/** Files asked for at once: a full build keeps this many reads in flight, one message each way per batch. */
-export const READ_BATCH = 64;
+/** Files asked for at once: a full build keeps this many reads in flight, one message each way per batch (64 made the host's work burstier for no gain). */
+export const READ_BATCH = 16;
+
+/** Reads handed to their callers per turn of the event loop (as many as a scan on this thread had in flight). */
+const DELIVER_AT_ONCE = 8;
 
 /**
  * The reading thread (plain JavaScript, so it runs the same from source and from the bundle): each
@@ -150,11 +153,19 @@ export class FileReader {
     if (!batch) return;
     this.sent.delete(id);
     let at = 0;
-    results.forEach((r, i) => {
-      if (r.kind !== 'read') return batch[i].resolve(r.kind);
-      batch[i].resolve({ size: r.size, mtimeMs: r.mtimeMs, bytes: Buffer.from(buffer, at, r.length) });
+    const reads = results.map((r): FileRead => {
+      if (r.kind !== 'read') return r.kind;
+      const bytes = Buffer.from(buffer, at, r.length);
       at += r.length;
+      return { size: r.size, mtimeMs: r.mtimeMs, bytes };
     });
+    // Handed over a few at a time, one turn of the event loop each: whoever awaits a read chunks
+    // its file at once, and a whole batch in one turn held the extension host's thread too long.
+    const deliver = (from: number) => {
+      for (let i = from; i < Math.min(from + DELIVER_AT_ONCE, reads.length); i++) batch[i].resolve(reads[i]);
+      if (from + DELIVER_AT_ONCE < reads.length) setImmediate(deliver, from + DELIVER_AT_ONCE);
+    };
+    deliver(0);
   }
 
   private readOutstandingHere(): void {
