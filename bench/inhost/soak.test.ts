@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/common/usageReport';
@@ -170,7 +171,10 @@ describe('bench: a working day in one window', function () {
   async function measure(gc: () => void, t: number, phase: number, baseline?: Row): Promise<Row> {
     await new Promise((r) => setTimeout(r, 2000));
     if (baseline) await childrenSettled(baseline.sample.children);
-    return { turn: t, phase, sample: await sample(gc), webview: await webviewProbe() };
+    const row = { turn: t, phase, sample: await sample(gc), webview: await webviewProbe() };
+    // A diagnosis: the extension host's heap at each row, to follow what a half kept (docs/benchmarks.md).
+    if (process.env.MG_SOAK_HEAP_SNAPSHOTS) writeHeapSnapshot(join(process.env.MG_SOAK_HEAP_SNAPSHOTS, `half${phase}-turn${t}.heapsnapshot`));
+    return row;
   }
 
   /**

@@ -105,11 +105,14 @@ function room<A extends Int32Array | Uint16Array | Uint32Array>(a: A, need: numb
 }
 
 const BLOCK_BITS = 20;
+/** The first block's size to start with (2^12 numbers), doubled as it fills. */
+const FIRST_BLOCK_BITS = 12;
 
 /**
- * Numbers end to end in blocks of 2^20 (a chunk's never span two): growing never copies what is
- * there (a doubling copy of 100,000 chunks' terms held the event loop for 40 ms). A position is
- * block × 2^20 + offset.
+ * Numbers end to end in blocks of 2^20 (a chunk's never span two): growing never copies a whole
+ * block (a doubling copy of 100,000 chunks' terms held the event loop for 40 ms). A position is
+ * block × 2^20 + offset. The first block starts small and doubles up to 2^20 (a copy of at most
+ * 2 MB): an index of the few files changed since the last fold held three whole blocks, 10 MB.
  */
 class Pool<A extends Int32Array | Uint16Array> {
   readonly blocks: A[] = [];
@@ -119,14 +122,31 @@ class Pool<A extends Int32Array | Uint16Array> {
 
   /** Room for `n` numbers in one block; their position. */
   alloc(n: number): number {
-    if (n > 1 << BLOCK_BITS) throw new RangeError(`${n} numbers do not fit a block`);
-    if (this.blocks.length === 0 || this.used + n > 1 << BLOCK_BITS) {
-      this.blocks.push(this.make(1 << BLOCK_BITS));
+    const whole = 1 << BLOCK_BITS;
+    if (n > whole) throw new RangeError(`${n} numbers do not fit a block`);
+    const last = this.blocks.length - 1;
+    if (last >= 0 && this.used + n <= this.blocks[last].length) {
+      // Room in the last block.
+    } else if (last === 0 && this.used + n <= whole) {
+      let size = this.blocks[0].length * 2;
+      while (size < this.used + n) size *= 2;
+      const grown = this.make(Math.min(size, whole));
+      grown.set(this.blocks[0].subarray(0, this.used));
+      this.blocks[0] = grown;
+    } else {
+      let size = last < 0 ? 1 << FIRST_BLOCK_BITS : whole;
+      while (size < n) size *= 2;
+      this.blocks.push(this.make(size));
       this.used = 0;
     }
     const at = ((this.blocks.length - 1) << BLOCK_BITS) + this.used;
     this.used += n;
     return at;
+  }
+
+  /** Numbers the blocks can hold (what the pool costs in memory). */
+  get capacity(): number {
+    return this.blocks.reduce((n, b) => n + b.length, 0);
   }
 
   view(at: number, n: number): A {
@@ -172,6 +192,11 @@ export class KeywordIndex<T> {
   private readonly tfPool = new Pool((n) => new Uint16Array(n));
   private readonly defPool = new Pool((n) => new Int32Array(n));
   private readonly byFile = new Map<string, number[]>();
+
+  /** Bytes the chunks' terms, counts and definitions take in their pools. */
+  get pooledBytes(): number {
+    return this.termPool.capacity * 4 + this.tfPool.capacity * 2 + this.defPool.capacity * 4;
+  }
   private live = 0;
   private holes = 0;
   private totalLength = 0;
