@@ -59,11 +59,16 @@ export function readNew(path: string, wanted: (size: number) => boolean): Promis
 
 
 /** Files larger than this are not indexed unless a setting says otherwise. */
-export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
+const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
+
+/** The most bytes a file of this name may have to be indexed: 0 for a name the index never reads. */
+export function readLimit(rel: string, maxFileBytes = DEFAULT_MAX_FILE_BYTES): number {
+  return BINARY_EXT.test(rel) || GENERATED.test(rel) ? 0 : maxFileBytes;
+}
 
 /** Whether a file of this name and size is indexed at all (before reading it). */
 export function indexable(rel: string, size: number, maxFileBytes = DEFAULT_MAX_FILE_BYTES): boolean {
-  return !BINARY_EXT.test(rel) && !GENERATED.test(rel) && size <= maxFileBytes && size > 0;
+  return size > 0 && size <= readLimit(rel, maxFileBytes);
 }
 
 /** A file's chunks from its bytes; undefined when it is binary or generated. */

@@ -177,7 +177,7 @@ export class FileReader {
 }
 
 /** The same read on this thread, through the thread pool. */
-async function readHere(path: string, maxBytes: number): Promise<FileRead> {
+export async function readHere(path: string, maxBytes: number): Promise<FileRead> {
   const got = await readNew(path, (size) => size > 0 && size <= maxBytes);
   return typeof got === 'string' ? got : { size: got.stat.size, mtimeMs: got.stat.mtimeMs, bytes: got.bytes };
 }

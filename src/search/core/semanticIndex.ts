@@ -12,8 +12,8 @@ import type { Worker } from 'node:worker_threads';
 import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
 import { walkWorkspace } from '../../tools/workspaceTools';
 import { embeddingText } from './chunker';
-import { chunksFrom, chunkTextOf, DEFAULT_MAX_FILE_BYTES, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
-import { FileReader, READ_BATCH, type FileRead } from './fileReader';
+import { chunksFrom, chunkTextOf, displayPathOf, indexable, readLimit, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
+import { FileReader, READ_BATCH, readHere } from './fileReader';
 import { KeywordIndex, type KeywordHit, type KeywordState } from './keywords';
 import { keywordFile, StoredKeywords } from './keywordStore';
 import { VectorIndex } from './vectorIndex';
@@ -449,21 +449,17 @@ export class SemanticIndex {
     type Outcome = { kind: 'gone' | 'same' | 'skipped' } | { kind: 'chunks'; entry: StoredFile; texts: string[] };
     // Reading and chunking a file: no shared state touched, so several run at once.
     const withChunks = (s: { size: number; mtimeMs: number }, chunks: (IndexedChunk & { text: string })[]): Outcome => ({ kind: 'chunks', entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
-    // A file not indexed yet: opened, its size read from the open file and its bytes read, with no
-    // separate stat (a full build's scan was a fifth stat calls).
     // A full scan reads on a thread of its own (`fileReader.ts`), many files in flight.
     const reader = paths ? undefined : new FileReader();
     const inFlightMax = reader ? READ_BATCH : SCAN_CONCURRENCY;
+    // A file not indexed yet: opened, its size read from the open file and its bytes read, with no
+    // separate stat (a full build's scan was a fifth stat calls).
     const inspectNew = async (f: { rel: string; abs: string; display: string }): Promise<Outcome> => {
-      let got: FileRead | { stat: { size: number; mtimeMs: number }; bytes: Buffer };
-      if (reader) {
-        // A name the index never reads is measured all the same (a file gone is told from one skipped).
-        const read = await reader.read(f.abs, this.indexable(f, 1) ? (this.o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES) : 0);
-        got = typeof read === 'string' ? read : { stat: read, bytes: read.bytes };
-      } else got = await readNew(f.abs, (size) => this.indexable(f, size));
+      const limit = readLimit(f.rel, this.o.maxFileBytes);
+      const got = reader ? await reader.read(f.abs, limit) : await readHere(f.abs, limit);
       if (got === 'gone' || got === 'skipped') return { kind: got };
       const chunks = this.chunksFrom(f, got.bytes);
-      return chunks ? withChunks(got.stat, chunks) : { kind: 'skipped' };
+      return chunks ? withChunks(got, chunks) : { kind: 'skipped' };
     };
     const inspect = async (f: { rel: string; abs: string; display: string }): Promise<Outcome> => {
       if (!this.files.has(f.display)) return inspectNew(f);
