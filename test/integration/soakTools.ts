@@ -138,9 +138,20 @@ export function openedSince(before: Sample, after: Sample): string[] {
   });
 }
 
-function childSample(): { children: number; childNames: string[] } {
-  const childNames = childProcesses();
-  return { children: childNames.length, childNames };
+/**
+ * The child processes once the same ones have run for half a second (at most 10 s of waiting): a
+ * shell VS Code or a tool starts for a moment must not enter a baseline the later sample is held to.
+ */
+async function childSample(): Promise<{ children: number; childNames: string[] }> {
+  const deadline = Date.now() + 10_000;
+  let childNames = childProcesses();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const again = childProcesses();
+    const same = again.length === childNames.length && again.every((c, i) => c === childNames[i]);
+    childNames = again;
+    if (same || Date.now() > deadline) return { children: childNames.length, childNames };
+  }
 }
 
 export async function sample(gc: () => void): Promise<Sample> {
@@ -151,10 +162,11 @@ export async function sample(gc: () => void): Promise<Sample> {
   gc();
   await new Promise((r) => setTimeout(r, 50));
   gc();
+  const children = await childSample();
   const handles: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, ...openFileSample(), terminals: vscode.window.terminals.length, ...childSample(), mapped: residentByMapping(), listeners: testing.listeners() };
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, ...openFileSample(), terminals: vscode.window.terminals.length, ...children, mapped: residentByMapping(), listeners: testing.listeners() };
 }
 
 /** One chat turn; each approval answered by `accept` (yes to all when absent). */
