@@ -83,16 +83,18 @@ describe('vector index', () => {
   });
 
   it('the WebAssembly rotation encodes as the JavaScript one does (a process where it cannot load)', () => {
-    // Codes and scales of the same rows, with the kernel and in a process where it cannot load (the loop).
+    // Codes and scales of the same rows, with the kernel and in a process where it cannot load (the
+    // loop); 400 rows of 1,536 dimensions span three of the kernel's blocks; 301 takes the loop
+    // (the kernel encodes four values a step).
     const script = `
-      const dims = [64, 300, 1536];
+      const dims = [64, 300, 301, 1536];
       const out = {};
       for (const dim of dims) {
         let s = 7;
         const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
-        const rows = Float32Array.from({ length: 40 * dim }, r);
+        const rows = Float32Array.from({ length: 400 * dim }, r);
         const mean = Float32Array.from({ length: dim }, () => r() / 10);
-        const { codes, alphas } = VectorIndex.encoder(dim, mean)(rows, 40);
+        const { codes, alphas } = VectorIndex.encoder(dim, mean)(rows, 400);
         out[dim] = { codes: Buffer.from(codes).toString('base64'), alphas: Array.from(alphas) };
       }
       console.log(JSON.stringify(out));`;
@@ -105,7 +107,7 @@ describe('vector index', () => {
     };
     const kernel = run(false);
     const loop = run(true);
-    for (const dim of ['64', '300', '1536']) {
+    for (const dim of ['64', '300', '301', '1536']) {
       const a = Buffer.from(kernel[dim].codes, 'base64');
       const b = Buffer.from(loop[dim].codes, 'base64');
       let differing = 0;

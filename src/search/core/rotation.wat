@@ -1,9 +1,15 @@
-;; One round of the codes' rotation over n floats (a power of two, at least 8) at $y: multiply by
-;; the ±1 signs at $signs, then the unscaled fast Walsh–Hadamard transform, with WebAssembly SIMD
-;; (the first two levels inside each 4-lane vector by shuffles, the others between vectors).
+;; `round`: one round of the codes' rotation over n floats (a power of two, at least 8) at $y:
+;; multiply by the ±1 signs at $signs, then the unscaled fast Walsh–Hadamard transform, with
+;; WebAssembly SIMD (the first two levels inside each 4-lane vector by shuffles, the others between
+;; vectors).
+;; `encode`: the codes of $rows normalised rows (dim floats each, dim a multiple of 4) at $src:
+;; each row less the centre, zero-padded to n, rotated ($rounds rounds, their signs one after
+;; another at $signs), scaled, then its signs packed 8 to a byte (bit b of byte j: value 8j + b > 0)
+;; at $codes (n/8 bytes a row) and its estimator scale Σy² / Σ|y| at $alphas (f32), the sums
+;; in f64 as the JavaScript loop keeps them.
 (module
   (memory (import "env" "memory") 1)
-  (func (export "round") (param $y i32) (param $signs i32) (param $n i32)
+  (func $round (export "round") (param $y i32) (param $signs i32) (param $n i32)
     (local $i i32) (local $j i32) (local $h i32) (local $end i32) (local $a v128) (local $b v128) (local $x v128)
     (local.set $end (i32.add (local.get $y) (i32.shl (local.get $n) (i32.const 2))))
     ;; Signs, and levels h = 1 and h = 2 within each vector.
@@ -50,4 +56,69 @@
             (local.set $i (i32.add (local.get $i) (i32.shl (local.get $h) (i32.const 1))))
             (br $blocks)))
         (local.set $h (i32.shl (local.get $h) (i32.const 1)))
-        (br $levels)))))
+        (br $levels))))
+  ;; y's 4 floats at $v, widened to f64 as two pairs, squared and absolute, added to the sums.
+  (func $sums (param $v v128) (param $sq v128) (param $abs v128) (result v128 v128)
+    (local $lo v128) (local $hi v128)
+    (local.set $lo (f64x2.promote_low_f32x4 (local.get $v)))
+    (local.set $hi (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
+    (f64x2.add (local.get $sq) (f64x2.add (f64x2.mul (local.get $lo) (local.get $lo)) (f64x2.mul (local.get $hi) (local.get $hi))))
+    (f64x2.add (local.get $abs) (f64x2.add (f64x2.abs (local.get $lo)) (f64x2.abs (local.get $hi)))))
+  (func (export "encode") (param $src i32) (param $rows i32) (param $dim i32) (param $centre i32) (param $y i32) (param $signs i32) (param $rounds i32) (param $n i32) (param $scale f32) (param $codes i32) (param $alphas i32)
+    (local $r i32) (local $d i32) (local $k i32) (local $row i32) (local $code i32) (local $s v128) (local $v1 v128) (local $v2 v128) (local $sq v128) (local $abs v128) (local $sumSq f64) (local $sumAbs f64)
+    (local.set $s (f32x4.splat (local.get $scale)))
+    (local.set $r (i32.const 0))
+    (block $doneRows
+      (loop $eachRow
+        (br_if $doneRows (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $row (i32.add (local.get $src) (i32.mul (local.get $r) (i32.shl (local.get $dim) (i32.const 2)))))
+        ;; The row less the centre, then zeros to n.
+        (local.set $d (i32.const 0))
+        (block $doneCopy
+          (loop $copy
+            (br_if $doneCopy (i32.ge_u (local.get $d) (i32.shl (local.get $dim) (i32.const 2))))
+            (v128.store (i32.add (local.get $y) (local.get $d))
+              (f32x4.sub (v128.load (i32.add (local.get $row) (local.get $d))) (v128.load (i32.add (local.get $centre) (local.get $d)))))
+            (local.set $d (i32.add (local.get $d) (i32.const 16)))
+            (br $copy)))
+        (block $donePad
+          (loop $pad
+            (br_if $donePad (i32.ge_u (local.get $d) (i32.shl (local.get $n) (i32.const 2))))
+            (v128.store (i32.add (local.get $y) (local.get $d)) (v128.const i32x4 0 0 0 0))
+            (local.set $d (i32.add (local.get $d) (i32.const 16)))
+            (br $pad)))
+        (local.set $k (i32.const 0))
+        (block $doneRounds
+          (loop $eachRound
+            (br_if $doneRounds (i32.ge_u (local.get $k) (local.get $rounds)))
+            (call $round (local.get $y) (i32.add (local.get $signs) (i32.mul (local.get $k) (i32.shl (local.get $n) (i32.const 2)))) (local.get $n))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $eachRound)))
+        ;; Scaled, signs packed, sums: 8 values (one byte) a step.
+        (local.set $code (i32.add (local.get $codes) (i32.mul (local.get $r) (i32.shr_u (local.get $n) (i32.const 3)))))
+        (local.set $sq (v128.const i32x4 0 0 0 0))
+        (local.set $abs (v128.const i32x4 0 0 0 0))
+        (local.set $d (i32.const 0))
+        (block $donePack
+          (loop $pack
+            (br_if $donePack (i32.ge_u (local.get $d) (i32.shl (local.get $n) (i32.const 2))))
+            (local.set $v1 (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $d))) (local.get $s)))
+            (local.set $v2 (f32x4.mul (v128.load (i32.add (local.get $y) (i32.add (local.get $d) (i32.const 16)))) (local.get $s)))
+            (i32.store8 (i32.add (local.get $code) (i32.shr_u (local.get $d) (i32.const 5)))
+              (i32.or
+                (i32x4.bitmask (f32x4.gt (local.get $v1) (v128.const i32x4 0 0 0 0)))
+                (i32.shl (i32x4.bitmask (f32x4.gt (local.get $v2) (v128.const i32x4 0 0 0 0))) (i32.const 4))))
+            (call $sums (local.get $v1) (local.get $sq) (local.get $abs))
+            (local.set $abs)
+            (local.set $sq)
+            (call $sums (local.get $v2) (local.get $sq) (local.get $abs))
+            (local.set $abs)
+            (local.set $sq)
+            (local.set $d (i32.add (local.get $d) (i32.const 32)))
+            (br $pack)))
+        (local.set $sumSq (f64.add (f64x2.extract_lane 0 (local.get $sq)) (f64x2.extract_lane 1 (local.get $sq))))
+        (local.set $sumAbs (f64.add (f64x2.extract_lane 0 (local.get $abs)) (f64x2.extract_lane 1 (local.get $abs))))
+        (f32.store (i32.add (local.get $alphas) (i32.shl (local.get $r) (i32.const 2)))
+          (select (f32.demote_f64 (f64.div (local.get $sumSq) (local.get $sumAbs))) (f32.const 0) (f64.gt (local.get $sumAbs) (f64.const 0))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $eachRow)))))
