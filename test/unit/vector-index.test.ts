@@ -94,16 +94,20 @@ describe('vector index', () => {
         const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
         const rows = Float32Array.from({ length: 400 * dim }, r);
         const mean = Float32Array.from({ length: dim }, () => r() / 10);
+        // Row 3 is zero: it stays zero (no direction to give it).
+        rows.fill(0, 3 * dim, 4 * dim);
+        const sum = new Float64Array(dim).fill(0.5);
+        normaliseRows(rows, 400, dim, sum);
         const { codes, alphas } = VectorIndex.encoder(dim, mean)(rows, 400);
-        out[dim] = { codes: Buffer.from(codes).toString('base64'), alphas: Array.from(alphas) };
+        out[dim] = { codes: Buffer.from(codes).toString('base64'), alphas: Array.from(alphas), rows: Array.from(rows.subarray(0, 8 * dim)), sum: Array.from(sum) };
       }
       console.log(JSON.stringify(out));`;
     const run = (withoutWasm: boolean) => {
       // The module is loaded first (the TypeScript loader itself needs WebAssembly); its kernels load on first use.
       const disable = withoutWasm ? "WebAssembly.Instance = function () { throw new Error('no WebAssembly here'); };" : '';
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `const { VectorIndex } = require(${JSON.stringify(require.resolve('../../src/search/core/vectorIndex'))}); ${disable} ${script}`], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `const { VectorIndex, normaliseRows } = require(${JSON.stringify(require.resolve('../../src/search/core/vectorIndex'))}); ${disable} ${script}`], { encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
-      return JSON.parse(r.stdout) as Record<string, { codes: string; alphas: number[] }>;
+      return JSON.parse(r.stdout) as Record<string, { codes: string; alphas: number[]; rows: number[]; sum: number[] }>;
     };
     const kernel = run(false);
     const loop = run(true);
@@ -115,6 +119,13 @@ describe('vector index', () => {
       // The two sum in different orders: a value within rounding of zero may take the other sign.
       assert.ok(differing <= a.length * 8 * 0.001, `${dim}-d: ${differing} of ${a.length * 8} bits differ`);
       kernel[dim].alphas.forEach((v, i) => assert.ok(Math.abs(v - loop[dim].alphas[i]) <= 1e-5 * Math.abs(v), `${dim}-d scale ${i}`));
+      // Normalised rows and their sums: within a rounding of each other (the squares are summed in another order).
+      kernel[dim].rows.forEach((v, i) => assert.ok(Math.abs(v - loop[dim].rows[i]) <= 1e-6 * Math.abs(v) + 1e-12, `${dim}-d value ${i}: ${v} and ${loop[dim].rows[i]}`));
+      assert.ok(kernel[dim].rows.slice(3 * Number(dim), 4 * Number(dim)).every((v) => v === 0), `${dim}-d: the zero row stays zero`);
+      const length = Math.hypot(...kernel[dim].rows.slice(0, Number(dim)));
+      assert.ok(Math.abs(length - 1) < 1e-5, `${dim}-d: a row's length is ${length}`);
+      // Both start from the caller's sums (0.5 each): a kernel that started from zero is 0.5 off.
+      kernel[dim].sum.forEach((v, i) => assert.ok(Math.abs(v - loop[dim].sum[i]) <= 1e-5, `${dim}-d sum ${i}: ${v} and ${loop[dim].sum[i]}`));
     }
   });
 

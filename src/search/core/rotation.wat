@@ -121,4 +121,48 @@
         (f32.store (i32.add (local.get $alphas) (i32.shl (local.get $r) (i32.const 2)))
           (select (f32.demote_f64 (f64.div (local.get $sumSq) (local.get $sumAbs))) (f32.const 0) (f64.gt (local.get $sumAbs) (f64.const 0))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $eachRow)))))
+        (br $eachRow))))
+  ;; `normalise`: $rows rows of dim floats (a multiple of 4) at $src scaled to length 1 in place
+  ;; (a zero row stays zero), each value then added to the f64 sums at $sum: the squares summed in
+  ;; f64 and each value scaled in f64 then rounded, as the JavaScript loop does.
+  (func (export "normalise") (param $src i32) (param $rows i32) (param $dim i32) (param $sum i32)
+    (local $r i32) (local $d i32) (local $row i32) (local $bytes i32) (local $v v128) (local $lo v128) (local $hi v128) (local $q v128) (local $inv v128) (local $qs f64)
+    (local.set $bytes (i32.shl (local.get $dim) (i32.const 2)))
+    (local.set $r (i32.const 0))
+    (block $doneRows
+      (loop $eachRow
+        (br_if $doneRows (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $row (i32.add (local.get $src) (i32.mul (local.get $r) (local.get $bytes))))
+        (local.set $q (v128.const i32x4 0 0 0 0))
+        (local.set $d (i32.const 0))
+        (block $doneSquares
+          (loop $squares
+            (br_if $doneSquares (i32.ge_u (local.get $d) (local.get $bytes)))
+            (local.set $v (v128.load (i32.add (local.get $row) (local.get $d))))
+            (local.set $lo (f64x2.promote_low_f32x4 (local.get $v)))
+            (local.set $hi (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
+            (local.set $q (f64x2.add (local.get $q) (f64x2.add (f64x2.mul (local.get $lo) (local.get $lo)) (f64x2.mul (local.get $hi) (local.get $hi)))))
+            (local.set $d (i32.add (local.get $d) (i32.const 16)))
+            (br $squares)))
+        (local.set $qs (f64.add (f64x2.extract_lane 0 (local.get $q)) (f64x2.extract_lane 1 (local.get $q))))
+        (local.set $inv (f64x2.splat (select (f64.div (f64.const 1) (f64.sqrt (local.get $qs))) (f64.const 0) (f64.gt (local.get $qs) (f64.const 0)))))
+        (local.set $d (i32.const 0))
+        (block $doneScale
+          (loop $scale
+            (br_if $doneScale (i32.ge_u (local.get $d) (local.get $bytes)))
+            (local.set $v (v128.load (i32.add (local.get $row) (local.get $d))))
+            (local.set $lo (f64x2.mul (f64x2.promote_low_f32x4 (local.get $v)) (local.get $inv)))
+            (local.set $hi (f64x2.mul (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $inv)))
+            ;; Rounded to f32 (as stored), then widened again for the sums.
+            (local.set $v (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (f32x4.demote_f64x2_zero (local.get $lo)) (f32x4.demote_f64x2_zero (local.get $hi))))
+            (v128.store (i32.add (local.get $row) (local.get $d)) (local.get $v))
+            (v128.store (i32.add (local.get $sum) (i32.shl (local.get $d) (i32.const 1)))
+              (f64x2.add (v128.load (i32.add (local.get $sum) (i32.shl (local.get $d) (i32.const 1)))) (f64x2.promote_low_f32x4 (local.get $v))))
+            (v128.store (i32.add (local.get $sum) (i32.add (i32.shl (local.get $d) (i32.const 1)) (i32.const 16)))
+              (f64x2.add (v128.load (i32.add (local.get $sum) (i32.add (i32.shl (local.get $d) (i32.const 1)) (i32.const 16))))
+                (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v)))))
+            (local.set $d (i32.add (local.get $d) (i32.const 16)))
+            (br $scale)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $eachRow))))
+)

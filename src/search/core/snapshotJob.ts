@@ -11,7 +11,7 @@ import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readComm
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
 import { SpillingKeywords } from './keywordSpill';
-import { VectorIndex } from './vectorIndex';
+import { normaliseRows, VectorIndex } from './vectorIndex';
 
 export type SnapshotJob =
   | {
@@ -200,8 +200,8 @@ async function write(
   for (let i = 0; i < n; i += BLOCK) {
     const count = Math.min(BLOCK, n - i);
     s.source(i, count, block);
-    normalise(count);
-    addRows(mean, block, count, dim);
+    if (s.normalised) addRows(mean, block, count, dim);
+    else normaliseRows(block, count, dim, mean);
     onProgress?.(Math.floor((i + count) / 2), n);
   }
   const mean32 = meanOf(mean, n);
@@ -267,15 +267,6 @@ function readVectorRows(fd: number, dim: number, first: number, count: number, i
     const n = readSync(fd, bytes, off, bytes.length - off, first * dim * 4 + off);
     if (n <= 0) throw new Error('the vectors file ended early');
     off += n;
-  }
-}
-
-function normaliseRows(rows: Float32Array, count: number, dim: number): void {
-  for (let r = 0; r < count; r++) {
-    let q = 0;
-    for (let d = 0; d < dim; d++) q += rows[r * dim + d] ** 2;
-    const inv = q > 0 ? 1 / Math.sqrt(q) : 0;
-    for (let d = 0; d < dim; d++) rows[r * dim + d] *= inv;
   }
 }
 
@@ -362,8 +353,7 @@ export class SnapshotBuilder {
     if (vectors.length < n * dim) throw new Error(`${n} rows need ${n * dim} values, got ${vectors.length}`);
     if (n === 0) return;
     const rows = vectors.subarray(0, n * dim);
-    normaliseRows(rows, n, dim);
-    addRows(this.sum, rows, n, dim);
+    normaliseRows(rows, n, dim, this.sum);
     if (!this.encode) {
       this.mean = meanOf(this.sum, n);
       this.encode = VectorIndex.encoder(dim, this.mean);

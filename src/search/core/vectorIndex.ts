@@ -47,6 +47,8 @@ function loadKernel(): HammingKernel | null {
 interface RotationKernel {
   memory: WasmMemory;
   round(y: number, signs: number, n: number): void;
+  /** Scales `rows` rows at `src` to length 1, adding each value to the f64 sums at `sum` (`rotation.wat`). */
+  normalise(src: number, rows: number, dim: number, sum: number): void;
   /** Codes and scales of `rows` normalised rows at `src` (`rotation.wat`). */
   encode(src: number, rows: number, dim: number, centre: number, y: number, signs: number, rounds: number, n: number, scale: number, codes: number, alphas: number): void;
   /** The signs the memory holds (after the values, one round after another). */
@@ -64,7 +66,7 @@ function loadRotation(): RotationKernel | null {
     if (!WASM) throw new Error('no WebAssembly');
     const memory = new WASM.Memory({ initial: 1 });
     const instance = new WASM.Instance(new WASM.Module(Buffer.from(ROTATION_WASM_BASE64, 'base64')), { env: { memory } });
-    rotationKernel = { memory, round: instance.exports.round as RotationKernel['round'], encode: instance.exports.encode as RotationKernel['encode'], signs: undefined, values: undefined };
+    rotationKernel = { memory, round: instance.exports.round as RotationKernel['round'], encode: instance.exports.encode as RotationKernel['encode'], normalise: instance.exports.normalise as RotationKernel['normalise'], signs: undefined, values: undefined };
   } catch {
     rotationKernel = null;
   }
@@ -649,6 +651,36 @@ function packSigns(y: Float32Array, out: Uint8Array, at: number): number {
     out[at + (d >> 3)] = byte;
   }
   return abs > 0 ? sq / abs : 0;
+}
+
+/**
+ * Scales `count` rows of `rows` to length 1 in place and (with `sum`) adds each value, as stored,
+ * to `sum`: in WebAssembly a block of rows a call where the dimension allows, else the loop.
+ */
+export function normaliseRows(rows: Float32Array, count: number, dim: number, sum?: Float64Array): void {
+  const k = dim % 4 === 0 ? loadRotation() : null;
+  if (!k) {
+    for (let r = 0; r < count; r++) normalise(rows, r * dim, dim);
+    if (sum) for (let o = 0; o < count * dim; o += dim) for (let d = 0; d < dim; d++) sum[d] += rows[o + d];
+    return;
+  }
+  const block = Math.max(1, Math.min(count, Math.floor(ENCODE_BLOCK_BYTES / (dim * 4))));
+  // The sums, then a block of rows, from the start of the kernel's memory (the rotation's signs are copied in again next time).
+  const rowsAt = dim * 8;
+  const bytes = rowsAt + block * dim * 4;
+  if (k.memory.buffer.byteLength < bytes) k.memory.grow(Math.ceil((bytes - k.memory.buffer.byteLength) / 65536));
+  k.signs = undefined;
+  const memory = k.memory.buffer;
+  const sums = new Float64Array(memory, 0, dim);
+  sums.set(sum ?? new Float64Array(dim));
+  for (let at = 0; at < count; at += block) {
+    const n = Math.min(block, count - at);
+    const view = new Float32Array(memory, rowsAt, n * dim);
+    view.set(rows.subarray(at * dim, (at + n) * dim));
+    k.normalise(rowsAt, n, dim, 0);
+    rows.set(view, at * dim);
+  }
+  sum?.set(sums);
 }
 
 function normalise(v: Float32Array, offset: number, dim: number): void {
