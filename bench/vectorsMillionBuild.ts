@@ -5,7 +5,7 @@
  */
 import { closeSync, fsyncSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { VectorIndex } from '../src/search/core/vectorIndex';
+import { normaliseRows, VectorIndex } from '../src/search/core/vectorIndex';
 import { hardStream } from './vectorData';
 
 const [dir, nText, dimText, shapeText, queriesText] = process.argv.slice(2);
@@ -51,6 +51,7 @@ for (let done = 0; done < n; done += BLOCK) {
     }
     queriesMade = true;
   }
+  normaliseRows(block, rows, dim);
   const { codes, alphas } = encode(block, rows);
   writeSync(vectorsFd, new Uint8Array(block.buffer, 0, rows * dim * 4));
   writeSync(codesFd, codes);

@@ -9,7 +9,7 @@ import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/c
 import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJob';
 import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
 import { batchSource, StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
-import { VectorIndex } from '../../src/search/core/vectorIndex';
+import { normaliseRows, VectorIndex } from '../../src/search/core/vectorIndex';
 import { chunkText } from '../../src/search/core/chunker';
 import { hashVector } from './helpers';
 
@@ -87,7 +87,9 @@ describe('the first build streamed into its snapshot', function () {
     assert.equal(parts.reencoded, false);
     const first = await batch(join(base, 'b'), dim, data.subarray(0, 1000 * dim), 1000);
     assert.deepEqual([...parts.mean], [...first.mean], "the first batch's mean is the snapshot's");
-    const enc = VectorIndex.encoder(dim, first.mean)(data.slice(), 3000);
+    const normalised = data.slice();
+    normaliseRows(normalised, 3000, dim);
+    const enc = VectorIndex.encoder(dim, first.mean)(normalised, 3000);
     assert.deepEqual(parts.codes, enc.codes);
   });
 
