@@ -103,6 +103,10 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     assert.equal(got.unusable, 0);
     const five = got.vectors.get(hashOf(5))!;
     assert.ok(five.every((x, i) => Math.abs(x - vectors[5][i]) < 1e-3));
+    // All 1,200 over three statements (500 rows each, read back as one value each): every vector under its own hash.
+    const all = await s.take(vectors.map((_, i) => hashOf(i)).reverse());
+    assert.equal(all.vectors.size, 1200);
+    for (let i = 0; i < 1200; i += 7) assert.ok(all.vectors.get(hashOf(i))!.every((x, d) => Math.abs(x - vectors[i][d]) < 1e-3), `row ${i}`);
     // The hashes go as one packed value: a malformed one is not asked, and does not shift the others.
     assert.deepEqual([...(await s.has(['not-a-hash', hashOf(7), 'ABC', hashOf(1199), hashOf(123456)]))].sort(), [hashOf(7), hashOf(1199)].sort());
     assert.deepEqual([...(await s.take(['0123', hashOf(8)])).vectors.keys()], [hashOf(8)]);

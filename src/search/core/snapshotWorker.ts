@@ -10,6 +10,7 @@
 import { parentPort } from 'node:worker_threads';
 import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
+import { lowerThisThreadsPriority } from './threadPriority';
 
 import * as indexStore from './indexStore';
 import * as keywords from './keywords';
@@ -27,6 +28,7 @@ export const modules = { indexStore, keywords, keywordStore, snapshotJob, vector
 
 const port = parentPort;
 if (port) {
+  lowerThisThreadsPriority();
   const post = (reply: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
   const fail = (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
   /** `withRows` false: the caller has the rows already (it streamed them). */

@@ -257,21 +257,34 @@ export class TeamStore {
       let unusable = 0;
       if (state.dimensions === undefined || hashes.length === 0) return { vectors, unusable };
       for (let at = 0; at < hashes.length; at += TAKE_BATCH) {
-        const r = await client.query<{ hash: Buffer; e: string }>(`select hash, encode(halfvec_send(embedding), 'base64') as e from ${SCHEMA}.vectors where hash = ${IN_PACKED}`, [packHashes(hashes.slice(at, at + TAKE_BATCH))]);
+        // The rows found as one value (each its 16-byte hash, then the vector in halfvec's binary
+        // form), base64 text: one string and one buffer per statement, where a string per row made
+        // the collector copy a newcomer's 400 MB of them through the young generation.
+        const r = await client.query<{ e: string | null }>(`select encode(string_agg(hash || halfvec_send(embedding), ''::bytea), 'base64') as e from ${SCHEMA}.vectors where hash = ${IN_PACKED}`, [packHashes(hashes.slice(at, at + TAKE_BATCH))]);
+        const bytes = Buffer.from(r.rows[0]?.e ?? '', 'base64');
         // One buffer per answer, each vector a view of it: a newcomer pulls 100,000 vectors, and
-        // as many separate arrays made the collector pause the host for 200 ms. Each row's bytes
-        // are decoded into one scratch buffer (one more than a row holds: a longer row shows as cut).
-        const pool = new Float32Array(r.rows.length * state.dimensions);
-        const scratch = Buffer.allocUnsafe(4 + 2 * state.dimensions + 1);
+        // as many separate arrays made the collector pause the host for 200 ms.
+        const pool = new Float32Array(Math.floor(bytes.length / (HASH_BYTES + 4 + 2 * state.dimensions)) * state.dimensions);
         // Decoded in slices: an answer is milliseconds of arithmetic on the extension host's thread.
         const slices = new Slicer(4);
-        for (let i = 0; i < r.rows.length; i++) {
-          const row = r.rows[i];
-          const bytes = scratch.subarray(0, scratch.write(row.e, 'base64'));
-          const v = decodeHalfvec(bytes, state.dimensions, pool.subarray(i * state.dimensions, (i + 1) * state.dimensions));
+        // Each row is read by its own length (an int16 count of halves leads its vector); the pool
+        // has room for as many rows of this store's dimension as the answer can hold.
+        let used = 0;
+        for (let p = 0, row = 0; p + HASH_BYTES + 4 <= bytes.length; row++) {
+          const end = p + HASH_BYTES + 4 + 2 * Math.max(0, bytes.readInt16BE(p + HASH_BYTES));
+          if (end > bytes.length) {
+            unusable++;
+            break;
+          }
+          const slot = pool.subarray(used * state.dimensions, (used + 1) * state.dimensions);
+          const v = slot.length === state.dimensions ? decodeHalfvec(bytes.subarray(p + HASH_BYTES, end), state.dimensions, slot) : 'another dimension';
           if (typeof v === 'string') unusable++;
-          else vectors.set(row.hash.toString('hex'), v);
-          if (i % 32 === 31) await slices.maybeYield();
+          else {
+            vectors.set(bytes.toString('hex', p, p + HASH_BYTES), v);
+            used++;
+          }
+          p = end;
+          if (row % 32 === 31) await slices.maybeYield();
         }
       }
       return { vectors, unusable };
