@@ -15,6 +15,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { GatewayClient } from '../src/gateway';
 import { chunkerId } from '../src/search/core/chunker';
 import { SemanticIndex, type IndexStats, type SharedVectors } from '../src/search/core/semanticIndex';
@@ -46,6 +48,12 @@ export interface TeamBenchResult {
 }
 
 const CHUNKER = chunkerId(300);
+
+/** A full collection of this process's heap (the flag set at run time, as the soak does). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 const KEY = 'sk-emulator-demo-key-0000000000000000';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
@@ -88,7 +96,8 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
   const pg256 = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[1]], /listening on (postgres:\S+)/);
   const root = workspace(files);
   const locals: string[] = [];
-  const closers: (() => Promise<unknown>)[] = [];
+  const closers = new Set<() => Promise<unknown>>();
+  const indexes = new Map<SemanticIndex, () => Promise<unknown>>();
   const client = new GatewayClient({ baseUrl: emulator.url, apiKey: KEY });
   let tokens = 0;
   const embedWith = (model: string) => async (texts: string[], signal?: AbortSignal, onDone?: (d: number) => void) => {
@@ -101,12 +110,14 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     locals.push(dir);
     // The worker as users run it (bundled), not compiled from source at each build.
     const i = new SemanticIndex({ folders: [{ name: 'bench', path: root }], excludes: [], storeDir: dir, model, embed: embedWith(model), shared, chunkTokens: 300, snapshotWorkerFile: searchWorkerBundle() });
-    closers.push(() => i.close());
+    const close = () => i.close();
+    closers.add(close);
+    indexes.set(i, close);
     return i;
   };
   const store = (url: string, model: string, readOnly = false) => {
     const s = new TeamStore({ url, model, chunker: CHUNKER, readOnly });
-    closers.push(() => s.close());
+    closers.add(() => s.close());
     return s;
   };
   const timed = async <T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
@@ -118,11 +129,27 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     const MODEL = 'text-embedding-3-small';
     const say = (what: string) => process.stderr.write(`  [team] ${what}\n`);
     say(`workspace of ${files} files written; local build from scratch`);
-    const local = await timed(() => index(MODEL).update());
+    // Each machine's build but the one measured is closed and let go once done: the newcomer's
+    // window holds no teammate's index (100,000 vectors each, which its collector would walk).
+    const drop = async (i: SemanticIndex) => {
+      await i.close();
+      closers.delete(indexes.get(i)!);
+      indexes.delete(i);
+    };
+    const buildElsewhere = async (i: SemanticIndex) => {
+      try {
+        return await i.update();
+      } finally {
+        await drop(i);
+      }
+    };
+    const local = await timed(() => buildElsewhere(index(MODEL)));
     say(`local build ${local.seconds.toFixed(1)} s; a teammate fills the store`);
     const localTokens = tokens;
-    const fill = await timed(() => index(MODEL, store(pg.url, MODEL)).update());
+    const fill = await timed(() => buildElsewhere(index(MODEL, store(pg.url, MODEL))));
     say(`filled in ${fill.seconds.toFixed(1)} s; the newcomer's build`);
+    // What the teammates' builds left behind is collected first: a newcomer's window starts without it.
+    collectGarbage();
     const newcomerIndex = index(MODEL, store(pg.url, MODEL, true));
     let stalls: Stalls | undefined;
     const newcomer = await timed(async () => {
@@ -136,6 +163,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     newcomerIndex.search(qv, 10);
     const newcomerSeconds = newcomer.seconds + (performance.now() - q0) / 1000;
     const n: IndexStats = newcomer.value;
+    await drop(newcomerIndex);
 
     // The same build with the store's answers in memory: the part of the newcomer's time that is
     // the local index's own (reading, chunking, the snapshot, the keywords), whatever the server.
@@ -154,7 +182,10 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       give: () => Promise.resolve(0),
     };
     say('the same build with the vectors in memory');
-    const floorBuild = await timed(() => withStalls(() => index(MODEL, inMemory).update()));
+    collectGarbage();
+    const floorIndex = index(MODEL, inMemory);
+    const floorBuild = await timed(() => withStalls(() => floorIndex.update()));
+    await drop(floorIndex);
 
     const result: TeamBenchResult = {
       files,
@@ -176,7 +207,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     const hnsw = await timed(() => fill256.makeSearchable());
     say(`HNSW in ${hnsw.seconds.toFixed(0)} s; search in the store`);
     const inStore = new StoreSearchIndex({ folders: [{ name: 'bench', path: root }], excludes: [], model: M256, embed: embedWith(M256), store: store(pg256.url, M256, true), chunkTokens: 300 });
-    closers.push(() => inStore.close());
+    closers.add(() => inStore.close());
     const first = await timed(async () => {
       await inStore.load();
       const v = (await client.embeddings.create({ model: M256, input: 'validates the codes of module 812' })).data[0].embedding;
