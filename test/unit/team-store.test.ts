@@ -57,6 +57,33 @@ describe('team store: addresses and half floats', () => {
     assert.match(decodeHalfvec(encodeHalfvec([1, Infinity]), 2) as string, /not a finite/);
     assert.equal(decodeHalfvec(encodeHalfvec([0, 0, 0]), 3), 'a zero vector');
   });
+
+  it('reads every finite half as its value: normal, subnormal, both zeros and both signs', () => {
+    // All 63,488 finite halves (exponent below 31), two vectors of 31,744, against the definition.
+    const valueOf = (h: number) => {
+      const sign = h & 0x8000 ? -1 : 1;
+      const exp = (h >>> 10) & 0x1f;
+      const mant = h & 0x3ff;
+      return exp === 0 ? sign * mant * 2 ** -24 : sign * (1 + mant / 1024) * 2 ** (exp - 15);
+    };
+    for (const signBit of [0, 0x8000]) {
+      const n = 31 * 1024;
+      const bytes = Buffer.alloc(4 + 2 * n);
+      bytes.writeInt16BE(n, 0);
+      for (let i = 0; i < n; i++) bytes.writeUInt16BE(signBit | i, 4 + 2 * i);
+      const back = decodeHalfvec(bytes, n);
+      assert.ok(back instanceof Float32Array);
+      for (let i = 0; i < n; i++) assert.ok(Object.is(back[i], Math.fround(valueOf(signBit | i))), `half 0x${(signBit | i).toString(16)}: ${back[i]}`);
+    }
+    // An infinity or a NaN is refused, wherever it is.
+    for (const h of [0x7c00, 0xfc00, 0x7e00, 0xfd55]) {
+      const bytes = Buffer.alloc(8);
+      bytes.writeInt16BE(2, 0);
+      bytes.writeUInt16BE(0x3c00, 4);
+      bytes.writeUInt16BE(h, 6);
+      assert.match(decodeHalfvec(bytes, 2) as string, /element 1 is not a finite/);
+    }
+  });
 });
 
 describe('team store against a real Postgres with pgvector (PGlite over the wire protocol)', function () {

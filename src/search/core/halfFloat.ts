@@ -35,15 +35,22 @@ export function toHalf(x: number): number {
 
 let table: Float32Array | undefined;
 
-/** Every half's value as a float (256 KB, built on first use): decoding is one lookup per element. */
+/**
+ * Every half's value as a float (256 KB, built on first use): decoding is one lookup per element.
+ * Built from the bits (a half's exponent and mantissa placed in a float's), as arithmetic it took
+ * 10 ms of the first answer's turn.
+ */
 function halfTable(): Float32Array {
   if (table) return table;
   table = new Float32Array(65536);
+  const bits = new Uint32Array(table.buffer);
   for (let h = 0; h < 65536; h++) {
-    const sign = h & 0x8000 ? -1 : 1;
+    const sign = (h & 0x8000) << 16;
     const exp = (h >>> 10) & 0x1f;
     const mant = h & 0x3ff;
-    table[h] = exp === 0 ? sign * mant * 2 ** -24 : exp === 0x1f ? (mant ? NaN : sign * Infinity) : sign * (1 + mant / 1024) * 2 ** (exp - 15);
+    if (exp === 0) table[h] = (sign ? -mant : mant) * 2 ** -24;
+    else if (exp === 0x1f) bits[h] = (sign | 0x7f800000 | (mant << 13)) >>> 0;
+    else bits[h] = (sign | ((exp + 112) << 23) | (mant << 13)) >>> 0;
   }
   return table;
 }
