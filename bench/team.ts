@@ -97,7 +97,8 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
   const root = workspace(files);
   const locals: string[] = [];
   const closers = new Set<() => Promise<unknown>>();
-  const indexes = new Map<SemanticIndex, () => Promise<unknown>>();
+  /** The local indexes still open (closed at the end, or once their machine's part is done). */
+  const open = new Set<SemanticIndex>();
   const client = new GatewayClient({ baseUrl: emulator.url, apiKey: KEY });
   let tokens = 0;
   const embedWith = (model: string) => async (texts: string[], signal?: AbortSignal, onDone?: (d: number) => void) => {
@@ -110,9 +111,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     locals.push(dir);
     // The worker as users run it (bundled), not compiled from source at each build.
     const i = new SemanticIndex({ folders: [{ name: 'bench', path: root }], excludes: [], storeDir: dir, model, embed: embedWith(model), shared, chunkTokens: 300, snapshotWorkerFile: searchWorkerBundle() });
-    const close = () => i.close();
-    closers.add(close);
-    indexes.set(i, close);
+    open.add(i);
     return i;
   };
   const store = (url: string, model: string, readOnly = false) => {
@@ -132,9 +131,8 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     // Each machine's build but the one measured is closed and let go once done: the newcomer's
     // window holds no teammate's index (100,000 vectors each, which its collector would walk).
     const drop = async (i: SemanticIndex) => {
+      open.delete(i);
       await i.close();
-      closers.delete(indexes.get(i)!);
-      indexes.delete(i);
     };
     const buildElsewhere = async (i: SemanticIndex) => {
       try {
@@ -244,6 +242,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     }
     return { ...result, searchInStore: { dim: 256, hnswBuildSeconds: hnsw.seconds, firstQuerySeconds: first.seconds, queries: QUERIES, medianMs: median(latencies), p95Ms: p95(latencies), recallAt10: recall / QUERIES } };
   } finally {
+    for (const i of open) await i.close().catch(() => undefined);
     for (const c of closers) await c().catch(() => undefined);
     await client.close();
     for (const p of [emulator, pg, pg256]) p.child.kill('SIGTERM');

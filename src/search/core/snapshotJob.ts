@@ -11,7 +11,7 @@ import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readComm
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
 import { SpillingKeywords } from './keywordSpill';
-import { normaliseRows, VectorIndex } from './vectorIndex';
+import { addRows, normaliseRows, VectorIndex } from './vectorIndex';
 
 export type SnapshotJob =
   | {
@@ -268,10 +268,6 @@ function readVectorRows(fd: number, dim: number, first: number, count: number, i
     if (n <= 0) throw new Error('the vectors file ended early');
     off += n;
   }
-}
-
-function addRows(sum: Float64Array, rows: Float32Array, count: number, dim: number): void {
-  for (let o = 0; o < count * dim; o += dim) for (let d = 0; d < dim; d++) sum[d] += rows[o + d];
 }
 
 const meanOf = (sum: Float64Array, n: number) => Float32Array.from(sum, (x) => (n ? x / n : 0));

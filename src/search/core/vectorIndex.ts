@@ -129,6 +129,15 @@ const ROTATION_ROUNDS = 2;
 /** Rows' bytes copied into the kernel's memory per call when encoding a block (about 1 MB). */
 const ENCODE_BLOCK_BYTES = 1 << 20;
 
+/** Rows of `dim` values a kernel call takes (of `count`): about ENCODE_BLOCK_BYTES of them, at least one. */
+const rowsPerCall = (count: number, dim: number) => Math.max(1, Math.min(count, Math.floor(ENCODE_BLOCK_BYTES / (dim * 4))));
+
+/** The rotation kernel's memory, grown to at least `bytes` first (growing replaces the buffer: views are made after). */
+function memoryOf(k: RotationKernel, bytes: number): ArrayBuffer {
+  if (k.memory.buffer.byteLength < bytes) k.memory.grow(Math.ceil((bytes - k.memory.buffer.byteLength) / 65536));
+  return k.memory.buffer;
+}
+
 /** Puts `k` best (largest `score`) of `rows` first, in any order: quickselect, linear on average. */
 function selectTop(score: Float32Array, rows: Int32Array, k: number): void {
   let lo = 0;
@@ -272,33 +281,31 @@ export class VectorIndex {
     return (vectors, rows) => {
       const codes = new Uint8Array(rows * index.codeBytes);
       const alphas = new Float32Array(rows);
-      index.encodeRows(vectors, 0, rows, codes, alphas, 0);
+      index.encodeRows(vectors, rows, codes, alphas);
       return { codes, alphas };
     };
   }
 
   /**
-   * The codes and scales of `count` normalised rows of `src` from row `from`, written at row `to`
-   * of `codes` and `alphas`: in WebAssembly a block of rows a call (the JavaScript loop spent
-   * 52 µs a row of 1,536 dimensions, five times the kernel's), else one row at a time.
+   * The codes and scales of the first `count` normalised rows of `src`, into `codes` and `alphas`:
+   * in WebAssembly a block of rows a call (the JavaScript loop spent 52 µs a row of 1,536
+   * dimensions, five times the kernel's), else one row at a time.
    */
-  private encodeRows(src: Float32Array, from: number, count: number, codes: Uint8Array, alphas: Float32Array, to: number): void {
+  private encodeRows(src: Float32Array, count: number, codes: Uint8Array, alphas: Float32Array): void {
     const k = this.dim % 4 === 0 ? loadRotation() : null;
     if (!k) {
-      for (let r = 0; r < count; r++) alphas[to + r] = packSigns(this.rotate(src, (from + r) * this.dim, this.mean), codes, (to + r) * this.codeBytes);
+      for (let r = 0; r < count; r++) alphas[r] = packSigns(this.rotate(src, r * this.dim, this.mean), codes, r * this.codeBytes);
       return;
     }
     const n = this.padded;
     const rounds = this.rotation.length;
-    const block = Math.max(1, Math.min(count, Math.floor(ENCODE_BLOCK_BYTES / (this.dim * 4))));
+    const block = rowsPerCall(count, this.dim);
     // The kernel's memory: the scratch row, each round's signs, the centre, then a block's codes, scales and rows.
     const centreAt = (rounds + 1) * n * 4;
     const codesAt = centreAt + this.dim * 4;
     const alphasAt = codesAt + block * this.codeBytes;
     const srcAt = alphasAt + block * 4;
-    const bytes = srcAt + block * this.dim * 4;
-    if (k.memory.buffer.byteLength < bytes) k.memory.grow(Math.ceil((bytes - k.memory.buffer.byteLength) / 65536));
-    const memory = k.memory.buffer;
+    const memory = memoryOf(k, srcAt + block * this.dim * 4);
     if (k.signs !== this.rotation) {
       this.rotation.forEach((s, r) => new Float32Array(memory, (r + 1) * n * 4, n).set(s));
       k.signs = this.rotation;
@@ -307,10 +314,10 @@ export class VectorIndex {
     const scale = n ** (-rounds / 2);
     for (let at = 0; at < count; at += block) {
       const rows = Math.min(block, count - at);
-      new Float32Array(memory, srcAt, rows * this.dim).set(src.subarray((from + at) * this.dim, (from + at + rows) * this.dim));
+      new Float32Array(memory, srcAt, rows * this.dim).set(src.subarray(at * this.dim, (at + rows) * this.dim));
       k.encode(srcAt, rows, this.dim, centreAt, 0, 4 * n, rounds, n, scale, codesAt, alphasAt);
-      codes.set(new Uint8Array(memory, codesAt, rows * this.codeBytes), (to + at) * this.codeBytes);
-      alphas.set(new Float32Array(memory, alphasAt, rows), to + at);
+      codes.set(new Uint8Array(memory, codesAt, rows * this.codeBytes), at * this.codeBytes);
+      alphas.set(new Float32Array(memory, alphasAt, rows), at);
     }
   }
 
@@ -341,7 +348,7 @@ export class VectorIndex {
       for (let d = 0; d < dim; d++) this.mean[d] += this.vectors[o + d];
     }
     if (live > 0) for (let d = 0; d < dim; d++) this.mean[d] /= live;
-    this.encodeRows(this.vectors, 0, this.rows, this.codes, this.alphas, 0);
+    this.encodeRows(this.vectors, this.rows, this.codes, this.alphas);
     this.version++;
   }
 
@@ -370,7 +377,7 @@ export class VectorIndex {
   /** The kernel's memory as this index's scratch: the values, then its signs (copied in when another index's are there). */
   private kernelScratch(k: RotationKernel): Float32Array {
     const floats = (this.rotation.length + 1) * this.padded;
-    if (k.memory.buffer.byteLength < floats * 4) k.memory.grow(Math.ceil((floats * 4 - k.memory.buffer.byteLength) / 65536));
+    memoryOf(k, floats * 4);
     if (k.signs !== this.rotation) {
       this.rotation.forEach((s, r) => new Float32Array(k.memory.buffer, (r + 1) * this.padded * 4, this.padded).set(s));
       k.signs = this.rotation;
@@ -661,16 +668,14 @@ export function normaliseRows(rows: Float32Array, count: number, dim: number, su
   const k = dim % 4 === 0 ? loadRotation() : null;
   if (!k) {
     for (let r = 0; r < count; r++) normalise(rows, r * dim, dim);
-    if (sum) for (let o = 0; o < count * dim; o += dim) for (let d = 0; d < dim; d++) sum[d] += rows[o + d];
+    if (sum) addRows(sum, rows, count, dim);
     return;
   }
-  const block = Math.max(1, Math.min(count, Math.floor(ENCODE_BLOCK_BYTES / (dim * 4))));
+  const block = rowsPerCall(count, dim);
   // The sums, then a block of rows, from the start of the kernel's memory (the rotation's signs are copied in again next time).
   const rowsAt = dim * 8;
-  const bytes = rowsAt + block * dim * 4;
-  if (k.memory.buffer.byteLength < bytes) k.memory.grow(Math.ceil((bytes - k.memory.buffer.byteLength) / 65536));
+  const memory = memoryOf(k, rowsAt + block * dim * 4);
   k.signs = undefined;
-  const memory = k.memory.buffer;
   const sums = new Float64Array(memory, 0, dim);
   sums.set(sum ?? new Float64Array(dim));
   for (let at = 0; at < count; at += block) {
@@ -681,6 +686,11 @@ export function normaliseRows(rows: Float32Array, count: number, dim: number, su
     rows.set(view, at * dim);
   }
   sum?.set(sums);
+}
+
+/** Adds each of `count` rows of `rows` to `sum`, value by value. */
+export function addRows(sum: Float64Array, rows: Float32Array, count: number, dim: number): void {
+  for (let o = 0; o < count * dim; o += dim) for (let d = 0; d < dim; d++) sum[d] += rows[o + d];
 }
 
 function normalise(v: Float32Array, offset: number, dim: number): void {
