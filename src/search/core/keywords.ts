@@ -6,6 +6,7 @@
  * with the chunks it stores.
  */
 import type { StoredKeywords } from './keywordStore';
+import { NameTable } from './nameTable';
 
 export interface KeywordHit<T> {
   item: T;
@@ -206,7 +207,7 @@ export class KeywordIndex<T> {
   private touched = new Int32Array(0);
   /** Scratch for `setFile`: a count per term id, zero between chunks. */
   private counts = new Uint32Array(0);
-  private readonly nameAt = new Map<string, number>();
+  private readonly names = new NameTable();
   private namePool = new Int32Array(0);
   private namePoolUsed = 0;
 
@@ -367,10 +368,16 @@ export class KeywordIndex<T> {
       // Each term's count in a scratch array by term id (a map per chunk was most of the work).
       const distinct: number[] = [];
       let length = 0;
-      for (const m of c.text.matchAll(IDENTIFIER)) {
-        const at = this.nameSlot(m[0]);
+      if (this.names.size >= NAME_CACHE_LIMIT / 2 || this.namePoolUsed > 1 << 22) {
+        this.names.clear();
+        this.namePoolUsed = 0;
+      }
+      const found = this.names.scan(c.text, this.nameSlot);
+      if (this.counts.length < this.termNames.length) this.counts = room(this.counts, this.termNames.length);
+      const slots = this.names.values;
+      for (let k = 0; k < found; k++) {
+        const at = slots[k];
         const n = this.namePool[at];
-        if (this.counts.length < this.termNames.length) this.counts = room(this.counts, this.termNames.length);
         for (let i = at + 1; i <= at + n; i++) {
           const tid = this.namePool[i];
           if (this.counts[tid]++ === 0) distinct.push(tid);
@@ -390,26 +397,18 @@ export class KeywordIndex<T> {
   }
 
   /**
-   * The term ids an identifier gives (as `termsOf`), remembered per index (code repeats its names):
-   * the map gives where they sit in one pool, count first (no array per name for the collector).
+   * Where the term ids a new identifier gives (as `termsOf`) sit in one pool, count first: the
+   * name table remembers it per name (code repeats its names; no array per name for the collector).
    */
-  private nameSlot(name: string): number {
-    let at = this.nameAt.get(name);
-    if (at === undefined) {
-      const terms = namesTerms(name);
-      if (this.nameAt.size >= NAME_CACHE_LIMIT / 2 || this.namePoolUsed + terms.length + 1 > 1 << 22) {
-        this.nameAt.clear();
-        this.namePoolUsed = 0;
-      }
-      at = this.namePoolUsed;
-      this.namePool = room(this.namePool, at + terms.length + 1);
-      this.namePool[at] = terms.length;
-      for (let i = 0; i < terms.length; i++) this.namePool[at + 1 + i] = this.termId(terms[i]);
-      this.namePoolUsed += terms.length + 1;
-      this.nameAt.set(name, at);
-    }
+  private readonly nameSlot = (name: string): number => {
+    const terms = namesTerms(name);
+    const at = this.namePoolUsed;
+    this.namePool = room(this.namePool, at + terms.length + 1);
+    this.namePool[at] = terms.length;
+    for (let i = 0; i < terms.length; i++) this.namePool[at + 1 + i] = this.termId(terms[i]);
+    this.namePoolUsed += terms.length + 1;
     return at;
-  }
+  };
 
   /** From now on, remembers the files set or removed (see `copyFiles`); returns them. */
   record(): ReadonlySet<string> {
