@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -58,8 +58,17 @@ const KEY = 'sk-emulator-demo-key-0000000000000000';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
 
-function startProcess(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * The niceness of the Postgres processes. A team's store runs on another machine; here it shares
+ * the two cores with the extension host, and at the same priority the host's thread waited for a
+ * core behind it (the longest stalls: 44–66 ms against 34–50 ms at niceness 10, in alternated
+ * runs, with the same time to the first query).
+ */
+const STORE_NICENESS = 10;
+
+function startProcess(args: string[], pattern: RegExp, niceness = 0): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (niceness && child.pid) setPriority(child.pid, niceness);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -92,8 +101,8 @@ function workspace(files: number): string {
 export async function runTeamBench(files = 12_500, searchInStore = process.env.MG_TEAM_IN_STORE !== '0'): Promise<TeamBenchResult> {
   const emulator = await startProcess([join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], /listening on (http:\/\/[\d.:]+)/);
   const dataDirs = [mkdtempSync(join(tmpdir(), 'mg-team-pg-')), mkdtempSync(join(tmpdir(), 'mg-team-pg256-'))];
-  const pg = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[0]], /listening on (postgres:\S+)/);
-  const pg256 = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[1]], /listening on (postgres:\S+)/);
+  const pg = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[0]], /listening on (postgres:\S+)/, STORE_NICENESS);
+  const pg256 = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[1]], /listening on (postgres:\S+)/, STORE_NICENESS);
   const root = workspace(files);
   const locals: string[] = [];
   const closers = new Set<() => Promise<unknown>>();
@@ -267,7 +276,7 @@ export function teamText(r: TeamBenchResult): string[] {
   const floorSpeedup = Math.max(r.localBuild.seconds, r.rateLimitFloor.seconds) / r.newcomer.seconds;
   const s = r.searchInStore;
   const lines = [
-    `\nTeam store: ${r.files.toLocaleString('en-US')} files, ${r.chunks.toLocaleString('en-US')} chunks; emulator and Postgres (PGlite with pgvector over the wire protocol) in their own processes`,
+    `\nTeam store: ${r.files.toLocaleString('en-US')} files, ${r.chunks.toLocaleString('en-US')} chunks; emulator and Postgres (PGlite with pgvector over the wire protocol) in their own processes, Postgres at niceness ${STORE_NICENESS} (a team's store runs on another machine)`,
     `  local build from scratch (no store, text-embedding-3-small, 1,536 dims): ${r.localBuild.seconds.toFixed(1)} s, ${r.localBuild.requests.toLocaleString('en-US')} embedding requests, ${r.localBuild.tokens.toLocaleString('en-US')} tokens`,
     `  at a gateway's 10M tokens/minute (OpenAI tier 5) those tokens take at least ${r.rateLimitFloor.seconds.toFixed(1)} s`,
     `  a teammate's build filling the store: ${r.fill.seconds.toFixed(1)} s, ${r.fill.added.toLocaleString('en-US')} vectors added`,
