@@ -22,12 +22,17 @@ export class NameTable {
   private valueOfName = new Int32Array(1 << 10);
   private chars = new Uint8Array(1 << 16);
   private charsUsed = 0;
-  size = 0;
+  private names = 0;
+
+  /** Names held. */
+  get size(): number {
+    return this.names;
+  }
 
   /** Forgets every name (and its value). */
   clear(): void {
     this.slots.fill(0);
-    this.size = 0;
+    this.names = 0;
     this.charsUsed = 0;
   }
 
@@ -65,7 +70,7 @@ export class NameTable {
       at = (at + 1) & mask;
     }
     const value = valueOf(text.slice(start, start + length));
-    const id = this.size++;
+    const id = this.names++;
     if (id === this.hashes.length) {
       this.hashes = grow(this.hashes, id + 1);
       this.starts = grow(this.starts, id + 1);
@@ -84,7 +89,7 @@ export class NameTable {
     this.valueOfName[id] = value;
     this.charsUsed += length;
     this.slots[at] = id + 1;
-    if (this.size * 2 > this.slots.length) this.rehash();
+    if (this.names * 2 > this.slots.length) this.rehash();
     return value;
   }
 
@@ -97,7 +102,7 @@ export class NameTable {
   private rehash(): void {
     const slots = new Int32Array(this.slots.length * 2);
     const mask = slots.length - 1;
-    for (let id = 0; id < this.size; id++) {
+    for (let id = 0; id < this.names; id++) {
       const h = this.hashes[id];
       let at = (h ^ (h >>> 15)) & mask;
       while (slots[at] !== 0) at = (at + 1) & mask;
