@@ -13,8 +13,7 @@ for (let c = 0; c < 128; c++) {
  * first time, until `clear`.
  */
 export class NameTable {
-  /** Per identifier of the last `scan`, its name's value. */
-  values = new Int32Array(256);
+  private found = new Int32Array(256);
   private slots = new Int32Array(1 << 12);
   private hashes = new Int32Array(1 << 10);
   private starts = new Int32Array(1 << 10);
@@ -23,6 +22,11 @@ export class NameTable {
   private chars = new Uint8Array(1 << 16);
   private charsUsed = 0;
   private names = 0;
+
+  /** Per identifier of the last `scan`, its name's value. */
+  get values(): Int32Array {
+    return this.found;
+  }
 
   /** Names held. */
   get size(): number {
@@ -54,8 +58,8 @@ export class NameTable {
         if (d >= 128 || KIND[d] === 0) break;
         h = Math.imul(h ^ d, 16777619);
       }
-      if (count === this.values.length) this.values = grow(this.values, count + 1);
-      this.values[count++] = this.lookup(text, start, i - start, h, valueOf);
+      if (count === this.found.length) this.found = grow(this.found, count + 1);
+      this.found[count++] = this.lookup(text, start, i - start, h, valueOf);
     }
     return count;
   }
@@ -77,11 +81,7 @@ export class NameTable {
       this.lengths = grow(this.lengths, id + 1);
       this.valueOfName = grow(this.valueOfName, id + 1);
     }
-    if (this.charsUsed + length > this.chars.length) {
-      const chars = new Uint8Array(Math.max(this.chars.length * 2, this.charsUsed + length));
-      chars.set(this.chars.subarray(0, this.charsUsed));
-      this.chars = chars;
-    }
+    if (this.charsUsed + length > this.chars.length) this.chars = grow(this.chars, this.charsUsed + length);
     for (let k = 0; k < length; k++) this.chars[this.charsUsed + k] = text.charCodeAt(start + k);
     this.hashes[id] = hash;
     this.starts[id] = this.charsUsed;
@@ -112,8 +112,9 @@ export class NameTable {
   }
 }
 
-function grow(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(Math.max(need, a.length * 2));
+/** A copy of `a` with room for at least `need` (doubling). */
+function grow<A extends Int32Array<ArrayBuffer> | Uint8Array<ArrayBuffer>>(a: A, need: number): A {
+  const b = new (a.constructor as new (n: number) => A)(Math.max(need, a.length * 2));
   b.set(a);
   return b;
 }
