@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { chunkerId } from '../../src/search/core/chunker';
+import { binaryCopyFields, copyOut } from '../../src/search/core/copyOut';
 import { decodeHalfvec, encodeHalfvec, toHalf } from '../../src/search/core/halfFloat';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { StoreSearchIndex } from '../../src/search/core/storeSearchIndex';
@@ -167,6 +168,30 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     const got = await store().take(['000000000000000000000000000bad00', hashOf(1)]);
     assert.equal(got.unusable, 1);
     assert.deepEqual([...got.vectors.keys()], [hashOf(1)]);
+  });
+
+  it('reads through COPY in binary: raw bytes and NULLs as they are, a cut answer refused; a statement failing midway rejects and the connection goes on', async () => {
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    try {
+      // Bytes that are not UTF-8 come back as they are (a text result would have mangled them).
+      const bytes = await copyOut(c, `copy (select '\\xff00c3'::bytea as a, null::bytea as b, 'é'::text as c from generate_series(1, 3)) to stdout (format binary)`);
+      const { rows, at } = binaryCopyFields(bytes, 3);
+      assert.equal(rows, 3);
+      for (let r = 0; r < 3; r++) {
+        assert.deepEqual([...bytes.subarray(at[6 * r], at[6 * r + 1])], [0xff, 0x00, 0xc3]);
+        assert.deepEqual([at[6 * r + 2], at[6 * r + 3]], [-1, -1]);
+        assert.equal(bytes.toString('utf8', at[6 * r + 4], at[6 * r + 5]), 'é');
+      }
+      assert.throws(() => binaryCopyFields(bytes, 2), /row of 3 fields where 2/);
+      for (const cut of [bytes.length - 1, bytes.length - 3, 40, 19]) assert.throws(() => binaryCopyFields(bytes.subarray(0, cut), 3), /cut short/, `cut at ${cut}`);
+      assert.throws(() => binaryCopyFields(Buffer.from('a,b\n'), 2), /not a binary COPY answer/);
+      // A statement the server refuses midway rejects, and the same connection answers the next one.
+      await assert.rejects(copyOut(c, 'copy (select 1 / (3 - i) from generate_series(1, 5) i) to stdout (format binary)'), /division by zero/);
+      assert.deepEqual((await c.query('select 41 + 1 as x')).rows, [{ x: 42 }]);
+    } finally {
+      await c.end();
+    }
   });
 
   it('read-only never writes, even where the role may', async () => {
