@@ -7,8 +7,18 @@ import type pg from 'pg';
  * arrives as raw bytes: each value in its type's binary form, with nothing to encode or undo.
  * COPY to the client needs only SELECT on the table, on any PostgreSQL since 8.0.
  */
-export function copyOut(client: pg.Client, sql: string): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => client.query(new CopyOut(sql, resolve, reject)));
+export function copyOut(client: pg.Client, sql: string, scratch?: CopyScratch): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => client.query(new CopyOut(sql, scratch ?? { bytes: Buffer.allocUnsafe(1 << 16) }, resolve, reject)));
+}
+
+/**
+ * A buffer the answers of one caller's statements are written into, one after another: each
+ * answer is a view of it, to be read before that caller's next statement. A newcomer's pull is
+ * 200 answers of 1.5 MB, and a new, growing buffer for each kept the host's collector marking
+ * the whole heap every half second (array buffers count as memory it must reclaim).
+ */
+export interface CopyScratch {
+  bytes: Buffer;
 }
 
 /**
@@ -17,12 +27,12 @@ export function copyOut(client: pg.Client, sql: string): Promise<Buffer> {
  * read buffer, which the next read may overwrite.
  */
 class CopyOut implements pg.Submittable {
-  private data = Buffer.allocUnsafe(1 << 16);
   private used = 0;
   private settled = false;
 
   constructor(
     private readonly sql: string,
+    private readonly scratch: CopyScratch,
     private readonly resolve: (bytes: Buffer) => void,
     private readonly reject: (err: Error) => void,
   ) {}
@@ -33,12 +43,12 @@ class CopyOut implements pg.Submittable {
 
   handleCopyData(message: { chunk: Buffer }): void {
     const chunk = message.chunk;
-    if (this.used + chunk.length > this.data.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.used + chunk.length));
-      this.data.copy(grown, 0, 0, this.used);
-      this.data = grown;
+    if (this.used + chunk.length > this.scratch.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.scratch.bytes.length * 2, this.used + chunk.length));
+      this.scratch.bytes.copy(grown, 0, 0, this.used);
+      this.scratch.bytes = grown;
     }
-    chunk.copy(this.data, this.used);
+    chunk.copy(this.scratch.bytes, this.used);
     this.used += chunk.length;
   }
 
@@ -52,7 +62,7 @@ class CopyOut implements pg.Submittable {
   handleReadyForQuery(): void {
     if (this.settled) return;
     this.settled = true;
-    this.resolve(this.data.subarray(0, this.used));
+    this.resolve(this.scratch.bytes.subarray(0, this.used));
   }
 
   // The other messages of a statement's answer: none carries anything COPY's caller needs.

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { isLoopback } from '../../common/loopback';
-import { binaryCopyFields, copyOut } from './copyOut';
+import { binaryCopyFields, copyOut, type CopyScratch } from './copyOut';
 import { decodeHalfvec, encodeHalfvec } from './halfFloat';
 import { Slicer } from './slices';
 
@@ -125,6 +125,8 @@ export class TeamStore {
   private readonly where: string;
   private lost: TeamStoreError | undefined;
   private queue: Promise<void> = Promise.resolve();
+  /** Where `take`'s answers are read into, one at a time (operations on the connection are). */
+  private readonly copyScratch: CopyScratch = { bytes: Buffer.allocUnsafe(1 << 16) };
 
   constructor(private readonly o: TeamStoreOptions) {
     this.where = parseStoreUrl(o.url).where;
@@ -266,7 +268,7 @@ export class TeamStore {
       for (let at = 0; at < hashes.length; at += TAKE_BATCH) {
         // The rows found, through COPY in binary: each its 16-byte hash, then its vector in halfvec's
         // binary form (an int16 count of halves, an unused int16, the halves), as raw bytes.
-        const bytes = await copyOut(client, `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packHashes(hashes.slice(at, at + TAKE_BATCH)))}) to stdout (format binary)`);
+        const bytes = await copyOut(client, `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packHashes(hashes.slice(at, at + TAKE_BATCH)))}) to stdout (format binary)`, this.copyScratch);
         const { rows, at: fields } = binaryCopyFields(bytes, 2);
         // One buffer per answer, each vector a view of it: a newcomer pulls 100,000 vectors, and
         // as many separate arrays made the collector pause the host for 200 ms.
