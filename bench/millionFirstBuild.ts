@@ -23,6 +23,8 @@ export interface FirstBuildResult {
   dim: number;
   /** Keyword batch size (chunks), or 0: the keyword index held whole. */
   spillChunks: number;
+  /** The first batch's size (`FIRST_SPILL_CHUNKS` unless the run set one size for all). */
+  firstSpillChunks: number;
   buildSeconds: number;
   chunksPerSecond: number;
   /** The build process's peak resident memory, every thread together (VmHWM), MB. */

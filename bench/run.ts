@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     const runs = [runFirstBuildBench(), ...(want('first-build') && process.env.MG_BENCH_WHOLE_KEYWORDS ? [runFirstBuildBench(undefined, undefined, 0)] : [])];
     results.firstBuild = runs;
     for (const f of runs) {
-      console.log(`\nA first build of ${f.chunks.toLocaleString('en-US')} chunks (${f.files.toLocaleString('en-US')} generated files, ${f.dim}-d, local stand-in embeddings; keywords ${f.spillChunks ? `in batches of ${f.spillChunks.toLocaleString('en-US')} chunks` : 'held whole'}), SemanticIndex.update in its own process`);
+      console.log(`\nA first build of ${f.chunks.toLocaleString('en-US')} chunks (${f.files.toLocaleString('en-US')} generated files, ${f.dim}-d, local stand-in embeddings; keywords ${f.spillChunks ? `in batches of ${f.spillChunks.toLocaleString('en-US')} chunks${f.firstSpillChunks !== f.spillChunks ? `, the first of ${f.firstSpillChunks.toLocaleString('en-US')}` : ''}` : 'held whole'}), SemanticIndex.update in its own process`);
       console.log(`  ${f.buildSeconds.toFixed(0)} s (${f.chunksPerSecond.toFixed(0)} chunks/s); the host thread held at most ${f.hostPeakMB.toFixed(0)} MB (heap and buffers); keyword index stored by the worker: ${f.keywordsStored ? 'yes' : 'NO'}`);
       console.log(`  => peak resident memory of the process, worker threads included: ${f.peakMB.toFixed(0)} MB (${f.startMB.toFixed(0)} MB before the build; target ≤ 1,500 MB: ${f.peakMB <= 1500 ? 'met' : 'NOT met'})`);
     }

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeywordIndex } from '../../src/search/core/keywords';
-import { SpillingKeywords } from '../../src/search/core/keywordSpill';
+import { FIRST_SPILL_CHUNKS, SPILL_CHUNKS, SpillingKeywords } from '../../src/search/core/keywordSpill';
 import { KeywordRun } from '../../src/search/core/keywordRun';
 import { keywordFile, StoredKeywords, writeKeywordFile } from '../../src/search/core/keywordStore';
 
@@ -51,6 +51,29 @@ describe('the keyword index of a first build in bounded batches', () => {
     }
     assert.deepEqual(merged.search('handlerhandler3_0', 5).filter((h) => h.item.file === 'src/f3.ts'), [], 'a file left out is gone');
     merged.close();
+  });
+
+  it('holds a workspace of up to FIRST_SPILL_CHUNKS chunks whole, then stores batches of SPILL_CHUNKS', async function () {
+    this.timeout(60_000);
+    const spilling = new SpillingKeywords(dir, 4);
+    // Files of 64 one-line chunks: the counts land on the batch sizes exactly.
+    const file = (f: number) => Array.from({ length: 64 }, (_, c) => `v${c} w${f % 97}`);
+    let chunks = 0;
+    let f = 0;
+    const fill = async (upTo: number) => {
+      for (; chunks < upTo; f++, chunks += 64) await spilling.setFile(`f${f}`, file(f));
+    };
+    await fill(FIRST_SPILL_CHUNKS - 64);
+    assert.equal(spilling.spills, 0, 'a workspace below the first batch is never cut');
+    await fill(FIRST_SPILL_CHUNKS);
+    assert.equal(spilling.spills, 1, 'stored once it holds the first batch');
+    await fill(FIRST_SPILL_CHUNKS + SPILL_CHUNKS - 64);
+    assert.equal(spilling.spills, 1);
+    await fill(FIRST_SPILL_CHUNKS + SPILL_CHUNKS);
+    assert.equal(spilling.spills, 2, 'the later batches are smaller');
+    const written = await spilling.finish(() => true);
+    assert.equal(written.docs, chunks);
+    assert.deepEqual(readdirSync(dir), ['keywords-4.bin']);
   });
 
   it('a build that stops removes its batches', async () => {

@@ -73,7 +73,7 @@ export interface SemanticIndexOptions {
   onSharedFailure?: (err: unknown) => void;
   maxFileBytes?: number;
   chunkTokens?: number;
-  /** A streamed first build's keyword batch, in chunks (`SPILL_CHUNKS` unless set: tests set it small). */
+  /** A streamed first build's keyword batch, in chunks, the first one's too (`FIRST_SPILL_CHUNKS`, then `SPILL_CHUNKS`, unless set: tests set it small). */
   keywordSpillChunks?: number;
   onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void;
   /** Vectors up to this many bytes stay in memory; a larger index reads them from its file (default 512 MB). */
