@@ -59,13 +59,21 @@ export function termsOf(text: string): string[] {
 
 /** Names a chunk defines (functions, classes, types, variables, methods), lower-cased. */
 export function definitionsOf(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of text.matchAll(DEFINITION)) {
+  // The one pattern, run from its start (`matchAll` makes a copy of it per call), and a chunk's
+  // few names kept in a list: a first build asks this of every chunk.
+  const out: string[] = [];
+  DEFINITION.lastIndex = 0;
+  for (let m = DEFINITION.exec(text); m; m = DEFINITION.exec(text)) {
     const name = m[1] ?? m[2];
-    if (name && !/^(if|for|while|switch|catch|return|function)$/.test(name)) out.add(name.toLowerCase());
+    if (!name || NOT_DEFINITIONS.has(name)) continue;
+    const lower = name.toLowerCase();
+    if (!out.includes(lower)) out.push(lower);
   }
-  return [...out];
+  return out;
 }
+
+/** Statements the second form would read as methods (`if (…) {`). */
+const NOT_DEFINITIONS = new Set(['if', 'for', 'while', 'switch', 'catch', 'return', 'function']);
 
 /** Whether a query reads as an identifier (one word with code casing or `_`, or a dotted name). */
 export function identifierQuery(query: string): string | undefined {
