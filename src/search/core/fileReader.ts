@@ -130,7 +130,7 @@ export class FileReader {
     if (this.failed) return undefined;
     if (this.worker) return this.worker;
     try {
-      const worker = new Worker(READER_SOURCE, { eval: true });
+      const worker = new Worker(READER_SOURCE, { eval: true, execArgv: [] });
       worker.on('message', (m: { id: number; results: Result[]; buffer: ArrayBuffer }) => this.answer(m));
       const fail = () => {
         if (this.worker !== worker) return;

@@ -209,7 +209,9 @@ export async function storeKeywords(dir: string, to: number, delta: KeywordState
 
 /** One job in its own worker: settled by its answer (`result` reads it), its error, its exit, or the signal. */
 function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transfer: ArrayBuffer[], opts: SnapshotRunOptions, result: (m: WorkerReply) => R | undefined): Promise<R> {
-  const worker = new Worker(source.file, { eval: source.eval ?? false });
+  // No options of the host's own command line (the worker's script needs none): a loader hook the
+  // host was started with (tsx in the benchmarks) made each worker load its bundle through it.
+  const worker = new Worker(source.file, { eval: source.eval ?? false, execArgv: [] });
   opts.onWorker?.(worker);
   return new Promise<R>((resolve, reject) => {
     let settled = false;
