@@ -17,8 +17,8 @@ const SCHEMA = 'model_gateway';
 /**
  * Rows read per statement: a read's answer is some 1.5 MB at 1,536 dimensions, parsed without a
  * long pause. Vectors come through COPY in binary (`copyOut.ts`): against PGlite, 100,000 of them
- * took 2.8–2.9 s of the server's CPU, where base64 text (node-postgres reads results as text
- * only) took 3.5–5.0 s, and this process's share fell from 1.0–1.2 s to 0.7–0.9 s.
+ * took 2.8–3.7 s of the server's CPU, where base64 text (node-postgres reads results as text
+ * only) took 3.5–5.0 s, and this process's share fell from 1.0–1.3 s to 0.7–0.9 s.
  */
 const TAKE_BATCH = 500;
 const GIVE_BATCH = 500;
