@@ -170,7 +170,7 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     assert.deepEqual([...got.vectors.keys()], [hashOf(1)]);
   });
 
-  it('reads through COPY in binary: raw bytes and NULLs as they are, a cut answer refused; a statement failing midway rejects and the connection goes on', async () => {
+  it('reads through COPY in binary: raw bytes and NULLs as they are, a cut or oversized answer refused; a statement failing midway rejects and the connection goes on', async () => {
     const c = new pg.Client({ connectionString: server.url });
     await c.connect();
     try {
@@ -186,6 +186,10 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
       assert.throws(() => binaryCopyFields(bytes, 2), /row of 3 fields where 2/);
       for (const cut of [bytes.length - 1, bytes.length - 3, 40, 19]) assert.throws(() => binaryCopyFields(bytes.subarray(0, cut), 3), /cut short/, `cut at ${cut}`);
       assert.throws(() => binaryCopyFields(Buffer.from('a,b\n'), 2), /not a binary COPY answer/);
+      // An answer larger than the caller allows is refused once it ends, and the connection goes on.
+      const copy3 = `copy (select '\\xff00c3'::bytea as a, null::bytea as b, 'é'::text as c from generate_series(1, 3)) to stdout (format binary)`;
+      assert.equal((await copyOut(c, copy3, undefined, bytes.length)).length, bytes.length);
+      await assert.rejects(copyOut(c, copy3, undefined, bytes.length - 1), new RegExp(`larger than the ${bytes.length - 1} bytes`));
       // A statement the server refuses midway rejects, and the same connection answers the next one.
       await assert.rejects(copyOut(c, 'copy (select 1 / (3 - i) from generate_series(1, 5) i) to stdout (format binary)'), /division by zero/);
       assert.deepEqual((await c.query('select 41 + 1 as x')).rows, [{ x: 42 }]);

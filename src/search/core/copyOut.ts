@@ -7,8 +7,8 @@ import type pg from 'pg';
  * arrives as raw bytes: each value in its type's binary form, with nothing to encode or undo.
  * COPY to the client needs only SELECT on the table, on any PostgreSQL since 8.0.
  */
-export function copyOut(client: pg.Client, sql: string, scratch?: CopyScratch): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => client.query(new CopyOut(sql, scratch ?? { bytes: Buffer.allocUnsafe(1 << 16) }, resolve, reject)));
+export function copyOut(client: pg.Client, sql: string, scratch?: CopyScratch, maxBytes = Infinity): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => client.query(new CopyOut(sql, scratch ?? { bytes: Buffer.allocUnsafe(1 << 16) }, maxBytes, resolve, reject)));
 }
 
 /**
@@ -33,6 +33,8 @@ class CopyOut implements pg.Submittable {
   constructor(
     private readonly sql: string,
     private readonly scratch: CopyScratch,
+    /** More than this and the answer is refused once it ends (a server that sends more than was asked is not held in memory). */
+    private readonly maxBytes: number,
     private readonly resolve: (bytes: Buffer) => void,
     private readonly reject: (err: Error) => void,
   ) {}
@@ -41,8 +43,14 @@ class CopyOut implements pg.Submittable {
     (connection as unknown as { query(text: string): void }).query(this.sql);
   }
 
+  private tooLarge = false;
+
   handleCopyData(message: { chunk: Buffer }): void {
     const chunk = message.chunk;
+    if (this.tooLarge || this.used + chunk.length > this.maxBytes) {
+      this.tooLarge = true;
+      return;
+    }
     if (this.used + chunk.length > this.scratch.bytes.length) {
       const grown = Buffer.allocUnsafe(Math.max(this.scratch.bytes.length * 2, this.used + chunk.length));
       this.scratch.bytes.copy(grown, 0, 0, this.used);
@@ -62,6 +70,7 @@ class CopyOut implements pg.Submittable {
   handleReadyForQuery(): void {
     if (this.settled) return;
     this.settled = true;
+    if (this.tooLarge) return this.reject(new Error(`the answer was larger than the ${this.maxBytes} bytes the rows asked for can take`));
     this.resolve(this.scratch.bytes.subarray(0, this.used));
   }
 

@@ -91,6 +91,9 @@ export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: st
 const hashBytes = (hash: string) => Buffer.from(hash, 'hex');
 
 const HASH_BYTES = 16;
+/** A binary COPY answer's header and trailer, and a row of (hash, halfvec) less its halves. */
+const COPY_FRAME_BYTES = 19 + 2;
+const COPY_ROW_BYTES = 2 + 4 + HASH_BYTES + 4 + 4;
 const HASH_TEXT = /^[0-9a-f]{32}$/;
 
 /**
@@ -268,7 +271,10 @@ export class TeamStore {
       for (let at = 0; at < hashes.length; at += TAKE_BATCH) {
         // The rows found, through COPY in binary: each its 16-byte hash, then its vector in halfvec's
         // binary form (an int16 count of halves, an unused int16, the halves), as raw bytes.
-        const bytes = await copyOut(client, `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packHashes(hashes.slice(at, at + TAKE_BATCH)))}) to stdout (format binary)`, this.copyScratch);
+        const packed = packHashes(hashes.slice(at, at + TAKE_BATCH));
+        // At most one row per hash asked (the hash is the key), each of this store's dimension.
+        const maxBytes = COPY_FRAME_BYTES + (packed.length / HASH_BYTES) * (COPY_ROW_BYTES + 2 * state.dimensions);
+        const bytes = await copyOut(client, `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packed)}) to stdout (format binary)`, this.copyScratch, maxBytes);
         const { rows, at: fields } = binaryCopyFields(bytes, 2);
         // One buffer per answer, each vector a view of it: a newcomer pulls 100,000 vectors, and
         // as many separate arrays made the collector pause the host for 200 ms.
