@@ -5,8 +5,16 @@ import { join } from 'node:path';
 import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { clientFor, useEmulator } from './helpers';
 
+/** Folders the tests made, removed once they are done. */
+const made: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+
 function fixture(): string {
-  const root = mkdtempSync(join(tmpdir(), 'mg-index-'));
+  const root = tempDir('mg-index-');
   const w = (p: string, t: string | Buffer) => {
     mkdirSync(join(root, p, '..'), { recursive: true });
     writeFileSync(join(root, p), t);
@@ -27,12 +35,15 @@ function fixture(): string {
 describe('semantic index against the emulator', () => {
   const ctx = useEmulator();
   const root = fixture();
-  const store = mkdtempSync(join(tmpdir(), 'mg-index-store-'));
+  const store = tempDir('mg-index-store-');
   // Every index a test made lets go of its files afterwards (its stored index stays).
   const opened: SemanticIndex[] = [];
   const track = (index: SemanticIndex) => (opened.push(index), index);
   afterEach(async () => {
     for (const index of opened.splice(0)) await index.close();
+  });
+  after(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   function make(model = 'embed-emu-256', batchSize = 8, concurrency = 2) {
@@ -316,13 +327,13 @@ describe('semantic index against the emulator', () => {
 
   it('indexes several workspace folders, each result naming its folder', async () => {
     const a = fixture();
-    const b = mkdtempSync(join(tmpdir(), 'mg-index-b-'));
+    const b = tempDir('mg-index-b-');
     writeFileSync(join(b, 'billing.ts'), 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
     const { client } = clientFor(ctx.emu);
     const index = track(new SemanticIndex({
       folders: [{ name: 'app', path: a }, { name: 'billing', path: b }],
       excludes: [],
-      storeDir: mkdtempSync(join(tmpdir(), 'mg-index-multi-')),
+      storeDir: tempDir('mg-index-multi-'),
       model: 'embed-emu-256',
       embed: (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, signal }),
     }));
