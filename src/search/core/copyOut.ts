@@ -29,6 +29,7 @@ export interface CopyScratch {
 class CopyOut implements pg.Submittable {
   private used = 0;
   private settled = false;
+  private tooLarge = false;
 
   constructor(
     private readonly sql: string,
@@ -42,8 +43,6 @@ class CopyOut implements pg.Submittable {
   submit(connection: pg.Connection): void {
     (connection as unknown as { query(text: string): void }).query(this.sql);
   }
-
-  private tooLarge = false;
 
   handleCopyData(message: { chunk: Buffer }): void {
     const chunk = message.chunk;
@@ -87,6 +86,16 @@ class CopyOut implements pg.Submittable {
 }
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
+/**
+ * The most bytes a binary COPY answer of `rows` rows can take when field f of each is at most
+ * `fieldBytes[f]` bytes: the header (signature, flags, an empty extension), per row its field
+ * count and each field's length and bytes, and the trailer.
+ */
+export function binaryCopySize(rows: number, fieldBytes: readonly number[]): number {
+  const row = 2 + fieldBytes.reduce((sum, bytes) => sum + 4 + bytes, 0);
+  return SIGNATURE.length + 8 + rows * row + 2;
+}
 
 /**
  * Where each field of each row of a binary COPY answer lies: field f of row r is

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { isLoopback } from '../../common/loopback';
-import { binaryCopyFields, copyOut, type CopyScratch } from './copyOut';
+import { binaryCopyFields, binaryCopySize, copyOut, type CopyScratch } from './copyOut';
 import { decodeHalfvec, encodeHalfvec } from './halfFloat';
 import { Slicer } from './slices';
 
@@ -91,9 +91,6 @@ export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: st
 const hashBytes = (hash: string) => Buffer.from(hash, 'hex');
 
 const HASH_BYTES = 16;
-/** A binary COPY answer's header and trailer, and a row of (hash, halfvec) less its halves. */
-const COPY_FRAME_BYTES = 19 + 2;
-const COPY_ROW_BYTES = 2 + 4 + HASH_BYTES + 4 + 4;
 const HASH_TEXT = /^[0-9a-f]{32}$/;
 
 /**
@@ -272,8 +269,9 @@ export class TeamStore {
         // The rows found, through COPY in binary: each its 16-byte hash, then its vector in halfvec's
         // binary form (an int16 count of halves, an unused int16, the halves), as raw bytes.
         const packed = packHashes(hashes.slice(at, at + TAKE_BATCH));
-        // At most one row per hash asked (the hash is the key), each of this store's dimension.
-        const maxBytes = COPY_FRAME_BYTES + (packed.length / HASH_BYTES) * (COPY_ROW_BYTES + 2 * state.dimensions);
+        // At most one row per hash asked (the hash is the key), each of this store's dimension
+        // (halfvec's binary form: two int16s, then the halves).
+        const maxBytes = binaryCopySize(packed.length / HASH_BYTES, [HASH_BYTES, 4 + 2 * state.dimensions]);
         const bytes = await copyOut(client, `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packed)}) to stdout (format binary)`, this.copyScratch, maxBytes);
         const { rows, at: fields } = binaryCopyFields(bytes, 2);
         // One buffer per answer, each vector a view of it: a newcomer pulls 100,000 vectors, and
@@ -283,7 +281,10 @@ export class TeamStore {
         const slices = new Slicer(4);
         let used = 0;
         for (let row = 0; row < rows; row++) {
-          const [hashStart, hashEnd, vectorStart, vectorEnd] = fields.subarray(4 * row, 4 * row + 4);
+          const hashStart = fields[4 * row];
+          const hashEnd = fields[4 * row + 1];
+          const vectorStart = fields[4 * row + 2];
+          const vectorEnd = fields[4 * row + 3];
           const slot = pool.subarray(used * state.dimensions, (used + 1) * state.dimensions);
           const v = hashEnd - hashStart === HASH_BYTES && vectorStart >= 0 ? decodeHalfvec(bytes.subarray(vectorStart, vectorEnd), state.dimensions, slot) : 'not a stored row';
           if (typeof v === 'string') unusable++;
