@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 
 /**
  * One start of the extension host: a fresh process loads the bundle (V8 keeps compiled scripts in
@@ -68,5 +69,33 @@ describe('boot: the bundle compiled with a code cache', () => {
     assert.equal(loaded.wrote, undefined, 'no error escapes');
     assert.equal(loaded.answer, 7);
     assert.equal(start(bundle, join(blocked, 'code-cache')).cacheUsed, false);
+  });
+});
+
+/** What VS Code calls: activate() gives the thread back before the shell loads, so VS Code's activation figure holds the boot alone. */
+describe('boot: activate() loads the shell in the next turn of the event loop', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-boot-activate-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('returns before the bundle is loaded, then loads it and resolves with its activation', () => {
+    // The boot as esbuild.js ships it, beside a shell that records when it runs.
+    buildSync({ entryPoints: [join(__dirname, '..', '..', 'src', 'boot.ts')], bundle: true, platform: 'node', format: 'cjs', external: ['vscode'], outfile: join(dir, 'extension.js'), logLevel: 'silent' });
+    writeFileSync(join(dir, 'main.js'), `globalThis.order.push('shell loaded');\nexports.activate = async (context, boot) => { globalThis.order.push('shell activated'); return { boot }; };\n`);
+    const code = `
+      globalThis.order = [];
+      const context = { globalStorageUri: { fsPath: ${JSON.stringify(join(dir, 'storage'))} }, subscriptions: [] };
+      const activation = require(${JSON.stringify(join(dir, 'extension.js'))}).activate(context);
+      order.push('activate returned');
+      activation.then((api) => {
+        order.push('activation resolved');
+        for (const s of context.subscriptions) s.dispose();
+        console.log(JSON.stringify({ order, boot: api.boot }));
+      });`;
+    const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const { order, boot } = JSON.parse(r.stdout.trim()) as { order: string[]; boot: { waitMs: number; loadMs: number; cacheUsed: boolean } };
+    assert.deepEqual(order, ['activate returned', 'shell loaded', 'shell activated', 'activation resolved']);
+    assert.equal(boot.cacheUsed, false, 'no cache on a first start');
+    assert.ok(boot.waitMs >= 0 && boot.loadMs > 0, JSON.stringify(boot));
   });
 });

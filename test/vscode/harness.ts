@@ -47,6 +47,28 @@ export function installUnpacked(extensionsDir: string): string {
   return target;
 }
 
+/**
+ * Adds copied extension folders to the extensions folder's list (`extensions.json`): once an
+ * installer has written that list (a .vsix installed), VS Code loads only what it names.
+ */
+function listInstalled(extensionsDir: string, folders: string[]): void {
+  const listFile = join(extensionsDir, 'extensions.json');
+  if (!existsSync(listFile)) return;
+  const list = JSON.parse(readFileSync(listFile, 'utf8')) as unknown[];
+  for (const folder of folders) {
+    const location = join(extensionsDir, folder);
+    const manifest = JSON.parse(readFileSync(join(location, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+    list.push({
+      identifier: { id: `${manifest.publisher}.${manifest.name}` },
+      version: manifest.version,
+      location: { $mid: 1, fsPath: location, external: `file://${location}`, path: location, scheme: 'file' },
+      relativeLocation: folder,
+      metadata: { installedTimestamp: Date.now(), source: 'vsix' },
+    });
+  }
+  writeFileSync(listFile, JSON.stringify(list));
+}
+
 export interface CodeServer {
   url: string;
   /** The VS Code version it runs (1.100.3, 1.139.1). */
@@ -124,6 +146,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     cpSync(extra.folder, target, { recursive: true });
     for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(target, name), text);
   }
+  if (options.vsix && options.extraExtensions?.length) listInstalled(extensionsDir, options.extraExtensions.map((e) => e.id));
   const child = spawn(
     install.node,
     [
