@@ -143,6 +143,30 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     assert.equal(again.dimensions, 256);
   });
 
+  it('keeps each vector in its row, even at 4,000 dimensions: nothing goes to the TOAST table', async () => {
+    // A store of its own: this one's dimension is fixed by the first rows given.
+    const large = await startPgliteServer();
+    const s = new TeamStore({ url: large.url, model: MODEL, chunker: CHUNKER });
+    const c = new pg.Client({ connectionString: large.url });
+    try {
+      await s.open();
+      const vectors = Array.from({ length: 20 }, (_, i) => randomVector(4000, i + 1));
+      assert.equal(await s.give(vectors.map((_, i) => hashOf(i)), vectors), 20);
+      await c.connect();
+      const [column] = (await c.query<{ attstorage: string }>(`select attstorage from pg_attribute where attrelid = 'model_gateway.vectors'::regclass and attname = 'embedding'`)).rows;
+      assert.equal(column.attstorage, 'p', 'stored plain: in the row, uncompressed');
+      const [sizes] = (await c.query<{ toast: string; heap: string }>(`select pg_relation_size(reltoastrelid) as toast, pg_relation_size(oid) as heap from pg_class where oid = 'model_gateway.vectors'::regclass`)).rows;
+      assert.equal(Number(sizes.toast), 0, 'the TOAST table holds nothing');
+      assert.ok(Number(sizes.heap) >= 20 * 8000, `the rows hold the vectors (${sizes.heap} bytes)`);
+      const got = await s.take([hashOf(3), hashOf(19)]);
+      assert.ok(got.vectors.get(hashOf(19))!.every((x, d) => Math.abs(x - vectors[19][d]) < 1e-3));
+    } finally {
+      await c.end().catch(() => undefined);
+      await s.close();
+      await large.stop();
+    }
+  });
+
   it('two clients adding the same rows at once lose nothing and duplicate nothing', async () => {
     const a = store();
     const b = store();

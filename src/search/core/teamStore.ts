@@ -353,6 +353,10 @@ export class TeamStore {
         return;
       }
       await client.query(`create table if not exists ${SCHEMA}.vectors (hash bytea primary key check (octet_length(hash) = 16), embedding halfvec(${dim}) not null)`);
+      // Each vector in its row: pgvector's types are stored out of line once a row passes 2 KB
+      // (about 1,000 dimensions and up), and every vector taken then cost a second index lookup
+      // and two more page reads. Uncompressed in the row, a halfvec(4000) row still fits a page.
+      await client.query(`alter table ${SCHEMA}.vectors alter column embedding set storage plain`);
       await client.query(`update ${SCHEMA}.store set dimensions = $1`, [dim]);
       state.dimensions = dim;
     });
