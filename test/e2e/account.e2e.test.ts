@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startPgliteServer } from '../fixtures/pgliteServer';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, type CodeServer, EXTENSION_ID, launchBrowser, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import { answerPrompt, type CodeServer, EXTENSION_ID, launchBrowser, logFiles, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 import { until } from '../wait';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 /** The folder-name prefix of the empty extension the packaged test installs beside ours (it sorts before `model-gateway.`). */
 const FLOOR_ID = 'model-gateway-tests.activation-floor';
+/** Its name in Developer: Show Running Extensions. */
+const FLOOR_NAME = 'Activation Floor (test)';
 
 /** Whether the walkthrough shows a step as done (VS Code ticks its checkbox). */
 async function stepDone(step: string): Promise<boolean> {
@@ -183,7 +185,7 @@ describe('the packaged .vsix', function () {
       server = await startCodeServer({
         workspace,
         vsix: join(ROOT, 'model-gateway.vsix'),
-        // An extension that does nothing, activated by the same event just before ours (its folder
+        // An extension that does nothing, activated by the same events just before ours (its folder
         // name sorts first): VS Code's figure for it is what VS Code adds to any extension there.
         extraExtensions: [{ folder: join(ROOT, 'test', 'e2e', 'fixtures', 'activation-floor'), id: `${FLOOR_ID}-0.0.1` }],
         env: demoCredentials(emu),
@@ -262,7 +264,7 @@ async function activationAsVsCodeReportsIt(page: Page): Promise<{ ours: number; 
   await runPaletteCommand(page, 'Developer: Show Running Extensions');
   const rows = page.locator('.monaco-list-row').filter({ hasText: /Activation: \d+\s*ms/ });
   await rows.filter({ hasText: 'Model Gateway' }).first().waitFor({ timeout: 30_000 });
-  await rows.filter({ hasText: 'Activation Floor (test)' }).first().waitFor({ timeout: 30_000 });
+  await rows.filter({ hasText: FLOOR_NAME }).first().waitFor({ timeout: 30_000 });
   const figures = new Map<string, number>();
   for (const text of await rows.allInnerTexts()) {
     const m = /Activation: (\d+)\s*ms/.exec(text);
@@ -271,25 +273,18 @@ async function activationAsVsCodeReportsIt(page: Page): Promise<{ ours: number; 
   if (viewport) await page.setViewportSize(viewport);
   const ours = [...figures].find(([name]) => name.startsWith('Model Gateway'));
   assert.ok(ours, `our row among: ${[...figures.keys()].join(', ')}`);
-  const floor = figures.get('Activation Floor (test)');
+  const floor = figures.get(FLOOR_NAME);
   assert.ok(floor !== undefined, `the empty extension's row among: ${[...figures.keys()].join(', ')}`);
   // The built-in extensions on the same page, measured in the same window: the machine's pace.
   const others = ['Git', 'Merge Conflict', 'Emmet'].flatMap((name) => (figures.has(name) ? [`${name} ${figures.get(name)} ms`] : [])).join(', ');
   return { ours: ours[1], floor, others };
 }
 
-/** The extension's own log lines (its output channel, as VS Code writes it under the user data folder). */
+/** The extension's own log lines (its output channel, as VS Code writes it under the user data folder), oldest start first. */
 function hostLog(userDataDir: string): string {
-  const texts: string[] = [];
-  const walk = (dir: string): void => {
-    // In name order, so the latest start's log comes last (folders named by start time; exthost1, exthost2… within).
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))) {
-      if (e.isDirectory()) walk(join(dir, e.name));
-      else if (e.name === 'Model Gateway.log') texts.push(readFileSync(join(dir, e.name), 'utf8'));
-    }
-  };
-  walk(join(userDataDir, 'logs'));
-  return texts.join('\n');
+  return logFiles(userDataDir, ['Model Gateway.log'])
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
 }
 
 /**
@@ -297,15 +292,7 @@ function hostLog(userDataDir: string): string {
  * (its log at info level: "ExtensionService#_doActivateExtension <id>, startup: …, activationEvent: '…'").
  */
 function activatedBefore(userDataDir: string): string[] {
-  const lines: string[] = [];
-  const walk = (dir: string): void => {
-    // In name order: each window's logs are in a folder named by its start time (exthost1, exthost2… within).
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))) {
-      if (e.isDirectory()) walk(join(dir, e.name));
-      else if (e.name === 'exthost.log' || e.name === 'remoteexthost.log') lines.push(...readFileSync(join(dir, e.name), 'utf8').split('\n'));
-    }
-  };
-  walk(join(userDataDir, 'logs'));
+  const lines = logFiles(userDataDir, ['exthost.log', 'remoteexthost.log']).flatMap((f) => readFileSync(f, 'utf8').split('\n'));
   const activations = lines.flatMap((l) => {
     const m = /_doActivateExtension ([\w.-]+), startup: \w+, activationEvent: '([^']+)'/.exec(l);
     return m ? [{ id: m[1], event: m[2] }] : [];

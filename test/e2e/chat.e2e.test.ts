@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { fromWebviewTypes } from '../../src/common/chatProtocol';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { answerPrompt, EXTENSION_ID, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
+import { answerPrompt, EXTENSION_ID, logFiles, testedVsCode, openModelGatewayContainer, ROOT, runPaletteCommand, type CodeServer } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
@@ -14,16 +14,7 @@ const ARTIFACTS = join(ROOT, 'test-results');
 const SHOTS = join(ARTIFACTS, testedVsCode() === 'newest' ? 'screenshots-newest' : 'screenshots');
 
 function hostLogs(userDataDir: string): string[] {
-  const logs: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name === 'Model Gateway.log') logs.push(p);
-    }
-  };
-  walk(join(userDataDir, 'logs'));
-  return logs;
+  return logFiles(userDataDir, ['Model Gateway.log']);
 }
 
 function hostLogTail(userDataDir: string): string {

@@ -6,7 +6,7 @@
  * (Debian's) is driven by playwright-core.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
@@ -67,6 +67,23 @@ function listInstalled(extensionsDir: string, folders: string[]): void {
     });
   }
   writeFileSync(listFile, JSON.stringify(list));
+}
+
+/**
+ * The paths of the log files with these names under a user data folder, oldest start first: each
+ * window's logs are in a folder named by its start time (exthost1, exthost2… within), read in
+ * name order.
+ */
+export function logFiles(userDataDir: string, names: readonly string[]): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (names.includes(e.name)) found.push(join(dir, e.name));
+    }
+  };
+  walk(join(userDataDir, 'logs'));
+  return found;
 }
 
 export interface CodeServer {
@@ -146,7 +163,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     cpSync(extra.folder, target, { recursive: true });
     for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(target, name), text);
   }
-  if (options.vsix && options.extraExtensions?.length) listInstalled(extensionsDir, options.extraExtensions.map((e) => e.id));
+  listInstalled(extensionsDir, (options.extraExtensions ?? []).map((e) => e.id));
   const child = spawn(
     install.node,
     [
