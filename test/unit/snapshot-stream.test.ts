@@ -287,6 +287,45 @@ describe('the first build of the index, streamed', function () {
     assert.equal((await again.update()).embedded, 0);
   });
 
+  it("keeps the stream's keyword index on a thread of its own; when that thread dies, the snapshot still comes from the stream and the host indexes the keywords", async () => {
+    const snapshotWorkers: Worker[] = [];
+    const keywordWorkers: Worker[] = [];
+    const index = make({ onSnapshotWorker: (w) => snapshotWorkers.push(w), onKeywordWorker: (w) => void (keywordWorkers.push(w), w.terminate()) });
+    const stats = await index.update();
+    assert.equal(keywordWorkers.length, 1);
+    assert.equal(snapshotWorkers.length, 1, 'no batch build: the stream wrote the snapshot');
+    assert.ok(!keywordWorkers.includes(snapshotWorkers[0]), 'two threads');
+    assert.equal(stats.chunks, FILES);
+    await index.keywordsReady;
+    assert.deepEqual(index.keywordSearch('handler7', 3).filter((h) => h.matched.includes('handler7')).map((h) => h.item.file), ['m7.ts'], 'the host indexed the keywords');
+    await index.idle();
+    assert.ok(readdirSync(store).some((f) => /^keywords-1\.bin$/.test(f)), 'and stored them beside the snapshot');
+    assert.deepEqual(readdirSync(store).filter((f) => f.includes('spill') || f.endsWith('.tmp')), [], 'nothing half-written is left');
+    const again = make();
+    assert.equal(await again.load(), 'loaded');
+    await again.keywordsReady;
+    assert.deepEqual(again.keywordSearch('handler1400', 3).filter((h) => h.matched.includes('handler1400')).map((h) => h.item.file), ['m1400.ts']);
+  });
+
+  it("counts the texts its keyword thread has yet to take in, down to none once it has them, and none once that thread is gone", async () => {
+    const dir = join(base, 'behind');
+    let indexed = 0;
+    const keywordWorkers: Worker[] = [];
+    const stream = startSnapshotStream({ kind: 'stream', dir, model: 'm', dim: DIM, to: 1, inMemoryBytes: 1 << 30, spillChunks: 50 }, { onIndexed: () => indexed++, onKeywordWorker: (w) => keywordWorkers.push(w) });
+    const texts = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ file: `f${from + i}.ts`, texts: [`export const alpha${from + i} = 1;`, 'beta gamma'], line: JSON.stringify([`f${from + i}.ts`, 1, 1, '']) }));
+    stream.addTexts(texts(0, 100));
+    assert.equal(stream.textsBehind, 200, 'two chunks a file, none taken in yet');
+    while (stream.textsBehind > 0) await new Promise<void>((r) => setTimeout(r, 5));
+    assert.ok(indexed >= 1, 'each batch taken in is told');
+    assert.ok(readdirSync(dir).some((f) => f.includes('.spill-')), 'its batches are stored as it goes (50 chunks a batch)');
+    stream.addTexts(texts(100, 100));
+    assert.equal(stream.textsBehind, 200);
+    await keywordWorkers[0].terminate();
+    while (stream.textsBehind > 0) await new Promise<void>((r) => setTimeout(r, 5));
+    await stream.stop();
+    assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.spill-')), [], 'a stopped stream leaves no batch behind');
+  });
+
   it("the keywords the stream's worker stores answer as those the host indexes in the batch way: the same chunks, scores and definitions", async () => {
     // Some files named after others' functions, so that scores and definitions differ between chunks.
     for (let f = 0; f < 40; f++) writeFileSync(join(root, `use${f}.ts`), `import { handler${f} } from './m${f}';\nexport const wrapped${f} = (s: string) => handler${f}(handler${f + 1}(s));\n`);

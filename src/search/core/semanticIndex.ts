@@ -88,6 +88,8 @@ export interface SemanticIndexOptions {
   onBackgroundError?: (err: unknown) => void;
   /** Called with each snapshot worker as it starts (tests stop one mid-fold). */
   onSnapshotWorker?: (worker: Worker) => void;
+  /** Called with a streamed first build's keyword worker as it starts (tests stop it mid-build). */
+  onKeywordWorker?: (worker: Worker) => void;
 }
 
 export class IndexModelChanged extends Error {}
@@ -349,7 +351,7 @@ export class SemanticIndex {
     // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
     const build = this.vectors
       ? undefined
-      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker, spillChunks: this.o.keywordSpillChunks }, fresh);
+      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker, onKeywordWorker: this.o.onKeywordWorker, spillChunks: this.o.keywordSpillChunks }, fresh);
     // The team store: a failure leaves it out of the rest of this run, and is reported once.
     let sharedFailure: unknown;
     const gifts: Promise<void>[] = [];
@@ -493,6 +495,8 @@ export class SemanticIndex {
       while (inFlight.length > keep) {
         const next = inFlight.shift()!;
         record(next.display, await next.outcome);
+        // The keyword thread's queue bounded: a newcomer's store answers faster than it tokenises.
+        await build?.room();
       }
     };
     try {

@@ -6,7 +6,7 @@
  * where no worker can start. It reads and writes only the store folder and returns the parts the
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from './indexStore';
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
@@ -296,13 +296,57 @@ export interface StreamedFilesKept {
   files: number;
 }
 
-/** A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows and texts, finished. */
+/** What a streamed build's keyword index stored: its chunks and terms. */
+export interface KeywordCounts {
+  docs: number;
+  terms: number;
+}
+
+/**
+ * A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows and
+ * texts, finished. With `keywordsApart`, the texts' keyword index is another thread's (the
+ * `keyword-…` messages, `KeywordStream`): that thread's texts come without their `line`, this
+ * one's without their texts, and `finish` brings what it stored.
+ */
 export type StreamMessage =
-  | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number; spillChunks?: number }
+  | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number; spillChunks?: number; keywordsApart?: true }
   | { kind: 'rows'; rowsText: string; vectors: Float32Array }
   | { kind: 'texts'; files: StreamedFileTexts[] }
-  | { kind: 'finish'; kept: StreamedFilesKept; headroom: number }
+  | { kind: 'finish'; kept: StreamedFilesKept; headroom: number; keywords?: KeywordCounts }
+  | { kind: 'keyword-stream'; dir: string; to: number; spillChunks?: number }
+  | { kind: 'keyword-texts'; files: { file: string; texts: string[] }[] }
+  | { kind: 'keyword-finish'; dropped: string[] }
   | { kind: 'close' };
+
+/**
+ * A streamed build's keyword index on a thread of its own: tokenising the texts was about half of
+ * the snapshot worker's time, and that worker is a first build's critical path. Its file is
+ * written before the snapshot that names it is committed (`finish` waits for it).
+ */
+export class KeywordStream {
+  private readonly keywords: SpillingKeywords;
+
+  constructor(job: Extract<StreamMessage, { kind: 'keyword-stream' }>) {
+    // The store's folder may be new, and the snapshot's thread may not have made it yet.
+    mkdirSync(job.dir, { recursive: true });
+    this.keywords = new SpillingKeywords(job.dir, job.to, job.spillChunks);
+  }
+
+  async addTexts(files: { file: string; texts: string[] }[]): Promise<void> {
+    for (const f of files) await this.keywords.setFile(f.file, f.texts);
+  }
+
+  /** Stores the keyword index of every file sent but the `dropped` ones. */
+  finish(dropped: string[]): Promise<KeywordCounts> {
+    const left = new Set(dropped);
+    return this.keywords.finish((file) => !left.has(file));
+  }
+
+  /** Stops: its batches are removed. */
+  discard(): void {
+    this.keywords.discard();
+  }
+}
 
 /**
  * A first build written while the embeddings still arrive, so that only the last rows are left
@@ -320,8 +364,8 @@ export class SnapshotBuilder {
    * build's files at the end (80 MB of JSON at a million chunks, held by both threads at the peak).
    */
   private readonly fileEntries: Record<string, [number, number, string]> = Object.create(null) as Record<string, [number, number, string]>;
-  /** The keyword index of the files' texts (items: a chunk's place in its file), stored beside the snapshot at the end. */
-  private readonly keywords: SpillingKeywords;
+  /** The keyword index of the files' texts (items: a chunk's place in its file), stored beside the snapshot at the end; undefined when another thread keeps it (`keywordsApart`). */
+  private readonly keywords: SpillingKeywords | undefined;
   private textsSent = false;
   private readonly sum: Float64Array;
   private mean: Float32Array | undefined;
@@ -333,7 +377,7 @@ export class SnapshotBuilder {
     private readonly files: SnapshotFiles,
   ) {
     this.codeBytes = codeBytes(job.dim);
-    this.keywords = new SpillingKeywords(job.dir, job.to, job.spillChunks);
+    this.keywords = job.keywordsApart ? undefined : new SpillingKeywords(job.dir, job.to, job.spillChunks);
     this.sum = new Float64Array(job.dim);
   }
 
@@ -360,12 +404,12 @@ export class SnapshotBuilder {
     for (const h of hashes) this.rows.push(h);
   }
 
-  /** Files' chunk texts, tokenised into the keyword index as they come (a file sent again replaces its chunks). */
+  /** Files' chunk texts, tokenised into the keyword index as they come unless another thread keeps it (a file sent again replaces its chunks). */
   async addTexts(files: StreamedFileTexts[]): Promise<void> {
     for (const f of files) {
       const [, size, mtimeMs, chunks] = JSON.parse(f.line) as [string, number, number, string];
       this.fileEntries[f.file] = [size, mtimeMs, chunks];
-      await this.keywords.setFile(f.file, f.texts);
+      await this.keywords?.setFile(f.file, f.texts);
     }
     this.textsSent ||= files.length > 0;
   }
@@ -373,11 +417,12 @@ export class SnapshotBuilder {
   /**
    * Flushes the rows and writes the metadata (with the files sent with their texts, less those
    * `kept` drops); the rows are encoded again first if the mean moved too far. Then the keyword
-   * index of those files is stored as the snapshot's (`keywordStore.ts`); `keywords` is undefined
-   * when that failed (the snapshot stands: the caller indexes the keywords itself). Throws when the
-   * files kept are not as many as the caller expects (then nothing is committed).
+   * index of those files is stored as the snapshot's (`keywordStore.ts`), or, kept apart, is what
+   * `apart` says the other thread stored; `keywords` is undefined when that failed (the snapshot
+   * stands: the caller indexes the keywords itself). Throws when the files kept are not as many as
+   * the caller expects (then nothing is committed).
    */
-  async finish(kept: StreamedFilesKept, headroom: number, codes: 'read' | 'caller' = 'read'): Promise<SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number }; codesFrom?: CodesFrom }> {
+  async finish(kept: StreamedFilesKept, headroom: number, codes: 'read' | 'caller' = 'read', apart?: KeywordCounts): Promise<SnapshotParts & { reencoded: boolean; keywords?: KeywordCounts; codesFrom?: CodesFrom }> {
     const { dim } = this.job;
     const n = this.rows.length;
     const mean = meanOf(this.sum, n);
@@ -391,8 +436,9 @@ export class SnapshotBuilder {
     if (held !== kept.files) throw new Error(`the build was sent ${held} files' texts and keeps ${kept.files} files`);
     const files = new CompactFiles(this.fileEntries);
     // The keywords first (their file is removed with the generation's others if the commit never comes).
-    let keywords: { docs: number; terms: number } | undefined;
-    if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
+    let keywords: KeywordCounts | undefined;
+    if (!this.keywords) keywords = apart;
+    else if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
     const codesFrom: CodesFrom = { codes: this.files.path('codes'), scales: this.files.path('scales'), rows: n, capacity: n + headroom, codeBytes: this.codeBytes };
     // Checked before the commit, which must be the last step that can fail.
     if (!codesWritten(codesFrom)) throw new Error('the codes written for this build are short');
@@ -410,13 +456,13 @@ export class SnapshotBuilder {
 
   /** Stops: the files written so far are removed (the store's metadata never named them). */
   discard(): void {
-    this.keywords.discard();
+    this.keywords?.discard();
     this.files.discard();
   }
 
   /** Stops, leaving the files written so far (for the caller to read back, then remove). */
   close(): void {
-    this.keywords.discard();
+    this.keywords?.discard();
     this.files.close();
   }
 

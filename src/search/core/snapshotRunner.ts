@@ -5,10 +5,10 @@
  * a job whose worker dies rejects, and what it wrote is never taken (the store's metadata still
  * names the previous generation until the caller adopts the new one).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage, type CodesFrom } from './snapshotJob';
+import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type CodesFrom, type KeywordCounts, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =
@@ -17,6 +17,8 @@ export type WorkerReply =
   | { type: 'written'; docs: number; terms: number }
   /** `spare`: the rows' buffer handed back, to be filled again (fresh memory costs a page fault per 4 KB, 20 ms a wave on a virtual machine). */
   | { type: 'rows'; written: number; spare?: Float32Array }
+  /** A streamed build's keyword thread took in the texts of this many more chunks. */
+  | { type: 'indexed'; chunks: number }
   | { type: 'closed' }
   | { type: 'error'; message: string };
 
@@ -48,10 +50,14 @@ export interface SnapshotRunOptions {
   workerFile?: string;
   /** Called with the worker as soon as it runs (tests kill it mid-job). */
   onWorker?: (worker: Worker) => void;
+  /** A streamed build: called with the worker of its keyword index as soon as it runs. */
+  onKeywordWorker?: (worker: Worker) => void;
   /** A streamed build: how many of the rows sent are written to its vectors file so far. */
   onWritten?: (rows: number) => void;
   /** A streamed build: a rows' buffer the worker is done with. */
   onSpare?: (buffer: Float32Array) => void;
+  /** A streamed build: its keyword thread took in more texts, or ended (`SnapshotStream.textsBehind`). */
+  onIndexed?: () => void;
 }
 
 /**
@@ -84,8 +90,10 @@ export interface SnapshotStream {
   buffer(length: number): Float32Array;
   /** Rows in arrival order (the first `hashes.length` rows of `vectors`); `vectors` is handed over (the caller must not use it afterwards). */
   add(hashes: string[], vectors: Float32Array): void;
-  /** Files' chunk texts, for the keyword index stored with the snapshot. */
+  /** Files' chunk texts, for the keyword index stored with the snapshot (in a worker of its own). */
   addTexts(files: StreamedFileTexts[]): void;
+  /** Chunks whose texts were sent and are not yet in the keyword index (0 once its thread has ended). */
+  readonly textsBehind: number;
   /** The snapshot with the files sent with their texts (less those `kept` drops), once every row is written; `keywords` when its keyword index is stored too. */
   finish(kept: StreamedFilesKept, headroom: number): Promise<StreamedSnapshot>;
   /** Stops it: once this resolves nothing writes its files any more (they stay, for the caller to read or remove). */
@@ -94,7 +102,7 @@ export interface SnapshotStream {
   readonly ended: Promise<void>;
 }
 
-export type StreamedSnapshot = SnapshotParts & { reencoded: boolean; keywords?: { docs: number; terms: number } };
+export type StreamedSnapshot = SnapshotParts & { reencoded: boolean; keywords?: KeywordCounts };
 
 /** Rows' buffers kept for reuse by a streamed build. */
 const MAX_SPARES = 4;
@@ -111,6 +119,7 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
     return {
       rows,
       ended,
+      textsBehind: 0,
       buffer: (length) => new Float32Array(length),
       add: (hashes, vectors) => {
         for (const h of hashes) rows.push(h);
@@ -156,11 +165,33 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
     spares.sort((x, y) => x.length - y.length);
     if (spares.length > MAX_SPARES) spares.shift();
   };
-  const done = inWorker(source, start, [], { ...opts, signal, onSpare, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined));
+  const done = inWorker(source, { ...start, keywordsApart: true }, [], { ...opts, signal, onSpare, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined));
   // Settled by `finish`; a failure before it is not left unhandled.
   done.catch(() => undefined);
+  // The keyword index on a thread of its own (`KeywordStream`): the snapshot worker's time was half tokenising.
+  let keywordWorker: Worker | undefined;
+  const keywordStart: StreamMessage = { kind: 'keyword-stream', dir: start.dir, to: start.to, ...(start.spillChunks ? { spillChunks: start.spillChunks } : {}) };
+  let chunksSent = 0;
+  let chunksIndexed = 0;
+  let keywordsEnded = false;
+  const onIndexed = (chunks: number) => {
+    chunksIndexed += chunks;
+    opts.onIndexed?.();
+  };
+  const keywords = inWorker(source, keywordStart, [], { signal, onWorker: (w) => ((keywordWorker = w), opts.onKeywordWorker?.(w)) }, (m) => (m.type === 'written' ? { docs: m.docs, terms: m.terms } : undefined), onIndexed);
+  keywords
+    // A thread that died leaves its batches (one that stops removes its own).
+    .catch(() => removeSpills(start.dir, start.to))
+    .finally(() => {
+      keywordsEnded = true;
+      opts.onIndexed?.();
+    });
+  let textsSent = false;
   return {
     rows,
+    get textsBehind() {
+      return keywordsEnded ? 0 : chunksSent - chunksIndexed;
+    },
     ended: done.then(
       () => undefined,
       () => undefined,
@@ -173,9 +204,22 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
       for (const h of hashes) rows.push(h);
       worker?.postMessage({ kind: 'rows', rowsText: hashes.join(' '), vectors } satisfies StreamMessage, [vectors.buffer as ArrayBuffer]);
     },
-    addTexts: (files) => worker?.postMessage({ kind: 'texts', files } satisfies StreamMessage),
+    addTexts: (files) => {
+      if (files.length === 0) return;
+      textsSent = true;
+      for (const f of files) chunksSent += f.texts.length;
+      // Each thread its part: the texts are copied to one, the files' lines to the other.
+      keywordWorker?.postMessage({ kind: 'keyword-texts', files: files.map(({ file, texts }) => ({ file, texts })) } satisfies StreamMessage);
+      worker?.postMessage({ kind: 'texts', files: files.map(({ file, line }) => ({ file, texts: [], line })) } satisfies StreamMessage);
+    },
     finish: async (kept, headroom) => {
-      worker?.postMessage({ kind: 'finish', kept, headroom } satisfies StreamMessage);
+      // The keyword file first: the snapshot's commit names it. Without it the snapshot stands, and the caller indexes the keywords.
+      let counts: KeywordCounts | undefined;
+      if (textsSent) {
+        keywordWorker?.postMessage({ kind: 'keyword-finish', dropped: kept.dropped } satisfies StreamMessage);
+        counts = await keywords.catch(() => undefined);
+      } else void keywordWorker?.terminate();
+      worker?.postMessage({ kind: 'finish', kept, headroom, ...(counts ? { keywords: counts } : {}) } satisfies StreamMessage);
       // The worker leaves the codes in their files; read here, once its thread (and the keyword merge's garbage) is gone.
       const { codesFrom, ...parts } = (await done) as StreamedSnapshot & { codesFrom?: CodesFrom };
       if (!codesFrom) return parts;
@@ -186,12 +230,22 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
     },
     stop: async () => {
       // Asked to close its files first (a terminated thread's open files stay open, and Windows then cannot remove them), then stopped.
-      worker?.postMessage({ kind: 'close' } satisfies StreamMessage);
-      await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
+      for (const w of [worker, keywordWorker]) w?.postMessage({ kind: 'close' } satisfies StreamMessage);
+      await Promise.race([Promise.allSettled([done, keywords]), new Promise((r) => setTimeout(r, 2000).unref())]);
       stop.abort();
-      await worker?.terminate();
+      await Promise.all([worker?.terminate(), keywordWorker?.terminate()]);
     },
   };
+}
+
+/** Removes the keyword batches a streamed build of generation `to` stored (`keywordSpill.ts`). */
+function removeSpills(dir: string, to: number): void {
+  const prefix = `keywords-${to}.spill-`;
+  try {
+    for (const name of readdirSync(dir)) if (name.startsWith(prefix)) rmSync(join(dir, name), { force: true });
+  } catch {
+    // What is left goes with the generation's other files (`IndexStore`).
+  }
 }
 
 /**
@@ -208,7 +262,7 @@ export async function storeKeywords(dir: string, to: number, delta: KeywordState
 }
 
 /** One job in its own worker: settled by its answer (`result` reads it), its error, its exit, or the signal. */
-function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transfer: ArrayBuffer[], opts: SnapshotRunOptions, result: (m: WorkerReply) => R | undefined): Promise<R> {
+function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transfer: ArrayBuffer[], opts: SnapshotRunOptions, result: (m: WorkerReply) => R | undefined, onIndexed?: (chunks: number) => void): Promise<R> {
   // No options of the host's own command line (the worker's script needs none): a loader hook the
   // host was started with (tsx in the benchmarks) made each worker load its bundle through it.
   const worker = new Worker(source.file, { eval: source.eval ?? false, execArgv: [] });
@@ -227,6 +281,7 @@ function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transf
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: WorkerReply) => {
       if (m.type === 'progress') opts.onProgress?.(m.done, m.total);
+      else if (m.type === 'indexed') onIndexed?.(m.chunks);
       else if (m.type === 'rows') {
         if (m.spare) opts.onSpare?.(m.spare);
         opts.onWritten?.(m.written);

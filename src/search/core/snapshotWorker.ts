@@ -1,14 +1,14 @@
 /**
  * The snapshot worker thread: runs one job (`snapshotJob.ts`: a snapshot, or the keyword index
  * stored beside it) per message, or one streamed first build over several (start, rows…,
- * finish), and answers with its progress, then its parts (their buffers transferred, not copied)
+ * finish), or a streamed build's keyword index (its own thread: start, texts…, finish), and answers with its progress, then its parts (their buffers transferred, not copied)
  * or what it wrote, or its error.
  * Bundled as `dist/searchWorker.js`; `snapshotRunner.ts` starts it, and requires it on its own
  * thread for a job run there (its exports; nothing starts without a parent port). The extension's
  * bundle requires it too, for the search core's modules (`modules`).
  */
 import { parentPort } from 'node:worker_threads';
-import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
+import { KeywordStream, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
 import { lowerThisThreadsPriority } from './threadPriority';
 
@@ -39,6 +39,7 @@ if (port) {
   };
   // A streamed build's messages are handled one after another (its start opens files).
   let stream: Promise<SnapshotBuilder | undefined> | undefined;
+  let keywordStream: Promise<KeywordStream | undefined> | undefined;
   port.on('message', (job: SnapshotJob | KeywordsJob | StreamMessage) => {
     if (job.kind === 'keywords') {
       runKeywordsJob(job).then((written) => post({ type: 'written', ...written }), fail);
@@ -48,12 +49,32 @@ if (port) {
       stream = SnapshotBuilder.start(job).catch((err: unknown) => void fail(err));
       return;
     }
-    if (job.kind === 'close') {
-      void stream?.then((builder) => {
-        builder?.close();
-        post({ type: 'closed' });
+    if (job.kind === 'keyword-stream') {
+      keywordStream = Promise.resolve(new KeywordStream(job));
+      return;
+    }
+    if (job.kind === 'keyword-texts' || job.kind === 'keyword-finish') {
+      keywordStream = keywordStream?.then(async (keywords) => {
+        if (!keywords) return undefined;
+        try {
+          if (job.kind === 'keyword-texts') {
+            await keywords.addTexts(job.files);
+            post({ type: 'indexed', chunks: job.files.reduce((n, f) => n + f.texts.length, 0) });
+            return keywords;
+          }
+          post({ type: 'written', ...(await keywords.finish(job.dropped)) });
+        } catch (err) {
+          keywords.discard();
+          fail(err);
+        }
+        return undefined;
       });
+      return;
+    }
+    if (job.kind === 'close') {
+      void Promise.all([stream?.then((builder) => builder?.close()), keywordStream?.then((keywords) => keywords?.discard())]).then(() => post({ type: 'closed' }));
       stream = Promise.resolve(undefined);
+      keywordStream = Promise.resolve(undefined);
       return;
     }
     if (job.kind === 'rows' || job.kind === 'texts' || job.kind === 'finish') {
@@ -65,7 +86,7 @@ if (port) {
             builder.add(job.rowsText ? job.rowsText.split(' ') : [], job.vectors);
             // Written: the buffer goes back to be filled again.
             post({ type: 'rows', written: builder.rowCount, spare: job.vectors }, [job.vectors.buffer as ArrayBuffer]);
-          } else done(await builder.finish(job.kept, job.headroom, 'caller'), false);
+          } else done(await builder.finish(job.kept, job.headroom, 'caller', job.keywords), false);
           return builder;
         } catch (err) {
           builder.discard();

@@ -30,6 +30,12 @@ const TEXT_BATCH = 1024;
  * wave's buffer was fresh memory, a page fault per 4 KB: 20 ms a wave on a virtual machine).
  */
 const MAX_UNWRITTEN = 4096;
+/**
+ * Chunks whose texts the keyword thread has yet to take in that make the build wait (`room`): it
+ * tokenises more slowly than a newcomer's store answers, and its queue held the texts meanwhile
+ * (a third of them at 100,000 chunks, gigabytes at ten times that).
+ */
+const MAX_TEXTS_BEHIND = 16_384;
 /** Rows per message to the worker. */
 const FEED_PART = 256;
 
@@ -42,6 +48,7 @@ export interface StreamedBuildOptions {
   mode?: SnapshotRunOptions['mode'];
   workerFile?: string;
   onWorker?: SnapshotRunOptions['onWorker'];
+  onKeywordWorker?: SnapshotRunOptions['onKeywordWorker'];
   spillChunks?: number;
 }
 
@@ -94,7 +101,7 @@ export class StreamedBuild {
     }
     this.stream ??= startSnapshotStream(
       { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes, ...(this.o.spillChunks ? { spillChunks: this.o.spillChunks } : {}) },
-      { mode: this.o.mode, workerFile: this.o.workerFile, onWorker: this.o.onWorker, onWritten: (n) => this.release(n) },
+      { mode: this.o.mode, workerFile: this.o.workerFile, onWorker: this.o.onWorker, onKeywordWorker: this.o.onKeywordWorker, onWritten: (n) => this.release(n), onIndexed: () => this.wake() },
     );
     const rows = this.stream.buffer(present.length * dim);
     let at = 0;
@@ -189,27 +196,32 @@ export class StreamedBuild {
     this.rowsFile = undefined;
   }
 
-  /** Resolves once the worker has written enough of the rows sent to take more (at once when it has, or writes no more). */
+  /**
+   * Resolves once the workers have caught up enough to take more: the rows sent written, the texts
+   * sent tokenised (at once when they have, or write no more).
+   */
   async room(): Promise<void> {
-    while (this.usable && this.stream && this.sent.size - this.released > MAX_UNWRITTEN) {
-      const written = new Promise<void>((resolve) => (this.onRelease = resolve));
-      await Promise.race([written, this.stream.ended]);
-      if (!this.onRelease) continue;
+    while (this.usable && this.stream && (this.sent.size - this.released > MAX_UNWRITTEN || this.stream.textsBehind > MAX_TEXTS_BEHIND)) {
+      let woken = false;
+      const progress = new Promise<void>((resolve) => this.waiting.push(() => ((woken = true), resolve())));
+      await Promise.race([progress, this.stream.ended]);
       // The stream ended without writing them: nothing to wait for.
-      this.onRelease = undefined;
-      return;
+      if (!woken) return;
     }
   }
 
-  private onRelease: (() => void) | undefined;
+  /** Who waits in `room` (the scan and the waves' feed, at once). */
+  private waiting: (() => void)[] = [];
+
+  private wake(): void {
+    for (const w of this.waiting.splice(0)) w();
+  }
 
   private release(written: number): void {
     if (this.abandoned || !this.stream) return;
     const order = this.stream.rows;
     for (; this.released < written; this.released++) this.fresh.set(order[this.released], this.released);
-    const waiting = this.onRelease;
-    this.onRelease = undefined;
-    waiting?.();
+    this.wake();
   }
 }
 
