@@ -4,7 +4,9 @@
  *  - a local build from scratch (no store), then a teammate's build that fills the store, then a
  *    newcomer's first build that takes every vector from it (text-embedding-3-small, 1,536
  *    dimensions, stored as halfvec): time to first query, embedding requests, vectors pulled per
- *    second, the longest event-loop stall during the pull;
+ *    second, the longest event-loop stall during the pull; then the same newcomer from the store's
+ *    answers recorded and replayed (`storeReplay.ts`: a store on another machine, whose work is
+ *    not on these two cores), and from vectors handed over in memory;
  *  - search in the store (a second store of 256-dimension vectors, whose HNSW index PGlite can
  *    build in minutes): the newcomer's time to first query, then 40 queries' latency and recall@10
  *    against an exact search over the same stored vectors.
@@ -12,7 +14,7 @@
  * limited, so the local build's time is also given as the floor a tokens-per-minute limit sets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -32,6 +34,12 @@ export interface TeamBenchResult {
   fill: { seconds: number; added: number };
   /** The newcomer's build with every vector handed over from memory (no Postgres): what the local index itself costs here. */
   storeInMemory: { seconds: number; stalls: Stalls };
+  /**
+   * The newcomer's build, to the first query, from the store's answers to it recorded and replayed
+   * (`storeReplay.ts`): the same bytes and all of the client's work on them, with none of the
+   * database's work on these cores (a store on another machine, at loopback latency).
+   */
+  storeElsewhere: { seconds: number; stalls: Stalls; replayCpuSeconds: number };
   newcomer: { seconds: number; embeddingRequests: number; fromStore: number; vectorsPerSecond: number; stalls: Stalls; phases: { scanMs: number; pullMs: number; persistMs: number; keywordsMs: number } };
   /** The local build's floor at a gateway's tokens-per-minute limit (OpenAI's tier 5 for text-embedding-3-small: 10M). */
   rateLimitFloor: { tokensPerMinute: number; seconds: number };
@@ -78,6 +86,19 @@ function startProcess(args: string[], pattern: RegExp, niceness = 0): Promise<{ 
     });
     child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
   });
+}
+
+/** A process's CPU time so far (user and system), from `/proc`. */
+function processCpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 function workspace(files: number): string {
@@ -172,6 +193,36 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     const n: IndexStats = newcomer.value;
     await drop(newcomerIndex);
 
+    // The same newcomer once more through a recorder, then from its recording: the store's answers
+    // without the store's work on these two cores.
+    say('the same build again, its store answers recorded, then replayed');
+    const recording = mkdtempSync(join(tmpdir(), 'mg-team-replay-'));
+    locals.push(recording);
+    const recorder = await startProcess([join(__dirname, 'storeReplay.ts'), 'record', recording, pg.url], /listening on (postgres:\S+)/);
+    const recordedStore = store(recorder.url, MODEL, true);
+    await buildElsewhere(index(MODEL, recordedStore));
+    await recordedStore.close();
+    // Written by the recorder once it sees the connection close.
+    for (let waited = 0; !existsSync(join(recording, 'connection-0.json')); waited += 50) {
+      if (waited > 10_000) throw new Error('the store recording was not written');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await stopProcess(recorder.child);
+    const replay = await startProcess([join(__dirname, 'storeReplay.ts'), 'replay', recording], /listening on (postgres:\S+)/);
+    collectGarbage();
+    const replayIndex = index(MODEL, store(replay.url, MODEL, true));
+    const replayCpu0 = processCpuSeconds(replay.child);
+    const replayed = await timed(async () => {
+      const r = await withStalls(() => replayIndex.update());
+      if (r.result.fromStore !== n.fromStore || r.result.requests !== 0) throw new Error(`the replayed build took ${r.result.fromStore} vectors with ${r.result.requests} requests, not ${n.fromStore} with none`);
+      const v = (await client.embeddings.create({ model: MODEL, input: 'retries the requests of module 4711' })).data[0].embedding;
+      replayIndex.search(v, 10);
+      return r.stalls;
+    });
+    const replayCpuSeconds = processCpuSeconds(replay.child) - replayCpu0;
+    await drop(replayIndex);
+    await stopProcess(replay.child);
+
     // The same build with the store's answers in memory: the part of the newcomer's time that is
     // the local index's own (reading, chunking, the snapshot, the keywords), whatever the server.
     const DIM = 1536;
@@ -200,6 +251,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       localBuild: { seconds: local.seconds, requests: local.value.requests, tokens: localTokens },
       fill: { seconds: fill.seconds, added: fill.value.toStore },
       storeInMemory: { seconds: floorBuild.seconds, stalls: floorBuild.value.stalls },
+      storeElsewhere: { seconds: replayed.seconds, stalls: replayed.value, replayCpuSeconds },
       newcomer: { seconds: newcomerSeconds, embeddingRequests: n.requests, fromStore: n.fromStore, vectorsPerSecond: n.fromStore / Math.max(0.001, n.embedMs / 1000 || newcomer.seconds), stalls: stalls!, phases: { scanMs: n.scanMs, pullMs: n.embedMs, persistMs: n.persistMs, keywordsMs: n.keywordsMs } },
       rateLimitFloor: { tokensPerMinute: 10_000_000, seconds: (localTokens / 10_000_000) * 60 },
     };
@@ -282,6 +334,7 @@ export function teamText(r: TeamBenchResult): string[] {
     `  a teammate's build filling the store: ${r.fill.seconds.toFixed(1)} s, ${r.fill.added.toLocaleString('en-US')} vectors added`,
     `  newcomer's first build with the store, to the first query: ${r.newcomer.seconds.toFixed(1)} s, ${r.newcomer.embeddingRequests} embedding requests, ${r.newcomer.fromStore.toLocaleString('en-US')} vectors pulled at ${Math.round(r.newcomer.vectorsPerSecond).toLocaleString('en-US')}/s, longest stall ${r.newcomer.stalls.maxMs.toFixed(0)} ms (target ≤ 50: ${r.newcomer.stalls.maxMs <= 50 ? 'met' : 'NOT met'})`,
     `  where the newcomer's time went: walking and chunking ${r.newcomer.phases.scanMs} ms (the pull overlaps it), from the first pull to the last ${r.newcomer.phases.pullMs} ms, storing ${r.newcomer.phases.persistMs} ms, keywords ${r.newcomer.phases.keywordsMs} ms`,
+    `  the same build from the store's answers recorded and replayed (every byte Postgres sent and all of the client's work on them; the database's work on another machine): ${r.storeElsewhere.seconds.toFixed(1)} s to the first query (${(Math.max(r.localBuild.seconds, r.rateLimitFloor.seconds) / r.storeElsewhere.seconds).toFixed(1)}x a rate-limited gateway's), ${stallText(r.storeElsewhere.stalls)}; the replaying process ${r.storeElsewhere.replayCpuSeconds.toFixed(1)} s of CPU`,
     `  the same build with every vector handed over from memory (no Postgres): ${r.storeInMemory.seconds.toFixed(1)} s, ${stallText(r.storeInMemory.stalls)}: the local index's own share, a floor for the newcomer on this machine`,
     `  => ${speedup.toFixed(1)}x the emulator's local build; ${floorSpeedup.toFixed(1)}x a rate-limited gateway's (target ≥ 20x with 0 requests: ${floorSpeedup >= 20 && r.newcomer.embeddingRequests === 0 ? 'met' : 'NOT met'} against the rate-limited gateway; ${speedup >= 20 ? 'met' : 'not met'} against the emulator's loopback speed)`,
   ];

@@ -8,6 +8,7 @@ const wabt = await wabtInit();
 const kernels = [
   { wat: 'hamming.wat', ts: 'hamming-wasm.ts', name: 'HAMMING_WASM_BASE64' },
   { wat: 'rotation.wat', ts: 'rotation-wasm.ts', name: 'ROTATION_WASM_BASE64' },
+  { wat: 'halfFloat.wat', ts: 'halfFloat-wasm.ts', name: 'HALF_FLOAT_WASM_BASE64' },
 ];
 let stale = false;
 for (const k of kernels) {

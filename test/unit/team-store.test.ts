@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { chunkerId } from '../../src/search/core/chunker';
 import { binaryCopyFields, copyOut } from '../../src/search/core/copyOut';
-import { decodeHalfvec, encodeHalfvec, toHalf } from '../../src/search/core/halfFloat';
+import { decodeHalfvec, decodeHalfvecRows, encodeHalfvec, toHalf } from '../../src/search/core/halfFloat';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 import { StoreSearchIndex } from '../../src/search/core/storeSearchIndex';
 import { TeamStore, TeamStoreError, parseStoreUrl } from '../../src/search/core/teamStore';
@@ -83,6 +83,59 @@ describe('team store: addresses and half floats', () => {
       bytes.writeUInt16BE(0x3c00, 4);
       bytes.writeUInt16BE(h, 6);
       assert.match(decodeHalfvec(bytes, 2) as string, /element 1 is not a finite/);
+    }
+  });
+});
+
+describe('halfvecs decoded many at a time (a COPY answer), through WebAssembly SIMD', () => {
+  /** Rows of halfvec binary values end to end, each after 3 bytes of something else, and where each lies. */
+  const answer = (values: Buffer[]) => {
+    const parts: Buffer[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
+    let at = 0;
+    for (const v of values) {
+      parts.push(Buffer.from([9, 9, 9]), v);
+      starts.push(at + 3);
+      ends.push(at + 3 + v.length);
+      at += 3 + v.length;
+    }
+    return { bytes: Buffer.concat(parts), starts, ends };
+  };
+  const halves = (dim: number, hs: number[]) => {
+    const b = Buffer.alloc(4 + 2 * hs.length);
+    b.writeInt16BE(dim, 0);
+    hs.forEach((h, i) => b.writeUInt16BE(h, 4 + 2 * i));
+    return b;
+  };
+
+  it('gives every one of the 65,536 halves the value the table gives: both zeros, subnormals, infinities and NaNs', () => {
+    // 64 rows of 1,024: the kernel decodes them all (a row with a non-finite element is refused, its values written all the same).
+    const rows = Array.from({ length: 64 }, (_, r) => halves(1024, Array.from({ length: 1024 }, (_, i) => r * 1024 + i)));
+    const { bytes, starts, ends } = answer(rows);
+    const simd = decodeHalfvecRows(bytes, starts, ends, 1024);
+    const table = decodeHalfvecRows(bytes, starts, ends, 1024, false);
+    // Object.is tells the zeros apart and takes any NaN for a NaN (a NaN's quiet bit may differ).
+    const differ = [...simd.pool].flatMap((x, h) => (Object.is(x, table.pool[h]) ? [] : [`0x${h.toString(16)}: ${x} against ${table.pool[h]}`]));
+    assert.deepEqual(differ, []);
+    assert.deepEqual(simd.problems, table.problems);
+    assert.deepEqual(simd.problems.flatMap((p, r) => (p === undefined ? [] : [r])), [31, 63], 'the two rows holding exponent 31 (0x7c00–0x7fff, 0xfc00–0xffff) are refused');
+  });
+
+  it('refuses what the one-at-a-time decoder refuses, with the same words, and decodes the rest alike at any dimension (the last values one at a time)', () => {
+    for (const dim of [1, 7, 8, 9, 300, 1536]) {
+      const v = randomVector(dim, dim);
+      const good = encodeHalfvec(v);
+      const zero = encodeHalfvec(new Array<number>(dim).fill(0));
+      const rows = [good, zero, encodeHalfvec([...v, 1]), halves(dim + 1, Array.from({ length: dim }, () => 0x3c00)), encodeHalfvec(v.map((x, i) => (i === dim - 1 ? Number.NaN : x))), good];
+      const { bytes, starts, ends } = answer(rows);
+      starts.push(-1);
+      ends.push(-1);
+      const simd = decodeHalfvecRows(bytes, starts, ends, dim);
+      const table = decodeHalfvecRows(bytes, starts, ends, dim, false);
+      assert.deepEqual(simd.problems, table.problems, `dim ${dim}`);
+      assert.deepEqual(simd.problems, [undefined, 'a zero vector', `${4 + 2 * (dim + 1)} bytes where ${4 + 2 * dim} were expected`, `${dim + 1} dimensions where ${dim} were expected`, `element ${dim - 1} is not a finite number`, undefined, 'no value']);
+      for (const r of [0, 5]) assert.deepEqual(simd.pool.subarray(r * dim, (r + 1) * dim), decodeHalfvec(good, dim), `dim ${dim}, row ${r}`);
     }
   });
 });

@@ -4,6 +4,7 @@
  * vectors as halves: half the bytes on disk and over the wire, and the local index quantizes far
  * more coarsely anyway.
  */
+import { HALF_FLOAT_WASM_BASE64 } from './halfFloat-wasm';
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -62,6 +63,79 @@ export function encodeHalfvec(v: ArrayLike<number>): Buffer {
   out.writeInt16BE(0, 2);
   for (let i = 0; i < v.length; i++) out.writeUInt16BE(toHalf(v[i]), 4 + 2 * i);
   return out;
+}
+
+interface HalfKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  decode(src: number, dst: number, n: number): number;
+}
+interface WasmApi {
+  Memory: new (d: { initial: number }) => HalfKernel['memory'];
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (m: object, imports: object) => { exports: Record<string, unknown> };
+}
+let kernel: HalfKernel | null | undefined;
+
+/** The WebAssembly SIMD decoder (`halfFloat.wat`), or null where it cannot run (the table is used). */
+function halfKernel(): HalfKernel | null {
+  if (kernel !== undefined) return kernel;
+  try {
+    const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+    if (!wasm) throw new Error('no WebAssembly');
+    const memory = new wasm.Memory({ initial: 1 });
+    const instance = new wasm.Instance(new wasm.Module(Buffer.from(HALF_FLOAT_WASM_BASE64, 'base64')), { env: { memory } });
+    kernel = { memory, decode: instance.exports.decode as HalfKernel['decode'] };
+  } catch {
+    kernel = null;
+  }
+  return kernel;
+}
+
+/**
+ * Many `halfvec`s in binary form within one buffer (a `COPY` answer: row r's value is
+ * `bytes[starts[r] .. ends[r])`), decoded into one pool, row r at r × `dimensions`; `problems[r]`
+ * says why row r cannot be used (as `decodeHalfvec`), undefined when it can. Through WebAssembly
+ * SIMD, eight halves at a time, where it runs: a newcomer decodes 150 million of them, 0.5–0.7 s
+ * by the table on the extension host's thread.
+ */
+export function decodeHalfvecRows(bytes: Uint8Array, starts: ArrayLike<number>, ends: ArrayLike<number>, dimensions: number, useKernel = true): { pool: Float32Array; problems: (string | undefined)[] } {
+  const rows = starts.length;
+  const pool = new Float32Array(rows * dimensions);
+  const problems = new Array<string | undefined>(rows).fill(undefined);
+  const k = useKernel ? halfKernel() : null;
+  if (!k) {
+    for (let r = 0; r < rows; r++) {
+      if (starts[r] < 0) {
+        problems[r] = 'no value';
+        continue;
+      }
+      const v = decodeHalfvec(Buffer.from(bytes.buffer, bytes.byteOffset + starts[r], Math.max(0, ends[r] - starts[r])), dimensions, pool.subarray(r * dimensions, (r + 1) * dimensions));
+      problems[r] = typeof v === 'string' ? v : undefined;
+    }
+    return { pool, problems };
+  }
+  // The answer's bytes, then the floats (16-byte aligned).
+  const out = (bytes.length + 15) & ~15;
+  const need = out + pool.byteLength;
+  if (k.memory.buffer.byteLength < need) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
+  new Uint8Array(k.memory.buffer, 0, bytes.length).set(bytes);
+  const view = new DataView(k.memory.buffer);
+  for (let r = 0; r < rows; r++) {
+    const length = ends[r] - starts[r];
+    if (starts[r] < 0) problems[r] = 'no value';
+    else if (length !== 4 + 2 * dimensions) problems[r] = `${Math.max(0, length)} bytes where ${4 + 2 * dimensions} were expected`;
+    else if (view.getInt16(starts[r]) !== dimensions) problems[r] = `${view.getInt16(starts[r])} dimensions where ${dimensions} were expected`;
+    else {
+      const norm = k.decode(starts[r] + 4, out + r * dimensions * 4, dimensions);
+      if (norm === 0) problems[r] = 'a zero vector';
+      else if (!Number.isFinite(norm)) {
+        const row = new Float32Array(k.memory.buffer, out + r * dimensions * 4, dimensions);
+        problems[r] = `element ${row.findIndex((x) => !Number.isFinite(x))} is not a finite number`;
+      }
+    }
+  }
+  pool.set(new Float32Array(k.memory.buffer, out, pool.length));
+  return { pool, problems };
 }
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { isLoopback } from '../../common/loopback';
 import { binaryCopyFields, binaryCopySize, copyOut, type CopyScratch } from './copyOut';
-import { decodeHalfvec, encodeHalfvec } from './halfFloat';
+import { decodeHalfvecRows, encodeHalfvec } from './halfFloat';
 import { Slicer } from './slices';
 
 /**
@@ -276,23 +276,20 @@ export class TeamStore {
         const { rows, at: fields } = binaryCopyFields(bytes, 2);
         // One buffer per answer, each vector a view of it: a newcomer pulls 100,000 vectors, and
         // as many separate arrays made the collector pause the host for 200 ms.
-        const pool = new Float32Array(rows * state.dimensions);
-        // Decoded in slices: an answer is milliseconds of arithmetic on the extension host's thread.
+        const starts = new Int32Array(rows);
+        const ends = new Int32Array(rows);
+        for (let row = 0; row < rows; row++) {
+          starts[row] = fields[4 * row + 2];
+          ends[row] = fields[4 * row + 3];
+        }
+        const { pool, problems } = decodeHalfvecRows(bytes, starts, ends, state.dimensions);
         const slices = new Slicer(4);
-        let used = 0;
         for (let row = 0; row < rows; row++) {
           const hashStart = fields[4 * row];
           const hashEnd = fields[4 * row + 1];
-          const vectorStart = fields[4 * row + 2];
-          const vectorEnd = fields[4 * row + 3];
-          const slot = pool.subarray(used * state.dimensions, (used + 1) * state.dimensions);
-          const v = hashEnd - hashStart === HASH_BYTES && vectorStart >= 0 ? decodeHalfvec(bytes.subarray(vectorStart, vectorEnd), state.dimensions, slot) : 'not a stored row';
-          if (typeof v === 'string') unusable++;
-          else {
-            vectors.set(bytes.toString('hex', hashStart, hashEnd), v);
-            used++;
-          }
-          if (row % 32 === 31) await slices.maybeYield();
+          if (hashEnd - hashStart !== HASH_BYTES || starts[row] < 0 || problems[row] !== undefined) unusable++;
+          else vectors.set(bytes.toString('hex', hashStart, hashEnd), pool.subarray(row * state.dimensions, (row + 1) * state.dimensions));
+          if (row % 128 === 127) await slices.maybeYield();
         }
       }
       return { vectors, unusable };
