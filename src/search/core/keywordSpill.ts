@@ -6,7 +6,7 @@
  * the worker; a batch of 32,768 is some 70 MB, and the merge reads one term's postings and name
  * at a time. A file sent again, or left out at the end, is masked in the batch that holds it.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeywordIndex } from './keywords';
 import { KeywordRun } from './keywordRun';
@@ -68,7 +68,7 @@ export class SpillingKeywords {
    * Stores generation `generation`'s keyword file with the chunks of the files `keep` accepts
    * (the snapshot's files) and removes the batches; the counts written.
    */
-  async finish(keep: (file: string) => boolean): Promise<{ docs: number; terms: number }> {
+  async finish(keep: (file: string) => boolean): Promise<KeywordCounts> {
     try {
       for (const file of this.files) {
         if (keep(file)) continue;
@@ -107,5 +107,41 @@ export class SpillingKeywords {
     writeKeywordFile(path, k, state);
     this.batches.push({ path, masked: new Set() });
     for (const f of state.files) this.batchOf.set(f.file, k);
+  }
+}
+
+/** What a streamed build's keyword index stored: its chunks and terms. */
+export interface KeywordCounts {
+  docs: number;
+  terms: number;
+}
+
+/**
+ * A streamed build's keyword index on a thread of its own: tokenising the texts was about half of
+ * the snapshot worker's time, and that worker is a first build's critical path. Its file is
+ * written before the snapshot that names it is committed (`finish` waits for it).
+ */
+export class KeywordStream {
+  private readonly keywords: SpillingKeywords;
+
+  constructor(job: { dir: string; to: number; spillChunks?: number }) {
+    // The store's folder may be new, and the snapshot's thread may not have made it yet.
+    mkdirSync(job.dir, { recursive: true });
+    this.keywords = new SpillingKeywords(job.dir, job.to, job.spillChunks);
+  }
+
+  async addTexts(files: { file: string; texts: string[] }[]): Promise<void> {
+    for (const f of files) await this.keywords.setFile(f.file, f.texts);
+  }
+
+  /** Stores the keyword index of every file sent but the `dropped` ones. */
+  finish(dropped: string[]): Promise<KeywordCounts> {
+    const left = new Set(dropped);
+    return this.keywords.finish((file) => !left.has(file));
+  }
+
+  /** Stops: its batches are removed. */
+  discard(): void {
+    this.keywords.discard();
   }
 }

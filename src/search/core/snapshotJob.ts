@@ -6,11 +6,11 @@
  * where no worker can start. It reads and writes only the store folder and returns the parts the
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from './indexStore';
 import type { KeywordState } from './keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
-import { SpillingKeywords } from './keywordSpill';
+import { SpillingKeywords, type KeywordCounts } from './keywordSpill';
 import { addRows, normaliseRows, VectorIndex } from './vectorIndex';
 
 export type SnapshotJob =
@@ -296,12 +296,6 @@ export interface StreamedFilesKept {
   files: number;
 }
 
-/** What a streamed build's keyword index stored: its chunks and terms. */
-export interface KeywordCounts {
-  docs: number;
-  terms: number;
-}
-
 /**
  * A first build written while its embeddings arrive (`SnapshotBuilder`): started, fed rows and
  * texts, finished. With `keywordsApart`, the texts' keyword index is another thread's (the
@@ -317,36 +311,6 @@ export type StreamMessage =
   | { kind: 'keyword-texts'; files: { file: string; texts: string[] }[] }
   | { kind: 'keyword-finish'; dropped: string[] }
   | { kind: 'close' };
-
-/**
- * A streamed build's keyword index on a thread of its own: tokenising the texts was about half of
- * the snapshot worker's time, and that worker is a first build's critical path. Its file is
- * written before the snapshot that names it is committed (`finish` waits for it).
- */
-export class KeywordStream {
-  private readonly keywords: SpillingKeywords;
-
-  constructor(job: Extract<StreamMessage, { kind: 'keyword-stream' }>) {
-    // The store's folder may be new, and the snapshot's thread may not have made it yet.
-    mkdirSync(job.dir, { recursive: true });
-    this.keywords = new SpillingKeywords(job.dir, job.to, job.spillChunks);
-  }
-
-  async addTexts(files: { file: string; texts: string[] }[]): Promise<void> {
-    for (const f of files) await this.keywords.setFile(f.file, f.texts);
-  }
-
-  /** Stores the keyword index of every file sent but the `dropped` ones. */
-  finish(dropped: string[]): Promise<KeywordCounts> {
-    const left = new Set(dropped);
-    return this.keywords.finish((file) => !left.has(file));
-  }
-
-  /** Stops: its batches are removed. */
-  discard(): void {
-    this.keywords.discard();
-  }
-}
 
 /**
  * A first build written while the embeddings still arrive, so that only the last rows are left

@@ -8,7 +8,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type CodesFrom, type KeywordCounts, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
+import type { KeywordCounts } from './keywordSpill';
+import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type CodesFrom, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
 import type { KeywordState } from './keywords';
 
 export type WorkerReply =

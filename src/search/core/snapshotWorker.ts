@@ -8,7 +8,8 @@
  * bundle requires it too, for the search core's modules (`modules`).
  */
 import { parentPort } from 'node:worker_threads';
-import { KeywordStream, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
+import { KeywordStream } from './keywordSpill';
+import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
 import { lowerThisThreadsPriority } from './threadPriority';
 
