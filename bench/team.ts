@@ -198,7 +198,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     say('the same build again, its store answers recorded, then replayed');
     const recording = mkdtempSync(join(tmpdir(), 'mg-team-replay-'));
     locals.push(recording);
-    const recorder = await startProcess([join(__dirname, 'storeReplay.ts'), 'record', recording, pg.url], /listening on (postgres:\S+)/);
+    const recorder = await startProcess([join(__dirname, 'storeReplay.ts'), 'record', recording, pg.url], /listening on (postgres:\S+)/, STORE_NICENESS);
     const recordedStore = store(recorder.url, MODEL, true);
     await buildElsewhere(index(MODEL, recordedStore));
     await recordedStore.close();
@@ -208,7 +208,8 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       await new Promise((r) => setTimeout(r, 50));
     }
     await stopProcess(recorder.child);
-    const replay = await startProcess([join(__dirname, 'storeReplay.ts'), 'replay', recording], /listening on (postgres:\S+)/);
+    // At the store's niceness, as the store runs.
+    const replay = await startProcess([join(__dirname, 'storeReplay.ts'), 'replay', recording], /listening on (postgres:\S+)/, STORE_NICENESS);
     collectGarbage();
     const replayIndex = index(MODEL, store(replay.url, MODEL, true));
     const replayCpu0 = processCpuSeconds(replay.child);
