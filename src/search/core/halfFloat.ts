@@ -5,6 +5,7 @@
  * more coarsely anyway.
  */
 import { HALF_FLOAT_WASM_BASE64 } from './halfFloat-wasm';
+import { instantiateKernel, memoryOf, type WasmMemory } from './wasmKernel';
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -66,28 +67,16 @@ export function encodeHalfvec(v: ArrayLike<number>): Buffer {
 }
 
 interface HalfKernel {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
   decode(src: number, dst: number, n: number): number;
-}
-interface WasmApi {
-  Memory: new (d: { initial: number }) => HalfKernel['memory'];
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (m: object, imports: object) => { exports: Record<string, unknown> };
 }
 let kernel: HalfKernel | null | undefined;
 
 /** The WebAssembly SIMD decoder (`halfFloat.wat`), or null where it cannot run (the table is used). */
 function halfKernel(): HalfKernel | null {
   if (kernel !== undefined) return kernel;
-  try {
-    const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-    if (!wasm) throw new Error('no WebAssembly');
-    const memory = new wasm.Memory({ initial: 1 });
-    const instance = new wasm.Instance(new wasm.Module(Buffer.from(HALF_FLOAT_WASM_BASE64, 'base64')), { env: { memory } });
-    kernel = { memory, decode: instance.exports.decode as HalfKernel['decode'] };
-  } catch {
-    kernel = null;
-  }
+  const k = instantiateKernel(HALF_FLOAT_WASM_BASE64);
+  kernel = k && { memory: k.memory, decode: k.exports.decode as HalfKernel['decode'] };
   return kernel;
 }
 
@@ -116,10 +105,9 @@ export function decodeHalfvecRows(bytes: Uint8Array, starts: ArrayLike<number>, 
   }
   // The answer's bytes, then the floats (16-byte aligned).
   const out = (bytes.length + 15) & ~15;
-  const need = out + pool.byteLength;
-  if (k.memory.buffer.byteLength < need) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / 65536));
-  new Uint8Array(k.memory.buffer, 0, bytes.length).set(bytes);
-  const view = new DataView(k.memory.buffer);
+  const memory = memoryOf(k.memory, out + pool.byteLength);
+  new Uint8Array(memory, 0, bytes.length).set(bytes);
+  const view = new DataView(memory);
   for (let r = 0; r < rows; r++) {
     const length = ends[r] - starts[r];
     if (starts[r] < 0) problems[r] = 'no value';
@@ -129,12 +117,12 @@ export function decodeHalfvecRows(bytes: Uint8Array, starts: ArrayLike<number>, 
       const norm = k.decode(starts[r] + 4, out + r * dimensions * 4, dimensions);
       if (norm === 0) problems[r] = 'a zero vector';
       else if (!Number.isFinite(norm)) {
-        const row = new Float32Array(k.memory.buffer, out + r * dimensions * 4, dimensions);
+        const row = new Float32Array(memory, out + r * dimensions * 4, dimensions);
         problems[r] = `element ${row.findIndex((x) => !Number.isFinite(x))} is not a finite number`;
       }
     }
   }
-  pool.set(new Float32Array(k.memory.buffer, out, pool.length));
+  pool.set(new Float32Array(memory, out, pool.length));
   return { pool, problems };
 }
 

@@ -1,8 +1,9 @@
 /**
  * The snapshot worker thread: runs one job (`snapshotJob.ts`: a snapshot, or the keyword index
  * stored beside it) per message, or one streamed first build over several (start, rows…,
- * finish), or a streamed build's keyword index (its own thread: start, texts…, finish), and answers with its progress, then its parts (their buffers transferred, not copied)
- * or what it wrote, or its error.
+ * finish), or a streamed build's keyword index (its own thread: start, texts…, finish), and
+ * answers with its progress, then its parts (their buffers transferred, not copied) or what it
+ * wrote, or its error.
  * Bundled as `dist/searchWorker.js`; `snapshotRunner.ts` starts it, and requires it on its own
  * thread for a job run there (its exports; nothing starts without a parent port). The extension's
  * bundle requires it too, for the search core's modules (`modules`).

@@ -287,7 +287,7 @@ export class TeamStore {
         for (let row = 0; row < rows; row++) {
           const hashStart = fields[4 * row];
           const hashEnd = fields[4 * row + 1];
-          if (hashEnd - hashStart !== HASH_BYTES || starts[row] < 0 || problems[row] !== undefined) unusable++;
+          if (hashEnd - hashStart !== HASH_BYTES || problems[row] !== undefined) unusable++;
           else vectors.set(bytes.toString('hex', hashStart, hashEnd), pool.subarray(row * state.dimensions, (row + 1) * state.dimensions));
           if (row % 128 === 127) await slices.maybeYield();
         }

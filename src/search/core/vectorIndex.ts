@@ -1,24 +1,13 @@
 import { readSync } from 'node:fs';
 import { HAMMING_WASM_BASE64 } from './hamming-wasm';
 import { ROTATION_WASM_BASE64 } from './rotation-wasm';
+import { instantiateKernel, memoryOf, type WasmMemory } from './wasmKernel';
 
 export interface SearchHit {
   row: number;
   /** Cosine similarity (vectors are normalised). */
   score: number;
 }
-
-// The part of the WebAssembly API used here (Node's typings declare it only with the DOM library).
-interface WasmMemory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Memory: new (d: { initial: number }) => WasmMemory;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (m: object, imports: object) => { exports: Record<string, unknown> };
-}
-const WASM = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 interface HammingKernel {
   memory: WasmMemory;
@@ -32,15 +21,8 @@ let inKernel: { index: VectorIndex; version: number } | undefined;
 /** The WebAssembly SIMD kernel, or null where WebAssembly SIMD is unavailable (a JS loop is used). */
 function loadKernel(): HammingKernel | null {
   if (kernel !== undefined) return kernel;
-  try {
-    if (!WASM) throw new Error('no WebAssembly');
-    const memory = new WASM.Memory({ initial: 1 });
-    const module = new WASM.Module(Buffer.from(HAMMING_WASM_BASE64, 'base64'));
-    const instance = new WASM.Instance(module, { env: { memory } });
-    kernel = { memory, hamming: instance.exports.hamming as HammingKernel['hamming'] };
-  } catch {
-    kernel = null;
-  }
+  const k = instantiateKernel(HAMMING_WASM_BASE64);
+  kernel = k && { memory: k.memory, hamming: k.exports.hamming as HammingKernel['hamming'] };
   return kernel;
 }
 
@@ -62,14 +44,8 @@ let rotationKernel: RotationKernel | null | undefined;
 /** The WebAssembly SIMD rotation (signs, then the transform: 1.4 µs a round of 2,048 values, 9 µs in JavaScript), or null (the loop is used). */
 function loadRotation(): RotationKernel | null {
   if (rotationKernel !== undefined) return rotationKernel;
-  try {
-    if (!WASM) throw new Error('no WebAssembly');
-    const memory = new WASM.Memory({ initial: 1 });
-    const instance = new WASM.Instance(new WASM.Module(Buffer.from(ROTATION_WASM_BASE64, 'base64')), { env: { memory } });
-    rotationKernel = { memory, round: instance.exports.round as RotationKernel['round'], encode: instance.exports.encode as RotationKernel['encode'], normalise: instance.exports.normalise as RotationKernel['normalise'], signs: undefined, values: undefined };
-  } catch {
-    rotationKernel = null;
-  }
+  const k = instantiateKernel(ROTATION_WASM_BASE64);
+  rotationKernel = k && { memory: k.memory, round: k.exports.round as RotationKernel['round'], encode: k.exports.encode as RotationKernel['encode'], normalise: k.exports.normalise as RotationKernel['normalise'], signs: undefined, values: undefined };
   return rotationKernel;
 }
 
@@ -131,12 +107,6 @@ const ENCODE_BLOCK_BYTES = 1 << 20;
 
 /** Rows of `dim` values a kernel call takes (of `count`): about ENCODE_BLOCK_BYTES of them, at least one. */
 const rowsPerCall = (count: number, dim: number) => Math.max(1, Math.min(count, Math.floor(ENCODE_BLOCK_BYTES / (dim * 4))));
-
-/** The rotation kernel's memory, grown to at least `bytes` first (growing replaces the buffer: views are made after). */
-function memoryOf(k: RotationKernel, bytes: number): ArrayBuffer {
-  if (k.memory.buffer.byteLength < bytes) k.memory.grow(Math.ceil((bytes - k.memory.buffer.byteLength) / 65536));
-  return k.memory.buffer;
-}
 
 /** Puts `k` best (largest `score`) of `rows` first, in any order: quickselect, linear on average. */
 function selectTop(score: Float32Array, rows: Int32Array, k: number): void {
@@ -305,7 +275,7 @@ export class VectorIndex {
     const codesAt = centreAt + this.dim * 4;
     const alphasAt = codesAt + block * this.codeBytes;
     const srcAt = alphasAt + block * 4;
-    const memory = memoryOf(k, srcAt + block * this.dim * 4);
+    const memory = memoryOf(k.memory, srcAt + block * this.dim * 4);
     if (k.signs !== this.rotation) {
       this.rotation.forEach((s, r) => new Float32Array(memory, (r + 1) * n * 4, n).set(s));
       k.signs = this.rotation;
@@ -377,7 +347,7 @@ export class VectorIndex {
   /** The kernel's memory as this index's scratch: the values, then its signs (copied in when another index's are there). */
   private kernelScratch(k: RotationKernel): Float32Array {
     const floats = (this.rotation.length + 1) * this.padded;
-    memoryOf(k, floats * 4);
+    memoryOf(k.memory, floats * 4);
     if (k.signs !== this.rotation) {
       this.rotation.forEach((s, r) => new Float32Array(k.memory.buffer, (r + 1) * this.padded * 4, this.padded).set(s));
       k.signs = this.rotation;
@@ -674,7 +644,7 @@ export function normaliseRows(rows: Float32Array, count: number, dim: number, su
   const block = rowsPerCall(count, dim);
   // The sums, then a block of rows, from the start of the kernel's memory (the rotation's signs are copied in again next time).
   const rowsAt = dim * 8;
-  const memory = memoryOf(k, rowsAt + block * dim * 4);
+  const memory = memoryOf(k.memory, rowsAt + block * dim * 4);
   k.signs = undefined;
   const sums = new Float64Array(memory, 0, dim);
   sums.set(sum ?? new Float64Array(dim));
