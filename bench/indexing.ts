@@ -49,7 +49,7 @@ function workspace(files: number): string {
 }
 
 /** A process's user and system CPU so far (ms), from Linux's `/proc/<pid>/stat`; undefined elsewhere. */
-function processCpuMs(pid: number | undefined): number | undefined {
+export function processCpuMs(pid: number | undefined): number | undefined {
   try {
     // Fields 14 and 15 (utime, stime) in clock ticks, after the command name in parentheses.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

@@ -14,7 +14,7 @@
  * limited, so the local build's time is also given as the floor a tokens-per-minute limit sets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -24,6 +24,7 @@ import { chunkerId } from '../src/search/core/chunker';
 import { SemanticIndex, type IndexStats, type SharedVectors } from '../src/search/core/semanticIndex';
 import { StoreSearchIndex } from '../src/search/core/storeSearchIndex';
 import { TeamStore } from '../src/search/core/teamStore';
+import { processCpuMs } from './indexing';
 import { stallText, withStalls, type Stalls } from './stalls';
 import { searchWorkerBundle } from './workerBundle';
 
@@ -86,12 +87,6 @@ function startProcess(args: string[], pattern: RegExp, niceness = 0): Promise<{ 
     });
     child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
   });
-}
-
-/** A process's CPU time so far (user and system), from `/proc`. */
-function processCpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function stopProcess(child: ChildProcess): Promise<void> {
@@ -212,7 +207,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     const replay = await startProcess([join(__dirname, 'storeReplay.ts'), 'replay', recording], /listening on (postgres:\S+)/, STORE_NICENESS);
     collectGarbage();
     const replayIndex = index(MODEL, store(replay.url, MODEL, true));
-    const replayCpu0 = processCpuSeconds(replay.child);
+    const replayCpu0 = processCpuMs(replay.child.pid) ?? 0;
     const replayed = await timed(async () => {
       const r = await withStalls(() => replayIndex.update());
       if (r.result.fromStore !== n.fromStore || r.result.requests !== 0) throw new Error(`the replayed build took ${r.result.fromStore} vectors with ${r.result.requests} requests, not ${n.fromStore} with none`);
@@ -220,7 +215,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       replayIndex.search(v, 10);
       return r.stalls;
     });
-    const replayCpuSeconds = processCpuSeconds(replay.child) - replayCpu0;
+    const replayCpuSeconds = ((processCpuMs(replay.child.pid) ?? 0) - replayCpu0) / 1000;
     await drop(replayIndex);
     await stopProcess(replay.child);
 
