@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HeaderSchema } from '../../src/search/core/keywordStore';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 
 /**
@@ -167,5 +168,17 @@ describe('the keyword index stored with the search index', () => {
     await again.load();
     assert.deepEqual(await found(again, 'captureFunds'), ['m7.ts']);
     assert.deepEqual(await found(again, 'computeInvoiceTotal7'), []);
+  });
+});
+
+describe("a stored keyword file's header", () => {
+  const header = (files: unknown) => ({ version: 3, generation: 1, files, totalLength: 0, sections: { lengths: [0, 0], postingCounts: [0, 0], definitionCounts: [0, 0], blockAt: [0, 0], terms: [0, 0], termAt: [0, 1] } });
+
+  it('names each file with its chunk count, or is refused', () => {
+    assert.ok(HeaderSchema.safeParse(header([['a.ts', 3], ['b.ts', 0]])).success);
+    assert.ok(HeaderSchema.safeParse(header([])).success);
+    for (const files of [[['a.ts', '3']], [['a.ts']], [['a.ts', 3, 'x']], [[3, 'a.ts']], ['a.ts'], [null], { 'a.ts': 3 }, 'a.ts 3']) {
+      assert.equal(HeaderSchema.safeParse(header(files)).success, false, JSON.stringify(files));
+    }
   });
 });

@@ -29,11 +29,16 @@ import type { KeywordState } from './keywords';
 export const MAGIC = 0x334b474d; // "MGK3" read as a little-endian uint32
 export const TRAILER = 8;
 
+const isFileCount = (v: unknown): boolean => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'number';
+
 export const HeaderSchema = z.object({
   version: z.literal(3),
   generation: z.number(),
-  /** [file, chunk count] in chunk order. */
-  files: z.array(z.tuple([z.string(), z.number()])),
+  /**
+   * [file, chunk count] in chunk order, checked in one pass: zod's check of each item as a tuple
+   * took 30–70 ms the first time on a 12,500-file header, on the extension host's thread.
+   */
+  files: z.custom<[string, number][]>((v) => Array.isArray(v) && v.every(isFileCount)),
   totalLength: z.number(),
   /** [byte offset, length in items] of each section. */
   sections: z.object({
