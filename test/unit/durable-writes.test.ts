@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConversationStore } from '../../src/chat/core/store';
 import type { Conversation } from '../../src/common/conversation';
+import { IndexStore } from '../../src/search/core/indexStore';
 import { SemanticIndex } from '../../src/search/core/semanticIndex';
 import { writeAtomic } from '../../src/storage/atomicFile';
 
@@ -13,7 +14,7 @@ import { writeAtomic } from '../../src/storage/atomicFile';
  * killed process's leftovers are cleared at the next load. Observed on the real file system by
  * recording the order of the real fsync and rename calls.
  */
-type Event = { op: 'sync' | 'rename'; path?: string };
+type Event = { op: 'sync' | 'rename' | 'background-sync'; path?: string };
 
 // The module object the code under test calls into (the ESM namespace view of it is frozen).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -29,6 +30,11 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; events: 
   const realSync = proto.sync;
   const realRename = fsp.rename;
   const realFsyncSync = fsSync.fsyncSync;
+  const realFdatasync = fsSync.fdatasync;
+  (fsSync as { fdatasync: (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void }).fdatasync = (fd, done) => {
+    events.push({ op: 'background-sync' });
+    realFdatasync(fd, done);
+  };
   proto.sync = function (this: unknown) {
     events.push({ op: 'sync' });
     return realSync.call(this);
@@ -47,6 +53,7 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ result: T; events: 
     proto.sync = realSync;
     (fsp as { rename: typeof fsp.rename }).rename = realRename;
     (fsSync as { fsyncSync: typeof fsSync.fsyncSync }).fsyncSync = realFsyncSync;
+    (fsSync as { fdatasync: typeof fsSync.fdatasync }).fdatasync = realFdatasync;
   }
 }
 
@@ -118,5 +125,21 @@ describe('durable writes', () => {
     assert.equal(await last.load(), 'loaded');
     await Promise.all([index.close(), last.close()]);
     assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.tmp') || f.startsWith('vectors-9')), [], 'a temp file and an unfinished generation are removed');
+  });
+
+  it("search index: a large generation's rows are flushed in the background as they are written, and again before the metadata names them", async () => {
+    const store = new IndexStore(dir(), (dim) => dim / 8);
+    const dim = 1536;
+    const rows = 4096; // 24 MB of vectors a put: the background flush starts past 64 MB
+    const { events } = await recording(async () => {
+      const files = await store.openSnapshot(1);
+      for (let i = 0; i < 4; i++) files.put(new Float32Array(rows * dim).fill(i + 1), new Uint8Array(rows * (dim / 8)), new Float32Array(rows).fill(1));
+      await files.commit({ model: 'm', dim, rows: Array.from({ length: 4 * rows }, (_, r) => `h${r}`), files: {} }, new Float32Array(dim));
+    });
+    const ops = events.map((e) => e.op);
+    const metaRename = events.findIndex((e) => e.op === 'rename' && /meta\.json\.[0-9a-f]{8}\.tmp$/.test(e.path ?? ''));
+    assert.equal(ops.filter((o) => o === 'background-sync').length, 3, 'vectors, codes and scales, once, as the vectors passed 64 MB');
+    assert.ok(ops.indexOf('background-sync') < ops.indexOf('sync'), 'before the commit');
+    assert.equal(ops.slice(0, metaRename).filter((o) => o === 'sync').length, 5, 'the four files, then the metadata, flushed at the commit');
   });
 });

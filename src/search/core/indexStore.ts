@@ -11,12 +11,15 @@
  *   at any point leaves a readable index: a torn last line is ignored, and rows no line names are
  *   cut off before the next append.
  */
-import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { nodeFs } from '../../storage/atomicFile';
 import { Slicer } from './slices';
+
+/** Bytes a new generation's row files take between the flushes started as they are written. */
+const FLUSH_EVERY_BYTES = 64 << 20;
 
 /** A file's chunks: [start line, end line, chunk hash]. */
 export interface StoredFile {
@@ -226,8 +229,20 @@ export class IndexStore {
       if (open) for (const fd of fds) closeSync(fd);
       open = false;
     };
+    // The rows' files flushed in the background as they grow, so that the commit's flush waits for
+    // the last rows only: a newcomer's 614 MB of vectors, all flushed there, held its first query
+    // 0.35–0.4 s (the kernel starts writing back on its own only past a tenth of memory). A flush
+    // still running when the files are discarded fails or syncs another file: either is harmless.
+    let unflushed = 0;
+    let flushing: Promise<void> | undefined;
     const put = (fd: number, data: Uint8Array, at?: number) => {
       for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off, at === undefined ? null : at + off);
+      unflushed += data.length;
+      if (flushing || unflushed < FLUSH_EVERY_BYTES) return;
+      unflushed = 0;
+      flushing = Promise.all(fds.slice(0, 3).map((rowsFd) => new Promise<void>((resolve) => fdatasync(rowsFd, () => resolve())))).then(() => {
+        flushing = undefined;
+      });
     };
     return {
       path: (kind) => this.path(kind, generation),
@@ -242,6 +257,7 @@ export class IndexStore {
       },
       commit: async (s, mean, keepOthers = false) => {
         try {
+          await flushing;
           for (const fd of fds) fsyncSync(fd);
         } finally {
           closeAll();

@@ -137,7 +137,7 @@ export class StoredKeywords {
         const n = postingCounts[i];
         const m = definitionCounts[i];
         if (n < 0 || m < 0 || n > docs || m > docs || !(blockAt[i] >= 0) || blockAt[i] + n * 6 + m * 4 > blocksEnd || termAt[i + 1] < termAt[i]) return undefined;
-        if (i % 65536 === 0) await yieldNow();
+        if (i % 8192 === 0) await yieldNow();
       }
       const stored = new StoredKeywords(undefined, generation, h.files.map(([f]) => f), lengths, h.totalLength, termBytes, termAt, postingCounts, definitionCounts, blockAt);
       h.files.forEach(([file, count], i) => {
