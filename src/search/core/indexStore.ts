@@ -240,9 +240,13 @@ export class IndexStore {
       unflushed += data.length;
       if (flushing || unflushed < FLUSH_EVERY_BYTES) return;
       unflushed = 0;
-      flushing = Promise.all(fds.slice(0, 3).map((rowsFd) => new Promise<void>((resolve) => fdatasync(rowsFd, () => resolve())))).then(() => {
-        flushing = undefined;
-      });
+      // One file after another: one thread of the pool the process shares, not three.
+      flushing = fds
+        .slice(0, 3)
+        .reduce((before, rowsFd) => before.then(() => new Promise<void>((resolve) => fdatasync(rowsFd, () => resolve()))), Promise.resolve())
+        .then(() => {
+          flushing = undefined;
+        });
     };
     return {
       path: (kind) => this.path(kind, generation),
