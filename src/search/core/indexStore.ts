@@ -240,13 +240,11 @@ export class IndexStore {
       unflushed += data.length;
       if (flushing || unflushed < FLUSH_EVERY_BYTES) return;
       unflushed = 0;
-      // One file after another: one thread of the pool the process shares, not three.
-      flushing = fds
-        .slice(0, 3)
-        .reduce((before, rowsFd) => before.then(() => new Promise<void>((resolve) => fdatasync(rowsFd, () => resolve()))), Promise.resolve())
-        .then(() => {
-          flushing = undefined;
-        });
+      flushing = (async () => {
+        // One file after another: one thread of the pool the process shares, not three.
+        for (const rowsFd of fds.slice(0, kinds.indexOf('log'))) await new Promise<void>((resolve) => fdatasync(rowsFd, () => resolve()));
+        flushing = undefined;
+      })();
     };
     return {
       path: (kind) => this.path(kind, generation),
