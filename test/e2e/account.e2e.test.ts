@@ -81,7 +81,13 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     assert.match(await row.innerText(), /^demo\s*\$100\.00/);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-balance.png') });
     // The walkthrough's first two steps completed as the person did them (the key, then the connection).
-    await until('the walkthrough marks the key and the connection done', async () => (await stepDone('connect')) && (await stepDone('account')));
+    // Asked of the walkthrough as the person sees it: if another editor has come in front of it
+    // meanwhile (a CI run on two busy cores once timed out here with the balance shown), it is
+    // opened again, as the person would, and its steps read there.
+    await until('the walkthrough marks the key and the connection done', async () => {
+      if ((await page.locator('[data-step-id$="#connect"]').count()) === 0) await runPaletteCommand(page, 'Model Gateway: Get Started');
+      return (await stepDone('connect')) && (await stepDone('account'));
+    }, 40_000);
     // Done with it, the person closes the walkthrough (it moves on to the next step, and takes the focus, as steps complete).
     await runPaletteCommand(page, 'View: Close All Editors');
     await page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);

@@ -275,6 +275,32 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     }
   });
 
+  it("under a client's query_timeout, a COPY answered in time leaves no timer armed, and one that is not answered in time is refused", async () => {
+    // The team store's clients have a query timeout: node-postgres arms a timer per statement,
+    // cleared through the statement's callback once the answer is in.
+    const c = new pg.Client({ connectionString: server.url, query_timeout: 30_000 });
+    await c.connect();
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    try {
+      const ten = 'copy (select 1::int4 from generate_series(1, 10)) to stdout (format binary)';
+      // A first statement, so that what the connection itself arms is counted before.
+      await copyOut(c, ten);
+      const before = timers();
+      for (let i = 0; i < 8; i++) assert.ok((await copyOut(c, ten)).length > 0);
+      await assert.rejects(copyOut(c, 'copy (select 1 / 0) to stdout (format binary)'), /division by zero/);
+      assert.ok(timers() <= before, `${timers() - before} more timers armed after nine statements answered`);
+    } finally {
+      await c.end();
+    }
+    const slow = new pg.Client({ connectionString: server.url, query_timeout: 300 });
+    await slow.connect();
+    try {
+      await assert.rejects(copyOut(slow, 'copy (select pg_sleep(1.5)) to stdout (format binary)'), /Query read timeout/);
+    } finally {
+      await slow.end().catch(() => undefined);
+    }
+  });
+
   it('read-only never writes, even where the role may', async () => {
     const s = store({ readOnly: true });
     assert.equal((await s.open()).writable, false);

@@ -30,6 +30,13 @@ class CopyOut implements pg.Submittable {
   private used = 0;
   private settled = false;
   private tooLarge = false;
+  /**
+   * Set by node-postgres when the client has a `query_timeout`: its wrapper clears the statement's
+   * timer, so it is called once the answer is in. Left uncalled, each statement's timer stayed
+   * armed for the whole timeout (a minute), holding the statement (500 hashes, 21 KB of text): a
+   * newcomer's pull of 200 statements kept them all, and a larger heap for the collector to mark.
+   */
+  callback?: (err: Error | null) => void;
 
   constructor(
     private readonly sql: string,
@@ -59,18 +66,21 @@ class CopyOut implements pg.Submittable {
     this.used += chunk.length;
   }
 
-  /** An error from the server (then ready for the next query) or from the connection (then closed). */
+  /** An error from the server (then ready for the next query), from the connection (then closed) or the client's `query_timeout`. */
   handleError(err: Error): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.reject(err);
+    this.settle(err);
   }
 
   handleReadyForQuery(): void {
+    this.settle(this.tooLarge ? new Error(`the answer was larger than the ${this.maxBytes} bytes the rows asked for can take`) : undefined);
+  }
+
+  private settle(err: Error | undefined): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.tooLarge) return this.reject(new Error(`the answer was larger than the ${this.maxBytes} bytes the rows asked for can take`));
-    this.resolve(this.scratch.bytes.subarray(0, this.used));
+    this.callback?.(err ?? null);
+    if (err) this.reject(err);
+    else this.resolve(this.scratch.bytes.subarray(0, this.used));
   }
 
   // The other messages of a statement's answer: none carries anything COPY's caller needs.
