@@ -173,20 +173,26 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     say(`filled in ${fill.seconds.toFixed(1)} s; the newcomer's build`);
     // What the teammates' builds left behind is collected first: a newcomer's window starts without it.
     collectGarbage();
-    const newcomerIndex = index(MODEL, store(pg.url, MODEL, true));
-    let stalls: Stalls | undefined;
-    const newcomer = await timed(async () => {
-      const r = await withStalls(() => newcomerIndex.update());
-      stalls = r.stalls;
-      return r.result;
-    });
-    // The first query is part of the time to it: one embedding and a search.
-    const q0 = performance.now();
-    const qv = (await client.embeddings.create({ model: MODEL, input: 'retries the requests of module 4711' })).data[0].embedding;
-    newcomerIndex.search(qv, 10);
-    const newcomerSeconds = newcomer.seconds + (performance.now() - q0) / 1000;
+    // Each measured build in a function of its own: once it returns, nothing here holds its index
+    // (a closed index still holds its files and vectors, and the next build's collector walked two
+    // of them: 150 MB of the bench's heap).
+    const { newcomer, newcomerSeconds, stalls } = await (async () => {
+      const newcomerIndex = index(MODEL, store(pg.url, MODEL, true));
+      let stalls: Stalls | undefined;
+      const newcomer = await timed(async () => {
+        const r = await withStalls(() => newcomerIndex.update());
+        stalls = r.stalls;
+        return r.result;
+      });
+      // The first query is part of the time to it: one embedding and a search.
+      const q0 = performance.now();
+      const qv = (await client.embeddings.create({ model: MODEL, input: 'retries the requests of module 4711' })).data[0].embedding;
+      newcomerIndex.search(qv, 10);
+      const newcomerSeconds = newcomer.seconds + (performance.now() - q0) / 1000;
+      await drop(newcomerIndex);
+      return { newcomer, newcomerSeconds, stalls: stalls! };
+    })();
     const n: IndexStats = newcomer.value;
-    await drop(newcomerIndex);
 
     // The same newcomer once more through a recorder, then from its recording: the store's answers
     // without the store's work on these two cores.
@@ -206,17 +212,20 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     // At the store's niceness, as the store runs.
     const replay = await startProcess([join(__dirname, 'storeReplay.ts'), 'replay', recording], /listening on (postgres:\S+)/, STORE_NICENESS);
     collectGarbage();
-    const replayIndex = index(MODEL, store(replay.url, MODEL, true));
     const replayCpu0 = processCpuMs(replay.child.pid) ?? 0;
-    const replayed = await timed(async () => {
-      const r = await withStalls(() => replayIndex.update());
-      if (r.result.fromStore !== n.fromStore || r.result.requests !== 0) throw new Error(`the replayed build took ${r.result.fromStore} vectors with ${r.result.requests} requests, not ${n.fromStore} with none`);
-      const v = (await client.embeddings.create({ model: MODEL, input: 'retries the requests of module 4711' })).data[0].embedding;
-      replayIndex.search(v, 10);
-      return r.stalls;
-    });
+    const replayed = await (async () => {
+      const replayIndex = index(MODEL, store(replay.url, MODEL, true));
+      const measured = await timed(async () => {
+        const r = await withStalls(() => replayIndex.update());
+        if (r.result.fromStore !== n.fromStore || r.result.requests !== 0) throw new Error(`the replayed build took ${r.result.fromStore} vectors with ${r.result.requests} requests, not ${n.fromStore} with none`);
+        const v = (await client.embeddings.create({ model: MODEL, input: 'retries the requests of module 4711' })).data[0].embedding;
+        replayIndex.search(v, 10);
+        return r.stalls;
+      });
+      await drop(replayIndex);
+      return measured;
+    })();
     const replayCpuSeconds = ((processCpuMs(replay.child.pid) ?? 0) - replayCpu0) / 1000;
-    await drop(replayIndex);
     await stopProcess(replay.child);
 
     // The same build with the store's answers in memory: the part of the newcomer's time that is
@@ -248,7 +257,7 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       fill: { seconds: fill.seconds, added: fill.value.toStore },
       storeInMemory: { seconds: floorBuild.seconds, stalls: floorBuild.value.stalls },
       storeElsewhere: { seconds: replayed.seconds, stalls: replayed.value, replayCpuSeconds },
-      newcomer: { seconds: newcomerSeconds, embeddingRequests: n.requests, fromStore: n.fromStore, vectorsPerSecond: n.fromStore / Math.max(0.001, n.embedMs / 1000 || newcomer.seconds), stalls: stalls!, phases: { scanMs: n.scanMs, pullMs: n.embedMs, persistMs: n.persistMs, keywordsMs: n.keywordsMs } },
+      newcomer: { seconds: newcomerSeconds, embeddingRequests: n.requests, fromStore: n.fromStore, vectorsPerSecond: n.fromStore / Math.max(0.001, n.embedMs / 1000 || newcomer.seconds), stalls, phases: { scanMs: n.scanMs, pullMs: n.embedMs, persistMs: n.persistMs, keywordsMs: n.keywordsMs } },
       rateLimitFloor: { tokensPerMinute: 10_000_000, seconds: (localTokens / 10_000_000) * 60 },
     };
     if (!searchInStore) return result;
