@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { chunkText } from '../../src/search/core/chunker';
+import { createHash } from 'node:crypto';
+import { chunkHash, chunkText } from '../../src/search/core/chunker';
 
 describe('chunker', () => {
   const fn = (i: number) => [`export function f${i}(x: number): number {`, `  const y = x * ${i};`, `  return y + ${i};`, '}', ''].join('\n');
@@ -41,6 +42,15 @@ describe('chunker', () => {
     assert.ok(untouched.length > 10);
     for (const c of untouched) assert.ok(after.some((d) => d.hash === c.hash), `chunk ${c.startLine}-${c.endLine} keeps its hash`);
     assert.ok(!after.some((d) => d.text.includes('return y + 40;')));
+  });
+
+  it("a hash is the first 32 hex digits of SHA-256 over the path, a NUL and the text (what stored indexes and team stores are keyed by)", () => {
+    // Pinned: a hash that changed would make every stored index and team store miss, and embed everything again.
+    const text = 'export const rate = 0.2;\n';
+    const [c] = chunkText('src/tax.ts', text);
+    assert.equal(c.hash, createHash('sha256').update('src/tax.ts\u0000export const rate = 0.2;').digest('hex').slice(0, 32));
+    assert.equal(chunkHash('src/ünï.ts', 'ß'), createHash('sha256').update('src/ünï.ts\u0000ß').digest('hex').slice(0, 32));
+    assert.match(c.hash, /^[0-9a-f]{32}$/);
   });
 
   it('cuts very long lines and skips blank files', () => {
