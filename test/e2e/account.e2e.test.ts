@@ -16,9 +16,12 @@ const FLOOR_ID = 'model-gateway-tests.activation-floor';
 /** Its name in Developer: Show Running Extensions. */
 const FLOOR_NAME = 'Activation Floor (test)';
 
+/** A step of the walkthrough, as the page holds it (nothing while the walkthrough is not shown). */
+const walkthroughStep = (step: string) => pageRef.locator(`[data-step-id$="#${step}"]`);
+
 /** Whether the walkthrough shows a step as done (VS Code ticks its checkbox). */
 async function stepDone(step: string): Promise<boolean> {
-  const box = pageRef.locator(`[data-step-id$="#${step}"] .codicon`).first();
+  const box = walkthroughStep(step).locator('.codicon').first();
   return (await box.count()) > 0 && /\bcomplete\b/.test((await box.getAttribute('class')) ?? '');
 }
 let pageRef: Page;
@@ -85,7 +88,7 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     // meanwhile (a CI run on two busy cores once timed out here with the balance shown), it is
     // opened again, as the person would, and its steps read there.
     await until('the walkthrough marks the key and the connection done', async () => {
-      if ((await page.locator('[data-step-id$="#connect"]').count()) === 0) await runPaletteCommand(page, 'Model Gateway: Get Started');
+      if ((await walkthroughStep('connect').count()) === 0) await runPaletteCommand(page, 'Model Gateway: Get Started');
       return (await stepDone('connect')) && (await stepDone('account'));
     }, 40_000);
     // Done with it, the person closes the walkthrough (it moves on to the next step, and takes the focus, as steps complete).
