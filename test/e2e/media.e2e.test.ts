@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { png } from '../emulator/media';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { answerPrompt, ROOT, runPaletteCommand } from '../vscode/harness';
+import { answerPrompt, reloadWindow, ROOT, runPaletteCommand } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
@@ -128,8 +128,7 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     // stored state. Only then does the video complete (the emulator's clock moves).
     const activations = () => emu.requests.filter((r) => r.method === 'GET' && r.path === '/v1/models').length;
     const before = activations();
-    await runPaletteCommand(page, 'Developer: Reload Window');
-    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await reloadWindow(page);
     await until('the new extension host to check the connection', () => activations() > before, 60_000);
     emu.clock.advance(80_000);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
-import { EXTENSION_ID, webviewFrame, openModelGatewayContainer, ROOT, runPaletteCommand, testedVsCode } from '../vscode/harness';
+import { EXTENSION_ID, webviewFrame, openModelGatewayContainer, reloadWindow, ROOT, runPaletteCommand, testedVsCode } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
@@ -158,8 +158,7 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
   it('comes back after a window reload with fresh figures (the tab is restored, the data read again)', async () => {
     const reads = () => emu.requests.filter((r) => r.path === '/api/log/self').length;
     const before = reads();
-    await runPaletteCommand(page, 'Developer: Reload Window');
-    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await reloadWindow(page);
     await page.locator('.tab', { hasText: 'Gateway Usage' }).first().click({ timeout: 60_000 });
     const view = await usageFrame();
     await view.locator('#chart svg g.ct-series').first().waitFor({ timeout: 60_000 });

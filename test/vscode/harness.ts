@@ -338,13 +338,35 @@ export async function answerPrompt(page: Page, title: string, text: string): Pro
 
 /**
  * The webview document (a frame inside VS Code's webview iframes) holding an element that matches
- * `selector` (and `text`): editor-tab webviews have no stable name to find them by.
+ * `selector` (and `text`): editor-tab webviews have no stable name to find them by. When none does
+ * in time, the error says what the workbench showed instead (its tabs, notifications and frames),
+ * since a CI log is often all there is to go on.
  */
 export async function webviewFrame(page: Page, selector: string, text?: string | RegExp, timeoutMs = 60_000): Promise<Frame> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     for (const f of page.frames()) if ((await f.locator(selector, text ? { hasText: text } : {}).count().catch(() => 0)) > 0) return f;
-    if (Date.now() > end) throw new Error(`no webview shows ${selector}${text ? ` with "${String(text)}"` : ''}`);
+    if (Date.now() > end) throw new Error(`no webview shows ${selector}${text ? ` with "${String(text)}"` : ''}; ${await workbenchSummary(page)}`);
     await page.waitForTimeout(100);
   }
+}
+
+/** What the workbench shows, in one line for an error message: its tabs, notifications and frames. */
+export async function workbenchSummary(page: Page): Promise<string> {
+  const texts = async (selector: string) => (await page.locator(selector).allInnerTexts().catch(() => [] as string[])).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const tabs = await texts('.tab');
+  const active = await texts('.tab.active');
+  const notices = await texts('.notifications-toasts .notification-list-item-message');
+  const frames = page.frames().map((f) => f.url().replace(/\?.*$/, '').slice(-60));
+  return `tabs [${tabs.join(' | ')}], active [${active.join(' | ')}], notifications [${notices.join(' | ')}], ${frames.length} frames [${frames.join(' , ')}]`;
+}
+
+/**
+ * Reloads the window and returns once the new document's workbench is there: the old document
+ * would otherwise answer the wait for the workbench while it is still unloading.
+ */
+export async function reloadWindow(page: Page, timeoutMs = 90_000): Promise<void> {
+  await page.evaluate('window.mgDocumentBeforeReload = true');
+  await runPaletteCommand(page, 'Developer: Reload Window');
+  await page.waitForFunction("!window.mgDocumentBeforeReload && !!document.querySelector('.monaco-workbench .part.editor')", undefined, { timeout: timeoutMs, polling: 200 });
 }
