@@ -278,11 +278,15 @@ export async function runPaletteCommand(page: Page, title: string, timeoutMs = 6
       await input.waitFor({ state: 'visible', timeout: 5000 });
       await input.fill(`>${title}`, { timeout: 5000 });
       await row.waitFor({ timeout: 5000 });
-      await row.click();
+      // Bounded too: the palette can also close between finding the row and clicking it (a
+      // walkthrough moving on to its next step takes the focus), and a hidden row is waited on.
+      await row.click({ timeout: 5000 });
       return;
     } catch (err) {
       if (Date.now() > end) throw err;
-      await page.keyboard.press('Escape');
+      // Escape only closes a palette that is still open: with none, it would go to the editor (a
+      // walkthrough goes back to the Welcome page on Escape).
+      if (await input.isVisible().catch(() => false)) await page.keyboard.press('Escape');
       await page.waitForTimeout(500);
     }
   }
