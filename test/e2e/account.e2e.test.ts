@@ -16,9 +16,10 @@ const FLOOR_ID = 'model-gateway-tests.activation-floor';
 /** Its name in Developer: Show Running Extensions. */
 const FLOOR_NAME = 'Activation Floor (test)';
 
-/** A step of the walkthrough, as the page holds it (nothing while the walkthrough is not shown). */
-// Visible ones only: a walkthrough that went back to the Welcome page keeps its steps in the page,
-// hidden, and no longer ticks them.
+/**
+ * A step of the walkthrough as the person sees it: visible ones only, since a walkthrough that went
+ * back to the Welcome page keeps its steps in the page, hidden, and no longer ticks them.
+ */
 const walkthroughStep = (step: string) => pageRef.locator(`[data-step-id$="#${step}"]:visible`);
 
 /** Whether the walkthrough shows a step as done (VS Code ticks its checkbox). */
@@ -87,8 +88,8 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-balance.png') });
     // The walkthrough's first two steps completed as the person did them (the key, then the connection).
     // Asked of the walkthrough as the person sees it: if another editor has come in front of it
-    // meanwhile, or it has gone back to the Welcome page (two runs, one in CI, timed out here with
-    // the balance shown and the Welcome tab in front), it is opened again, as the person would, and
+    // meanwhile, or it has gone back to the Welcome page (one CI run, and three of seventeen here,
+    // timed out with the balance shown and the Welcome tab in front), it is opened again, as the person would, and
     // its steps read there.
     await until('the walkthrough marks the key and the connection done', async () => {
       if (!(await walkthroughStep('connect').isVisible())) await runPaletteCommand(page, 'Model Gateway: Get Started');

@@ -366,7 +366,7 @@ export async function webviewFrame(page: Page, selector: string, text?: string |
 }
 
 /** What the workbench shows, in one line for an error message: its tabs, notifications and frames. */
-export async function workbenchSummary(page: Page): Promise<string> {
+async function workbenchSummary(page: Page): Promise<string> {
   const texts = async (selector: string) => (await page.locator(selector).allInnerTexts().catch(() => [] as string[])).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
   const tabs = await texts('.tab');
   const active = await texts('.tab.active');
