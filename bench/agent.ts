@@ -100,6 +100,49 @@ export function runProblemsBench(): { vscode: string; edits: number; medianMs: n
   return { vscode: /VS Code ([\d.]+)\)/.exec(out)?.[1] ?? '?', edits, medianMs: metric('problemsMedianMs'), p95Ms: metric('problemsP95Ms'), maxMs: metric('problemsMaxMs') };
 }
 
+export interface ColdProblemsResult {
+  vscode: string;
+  runs: number;
+  /** Windows where no tsserver ran before the question. */
+  coldWindows: number;
+  /** What the first report said, and what it said in the end (after a late report). */
+  firstSaid: { error: number; unchecked: number; clean: number };
+  finalSaid: { error: number; unchecked: number; clean: number };
+  /** From the question to the error known (first report, or the late one), per run. */
+  knownMs: number[];
+  /** From the write to the first report. */
+  writeToReportMs: number[];
+  failures: string[];
+}
+
+/**
+ * The first edit of a fresh window, `runs` times: each a new code-server (tsserver not started),
+ * the edit written unasked (`bench/inhost/coldProblems.test.ts`).
+ */
+export function runColdProblemsBench(runs = 20): ColdProblemsResult {
+  const out: ColdProblemsResult = { vscode: '?', runs: 0, coldWindows: 0, firstSaid: { error: 0, unchecked: 0, clean: 0 }, finalSaid: { error: 0, unchecked: 0, clean: 0 }, knownMs: [], writeToReportMs: [], failures: [] };
+  const said = ['', 'error', 'unchecked', 'clean'] as const;
+  for (let i = 0; i < runs; i++) {
+    const { out: text } = runInHost('coldProblems', 300_000);
+    const metric = (name: string) => Number(new RegExp(`metric ${name}: (-?[\\d.]+)`).exec(text)?.[1] ?? NaN);
+    const first = said[metric('coldFirstSaid')];
+    const final = said[metric('coldFinalSaid')];
+    if (!first || !final) {
+      out.failures.push(text.slice(-1200));
+      continue;
+    }
+    out.vscode = /VS Code ([\d.]+)\)/.exec(text)?.[1] ?? out.vscode;
+    out.runs++;
+    if (metric('coldTsserversBefore') === 0) out.coldWindows++;
+    out.firstSaid[first]++;
+    out.finalSaid[final]++;
+    if (Number.isFinite(metric('coldQuestionToKnownMs'))) out.knownMs.push(metric('coldQuestionToKnownMs'));
+    out.writeToReportMs.push(metric('coldWriteToReportMs'));
+    console.log(`  cold run ${i + 1}/${runs}: first ${first}, final ${final}, question → known ${metric('coldQuestionToKnownMs').toFixed(0)} ms, write → first report ${metric('coldWriteToReportMs').toFixed(0)} ms`);
+  }
+  return out;
+}
+
 export async function runAgentBench(): Promise<AgentBenchResult> {
   const firstLineRuns = 20;
   const mcpCalls = 50;

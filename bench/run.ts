@@ -1,7 +1,7 @@
 // `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgentBench, runProblemsBench } from './agent';
+import { runAgentBench, runColdProblemsBench, runProblemsBench } from './agent';
 import { runCompletionsBench } from './completions';
 import { CACHE_BENCH_MODELS, runCacheBench, runLongSessionBench } from './cache';
 import { runIndexUpdateBench } from './indexUpdate';
@@ -217,6 +217,17 @@ async function main(): Promise<void> {
       console.log(
         `  an accepted edit → its problems reported (tsserver in VS Code ${p.vscode}, ${p.edits} edits: 8 that break the build, their 8 fixes, 4 comment-only): median ${p.medianMs.toFixed(0)} ms, p95 ${p.p95Ms.toFixed(0)} ms, max ${p.maxMs.toFixed(0)} ms (target p95 ≤ 1,500 ms: ${p.p95Ms <= 1500 ? 'met' : 'NOT met'}; Cline waits a fixed 3,500 ms)`,
       );
+  }
+  if (want('problems-cold')) {
+    const runs = Number(process.env.MG_COLD_RUNS ?? 20);
+    console.log(`\nProblems after the first edit in a cold window (${runs} fresh windows, tsserver not started, the edit written unasked)`);
+    const c = runColdProblemsBench(runs);
+    results.problemsCold = c;
+    const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * q) - 1)] ?? NaN;
+    console.log(`  VS Code ${c.vscode}: ${c.runs} runs (${c.coldWindows} with no tsserver running before the question), ${c.failures.length} failed to run`);
+    console.log(`  first report: ${c.firstSaid.error} named the error, ${c.firstSaid.unchecked} said "not checked", ${c.firstSaid.clean} said clean (target 0)`);
+    console.log(`  in the end:   ${c.finalSaid.error} named the error, ${c.finalSaid.unchecked} still "not checked", ${c.finalSaid.clean} said clean (target 0)`);
+    console.log(`  question → error known: median ${p(c.knownMs, 0.5).toFixed(0)} ms, p95 ${p(c.knownMs, 0.95).toFixed(0)} ms; write → first report: median ${p(c.writeToReportMs, 0.5).toFixed(0)} ms, p95 ${p(c.writeToReportMs, 0.95).toFixed(0)} ms (target p95 ≤ 3,000 ms)`);
   }
   if (want('completions')) {
     const c = await runCompletionsBench();

@@ -19,6 +19,10 @@ const EditProblemsSchema = z.object({
   elsewhere: z.array(z.object({ path: z.string(), errors: z.number() })),
   waitedMs: z.number(),
   settled: z.enum(['diagnostics', 'unchanged', 'timeout']),
+  unchecked: z.optional(z.array(z.string())),
+  uncheckedBefore: z.optional(z.array(z.string())),
+  server: z.optional(z.string()),
+  lateMs: z.optional(z.number()),
 });
 const ToolCallSchema = z.looseObject({ id: z.string(), name: z.string(), args: z.string(), status: z.string(), problems: z.optional(EditProblemsSchema) });
 const PlanSchema = z.array(z.object({ text: z.string(), status: z.enum(['pending', 'in-progress', 'done']) }));

@@ -102,8 +102,16 @@ export interface EditProblems {
   elsewhere: { path: string; errors: number }[];
   /** From the write to the settled diagnostics, in milliseconds. */
   waitedMs: number;
-  /** `timeout`: no language server answered in time (nothing new is known). */
+  /** `timeout`: no language server answered in time on any edited file (nothing new is known). */
   settled: 'diagnostics' | 'unchanged' | 'timeout';
+  /** Edited files whose problems after the edit are not known: no language server had reported on them in time. */
+  unchecked?: string[];
+  /** Edited files whose problems before the edit were not known: every problem now in them is listed. */
+  uncheckedBefore?: string[];
+  /** The language server waited for, when it has a name ("TypeScript"). */
+  server?: string;
+  /** Set on a report made after the edit's result went back: the server's first report came this long after the write (ms). */
+  lateMs?: number;
 }
 
 /** One item of a plan the model keeps with `update_plan`. */

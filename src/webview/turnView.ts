@@ -150,7 +150,7 @@ export class TurnView {
   changedBy(t: AssistantTurn): boolean {
     const s = this.turn;
     if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? '+p' : ''}`).join()).join('|');
+    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? `+p${c.problems.settled}${c.problems.lateMs ?? ''}` : ''}`).join()).join('|');
     const plan = (x: AssistantTurn) => JSON.stringify(x.plan ?? null);
     return (
       plan(s) !== plan(t) ||
@@ -292,14 +292,23 @@ export class TurnView {
 
 /** The problems an edit introduced, under its card: each a link to its line. */
 function problemsView(p: EditProblems): HTMLElement {
-  if (p.settled === 'timeout') return h('div', { class: 'problems muted', text: l10n.t('No language server reported on this file in time.') });
+  const seconds = Math.max(1, Math.round(p.waitedMs / 1000));
+  const files = (p.unchecked ?? []).join(', ');
+  // Never "no new problems" for a file nobody checked: say so, and which server was waited for.
+  const notChecked = () =>
+    h('div', { class: 'problems unchecked muted', role: 'status' }, icon('question'), ` ${p.server ? l10n.t('Not checked: the {0} server had not reported on {1} after {2} s.', p.server, files, seconds) : l10n.t('Not checked: no language server reported on {0} after {1} s.', files, seconds)}`);
+  if (p.settled === 'timeout') return notChecked();
   const total = p.introduced.length + p.more;
-  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), ` ${p.fixed ? l10n.t('No new problems; {0} fixed', p.fixed) : l10n.t('No new problems')}`);
+  const late = p.lateMs !== undefined ? ` ${l10n.t('(checked {0} s after the edit)', Math.max(1, Math.round(p.lateMs / 1000)))}` : '';
+  const partly = p.unchecked?.length ? notChecked() : false;
+  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), ` ${p.fixed ? l10n.t('No new problems; {0} fixed', p.fixed) : l10n.t('No new problems')}${late}`, partly);
   const errors = p.introduced.filter((x) => x.severity === 'error').length;
   return h(
     'div',
     { class: 'problems bad', role: 'group', 'aria-label': total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total) },
-    h('div', { class: 'problems-head' }, icon(errors ? 'error' : 'warning'), ` ${total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total)}${p.fixed ? ` ${l10n.t('({0} fixed)', p.fixed)}` : ''}`),
+    h('div', { class: 'problems-head' }, icon(errors ? 'error' : 'warning'), ` ${total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total)}${p.fixed ? ` ${l10n.t('({0} fixed)', p.fixed)}` : ''}${late}`),
+    p.uncheckedBefore?.length ? h('div', { class: 'muted', text: l10n.t('{0} had not been checked before the edit: some of these may be older.', p.uncheckedBefore.join(', ')) }) : false,
+    partly,
     ...p.introduced.map((x) =>
       h(
         'div',

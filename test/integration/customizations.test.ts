@@ -14,7 +14,7 @@ import { api, connectToEmulator, emulatorControl, emulatorRequests } from './hel
 describe('custom agents, prompt files and skills (.github/agents, .github/prompts, skills)', function () {
   this.timeout(120_000);
   const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
-  const made = ['.github', '.claude'];
+  const made = ['.github', '.claude', '.agents'];
   const files: Record<string, string> = {
     '.github/agents/reviewer.agent.md': "---\nname: Reviewer\ndescription: 'Reviews code: reads and navigates, never edits'\ntools: ['codebase', 'usages', 'problems']\nmodel: gpt-4o\n---\nYou are a strict reviewer. REVIEWER-INSTRUCTIONS-MARKER. Never propose edits.\n",
     '.github/chatmodes/legacy.chatmode.md': '---\ndescription: An older chat mode file\nmodel: GPT-4o (copilot)\ntools:\n  - readFile\n---\nLEGACY-MODE-MARKER\n',
@@ -110,6 +110,38 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
     assert.ok(call, 'read_skill was called');
     assert.match(call.result ?? '', /SKILL-BODY-MARKER/);
     assert.match(await lastBody(), /SKILL-BODY-MARKER/, 'the body went out after the read');
+  });
+
+  it('files another program writes into folders that did not exist are seen within 2 s (an agent, a prompt, a skill, a chat mode)', async () => {
+    const { testing } = await api();
+    const c = testing.customizations;
+    // A git checkout or a script: another process, a folder that did not exist, no editor involved.
+    const script = [
+      "const fs = require('fs'); const path = require('path'); const root = process.argv[1];",
+      "const put = (rel, text) => { fs.mkdirSync(path.join(root, rel, '..'), { recursive: true }); fs.writeFileSync(path.join(root, rel), text); };",
+      "put('.agents/skills/outside-skill/SKILL.md', '---\\ndescription: Made by a script\\n---\\nbody\\n');",
+      "put('.github/prompts/outside.prompt.md', '---\\ndescription: From a checkout\\n---\\nDo it.\\n');",
+      "put('.github/chatmodes/outside.chatmode.md', '---\\ndescription: Old style\\n---\\nOUTSIDE\\n');",
+    ].join('\n');
+    const saw = async (what: string, test: () => boolean) => {
+      const started = Date.now();
+      while (!test()) {
+        assert.ok(Date.now() - started < 2000, `${what} was not seen within 2 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return Date.now() - started;
+    };
+    rmSync(join(root(), '.agents'), { recursive: true, force: true });
+    const { execFileSync } = await import('node:child_process');
+    execFileSync(process.execPath, ['-e', script, root()], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    await saw('the skill in .agents/skills', () => c.skills.some((s) => s.name === 'outside-skill'));
+    await saw('the prompt file', () => c.promptItems('outside').length === 1);
+    await saw('the chat mode', () => c.modes().some((m) => m.id === 'custom:outside'));
+    // Removed by another program: gone as quickly.
+    rmSync(join(root(), '.agents'), { recursive: true, force: true });
+    rmSync(join(root(), '.github/prompts/outside.prompt.md'));
+    rmSync(join(root(), '.github/chatmodes/outside.chatmode.md'));
+    await saw('the removal', () => !c.skills.some((s) => s.name === 'outside-skill') && c.promptItems('outside').length === 0 && !c.modes().some((m) => m.id === 'custom:outside'));
   });
 
   it("from the attacker's side: read_skill reads nothing outside the skill's folder, no secret file in it; an unreadable SKILL.md is left out", async () => {

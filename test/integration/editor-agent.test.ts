@@ -68,6 +68,21 @@ describe('agent: what the editor knows (tsserver)', function () {
     await (await api()).testing.chat.setMode('agent');
   });
 
+  it('tsserver can be asked directly: a file without problems answers none (VS Code publishes nothing for it), a broken one its error', async () => {
+    const { testing } = await api();
+    const probe = testing.editor.problems.probe;
+    const clean = await vscode.workspace.openTextDocument(vscode.Uri.file(join(lab(), 'src/cart.ts')));
+    assert.equal(probe.serverName(clean.languageId), 'TypeScript');
+    assert.deepEqual(await probe.problems(clean, 30_000), []);
+    assert.deepEqual(vscode.languages.getDiagnostics(clean.uri), [], 'no diagnostics event can tell this file was checked');
+    const broken = await vscode.workspace.openTextDocument(vscode.Uri.file(join(lab(), 'src/broken.ts')));
+    const answer = await probe.problems(broken, 30_000);
+    assert.deepEqual(answer?.map((d) => `${d.line} ${d.severity} ${d.source} ${d.code}`), ['2 error ts 2552']);
+    assert.match(answer?.[0].message ?? '', /Cannot find name 'cout'/);
+    const md = await vscode.workspace.openTextDocument({ language: 'markdown', content: '# x' });
+    assert.equal(await probe.problems(md, 1000), undefined, 'other languages have no probe');
+  });
+
   it("an edit that breaks the build gets tsserver's error in its result and card; the next step fixes it; the turn ends with no error in the file", async () => {
     const { testing } = await api();
     await testing.chat.newConversation();

@@ -37,6 +37,30 @@ describe('customization files: agents, prompts, skills', () => {
     assert.deepEqual(toolsOfAgent(['editFiles'], defs.filter((d) => d.kind === 'read')).kept.map((d) => d.name), ['update_plan', 'read_skill'], 'a name cannot add a tool the mode does not offer');
   });
 
+  it("VS Code 1.139's renamed tools and sets work under the new names and the old ones", () => {
+    const all = ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'get_problems', 'find_references', 'find_definition', 'workspace_symbols', 'document_symbols', 'rename_symbol', 'create_file', 'replace_in_file', 'run_command', 'run_task', 'update_plan', 'read_skill'];
+    const defs = [...all.map((n) => def(n, /create|replace|rename|run_/.test(n) ? 'write' : 'read')), def('search__query')];
+    const kept = (names: string[]) => toolsOfAgent(names, defs).kept.map((d) => d.name).filter((n) => n !== 'update_plan' && n !== 'read_skill');
+    const navigation = ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols'];
+    // What VS Code 1.139 suggests for `usages`, and the old name: the same tools.
+    assert.deepEqual(kept(['vscodeGeneral/usages']), navigation);
+    assert.deepEqual(kept(['usages']), navigation);
+    assert.deepEqual(kept(['search/usages']), navigation);
+    assert.deepEqual(kept(['read/problems']), ['get_problems']);
+    assert.deepEqual(kept(['vscodeGeneral/rename']), ['rename_symbol']);
+    assert.deepEqual(kept(['edit/editFiles']), ['create_file', 'replace_in_file']);
+    assert.deepEqual(kept(['execute/runInTerminal', 'runCommands/getTerminalOutput']), ['run_command']);
+    assert.deepEqual(kept(['vscodeTasks/runTask']), ['run_task']);
+    assert.deepEqual(kept(['runTasks/runTask']), ['run_task']);
+    assert.deepEqual(kept(['search/readFile']), ['read_file']);
+    assert.deepEqual(kept(['todo']), [], 'update_plan is always kept');
+    assert.deepEqual(kept(['vscodeGeneral']), ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols', 'rename_symbol']);
+    assert.deepEqual(kept(['vscodeGeneral/*']), ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols', 'rename_symbol']);
+    // An MCP server named like a VS Code set keeps its `server/*`.
+    assert.deepEqual(kept(['search/*']), ['search__query']);
+    assert.deepEqual(toolsOfAgent(['web/fetch', 'vscodeBrowser/readPage'], defs).unknown, ['web/fetch', 'vscodeBrowser/readPage'], 'tools this chat does not have are reported');
+  });
+
   it('a prompt file names its mode by `agent` (or the older `mode`); skills go into the prompt by name and description only', () => {
     const p = parsePrompt('.github/prompts/explain.prompt.md', '---\ndescription: Explain\nmode: ask\n---\nExplain it.');
     assert.ok(!('error' in p) && p.name === 'explain' && p.mode === 'ask' && p.body === 'Explain it.');

@@ -48,7 +48,47 @@ describe('editor: problems an edit introduced', () => {
     const base = { introduced: [], more: 0, fixed: 0, elsewhere: [], waitedMs: 1000 };
     assert.equal(editProblemsText({ ...base, settled: 'unchanged' }), 'Problems: this edit introduced none.');
     assert.equal(editProblemsText({ ...base, fixed: 2, settled: 'diagnostics' }), 'Problems: this edit introduced none and fixed 2.');
-    assert.match(editProblemsText({ ...base, settled: 'timeout' }), /no language server reported/);
+    assert.match(editProblemsText({ ...base, settled: 'timeout' }), /^Problems: not checked: no language server reported on this file after 1 s\./);
+    assert.doesNotMatch(editProblemsText({ ...base, settled: 'timeout' }), /introduced none/);
+  });
+
+  it('an edited file no server reported on is "not checked", never "no new problems", whatever the wait said', () => {
+    for (const settled of ['unchanged', 'diagnostics', 'timeout'] as const) {
+      const { report } = editReport({ before: new Map(), after: new Map(), edited: ['src/math.ts'], waitedMs: 8200, settled, unchecked: ['src/math.ts'], server: 'TypeScript' });
+      assert.equal(report.settled, 'timeout', settled);
+      assert.deepEqual(report.unchecked, ['src/math.ts']);
+      const text = editProblemsText(report);
+      assert.equal(text.split('\n')[0], 'Problems: not checked: the TypeScript server had not reported on src/math.ts after 8 s. Whether this edit introduced problems is not known; a late report will be added here, or run get_problems later to check.');
+      assert.doesNotMatch(text, /introduced none/);
+    }
+  });
+
+  it('of several edited files, the checked ones are reported and the unchecked ones named', () => {
+    const { report } = editReport({
+      before: new Map(),
+      after: new Map([['src/a.ts', [d(2, 'broke a')]], ['src/b.ts', [d(1, 'would be new', 'error', 'src/b.ts')]]]),
+      edited: ['src/a.ts', 'src/b.ts'],
+      waitedMs: 3000,
+      settled: 'diagnostics',
+      unchecked: ['src/b.ts'],
+    });
+    assert.equal(report.settled, 'diagnostics');
+    assert.deepEqual(report.introduced.map((p) => p.message), ['broke a'], "the unchecked file's problems are not guessed at");
+    assert.match(editProblemsText(report), /\nNot checked: no language server reported on src\/b\.ts after 3 s\.$/);
+  });
+
+  it('a file not checked before the edit: every problem it has now is listed, and said to be maybe older', () => {
+    const old = d(1, 'was there before');
+    const { report } = editReport({ before: new Map([['src/a.ts', [old]]]), after: new Map([['src/a.ts', [old, d(3, 'new one')]]]), edited: ['src/a.ts'], waitedMs: 900, settled: 'diagnostics', uncheckedBefore: ['src/a.ts'] });
+    assert.equal(report.introduced.length, 2, 'the before snapshot of an unchecked file is not trusted');
+    assert.deepEqual(report.uncheckedBefore, ['src/a.ts']);
+    assert.match(editProblemsText(report), /Problems this edit introduced \(2\); fix them before going on: src\/a\.ts had not been checked before the edit, so some of these may be older than it\./);
+  });
+
+  it('a late report says when it was checked', () => {
+    const { report } = editReport({ before: new Map(), after: new Map([['src/math.ts', [d(1, "Cannot find name 'c'.")]]]), edited: ['src/math.ts'], waitedMs: 9000, settled: 'diagnostics', server: 'TypeScript' });
+    const text = editProblemsText({ ...report, lateMs: 9400 });
+    assert.match(text, /^Problems this edit introduced \(1\) \(checked 9 s after the edit, when the TypeScript server first reported\); fix them before going on:/);
   });
 
   it("the quoted line follows its problem when the host read it", () => {

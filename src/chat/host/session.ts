@@ -530,6 +530,10 @@ export class ChatSession implements vscode.Disposable {
             ...(custom && this.agent?.customizations ? { narrow: (defs: ToolDefinition[]) => this.agent!.customizations!.toolsOf(custom, defs) } : {}),
             turn: () => (this.running?.turn === turn ? turn : undefined),
             onChange: () => this.postTurn(turn, true),
+            onLateProblems: () => {
+              this.postTurn(turn, true);
+              this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save late problems', err));
+            },
             log: (line) => this.services.log.info(line),
           })
         : undefined;

@@ -7,6 +7,7 @@ import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
 import { RENAME_SYMBOL } from '../../editor/core/rename';
 import type { EditorInsight } from '../../editor/host/feature';
+import type { Baseline } from '../../editor/host/problemWatch';
 import type { SearchService } from '../../search/host/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
@@ -42,6 +43,11 @@ export interface TurnToolsOptions {
   turn: () => AssistantTurn | undefined;
   /** The turn changed outside the engine's events (its plan): show it now. */
   onChange: () => void;
+  /**
+   * An edit's problems came after its result (a language server that was still starting): its card
+   * and result changed, maybe after the turn ended. Show them and keep them with the conversation.
+   */
+  onLateProblems?: () => void;
   log: (line: string) => void;
 }
 
@@ -59,13 +65,29 @@ export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search' | 'e
 export function turnTools(o: TurnToolsOptions): ToolRunner {
   const { agent, approver } = o;
   const written = new Map<string, { uri: vscode.Uri; content: string }[]>();
+  // What was known of each accepted edit's files right before the write (by call id).
+  const baselines = new Map<string, Baseline>();
+  // Problems that came after their edit's result went back: said with the next tool result of the turn.
+  const lateNotes: string[] = [];
   const unasked = (edits: readonly ProposedEdit[]) => !!agent?.unaskedFor('edit') && !edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after));
+  /**
+   * The files' language server loads them while the person reads the diff; once accepted, what it
+   * knows of them is taken right before the write.
+   */
+  const decide = async (edits: readonly ProposedEdit[], ask: () => Promise<{ accepted: boolean; note?: string }>, signal: AbortSignal | undefined) => {
+    const uris = edits.map((e) => vscode.Uri.file(e.path.abs));
+    const id = approver.currentCallId;
+    if (o.editor && id) o.editor.problems.prepare(uris);
+    const decision = await ask();
+    if (decision.accepted && o.editor && id) baselines.set(id, await o.editor.problems.beforeWrite(uris, signal));
+    return decision;
+  };
   const tools = new WorkspaceTools(o.guard, {
     // Edits are written without the Accept step only when the person turned that on (each can still be undone).
     // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
     approver: {
-      approve: (edit, signal) => (unasked([edit]) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)),
-      approveAll: (edits, title, signal) => (unasked(edits) ? Promise.resolve({ accepted: true }) : approver.approveAll(edits, title, signal)),
+      approve: (edit, signal) => decide([edit], () => (unasked([edit]) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)), signal),
+      approveAll: (edits, title, signal) => decide(edits, () => (unasked(edits) ? Promise.resolve({ accepted: true }) : approver.approveAll(edits, title, signal)), signal),
     },
     rgPath: ripgrepPath(),
     writeExisting: writeThroughEditor,
@@ -93,6 +115,13 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
       return !agent?.unaskedFor('edit');
     },
     run: async (name, args, signal, callId, onApproved) => {
+      const result = await runOne(name, args, signal, callId, onApproved);
+      if (lateNotes.length === 0) return result;
+      return { ...result, content: `${result.content}\n\n${lateNotes.splice(0).join('\n\n')}` };
+    },
+  };
+
+  async function runOne(name: string, args: string, signal: AbortSignal | undefined, callId: string | undefined, onApproved: (() => void) | undefined): Promise<ToolResult> {
       // A tool the mode does not offer is refused, even when the model names it anyway.
       if (!offered.has(name)) return { content: `Error: ${name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
       if (name === UPDATE_PLAN.name) return updatePlan(o, args);
@@ -111,23 +140,34 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
       }
       approver.currentCallId = callId;
       if (!WRITE_TOOLS.has(name) || !o.editor || !callId) return tools.run(name, args, signal);
-      // Problems after the edit: the diagnostics before it, then the edited files' once they settle.
-      const before = o.editor.problems.snapshot();
+      // Problems after the edit: what was known before the write (taken once accepted), then the edited files' once they settle.
       const result = name === RENAME_SYMBOL.name ? await rename(o.editor, tools, args, signal) : await tools.run(name, args, signal);
       const files = written.get(callId);
-      if (result.isError || !files) return result;
+      const before = baselines.get(callId);
+      baselines.delete(callId);
+      if (result.isError || !files || !before) return result;
+      const call = callOf(o.turn(), callId);
       try {
-        const { report, text } = await o.editor.problems.afterWrite(files, before, signal);
-        const call = callOf(o.turn(), callId);
+        let said = '';
+        const { report, text } = await o.editor.problems.afterWrite(files, before, signal, (late) => {
+          // The server's first report came after the result went back: the card, the kept result and the model learn it.
+          o.log(`chat: problems after ${name}, reported late: ${late.report.introduced.length + late.report.more} new, ${late.report.fixed} fixed (${late.report.lateMs ?? 0} ms after the write)`);
+          if (!call || call.undone) return;
+          call.problems = late.report;
+          if (call.result && said) call.result = call.result.replace(said, late.text);
+          said = late.text;
+          if (o.turn()) lateNotes.push(`Note on your earlier ${name} call (${callId}), now checked: ${late.text}`);
+          o.onLateProblems?.();
+        });
+        said = text;
         if (call) call.problems = report;
-        o.log(`chat: problems after ${name}: ${report.introduced.length + report.more} new, ${report.fixed} fixed (${report.settled}, ${report.waitedMs} ms)`);
+        o.log(`chat: problems after ${name}: ${report.introduced.length + report.more} new, ${report.fixed} fixed (${report.settled}${report.unchecked ? `, not checked: ${report.unchecked.length} file(s)` : ''}, ${report.waitedMs} ms)`);
         return { content: `${result.content}\n\n${text}`, isError: false };
       } catch (err) {
         o.log(`chat: the problems after ${name} could not be read: ${err instanceof Error ? err.message : String(err)}`);
         return result;
       }
-    },
-  };
+  }
 }
 
 /**

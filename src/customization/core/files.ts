@@ -119,32 +119,63 @@ export function parseSkill(path: string, text: string): Skill | { error: string 
   return { name: cap(name, 80), description: cap(front.description, CUSTOMIZATION_LIMITS.description), dir, path };
 }
 
-/** VS Code's and Copilot's tool and tool-set names, as the tools of this chat. */
+const NAVIGATE = ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols'];
+
+/**
+ * VS Code's and Copilot's tool and tool-set names, as the tools of this chat: the older names agent
+ * files were written with, and the names VS Code 1.139 uses (its built-in tools and tool sets, and
+ * the Copilot extension's `languageModelTools`/`languageModelToolSets`, read from code-server
+ * 4.139.1: `edit`, `execute`, `read`, `search`, `vscodeGeneral`, `vscodeTasks`, `todo`…). A name
+ * VS Code says was renamed works under both names here.
+ */
 export const TOOL_ALIASES: Record<string, readonly string[]> = {
+  // Tools.
   codebase: ['semantic_search', 'read_file', 'search_text', 'find_files'],
-  search: ['search_text', 'find_files', 'list_dir', 'read_file', 'semantic_search'],
-  read: ['read_file', 'list_dir', 'find_files'],
   readfile: ['read_file'],
   listdirectory: ['list_dir'],
   filesearch: ['find_files'],
   textsearch: ['search_text'],
-  edit: ['create_file', 'replace_in_file', 'rename_symbol'],
-  editfiles: ['create_file', 'replace_in_file'],
   createfile: ['create_file'],
+  createdirectory: ['create_file'],
+  editfiles: ['create_file', 'replace_in_file'],
+  replacestring: ['replace_in_file'],
+  multireplacestring: ['replace_in_file'],
+  applypatch: ['replace_in_file'],
+  insertedit: ['replace_in_file'],
   runcommands: ['run_command'],
   runinterminal: ['run_command'],
+  getterminaloutput: ['run_command'],
   terminal: ['run_command'],
   runtasks: ['run_task'],
+  runtask: ['run_task'],
+  createandruntask: ['run_task'],
+  gettaskoutput: ['run_task'],
   problems: ['get_problems'],
-  usages: ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols'],
-  todos: ['update_plan'],
+  usages: NAVIGATE,
+  symbols: ['workspace_symbols'],
   rename: ['rename_symbol'],
+  skill: ['read_skill'],
+  todos: ['update_plan'],
+  todo: ['update_plan'],
+  // Tool sets.
+  edit: ['create_file', 'replace_in_file', 'rename_symbol'],
+  execute: ['run_command', 'run_task'],
+  read: ['read_file', 'list_dir', 'find_files', 'get_problems'],
+  search: ['search_text', 'find_files', 'list_dir', 'read_file', 'semantic_search', ...NAVIGATE],
+  vscodegeneral: ['rename_symbol', ...NAVIGATE],
+  vscodetasks: ['run_task', 'get_problems'],
 };
 
 /**
- * The tools a custom agent keeps: those it names (VS Code's names mapped to ours; an MCP server's
- * name, or `server/*`, for all its tools). `update_plan` and `read_skill` always stay: they change
- * nothing. Unknown names are returned, to be reported.
+ * The sets a qualified name starts with (`vscodeGeneral/usages`, `read/problems`, and the older
+ * `runCommands/getTerminalOutput`, `search/readFile`): the tool after the slash is what counts.
+ */
+const TOOL_SETS = new Set(['edit', 'execute', 'read', 'search', 'vscode', 'web', 'agent', 'vscodegeneral', 'vscodetasks', 'vscodebrowser', 'vscodenotebooks', 'vscodeautomations', 'runcommands', 'runtasks', 'runnotebooks', 'new']);
+
+/**
+ * The tools a custom agent keeps: those it names (VS Code's names, old and new, mapped to ours; an
+ * MCP server's name, or `server/*`, for all its tools). `update_plan` and `read_skill` always stay:
+ * they change nothing. Unknown names are returned, to be reported.
  */
 export function toolsOfAgent(names: readonly string[], definitions: readonly ToolDefinition[]): { kept: ToolDefinition[]; unknown: string[] } {
   const wanted = new Set<string>(['update_plan', 'read_skill']);
@@ -153,9 +184,14 @@ export function toolsOfAgent(names: readonly string[], definitions: readonly Too
   for (const raw of names) {
     const name = raw.replace(/^#/, '');
     const server = /^([\w.-]+)\/\*$/.exec(name)?.[1];
-    const alias = TOOL_ALIASES[name.toLowerCase()];
     const ofServer = [...offered].filter((t) => t.startsWith(`${server ?? name}__`));
-    if (offered.has(name)) wanted.add(name);
+    const slash = name.indexOf('/');
+    const set = slash > 0 ? name.slice(0, slash).toLowerCase() : undefined;
+    // `set/tool` names the tool; `set/*` the whole set.
+    const vsName = set && TOOL_SETS.has(set) && !ofServer.length ? (name.slice(slash + 1) === '*' ? set : name.slice(slash + 1)) : name;
+    const alias = TOOL_ALIASES[vsName.toLowerCase()];
+    if (offered.has(vsName)) wanted.add(vsName);
+    else if (server && ofServer.length) ofServer.forEach((t) => wanted.add(t));
     else if (alias) alias.forEach((a) => wanted.add(a));
     else if (ofServer.length) ofServer.forEach((t) => wanted.add(t));
     else unknown.push(raw);

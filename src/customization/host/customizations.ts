@@ -39,6 +39,27 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
     const watcher = vscode.workspace.createFileSystemWatcher('**/{.github,.claude,.agents}/**/*.md');
     const again = () => void this.refresh();
     this.disposables.push(watcher, watcher.onDidCreate(again), watcher.onDidChange(again), watcher.onDidDelete(again), vscode.workspace.onDidGrantWorkspaceTrust(again), vscode.workspace.onDidChangeWorkspaceFolders(again));
+    // A file written by another program (a git checkout, a script) into a folder that did not exist
+    // when the watcher started can go unseen (3 of 5 times in code-server): the few fixed places are
+    // also looked at each second, by their names, times and sizes only.
+    const timer = setInterval(() => void this.pollPlaces(), POLL_MS);
+    this.disposables.push({ dispose: () => clearInterval(timer) });
+  }
+
+  private placesSeen: string | undefined;
+  private polling = false;
+
+  /** Reads the files again when the places' listing changed since the last look. */
+  private async pollPlaces(): Promise<void> {
+    if (this.polling || !vscode.workspace.isTrusted) return;
+    this.polling = true;
+    try {
+      const seen = await placesSignature(workspaceRoots());
+      if (this.placesSeen !== undefined && seen !== this.placesSeen) await this.refresh();
+      this.placesSeen = seen;
+    } finally {
+      this.polling = false;
+    }
   }
 
   /** Reads every file again (at most one read at a time; a change during a read reads once more). */
@@ -147,7 +168,7 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   private async load(): Promise<Loaded> {
     if (!vscode.workspace.isTrusted) return EMPTY;
     const out: Loaded = { agents: [], prompts: [], skills: [], problems: [] };
-    const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const roots = workspaceRoots();
     // Fixed places (no search of the whole tree): the files of a folder, or each skill folder's SKILL.md.
     const read = async (files: (root: string) => Promise<string[]>, use: (path: string, text: string) => void) => {
       for (const root of roots) {
@@ -186,6 +207,31 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** How often the fixed places are looked at for files written outside VS Code. */
+const POLL_MS = 1000;
+
+function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+/** The customization places as they are now: each file's name, time and size (a skill: its SKILL.md). */
+async function placesSignature(roots: readonly string[]): Promise<string> {
+  const parts: string[] = [];
+  const look = async (file: string) => {
+    const s = await stat(file).catch(() => undefined);
+    if (s) parts.push(`${file}\u0000${s.mtimeMs}\u0000${s.size}`);
+  };
+  for (const root of roots) {
+    for (const { folder, suffix } of [...CUSTOMIZATION_PLACES.agents, ...CUSTOMIZATION_PLACES.prompts]) {
+      for (const n of (await names(join(root, folder))).filter((x) => x.endsWith(suffix)).sort().slice(0, CUSTOMIZATION_LIMITS.files)) await look(join(root, folder, n));
+    }
+    for (const folder of CUSTOMIZATION_PLACES.skills) {
+      for (const n of (await names(join(root, folder))).sort().slice(0, CUSTOMIZATION_LIMITS.files)) await look(join(root, folder, n, 'SKILL.md'));
+    }
+  }
+  return parts.join('\n');
 }
 
 async function names(dir: string): Promise<string[]> {

@@ -81,34 +81,59 @@ export function problemLine(d: Diagnosis | ProblemRecord): string {
   return `${d.path}:${d.line}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}${origin}${text}`;
 }
 
+/** "the TypeScript server", or "no language server" when none is named. */
+function serverPhrase(server: string | undefined): string {
+  return server ? `the ${server} server` : 'no language server';
+}
+
 /** What the model reads after an edit's own result line. */
 export function editProblemsText(p: EditProblems, lines: readonly Diagnosis[] = []): string {
-  if (p.settled === 'timeout') return 'Problems: no language server reported on this file in time; run get_problems later to check.';
+  const seconds = Math.max(1, Math.round(p.waitedMs / 1000));
+  const unchecked = p.unchecked ?? [];
+  if (p.settled === 'timeout') {
+    const files = unchecked.length ? unchecked.join(', ') : 'this file';
+    const who = p.server ? `${serverPhrase(p.server)} had not reported on ${files}` : `no language server reported on ${files}`;
+    return `Problems: not checked: ${who} after ${seconds} s. Whether this edit introduced problems is not known; a late report will be added here, or run get_problems later to check.`;
+  }
   const out: string[] = [];
-  if (p.introduced.length === 0) out.push(`Problems: this edit introduced none${p.fixed ? ` and fixed ${p.fixed}` : ''}.`);
+  const late = p.lateMs !== undefined ? ` (checked ${Math.max(1, Math.round(p.lateMs / 1000))} s after the edit, when ${serverPhrase(p.server)} first reported)` : '';
+  const older = p.uncheckedBefore?.length ? ` ${p.uncheckedBefore.join(', ')} had not been checked before the edit, so some of these may be older than it.` : '';
+  if (p.introduced.length === 0) out.push(`Problems: this edit introduced none${p.fixed ? ` and fixed ${p.fixed}` : ''}${late}.`);
   else {
     const total = p.introduced.length + p.more;
-    out.push(`Problems this edit introduced (${total}${p.fixed ? `; it fixed ${p.fixed}` : ''}); fix them before going on:`);
+    out.push(`Problems this edit introduced (${total}${p.fixed ? `; it fixed ${p.fixed}` : ''})${late}; fix them before going on:${older}`);
     // The lines' texts, where the host read them, go with the problems they belong to.
     for (const r of p.introduced) out.push(problemLine(lines.find((l) => l.path === r.path && l.line === r.line && l.message === r.message) ?? r));
     if (p.more) out.push(`… and ${p.more} more (get_problems lists them).`);
   }
   if (p.elsewhere.length) out.push(`Other open files now have more errors: ${p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')}.`);
+  if (unchecked.length) out.push(`Not checked: ${p.server ? `${serverPhrase(p.server)} had not reported` : 'no language server reported'} on ${unchecked.join(', ')} after ${seconds} s.`);
   return out.join('\n');
 }
 
-/** The report of an edit: what it introduced (capped), what it fixed, which other files got worse. */
+/**
+ * The report of an edit: what it introduced (capped), what it fixed, which other files got worse.
+ * An edited file in `unchecked` (nothing known after the edit) adds nothing; one in
+ * `uncheckedBefore` (nothing known before it) counts every problem it has now. When every edited
+ * file is unchecked the report says `timeout`, never "no new problems".
+ */
 export function editReport(o: {
   before: ReadonlyMap<string, readonly Diagnosis[]>;
   after: ReadonlyMap<string, readonly Diagnosis[]>;
   edited: readonly string[];
   waitedMs: number;
   settled: EditProblems['settled'];
+  unchecked?: readonly string[];
+  uncheckedBefore?: readonly string[];
+  server?: string;
 }): { report: EditProblems; introduced: Diagnosis[] } {
+  const unchecked = o.edited.filter((p) => o.unchecked?.includes(p));
+  const uncheckedBefore = o.edited.filter((p) => o.uncheckedBefore?.includes(p) && !unchecked.includes(p));
   const introduced: Diagnosis[] = [];
   let fixed = 0;
   for (const path of o.edited) {
-    const b = o.before.get(path) ?? [];
+    if (unchecked.includes(path)) continue;
+    const b = uncheckedBefore.includes(path) ? [] : (o.before.get(path) ?? []);
     const a = o.after.get(path) ?? [];
     introduced.push(...introducedBy(b, a));
     fixed += fixedBy(b, a);
@@ -122,8 +147,19 @@ export function editReport(o: {
   }
   elsewhere.sort((x, y) => y.errors - x.errors || x.path.localeCompare(y.path));
   const shown = introduced.slice(0, PROBLEM_LIMITS.perEdit);
+  const settled: EditProblems['settled'] = o.edited.length > 0 && unchecked.length === o.edited.length ? 'timeout' : o.settled === 'timeout' ? 'unchanged' : o.settled;
   return {
-    report: { introduced: shown.map(toRecord), more: introduced.length - shown.length, fixed, elsewhere: elsewhere.slice(0, PROBLEM_LIMITS.elsewhere), waitedMs: Math.round(o.waitedMs), settled: o.settled },
+    report: {
+      introduced: shown.map(toRecord),
+      more: introduced.length - shown.length,
+      fixed,
+      elsewhere: elsewhere.slice(0, PROBLEM_LIMITS.elsewhere),
+      waitedMs: Math.round(o.waitedMs),
+      settled,
+      ...(unchecked.length ? { unchecked } : {}),
+      ...(uncheckedBefore.length ? { uncheckedBefore } : {}),
+      ...(o.server ? { server: o.server } : {}),
+    },
     introduced: shown,
   };
 }

@@ -15,7 +15,7 @@ export interface EditorInsight {
 }
 
 export function activateEditor(host: FeatureHost, agent: AgentToolbox): EditorInsight {
-  const problems = new ProblemWatch(() => workspaceGuard());
+  const problems = host.own(new ProblemWatch(() => workspaceGuard()));
   const tools = host.own(new EditorTools(() => workspaceGuard(), (uri) => problems.warm(uri)));
   agent.addSource(tools);
   const tasks = host.own(new TaskTool(() => workspaceGuard(), (line) => host.services.log.info(line)));
