@@ -35,6 +35,14 @@ export interface Approver {
   approveAll?(edits: readonly ProposedEdit[], title: string, signal?: AbortSignal): Promise<{ accepted: boolean; note?: string }>;
 }
 
+/** A place where a word appears: the path as tools show it, on disk, the 1-based line and its text. */
+export interface WordMatch {
+  display: string;
+  abs: string;
+  line: number;
+  text: string;
+}
+
 export const LIMITS = {
   readBytes: 256 * 1024,
   readLines: 2000,
@@ -317,6 +325,24 @@ export class WorkspaceTools {
     return out;
   }
 
+  /**
+   * Where a name appears as a whole word (`a.greet(` yes, `greeting` no), in the files the chat may
+   * read, as `{ display, abs, line, text }`: for the language tools, to name the places a language
+   * server did not report. At most `limit` places.
+   */
+  async findWord(word: string, glob: string | undefined, limit: number, signal?: AbortSignal): Promise<WordMatch[]> {
+    if (!/^[\p{L}\p{N}_$]+$/u.test(word)) return [];
+    const lines = this.options.rgPath ? await this.ripgrep(word, false, glob, signal, true) : await this.builtInSearch(word, new RegExp(`(?<![\\p{L}\\p{N}_$])${word.replace(/\$/g, '\\$')}(?![\\p{L}\\p{N}_$])`, 'u'), glob);
+    const out: WordMatch[] = [];
+    for (const line of lines.slice(0, limit)) {
+      const m = /^(.*?):(\d+): (.*)$/.exec(line);
+      if (!m) continue;
+      const p = await this.guard.resolve(m[1]).catch(() => undefined);
+      if (p) out.push({ display: p.display, abs: p.abs, line: Number(m[2]), text: m[3] });
+    }
+    return out;
+  }
+
   private async builtInSearch(query: string, regex: RegExp | undefined, glob: string | undefined): Promise<string[]> {
     const only = glob ? picomatch(glob.includes('/') ? glob : [glob, `**/${glob}`], { dot: true }) : undefined;
     const out: string[] = [];
@@ -335,10 +361,11 @@ export class WorkspaceTools {
     return out;
   }
 
-  private async ripgrep(query: string, isRegex: boolean, glob: string | undefined, signal?: AbortSignal): Promise<string[]> {
+  private async ripgrep(query: string, isRegex: boolean, glob: string | undefined, signal?: AbortSignal, word = false): Promise<string[]> {
     const out: string[] = [];
     for (const folder of this.guard.folders) {
       const args = ['--line-number', '--no-heading', '--color', 'never', '--max-filesize', '1M', '--max-columns', '300', '--max-count', '20', '--hidden', '--glob', '!.git'];
+      if (word) args.push('--word-regexp');
       if (glob) args.push('--glob', glob);
       args.push(isRegex ? '--regexp' : '--fixed-strings', query, '--', '.');
       const lines = await new Promise<string[]>((resolvePromise, reject) => {

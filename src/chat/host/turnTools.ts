@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { approveRead, objectArgs } from '../../agent/host/toolCalls';
 import type { AgentToolbox } from '../../agent/host/toolbox';
@@ -10,6 +8,7 @@ import type { EditorInsight } from '../../editor/host/feature';
 import type { Baseline } from '../../editor/host/problemWatch';
 import type { SearchService } from '../../search/host/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
+import { ripgrepPath } from '../../shell/ripgrep';
 import type { PathGuard } from '../../tools/pathGuard';
 import { sensitiveEditReason } from '../../tools/sensitiveFiles';
 import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinition, type ToolResult } from '../../tools/workspaceTools';
@@ -17,16 +16,6 @@ import type { ToolRunner } from '../core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
 import type { DiffApprover } from './approvals';
-
-/** ripgrep as VS Code ships it (code-server too), else none (the built-in search is used). */
-function ripgrepPath(): string | undefined {
-  const root = vscode.env.appRoot;
-  for (const dir of ['node_modules', 'node_modules.asar.unpacked']) {
-    const p = join(root, dir, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
 
 const WRITE_TOOLS = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name), RENAME_SYMBOL.name]);
 
@@ -192,8 +181,12 @@ async function rename(editor: EditorInsight, tools: WorkspaceTools, rawArgs: str
   try {
     const args = objectArgs(rawArgs);
     if (!args) return { content: `Error: the arguments are not a JSON object: ${rawArgs.slice(0, 200)}`, isError: true };
-    const { edits, done } = await editor.renamer.propose(args);
-    return await tools.applyAllIfApproved(edits, `Rename ${String(args.symbol)} to ${String(args.new_name)}`, signal, done);
+    const { edits, done, missed } = await editor.renamer.propose(args);
+    // The files the language server left out are in the proposal's title: the person accepts knowing them.
+    const title = missed?.length
+      ? vscode.l10n.t('Rename {0} to {1} (not in the language server\'s rename, left unchanged: {2})', String(args.symbol), String(args.new_name), missed.join(', '))
+      : vscode.l10n.t('Rename {0} to {1}', String(args.symbol), String(args.new_name));
+    return await tools.applyAllIfApproved(edits, title, signal, done);
   } catch (err) {
     return { content: `Error: ${err instanceof Error ? err.message : String(err)}`, isError: true };
   }

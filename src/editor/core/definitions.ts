@@ -93,3 +93,32 @@ export function locationsText(title: string, places: readonly { path: string; li
   if (hidden) out.push('', `${hidden} more in files the chat does not read (outside the workspace, ignored, or holding secrets) were left out.`);
   return out.join('\n');
 }
+
+/** Files of one kind, for a text search beside a language server: TypeScript's and JavaScript's together. */
+const SCRIPT_KINDS = ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs'];
+
+/** A glob for the files a server of this file's kind reads (`*.{ts,tsx,…}`), or undefined for a file without an extension. */
+export function sameKindGlob(path: string): string | undefined {
+  const ext = /\.([\w-]+)$/.exec(path)?.[1]?.toLowerCase();
+  if (!ext) return undefined;
+  return SCRIPT_KINDS.includes(ext) ? `*.{${SCRIPT_KINDS.join(',')}}` : `*.${ext}`;
+}
+
+/** The text matches in files the server's answer does not name at all (matches in files it named are its own business: comments, other symbols). */
+export function unreportedFiles<T extends { path: string }>(reported: readonly { path: string }[], matches: readonly T[]): T[] {
+  const named = new Set(reported.map((r) => r.path));
+  return matches.filter((m) => !named.has(m.path));
+}
+
+/**
+ * What a navigation result adds when it may be partial: why (the server's project does not cover
+ * the workspace), and where the name appears in files the server did not report, capped.
+ */
+export function partialNote(o: { name: string; why?: string; missed: readonly { path: string; line: number; text: string }[]; limit?: number }): string {
+  if (o.missed.length === 0) return '';
+  const limit = o.limit ?? 20;
+  const files = new Set(o.missed.map((m) => m.path)).size;
+  const head = `May be partial${o.why ? `: ${o.why}` : ''}. "${o.name}" also appears in ${files} file${files === 1 ? '' : 's'} the language server did not report (uses it missed, or other symbols, comments or strings of the same name; read them to tell):`;
+  const lines = o.missed.slice(0, limit).map((m) => `${m.path}:${m.line}: ${m.text.trim().slice(0, NAVIGATION_LIMITS.lineText)}`);
+  return [head, ...lines, ...(o.missed.length > limit ? [`… and ${o.missed.length - limit} more (search_text lists them).`] : [])].join('\n');
+}

@@ -5,7 +5,7 @@ import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
 import { agentSettings } from '../../agent/host/settings';
 import { approveRead, objectArgs } from '../../agent/host/toolCalls';
 import { ToolError, type PathGuard } from '../../tools/pathGuard';
-import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import type { ToolDefinition, ToolResult, WordMatch } from '../../tools/workspaceTools';
 import { DOCUMENT_SYMBOLS, EDITOR_READ_TOOLS, FIND_DEFINITION, FIND_REFERENCES, GET_PROBLEMS, WORKSPACE_SYMBOLS } from '../core/definitions';
 import { Navigation } from './navigation';
 import { counted } from '../../shell/listeners';
@@ -20,8 +20,8 @@ export class EditorTools implements ToolSource {
   readonly navigation: Navigation;
   private readonly names = new Set(EDITOR_READ_TOOLS.map((t) => t.name));
 
-  constructor(guard: () => PathGuard, warm?: (uri: vscode.Uri) => Promise<void>) {
-    this.navigation = new Navigation(guard, warm);
+  constructor(guard: () => PathGuard, warm?: (uri: vscode.Uri) => Promise<void>, words?: (word: string, glob: string | undefined, limit: number) => Promise<WordMatch[]>) {
+    this.navigation = new Navigation(guard, warm, words);
   }
 
   definitions(): ToolDefinition[] {

@@ -1,6 +1,8 @@
 import type { AgentToolbox } from '../../agent/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
+import { ripgrepPath } from '../../shell/ripgrep';
 import { workspaceGuard } from '../../shell/workspaceGuard';
+import { WorkspaceTools } from '../../tools/workspaceTools';
 import { EditorTools } from './editorTools';
 import { ProblemWatch } from './problemWatch';
 import { Renamer } from './rename';
@@ -16,7 +18,9 @@ export interface EditorInsight {
 
 export function activateEditor(host: FeatureHost, agent: AgentToolbox): EditorInsight {
   const problems = host.own(new ProblemWatch(() => workspaceGuard()));
-  const tools = host.own(new EditorTools(() => workspaceGuard(), (uri) => problems.warm(uri)));
+  // A text search for the language tools' cross-check: read-only (its approver refuses any write).
+  const words = (word: string, glob: string | undefined, limit: number) => new WorkspaceTools(workspaceGuard(), { approver: { approve: () => Promise.resolve({ accepted: false }) }, rgPath: ripgrepPath() }).findWord(word, glob, limit);
+  const tools = host.own(new EditorTools(() => workspaceGuard(), (uri) => problems.warm(uri), words));
   agent.addSource(tools);
   const tasks = host.own(new TaskTool(() => workspaceGuard(), (line) => host.services.log.info(line)));
   agent.addSource(tasks);

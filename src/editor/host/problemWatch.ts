@@ -173,13 +173,11 @@ export class ProblemWatch implements vscode.Disposable {
     const deadline = docs.some(askable) ? CEILING_MS : this.clock.deadlineFor(language, !this.warmLanguages.has(language) && this.reportsOn(docs));
 
     const answers = new Map<string, ServerAnswer>();
-    const probed = Promise.all(docs.map((doc) => (askable(doc) ? this.ask(doc, CEILING_MS, signal).then((a) => a && answers.set(doc.uri.toString(), a)) : undefined)));
+    const probed = Promise.all(docs.filter(askable).map((doc) => this.ask(doc, CEILING_MS, signal).then((a) => a && answers.set(doc.uri.toString(), a))));
     const agreed = () => docs.every((doc) => askable(doc) && answers.has(doc.uri.toString()) && sameProblems(answers.get(doc.uri.toString())!, shownTs(doc.uri)));
     const answered = () => docs.every((doc) => answers.has(doc.uri.toString()));
     const heard = new Set<string>();
     const settled = await this.waitForSettle(targets, deadline, signal, (ms) => this.clock.record(language, ms), CEILING_MS, { heard, probed, agreed, answered });
-    if (process.env.MG_DEBUG_PROBLEMS) require('node:fs').appendFileSync('/tmp/mg-problems.log', `${JSON.stringify({ deadline, settled, started, now: performance.now(), answers: [...answers.keys()], heard: [...heard], synced: performance.now() - started })}\n`);
-    void probed.then(() => process.env.MG_DEBUG_PROBLEMS && require('node:fs').appendFileSync('/tmp/mg-problems.log', `probed at ${performance.now() - started} ${[...answers.keys()].join()}\n`));
 
     const unchecked = new Set(
       docs
@@ -243,7 +241,7 @@ export class ProblemWatch implements vscode.Disposable {
     const targets = new Set(files.map((f) => f.uri.toString()));
     const answers = new Map<string, ServerAnswer>();
     const heard = new Set<string>();
-    const probed = Promise.all(docs.map((doc) => (this.probe.serverName(doc.languageId) ? this.ask(doc, LATE_MS).then((a) => a && answers.set(doc.uri.toString(), a)) : undefined)));
+    const probed = Promise.all(docs.filter((doc) => this.probe.serverName(doc.languageId)).map((doc) => this.ask(doc, LATE_MS).then((a) => a && answers.set(doc.uri.toString(), a))));
     const agreed = () => docs.every((doc) => answers.has(doc.uri.toString()) || heard.has(doc.uri.toString()));
     const how = await this.waitForSettle(targets, LATE_MS, undefined, () => undefined, LATE_MS, { heard, probed, agreed, answered: agreed });
     const unchecked = new Set(docs.map((d) => d.uri.toString()).filter((k) => !answers.has(k) && !heard.has(k)));

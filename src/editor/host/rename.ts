@@ -1,13 +1,17 @@
 import * as vscode from 'vscode';
 import { ToolError, type PathGuard, type ResolvedPath } from '../../tools/pathGuard';
 import { str, type ProposedEdit } from '../../tools/workspaceTools';
+import { partialNote } from '../core/definitions';
 import { applyChanges, newNameProblem, RENAME_LIMITS, renameDone } from '../core/rename';
+import { VisiblePaths } from './visible';
 import type { Navigation } from './navigation';
 
 /** A rename as the person is asked to accept it: every file's edit, and what the tool says once written. */
 export interface ProposedRename {
   edits: ProposedEdit[];
   done: string;
+  /** Files where the name appears that the server's rename leaves out while its project may not cover them: the person is shown them before accepting. */
+  missed?: string[];
 }
 
 /**
@@ -46,6 +50,13 @@ export class Renamer {
       await Promise.race([readied, new Promise((r) => setTimeout(r, 1000))]);
       edit = await ask();
     }
+    // Checked against the text: files where the name appears that the server's edit leaves out are
+    // opened (the server loads them) and it is asked once more; what it still leaves out while its
+    // project may not cover them is named to the person in the proposal and to the model.
+    const visible = new VisiblePaths(this.guard());
+    const checked = await this.navigation.crossCheck(symbol, spot.uri, ask, async (e) => (await Promise.all((e?.entries() ?? []).map(([uri]) => visible.of(uri)))).filter((p): p is string => !!p), { answer: edit });
+    edit = checked.answer;
+    const missed = checked.missed.map((m) => ({ path: m.display, line: m.line, text: m.text }));
     const entries = edit?.entries() ?? [];
     if (entries.length === 0) throw new ToolError(`No language server renames "${symbol}" at ${spot.display}:${spot.position.line + 1}. Use replace_in_file for each use instead.`);
     if (entries.length > RENAME_LIMITS.files) throw new ToolError(`Renaming "${symbol}" would change ${entries.length} files (more than ${RENAME_LIMITS.files}); nothing was renamed.`);
@@ -80,6 +91,7 @@ export class Renamer {
       files.push({ path: p.display, changes: changes.length });
     }
     if (edits.length === 0) throw new ToolError(`Renaming "${symbol}" to "${newName}" changes nothing.`);
-    return { edits, done: renameDone(symbol, newName, files) };
+    const note = partialNote({ name: symbol, why: checked.why, missed });
+    return { edits, done: [renameDone(symbol, newName, files), note ? `${note}\nThose places were not renamed.` : ''].filter(Boolean).join('\n\n'), ...(missed.length ? { missed: [...new Set(missed.map((m) => m.path))] } : {}) };
   }
 }
