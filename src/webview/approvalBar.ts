@@ -12,7 +12,7 @@ export function approvalRow(a: ApprovalInfo): HTMLElement {
     'div',
     { class: `approval-row${a.warning ? ' sensitive' : ''}`, 'data-call': a.callId },
     a.warning ? h('div', { class: 'approval-warning' }, icon('warning'), ' ', h('span', { text: l10n.t('{0} Read the whole diff before you accept.', a.warning) })) : undefined,
-    h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), ` ${a.kind === 'create' ? 'Create' : 'Edit'} `, h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
+    h('span', { class: 'approval-what', title: a.path }, icon(a.kind === 'create' ? 'new-file' : 'edit'), h('span', { class: 'approval-verb', text: a.kind === 'create' ? l10n.t('Create') : l10n.t('Edit') }), h('b', { class: 'approval-file', text: a.path }), ' ', h('span', { class: 'added', text: `+${a.added}` }), ' ', h('span', { class: 'removed', text: `−${a.removed}` })),
     a.files ? h('div', { class: 'approval-files muted', title: a.files.join('\n'), text: l10n.t('{0} files: {1}', a.files.length, a.files.join(', ')) }) : undefined,
     h(
       'span',

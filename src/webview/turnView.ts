@@ -1,6 +1,6 @@
 /** One answer as the view draws it (and a question), updated in place as the host reports. */
 import * as l10n from '@vscode/l10n';
-import type { AssistantTurn, EditProblems, PlanItem, Step, ToolCallRecord, UserTurn } from '../common/conversation';
+import type { AssistantTurn, EditProblems, PlanItem, Step, ToolCallRecord, ToolCallStatus, UserTurn } from '../common/conversation';
 import type { FixAction } from '../common/chatProtocol';
 import { formatCost } from '../common/money';
 import { button, h, icon } from './dom';
@@ -73,6 +73,24 @@ function renameQuestion(call: ToolCallRecord): string {
     return l10n.t('Rename {0} to {1} everywhere it is used?', String(a.symbol), String(a.new_name));
   } catch {
     return l10n.t('Apply this rename?');
+  }
+}
+
+/** A tool call's state as the card shows it, in the display language (a function: the language is set after modules load). */
+export function statusText(status: ToolCallStatus): string {
+  switch (status) {
+    case 'running':
+      return l10n.t('running');
+    case 'awaiting-approval':
+      return l10n.t('awaiting approval');
+    case 'done':
+      return l10n.t('done');
+    case 'error':
+      return l10n.t('error');
+    case 'rejected':
+      return l10n.t('rejected');
+    case 'not-run':
+      return l10n.t('not run');
   }
 }
 
@@ -182,7 +200,7 @@ export class TurnView {
         const details = h(
           'details',
           { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
-          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: c.status.replace(/-/g, ' ') })),
+          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: statusText(c.status) })),
           h(
             'div',
             { class: 'tool-body' },
@@ -207,25 +225,19 @@ export class TurnView {
           return h('div', { class: 'tool-wrap' }, details, h('div', { class: 'thumbs tool-images' }, ...c.images.map((img, i) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: l10n.t('Image {0} returned by {1}', i + 1, c.name), title: l10n.t('{0} (returned by {1})', img.name, c.name) }))));
         }
         if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
+        // The decision itself is made in one place, the bar above the input (always in view): the card only points there.
         return h(
           'div',
           { class: 'tool-wrap' },
           details,
           h(
             'div',
-            { class: 'approval', role: 'group', 'aria-label': l10n.t('Approve {0} {1}', c.name, mainArg(c)) },
-            ...(EDIT_TOOLS.has(c.name)
-              ? [
-                  h('span', { text: c.name === 'rename_symbol' ? renameQuestion(c) : l10n.t('Apply this change to {0}?', mainArg(c)) }),
-                  button(l10n.t('Accept'), { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, 'check'),
-                  button(l10n.t('Reject'), { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
-                  button(l10n.t('Show diff'), { 'data-diff': c.id }, 'diff'),
-                ]
-              : [
-                  h('span', { text: c.name === 'run_command' ? l10n.t('Run `{0}`?', mainArg(c)) : l10n.t('Allow this {0} call?', c.name) }),
-                  button(c.name === 'run_command' ? l10n.t('Run') : l10n.t('Allow'), { class: 'primary', 'data-approve': c.id, 'data-accept': 'true' }, c.name === 'run_command' ? 'play' : 'check'),
-                  button(l10n.t('Reject'), { 'data-approve': c.id, 'data-accept': 'false' }, 'close'),
-                ]),
+            { class: 'approval waiting muted', role: 'note' },
+            icon('arrow-down'),
+            ' ',
+            h('span', { text: EDIT_TOOLS.has(c.name) ? (c.name === 'rename_symbol' ? renameQuestion(c) : l10n.t('Apply this change to {0}?', mainArg(c))) : c.name === 'run_command' ? l10n.t('Run `{0}`?', mainArg(c)) : l10n.t('Allow this {0} call?', c.name) }),
+            ' ',
+            h('span', { text: l10n.t('Your decision: in the bar below.') }),
           ),
         );
       }),
@@ -241,7 +253,7 @@ export class TurnView {
       'ol',
       { class: 'plan-items' },
       ...plan.map((i) =>
-        h('li', { class: `plan-item ${i.status}`, 'aria-label': `${i.text} (${i.status.replace('-', ' ')})` }, icon(i.status === 'done' ? 'pass-filled' : i.status === 'in-progress' ? 'loading codicon-modifier-spin' : 'circle-large-outline'), h('span', { text: i.text })),
+        h('li', { class: `plan-item ${i.status}`, 'aria-label': i.status === 'done' ? l10n.t('{0} (done)', i.text) : i.status === 'in-progress' ? l10n.t('{0} (in progress)', i.text) : l10n.t('{0} (pending)', i.text) }, icon(i.status === 'done' ? 'pass-filled' : i.status === 'in-progress' ? 'loading codicon-modifier-spin' : 'circle-large-outline'), h('span', { text: i.text })),
       ),
     );
     this.planEl.classList.toggle('pinned', this.turn.status === 'streaming');
@@ -258,7 +270,10 @@ export class TurnView {
     if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: l10n.t('Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.') }));
     if (t.status === 'error' && t.error) {
       // No alert role: the card is drawn again on reload and updates; the error is announced once when the turn ends (main.ts).
-      const card = h('div', { class: 'error-card' }, h('div', { class: 'error-text', text: t.error.message }));
+      // The countdown below says the wait: the message's own "Retry in N s." would say it twice.
+      const staticWait = t.error.retryAfterMs ? l10n.t('Retry in {0} s.', Math.ceil(t.error.retryAfterMs / 1000)) : '';
+      const message = staticWait && t.error.message.endsWith(staticWait) ? t.error.message.slice(0, -staticWait.length).trimEnd() : t.error.message;
+      const card = h('div', { class: 'error-card' }, h('div', { class: 'error-text', text: message }));
       const actions = h('div', { class: 'error-actions' });
       for (const f of shared.fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
       const retry = button(l10n.t('Retry'), { 'data-retry': 'true' }, 'refresh');

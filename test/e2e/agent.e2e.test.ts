@@ -89,6 +89,8 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     await row.locator('button', { hasText: 'Accept' }).click();
     await idle();
     for (const f of files) assert.match(readFileSync(join(workspace, f), 'utf8'), /vatRate/, f);
+    // The proposal's tab goes with the decision: nothing still says "Accept or Reject".
+    await page.locator('.tab', { hasText: 'proposed change to 3 files' }).first().waitFor({ state: 'detached', timeout: 10_000 });
     const undo = lastAnswer().locator('.tool-actions button', { hasText: 'Undo (3 files)' });
     await undo.waitFor();
     await page.screenshot({ path: join(SHOTS, 'agent-rename-done.png') });
@@ -96,9 +98,13 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /Undo the change to 3 files\?/);
+    // What the undo changes is shown while the person decides…
+    assert.equal(await page.locator('.tab', { hasText: 'Restore: the files as they are' }).count(), 1, 'the restore preview is open while asked');
     await dialog.getByRole('button', { name: 'Undo' }).click();
     await lastAnswer().locator('.tool-actions', { hasText: 'Undone: the 3 files are back' }).waitFor({ timeout: 10_000 });
     assert.deepEqual(files.map((f) => readFileSync(join(workspace, f), 'utf8')), before);
+    // …and closed once it is done (it would show two identical sides).
+    await page.locator('.tab', { hasText: 'Restore: the files as they are' }).first().waitFor({ state: 'detached', timeout: 10_000 });
     await runPaletteCommand(page, 'View: Close All Editors');
   });
 

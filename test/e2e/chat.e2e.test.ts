@@ -228,8 +228,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   it('applies an edit when it is accepted (the file changes) after showing the diff', async () => {
     const original = readFileSync(join(workspace, 'src', 'math.ts'));
     await ask('Use replace_in_file on src/math.ts to replace "a + b" with "b + a"');
-    const accept = lastAnswer().locator('.approval button', { hasText: 'Accept' });
-    await accept.waitFor({ timeout: 60_000 });
+    await chat().locator('#approval-bar button', { hasText: 'Accept' }).waitFor({ timeout: 60_000 });
+    // One decision control per step: the turn's card points to the bar and has no Accept of its own.
+    await lastAnswer().locator('.approval.waiting', { hasText: 'Your decision: in the bar below.' }).waitFor();
+    assert.equal(await lastAnswer().locator('.approval button').count(), 0, 'no second Accept in the turn');
     // A one-line change is shown where the decision is made, without opening a tab.
     const inline = chat().locator('#approval-bar .inline-diff');
     await inline.waitFor();
@@ -312,7 +314,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('leaves the file alone when an edit is rejected, and tells the model', async () => {
     await ask('Use create_file to make notes.md with the content "hello notes"');
-    await lastAnswer().locator('.approval button', { hasText: 'Reject' }).waitFor({ timeout: 60_000 });
+    await chat().locator('#approval-bar button', { hasText: 'Reject' }).waitFor({ timeout: 60_000 });
     await chat().locator('#approval-bar .inline-diff .added-line', { hasText: '+ hello notes' }).waitFor();
     await chat().locator('#approval-bar button', { hasText: 'Show diff' }).click();
     // Decided where the person looks at the change: the diff editor's title bar.

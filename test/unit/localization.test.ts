@@ -39,6 +39,25 @@ describe('localization', function () {
     }
   });
 
+  it('Chinese follows the glossary of docs/localization.md: the words one-api/new-api consoles use, and Chinese punctuation', () => {
+    const zh = translations().filter((t) => /zh-cn/.test(t.file));
+    const found: string[] = [];
+    for (const { file, english, translated } of zh) {
+      for (const [key, en] of Object.entries(english)) {
+        const text = translated[key] ?? '';
+        // 令牌 is what those consoles call an API key (令牌管理) and the access token (系统访问令牌): never an LLM token.
+        if (/令牌/.test(text) && !/access token|API key|key or token|token to|"id": "token"/i.test(en)) found.push(`${file}: 令牌 for "${en.slice(0, 60)}": ${text.slice(0, 60)}`);
+        if (/\btokens?\b/i.test(en) && !/access token|key or token|"id": "token"/i.test(en) && /令牌/.test(text)) found.push(`${file}: an LLM token as 令牌: ${text.slice(0, 60)}`);
+        for (const word of ['线路格式', '线路']) if (text.includes(word)) found.push(`${file}: "${word}" (the wire format is 接口格式): ${text.slice(0, 60)}`);
+        // Half-width parentheses around Chinese text (code, markdown link targets and codicons aside).
+        const prose = text.replace(/`[^`]*`|\]\([^)]*\)|\$\([\w~-]+\)/g, 'CODE');
+        if (/\([^()]*[\u4e00-\u9fff][^()]*\)/.test(prose)) found.push(`${file}: half-width parentheses around Chinese: ${text.slice(0, 80)}`);
+        if (/ （|） (?=[\u4e00-\u9fff])/.test(prose)) found.push(`${file}: a space beside full-width parentheses: ${text.slice(0, 80)}`);
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+
   it('the manifest names every contributed text by a key of package.nls.json', () => {
     const manifest = readFileSync(join(ROOT, 'package.json'), 'utf8');
     const nls = json(join(ROOT, 'package.nls.json'));

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { closeTabsShowing } from './proposalTabs';
 import { sensitiveEditReason } from '../../tools/sensitiveFiles';
 import type { Approver, ProposedEdit } from '../../tools/workspaceTools';
 import type { ActionApprover, ActionDecision, ActionRequest } from '../../agent/core/approval';
@@ -145,8 +146,8 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
       const file = vscode.Uri.file(e.path.abs);
       return [file, file, proposed] as const;
     });
-    const careful = edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after)) ? '⚠ Careful: ' : '';
-    const tabTitle = `${careful}${title}: proposed change to ${edits.length} files (Accept or Reject in the chat)`;
+    const proposal = vscode.l10n.t('{0}: proposed change to {1} files (Accept or Reject in the chat)', title, edits.length);
+    const tabTitle = edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after)) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
     this.changesTabs.set(callId, tabTitle);
     await vscode.commands.executeCommand('vscode.changes', tabTitle, resources);
   }
@@ -176,10 +177,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     // A multi-file diff's tab is known by its title only.
     const changesTab = this.changesTabs.get(callId);
     this.changesTabs.delete(callId);
-    const tabs = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter((t) => (t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === SCHEME && t.input.modified.path.startsWith(`/${callId}/`)) || t.label === changesTab);
-    if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
+    await closeTabsShowing(SCHEME, callId, changesTab);
   }
 
   rejectAll(): void {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { closeTabsShowing } from './proposalTabs';
 import type { PromptSource, LogSource } from '../../shell/services';
 import { PathGuard } from '../../tools/pathGuard';
 import { applyRestore, planRestore, type RestoreStep } from '../core/checkpoints';
@@ -40,7 +41,16 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
 
   private async restore(calls: ToolCallRecord[], question: string, action: string): Promise<boolean> {
     const steps = await planRestore(this.guard(), calls.flatMap(editsOf));
-    await this.preview(steps);
+    const preview = await this.preview(steps);
+    // The preview tab goes once the person answered, whatever the answer.
+    try {
+      return await this.confirmAndRestore(calls, steps, question, action);
+    } finally {
+      await closeTabsShowing(SCHEME, preview.id, preview.title);
+    }
+  }
+
+  private async confirmAndRestore(calls: ToolCallRecord[], steps: RestoreStep[], question: string, action: string): Promise<boolean> {
     const removed = steps.filter((s) => s.restoreTo === null).map((s) => s.path);
     const changed = steps.filter((s) => s.changedSince).map((s) => s.path);
     const detail = [
@@ -58,15 +68,17 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
   }
 
   /** The changes a restore makes, as one multi-file diff (now → after the restore). */
-  private async preview(steps: readonly RestoreStep[]): Promise<void> {
-    const id = ++this.previews;
+  private async preview(steps: readonly RestoreStep[]): Promise<{ id: string; title: string }> {
+    const id = String(++this.previews);
     const resources = steps.map((s) => {
       const after = vscode.Uri.from({ scheme: SCHEME, path: `/${id}/restored/${s.path}` });
       this.contents.set(after.path, s.restoreTo ?? '');
       const now = s.current === null ? vscode.Uri.from({ scheme: SCHEME, path: `/${id}/missing/${s.path}` }) : vscode.Uri.file(s.abs);
       return [vscode.Uri.file(s.abs), now, after] as const;
     });
-    await vscode.commands.executeCommand('vscode.changes', 'Restore: the files as they are → as they will be', resources).then(undefined, () => undefined);
+    const title = vscode.l10n.t('Restore: the files as they are → as they will be');
+    await vscode.commands.executeCommand('vscode.changes', title, resources).then(undefined, () => undefined);
+    return { id, title };
   }
 
   dispose(): void {
