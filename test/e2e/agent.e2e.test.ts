@@ -74,6 +74,30 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     await wb?.close();
   });
 
+  it('the first edit in a fresh window, before any TypeScript file was opened, is reported with the error it introduced, never as clean', async () => {
+    assert.equal(await page.locator('.tab', { hasText: /\.ts\b/ }).count(), 0, 'no TypeScript file was opened yet');
+    await ask('Use replace_in_file on src/math.ts to replace "a + b" with "a + c"');
+    const bar = chat().locator('#approval-bar');
+    // Accepted as soon as it is asked: the language server has had no time to start meanwhile.
+    await bar.locator('button', { hasText: 'Accept' }).first().click({ timeout: 60_000 });
+    const problems = lastAnswer().locator('.tool-wrap', { hasText: 'replace_in_file' }).first().locator('.problems');
+    await problems.waitFor({ timeout: 60_000 });
+    const first = await problems.innerText();
+    assert.doesNotMatch(first, /No new problems/, 'a broken file is never reported clean');
+    // Known at once, or said to be unknown and then updated when the server reports.
+    if (/Not checked/.test(first)) await problems.filter({ hasText: /1 new problem/ }).waitFor({ timeout: 60_000 });
+    const known = await problems.innerText();
+    assert.match(known, /1 new problem/);
+    assert.match(known, /src\/math\.ts:1/);
+    assert.match(known, /Cannot find name 'c'/);
+    await page.screenshot({ path: join(SHOTS, 'agent-cold-first-edit.png') });
+    // The model takes its edit back: one more step to accept.
+    await bar.locator('button', { hasText: 'Accept' }).first().click({ timeout: 60_000 });
+    await idle();
+    assert.match(readFileSync(join(workspace, 'src', 'math.ts'), 'utf8'), /a \+ b/);
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
   it('a rename across 3 files: one multi-file diff, one Accept, one Undo that puts all 3 back', async () => {
     const files = ['lib/rates.ts', 'lib/invoice.ts', 'lib/quote.ts'];
     const before = files.map((f) => readFileSync(join(workspace, f), 'utf8'));
