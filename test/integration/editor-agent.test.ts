@@ -101,6 +101,44 @@ describe('agent: what the editor knows (tsserver)', function () {
     assert.equal(turn.status, 'done');
   });
 
+  it('a server that reports only after the deadline: the edit is "not checked", then its card, its kept result and the model learn the late report', async () => {
+    const { testing } = await api();
+    // A language server of its own for *.slow files: a real diagnostics collection, published 4 s after the write.
+    const late = vscode.languages.createDiagnosticCollection('slow-server');
+    const file = join(lab(), 'notes.slow');
+    writeFileSync(file, 'alpha\n');
+    try {
+      await testing.chat.newConversation();
+      let published = false;
+      const watching = (async () => {
+        for (let i = 0; i < 600 && !published; i++) {
+          const call = calls(await lastTurn()).find((c) => c.name === 'replace_in_file');
+          if (call?.problems?.settled === 'timeout') {
+            await new Promise((r) => setTimeout(r, 1500));
+            const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 4), 'beta is not a known word', vscode.DiagnosticSeverity.Error);
+            d.source = 'slow';
+            late.set(vscode.Uri.file(file), [d]);
+            published = true;
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      const turn = await sendAccepting('Use replace_in_file: "alpha" becomes "beta" in editor-lab/notes.slow');
+      await watching;
+      assert.ok(published, 'the edit was first reported as not checked');
+      const call = calls(turn).find((c) => c.name === 'replace_in_file')!;
+      await until('the late report reached the card', async () => (await lastTurn()).steps.flatMap((s) => s.toolCalls).find((c) => c.id === call.id)?.problems?.lateMs !== undefined, 30_000);
+      const updated = calls(await lastTurn()).find((c) => c.id === call.id)!;
+      assert.equal(updated.problems?.introduced[0]?.message, 'beta is not a known word');
+      assert.equal(updated.problems?.settled, 'diagnostics');
+      assert.match(updated.result ?? '', /Problems this edit introduced \(1\) \(checked \d+ s after the edit, when its language server first reported\); fix them before going on:/);
+      assert.doesNotMatch(updated.result ?? '', /not checked/, 'the kept result no longer says it was not checked');
+    } finally {
+      late.dispose();
+      rmSync(file, { force: true });
+    }
+  });
+
   it('"fix the errors" reads get_problems, edits, and checks again until none is left', async () => {
     const { testing } = await api();
     await testing.chat.newConversation();

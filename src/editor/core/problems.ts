@@ -96,7 +96,7 @@ export function editProblemsText(p: EditProblems, lines: readonly Diagnosis[] = 
     return `Problems: not checked: ${who} after ${seconds} s. Whether this edit introduced problems is not known; a late report will be added here, or run get_problems later to check.`;
   }
   const out: string[] = [];
-  const late = p.lateMs !== undefined ? ` (checked ${Math.max(1, Math.round(p.lateMs / 1000))} s after the edit, when ${serverPhrase(p.server)} first reported)` : '';
+  const late = p.lateMs !== undefined ? ` (checked ${Math.max(1, Math.round(p.lateMs / 1000))} s after the edit, when ${p.server ? serverPhrase(p.server) : 'its language server'} first reported)` : '';
   const older = p.uncheckedBefore?.length ? ` ${p.uncheckedBefore.join(', ')} had not been checked before the edit, so some of these may be older than it.` : '';
   if (p.introduced.length === 0) out.push(`Problems: this edit introduced none${p.fixed ? ` and fixed ${p.fixed}` : ''}${late}.`);
   else {

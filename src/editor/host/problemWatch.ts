@@ -133,7 +133,8 @@ export class ProblemWatch implements vscode.Disposable {
   async warm(uri: vscode.Uri, signal?: AbortSignal): Promise<void> {
     const doc = await vscode.workspace.openTextDocument(uri);
     if (this.probe.serverName(doc.languageId)) {
-      await this.ask(doc, WARM_MS, signal);
+      // A file shown while its server has answered already costs nothing; otherwise its project is loaded by the answer.
+      if (!(this.warmLanguages.has(doc.languageId) && isInTab(uri))) await this.ask(doc, WARM_MS, signal);
       return;
     }
     if (isInTab(uri)) return;
@@ -177,7 +178,8 @@ export class ProblemWatch implements vscode.Disposable {
     const agreed = () => docs.every((doc) => askable(doc) && answers.has(doc.uri.toString()) && sameProblems(answers.get(doc.uri.toString())!, shownTs(doc.uri)));
     const answered = () => docs.every((doc) => answers.has(doc.uri.toString()));
     const heard = new Set<string>();
-    const settled = await this.waitForSettle(targets, deadline, signal, (ms) => this.clock.record(language, ms), CEILING_MS, { heard, probed, agreed, answered });
+    const fallbackMs = this.clock.deadlineFor(language, !this.warmLanguages.has(language));
+    const settled = await this.waitForSettle(targets, deadline, signal, (ms) => this.clock.record(language, ms), CEILING_MS, { heard, probed, agreed, answered, fallbackMs });
 
     const unchecked = new Set(
       docs
@@ -279,7 +281,7 @@ export class ProblemWatch implements vscode.Disposable {
     signal: AbortSignal | undefined,
     onFirst: (ms: number) => void,
     ceilingMs = CEILING_MS,
-    until?: { heard: Set<string>; probed: Promise<unknown>; agreed: () => boolean; answered: () => boolean },
+    until?: { heard: Set<string>; probed: Promise<unknown>; agreed: () => boolean; answered: () => boolean; fallbackMs?: number },
   ): Promise<EditProblems['settled']> {
     const started = performance.now();
     return new Promise((resolve) => {
@@ -331,9 +333,13 @@ export class ProblemWatch implements vscode.Disposable {
       });
       void until?.probed.then(() => {
         probed = true;
-        checkAgreed();
+        // A server that could not be asked after all (it failed, it did not start): wait for its report as for any other.
+        if (!checkAgreed() && !until.answered() && until.fallbackMs !== undefined && !heard) {
+          clearTimeout(deadline);
+          deadline = setTimeout(() => finish('unchanged'), Math.max(0, until.fallbackMs - (performance.now() - started)));
+        }
       });
-      const deadline = setTimeout(() => finish(heard ? 'diagnostics' : 'unchanged'), deadlineMs);
+      let deadline = setTimeout(() => finish(heard ? 'diagnostics' : 'unchanged'), deadlineMs);
       const ceiling = setTimeout(() => finish(heard ? 'diagnostics' : 'unchanged'), ceilingMs);
       signal?.addEventListener('abort', aborted, { once: true });
     });
