@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalInfo } from '../../src/common/chatProtocol';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
-import { api, connectToEmulator, emulatorControl, emulatorRequests, until } from './helpers';
+import { api, connectToEmulator, emulatorControl, emulatorRequests, sendAccepting, until } from './helpers';
 
 /**
  * The agent with what the editor knows, against the real TypeScript extension (tsserver, installed
@@ -32,22 +32,6 @@ describe('agent: what the editor knows (tsserver)', function () {
     // A file the person told the chat never to read (modelGateway.chat.secretFiles), with a use and an error of its own.
     'src/credentials.ts': "import { sumAll } from './sum';\nexport const leaked = sumAll([1]) + SECRET_TOKEN_sk_live_123;\n",
   };
-
-  /** Sends and accepts every approval the turn asks for, as a person clicking Accept would; `asked` collects what was asked. */
-  async function sendAccepting(text: string, asked: ApprovalInfo[] = []): Promise<AssistantTurn> {
-    const { testing } = await api();
-    let settled = false;
-    const sent = testing.chat.send(text, [], []).finally(() => (settled = true));
-    while (!settled) {
-      for (const a of testing.chat.pendingApprovals()) {
-        asked.push(a);
-        testing.chat.decide(a.callId, true);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await sent;
-    return lastTurn();
-  }
 
   before(async () => {
     await connectToEmulator();

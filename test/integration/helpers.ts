@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
+import type { ApprovalInfo } from '../../src/common/chatProtocol';
+import type { AssistantTurn } from '../../src/common/conversation';
 import type { ExtensionApi } from '../../src/extension';
 import { config } from './config';
 
@@ -18,6 +20,25 @@ export async function api(): Promise<Required<ExtensionApi>> {
 
 import { until } from '../wait';
 export { until };
+
+/**
+ * Sends a question and accepts every approval its turn asks for, as a person clicking Accept would;
+ * `asked` collects what was asked. Resolves with the turn once it ended.
+ */
+export async function sendAccepting(text: string, asked: ApprovalInfo[] = []): Promise<AssistantTurn> {
+  const { testing } = await api();
+  let settled = false;
+  const sent = testing.chat.send(text, [], []).finally(() => (settled = true));
+  while (!settled) {
+    for (const a of testing.chat.pendingApprovals()) {
+      asked.push(a);
+      testing.chat.decide(a.callId, true);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await sent;
+  return testing.chat.current?.turns.at(-1) as AssistantTurn;
+}
 
 /**
  * Runs a command that asks the person something, answering through the test-only API (the

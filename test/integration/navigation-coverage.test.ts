@@ -3,8 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalInfo } from '../../src/common/chatProtocol';
-import type { AssistantTurn } from '../../src/common/conversation';
-import { api, connectToEmulator } from './helpers';
+import { api, connectToEmulator, sendAccepting } from './helpers';
 
 /**
  * Navigation that says when it may be partial, against the real tsserver: in a folder without
@@ -76,17 +75,8 @@ describe('navigation: a language server whose project may not cover the workspac
     await vscode.workspace.getConfiguration('modelGateway.agent').update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
     await testing.chat.newConversation();
     const asked: ApprovalInfo[] = [];
-    let settled = false;
-    const sent = testing.chat.send('Rename greetLoose to sayHello in loose-lab/greet.ts', [], []).finally(() => (settled = true));
-    while (!settled) {
-      for (const a of testing.chat.pendingApprovals()) {
-        asked.push(a);
-        testing.chat.decide(a.callId, true);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await sent;
-    const call = (testing.chat.current?.turns.at(-1) as AssistantTurn).steps.flatMap((s) => s.toolCalls).find((c) => c.name === 'rename_symbol');
+    const turn = await sendAccepting('Rename greetLoose to sayHello in loose-lab/greet.ts', asked);
+    const call = turn.steps.flatMap((s) => s.toolCalls).find((c) => c.name === 'rename_symbol');
     assert.ok(call, 'rename_symbol was called');
     assert.equal(call.status, 'done', call.result);
     for (const f of ['greet.ts', 'welcome.ts', 'farewell.ts']) assert.match(readFileSync(join(loose(), f), 'utf8'), /sayHello/, f);
