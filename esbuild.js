@@ -14,12 +14,13 @@ const watch = process.argv.includes('--watch');
  * connection-string parser; the team store uses one plain `Client` configured field by field, with
  * the password from SecretStorage. Those are left out (8 KB gzipped of the .vsix).
  */
+const pgLeftOut = require('./scripts/pg-left-out.cjs');
 const pgClientOnly = {
   name: 'pg-client-only',
   setup(build) {
     build.onResolve({ filter: /^(pg-pool|\.\/native|pgpass|pg-connection-string)$/ }, (a) => (/[\\/]pg[\\/]lib[\\/]/.test(a.importer) ? { path: a.path, namespace: 'pg-left-out' } : undefined));
-    // pg's index subclasses the pool when it loads: an empty class stands in for it.
-    build.onLoad({ filter: /.*/, namespace: 'pg-left-out' }, (a) => ({ contents: a.path === 'pg-pool' ? 'module.exports = class PoolLeftOut {};' : 'module.exports = {};' }));
+    // Each stand-in finds nothing or throws at once (scripts/pg-left-out.cjs).
+    build.onLoad({ filter: /.*/, namespace: 'pg-left-out' }, (a) => ({ contents: pgLeftOut[a.path], loader: 'js' }));
   },
 };
 

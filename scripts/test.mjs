@@ -16,12 +16,12 @@ const steps = [
   // typescript-eslint's type-checked rules, floating promises and exhaustive switches included.
   ['lint', 'npx', ['eslint', '--max-warnings', '0', '.']],
   ['build', 'node', ['esbuild.js']],
+  // Installs both code-servers (and Node 24 for the newest) and the Debian packages once (as
+  // root; otherwise prints the command): the unit suite's real PostgreSQL server is one of them.
+  ['setup', 'node', ['scripts/setup-code-server.mjs', 'all']],
   // Unit and integration run against the emulator behaving like each real server.
   ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' }],
   ['unit-one-api', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' }],
-  // Installs both code-servers (and Node 24 for the newest) and the Debian packages once (as
-  // root; otherwise prints the command).
-  ['setup', 'node', ['scripts/setup-code-server.mjs', 'all']],
   // In-host suites and end to end on the oldest supported VS Code and on the newest.
   ['integration', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api', ...OLDEST }],
   ['integration-one-api', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api', ...OLDEST }],

@@ -6,7 +6,18 @@ import { formatCost } from '../common/money';
 import { GatewayClient } from '../gateway/client';
 import { chunkerId } from '../search/core/chunker';
 import { SemanticIndex, type IndexStats } from '../search/core/semanticIndex';
-import { TeamStore } from '../search/core/teamStore';
+import { TeamStore, type TeamStoreAdvice } from '../search/core/teamStore';
+
+/** What the store's messages tell a CI log to change: this command's flags and variables. */
+export const CLI_ADVICE: TeamStoreAdvice = {
+  givePassword: 'Set PGPASSWORD to the password of the user in --store.',
+  checkSignIn: 'Check the user in --store and the password in PGPASSWORD.',
+  trustCa: 'Trust its CA with --ca <file.pem>, or add ?sslmode=disable to --store only for a server on a private network.',
+  connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to --store.',
+  otherModel: (storeModel, ourModel) => `Run with --model ${storeModel} to share it, or point --store at a store for "${ourModel}".`,
+  update: 'Update model-gateway-index (the same version as the extension).',
+  readOnlyHere: '--read-only was given.',
+};
 
 /**
  * `model-gateway-index`: fills a team store from a folder (a CI job after each merge), with the
@@ -27,7 +38,9 @@ Options:
   --batch-size <n>       texts per embeddings request (default 64)
   --concurrency <n>      embeddings requests at once (default 4)
   --search-index         also build the store's HNSW index (for search in the store)
-  --read-only            only check what the store lacks; add nothing
+  --read-only            a dry run: count what the store has and what would be embedded;
+                         embed nothing, add nothing (the only run a role that may only read
+                         is allowed)
   --ca <file>            a PEM certificate to trust for the store's TLS (repeatable)
   -h, --help
 
@@ -41,6 +54,8 @@ export interface CliResult {
   promptTokens: number;
   dollars: number | undefined;
   storeRows: number;
+  /** A dry run's chunks the store lacks (0 otherwise). */
+  wouldEmbed: number;
 }
 
 /** Runs the command line; `out` takes progress and the summary (stderr and stdout when run as a program). */
@@ -78,11 +93,14 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
   const ca = values.ca.length > 0 ? [...(await import('node:tls')).rootCertificates, ...values.ca.map((f) => readFileSync(f, 'utf8'))] : undefined;
 
   const client = new GatewayClient({ baseUrl: values.gateway, apiKey, network: ca ? { ca } : undefined });
-  const store = new TeamStore({ url: values.store, password: env.PGPASSWORD || undefined, ca, readOnly: values['read-only'], model, chunker: chunkerId(300) });
+  const dryRun = values['read-only'];
+  const store = new TeamStore({ url: values.store, password: env.PGPASSWORD || undefined, ca, readOnly: dryRun, model, chunker: chunkerId(300), advice: CLI_ADVICE });
   // The local index is this run's only: a temporary folder, removed at the end.
   const scratch = mkdtempSync(join(tmpdir(), 'model-gateway-index-'));
   let promptTokens = 0;
   let storeFailure: unknown;
+  /** A dry run's chunks that a writer would embed, and their characters. */
+  const wouldEmbed = { chunks: 0, chars: 0 };
   const index = new SemanticIndex({
     folders: [{ name: basename(folder), path: folder }],
     excludes: values.exclude,
@@ -90,6 +108,12 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
     model,
     chunkTokens: 300,
     embed: async (texts, signal, onDone) => {
+      if (dryRun) {
+        // Counted, never sent: the dry run costs nothing (the vectors stay missing).
+        wouldEmbed.chunks += texts.length;
+        for (const t of texts) wouldEmbed.chars += t.length;
+        return { vectors: [], requests: 0 };
+      }
       const r = await client.embeddings.createBatched(model, texts, { batchSize, concurrency, signal, onProgress: (d) => onDone?.(d) });
       promptTokens += r.promptTokens;
       return r;
@@ -100,7 +124,10 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
   });
   try {
     const state = await store.open();
-    out.progress(`store ${state.where}: ${state.rows.toLocaleString('en-US')} vectors of ${state.model}${state.writable ? '' : ' (read-only)'}`);
+    out.progress(`store ${state.where}: ${state.rows.toLocaleString('en-US')} vectors of ${state.model}${state.writable ? '' : ' (read-only)'}${state.vectors === 'bytea' ? ' (kept as bytea: the database has no pgvector; search in the store needs it)' : ''}`);
+    // A role that may only read would embed the whole folder through the gateway and keep nothing.
+    if (!state.writable && !dryRun) throw new UsageError(`The team store ${state.where}: this role can only read the store: nothing embedded. Grant it INSERT on model_gateway.vectors (docs/team-store.md, "Roles"), or run with --read-only for a dry run.`, 2);
+    if (dryRun && values['search-index']) throw new UsageError('--search-index builds an index in the store, and --read-only writes nothing: give one of them.');
     let last = 0;
     const stats = await index.update(undefined, undefined, (p) => {
       const now = Date.now();
@@ -109,6 +136,16 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
       out.progress(p.phase === 'scan' ? `scanned ${p.done.toLocaleString('en-US')} files` : `vectors ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')}`);
     });
     if (storeFailure !== undefined) throw storeFailure instanceof Error ? storeFailure : new Error('the team store failed');
+    if (dryRun) {
+      out.result(
+        [
+          `dry run (--read-only): nothing embedded, nothing added`,
+          `files ${stats.files.toLocaleString('en-US')}, chunks ${stats.chunks.toLocaleString('en-US')}`,
+          `in the store ${stats.fromStore.toLocaleString('en-US')}; a writer would embed ${wouldEmbed.chunks.toLocaleString('en-US')} (${wouldEmbed.chars.toLocaleString('en-US')} characters)`,
+        ].join('\n'),
+      );
+      return { stats, promptTokens: 0, dollars: 0, storeRows: (await store.describeState()).rows, wouldEmbed: wouldEmbed.chunks };
+    }
     if (values['search-index']) {
       out.progress('building the store’s HNSW index');
       await store.makeSearchable();
@@ -125,7 +162,7 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
         `store now ${storeRows.toLocaleString('en-US')} vectors; ${(stats.ms / 1000).toFixed(1)} s`,
       ].join('\n'),
     );
-    return { stats, promptTokens, dollars, storeRows };
+    return { stats, promptTokens, dollars, storeRows, wouldEmbed: 0 };
   } finally {
     await index.close();
     await store.close();

@@ -11,21 +11,12 @@ import { StoreSearchIndex } from '../../src/search/core/storeSearchIndex';
 import { TeamStore, TeamStoreError, parseStoreUrl } from '../../src/search/core/teamStore';
 import { runIndexCli, UsageError } from '../../src/cli/indexCli';
 import { startPgliteServer, type PgliteServer } from '../fixtures/pgliteServer';
+import { hashOf, randomVector } from '../fixtures/vectors';
 import { clientFor, DEMO_KEY, useEmulator } from './helpers';
 
 const MODEL = 'embed-emu-256';
 const CHUNKER = chunkerId(300);
 
-function randomVector(dim: number, seed: number): Float32Array {
-  const v = new Float32Array(dim);
-  let s = seed * 2654435761;
-  for (let i = 0; i < dim; i++) {
-    s = (s * 1103515245 + 12345) >>> 0;
-    v[i] = s / 2 ** 32 - 0.5;
-  }
-  return v;
-}
-const hashOf = (i: number) => i.toString(16).padStart(32, '0');
 
 describe('team store: addresses and half floats', () => {
   it('refuses a password in the address, another scheme, a bad sslmode; TLS is on except on this machine or when disabled', () => {
@@ -176,7 +167,7 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
   it('creates its schema, takes back what it gave, and reports its rows', async () => {
     const s = store();
     const state = await s.open();
-    assert.deepEqual({ ...state, where: undefined }, { where: undefined, model: MODEL, chunker: CHUNKER, dimensions: undefined, rows: 0, writable: true, searchable: false });
+    assert.deepEqual({ ...state, where: undefined }, { where: undefined, model: MODEL, chunker: CHUNKER, dimensions: undefined, rows: 0, writable: true, searchable: false, vectors: 'halfvec' });
     const vectors = Array.from({ length: 1200 }, (_, i) => randomVector(256, i + 1));
     assert.equal(await s.give(vectors.map((_, i) => hashOf(i)), vectors), 1200);
     const got = await s.take([hashOf(5), hashOf(1199), hashOf(99999)]);

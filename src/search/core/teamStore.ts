@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import pg from 'pg';
 import { isLoopback } from '../../common/loopback';
 import { binaryCopyFields, binaryCopySize, copyOut, type CopyScratch } from './copyOut';
@@ -23,7 +24,29 @@ const SCHEMA = 'model_gateway';
 const TAKE_BATCH = 500;
 const GIVE_BATCH = 500;
 
-export type TeamStoreProblem = 'unreachable' | 'sign-in' | 'refused' | 'not-set-up' | 'failed';
+export type TeamStoreProblem = 'unreachable' | 'sign-in' | 'refused' | 'not-set-up' | 'cannot-search' | 'failed';
+
+/**
+ * What to change, in the words of where the person is: the extension names its settings and
+ * commands (`teamStoreLink.ts`), the command line its flags and environment variables
+ * (`indexCli.ts`). Each is a sentence or two, appended to what went wrong.
+ */
+export interface TeamStoreAdvice {
+  /** The server asks for a password and none was given. */
+  givePassword: string;
+  /** The server refused the user or the password. */
+  checkSignIn: string;
+  /** The server's certificate did not verify. */
+  trustCa: string;
+  /** TLS was asked of a server that does not offer it. */
+  connectWithoutTls: string;
+  /** The store holds vectors of another model than the one asked. */
+  otherModel(storeModel: string, ourModel: string): string;
+  /** The store was made by a newer version. */
+  update: string;
+  /** The store is not set up and this client only reads. */
+  readOnlyHere: string;
+}
 
 /** A store that cannot be used, with a message that says why and what to do. */
 export class TeamStoreError extends Error {
@@ -36,6 +59,17 @@ export class TeamStoreError extends Error {
   }
 }
 
+/** Advice in no surface's words (benchmarks, tests); the extension and the command line give their own. */
+export const PLAIN_ADVICE: TeamStoreAdvice = {
+  givePassword: 'Give the password for this user.',
+  checkSignIn: 'Check the user in the address and its password.',
+  trustCa: 'Trust its CA, or use sslmode=disable only for a server on a private network.',
+  connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to the address.',
+  otherModel: (storeModel, ourModel) => `Use "${storeModel}" to share it, or a store for "${ourModel}".`,
+  update: 'Update Model Gateway.',
+  readOnlyHere: 'this client only reads it.',
+};
+
 export interface TeamStoreOptions {
   /** `postgres://user@host:port/database`, without a password (`?sslmode=disable|require|verify-full` read). */
   url: string;
@@ -46,12 +80,21 @@ export interface TeamStoreOptions {
   rejectUnauthorized?: boolean;
   /** Never writes, even where the role may. */
   readOnly?: boolean;
+  /** What messages tell the person to change (settings and commands, or flags and variables); plain words by default. */
+  advice?: TeamStoreAdvice;
   model: string;
   /** What cuts files into chunks (its version and size): equal hashes must mean equal chunking. */
   chunker: string;
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
 }
+
+/**
+ * How the store keeps its vectors: pgvector's `halfvec` where the database had pgvector when the
+ * store was made, else `bytea` holding the same bytes (halfvec's binary form). A bytea store shares
+ * embeddings as well; only search in the store needs pgvector.
+ */
+export type VectorColumn = 'halfvec' | 'bytea';
 
 export interface TeamStoreState {
   /** Where it is, for people: `user@host:port/database`. */
@@ -64,6 +107,7 @@ export interface TeamStoreState {
   writable: boolean;
   /** Whether the store has its nearest-neighbour index (search in the store needs it). */
   searchable: boolean;
+  vectors: VectorColumn;
 }
 
 /** The connection settings of a store's URL; a password in it is refused (it would sit in settings). */
@@ -87,6 +131,9 @@ export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: st
   const port = u.port ? Number(u.port) : 5432;
   return { config: { host: u.hostname.replace(/^\[|\]$/g, ''), port, database, user }, where: `${user}@${u.hostname}:${port}/${database}`, tls };
 }
+
+/** The nearest-neighbour statement: $1 the query's halfvec. */
+const NEAREST = (k: number) => `select hash, embedding <=> $1::halfvec as d from ${SCHEMA}.vectors order by embedding <=> $1::halfvec limit ${Math.floor(k)}`;
 
 const hashBytes = (hash: string) => Buffer.from(hash, 'hex');
 
@@ -128,8 +175,11 @@ export class TeamStore {
   /** Where `take`'s answers are read into, one at a time (operations on the connection are). */
   private readonly copyScratch: CopyScratch = { bytes: Buffer.allocUnsafe(1 << 16) };
 
+  private readonly advice: TeamStoreAdvice;
+
   constructor(private readonly o: TeamStoreOptions) {
     this.where = parseStoreUrl(o.url).where;
+    this.advice = o.advice ?? PLAIN_ADVICE;
   }
 
   /** Connects, creates or checks the schema, and says what the store holds. */
@@ -138,8 +188,10 @@ export class TeamStore {
     const { config, tls } = parseStoreUrl(this.o.url);
     const client = new pg.Client({
       ...config,
-      password: this.o.password,
-      ssl: tls === 'on' ? { ca: this.o.ca, rejectUnauthorized: this.o.rejectUnauthorized !== false, servername: config.host } : false,
+      // Asked only when the server wants a password: a missing one is said at once (pg would
+      // otherwise look for a .pgpass file, which the bundle leaves out).
+      password: () => (this.o.password ? Promise.resolve(this.o.password) : Promise.reject(new TeamStoreError('sign-in', `The team store ${this.where} asks for a password, and none is set. ${this.advice.givePassword}`))),
+      ssl: tls === 'on' ? { ca: this.o.ca, rejectUnauthorized: this.o.rejectUnauthorized !== false, servername: isIP(config.host ?? '') ? undefined : config.host } : false,
       connectionTimeoutMillis: this.o.connectTimeoutMs ?? 5000,
       query_timeout: this.o.queryTimeoutMs ?? 60_000,
       application_name: 'model-gateway',
@@ -163,14 +215,26 @@ export class TeamStore {
   }
 
   private async prepare(client: pg.Client): Promise<TeamStoreState> {
-    const exists = async () => (await client.query<{ t: string | null }>(`select to_regclass('${SCHEMA}.store')::text as t`)).rows[0].t !== null;
-    if (!(await exists())) {
-      if (this.o.readOnly) throw new TeamStoreError('not-set-up', `The team store ${this.where} is not set up yet, and this window only reads it. Someone who may write fills it first (a build with the store set, or model-gateway-index from CI).`);
+    // Read from the catalog's tables with a statement's own snapshot: `to_regclass` looks names up
+    // in the session's cache, which may not yet see a table another connection made a moment ago
+    // (two first fills at once: the one that waited for the lock then tried to make it again).
+    const exists = async (name: 'store' | 'vectors') =>
+      (await client.query<{ e: boolean }>(`select exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = '${SCHEMA}' and c.relname = '${name}') as e`)).rows[0].e;
+    const hasVectorExtension = async () => (await client.query(`select 1 from pg_extension where extname = 'vector'`)).rowCount === 1;
+    if (!(await exists('store'))) {
+      if (this.o.readOnly) throw new TeamStoreError('not-set-up', `The team store ${this.where} is not set up yet, and ${this.advice.readOnlyHere} Someone who may write fills it first (a build with the store set, or model-gateway-index from CI).`);
       await this.inTransaction(client, async () => {
         await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
-        if (await exists()) return;
-        const hasVector = (await client.query(`select 1 from pg_extension where extname = 'vector'`)).rowCount === 1;
-        if (!hasVector) await client.query('create extension if not exists vector');
+        if (await exists('store')) return;
+        // pgvector where the database has it and this role may enable it; otherwise the vectors are
+        // kept as bytea (a managed database whose administrator has not enabled pgvector).
+        if (!(await hasVectorExtension())) {
+          await client.query('savepoint vector_extension');
+          await client.query('create extension if not exists vector').then(
+            () => client.query('release savepoint vector_extension'),
+            () => client.query('rollback to savepoint vector_extension'),
+          );
+        }
         // Made by an administrator already, where roles may not create schemas (see docs/team-store.md).
         const hasSchema = (await client.query(`select 1 from pg_namespace where nspname = '${SCHEMA}'`)).rowCount === 1;
         if (!hasSchema) await client.query(`create schema ${SCHEMA}`);
@@ -188,22 +252,30 @@ export class TeamStore {
     }
     const meta = (await client.query<{ schema_version: number; model: string; chunker: string; dimensions: number | null }>(`select schema_version, model, chunker, dimensions from ${SCHEMA}.store`)).rows[0];
     if (!meta) throw new TeamStoreError('refused', `The team store ${this.where} has no description row (${SCHEMA}.store is empty): it was not made by Model Gateway.`);
-    if (meta.schema_version > STORE_SCHEMA_VERSION) throw new TeamStoreError('refused', `The team store ${this.where} was made by a newer Model Gateway (schema ${meta.schema_version}; this one reads ${STORE_SCHEMA_VERSION}). Update the extension.`);
-    if (meta.model !== this.o.model)
-      throw new TeamStoreError('refused', `The team store ${this.where} holds vectors of "${meta.model}", and this workspace's search uses "${this.o.model}". Set modelGateway.defaultModels.embeddings to "${meta.model}" to share it, or point modelGateway.search.teamStore at a store for "${this.o.model}".`);
-    if (meta.chunker !== this.o.chunker) throw new TeamStoreError('refused', `The team store ${this.where} was filled with chunks cut as "${meta.chunker}", and this window cuts them as "${this.o.chunker}": their hashes would never match. Use the same extension version and chunk size as the team.`);
+    if (meta.schema_version > STORE_SCHEMA_VERSION) throw new TeamStoreError('refused', `The team store ${this.where} was made by a newer Model Gateway (schema ${meta.schema_version}; this one reads ${STORE_SCHEMA_VERSION}). ${this.advice.update}`);
+    if (meta.model !== this.o.model) throw new TeamStoreError('refused', `The team store ${this.where} holds vectors of "${meta.model}", and this run uses "${this.o.model}". ${this.advice.otherModel(meta.model, this.o.model)}`);
+    if (meta.chunker !== this.o.chunker) throw new TeamStoreError('refused', `The team store ${this.where} was filled with chunks cut as "${meta.chunker}", and these are cut as "${this.o.chunker}": their hashes would never match. Use the same version and chunk size as the team.`);
     const dimensions = meta.dimensions ?? undefined;
-    const hasRows = dimensions !== undefined && (await client.query<{ t: string | null }>(`select to_regclass('${SCHEMA}.vectors')::text as t`)).rows[0].t !== null;
+    const hasRows = dimensions !== undefined && (await exists('vectors'));
     const rows = hasRows ? Number((await client.query<{ n: string }>(`select count(*) as n from ${SCHEMA}.vectors`)).rows[0].n) : 0;
     const may = hasRows
       ? (await client.query<{ ok: boolean }>(`select has_table_privilege('${SCHEMA}.vectors', 'INSERT') as ok`)).rows[0].ok
       : (await client.query<{ ok: boolean }>(`select has_schema_privilege('${SCHEMA}', 'CREATE') and has_table_privilege('${SCHEMA}.store', 'UPDATE') as ok`)).rows[0].ok;
-    const searchable = hasRows && (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount! > 0;
-    return { where: this.where, model: meta.model, chunker: meta.chunker, dimensions, rows, writable: may && !this.o.readOnly, searchable };
+    const vectors: VectorColumn = hasRows
+      ? (await client.query<{ t: string }>(`select t.typname as t from pg_attribute a join pg_type t on t.oid = a.atttypid where a.attrelid = '${SCHEMA}.vectors'::regclass and a.attname = 'embedding'`)).rows[0]?.t === 'halfvec'
+        ? 'halfvec'
+        : 'bytea'
+      : (await hasVectorExtension())
+        ? 'halfvec'
+        : 'bytea';
+    const searchable = hasRows && vectors === 'halfvec' && (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount! > 0;
+    return { where: this.where, model: meta.model, chunker: meta.chunker, dimensions, rows, writable: may && !this.o.readOnly, searchable, vectors };
   }
 
   private async inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
-    await client.query('begin');
+    // Read committed, whatever the server's default: each statement after the advisory lock must
+    // see what the connection that held it committed.
+    await client.query('begin isolation level read committed');
     try {
       const out = await work();
       await client.query('commit');
@@ -225,10 +297,12 @@ export class TeamStore {
     if (err instanceof TeamStoreError) return err;
     const e = err as { code?: string; message?: string };
     const why = (e?.message ?? String(err)).replaceAll(this.o.password || '\u0000', '***');
-    if (e?.code === '28P01' || e?.code === '28000') return new TeamStoreError('sign-in', `The team store ${this.where} refused the sign-in (${why}). Check the user in modelGateway.search.teamStore and set the password with "Model Gateway: Set Team Store Password".`);
+    if (e?.code === '28P01' || e?.code === '28000') return new TeamStoreError('sign-in', `The team store ${this.where} refused the sign-in (${why}). ${this.advice.checkSignIn}`);
     if (e?.code === '42501') return new TeamStoreError('refused', `The team store ${this.where} refused this role (${why}). It may need the extension and schema made by an administrator (see the docs), or write access.`);
     if (e?.code === '3D000') return new TeamStoreError('refused', `The team store's database does not exist (${why}).`);
-    if (/self.signed|certificate|SSL|TLS/i.test(why)) return new TeamStoreError('unreachable', `The team store ${this.where} failed the TLS check (${why}). Add its CA to modelGateway.tls.caFiles, or use sslmode=disable only for a server on a private network.`);
+    // pg's words when the server answers a TLS request with "no".
+    if (/does not support SSL/i.test(why)) return new TeamStoreError('unreachable', `The team store ${this.where} does not offer TLS, and TLS was asked for (sslmode=require or verify-full, or a server not on this machine). ${this.advice.connectWithoutTls}`);
+    if (/self.signed|certificate|SSL|TLS/i.test(why)) return new TeamStoreError('unreachable', `The team store ${this.where} failed the TLS check (${why}). ${this.advice.trustCa}`);
     if (connectionLost(err)) return new TeamStoreError('unreachable', `The team store ${this.where} cannot be reached (${why}).`);
     return new TeamStoreError('failed', `The team store ${this.where} failed: ${why}`);
   }
@@ -328,7 +402,7 @@ export class TeamStore {
         for (let i = at; i < Math.min(hashes.length, at + GIVE_BATCH); i++) {
           if (vectors[i].length !== dim) continue;
           params.push(hashBytes(hashes[i]), encodeHalfvec(vectors[i]));
-          rows.push(`($${params.length - 1}::bytea, $${params.length}::halfvec)`);
+          rows.push(`($${params.length - 1}::bytea, $${params.length}::${state.vectors})`);
         }
         if (rows.length === 0) continue;
         const r = await client.query(`insert into ${SCHEMA}.vectors (hash, embedding) values ${rows.join(', ')} on conflict (hash) do nothing`, params);
@@ -349,7 +423,10 @@ export class TeamStore {
         state.dimensions = now;
         return;
       }
-      await client.query(`create table if not exists ${SCHEMA}.vectors (hash bytea primary key check (octet_length(hash) = 16), embedding halfvec(${dim}) not null)`);
+      // halfvec's binary form in a bytea where the database has no pgvector: an int16 count, an
+      // unused int16, then the halves (what COPY gives for a halfvec, so `take` reads both alike).
+      const column = state.vectors === 'halfvec' ? `halfvec(${dim})` : `bytea check (octet_length(embedding) = ${4 + 2 * dim})`;
+      await client.query(`create table if not exists ${SCHEMA}.vectors (hash bytea primary key check (octet_length(hash) = 16), embedding ${column} not null)`);
       // Each vector in its row: pgvector's types are stored out of line once a row passes 2 KB
       // (about 1,000 dimensions and up), and every vector taken then cost a second index lookup
       // and two more page reads. Uncompressed in the row, a halfvec(4000) row still fits a page.
@@ -364,12 +441,16 @@ export class TeamStore {
     await this.run(async (client, state) => {
       if (state.searchable) return;
       if (state.dimensions === undefined) throw new TeamStoreError('not-set-up', `The team store ${this.where} holds no vectors yet: fill it before searching in it.`);
+      if (state.vectors !== 'halfvec') throw this.needsPgvector();
       // The graph built in memory (pgvector writes it out page by page otherwise, many times
       // slower); `set local` ends with the transaction. Minutes on a large store: a day's read
-      // timeout for this one statement.
+      // timeout for this one statement. Under the store's lock, checked in the catalog's table:
+      // two CI jobs asking at once would otherwise both build it, and one fail on its name.
       await this.inTransaction(client, async () => {
+        await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
+        if ((await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and indexname = 'vectors_embedding_hnsw'`)).rowCount === 1) return;
         await client.query(`set local maintenance_work_mem = '512MB'`);
-        await client.query({ text: `create index if not exists vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`, query_timeout: 86_400_000 } as pg.QueryConfig);
+        await client.query({ text: `create index vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`, query_timeout: 86_400_000 } as pg.QueryConfig);
       });
       state.searchable = true;
     });
@@ -383,13 +464,44 @@ export class TeamStore {
   async nearest(query: ArrayLike<number>, k: number, efSearch = 1000): Promise<{ hash: string; score: number }[]> {
     return this.run(async (client, state) => {
       if (state.dimensions === undefined) return [];
+      if (state.vectors !== 'halfvec') throw this.needsPgvector();
       if (query.length !== state.dimensions) throw new TeamStoreError('refused', `The query's vector has ${query.length} dimensions and the store's ${state.dimensions}.`);
       return this.inTransaction(client, async () => {
-        await client.query(`set local hnsw.ef_search = ${Math.max(k, Math.min(1000, Math.floor(efSearch)))}`);
-        const r = await client.query<{ hash: Buffer; d: number }>(`select hash, embedding <=> $1::halfvec as d from ${SCHEMA}.vectors order by embedding <=> $1::halfvec limit ${Math.floor(k)}`, [encodeHalfvec(query)]);
+        await this.nearestSettings(client, state, k, efSearch);
+        const r = await client.query<{ hash: Buffer; d: number }>(NEAREST(k), [encodeHalfvec(query)]);
         return r.rows.map((row) => ({ hash: row.hash.toString('hex'), score: 1 - Number(row.d) }));
       });
     });
+  }
+
+  /**
+   * The settings of a nearest-neighbour query, for this transaction only. The planner weighs the
+   * HNSW scan's cost by ef_search and may pick a scan of every row instead (seen at 20,000 rows with
+   * ef_search 1,000 on a real server): exact, but seconds at a million rows. Where the index
+   * exists it is used (pgvector's README gives this way); with ef_search at least the rows, the
+   * index's answer is exact as well.
+   */
+  private async nearestSettings(client: pg.Client, state: TeamStoreState, k: number, efSearch: number): Promise<void> {
+    await client.query(`set local hnsw.ef_search = ${Math.max(k, Math.min(1000, Math.floor(efSearch)))}`);
+    if (state.searchable) await client.query('set local enable_seqscan = off');
+  }
+
+  /** The plan of `nearest`'s statement, as the server would run it now (tests and the bench print it). */
+  async explainNearest(query: ArrayLike<number>, k: number, efSearch = 1000): Promise<string[]> {
+    return this.run(async (client, state) => {
+      if (state.vectors !== 'halfvec') throw this.needsPgvector();
+      // The index may have been made by another client since this one connected.
+      state.searchable ||= (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and indexname = 'vectors_embedding_hnsw'`)).rowCount === 1;
+      return this.inTransaction(client, async () => {
+        await this.nearestSettings(client, state, k, efSearch);
+        const r = await client.query<{ 'QUERY PLAN': string }>(`explain ${NEAREST(k)}`, [encodeHalfvec(query)]);
+        return r.rows.map((row) => row['QUERY PLAN'].replace(/'\[[^\]]*\]'/g, "'[…]'"));
+      });
+    });
+  }
+
+  private needsPgvector(): TeamStoreError {
+    return new TeamStoreError('cannot-search', `The team store ${this.where} keeps its vectors as bytea: its database had no pgvector when the store was made. It shares embeddings all the same; search in it needs pgvector (an administrator runs "create extension vector", then the store is made again), so search stays on this machine.`);
   }
 
   /** Whether this client may add rows (the role may insert, and the settings do not say read-only). */

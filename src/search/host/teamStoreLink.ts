@@ -26,6 +26,17 @@ export const TEAM_STORE_COMMANDS = {
 /** The button that runs the set-password command (one translated label, compared where it is pressed). */
 export const SET_PASSWORD = (): string => vscode.l10n.t('Set Password');
 
+/** What the store's messages tell the person to change: this extension's settings and commands. */
+const EDITOR_ADVICE: TeamStoreModule.TeamStoreAdvice = {
+  givePassword: 'Set it with "Model Gateway: Set Team Store Password".',
+  checkSignIn: 'Check the user in modelGateway.search.teamStore and set the password with "Model Gateway: Set Team Store Password".',
+  trustCa: 'Add its CA to modelGateway.tls.caFiles, or add ?sslmode=disable to modelGateway.search.teamStore only for a server on a private network.',
+  connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to modelGateway.search.teamStore.',
+  otherModel: (storeModel, ourModel) => `Set modelGateway.defaultModels.embeddings to "${storeModel}" to share it, or point modelGateway.search.teamStore at a store for "${ourModel}".`,
+  update: 'Update the extension.',
+  readOnlyHere: 'this window only reads it (modelGateway.search.teamStoreReadOnly).',
+};
+
 /** SecretStorage key of a store's password: bound to where it is (user, host, port, database), so it is never sent to another server. */
 const passwordKey = (where: string) => `modelGateway.search.teamStorePassword:${where}`;
 
@@ -67,6 +78,8 @@ export class TeamStoreLink implements vscode.Disposable {
   /** What the last build or update took from the store and gave it. */
   lastBuild: { took: number; gave: number; failure?: string } | undefined;
   private noticeShown = false;
+  /** Stores this window was told it may only read (said once per store). */
+  private readonlySaid = new Set<string>();
 
   constructor(
     private readonly services: InteractiveFeature,
@@ -91,6 +104,9 @@ export class TeamStoreLink implements vscode.Disposable {
   storeSearch(model: string, chunker: string): StoreSearch | undefined {
     const settings = teamStoreSettings();
     if (!settings?.searchInStore) return undefined;
+    // A store kept as bytea (its database had no pgvector) shares vectors but cannot search:
+    // search stays on this machine, with the vectors taken from it.
+    if (this.state?.vectors === 'bytea' && this.state.where === this.whereOf(settings.url)) return undefined;
     const connect = () => this.open(settings, model, chunker);
     return {
       has: async (hashes) => (await connect()).has(hashes),
@@ -112,10 +128,11 @@ export class TeamStoreLink implements vscode.Disposable {
         const password = (await this.secrets.get(passwordKey(where))) || undefined;
         if (password) registerSecret(password);
         const network = this.services.network().options;
-        const store = new m.TeamStore({ url: settings.url, password, ca: network.ca, rejectUnauthorized: network.rejectUnauthorized, readOnly: settings.readOnly, model, chunker });
+        const store = new m.TeamStore({ url: settings.url, password, ca: network.ca, rejectUnauthorized: network.rejectUnauthorized, readOnly: settings.readOnly, model, chunker, advice: EDITOR_ADVICE });
         try {
           this.state = await store.open();
           this.failure = undefined;
+          if (!this.state.writable && !settings.readOnly) this.sayReadOnly(this.state.where);
           return store;
         } catch (err) {
           this.failure = (err as Error)?.message ?? String(err);
@@ -129,6 +146,27 @@ export class TeamStoreLink implements vscode.Disposable {
       });
     }
     return this.store.ready;
+  }
+
+  private whereOf(url: string): string | undefined {
+    try {
+      return loadTeamStore().parseStoreUrl(url).where;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The role may only read this store: search goes on with what is there, and what this machine
+   * embeds stays here. Said once per store and window (a person who chose read-only is not told).
+   */
+  private sayReadOnly(where: string): void {
+    if (this.readonlySaid.has(where)) return;
+    this.readonlySaid.add(where);
+    const message = vscode.l10n.t('Team store {0}: this role may only read it. Search uses the vectors it holds; what this machine embeds stays on this machine.', where);
+    this.services.log.info(message);
+    this.services.recordNotice('info', message);
+    void vscode.window.showInformationMessage(message, vscode.l10n.t('Open Settings')).then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStoreReadOnly'));
   }
 
   /** A run's store failure: logged, and shown once per window (the index goes on without the store). */
@@ -180,7 +218,8 @@ export class TeamStoreLink implements vscode.Disposable {
     if (!s) return { title: vscode.l10n.t('Team store: not connected yet'), lines };
     lines.push(s.dimensions ? vscode.l10n.t('Holds: {0} vectors of {1} ({2} dimensions)', formatCount(s.rows), s.model, s.dimensions) : vscode.l10n.t('Holds: {0} vectors of {1}', formatCount(s.rows), s.model));
     if (this.lastBuild) lines.push(vscode.l10n.t('The last build and the changes since: took {0} vectors, added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)));
-    lines.push(settings.searchInStore ? (s.searchable ? vscode.l10n.t('Search: in the store, through its HNSW index') : vscode.l10n.t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : vscode.l10n.t('Search: on this machine, with the vectors taken from the store'));
+    if (s.vectors === 'bytea') lines.push(vscode.l10n.t('Vectors: kept as bytea (its database has no pgvector): shared all the same; search in the store needs pgvector, so search runs on this machine'));
+    else lines.push(settings.searchInStore ? (s.searchable ? vscode.l10n.t('Search: in the store, through its HNSW index') : vscode.l10n.t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : vscode.l10n.t('Search: on this machine, with the vectors taken from the store'));
     return { title: vscode.l10n.t('Team store: connected'), lines };
   }
 
