@@ -11,6 +11,7 @@ import { runFirstBuildBench } from './millionFirstBuild';
 import { runEmbeddingBench } from './embeddings';
 import { runIndexingBench } from './indexing';
 import { runTeamBench, teamText } from './team';
+import { runTeamSearchBench, teamSearchText } from './teamSearch';
 import { runRenderBench } from './render';
 import { runSoakBench } from './soak';
 import { runVectorBench } from './vectors';
@@ -203,6 +204,12 @@ async function main(): Promise<void> {
     const t = await runTeamBench();
     results.team = t;
     for (const l of teamText(t)) console.log(l);
+  }
+  // Minutes (two HNSW builds of 100,000 rows): run by name only.
+  if (only.includes('team-search')) {
+    const t = await runTeamSearchBench();
+    results.teamSearch = t;
+    for (const l of teamSearchText(t)) console.log(l);
   }
   if (want('agent')) {
     const a = await runAgentBench();
