@@ -17,7 +17,8 @@ import { startPgliteServer } from '../test/fixtures/pgliteServer';
 import { startRealPostgres } from '../test/fixtures/realPostgres';
 
 const DIM = 1536;
-const SIZES = [20_000, 100_000];
+/** Near-random data at 20,000 rows only: a graph index cannot help there, and a 100,000-row build takes minutes more. */
+const SIZES = { topics: [20_000, 100_000], 'near-random': [20_000] } as const;
 const QUERIES = 40;
 const EF = [100, 400, 1000];
 
@@ -105,7 +106,7 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
       const store = new TeamStore({ url, password, model, chunker: chunkerId(300), queryTimeoutMs: 3_600_000 });
       let filled = 0;
       try {
-        for (const rows of SIZES) {
+        for (const rows of SIZES[kind]) {
           await admin.query('drop index if exists model_gateway.vectors_embedding_hnsw');
           for (; filled < rows; filled += 2_000) {
             const vs = vectors(kind, filled, 2_000, centres);
@@ -157,9 +158,9 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
 }
 
 export function teamSearchText(r: TeamSearchResult): string[] {
-  const lines = [`\nSearch in the team store: ${r.server}, ${DIM} dimensions, ${QUERIES} queries each, nearest 30 kept to 10 (targets at 100,000 rows: the HNSW index in the plan, recall@10 ≥ 0.95, ≤ 50 ms)`];
+  const lines = [`\nSearch in the team store: ${r.server}, ${DIM} dimensions, ${QUERIES} queries each, nearest 30 kept to 10 (targets at 100,000 rows with ef_search 400, the store's: the HNSW index in the plan, recall@10 ≥ 0.95, p95 ≤ 50 ms)`];
   for (const p of r.points) {
-    const target = p.rows === 100_000 && p.efSearch === 1000 ? ` (${/hnsw/.test(p.plan) && p.recallAt10 >= 0.95 && p.p95Ms <= 50 ? 'met' : 'NOT met'})` : '';
+    const target = p.data === 'topics' && p.rows === 100_000 && p.efSearch === 400 ? ` (${/hnsw/.test(p.plan) && p.recallAt10 >= 0.95 && p.p95Ms <= 50 ? 'met' : 'NOT met'})` : '';
     lines.push(`  ${p.data.padEnd(11)} ${p.rows.toLocaleString('en-US').padStart(7)} rows, ef_search ${String(p.efSearch).padStart(4)}: median ${p.medianMs.toFixed(1)} ms, p95 ${p.p95Ms.toFixed(1)} ms, recall@10 ${p.recallAt10.toFixed(3)}; ${p.plan}${target}`);
   }
   lines.push(`  HNSW builds: ${Object.entries(r.hnswBuildSeconds).map(([k, s]) => `${k} ${s.toFixed(0)} s`).join(', ')}`);

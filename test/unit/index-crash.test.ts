@@ -1,3 +1,4 @@
+// @profile-independent: four minutes of kills against the emulator's embeddings, which both profiles serve alike.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
@@ -16,11 +17,7 @@ type Mode = 'calm' | 'stormy';
  * gateway refusing requests and updates cancelled: any version up to the next step), never missing.
  * Half the kills land on a timer, half on the store folder's N-th change (inside an append).
  */
-// Four minutes of kills against the emulator's embeddings, which both profiles serve alike: the
-// battery runs in the new-api pass of the unit suite only.
-const inThisPass = process.env.MODEL_GATEWAY_EMULATOR_PROFILE !== 'one-api';
-
-(inThisPass ? describe : describe.skip)('semantic index: killed mid-update, it loads a state it was in or was going to (run in the new-api pass only)', function () {
+describe('semantic index: killed mid-update, it loads a state it was in or was going to (run in the new-api pass only)', function () {
   this.timeout(600_000);
   const ctx = useEmulator();
   const base = mkdtempSync(join(tmpdir(), 'mg-crash-'));
