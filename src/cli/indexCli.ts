@@ -16,6 +16,7 @@ export const CLI_ADVICE: TeamStoreAdvice = {
   connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to --store.',
   otherModel: (storeModel, ourModel) => `Run with --model ${storeModel} to share it, or point --store at a store for "${ourModel}".`,
   update: 'Update model-gateway-index (the same version as the extension).',
+  asker: 'this run (--model)',
   readOnlyHere: '--read-only was given.',
 };
 

@@ -44,6 +44,8 @@ export interface TeamStoreAdvice {
   otherModel(storeModel: string, ourModel: string): string;
   /** The store was made by a newer version. */
   update: string;
+  /** Who asks, in the message that names both models ("this window's search"). */
+  asker: string;
   /** The store is not set up and this client only reads. */
   readOnlyHere: string;
 }
@@ -67,6 +69,7 @@ export const PLAIN_ADVICE: TeamStoreAdvice = {
   connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to the address.',
   otherModel: (storeModel, ourModel) => `Use "${storeModel}" to share it, or a store for "${ourModel}".`,
   update: 'Update Model Gateway.',
+  asker: 'this client',
   readOnlyHere: 'this client only reads it.',
 };
 
@@ -253,7 +256,7 @@ export class TeamStore {
     const meta = (await client.query<{ schema_version: number; model: string; chunker: string; dimensions: number | null }>(`select schema_version, model, chunker, dimensions from ${SCHEMA}.store`)).rows[0];
     if (!meta) throw new TeamStoreError('refused', `The team store ${this.where} has no description row (${SCHEMA}.store is empty): it was not made by Model Gateway.`);
     if (meta.schema_version > STORE_SCHEMA_VERSION) throw new TeamStoreError('refused', `The team store ${this.where} was made by a newer Model Gateway (schema ${meta.schema_version}; this one reads ${STORE_SCHEMA_VERSION}). ${this.advice.update}`);
-    if (meta.model !== this.o.model) throw new TeamStoreError('refused', `The team store ${this.where} holds vectors of "${meta.model}", and this run uses "${this.o.model}". ${this.advice.otherModel(meta.model, this.o.model)}`);
+    if (meta.model !== this.o.model) throw new TeamStoreError('refused', `The team store ${this.where} holds vectors of "${meta.model}", and ${this.advice.asker} uses "${this.o.model}". ${this.advice.otherModel(meta.model, this.o.model)}`);
     if (meta.chunker !== this.o.chunker) throw new TeamStoreError('refused', `The team store ${this.where} was filled with chunks cut as "${meta.chunker}", and these are cut as "${this.o.chunker}": their hashes would never match. Use the same version and chunk size as the team.`);
     const dimensions = meta.dimensions ?? undefined;
     const hasRows = dimensions !== undefined && (await exists('vectors'));
@@ -483,6 +486,8 @@ export class TeamStore {
    * index's answer is exact as well.
    */
   private async nearestSettings(client: pg.Client, state: TeamStoreState, k: number, efSearch: number): Promise<void> {
+    // The index may have been made by another client (CI's --search-index) since this one connected.
+    state.searchable ||= (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and indexname = 'vectors_embedding_hnsw'`)).rowCount === 1;
     await client.query(`set local hnsw.ef_search = ${Math.max(k, Math.min(1000, Math.floor(efSearch)))}`);
     if (state.searchable) await client.query('set local enable_seqscan = off');
   }
@@ -491,8 +496,6 @@ export class TeamStore {
   async explainNearest(query: ArrayLike<number>, k: number, efSearch = 400): Promise<string[]> {
     return this.run(async (client, state) => {
       if (state.vectors !== 'halfvec') throw this.needsPgvector();
-      // The index may have been made by another client since this one connected.
-      state.searchable ||= (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and indexname = 'vectors_embedding_hnsw'`)).rowCount === 1;
       return this.inTransaction(client, async () => {
         await this.nearestSettings(client, state, k, efSearch);
         const r = await client.query<{ 'QUERY PLAN': string }>(`explain ${NEAREST(k)}`, [encodeHalfvec(query)]);

@@ -34,6 +34,7 @@ const EDITOR_ADVICE: TeamStoreModule.TeamStoreAdvice = {
   connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to modelGateway.search.teamStore.',
   otherModel: (storeModel, ourModel) => `Set modelGateway.defaultModels.embeddings to "${storeModel}" to share it, or point modelGateway.search.teamStore at a store for "${ourModel}".`,
   update: 'Update the extension.',
+  asker: "this workspace's search",
   readOnlyHere: 'this window only reads it (modelGateway.search.teamStoreReadOnly).',
 };
 
