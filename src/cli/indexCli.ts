@@ -95,6 +95,7 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
 
   const client = new GatewayClient({ baseUrl: values.gateway, apiKey, network: ca ? { ca } : undefined });
   const dryRun = values['read-only'];
+  if (dryRun && values['search-index']) throw new UsageError('--search-index builds an index in the store, and --read-only writes nothing: give one of them.');
   const store = new TeamStore({ url: values.store, password: env.PGPASSWORD || undefined, ca, readOnly: dryRun, model, chunker: chunkerId(300), advice: CLI_ADVICE });
   // The local index is this run's only: a temporary folder, removed at the end.
   const scratch = mkdtempSync(join(tmpdir(), 'model-gateway-index-'));
@@ -127,8 +128,7 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
     const state = await store.open();
     out.progress(`store ${state.where}: ${state.rows.toLocaleString('en-US')} vectors of ${state.model}${state.writable ? '' : ' (read-only)'}${state.vectors === 'bytea' ? ' (kept as bytea: the database has no pgvector; search in the store needs it)' : ''}`);
     // A role that may only read would embed the whole folder through the gateway and keep nothing.
-    if (!state.writable && !dryRun) throw new UsageError(`The team store ${state.where}: this role can only read the store: nothing embedded. Grant it INSERT on model_gateway.vectors (docs/team-store.md, "Roles"), or run with --read-only for a dry run.`, 2);
-    if (dryRun && values['search-index']) throw new UsageError('--search-index builds an index in the store, and --read-only writes nothing: give one of them.');
+    if (!state.writable && !dryRun) throw new UsageError(`The team store ${state.where}: this role can only read the store: nothing embedded. Grant it INSERT on model_gateway.vectors (docs/team-store.md, "The database"), or run with --read-only for a dry run.`, 2);
     let last = 0;
     const stats = await index.update(undefined, undefined, (p) => {
       const now = Date.now();

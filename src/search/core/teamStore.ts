@@ -138,6 +138,9 @@ export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: st
 /** The nearest-neighbour statement: $1 the query's halfvec. */
 const NEAREST = (k: number) => `select hash, embedding <=> $1::halfvec as d from ${SCHEMA}.vectors order by embedding <=> $1::halfvec limit ${Math.floor(k)}`;
 
+/** Whether the vectors have an HNSW index (ours, or one an administrator made under another name). */
+const hasHnswIndex = async (client: pg.Client) => ((await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount ?? 0) > 0;
+
 const hashBytes = (hash: string) => Buffer.from(hash, 'hex');
 
 const HASH_BYTES = 16;
@@ -271,7 +274,7 @@ export class TeamStore {
       : (await hasVectorExtension())
         ? 'halfvec'
         : 'bytea';
-    const searchable = hasRows && vectors === 'halfvec' && (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount! > 0;
+    const searchable = hasRows && vectors === 'halfvec' && (await hasHnswIndex(client));
     return { where: this.where, model: meta.model, chunker: meta.chunker, dimensions, rows, writable: may && !this.o.readOnly, searchable, vectors };
   }
 
@@ -451,7 +454,7 @@ export class TeamStore {
       // two CI jobs asking at once would otherwise both build it, and one fail on its name.
       await this.inTransaction(client, async () => {
         await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
-        if ((await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and indexname = 'vectors_embedding_hnsw'`)).rowCount === 1) return;
+        if (await hasHnswIndex(client)) return;
         await client.query(`set local maintenance_work_mem = '512MB'`);
         await client.query({ text: `create index vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`, query_timeout: 86_400_000 } as pg.QueryConfig);
       });
@@ -487,7 +490,7 @@ export class TeamStore {
    */
   private async nearestSettings(client: pg.Client, state: TeamStoreState, k: number, efSearch: number): Promise<void> {
     // The index may have been made by another client (CI's --search-index) since this one connected.
-    state.searchable ||= (await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and indexname = 'vectors_embedding_hnsw'`)).rowCount === 1;
+    state.searchable ||= await hasHnswIndex(client);
     await client.query(`set local hnsw.ef_search = ${Math.max(k, Math.min(1000, Math.floor(efSearch)))}`);
     if (state.searchable) await client.query('set local enable_seqscan = off');
   }
