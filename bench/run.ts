@@ -1,4 +1,5 @@
 // `npm run bench`: prints the figures the issues ask for, and writes them to bench/results/.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgentBench, runColdProblemsBench, runProblemsBench } from './agent';
@@ -210,6 +211,18 @@ async function main(): Promise<void> {
     const t = await runTeamSearchBench();
     results.teamSearch = t;
     for (const l of teamSearchText(t)) console.log(l);
+  }
+  // The index crash battery with its full kill counts (100 calm, 100 stormy: some 4 minutes);
+  // `npm test` runs a short one (test/unit/index-crash.test.ts). By name only.
+  if (only.includes('crash')) {
+    console.log('\nThe index crash battery, full: 100 kills on 60 files (calm), 100 on 12 with 15% refusals (stormy)');
+    const r = spawnSync(process.execPath, [join(__dirname, '..', 'scripts', 'run-mocha.cjs'), 'test/unit', 'crash battery'], {
+      cwd: join(__dirname, '..'),
+      stdio: 'inherit',
+      env: { ...process.env, MODEL_GATEWAY_CRASH_KILLS: '100', MOCHA_GREP: 'killed mid-update' },
+    });
+    results.crash = { exitCode: r.status };
+    if (r.status !== 0) process.exitCode = 1;
   }
   if (want('agent')) {
     const a = await runAgentBench();

@@ -25,18 +25,32 @@ function collect(dir) {
   });
 }
 
-// A file whose behaviour cannot differ between the emulator's profiles says so on a line of its
-// own (`// @profile-independent: why`): it runs in the new-api pass, not again in the one-api one.
-const profileIndependent = (f) => /^\/\/ @profile-independent\b/m.test(fs.readFileSync(f, 'utf8').slice(0, 4000));
-const secondProfile = process.env.MODEL_GATEWAY_EMULATOR_PROFILE === 'one-api';
+// Which files this pass runs: scripts/suite-scope.cjs (the markers @vscode-specific and
+// @profile-dependent). `--per-vscode`: the suite runs in a VS Code (`MODEL_GATEWAY_VSCODE`).
+const { inScope } = require('./suite-scope.cjs');
+const perVsCode = process.argv.includes('--per-vscode');
+const pass = { profile: process.env.MODEL_GATEWAY_EMULATOR_PROFILE === 'one-api' ? 'one-api' : 'new-api', vscode: perVsCode ? (process.env.MODEL_GATEWAY_VSCODE === 'newest' ? 'newest' : 'oldest') : undefined };
 const mocha = new Mocha({ timeout: 30_000, reporter: 'spec', forbidOnly: true, ...(grep ? { grep } : {}) });
 const files = collect(folder).sort();
-const once = secondProfile ? files.filter(profileIndependent) : [];
-for (const f of files) if (!once.includes(f)) mocha.addFile(path.resolve(f));
-if (once.length) console.log(`${once.length} profile-independent file(s) ran in the new-api pass: ${once.map((f) => path.basename(f)).join(', ')}`);
+const chosen = files.filter((f) => inScope(f, pass));
+for (const f of chosen) mocha.addFile(path.resolve(f));
+const left = files.length - chosen.length;
+if (left) console.log(`${chosen.length} of ${files.length} files run in this pass (${pass.profile}${pass.vscode ? `, VS Code ${pass.vscode}` : ''}); the other ${left} hold nothing this pass could change (scripts/suite-scope.cjs)`);
+// Each file's time, hooks included (its top-level suites from start to end), for `npm test`'s table.
+const fileMs = new Map();
+const started = new Map();
 const runner = mocha.run((failures) => {
+  const timings = process.env.MG_TIMINGS_FILE;
+  if (timings) fs.appendFileSync(timings, [...fileMs].map(([file, ms]) => JSON.stringify({ step: label, file: path.relative(process.cwd(), file), ms }) + '\n').join(''));
   const s = runner.stats;
   const skipped = s.pending ? `, ${s.pending} skipped` : '';
   console.log(`${label}: ${s.passes} passed, ${s.failures} failed${skipped}`);
   process.exitCode = failures > 0 || s.passes === 0 ? 1 : 0;
+});
+runner.on('suite', (suite) => {
+  if (suite.file && suite.parent?.root) started.set(suite, Date.now());
+});
+runner.on('suite end', (suite) => {
+  const t = started.get(suite);
+  if (t !== undefined) fileMs.set(suite.file, (fileMs.get(suite.file) ?? 0) + Date.now() - t);
 });

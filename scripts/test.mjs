@@ -1,64 +1,139 @@
-// `npm test`: type-check, lint, build, then every suite: unit (Node, against the emulator), integration
-// (inside a real VS Code: code-server, the oldest supported and the newest), end to end (headless
-// Chromium driving it, on both). Stops at
-// the first failing step; ends with a total line "total: N passed, N failed".
+// `npm test`: type-check and lint (side by side), build, then every suite: unit (Node, against the
+// emulator), integration (inside a real VS Code: code-server), end to end (headless Chromium
+// driving it). Each file runs where its behaviour can differ (scripts/suite-scope.cjs): every file
+// on the newest VS Code against the new-api profile; the files marked @vscode-specific again on the
+// oldest supported VS Code, those marked @profile-dependent again against one-api. Stops at the
+// first failing step; ends with each step's time, the slowest files, and "total: N passed, N failed".
+// `TEST_STEPS=unit,e2e-newest` runs some steps only.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { VSCODE_VERSIONS } from './setup-code-server.mjs';
 
 const OLDEST = { MODEL_GATEWAY_VSCODE: 'oldest' };
 const NEWEST = { MODEL_GATEWAY_VSCODE: 'newest' };
+const NEW_API = { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' };
+const ONE_API = { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' };
+const oldest = VSCODE_VERSIONS.oldest.vscode;
+const newest = VSCODE_VERSIONS.newest.vscode;
 
+/** A step: one command, or several run side by side (`together`), their output kept apart. */
 const steps = [
-  ['typecheck', 'npx', ['tsc', '-p', '.', '--noEmit']],
-  ['typecheck-webview', 'npx', ['tsc', '-p', 'tsconfig.webview.json']],
-  // typescript-eslint's type-checked rules, floating promises and exhaustive switches included.
-  ['lint', 'npx', ['eslint', '--max-warnings', '0', '.']],
-  ['build', 'node', ['esbuild.js']],
+  {
+    name: 'checks',
+    together: [
+      ['typecheck', 'npx', ['tsc', '-p', '.', '--noEmit']],
+      ['typecheck-webview', 'npx', ['tsc', '-p', 'tsconfig.webview.json']],
+      // typescript-eslint's type-checked rules, floating promises and exhaustive switches included.
+      ['lint', 'npx', ['eslint', '--max-warnings', '0', '.']],
+    ],
+  },
+  { name: 'build', cmd: 'node', args: ['esbuild.js'] },
   // Installs both code-servers (and Node 24 for the newest) and the Debian packages once (as
   // root; otherwise prints the command): the unit suite's real PostgreSQL server is one of them.
-  ['setup', 'node', ['scripts/setup-code-server.mjs', 'all']],
-  // Unit and integration run against the emulator behaving like each real server.
-  ['unit', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api' }],
-  ['unit-one-api', 'node', ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' }],
-  // In-host suites and end to end on the oldest supported VS Code and on the newest.
-  ['integration', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api', ...OLDEST }],
-  ['integration-one-api', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api', ...OLDEST }],
-  ['integration-newest', 'npx', ['tsx', 'test/integration/launch.ts'], { MODEL_GATEWAY_EMULATOR_PROFILE: 'new-api', ...NEWEST }],
-  ['e2e', 'node', ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${VSCODE_VERSIONS.oldest.vscode})`], OLDEST],
-  ['e2e-newest', 'node', ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${VSCODE_VERSIONS.newest.vscode})`], NEWEST],
+  { name: 'setup', cmd: 'node', args: ['scripts/setup-code-server.mjs', 'all'] },
+  { name: 'unit', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], env: NEW_API },
+  { name: 'unit-one-api', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], env: ONE_API },
+  { name: 'integration-newest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...NEWEST } },
+  { name: 'integration-oldest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...OLDEST } },
+  { name: 'integration-one-api', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...ONE_API, ...NEWEST } },
+  { name: 'e2e-newest', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${newest})`, '--per-vscode'], env: { ...NEW_API, ...NEWEST } },
+  { name: 'e2e-oldest', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${oldest})`, '--per-vscode'], env: { ...NEW_API, ...OLDEST } },
 ];
 
 const only = process.env.TEST_STEPS?.split(',');
 // What the suites leave in the temp folder (ours start with "mg-"): nothing, checked at the end.
 const ours = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('mg-')));
 const tempBefore = ours();
+// Each suite appends its files' times here (scripts/run-mocha.cjs, test/integration/launch.ts).
+const timingsDir = mkdtempSync(join(tmpdir(), 'model-gateway-timings-'));
+const timingsFile = join(timingsDir, 'files.jsonl');
 let passed = 0;
 let failed = 0;
+const stepTimes = [];
 
-function run(name, cmd, args, env = {}) {
+function countTotals(text) {
+  for (const m of text.matchAll(/^\w+(?: \([^)]*\))?: (\d+) passed, (\d+) failed/gm)) {
+    passed += Number(m[1]);
+    failed += Number(m[2]);
+  }
+}
+
+/** Runs one command; its output is streamed, or kept and returned when `quiet`. */
+function run(cmd, args, env = {}, quiet = false) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    let kept = '';
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'], env: { ...process.env, MG_TIMINGS_FILE: timingsFile, ...env } });
     child.stdout.on('data', (d) => {
-      process.stdout.write(d);
-      for (const m of d.toString().matchAll(/^\w+(?: \([^)]*\))?: (\d+) passed, (\d+) failed/gm)) {
-        passed += Number(m[1]);
-        failed += Number(m[2]);
-      }
+      if (quiet) kept += d;
+      else process.stdout.write(d);
+      countTotals(d.toString());
     });
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.stderr?.on('data', (d) => (kept += d));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: kept }));
   });
 }
 
-for (const [name, cmd, args, env] of steps) {
-  if (only && !only.includes(name)) continue;
-  console.log(`\n== ${name}: ${cmd} ${args.join(' ')}`);
-  const code = await run(name, cmd, args, env);
+const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
+
+function summary() {
+  const lines = ['\nTime per step:'];
+  let total = 0;
+  for (const { name, ms } of stepTimes) {
+    total += ms;
+    lines.push(`  ${name.padEnd(22)} ${seconds(ms).padStart(7)}`);
+  }
+  lines.push(`  ${'all'.padEnd(22)} ${seconds(total).padStart(7)}  (${(total / 60000).toFixed(1)} min; target ≤ 25 min with npm ci: docs/testing.md)`);
+  const files = existsSync(timingsFile)
+    ? readFileSync(timingsFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+  if (files.length) {
+    lines.push('\nThe slowest 20 test files (hooks included):');
+    for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, 20)) lines.push(`  ${seconds(f.ms).padStart(6)}  ${f.file}  [${f.step}]`);
+  }
+  return lines.join('\n');
+}
+
+function finish(code) {
+  console.log(summary());
+  rmSync(timingsDir, { recursive: true, force: true });
+  console.log(`\ntotal: ${passed} passed, ${failed} failed`);
+  process.exit(code);
+}
+
+for (const step of steps) {
+  const parts = step.together ?? [[step.name, step.cmd, step.args, step.env]];
+  const chosen = parts.filter(([name]) => !only || only.includes(name) || only.includes(step.name));
+  if (!chosen.length) continue;
+  const t0 = Date.now();
+  let code = 0;
+  if (step.together) {
+    console.log(`\n== ${step.name}: ${chosen.map(([n]) => n).join(', ')}, side by side`);
+    const results = await Promise.all(
+      chosen.map(async ([name, cmd, args, env]) => {
+        const t = Date.now();
+        const r = await run(cmd, args, env, true);
+        return { name, cmd, args, ...r, ms: Date.now() - t };
+      }),
+    );
+    for (const r of results) {
+      console.log(`\n-- ${r.name}: ${r.cmd} ${r.args.join(' ')} (${seconds(r.ms)}, exit ${r.code})`);
+      if (r.output.trim()) process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
+      code ||= r.code;
+    }
+  } else {
+    console.log(`\n== ${step.name}: ${step.cmd} ${step.args.join(' ')}`);
+    code = (await run(step.cmd, step.args, step.env)).code;
+  }
+  stepTimes.push({ name: step.name, ms: Date.now() - t0 });
   if (code !== 0) {
-    console.error(`\n${name} failed (exit ${code}).`);
-    console.log(`total: ${passed} passed, ${Math.max(failed, 1)} failed`);
-    process.exit(code || 1);
+    console.error(`\n${step.name} failed (exit ${code}).`);
+    failed = Math.max(failed, 1);
+    finish(code || 1);
   }
 }
 const leftBehind = [...ours()].filter((n) => !tempBefore.has(n));
@@ -66,5 +141,4 @@ console.log(`\n${leftBehind.length ? '✘' : '✔'} the temp folder holds nothin
 console.log(`temp-check: ${leftBehind.length ? 0 : 1} passed, ${leftBehind.length ? 1 : 0} failed`);
 if (leftBehind.length) failed++;
 else passed++;
-console.log(`\ntotal: ${passed} passed, ${failed} failed`);
-if (leftBehind.length) process.exit(1);
+finish(leftBehind.length ? 1 : 0);

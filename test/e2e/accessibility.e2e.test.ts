@@ -1,3 +1,4 @@
+// @vscode-specific: keyboard focus in and out of webviews and the themes' colours are the workbench's.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

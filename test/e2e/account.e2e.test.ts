@@ -1,3 +1,4 @@
+// @vscode-specific: the walkthrough, the palette and the tree are the workbench's own; the .vsix installs against each engine.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,3 +1,4 @@
+// @vscode-specific: the chat webview in each workbench: its view containers, pickers, focus, reload and the secondary side bar.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @vscode-specific: terminals and their shell integration, which VS Code reworked between 1.100 and 1.139.
 import { strict as assert } from 'node:assert';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @profile-dependent: a turn's errors as each server types and words them.
 import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

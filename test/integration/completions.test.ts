@@ -1,3 +1,4 @@
+// @vscode-specific: the inline completion API and how the editor asks it changed between the two.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @vscode-specific: the built-in TypeScript server each VS Code ships answers the problems.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,5 @@
+// @profile-dependent: sign-in and the account state differ (New-Api-User, balance).
+// @vscode-specific: activation, contributions and the engines claim on each VS Code; the credential scan of each profile.
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { AccountNode } from '../../src/account/host/tree';

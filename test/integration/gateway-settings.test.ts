@@ -1,3 +1,4 @@
+// @profile-dependent: the headers each request carries (New-Api-User on new-api).
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';

@@ -1,3 +1,5 @@
+// @profile-dependent: the Responses route and the pricing route exist on new-api only.
+// @vscode-specific: the language-model API: 1.100 has no provider API, 1.139 has it and its own chat.
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,14 +4,16 @@
  * prints each test and a closing "integration: N passed, N failed" line, then checks that no
  * credential used by the tests was written to settings, logs or any other file of the profile.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { GatewayEmulator } from '../emulator/server';
 import { startPgliteServer } from '../fixtures/pgliteServer';
 import type { Page } from 'playwright-core';
-import { ensureCodeServer, EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import { ensureCodeServer, EXTENSION_ID, launchBrowser, openWorkbench, ROOT, sampleWorkspace, startCodeServer, testedVsCode } from '../vscode/harness';
+import { profileFromEnv } from '../emulator/profiles';
+import { inScope } from '../../scripts/suite-scope.cjs';
 
 /**
  * The person at the workbench, for the in-host tests: VS Code's own modal dialogs (a tool's
@@ -84,9 +86,12 @@ async function answerProbes(page: Page, dir: string): Promise<void> {
 export async function buildSuite(): Promise<void> {
   const dir = join(ROOT, 'test', 'integration');
   const benchDir = join(ROOT, 'bench', 'inhost');
-  const entries = BENCH
-    ? [join(dir, 'index.ts'), join(benchDir, `${BENCH}.test.ts`)]
-    : readdirSync(dir).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(dir, f));
+  // The suite's files this pass runs (scripts/suite-scope.cjs: @vscode-specific, @profile-dependent).
+  const pass = { profile: profileFromEnv(), vscode: testedVsCode() };
+  const tests = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f));
+  const chosen = tests.filter((f) => inScope(f, pass));
+  if (!BENCH && chosen.length < tests.length) console.log(`${chosen.length} of ${tests.length} files run in this pass (${pass.profile}, VS Code ${pass.vscode}); the other ${tests.length - chosen.length} hold nothing this pass could change (scripts/suite-scope.cjs)`);
+  const entries = BENCH ? [join(dir, 'index.ts'), join(benchDir, `${BENCH}.test.ts`)] : [join(dir, 'index.ts'), ...chosen];
   rmSync(OUT, { recursive: true, force: true });
   // Flat: index.js finds the suites beside it, wherever their sources live.
   const named = Object.fromEntries(entries.map((f) => [f.slice(f.lastIndexOf('/') + 1).replace(/\.ts$/, ''), f]));
@@ -153,7 +158,7 @@ async function main(): Promise<void> {
     // The whole suite's bound (about 130 tests; on VS Code 1.139 on 2 cores it takes some 4 minutes); the soak bench's day is longer.
     const suiteMs = BENCH === 'soak' ? 5_400_000 : 600_000;
     const deadline = Date.now() + suiteMs;
-    type Results = { passed: number; failed: number; pending: number; tests: { title: string; state: string; durationMs?: number; error?: string }[]; metrics?: Record<string, number>; report?: string; reload?: boolean };
+    type Results = { passed: number; failed: number; pending: number; tests: { title: string; state: string; durationMs?: number; error?: string }[]; metrics?: Record<string, number>; report?: string; reload?: boolean; fileMs?: Record<string, number> };
     const waitForResults = async (): Promise<Results> => {
       while (!existsSync(resultsFile)) {
         if (Date.now() > deadline) throw new Error(`no results after ${suiteMs / 1000} s; code-server said:\n${server.output().slice(-4000)}`);
@@ -194,7 +199,9 @@ async function main(): Promise<void> {
     failed = results.failed + (leakTest ? 0 : 1);
     // Repeated last, so the end of a long log (all a CI summary may keep) names what failed.
     for (const t of results.tests.filter((x) => x.state === 'failed')) console.log(`  failed: ${t.title}\n      ${(t.error ?? '').split('\n').slice(0, 3).join('\n      ')}`);
-    console.log(`integration (${emu.profile}, VS Code ${server.vscode}): ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
+    const label = `integration (${emu.profile}, VS Code ${server.vscode})`;
+    if (process.env.MG_TIMINGS_FILE) appendFileSync(process.env.MG_TIMINGS_FILE, Object.entries(results.fileMs ?? {}).map(([file, ms]) => `${JSON.stringify({ step: label, file: `test/integration/${file}`, ms })}\n`).join(''));
+    console.log(`${label}: ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
   } finally {
     await browser.close();
     await server.stop();

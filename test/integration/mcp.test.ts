@@ -1,3 +1,4 @@
+// @vscode-specific: other extensions' tools come from vscode.lm.tools, which the two VS Codes fill differently.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

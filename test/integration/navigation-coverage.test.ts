@@ -1,3 +1,4 @@
+// @vscode-specific: the built-in language servers each VS Code ships answer the navigation.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

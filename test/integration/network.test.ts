@@ -1,3 +1,4 @@
+// @vscode-specific: the extension host's proxy support (VS Code's own proxy agent) differs between the two.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

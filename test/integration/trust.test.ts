@@ -1,3 +1,4 @@
+// @profile-dependent: which credentials a request carries (New-Api-User on new-api) when the URL changes.
 import { strict as assert } from 'node:assert';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

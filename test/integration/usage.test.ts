@@ -1,3 +1,4 @@
+// @profile-dependent: usage, logs and prices come from each server's own routes and records.
 import { strict as assert } from 'node:assert';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @profile-dependent: the account API: paging, list shapes, masking, what creation returns, New-Api-User, the user's model route.
 import { strict as assert } from 'node:assert';
 import {
   AccountApiError,

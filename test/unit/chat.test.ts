@@ -1,3 +1,4 @@
+// @profile-dependent: chat completions' usage and cached-token prices differ (new-api discounts cache reads).
 import { strict as assert } from 'node:assert';
 import { getEventListeners } from 'node:events';
 import {

@@ -1,3 +1,4 @@
+// @profile-dependent: it checks the emulator against each server's source.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

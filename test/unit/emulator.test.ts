@@ -1,3 +1,4 @@
+// @profile-dependent: the emulator itself, in the profile the pass names.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { GatewayClient, type ChatMessage } from '../../src/gateway';

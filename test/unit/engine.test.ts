@@ -1,3 +1,4 @@
+// @profile-dependent: the agent loop's costs and errors as each server answers them.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @profile-dependent: relay errors carry each server's type (new_api_error, one_api_error) and Messages errors their own shape.
 import { compileFunction } from 'node:vm';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @profile-dependent: the Messages format's errors differ (one-api answers them in the Claude shape).
 import { strict as assert } from 'node:assert';
 import { Readable } from 'node:stream';
 import { AbortError, MessageStream, StreamError, ValidationError, type Message, type MessagesRequest, type MessageStreamEvent } from '../../src/gateway';

@@ -1,3 +1,4 @@
+// @profile-dependent: every resource's errors, as each server words and types them.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

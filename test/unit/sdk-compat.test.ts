@@ -1,3 +1,4 @@
+// @profile-dependent: the official SDKs read each server's error bodies.
 import { strict as assert } from 'node:assert';
 import { createReadStream, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

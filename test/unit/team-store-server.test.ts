@@ -13,12 +13,11 @@ import { startRealPostgres, type RealPostgres } from '../fixtures/realPostgres';
 import { hashOf, randomVector } from '../fixtures/vectors';
 import { DEMO_KEY, useEmulator } from './helpers';
 
-// @profile-independent: neither suite talks to the gateway in a way its profile changes.
 /**
  * The team store and its command line against a real PostgreSQL server (Debian's, on loopback):
  * what PGlite, one connection at a time and no passwords, cannot show. Connections, roles,
  * authentication and TLS do not depend on the gateway's profile: this file runs in the new-api
- * unit pass only (the `@profile-independent` line, read by `scripts/run-mocha.cjs`).
+ * unit pass only (it has no `@profile-dependent` line: `scripts/suite-scope.cjs`).
  */
 const MODEL = 'embed-emu-256';
 const DIM = 256;

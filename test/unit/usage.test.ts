@@ -1,3 +1,4 @@
+// @profile-dependent: usage and logs: each server's log records, its pricing and quota routes.
 import { strict as assert } from 'node:assert';
 import { GatewayClient, GatewayError, PLACEHOLDER_RATIO, quotaToDollars, type UsageLogEntry } from '../../src/gateway';
 import { collectUsage } from '../../src/usage/core/collect';
