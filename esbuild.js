@@ -87,25 +87,27 @@ const zodForAjv = {
 /**
  * The search core's largest modules (the keyword and vector indexes, their stores, the snapshot
  * jobs) are in the worker's bundle already: the extension's bundle takes them from its `modules`
- * export (src/search/core/snapshotWorker.ts) instead of a second copy (about 9 KB of the .vsix).
+ * export (src/search/core/snapshot/snapshotWorker.ts) instead of a second copy (about 9 KB of the .vsix).
  * Each module becomes an object of getters that requires the worker bundle on first use, so
  * loading the shell does not load it.
  */
-const SEARCH_CORE_FROM_WORKER = ['indexStore', 'keywords', 'keywordStore', 'snapshotJob', 'vectorIndex'];
+/** Each module the extension's bundle takes from the worker's, by its name in `modules` and its room. */
+const SEARCH_CORE_FROM_WORKER = { indexStore: 'store', keywords: 'keywords', keywordStore: 'keywords', snapshotJob: 'snapshot', vectorIndex: 'vectors' };
 const searchCoreFromWorker = {
   name: 'search-core-from-worker',
   setup(build) {
     const path = require('node:path');
     const dir = path.join(__dirname, 'src', 'search', 'core');
+    const fileOf = (name) => path.join(dir, SEARCH_CORE_FROM_WORKER[name], `${name}.ts`);
     const exportsOf = new Map();
-    build.onResolve({ filter: new RegExp(`/(${SEARCH_CORE_FROM_WORKER.join('|')})(\\.ts)?$`) }, (a) => {
-      const file = path.resolve(a.resolveDir, a.path);
-      const name = path.basename(file).replace(/\.ts$/, '');
-      return path.dirname(file) === dir && SEARCH_CORE_FROM_WORKER.includes(name) ? { path: name, namespace: 'search-core-from-worker' } : undefined;
+    build.onResolve({ filter: new RegExp(`/(${Object.keys(SEARCH_CORE_FROM_WORKER).join('|')})(\\.ts)?$`) }, (a) => {
+      const file = path.resolve(a.resolveDir, a.path).replace(/(\.ts)?$/, '.ts');
+      const name = path.basename(file, '.ts');
+      return Object.hasOwn(SEARCH_CORE_FROM_WORKER, name) && file === fileOf(name) ? { path: name, namespace: 'search-core-from-worker' } : undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'search-core-from-worker' }, async (a) => {
       if (!exportsOf.has(a.path)) {
-        const probe = await esbuild.build({ entryPoints: [path.join(dir, `${a.path}.ts`)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, outdir: 'probe', logLevel: 'silent' });
+        const probe = await esbuild.build({ entryPoints: [fileOf(a.path)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, outdir: 'probe', logLevel: 'silent' });
         exportsOf.set(a.path, Object.values(probe.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []);
       }
       const names = exportsOf.get(a.path);
@@ -156,7 +158,7 @@ const targets = [
     logLevel: 'warning',
   },
   {
-    entryPoints: ['src/gateway-entry.ts'],
+    entryPoints: ['src/entries/gateway-entry.ts'],
     plugins: [sharedZod, llhttpAsFile],
     outfile: 'dist/gateway.js',
     bundle: true,
@@ -177,7 +179,7 @@ const targets = [
   },
   {
     // The MCP client (the official SDK), required the first time a server starts.
-    entryPoints: ['src/mcp-entry.ts'],
+    entryPoints: ['src/entries/mcp-entry.ts'],
     plugins: [zodForAjv, sharedZod],
     outfile: 'dist/mcp.js',
     bundle: true,
@@ -193,7 +195,7 @@ const targets = [
   },
   {
     // zod's classic API, required by the gateway client and the MCP SDK (see sharedZod).
-    entryPoints: ['src/zod-entry.ts'],
+    entryPoints: ['src/entries/zod-entry.ts'],
     plugins: [zodEnglishOnly],
     outfile: 'dist/zod.js',
     bundle: true,
@@ -209,7 +211,7 @@ const targets = [
   {
     // The team store's Postgres client, required the first time a team store is used. pg's
     // native binding and its Cloudflare socket are never taken on Node (optional requires).
-    entryPoints: ['src/teamStore-entry.ts'],
+    entryPoints: ['src/entries/teamStore-entry.ts'],
     plugins: [pgClientOnly],
     outfile: 'dist/teamStore.js',
     bundle: true,
@@ -241,7 +243,7 @@ const targets = [
   },
   {
     // The search index's snapshot worker (a worker thread the extension starts for folds and builds).
-    entryPoints: ['src/search/core/snapshotWorker.ts'],
+    entryPoints: ['src/search/core/snapshot/snapshotWorker.ts'],
     outfile: 'dist/searchWorker.js',
     // Its stores' zod/mini from the shared zod.js beside it (7 KB of the .vsix).
     plugins: [sharedZod],

@@ -13,6 +13,21 @@ const up = (folders) => String.raw`^(\.\./)+(${folders})(/|$)`;
 const vscode = { name: 'vscode', message: 'This layer runs without VS Code: keep `vscode` in a host/ or shell/ module.' };
 const restrict = (patterns, paths = []) => ['error', { paths, patterns }];
 
+/** What a feature's core/ may not import: a host/, the platform, a webview (and vscode). */
+const CORE = [
+  { regex: String.raw`(^|/)host(/|$)`, message: "A feature's core/ never imports a host/ module: the host adapts the core, not the other way round." },
+  { regex: up('shell|webview'), message: "A feature's core/ runs in plain Node: no platform, no webview." },
+];
+
+/** The search core's rooms and what each may not import of the others (`../x` is the core's top level). */
+const SEARCH_ROOMS = {
+  vectors: { refuse: String.raw`^\.\./(?!\.\./)`, message: 'vectors/ is a leaf of the search core: the vector index and its kernels import nothing else of it.' },
+  keywords: { refuse: String.raw`^\.\./(?!\.\./)`, message: 'keywords/ is a leaf of the search core: the keyword index and its files import nothing else of it.' },
+  store: { refuse: String.raw`^\.\./(?!\.\./|slices$)`, message: 'store/ (the snapshot and log files) takes only slices from the search core.' },
+  snapshot: { refuse: String.raw`^\.\./(?!\.\./|slices$|vectors/|keywords/|store/)`, message: 'snapshot/ writes snapshots from vectors/, keywords/ and store/: it never reaches the index or the team store.' },
+  team: { refuse: String.raw`^\.\./(snapshot|store)/`, message: 'team/ (the shared store) does not touch the local snapshots or their files.' },
+};
+
 export const layerRules = [
   {
     files: ['src/common/**/*.ts'],
@@ -52,14 +67,14 @@ export const layerRules = [
   },
   {
     files: [`src/{${FEATURES.split('|').join(',')}}/core/**/*.ts`],
-    rules: {
-      'no-restricted-imports': restrict(
-        [
-          { regex: String.raw`(^|/)host(/|$)`, message: "A feature's core/ never imports a host/ module: the host adapts the core, not the other way round." },
-          { regex: up('shell|webview'), message: "A feature's core/ runs in plain Node: no platform, no webview." },
-        ],
-        [vscode],
-      ),
-    },
+    rules: { 'no-restricted-imports': restrict(CORE, [vscode]) },
   },
+  // The search core's rooms (docs/architecture.md): vectors/ and keywords/ are leaves; store/ holds
+  // the snapshot and log files; snapshot/ writes them from vectors and keywords; team/ is the
+  // shared store. The index and hybrid ranking at the top level use them all; no room reaches up.
+  // Each zone repeats the core's rules: a later zone's rule replaces an earlier one's.
+  ...Object.entries(SEARCH_ROOMS).map(([room, { refuse, message }]) => ({
+    files: [`src/search/core/${room}/**/*.ts`],
+    rules: { 'no-restricted-imports': restrict([...CORE, { regex: refuse, message }], [vscode]) },
+  })),
 ];

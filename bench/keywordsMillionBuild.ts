@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeywordIndex } from '../src/search/core/keywords';
-import { writeKeywordFile } from '../src/search/core/keywordStore';
+import { KeywordIndex } from '../src/search/core/keywords/keywords';
+import { writeKeywordFile } from '../src/search/core/keywords/keywordStore';
 import { keywordCorpus } from './keywordCorpus';
 
 export const CHUNKS_PER_FILE = 10;

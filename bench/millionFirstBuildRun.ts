@@ -1,6 +1,6 @@
 /** The build process of `millionFirstBuild.ts`: one first build, then its figures as a JSON line. */
 import { readFileSync } from 'node:fs';
-import { FIRST_SPILL_CHUNKS, SPILL_CHUNKS } from '../src/search/core/keywordSpill';
+import { FIRST_SPILL_CHUNKS, SPILL_CHUNKS } from '../src/search/core/keywords/keywordSpill';
 import { SemanticIndex } from '../src/search/core/semanticIndex';
 import { FIRST_BUILD_CHUNK_TOKENS } from './millionFirstBuild';
 import { withPeakMemory } from './stalls';

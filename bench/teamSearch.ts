@@ -11,8 +11,8 @@
  */
 import pg from 'pg';
 import { chunkerId } from '../src/search/core/chunker';
-import { encodeHalfvec } from '../src/search/core/halfFloat';
-import { TeamStore } from '../src/search/core/teamStore';
+import { encodeHalfvec } from '../src/search/core/vectors/halfFloat';
+import { TeamStore } from '../src/search/core/team/teamStore';
 import { startPgliteServer } from '../test/fixtures/pgliteServer';
 import { startRealPostgres } from '../test/fixtures/realPostgres';
 

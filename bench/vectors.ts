@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalIndex } from 'vectra';
-import { VectorIndex } from '../src/search/core/vectorIndex';
+import { VectorIndex } from '../src/search/core/vectors/vectorIndex';
 import { vectorSet, type VectorShape } from './vectorData';
 
 export interface VectorSetResult {

@@ -5,7 +5,7 @@
  */
 import { closeSync, fsyncSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { normaliseRows, VectorIndex } from '../src/search/core/vectorIndex';
+import { normaliseRows, VectorIndex } from '../src/search/core/vectors/vectorIndex';
 import { hardStream } from './vectorData';
 
 const [dir, nText, dimText, shapeText, queriesText] = process.argv.slice(2);

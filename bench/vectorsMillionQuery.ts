@@ -6,10 +6,10 @@
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fuseResults } from '../src/search/core/hybrid';
-import { KeywordIndex } from '../src/search/core/keywords';
-import { StoredKeywords } from '../src/search/core/keywordStore';
+import { KeywordIndex } from '../src/search/core/keywords/keywords';
+import { StoredKeywords } from '../src/search/core/keywords/keywordStore';
 import type { IndexedChunk } from '../src/search/core/semanticIndex';
-import { VectorIndex } from '../src/search/core/vectorIndex';
+import { VectorIndex } from '../src/search/core/vectors/vectorIndex';
 import { CHUNKS_PER_FILE, fileOfRow, LIST } from './keywordsMillionBuild';
 
 const dir = process.argv[2];

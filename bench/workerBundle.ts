@@ -1,5 +1,5 @@
 /**
- * The search worker as users run it: `src/search/core/snapshotWorker.ts` bundled and minified as
+ * The search worker as users run it: `src/search/core/snapshot/snapshotWorker.ts` bundled and minified as
  * `esbuild.js` ships it (`dist/searchWorker.js`), built once per bench run into a temporary
  * folder. From source the worker would load the TypeScript through tsx, whose compiling took a
  * third of a second of the worker's thread at each build (on two cores, time the build waited for).
@@ -16,7 +16,7 @@ export function searchWorkerBundle(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mg-bench-worker-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const outfile = join(dir, 'searchWorker.js');
-  buildSync({ entryPoints: [join(__dirname, '..', 'src', 'search', 'core', 'snapshotWorker.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, logLevel: 'warning' });
+  buildSync({ entryPoints: [join(__dirname, '..', 'src', 'search', 'core', 'snapshot', 'snapshotWorker.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, logLevel: 'warning' });
   built = outfile;
   return outfile;
 }

@@ -1,4 +1,4 @@
-// Compiles the WebAssembly kernels (src/search/core/*.wat) into TypeScript modules holding them in
+// Compiles the WebAssembly kernels (src/search/core/vectors/*.wat) into TypeScript modules holding them in
 // base64, committed so the build needs no WebAssembly toolchain. `node scripts/build-wasm.mjs
 // --check` fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,10 +12,10 @@ const kernels = [
 ];
 let stale = false;
 for (const k of kernels) {
-  const mod = wabt.parseWat(k.wat, readFileSync(`src/search/core/${k.wat}`, 'utf8'), { simd: true });
+  const mod = wabt.parseWat(k.wat, readFileSync(`src/search/core/vectors/${k.wat}`, 'utf8'), { simd: true });
   const { buffer } = mod.toBinary({});
   const out = `// Generated from ${k.wat} by scripts/build-wasm.mjs; do not edit.\nexport const ${k.name} = '${Buffer.from(buffer).toString('base64')}';\n`;
-  const path = `src/search/core/${k.ts}`;
+  const path = `src/search/core/vectors/${k.ts}`;
   if (process.argv.includes('--check')) {
     if (readFileSync(path, 'utf8') !== out) {
       console.error(`${path} is out of date: run node scripts/build-wasm.mjs`);

@@ -18,7 +18,11 @@ const ONE_API = { MODEL_GATEWAY_EMULATOR_PROFILE: 'one-api' };
 const oldest = VSCODE_VERSIONS.oldest.vscode;
 const newest = VSCODE_VERSIONS.newest.vscode;
 
-/** A step: one command, or several run side by side (`together`), their output kept apart. */
+/**
+ * A step: one command; several run side by side (`together`); or lanes side by side, each a list
+ * of steps run in order (`lanes`). Steps that run beside others keep their output and print it
+ * whole when they end.
+ */
 const steps = [
   {
     name: 'checks',
@@ -33,11 +37,22 @@ const steps = [
   // Installs both code-servers (and Node 24 for the newest) and the Debian packages once (as
   // root; otherwise prints the command): the unit suite's real PostgreSQL server is one of them.
   { name: 'setup', cmd: 'node', args: ['scripts/setup-code-server.mjs', 'all'] },
-  { name: 'unit', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], env: NEW_API },
-  { name: 'unit-one-api', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], env: ONE_API },
-  { name: 'integration-newest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...NEWEST } },
-  { name: 'integration-oldest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...OLDEST } },
-  { name: 'integration-one-api', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...ONE_API, ...NEWEST } },
+  // Two lanes side by side: the Node suites, and the in-host passes (each lane in order). Neither
+  // keeps both cores busy alone (unit about 65%); together they finish minutes sooner.
+  {
+    name: 'unit and integration',
+    lanes: [
+      [
+        { name: 'unit', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], env: NEW_API },
+        { name: 'unit-one-api', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], env: ONE_API },
+      ],
+      [
+        { name: 'integration-newest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...NEWEST } },
+        { name: 'integration-oldest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...OLDEST } },
+        { name: 'integration-one-api', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...ONE_API, ...NEWEST } },
+      ],
+    ],
+  },
   { name: 'e2e-newest', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${newest})`, '--per-vscode'], env: { ...NEW_API, ...NEWEST } },
   { name: 'e2e-oldest', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/e2e', `e2e (VS Code ${oldest})`, '--per-vscode'], env: { ...NEW_API, ...OLDEST } },
 ];
@@ -80,9 +95,11 @@ const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 function summary() {
   const lines = ['\nTime per step:'];
   let total = 0;
-  for (const { name, ms } of stepTimes) {
-    total += ms;
-    lines.push(`  ${name.padEnd(22)} ${seconds(ms).padStart(7)}`);
+  // Steps run side by side are listed each, then their group's wall time (what the total adds).
+  const grouped = new Set(steps.flatMap((s) => [...(s.together ?? []).map(([n]) => n), ...(s.lanes ?? []).flat().map((x) => x.name)]));
+  for (const { name, ms, wall } of stepTimes) {
+    if (wall || !grouped.has(name)) total += ms;
+    lines.push(`  ${(grouped.has(name) ? `  ${name}` : name).padEnd(24)} ${seconds(ms).padStart(7)}`);
   }
   lines.push(`  ${'all'.padEnd(22)} ${seconds(total).padStart(7)}  (${(total / 60000).toFixed(1)} min; target ≤ 25 min with npm ci: docs/testing.md)`);
   const files = existsSync(timingsFile)
@@ -105,31 +122,49 @@ function finish(code) {
   process.exit(code);
 }
 
+/** Runs one step, its output kept and printed whole when it ends (several run at once). */
+async function runKept(step) {
+  const t = Date.now();
+  console.log(`   ${step.name} started: ${step.cmd} ${step.args.join(' ')}`);
+  const r = await run(step.cmd, step.args, step.env, true);
+  const ms = Date.now() - t;
+  console.log(`\n-- ${step.name} (${seconds(ms)}, exit ${r.code})`);
+  if (r.output.trim()) process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
+  stepTimes.push({ name: step.name, ms });
+  return r.code;
+}
+
+const wanted = (name, group) => !only || only.includes(name) || only.includes(group);
 for (const step of steps) {
-  const parts = step.together ?? [[step.name, step.cmd, step.args, step.env]];
-  const chosen = parts.filter(([name]) => !only || only.includes(name) || only.includes(step.name));
-  if (!chosen.length) continue;
   const t0 = Date.now();
   let code = 0;
   if (step.together) {
-    console.log(`\n== ${step.name}: ${chosen.map(([n]) => n).join(', ')}, side by side`);
-    const results = await Promise.all(
-      chosen.map(async ([name, cmd, args, env]) => {
-        const t = Date.now();
-        const r = await run(cmd, args, env, true);
-        return { name, cmd, args, ...r, ms: Date.now() - t };
+    const parts = step.together.filter(([name]) => wanted(name, step.name)).map(([name, cmd, args, env]) => ({ name, cmd, args, env }));
+    if (!parts.length) continue;
+    console.log(`\n== ${step.name}: ${parts.map((p) => p.name).join(', ')}, side by side`);
+    for (const c of await Promise.all(parts.map(runKept))) code ||= c;
+  } else if (step.lanes) {
+    const lanes = step.lanes.map((lane) => lane.filter((s) => wanted(s.name, step.name))).filter((lane) => lane.length);
+    if (!lanes.length) continue;
+    console.log(`\n== ${step.name}: ${lanes.map((lane) => lane.map((s) => s.name).join(' then ')).join(', beside ')}`);
+    // A lane stops at its first failure; the other lane finishes what it runs.
+    const codes = await Promise.all(
+      lanes.map(async (lane) => {
+        for (const s of lane) {
+          const c = await runKept(s);
+          if (c !== 0) return c;
+        }
+        return 0;
       }),
     );
-    for (const r of results) {
-      console.log(`\n-- ${r.name}: ${r.cmd} ${r.args.join(' ')} (${seconds(r.ms)}, exit ${r.code})`);
-      if (r.output.trim()) process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
-      code ||= r.code;
-    }
+    for (const c of codes) code ||= c;
   } else {
+    if (!wanted(step.name)) continue;
     console.log(`\n== ${step.name}: ${step.cmd} ${step.args.join(' ')}`);
     code = (await run(step.cmd, step.args, step.env)).code;
+    stepTimes.push({ name: step.name, ms: Date.now() - t0 });
   }
-  stepTimes.push({ name: step.name, ms: Date.now() - t0 });
+  if (step.together || step.lanes) stepTimes.push({ name: `(${step.name}, wall)`, ms: Date.now() - t0, wall: true });
   if (code !== 0) {
     console.error(`\n${step.name} failed (exit ${code}).`);
     failed = Math.max(failed, 1);

@@ -6,7 +6,7 @@ import { formatCost } from '../common/money';
 import { GatewayClient } from '../gateway/client';
 import { chunkerId } from '../search/core/chunker';
 import { SemanticIndex, type IndexStats } from '../search/core/semanticIndex';
-import { TeamStore, type TeamStoreAdvice } from '../search/core/teamStore';
+import { TeamStore, type TeamStoreAdvice } from '../search/core/team/teamStore';
 
 /** What the store's messages tell a CI log to change: this command's flags and variables. */
 export const CLI_ADVICE: TeamStoreAdvice = {

@@ -1,4 +1,3 @@
-// @vscode-specific: the built-in TypeScript server each VS Code ships reports the problems an edit made.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -127,9 +127,11 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await openChat();
   });
 
+  const failedAbove: string[] = [];
   afterEach(async function () {
     emu.faults.clear();
     if (this.currentTest?.state === 'failed') {
+      failedAbove.push(this.currentTest.title);
       // What the person saw when it failed, before anything is cleaned up.
       await page.screenshot({ path: join(ARTIFACTS, `chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
       // The host's side of the story, for the failure report.
@@ -566,6 +568,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#model').selectOption('gpt-4o-mini');
     // The view's own "add the active file" button.
     await openFile('README.md');
+    // The tab is active in the workbench before the extension host hears of it: the view's own
+    // chip for the active editor says the host knows README.md is the one to add.
+    await chat().locator('#attachments .chip.auto', { hasText: 'README.md' }).waitFor();
     await chat().locator('#context').click();
     await chat().locator('#attachments .chip:not(.auto)', { hasText: 'README.md' }).waitFor();
     await chat().locator('#attachments .chip:not(.auto) button').first().click();
@@ -981,7 +986,13 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     assert.equal(await lastAnswer().locator('button', { hasText: 'Approve plan' }).count(), 0);
   });
 
-  it('drove every message the view can send, as the host logged them', () => {
+  it('drove every message the view can send, as the host logged them', function () {
+    // A test above that failed stopped before driving its messages: that failure is reported
+    // once, where it happened, not again here.
+    if (failedAbove.length) {
+      console.log(`    (not checked: ${failedAbove.length} test(s) above failed before driving their messages)`);
+      this.skip();
+    }
     const seen = receivedTypes(server.userDataDir);
     const missing = fromWebviewTypes().filter((t) => !seen.has(t));
     assert.deepEqual(missing, [], `message types no test drove: ${missing.join(', ')}`);

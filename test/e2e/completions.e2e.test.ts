@@ -1,4 +1,3 @@
-// @vscode-specific: ghost text is the editor's: how each VS Code asks for it, shows it and accepts it.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,3 @@
-// @vscode-specific: Restricted Mode and how workspace settings are read are the workbench's.
 import { strict as assert } from 'node:assert';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -121,7 +121,16 @@ export function filesContaining(dir: string, values: string[]): string[] {
 const TEAM_STORE_PASSWORD = 'mg-team-store-password-0451';
 
 async function main(): Promise<void> {
+  // Where a pass's time goes besides its tests (printed at the end): the suite's build, the
+  // servers, code-server, the workbench, the suite, the credential scan.
+  const phases: string[] = [];
+  let phaseStart = Date.now();
+  const phase = (name: string) => {
+    phases.push(`${name} ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);
+    phaseStart = Date.now();
+  };
   await buildSuite();
+  phase('build');
   const emu = await GatewayEmulator.start();
   // The team store: a real Postgres with pgvector (PGlite) on loopback, reached over the wire protocol.
   const teamStore = await startPgliteServer();
@@ -146,15 +155,18 @@ async function main(): Promise<void> {
   const env: Record<string, string> = { MODEL_GATEWAY_TEST: '1' };
   for (const k of ['MODEL_GATEWAY_BASE_URL', 'MODEL_GATEWAY_API_KEY', 'MODEL_GATEWAY_ACCESS_TOKEN']) delete process.env[k];
   const workspace = sampleWorkspace();
+  phase('emulator and store');
   const server = await startCodeServer({
     workspace,
     env,
     extraExtensions: [{ folder: join(ROOT, 'test', 'integration', 'runner-extension'), id: 'model-gateway-tests.integration-runner-0.0.1', files: { 'config.json': JSON.stringify(config) } }],
   });
+  phase('code-server');
   const browser = await launchBrowser();
   let failed: number;
   try {
     const page = await openWorkbench(browser, server);
+    phase('workbench');
     // The whole suite's bound (about 130 tests; on VS Code 1.139 on 2 cores it takes some 4 minutes); the soak bench's day is longer.
     const suiteMs = BENCH === 'soak' ? 5_400_000 : 600_000;
     const deadline = Date.now() + suiteMs;
@@ -171,6 +183,7 @@ async function main(): Promise<void> {
       return r;
     };
     let results = await waitForResults();
+    phase('suite');
     // A run that asks for it (the soak bench, halfway) goes on in a reloaded window: a new extension
     // host runs the suite again, which reads where it stopped from its own state file.
     while (results.reload) {
@@ -195,6 +208,8 @@ async function main(): Promise<void> {
     // The benchmarks do not log the line the scan looks for; they are measured, not checked for leaks.
     if (BENCH) leaks.splice(0);
     const leakTest = leaks.length === 0 ? 1 : 0;
+    phase('credential scan');
+    console.log(`  time: ${phases.join(', ')}`);
     console.log(`  ${leakTest ? '✔' : '✘'} no credential in the profile's settings, logs or state${leaks.length ? `: found in ${leaks.join(', ')}` : ''}`);
     failed = results.failed + (leakTest ? 0 : 1);
     // Repeated last, so the end of a long log (all a CI summary may keep) names what failed.

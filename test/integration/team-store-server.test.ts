@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { chunkerId } from '../../src/search/core/chunker';
 import type { IndexStats } from '../../src/search/core/semanticIndex';
-import { TeamStore } from '../../src/search/core/teamStore';
+import { TeamStore } from '../../src/search/core/team/teamStore';
 import { startRealPostgres, type RealPostgres } from '../fixtures/realPostgres';
 import { api, connectToEmulator, runAnswering, runCommand } from './helpers';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConversationStore } from '../../src/chat/core/store';
 import type { Conversation } from '../../src/common/conversation';
-import { IndexStore } from '../../src/search/core/indexStore';
+import { IndexStore } from '../../src/search/core/store/indexStore';
 import { SemanticIndex } from '../../src/search/core/semanticIndex';
 import { writeAtomic } from '../../src/storage/atomicFile';
 

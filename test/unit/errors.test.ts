@@ -241,7 +241,7 @@ describe('transport details', () => {
 describe('error names survive the production build', () => {
   it('keeps every error class name in the minified client bundle (the UI tells errors apart by name)', async () => {
     const { build } = await import('esbuild');
-    const out = await build({ entryPoints: ['src/gateway-entry.ts'], bundle: true, platform: 'node', format: 'cjs', minify: true, keepNames: true, write: false, external: ['vscode'] });
+    const out = await build({ entryPoints: ['src/entries/gateway-entry.ts'], bundle: true, platform: 'node', format: 'cjs', minify: true, keepNames: true, write: false, external: ['vscode'] });
     const mod = { exports: {} as Record<string, unknown> };
     const load = compileFunction(out.outputFiles[0].text, ['module', 'exports', 'require']) as (m: unknown, e: unknown, r: NodeJS.Require) => void;
     load(mod, mod.exports, require);

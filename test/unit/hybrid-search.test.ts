@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { definitionsOf, identifierParts, identifierQuery, KeywordIndex, reciprocalRankFusion, termsOf } from '../../src/search/core/keywords';
+import { definitionsOf, identifierParts, identifierQuery, KeywordIndex, reciprocalRankFusion, termsOf } from '../../src/search/core/keywords/keywords';
 import { fuseResults, whyMatched } from '../../src/search/core/hybrid';
 import type { IndexedChunk } from '../../src/search/core/semanticIndex';
 

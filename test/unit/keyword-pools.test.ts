@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { KeywordIndex } from '../../src/search/core/keywords';
+import { KeywordIndex } from '../../src/search/core/keywords/keywords';
 
 /**
  * The keyword index keeps its chunks' numbers in pooled blocks: a few files take kilobytes (three

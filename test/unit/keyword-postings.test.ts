@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeywordIndex } from '../../src/search/core/keywords';
-import { StoredKeywords, writeKeywordFile } from '../../src/search/core/keywordStore';
+import { KeywordIndex } from '../../src/search/core/keywords/keywords';
+import { StoredKeywords, writeKeywordFile } from '../../src/search/core/keywords/keywordStore';
 
 /**
  * The keyword index with its postings on disk answers exactly as the same chunks in memory: after

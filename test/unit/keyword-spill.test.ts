@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeywordIndex } from '../../src/search/core/keywords';
-import { FIRST_SPILL_CHUNKS, SPILL_CHUNKS, SpillingKeywords } from '../../src/search/core/keywordSpill';
-import { KeywordRun } from '../../src/search/core/keywordRun';
-import { keywordFile, StoredKeywords, writeKeywordFile } from '../../src/search/core/keywordStore';
+import { KeywordIndex } from '../../src/search/core/keywords/keywords';
+import { FIRST_SPILL_CHUNKS, SPILL_CHUNKS, SpillingKeywords } from '../../src/search/core/keywords/keywordSpill';
+import { KeywordRun } from '../../src/search/core/keywords/keywordRun';
+import { keywordFile, StoredKeywords, writeKeywordFile } from '../../src/search/core/keywords/keywordStore';
 
 /**
  * A first build's keyword index stored in batches and merged at the end answers exactly as the

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HeaderSchema } from '../../src/search/core/keywordStore';
+import { HeaderSchema } from '../../src/search/core/keywords/keywordStore';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
 
 /**

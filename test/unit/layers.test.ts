@@ -82,10 +82,32 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
     await allowed('src/search/core/planted.ts', '../../tools/pathGuard');
   });
 
+  it("the search core's rooms: vectors/ and keywords/ are leaves, store/ takes slices only, snapshot/ never reaches the index, team/ never the local files", async () => {
+    await refused('src/search/core/vectors/planted.ts', '../keywords/keywords');
+    await refused('src/search/core/vectors/planted.ts', '../slices');
+    await refused('src/search/core/vectors/planted.ts', 'vscode');
+    await allowed('src/search/core/vectors/planted.ts', './wasmKernel');
+    await refused('src/search/core/keywords/planted.ts', '../semanticIndex');
+    await refused('src/search/core/keywords/planted.ts', '../../host/searchService');
+    await allowed('src/search/core/keywords/planted.ts', '../../../tools/pathGuard');
+    await refused('src/search/core/store/planted.ts', '../vectors/vectorIndex');
+    await allowed('src/search/core/store/planted.ts', '../slices');
+    await allowed('src/search/core/store/planted.ts', '../../../storage/atomicFile');
+    await refused('src/search/core/snapshot/planted.ts', '../semanticIndex');
+    await refused('src/search/core/snapshot/planted.ts', '../team/teamStore');
+    await allowed('src/search/core/snapshot/planted.ts', '../vectors/vectorIndex');
+    await allowed('src/search/core/snapshot/planted.ts', '../store/indexStore');
+    await refused('src/search/core/team/planted.ts', '../store/indexStore');
+    await refused('src/search/core/team/planted.ts', '../snapshot/snapshotJob');
+    await refused('src/search/core/team/planted.ts', '../../../shell/config');
+    await allowed('src/search/core/team/planted.ts', '../vectors/halfFloat');
+    await allowed('src/search/core/team/planted.ts', '../semanticIndex');
+  });
+
   it('tools/ and storage/ stay under the features', async () => {
     await refused('src/tools/planted.ts', 'vscode');
     await refused('src/tools/planted.ts', '../shell/config');
-    await refused('src/storage/planted.ts', '../search/core/indexStore');
+    await refused('src/storage/planted.ts', '../search/core/store/indexStore');
     await allowed('src/tools/planted.ts', './pathGuard');
   });
 

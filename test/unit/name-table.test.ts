@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { NameTable } from '../../src/search/core/nameTable';
+import { NameTable } from '../../src/search/core/keywords/nameTable';
 
 /**
  * The keyword index finds identifiers with a hand-written scan over a table of names instead of a

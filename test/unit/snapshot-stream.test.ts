@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { vectorSet } from '../../bench/vectorData';
-import { readCommitted } from '../../src/search/core/indexStore';
+import { readCommitted } from '../../src/search/core/store/indexStore';
 import { IndexingStopped, SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
-import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshotJob';
-import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshotRunner';
-import { batchSource, StreamedBuild, type FreshVectors } from '../../src/search/core/streamedBuild';
-import { normaliseRows, VectorIndex } from '../../src/search/core/vectorIndex';
+import { MAX_MEAN_DRIFT, SnapshotBuilder } from '../../src/search/core/snapshot/snapshotJob';
+import { runSnapshot, startSnapshotStream } from '../../src/search/core/snapshot/snapshotRunner';
+import { batchSource, StreamedBuild, type FreshVectors } from '../../src/search/core/snapshot/streamedBuild';
+import { normaliseRows, VectorIndex } from '../../src/search/core/vectors/vectorIndex';
 import { chunkText } from '../../src/search/core/chunker';
 import { hashVector } from './helpers';
 

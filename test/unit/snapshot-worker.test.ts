@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex';
-import { runSnapshot, SnapshotJobFailed } from '../../src/search/core/snapshotRunner';
+import { runSnapshot, SnapshotJobFailed } from '../../src/search/core/snapshot/snapshotRunner';
 import { hashVector } from './helpers';
 
 /**

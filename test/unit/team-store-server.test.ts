@@ -4,10 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chunkerId } from '../../src/search/core/chunker';
-import { TeamStore, TeamStoreError } from '../../src/search/core/teamStore';
+import { TeamStore, TeamStoreError } from '../../src/search/core/team/teamStore';
 import { runIndexCli, UsageError } from '../../src/cli/indexCli';
 import pg from 'pg';
-import { encodeHalfvec } from '../../src/search/core/halfFloat';
+import { encodeHalfvec } from '../../src/search/core/vectors/halfFloat';
 import { startPgliteServer } from '../fixtures/pgliteServer';
 import { startRealPostgres, type RealPostgres } from '../fixtures/realPostgres';
 import { hashOf, randomVector } from '../fixtures/vectors';
@@ -136,7 +136,7 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     const bundle = join(ROOT, 'dist', 'teamStore.js');
     if (!existsSync(bundle)) (await import('node:child_process')).execFileSync(process.execPath, [join(ROOT, 'esbuild.js')], { cwd: ROOT, stdio: 'ignore' });
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const m = require(bundle) as typeof import('../../src/teamStore-entry');
+    const m = require(bundle) as typeof import('../../src/entries/teamStore-entry');
     const store = new m.TeamStore({ url: storeUrl('writer'), model: MODEL, chunker: chunkerId(300) });
     try {
       await rejectsWithin(store.open(), 1000, (e) => (e as TeamStoreError).problem === 'sign-in' && /asks for a password/.test(e.message));

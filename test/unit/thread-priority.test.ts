@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICENESS, lowerThisThreadsPriority } from '../../src/search/core/threadPriority';
+import { BACKGROUND_NICENESS, lowerThisThreadsPriority } from '../../src/search/core/snapshot/threadPriority';
 
 /** A thread's niceness as the kernel reports it (field 19 of /proc/<pid>/task/<tid>/stat). */
 function niceness(tid: number): number {
@@ -21,7 +21,7 @@ describe('a search worker thread gives the extension host the cores first (Linux
       const { parentPort } = require('node:worker_threads');
       const { readlinkSync } = require('node:fs');
       require('tsx/cjs/api').register();
-      const { lowerThisThreadsPriority } = require(${JSON.stringify(require.resolve('../../src/search/core/threadPriority'))});
+      const { lowerThisThreadsPriority } = require(${JSON.stringify(require.resolve('../../src/search/core/snapshot/threadPriority'))});
       const lowered = lowerThisThreadsPriority();
       parentPort.postMessage({ lowered, tid: Number(readlinkSync('/proc/thread-self').split('/').pop()) });
       setTimeout(() => {}, 2000);`;

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { VectorIndex } from '../../src/search/core/vectorIndex';
+import { VectorIndex } from '../../src/search/core/vectors/vectorIndex';
 import { vectorSet } from '../../bench/vectorData';
 
 function rng(seed: number) {
@@ -105,7 +105,7 @@ describe('vector index', () => {
     const run = (withoutWasm: boolean) => {
       // The module is loaded first (the TypeScript loader itself needs WebAssembly); its kernels load on first use.
       const disable = withoutWasm ? "WebAssembly.Instance = function () { throw new Error('no WebAssembly here'); };" : '';
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `const { VectorIndex, normaliseRows } = require(${JSON.stringify(require.resolve('../../src/search/core/vectorIndex'))}); ${disable} ${script}`], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `const { VectorIndex, normaliseRows } = require(${JSON.stringify(require.resolve('../../src/search/core/vectors/vectorIndex'))}); ${disable} ${script}`], { encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout) as Record<string, { codes: string; alphas: number[]; rows: number[]; sum: number[] }>;
     };

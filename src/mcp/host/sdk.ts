@@ -1,4 +1,4 @@
-import type * as Sdk from '../../mcp-entry';
+import type * as Sdk from '../../entries/mcp-entry';
 
 export type McpSdk = typeof Sdk;
 let sdk: McpSdk | undefined;

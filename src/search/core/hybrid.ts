@@ -2,7 +2,7 @@
  * Hybrid ranking (pure, no `vscode`): the embeddings' and the keywords' lists fused, an
  * identifier's definitions first, weak similarities dropped, and why each result matched.
  */
-import { reciprocalRankFusion } from './keywords';
+import { reciprocalRankFusion } from './keywords/keywords';
 import type { IndexedChunk } from './semanticIndex';
 
 export interface SearchResult {

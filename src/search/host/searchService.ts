@@ -7,7 +7,7 @@ import { chunkerId } from '../core/chunker';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { fuseResults, whyMatched, type SearchResult } from '../core/hybrid';
 import { IndexingStopped, IndexModelChanged, SemanticIndex, type EmbedFn, type IndexStats } from '../core/semanticIndex';
-import { StoreSearchIndex } from '../core/storeSearchIndex';
+import { StoreSearchIndex } from '../core/team/storeSearchIndex';
 import type { TeamStoreLink } from './teamStoreLink';
 import { formatCount } from '../../common/locale';
 

@@ -3,9 +3,9 @@ import { userValue } from '../../shell/config';
 import { booleanSetting, stringSetting } from '../../shell/settingsSchema';
 import { registerSecret } from '../../shell/redact';
 import type { InteractiveFeature } from '../../shell/services';
-import type * as TeamStoreModule from '../../teamStore-entry';
+import type * as TeamStoreModule from '../../entries/teamStore-entry';
 import type { IndexStats, SharedVectors } from '../core/semanticIndex';
-import type { StoreSearch } from '../core/storeSearchIndex';
+import type { StoreSearch } from '../core/team/storeSearchIndex';
 import { formatCount } from '../../common/locale';
 
 type Module = typeof TeamStoreModule;

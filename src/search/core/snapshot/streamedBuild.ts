@@ -14,10 +14,10 @@
 import { rmSync } from 'node:fs';
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeGeneration } from './indexStore';
+import { removeGeneration } from '../store/indexStore';
 import type { StreamedFilesKept, StreamedFileTexts } from './snapshotJob';
 import { CommittedCodesUnread, startSnapshotStream, type SnapshotRunOptions, type SnapshotStream, type StreamedSnapshot } from './snapshotRunner';
-import type { Slicer } from './slices';
+import type { Slicer } from '../slices';
 
 /** A build's new vectors by chunk hash: in memory, or the row of the stream's vectors file that holds it. */
 export type FreshVectors = Map<string, Float32Array | number>;

@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
 import pg from 'pg';
-import { isLoopback } from '../../common/loopback';
+import { isLoopback } from '../../../common/loopback';
 import { binaryCopyFields, binaryCopySize, copyOut, type CopyScratch } from './copyOut';
-import { decodeHalfvecRows, encodeHalfvec } from './halfFloat';
-import { Slicer } from './slices';
+import { decodeHalfvecRows, encodeHalfvec } from '../vectors/halfFloat';
+import { Slicer } from '../slices';
 
 /**
  * A team's store of embeddings in PostgreSQL with pgvector: one embedding model, one dimension,

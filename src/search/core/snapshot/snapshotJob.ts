@@ -7,11 +7,11 @@
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from './indexStore';
-import type { KeywordState } from './keywords';
-import { keywordFile, StoredKeywords, writeKeywordFile } from './keywordStore';
-import { SpillingKeywords, type KeywordCounts } from './keywordSpill';
-import { addRows, normaliseRows, VectorIndex } from './vectorIndex';
+import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from '../store/indexStore';
+import type { KeywordState } from '../keywords/keywords';
+import { keywordFile, StoredKeywords, writeKeywordFile } from '../keywords/keywordStore';
+import { SpillingKeywords, type KeywordCounts } from '../keywords/keywordSpill';
+import { addRows, normaliseRows, VectorIndex } from '../vectors/vectorIndex';
 
 export type SnapshotJob =
   | {

@@ -1,11 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
-import { PathGuard, type WorkspaceFolderPath } from '../../tools/pathGuard';
-import { walkWorkspace } from '../../tools/workspaceTools';
-import { embeddingText } from './chunker';
-import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from './fileChunks';
-import { KeywordIndex, type KeywordHit } from './keywords';
-import type { EmbedFn, IndexStats } from './semanticIndex';
-import { Slicer } from './slices';
+import { PathGuard, type WorkspaceFolderPath } from '../../../tools/pathGuard';
+import { walkWorkspace } from '../../../tools/workspaceTools';
+import { embeddingText } from '../chunker';
+import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from '../fileChunks';
+import { KeywordIndex, type KeywordHit } from '../keywords/keywords';
+import type { EmbedFn, IndexStats } from '../semanticIndex';
+import { Slicer } from '../slices';
 
 /** What search in a team store needs of it (`TeamStore` is one). */
 export interface StoreSearch {

@@ -9,16 +9,16 @@
  * bundle requires it too, for the search core's modules (`modules`).
  */
 import { parentPort } from 'node:worker_threads';
-import { KeywordStream } from './keywordSpill';
+import { KeywordStream } from '../keywords/keywordSpill';
 import { runKeywordsJob, runSnapshotJob, SnapshotBuilder, type KeywordsJob, type SnapshotJob, type SnapshotParts, type StreamMessage } from './snapshotJob';
 import type { WorkerReply } from './snapshotRunner';
 import { lowerThisThreadsPriority } from './threadPriority';
 
-import * as indexStore from './indexStore';
-import * as keywords from './keywords';
-import * as keywordStore from './keywordStore';
+import * as indexStore from '../store/indexStore';
+import * as keywords from '../keywords/keywords';
+import * as keywordStore from '../keywords/keywordStore';
 import * as snapshotJob from './snapshotJob';
-import * as vectorIndex from './vectorIndex';
+import * as vectorIndex from '../vectors/vectorIndex';
 
 export { runKeywordsJob, runSnapshotJob, SnapshotBuilder };
 

@@ -2,7 +2,7 @@
 // activation does not pay for undici and the schemas.
 import * as l10n from '@vscode/l10n';
 
-export * from './gateway';
+export * from '../gateway';
 
 /** This bundle's copy of @vscode/l10n speaks the display language (shell/language.ts). */
 export function useTranslations(contents: l10n.l10nJsonFormat): void {

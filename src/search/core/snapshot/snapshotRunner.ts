@@ -8,9 +8,9 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { KeywordCounts } from './keywordSpill';
+import type { KeywordCounts } from '../keywords/keywordSpill';
 import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type CodesFrom, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
-import type { KeywordState } from './keywords';
+import type { KeywordState } from '../keywords/keywords';
 
 export type WorkerReply =
   | { type: 'progress'; done: number; total: number }

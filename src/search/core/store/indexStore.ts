@@ -15,8 +15,8 @@ import { closeSync, fdatasync, fsyncSync, openSync, rmSync, writeSync } from 'no
 import { open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { nodeFs } from '../../storage/atomicFile';
-import { Slicer } from './slices';
+import { nodeFs } from '../../../storage/atomicFile';
+import { Slicer } from '../slices';
 
 /** Bytes a new generation's row files take between the flushes started as they are written. */
 const FLUSH_EVERY_BYTES = 64 << 20;
