@@ -37,19 +37,20 @@ const steps = [
   // Installs both code-servers (and Node 24 for the newest) and the Debian packages once (as
   // root; otherwise prints the command): the unit suite's real PostgreSQL server is one of them.
   { name: 'setup', cmd: 'node', args: ['scripts/setup-code-server.mjs', 'all'] },
-  // Two lanes side by side: the Node suites, and the in-host passes (each lane in order). Neither
-  // keeps both cores busy alone (unit about 65%); together they finish minutes sooner.
+  // Two lanes side by side, each in order: the Node suites then the one-api in-host pass, and the
+  // other in-host passes. Neither keeps both cores busy alone (unit about 65%); together they
+  // finish minutes sooner. Each in-host pass builds its suite into a folder of its own.
   {
     name: 'unit and integration',
     lanes: [
       [
         { name: 'unit', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (new-api)'], env: NEW_API },
         { name: 'unit-one-api', cmd: 'node', args: ['scripts/run-mocha.cjs', 'test/unit', 'unit (one-api)'], env: ONE_API },
+        { name: 'integration-one-api', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...ONE_API, ...NEWEST } },
       ],
       [
         { name: 'integration-newest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...NEWEST } },
         { name: 'integration-oldest', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...NEW_API, ...OLDEST } },
-        { name: 'integration-one-api', cmd: 'npx', args: ['tsx', 'test/integration/launch.ts'], env: { ...ONE_API, ...NEWEST } },
       ],
     ],
   },
@@ -61,7 +62,8 @@ const only = process.env.TEST_STEPS?.split(',');
 // What the suites leave in the temp folder (ours start with "mg-"): nothing, checked at the end.
 const ours = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('mg-')));
 const tempBefore = ours();
-// Each suite appends its files' times here (scripts/run-mocha.cjs, test/integration/launch.ts).
+// This run's folder (MG_RUN_DIR): each suite appends its files' times here (scripts/run-mocha.cjs,
+// test/integration/launch.ts); the packaged .vsix is recorded here once for both e2e passes.
 const timingsDir = mkdtempSync(join(tmpdir(), 'model-gateway-timings-'));
 const timingsFile = join(timingsDir, 'files.jsonl');
 let passed = 0;
@@ -79,7 +81,7 @@ function countTotals(text) {
 function run(cmd, args, env = {}, quiet = false) {
   return new Promise((resolve) => {
     let kept = '';
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'], env: { ...process.env, MG_TIMINGS_FILE: timingsFile, ...env } });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'], env: { ...process.env, MG_TIMINGS_FILE: timingsFile, MG_RUN_DIR: timingsDir, ...env } });
     child.stdout.on('data', (d) => {
       if (quiet) kept += d;
       else process.stdout.write(d);

@@ -46,7 +46,8 @@ async function answerDialogs(page: Page, dir: string): Promise<void> {
 }
 
 export const SUITE_OUT = join(ROOT, 'out', 'integration');
-const OUT = SUITE_OUT;
+/** This pass's own build of the suite: passes run side by side (`npm test`) must not share one. */
+const passOut = () => join(ROOT, 'out', `integration-${profileFromEnv()}-${testedVsCode()}`);
 
 /**
  * `MG_INHOST_BENCH=<name>`: the in-host benchmark `bench/inhost/<name>.test.ts` instead of the
@@ -83,7 +84,7 @@ async function answerProbes(page: Page, dir: string): Promise<void> {
   }
 }
 
-export async function buildSuite(): Promise<void> {
+export async function buildSuite(OUT = SUITE_OUT): Promise<void> {
   const dir = join(ROOT, 'test', 'integration');
   const benchDir = join(ROOT, 'bench', 'inhost');
   // The suite's files this pass runs (scripts/suite-scope.cjs: @vscode-specific, @profile-dependent).
@@ -129,7 +130,8 @@ async function main(): Promise<void> {
     phases.push(`${name} ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);
     phaseStart = Date.now();
   };
-  await buildSuite();
+  const out = passOut();
+  await buildSuite(out);
   phase('build');
   const emu = await GatewayEmulator.start();
   // The team store: a real Postgres with pgvector (PGlite) on loopback, reached over the wire protocol.
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
   const resultsDir = mkdtempSync(join(tmpdir(), 'mg-results-'));
   const resultsFile = join(resultsDir, 'results.json');
   const config = {
-    suiteIndex: join(OUT, 'index.js'),
+    suiteIndex: join(out, 'index.js'),
     resultsFile,
     emulatorUrl: emu.url,
     demoKey: GatewayEmulator.demoKey,

@@ -1,7 +1,8 @@
 /**
  * The process the index crash test kills: it loads the index over a workspace, then rewrites one
  * file after another and updates the index for it, writing each step's number to the ack file
- * once the update has returned (the state the user was told about). Run with `node --import tsx`.
+ * once the update has returned (the state the user was told about). The test bundles it (with the
+ * snapshot worker beside it) and runs the bundle with `node`.
  * Arguments: workspace, store folder, ack file, emulator URL, demo key, number of files, mode.
  * Mode `calm`: every update finishes. Mode `stormy`, as the extension lives: the gateway refuses
  * some embedding requests (the test injects it) and the update stops with `IndexingStopped`, and
