@@ -943,7 +943,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       }).observe(thread, { subtree: true, childList: true, characterData: true });
     });
     // Every round slowed, so the view can be photographed mid-way.
-    emu.inject({ path: '/v1/chat', times: 6, fault: { kind: 'delayEvents', ms: 120 } });
+    emu.inject({ path: '/v1/chat', times: 6, fault: { kind: 'delayEvents', ms: 40 } });
     await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=40');
     const plan = lastAnswer().locator('.plan');
     await until('a plan step in progress, drawn', async () => (await plan.locator('.plan-count').innerText().catch(() => '')) === '2 of 4 done' || (await chat().locator('#send').isVisible()));

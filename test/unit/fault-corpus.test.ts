@@ -247,12 +247,12 @@ describe('fault corpus: streams', () => {
     }
   });
 
-  it('decodes one huge event in time linear in its size (32 MB is not 16x of 8 MB)', () => {
+  it('decodes one huge event in time linear in its size (32 MB takes about 8x of 4 MB, not 64x)', () => {
     const timeOf = (mb: number) => {
       const payload = 'x'.repeat(64 * 1024);
       const reads = (mb * 1024 * 1024) / payload.length;
       let best = Infinity;
-      for (let run = 0; run < 3; run++) {
+      for (let run = 0; run < 5; run++) {
         const d = new SSEDecoder();
         let got = 0;
         const t = performance.now();
@@ -265,10 +265,11 @@ describe('fault corpus: streams', () => {
       return best;
     };
     timeOf(2); // warm-up
-    const small = timeOf(8);
+    const small = timeOf(4);
     const large = timeOf(32);
-    // Linear is about 4x; rescanning the partial line on every read made it about 16x.
-    assert.ok(large / small < 9, `32 MB took ${large.toFixed(1)} ms, ${(large / small).toFixed(1)}x the 8 MB event's ${small.toFixed(1)} ms`);
+    // Linear is about 8x; rescanning the partial line on every read made it about 64x. The wide
+    // margin between them holds on a busy machine (another suite beside it made a 4x ratio read 9x).
+    assert.ok(large / small < 24, `32 MB took ${large.toFixed(1)} ms, ${(large / small).toFixed(1)}x the 4 MB event's ${small.toFixed(1)} ms`);
   });
 });
 

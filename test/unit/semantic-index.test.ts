@@ -261,8 +261,16 @@ describe('semantic index against the emulator', () => {
     await index.clear();
     const controller = new AbortController();
     ctx.emu.inject({ path: '/v1/embeddings', fault: { kind: 'slowFirstByte', ms: 150 }, times: 100 });
-    setTimeout(() => controller.abort(), 500);
-    const partial = await index.update(undefined, controller.signal);
+    // Cancelled while the second request waits (one at a time: the first was answered), not on a
+    // clock: a busy machine can be slower than any fixed delay.
+    const before = ctx.emu.requestsTo('/v1/embeddings').length;
+    const watch = setInterval(() => {
+      if (ctx.emu.requestsTo('/v1/embeddings').length >= before + 2) {
+        clearInterval(watch);
+        controller.abort();
+      }
+    }, 5);
+    const partial = await index.update(undefined, controller.signal).finally(() => clearInterval(watch));
     ctx.emu.faults.clear();
     assert.ok(partial.embedded > 0 && partial.embedded < partial.chunks, `cancelled: ${partial.embedded} of ${partial.chunks}`);
     assert.ok(index.size.files > 0, 'the files finished before the cancel are indexed');
