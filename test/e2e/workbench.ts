@@ -1,6 +1,11 @@
 /**
  * What every end-to-end suite starts in `before` and ends in `after`: the gateway emulator,
  * code-server on a sample workspace, and headless Chromium at its workbench.
+ *
+ * Which files a pass runs (scripts/suite-scope.cjs, docs/testing.md): every file on the newest VS
+ * Code; a file whose first lines say `// @vscode-specific: why` (it goes through the workbench's
+ * own parts that changed since 1.100: webviews and their focus, the pickers, the walkthrough,
+ * views and reload, the packaged extension's install) runs on the oldest too.
  */
 import { rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';

@@ -3,6 +3,11 @@
  * oldest supported or the newest version) against the emulator,
  * prints each test and a closing "integration: N passed, N failed" line, then checks that no
  * credential used by the tests was written to settings, logs or any other file of the profile.
+ *
+ * Which files a pass runs (scripts/suite-scope.cjs, docs/testing.md): every file on the newest VS
+ * Code against new-api; `// @vscode-specific: why` (the language-model and chat APIs, built-in
+ * language servers, terminals, proxies, inline completions) again on the oldest;
+ * `// @profile-dependent: why` (account, usage, errors) again against one-api.
  */
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

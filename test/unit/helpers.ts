@@ -1,3 +1,6 @@
+// Where a unit file runs: every file in the new-api pass; a file whose first lines say
+// `// @profile-dependent: why` (it reads what one-api and new-api answer differently: the account
+// API, usage and logs, relay errors, prices) runs in the one-api pass too. docs/testing.md.
 import { strict as assert } from 'node:assert';
 import { GatewayClient, ValidationError, type GatewayClientOptions } from '../../src/gateway';
 import { GatewayEmulator } from '../emulator/server';
