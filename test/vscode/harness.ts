@@ -231,7 +231,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...(process.env.MG_EXTRA_CHROMIUM_ARGS?.split(' ').filter(Boolean) ?? [])], headless: true });
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 }
 
 /** Opens the workbench on the workspace and waits until it is drawn. */
