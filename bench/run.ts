@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgentBench, runColdProblemsBench, runProblemsBench } from './agent';
 import { runCompletionsBench } from './completions';
+import { costText, runCostBench } from './cost';
 import { CACHE_BENCH_MODELS, runCacheBench, runLongSessionBench } from './cache';
 import { runIndexUpdateBench } from './indexUpdate';
 import { stallText } from './stalls';
@@ -223,6 +224,11 @@ async function main(): Promise<void> {
     });
     results.crash = { exitCode: r.status };
     if (r.status !== 0) process.exitCode = 1;
+  }
+  if (want('cost')) {
+    const cost = await runCostBench();
+    results.cost = cost;
+    for (const l of costText(cost)) console.log(l);
   }
   if (want('agent')) {
     const a = await runAgentBench();

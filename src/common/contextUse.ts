@@ -22,4 +22,7 @@ export interface ContextUse {
   reported?: boolean;
   /** The project's rules files in the system prompt, with their estimated tokens. */
   rules?: { path: string; tokens: number }[];
+  /** The tools the request carried, and those it left to be found with `find_tools`. */
+  toolsOffered?: number;
+  toolsDeferred?: number;
 }

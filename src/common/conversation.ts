@@ -209,6 +209,8 @@ export interface Conversation {
   turns: Turn[];
   /** Summaries that replace older turns in what is sent, oldest first (only the newest applies). */
   condensations?: Condensation[];
+  /** Tools `find_tools` (or a mention) loaded, in the order they were: offered for the rest of the conversation. */
+  toolsLoaded?: string[];
 }
 
 /**

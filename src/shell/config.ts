@@ -186,6 +186,7 @@ export function chatSettings() {
     secretFiles: unionOfLevels(c, 'secretFiles'),
     inlineDiffMaxLines: numberSetting('modelGateway.chat.inlineDiffMaxLines', c.get('inlineDiffMaxLines')),
     attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),
+    findTools: booleanSetting('modelGateway.chat.findTools', c.get('findTools')),
   };
 }
 export type ChatSettings = ReturnType<typeof chatSettings>;

@@ -56,6 +56,7 @@ export type StringSetting = keyof typeof STRING_SETTINGS;
 
 export const BOOLEAN_SETTINGS = {
   'modelGateway.chat.attachActiveEditor': true,
+  'modelGateway.chat.findTools': true,
   'modelGateway.usage.showTodayInStatusBar': true,
   'modelGateway.completions.enabled': true,
   'modelGateway.search.teamStoreReadOnly': false,

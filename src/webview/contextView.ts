@@ -64,11 +64,15 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
   meterGauge.setAttribute('aria-valuemax', String(use.window));
   meterGauge.setAttribute('aria-valuenow', String(use.used));
   const p = use.parts;
+  const rulesTokens = (use.rules ?? []).reduce((n, r) => n + r.tokens, 0);
   meter.title = [
     use.reported
       ? l10n.t('Context window: {0} of {1} tokens (as the gateway counted the last request)', formatCount(use.used), formatCount(use.window))
       : l10n.t('Context window: {0} of {1} tokens (estimated)', formatCount(use.used), formatCount(use.window)),
-    l10n.t('system {0} · tools {1} · messages {2} · tool results {3} · images {4}', k(p.system), k(p.tools), k(p.history), k(p.toolResults), k(p.images)),
+    l10n.t('system {0} · rules {1} · tools {2} · messages {3} · tool results {4} · images {5}', k(Math.max(0, p.system - rulesTokens)), k(rulesTokens), k(p.tools), k(p.history), k(p.toolResults), k(p.images)),
+    ...(use.toolsOffered !== undefined
+      ? [use.toolsDeferred ? l10n.t('{0} tools sent with each request; {1} more are found when needed (find_tools).', use.toolsOffered, use.toolsDeferred) : l10n.t('{0} tools sent with each request.', use.toolsOffered)]
+      : []),
     ...(shortened.length ? [l10n.t('To fit: {0} (only in what is sent; the conversation keeps everything).', shortened.join(', '))] : []),
   ].join('\n');
 }

@@ -6,11 +6,14 @@
  *   call: a tool is called when its name (or every word of it) appears in the message. Several
  *   matching tools, or one path-taking tool with several paths mentioned, give parallel calls.
  *   `required` calls the first tool when none matches; a forced function is always called.
+ * - With a tool search offered (`find_tools`) and a request that needs a tool not offered, it
+ *   searches first (`tool-search.ts`).
  * - After tool results, the answer quotes them. `#steps=N` in the user message keeps calling
  *   tools for N rounds before answering (for agent-loop tests).
  * - `#words=N` asks for an answer of about N words (long streams); the word "code" adds a code block.
  */
 import { editorPlan } from './editor-agent';
+import { toolSearchPlan } from './tool-search';
 import { assistantReply } from './prose';
 
 export interface ToolSpec {
@@ -235,10 +238,21 @@ function summaryOf(text: string): string | undefined {
   ].join('\n');
 }
 
-export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: ToolChoice, wantThinking: boolean): Plan {
-  const summary = summaryOf(turns.at(-1)?.text ?? '');
-  if (summary && turns.at(-1)?.role === 'user') return { text: summary, toolCalls: [] };
-  const lastUserIndex = turns.map((t) => t.role === 'user' && t.text.length > 0 && t.toolResults.length === 0).lastIndexOf(true);
+/**
+ * The turns without the rounds that only searched for tools (`find_tools` and its results): after
+ * a search, the model goes on as if the tools it found had been offered from the start.
+ */
+function withoutToolSearch(turns: Turn[], from: number): Turn[] {
+  const searchOnly = (t: Turn) => (t.toolCalls.length > 0 && t.toolCalls.every((c) => c === 'find_tools')) || (t.toolResults.length > 0 && t.toolResults.every((r) => r.name === 'find_tools') && !t.text);
+  return turns.filter((t, i) => i <= from || !searchOnly(t));
+}
+
+export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice: ToolChoice, wantThinking: boolean): Plan {
+  const summary = summaryOf(allTurns.at(-1)?.text ?? '');
+  if (summary && allTurns.at(-1)?.role === 'user') return { text: summary, toolCalls: [] };
+  const lastUserIndex = allTurns.map((t) => t.role === 'user' && t.text.length > 0 && t.toolResults.length === 0).lastIndexOf(true);
+  const searchedAlready = allTurns.slice(lastUserIndex + 1);
+  const turns = withoutToolSearch(allTurns, lastUserIndex);
   const found = turns[lastUserIndex] ?? { role: 'user', text: '', images: 0, toolResults: [], toolCalls: [] };
   const lastUser = { ...found, text: typedText(found.text) || found.text };
   const last = turns[turns.length - 1];
@@ -262,6 +276,8 @@ export function plan(model: string, turns: Turn[], tools: ToolSpec[], choice: To
       const reader = /^(read|open|look at)\b/i.test(text) && pathsIn(text).length ? tools.filter((t) => t.name === 'read_file') : [];
       return (named.length ? named : reader).slice(0, 3).map((t) => ({ name: t.name, arguments: argumentsFor(t, text, pathsIn(text)[0], root) }));
     };
+    const search = toolSearchPlan(lastUser.text, searchedAlready, tools);
+    if (search) return { thinking, ...search };
     const editor = editorPlan({ request: lastUser.text, since: turns.slice(lastUserIndex + 1), tools, callsFor });
     if (editor) return { thinking, ...editor };
   }

@@ -129,9 +129,11 @@ describe('agent: what the editor knows (tsserver)', function () {
     await testing.chat.newConversation();
     const turn = await sendAccepting('Fix the errors in editor-lab/src/broken.ts');
     const names = calls(turn).map((c) => c.name);
-    assert.deepEqual(names, ['get_problems', 'replace_in_file', 'get_problems'], calls(turn).map((c) => `${c.name} ${c.args}: ${c.result}`).join('\n'));
-    assert.match(calls(turn)[0].result ?? '', /1 problem in editor-lab\/src\/broken\.ts \(1 error\)/);
-    assert.match(calls(turn)[2].result ?? '', /^No errors or warnings in editor-lab\/src\/broken\.ts/);
+    // get_problems is not offered with the first request: the model finds it (find_tools), then goes on.
+    assert.deepEqual(names, ['find_tools', 'get_problems', 'replace_in_file', 'get_problems'], calls(turn).map((c) => `${c.name} ${c.args}: ${c.result}`).join('\n'));
+    assert.match(calls(turn)[0].result ?? '', /- get_problems: /);
+    assert.match(calls(turn)[1].result ?? '', /1 problem in editor-lab\/src\/broken\.ts \(1 error\)/);
+    assert.match(calls(turn)[3].result ?? '', /^No errors or warnings in editor-lab\/src\/broken\.ts/);
     assert.deepEqual(errorsIn('src/broken.ts'), []);
   });
 
@@ -270,13 +272,15 @@ describe('agent: what the editor knows (tsserver)', function () {
     await testing.chat.newConversation();
     await testing.chat.send('What does editor-lab/src/sum.ts do?', [], []);
     const agentTools = await offered();
-    for (const t of ['replace_in_file', 'create_file', 'run_command', 'update_plan', 'get_problems', 'find_references']) assert.ok(agentTools.includes(t), `agent mode offers ${t}`);
+    for (const t of ['replace_in_file', 'create_file', 'run_command', 'update_plan', 'find_tools']) assert.ok(agentTools.includes(t), `agent mode offers ${t}`);
+    // The language servers' tools are found when needed (find_tools), not sent with every request.
+    for (const t of ['get_problems', 'find_references', 'rename_symbol', 'run_task']) assert.ok(!agentTools.includes(t), `agent mode's first request leaves ${t} to find_tools`);
 
     await testing.chat.setMode('ask');
     await testing.chat.newConversation();
     await testing.chat.send('Use replace_in_file: "return total;" becomes "return 0;" in editor-lab/src/sum.ts', [], []);
     const askTools = await offered();
-    assert.ok(askTools.includes('read_file') && askTools.includes('find_references') && askTools.includes('get_problems'), askTools.join(', '));
+    assert.ok(askTools.includes('read_file') && askTools.includes('find_tools'), askTools.join(', '));
     for (const t of askTools) assert.ok(!/^(replace_in_file|create_file|run_command|rename_symbol|run_task|update_plan)$/.test(t) && !t.includes('__'), `ask mode offers no ${t}`);
     assert.equal((await lastTurn()).mode, 'ask');
     assert.ok(!calls(await lastTurn()).some((c) => c.name === 'replace_in_file' && c.status === 'done'), 'nothing was edited');

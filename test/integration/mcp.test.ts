@@ -226,8 +226,17 @@ describe("other extensions' tools in the chat", function () {
   it('a tool another extension registered with vscode.lm is offered and called after approval', async function () {
     const { testing } = await api();
     if (!Array.isArray((vscode.lm as { tools?: unknown }).tools)) this.skip(); // this VS Code has no vscode.lm.tools (feature-detected)
-    await until('the other extension registered its tool', () => testing.agent.definitions().some((d) => d.name === 'vscode__integration_weather'), 20_000);
-    assert.ok(!testing.agent.definitions().some((d) => /^vscode__modelGateway/.test(d.name)), 'our own tools are not offered back to us');
+    await until('the other extension registered its tool', () => testing.agent.choices().some((c) => c.name === 'vscode__integration_weather'), 20_000);
+    assert.ok(!testing.agent.choices().some((c) => /^vscode__modelGateway/.test(c.name)), 'our own tools are not offered back to us');
+    // Another extension's tool is off until the person turns it on (the tools picker): never in a request before.
+    assert.equal(testing.agent.choices().find((c) => c.name === 'vscode__integration_weather')?.on, false);
+    assert.ok(!testing.agent.definitions().some((d) => d.name === 'vscode__integration_weather'));
+    await testing.agent.setToolChoices({ vscode__integration_weather: true }, 'workspace');
+    after(() => testing.agent.setToolChoices({ vscode__integration_weather: false }, 'workspace'));
+    assert.ok(testing.agent.definitions().some((d) => d.name === 'vscode__integration_weather'));
+    // VS Code's own tools that do our tools' jobs are never listed (those this VS Code registers).
+    const builtIn = vscode.lm.tools.map((t) => t.name).filter((n) => /^copilot_(readFile|findFiles|findTextInFiles)$|^run_in_terminal$/.test(n));
+    for (const n of builtIn) assert.ok(!testing.agent.choices().some((c) => c.name === `vscode__${n}`), n);
     await testing.chat.newConversation();
     const sent = testing.chat.send('Use the integration_weather tool for "Lisbon"', [], []);
     await until('the call asks', () => testing.chat.pendingApprovals().find((a) => a.action === 'vscode › integration_weather'), 20_000);

@@ -4,28 +4,17 @@ import type { PathGuard } from '../../tools/pathGuard';
 import { ToolError } from '../../tools/pathGuard';
 import { resolve } from 'node:path';
 import { decideCommand, type CommandPlace } from '../../tools/commandPolicy';
-import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import type { ToolResult } from '../../tools/workspaceTools';
 import type { ActionApprover } from '../core/approval';
 import { runsUnasked } from '../core/autoApproval';
 import { describeOutcome } from '../core/output';
+import { RUN_COMMAND_TOOL } from '../core/commandDefinition';
 import { agentSettings, allowCommand } from './settings';
 import { objectArgs } from './toolCalls';
 import type { AgentTerminals } from './terminalRunner';
 
-export const RUN_COMMAND_TOOL: ToolDefinition = {
-  name: 'run_command',
-  kind: 'write',
-  description:
-    'Run a shell command line in a terminal of the workspace (tests, builds, linters, git status…) and get its exit code and output (the start and the end of a long output). The person sees the exact line and approves it unless it is on their allow list; some commands are never run. Not for interactive programs or servers that never exit.',
-  parameters: {
-    type: 'object',
-    properties: {
-      command: { type: 'string', description: 'The command line, e.g. "npm test"' },
-      cwd: { type: 'string', description: 'Folder to run it in, relative to the workspace root (default: the root)' },
-    },
-    required: ['command'],
-  },
-};
+
+export { RUN_COMMAND_TOOL };
 
 const MAX_LINE = 8000;
 

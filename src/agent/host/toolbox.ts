@@ -13,6 +13,15 @@ import { counted } from '../../shell/listeners';
 /** A source of more tools for the chat (MCP servers, other extensions' tools). */
 export interface ToolSource {
   definitions(): ToolDefinition[];
+  /**
+   * Whose tools these are, for the tools picker: other extensions' are off until the person turns
+   * them on; MCP servers' are on until turned off. Absent: our own, always offered.
+   */
+  readonly origin?: ToolOrigin;
+  /** How the picker names the tool's source (an MCP server's name). */
+  sourceOf?(name: string): string;
+  /** Tools never offered because one of ours does the same job (the picker says which). */
+  readonly leftOut?: readonly { name: string; ours: string }[];
   owns(name: string): boolean;
   /** The approval category of a call (an MCP tool: its server and tool). */
   category(name: string): ToolCategory;
@@ -52,6 +61,21 @@ export interface CustomizationSource {
 }
 
 const PAUSED_KEY = 'modelGateway.agent.paused';
+/** The person's tool choices (`Record<tool, on>`), per workspace and for all workspaces: state, not settings, so a cloned repository cannot turn tools on. */
+const CHOICES_KEY = 'modelGateway.tools.choices';
+
+export type ToolOrigin = 'extension' | 'mcp';
+
+/** A tool the picker lists: another extension's or an MCP server's, and whether it is offered now. */
+export interface ToolChoice {
+  name: string;
+  description: string;
+  origin: ToolOrigin;
+  source: string;
+  on: boolean;
+  /** Where the choice was made: this workspace, all workspaces, or not at all (the default). */
+  chosenIn: 'workspace' | 'global' | 'default';
+}
 
 /**
  * The agent's tools beyond reading and editing files: the terminal and the tool sources (MCP
@@ -111,8 +135,61 @@ export class AgentToolbox implements vscode.Disposable {
     return unaskedSummary(auto, this.paused, policy.allow.length);
   }
 
+  /** The tools the chat can offer: ours, the MCP servers' not turned off, other extensions' turned on. */
   definitions(): ToolDefinition[] {
-    return [RUN_COMMAND_TOOL, ...this.sources.flatMap((s) => s.definitions())];
+    return [RUN_COMMAND_TOOL, ...this.sources.flatMap((s) => s.definitions().filter((d) => !s.origin || this.isOn(d.name, s.origin)))];
+  }
+
+  private choicesIn(scope: 'workspace' | 'global'): Record<string, boolean> {
+    const state = scope === 'workspace' ? this.context.workspaceState : this.context.globalState;
+    const v = state.get<unknown>(CHOICES_KEY);
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter((e): e is [string, boolean] => typeof e[1] === 'boolean'));
+  }
+
+  private chosen(name: string): { on: boolean; chosenIn: 'workspace' | 'global' } | undefined {
+    const ws = this.choicesIn('workspace')[name];
+    if (ws !== undefined) return { on: ws, chosenIn: 'workspace' };
+    const global = this.choicesIn('global')[name];
+    return global !== undefined ? { on: global, chosenIn: 'global' } : undefined;
+  }
+
+  /** Another extension's tool is off until chosen; an MCP server's is on until chosen off. */
+  isOn(name: string, origin: ToolOrigin): boolean {
+    return this.chosen(name)?.on ?? origin === 'mcp';
+  }
+
+  /** Every tool of other extensions and MCP servers, for the tools picker (VS Code's own duplicates of ours are never listed). */
+  choices(): ToolChoice[] {
+    return this.sources.flatMap((s) =>
+      s.origin
+        ? s.definitions().map((d) => {
+            const c = this.chosen(d.name);
+            return { name: d.name, description: d.description, origin: s.origin!, source: s.sourceOf?.(d.name) ?? s.origin!, on: c?.on ?? s.origin === 'mcp', chosenIn: c?.chosenIn ?? 'default' };
+          })
+        : [],
+    );
+  }
+
+  /** VS Code's tools never offered because one of ours does the same job. */
+  leftOut(): { name: string; ours: string }[] {
+    return this.sources.flatMap((s) => [...(s.leftOut ?? [])]);
+  }
+
+  /** Saves the person's choices in this workspace or for all workspaces (a workspace's choice wins over the global one). */
+  async setToolChoices(changes: Record<string, boolean>, scope: 'workspace' | 'global'): Promise<void> {
+    const state = scope === 'workspace' ? this.context.workspaceState : this.context.globalState;
+    await state.update(CHOICES_KEY, { ...this.choicesIn(scope), ...changes });
+    // A global choice is what the person wants everywhere: this workspace's older choice for the same tool gives way.
+    if (scope === 'global') {
+      const ws = this.choicesIn('workspace');
+      const kept = Object.fromEntries(Object.entries(ws).filter(([k]) => !(k in changes)));
+      if (Object.keys(kept).length !== Object.keys(ws).length) await this.context.workspaceState.update(CHOICES_KEY, kept);
+    }
+    const on = Object.entries(changes).filter(([, v]) => v).map(([k]) => k);
+    const off = Object.entries(changes).filter(([, v]) => !v).map(([k]) => k);
+    this.services.log.info(`agent: tools chosen (${scope === 'workspace' ? 'this workspace' : 'all workspaces'}): on ${on.join(', ') || 'none'}; off ${off.join(', ') || 'none'}`);
+    this.changed.fire();
   }
 
   owns(name: string): boolean {

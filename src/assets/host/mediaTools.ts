@@ -11,10 +11,10 @@ import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import { loadGateway, type PricedFeature } from '../../shell/services';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import { ASPECTS, MEDIA_TOOL_DEFINITIONS as DEFINITIONS } from '../core/mediaDefinitions';
 import { assetsFolder, slug, uniquePath } from './shared';
 import { counted } from '../../shell/listeners';
 
-const ASPECTS = ['1x1', '16x9', '9x16', '4x3', '3x4', '3x2', '2x3'] as const;
 const Args = {
   generate_image: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(4000)), aspect_ratio: z.optional(z.enum(ASPECTS)) }),
   text_to_speech: z.object({ text: z.string().check(z.minLength(1), z.maxLength(MAX_SPEECH_INPUT)), voice: z.optional(z.string()) }),
@@ -23,32 +23,6 @@ const Args = {
 };
 type MediaTool = keyof typeof Args;
 
-const DEFINITIONS: ToolDefinition[] = [
-  {
-    name: 'generate_image',
-    description: 'Generates one image from a text prompt and saves it as a PNG into the workspace (the assets folder). Paid: the person sees the price and approves unless paid media run unasked.',
-    kind: 'write',
-    parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'What the image shows' }, aspect_ratio: { type: 'string', enum: [...ASPECTS], description: 'Default 1x1' } }, required: ['prompt'] },
-  },
-  {
-    name: 'text_to_speech',
-    description: `Speaks a text (at most ${MAX_SPEECH_INPUT} characters) and saves the audio as an MP3 into the workspace (the assets folder). Paid.`,
-    kind: 'write',
-    parameters: { type: 'object', properties: { text: { type: 'string' }, voice: { type: 'string', description: 'A voice of the speech model (default: its first)' } }, required: ['text'] },
-  },
-  {
-    name: 'transcribe_audio',
-    description: 'Transcribes an audio file of the workspace (workspace-relative path) and returns the text. Paid by the length of the audio.',
-    kind: 'write',
-    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Workspace-relative path of the audio file' } }, required: ['path'] },
-  },
-  {
-    name: 'moderate_text',
-    description: "Checks a text with the gateway's moderation model and returns the flagged categories, if any.",
-    kind: 'write',
-    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  },
-];
 
 /**
  * The gateway's media in the chat: an image or speech generated into the workspace, a workspace

@@ -9,7 +9,10 @@ import { chatTools, messagesTools, responsesTools, toChatMessages, toMessagesReq
 
 /** What the engine needs from the tools: their definitions and a runner. */
 export interface ToolRunner {
-  definitions: readonly ToolDefinition[];
+  /** What the next request carries (read before each request: `find_tools` can add to it within a turn). */
+  readonly definitions: readonly ToolDefinition[];
+  /** A tool's kind, for tools the model may call that are not offered yet (absent: looked up in `definitions`). */
+  kindOf?(name: string): ToolDefinition['kind'] | undefined;
   /** `callId` ties an edit's approval to its tool card. */
   run(name: string, args: string, signal?: AbortSignal, callId?: string, onApproved?: () => void): Promise<ToolResult>;
   /** Whether a call will wait for the person (absent: writes do, reads do not). */
@@ -87,7 +90,6 @@ function isAbort(err: unknown, signal?: AbortSignal): boolean {
 export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
   const { turn } = o;
   const emit = o.onEvent ?? (() => undefined);
-  const defs = o.tools?.definitions ?? [];
   // Where the current allowance started: each "go on" grants as many requests and dollars again.
   let requestBase = 0;
   let costBase = 0;
@@ -96,7 +98,7 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
       const step: Step = { text: '', toolCalls: [] };
       turn.steps.push(step);
       emit({ type: 'step', index });
-      const calls = await streamStep(o, step, [...o.history, turn], defs, emit);
+      const calls = await streamStep(o, step, [...o.history, turn], o.tools?.definitions ?? [], emit);
       emit({ type: 'usage', usage: turn.usage });
       if (calls.length === 0) break;
       step.toolCalls = calls;
@@ -252,7 +254,7 @@ async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], d
  */
 async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: EngineEvent) => void): Promise<void> {
   const tools = o.tools;
-  const kindOf = (name: string) => tools?.definitions.find((d) => d.name === name)?.kind ?? 'read';
+  const kindOf = (name: string) => tools?.kindOf?.(name) ?? tools?.definitions.find((d) => d.name === name)?.kind ?? 'read';
   const asks = new Set(calls.filter((c) => tools?.needsApproval?.(c.name, c.args) ?? kindOf(c.name) === 'write').map((c) => c.id));
   const inOrder = (c: ToolCallRecord) => kindOf(c.name) === 'write' || asks.has(c.id);
   const run = async (c: ToolCallRecord) => {

@@ -26,7 +26,8 @@ import type { EditorInsight } from '../../editor/host/feature';
 import { builtInModes, modeOf, modePrompt, toolsForMode } from '../core/modes';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../core/plan';
-import { allDefinitions, turnTools } from './turnTools';
+import { allDefinitions, offerScope, turnTools } from './turnTools';
+import { calledTools, ToolOffer, userTexts } from '../core/toolOffer';
 
 /** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
 export function turnFixes(turn: AssistantTurn, services: PricedFeature): FixAction[] {
@@ -131,7 +132,11 @@ export class ChatSession implements vscode.Disposable {
   /** The tools a request of this mode carries: the built-in mode's, narrowed to a custom agent's list. */
   private definitionsFor(mode: string): ToolDefinition[] {
     const defs = toolsForMode(modeOf(mode), allDefinitions({ agent: this.agent, search: this.search, editor: this.editor }));
-    return mode.startsWith('custom:') && this.agent?.customizations ? this.agent.customizations.toolsOf(mode, defs) : defs;
+    const customs = this.agent?.customizations;
+    const scope = offerScope(defs, mode.startsWith('custom:') && customs ? (d) => customs.toolsOf(mode, d) : undefined);
+    // As the next request of this conversation would carry them: the core, then what it loaded.
+    const c = this.current;
+    return new ToolOffer({ ...scope, mode: modeOf(mode), loaded: c?.toolsLoaded ?? calledTools(c?.turns ?? []), defer: chatSettings().findTools }).offered();
   }
 
   /** What the system prompt says of the mode and of the workspace's skills. */
@@ -225,7 +230,7 @@ export class ChatSession implements vscode.Disposable {
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   private promptParts(): { system: string; tools: string } {
     const tools = this.toolsEnabled() ? JSON.stringify(this.definitionsFor(this.currentMode())) : '';
-    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: this.modeText(this.currentMode()) });
+    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: this.modeText(this.currentMode()), findTools: chatSettings().findTools });
     return { system, tools };
   }
 
@@ -535,6 +540,13 @@ export class ChatSession implements vscode.Disposable {
               this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save late problems', err));
             },
             log: (line) => this.services.log.info(line),
+            defer: settings.findTools,
+            loaded: conversation.toolsLoaded ?? calledTools(conversation.turns),
+            named: userTexts(conversation.turns),
+            onLoaded: (names) => {
+              conversation.toolsLoaded = [...names];
+              this.services.log.info(`chat: tools offered from now on in this conversation: ${names.join(', ')}`);
+            },
           })
         : undefined;
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
@@ -548,6 +560,7 @@ export class ChatSession implements vscode.Disposable {
       editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
       rules: rules.section,
       mode: this.modeText(turn.mode ?? mode),
+      findTools: settings.findTools,
     });
     let lastStepSaved = 0;
     // The price list for the cost limit (read once an hour): not waited for; the limit applies once it is here.
@@ -588,7 +601,7 @@ export class ChatSession implements vscode.Disposable {
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
         else if (e.type === 'context') {
-          const use = this.withRules(e.use);
+          const use = { ...this.withRules(e.use), ...(tools ? { toolsOffered: tools.definitions.length, toolsDeferred: tools.deferredCount() } : {}) };
           this.lastContext = { conversationId: conversation.id, use };
           this.post({ type: 'context', use });
         } else if (e.type === 'condensed') {

@@ -15,6 +15,7 @@ import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinitio
 import type { ToolRunner } from '../core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
+import { CUSTOM_AGENT_CORE_AT_MOST, FIND_TOOLS, ToolOffer } from '../core/toolOffer';
 import type { DiffApprover } from './approvals';
 
 const WRITE_TOOLS = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name), RENAME_SYMBOL.name]);
@@ -38,6 +39,13 @@ export interface TurnToolsOptions {
    */
   onLateProblems?: () => void;
   log: (line: string) => void;
+  /** Tools loaded earlier in the conversation, in order; `onLoaded` is told the whole list when it grows. */
+  loaded?: readonly string[];
+  onLoaded?: (names: readonly string[]) => void;
+  /** What the people wrote in the conversation: the tools it names are loaded from the first request. */
+  named?: string;
+  /** False: every tool from the first request (the setting `modelGateway.chat.findTools`). */
+  defer?: boolean;
 }
 
 /** Every tool the chat can offer now, before the mode filters them. */
@@ -47,11 +55,21 @@ export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search' | 'e
 }
 
 /**
+ * The tools a turn may offer, and its core: a custom agent's list is offered whole from the first
+ * request when it is short (its author chose those tools); else the mode's core applies.
+ */
+export function offerScope(forMode: ToolDefinition[], narrow?: (definitions: ToolDefinition[]) => ToolDefinition[]): { all: ToolDefinition[]; core?: string[] } {
+  if (!narrow) return { all: forMode };
+  const all = narrow(forMode);
+  return all.length <= CUSTOM_AGENT_CORE_AT_MOST ? { all, core: all.map((d) => d.name) } : { all };
+}
+
+/**
  * The tools of one turn, as the engine runs them: the workspace's files, the semantic search, the
  * plan, and the toolbox (terminal, MCP, the editor's language features), filtered by the mode. An
  * accepted edit waits for the problems it introduced, which go into its result and its card.
  */
-export function turnTools(o: TurnToolsOptions): ToolRunner {
+export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): number } {
   const { agent, approver } = o;
   const written = new Map<string, { uri: vscode.Uri; content: string }[]>();
   // What was known of each accepted edit's files right before the write (by call id).
@@ -92,13 +110,22 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
   });
   const search = o.search?.ready() ? o.search : undefined;
   const forMode = toolsForMode(o.mode, allDefinitions(o));
-  const definitions = o.narrow ? o.narrow(forMode) : forMode;
-  const offered = new Set(definitions.map((d) => d.name));
+  const offer = new ToolOffer({ ...offerScope(forMode, o.narrow), mode: o.mode, loaded: o.loaded, defer: o.defer });
+  const loadedAtStart = offer.loaded().length;
+  offer.loadNamedIn(o.named ?? '');
+  if (offer.loaded().length > loadedAtStart) o.onLoaded?.(offer.loaded());
+  const load = (names: string[]) => {
+    if (offer.load(names).length > 0) o.onLoaded?.(offer.loaded());
+  };
   const readKinds = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'read').map((d) => d.name), SEMANTIC_SEARCH_TOOL.name]);
   return {
-    definitions,
+    get definitions() {
+      return offer.offered();
+    },
+    kindOf: (name) => offer.kindOf(name),
+    deferredCount: () => offer.deferred().length,
     needsApproval: (name, args) => {
-      if (name === UPDATE_PLAN.name) return false;
+      if (name === UPDATE_PLAN.name || name === FIND_TOOLS.name) return false;
       if (agent?.owns(name)) return agent.needsApproval(name, args);
       if (readKinds.has(name)) return agent ? !agent.unaskedFor('read') : false;
       return !agent?.unaskedFor('edit');
@@ -112,7 +139,14 @@ export function turnTools(o: TurnToolsOptions): ToolRunner {
 
   async function runOne(name: string, args: string, signal: AbortSignal | undefined, callId: string | undefined, onApproved: (() => void) | undefined): Promise<ToolResult> {
       // A tool the mode does not offer is refused, even when the model names it anyway.
-      if (!offered.has(name)) return { content: `Error: ${name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
+      if (!offer.allows(name)) return { content: `Error: ${name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
+      if (name === FIND_TOOLS.name) {
+        const found = offer.find(args);
+        o.onLoaded?.(offer.loaded());
+        return found;
+      }
+      // A deferred tool called by a name the model learned is loaded: the next request carries its definition.
+      load([name]);
       if (name === UPDATE_PLAN.name) return updatePlan(o, args);
       if (agent?.owns(name)) return agent.run(name, args, approver, callId, signal, onApproved);
       // Reads ask only when the person turned their auto-approval off (or paused it).

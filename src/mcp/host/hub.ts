@@ -359,8 +359,14 @@ export class McpHub implements ToolSource, vscode.Disposable {
     }
   }
 
+  readonly origin = 'mcp' as const;
+
   definitions(): ToolDefinition[] {
     return [...this.tools.values()].map((t) => t.definition);
+  }
+
+  sourceOf(name: string): string {
+    return this.tools.get(name)?.entry.server.name ?? 'MCP';
   }
 
   owns(name: string): boolean {

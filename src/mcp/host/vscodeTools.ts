@@ -4,6 +4,7 @@ import type { ToolCategory } from '../../agent/core/autoApproval';
 import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import type { ToolSource } from '../../agent/host/toolbox';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import { sameJobAs } from '../core/builtinTools';
 import { definitionOf, qualifiedName, resultText } from '../core/tools';
 import { counted } from '../../shell/listeners';
 
@@ -14,9 +15,14 @@ export const VSCODE_SOURCE = 'vscode';
  * The tools other extensions (and VS Code's own MCP servers) register with `vscode.lm`, offered
  * to our chat as `vscode__<tool>`, so a person who configured them for VS Code does not configure
  * them twice. Feature-detected: on a VS Code without `vscode.lm.tools` there are none. Our own
- * tools (registered for VS Code's chat) are left out. Each call asks first, like an MCP tool.
+ * tools (registered for VS Code's chat) are left out, and so are VS Code's and Copilot's tools that
+ * do what ours do (`builtinTools.ts`). The others are off until the person turns them on in the
+ * tools picker (the toolbox keeps the choice). Each call asks first, like an MCP tool.
  */
 export class VsCodeTools implements ToolSource, vscode.Disposable {
+  readonly origin = 'extension' as const;
+  /** VS Code's and Copilot's tools left out because one of ours does the same job (for the picker to say). */
+  leftOut: { name: string; ours: string }[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = counted('vscodeTools.onDidChange', this.changed.event);
   private byName = new Map<string, { tool: string; definition: ToolDefinition }>();
@@ -30,10 +36,16 @@ export class VsCodeTools implements ToolSource, vscode.Disposable {
 
   definitions(): ToolDefinition[] {
     this.byName = new Map();
+    this.leftOut = [];
     if (!this.available()) return [];
     const taken = new Set<string>();
     for (const t of vscode.lm.tools) {
       if (this.ownTools.has(t.name)) continue;
+      const ours = sameJobAs(t.name);
+      if (ours) {
+        this.leftOut.push({ name: t.name, ours });
+        continue;
+      }
       const name = qualifiedName(VSCODE_SOURCE, t.name, taken);
       taken.add(name);
       this.byName.set(name, { tool: t.name, definition: definitionOf(VSCODE_SOURCE, { name: t.name, description: t.description, inputSchema: t.inputSchema }, name) });

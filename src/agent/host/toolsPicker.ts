@@ -1,0 +1,67 @@
+import * as vscode from 'vscode';
+import type { AgentToolbox, ToolChoice } from './toolbox';
+
+interface ToolItem extends vscode.QuickPickItem {
+  tool?: ToolChoice;
+}
+
+/**
+ * *Configure Tools…*: the tools of MCP servers and other extensions, each on or off for the chat.
+ * Other extensions' tools are off until turned on here; VS Code's own tools that do what ours do
+ * are not listed (the placeholder says how many). The choice is kept for this workspace or for
+ * all workspaces, as the person says.
+ */
+export async function configureTools(toolbox: AgentToolbox): Promise<void> {
+  const all = toolbox.choices();
+  const leftOut = toolbox.leftOut();
+  const hidden = leftOut.length
+    ? vscode.l10n.t("{0} of VS Code's own tools are not listed: ours do the same jobs ({1}).", leftOut.length, [...new Set(leftOut.map((l) => l.ours))].join(', '))
+    : '';
+  if (all.length === 0) {
+    void vscode.window.showInformationMessage([vscode.l10n.t('No MCP server or other extension offers tools now. Add MCP servers with Model Gateway: MCP Servers.'), hidden].filter(Boolean).join(' '));
+    return;
+  }
+  const items: ToolItem[] = [];
+  const groups = new Map<string, ToolChoice[]>();
+  for (const t of all) {
+    const group = t.origin === 'extension' ? vscode.l10n.t('Other extensions (off until you turn them on)') : vscode.l10n.t('MCP server {0}', t.source);
+    groups.set(group, [...(groups.get(group) ?? []), t]);
+  }
+  for (const [group, tools] of groups) {
+    items.push({ label: group, kind: vscode.QuickPickItemKind.Separator });
+    for (const t of tools) {
+      items.push({
+        label: t.name,
+        description: t.chosenIn === 'workspace' ? vscode.l10n.t('chosen for this workspace') : t.chosenIn === 'global' ? vscode.l10n.t('chosen for all workspaces') : undefined,
+        detail: firstSentence(t.description),
+        picked: t.on,
+        tool: t,
+      });
+    }
+  }
+  const picked = await vscode.window.showQuickPick(items, {
+    canPickMany: true,
+    title: vscode.l10n.t('Tools the chat may use'),
+    placeHolder: [vscode.l10n.t('Checked tools are found by the agent when it needs them (find_tools); unchecked ones are never offered.'), hidden].filter(Boolean).join(' '),
+    matchOnDetail: true,
+    ignoreFocusOut: true,
+  });
+  if (!picked) return;
+  const on = new Set(picked.map((p) => p.tool?.name).filter((n): n is string => !!n));
+  const changes: Record<string, boolean> = {};
+  for (const t of all) if (on.has(t.name) !== t.on) changes[t.name] = on.has(t.name);
+  if (Object.keys(changes).length === 0) return;
+  const workspace = vscode.l10n.t('This workspace');
+  const everywhere = vscode.l10n.t('All workspaces');
+  const scope = vscode.workspace.workspaceFolders?.length
+    ? await vscode.window.showQuickPick([workspace, everywhere], { title: vscode.l10n.t('Keep this choice for'), ignoreFocusOut: true })
+    : everywhere;
+  if (!scope) return;
+  await toolbox.setToolChoices(changes, scope === workspace ? 'workspace' : 'global');
+}
+
+function firstSentence(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  const first = /^(.+?[.!?])(\s|$)/.exec(one)?.[1] ?? one;
+  return first.length > 140 ? `${first.slice(0, 139)}…` : first;
+}
