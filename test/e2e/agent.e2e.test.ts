@@ -240,4 +240,33 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     assert.ok(await image.evaluate((img) => (img as { complete: boolean; naturalWidth: number }).complete && (img as { naturalWidth: number }).naturalWidth > 0), 'the image loads (the panel allows data: images)');
     await page.screenshot({ path: join(SHOTS, 'mcp-image-result.png') });
   });
+
+  it("Configure Tools… lists the server's tools, on; one turned off is not found by the agent any more, and the first request never carried it", async () => {
+    const picker = page.locator('.quick-input-widget');
+    await runPaletteCommand(page, 'Model Gateway: Configure Tools…');
+    const echo = picker.locator('.monaco-list-row', { hasText: 'docs__echo' });
+    await echo.waitFor({ timeout: 15_000 });
+    assert.match(await picker.innerText(), /MCP server docs/);
+    const checked = async () => (await echo.getAttribute('aria-checked')) ?? String(await echo.locator('input[type="checkbox"]').isChecked());
+    assert.equal(await checked(), 'true', "an MCP server's tools are on until turned off");
+    await page.screenshot({ path: join(SHOTS, 'configure-tools.png') });
+    // Narrow the list to the echo tool, turn it off, keep the choice for this workspace.
+    await page.keyboard.type('docs__echo');
+    await echo.click();
+    assert.equal(await checked(), 'false');
+    await page.keyboard.press('Enter');
+    const scope = picker.locator('.monaco-list-row', { hasText: 'This workspace' });
+    await scope.waitFor({ timeout: 10_000 });
+    await scope.click();
+    await picker.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await ask('Call the echo tool with "hello"');
+    await idle();
+    const cards = await lastAnswer().locator('details.tool summary').allInnerTexts();
+    assert.ok(cards.some((c) => /find_tools/.test(c)), `the agent looked for the tool: ${cards.join(' | ')}`);
+    assert.ok(!cards.some((c) => /docs__echo/.test(c)), `the echo tool was not offered: ${cards.join(' | ')}`);
+    await page.screenshot({ path: join(SHOTS, 'configure-tools-off.png') });
+  });
 });

@@ -39,10 +39,12 @@ export async function configureTools(toolbox: AgentToolbox): Promise<void> {
       });
     }
   }
+  // What is not listed, said last (a separator's label: the placeholder and title are too short for it).
+  if (hidden) items.push({ label: hidden, kind: vscode.QuickPickItemKind.Separator });
   const picked = await vscode.window.showQuickPick(items, {
     canPickMany: true,
-    title: vscode.l10n.t('Tools the chat may use'),
-    placeHolder: [vscode.l10n.t('Checked tools are found by the agent when it needs them (find_tools); unchecked ones are never offered.'), hidden].filter(Boolean).join(' '),
+    title: vscode.l10n.t('Tools the chat may use (checked: found when needed)'),
+    placeHolder: vscode.l10n.t('Filter tools by name or description'),
     matchOnDetail: true,
     ignoreFocusOut: true,
   });
@@ -61,7 +63,8 @@ export async function configureTools(toolbox: AgentToolbox): Promise<void> {
 }
 
 function firstSentence(text: string): string {
-  const one = text.replace(/\s+/g, ' ').trim();
+  // The source is said by the group: an MCP tool's description ends with its server and name for the model.
+  const one = text.replace(/\s*\(MCP server "[^"]*", tool "[^"]*"\)$/, '').replace(/\s+/g, ' ').trim();
   const first = /^(.+?[.!?])(\s|$)/.exec(one)?.[1] ?? one;
   return first.length > 140 ? `${first.slice(0, 139)}…` : first;
 }
