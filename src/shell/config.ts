@@ -186,7 +186,8 @@ export function chatSettings() {
     secretFiles: unionOfLevels(c, 'secretFiles'),
     inlineDiffMaxLines: numberSetting('modelGateway.chat.inlineDiffMaxLines', c.get('inlineDiffMaxLines')),
     attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),
-    findTools: booleanSetting('modelGateway.chat.findTools', c.get('findTools')),
+    // The user's alone: a cloned repository's settings could otherwise send every tool with every request, on the person's bill.
+    findTools: booleanSetting('modelGateway.chat.findTools', userValue(c, 'findTools')),
   };
 }
 export type ChatSettings = ReturnType<typeof chatSettings>;
