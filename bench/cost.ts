@@ -19,6 +19,7 @@ import { runTurn } from '../src/chat/core/engine';
 import { modePrompt, toolsForMode, type BuiltInMode } from '../src/chat/core/modes';
 import { UPDATE_PLAN } from '../src/chat/core/plan';
 import { systemPrompt } from '../src/chat/core/prompt';
+import { tokensOf } from '../src/chat/core/tokens';
 import { offeredRunner, ToolOffer } from '../src/chat/core/toolOffer';
 import { emptyUsage, newId, type AssistantTurn, type WireFormat } from '../src/common/conversation';
 import { PriceBook } from '../src/common/prices';
@@ -193,8 +194,6 @@ function o200k(body: unknown): number {
   return parts.reduce((n, p) => n + encode(p).length, 0);
 }
 
-const tokens = (s: string) => Math.ceil(s.length / 4);
-
 /** One task in an emulator of its own: no prompt cache warmed by another task or an earlier repeat. */
 async function runTask(book: PriceBook, task: Task, format: WireFormat, policy: Policy, extra: { mcp: ToolDefinition[]; copilot: ToolDefinition[] }): Promise<TaskRun> {
   const emu = await GatewayEmulator.start();
@@ -250,7 +249,7 @@ async function runTaskIn(emu: GatewayEmulator, book: PriceBook, task: Task, form
   const u = turn.usage;
   const toolsText = JSON.stringify(firstTools);
   const systemOnly = system.slice(0, system.length - RULES.length);
-  const first = { billed: firstInput ?? 0, o200k: sent.length ? o200k(sent[0].body) : 0, system: tokens(systemOnly), rules: tokens(RULES), tools: tokens(toolsText), history: tokens(task.prompt), toolCount: firstTools.length };
+  const first = { billed: firstInput ?? 0, o200k: sent.length ? o200k(sent[0].body) : 0, system: tokensOf(systemOnly), rules: tokensOf(RULES), tools: tokensOf(toolsText), history: tokensOf(task.prompt), toolCount: firstTools.length };
   return {
     task: task.name,
     format,
@@ -310,7 +309,7 @@ export function costText(r: CostBenchResult): string[] {
   lines.push(
     `\nWhat a question costs: the chat engine against the emulator, prices from its /api/pricing; ${r.stable ? `billed figures identical in ${r.repeats} runs, o200k the median` : `billed figures VARIED across ${r.repeats} runs (first shown)`}.`,
     `  now: core tools + find_tools; before: every tool with every request; before+Copilot: also the ${r.copilotTools} tools Copilot registers in VS Code 1.139.1. MCP task: ${r.mcpTools} tools of 3 servers.`,
-    `  input: billed by the emulator; o200k: the same requests counted with OpenAI's o200k tokenizer; first: the first request (system / rules / tools / history, estimated at 4 characters a token).`,
+    `  input: billed by the emulator; o200k: the same requests counted with OpenAI's o200k tokenizer; first: the first request (system / rules / tools / history, estimated as the context meter does).`,
   );
   lines.push(`  ${'task'.padEnd(28)} ${'format'.padEnd(9)} ${'tools'.padEnd(14)} ${'req'.padStart(3)} ${'calls'.padStart(5)} ${'input'.padStart(7)} ${'o200k'.padStart(7)} ${'cached'.padStart(7)} ${'out'.padStart(5)} ${'$ cache'.padStart(8)} ${'$ none'.padStart(8)}  first request`);
   for (const x of r.runs) {

@@ -66,6 +66,9 @@ const CHOICES_KEY = 'modelGateway.tools.choices';
 
 export type ToolOrigin = 'extension' | 'mcp';
 
+/** Another extension's tool is off until chosen; an MCP server's is on until chosen off. */
+const defaultOn = (origin: ToolOrigin): boolean => origin === 'mcp';
+
 /** A tool the picker lists: another extension's or an MCP server's, and whether it is offered now. */
 export interface ToolChoice {
   name: string;
@@ -137,7 +140,15 @@ export class AgentToolbox implements vscode.Disposable {
 
   /** The tools the chat can offer: ours, the MCP servers' not turned off, other extensions' turned on. */
   definitions(): ToolDefinition[] {
-    return [RUN_COMMAND_TOOL, ...this.sources.flatMap((s) => s.definitions().filter((d) => !s.origin || this.isOn(d.name, s.origin)))];
+    const chosen = this.chooser();
+    return [RUN_COMMAND_TOOL, ...this.sources.flatMap((s) => s.definitions().filter((d) => !s.origin || (chosen(d.name)?.on ?? defaultOn(s.origin))))];
+  }
+
+  /** The person's choice of a tool, if any: this workspace's first, then the global one (each state read once). */
+  private chooser(): (name: string) => { on: boolean; chosenIn: 'workspace' | 'global' } | undefined {
+    const ws = this.choicesIn('workspace');
+    const global = this.choicesIn('global');
+    return (name) => (name in ws ? { on: ws[name], chosenIn: 'workspace' } : name in global ? { on: global[name], chosenIn: 'global' } : undefined);
   }
 
   private choicesIn(scope: 'workspace' | 'global'): Record<string, boolean> {
@@ -147,28 +158,17 @@ export class AgentToolbox implements vscode.Disposable {
     return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter((e): e is [string, boolean] => typeof e[1] === 'boolean'));
   }
 
-  private chosen(name: string): { on: boolean; chosenIn: 'workspace' | 'global' } | undefined {
-    const ws = this.choicesIn('workspace')[name];
-    if (ws !== undefined) return { on: ws, chosenIn: 'workspace' };
-    const global = this.choicesIn('global')[name];
-    return global !== undefined ? { on: global, chosenIn: 'global' } : undefined;
-  }
-
-  /** Another extension's tool is off until chosen; an MCP server's is on until chosen off. */
-  isOn(name: string, origin: ToolOrigin): boolean {
-    return this.chosen(name)?.on ?? origin === 'mcp';
-  }
-
   /** Every tool of other extensions and MCP servers, for the tools picker (VS Code's own duplicates of ours are never listed). */
   choices(): ToolChoice[] {
-    return this.sources.flatMap((s) =>
-      s.origin
-        ? s.definitions().map((d) => {
-            const c = this.chosen(d.name);
-            return { name: d.name, description: d.description, origin: s.origin!, source: s.sourceOf?.(d.name) ?? s.origin!, on: c?.on ?? s.origin === 'mcp', chosenIn: c?.chosenIn ?? 'default' };
-          })
-        : [],
-    );
+    const chosen = this.chooser();
+    return this.sources.flatMap((s) => {
+      const origin = s.origin;
+      if (!origin) return [];
+      return s.definitions().map((d) => {
+        const c = chosen(d.name);
+        return { name: d.name, description: d.description, origin, source: s.sourceOf?.(d.name) ?? origin, on: c?.on ?? defaultOn(origin), chosenIn: c?.chosenIn ?? 'default' };
+      });
+    });
   }
 
   /** VS Code's tools never offered because one of ours does the same job. */

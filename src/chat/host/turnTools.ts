@@ -111,12 +111,11 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
   const search = o.search?.ready() ? o.search : undefined;
   const forMode = toolsForMode(o.mode, allDefinitions(o));
   const offer = new ToolOffer({ ...offerScope(forMode, o.narrow), mode: o.mode, loaded: o.loaded, defer: o.defer });
-  const loadedAtStart = offer.loaded().length;
-  offer.loadNamedIn(o.named ?? '');
-  if (offer.loaded().length > loadedAtStart) o.onLoaded?.(offer.loaded());
-  const load = (names: string[]) => {
-    if (offer.load(names).length > 0) o.onLoaded?.(offer.loaded());
+  // Every load is told once, as the whole list (kept with the conversation).
+  const told = (added: readonly string[]) => {
+    if (added.length > 0) o.onLoaded?.(offer.loaded());
   };
+  told(offer.loadNamedIn(o.named ?? ''));
   const readKinds = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'read').map((d) => d.name), SEMANTIC_SEARCH_TOOL.name]);
   return {
     get definitions() {
@@ -141,12 +140,13 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
       // A tool the mode does not offer is refused, even when the model names it anyway.
       if (!offer.allows(name)) return { content: `Error: ${name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
       if (name === FIND_TOOLS.name) {
+        const before = offer.loaded().length;
         const found = offer.find(args);
-        o.onLoaded?.(offer.loaded());
+        told(offer.loaded().slice(before));
         return found;
       }
       // A deferred tool called by a name the model learned is loaded: the next request carries its definition.
-      load([name]);
+      told(offer.load([name]));
       if (name === UPDATE_PLAN.name) return updatePlan(o, args);
       if (agent?.owns(name)) return agent.run(name, args, approver, callId, signal, onApproved);
       // Reads ask only when the person turned their auto-approval off (or paused it).
