@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { GatewayClient } from '../src/gateway';
 import { InlineCompleter, type CompletionOutcome } from '../src/completions/core/completer';
 import { AdaptiveDebounce } from '../src/completions/core/debounce';
+import { holeBesideItem } from '../src/completions/core/selectedItem';
 import { GatewayEmulator } from '../test/emulator/server';
 import { estimateTokens } from '../test/emulator/assistant';
 
@@ -34,6 +35,8 @@ const SOURCES: { file: string; from: number; lines: number }[] = [
   { file: 'src/tools/commandPolicy.ts', from: 40, lines: 4 },
 ];
 const ACCEPT_AFTER_MS = 250;
+/** A gap before the next key this long is a pause: was a suggestion on screen by its end? */
+const PAUSE_MS = 400;
 const RIGHT_OUT_OF_10 = 7;
 
 export interface Keystroke {
@@ -79,6 +82,8 @@ export function typingSession(seed = 7): TypingTask[] {
       let gap = 120 * Math.exp(0.3 * normal);
       if (previous === '\n') gap += 500 + rnd() * 700; // reading the next line
       else if (previous === ' ' && rnd() < 0.12) gap += 250 + rnd() * 350; // thinking of the next word
+      // Recalling a name half typed (IntelliSense's list is open then): one key in twelve inside a word.
+      else if (/[\w$]/.test(previous) && /[\w$]/.test(char) && rnd() < 0.08) gap += 250 + rnd() * 350;
       keys.push({ gapMs: gap, char });
       previous = char;
     }
@@ -105,7 +110,32 @@ export interface CompletionRunResult {
   overheadP95Ms: number;
   tokensSent: number;
   tokensPerAcceptedChar: number;
+  /** Typing pauses (a gap of 400 ms or more) with IntelliSense's list open or closed, and in how many a suggestion was on screen by the pause's end. */
+  pauses: { listOpen: number; listOpenShown: number; listClosed: number; listClosedShown: number };
   wallMs: number;
+}
+
+/**
+ * What the suggest widget does while the person types: VS Code opens its list on a word character
+ * when some word of the file starts with the word being typed (its word-based suggestions; a
+ * language server adds more), and selects the first item (exact match first, then by name).
+ * `beside`: the completer goes on from the selected item (ours now, and Continue's provider);
+ * `skip`: nothing is asked while the list is open (ours before).
+ */
+export type IntelliSense = 'beside' | 'skip';
+
+function wordsOf(text: string): string[] {
+  return [...new Set(text.match(/[A-Za-z_$][\w$]{2,}/g) ?? [])].sort();
+}
+
+/** The selected item for the word before the cursor, if the list is open. */
+export function selectedItem(words: string[], prefix: string, lastKey: string): { typed: string; text: string } | undefined {
+  if (!/[\w$]/.test(lastKey)) return undefined;
+  const typed = /[A-Za-z_$][\w$]*$/.exec(prefix)?.[0];
+  if (!typed) return undefined;
+  const matches = words.filter((w) => w.startsWith(typed) && w !== typed);
+  if (!matches.length) return undefined;
+  return { typed, text: words.includes(typed) ? typed : matches[0] };
 }
 
 function percentile(values: number[], p: number): number {
@@ -135,12 +165,14 @@ export function oracle(session: TypingTask[]): (prefix: string, suffix: string) 
       for (let i = 0; i < prefix.length; i += 7) h = (h * 31 + prefix.charCodeAt(i)) >>> 0;
       return (h + prefix.length) % 10 < RIGHT_OUT_OF_10 ? right : right ? 'undefined;' : '';
     }
-    return '';
+    // The prompt ends where the file does not go (after an IntelliSense item the person is not
+    // typing): a model still answers something, which the person does not take.
+    return '();';
   };
 }
 
 /** Plays the session against one completer; VS Code's behaviour is played here. */
-async function play(name: string, session: TypingTask[], make: (client: GatewayClient) => InlineCompleter): Promise<CompletionRunResult> {
+async function play(name: string, session: TypingTask[], make: (client: GatewayClient) => InlineCompleter, intelliSense: IntelliSense = 'beside'): Promise<CompletionRunResult> {
   const emu = await GatewayEmulator.start();
   emu.codeModel = oracle(session);
   emu.inject({ path: '/v1/completions', times: 1_000_000, fault: { kind: 'slowFirstByte', ms: MODEL_LATENCY_MS } });
@@ -152,19 +184,29 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
   let keystrokes = 0;
   let shown = 0;
   let accepted = 0;
+  const pauses = { listOpen: 0, listOpenShown: 0, listClosed: 0, listClosedShown: 0 };
   const started = performance.now();
   try {
     for (const task of session) {
       let done = 0; // characters of `typed` in the document
       let current: AbortController | undefined;
+      /** The text on screen after the cursor (the rest of the selected item, then the model's). */
       let ghost: { at: number; text: string } | undefined;
-      const ask = (keyAt: number) => {
+      let listOpen = false;
+      const words = wordsOf(task.before + task.after);
+      const ask = (keyAt: number, lastKey: string) => {
         current?.abort();
         const controller = new AbortController();
         current = controller;
         ghost = undefined;
+        const prefix = task.before + task.typed.slice(0, done);
+        const item = selectedItem(words, prefix, lastKey);
+        listOpen = !!item;
+        if (item && intelliSense === 'skip') return;
+        const beside = item ? holeBesideItem(prefix + task.after, prefix.length, { from: prefix.length - item.typed.length, to: prefix.length, text: item.text }) : undefined;
+        const itemRest = item ? item.text.slice(item.typed.length) : '';
         const request = {
-          before: task.before + task.typed.slice(0, done),
+          before: beside ? beside.before : prefix,
           after: task.after,
           language: 'typescript',
           path: task.file,
@@ -183,24 +225,37 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
             fromModel.push(at - keyAt);
             overheads.push(at - keyAt - outcome.pauseMs - MODEL_LATENCY_MS);
           }
-          ghost = { at, text: outcome.text };
+          ghost = { at, text: itemRest + outcome.text };
         });
       };
       for (let k = 0; done < task.typed.length; ) {
         const key = task.keys[k];
         await sleep(key.gapMs);
+        if (key.gapMs >= PAUSE_MS && k > 0) {
+          if (listOpen) {
+            pauses.listOpen++;
+            if (ghost?.text) pauses.listOpenShown++;
+          } else {
+            pauses.listClosed++;
+            if (ghost?.text) pauses.listClosedShown++;
+          }
+        }
         const rest = task.typed.slice(done);
+        let lastKey: string;
         if (ghost && ghost.text && rest.startsWith(ghost.text) && performance.now() - ghost.at >= ACCEPT_AFTER_MS) {
-          // The suggestion is what the person was about to type: Tab.
+          // The suggestion is what the person was about to type: Tab (with the list open, Tab
+          // takes the item and the ghost text stays for a second Tab; counted as one here).
           done += ghost.text.length;
           accepted += ghost.text.length;
           k = done;
+          lastKey = '\t';
         } else {
+          lastKey = task.typed[done];
           done++;
           k++;
         }
         keystrokes++;
-        ask(performance.now());
+        ask(performance.now(), lastKey);
       }
       current?.abort();
       await sleep(MODEL_LATENCY_MS * 2);
@@ -230,16 +285,19 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
     overheadP95Ms: percentile(overheads, 95),
     tokensSent,
     tokensPerAcceptedChar: accepted ? tokensSent / accepted : Infinity,
+    pauses,
     wallMs: performance.now() - started,
   };
 }
 
-export async function runCompletionsBench(): Promise<{ keysInSession: number; latencyMs: number; ours: CompletionRunResult; fixed: CompletionRunResult }> {
+export async function runCompletionsBench(): Promise<{ keysInSession: number; latencyMs: number; ours: CompletionRunResult; fixed: CompletionRunResult; oursSkipping: CompletionRunResult }> {
   const session = typingSession();
   const noHost = { learnedPath: () => undefined, remember: () => undefined, answered: () => undefined };
-  const [ours, fixed] = await Promise.all([
-    play('ours: adaptive pause + typing-through cache', session, (client) => new InlineCompleter({ client: () => client, ...noHost })),
+  // Ours alone first (its timings are the ones with targets), then the two it is compared with.
+  const ours = await play('ours: adaptive pause + typing-through cache, beside IntelliSense', session, (client) => new InlineCompleter({ client: () => client, ...noHost }));
+  const [fixed, oursSkipping] = await Promise.all([
     play('fixed 350 ms pause, no cache (Continue)', session, (client) => new InlineCompleter({ client: () => client, ...noHost }, { debounce: new AdaptiveDebounce({ initialMs: 350, minMs: 350, maxMs: 350, window: 1 }), cache: false })),
+    play('ours before: nothing while the list is open', session, (client) => new InlineCompleter({ client: () => client, ...noHost }), 'skip'),
   ]);
-  return { keysInSession: session.reduce((n, t) => n + t.keys.length, 0), latencyMs: MODEL_LATENCY_MS, ours, fixed };
+  return { keysInSession: session.reduce((n, t) => n + t.keys.length, 0), latencyMs: MODEL_LATENCY_MS, ours, fixed, oursSkipping };
 }

@@ -260,8 +260,12 @@ async function main(): Promise<void> {
     results.completions = c;
     console.log(`\nInline completions: a typing session of ${c.keysInSession} keys over this repository's source (gaps around 120 ms, pauses; the model stand-in right 7 times in 10), emulator with ${c.latencyMs} ms model latency`);
     const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} ms` : '—');
-    for (const r of [c.ours, c.fixed]) {
+    const share = (shown: number, of: number) => (of ? (100 * shown) / of : NaN);
+    for (const r of [c.ours, c.fixed, c.oursSkipping]) {
       console.log(`  ${r.name}`);
+      console.log(
+        `    pauses with a suggestion shown: IntelliSense open ${r.pauses.listOpenShown} of ${r.pauses.listOpen} (${share(r.pauses.listOpenShown, r.pauses.listOpen).toFixed(0)}%), closed ${r.pauses.listClosedShown} of ${r.pauses.listClosed} (${share(r.pauses.listClosedShown, r.pauses.listClosed).toFixed(0)}%)`,
+      );
       console.log(
         `    ${r.keystrokes} keys typed · ${r.requestsSent} requests sent, ${r.requestsCancelled} cancelled · ${r.cacheHits} cache hits · ${r.suggestionsShown} suggestions shown · ${r.acceptedChars} characters accepted`,
       );
@@ -273,6 +277,9 @@ async function main(): Promise<void> {
       `  => requests: ${c.ours.requestsSent} vs ${c.fixed.requestsSent} (fewer: ${fewer ? 'met' : 'NOT met'}); per 100 accepted characters ${perChar(c.ours).toFixed(1)} vs ${perChar(c.fixed).toFixed(1)}; characters accepted ${c.ours.acceptedChars} vs ${c.fixed.acceptedChars}`,
     );
     console.log(`  => keystroke → ghost text p50 ${ms(c.ours.p50Ms)} vs ${ms(c.fixed.p50Ms)}, from the model ${ms(c.ours.modelP50Ms)} vs ${ms(c.fixed.modelP50Ms)} (lower: ${c.ours.p50Ms < c.fixed.p50Ms && c.ours.modelP50Ms < c.fixed.modelP50Ms ? 'met' : 'NOT met'})`);
+    const open = share(c.ours.pauses.listOpenShown, c.ours.pauses.listOpen);
+    const closed = share(c.ours.pauses.listClosedShown, c.ours.pauses.listClosed);
+    console.log(`  => shown at pauses with IntelliSense open ${open.toFixed(0)}% vs closed ${closed.toFixed(0)}% (target within 10 points: ${Math.abs(open - closed) <= 10 ? 'met' : 'NOT met'}); before this change ${share(c.oursSkipping.pauses.listOpenShown, c.oursSkipping.pauses.listOpen).toFixed(0)}% with it open`);
     console.log(`  => our overhead p95 ${c.ours.overheadP95Ms.toFixed(1)} ms (target ≤ 10 ms: ${c.ours.overheadP95Ms <= 10 ? 'met' : 'NOT met'}); tokens per accepted character ${c.ours.tokensPerAcceptedChar.toFixed(0)} vs ${c.fixed.tokensPerAcceptedChar.toFixed(0)}`);
   }
   // The day in one window takes some 40 minutes: only when asked for by name.

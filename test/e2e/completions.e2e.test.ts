@@ -7,6 +7,7 @@ import { ROOT, runPaletteCommand, webviewFrame } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', 'screenshots');
+const AREA = 'export function area(width: number, widget: number): number {\n\n}\n';
 const SAMPLE = "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n\n}\n";
 
 /**
@@ -17,13 +18,19 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
   this.timeout(180_000);
   let wb: Workbench | undefined;
   let page: Page;
-  /** The ghost text's pieces (VS Code splits it by syntax colour). */
-  const ghost = () => page.locator('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text');
+  /**
+   * The ghost text's pieces (VS Code splits it by syntax colour; beside an open IntelliSense list
+   * the part beyond the selected item is a `-preview` piece).
+   */
+  const ghost = () => page.locator('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text-decoration-preview, .monaco-editor .ghost-text');
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     wb = await startWorkbench({
-      prepare: (ws) => writeFileSync(join(ws, 'src', 'welcome.ts'), SAMPLE),
+      prepare: (ws) => {
+        writeFileSync(join(ws, 'src', 'welcome.ts'), SAMPLE);
+        writeFileSync(join(ws, 'src', 'area.ts'), AREA);
+      },
       codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.completion': 'codestral-emu' } }),
     });
     page = wb.page;
@@ -83,6 +90,53 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     await until('the accepted text in the editor', async () => (await lines()).includes('  return greet;'), 10_000);
     assert.ok(!(await lines()).some((l) => l.startsWith('  return gre') && l !== '  return greet;'), 'accepted once, nothing left of the ghost text');
     await page.screenshot({ path: join(SHOTS, 'completions-accepted.png') });
+  });
+
+  it('with IntelliSense open the ghost text goes on from its selected item; Tab takes the item, then the rest', async () => {
+    const emu = wb!.emu;
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('area.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'area.ts' }).first().click();
+    await page.locator('.tab.active', { hasText: 'area.ts' }).first().waitFor();
+    await cursorAtEndOf(2);
+    const before = emu.requestsTo('/v1/completions').length;
+    await page.keyboard.type('  return 2 * wid', { delay: 120 });
+    const list = page.locator('.suggest-widget.visible');
+    const selected = list.locator('.monaco-list-row.focused');
+    // The list opens by itself when the language server answers quickly; else as a person opens it.
+    if (!(await list.waitFor({ timeout: 5_000 }).then(() => true, () => false))) await page.keyboard.press('Control+Space');
+    await list.waitFor({ timeout: 20_000 });
+    const label = async () => /\b(width|widget)\b/.exec(await selected.innerText())?.[1];
+    const ghostText = async () => (await ghost().allInnerTexts()).join('');
+    // The ghost text shows while the list stays open: the rest of the selected item, then the model's.
+    const first = await until('an item of the list selected', label, 10_000);
+    let seen = '';
+    await until(`the ghost text beside the open list (${first})`, async () => (seen = await ghostText()) === `${first.slice(3)};`, 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}: it shows ${JSON.stringify(seen)}`);
+    });
+    assert.equal(await list.count(), 1, 'the list is still open');
+    await page.screenshot({ path: join(SHOTS, 'completions-beside-intellisense.png'), clip: { x: 300, y: 40, width: 900, height: 320 } });
+    // Moving through the list: the ghost text follows the selected item.
+    const target = first === 'widget' ? 'width' : 'widget';
+    for (let i = 0; i < 8 && (await label()) !== target; i++) await page.keyboard.press('ArrowDown');
+    const other = await label();
+    assert.ok(other && other !== first, `another item selected (${other})`);
+    await until(`the ghost text follows to ${other}`, async () => (seen = await ghostText()) === `${other.slice(3)};`, 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}: it shows ${JSON.stringify(seen)}`);
+    });
+    assert.ok(emu.requestsTo('/v1/completions').length > before, 'asked the gateway');
+    const lines = async () => (await page.locator('.monaco-editor .view-lines .view-line').allInnerTexts()).map((t) => t.replace(/\u00a0/g, ' '));
+    // Tab takes the selected item (VS Code's rule while the list is open); the ghost text stays for the rest.
+    await page.keyboard.press('Tab');
+    await until('the item accepted', async () => (await lines()).some((l) => l.startsWith(`  return 2 * ${other}`)), 10_000);
+    const whole = `  return 2 * ${other};`;
+    await until('the ghost text for the rest', async () => (await lines()).includes(whole) || (await ghostText()) === ';', 10_000);
+    if (!(await lines()).includes(whole)) await page.keyboard.press('Tab');
+    await until('the whole suggestion in the editor', async () => (await lines()).includes(whole), 10_000);
+    await page.screenshot({ path: join(SHOTS, 'completions-beside-intellisense-accepted.png'), clip: { x: 300, y: 40, width: 900, height: 320 } });
+    await page.keyboard.press('Control+Z');
+    await page.keyboard.press('Control+S');
+    await page.locator('.tab', { hasText: 'welcome.ts' }).first().click();
   });
 
   it("the status bar item: the model, today's spend, and a menu to snooze, turn off or change the model", async () => {

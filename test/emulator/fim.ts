@@ -61,7 +61,8 @@ export function fillTheMiddle(prefix: string, suffix: string): string {
   if (closers && !restOfLine.startsWith(closers)) out += closers;
   const statement = /^\s*(?:return|const|let|var|await|throw)\b|^\s*[\w$.]+\(/.test(line + out);
   // The statement ends here unless the rest of the line (after the cursor) goes on with it.
-  if (statement && (closers || out) && !restOfLine && !/[;{}]$/.test((line + out).trim())) out += ';';
+  // A statement whose last word is whole (nothing to add to it) is ended all the same.
+  if (statement && (closers || out || word) && !restOfLine && !/[;{}]$/.test((line + out).trim())) out += ';';
   return out;
 }
 

@@ -124,6 +124,39 @@ describe('inline completions in a real VS Code', () => {
     assert.ok(carved >= 1 && carved <= report.completions.requests, `${carved} of ${report.completions.requests} calls moved out of their model`);
   });
 
+  it('with IntelliSense open the suggestion goes on from the selected item and replaces its range', async () => {
+    const { testing } = await api();
+    const provider = testing.completions.provider;
+    const editor = await open('src/beside-item.ts', 'export function area(width: number, height: number): number {\n  return 2 * (wid|\n}\n');
+    const cursor = editor.selection.active;
+    // What VS Code passes while its list has `width` selected: the item replaces "wid".
+    const itemRange = new vscode.Range(cursor.translate(0, -3), cursor);
+    const ask = async (text: string) => {
+      const source = new vscode.CancellationTokenSource();
+      try {
+        return await provider.provideInlineCompletionItems(editor.document, cursor, { triggerKind: vscode.InlineCompletionTriggerKind.Invoke, selectedCompletionInfo: { range: itemRange, text } }, source.token);
+      } finally {
+        source.dispose();
+      }
+    };
+    const before = await completionRequests();
+    const items = await ask('width');
+    assert.equal(items?.length, 1, `a suggestion (skip: ${provider.stats.lastSkip}, error: ${provider.stats.lastError})`);
+    const item = items[0];
+    assert.ok(item.range?.isEqual(itemRange), 'it replaces the item\'s range, as VS Code requires');
+    assert.equal(item.insertText, 'width);', 'the item, then what the model put after it');
+    const seen = (await emulatorControl('last-request', { path: '/v1/completions' })) as SeenRequest;
+    assert.match(String(seen.body?.prompt), /return 2 \* \(width$/, 'asked as if the item were accepted');
+    assert.equal(seen.body?.suffix, '\n}\n');
+    assert.equal((await completionRequests()) - before, 1);
+    // Moving back to the same item: from the cache, no new request. An item that cannot be
+    // extended (its range past the cursor's line start, nothing to insert) sends nothing.
+    assert.equal((await ask('width'))?.[0]?.insertText, 'width);');
+    assert.equal(await ask(''), undefined);
+    assert.equal(provider.stats.lastSkip, 'unextendable-item');
+    assert.equal((await completionRequests()) - before, 1, 'the same item again came from the cache');
+  });
+
   it('a model that refuses `suffix` is asked with the prompt alone from then on', async () => {
     await settings().update('defaultModels.completion', 'gpt-3.5-turbo-instruct-emu', vscode.ConfigurationTarget.Global);
     const { testing } = await api();

@@ -5,6 +5,7 @@ import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '..
 import { addAccepted, addRequest, dayOf, readLedger } from '../../src/completions/core/ledger';
 import { identifiersNear, RecentEdits, withinBudget } from '../../src/completions/core/recentEdits';
 import { CompositionWatch } from '../../src/completions/core/composition';
+import { holeBesideItem } from '../../src/completions/core/selectedItem';
 import { AdaptiveDebounce } from '../../src/completions/core/debounce';
 import { InlineCompleter, type HoleRequest } from '../../src/completions/core/completer';
 import type { CompletionPath } from '../../src/completions/core/request';
@@ -324,5 +325,29 @@ describe('inline completions: /v1/completions against the emulator', function ()
     const last = ctx.emu.requestsTo('/v1/completions').at(-1)!;
     for (let i = 0; i < 50 && !last.aborted; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(last.aborted, true);
+  });
+});
+
+describe('ghost text beside the selected IntelliSense item', () => {
+  it('asks as if the item were accepted and replaces its range with the item and the continuation', () => {
+
+    const all = 'return 2 * (wid\n}\n';
+    const cursor = all.indexOf('\n');
+    const hole = holeBesideItem(all, cursor, { from: cursor - 3, to: cursor, text: 'width' });
+    assert.ok(hole);
+    assert.equal(hole.before, 'return 2 * (width');
+    assert.equal(hole.after, '\n}\n');
+    assert.equal(hole.insert(');'), 'width);');
+    // A fuzzy match (the item does not start with what was typed) is still its text in the prefix.
+    assert.equal(holeBesideItem(all, cursor, { from: cursor - 3, to: cursor, text: 'innerWidth' })?.before, 'return 2 * (innerWidth');
+    // An item replacing a word that goes on after the cursor: the suffix starts after it.
+    assert.equal(holeBesideItem('a.wi|dth + 1'.replace('|', ''), 4, { from: 2, to: 7, text: 'width' })?.after, ' + 1');
+  });
+
+  it('nothing for an item without text or a range that does not reach the cursor', () => {
+
+    assert.equal(holeBesideItem('abc', 3, { from: 0, to: 3, text: '' }), undefined);
+    assert.equal(holeBesideItem('abc def', 7, { from: 0, to: 3, text: 'abc' }), undefined, 'ends before the cursor: what lies between would be lost');
+    assert.equal(holeBesideItem('abc', 1, { from: 2, to: 3, text: 'cd' }), undefined, 'starts after the cursor');
   });
 });

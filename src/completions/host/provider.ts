@@ -5,6 +5,7 @@ import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
 import { InlineCompleter, type CompletionTokens } from '../core/completer';
 import { addAccepted, addRequest, dayOf, readLedger, type CompletionDay } from '../core/ledger';
 import type { CompletionPath } from '../core/request';
+import { holeBesideItem } from '../core/selectedItem';
 import { languageOn, type CompletionSettings } from './settings';
 import { counted } from '../../shell/listeners';
 
@@ -14,7 +15,7 @@ const LEDGER = 'modelGateway.completions.ledger';
 export const ACCEPTED_COMMAND = 'modelGateway.completions.accepted';
 
 /** Why no request was sent for a trigger (kept for the status bar tooltip and the tests). */
-export type Skip = 'off' | 'no-model' | 'snoozed' | 'not-configured' | 'language' | 'suggest-widget' | 'selection' | 'too-large' | 'withheld' | 'cap' | 'cancelled' | 'composing';
+export type Skip = 'off' | 'no-model' | 'snoozed' | 'not-configured' | 'language' | 'selection' | 'unextendable-item' | 'too-large' | 'withheld' | 'cap' | 'cancelled' | 'composing';
 
 export interface CompletionStats {
   lastSkip?: Skip;
@@ -132,8 +133,6 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     if (!this.services.isConfigured()) return 'not-configured';
     if (!languageOn(s.languages, document.languageId)) return 'language';
     if (this.composing(document)) return 'composing';
-    // The suggest widget is open: VS Code asks for a completion of its item; we leave that to it.
-    if (context.selectedCompletionInfo) return 'suggest-widget';
     const editor = vscode.window.activeTextEditor;
     if (editor?.document === document && editor.selections.some((sel) => !sel.isEmpty)) return 'selection';
     if (document.getText().length > s.maxFileChars) return 'too-large';
@@ -158,13 +157,20 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
 
     const all = document.getText();
     const offset = document.offsetAt(position);
+    // With IntelliSense's list open, the suggestion goes on from its selected item (VS Code shows
+    // it only then): asked as if the item were accepted, it replaces the item's range.
+    const selected = context.selectedCompletionInfo;
+    const beside = selected ? holeBesideItem(all, offset, { from: document.offsetAt(selected.range.start), to: document.offsetAt(selected.range.end), text: selected.text }) : undefined;
+    if (selected && !beside) return this.skip('unextendable-item');
+    const range = selected ? selected.range : new vscode.Range(position, position);
+    const shown = (text: string) => this.item(beside ? beside.insert(text) : text, range, text.length);
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
     try {
       const outcome = await this.completer.complete(
         {
-          before: all.slice(0, offset),
-          after: all.slice(offset),
+          before: beside ? beside.before : all.slice(0, offset),
+          after: beside ? beside.after : all.slice(offset),
           language: document.languageId,
           path: vscode.workspace.asRelativePath(document.uri),
           model: s.model,
@@ -184,12 +190,12 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
       );
       switch (outcome.kind) {
         case 'cache':
-          return [this.item(outcome.text, position)];
+          return [shown(outcome.text)];
         case 'answer':
           this.stats.last = { path: outcome.path, ms: Math.round(outcome.requestMs) };
           this.stats.lastError = undefined;
           this.changed.fire();
-          return [this.item(outcome.text, position)];
+          return [shown(outcome.text)];
         case 'cancelled':
           return this.skip('cancelled');
         case 'failed': {
@@ -207,8 +213,9 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     }
   }
 
-  private item(text: string, position: vscode.Position): vscode.InlineCompletionItem {
-    return new vscode.InlineCompletionItem(text, new vscode.Range(position, position), { title: 'Accepted', command: ACCEPTED_COMMAND, arguments: [text.length] });
+  /** A suggestion over `range`; `modelChars` of it came from the model (what acceptance counts). */
+  private item(text: string, range: vscode.Range, modelChars: number): vscode.InlineCompletionItem {
+    return new vscode.InlineCompletionItem(text, range, { title: 'Accepted', command: ACCEPTED_COMMAND, arguments: [modelChars] });
   }
 
   /** What one answer cost, at the gateway's price (or the cap's deliberately high fallback). */
