@@ -51,6 +51,7 @@ export const STRING_SETTINGS = {
   'modelGateway.chat.promptCacheTtl': '5m',
   'modelGateway.assets.folder': 'generated',
   'modelGateway.search.teamStore': '',
+  'modelGateway.scm.model': '',
 } satisfies Record<string, string>;
 export type StringSetting = keyof typeof STRING_SETTINGS;
 

@@ -272,6 +272,21 @@ describe('usage figures', () => {
     assert.equal(crowded.series.length, 6, 'still six series with Other');
   });
 
+  it("commit messages and reviews are series of their own, taken from the chat model's spend, kept by name among bigger models", () => {
+    const today = localDay(noon / 1000);
+    const items = [entry(daysAgo(0) - 60, 'gpt-4o-mini', 0.5), entry(daysAgo(0) - 50, 'gpt-4o-mini', 0.25), entry(daysAgo(0) - 40, 'gpt-4o-mini', 0.125)];
+    const own = {
+      'Commit messages': { [today]: { byModel: { 'gpt-4o-mini': { dollars: 0.125, requests: 1 } } } },
+      Reviews: { [today]: { byModel: { 'gpt-4o-mini': { dollars: 0.25, requests: 1 } } } },
+    };
+    const many = [...items, ...['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].map((m, i) => entry(daysAgo(0) - 30 + i, m, 5 + i))];
+    const r = buildReport({ rangeDays: 7, nowMs: noon, logs: { items: many, complete: true }, prices: new PriceBook(undefined), own });
+    const series = Object.fromEntries(r.series.map((x) => [x.name, x.dollars.at(-1)]));
+    assert.equal(series['Commit messages'], 0.125);
+    assert.equal(series.Reviews, 0.25);
+    assert.match(r.perModel.find((m) => m.model === 'Reviews')!.price, /counted by Model Gateway/);
+  });
+
   it('stacks spend by model per day, groups the smallest models as Other, and says when there is no data', () => {
     const models = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
     const items = models.flatMap((m, i) => [entry(daysAgo(1), m, 8 - i), entry(daysAgo(0) - 60, m, 1, { cacheRead: 300, cacheWrite: 100 })]);

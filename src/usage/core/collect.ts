@@ -20,6 +20,8 @@ export interface CollectOptions {
   completions?: CompletionSpendByDay;
   /** Each MCP server's sampling spend as this extension counted it (a series each). */
   servers?: Record<string, CompletionSpendByDay>;
+  /** This extension's other uses by series name (commit messages, reviews, next edits). */
+  own?: Record<string, CompletionSpendByDay>;
   signal?: AbortSignal;
 }
 
@@ -50,5 +52,6 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
     username: me.username,
     completions: o.completions,
     servers: o.servers,
+    own: o.own,
   });
 }

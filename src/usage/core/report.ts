@@ -55,6 +55,8 @@ export interface ReportInput {
   completions?: CompletionSpendByDay;
   /** Each MCP server's sampling spend as counted here (by server name): a series of its own each. */
   servers?: Record<string, CompletionSpendByDay>;
+  /** This extension's other uses (commit messages, reviews, next-edit suggestions) by series name: a series of their own each. */
+  own?: Record<string, CompletionSpendByDay>;
 }
 
 export function buildReport(input: ReportInput): UsageReport {
@@ -92,6 +94,8 @@ export function buildReport(input: ReportInput): UsageReport {
 
   if (input.completions) carveSeries(cells, input.completions, COMPLETIONS_SERIES);
   for (const [server, spend] of Object.entries(input.servers ?? {})) carveSeries(cells, spend, `${MCP_SERIES_PREFIX}${server}`);
+  const ownNames = new Set(Object.keys(input.own ?? {}));
+  for (const [series, spend] of Object.entries(input.own ?? {})) carveSeries(cells, spend, series);
 
   const inRange = new Set(days);
   const perModel = new Map<string, { dollars: number; requests: number }>();
@@ -107,7 +111,7 @@ export function buildReport(input: ReportInput): UsageReport {
   }
   const ranked = [...perModel.entries()].sort((a, b) => b[1].dollars - a[1].dollars || a[0].localeCompare(b[0]));
   // What this extension counted for a use of its own (completions, an MCP server) keeps its name however small: that is what the person looks for.
-  const own = (m: string) => m === COMPLETIONS_SERIES || m.startsWith(MCP_SERIES_PREFIX);
+  const own = (m: string) => m === COMPLETIONS_SERIES || m.startsWith(MCP_SERIES_PREFIX) || ownNames.has(m);
   const pinned = ranked.filter(([m]) => own(m)).map(([m]) => m);
   const named =
     ranked.length > MAX_SERIES
@@ -167,7 +171,7 @@ export function buildReport(input: ReportInput): UsageReport {
     tokens,
     sampleNote: logs.complete ? undefined : logs.total ? l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls of {1}.', formatCount(calls.length), formatCount(logs.total)) : l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls.', formatCount(calls.length)),
     perKey: [...keys.entries()].map(([name, k]) => ({ name: name || l10n.t('(unnamed key)'), ...k })).sort((a, b) => b.dollars - a.dollars),
-    perModel: ranked.map(([model, m]) => ({ model, ...m, ...describePrice(prices, model) })),
+    perModel: ranked.map(([model, m]) => ({ model, ...m, ...(ownNames.has(model) ? { price: l10n.t("this editor's {0}, counted by Model Gateway at the model's price", model.toLowerCase()), priceKnown: true } : describePrice(prices, model)) })),
     topCalls: [...calls].sort((a, b) => b.quota - a.quota).slice(0, 10).map(topCall),
     balanceDollars: input.balanceDollars,
     username: input.username,

@@ -28,6 +28,8 @@ export class UsagePanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** Each MCP server's sampling spend as counted here (set by the MCP feature, which starts later). */
   serverSpend: (() => Record<string, CompletionSpendByDay>) | undefined;
+  /** This extension's other uses (commit messages, reviews, next edits) by series name (set by their features). */
+  ownSpend: (() => Record<string, CompletionSpendByDay>) | undefined;
 
   constructor(
     private readonly services: SettingsSource & GatewayConnection & CredentialSource & PriceSource & LogSource,
@@ -74,6 +76,7 @@ export class UsagePanel implements vscode.Disposable {
         prices: await this.services.prices.book(),
         completions: this.completions?.spendByDay(),
         servers: this.serverSpend?.(),
+        own: this.ownSpend?.(),
       });
       const today = this.completions?.today();
       return {

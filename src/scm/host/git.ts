@@ -1,0 +1,77 @@
+import * as vscode from 'vscode';
+
+/** The parts of the built-in Git extension's API (`vscode.git`, API version 1) used here. */
+export interface GitRepository {
+  readonly rootUri: vscode.Uri;
+  readonly inputBox: { value: string };
+  readonly state: { readonly indexChanges: readonly { uri: vscode.Uri }[]; readonly workingTreeChanges: readonly { uri: vscode.Uri }[]; readonly HEAD?: { readonly name?: string; readonly commit?: string } };
+  diff(cached?: boolean): Promise<string>;
+  /** `git diff <ref>`: the working tree (staged or not) against a commit. (`diffWithHEAD` is against the index, despite its name.) */
+  diffWith(ref: string): Promise<{ uri: vscode.Uri }[]>;
+  diffWith(ref: string, path: string): Promise<string>;
+  diffBetween(ref1: string, ref2: string): Promise<{ uri: vscode.Uri }[]>;
+  diffBetween(ref1: string, ref2: string, path: string): Promise<string>;
+  getMergeBase(ref1: string, ref2: string): Promise<string | undefined>;
+  log(options?: { maxEntries?: number }): Promise<{ message: string }[]>;
+}
+
+interface GitApi {
+  readonly state: 'uninitialized' | 'initialized';
+  readonly onDidChangeState: vscode.Event<'uninitialized' | 'initialized'>;
+  readonly repositories: GitRepository[];
+  getRepository(uri: vscode.Uri): GitRepository | null;
+}
+
+interface GitExtension {
+  readonly enabled: boolean;
+  getAPI(version: 1): GitApi;
+}
+
+export class GitUnavailableError extends Error {}
+
+/** The Git extension's API once it is ready; an error saying why when it is off or absent. */
+export async function gitApi(): Promise<GitApi> {
+  const ext = vscode.extensions.getExtension<GitExtension>('vscode.git');
+  if (!ext) throw new GitUnavailableError(vscode.l10n.t('The built-in Git extension is not installed or is disabled.'));
+  const exports = ext.isActive ? ext.exports : await ext.activate();
+  if (!exports.enabled) throw new GitUnavailableError(vscode.l10n.t('Git is turned off (the setting git.enabled).'));
+  const api = exports.getAPI(1);
+  if (api.state !== 'initialized') {
+    await new Promise<void>((resolve) => {
+      const sub = api.onDidChangeState((s) => {
+        if (s === 'initialized') {
+          sub.dispose();
+          resolve();
+        }
+      });
+      setTimeout(() => {
+        sub.dispose();
+        resolve();
+      }, 10_000);
+    });
+  }
+  return api;
+}
+
+/**
+ * The repository a command is about: the Source Control view's (its argument), else the active
+ * editor's, else the only one, else the one the person picks.
+ */
+export async function chooseRepository(arg: unknown): Promise<GitRepository | undefined> {
+  const api = await gitApi();
+  const root = (arg as { rootUri?: unknown } | undefined)?.rootUri;
+  if (root instanceof vscode.Uri) {
+    const repo = api.getRepository(root);
+    if (repo) return repo;
+  }
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const fromEditor = active ? api.getRepository(active) : null;
+  if (fromEditor) return fromEditor;
+  if (api.repositories.length === 0) throw new GitUnavailableError(vscode.l10n.t('No Git repository is open in this window.'));
+  if (api.repositories.length === 1) return api.repositories[0];
+  const pick = await vscode.window.showQuickPick(
+    api.repositories.map((r) => ({ label: vscode.workspace.asRelativePath(r.rootUri, true) || r.rootUri.fsPath, repo: r })),
+    { title: vscode.l10n.t('Which repository?') },
+  );
+  return pick?.repo;
+}
