@@ -62,7 +62,7 @@ export async function activate(context: vscode.ExtensionContext, boot?: BootRepo
   const completions = activateCompletions(host, search);
   const { status, usage } = activateUsage(host, languageModels.access, completions.provider.spendSource());
   const scm = activateScm(host);
-  usage.ownSpend = () => Object.fromEntries(scm.spend.map((s) => [s.series, s.spendByDay()]));
+  usage.ownSpend = () => Object.fromEntries([completions.nextEditSpend, ...scm.spend].map((s) => [s.series, s.spendByDay()]));
   const accountTree = activateAccount(host);
   const agent = activateAgent(host);
   const mcp = activateMcp(host, agent, usage);

@@ -52,12 +52,14 @@ export const STRING_SETTINGS = {
   'modelGateway.assets.folder': 'generated',
   'modelGateway.search.teamStore': '',
   'modelGateway.scm.model': '',
+  'modelGateway.nextEdits.model': '',
 } satisfies Record<string, string>;
 export type StringSetting = keyof typeof STRING_SETTINGS;
 
 export const BOOLEAN_SETTINGS = {
   'modelGateway.chat.attachActiveEditor': true,
   'modelGateway.chat.findTools': true,
+  'modelGateway.nextEdits.enabled': true,
   'modelGateway.usage.showTodayInStatusBar': true,
   'modelGateway.completions.enabled': true,
   'modelGateway.search.teamStoreReadOnly': false,

@@ -8,6 +8,7 @@ import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', 'screenshots');
 const AREA = 'export function area(width: number, widget: number): number {\n\n}\n';
+const RENAME = 'export function double(w: number): number {\n  const count = w * 2;\n  console.log(count);\n  return count + 1;\n}\n';
 const SAMPLE = "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n\n}\n";
 
 /**
@@ -30,6 +31,7 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
       prepare: (ws) => {
         writeFileSync(join(ws, 'src', 'welcome.ts'), SAMPLE);
         writeFileSync(join(ws, 'src', 'area.ts'), AREA);
+        writeFileSync(join(ws, 'src', 'rename.ts'), RENAME);
       },
       codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.completion': 'codestral-emu' } }),
     });
@@ -135,6 +137,56 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     await until('the whole suggestion in the editor', async () => (await lines()).includes(whole), 10_000);
     await page.screenshot({ path: join(SHOTS, 'completions-beside-intellisense-accepted.png'), clip: { x: 300, y: 40, width: 900, height: 320 } });
     await page.keyboard.press('Control+Z');
+    await page.keyboard.press('Control+S');
+    await page.locator('.tab', { hasText: 'welcome.ts' }).first().click();
+  });
+
+  it('after a rename the next edit is proposed where it goes: Tab goes there, Tab accepts, and the next follows', async () => {
+    const emu = wb!.emu;
+    await runPaletteCommand(page, 'Go to File');
+    await page.keyboard.type('rename.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'rename.ts' }).first().click();
+    await page.locator('.tab.active', { hasText: 'rename.ts' }).first().waitFor();
+    const lines = async () => (await page.locator('.monaco-editor .view-lines .view-line').allInnerTexts()).map((t) => t.replace(/\u00a0/g, ' '));
+    await until('the file shown', async () => (await lines()).includes('  const count = w * 2;'), 20_000);
+    const before = emu.requestsTo('/v1/chat/completions').length;
+    // The person renames the variable where it is declared: the word selected, the new name typed.
+    await page.locator('.monaco-editor .view-line', { hasText: 'const count = w' }).locator('span > span', { hasText: /^count$/ }).first().dblclick();
+    await page.keyboard.type('total', { delay: 80 });
+    // The suggestion: an arrow in the gutter, the old line struck through, the new text after it.
+    const arrow = page.locator('.monaco-editor .margin-view-overlays .cgmr, .monaco-editor .glyph-margin-widgets .cgmr');
+    await arrow.first().waitFor({ timeout: 20_000 });
+    const struck = await page.locator('.monaco-editor .view-line', { hasText: 'console.log(count)' }).first().evaluate((line) => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { textDecorationLine: string } }).getComputedStyle;
+      return [...line.querySelectorAll('span')].some((s) => style(s).textDecorationLine.includes('line-through'));
+    });
+    assert.ok(struck, 'the line to change is struck through');
+    await page.screenshot({ path: join(SHOTS, 'next-edit-suggestion.png'), clip: { x: 300, y: 40, width: 900, height: 200 } });
+    const asked = emu.requestsTo('/v1/chat/completions').slice(before);
+    assert.ok(asked.some((r) => JSON.stringify(r.body).includes('Predict the next edit.')), 'asked the gateway');
+    assert.equal((asked.at(-1)!.body as { model?: string }).model, 'codestral-emu', 'with the completions model by default');
+    // Escape dismisses it, the line as it was; asked for again from the palette, it is back.
+    await page.keyboard.press('Escape');
+    await until('the suggestion gone', async () => (await arrow.count()) === 0, 10_000);
+    assert.ok((await lines()).includes('  console.log(count);'));
+    await runPaletteCommand(page, 'Model Gateway: Suggest the Next Edit');
+    await arrow.first().waitFor({ timeout: 20_000 });
+    // Tab goes there (the cursor moves to line 3), Tab again makes the edit.
+    await page.keyboard.press('Tab');
+    await page.locator('.statusbar-item', { hasText: 'Ln 3,' }).first().waitFor({ timeout: 10_000 });
+    assert.ok((await lines()).includes('  console.log(count);'), 'nothing changed by the first Tab');
+    await page.keyboard.press('Tab');
+    await until('the edit made', async () => (await lines()).includes('  console.log(total);'), 10_000);
+    // The edit accepted is an edit too: the last use follows.
+    await until('the next suggestion', async () => (await arrow.count()) > 0, 20_000);
+    await page.keyboard.press('Tab');
+    await page.locator('.statusbar-item', { hasText: 'Ln 4,' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Tab');
+    await until('the last use renamed', async () => (await lines()).includes('  return total + 1;'), 10_000);
+    await page.screenshot({ path: join(SHOTS, 'next-edit-accepted.png'), clip: { x: 300, y: 40, width: 900, height: 200 } });
+    // Nothing is left to rename: Tab is a plain Tab again.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await arrow.count(), 0);
     await page.keyboard.press('Control+S');
     await page.locator('.tab', { hasText: 'welcome.ts' }).first().click();
   });

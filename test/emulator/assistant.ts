@@ -15,6 +15,7 @@
 import { editorPlan } from './editor-agent';
 import { toolSearchPlan } from './tool-search';
 import { scmAnswer } from './scm-model';
+import { nextEditAnswer } from './next-edit-model';
 import { assistantReply } from './prose';
 
 export interface ToolSpec {
@@ -251,7 +252,7 @@ function withoutToolSearch(turns: Turn[], from: number): Turn[] {
 export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice: ToolChoice, wantThinking: boolean): Plan {
   const summary = summaryOf(allTurns.at(-1)?.text ?? '');
   if (summary && allTurns.at(-1)?.role === 'user') return { text: summary, toolCalls: [] };
-  const scm = allTurns.at(-1)?.role === 'user' ? scmAnswer(allTurns.at(-1)?.text ?? '') : undefined;
+  const scm = allTurns.at(-1)?.role === 'user' ? (scmAnswer(allTurns.at(-1)?.text ?? '') ?? nextEditAnswer(allTurns.at(-1)?.text ?? '')) : undefined;
   if (scm) return { text: scm, toolCalls: [] };
   const lastUserIndex = allTurns.map((t) => t.role === 'user' && t.text.length > 0 && t.toolResults.length === 0).lastIndexOf(true);
   const searchedAlready = allTurns.slice(lastUserIndex + 1);

@@ -9,6 +9,11 @@ import { identifiersNear, RecentEdits, withinBudget } from '../core/recentEdits'
 import { ACCEPTED_COMMAND, GatewayInlineCompletions, type SnippetSource } from './provider';
 import { readCompletionSettings } from './settings';
 import { CompletionsStatusItem, describePath } from './statusItem';
+import { FeatureSpend } from '../../usage/host/featureSpend';
+import { ACCEPT_OR_JUMP_COMMAND, DISMISS_COMMAND, NextEditSuggestions, TRIGGER_COMMAND } from './nextEdits';
+
+/** The Usage view's series for next-edit suggestions (carved out of their model's spend). */
+export const NEXT_EDIT_SERIES = 'Next-edit suggestions';
 
 /** Where ghost text is offered: files, new files and notebook cells (not settings, output or other virtual documents). */
 const SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-notebook-cell' }];
@@ -22,6 +27,8 @@ export interface CompletionsFeature {
   provider: GatewayInlineCompletions;
   status: CompletionsStatusItem;
   recent: RecentEdits;
+  nextEdits: NextEditSuggestions;
+  nextEditSpend: FeatureSpend;
 }
 
 export function activateCompletions(host: FeatureHost, search: SearchService): CompletionsFeature {
@@ -56,6 +63,11 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
   const provider = host.own(new GatewayInlineCompletions(services, context.globalState, readCompletionSettings, withheld, snippets, (d) => composition.composing(d.uri.toString(), d.version)));
   const status = host.own(new CompletionsStatusItem(services, provider, readCompletionSettings));
   host.own(vscode.languages.registerInlineCompletionItemProvider(SELECTOR, provider));
+  const nextEditSpend = new FeatureSpend(NEXT_EDIT_SERIES, 'modelGateway.nextEdits.ledger', context.globalState, services);
+  const nextEdits = host.own(new NextEditSuggestions(services, context.extensionUri, nextEditSpend, withheld, () => provider.today().dollars));
+  host.command(ACCEPT_OR_JUMP_COMMAND, () => nextEdits.acceptOrJump());
+  host.command(DISMISS_COMMAND, () => nextEdits.dismiss());
+  host.command(TRIGGER_COMMAND, () => nextEdits.trigger());
 
   // Recent edits in files that may be sent (never a secret or excluded file's lines).
   host.own(
@@ -143,5 +155,5 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway: inline completions') });
     await pick?.run();
   });
-  return { provider, status, recent };
+  return { provider, status, recent, nextEdits, nextEditSpend };
 }

@@ -10,7 +10,7 @@ import { cleanCommitMessage, COMMIT_DIFF_TOKENS, commitRequest, subjectsOf } fro
 import { boundedDiff, splitDiff, type BoundedDiff } from '../core/diff';
 import { chooseRepository, GitUnavailableError, type GitRepository } from './git';
 import { resolveScmModel } from './settings';
-import type { FeatureSpend } from './spend';
+import type { FeatureSpend } from '../../usage/host/featureSpend';
 
 /** The diff of a repository as the model may read it: secret, ignored and excluded files named only. */
 export async function readableDiff(repo: GitRepository, raw: string, maxTokens: number): Promise<BoundedDiff> {

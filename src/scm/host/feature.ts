@@ -3,7 +3,7 @@ import { ProjectRules } from '../../chat/host/projectRules';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import { CommitMessageWriter } from './commitMessage';
 import { APPLY_FIX_COMMAND, ChangeReviewer, DISMISS_COMMAND } from './review';
-import { FeatureSpend } from './spend';
+import { FeatureSpend } from '../../usage/host/featureSpend';
 
 /** The Usage view's series for these uses (carved out of their model's spend). */
 export const COMMIT_SERIES = 'Commit messages';

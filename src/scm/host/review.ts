@@ -9,7 +9,7 @@ import { CONFIRM_TOKENS, locateFix, parseFindings, REVIEW_DIFF_TOKENS, reviewReq
 import { readableDiff } from './commitMessage';
 import { chooseRepository, GitUnavailableError, type GitRepository } from './git';
 import { resolveScmModel } from './settings';
-import type { FeatureSpend } from './spend';
+import type { FeatureSpend } from '../../usage/host/featureSpend';
 
 export const REVIEW_CONTROLLER = 'modelGateway.review';
 export const REVIEW_SOURCE = 'Model Gateway review';
