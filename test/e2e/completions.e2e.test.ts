@@ -1,3 +1,4 @@
+// @vscode-specific: the inline completion API, the suggest widget beside ghost text, and decorations with Tab changed since 1.100.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -156,10 +157,12 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     // The suggestion: an arrow in the gutter, the old line struck through, the new text after it.
     const arrow = page.locator('.monaco-editor .margin-view-overlays .cgmr, .monaco-editor .glyph-margin-widgets .cgmr');
     await arrow.first().waitFor({ timeout: 20_000 });
-    const struck = await page.locator('.monaco-editor .view-line', { hasText: 'console.log(count)' }).first().evaluate((line) => {
-      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { textDecorationLine: string } }).getComputedStyle;
-      return [...line.querySelectorAll('span')].some((s) => style(s).textDecorationLine.includes('line-through'));
-    });
+    type Page = { getComputedStyle(this: void, e: unknown): { textDecorationLine: string } };
+    const struck = await page
+      .locator('.monaco-editor .view-line', { hasText: 'console.log(count)' })
+      .first()
+      .locator('span')
+      .evaluateAll((spans) => spans.some((s) => (globalThis as unknown as Page).getComputedStyle(s).textDecorationLine.includes('line-through')));
     assert.ok(struck, 'the line to change is struck through');
     await page.screenshot({ path: join(SHOTS, 'next-edit-suggestion.png'), clip: { x: 300, y: 40, width: 900, height: 200 } });
     const asked = emu.requestsTo('/v1/chat/completions').slice(before);
