@@ -20,6 +20,7 @@ import { GatewayClient } from '../src/gateway';
 import { InlineCompleter, type CompletionOutcome } from '../src/completions/core/completer';
 import { AdaptiveDebounce } from '../src/completions/core/debounce';
 import { holeBesideItem } from '../src/completions/core/selectedItem';
+import { EditHistory, nextEditRequest, parseNextEdit } from '../src/completions/core/nextEdit';
 import { GatewayEmulator } from '../test/emulator/server';
 import { estimateTokens } from '../test/emulator/assistant';
 
@@ -177,6 +178,10 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
   emu.codeModel = oracle(session);
   emu.inject({ path: '/v1/completions', times: 1_000_000, fault: { kind: 'slowFirstByte', ms: MODEL_LATENCY_MS } });
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
+  // One request first, outside the figures: the connection and the code paths warm, as they are
+  // after the first minute of typing (the first suggestion of a window is not what is measured).
+  await client.completions.create({ model: 'codestral-emu', prompt: 'const a = 1;\n', max_tokens: 8 });
+  const warmUp = emu.requestsTo('/v1/completions').length;
   const completer = make(client);
   const latencies: number[] = [];
   const overheads: number[] = [];
@@ -264,7 +269,7 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
     await client.close();
     await emu.close();
   }
-  const sent = emu.requestsTo('/v1/completions');
+  const sent = emu.requestsTo('/v1/completions').slice(warmUp);
   const tokensSent = sent.reduce((n, r) => {
     const body = r.body as { prompt?: string; suffix?: string };
     return n + estimateTokens(body.prompt ?? '') + estimateTokens(body.suffix ?? '');
@@ -300,4 +305,117 @@ export async function runCompletionsBench(): Promise<{ keysInSession: number; la
     play('ours before: nothing while the list is open', session, (client) => new InlineCompleter({ client: () => client, ...noHost }), 'skip'),
   ]);
   return { keysInSession: session.reduce((n, t) => n + t.keys.length, 0), latencyMs: MODEL_LATENCY_MS, ours, fixed, oursSkipping };
+}
+
+/**
+ * Next-edit suggestions over a scripted editing session: in real files of this repository, the
+ * person renames an identifier where it is first used and then every other line that uses it.
+ * After each edit and a pause, the settled edits and the lines around the cursor go to the
+ * emulator's model (150 ms of latency) as the extension sends them; the person takes a suggestion
+ * (Tab, Tab) when it renames a line they still have to change, else makes the next change by hand.
+ * Between renames they make an unrelated edit (a comment line) that gives the model nothing.
+ */
+const RENAMES: { file: string; from: string; to: string }[] = [
+  { file: 'src/completions/core/cache.ts', from: 'best', to: 'longest' },
+  { file: 'src/completions/core/cache.ts', from: 'typed', to: 'typedSoFar' },
+  { file: 'src/completions/core/recentEdits.ts', from: 'kept', to: 'keptLines' },
+  { file: 'src/completions/core/debounce.ts', from: 'gaps', to: 'keyGaps' },
+  { file: 'src/scm/core/diff.ts', from: 'allowance', to: 'shareOf' },
+];
+
+export interface NextEditBenchResult {
+  renames: number;
+  /** Edits in all: by hand and accepted. */
+  edits: number;
+  byHand: number;
+  requests: number;
+  shown: number;
+  accepted: number;
+  /** Our work per request beyond the request itself (building it, reading and placing the answer). */
+  overheadP50Ms: number;
+  overheadP95Ms: number;
+  tokensSent: number;
+}
+
+export async function runNextEditBench(): Promise<NextEditBenchResult> {
+
+  const emu = await GatewayEmulator.start();
+  emu.inject({ path: '/v1/chat/completions', times: 1_000_000, fault: { kind: 'slowFirstByte', ms: MODEL_LATENCY_MS } });
+  const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
+  const r: NextEditBenchResult = { renames: RENAMES.length, edits: 0, byHand: 0, requests: 0, shown: 0, accepted: 0, overheadP50Ms: 0, overheadP95Ms: 0, tokensSent: 0 };
+  const overheads: number[] = [];
+  const word = (name: string) => new RegExp(`(^|[^\\w$])${name}(?![\\w$])`);
+  try {
+    for (const rename of RENAMES) {
+      let text = readFileSync(join(ROOT, rename.file), 'utf8');
+      const history = new EditHistory(text);
+      const uses = () => text.split('\n').map((l, n) => (word(rename.from).test(l) ? n : -1)).filter((n) => n >= 0);
+      const renameLine = (n: number) => {
+        const lines = text.split('\n');
+        lines[n] = lines[n].replace(new RegExp(`(^|[^\\w$])${rename.from}(?![\\w$])`, 'g'), `$1${rename.to}`);
+        text = lines.join('\n');
+      };
+      /** After a settled edit at `cursor`: ask, and take the suggestion if it is one the person wants. */
+      const askAfterEdit = async (cursor: number): Promise<number | undefined> => {
+        history.settle(text);
+        const began = performance.now();
+        const request = nextEditRequest({ model: 'gpt-4o-mini', path: rename.file, language: 'typescript', text, cursorLine: cursor, edits: history.recent });
+        const sent = performance.now();
+        r.requests++;
+        const reply = await client.chat.completions.create(request);
+        const answered = performance.now();
+        const content = reply.choices[0]?.message.content;
+        const next = parseNextEdit(typeof content === 'string' ? content : '', text, cursor, history.recent);
+        overheads.push(sent - began + (performance.now() - answered));
+        r.tokensSent += reply.usage?.prompt_tokens ?? 0;
+        if (!next) return undefined;
+        r.shown++;
+        // Wanted: it renames a line that still uses the old name, as the person would have.
+        const after = text.slice(0, next.start) + next.text + text.slice(next.end);
+        const line = text.split('\n')[next.line];
+        const wanted = uses().includes(next.line) && after.split('\n')[next.line] === line.replace(new RegExp(`(^|[^\\w$])${rename.from}(?![\\w$])`, 'g'), `$1${rename.to}`);
+        if (!wanted) return undefined;
+        text = after;
+        r.accepted++;
+        r.edits++;
+        return next.line;
+      };
+      // The first use by hand, then each suggestion taken or the next use by hand.
+      let cursor = uses()[0];
+      renameLine(cursor);
+      r.byHand++;
+      r.edits++;
+      while (uses().length) {
+        const taken = await askAfterEdit(cursor);
+        if (taken !== undefined) {
+          cursor = taken;
+          // A line may use the name twice: the person finishes it by hand.
+          if (uses().includes(cursor)) {
+            renameLine(cursor);
+            r.byHand++;
+            r.edits++;
+          }
+          continue;
+        }
+        cursor = uses()[0];
+        renameLine(cursor);
+        r.byHand++;
+        r.edits++;
+      }
+      await askAfterEdit(cursor);
+      // An unrelated edit: a comment line; the model has nothing to propose.
+      const lines = text.split('\n');
+      lines.splice(cursor, 0, '  // checked');
+      text = lines.join('\n');
+      r.byHand++;
+      r.edits++;
+      await askAfterEdit(cursor);
+    }
+  } finally {
+    await client.close();
+    await emu.close();
+  }
+  r.overheadP50Ms = percentile(overheads, 50);
+  r.overheadP95Ms = percentile(overheads, 95);
+  return r;
 }

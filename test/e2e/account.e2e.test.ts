@@ -59,7 +59,7 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   it('opens the Get Started walkthrough once, on the first start without a gateway', async () => {
     const walkthrough = page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).first();
     await walkthrough.waitFor({ timeout: 30_000 });
-    for (const step of ['Connect your gateway', 'Check the connection and your balance', 'Pick your default chat model', 'Ask your first question', 'Index the workspace', 'Turn on inline completions', 'See what you spend']) {
+    for (const step of ['Connect your gateway', 'Check the connection and your balance', 'Pick your default chat model', 'Ask your first question', 'Index the workspace', 'Turn on inline completions', 'Write commit messages and review changes', 'See what you spend']) {
       await walkthrough.getByText(step, { exact: true }).first().waitFor();
     }
     assert.equal(await stepDone('connect'), false, 'nothing is done yet');
