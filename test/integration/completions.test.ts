@@ -216,6 +216,48 @@ describe('inline completions in a real VS Code', () => {
     assert.equal((await completionRequests()) - before, 0, 'nothing was sent');
   });
 
+  it('next edits: a rename in a file gets the next use proposed; a secret file and a workspace turning them on get nothing', async () => {
+    const { testing } = await api();
+    const nextEdits = testing.completions.nextEdits;
+    const rename = async (path: string) => {
+      const editor = await open(path, 'export function double(w: number): number {\n  const count = w * 2;|\n  return count + 1;\n}\n');
+      const at = editor.document.getText().indexOf('count');
+      await editor.edit((b) => b.replace(new vscode.Range(editor.document.positionAt(at), editor.document.positionAt(at + 5)), 'total'));
+      return editor;
+    };
+    const chats = await chatRequests();
+    const editor = await rename('src/next-edit.ts');
+    const next = await nextEdits.predict(editor.document, true);
+    assert.ok(next, 'a suggestion');
+    assert.equal(next.line, 2);
+    assert.deepEqual(nextEdits.current, { line: 2, text: 'total' });
+    const seen = (await emulatorControl('last-request', { path: '/v1/chat/completions' })) as SeenRequest;
+    assert.equal(seen.body?.model, 'codestral-emu', 'the completions model by default');
+    // Tab twice: to the line, then the edit.
+    assert.equal(await nextEdits.acceptOrJump(), 'jumped');
+    assert.equal(await nextEdits.acceptOrJump(), 'accepted');
+    assert.equal(editor.document.lineAt(2).text, '  return total + 1;');
+    // The accepted edit asks again after the pause (nothing is left to rename): let it pass.
+    await new Promise((r) => setTimeout(r, 1_000));
+    // The same edit in a secret file: nothing asked.
+    const sent = await chatRequests();
+    const secret = await rename('src/.env.next.ts');
+    assert.equal(await nextEdits.predict(secret.document, true), undefined);
+    assert.equal(await chatRequests(), sent, 'nothing sent for a secret file');
+    // A workspace can turn them off, not on against the user's own setting.
+    await settings().update('nextEdits.enabled', false, vscode.ConfigurationTarget.Global);
+    try {
+      await settings().update('nextEdits.enabled', true, vscode.ConfigurationTarget.Workspace);
+      const again = await rename('src/next-edit-off.ts');
+      assert.equal(await nextEdits.predict(again.document, true), undefined);
+      assert.equal(await chatRequests(), sent, 'off by the user, whatever the workspace says');
+    } finally {
+      await settings().update('nextEdits.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+      await settings().update('nextEdits.enabled', undefined, vscode.ConfigurationTarget.Global);
+    }
+    assert.ok((await chatRequests()) > chats);
+  });
+
   it('a workspace cannot choose the model or raise the cap; the cap, the toggle and the snooze stop requests', async () => {
     const { testing } = await api();
     const provider = testing.completions.provider;

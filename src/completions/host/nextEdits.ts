@@ -99,7 +99,10 @@ export class NextEditSuggestions implements vscode.Disposable {
 
   private track(document: vscode.TextDocument): void {
     const key = document.uri.toString();
-    if (!this.histories.has(key) && (document.uri.scheme === 'file' || document.uri.scheme === 'untitled')) this.histories.set(key, new EditHistory(document.getText()));
+    if (this.histories.has(key) || (document.uri.scheme !== 'file' && document.uri.scheme !== 'untitled')) return;
+    // A file too large for completions gets no suggestions: its text is not kept a second time.
+    const text = document.getText();
+    if (text.length <= readCompletionSettings().maxFileChars) this.histories.set(key, new EditHistory(text));
   }
 
   private changed(e: vscode.TextDocumentChangeEvent): void {
