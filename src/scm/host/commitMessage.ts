@@ -8,8 +8,8 @@ import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { fileVerdict } from '../../shell/workspaceGuard';
 import { cleanCommitMessage, COMMIT_DIFF_TOKENS, commitRequest, subjectsOf } from '../core/commitMessage';
 import { boundedDiff, splitDiff, type BoundedDiff } from '../core/diff';
-import { chooseRepository, GitUnavailableError, type GitRepository } from './git';
-import { resolveScmModel } from './settings';
+import type { GitRepository } from './git';
+import { scmStart } from './settings';
 import type { FeatureSpend } from '../../usage/host/featureSpend';
 
 /** The diff of a repository as the model may read it: secret, ignored and excluded files named only. */
@@ -41,21 +41,9 @@ export class CommitMessageWriter {
       this.running.abort();
       return undefined;
     }
-    if (!this.services.isConfigured()) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Connect to a gateway first (Model Gateway: Set Up).'));
-      return undefined;
-    }
-    const model = await resolveScmModel(async () => (await this.services.client().models.list()).map((m) => m.id));
-    if (!model) return undefined;
-    let repo: GitRepository | undefined;
-    try {
-      repo = await chooseRepository(arg);
-    } catch (err) {
-      if (err instanceof GitUnavailableError) void vscode.window.showWarningMessage(err.message);
-      else throw err;
-      return undefined;
-    }
-    if (!repo) return undefined;
+    const start = await scmStart(this.services, arg);
+    if (!start) return undefined;
+    const { model, repo } = start;
     const staged = repo.state.indexChanges.length > 0;
     const raw = await repo.diff(staged);
     if (!raw.trim()) {

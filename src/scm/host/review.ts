@@ -7,8 +7,8 @@ import { showGatewayError } from '../../shell/errors';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { CONFIRM_TOKENS, locateFix, parseFindings, REVIEW_DIFF_TOKENS, reviewRequest, type Finding } from '../core/review';
 import { readableDiff } from './commitMessage';
-import { chooseRepository, GitUnavailableError, type GitRepository } from './git';
-import { resolveScmModel } from './settings';
+import type { GitRepository } from './git';
+import { scmStart } from './settings';
 import type { FeatureSpend } from '../../usage/host/featureSpend';
 
 export const REVIEW_CONTROLLER = 'modelGateway.review';
@@ -57,21 +57,9 @@ export class ChangeReviewer implements vscode.Disposable {
 
   /** The command. `what`: 'working-tree' (default from the palette: asked), or `branch:<base>`. */
   async review(arg?: unknown, what?: unknown): Promise<ReviewResult | undefined> {
-    if (!this.services.isConfigured()) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Connect to a gateway first (Model Gateway: Set Up).'));
-      return undefined;
-    }
-    const model = await resolveScmModel(async () => (await this.services.client().models.list()).map((m) => m.id));
-    if (!model) return undefined;
-    let repo: GitRepository | undefined;
-    try {
-      repo = await chooseRepository(arg);
-    } catch (err) {
-      if (err instanceof GitUnavailableError) void vscode.window.showWarningMessage(err.message);
-      else throw err;
-      return undefined;
-    }
-    if (!repo) return undefined;
+    const start = await scmStart(this.services, arg);
+    if (!start) return undefined;
+    const { model, repo } = start;
     const scope = typeof what === 'string' ? what : await this.askScope(repo);
     if (!scope) return undefined;
     const read = await this.readChange(repo, scope);
