@@ -1,5 +1,6 @@
 export { GatewayClient, type GatewayClientOptions } from './client';
 export * from './core/errors';
+export * from './core/rateLimit';
 export { CREDENTIAL_WITHHELD, normalizeBaseUrl, parseRetryAfter, type RetryInfo } from './core/transport';
 export { SSEDecoder } from './core/sse';
 export { bypassesProxy, describeProxy, proxyFor, proxyFromEnv, type NetworkOptions, type ProxySettings } from './core/network';

@@ -47,6 +47,8 @@ export interface GatewayConnection {
   notifySpend(): void;
   readonly onDidChangeConnection: vscode.Event<void>;
   readonly onDidSpend: vscode.Event<void>;
+  /** Fired before the client waits to try a request again (a rate limit, a busy gateway). */
+  readonly onDidRetry: vscode.Event<Gateway.RetryInfo>;
 }
 
 /** The credentials, and whether the gateway in use may have them. */
@@ -94,6 +96,9 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   private readonly spent = new vscode.EventEmitter<void>();
   /** Fired after an action that costs money, so balances refresh. */
   readonly onDidSpend = counted('services.onDidSpend', this.spent.event);
+  private readonly retried = new vscode.EventEmitter<Gateway.RetryInfo>();
+  /** Fired before the client waits to try a request again (a rate limit, a busy gateway). */
+  readonly onDidRetry = counted('services.onDidRetry', this.retried.event);
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fired when settings or credentials that affect the connection change. */
   readonly onDidChangeConnection = counted('services.onDidChangeConnection', this.changed.event);
@@ -109,6 +114,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
       this.credentials,
       this.log,
       this.spent,
+      this.retried,
       this.changed,
       this.credentials.onDidChange(() => this.connectionChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -218,7 +224,10 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
         this.log.warn(`${url} refused stream_options: streams are sent without it from now on (usage is estimated when missing)`);
         void this.context.globalState.update(STREAM_OPTIONS_REFUSED, [...new Set([...refusing, url])]);
       },
-      onRetry: (r) => this.log.warn(`retrying ${r.method} ${r.path} in ${Math.round(r.waitMs)} ms (attempt ${r.attempt}): ${r.reason}`),
+      onRetry: (r) => {
+        this.log.warn(`retrying ${r.method} ${r.path} in ${Math.round(r.waitMs)} ms (attempt ${r.attempt}): ${r.reason}`);
+        this.retried.fire(r);
+      },
     });
     this.cachedClient = { signature, client };
     return client;

@@ -3,7 +3,7 @@ import type { Clock } from './clock';
 import type { EmulatedModel } from './models';
 import type { EmuKey, EmuUser, Store } from './store';
 
-export type AuthFailure = { status: 401 | 403; message: string; code: string };
+export type AuthFailure = { status: 401 | 403 | 429; message: string; code: string };
 export type AuthResult = { ok: true; key: EmuKey; user: EmuUser } | ({ ok: false } & AuthFailure);
 
 function ipv4ToInt(ip: string): number | undefined {

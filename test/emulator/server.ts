@@ -22,6 +22,7 @@ import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
 import { asText } from './values';
 import { StorageOrigin } from './storage';
 import { closeNow } from './net';
+import { ModelRateLimiter, type ModelRateLimit } from './rate-limit';
 
 export interface RecordedRequest {
   method: string;
@@ -111,6 +112,7 @@ export class GatewayEmulator {
   /** Which real server the emulator behaves like; switchable on a running emulator. */
   profile: ServerProfile = profileFromEnv();
   private server: Server | undefined;
+  private rateLimiter: ModelRateLimiter | undefined;
   private readonly routes: { method: string; path: RegExp; handler: Handler }[] = [];
   url = '';
 
@@ -206,8 +208,19 @@ export class GatewayEmulator {
       const type = PROFILE_RULES[this.profile].errorType;
       if (format === 'claude' && this.profile !== 'new-api') claudeError(ctx.res, result.status, result.message);
       else openAiError(ctx.res, result.status, result.message, type, result.code);
+      return result;
+    }
+    // new-api's relay routes run its model rate limit after the key's check (not the dashboard's).
+    const relayed = ctx.req.method === 'POST' && !ctx.path.includes('/dashboard/');
+    if (relayed && this.profile === 'new-api' && this.rateLimiter && !this.rateLimiter.admit(result.user.id, ctx.res)) {
+      return { ok: false, status: 429, message: 'rate limited', code: 'rate_limited' };
     }
     return result;
+  }
+
+  /** new-api's model request rate limit (an operator's setting; off unless a test turns it on). */
+  setModelRateLimit(limit: ModelRateLimit | undefined): void {
+    this.rateLimiter = limit ? new ModelRateLimiter(limit, this.clock) : undefined;
   }
 
   /**
@@ -385,6 +398,10 @@ export class GatewayEmulator {
         const calls = this.store.seedHistory(GatewayEmulator.demoUserId, Math.min(60, Math.max(1, Number(b.days ?? 14))));
         return sendJson(res, 200, { calls });
       }
+      case '/__emulator/rate-limit':
+        // `{minutes, total, success}` turns new-api's model rate limit on; `{}` turns it off.
+        this.setModelRateLimit(typeof b.minutes === 'number' ? { minutes: b.minutes, total: Number(b.total ?? 0), success: Number(b.success ?? 1000) } : undefined);
+        return sendJson(res, 200, { ok: true });
       case '/__emulator/reset':
         this.faults.clear();
         this.requests.length = 0;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/common/conversation';
 import { config } from './config';
-import { api, connectToEmulator, emulatorControl } from './helpers';
+import { api, connectToEmulator, emulatorControl, emulatorRequests } from './helpers';
 
 /** Every way a chat turn can fail ends as an error card with the question kept, and the panel free. */
 describe('chat turn lifecycle in a real VS Code', function () {
@@ -113,6 +113,35 @@ describe('chat turn lifecycle in a real VS Code', function () {
     assert.equal(after.user?.role === 'user' && after.user.text, 'Keep me');
     assert.equal(after.answer?.status, 'done', JSON.stringify(after.answer?.error));
     assert.equal(testing.chat.current!.turns.length, before, 'the retried answer replaced the failed one');
+  });
+
+  it("new-api's own rate limit (429, no Retry-After, a window over the budget): an error card in our words and the gateway's, one request only", async function () {
+    if (config.profile !== 'new-api') this.skip(); // reason: one-api has no model rate limiter
+    const { testing } = await api();
+    await testing.chat.newConversation();
+    await emulatorControl('rate-limit', { minutes: 2, total: 1 });
+    try {
+      // Someone else's request (another window, a script) spent the window's one request.
+      const spent = await fetch(`${config.emulatorUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.demoKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(spent.status, 200);
+      const before = (await emulatorRequests()).filter((p) => p === 'POST /v1/chat/completions').length;
+      await testing.chat.send('Am I limited?', [], []);
+      const { user, answer } = await lastTurns();
+      assert.equal(user?.role === 'user' && user.text, 'Am I limited?');
+      assert.equal(answer?.status, 'error');
+      assert.equal(answer?.error?.kind, 'RateLimitError');
+      assert.equal(answer?.error?.retryAfterMs, 120_000, 'the wait the message names, for the countdown');
+      assert.match(answer?.error?.message ?? '', /at most 1 requests in 2 min, failed ones included/);
+      assert.match(answer?.error?.message ?? '', /您已达到总请求数限制：2分钟内最多请求1次/);
+      const after = (await emulatorRequests()).filter((p) => p === 'POST /v1/chat/completions').length;
+      assert.equal(after - before, 1, 'not retried: each early retry would count against the window');
+    } finally {
+      await emulatorControl('rate-limit', {});
+    }
   });
 
   it('a wrong key with no model to pick still ends as an error card (AuthenticationError: Set API Key), the question kept', async () => {

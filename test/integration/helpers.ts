@@ -95,7 +95,7 @@ export async function emulatorRequestFields(): Promise<{ path: string; fields: s
 }
 
 /** Calls the emulator's control API (faults, clock, profile, the last request to a path, what it billed, the answers it began). */
-export async function emulatorControl(route: 'faults' | 'clock' | 'reset' | 'profile' | 'last-request' | 'billing' | 'answered', body: unknown = {}): Promise<unknown> {
+export async function emulatorControl(route: 'faults' | 'clock' | 'reset' | 'profile' | 'last-request' | 'billing' | 'answered' | 'rate-limit', body: unknown = {}): Promise<unknown> {
   const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return res.json();
 }

@@ -18,6 +18,7 @@ import {
   TimeoutError,
   normalizeBaseUrl,
   parseRetryAfter,
+  rateLimitHint,
   type RetryInfo,
 } from '../../src/gateway';
 import { freePort } from '../emulator/net';
@@ -181,6 +182,70 @@ describe('retries', () => {
       return true;
     });
     assert.deepEqual(none, [], 'a 2-minute wait is handed to the caller, not slept through');
+  });
+
+  it("new-api's own rate limit (429, a Chinese message, no Retry-After): waits out the window it names, then passes", async () => {
+    const { emu } = ctx;
+    const profile = emu.profile;
+    emu.profile = 'new-api';
+    emu.setModelRateLimit({ minutes: 1, total: 0, success: 2 });
+    try {
+      // The client's waits move the emulator's clock: the real limiter, in virtual time.
+      const waits: number[] = [];
+      const { client } = clientFor(emu, {
+        sleep: (ms) => {
+          waits.push(ms);
+          emu.clock.advance(ms);
+          return Promise.resolve();
+        },
+      });
+      await client.chat.completions.create(chat);
+      await client.chat.completions.create(chat);
+      const before = emu.requestsTo('/v1/chat/completions').length;
+      const third = await client.chat.completions.create(chat);
+      assert.ok(third.choices[0].message.content);
+      assert.equal(emu.requestsTo('/v1/chat/completions').length - before, 2, 'refused once, then passed: no early retry spent the window');
+      assert.equal(waits.length, 1);
+      assert.ok(waits[0] >= 60_000 && waits[0] <= 61_000, `waited the named window (1 min) plus jitter, not 1 s: ${waits[0]}`);
+    } finally {
+      emu.setModelRateLimit(undefined);
+      emu.clock.reset();
+      emu.profile = profile;
+    }
+  });
+
+  it('a window longer than the time budget is not waited out: the error says both languages and the wait', async () => {
+    const { emu } = ctx;
+    const profile = emu.profile;
+    emu.profile = 'new-api';
+    emu.setModelRateLimit({ minutes: 2, total: 1, success: 100 });
+    try {
+      const { client, waits } = clientFor(emu);
+      await client.chat.completions.create(chat);
+      const before = emu.requestsTo('/v1/chat/completions').length;
+      await assert.rejects(client.chat.completions.create(chat), (e: unknown) => {
+        assert.ok(e instanceof RateLimitError);
+        assert.equal(e.retryAfterMs, 120_000);
+        assert.deepEqual(e.limitWindow, { minutes: 2, requests: 1, countsFailures: true });
+        assert.match(e.message, /at most 1 requests in 2 min, failed ones included/);
+        assert.match(e.message, /Retry in 120 s/);
+        assert.match(e.message, /您已达到总请求数限制：2分钟内最多请求1次/, "the gateway's own words beside ours");
+        return true;
+      });
+      assert.equal(emu.requestsTo('/v1/chat/completions').length - before, 1, 'no retry: each one would count against the window');
+      assert.deepEqual(waits, []);
+    } finally {
+      emu.setModelRateLimit(undefined);
+      emu.profile = profile;
+    }
+  });
+
+  it('reads the wait from messages that name one, and from none that do not', () => {
+    assert.deepEqual(rateLimitHint('您已达到请求数限制：1分钟内最多请求3次 (request id: 2026112801)'), { waitMs: 60_000, window: { minutes: 1, requests: 3, countsFailures: false } });
+    assert.equal(rateLimitHint('Rate limit reached for gpt-4o. Please try again in 20s.')?.waitMs, 20_000);
+    assert.equal(rateLimitHint('Please try again in 350ms')?.waitMs, 350);
+    assert.equal(rateLimitHint('try again in 1.5 minutes')?.waitMs, 90_000);
+    assert.equal(rateLimitHint('Too many requests, please slow down.'), undefined);
   });
 
   it('does not retry 400, 401 or 403', async () => {

@@ -29,6 +29,9 @@ import { planMarkdown } from '../core/plan';
 import { allDefinitions, offerScope, turnTools } from './turnTools';
 import { calledTools, ToolOffer, userTexts } from '../core/toolOffer';
 
+/** Waits shorter than this (a busy gateway's quick retry) pass without a word in the chat. */
+const RETRY_NOTICE_MS = 5000;
+
 /** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
 export function turnFixes(turn: AssistantTurn, services: PricedFeature): FixAction[] {
   if (!turn.error) return [];
@@ -85,6 +88,11 @@ export class ChatSession implements vscode.Disposable {
       services.onDidChangeConnection(() => {
         this.models = [];
         void this.pushState();
+      }),
+      // A reply that waits for the gateway's rate limit says so (new-api's own limiter asks for a
+      // minute or more), with the gateway's words, instead of a silent spinner.
+      services.onDidRetry((r) => {
+        if (this.running && r.waitMs >= RETRY_NOTICE_MS) this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Waiting {0} s before trying again: {1}', Math.ceil(r.waitMs / 1000), r.reason) });
       }),
     );
     if (agent) this.disposables.push(agent.onDidChange(() => void this.pushState()), agent.onNotice((text) => this.post({ type: 'notice', level: 'info', text })));

@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import { redactSecrets } from './redact';
+import { rateLimitHint, type RateLimitHint } from './rateLimit';
 
 /**
  * Typed errors for every way a gateway call can fail. Each carries a message a person can act on;
@@ -109,11 +110,14 @@ export class NotFoundError extends APIStatusError {
 
 export class RateLimitError extends APIStatusError {
   override readonly name: string = 'RateLimitError';
-  /** Milliseconds the server asked us to wait, when it said so. */
+  /** Milliseconds to wait: the server's `Retry-After`, else what its message says (a limiter's window). */
   readonly retryAfterMs: number | undefined;
-  constructor(status: number, serverMessage: string, message: string, retryAfterMs: number | undefined, init: GatewayErrorInit = {}) {
+  /** The gateway limiter's window when its message names it (new-api). */
+  readonly limitWindow: RateLimitHint['window'];
+  constructor(status: number, serverMessage: string, message: string, retryAfterMs: number | undefined, init: GatewayErrorInit & { limitWindow?: RateLimitHint['window'] } = {}) {
     super(status, serverMessage, message, init);
     this.retryAfterMs = retryAfterMs;
+    this.limitWindow = init.limitWindow;
   }
 }
 
@@ -329,8 +333,19 @@ export function errorFromResponse(
     case 404:
       return new NotFoundError(status, server, l10n.t('Not found: {0}', server), init);
     case 429: {
-      const wait = retryAfterMs !== undefined ? l10n.t('Retry in {0} s.', Math.ceil(retryAfterMs / 1000)) : l10n.t('Retry in a moment.');
-      return new RateLimitError(status, server, l10n.t('Too many requests ({0}). {1}', server, wait), retryAfterMs, init);
+      // No Retry-After (new-api's own limiter never sends one): the message may still say when.
+      const hint = retryAfterMs === undefined ? rateLimitHint(server) : undefined;
+      const waitMs = retryAfterMs ?? hint?.waitMs;
+      const wait = waitMs !== undefined ? l10n.t('Retry in {0} s.', Math.ceil(waitMs / 1000)) : l10n.t('Retry in a moment.');
+      if (hint?.window) {
+        const { minutes, requests, countsFailures } = hint.window;
+        const what = countsFailures
+          ? l10n.t("The gateway's rate limit for your account is reached: at most {0} requests in {1} min, failed ones included.", requests, minutes)
+          : l10n.t("The gateway's rate limit for your account is reached: at most {0} successful requests in {1} min.", requests, minutes);
+        const message = l10n.t('{0} {1} Send fewer requests at once (agents, completions, indexing), or ask the gateway\'s operator for a higher limit. (gateway said: {2})', what, wait, server);
+        return new RateLimitError(status, server, message, waitMs, { ...init, limitWindow: hint.window });
+      }
+      return new RateLimitError(status, server, l10n.t('Too many requests ({0}). {1}', server, wait), waitMs, init);
     }
     case 503:
       return new ServiceUnavailableError(

@@ -7,6 +7,7 @@ import {
   GatewayError,
   MissingCredentialError,
   ProxyError,
+  RateLimitError,
   TimeoutError,
   TlsError,
   describeBody,
@@ -291,6 +292,8 @@ export class Transport {
     const replayable = spec.replayable ?? true;
     const origin = new URL(url).origin;
     let redirects = 0;
+    /** Waited for the server's limits so far: together at most `maxRetryAfterMs` (the request's budget). */
+    let waitedMs = 0;
 
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortError(`${what} was aborted.`);
@@ -369,11 +372,16 @@ export class Transport {
         throw mapTransportError(err, endedBy, what);
       }
       spec.signal?.removeEventListener('abort', onAbort);
-      const retryAfterMs = parseRetryAfter(res.headers);
-      const error = errorFromResponse(res.statusCode, text, res.headers, retryAfterMs);
-      if (this.shouldRetry(error, res.headers, retryAfterMs) && replayable && attempt <= this.maxRetries) {
-        const waitMs = retryAfterMs ?? this.backoffMs(attempt);
+      const headerWaitMs = parseRetryAfter(res.headers);
+      const error = errorFromResponse(res.statusCode, text, res.headers, headerWaitMs);
+      // A 429 without Retry-After may name its limiter's window in the message (new-api): waiting
+      // less only spends the window's budget again, so the wait is the window, within the budget.
+      const hintedWaitMs = headerWaitMs === undefined && error instanceof RateLimitError ? error.retryAfterMs : undefined;
+      const retryAfterMs = headerWaitMs ?? hintedWaitMs;
+      if (this.shouldRetry(error, res.headers, retryAfterMs) && replayable && attempt <= this.maxRetries && waitedMs + (retryAfterMs ?? 0) <= this.maxRetryAfterMs) {
+        const waitMs = hintedWaitMs !== undefined ? hintedWaitMs + this.random() * Math.min(1000, this.retryBaseMs) : (retryAfterMs ?? this.backoffMs(attempt));
         this.options.onRetry?.({ attempt, waitMs, reason: error.message, method: spec.method, path: spec.path });
+        waitedMs += waitMs;
         await this.sleep(waitMs, spec.signal);
         continue;
       }
