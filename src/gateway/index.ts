@@ -23,3 +23,5 @@ export { BinaryResponse } from './core/binary';
 export type { Upload } from './core/files';
 // The quota unit in dollars, for callers of the client (the helpers live in common/, shared with the webviews).
 export { QUOTA_PER_DOLLAR, dollarsToQuota, formatDollars, maskKey, quotaToDollars } from '../common/money';
+export * from './resources/keyUsage';
+export * from './resources/wallet';

@@ -7,6 +7,7 @@ import { sendJson } from './server';
 import type { EmuKey, EmuUser } from './store';
 import { MODELS } from './models';
 import { handleUsage } from './usage';
+import { NEW_API_ONLY, handleKeyRoutes, handleWallet } from './wallet';
 import { DEFAULT_PAGE_SIZE, PROFILE_RULES, type ProfileRules, type ServerProfile } from './profiles';
 import { asText } from './values';
 
@@ -92,6 +93,9 @@ const MAX_NAME: Record<ServerProfile, number> = { 'one-api': 30, 'new-api': 50 }
 export function handleAccount(ctx: Ctx): void {
   const { emu, req, path } = ctx;
   const rules = PROFILE_RULES[emu.profile];
+  // one-api lacks new-api's newer routes: its RelayNotFound answers before any auth.
+  if (emu.profile === 'one-api' && NEW_API_ONLY.includes(path)) return notFound(ctx, req.method ?? 'GET');
+  if (handleKeyRoutes(ctx)) return;
   const user = authUser(ctx, rules);
   if (!user) return;
   const body = (ctx.body ?? {}) as Json;
@@ -167,5 +171,10 @@ export function handleAccount(ctx: Ctx): void {
     }
   }
   if (handleUsage(ctx, user, method)) return;
-  sendJson(ctx.res, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: '', code: '' } });
+  if (handleWallet(ctx, user, method)) return;
+  notFound(ctx, method);
+}
+
+function notFound(ctx: Ctx, method: string): void {
+  sendJson(ctx.res, 404, { error: { message: `Invalid URL (${method} ${ctx.path})`, type: 'invalid_request_error', param: '', code: '' } });
 }

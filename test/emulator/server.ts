@@ -23,6 +23,7 @@ import { asText } from './values';
 import { StorageOrigin } from './storage';
 import { closeNow } from './net';
 import { ModelRateLimiter, type ModelRateLimit } from './rate-limit';
+import { DEFAULT_PLANS, type CheckinSetting, type EmuPlan, type EmuSubscription } from './wallet';
 
 export interface RecordedRequest {
   method: string;
@@ -113,6 +114,11 @@ export class GatewayEmulator {
   profile: ServerProfile = profileFromEnv();
   private server: Server | undefined;
   private rateLimiter: ModelRateLimiter | undefined;
+  /** new-api's check-in setting (off by default, as there). */
+  checkin: CheckinSetting = { enabled: false, minQuota: 100_000, maxQuota: 400_000 };
+  /** new-api's subscription plans and the users' subscriptions. */
+  readonly plans: EmuPlan[] = DEFAULT_PLANS.map((p) => ({ ...p }));
+  readonly subscriptions: EmuSubscription[] = [];
   private readonly routes: { method: string; path: RegExp; handler: Handler }[] = [];
   url = '';
 
@@ -402,6 +408,25 @@ export class GatewayEmulator {
         // `{minutes, total, success}` turns new-api's model rate limit on; `{}` turns it off.
         this.setModelRateLimit(typeof b.minutes === 'number' ? { minutes: b.minutes, total: Number(b.total ?? 0), success: Number(b.success ?? 1000) } : undefined);
         return sendJson(res, 200, { ok: true });
+      case '/__emulator/redemption': {
+        // `{code, dollars}` adds an unused redemption code (an operator's batch of one).
+        const code = String(b.code ?? '');
+        if (!code) return openAiError(res, 400, 'code is required');
+        this.store.redemptions.set(code, { quota: Math.round(Number(b.dollars ?? 1) * 500_000), status: 1 });
+        return sendJson(res, 200, { ok: true });
+      }
+      case '/__emulator/checkin':
+        // `{enabled, minQuota, maxQuota}`: the operator's check-in setting (new-api).
+        this.checkin = { ...this.checkin, ...(b as Partial<CheckinSetting>) };
+        return sendJson(res, 200, this.checkin);
+      case '/__emulator/subscribe': {
+        // `{planId, days, usedDollars}` gives the demo user a subscription to a plan.
+        const plan = this.plans.find((p) => p.id === Number(b.planId ?? 1));
+        if (!plan) return openAiError(res, 400, 'no such plan');
+        const now = Math.floor(this.clock.now() / 1000);
+        this.subscriptions.push({ id: this.subscriptions.length + 1, userId: GatewayEmulator.demoUserId, planId: plan.id, amountTotal: plan.total_amount, amountUsed: Math.round(Number(b.usedDollars ?? 0) * 500_000), startTime: now, endTime: now + Number(b.days ?? 30) * 86_400, status: 'active' });
+        return sendJson(res, 200, { ok: true });
+      }
       case '/__emulator/reset':
         this.faults.clear();
         this.requests.length = 0;

@@ -37,6 +37,8 @@ export interface EmuKey {
 export interface EmuLog {
   id: number;
   userId: number;
+  /** The key that made the call (new-api's `token_id`: `/api/log/token` reads by it). */
+  tokenId: number;
   /** Unix seconds. */
   createdAt: number;
   tokenName: string;
@@ -68,6 +70,10 @@ export class Store {
   readonly keys = new Map<number, EmuKey>();
   /** The consume log, oldest first: every billed call, so usage figures add up to the balance. */
   readonly logs: EmuLog[] = [];
+  /** Redemption codes (one-api and new-api `redemptions`): 1 unused, 3 used. */
+  readonly redemptions = new Map<string, { quota: number; status: 1 | 3; usedBy?: number }>();
+  /** Check-ins by user: the local days checked in (new-api `checkins`). */
+  readonly checkins = new Map<number, { day: string; quota: number }[]>();
   private nextLogId = 1;
   private nextKeyId = 1;
   private nextUserId = 1;
@@ -130,6 +136,7 @@ export class Store {
     this.logs.push({
       id: this.nextLogId++,
       userId: key.userId,
+      tokenId: key.id,
       createdAt: Math.floor(at / 1000),
       tokenName: key.name,
       modelName: detail.model,

@@ -6,6 +6,8 @@ import type { RequestOptions } from '../core/requestOptions';
 import { quotaToDollars } from '../../common/money';
 import { Tokens } from './tokens';
 import { Usage } from './usage';
+import { KeyUsage } from './keyUsage';
+import { Wallet } from './wallet';
 
 export { NEW_API_USER_REQUIRED } from '../core/accountApi';
 
@@ -23,12 +25,18 @@ export interface AccountUser {
 export class Account {
   readonly tokens: Tokens;
   readonly usage: Usage;
+  /** What the API key alone may read about itself (no access token). */
+  readonly key: KeyUsage;
+  /** Redemption codes, check-in and subscription plans (access token). */
+  readonly wallet: Wallet;
   private readonly api: AccountTransport;
 
   constructor(transport: Transport) {
     this.api = new AccountTransport(transport);
     this.tokens = new Tokens(this.api);
     this.usage = new Usage(this.api, transport);
+    this.key = new KeyUsage(transport, this.usage);
+    this.wallet = new Wallet(this.api);
   }
 
   /** The user and balance (dollars = quota / 500,000). */

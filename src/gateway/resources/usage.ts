@@ -208,7 +208,7 @@ export class Usage {
   }
 }
 
-function logEntry(raw: unknown): UsageLogEntry | undefined {
+export function logEntry(raw: unknown): UsageLogEntry | undefined {
   const r = LogRaw.safeParse(raw);
   if (!r.success || (r.data.type !== undefined && r.data.type !== 2)) return undefined;
   const other = otherOf(r.data.other);
