@@ -410,7 +410,7 @@ export class GatewayEmulator {
         return sendJson(res, 200, { ok: true });
       case '/__emulator/redemption': {
         // `{code, dollars}` adds an unused redemption code (an operator's batch of one).
-        const code = String(b.code ?? '');
+        const code = typeof b.code === 'string' ? b.code : '';
         if (!code) return openAiError(res, 400, 'code is required');
         this.store.redemptions.set(code, { quota: Math.round(Number(b.dollars ?? 1) * 500_000), status: 1 });
         return sendJson(res, 200, { ok: true });

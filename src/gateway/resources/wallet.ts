@@ -138,9 +138,10 @@ export class Wallet {
   async subscriptions(opts: RequestOptions = {}): Promise<ActiveSubscription[] | undefined> {
     const data = await this.optional('/api/subscription/self', opts);
     if (data === undefined) return undefined;
-    const list = (data as { subscriptions?: unknown } | null)?.subscriptions;
+    const parsed = z.looseObject({ subscriptions: z.array(z.unknown()).nullable().optional() }).safeParse(data);
+    const list = parsed.success ? (parsed.data.subscriptions ?? []) : [];
     const out: ActiveSubscription[] = [];
-    for (const raw of Array.isArray(list) ? list : []) {
+    for (const raw of list) {
       const r = SubscriptionRaw.safeParse(raw);
       const s = r.success ? r.data.subscription : null;
       if (!s || (s.status && s.status !== 'active')) continue;
