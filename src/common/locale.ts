@@ -23,3 +23,9 @@ export const formatTime = (t: Date | number): string => new Date(t).toLocaleTime
 
 /** A date and time in the display language. */
 export const formatDateTime = (t: Date | number): string => new Date(t).toLocaleString(current, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A short moment: the time for today (3:05 PM), else the day and time (Nov 27, 3:05 PM). */
+export const formatWhen = (t: Date | number, now = Date.now()): string => {
+  const d = new Date(t);
+  return d.toDateString() === new Date(now).toDateString() ? formatTime(d) : d.toLocaleString(current, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+};

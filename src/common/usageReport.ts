@@ -66,6 +66,12 @@ export interface UsageReport {
   balanceDollars?: number;
   username?: string;
   key?: KeyBilling;
+  /** `key`: the figures are one API key's (its own log, read with the key alone), not the account's. */
+  scope?: 'account' | 'key';
+  /** The key's name, when the gateway tells it. */
+  keyName?: string;
+  /** The key's newest calls, newest first (key scope). */
+  recentCalls?: { at: number; model: string; dollars: number; promptTokens: number; completionTokens: number }[];
   forecast?: Forecast;
   /** Set when the gateway has no usage in the period ("no data", not "$0"). */
   empty: boolean;

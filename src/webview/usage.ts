@@ -150,7 +150,10 @@ function render(r: UsageReport): void {
     body.replaceChildren(...parts);
     return;
   }
-  who.textContent = `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
+  const keyScope = r.scope === 'key';
+  who.textContent = keyScope
+    ? `${r.keyName ? l10n.t('API key “{0}”', r.keyName) : l10n.t('This API key')} · ${r.key?.unlimited ? l10n.t('unlimited') : l10n.t('{0} left on the key', formatCost(r.key?.remainingDollars ?? 0))}`
+    : `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
   const f = r.forecast;
   const lasts = !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? l10n.t('< 1 day') : l10n.t('{0} days', Math.floor(f.daysLeft))) : l10n.t('No recent spend');
   const t = r.tokens;
@@ -160,7 +163,7 @@ function render(r: UsageReport): void {
       { class: 'cards' },
       card(l10n.t('Spent, last {0} days', r.rangeDays), formatCost(r.totalDollars), r.unknownDays.length ? l10n.t('{0} requests · {1} of {2} days known', int(r.requests), r.rangeDays - r.unknownDays.length, r.rangeDays) : l10n.t('{0} requests', int(r.requests)), 'total'),
       card(l10n.t('Today'), formatCost(r.todayDollars), undefined, 'today'),
-      card(l10n.t('Balance lasts'), lasts, f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined, 'forecast'),
+      card(keyScope ? l10n.t('Key quota lasts') : l10n.t('Balance lasts'), lasts, f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined, 'forecast'),
       card(l10n.t('Cache hit rate'), t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? l10n.t('no cache reads or writes in the log') : l10n.t('{0} tokens read from the cache', int(t.cacheRead))),
     ),
     chartSection(r),
@@ -194,6 +197,19 @@ function render(r: UsageReport): void {
     );
   }
   if (r.perKey.length) parts.push(section(l10n.t('By API key'), table(l10n.t('Spend by API key (as the log names them)'), [l10n.t('Key'), l10n.t('Requests'), l10n.t('Spend')], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
+  if (r.recentCalls?.length) {
+    parts.push(
+      section(
+        l10n.t('Recent calls'),
+        table(
+          l10n.t('The newest calls of this key'),
+          [l10n.t('When'), l10n.t('Model'), l10n.t('Tokens in / out'), l10n.t('Cost')],
+          r.recentCalls.map((c) => [formatDateTime(c.at * 1000), c.model, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, formatCost(c.dollars)]),
+          [2, 3],
+        ),
+      ),
+    );
+  }
   if (r.topCalls.length) {
     parts.push(
       section(
@@ -208,6 +224,9 @@ function render(r: UsageReport): void {
     );
   }
   parts.push(h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} ${l10n.t('Updated {0}.', formatTime(r.generatedAt))}`));
+  if (keyScope) {
+    parts.push(h('p', { class: 'note muted' }, h('span', {}, `${l10n.t('For the whole account (every key, the balance), set the system access token.')} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }))));
+  }
   body.replaceChildren(...parts);
 }
 

@@ -143,6 +143,39 @@ describe('usage API', () => {
     assert.equal(unlimited.limitDollars, undefined);
   });
 
+  it("with the API key alone on new-api: the key's spend per day, models and newest calls from its own log; one-api: its totals", async () => {
+    const profile = ctx.emu.profile;
+    try {
+      ctx.emu.profile = 'new-api';
+      const user = ctx.emu.store.addUser({ username: 'keylog', quota: 10_000_000 });
+      const mine = ctx.emu.store.addKey({ userId: user.id, name: 'mine', remainQuota: 2_000_000 });
+      const theirs = ctx.emu.store.addKey({ userId: user.id, name: 'theirs', remainQuota: 2_000_000 });
+      ctx.emu.store.seedHistory(user.id, 5);
+      const { client } = clientFor(ctx.emu, { apiKey: mine.secret });
+      await chat(client);
+      const report = await collectUsage(client, { rangeDays: 7, hasAccessToken: false });
+      assert.equal(report.mode, 'full');
+      assert.equal(report.scope, 'key');
+      assert.equal(report.keyName, 'mine');
+      const own = ctx.emu.store.logs.filter((l) => l.tokenId === mine.id);
+      const ownDollars = own.reduce((n, l) => n + l.quota, 0) / 500_000;
+      assert.ok(own.length > 1 && ctx.emu.store.logs.some((l) => l.tokenId === theirs.id), 'both keys have calls');
+      assert.ok(Math.abs(report.totalDollars - ownDollars) < 1e-6, `only this key's spend: ${report.totalDollars} vs ${ownDollars}`);
+      assert.deepEqual(report.perKey.map((k) => k.name), ['mine']);
+      assert.equal(report.recentCalls?.[0].model, 'gpt-4o-mini', 'the newest call first');
+      assert.ok(report.series.some((s) => s.dollars.some((d) => d > 0)));
+      assert.equal(report.key?.remainingDollars, ctx.emu.store.keys.get(mine.id)!.remainQuota / 500_000);
+      assert.equal(report.balanceDollars, report.key?.remainingDollars, "the forecast runs on the key's quota");
+      ctx.emu.profile = 'one-api';
+      const old = clientFor(ctx.emu, { apiKey: mine.secret }).client;
+      const totals = await collectUsage(old, { rangeDays: 7, hasAccessToken: false });
+      assert.equal(totals.mode, 'key-only');
+      assert.ok(Math.abs(totals.key!.usedDollars - ctx.emu.store.keys.get(mine.id)!.usedQuota / 500_000) < 1e-9);
+    } finally {
+      ctx.emu.profile = profile;
+    }
+  });
+
   it('turns a billing answer of HTTP 200 with an error body into an error', async () => {
     const { client } = clientFor(ctx.emu);
     ctx.emu.faults.add({ path: '/v1/dashboard/billing/usage', fault: { kind: 'status', status: 200, body: { error: { message: 'record not found', type: 'new_api_error' } } } });

@@ -1,7 +1,7 @@
 /** Asks the gateway for what the Usage view shows (no `vscode` here: tests call it directly). */
 import type { GatewayClient } from '../../gateway/client';
 import { PriceBook } from '../../common/prices';
-import { buildReport, keyOnlyReport, rangeStart, type RangeDays, type UsageReport } from './report';
+import { buildReport, keyOnlyReport, keyScope, rangeStart, type RangeDays, type UsageReport } from './report';
 import type { CompletionSpendByDay } from '../../common/usageReport';
 
 /** The gateway's clock may run ahead of this machine's: ask for a little past "now". */
@@ -27,7 +27,7 @@ export interface CollectOptions {
 
 export async function collectUsage(client: GatewayClient, o: CollectOptions): Promise<UsageReport> {
   const nowMs = o.nowMs ?? Date.now();
-  if (!o.hasAccessToken) return keyOnlyReport(o.rangeDays, await client.account.usage.keyBilling({ signal: o.signal }), nowMs);
+  if (!o.hasAccessToken) return collectKeyUsage(client, o, nowMs);
   const usage = client.account.usage;
   const me = await client.account.self({ signal: o.signal });
   // A week before the range as well: the forecast reads the last 7 complete days.
@@ -54,4 +54,28 @@ export async function collectUsage(client: GatewayClient, o: CollectOptions): Pr
     servers: o.servers,
     own: o.own,
   });
+}
+
+/**
+ * With the API key alone: the key's own figures, and, where the gateway keeps a log per key
+ * (new-api `/api/log/token`), its spend per day, models, tokens and newest calls from that log.
+ * Elsewhere (or when the log is refused) the key's totals only.
+ */
+async function collectKeyUsage(client: GatewayClient, o: CollectOptions, nowMs: number): Promise<UsageReport> {
+  const key = client.account.key;
+  const status = await key.status({ signal: o.signal });
+  const logs = await key.logs({ signal: o.signal }).catch(() => undefined);
+  if (!logs) return keyOnlyReport(o.rangeDays, status, nowMs);
+  const prices = o.prices ?? (await client.account.usage.pricing({ signal: o.signal }).then((p) => new PriceBook(p), () => new PriceBook(undefined)));
+  const report = buildReport({
+    rangeDays: o.rangeDays,
+    nowMs,
+    logs,
+    prices,
+    balanceDollars: status.unlimited ? undefined : status.remainingDollars,
+    completions: o.completions,
+    servers: o.servers,
+    own: o.own,
+  });
+  return { ...report, ...keyScope(status, logs) };
 }

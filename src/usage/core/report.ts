@@ -259,6 +259,22 @@ export function keyOnlyReport(rangeDays: RangeDays, key: KeyBilling, nowMs: numb
   };
 }
 
+/** What makes a report built from one key's log a key's report: its figures, name, newest calls and source. */
+export function keyScope(key: KeyBilling & { name?: string }, logs: UsageLogs): Pick<UsageReport, 'scope' | 'key' | 'keyName' | 'recentCalls' | 'source'> {
+  return {
+    scope: 'key',
+    key,
+    keyName: key.name,
+    recentCalls: logs.items.slice(0, RECENT_CALLS).map((l) => ({ at: l.at, model: l.model, dollars: l.dollars, promptTokens: l.promptTokens, completionTokens: l.completionTokens })),
+    source: logs.complete
+      ? l10n.t("This API key's calls, from the gateway's log of the key (read with the key alone: the account's other keys are not in it).")
+      : l10n.t("This API key's newest {0} calls, from the gateway's log of the key (it keeps no more; the account's other keys are not in it).", formatCount(logs.items.length)),
+  };
+}
+
+/** Newest calls a key's report lists. */
+const RECENT_CALLS = 20;
+
 /** The chart's data as CSV: one row per day and model; the dollar column sums to the total shown. */
 export function reportCsv(r: UsageReport): string {
   return toCsv(

@@ -60,7 +60,7 @@ export class SpendWatch {
   /** API key only: the key's use now, less its use at the first check today. */
   async keyToday(): Promise<{ dollars: number; since: number } | undefined> {
     try {
-      const billing = await this.services.client().account.usage.keyBilling();
+      const billing = await this.services.client().account.key.status();
       const day = localDay(Date.now() / 1000);
       // Which key the baseline is for, without keeping the key: a short one-way fingerprint.
       const key = createHash('sha256').update(this.services.credentials.getApiKey() ?? '').digest('hex').slice(0, 12);

@@ -21,6 +21,8 @@ export type ConnectionState =
       forecast?: Forecast;
       /** What the account side still needs (new-api's user id, a refused access token): a hint, the key works. */
       accountHint?: string;
+      /** With the API key alone: what the key has left (its own figures; no access token needed). */
+      key?: { unlimited: boolean; remainingDollars?: number; limitDollars?: number; name?: string };
     }
   | { kind: 'error'; message: string };
 
@@ -73,12 +75,16 @@ export class StatusBar implements vscode.Disposable {
         this.item.tooltip = vscode.l10n.t('Checking the connection to the gateway…');
         break;
       case 'connected': {
-        const balance = s.balanceDollars === undefined ? '' : ` ${formatDollars(s.balanceDollars)}`;
+        const keyLeft = s.balanceDollars === undefined && s.key && !s.key.unlimited ? ` $(key) ${formatDollars(s.key.remainingDollars ?? 0)}` : '';
+        const balance = s.balanceDollars === undefined ? keyLeft : ` ${formatDollars(s.balanceDollars)}`;
         const today = s.today ? ` · ${vscode.l10n.t('today {0}', formatDollars(s.today.dollars))}` : '';
         this.item.text = vscode.l10n.t('{0} Model Gateway{1}{2}', s.low ? '$(warning)' : '$(pass-filled)', balance, today);
         const lines = [s.username ? vscode.l10n.t('Connected to {0} as {1}.', s.host, s.username) : vscode.l10n.t('Connected to {0}.', s.host)];
         if (s.accountHint) lines.push(vscode.l10n.t('The API key works; for the balance: {0}', s.accountHint));
-        else if (s.balanceDollars === undefined) lines.push(vscode.l10n.t('Set the system access token to see the balance.'));
+        else if (s.balanceDollars === undefined) {
+          if (s.key) lines.push(s.key.unlimited ? vscode.l10n.t('This API key has no limit of its own.') : vscode.l10n.t('Left on this API key: {0} of {1}.', formatDollars(s.key.remainingDollars ?? 0), formatDollars(s.key.limitDollars ?? 0)));
+          lines.push(vscode.l10n.t('Set the system access token to see the balance.'));
+        }
         else lines.push(s.low ? vscode.l10n.t('Balance {0} (low).', formatDollars(s.balanceDollars)) : vscode.l10n.t('Balance {0}.', formatDollars(s.balanceDollars)));
         if (s.today) lines.push(s.today.since ? vscode.l10n.t('Spent today on this key since {0}: {1}.', formatTime(s.today.since), formatDollars(s.today.dollars)) : vscode.l10n.t('Spent today: {0}.', formatDollars(s.today.dollars)));
         if (s.forecast && Number.isFinite(s.forecast.daysLeft)) lines.push(vscode.l10n.t('At the last 7 days\' rate ({0} a day) the balance lasts {1}.', formatDollars(s.forecast.ratePerDay), describeDays(s.forecast.daysLeft)));
@@ -133,7 +139,12 @@ export class StatusBar implements vscode.Disposable {
         next = { kind: 'connected', host, username: me.username, balanceDollars: me.balanceDollars, low: me.balanceDollars < services.settings().lowBalanceDollars, today, forecast };
         if (generation === this.generation) this.spend.warnIfRunningOut(me.balanceDollars, forecast);
       } else {
-        next = { kind: 'connected', host, low: false, today: showToday ? await this.spend.keyToday() : undefined, accountHint };
+        const key = await client.account.key.status().catch((err: unknown) => {
+          services.log.warn(`status: the key's own figures could not be read (${err instanceof Error ? err.message : String(err)})`);
+          return undefined;
+        });
+        const low = !!key && !key.unlimited && (key.remainingDollars ?? 0) < services.settings().lowBalanceDollars;
+        next = { kind: 'connected', host, low, today: showToday ? await this.spend.keyToday() : undefined, accountHint, key: key && { unlimited: key.unlimited, remainingDollars: key.remainingDollars, limitDollars: key.limitDollars, name: key.name } };
       }
     } catch (err) {
       services.log.error('Connection check failed', err);
