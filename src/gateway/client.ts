@@ -10,6 +10,7 @@ import { Models } from './resources/models';
 import { Moderations } from './resources/moderations';
 import { Rerank } from './resources/rerank';
 import { Responses } from './resources/responses';
+import { Gemini } from './resources/gemini';
 import { Videos } from './resources/videos';
 
 export interface GatewayClientOptions extends TransportOptions {
@@ -30,6 +31,8 @@ export class GatewayClient {
   readonly completions: TextCompletions;
   readonly messages: Messages;
   readonly responses: Responses;
+  /** Gemini's own format (`/v1beta/models/{model}:generateContent`). */
+  readonly gemini: Gemini;
   readonly embeddings: Embeddings;
   readonly rerank: Rerank;
   readonly moderations: Moderations;
@@ -46,6 +49,7 @@ export class GatewayClient {
     this.completions = new TextCompletions(this.transport);
     this.messages = new Messages(this.transport);
     this.responses = new Responses(this.transport);
+    this.gemini = new Gemini(this.transport);
     this.embeddings = new Embeddings(this.transport);
     this.rerank = new Rerank(this.transport);
     this.moderations = new Moderations(this.transport);

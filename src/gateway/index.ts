@@ -25,3 +25,4 @@ export type { Upload } from './core/files';
 export { QUOTA_PER_DOLLAR, dollarsToQuota, formatDollars, maskKey, quotaToDollars } from '../common/money';
 export * from './resources/keyUsage';
 export * from './resources/wallet';
+export * from './resources/gemini';

@@ -16,7 +16,7 @@ const Settings = z.object({
 });
 
 /** Headers that carry credentials: never taken from settings (they live in secret storage). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'new-api-user', 'cookie', 'proxy-authorization', 'host', 'content-length', 'content-type']);
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'new-api-user', 'cookie', 'proxy-authorization', 'host', 'content-length', 'content-type']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** What a model can do where the gateway does not say: set per model (or id glob) in settings. */

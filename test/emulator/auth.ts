@@ -39,7 +39,15 @@ export function ipAllowed(ip: string, subnet: string): boolean {
 }
 
 /** The key from the header this interface uses. */
-export function keyFromRequest(req: IncomingMessage, kind: 'bearer' | 'x-api-key' | 'api-key'): string | undefined {
+export function keyFromRequest(req: IncomingMessage, kind: 'bearer' | 'x-api-key' | 'api-key' | 'goog'): string | undefined {
+  if (kind === 'goog') {
+    // new-api's TokenAuth on /v1beta: `?key=`, else `x-goog-api-key`, else the bearer header.
+    const query = new URL(req.url ?? '/', 'http://x').searchParams.get('key');
+    const v = req.headers['x-goog-api-key'];
+    if (query) return query;
+    if (typeof v === 'string' && v) return v;
+    return keyFromRequest(req, 'bearer');
+  }
   if (kind === 'x-api-key') {
     const v = req.headers['x-api-key'];
     return typeof v === 'string' && v ? v : undefined;

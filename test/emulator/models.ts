@@ -53,6 +53,9 @@ export const MODELS: EmulatedModel[] = [
   // A reasoning model served only through /v1/responses (as OpenAI's codex models are), with
   // encrypted reasoning items that a stateless tool loop must carry back.
   { ...chat('gpt-5-codex-emu', 1.25, 1024, 400_000), endpoints: ['openai-response'] },
+  // A thinking Gemini model in its own format (and chat completions), whose function calls carry
+  // a thought signature that must come back with them, as Gemini 3 requires.
+  { ...chat('gemini-3-pro-emu', 1.25, 1024, 1_000_000), endpoints: ['gemini', 'openai'] },
   other('text-embedding-3-small', 'embedding', 0.02, { dimensions: 1536 }),
   other('embed-emu-256', 'embedding', 0.01, { dimensions: 256 }),
   other('rerank-emu', 'rerank', 0.02),

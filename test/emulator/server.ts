@@ -6,6 +6,7 @@ import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
 import { Faults, type Fault, type FaultRule } from './faults';
 import { handleResponses } from './responses';
+import { handleGemini, handleGeminiModels } from './gemini';
 import { fillTheMiddle, handleCompletions } from './fim';
 import { handleMessages } from './messages';
 import { findModel, MODELS, type EmulatedModel, type ModelKind } from './models';
@@ -28,6 +29,8 @@ import { DEFAULT_PLANS, type CheckinSetting, type EmuPlan, type EmuSubscription 
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string, `?` included ('' when none). */
+  search: string;
   headers: IncomingMessage['headers'];
   body: unknown;
   at: number;
@@ -134,6 +137,8 @@ export class GatewayEmulator {
     route('POST', '/v1/chat/completions', handleChatCompletions);
     route('POST', '/v1/messages', handleMessages);
     route('POST', '/v1/responses', handleResponses);
+    route('GET', '/v1beta/models', handleGeminiModels);
+    route('POST', /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/, (ctx, [model, action]) => handleGemini(ctx, decodeURIComponent(model), action === 'streamGenerateContent'));
     route('POST', '/v1/completions', handleCompletions);
     route('POST', '/v1/embeddings', handleEmbeddings);
     route('POST', '/v1/rerank', handleRerank);
@@ -207,7 +212,7 @@ export class GatewayEmulator {
   }
 
   /** Applies the spec's key rules for an interface, answering the error itself when they fail. */
-  authorize(ctx: Ctx, header: 'bearer' | 'x-api-key' | 'api-key', model: EmulatedModel | undefined, format: 'openai' | 'claude'): AuthResult {
+  authorize(ctx: Ctx, header: 'bearer' | 'x-api-key' | 'api-key' | 'goog', model: EmulatedModel | undefined, format: 'openai' | 'claude'): AuthResult {
     const result = authorize(this.store, this.clock, keyFromRequest(ctx.req, header), ctx.remoteIp, model);
     if (!result.ok) {
       // The gateway's own auth failures keep its chat-completions shape, on /v1/messages too.
@@ -316,7 +321,7 @@ export class GatewayEmulator {
 
     if (path.startsWith('/__emulator/')) return this.control(path, body, res);
 
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, at: this.clock.now(), bodyHash: createHash('sha256').update(raw).digest('hex') };
+    const record: RecordedRequest = { method: req.method ?? 'GET', path, search: url.search, headers: req.headers, body, at: this.clock.now(), bodyHash: createHash('sha256').update(raw).digest('hex') };
     this.requests.push(record);
     res.once('close', () => {
       if (!res.writableFinished) record.aborted = true;

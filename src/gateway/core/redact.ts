@@ -32,11 +32,11 @@ export function registerSecret(secret: string | undefined): void {
   for (const v of secretVariants(secret)) registered.add(v);
 }
 
-const FIELD_NAMES = String.raw`x-api-key|api-key|api_key|apikey|authorization|access_token|accesstoken|refresh_token|token|key|secret|client_secret|password|new-api-user`;
+const FIELD_NAMES = String.raw`x-goog-api-key|x-api-key|api-key|api_key|apikey|authorization|access_token|accesstoken|refresh_token|token|key|secret|client_secret|password|new-api-user`;
 const JSON_FIELD = new RegExp(String.raw`("(?:${FIELD_NAMES})"\s*:\s*")((?:[^"\\]|\\.)+)(")`, 'gi');
 /** Fields as `util.inspect` prints them: single-quoted values, keys quoted with `'` or bare (`{ 'x-api-key': '…', token: '…' }`). */
 const INSPECT_FIELD = new RegExp(String.raw`((?:'(?:${FIELD_NAMES})'|\b(?:${FIELD_NAMES}))\s*:\s*')((?:[^'\\]|\\.)+)(')`, 'gi');
-const HEADER_LINE = /\b(x-api-key|api-key|authorization|proxy-authorization)(\s*[:=]\s*)(?:(bearer|basic)\s+)?([^\s"',;]+)/gi;
+const HEADER_LINE = /\b(x-goog-api-key|x-api-key|api-key|authorization|proxy-authorization)(\s*[:=]\s*)(?:(bearer|basic)\s+)?([^\s"',;]+)/gi;
 const BEARER = /\b(Bearer|Basic)\s+(?!«)[A-Za-z0-9._~+/=-]{6,}/g;
 const URL_PARAM = /([?&](?:key|api[_-]?key|access[_-]?token|token|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;

@@ -22,7 +22,7 @@ import { networkFailure, probeCertificate } from './networkErrors';
 import { request } from './undiciLite';
 
 /** Which credential and header a path uses (the spec's "Authentication" table). */
-export type AuthKind = 'bearer' | 'messages' | 'imagegen' | 'account' | 'none';
+export type AuthKind = 'bearer' | 'messages' | 'imagegen' | 'goog' | 'account' | 'none';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -160,7 +160,7 @@ const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /** Headers that carry credentials; dropped when a redirect leaves the gateway's origin. */
-const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'new-api-user', 'cookie', 'proxy-authorization'];
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'new-api-user', 'cookie', 'proxy-authorization'];
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
@@ -226,6 +226,9 @@ export class Transport {
         return { 'x-api-key': apiKey(), [VERSION_HEADER]: MESSAGES_API_VERSION };
       case 'imagegen':
         return { 'api-key': apiKey() };
+      case 'goog':
+        // Gemini's own header (new-api reads it, or `?key=`, which would put the key in URLs and logs).
+        return { 'x-goog-api-key': apiKey() };
       case 'account': {
         const h: Record<string, string> = {
           authorization: `Bearer ${need('systemAccessToken', l10n.t('No system access token is set.'), l10n.t('Set the system access token (account settings of the gateway console) first.'))}`,
