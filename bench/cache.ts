@@ -27,7 +27,7 @@ export interface CacheBenchResult {
 }
 
 /** The model each wire format is measured with (the emulator's cache rules per format). */
-export const CACHE_BENCH_MODELS: Record<WireFormat, string> = { messages: 'claude-sonnet-emu', chat: 'gpt-4o-mini', responses: 'gpt-5-codex-emu' };
+export const CACHE_BENCH_MODELS: Record<WireFormat, string> = { messages: 'claude-sonnet-emu', chat: 'gpt-4o-mini', responses: 'gpt-5-codex-emu', gemini: 'gemini-3-pro-emu' };
 
 export async function runCacheBench(format: WireFormat = 'messages'): Promise<CacheBenchResult> {
   const model = CACHE_BENCH_MODELS[format];

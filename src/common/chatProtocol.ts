@@ -84,7 +84,7 @@ function defineFromWebview() {
     /** Condense by hand: older turns summarised by the model (answered by a `result`). */
     z.object({ type: z.literal('condense'), requestId: RequestId }),
     z.object({ type: z.literal('set-model'), model: z.string().check(z.maxLength(200)) }),
-    z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages', 'responses']) }),
+    z.object({ type: z.literal('set-format'), format: z.enum(['auto', 'chat', 'messages', 'responses', 'gemini']) }),
     /** The chat mode picked (Agent, Ask, Plan). */
     z.object({ type: z.literal('set-mode'), mode: z.string().check(z.maxLength(100)) }),
     /** A Plan-mode answer's plan approved: switch to Agent and carry it out. */
@@ -124,9 +124,9 @@ export type { ActiveEditorInfo, ApprovalInfo, FileItem, FixAction, Unasked, View
 export interface ViewState {
   models: string[];
   model: string;
-  formatChoice: 'auto' | 'chat' | 'messages' | 'responses';
+  formatChoice: 'auto' | 'chat' | 'messages' | 'responses' | 'gemini';
   /** The format the current model uses. */
-  format: 'chat' | 'messages' | 'responses';
+  format: 'chat' | 'messages' | 'responses' | 'gemini';
   mode: string;
   modes: { id: string; name: string; description: string }[];
   toolsEnabled: boolean;

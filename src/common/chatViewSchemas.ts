@@ -34,7 +34,7 @@ export const AssistantTurnSchema = z.looseObject({
   id: z.string(),
   role: z.literal('assistant'),
   model: z.string(),
-  format: z.enum(['chat', 'messages', 'responses']),
+  format: z.enum(['chat', 'messages', 'responses', 'gemini']),
   steps: z.array(StepSchema),
   status: z.enum(['streaming', 'done', 'stopped', 'error']),
   usage: UsageSchema,
@@ -111,9 +111,9 @@ export type Unasked = z.infer<typeof UnaskedSchema>;
 export const ViewStateSchema = z.object({
   models: z.array(z.string()),
   model: z.string(),
-  formatChoice: z.enum(['auto', 'chat', 'messages', 'responses']),
+  formatChoice: z.enum(['auto', 'chat', 'messages', 'responses', 'gemini']),
   /** The format the current model uses. */
-  format: z.enum(['chat', 'messages', 'responses']),
+  format: z.enum(['chat', 'messages', 'responses', 'gemini']),
   /** The chat mode, and the modes the picker offers. */
   mode: z.string(),
   modes: z.array(z.object({ id: z.string(), name: z.string(), description: z.string() })),

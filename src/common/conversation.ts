@@ -47,6 +47,8 @@ export interface ToolCallRecord {
   edits?: EditRecord[];
   /** Set once the write was undone or restored away. */
   undone?: boolean;
+  /** Gemini: the thought signature the model put on this call, sent back with it. */
+  thoughtSignature?: string;
   /**
    * Sent as a short stub from now on (the result itself is kept): set when budgeting first stubs
    * it, so later requests of the loop send the same prefix and read it from the cache.
@@ -144,6 +146,8 @@ export interface Step {
   thinkingStartedAt?: number;
   /** Chat completions: the field the reasoning came in (`reasoning_content` when absent: the only shape stored before). */
   thinkingVia?: 'reasoning_content' | 'reasoning' | 'tags';
+  /** Gemini: a thought signature that came on a text part, sent back with it. */
+  textSignature?: string;
   toolCalls: ToolCallRecord[];
 }
 
@@ -241,11 +245,11 @@ export function activeCondensation(c: Pick<Conversation, 'turns' | 'condensation
   return [...(c.condensations ?? [])].reverse().find((k) => ids.has(k.throughTurnId));
 }
 
-export type WireFormat = 'chat' | 'messages' | 'responses';
+export type WireFormat = 'chat' | 'messages' | 'responses' | 'gemini';
 export type FormatChoice = WireFormat | 'auto';
 
 /** new-api's `supported_endpoint_types` value for each wire format. */
-export const ENDPOINT_TYPE: Record<WireFormat, string> = { chat: 'openai', messages: 'anthropic', responses: 'openai-response' };
+export const ENDPOINT_TYPE: Record<WireFormat, string> = { chat: 'openai', messages: 'anthropic', responses: 'openai-response', gemini: 'gemini' };
 
 /** What is known of a model beyond its id: the user's override, the gateway's endpoint list, a gateway without /v1/responses. */
 export interface FormatFacts {
@@ -255,6 +259,8 @@ export interface FormatFacts {
   endpoints?: readonly string[];
   /** This gateway answered 404 for `/v1/responses`. */
   noResponsesRoute?: boolean;
+  /** This gateway answered 404 for `/v1beta/models/…` (Gemini's own format). */
+  noGeminiRoute?: boolean;
 }
 
 /**
@@ -264,10 +270,11 @@ export interface FormatFacts {
  * responses), else chat completions. A gateway without `/v1/responses` falls back to chat.
  */
 export function resolveFormat(model: string, choice: FormatChoice, pattern: string, facts: FormatFacts = {}): WireFormat {
-  const usable = (f: WireFormat) => !(f === 'responses' && facts.noResponsesRoute);
+  const usable = (f: WireFormat) => !(f === 'responses' && facts.noResponsesRoute) && !(f === 'gemini' && facts.noGeminiRoute);
   if (choice !== 'auto') return usable(choice) ? choice : 'chat';
   if (facts.override) return usable(facts.override) ? facts.override : 'chat';
-  const listed = (f: WireFormat) => usable(f) && (!facts.endpoints?.length || facts.endpoints.includes(ENDPOINT_TYPE[f]));
+  // Gemini's own format only where the gateway lists it for the model (one-api has no /v1beta).
+  const listed = (f: WireFormat) => usable(f) && (f === 'gemini' ? !!facts.endpoints?.includes(ENDPOINT_TYPE.gemini) : !facts.endpoints?.length || facts.endpoints.includes(ENDPOINT_TYPE[f]));
   let prefersMessages: boolean;
   try {
     prefersMessages = new RegExp(pattern, 'i').test(model);
@@ -275,7 +282,10 @@ export function resolveFormat(model: string, choice: FormatChoice, pattern: stri
     prefersMessages = /claude/i.test(model);
   }
   if (prefersMessages && listed('messages')) return 'messages';
-  for (const f of ['chat', 'messages', 'responses'] as const) if (listed(f)) return f;
+  // A Gemini model in its own format where offered: thinking, its summaries and the signatures a
+  // tool round needs, which chat completions cannot carry.
+  if (/gemini/i.test(model) && listed('gemini')) return 'gemini';
+  for (const f of ['chat', 'messages', 'responses', 'gemini'] as const) if (listed(f)) return f;
   return 'chat';
 }
 

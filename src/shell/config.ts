@@ -26,7 +26,7 @@ export interface ModelOverride {
   imageInput?: boolean;
   toolCalling?: boolean;
   /** The wire format the model speaks (else from the gateway's endpoint list, else chat completions). */
-  api?: 'chat' | 'messages' | 'responses';
+  api?: 'chat' | 'messages' | 'responses' | 'gemini';
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   /** Send a tool round's reasoning back as `reasoning_content` (default: where the model streamed it so). */
   reasoningBack?: boolean;
@@ -40,7 +40,7 @@ const Override = z.catch(
     maxOutputTokens: z.optional(z.number().check(z.int(), z.positive())),
     imageInput: z.optional(z.boolean()),
     toolCalling: z.optional(z.boolean()),
-    api: z.optional(z.enum(['chat', 'messages', 'responses'])),
+    api: z.optional(z.enum(['chat', 'messages', 'responses', 'gemini'])),
     reasoningEffort: z.optional(z.enum(['minimal', 'low', 'medium', 'high'])),
     reasoningBack: z.optional(z.boolean()),
     completions: z.optional(z.enum(['fim', 'prompt', 'chat'])),

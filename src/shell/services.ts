@@ -19,6 +19,9 @@ let gatewayModule: GatewayModule | undefined;
 /** Base URLs of gateways that answered 404 for `/v1/responses` (kept in global state). */
 const NO_RESPONSES_ROUTE = 'modelGateway.noResponsesRoute';
 
+/** Base URLs of gateways that answered 404 for Gemini's `/v1beta` (kept in global state). */
+const NO_GEMINI_ROUTE = 'modelGateway.noGeminiRoute';
+
 /** Base URLs of gateways that refused `stream_options` (kept in global state). */
 const STREAM_OPTIONS_REFUSED = 'modelGateway.refusesStreamOptions';
 
@@ -69,6 +72,7 @@ export interface PriceSource {
   formatFacts(model: string): FormatFacts;
   formatFactsReady(model: string): Promise<FormatFacts>;
   noResponsesRoute(model: string): void;
+  noGeminiRoute(model: string): void;
 }
 
 /** The redacted log, and the notices shown (kept for the tests and support). */
@@ -241,6 +245,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
       override: modelOverride(s.modelOverrides, model).api,
       endpoints: this.prices.latest?.endpoints(model),
       noResponsesRoute: (this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? []).includes(base),
+      noGeminiRoute: (this.context.globalState.get<string[]>(NO_GEMINI_ROUTE) ?? []).includes(base),
     };
   }
 
@@ -257,6 +262,16 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   async formatFactsReady(model: string): Promise<FormatFacts> {
     await Promise.race([this.prices.book().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
     return this.formatFacts(model);
+  }
+
+  /** The gateway in use answered 404 for Gemini's `/v1beta`: its Gemini models go by chat completions from now on. */
+  noGeminiRoute(model: string): void {
+    const base = this.normalizedBaseUrl();
+    const known = this.context.globalState.get<string[]>(NO_GEMINI_ROUTE) ?? [];
+    if (!known.includes(base)) void this.context.globalState.update(NO_GEMINI_ROUTE, [...known, base]);
+    const message = vscode.l10n.t('This gateway has no /v1beta (Gemini\'s own format, HTTP 404): {0} goes by chat completions instead, now and in later chats.', model);
+    this.log.warn(message);
+    this.recordNotice('warning', message);
   }
 
   /** The gateway in use answered 404 for `/v1/responses`: its models fall back to chat completions from now on. */

@@ -55,6 +55,7 @@ const formatSelect = h(
   h('option', { value: 'chat', text: l10n.t('Chat completions') }),
   h('option', { value: 'messages', text: l10n.t('Messages (caching)') }),
   h('option', { value: 'responses', text: l10n.t('Responses') }),
+  h('option', { value: 'gemini', text: l10n.t('Gemini') }),
 );
 const chips = h('div', { id: 'attachments', class: 'chips', role: 'group', 'aria-label': l10n.t('Attachments') });
 const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
@@ -465,7 +466,7 @@ sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
 modeSelect.addEventListener('change', () => post({ type: 'set-mode', mode: modeSelect.value }));
-formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' }));
+formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' | 'gemini' }));
 newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 historyButton.addEventListener('click', () => {
   if (!historyPanel.hidden) return closeHistory();

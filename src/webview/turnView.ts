@@ -19,7 +19,7 @@ export const shared = {
   scrollToEnd: (force?: boolean): void => void force,
 };
 
-const FORMAT_NAMES = { chat: 'chat completions', messages: 'messages', responses: 'responses' } as const;
+const FORMAT_NAMES = { chat: 'chat completions', messages: 'messages', responses: 'responses', gemini: 'Gemini' } as const;
 
 function usageLine(t: AssistantTurn): string {
   const u = t.usage;

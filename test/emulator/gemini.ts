@@ -134,7 +134,7 @@ export async function handleGemini(ctx: Ctx, modelId: string, stream: boolean): 
   for (const t of Array.isArray(body.tools) ? (body.tools as Json[]) : []) {
     for (const d of Array.isArray(t.functionDeclarations) ? (t.functionDeclarations as Json[]) : []) {
       if (typeof d.name !== 'string' || !d.name) return googleError(ctx, 400, '* GenerateContentRequest.tools[0].function_declarations[0].name: Name cannot be empty.');
-      tools.push({ name: d.name, description: asText(d.description), parameters: (d.parametersJsonSchema ?? d.parameters ?? {}) as ToolSpec['parameters'] });
+      tools.push({ name: d.name, description: asText(d.description), parameters: (d.parametersJsonSchema ?? d.parameters ?? {}) });
     }
   }
   const signing = SIGNING_GEMINI_MODELS.has(model.id);

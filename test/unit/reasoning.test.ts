@@ -73,6 +73,12 @@ describe('reasoning in every shape', () => {
     assert.equal(resolveFormat('gpt-5-codex', 'auto', pattern, { endpoints: ['openai-response'], noResponsesRoute: true }), 'chat');
     assert.equal(resolveFormat('gpt-4o', 'responses', pattern, { noResponsesRoute: true }), 'chat');
     assert.equal(resolveFormat('gpt-4o', 'messages', pattern, { endpoints: ['openai'] }), 'messages', 'an explicit choice in the chat is kept');
+    // Gemini's own format: for a Gemini model where the gateway lists it, never guessed where it lists nothing (one-api).
+    assert.equal(resolveFormat('gemini-3-pro', 'auto', pattern, { endpoints: ['gemini', 'openai'] }), 'gemini');
+    assert.equal(resolveFormat('gemini-3-pro', 'auto', pattern), 'chat', 'no endpoint list: chat completions');
+    assert.equal(resolveFormat('gemini-3-pro', 'auto', pattern, { endpoints: ['gemini', 'openai'], noGeminiRoute: true }), 'chat');
+    assert.equal(resolveFormat('gpt-4o', 'auto', pattern, { endpoints: ['openai', 'gemini'] }), 'chat', 'another model listed for both keeps chat completions');
+    assert.equal(resolveFormat('some-model', 'auto', pattern, { endpoints: ['gemini'] }), 'gemini', 'the only format listed');
   });
 
   describe('against the emulator', function () {
@@ -121,6 +127,40 @@ describe('reasoning in every shape', () => {
         toResponsesInput([...history, turn, user('thanks')]).map((i) => ('type' in i && i.type ? i.type : 'message')),
         ['message', 'reasoning', 'function_call', 'function_call_output', 'message', 'message'],
       );
+    });
+
+    it("a chat turn in Gemini's own format: a tool round trip, thoughts shown as thinking, the call's signature sent back, thinking tokens counted", async () => {
+      ctx.emu.profile = 'new-api';
+      const { client } = clientFor(ctx.emu);
+      const turn = assistant('gemini-3-pro-emu', 'gemini');
+      const events: EngineEvent[] = [];
+      const history: Turn[] = [user('Read the file `src/app.ts` and say what it serves')];
+      await runTurn({ client, model: 'gemini-3-pro-emu', format: 'gemini', system: 'You are a coding assistant.', history, turn, tools: reader, maxSteps: 4, cacheTtl: '5m', onEvent: (e) => events.push(e) });
+      assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+      assert.equal(turn.steps.length, 2);
+      const call = turn.steps[0].toolCalls[0];
+      assert.equal(call?.name, 'read_file');
+      assert.match(call?.result ?? '', /serve\(8080\)/);
+      assert.ok(call?.thoughtSignature, 'the signature kept with the call');
+      assert.ok(turn.steps[0].thinking && events.some((e) => e.type === 'thinking'), 'the thought summary shows as thinking');
+      assert.match(turn.steps[1].text, /\S/);
+      assert.ok((turn.usage.reasoning ?? 0) > 0 && turn.usage.input > 0);
+      const sent = ctx.emu.requests.filter((r) => r.path === '/v1beta/models/gemini-3-pro-emu:streamGenerateContent').at(-1)?.body as { contents: { role: string; parts: Record<string, unknown>[] }[]; systemInstruction: unknown };
+      assert.deepEqual(sent.contents.map((c) => c.role), ['user', 'model', 'user']);
+      assert.equal(sent.contents[1].parts[0].thoughtSignature, call?.thoughtSignature, 'sent back unchanged');
+      assert.ok(sent.contents[2].parts[0].functionResponse);
+      assert.deepEqual(sent.systemInstruction, { parts: [{ text: 'You are a coding assistant.' }] });
+    });
+
+    it("a gateway without /v1beta (one-api): a Gemini turn goes on in chat completions and the caller is told", async () => {
+      ctx.emu.profile = 'one-api';
+      const { client } = clientFor(ctx.emu);
+      const turn = assistant('gemini-3-pro-emu', 'gemini');
+      let told = 0;
+      await runTurn({ client, model: 'gemini-3-pro-emu', format: 'gemini', system: '', history: [user('hello')], turn, maxSteps: 2, cacheTtl: '5m', onNoGeminiRoute: () => told++, onEvent: () => undefined });
+      assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+      assert.equal(turn.format, 'chat');
+      assert.equal(told, 1);
     });
 
     it('a gateway without /v1/responses: the turn goes on in chat completions and the caller is told', async () => {

@@ -134,7 +134,7 @@ describe('tools found when needed, through the engine and the emulator', functio
   const turnOf = (model: string, format: WireFormat): AssistantTurn => ({ id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() });
   const files = () => WorkspaceTools.forFolders([{ name: 'w', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
 
-  const models: Record<WireFormat, string> = { messages: 'claude-sonnet-emu', chat: 'gpt-4o-mini', responses: 'gpt-5-codex-emu' };
+  const models: Record<WireFormat, string> = { messages: 'claude-sonnet-emu', chat: 'gpt-4o-mini', responses: 'gpt-5-codex-emu', gemini: 'gemini-3-pro-emu' };
   for (const format of ['messages', 'chat', 'responses'] as WireFormat[]) {
     it(`${format}: the model searches for a tool it was not offered, then calls it; only the requests after the search carry it`, async () => {
       const { client } = clientFor(ctx.emu);

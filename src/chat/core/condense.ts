@@ -107,6 +107,15 @@ export async function condense(o: CondenseOptions): Promise<{ condensation: Cond
     summary = reply.output.flatMap((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content as { type: string; text?: string }[]) : [])).map((c) => (c.type === 'output_text' ? (c.text ?? '') : '')).join('');
     usage.input = reply.usage?.input_tokens ?? 0;
     usage.output = reply.usage?.output_tokens ?? 0;
+  } else if (o.format === 'gemini') {
+    const reply = await o.client.gemini.generateContent(
+      o.model,
+      { systemInstruction: { parts: [{ text: SUMMARY_INSTRUCTIONS }] }, contents: [{ role: 'user', parts: [{ text: question }] }], generationConfig: { maxOutputTokens: maxTokens } },
+      { signal: o.signal },
+    );
+    summary = (reply.candidates?.[0]?.content?.parts ?? []).map((p) => (p.text && !p.thought ? p.text : '')).join('');
+    usage.input = reply.usageMetadata?.promptTokenCount ?? 0;
+    usage.output = (reply.usageMetadata?.candidatesTokenCount ?? 0) + (reply.usageMetadata?.thoughtsTokenCount ?? 0);
   } else {
     const reply = await o.client.chat.completions.create(
       { model: o.model, max_tokens: maxTokens, messages: [{ role: 'system', content: SUMMARY_INSTRUCTIONS }, { role: 'user', content: question }] },

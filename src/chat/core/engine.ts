@@ -1,11 +1,11 @@
 import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import type { AssistantTurn, Condensation, Step, ToolCallRecord, Turn, TurnError, Usage, WireFormat } from '../../common/conversation';
+import { newId, type AssistantTurn, type Condensation, type Step, type ToolCallRecord, type Turn, type TurnError, type Usage, type WireFormat } from '../../common/conversation';
 import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse, type Fitted } from './budget';
 import { condense } from './condense';
 import { scaleFromUsage } from './tokens';
 import { ThinkTagSplitter } from './thinkTags';
-import { chatTools, messagesTools, responsesTools, toChatMessages, toMessagesRequest, toResponsesInput } from './wire';
+import { chatTools, geminiTools, messagesTools, responsesTools, toChatMessages, toGeminiContents, toMessagesRequest, toResponsesInput } from './wire';
 
 /** What the engine needs from the tools: their definitions and a runner. */
 export interface ToolRunner {
@@ -65,6 +65,8 @@ export interface RunOptions {
   toolChoice?: 'auto' | 'required';
   /** The gateway answered 404 for /v1/responses: the turn went on in chat completions (remember it). */
   onNoResponsesRoute?: () => void;
+  /** Called when the gateway has no `/v1beta` route (Gemini's own format): the turn goes on by chat completions. */
+  onNoGeminiRoute?: () => void;
   /** Chat completions: send a tool round's reasoning back (`toChatMessages`); the user's per-model override. */
   reasoningBack?: boolean;
   /** False: the model takes no images, and tool results' images are not sent (their text names them). */
@@ -203,22 +205,29 @@ async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], d
   // A model that takes no images gets none from tool results (their text names them), nor are they counted.
   if (o.imageInput === false) history = withoutResultImages(history);
   const sendIn = (turns: readonly Turn[]) =>
-    o.format === 'chat' ? streamChat(o, step, turns, defs, emit) : o.format === 'responses' ? streamResponses(o, step, turns, defs, emit) : streamMessages(o, step, turns, defs, emit);
+    o.format === 'chat'
+      ? streamChat(o, step, turns, defs, emit)
+      : o.format === 'responses'
+        ? streamResponses(o, step, turns, defs, emit)
+        : o.format === 'gemini'
+          ? streamGemini(o, step, turns, defs, emit)
+          : streamMessages(o, step, turns, defs, emit);
   const send = async (turns: readonly Turn[]) => {
     try {
       return await sendIn(turns);
     } catch (err) {
-      // A gateway without /v1/responses (one-api, older new-api): this turn and the next go by chat completions.
-      if (o.format !== 'responses' || !isMissingRoute(err) || step.text || step.thinking) throw err;
+      // A gateway without /v1/responses or /v1beta (one-api, older new-api): this turn and the next go by chat completions.
+      if ((o.format !== 'responses' && o.format !== 'gemini') || !isMissingRoute(err) || step.text || step.thinking) throw err;
+      if (o.format === 'responses') o.onNoResponsesRoute?.();
+      else o.onNoGeminiRoute?.();
       o.format = 'chat';
       o.turn.format = 'chat';
-      o.onNoResponsesRoute?.();
       return sendIn(turns);
     }
   };
   if (!o.contextWindow) return send(history);
   const budgeted = o as RunOptions & { contextWindow: number };
-  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : o.format === 'responses' ? responsesTools(defs) : messagesTools(defs));
+  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : o.format === 'responses' ? responsesTools(defs) : o.format === 'gemini' ? geminiTools(defs) : messagesTools(defs));
   const sendCounted = async (fitted: Fitted) => {
     emit({ type: 'context', use: fitted.use });
     const before = { ...o.turn.usage };
@@ -412,6 +421,64 @@ async function streamResponses(o: RunOptions, step: Step, history: readonly Turn
       const c = i as { call_id: string; name: string; arguments: string };
       return { id: c.call_id, name: c.name, args: c.arguments || '{}', status: 'running' as const };
     });
+}
+
+/** Thinking budgets for the chat's effort levels (Gemini counts tokens, not levels). */
+const GEMINI_BUDGET = { minimal: 512, low: 1024, medium: 8192, high: 24_576 } as const;
+
+/** Gemini models that think (2.5 and later): their thoughts are asked for, as summaries. */
+const THINKING_GEMINI = /gemini-(?:2\.5|[3-9])/i;
+
+async function streamGemini(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+  const thinks = !!o.reasoningEffort || THINKING_GEMINI.test(o.model);
+  const stream = o.client.gemini.streamGenerateContent(
+    o.model,
+    {
+      contents: toGeminiContents(history),
+      ...(o.system ? { systemInstruction: { parts: [{ text: o.system }] } } : {}),
+      ...(defs.length > 0 ? { tools: geminiTools(defs), ...(o.toolChoice === 'required' ? { toolConfig: { functionCallingConfig: { mode: 'ANY' as const } } } : {}) } : {}),
+      generationConfig: {
+        ...(o.maxTokens ? { maxOutputTokens: o.maxTokens } : {}),
+        ...(thinks ? { thinkingConfig: { includeThoughts: true, ...(o.reasoningEffort ? { thinkingBudget: GEMINI_BUDGET[o.reasoningEffort] } : {}) } } : {}),
+      },
+    },
+    { signal: o.signal },
+  );
+  for await (const chunk of stream) {
+    for (const p of chunk.candidates?.[0]?.content?.parts ?? []) {
+      if (p.functionCall || !p.text) continue;
+      if (p.thought) addThinking(step, p.text, emit);
+      else {
+        step.text += p.text;
+        emit({ type: 'text', delta: p.text });
+      }
+    }
+  }
+  const final = await stream.finalResponse();
+  const u = final.usageMetadata;
+  if (u) {
+    o.turn.usage.input += u.promptTokenCount ?? 0;
+    o.turn.usage.output += (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
+    o.turn.usage.cacheRead += u.cachedContentTokenCount ?? 0;
+    if (u.thoughtsTokenCount) o.turn.usage.reasoning = (o.turn.usage.reasoning ?? 0) + u.thoughtsTokenCount;
+  }
+  const parts = final.candidates?.[0]?.content?.parts ?? [];
+  // A signature on a text part (no call in the step) goes back with that text.
+  const textSigned = parts.find((p) => !p.functionCall && !p.thought && p.thoughtSignature);
+  if (textSigned?.thoughtSignature) step.textSignature = textSigned.thoughtSignature;
+  return parts.flatMap((p) =>
+    p.functionCall
+      ? [
+          {
+            id: p.functionCall.id ?? newId('call'),
+            name: p.functionCall.name,
+            args: JSON.stringify(p.functionCall.args ?? {}),
+            status: 'running' as const,
+            ...(p.thoughtSignature ? { thoughtSignature: p.thoughtSignature } : {}),
+          },
+        ]
+      : [],
+  );
 }
 
 async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {

@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatTool } from '../../gateway';
-import type { MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool, ResponseFunctionTool, ResponseInputItem } from '../../gateway';
+import type { GeminiContent, GeminiPart, GenerateContentRequest, MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool, ResponseFunctionTool, ResponseInputItem } from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { sentImages, type AssistantTurn, type ImageAttachment, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
 
@@ -223,6 +223,51 @@ export function toResponsesInput(turns: readonly Turn[]): ResponseInputItem[] {
           role: 'user',
           content: shown.flatMap((x) => [{ type: 'input_text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'input_image' as const, image_url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail }))]),
         });
+      }
+    }
+  }
+  return out;
+}
+
+// ---------- Gemini's own format ----------
+
+export function geminiTools(defs: readonly ToolDefinition[]): NonNullable<GenerateContentRequest['tools']> {
+  return [{ functionDeclarations: defs.map((d) => ({ name: d.name, description: d.description, parametersJsonSchema: d.parameters })) }];
+}
+
+function pushContent(out: GeminiContent[], role: 'user' | 'model', parts: GeminiPart[]): void {
+  if (parts.length === 0) return;
+  const last = out[out.length - 1];
+  // Turns alternate: neighbours of the same role become one content.
+  if (last && last.role === role) last.parts.push(...parts);
+  else out.push({ role, parts });
+}
+
+/**
+ * The whole conversation as Gemini `contents` (stateless). A model step goes back with the
+ * thought signatures it came with (on its first function call, or on a text part): a thinking
+ * model refuses a tool round without them. Thought summaries are not sent back (only their
+ * signatures matter); tool results go as `functionResponse` parts, their images beside them.
+ */
+export function toGeminiContents(turns: readonly Turn[]): GeminiContent[] {
+  const out: GeminiContent[] = [];
+  const inline = (img: ImageAttachment): GeminiPart => ({ inlineData: { mimeType: img.mediaType, data: img.data } });
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const text = userText(turn);
+      pushContent(out, 'user', [...(text ? [{ text }] : []), ...turn.images.map(inline)]);
+      continue;
+    }
+    for (const step of sentSteps(turn)) {
+      const parts: GeminiPart[] = [];
+      if (step.text || step.textSignature) parts.push({ text: step.text, ...(step.textSignature ? { thoughtSignature: step.textSignature } : {}) });
+      for (const c of step.toolCalls) parts.push({ functionCall: { name: c.name, args: argsObject(c.args) }, ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}) });
+      pushContent(out, 'model', parts);
+      if (step.toolCalls.length > 0) {
+        pushContent(out, 'user', [
+          ...step.toolCalls.map((c): GeminiPart => ({ functionResponse: { name: c.name, response: c.isError || !c.result ? { error: c.result ?? NOT_RUN } : { output: c.result } } })),
+          ...resultImages(step.toolCalls).flatMap((x) => [{ text: x.label }, ...x.images.map(inline)]),
+        ]);
       }
     }
   }

@@ -597,6 +597,7 @@ export class ChatSession implements vscode.Disposable {
       reasoningBack: override.reasoningBack,
       imageInput: takesImages(model, override.imageInput),
       onNoResponsesRoute: () => this.services.noResponsesRoute(model),
+      onNoGeminiRoute: () => this.services.noGeminiRoute(model),
       contextWindow: this.windowOf(model),
       onContextWindow: (window) => {
         this.learnedWindows.set(model, window);
@@ -675,7 +676,12 @@ export class ChatSession implements vscode.Disposable {
   async pickModel(): Promise<void> {
     this.models = [];
     await this.loadModels();
-    const pick = await vscode.window.showQuickPick(this.models, { title: vscode.l10n.t('Chat model'), placeHolder: this.currentModel() });
+    // Each model with the wire format it would use (a Gemini model in its own format where the gateway offers it).
+    const pattern = chatSettings().pattern;
+    const formatNames: Record<string, string> = { messages: vscode.l10n.t('messages format'), responses: vscode.l10n.t('Responses format'), gemini: vscode.l10n.t("Gemini's own format") };
+    const items = this.models.map((label) => ({ label, description: formatNames[resolveFormat(label, 'auto', pattern, this.services.formatFacts(label))] }));
+    const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Chat model'), placeHolder: this.currentModel(), matchOnDescription: true });
+    const pick = chosen?.label;
     if (!pick) return;
     await this.context.workspaceState.update('modelGateway.chat.model', pick);
     await this.pushState();

@@ -34,7 +34,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private retries = 0;
 
   constructor(
-    private readonly services: GatewayFeature & CredentialSource & Pick<PriceSource, 'prices' | 'formatFactsReady' | 'noResponsesRoute'>,
+    private readonly services: GatewayFeature & CredentialSource & Pick<PriceSource, 'prices' | 'formatFactsReady' | 'noResponsesRoute' | 'noGeminiRoute'>,
     private readonly access: LmAccess,
   ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());
@@ -135,6 +135,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
         reasoningEffort: override.reasoningEffort,
         reasoningBack: override.reasoningBack,
         onNoResponsesRoute: () => this.services.noResponsesRoute(model.id),
+        onNoGeminiRoute: () => this.services.noGeminiRoute(model.id),
         toolChoice: options.toolMode === 2 ? 'required' : 'auto',
         signal: abort.signal,
         onEvent: (e) => {
