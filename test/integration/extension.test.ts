@@ -71,9 +71,14 @@ describe('Model Gateway in a real VS Code', () => {
 
   it('without an access token the tree offers to set one and lists the key\'s models', async () => {
     const rows = await children();
-    assert.match(label(rows[0].item), /Set the system access token/);
-    assert.equal(rows[0].item.command?.command, 'modelGateway.setAccessToken');
-    const models = await children(rows[1].node);
+    // The key's own row first (new-api names it from /api/usage/token; one-api's billing routes do not).
+    assert.equal(rows[0].node.kind, 'thisKey');
+    assert.equal(label(rows[0].item), config.profile === 'new-api' ? 'API key “demo”' : 'This API key');
+    assert.match(String(rows[0].item.description), /^unlimited · \$\d+\.\d\d used$/);
+    const offer = rows.find((r) => r.node.kind === 'message')!;
+    assert.match(label(offer.item), /set the system access token/);
+    assert.equal(offer.item.command?.command, 'modelGateway.setAccessToken');
+    const models = await children(rows.find((r) => r.node.kind === 'models')!.node);
     assert.ok(models.map((m) => label(m.item)).includes('gpt-4o-mini'));
   });
 
@@ -103,7 +108,10 @@ describe('Model Gateway in a real VS Code', () => {
     assert.match(String(rows[0].item.description), /^\$\d+\.\d\d/);
     const state = await testing.status.refresh();
     assert.ok(state.kind === 'connected' && state.balanceDollars !== undefined && state.username === 'demo');
-    const keys = await children(rows[1].node);
+    const row = (kind: string) => rows.find((r) => r.node.kind === kind)!;
+    // new-api offers a plan (the emulator's operator has one); one-api has none: no row.
+    assert.equal(rows.some((r) => r.node.kind === 'plan'), config.profile === 'new-api');
+    const keys = await children(row('keys').node);
     assert.ok(keys.some((k) => label(k.item) === 'demo'), 'the demo key is listed');
     const demo = keys.find((k) => label(k.item) === 'demo')!;
     assert.match(String(demo.item.description), /^in use here · sk-emul…0000 · unlimited · expires never$/, 'the key this extension uses is marked');
@@ -112,7 +120,7 @@ describe('Model Gateway in a real VS Code', () => {
     await vscode.commands.executeCommand('modelGateway.keys.disable', demo.node);
     assert.equal(testing.services.prompts.pendingAnswers(), 0, 'the question was asked');
     assert.equal(await vscode.commands.executeCommand('modelGateway.verifyKey'), true, 'the key in use still works');
-    const groups = await children(rows[2].node);
+    const groups = await children(row('models').node);
     assert.deepEqual(groups.map((g) => label(g.item)), ['Available to this account', 'All models']);
     assert.ok((await children(groups[1].node)).some((m) => label(m.item) === 'claude-sonnet-emu'));
   });
@@ -123,7 +131,7 @@ describe('Model Gateway in a real VS Code', () => {
     assert.ok(!('key' in created), 'a command never returns the secret');
     const findRow = async () => {
       const root = await children();
-      return (await children(root[1].node)).find((k) => label(k.item) === 'integration-key');
+      return (await children(root.find((r) => r.node.kind === 'keys')!.node)).find((k) => label(k.item) === 'integration-key');
     };
     const row = await until('the new key in the tree', findRow);
     assert.match(String(row.item.description), /\$2\.00 left · expires \d{4}-\d\d-\d\d/);
@@ -133,9 +141,10 @@ describe('Model Gateway in a real VS Code', () => {
     await vscode.commands.executeCommand('modelGateway.keys.enable', (await findRow())!.node);
     await until('enabled again', async () => (await findRow())?.item.contextValue === 'key.enabled');
     await vscode.commands.executeCommand('modelGateway.keys.filter', 'integration');
-    const filtered = await children((await children())[1].node);
+    const keysRow = async () => (await children()).find((r) => r.node.kind === 'keys')!;
+    const filtered = await children((await keysRow()).node);
     assert.deepEqual(filtered.map((k) => label(k.item)), ['integration-key']);
-    assert.match(String((await children())[1].item.description), /matching "integration"/);
+    assert.match(String((await keysRow()).item.description), /matching "integration"/);
     await vscode.commands.executeCommand('modelGateway.keys.clearFilter');
     // A caller's own id or look-alike row is not a row of the tree: the person is asked instead.
     await vscode.env.clipboard.writeText('');

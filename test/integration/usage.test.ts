@@ -131,10 +131,20 @@ describe('spend and usage in a real VS Code', () => {
     await testing.services.credentials.setAccessToken('', undefined);
     try {
       const keyOnly = await testing.usage.reload();
-      assert.ok(keyOnly && keyOnly.mode === 'key-only', 'without the access token: the billing routes only');
+      assert.ok(keyOnly);
       assert.equal(keyOnly.key?.unlimited, true, 'the demo key has no limit');
       assert.ok((keyOnly.key?.usedDollars ?? 0) > 0);
-      assert.match(keyOnly.source, /Set the system access token/);
+      if (config.profile === 'new-api') {
+        // new-api keeps a log per key: the key's own spend per day and calls, no access token needed.
+        assert.equal(keyOnly.mode, 'full');
+        assert.equal(keyOnly.scope, 'key');
+        assert.equal(keyOnly.keyName, 'demo');
+        assert.ok((keyOnly.recentCalls?.length ?? 0) > 0 && keyOnly.totalDollars > 0);
+        assert.match(keyOnly.source, /This API key's calls/);
+      } else {
+        assert.equal(keyOnly.mode, 'key-only', 'one-api: the billing routes only');
+        assert.match(keyOnly.source, /Set the system access token/);
+      }
     } finally {
       assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, config.demoUserId), true);
     }
