@@ -74,7 +74,7 @@ describe('Model Gateway in a real VS Code', () => {
     // The key's own row first (new-api names it from /api/usage/token; one-api's billing routes do not).
     assert.equal(rows[0].node.kind, 'thisKey');
     assert.equal(label(rows[0].item), config.profile === 'new-api' ? 'API key “demo”' : 'This API key');
-    assert.match(String(rows[0].item.description), /^unlimited · \$\d+\.\d\d used$/);
+    assert.match(String(rows[0].item.description), /^unlimited · \$\d+\.\d+ used$/);
     const offer = rows.find((r) => r.node.kind === 'message')!;
     assert.match(label(offer.item), /set the system access token/);
     assert.equal(offer.item.command?.command, 'modelGateway.setAccessToken');
