@@ -155,7 +155,8 @@ function render(r: UsageReport): void {
     ? `${r.keyName ? l10n.t('API key “{0}”', r.keyName) : l10n.t('This API key')} · ${r.key?.unlimited ? l10n.t('unlimited') : l10n.t('{0} left on the key', formatCost(r.key?.remainingDollars ?? 0))}`
     : `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
   const f = r.forecast;
-  const lasts = !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? l10n.t('< 1 day') : l10n.t('{0} days', Math.floor(f.daysLeft))) : l10n.t('No recent spend');
+  // An unlimited key never runs out, whatever it spends.
+  const lasts = keyScope && r.key?.unlimited ? l10n.t('Unlimited') : !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? l10n.t('< 1 day') : l10n.t('{0} days', Math.floor(f.daysLeft))) : l10n.t('No recent spend');
   const t = r.tokens;
   parts.push(
     h(

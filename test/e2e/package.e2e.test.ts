@@ -116,8 +116,8 @@ describe('the packaged .vsix', function () {
 
       // The Usage view's own bundle (usage.js, usage.css).
       await runPaletteCommand(page, 'Model Gateway: Show Usage and Spend');
-      // With an API key only, the view shows the key's own totals (its bundle drew them).
-      await webviewFrame(page, 'main#app', /Used on this key/);
+      // With an API key only, the view shows the key's own spend and calls (its bundle drew them).
+      await webviewFrame(page, 'main#app', /Recent calls/);
       await page.screenshot({ path: join(ARTIFACTS, 'packaged-vsix.png') });
 
       // Every later start: the shell's compiled code comes from the cache written after the first.
