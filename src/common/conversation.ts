@@ -305,8 +305,8 @@ export function titleFrom(text: string): string {
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New conversation';
 }
 
-/** Ids that name embedding, speech, image or video models, by the names gateways give them. */
-const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d/i;
+/** Ids that name embedding, speech, image, video or task models (new-api's `suno_music`, `mj_imagine`), by the names gateways give them. */
+const NON_CHAT = /embed|rerank|moderation|tts|whisper|transcribe|sora|veo|dall-e|imagegen|^V_\d|^suno_|^mj_|^swap_face$/i;
 
 /** Whether a model of the gateway's list is a chat model (offered in the chat and to VS Code). */
 export function isChatModel(id: string): boolean {

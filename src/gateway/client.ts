@@ -12,6 +12,8 @@ import { Rerank } from './resources/rerank';
 import { Responses } from './resources/responses';
 import { Gemini } from './resources/gemini';
 import { Videos } from './resources/videos';
+import { Suno } from './resources/suno';
+import { Midjourney } from './resources/midjourney';
 
 export interface GatewayClientOptions extends TransportOptions {
   /** Ask for a usage chunk at the end of chat streams (default true; some gateways reject it). */
@@ -38,6 +40,10 @@ export class GatewayClient {
   readonly moderations: Moderations;
   readonly audio: Audio;
   readonly videos: Videos;
+  /** new-api's Suno task routes (`/suno/submit/music`, `/suno/fetch/{id}`). */
+  readonly suno: Suno;
+  /** new-api's Midjourney task routes (`/mj/submit/*`, `/mj/task/{id}/fetch`). */
+  readonly midjourney: Midjourney;
   readonly imagegen: Imagegen;
   readonly account: Account;
   private readonly transport: Transport;
@@ -55,6 +61,8 @@ export class GatewayClient {
     this.moderations = new Moderations(this.transport);
     this.audio = new Audio(this.transport);
     this.videos = new Videos(this.transport, (ms, signal) => this.transport.wait(ms, signal));
+    this.suno = new Suno(this.transport, (ms, signal) => this.transport.wait(ms, signal));
+    this.midjourney = new Midjourney(this.transport, (ms, signal) => this.transport.wait(ms, signal));
     this.imagegen = new Imagegen(this.transport);
     this.account = new Account(this.transport);
   }

@@ -26,3 +26,5 @@ export { QUOTA_PER_DOLLAR, dollarsToQuota, formatDollars, maskKey, quotaToDollar
 export * from './resources/keyUsage';
 export * from './resources/wallet';
 export * from './resources/gemini';
+export * from './resources/suno';
+export * from './resources/midjourney';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { png } from '../emulator/media';
+import { png, pngSize, readMp3Text } from '../emulator/media';
 import { GatewayEmulator } from '../emulator/server';
 import { until } from '../wait';
 import { answerPrompt, reloadWindow, ROOT, runPaletteCommand } from '../vscode/harness';
@@ -147,5 +147,47 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     await runPaletteCommand(page, 'Model Gateway: Focus on Video Jobs View').catch(() => undefined);
     await jobRow.filter({ hasText: 'downloaded' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'media-video-jobs.png') });
+  });
+  it('music and a Midjourney grid end as files in the assets folder; the grid\'s U2 makes one upscaled image', async () => {
+    const generated = join(workspace, 'generated');
+    const filesLike = (re: RegExp) => (existsSync(generated) ? readdirSync(generated).filter((f) => re.test(f)) : []);
+    // A song from a description: the price asked first, then two clips saved and the player open.
+    await runPaletteCommand(page, 'Model Gateway: Generate Music');
+    await answerPrompt(page, 'Generate Music (1/3)', 'Describe the song');
+    await answerPrompt(page, 'Generate Music (2/3)', 'a calm song about the sea');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Generate music for \$0\.10/);
+    await dialog.getByRole('button', { name: 'Generate' }).click();
+    const songRow = page.getByRole('treeitem').filter({ hasText: 'a calm song about' });
+    await songRow.waitFor({ timeout: 30_000 });
+    emu.clock.advance(60_000);
+    const songs = await until('two clips of the song', () => (filesLike(/^music-.*\.mp3$/).length === 2 ? filesLike(/^music-.*\.mp3$/) : undefined), 60_000);
+    assert.ok(songs.every((f) => readMp3Text(readFileSync(join(generated, f)))?.text?.includes('a calm song about the sea')));
+    await page.locator('.tab', { hasText: /▶ music-/ }).first().waitFor({ timeout: 30_000 });
+    await songRow.filter({ hasText: 'downloaded' }).waitFor({ timeout: 30_000 });
+
+    // A Midjourney grid, then U2 from the notification's follow-up, each with its price.
+    await runPaletteCommand(page, 'Model Gateway: Midjourney: Imagine');
+    await answerPrompt(page, 'Midjourney: Imagine', 'a paper boat on a pond');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Imagine a grid of 4 images for \$0\.10/);
+    await dialog.getByRole('button', { name: 'Imagine' }).click();
+    await until('the Midjourney task at the gateway', () => [...emu.tasks.values()].some((t) => t.kind === 'mj'), 30_000);
+    emu.clock.advance(40_000);
+    const grid = await until('the grid', () => filesLike(/^mj-a-paper-boat-on-a-pond\.png$/)[0], 60_000);
+    assert.deepEqual(pngSize(readFileSync(join(generated, grid))), { width: 512, height: 512 });
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Midjourney grid ready' });
+    await toast.getByRole('button', { name: 'Upscale or Vary…' }).click();
+    await answerPrompt(page, 'Upscale or vary', 'U2');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /U2 for \$0\.05/);
+    await dialog.getByRole('button', { name: 'Go' }).click();
+    await until('the upscale at the gateway', () => [...emu.tasks.values()].some((t) => t.action === 'UPSCALE'), 30_000);
+    emu.clock.advance(40_000);
+    await until('the upscaled image', () => filesLike(/^mj-a-paper-boat-on-a-pond-u2\.png$/)[0], 60_000);
+    await runPaletteCommand(page, 'Model Gateway: Focus on Music and Midjourney View').catch(() => undefined);
+    await page.getByRole('treeitem').filter({ hasText: 'U2 · a paper boat' }).filter({ hasText: 'downloaded' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'media-music-midjourney.png') });
   });
 });

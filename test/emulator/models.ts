@@ -1,5 +1,5 @@
 /** Models the emulator serves. Ids are case-sensitive, as on a real gateway. */
-export type ModelKind = 'chat' | 'embedding' | 'rerank' | 'moderation' | 'speech' | 'transcription' | 'video';
+export type ModelKind = 'chat' | 'embedding' | 'rerank' | 'moderation' | 'speech' | 'transcription' | 'video' | 'task';
 
 export interface EmulatedModel {
   id: string;
@@ -70,6 +70,13 @@ export const MODELS: EmulatedModel[] = [
   other('sora-2', 'video', 50_000),
   other('sora-2-pro', 'video', 150_000),
   other('veo-3.1-fast-generate-preview', 'video', 75_000),
+  // new-api's task models, billed per call (Suno music and lyrics, Midjourney actions).
+  other('suno_music', 'task', 0),
+  other('suno_lyrics', 'task', 0),
+  other('mj_imagine', 'task', 0),
+  other('mj_variation', 'task', 0),
+  other('mj_reroll', 'task', 0),
+  other('mj_upscale', 'task', 0),
 ];
 
 export function findModel(id: unknown): EmulatedModel | undefined {

@@ -20,6 +20,7 @@ import { handleSpeech, handleTranscription } from './audio';
 import { ImageStudio, serveImage } from './imagegen';
 import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoints';
 import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
+import { handleMjFetch, handleMjSubmit, handleSunoFetch, handleSunoSubmit, serveMjImage, serveTaskAudio, type EmuTask } from './tasks';
 import { asText } from './values';
 import { StorageOrigin } from './storage';
 import { closeNow } from './net';
@@ -108,6 +109,8 @@ export class GatewayEmulator {
   clientClosedStreams = 0;
   readonly stats = { embeddingRequests: 0, embeddedInputs: 0 };
   readonly videos = new Map<string, VideoTaskState>();
+  /** new-api's music (Suno) and Midjourney tasks. */
+  readonly tasks = new Map<string, EmuTask>();
   readonly studio = new ImageStudio(() => this.url);
   /** Where downloads are redirected when `redirectDownloads` is on (real gateways use storage). */
   readonly storage = new StorageOrigin();
@@ -148,6 +151,13 @@ export class GatewayEmulator {
     route('POST', '/v1/audio/translations', handleTranscription('translate'));
     route('POST', '/v1/videos', handleVideoCreate);
     route('*', /^\/v1\/videos\/([^/]+)(?:\/(content))?$/, (ctx, [id, sub]) => handleVideo(ctx, id, sub));
+    route('POST', /^\/suno\/submit\/([^/]+)$/, (ctx, [action]) => handleSunoSubmit(ctx, action));
+    route('POST', '/suno/fetch', (ctx) => handleSunoFetch(ctx, undefined));
+    route('GET', /^\/suno\/fetch\/([^/]+)$/, (ctx, [id]) => handleSunoFetch(ctx, decodeURIComponent(id)));
+    route('GET', /^\/emu-audio\/([\w-]+)\.(mp3|png)$/, (ctx, [name, ext]) => serveTaskAudio(ctx, name, ext));
+    route('POST', /^\/mj\/submit\/([\w-]+)$/, (ctx, [what]) => handleMjSubmit(ctx, what));
+    route('GET', /^\/mj\/task\/([^/]+)\/fetch$/, (ctx, [id]) => handleMjFetch(ctx, decodeURIComponent(id)));
+    route('GET', /^\/mj\/image\/([^/]+)$/, (ctx, [id]) => serveMjImage(ctx, decodeURIComponent(id)));
     route('POST', /^\/imagegen\/v1\/imagegen-v3\/(generate|remix|edit|replace-background)$/, (ctx, [op]) => this.studio.handle(ctx, op, false));
     route('POST', /^\/imagegen\/(generate|edit|remix|upscale|describe)$/, (ctx, [op]) => this.studio.handle(ctx, op, true));
     route('GET', /^\/emu-images\/([0-9a-f]+)\.png$/, (ctx, [id]) => serveImage(ctx, this.studio, id));

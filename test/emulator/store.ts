@@ -149,6 +149,18 @@ export class Store {
     });
   }
 
+  /** Gives quota back to a key and its user (new-api's refund of a failed task: no consumption log). */
+  refund(key: EmuKey, quota: number): void {
+    const q = Math.max(0, Math.ceil(quota));
+    const user = this.users.get(key.userId);
+    if (user) {
+      user.quota += q;
+      user.usedQuota -= q;
+    }
+    if (!key.unlimitedQuota) key.remainQuota += q;
+    key.usedQuota -= q;
+  }
+
   /**
    * Past usage for a user's keys over the `days` before today, billed as the relay would (so the
    * balance goes down by the same amount): a few chat, embedding and image calls a day, varying by

@@ -6,6 +6,7 @@
  * `controller/log.go`, `controller/usedata.go`, `model/usedata.go`, `model/pricing.go`,
  * `controller/billing.go`.
  */
+import { TASK_MODEL_PRICES } from './tasks';
 import type { Ctx } from './server';
 import { sendJson } from './server';
 import type { EmuLog, EmuUser } from './store';
@@ -161,6 +162,8 @@ export function handlePricing(ctx: Ctx): void {
       supported_endpoint_types: m.endpoints ?? (m.kind !== 'chat' ? [m.kind] : /claude/.test(m.id) ? ['anthropic', 'openai'] : ['openai']),
     };
     if (m.kind === 'chat' && !unpriced) Object.assign(row, { cache_ratio: 0.1, create_cache_ratio: 1.25 });
+    // Task models are priced per call (quota_type 1, model_price in dollars), as new-api lists them.
+    if (m.kind === 'task') Object.assign(row, { quota_type: 1, model_price: TASK_MODEL_PRICES[m.id] ?? 0, supported_endpoint_types: [] });
     // Per-unit models (speech characters, transcription seconds, video seconds) bill their own
     // way; the emulator lists them without a token price (quota_type 0, ratio 0: no token price).
     return row;

@@ -24,6 +24,30 @@ export const MEDIA_TOOL_DEFINITIONS: ToolDefinition[] = [
     parameters: { type: 'object', properties: { path: { type: 'string', description: 'Workspace-relative path of the audio file' } }, required: ['path'] },
   },
   {
+    name: 'generate_music',
+    description:
+      'Starts a song (Suno, where the gateway offers it): from a description, or from lyrics with a style and a title. Two clips are saved as MP3s into the assets folder in about a minute; this returns at once with the job. Paid per song.',
+    kind: 'write',
+    parameters: {
+      type: 'object',
+      properties: {
+        description: { type: 'string', description: 'What the song is about, its mood and genre (Suno writes the lyrics). Give this or lyrics.' },
+        lyrics: { type: 'string', description: 'The lyrics, [Verse]/[Chorus] marking the parts' },
+        style: { type: 'string', description: 'With lyrics: the style (genre, instruments, voice)' },
+        title: { type: 'string' },
+        instrumental: { type: 'boolean', description: 'No vocals' },
+      },
+      required: [],
+    },
+  },
+  {
+    name: 'midjourney_imagine',
+    description:
+      'Starts a Midjourney grid of four images from a prompt (where the gateway offers Midjourney). The grid is saved as a PNG into the assets folder in about a minute; the person can then upscale or vary one. Returns at once with the job. Paid per grid.',
+    kind: 'write',
+    parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt; Midjourney parameters such as --ar 16:9 at the end' } }, required: ['prompt'] },
+  },
+  {
     name: 'moderate_text',
     description: "Checks a text with the gateway's moderation model and returns the flagged categories, if any.",
     kind: 'write',

@@ -14,12 +14,27 @@ import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { ASPECTS, MEDIA_TOOL_DEFINITIONS as DEFINITIONS } from '../core/mediaDefinitions';
 import { assetsFolder, slug, uniquePath } from './shared';
 import { counted } from '../../shell/listeners';
+import type { TaskJobs } from './taskJobs';
+import { perCallPrice } from './taskCommands';
+
+/** Suno's limits (the gateway client's, repeated: the client bundle loads lazily). */
+const SUNO_LIMITS = { description: 500, lyrics: 5000, tags: 200, title: 80 } as const;
 
 const Args = {
   generate_image: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(4000)), aspect_ratio: z.optional(z.enum(ASPECTS)) }),
   text_to_speech: z.object({ text: z.string().check(z.minLength(1), z.maxLength(MAX_SPEECH_INPUT)), voice: z.optional(z.string()) }),
   transcribe_audio: z.object({ path: z.string().check(z.minLength(1)) }),
   moderate_text: z.object({ text: z.string().check(z.minLength(1), z.maxLength(32_000)) }),
+  generate_music: z
+    .object({
+      description: z.optional(z.string().check(z.maxLength(SUNO_LIMITS.description))),
+      lyrics: z.optional(z.string().check(z.maxLength(SUNO_LIMITS.lyrics))),
+      style: z.optional(z.string().check(z.maxLength(SUNO_LIMITS.tags))),
+      title: z.optional(z.string().check(z.maxLength(SUNO_LIMITS.title))),
+      instrumental: z.optional(z.boolean()),
+    })
+    .check(z.refine((a) => !!(a.description?.trim() || a.lyrics?.trim()), { message: 'give description or lyrics' })),
+  midjourney_imagine: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(4000)) }),
 };
 type MediaTool = keyof typeof Args;
 
@@ -34,7 +49,10 @@ export class MediaTools implements ToolSource, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = counted('mediaTools.onDidChange', this.changed.event);
 
-  constructor(private readonly services: PricedFeature) {}
+  constructor(
+    private readonly services: PricedFeature,
+    private readonly taskJobs: TaskJobs,
+  ) {}
 
   dispose(): void {
     this.changed.dispose();
@@ -56,6 +74,11 @@ export class MediaTools implements ToolSource, vscode.Disposable {
   private async price(name: MediaTool, args: Record<string, unknown>): Promise<string> {
     const gw = loadGateway();
     const settings = this.services.settings().defaultModels;
+    if (name === 'generate_music' || name === 'midjourney_imagine') {
+      const model = name === 'generate_music' ? 'suno_music' : 'mj_imagine';
+      const dollars = await perCallPrice(this.services, model);
+      return dollars !== undefined ? vscode.l10n.t('{0} ({1})', formatCost(dollars), model) : vscode.l10n.t('the price the gateway sets for {0} (not published)', model);
+    }
     if (name === 'generate_image') return vscode.l10n.t('{0} (one V3 image)', formatCost(gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT', num_images: 1 }) ?? 0));
     const model = name === 'text_to_speech' ? settings.speech : name === 'transcribe_audio' ? settings.transcription : 'omni-moderation-latest';
     const book = await this.services.prices.book().catch(() => undefined);
@@ -135,6 +158,24 @@ export class MediaTools implements ToolSource, vscode.Disposable {
         const model = defaults.transcription || 'whisper-1';
         const result = await client.audio.transcriptions.create({ file: audio!, model, response_format: 'text' }, { signal });
         return typeof result === 'string' ? result : JSON.stringify(result);
+      }
+      case 'generate_music': {
+        await folder('songs');
+        const lyrics = (args.lyrics as string | undefined)?.trim();
+        const request = lyrics
+          ? { prompt: lyrics, tags: (args.style as string | undefined) ?? 'pop', title: args.title as string | undefined, make_instrumental: false }
+          : { gpt_description_prompt: String(args.description), make_instrumental: args.instrumental === true };
+        const id = await client.suno.music(request, { signal });
+        const title = (args.title as string | undefined) ?? (lyrics ? lyrics.split('\n')[0] : String(args.description)).slice(0, 60);
+        await this.taskJobs.add({ kind: 'music', id, prompt: lyrics ?? String(args.description), title, createdAt: Date.now(), status: 'SUBMITTED', files: [] });
+        return `Started the song "${title}" (task ${id}). Its two clips are saved as MP3s into the assets folder in about a minute; the Music and Midjourney view shows the progress. Do not start it again.`;
+      }
+      case 'midjourney_imagine': {
+        await folder('images');
+        const prompt = String(args.prompt);
+        const id = await client.midjourney.imagine({ prompt }, { signal });
+        await this.taskJobs.add({ kind: 'midjourney', id, prompt, action: 'IMAGINE', createdAt: Date.now(), status: 'SUBMITTED', files: [] });
+        return `Started the Midjourney grid (task ${id}). It is saved as a PNG into the assets folder in about a minute; the person can then upscale or vary one image from the Music and Midjourney view. Do not start it again.`;
       }
       case 'moderate_text': {
         const r = await client.moderations.create({ input: String(args.text) }, { signal });

@@ -230,6 +230,8 @@ export function parseErrorBody(text: string): ParsedErrorBody {
     }
     if (typeof err === 'string') return { message: err, requestId };
     if (typeof o.message === 'string') return { message: o.message, code: asString(o.code), requestId };
+    // midjourney-proxy's refusals, as new-api relays them: `{description, type:"upstream_error", code: 4}`.
+    if (typeof o.description === 'string') return { message: o.description.trim(), type: asString(o.type), code: asString(o.code), requestId };
   }
   return { message: typeof text === 'string' ? text.slice(0, 500) : '' };
 }
