@@ -29,6 +29,9 @@ export interface UserTurn {
   at: number;
   /** Only in what is sent: the summary of condensed turns, followed by a cache breakpoint. */
   pinned?: boolean;
+  /** Only in what is sent: the server's compaction of the condensed turns, read in the Responses format by `serverModel`. */
+  serverItems?: unknown[];
+  serverModel?: string;
 }
 
 export type ToolCallStatus = 'running' | 'awaiting-approval' | 'done' | 'error' | 'rejected' | 'not-run';
@@ -234,6 +237,12 @@ export interface Condensation {
   model: string;
   manual: boolean;
   at: number;
+  /**
+   * Where the gateway compacted the turns (`/v1/responses/compact`): its output, opaque, sent in
+   * place of the summary to the same model in the Responses format. `summary` is then an excerpt
+   * of the covered turns, for any other model or format.
+   */
+  serverItems?: unknown[];
 }
 
 /**
@@ -261,6 +270,8 @@ export interface FormatFacts {
   noResponsesRoute?: boolean;
   /** This gateway answered 404 for `/v1beta/models/…` (Gemini's own format). */
   noGeminiRoute?: boolean;
+  /** This gateway answered 404 for `/v1/responses/compact`: condensing asks the model for a summary. */
+  noCompactRoute?: boolean;
 }
 
 /**

@@ -22,6 +22,9 @@ const NO_RESPONSES_ROUTE = 'modelGateway.noResponsesRoute';
 /** Base URLs of gateways that answered 404 for Gemini's `/v1beta` (kept in global state). */
 const NO_GEMINI_ROUTE = 'modelGateway.noGeminiRoute';
 
+/** Base URLs of gateways that answered 404 for `/v1/responses/compact` (kept in global state). */
+const NO_COMPACT_ROUTE = 'modelGateway.noCompactRoute';
+
 /** Base URLs of gateways that refused `stream_options` (kept in global state). */
 const STREAM_OPTIONS_REFUSED = 'modelGateway.refusesStreamOptions';
 
@@ -73,6 +76,7 @@ export interface PriceSource {
   formatFactsReady(model: string): Promise<FormatFacts>;
   noResponsesRoute(model: string): void;
   noGeminiRoute(model: string): void;
+  noCompactRoute(model: string): void;
 }
 
 /** The redacted log, and the notices shown (kept for the tests and support). */
@@ -246,6 +250,7 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
       endpoints: this.prices.latest?.endpoints(model),
       noResponsesRoute: (this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? []).includes(base),
       noGeminiRoute: (this.context.globalState.get<string[]>(NO_GEMINI_ROUTE) ?? []).includes(base),
+      noCompactRoute: (this.context.globalState.get<string[]>(NO_COMPACT_ROUTE) ?? []).includes(base),
     };
   }
 
@@ -272,6 +277,14 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const message = vscode.l10n.t('This gateway has no /v1beta (Gemini\'s own format, HTTP 404): {0} goes by chat completions instead, now and in later chats.', model);
     this.log.warn(message);
     this.recordNotice('warning', message);
+  }
+
+  /** The gateway in use answered 404 for `/v1/responses/compact`: condensing asks the model for a summary from now on (said in the log only: nothing is lost). */
+  noCompactRoute(model: string): void {
+    const base = this.normalizedBaseUrl();
+    const known = this.context.globalState.get<string[]>(NO_COMPACT_ROUTE) ?? [];
+    if (!known.includes(base)) void this.context.globalState.update(NO_COMPACT_ROUTE, [...known, base]);
+    this.log.info(`This gateway has no /v1/responses/compact (HTTP 404): ${model}'s conversations are condensed by a summary the model writes, now and later.`);
   }
 
   /** The gateway in use answered 404 for `/v1/responses`: its models fall back to chat completions from now on. */

@@ -27,6 +27,14 @@ function unseal(v: unknown): boolean {
   const [body, mac] = v.split('.');
   return !!body && mac === createHash('sha256').update(SEAL + body).digest('base64url').slice(0, 16);
 }
+/** The text a sealed item carries (after `unseal` said it is ours). */
+function sealedText(v: string): string {
+  try {
+    return asText((JSON.parse(Buffer.from(v.split('.')[0], 'base64').toString('utf8')) as Json).t);
+  } catch {
+    return '';
+  }
+}
 
 function partsText(content: unknown): { text: string; images: number } {
   if (typeof content === 'string') return { text: content, images: 0 };
@@ -44,6 +52,8 @@ interface Parsed {
   turns: Turn[];
   tokens: number;
   problem?: string;
+  /** The texts of compaction items read. */
+  compacted?: string[];
 }
 
 /** Input items into the planner's turns; checks the reasoning model's item order. */
@@ -53,6 +63,7 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
   const names = new Map<string, string>();
   let tokens = estimateTokens(asText(instructions));
   let reasoningSinceUser = false;
+  const compacted: string[] = [];
   for (const [i, item] of items.entries()) {
     const type = item.type ?? 'message';
     if (type === 'message') {
@@ -72,6 +83,11 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
     } else if (type === 'reasoning') {
       if (!unseal(item.encrypted_content)) return { turns, tokens, problem: `Item at input[${i}] of type 'reasoning' has encrypted_content that could not be verified.` };
       reasoningSinceUser = true;
+    } else if (type === 'compaction') {
+      // What /v1/responses/compact made: the model reads what it kept (counted), nothing else.
+      if (!unseal(item.encrypted_content)) return { turns, tokens, problem: `Item at input[${i}] of type 'compaction' has encrypted_content that could not be verified.` };
+      tokens += estimateTokens(sealedText(item.encrypted_content as string));
+      compacted.push(sealedText(item.encrypted_content as string));
     } else if (type === 'function_call') {
       // OpenAI's rule: an output item sent back by id needs the reasoning item that came before it.
       if (reasoningModel && item.id !== undefined && !reasoningSinceUser) {
@@ -94,10 +110,10 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
       if (last?.role === 'user' && last.toolResults.length > 0) last.toolResults.push(result);
       else turns.push({ role: 'user', text: '', images: 0, toolResults: [result], toolCalls: [] });
     } else {
-      return { turns, tokens, problem: `Invalid value: '${asText(type)}'. Supported values are: 'message', 'function_call', 'function_call_output' and 'reasoning'.` };
+      return { turns, tokens, problem: `Invalid value: '${asText(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning' and 'compaction'.` };
     }
   }
-  return { turns, tokens };
+  return { turns, tokens, compacted };
 }
 
 function toolChoiceOf(v: unknown): ToolChoice | undefined {
@@ -231,4 +247,40 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   }
   if (!(await send('response.completed', { response: response('completed', output, true) }))) return;
   writer.end();
+}
+
+/**
+ * `POST /v1/responses/compact` (OpenAI's; new-api relays it for Responses models, older new-api and
+ * one-api answer 404): the input's user messages kept as they were, then one `compaction` item whose
+ * sealed content holds what the assistant's part came to (about a fifth of it). Billed as a
+ * response: the input, and the compaction as output.
+ */
+export function handleResponsesCompact(ctx: Ctx): void {
+  const { emu, res } = ctx;
+  if (emu.profile !== 'new-api' || !emu.offersCompaction) {
+    return sendJson(res, 404, { error: { message: `Invalid URL (POST ${ctx.path})`, type: 'invalid_request_error', param: '', code: '' } });
+  }
+  const begun = emu.beginJson(ctx, 'chat');
+  if (!begun) return;
+  const { body, model, auth } = begun;
+  if (!model.endpoints?.includes('openai-response')) return openAiError(res, 400, `The model ${model.id} does not support compaction.`, 'invalid_request_error', 'unsupported_model');
+  if (body.input === undefined) return openAiError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter');
+  const parsed = toTurns(body.input, body.instructions, false);
+  if (parsed.problem) return openAiError(res, 400, parsed.problem, 'invalid_request_error', 'invalid_request_error');
+  const items: Json[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input as Json[]);
+  const kept = items.filter((i) => (i.type ?? 'message') === 'message' && i.role === 'user').map((i) => ({ type: 'message', role: 'user', content: typeof i.content === 'string' ? [{ type: 'input_text', text: i.content }] : i.content }));
+  const assistantPart = [
+    ...(parsed.compacted ?? []),
+    ...parsed.turns.flatMap((t) => (t.role === 'assistant' ? [t.text, ...t.toolCalls.map((n) => `called ${n}`)] : t.toolResults.map((r) => `${r.name}: ${r.content}`))),
+  ].join('\n');
+  const facts = assistantPart.slice(0, Math.max(200, Math.floor(assistantPart.length / 5)));
+  const outputTokens = estimateTokens(facts);
+  emu.store.spend(auth.key, (parsed.tokens + outputTokens * 4) * model.ratio, { model: model.id, prompt: parsed.tokens, completion: outputTokens });
+  sendJson(res, 200, {
+    id: `resp_${randomBytes(16).toString('hex')}`,
+    object: 'response.compaction',
+    created_at: Math.floor(emu.clock.now() / 1000),
+    output: [...kept, { id: `cmp_${randomBytes(12).toString('hex')}`, type: 'compaction', encrypted_content: seal(facts) }],
+    usage: { input_tokens: parsed.tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: parsed.tokens + outputTokens },
+  });
 }

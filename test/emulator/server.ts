@@ -5,7 +5,7 @@ import { authorize, keyFromRequest, type AuthResult } from './auth';
 import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
 import { Faults, type Fault, type FaultRule } from './faults';
-import { handleResponses } from './responses';
+import { handleResponses, handleResponsesCompact } from './responses';
 import { handleGemini, handleGeminiModels } from './gemini';
 import { fillTheMiddle, handleCompletions } from './fim';
 import { handleMessages } from './messages';
@@ -109,6 +109,8 @@ export class GatewayEmulator {
   clientClosedStreams = 0;
   readonly stats = { embeddingRequests: 0, embeddedInputs: 0 };
   readonly videos = new Map<string, VideoTaskState>();
+  /** Whether `/v1/responses/compact` is served (new-api releases before it answer 404). */
+  offersCompaction = true;
   /** new-api's music (Suno) and Midjourney tasks. */
   readonly tasks = new Map<string, EmuTask>();
   readonly studio = new ImageStudio(() => this.url);
@@ -140,6 +142,7 @@ export class GatewayEmulator {
     route('POST', '/v1/chat/completions', handleChatCompletions);
     route('POST', '/v1/messages', handleMessages);
     route('POST', '/v1/responses', handleResponses);
+    route('POST', '/v1/responses/compact', handleResponsesCompact);
     route('GET', '/v1beta/models', handleGeminiModels);
     route('POST', /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/, (ctx, [model, action]) => handleGemini(ctx, decodeURIComponent(model), action === 'streamGenerateContent'));
     route('POST', '/v1/completions', handleCompletions);

@@ -126,7 +126,7 @@ export function stubFor(c: ToolCallRecord): string {
 export const SUMMARY_HEADING = '[The conversation before this point was condensed to fit the context window. Summary:]';
 
 function summaryTurn(c: Condensation): UserTurn {
-  return { id: `${c.id}-summary`, role: 'user', text: `${SUMMARY_HEADING}\n\n${c.summary}`, images: [], context: [], at: c.at, pinned: true };
+  return { id: `${c.id}-summary`, role: 'user', text: `${SUMMARY_HEADING}\n\n${c.summary}`, images: [], context: [], at: c.at, pinned: true, ...(c.serverItems ? { serverItems: c.serverItems, serverModel: c.model } : {}) };
 }
 
 /** Where a condensation's cut falls in `turns`: the turn index and the steps of it covered (undefined: all). */

@@ -5,10 +5,11 @@
  * the stable start of the prompt with its own cache breakpoint (`wire.ts`).
  */
 import type { GatewayClient } from '../../gateway/client';
-import { promptLimit, turnsToSummarise, type Cut } from './budget';
+import { promptLimit, SUMMARY_HEADING, turnsToSummarise, type Cut } from './budget';
 import { newId, type Condensation, type Turn, type WireFormat } from '../../common/conversation';
 import { tokensOf } from './tokens';
-import { userText } from './wire';
+import { toResponsesInput, userText } from './wire';
+import type { ResponseInputItem } from '../../gateway/resources/responses';
 
 export const SUMMARY_INSTRUCTIONS = [
   "You condense a coding assistant's conversation so that the assistant can carry on without the original messages.",
@@ -74,6 +75,12 @@ export interface CondenseOptions {
   window: number;
   manual: boolean;
   signal?: AbortSignal;
+  /**
+   * Responses models: compact on the server (`/v1/responses/compact`) where the gateway has it
+   * (cheaper than a summary written by the model, and what the model knew, encrypted reasoning
+   * included, is kept). `onNoRoute` hears of a 404, after which the summary is asked for.
+   */
+  serverCompaction?: { onNoRoute: () => void; onFailed?: (message: string) => void };
 }
 
 /** What the summary request cost, as the gateway counted it (0s when it did not say). */
@@ -82,9 +89,61 @@ export interface CondenseUsage {
   output: number;
 }
 
-/** Asks the model for a summary of what `cut` covers; throws the gateway's error if it fails. */
+/** The excerpt a compacted condensation keeps as its text, for models that cannot read the compaction. */
+const EXCERPT_TOKENS = 1_500;
+
+/**
+ * The gateway compacts the covered turns (after the previous condensation, in its compacted or
+ * its text form). Undefined when the gateway has no such route (404, reported) or refuses the
+ * request (reported; the summary is asked for instead).
+ */
+async function compactOnServer(o: CondenseOptions, covered: readonly Turn[]): Promise<{ items: unknown[]; usage: CondenseUsage } | undefined> {
+  const before: ResponseInputItem[] = !o.current
+    ? []
+    : o.current.serverItems && o.current.model === o.model
+      ? (o.current.serverItems as ResponseInputItem[])
+      : [{ role: 'user', content: `${SUMMARY_HEADING}\n\n${o.current.summary}` }];
+  try {
+    const reply = await o.client.responses.compact({ model: o.model, input: [...before, ...toResponsesInput(covered, o.model)] }, { signal: o.signal });
+    if (!reply.output.some((i) => i.type === 'compaction')) throw new Error('the gateway answered without a compaction item');
+    return { items: reply.output, usage: { input: reply.usage?.input_tokens ?? 0, output: reply.usage?.output_tokens ?? 0 } };
+  } catch (err) {
+    if (o.signal?.aborted) throw err;
+    // By name: the gateway's classes live in its own bundle, loaded on first use.
+    if ((err as { name?: string })?.name === 'NotFoundError') o.serverCompaction?.onNoRoute();
+    else o.serverCompaction?.onFailed?.(err instanceof Error ? err.message : String(err));
+    return undefined;
+  }
+}
+
+/**
+ * Condenses what `cut` covers: compacted by the gateway for a Responses model where it can, else
+ * summarised by the model. Throws the gateway's error if the summary fails.
+ */
 export async function condense(o: CondenseOptions): Promise<{ condensation: Condensation; usage: CondenseUsage }> {
   const covered = turnsToSummarise(o.turns, o.cut, o.current);
+  if (o.format === 'responses' && o.serverCompaction) {
+    const compacted = await compactOnServer(o, covered);
+    if (compacted) {
+      const excerpt = transcriptFor(covered, o.current?.summary, EXCERPT_TOKENS);
+      const kept = compacted.items.filter((i) => (i as { type?: string }).type !== 'compaction');
+      return {
+        condensation: {
+          id: newId('k'),
+          summary: excerpt,
+          serverItems: compacted.items,
+          ...o.cut,
+          tokensBefore: tokensOf(transcriptOf(covered, Infinity).join('\n\n')) + (o.current?.tokensAfter ?? 0),
+          // What the model reads: the kept messages and the compaction (its size as the gateway billed it).
+          tokensAfter: tokensOf(JSON.stringify(kept)) + compacted.usage.output,
+          model: o.model,
+          manual: o.manual,
+          at: Date.now(),
+        },
+        usage: compacted.usage,
+      };
+    }
+  }
   const maxTokens = Math.max(256, Math.min(2_000, Math.floor(o.window * 0.08)));
   const budget = promptLimit(o.window, maxTokens) - tokensOf(SUMMARY_INSTRUCTIONS) - 200;
   const transcript = transcriptFor(covered, o.current?.summary, budget);

@@ -2,7 +2,7 @@ import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { newId, type AssistantTurn, type Condensation, type Step, type ToolCallRecord, type Turn, type TurnError, type Usage, type WireFormat } from '../../common/conversation';
 import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse, type Fitted } from './budget';
-import { condense } from './condense';
+import { condense, type CondenseOptions } from './condense';
 import { scaleFromUsage } from './tokens';
 import { ThinkTagSplitter } from './thinkTags';
 import { chatTools, geminiTools, messagesTools, responsesTools, toChatMessages, toGeminiContents, toMessagesRequest, toResponsesInput } from './wire';
@@ -67,6 +67,8 @@ export interface RunOptions {
   onNoResponsesRoute?: () => void;
   /** Called when the gateway has no `/v1beta` route (Gemini's own format): the turn goes on by chat completions. */
   onNoGeminiRoute?: () => void;
+  /** Responses models: condense by the gateway's compaction where it has one (`condense.ts`). */
+  serverCompaction?: CondenseOptions['serverCompaction'];
   /** Chat completions: send a tool round's reasoning back (`toChatMessages`); the user's per-model override. */
   reasoningBack?: boolean;
   /** False: the model takes no images, and tool results' images are not sent (their text names them). */
@@ -172,7 +174,7 @@ async function prepare(o: RunOptions & { contextWindow: number }, history: reado
     const cut = condenseCut(history, limit, o.condensation, o.tokenScale);
     if (cut) {
       try {
-        const made = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal });
+        const made = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal, serverCompaction: o.serverCompaction });
         o.condensation = made.condensation;
         // The summary request is part of what the turn cost.
         o.turn.usage.input += made.usage.input;
@@ -376,7 +378,7 @@ async function streamResponses(o: RunOptions, step: Step, history: readonly Turn
   const stream = o.client.responses.stream(
     {
       model: o.model,
-      input: toResponsesInput(history),
+      input: toResponsesInput(history, o.model),
       ...(o.system ? { instructions: o.system } : {}),
       ...(defs.length > 0 ? { tools: responsesTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
       ...(o.maxTokens ? { max_output_tokens: o.maxTokens } : {}),

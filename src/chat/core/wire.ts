@@ -190,11 +190,17 @@ export function responsesTools(defs: readonly ToolDefinition[]): ResponseFunctio
 /**
  * The whole conversation as Responses input items (stateless: `store: false`, nothing kept on the
  * server). A tool step sends back its reasoning items (encrypted) before its calls, as reasoning
- * models require; the system prompt goes as `instructions`.
+ * models require; the system prompt goes as `instructions`. Turns the gateway compacted go as its
+ * compaction output when the model is the one that compacted them (the items are opaque and tied
+ * to it), else as the summary's text.
  */
-export function toResponsesInput(turns: readonly Turn[]): ResponseInputItem[] {
+export function toResponsesInput(turns: readonly Turn[], model?: string): ResponseInputItem[] {
   const out: ResponseInputItem[] = [];
   for (const turn of turns) {
+    if (turn.role === 'user' && turn.pinned && turn.serverItems && turn.serverModel === model) {
+      out.push(...(turn.serverItems as ResponseInputItem[]));
+      continue;
+    }
     if (turn.role === 'user') {
       const text = userText(turn);
       if (turn.images.length === 0) out.push({ role: 'user', content: text });

@@ -9,9 +9,9 @@ import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
 import { DiffApprover } from './approvals';
-import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, takesImages, titleFrom, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
+import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, takesImages, titleFrom, type AssistantTurn, type Condensation, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
 import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
-import { condense } from '../core/condense';
+import { condense, type CondenseOptions } from '../core/condense';
 import { runTurn, type TurnLimit } from '../core/engine';
 import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
 import { userText } from '../core/wire';
@@ -211,7 +211,7 @@ export class ChatSession implements vscode.Disposable {
       busy: !!this.running,
       conversations: conversations.map((c) => ({ id: c.id, title: c.title, updatedAt: c.updatedAt })),
       conversation: this.conversation
-        ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns.map(viewTurn), condensations: this.conversation.condensations ?? [] }
+        ? { id: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns.map(viewTurn), condensations: (this.conversation.condensations ?? []).map(viewCondensation) }
         : undefined,
       fixes,
       pendingApprovals: this.approver.list(),
@@ -271,6 +271,15 @@ export class ChatSession implements vscode.Disposable {
     this.post({ type: 'restore-draft', text, images, context, reason });
   }
 
+  /** The gateway's compaction for a Responses model, unless this gateway answered 404 for it before. */
+  private serverCompaction(model: string): CondenseOptions['serverCompaction'] {
+    if (this.services.formatFacts(model).noCompactRoute) return undefined;
+    return {
+      onNoRoute: () => this.services.noCompactRoute(model),
+      onFailed: (message) => this.services.log.warn(`chat: the gateway could not compact the conversation (${redact(message)}); the model summarises it instead`),
+    };
+  }
+
   /**
    * Condense by hand: the model summarises all but the newest exchange (or the only one); from then
    * on the summary is sent in their place. The turns stay on screen and on disk, with the summary
@@ -297,6 +306,7 @@ export class ChatSession implements vscode.Disposable {
         current: activeCondensation(c),
         window: this.windowOf(model),
         manual: true,
+        serverCompaction: this.serverCompaction(model),
       });
       (c.condensations ??= []).push(condensation);
       c.updatedAt = Date.now();
@@ -598,6 +608,7 @@ export class ChatSession implements vscode.Disposable {
       imageInput: takesImages(model, override.imageInput),
       onNoResponsesRoute: () => this.services.noResponsesRoute(model),
       onNoGeminiRoute: () => this.services.noGeminiRoute(model),
+      serverCompaction: this.serverCompaction(model),
       contextWindow: this.windowOf(model),
       onContextWindow: (window) => {
         this.learnedWindows.set(model, window);
@@ -708,4 +719,11 @@ function filesInPlay(editor: vscode.TextEditor | undefined, question: Conversati
     }
   }
   return [...files];
+}
+
+/** A condensation as the view shows it: the gateway's compaction output (opaque, often large) stays on the host. */
+function viewCondensation(c: Condensation): Omit<Condensation, 'serverItems'> {
+  const shown: Condensation = { ...c };
+  delete shown.serverItems;
+  return shown;
 }

@@ -34,7 +34,9 @@ const FunctionCallItem = z.looseObject({ type: z.literal('function_call'), call_
 const FunctionCallOutputItem = z.looseObject({ type: z.literal('function_call_output'), call_id: z.string().min(1), output: z.string() });
 const SummaryText = z.looseObject({ type: z.literal('summary_text'), text: z.string() });
 const ReasoningItem = z.looseObject({ type: z.literal('reasoning'), id: z.string().optional(), summary: z.array(SummaryText), encrypted_content: z.string().nullable().optional() });
-const InputItem = z.union([FunctionCallItem, FunctionCallOutputItem, ReasoningItem, MessageItem]);
+/** What `/v1/responses/compact` returns in place of older items: opaque, only the Responses format reads it. */
+const CompactionItem = z.looseObject({ type: z.literal('compaction'), id: z.string().optional(), encrypted_content: z.string().min(1) });
+const InputItem = z.union([FunctionCallItem, FunctionCallOutputItem, ReasoningItem, CompactionItem, MessageItem]);
 
 const FunctionTool = z.looseObject({
   type: z.literal('function'),
@@ -66,6 +68,24 @@ export const ResponseCreateSchema = z
   });
 export type ResponseCreateRequest = z.input<typeof ResponseCreateSchema>;
 export type ResponseInputItem = z.input<typeof InputItem>;
+
+/** `POST /v1/responses/compact` (OpenAI's; new-api relays it as `OpenAIResponsesCompactionRequest`). */
+export const CompactRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([z.string().min(1), z.array(InputItem).min(1)]),
+  instructions: z.string().optional(),
+  previous_response_id: z.string().optional(),
+});
+export type CompactRequest = z.input<typeof CompactRequestSchema>;
+
+const CompactionSchema = z.looseObject({
+  id: z.string(),
+  object: z.string().optional(),
+  /** The compacted window: the user messages kept, then one `compaction` item; sent as the next request's input. */
+  output: z.array(z.looseObject({ type: z.string().optional() })).min(1),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }).nullish(),
+});
+export type Compaction = z.output<typeof CompactionSchema>;
 export type ResponseFunctionTool = z.input<typeof FunctionTool>;
 
 // ---------- response ----------
@@ -236,6 +256,17 @@ export class Responses {
     const req = validateRequest(ResponseCreateSchema, { ...body, stream: false });
     const { data } = await this.transport.json({ method: 'POST', path: '/v1/responses', auth: 'bearer', json: req, signal: opts.signal });
     return parseResponse(ResponseSchema, data, 'a response');
+  }
+
+  /**
+   * Compacts a conversation on the server: the items in, a shorter window out (the user messages
+   * and one opaque `compaction` item that keeps what the model knew, encrypted reasoning
+   * included). A gateway without the route answers 404 (`NotFoundError`).
+   */
+  async compact(body: CompactRequest, opts: RequestOptions = {}): Promise<Compaction> {
+    const req = validateRequest(CompactRequestSchema, body);
+    const { data } = await this.transport.json({ method: 'POST', path: '/v1/responses/compact', auth: 'bearer', json: req, signal: opts.signal });
+    return parseResponse(CompactionSchema, data, 'a compaction');
   }
 
   stream(body: ResponseCreateRequest, opts: RequestOptions = {}): ResponseStream {
