@@ -136,6 +136,11 @@ function argumentsFor(tool: ToolSpec, text: string, path: string | undefined, ro
   for (const [name, schema] of Object.entries(props)) {
     const isPathish = /path|file|dir/.test(name.toLowerCase());
     if (required.has(name) || (isPathish && path)) args[name] = argumentFor(name, schema, text, path, root);
+    else {
+      // An optional argument the person gave by name ('with the description "…"'), as a model takes it.
+      const given = new RegExp(`\\b${name.replace(/_/g, '[ _]')}\\s+"([^"]{1,2000})"`, 'i').exec(text)?.[1];
+      if (given !== undefined && (schema.type === 'string' || schema.type === undefined)) args[name] = given;
+    }
   }
   return args;
 }

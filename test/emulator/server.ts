@@ -19,7 +19,7 @@ import { PROFILE_RULES, isProfile, profileFromEnv, type ServerProfile } from './
 import { handleSpeech, handleTranscription } from './audio';
 import { ImageStudio, serveImage } from './imagegen';
 import { handleEmbeddings, handleModerations, handleRerank } from './text-endpoints';
-import { handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
+import { handleUnifiedVideo, handleUnifiedVideoCreate, handleVideo, handleVideoCreate, type VideoTaskState } from './videos';
 import { handleMjFetch, handleMjSubmit, handleSunoFetch, handleSunoSubmit, serveMjImage, serveTaskAudio, type EmuTask } from './tasks';
 import { asText } from './values';
 import { StorageOrigin } from './storage';
@@ -109,6 +109,8 @@ export class GatewayEmulator {
   clientClosedStreams = 0;
   readonly stats = { embeddingRequests: 0, embeddedInputs: 0 };
   readonly videos = new Map<string, VideoTaskState>();
+  /** A new-api release before `/v1/videos`: only `/v1/video/generations` (the others answer 404). */
+  olderVideoRoutes = false;
   /** Whether `/v1/responses/compact` is served (new-api releases before it answer 404). */
   offersCompaction = true;
   /** new-api's music (Suno) and Midjourney tasks. */
@@ -152,8 +154,10 @@ export class GatewayEmulator {
     route('POST', '/v1/audio/speech', handleSpeech);
     route('POST', '/v1/audio/transcriptions', handleTranscription('transcribe'));
     route('POST', '/v1/audio/translations', handleTranscription('translate'));
-    route('POST', '/v1/videos', handleVideoCreate);
-    route('*', /^\/v1\/videos\/([^/]+)(?:\/(content))?$/, (ctx, [id, sub]) => handleVideo(ctx, id, sub));
+    route('POST', '/v1/videos', (ctx) => (this.olderVideoRoutes ? openAiError(ctx.res, 404, `Invalid URL (POST ${ctx.path})`, 'invalid_request_error', '') : handleVideoCreate(ctx)));
+    route('*', /^\/v1\/videos\/([^/]+)(?:\/(content))?$/, (ctx, [id, sub]) => (this.olderVideoRoutes ? openAiError(ctx.res, 404, `Invalid URL (${ctx.req.method} ${ctx.path})`, 'invalid_request_error', '') : handleVideo(ctx, id, sub)));
+    route('POST', '/v1/video/generations', handleUnifiedVideoCreate);
+    route('GET', /^\/v1\/video\/generations\/([^/]+)$/, (ctx, [id]) => handleUnifiedVideo(ctx, decodeURIComponent(id)));
     route('POST', /^\/suno\/submit\/([^/]+)$/, (ctx, [action]) => handleSunoSubmit(ctx, action));
     route('POST', '/suno/fetch', (ctx) => handleSunoFetch(ctx, undefined));
     route('GET', /^\/suno\/fetch\/([^/]+)$/, (ctx, [id]) => handleSunoFetch(ctx, decodeURIComponent(id)));

@@ -69,11 +69,18 @@ export async function handleVideoCreate(ctx: Ctx): Promise<void> {
   const form = await parseForm(ctx);
   const body = form ? (Object.fromEntries([...form.entries()].filter(([, v]) => typeof v === 'string')) as Json) : (ctx.body as Json | undefined);
   if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return openAiError(res, 400, 'The request body must be a JSON object.');
+  const task = startVideoTask(ctx, body);
+  if (task) sendJson(res, 200, view(task, emu.clock.now()));
+}
+
+/** Checks a request against the model's family and starts the task (billed); answers the refusal itself. */
+function startVideoTask(ctx: Ctx, body: Json): VideoTaskState | undefined {
+  const { emu, res } = ctx;
   const model = emu.requireModel(ctx, body.model, 'openai', 'video');
   if (!model) return;
   const auth = emu.authorize(ctx, 'bearer', model, 'openai');
   if (!auth.ok) return;
-  const bad = (m: string) => openAiError(res, 400, m, 'invalid_request_error', 'invalid_parameter');
+  const bad = (m: string) => (openAiError(res, 400, m, 'invalid_request_error', 'invalid_parameter'), undefined);
   if (typeof body.prompt !== 'string' || !body.prompt) return bad('prompt is required.');
   const family = FAMILIES.find((f) => f.match.test(model.id))!;
   const seconds = body.seconds === undefined ? family.seconds[0] : body.seconds;
@@ -93,7 +100,7 @@ export async function handleVideoCreate(ctx: Ctx): Promise<void> {
   };
   emu.videos.set(task.id, task);
   emu.store.spend(auth.key, Number(seconds) * model.ratio, { model: model.id });
-  sendJson(res, 200, view(task, emu.clock.now()));
+  return task;
 }
 
 export function handleVideo(ctx: Ctx, id: string, sub: string | undefined): void {
@@ -116,4 +123,59 @@ export function handleVideo(ctx: Ctx, id: string, sub: string | undefined): void
     return emu.sendDownload(res, bytes, 'video/mp4', `${id}.mp4`);
   }
   openAiError(res, 404, `No route for ${req.method} /v1/videos/${id}/${sub ?? ''}.`, 'invalid_request_error', 'not_found');
+}
+
+const TASK_STATUS: Record<string, string> = { queued: 'QUEUED', in_progress: 'IN_PROGRESS', completed: 'SUCCESS', failed: 'FAILURE' };
+
+/**
+ * `POST /v1/video/generations` (new-api's `VideoRequest`: `duration`, `width`/`height`, `image`,
+ * `metadata`), answered `{task_id, status}` (`VideoResponse`). The same tasks as `/v1/videos`.
+ */
+export function handleUnifiedVideoCreate(ctx: Ctx): void {
+  if (ctx.emu.profile !== 'new-api') return openAiError(ctx.res, 404, `Invalid URL (${ctx.req.method} ${ctx.path})`, 'invalid_request_error', '');
+  const body = ctx.body as Json | undefined;
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return sendJson(ctx.res, 400, { code: 'invalid_request', message: 'invalid request body', data: null });
+  const size = typeof body.width === 'number' && typeof body.height === 'number' ? `${body.width}x${body.height}` : asText((body.metadata as Json | undefined)?.size);
+  // /v1/videos's checks and timeline: the same task adaptors behind both routes.
+  const task = startVideoTask(ctx, { model: body.model, prompt: body.prompt, ...(body.duration !== undefined ? { seconds: asText(body.duration) } : {}), ...(size ? { size } : {}) });
+  if (task) sendJson(ctx.res, 200, { task_id: task.id, status: TASK_STATUS[asText(view(task, ctx.emu.clock.now()).status)] ?? 'QUEUED' });
+}
+
+/** `GET /v1/video/generations/{id}`: `{code:"success", data: TaskDto}`, the video's URL in `result_url` once done (on storage, no key). */
+export function handleUnifiedVideo(ctx: Ctx, id: string): void {
+  const { emu, res } = ctx;
+  if (emu.profile !== 'new-api') return openAiError(res, 404, `Invalid URL (${ctx.req.method} ${ctx.path})`, 'invalid_request_error', '');
+  const auth = emu.authorize(ctx, 'bearer', undefined, 'openai');
+  if (!auth.ok) return;
+  const task = emu.videos.get(id);
+  if (!task) return sendJson(res, 400, { code: 'task_not_exist', message: 'task_not_exist', data: null });
+  const state = view(task, emu.clock.now());
+  const status = TASK_STATUS[asText(state.status)] ?? 'QUEUED';
+  const url = status === 'SUCCESS' ? emu.storage.put(mp4(Number(task.seconds), `${task.model}: ${task.prompt}`, task.size), 'video/mp4', `${id}.mp4`) : undefined;
+  const sec = Math.floor(task.createdAt / 1000);
+  sendJson(res, 200, {
+    code: 'success',
+    message: '',
+    data: {
+      id: 1,
+      created_at: sec,
+      updated_at: Math.floor(emu.clock.now() / 1000),
+      task_id: id,
+      platform: '52',
+      user_id: auth.key.userId,
+      group: 'default',
+      channel_id: 1,
+      quota: 0,
+      action: 'generate',
+      status,
+      fail_reason: status === 'FAILURE' ? 'The upstream provider rejected the prompt.' : '',
+      ...(url ? { result_url: url } : {}),
+      submit_time: sec,
+      start_time: sec,
+      finish_time: status === 'SUCCESS' || status === 'FAILURE' ? Math.floor(emu.clock.now() / 1000) : 0,
+      progress: `${asText(state.progress)}%`,
+      properties: { input: task.prompt },
+      data: null,
+    },
+  });
 }

@@ -1,12 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AssistantTurn, ToolCallRecord } from '../../src/common/conversation';
-import { api, connectToEmulator, emulatorRequests } from './helpers';
+import { api, connectToEmulator, emulatorControl, emulatorRequests } from './helpers';
+import { until } from '../wait';
 
 /** The media endpoints (what spends); other traffic is the extension's own background work. */
-const MEDIA_ENDPOINT = /^POST \/(v1\/(audio|moderations)|imagegen\/)/;
+const MEDIA_ENDPOINT = /^POST \/(v1\/(audio|moderations)|imagegen\/|suno\/submit|mj\/submit)/;
 
 /**
  * The gateway's media as tools of the chat (generate_image, text_to_speech, transcribe_audio,
@@ -87,5 +88,33 @@ describe("media tools in the chat (paid media)", function () {
     const folderItself = await ask('Use the transcribe_audio tool on the folder "src"', true);
     assert.match(call(folderItself.turn, 'transcribe_audio')?.result ?? '', /^Error: .* is not a file/);
     assert.equal((await media()).length, before, 'nothing was uploaded');
+  });
+  it("generate_music and midjourney_imagine ask with the gateway's per-call price; allowed, the jobs start and their files arrive in the assets folder", async () => {
+    await agent().update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('modelGateway.assets').update('videoPollSeconds', 1, vscode.ConfigurationTarget.Workspace);
+    try {
+      const before = (await media()).length;
+      const rejected = await ask('Use the generate_music tool with the description "a calm song about the sea"', false);
+      assert.equal(rejected.asked[0]?.action, 'Model Gateway › generate_music');
+      assert.equal(rejected.asked[0]?.price, '$0.10 (suno_music)', "new-api's suno_music price from /api/pricing");
+      assert.equal((await media()).length, before, 'a rejected song costs nothing');
+
+      const song = await ask('Use the generate_music tool with the description "a calm song about the sea"', true);
+      assert.match(call(song.turn, 'generate_music')?.result ?? '', /^Started the song "a calm song about the sea" \(task task_/);
+      const grid = await ask('Use the midjourney_imagine tool with the prompt "a paper boat on a pond"', true);
+      assert.equal(grid.asked[0]?.price, '$0.10 (mj_imagine)');
+      assert.match(call(grid.turn, 'midjourney_imagine')?.result ?? '', /^Started the Midjourney grid/);
+      // The tasks finish on the emulator's clock; the jobs poll, download and keep the files.
+      await emulatorControl('clock', { advanceMs: 60_000 });
+      const generated = join(root(), 'generated');
+      const files = await until('the clips and the grid', () => {
+        const all = existsSync(generated) ? readdirSync(generated) : [];
+        const wanted = [...all.filter((f) => /^music-.*\.mp3$/.test(f)), ...all.filter((f) => /^mj-a-paper-boat-on-a-pond\.png$/.test(f))];
+        return wanted.length === 3 ? wanted : undefined;
+      }, 30_000);
+      for (const f of files) rmSync(join(generated, f));
+    } finally {
+      await vscode.workspace.getConfiguration('modelGateway.assets').update('videoPollSeconds', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 });

@@ -75,6 +75,31 @@ describe('videos', () => {
     await assert.rejects(client.videos.waitFor(task.id, { signal: controller.signal }), AbortError);
   });
 
+  it("a new-api before /v1/videos: the same task through /v1/video/generations, polled, and its video fetched from the result URL without the key", async () => {
+    ctx.emu.olderVideoRoutes = true;
+    try {
+      const { client } = clientWithClock();
+      const task = await client.videos.create({ model: 'sora-2', prompt: 'a lighthouse at dusk', seconds: '4', size: '1280x720' });
+      assert.equal(task.status, 'queued');
+      const unified = ctx.emu.requests.filter((r) => r.path === '/v1/video/generations');
+      assert.equal(unified.length, 1);
+      assert.deepEqual(Object.keys(unified[0].body as object).sort(), ['duration', 'height', 'model', 'prompt', 'width'], "new-api's VideoRequest fields");
+      const done = await client.videos.waitFor(task.id);
+      assert.equal(done.status, 'completed');
+      const leaks = ctx.emu.storage.credentialLeaks.length;
+      const file = join(dir, 'unified.mp4');
+      await (await client.videos.content(task.id)).toFile(file);
+      assert.equal(mp4Boxes(readFileSync(file)).seconds, 4);
+      assert.equal(ctx.emu.storage.credentialLeaks.length, leaks, 'the storage origin got no key');
+      assert.ok(ctx.emu.storage.served > 0, 'downloaded from the storage origin');
+      // An unknown task: new-api's 400 task_not_exist reads as a task the gateway no longer knows.
+      await assert.rejects(client.videos.retrieve('task_nope'), NotFoundError);
+      await client.videos.delete(task.id); // no such route there: nothing to do
+    } finally {
+      ctx.emu.olderVideoRoutes = false;
+    }
+  });
+
   it('checks seconds and size against the model family, passing unknown models through', async () => {
     const { client } = clientFor(ctx.emu);
     await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: 'p', seconds: '5' }), /seconds: sora-2 takes 4, 8, 12 seconds/);
