@@ -96,13 +96,13 @@ describe("media tools in the chat (paid media)", function () {
       const before = (await media()).length;
       const rejected = await ask('Use the generate_music tool with the description "a calm song about the sea"', false);
       assert.equal(rejected.asked[0]?.action, 'Model Gateway › generate_music');
-      assert.equal(rejected.asked[0]?.price, '$0.10 (suno_music)', "new-api's suno_music price from /api/pricing");
+      assert.equal(rejected.asked[0]?.price, '$0.1000 (suno_music)', "new-api's suno_music price from /api/pricing");
       assert.equal((await media()).length, before, 'a rejected song costs nothing');
 
       const song = await ask('Use the generate_music tool with the description "a calm song about the sea"', true);
       assert.match(call(song.turn, 'generate_music')?.result ?? '', /^Started the song "a calm song about the sea" \(task task_/);
       const grid = await ask('Use the midjourney_imagine tool with the prompt "a paper boat on a pond"', true);
-      assert.equal(grid.asked[0]?.price, '$0.10 (mj_imagine)');
+      assert.equal(grid.asked[0]?.price, '$0.1000 (mj_imagine)');
       assert.match(call(grid.turn, 'midjourney_imagine')?.result ?? '', /^Started the Midjourney grid/);
       // The tasks finish on the emulator's clock; the jobs poll, download and keep the files.
       await emulatorControl('clock', { advanceMs: 60_000 });

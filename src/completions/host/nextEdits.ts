@@ -222,6 +222,9 @@ export class NextEditSuggestions implements vscode.Disposable {
 
   dismiss(): void {
     if (this.shown) this.stats.dismissed++;
+    // Escape means not now: a pause timer or a request on its way would draw another one.
+    clearTimeout(this.timer);
+    this.inFlight?.abort();
     this.clear();
   }
 
