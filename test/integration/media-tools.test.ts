@@ -112,6 +112,10 @@ describe("media tools in the chat (paid media)", function () {
         const wanted = [...all.filter((f) => /^music-.*\.mp3$/.test(f)), ...all.filter((f) => /^mj-a-paper-boat-on-a-pond\.png$/.test(f))];
         return wanted.length === 3 ? wanted : undefined;
       }, 30_000);
+      // Ready, the song plays in the player and the grid opens beside it: closed here, as the person would.
+      const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+      await until('the player and the grid', () => tabs().some((l) => l.startsWith('▶ music-')) && tabs().some((l) => l.startsWith('mj-a-paper-boat')), 30_000);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       for (const f of files) rmSync(join(generated, f));
     } finally {
       await vscode.workspace.getConfiguration('modelGateway.assets').update('videoPollSeconds', undefined, vscode.ConfigurationTarget.Workspace);
