@@ -113,9 +113,11 @@ describe("media tools in the chat (paid media)", function () {
         return wanted.length === 3 ? wanted : undefined;
       }, 30_000);
       // Ready, the song plays in the player and the grid opens beside it: closed here, as the person would.
-      const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
-      await until('the player and the grid', () => tabs().some((l) => l.startsWith('▶ music-')) && tabs().some((l) => l.startsWith('mj-a-paper-boat')), 30_000);
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      // Only these tabs: closing all would stop at an earlier test's unsaved file.
+      const opened = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith('▶ music-') || t.label.startsWith('mj-a-paper-boat'));
+      await until('the player and the grid', () => opened().some((t) => t.label.startsWith('▶ music-')) && opened().some((t) => t.label.startsWith('mj-')), 30_000);
+      await vscode.window.tabGroups.close(opened());
+      assert.equal(opened().length, 0, 'the player and the grid closed');
       for (const f of files) rmSync(join(generated, f));
     } finally {
       await vscode.workspace.getConfiguration('modelGateway.assets').update('videoPollSeconds', undefined, vscode.ConfigurationTarget.Workspace);
