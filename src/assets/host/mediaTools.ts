@@ -7,7 +7,7 @@ import { agentSettings } from '../../agent/host/settings';
 import type { ToolSource } from '../../agent/host/toolbox';
 import { objectArgs } from '../../agent/host/toolCalls';
 import { formatCost } from '../../common/money';
-import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
+import { MAX_SPEECH_INPUT, MJ_PROMPT_LIMIT, SUNO_LIMITS } from '../../common/mediaLimits';
 import { loadGateway, type PricedFeature } from '../../shell/services';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
@@ -16,9 +16,6 @@ import { assetsFolder, slug, uniquePath } from './shared';
 import { counted } from '../../shell/listeners';
 import type { TaskJobs } from './taskJobs';
 import { perCallPrice } from './taskCommands';
-
-/** Suno's limits (the gateway client's, repeated: the client bundle loads lazily). */
-const SUNO_LIMITS = { description: 500, lyrics: 5000, tags: 200, title: 80 } as const;
 
 const Args = {
   generate_image: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(4000)), aspect_ratio: z.optional(z.enum(ASPECTS)) }),
@@ -34,7 +31,7 @@ const Args = {
       instrumental: z.optional(z.boolean()),
     })
     .check(z.refine((a) => !!(a.description?.trim() || a.lyrics?.trim()), { message: 'give description or lyrics' })),
-  midjourney_imagine: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(4000)) }),
+  midjourney_imagine: z.object({ prompt: z.string().check(z.minLength(1), z.maxLength(MJ_PROMPT_LIMIT)) }),
 };
 type MediaTool = keyof typeof Args;
 

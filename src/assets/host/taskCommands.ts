@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { formatCost } from '../../common/money';
+import { MJ_PROMPT_LIMIT, SUNO_LIMITS } from '../../common/mediaLimits';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type PricedFeature } from '../../shell/services';
 import { assetsFolderOrSay, optionsArg } from './shared';
@@ -53,26 +54,25 @@ export async function generateMusicCommand(services: PricedFeature, jobs: TaskJo
     mode = (await vscode.window.showQuickPick(modes, { title: title(1, vscode.l10n.t('how')), ignoreFocusOut: true }))?.mode;
     if (!mode) return undefined;
   }
-  const gw = loadGateway();
   const ask = (step: number, what: string, prompt: string, limit: number, value = '') =>
     vscode.window.showInputBox({ title: title(step, what), prompt, value, ignoreFocusOut: true, validateInput: (v) => (!v.trim() ? prompt : v.length > limit ? vscode.l10n.t('At most {0} characters', limit) : undefined) });
   let request: SunoMusicRequest;
   let shown: string;
   if (mode === 'describe' || mode === 'instrumental') {
-    const description = o.description ?? (await ask(2, vscode.l10n.t('description'), vscode.l10n.t('Describe the song: mood, genre, subject'), gw.SUNO_LIMITS.description))?.trim();
+    const description = o.description ?? (await ask(2, vscode.l10n.t('description'), vscode.l10n.t('Describe the song: mood, genre, subject'), SUNO_LIMITS.description))?.trim();
     if (!description) return undefined;
     request = { gpt_description_prompt: description, make_instrumental: mode === 'instrumental' };
     shown = description;
   } else {
-    const lyrics = o.lyrics ?? (mode === 'selection' ? selection : (await ask(2, vscode.l10n.t('lyrics'), vscode.l10n.t('The lyrics ([Verse], [Chorus] mark the parts)'), gw.SUNO_LIMITS.lyrics))?.trim());
+    const lyrics = o.lyrics ?? (mode === 'selection' ? selection : (await ask(2, vscode.l10n.t('lyrics'), vscode.l10n.t('The lyrics ([Verse], [Chorus] mark the parts)'), SUNO_LIMITS.lyrics))?.trim());
     if (!lyrics) return undefined;
-    if (lyrics.length > gw.SUNO_LIMITS.lyrics) {
-      void tell(services, 'error', vscode.l10n.t('The lyrics are {0} characters; Suno takes at most {1}.', lyrics.length, gw.SUNO_LIMITS.lyrics));
+    if (lyrics.length > SUNO_LIMITS.lyrics) {
+      void tell(services, 'error', vscode.l10n.t('The lyrics are {0} characters; Suno takes at most {1}.', lyrics.length, SUNO_LIMITS.lyrics));
       return undefined;
     }
-    const style = o.style ?? (await ask(3, vscode.l10n.t('style and title'), vscode.l10n.t('The style (genre, instruments, voice)'), gw.SUNO_LIMITS.tags))?.trim();
+    const style = o.style ?? (await ask(3, vscode.l10n.t('style and title'), vscode.l10n.t('The style (genre, instruments, voice)'), SUNO_LIMITS.tags))?.trim();
     if (!style) return undefined;
-    const name = o.title ?? (await vscode.window.showInputBox({ title: title(3, vscode.l10n.t('style and title')), prompt: vscode.l10n.t('The title'), ignoreFocusOut: true, validateInput: (v) => (v.length > gw.SUNO_LIMITS.title ? vscode.l10n.t('At most {0} characters', gw.SUNO_LIMITS.title) : undefined) }))?.trim();
+    const name = o.title ?? (await vscode.window.showInputBox({ title: title(3, vscode.l10n.t('style and title')), prompt: vscode.l10n.t('The title'), ignoreFocusOut: true, validateInput: (v) => (v.length > SUNO_LIMITS.title ? vscode.l10n.t('At most {0} characters', SUNO_LIMITS.title) : undefined) }))?.trim();
     if (name === undefined) return undefined;
     request = { prompt: lyrics, tags: style, title: name || undefined, make_instrumental: false };
     shown = name || lyrics.split('\n')[0];
@@ -105,7 +105,6 @@ export async function generateMusicCommand(services: PricedFeature, jobs: TaskJo
  */
 export async function midjourneyImagineCommand(services: PricedFeature, jobs: TaskJobs, options?: unknown): Promise<string | undefined> {
   const o = optionsArg<{ prompt: string }>(options);
-  const gw = loadGateway();
   const prompt =
     o.prompt ??
     (
@@ -113,7 +112,7 @@ export async function midjourneyImagineCommand(services: PricedFeature, jobs: Ta
         title: vscode.l10n.t('Midjourney: Imagine'),
         prompt: vscode.l10n.t('Describe the image (Midjourney parameters such as --ar 16:9 go at the end)'),
         ignoreFocusOut: true,
-        validateInput: (v) => (!v.trim() ? vscode.l10n.t('Describe the image') : v.length > gw.MJ_PROMPT_LIMIT ? vscode.l10n.t('At most {0} characters', gw.MJ_PROMPT_LIMIT) : undefined),
+        validateInput: (v) => (!v.trim() ? vscode.l10n.t('Describe the image') : v.length > MJ_PROMPT_LIMIT ? vscode.l10n.t('At most {0} characters', MJ_PROMPT_LIMIT) : undefined),
       })
     )?.trim();
   if (!prompt) return undefined;

@@ -17,8 +17,8 @@ import { parseResponse, validateRequest } from '../core/validate';
 import type { RequestOptions } from '../core/requestOptions';
 import { percent } from './suno';
 
-/** Midjourney's prompt limit (characters) as midjourney-proxy passes it to Discord. */
-export const MJ_PROMPT_LIMIT = 4000;
+import { MJ_PROMPT_LIMIT } from '../../common/mediaLimits';
+export { MJ_PROMPT_LIMIT };
 
 export const MjImagineSchema = z.looseObject({
   prompt: z.string({ error: 'prompt is required' }).trim().min(1, 'prompt must not be empty').max(MJ_PROMPT_LIMIT, `prompt may be at most ${MJ_PROMPT_LIMIT} characters`),

@@ -13,8 +13,8 @@ import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
 import type { RequestOptions } from '../core/requestOptions';
 
-/** Suno's own limits (characters), as its site and the gateways' docs state them. */
-export const SUNO_LIMITS = { description: 500, lyrics: 5000, tags: 200, title: 80 } as const;
+import { SUNO_LIMITS } from '../../common/mediaLimits';
+export { SUNO_LIMITS };
 
 export const SunoMusicSchema = z
   .looseObject({
