@@ -18,6 +18,7 @@ import { runRenderBench } from './render';
 import { runSoakBench } from './soak';
 import { runVectorBench } from './vectors';
 import { runSpeechBench } from './speech';
+import { runSubagentBench, subagentBenchText } from './subagents';
 import { runUsageBench } from './usage';
 import { runLargeEventBench, runSseBench, type SseBenchResult } from './sse';
 
@@ -229,6 +230,15 @@ async function main(): Promise<void> {
     const cost = await runCostBench();
     results.cost = cost;
     for (const l of costText(cost)) console.log(l);
+  }
+  if (want('subagents')) {
+    const s = await runSubagentBench();
+    results.subagents = s;
+    for (const l of subagentBenchText(s)) console.log(l);
+    // Without the prompt's reading (a fixed wait only), the gain is the parallel rounds alone.
+    const fixed = await runSubagentBench(3, { firstByteMs: 400, msPer1kPromptTokens: 0 });
+    results.subagentsFixedLatency = fixed;
+    console.log(`  with a fixed 400 ms wait only (no prefill): ${fixed.timeRatio.toFixed(2)}× the one-context time (${(fixed.subagents.ms / 1000).toFixed(1)} s against ${(fixed.oneContext.ms / 1000).toFixed(1)} s)`);
   }
   if (want('agent')) {
     const a = await runAgentBench();

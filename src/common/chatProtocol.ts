@@ -51,6 +51,10 @@ export function viewTurn<T extends Turn>(turn: T): T {
         ...(c.result !== undefined ? { result: cut(c.result) } : {}),
         ...(c.edit ? { edit: { path: c.edit.path, before: null, after: '' } } : {}),
         ...(c.edits ? { edits: c.edits.map((e) => ({ path: e.path, before: null, after: '' })) } : {}),
+        // A subagent's steps: what its card lists (calls by name and argument), never its tool results.
+        ...(c.subagent
+          ? { subagent: { ...c.subagent, task: cut(c.subagent.task), steps: c.subagent.steps.map((st) => ({ text: cut(st.text), toolCalls: st.toolCalls.map((x) => ({ id: x.id, name: x.name, args: cut(x.args), status: x.status, ...(x.isError ? { isError: true } : {}) })) })) } }
+          : {}),
       })),
     })),
   };

@@ -64,6 +64,27 @@ export interface ToolCallRecord {
    * that takes images while the result is not stubbed (`sentImages`).
    */
   images?: ImageAttachment[];
+  /** A `run_subagent` call: the subagent's own run (its steps are its context, never the parent's). */
+  subagent?: SubagentRun;
+}
+
+/**
+ * A subagent's run, kept on the parent's tool call: its model, its steps (folded in the card),
+ * what it used and cost. Only its final answer goes back to the parent as the call's result.
+ */
+export interface SubagentRun {
+  /** A short name for the card ("callers of parseArgs"). */
+  label: string;
+  task: string;
+  model: string;
+  /** `queued`: waiting for a free slot (the parallel cap). */
+  status: 'queued' | 'running' | 'done' | 'stopped' | 'error';
+  steps: Step[];
+  usage: Usage;
+  cost?: TurnCost;
+  error?: string;
+  /** From its start (a slot free) to its end. */
+  ms?: number;
 }
 
 /** Tool-result images sent at most, per call (the rest are named in the result's text). */

@@ -177,6 +177,7 @@ export function usageSettings() {
 /** The chat's settings, validated against their declared limits (`settingsSchema.ts`). */
 export function chatSettings() {
   const c = vscode.workspace.getConfiguration('modelGateway.chat');
+  const agent = vscode.workspace.getConfiguration('modelGateway.agent');
   return {
     pattern: stringSetting('modelGateway.chat.messagesFormatPattern', c.get('messagesFormatPattern')),
     maxSteps: numberSetting('modelGateway.chat.maxToolSteps', c.get('maxToolSteps')),
@@ -188,6 +189,9 @@ export function chatSettings() {
     attachActiveEditor: booleanSetting('modelGateway.chat.attachActiveEditor', c.get('attachActiveEditor')),
     // The user's alone: a cloned repository's settings could otherwise send every tool with every request, on the person's bill.
     findTools: booleanSetting('modelGateway.chat.findTools', userValue(c, 'findTools')),
+    // The user's alone, like the others that decide where requests go and how many run at once.
+    subagentModel: stringSetting('modelGateway.agent.subagentModel', userValue(agent, 'subagentModel')).trim(),
+    maxParallelSubagents: numberSetting('modelGateway.agent.maxParallelSubagents', userValue(agent, 'maxParallelSubagents')),
   };
 }
 export type ChatSettings = ReturnType<typeof chatSettings>;

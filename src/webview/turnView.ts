@@ -6,6 +6,7 @@ import { formatCost } from '../common/money';
 import { button, h, icon } from './dom';
 import { StreamingMarkdown } from './markdown';
 import { formatCount } from '../common/locale';
+import { subagentsLine, subagentView } from './subagentView';
 
 /** What the turn views share with the rest of the view (set by main.ts). */
 export const shared = {
@@ -36,6 +37,8 @@ function usageLine(t: AssistantTurn): string {
   } else if (c) {
     parts.push(l10n.t('cost unknown (no price for this model)'));
   }
+  const subagents = subagentsLine(t);
+  if (subagents) parts.push(c?.dollars !== undefined ? l10n.t('{0}, included', subagents) : subagents);
   return parts.join(' · ');
 }
 
@@ -219,6 +222,13 @@ export class TurnView {
               ? h('div', { class: 'tool-actions muted', text: edited.length === 1 ? l10n.t('Undone: the file is back as it was.') : l10n.t('Undone: the {0} files are back as they were.', edited.length) })
               : h('div', { class: 'tool-actions' }, button(edited.length === 1 ? l10n.t('Undo') : l10n.t('Undo ({0} files)', edited.length), { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: l10n.t('Put {0} back as {1} before this change', edited.join(', '), edited.length === 1 ? 'it was' : 'they were') }, 'discard')),
           );
+        }
+        // A subagent's line is in view; its own steps fold under it (kept open across updates).
+        if (c.subagent) {
+          const stepsOpen = box.querySelector(`[data-wrap="${CSS.escape(c.id)}"] details.subagent-steps`)?.hasAttribute('open');
+          const view = subagentView(c.subagent);
+          if (stepsOpen) view.querySelector('details.subagent-steps')?.setAttribute('open', '');
+          return h('div', { class: 'tool-wrap', 'data-wrap': c.id }, details, view);
         }
         // Images a tool returned are in view without opening the card.
         if (c.images?.length && c.status !== 'awaiting-approval') {

@@ -12,6 +12,7 @@
  *   tools for N rounds before answering (for agent-loop tests).
  * - `#words=N` asks for an answer of about N words (long streams); the word "code" adds a code block.
  */
+import { delegationPlan } from './delegation';
 import { editorPlan } from './editor-agent';
 import { toolSearchPlan } from './tool-search';
 import { scmAnswer } from './scm-model';
@@ -285,6 +286,8 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
       const reader = /^(read|open|look at)\b/i.test(text) && pathsIn(text).length ? tools.filter((t) => t.name === 'read_file') : [];
       return (named.length ? named : reader).slice(0, 3).map((t) => ({ name: t.name, arguments: argumentsFor(t, text, pathsIn(text)[0], root) }));
     };
+    const delegated = roundsSinceUser === 0 && resultsNow.length === 0 ? delegationPlan(lastUser.text, tools) : undefined;
+    if (delegated) return { thinking, ...delegated };
     const search = toolSearchPlan(lastUser.text, searchedAlready, tools);
     if (search) return { thinking, ...search };
     const editor = editorPlan({ request: lastUser.text, since: turns.slice(lastUserIndex + 1), tools, callsFor });
@@ -338,7 +341,7 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
           for (const p of paths.slice(0, 4)) calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p, root) });
         } else {
           const p = paths.length > 0 ? paths[round % paths.length] : undefined;
-          calls.push({ name: tool.name, arguments: argumentsFor(tool, lastUser.text, p, root) });
+          calls.push({ name: tool.name, arguments: argumentsFor(tool, searchOfRound(tool, lastUser.text, round, stepsAsked), p, root) });
         }
       }
       const text = resultsNow.length > 0 ? `Step ${roundsSinceUser + 1}: continuing with ${calls.map((c) => c.name).join(', ')}.` : '';
@@ -370,6 +373,18 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
     };
   }
   return { thinking, text: reply(model, turns, lastUser), toolCalls: [] };
+}
+
+/**
+ * "Search "a", "b" and "c" … #steps=6": a search tool's rounds go through the quoted terms in order
+ * (two rounds each here), as a model works through a list one item after another.
+ */
+function searchOfRound(tool: ToolSpec, text: string, round: number, steps: number | undefined): string {
+  const props = Object.keys(tool.parameters?.properties ?? {});
+  const quotes = quotedAll(text);
+  if (!steps || quotes.length < 2 || !props.some((p) => /query|pattern|regex/i.test(p)) || props.some((p) => /^old|^new/i.test(p))) return text;
+  const term = quotes[Math.min(quotes.length - 1, Math.floor((round * quotes.length) / steps))];
+  return text.replace(/"[^"]{1,2000}"|`[^`]{1,2000}`/, `"${term}"`);
 }
 
 function oneLine(text: string, max = 160): string {

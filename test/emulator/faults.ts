@@ -6,6 +6,11 @@ export type Fault =
   /** Drop the connection before any response byte. */
   | { kind: 'reset' }
   | { kind: 'slowFirstByte'; ms: number }
+  /**
+   * A model server's wait before the first byte: a fixed part, and reading the prompt (prefill),
+   * which grows with it (about 4 characters a token). What makes a long context slow to answer.
+   */
+  | { kind: 'modelLatency'; firstByteMs: number; msPer1kPromptTokens: number }
   /** Destroy the socket after N events of a stream. */
   | { kind: 'cut'; afterEvents: number }
   /** End the response cleanly after N events, without the stream's terminator. */

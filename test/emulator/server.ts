@@ -352,6 +352,8 @@ export class GatewayEmulator {
     // A slow first byte applies to every route (streams wait in the same place, before their head).
     const slow = faults.find((f): f is Extract<Fault, { kind: 'slowFirstByte' }> => f.kind === 'slowFirstByte');
     if (slow) await new Promise((r) => setTimeout(r, slow.ms));
+    const model = faults.find((f): f is Extract<Fault, { kind: 'modelLatency' }> => f.kind === 'modelLatency');
+    if (model) await new Promise((r) => setTimeout(r, model.firstByteMs + (raw.length / 4 / 1000) * model.msPer1kPromptTokens));
     if (res.destroyed) return;
     const status = faults.find((f): f is Extract<Fault, { kind: 'status' }> => f.kind === 'status');
     if (status) return this.sendStatusFault(res, path, status);

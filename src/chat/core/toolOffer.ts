@@ -29,9 +29,9 @@ export const FIND_TOOLS: ToolDefinition = {
  * system prompt then lists).
  */
 const CORE: Record<BuiltInMode, readonly string[]> = {
-  agent: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'create_file', 'replace_in_file', 'run_command', 'update_plan'],
-  ask: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill'],
-  plan: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'update_plan'],
+  agent: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'create_file', 'replace_in_file', 'run_command', 'update_plan', 'run_subagent'],
+  ask: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'run_subagent'],
+  plan: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'update_plan', 'run_subagent'],
 };
 
 export function coreToolNames(mode: BuiltInMode): readonly string[] {

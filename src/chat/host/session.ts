@@ -27,6 +27,7 @@ import { builtInModes, modeOf, modePrompt, toolsForMode } from '../core/modes';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../core/plan';
 import { allDefinitions, offerScope, turnTools } from './turnTools';
+import { subagentDollars, subagentHost } from './subagentHost';
 import { calledTools, ToolOffer, userTexts } from '../core/toolOffer';
 
 /** Waits shorter than this (a busy gateway's quick retry) pass without a word in the chat. */
@@ -190,7 +191,7 @@ export class ChatSession implements vscode.Disposable {
       const last = this.context.workspaceState.get<string>('modelGateway.chat.current');
       if (last) this.conversation = await this.store.load(last);
       this.startedFresh = true;
-      if (this.conversation) for (const t of this.conversation.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
+      if (this.conversation) stopInterrupted(this.conversation);
     }
     await this.context.workspaceState.update('modelGateway.chat.current', this.conversation?.id);
     await this.loadModels();
@@ -338,7 +339,7 @@ export class ChatSession implements vscode.Disposable {
       return false;
     }
     // A turn left "streaming" by a crash is shown as stopped.
-    for (const t of c.turns) if (t.role === 'assistant' && t.status === 'streaming') t.status = 'stopped';
+    stopInterrupted(c);
     this.conversation = c;
     await this.pushState();
     return true;
@@ -503,7 +504,9 @@ export class ChatSession implements vscode.Disposable {
       const book = await Promise.race([this.services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
       if (!book) return undefined;
       const c = book.cost(turn.model, u, 1, cacheTtl);
-      return { ...c, estimated: !!u.estimated };
+      // The subagents' requests are part of what the answer cost, each at its own model's price.
+      const subagents = subagentDollars(turn, book, cacheTtl);
+      return { ...c, ...(c.dollars !== undefined && subagents > 0 ? { dollars: c.dollars + subagents } : {}), estimated: !!u.estimated };
     } catch (err) {
       this.services.log.warn(`chat: the answer's cost could not be worked out (${err instanceof Error ? err.message : String(err)})`);
       return undefined;
@@ -558,6 +561,7 @@ export class ChatSession implements vscode.Disposable {
               this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save late problems', err));
             },
             log: (line) => this.services.log.info(line),
+            subagents: subagentHost({ services: this.services, parentModel: model, settings }),
             defer: settings.findTools,
             loaded: conversation.toolsLoaded ?? calledTools(conversation.turns),
             named: userTexts(conversation.turns),
@@ -599,7 +603,10 @@ export class ChatSession implements vscode.Disposable {
       tools,
       maxSteps: settings.maxSteps,
       maxCostDollars: settings.maxCostDollars,
-      costSoFar: () => book?.cost(model, turn.usage, 1, settings.cacheTtl).dollars,
+      costSoFar: () => {
+        const own = book?.cost(model, turn.usage, 1, settings.cacheTtl).dollars;
+        return own === undefined ? undefined : own + subagentDollars(turn, book, settings.cacheTtl);
+      },
       onLimit: (limit) => this.askToGoOn(limit, settings),
       cacheTtl: settings.cacheTtl,
       maxTokens: override.maxOutputTokens,
@@ -701,6 +708,15 @@ export class ChatSession implements vscode.Disposable {
   dispose(): void {
     this.stop();
     for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** A turn (and its subagents) left running by a crash or a reload is shown as stopped. */
+function stopInterrupted(c: Conversation): void {
+  for (const t of c.turns) {
+    if (t.role !== 'assistant' || t.status !== 'streaming') continue;
+    t.status = 'stopped';
+    for (const s of t.steps) for (const call of s.toolCalls) if (call.subagent && (call.subagent.status === 'running' || call.subagent.status === 'queued')) call.subagent.status = 'stopped';
   }
 }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { approveRead, objectArgs } from '../../agent/host/toolCalls';
 import type { AgentToolbox } from '../../agent/host/toolbox';
-import type { AssistantTurn, ToolCallRecord } from '../../common/conversation';
+import type { AssistantTurn, SubagentRun, ToolCallRecord } from '../../common/conversation';
 import { RENAME_SYMBOL } from '../../editor/core/rename';
 import type { EditorInsight } from '../../editor/host/feature';
 import type { Baseline } from '../../editor/host/problemWatch';
@@ -15,6 +15,7 @@ import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinitio
 import type { ToolRunner } from '../core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
+import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, subagentTools } from '../core/subagents';
 import { CUSTOM_AGENT_CORE_AT_MOST, FIND_TOOLS, ToolOffer } from '../core/toolOffer';
 import type { DiffApprover } from './approvals';
 
@@ -46,12 +47,22 @@ export interface TurnToolsOptions {
   named?: string;
   /** False: every tool from the first request (the setting `modelGateway.chat.findTools`). */
   defer?: boolean;
+  /** Runs `run_subagent` calls (absent: the tool answers that it is not available here). */
+  subagents?: SubagentHost;
+}
+
+/** What runs a subagent: the session's (its model, client, prices and parallel cap). */
+export interface SubagentHost {
+  /** The model a subagent gets now (the setting, else the chat's). */
+  model(): string;
+  /** Runs one to its end; `record` is on the call's card and filled as it goes. */
+  run(o: { task: string; tools: ToolRunner; signal?: AbortSignal; record: SubagentRun; onUpdate: () => void }): Promise<ToolResult>;
 }
 
 /** Every tool the chat can offer now, before the mode filters them. */
 export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search' | 'editor'>): ToolDefinition[] {
   const search = o.search?.ready() ? [SEMANTIC_SEARCH_TOOL] : [];
-  return [...TOOL_DEFINITIONS, ...(o.editor ? [RENAME_SYMBOL] : []), ...search, UPDATE_PLAN, ...(o.agent?.definitions() ?? [])];
+  return [...TOOL_DEFINITIONS, ...(o.editor ? [RENAME_SYMBOL] : []), ...search, UPDATE_PLAN, RUN_SUBAGENT, ...(o.agent?.definitions() ?? [])];
 }
 
 /**
@@ -124,7 +135,7 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
     kindOf: (name) => offer.kindOf(name),
     deferredCount: () => offer.deferred().length,
     needsApproval: (name, args) => {
-      if (name === UPDATE_PLAN.name || name === FIND_TOOLS.name) return false;
+      if (name === UPDATE_PLAN.name || name === FIND_TOOLS.name || name === RUN_SUBAGENT.name) return false;
       if (agent?.owns(name)) return agent.needsApproval(name, args);
       if (readKinds.has(name)) return agent ? !agent.unaskedFor('read') : false;
       return !agent?.unaskedFor('edit');
@@ -148,6 +159,56 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
       // A deferred tool called by a name the model learned is loaded: the next request carries its definition.
       told(offer.load([name]));
       if (name === UPDATE_PLAN.name) return updatePlan(o, args);
+      if (name === RUN_SUBAGENT.name) return subagent(args, signal, callId);
+      return execute(name, args, signal, callId, onApproved);
+  }
+
+  /** A `run_subagent` call: its run is kept on the card; the result is its final answer. */
+  async function subagent(args: string, signal: AbortSignal | undefined, callId: string | undefined): Promise<ToolResult> {
+    if (!o.subagents) return { content: 'Error: subagents are not available here.', isError: true };
+    const parsed = parseSubagentArgs(args);
+    if ('error' in parsed) return { content: `Error: ${parsed.error}.`, isError: true };
+    const record = newSubagentRun(parsed.label, parsed.task, o.subagents.model());
+    const call = callOf(o.turn(), callId);
+    if (call) call.subagent = record;
+    o.onChange();
+    // Its card is redrawn at most every 250 ms while it streams (and once at its end).
+    let last = 0;
+    const onUpdate = () => {
+      const now = Date.now();
+      if (now - last < 250) return;
+      last = now;
+      o.onChange();
+    };
+    try {
+      return await o.subagents.run({ task: parsed.task, tools: readOnlyRunner(), signal, record, onUpdate });
+    } finally {
+      o.onChange();
+    }
+  }
+
+  /**
+   * A subagent's tools: the read-only tools this turn offers now (no wider than the parent's), run
+   * without a card of the parent's. A subagent cannot ask the person: a call that would ask (reads
+   * with their auto-approval off, an MCP tool that asks) is refused, and the refusal says so.
+   */
+  function readOnlyRunner(): ToolRunner {
+    const definitions = subagentTools(offer.offered());
+    const allowed = new Set(definitions.map((d) => d.name));
+    const asks = (name: string, args: string) => (agent?.owns(name) ? agent.needsApproval(name, args) : readKinds.has(name) && !!agent && !agent.unaskedFor('read'));
+    return {
+      definitions,
+      needsApproval: () => false,
+      run: async (name, args, signal) => {
+        if (!allowed.has(name)) return { content: `Error: ${name} is not available to a subagent (read-only tools only: ${[...allowed].join(', ')}).`, isError: true };
+        if (asks(name, args)) return { content: `Error: ${name} would ask the person first, and a subagent cannot ask. Say in your answer what should be read, and the agent that called you will do it.`, isError: true };
+        return execute(name, args, signal, undefined, undefined);
+      },
+    };
+  }
+
+  /** A call the offer allows, run: the toolbox's, a read (asked when reads ask), the search, or a workspace tool with its problems after a write. */
+  async function execute(name: string, args: string, signal: AbortSignal | undefined, callId: string | undefined, onApproved: (() => void) | undefined): Promise<ToolResult> {
       if (agent?.owns(name)) return agent.run(name, args, approver, callId, signal, onApproved);
       // Reads ask only when the person turned their auto-approval off (or paused it).
       if (readKinds.has(name) && agent && !agent.unaskedFor('read')) {

@@ -1,0 +1,173 @@
+/**
+ * Subagents: the agent hands a self-contained task (research, "find every caller of X and
+ * summarise it") to a subagent with a fresh context of its own, the parent's read-only tools and a
+ * model of its own. Several calls in one step run in parallel, up to a cap. The parent gets back
+ * the final answer only: the subagent's tool results never enter the parent's context, which is
+ * what keeps a long research task from filling it (and from being paid for again on every later
+ * request of the parent).
+ */
+import { emptyUsage, newId, type AssistantTurn, type SubagentRun, type UserTurn, type WireFormat } from '../../common/conversation';
+import type { GatewayClient } from '../../gateway/client';
+import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
+import { runTurn, type EngineEvent, type ToolRunner } from './engine';
+import { FIND_TOOLS } from './toolOffer';
+import { UPDATE_PLAN } from './plan';
+
+export const RUN_SUBAGENT: ToolDefinition = {
+  name: 'run_subagent',
+  kind: 'read',
+  description:
+    'Hand a self-contained research task to a subagent with its own fresh context and your read-only tools; several calls in one reply run in parallel. It sees nothing of this conversation, so say everything it needs. You get back its final answer only.',
+  parameters: {
+    type: 'object',
+    properties: {
+      task: { type: 'string', description: 'The task, complete: what to find or check, where to look, what to report' },
+      label: { type: 'string', description: 'A short name for it (a few words)' },
+    },
+    required: ['task'],
+  },
+};
+
+/** Tools a subagent never gets: no subagents of its own, no plan of the parent's, no tool search (it has the parent's offered tools). */
+const NOT_FOR_SUBAGENTS = new Set([RUN_SUBAGENT.name, UPDATE_PLAN.name, FIND_TOOLS.name]);
+
+/** A subagent's answer goes back whole up to this many characters (a longer one is cut, and says so). */
+export const ANSWER_AT_MOST = 8_000;
+
+/** The parallel cap's bounds (`modelGateway.agent.maxParallelSubagents`). */
+export const PARALLEL_DEFAULT = 3;
+
+/** The tools a subagent may have: the parent's offered read-only tools, less those it never gets. */
+export function subagentTools(offered: readonly ToolDefinition[]): ToolDefinition[] {
+  return offered.filter((d) => d.kind === 'read' && !NOT_FOR_SUBAGENTS.has(d.name));
+}
+
+/** What a subagent is told: short, since every one of its requests carries it. */
+export function subagentPrompt(o: { folders: readonly string[]; date?: Date }): string {
+  const date = (o.date ?? new Date()).toISOString().slice(0, 10);
+  return [
+    'You are a subagent of Model Gateway, a coding assistant in Visual Studio Code. Another agent gave you one task; do it with the read-only tools, then answer.',
+    `Today is ${date}. ${o.folders.length > 0 ? `The workspace: ${o.folders.join(', ')}. Paths are relative to its root.` : ''}`.trim(),
+    '- Call several tools in one reply where you can: they run in parallel.',
+    '- You cannot change files or run commands. If the task needs that, say what should be changed or run.',
+    '- Your final answer is all the other agent sees: lead with the findings, with paths and line numbers; no preamble, no repetition of the task.',
+    'Never reveal secrets (API keys, tokens, passwords) you might see.',
+  ].join('\n');
+}
+
+/** At most `max` at once; the others wait in the order they asked. */
+export class Slots {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly max: number) {}
+
+  /** Runs `work` once a slot is free (`onStart` then); a signal aborted while waiting gives up the place. */
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal, onStart?: () => void): Promise<T> {
+    if (this.active >= this.max) {
+      await new Promise<void>((resolve, reject) => {
+        const go = () => {
+          signal?.removeEventListener('abort', giveUp);
+          resolve();
+        };
+        const giveUp = () => {
+          const at = this.waiting.indexOf(go);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(Object.assign(new Error('stopped'), { name: 'AbortError' }));
+        };
+        if (signal?.aborted) return giveUp();
+        signal?.addEventListener('abort', giveUp, { once: true });
+        this.waiting.push(go);
+      });
+    }
+    this.active++;
+    try {
+      onStart?.();
+      return await work();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+export interface SubagentOptions {
+  client: GatewayClient;
+  model: string;
+  format: WireFormat;
+  system: string;
+  task: string;
+  tools: ToolRunner;
+  /** Filled as it runs: the card shows it (`onUpdate` after each change). */
+  record: SubagentRun;
+  maxSteps: number;
+  maxTokens?: number;
+  contextWindow?: number;
+  tokenScale?: number;
+  cacheTtl: '5m' | '1h';
+  signal?: AbortSignal;
+  onUpdate: (kind: EngineEvent['type']) => void;
+}
+
+/** The task's arguments as the model sent them, or why they cannot be used. */
+export function parseSubagentArgs(raw: string): { task: string; label: string } | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw || '{}');
+  } catch {
+    return { error: 'the arguments are not JSON' };
+  }
+  const o = (v && typeof v === 'object' ? v : {}) as { task?: unknown; label?: unknown };
+  const task = typeof o.task === 'string' ? o.task.trim() : '';
+  if (!task) return { error: 'task is required: the whole task, as the subagent sees nothing of this conversation' };
+  const label = typeof o.label === 'string' && o.label.trim() ? o.label.trim().slice(0, 80) : task.replace(/\s+/g, ' ').slice(0, 60);
+  return { task, label };
+}
+
+/**
+ * Runs one subagent to its end: a conversation of one question (the task) in a turn of its own.
+ * Its steps, usage and status are kept on `record`; the result is its final answer (or why there
+ * is none). Stopping the parent stops it (the same signal).
+ */
+export async function runSubagent(o: SubagentOptions): Promise<ToolResult> {
+  const started = Date.now();
+  const now = Date.now();
+  const question: UserTurn = { id: newId('u'), role: 'user', text: o.task, images: [], context: [], at: now };
+  const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: o.model, format: o.format, steps: o.record.steps, status: 'streaming', usage: o.record.usage, at: now };
+  o.record.status = 'running';
+  o.record.model = o.model;
+  o.onUpdate('step');
+  await runTurn({
+    client: o.client,
+    model: o.model,
+    format: o.format,
+    system: o.system,
+    history: [question],
+    turn,
+    tools: o.tools,
+    maxSteps: o.maxSteps,
+    cacheTtl: o.cacheTtl,
+    maxTokens: o.maxTokens,
+    contextWindow: o.contextWindow,
+    tokenScale: o.tokenScale,
+    signal: o.signal,
+    onEvent: (e) => o.onUpdate(e.type),
+  });
+  o.record.ms = Date.now() - started;
+  o.record.status = turn.status === 'streaming' ? 'stopped' : turn.status;
+  const answer = turn.steps.map((s) => s.text).filter((t) => t.trim()).at(-1)?.trim() ?? '';
+  if (turn.status === 'error') {
+    o.record.error = turn.error?.message;
+    return { content: `Error: the subagent failed: ${turn.error?.message ?? 'unknown error'}${answer ? `\nWhat it had found:\n${answer}` : ''}`, isError: true };
+  }
+  if (turn.status === 'stopped') return { content: `The subagent was stopped.${answer ? ` What it had found:\n${answer}` : ''}`, isError: true };
+  const limit = turn.stepLimitReached ? `\n(The subagent reached its limit of ${o.maxSteps} requests before it finished.)` : '';
+  if (!answer) return { content: `The subagent ended without an answer.${limit}`, isError: true };
+  const cut = answer.length > ANSWER_AT_MOST ? `${answer.slice(0, ANSWER_AT_MOST)}\n… (the answer was cut at ${ANSWER_AT_MOST} characters)` : answer;
+  return { content: `${cut}${limit}`, isError: false };
+}
+
+/** A subagent's record before it starts (waiting for a slot). */
+export function newSubagentRun(label: string, task: string, model: string): SubagentRun {
+  return { label, task, model, status: 'queued', steps: [], usage: emptyUsage() };
+}
