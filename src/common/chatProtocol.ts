@@ -79,6 +79,8 @@ function defineFromWebview() {
       activeEditor: z.optional(z.boolean()),
     }),
     z.object({ type: z.literal('stop') }),
+    // A message queued while a turn runs: taken back into the input, removed, or steered into the running turn.
+    z.object({ type: z.literal('queued'), action: z.enum(['edit', 'remove', 'steer']), id: z.string().check(z.maxLength(64)) }),
     z.object({ type: z.literal('retry') }),
     z.object({ type: z.literal('new-conversation') }),
     /** History actions carry a request id: the host answers each with a `result` (done, or why not). */
@@ -111,6 +113,8 @@ function defineFromWebview() {
     z.object({ type: z.literal('undo-edit'), turnId: z.string(), callId: z.string() }),
     /** Put every file a turn changed back to before it (created files removed). */
     z.object({ type: z.literal('restore-turn'), turnId: z.string() }),
+    // Fork from here: a new conversation with the turns up to this answer.
+    z.object({ type: z.literal('fork'), turnId: z.string().check(z.maxLength(100)) }),
     /** A file path in an answer or a tool card was clicked: open it (inside the workspace only). */
     z.object({ type: z.literal('open-file'), path: z.string().check(z.maxLength(1000)), line: z.optional(z.number().check(z.int(), z.minimum(1))) }),
     z.object({ type: z.literal('run-command'), command: z.enum(FIX_COMMANDS) }),
@@ -143,6 +147,16 @@ export interface ViewState {
   pendingApprovals: ApprovalInfo[];
   context?: ContextUse;
   unasked?: Unasked;
+  /** Messages sent while a turn runs: sent in order when it ends, or (steer) added to its next request. */
+  queued?: QueuedView[];
+}
+
+export interface QueuedView {
+  id: string;
+  text: string;
+  /** Steer: it goes into the running turn's next request instead of waiting for its end. */
+  steer: boolean;
+  images: number;
 }
 
 export type ToWebview =

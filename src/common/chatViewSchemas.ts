@@ -131,6 +131,7 @@ export const ViewStateSchema = z.object({
   context: z.optional(ContextUseSchema),
   /** What runs without asking now (the panel's indicator), or that everything asks (paused). */
   unasked: z.optional(UnaskedSchema),
+  queued: z.optional(z.array(z.object({ id: z.string(), text: z.string(), steer: z.boolean(), images: z.number() }))),
 });
 
 export type ApprovalInfo = z.infer<typeof ApprovalSchema>;

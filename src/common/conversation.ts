@@ -173,6 +173,13 @@ export interface Step {
   /** Gemini: a thought signature that came on a text part, sent back with it. */
   textSignature?: string;
   toolCalls: ToolCallRecord[];
+  /** Messages the person sent with Steer while this step's tools ran: they follow its results in the next request. */
+  steered?: string[];
+}
+
+/** How a steering message reads to the model, after the tool results it came with. */
+export function steeringText(texts: readonly string[]): string {
+  return `[The person added while you were working:]\n${texts.join('\n\n')}`;
 }
 
 export interface Usage {
@@ -239,6 +246,8 @@ export interface Conversation {
   condensations?: Condensation[];
   /** Tools `find_tools` (or a mention) loaded, in the order they were: offered for the rest of the conversation. */
   toolsLoaded?: string[];
+  /** Made with Fork from here: the conversation and the answer it was forked at. */
+  forkOf?: { id: string; turnId: string };
 }
 
 /**

@@ -1,7 +1,7 @@
 import './language';
 import * as l10n from '@vscode/l10n';
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../common/conversation';
-import type { ActiveEditorInfo, FileItem, FixAction, FromWebview, ToWebview, ViewState } from '../common/chatProtocol';
+import type { ActiveEditorInfo, FileItem, FixAction, FromWebview, QueuedView, ToWebview, ViewState } from '../common/chatProtocol';
 import { ToWebviewSchema } from '../common/chatViewSchemas';
 import { sniffImageType } from '../common/imageRules';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, rulesRow, setCondensing } from './contextView';
@@ -72,6 +72,9 @@ const mentions = new MentionPicker(input, {
   picked: (item, trigger) => post(trigger === '/' ? { type: 'use-prompt', id: item.path } : { type: 'attach-file', path: item.path }),
 });
 const stopButton = button(l10n.t('Stop'), { id: 'stop', class: 'danger', 'aria-label': l10n.t('Stop'), hidden: true }, 'debug-stop');
+/** While a reply runs, a message is queued: sent when it ends, or steered into it. */
+const queueButton = button(l10n.t('Queue'), { id: 'queue', 'aria-label': l10n.t('Queue this message'), title: l10n.t('Queue: sent when the reply ends (Enter)'), hidden: true }, 'list-ordered');
+const queuedList = h('div', { id: 'queued', class: 'queued', role: 'region', 'aria-label': l10n.t('Messages waiting to be sent'), hidden: true });
 
 app.append(
   h('header', { class: 'bar' }, historyButton, titleEl, newChatButton),
@@ -81,6 +84,7 @@ app.append(
     'footer',
     { class: 'composer' },
     approvalBar,
+    queuedList,
     unaskedRow,
     h('div', { class: 'pickers' }, modeSelect, modelSelect, formatSelect),
     meter,
@@ -88,7 +92,7 @@ app.append(
     chips,
     notice,
     h('div', { class: 'input-wrap' }, mentions.el, input),
-    h('div', { class: 'actions' }, attachButton, fileInput, contextButton, h('span', { class: 'spacer' }), stopButton, sendButton),
+    h('div', { class: 'actions' }, attachButton, fileInput, contextButton, h('span', { class: 'spacer' }), stopButton, queueButton, sendButton),
   ),
   politeRegion,
   assertiveRegion,
@@ -336,6 +340,8 @@ function applyState(s: ViewState): void {
   formatSelect.title = l10n.t('Wire format (now {0})', s.format === 'chat' ? 'chat completions' : s.format);
   sendButton.hidden = s.busy;
   stopButton.hidden = !s.busy;
+  queueButton.hidden = !s.busy;
+  renderQueued(s.queued ?? [], s.busy);
   contextButton.disabled = false;
   for (const a of s.pendingApprovals) approvalInfo.set(a.callId, a);
   renderApprovalBar();
@@ -363,6 +369,33 @@ function applyState(s: ViewState): void {
 
 let shownConversation: { id: string } | undefined;
 
+/** The messages waiting for the running reply: each with Steer (into it), Edit and Remove. */
+function renderQueued(items: QueuedView[], busy: boolean): void {
+  queuedList.hidden = items.length === 0;
+  queuedList.replaceChildren(
+    ...items.map((q) =>
+      h(
+        'div',
+        { class: `queued-row${q.steer ? ' steer' : ''}`, 'data-queued': q.id },
+        icon(q.steer ? 'debug-step-into' : 'clock'),
+        h('span', { class: 'queued-text', text: q.text || l10n.t('{0} image(s)', q.images), title: q.text }),
+        h('span', { class: 'queued-when muted', text: q.steer ? l10n.t('steers the running reply') : l10n.t('queued') }),
+        busy && !q.steer && q.images === 0 ? button(l10n.t('Steer'), { 'data-queued-action': 'steer', title: l10n.t('Add it to the running reply: the model reads it with its next request') }, 'debug-step-into') : '',
+        button('', { 'data-queued-action': 'edit', 'aria-label': l10n.t('Edit'), title: l10n.t('Edit: back into the input') }, 'edit'),
+        button('', { 'data-queued-action': 'remove', 'aria-label': l10n.t('Remove'), title: l10n.t('Remove') }, 'close'),
+      ),
+    ),
+  );
+}
+
+queuedList.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest<HTMLElement>('[data-queued-action]');
+  const id = b?.closest<HTMLElement>('[data-queued]')?.dataset.queued;
+  const action = b?.dataset.queuedAction;
+  if (id && (action === 'edit' || action === 'remove' || action === 'steer')) post({ type: 'queued', action, id });
+});
+queueButton.addEventListener('click', () => send());
+
 function renderApprovalBar(): void {
   const pending = [...approvalInfo.values()].filter((a) => pendingApprovals.has(a.callId));
   approvalBar.hidden = pending.length === 0;
@@ -378,7 +411,8 @@ function send(): void {
     showNotice(stepWaitingText(), 'info');
     return;
   }
-  if (state?.busy) {
+  // While a reply runs the message is queued (the host keeps it); an edit of an earlier question waits for the end.
+  if (state?.busy && editing) {
     showNotice(l10n.t('A reply is still running: wait for it, or press Stop (Escape).'), 'info');
     return;
   }
@@ -514,6 +548,8 @@ messages.addEventListener('click', (e) => {
     post({ type: 'undo-edit', turnId: b.dataset.turnId!, callId: b.dataset.undo });
   } else if (b.dataset.restore) {
     post({ type: 'restore-turn', turnId: b.dataset.restore });
+  } else if (b.dataset.fork) {
+    post({ type: 'fork', turnId: b.dataset.fork });
   } else if (b.dataset.wrap) {
     const block = b.closest('.code-block');
     const on = !block?.classList.contains('wrap');
@@ -742,13 +778,14 @@ channel.listen((m) => {
       break;
     case 'restore-draft':
       // Not sent: the question comes back (unless something new was typed meanwhile), with why.
-      if (!input.value.trim()) {
-        input.value = m.text;
-        vscode.setState({ draft: m.text });
-      }
+      if (!input.value.trim()) input.value = m.text;
+      // A queued message taken back to edit goes before what was typed meanwhile: nothing is lost.
+      else if (!m.reason) input.value = `${m.text}\n\n${input.value}`;
+      vscode.setState({ draft: input.value });
       ({ images, context } = mergeAttachments({ images, context }, m));
       renderChips();
-      showNotice(m.reason, 'error');
+      if (m.reason) showNotice(m.reason, 'error');
+      else input.focus();
       break;
     case 'active-editor':
       if (m.editor?.path !== activeEditor?.path) dismissedActive = undefined;

@@ -171,7 +171,7 @@ export class TurnView {
   changedBy(t: AssistantTurn): boolean {
     const s = this.turn;
     if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => st.toolCalls.map((c) => `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? `+p${c.problems.settled}${c.problems.lateMs ?? ''}` : ''}`).join()).join('|');
+    const calls = (x: AssistantTurn) => x.steps.map((st) => `${st.steered?.length ?? 0}:` + st.toolCalls.map((c) => `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? `+p${c.problems.settled}${c.problems.lateMs ?? ''}` : ''}`).join()).join('|');
     const plan = (x: AssistantTurn) => JSON.stringify(x.plan ?? null);
     return (
       plan(s) !== plan(t) ||
@@ -188,6 +188,8 @@ export class TurnView {
     turn.steps.forEach((s, i) => {
       this.ensureStep(i, s);
       this.renderTools(i, s.toolCalls);
+      // What the person steered with, where the model read it: after this step's results.
+      if (s.steered?.length) this.toolEls[i].append(...s.steered.map((text) => h('div', { class: 'steered', title: l10n.t('Sent with Steer while the reply ran') }, icon('debug-step-into'), ' ', h('span', { class: 'muted', text: l10n.t('You, while it worked:') }), ' ', h('span', { text }))));
     });
     if (turn.status !== 'streaming') for (const m of this.markdown) m.finish();
     this.renderPlan(turn.plan);
@@ -310,7 +312,9 @@ export class TurnView {
     if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button(l10n.t('Restore to before this turn'), { 'data-restore': t.id, title: l10n.t('Put every file this answer changed back as it was (files it created are removed); shows what changes first') }, 'history')));
     if (t.mode === 'plan' && t.status === 'done' && t.plan?.length)
       parts.push(h('div', { class: 'plan-approval' }, h('span', { text: l10n.t('Carry this plan out in Agent mode?') }), button(l10n.t('Approve plan'), { class: 'primary', 'data-approve-plan': t.id, title: l10n.t('Switch to Agent mode and carry the plan out (edits and commands still ask as usual)') }, 'check')));
-    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button(l10n.t('Regenerate'), { 'data-retry': 'true', title: l10n.t('Ask again for a new answer to the same question') }, 'refresh')));
+    const fork = button(l10n.t('Fork'), { 'data-fork': t.id, title: l10n.t('Fork from here: a new conversation with the turns up to this one (the files stay as they are)') }, 'repo-forked');
+    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button(l10n.t('Regenerate'), { 'data-retry': 'true', title: l10n.t('Ask again for a new answer to the same question') }, 'refresh'), fork));
+    else if (t.status === 'error') parts.push(h('div', { class: 'answer-actions' }, fork));
     this.footer.replaceChildren(...parts);
   }
 }

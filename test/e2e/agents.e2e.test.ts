@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { EXTENSION_ID, openModelGatewayContainer, ROOT } from '../vscode/harness';
+import { EXTENSION_ID, openModelGatewayContainer, ROOT, runPaletteCommand } from '../vscode/harness';
 import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
@@ -89,5 +89,89 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     assert.match(await lastAnswer().locator('.markdown').last().innerText(), /From the tool results \(2\)/);
     await cards.nth(0).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'agents-subagents-done.png') });
+  });
+
+  it('a message sent while a reply runs is queued, shown, and sent when the reply ends', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await ask('Use read_file on lib/rates.ts and lib/quote.ts #steps=2');
+    const input = chat().locator('#input');
+    await input.fill('What does lib/report.ts export?');
+    await input.press('Enter');
+    const row = chat().locator('#queued .queued-row');
+    await row.waitFor({ timeout: 10_000 });
+    assert.match(await row.innerText(), /What does lib\/report\.ts export\?[\s\S]*queued/);
+    assert.equal(await input.inputValue(), '', 'the input is free for the next message');
+    await page.screenshot({ path: join(SHOTS, 'agents-queued.png') });
+    // The first reply ends, then the queued message goes by itself.
+    await chat().locator('.turn.user').nth(1).filter({ hasText: 'What does lib/report.ts export?' }).waitFor({ timeout: 60_000 });
+    await row.waitFor({ state: 'detached' });
+    answersBefore = 1;
+    await idle();
+    assert.equal(await chat().locator('.turn.assistant').count(), 2);
+    assert.equal(await chat().locator('.turn.assistant').nth(0).getAttribute('data-status'), 'done', 'the first reply ran to its end');
+  });
+
+  it('Steer adds a queued message to the running reply: the model reads it with its next request, and it is shown where it went', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await ask('Use read_file on lib/rates.ts, lib/invoice.ts and lib/quote.ts #steps=3');
+    const input = chat().locator('#input');
+    await input.fill('Also say which file imports quoteGross');
+    await input.press('Enter');
+    const row = chat().locator('#queued .queued-row');
+    await row.locator('button', { hasText: 'Steer' }).click({ timeout: 10_000 });
+    await idle();
+    const steered = lastAnswer().locator('.steered');
+    await steered.waitFor({ timeout: 10_000 });
+    assert.match(await steered.innerText(), /You, while it worked: Also say which file imports quoteGross/);
+    assert.equal(await row.count(), 0, 'nothing left queued');
+    assert.equal(await chat().locator('.turn.assistant').count(), 1, 'steering is not a turn of its own');
+    const carried = wb!.emu.requestsTo('/v1/chat/completions').filter((r) => JSON.stringify(r.body).includes('[The person added while you were working:]\\nAlso say which file imports quoteGross'));
+    assert.ok(carried.length >= 1, 'a request of the running turn carried it');
+    await steered.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'agents-steered.png') });
+  });
+
+  it('a queued message can be taken back to edit or removed: nothing is sent then', async () => {
+    await ask('Use read_file on lib/rates.ts and lib/invoice.ts #steps=2');
+    const input = chat().locator('#input');
+    for (const text of ['First thought', 'Second thought']) {
+      await input.fill(text);
+      await input.press('Enter');
+    }
+    const rows = chat().locator('#queued .queued-row');
+    await rows.nth(1).waitFor({ timeout: 10_000 });
+    await rows.nth(0).locator('button[aria-label="Remove"]').click();
+    await rows.nth(1).waitFor({ state: 'detached' });
+    await input.fill('typed meanwhile');
+    await rows.nth(0).locator('button[aria-label="Edit"]').click();
+    await rows.first().waitFor({ state: 'detached' });
+    assert.equal(await input.inputValue(), 'Second thought\n\ntyped meanwhile', 'taken back before what was typed: nothing lost');
+    await idle();
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await chat().locator('.turn.user', { hasText: 'thought' }).count(), 0, 'neither was sent');
+    await input.fill('');
+  });
+
+  it('Fork from here: a new conversation with the turns up to that answer, named after the original, which stays whole', async () => {
+    const turnsBefore = await chat().locator('.turn.assistant').count();
+    assert.ok(turnsBefore >= 2);
+    const original = await chat().locator('#title').innerText();
+    await chat().locator('.turn.assistant').first().locator('button', { hasText: 'Fork' }).click();
+    await chat().locator('.turn.assistant').nth(1).waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await chat().locator('.turn.assistant').count(), 1);
+    assert.equal(await chat().locator('.turn.user').count(), 1);
+    assert.equal(await chat().locator('#title').innerText(), `${original} (fork)`);
+    await page.screenshot({ path: join(SHOTS, 'agents-fork.png') });
+    // The fork goes on by itself; the original keeps every turn.
+    await ask('What does lib/report.ts export?');
+    await idle();
+    assert.equal(await chat().locator('.turn.assistant').count(), 2);
+    await chat().locator('#history').click();
+    await chat().locator('#history-panel .history-open', { hasText: `${original} (fork)` }).waitFor();
+    await chat().locator('#history-panel .history-open').filter({ hasText: original }).filter({ hasNotText: '(fork)' }).first().click();
+    await chat().locator('.turn.assistant').nth(turnsBefore - 1).waitFor({ timeout: 10_000 });
+    assert.equal(await chat().locator('.turn.assistant').count(), turnsBefore);
   });
 });

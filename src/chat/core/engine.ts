@@ -31,7 +31,9 @@ export type EngineEvent =
   /** Older turns were summarised to make room (saved by the caller with the conversation). */
   | { type: 'condensed'; condensation: Condensation }
   /** The summary could not be made: older results were stubbed or turns left out instead. */
-  | { type: 'condense-failed'; message: string };
+  | { type: 'condense-failed'; message: string }
+  /** Messages the person steered with were added after a step's tool results (sent with the next request). */
+  | { type: 'steered'; texts: string[] };
 
 export interface RunOptions {
   client: GatewayClient;
@@ -77,6 +79,8 @@ export interface RunOptions {
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   signal?: AbortSignal;
   onEvent?: (e: EngineEvent) => void;
+  /** Messages the person sent with Steer since the last call (taken: each is added once). */
+  steering?: () => string[];
 }
 
 export type TurnLimit = { kind: 'requests'; requests: number } | { kind: 'cost'; requests: number; dollars: number };
@@ -127,6 +131,12 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
       }
       await runTools(o, calls, emit);
       if (o.signal?.aborted) throw Object.assign(new Error('stopped'), { name: 'AbortError' });
+      // What the person steered with while the tools ran goes with their results into the next request.
+      const steered = o.steering?.() ?? [];
+      if (steered.length > 0) {
+        step.steered = steered;
+        emit({ type: 'steered', texts: steered });
+      }
     }
     turn.status = 'done';
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatTool } from '../../gateway';
 import type { GeminiContent, GeminiPart, GenerateContentRequest, MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool, ResponseFunctionTool, ResponseInputItem } from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
-import { sentImages, type AssistantTurn, type ImageAttachment, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
+import { sentImages, steeringText, type AssistantTurn, type ImageAttachment, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
 
 const NOT_RUN = 'Not run: the turn ended before this call ran.';
 
@@ -81,6 +81,7 @@ export function toChatMessages(system: string, turns: readonly Turn[], reasoning
           content: shown.flatMap((x) => [{ type: 'text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail } }))]),
         });
       }
+      if (step.steered?.length) out.push({ role: 'user', content: steeringText(step.steered) });
     }
   }
   return out;
@@ -163,7 +164,7 @@ export function toMessagesRequest(
               ? [{ type: 'text' as const, text: c.result ?? NOT_RUN }, ...images.map((img) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: img.mediaType, data: img.data } }))]
               : (c.result ?? NOT_RUN);
             return { type: 'tool_result', tool_use_id: c.id, content, ...(c.isError || !c.result ? { is_error: true } : {}) };
-          }),
+          }).concat(step.steered?.length ? [{ type: 'text', text: steeringText(step.steered) }] : []),
         );
       }
     }
@@ -230,6 +231,7 @@ export function toResponsesInput(turns: readonly Turn[], model?: string): Respon
           content: shown.flatMap((x) => [{ type: 'input_text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'input_image' as const, image_url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail }))]),
         });
       }
+      if (step.steered?.length) out.push({ role: 'user', content: steeringText(step.steered) });
     }
   }
   return out;
@@ -273,6 +275,7 @@ export function toGeminiContents(turns: readonly Turn[]): GeminiContent[] {
         pushContent(out, 'user', [
           ...step.toolCalls.map((c): GeminiPart => ({ functionResponse: { name: c.name, response: c.isError || !c.result ? { error: c.result ?? NOT_RUN } : { output: c.result } } })),
           ...resultImages(step.toolCalls).flatMap((x) => [{ text: x.label }, ...x.images.map(inline)]),
+          ...(step.steered?.length ? [{ text: steeringText(step.steered) }] : []),
         ]);
       }
     }

@@ -208,6 +208,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
         return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
       }
+      case 'queued':
+        return s.queued(m.action, m.id);
+      case 'fork':
+        return s.fork(m.turnId);
       case 'condense': {
         const why = await s.condenseNow();
         return this.post({ type: 'result', requestId: m.requestId, ok: !why, ...(why ? { message: why } : {}) });

@@ -218,6 +218,7 @@ export class ChatSession implements vscode.Disposable {
       pendingApprovals: this.approver.list(),
       context: this.contextUse(model),
       ...(this.agent && this.toolsEnabled() ? { unasked: { ...this.agent.unasked(), waiting: this.agent.contextSource?.waitingServers() ?? [] } } : {}),
+      ...(this.queue.length > 0 ? { queued: this.queue.map((q) => ({ id: q.id, text: q.text, steer: q.steer, images: q.images.length })) } : {}),
     };
     this.post({ type: 'state', state });
   }
@@ -325,6 +326,7 @@ export class ChatSession implements vscode.Disposable {
 
   async newConversation(): Promise<void> {
     if (this.running) this.stop();
+    this.queue = [];
     this.conversation = undefined;
     this.startedFresh = true;
     await this.pushState();
@@ -333,6 +335,7 @@ export class ChatSession implements vscode.Disposable {
   /** Opens a saved conversation; false (said to the person) when it cannot be read. */
   async open(id: string): Promise<boolean> {
     if (this.running) this.stop();
+    this.queue = [];
     const c = await this.store.load(id);
     if (!c) {
       this.post({ type: 'notice', level: 'error', text: vscode.l10n.t('That conversation could not be read.') });
@@ -343,6 +346,41 @@ export class ChatSession implements vscode.Disposable {
     this.conversation = c;
     await this.pushState();
     return true;
+  }
+
+  /**
+   * Fork from here: a new conversation with the turns up to this answer (copies: the original is
+   * left whole), named after the original, and opened. The files stay as they are; each copied
+   * edit keeps what Undo and Restore need. Condensations of the copied turns come along.
+   */
+  async fork(turnId: string): Promise<void> {
+    const c = this.conversation;
+    const at = c?.turns.findIndex((t) => t.id === turnId && t.role === 'assistant') ?? -1;
+    if (!c || at < 0) return;
+    if (this.running && at === c.turns.length - 1) {
+      this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Wait for the reply to end (or stop it) before forking from it.') });
+      return;
+    }
+    const turns = structuredClone(c.turns.slice(0, at + 1));
+    stopInterrupted({ ...c, turns });
+    const kept = new Set(turns.map((t) => t.id));
+    const now = Date.now();
+    const fork: Conversation = {
+      ...structuredClone({ ...c, turns: [], condensations: (c.condensations ?? []).filter((k) => kept.has(k.throughTurnId)) }),
+      id: newId('c'),
+      title: vscode.l10n.t('{0} (fork)', c.title).slice(0, 200),
+      createdAt: now,
+      updatedAt: now,
+      turns,
+      forkOf: { id: c.id, turnId },
+    };
+    await this.store.save(fork);
+    this.services.log.info(`chat: forked a conversation at its turn ${at + 1} of ${c.turns.length}`);
+    if (this.running) this.stop();
+    this.queue = [];
+    this.conversation = fork;
+    this.lastContext = undefined;
+    await this.pushState();
   }
 
   async rename(id: string, title: string): Promise<void> {
@@ -431,6 +469,8 @@ export class ChatSession implements vscode.Disposable {
   }
 
   async send(text: string, images: ImageAttachment[], context: UserTurn['context'], options: { replacesFrom?: number } = {}): Promise<void> {
+    // Sent while a turn runs: queued, and sent when it ends (or steered into it).
+    if (this.running && options.replacesFrom === undefined) return this.enqueue(text, images, context);
     // The customization files as they are now (a file watcher can miss a change): a few small reads.
     await this.agent?.customizations?.refresh().catch((err: unknown) => this.services.log.warn(`chat: the customization files could not be read (${err instanceof Error ? err.message : String(err)})`));
     const ready = await this.readiness();
@@ -480,6 +520,60 @@ export class ChatSession implements vscode.Disposable {
       await this.finishTurn(conversation, turn);
     }
     if (turn.usage.output > 0) this.services.notifySpend();
+    await this.afterTurn(turn);
+  }
+
+  // ---------- messages sent while a turn runs ----------
+
+  /** Messages sent while a turn ran, in order (this window's; a reload forgets them, as an unsent draft). */
+  private queue: { id: string; text: string; images: ImageAttachment[]; context: UserTurn['context']; steer: boolean }[] = [];
+
+  private async enqueue(text: string, images: ImageAttachment[], context: UserTurn['context']): Promise<void> {
+    this.queue.push({ id: newId('q'), text, images, context, steer: false });
+    this.services.log.info(`chat: a message was queued while the reply runs (${this.queue.length} queued)`);
+    await this.pushState();
+  }
+
+  /** Edit (back into the input), remove, or steer (into the running turn's next request) a queued message. */
+  async queued(action: 'edit' | 'remove' | 'steer', id: string): Promise<void> {
+    const item = this.queue.find((q) => q.id === id);
+    if (!item) return;
+    if (action === 'steer') {
+      if (item.images.length > 0) {
+        this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('A message with images cannot steer the running reply: it is sent when the reply ends.') });
+        return;
+      }
+      item.steer = true;
+    } else {
+      this.queue = this.queue.filter((q) => q !== item);
+      if (action === 'edit') this.post({ type: 'restore-draft', text: item.text, images: item.images, context: item.context, reason: '' });
+    }
+    await this.pushState();
+  }
+
+  /** The steering messages, taken by the running turn for its next request. */
+  private takeSteering(): string[] {
+    const steer = this.queue.filter((q) => q.steer);
+    if (steer.length === 0) return [];
+    this.queue = this.queue.filter((q) => !q.steer);
+    this.services.log.info(`chat: ${steer.length} steering message(s) added to the next request`);
+    void this.pushState();
+    return steer.map((q) => userText({ id: q.id, role: 'user', text: q.text, images: [], context: q.context, at: Date.now() }));
+  }
+
+  /**
+   * A turn ended: the next queued message is sent, unless the person stopped it (then they stay,
+   * for the person to send, edit or remove). Steering that came too late for the turn is sent as a
+   * message of its own.
+   */
+  private async afterTurn(turn: AssistantTurn): Promise<void> {
+    for (const q of this.queue) q.steer = false;
+    if (turn.status === 'stopped' || this.running) {
+      if (this.queue.length > 0) await this.pushState();
+      return;
+    }
+    const next = this.queue.shift();
+    if (next) await this.send(next.text, next.images, next.context);
   }
 
   /** A limit of the turn is reached: the person decides whether it goes on for as much again. */
@@ -625,6 +719,7 @@ export class ChatSession implements vscode.Disposable {
       tokenScale: this.scaleOf(model),
       onTokenScale: (scale) => this.tokenScales.set(model, scale),
       signal,
+      steering: () => this.takeSteering(),
       onEvent: (e) => {
         if (e.type === 'text') this.post({ type: 'text', turnId: turn.id, step: turn.steps.length - 1, delta: e.delta });
         else if (e.type === 'context') {
@@ -640,7 +735,7 @@ export class ChatSession implements vscode.Disposable {
           this.services.log.error('chat: could not condense older turns', redact(e.message));
           this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.') });
         } else {
-          this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call');
+          this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call' || e.type === 'steered');
           if (e.type === 'step' && e.index > lastStepSaved) {
             lastStepSaved = e.index;
             this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save a step', err));
