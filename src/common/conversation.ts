@@ -246,6 +246,8 @@ export interface Conversation {
   condensations?: Condensation[];
   /** Tools `find_tools` (or a mention) loaded, in the order they were: offered for the rest of the conversation. */
   toolsLoaded?: string[];
+  /** Facts the agent was asked to remember for this conversation (the `memory` tool's conversation scope). */
+  memory?: string[];
   /** Made with Fork from here: the conversation and the answer it was forked at. */
   forkOf?: { id: string; turnId: string };
 }

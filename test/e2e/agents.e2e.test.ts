@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { EXTENSION_ID, openModelGatewayContainer, ROOT, runPaletteCommand } from '../vscode/harness';
@@ -173,5 +173,31 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await chat().locator('#history-panel .history-open').filter({ hasText: original }).filter({ hasNotText: '(fork)' }).first().click();
     await chat().locator('.turn.assistant').nth(turnsBefore - 1).waitFor({ timeout: 10_000 });
     assert.equal(await chat().locator('.turn.assistant').count(), turnsBefore);
+  });
+
+  it('memory: "remember that…" is written only after Accept (the change shown), and read into a new conversation, shown as a chip', async () => {
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await ask('Remember that invoices round to whole cents, for this repository');
+    const row = chat().locator('#approval-bar .approval-row').first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match(await row.innerText(), /\.modelgateway\/memory\.md/);
+    const file = join(wb!.workspace, '.modelgateway', 'memory.md');
+    assert.ok(!existsSync(file), 'nothing is written before the decision');
+    await page.screenshot({ path: join(SHOTS, 'agents-memory-approval.png') });
+    await row.locator('button', { hasText: 'Accept' }).click();
+    await idle();
+    assert.match(readFileSync(file, 'utf8'), /^# Memory\n[\s\S]*\n- Invoices round to whole cents\.\n$/);
+    await runPaletteCommand(page, 'View: Close All Editors');
+    // A new conversation reads it: in the system prompt, and as a chip with its tokens.
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await chat().locator('.empty').waitFor();
+    await ask('What does lib/quote.ts do?');
+    await idle();
+    const system = (wb!.emu.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: { role: string; content: string }[] }).messages[0];
+    assert.equal(system.role, 'system');
+    assert.match(system.content, /<memory scope="repository" source="\.modelgateway\/memory\.md">[\s\S]*- Invoices round to whole cents\./);
+    assert.match(await chat().locator('#rules-in-use').innerText(), /memory\.md · \d+/);
+    await page.screenshot({ path: join(SHOTS, 'agents-memory-read.png') });
   });
 });

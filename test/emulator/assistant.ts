@@ -12,7 +12,7 @@
  *   tools for N rounds before answering (for agent-loop tests).
  * - `#words=N` asks for an answer of about N words (long streams); the word "code" adds a code block.
  */
-import { delegationPlan } from './delegation';
+import { delegationPlan, memoryPlan } from './delegation';
 import { editorPlan } from './editor-agent';
 import { toolSearchPlan } from './tool-search';
 import { scmAnswer } from './scm-model';
@@ -286,7 +286,7 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
       const reader = /^(read|open|look at)\b/i.test(text) && pathsIn(text).length ? tools.filter((t) => t.name === 'read_file') : [];
       return (named.length ? named : reader).slice(0, 3).map((t) => ({ name: t.name, arguments: argumentsFor(t, text, pathsIn(text)[0], root) }));
     };
-    const delegated = roundsSinceUser === 0 && resultsNow.length === 0 ? delegationPlan(lastUser.text, tools) : undefined;
+    const delegated = roundsSinceUser === 0 && resultsNow.length === 0 ? (delegationPlan(lastUser.text, tools) ?? memoryPlan(lastUser.text, tools)) : undefined;
     if (delegated) return { thinking, ...delegated };
     const search = toolSearchPlan(lastUser.text, searchedAlready, tools);
     if (search) return { thinking, ...search };

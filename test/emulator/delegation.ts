@@ -37,3 +37,21 @@ export function delegationPlan(text: string, tools: readonly ToolSpec[]): Plan |
     }),
   };
 }
+
+/**
+ * "Remember that …": the model writes it to memory with the scope the person implies — "for me",
+ * "I prefer", "always" for the person; "this conversation", "for now" for the conversation; else the
+ * repository — as a real model does when a memory tool is offered.
+ */
+export function memoryPlan(text: string, tools: readonly ToolSpec[]): Plan | undefined {
+  if (!tools.some((t) => t.name === 'memory')) return undefined;
+  const m = /\bremember\b[,:]?\s+(?:that\s+)?([\s\S]+)$/i.exec(text);
+  if (!m) return undefined;
+  const scope = /\b(this conversation|for now)\b/i.test(text) ? 'conversation' : /\b(for me|about me|I prefer|I like|my own|in every project|always)\b/i.test(text) ? 'user' : 'repository';
+  const fact = m[1]
+    .replace(/,?\s*\b(for this (repository|repo|project)|for me|in every project|for this conversation|for now)\b/gi, '')
+    .trim()
+    .replace(/[.!]+$/, '');
+  const sentence = `${fact.charAt(0).toUpperCase()}${fact.slice(1)}.`;
+  return { text: `I'll remember that (${scope}).`, toolCalls: [{ name: 'memory', arguments: { fact: sentence, scope } }] };
+}

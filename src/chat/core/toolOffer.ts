@@ -29,7 +29,7 @@ export const FIND_TOOLS: ToolDefinition = {
  * system prompt then lists).
  */
 const CORE: Record<BuiltInMode, readonly string[]> = {
-  agent: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'create_file', 'replace_in_file', 'run_command', 'update_plan', 'run_subagent'],
+  agent: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'create_file', 'replace_in_file', 'run_command', 'update_plan', 'run_subagent', 'memory'],
   ask: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'run_subagent'],
   plan: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'update_plan', 'run_subagent'],
 };

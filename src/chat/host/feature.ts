@@ -11,6 +11,7 @@ export function activateChat(host: FeatureHost, search: SearchService, agent: Ag
   host.own(vscode.window.registerWebviewViewProvider('modelGateway.chat', chat));
   host.command('modelGateway.chat.new', () => chat.newConversation());
   host.command('modelGateway.chat.condense', () => chat.condense());
+  host.command('modelGateway.memory.edit', () => chat.editMemory());
   host.command('modelGateway.chat.addContext', () => chat.addContext());
   host.command('modelGateway.chat.pickModel', () => chat.pickModel());
   host.command('modelGateway.chat.openInEditor', () => chat.openInEditor());

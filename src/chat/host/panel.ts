@@ -79,6 +79,11 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   }
 
   /** Condense from the command palette: why not, if it could not, as a notification. */
+  /** Model Gateway: Edit Memory. */
+  editMemory(): Promise<void> {
+    return this.session.memory.edit();
+  }
+
   async condense(): Promise<void> {
     const why = await this.session.condenseNow();
     if (why) void vscode.window.showWarningMessage(why);

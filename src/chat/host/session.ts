@@ -28,6 +28,8 @@ import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../core/plan';
 import { allDefinitions, offerScope, turnTools } from './turnTools';
 import { subagentDollars, subagentHost } from './subagentHost';
+import { ChatMemory } from './memory';
+import { memorySection } from '../core/memory';
 import { calledTools, ToolOffer, userTexts } from '../core/toolOffer';
 
 /** Waits shorter than this (a busy gateway's quick retry) pass without a word in the chat. */
@@ -67,6 +69,8 @@ export class ChatSession implements vscode.Disposable {
   /** The project's rules files (trusted workspaces only), and what the last request carried of them. */
   private readonly rules = new ProjectRules(() => this.guard());
   private rulesSent: { section: string; inUse: { path: string; tokens: number }[] } = { section: '', inUse: [] };
+  /** What the agent was asked to remember: read into every request's system prompt, beside the rules. */
+  readonly memory: ChatMemory;
 
   constructor(
     private readonly services: PricedFeature,
@@ -78,6 +82,7 @@ export class ChatSession implements vscode.Disposable {
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
+    this.memory = new ChatMemory(context.globalStorageUri.fsPath);
     this.restorer = new EditRestorer(services, () => this.guard());
     this.disposables.push(
       this.rules,
@@ -656,6 +661,7 @@ export class ChatSession implements vscode.Disposable {
             },
             log: (line) => this.services.log.info(line),
             subagents: subagentHost({ services: this.services, parentModel: model, settings }),
+            memory: { remember: (args, callId, signal) => this.memory.remember(args, this.approver, callId, signal, conversation) },
             defer: settings.findTools,
             loaded: conversation.toolsLoaded ?? calledTools(conversation.turns),
             named: userTexts(conversation.turns),
@@ -668,13 +674,18 @@ export class ChatSession implements vscode.Disposable {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
     const editor = vscode.window.activeTextEditor;
     const rules = await this.rules.forTurn(filesInPlay(editor, conversation.turns.at(-2)));
-    this.rulesSent = { section: rules.section, inUse: rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })) };
+    const memory = (await this.memory.read(conversation)).filter((m) => m.facts.length > 0);
+    const memoryText = memorySection(memory);
+    this.rulesSent = {
+      section: [rules.section, memoryText].filter(Boolean).join('\n\n'),
+      inUse: [...rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })), ...memory.map((m) => ({ path: m.label, tokens: tokensOf(m.facts.join('\n')) }))],
+    };
     if (rules.rules.length) this.services.log.info(`chat: project rules in use: ${rules.rules.map((r) => r.path).join(', ')}`);
     const system = systemPrompt({
       folders,
       toolsEnabled: !!tools,
       editor: editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), language: editor.document.languageId } : undefined,
-      rules: rules.section,
+      rules: this.rulesSent.section,
       mode: this.modeText(turn.mode ?? mode),
       findTools: settings.findTools,
     });

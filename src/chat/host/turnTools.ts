@@ -15,6 +15,7 @@ import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinitio
 import type { ToolRunner } from '../core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
+import { MEMORY_TOOL } from '../core/memory';
 import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, subagentTools } from '../core/subagents';
 import { CUSTOM_AGENT_CORE_AT_MOST, FIND_TOOLS, ToolOffer } from '../core/toolOffer';
 import type { DiffApprover } from './approvals';
@@ -49,6 +50,8 @@ export interface TurnToolsOptions {
   defer?: boolean;
   /** Runs `run_subagent` calls (absent: the tool answers that it is not available here). */
   subagents?: SubagentHost;
+  /** Runs `memory` calls: the change shown and asked every time. */
+  memory?: { remember(args: string, callId: string | undefined, signal: AbortSignal | undefined): Promise<ToolResult> };
 }
 
 /** What runs a subagent: the session's (its model, client, prices and parallel cap). */
@@ -62,7 +65,7 @@ export interface SubagentHost {
 /** Every tool the chat can offer now, before the mode filters them. */
 export function allDefinitions(o: Pick<TurnToolsOptions, 'agent' | 'search' | 'editor'>): ToolDefinition[] {
   const search = o.search?.ready() ? [SEMANTIC_SEARCH_TOOL] : [];
-  return [...TOOL_DEFINITIONS, ...(o.editor ? [RENAME_SYMBOL] : []), ...search, UPDATE_PLAN, RUN_SUBAGENT, ...(o.agent?.definitions() ?? [])];
+  return [...TOOL_DEFINITIONS, ...(o.editor ? [RENAME_SYMBOL] : []), ...search, UPDATE_PLAN, RUN_SUBAGENT, MEMORY_TOOL, ...(o.agent?.definitions() ?? [])];
 }
 
 /**
@@ -136,6 +139,7 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
     deferredCount: () => offer.deferred().length,
     needsApproval: (name, args) => {
       if (name === UPDATE_PLAN.name || name === FIND_TOOLS.name || name === RUN_SUBAGENT.name) return false;
+      if (name === MEMORY_TOOL.name) return true;
       if (agent?.owns(name)) return agent.needsApproval(name, args);
       if (readKinds.has(name)) return agent ? !agent.unaskedFor('read') : false;
       return !agent?.unaskedFor('edit');
@@ -160,6 +164,7 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
       told(offer.load([name]));
       if (name === UPDATE_PLAN.name) return updatePlan(o, args);
       if (name === RUN_SUBAGENT.name) return subagent(args, signal, callId);
+      if (name === MEMORY_TOOL.name) return o.memory ? o.memory.remember(args, callId, signal) : { content: 'Error: memory is not available here.', isError: true };
       return execute(name, args, signal, callId, onApproved);
   }
 
