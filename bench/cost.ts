@@ -18,6 +18,8 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { runTurn } from '../src/chat/core/engine';
 import { modePrompt, toolsForMode, type BuiltInMode } from '../src/chat/core/modes';
 import { UPDATE_PLAN } from '../src/chat/core/plan';
+import { MEMORY_TOOL } from '../src/chat/core/memory';
+import { RUN_SUBAGENT } from '../src/chat/core/subagents';
 import { systemPrompt } from '../src/chat/core/prompt';
 import { tokensOf } from '../src/chat/core/tokens';
 import { offeredRunner, ToolOffer } from '../src/chat/core/toolOffer';
@@ -210,7 +212,7 @@ async function runTaskIn(emu: GatewayEmulator, book: PriceBook, task: Task, form
   const key = emu.store.addKey({ userId: emu.store.addUser({ username: `cost-${newId('u')}` }).id, name: 'bench', unlimitedQuota: true });
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: key.key });
   const files = WorkspaceTools.forFolders([{ name: 'shop', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => Promise.resolve({ accepted: true }) } });
-  const ours = [...TOOL_DEFINITIONS, RENAME_SYMBOL, UPDATE_PLAN, RUN_COMMAND_TOOL, ...EDITOR_READ_TOOLS, RUN_TASK, ...MEDIA_TOOL_DEFINITIONS];
+  const ours = [...TOOL_DEFINITIONS, RENAME_SYMBOL, UPDATE_PLAN, RUN_SUBAGENT, MEMORY_TOOL, RUN_COMMAND_TOOL, ...EDITOR_READ_TOOLS, RUN_TASK, ...MEDIA_TOOL_DEFINITIONS];
   const all = toolsForMode(task.mode, [...ours, ...(task.mcp ? extra.mcp : []), ...(policy === 'before-1.139' ? extra.copilot : [])]);
   const offer = new ToolOffer({ all, mode: task.mode, defer: policy === 'now' });
   offer.loadNamedIn(task.prompt);

@@ -19,13 +19,12 @@ export const READ_AT_MOST = 8_000;
 export const MEMORY_TOOL: ToolDefinition = {
   name: 'memory',
   kind: 'write',
-  description:
-    "Remember a fact for later, when the person asks you to remember something: scope 'conversation' (this chat), 'repository' (the project, shared with the team) or 'user' (the person, every project). The person approves each write. What is remembered is in your instructions already.",
+  description: 'Remember a fact the person asks you to remember (they approve each write). What is remembered is already in your instructions.',
   parameters: {
     type: 'object',
     properties: {
-      fact: { type: 'string', description: 'The fact, one short sentence' },
-      scope: { type: 'string', enum: ['repository', 'user', 'conversation'], description: 'Who it is about' },
+      fact: { type: 'string', description: 'One short sentence' },
+      scope: { type: 'string', enum: ['repository', 'user', 'conversation'], description: 'repository: the project, shared; user: the person, every project; conversation: this chat' },
     },
     required: ['fact', 'scope'],
   },

@@ -16,13 +16,12 @@ import { UPDATE_PLAN } from './plan';
 export const RUN_SUBAGENT: ToolDefinition = {
   name: 'run_subagent',
   kind: 'read',
-  description:
-    'Hand a self-contained research task to a subagent with its own fresh context and your read-only tools; several calls in one reply run in parallel. It sees nothing of this conversation, so say everything it needs. You get back its final answer only.',
+  description: 'Hand a self-contained research task to a subagent (fresh context, your read-only tools); calls in one reply run in parallel. It sees none of this chat; you get its final answer.',
   parameters: {
     type: 'object',
     properties: {
-      task: { type: 'string', description: 'The task, complete: what to find or check, where to look, what to report' },
-      label: { type: 'string', description: 'A short name for it (a few words)' },
+      task: { type: 'string', description: 'Complete: what to find, where, what to report' },
+      label: { type: 'string', description: 'A few words' },
     },
     required: ['task'],
   },
