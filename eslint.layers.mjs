@@ -8,7 +8,7 @@
 // A feature's host/ adapts its core to VS Code and may use the platform and other features.
 // test/unit/layers.test.ts plants a wrong import in each layer and checks that lint refuses it.
 
-const FEATURES = 'chat|search|usage|account|assets|lm|agent|mcp|completions|editor|customization|scm';
+const FEATURES = 'chat|search|usage|account|assets|lm|agent|mcp|completions|editor|customization|scm|sessions';
 const up = (folders) => String.raw`^(\.\./)+(${folders})(/|$)`;
 const vscode = { name: 'vscode', message: 'This layer runs without VS Code: keep `vscode` in a host/ or shell/ module.' };
 const restrict = (patterns, paths = []) => ['error', { paths, patterns }];

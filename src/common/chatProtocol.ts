@@ -113,6 +113,8 @@ function defineFromWebview() {
     z.object({ type: z.literal('undo-edit'), turnId: z.string(), callId: z.string() }),
     /** Put every file a turn changed back to before it (created files removed). */
     z.object({ type: z.literal('restore-turn'), turnId: z.string() }),
+    // Start in Background: the text becomes an agent session in a git worktree of its own.
+    z.object({ type: z.literal('background'), text: z.string().check(z.minLength(1), z.maxLength(200_000)) }),
     // Fork from here: a new conversation with the turns up to this answer.
     z.object({ type: z.literal('fork'), turnId: z.string().check(z.maxLength(100)) }),
     /** A file path in an answer or a tool card was clicked: open it (inside the workspace only). */

@@ -74,6 +74,8 @@ const mentions = new MentionPicker(input, {
 const stopButton = button(l10n.t('Stop'), { id: 'stop', class: 'danger', 'aria-label': l10n.t('Stop'), hidden: true }, 'debug-stop');
 /** While a reply runs, a message is queued: sent when it ends, or steered into it. */
 const queueButton = button(l10n.t('Queue'), { id: 'queue', 'aria-label': l10n.t('Queue this message'), title: l10n.t('Queue: sent when the reply ends (Enter)'), hidden: true }, 'list-ordered');
+/** Start in Background: the message runs as an agent session in a git worktree of its own, not in this chat. */
+const backgroundButton = button('', { id: 'background', 'aria-label': l10n.t('Start in Background'), title: l10n.t('Start in Background: run this message as an agent in a git worktree on a new branch, while you go on here') }, 'git-branch');
 const queuedList = h('div', { id: 'queued', class: 'queued', role: 'region', 'aria-label': l10n.t('Messages waiting to be sent'), hidden: true });
 
 app.append(
@@ -92,7 +94,7 @@ app.append(
     chips,
     notice,
     h('div', { class: 'input-wrap' }, mentions.el, input),
-    h('div', { class: 'actions' }, attachButton, fileInput, contextButton, h('span', { class: 'spacer' }), stopButton, queueButton, sendButton),
+    h('div', { class: 'actions' }, attachButton, fileInput, contextButton, backgroundButton, h('span', { class: 'spacer' }), stopButton, queueButton, sendButton),
   ),
   politeRegion,
   assertiveRegion,
@@ -395,6 +397,16 @@ queuedList.addEventListener('click', (e) => {
   if (id && (action === 'edit' || action === 'remove' || action === 'steer')) post({ type: 'queued', action, id });
 });
 queueButton.addEventListener('click', () => send());
+backgroundButton.addEventListener('click', () => {
+  const text = input.value.trim();
+  if (!text) {
+    showNotice(l10n.t('Type the task first: Start in Background runs it in a git worktree of its own.'), 'info');
+    return;
+  }
+  post({ type: 'background', text });
+  input.value = '';
+  vscode.setState({ draft: '' });
+});
 
 function renderApprovalBar(): void {
   const pending = [...approvalInfo.values()].filter((a) => pendingApprovals.has(a.callId));

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -48,6 +49,11 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
           mkdirSync(join(ws, rel, '..'), { recursive: true });
           writeFileSync(join(ws, rel), text);
         }
+        // A git repository: background agents work in worktrees of it.
+        const id = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
+        execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: ws });
+        execFileSync('git', [...id, 'add', '-A'], { cwd: ws });
+        execFileSync('git', [...id, 'commit', '-q', '-m', 'start'], { cwd: ws });
       },
       codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }),
     });
@@ -199,5 +205,57 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     assert.match(system.content, /<memory scope="repository" source="\.modelgateway\/memory\.md">[\s\S]*- Invoices round to whole cents\./);
     assert.match(await chat().locator('#rules-in-use').innerText(), /memory\.md · \d+/);
     await page.screenshot({ path: join(SHOTS, 'agents-memory-read.png') });
+  });
+
+  it('a background session: started with a task, the window used meanwhile, its question answered later, its diff reviewed and applied', async () => {
+    const file = join(wb!.workspace, 'lib', 'rates.ts');
+    // From the chat: the typed task, then Start in Background; the person starts it with Enter.
+    await openModelGatewayContainer(page, chat().locator('#input'));
+    await chat().locator('#input').fill('Use replace_in_file on lib/rates.ts to replace "0.2" with "0.25"');
+    await chat().locator('#background').click();
+    const box = page.locator('.quick-input-widget input');
+    await box.waitFor();
+    assert.equal(await box.inputValue(), 'Use replace_in_file on lib/rates.ts to replace "0.2" with "0.25"');
+    await box.press('Enter');
+    await openModelGatewayContainer(page, page.locator('.pane-header', { hasText: 'Agent Sessions' }), 'account');
+    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Agent Sessions' }) });
+    const row = view.locator('.monaco-list-row', { hasText: 'Use replace_in_file on lib/rates.ts' });
+    await row.waitFor({ timeout: 30_000 });
+    // Edits ask (auto-approval of edits is off): the question waits in a notification and in the view.
+    const toast = page.locator('.notification-toast', { hasText: 'Write its change to lib/rates.ts in its worktree?' });
+    await toast.waitFor({ timeout: 30_000 });
+    await row.filter({ hasText: 'waiting for you' }).waitFor();
+    // Meanwhile the window is the person's: the chat answers another question.
+    await openModelGatewayContainer(page, chat().locator('#input'));
+    await runPaletteCommand(page, 'Model Gateway: New Chat');
+    await ask('What does lib/quote.ts do?');
+    await idle();
+    assert.equal(readFileSync(file, 'utf8'), 'export const taxRate = 0.2;\n', 'nothing of the session reached the workspace');
+    await page.screenshot({ path: join(SHOTS, 'agents-background-waiting.png') });
+    // Answered later, from the view (the notification may have gone by now).
+    await openModelGatewayContainer(page, row, 'account');
+    await row.click();
+    await toast.last().locator('.monaco-button', { hasText: 'Accept' }).click();
+    await row.filter({ hasText: /done · model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} · 1 file · [\d,]+ tokens · \$0\.\d{4}/ }).waitFor({ timeout: 60_000 });
+    assert.equal(readFileSync(file, 'utf8'), 'export const taxRate = 0.2;\n', 'still untouched before Apply');
+    // Review: the worktree's diff against its base.
+    await row.hover();
+    await row.locator('.action-label[aria-label="Review"]').click();
+    await page.locator('.tab', { hasText: /Agent session “Use replace_in_file/ }).waitFor({ timeout: 20_000 });
+    // Drawn: the base's line and the session's, side by side.
+    await page.locator('.monaco-diff-editor .view-line', { hasText: 'taxRate = 0.25' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-diff-editor .view-line', { hasText: 'taxRate = 0.2;' }).first().waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(SHOTS, 'agents-background-review.png') });
+    await row.hover();
+    await row.locator('.action-label[aria-label="Apply (Merge)"]').click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Merge model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} into main\? 1 files: 1 insertion\(\+\), 1 deletion\(-\)\.[\s\S]*lib\/rates\.ts/);
+    await dialog.getByRole('button', { name: 'Merge' }).click();
+    await row.filter({ hasText: 'merged' }).waitFor({ timeout: 20_000 });
+    assert.equal(readFileSync(file, 'utf8'), 'export const taxRate = 0.25;\n');
+    assert.match(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: wb!.workspace, encoding: 'utf8' }), /^Merge model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6}: Use replace_in_file/);
+    await page.screenshot({ path: join(SHOTS, 'agents-background-applied.png') });
+    await runPaletteCommand(page, 'View: Close All Editors');
   });
 });

@@ -217,6 +217,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return s.queued(m.action, m.id);
       case 'fork':
         return s.fork(m.turnId);
+      case 'background':
+        // The Agent Sessions feature's command (the chat does not depend on it).
+        await vscode.commands.executeCommand('modelGateway.agentSessions.start', m.text);
+        return;
       case 'condense': {
         const why = await s.condenseNow();
         return this.post({ type: 'result', requestId: m.requestId, ok: !why, ...(why ? { message: why } : {}) });
