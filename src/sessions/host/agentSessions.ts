@@ -277,7 +277,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   /** Resume a stopped session (a reload stopped it, or the person did): it goes on in its worktree. */
   async resume(s: AgentSession): Promise<void> {
     if (this.running.has(s.id) || !['stopped', 'error', 'done'].includes(s.status)) return;
-    await this.run(s, s.status === 'done' ? s.prompt : 'Continue the task where you left off (the session was stopped). Check what is already done in the worktree first.');
+    await this.run(s, s.status === 'done' ? s.prompt : `Continue the task where you left off (the session was stopped; what is done is in the worktree, check it first). The task: ${s.prompt}`);
   }
 
   /** Review: the worktree's changes against its base, in one multi-file diff. */
