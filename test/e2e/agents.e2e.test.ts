@@ -290,7 +290,7 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await dialog.getByRole('button', { name: 'Discard' }).click();
     await row.waitFor({ state: 'detached', timeout: 20_000 });
     assert.doesNotMatch(execFileSync('git', ['worktree', 'list'], { cwd: wb!.workspace, encoding: 'utf8' }), /use-replace-in-file-on-lib-quo/);
-    assert.equal(execFileSync('git', ['branch', '--list', branch!], { cwd: wb!.workspace, encoding: 'utf8' }).trim(), '');
+    assert.equal(execFileSync('git', ['branch', '--list', branch], { cwd: wb!.workspace, encoding: 'utf8' }).trim(), '');
     assert.match(readFileSync(join(wb!.workspace, 'lib', 'quote.ts'), 'utf8'), /1 \+ taxRate/, 'the workspace never got it');
   });
 });
