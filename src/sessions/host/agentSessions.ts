@@ -378,6 +378,11 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     return this.saving;
   }
 
+  /** Sessions waiting for the person's answer. */
+  get waiting(): number {
+    return this.sessions.filter((s) => s.status === 'waiting').length;
+  }
+
   /** Sessions running now (the tests wait on them). */
   get active(): number {
     return this.sessions.filter((s) => ACTIVE.has(s.status)).length;

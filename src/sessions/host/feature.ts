@@ -19,7 +19,14 @@ export const SESSION_COMMANDS = {
 export function activateSessions(host: FeatureHost): AgentSessions {
   const { services } = host;
   const sessions = host.own(new AgentSessions(services, host.context));
-  host.own(vscode.window.createTreeView('modelGateway.agentSessions', { treeDataProvider: sessions }));
+  const view = host.own(vscode.window.createTreeView('modelGateway.agentSessions', { treeDataProvider: sessions }));
+  // A session waiting for the person shows on the container's icon, whatever view is open.
+  host.own(
+    sessions.onDidChangeTreeData(() => {
+      const waiting = sessions.waiting;
+      view.badge = waiting > 0 ? { value: waiting, tooltip: waiting === 1 ? vscode.l10n.t('1 agent session waits for you') : vscode.l10n.t('{0} agent sessions wait for you', waiting) } : undefined;
+    }),
+  );
   const of = (arg: unknown): AgentSession | undefined => sessions.get(typeof arg === 'string' ? arg : ((arg as AgentSession | undefined)?.id ?? ''));
   const guarded = (fn: (s: AgentSession) => Promise<unknown> | void) => async (arg: unknown) => {
     const s = of(arg);
