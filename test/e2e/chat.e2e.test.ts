@@ -986,6 +986,30 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     assert.equal(await lastAnswer().locator('button', { hasText: 'Approve plan' }).count(), 0);
   });
 
+  it('a message sent while an answer runs waits queued (removed here); Fork copies the conversation; Start in Background asks first (cancelled here)', async () => {
+    // The agents' own suite (agents.e2e) shows each at length; here each message of the view is driven once.
+    emu.inject({ path: '/v1/chat', times: 2, fault: { kind: 'slowFirstByte', ms: 1500 } });
+    await ask('Use read_file on src/math.ts');
+    await chat().locator('#input').fill('A second thought');
+    await chat().locator('#input').press('Enter');
+    const queued = chat().locator('#queued .queued-row', { hasText: 'A second thought' });
+    await queued.waitFor({ timeout: 10_000 });
+    await queued.locator('button[aria-label="Remove"]').click();
+    await queued.waitFor({ state: 'detached' });
+    await idle();
+    const title = await chat().locator('#title').innerText();
+    await lastAnswer().locator('button', { hasText: 'Fork' }).click();
+    await chat().locator('#title', { hasText: '(fork)' }).waitFor({ timeout: 10_000 });
+    assert.equal(await chat().locator('#title').innerText(), `${title} (fork)`);
+    await chat().locator('#input').fill('Tidy the README');
+    await chat().locator('#background').click();
+    const box = page.locator('.quick-input-widget input');
+    await box.waitFor();
+    assert.equal(await box.inputValue(), 'Tidy the README', 'the task is shown for the person to start');
+    await page.keyboard.press('Escape');
+    await box.waitFor({ state: 'hidden' });
+  });
+
   it('drove every message the view can send, as the host logged them', function () {
     // A test above that failed stopped before driving its messages: that failure is reported
     // once, where it happened, not again here.
