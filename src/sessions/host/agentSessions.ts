@@ -66,6 +66,11 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     return [...this.sessions].sort((a, b) => b.createdAt - a.createdAt);
   }
 
+  /** Whether `arg` is one of the view's own rows (the object itself, which no other extension holds). */
+  isOwnRow(arg: unknown): boolean {
+    return this.sessions.includes(arg as AgentSession);
+  }
+
   get(id: string): AgentSession | undefined {
     return this.sessions.find((s) => s.id === id);
   }

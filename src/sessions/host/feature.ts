@@ -62,6 +62,16 @@ export function activateSessions(host: FeatureHost): AgentSessions {
   host.command(SESSION_COMMANDS.apply, guarded((s) => sessions.apply(s)));
   host.command(SESSION_COMMANDS.discard, guarded((s) => sessions.discard(s)));
   host.command(SESSION_COMMANDS.stop, guarded((s) => sessions.stop(s)));
-  host.command(SESSION_COMMANDS.resume, guarded((s) => sessions.resume(s)));
+  // Resume spends on the person's account: from the view's own row it goes at once; called with
+  // anything else (an id from another extension), the person confirms first.
+  host.command(SESSION_COMMANDS.resume, async (arg: unknown) => {
+    const s = of(arg);
+    if (!s) return;
+    if (!sessions.isOwnRow(arg)) {
+      const go = vscode.l10n.t('Resume');
+      if ((await vscode.window.showWarningMessage(vscode.l10n.t('Resume the background agent “{0}”? It goes on in its worktree, on your account.', s.title), { modal: true }, go)) !== go) return;
+    }
+    await guarded((x) => sessions.resume(x))(s);
+  });
   return sessions;
 }
