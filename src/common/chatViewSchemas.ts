@@ -87,7 +87,7 @@ const ContextUseSchema = z.object({
   omittedTurns: z.number(),
   condensedTurns: z.optional(z.number()),
   reported: z.optional(z.boolean()),
-  rules: z.optional(z.array(z.object({ path: z.string().check(z.maxLength(1000)), tokens: z.number() })).check(z.maxLength(100))),
+  rules: z.optional(z.array(z.object({ path: z.string().check(z.maxLength(1000)), tokens: z.number(), memory: z.optional(z.boolean()) })).check(z.maxLength(100))),
   toolsOffered: z.optional(z.number()),
   toolsDeferred: z.optional(z.number()),
 });

@@ -20,8 +20,8 @@ export interface ContextUse {
   condensedTurns?: number;
   /** True once the gateway's usage replaced the estimate (after a reply). */
   reported?: boolean;
-  /** The project's rules files in the system prompt, with their estimated tokens. */
-  rules?: { path: string; tokens: number }[];
+  /** The project's rules files in the system prompt, with their estimated tokens (and the memory's scopes, `memory` set). */
+  rules?: { path: string; tokens: number; memory?: boolean }[];
   /** The tools the request carried, and those it left to be found with `find_tools`. */
   toolsOffered?: number;
   toolsDeferred?: number;

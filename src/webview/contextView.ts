@@ -77,11 +77,16 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
   ].join('\n');
 }
 
-function renderRules(rules: readonly { path: string; tokens: number }[]): void {
+function renderRules(rules: readonly { path: string; tokens: number; memory?: boolean }[]): void {
   rulesRow.hidden = rules.length === 0;
+  const memoryOnly = rules.every((r) => r.memory);
   rulesRow.replaceChildren(
-    h('span', { class: 'muted', text: l10n.t('Rules:') }),
-    ...rules.map((r) => h('span', { class: 'chip rule', title: l10n.t('{0}: in the system prompt, about {1} tokens (setting: modelGateway.chat.projectRules)', r.path, formatCount(r.tokens)) }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`)),
+    h('span', { class: 'muted', text: memoryOnly ? l10n.t('Memory:') : l10n.t('Rules:') }),
+    ...rules.map((r) =>
+      r.memory
+        ? h('span', { class: 'chip rule memory', title: l10n.t('{0}: remembered facts in the system prompt, about {1} tokens (Model Gateway: Edit Memory)', r.path, formatCount(r.tokens)) }, icon('notebook'), ` ${r.path} · ${k(r.tokens)}`)
+        : h('span', { class: 'chip rule', title: l10n.t('{0}: in the system prompt, about {1} tokens (setting: modelGateway.chat.projectRules)', r.path, formatCount(r.tokens)) }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`),
+    ),
   );
 }
 

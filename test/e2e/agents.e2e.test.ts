@@ -203,7 +203,7 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     const system = (wb!.emu.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: { role: string; content: string }[] }).messages[0];
     assert.equal(system.role, 'system');
     assert.match(system.content, /<memory scope="repository" source="\.modelgateway\/memory\.md">[\s\S]*- Invoices round to whole cents\./);
-    assert.match(await chat().locator('#rules-in-use').innerText(), /memory\.md · \d+/);
+    assert.match(await chat().locator('#rules-in-use').innerText(), /^Memory:\s*\.modelgateway\/memory\.md · \d+/);
     await page.screenshot({ path: join(SHOTS, 'agents-memory-read.png') });
   });
 

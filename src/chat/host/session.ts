@@ -68,7 +68,7 @@ export class ChatSession implements vscode.Disposable {
 
   /** The project's rules files (trusted workspaces only), and what the last request carried of them. */
   private readonly rules = new ProjectRules(() => this.guard());
-  private rulesSent: { section: string; inUse: { path: string; tokens: number }[] } = { section: '', inUse: [] };
+  private rulesSent: { section: string; inUse: { path: string; tokens: number; memory?: boolean }[] } = { section: '', inUse: [] };
   /** What the agent was asked to remember: read into every request's system prompt, beside the rules. */
   readonly memory: ChatMemory;
 
@@ -678,7 +678,7 @@ export class ChatSession implements vscode.Disposable {
     const memoryText = memorySection(memory);
     this.rulesSent = {
       section: [rules.section, memoryText].filter(Boolean).join('\n\n'),
-      inUse: [...rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })), ...memory.map((m) => ({ path: m.label, tokens: tokensOf(m.facts.join('\n')) }))],
+      inUse: [...rules.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })), ...memory.map((m) => ({ path: m.label, tokens: tokensOf(m.facts.join('\n')), memory: true }))],
     };
     if (rules.rules.length) this.services.log.info(`chat: project rules in use: ${rules.rules.map((r) => r.path).join(', ')}`);
     const system = systemPrompt({
