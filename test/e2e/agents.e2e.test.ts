@@ -36,6 +36,12 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await chat().locator('.turn.assistant').nth(answersBefore).waitFor({ timeout: 30_000 });
   }
 
+  /** The Agent Sessions view, by its focus command (the container's icon carries a badge while a session waits). */
+  async function showSessions(): Promise<void> {
+    await runPaletteCommand(page, 'Model Gateway: Focus on Agent Sessions View');
+    await page.locator('.pane-header', { hasText: 'Agent Sessions' }).waitFor({ timeout: 30_000 });
+  }
+
   async function idle(): Promise<void> {
     await chat().locator('.turn.assistant').nth(answersBefore).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 90_000 });
     await chat().locator('#send').waitFor({ state: 'visible' });
@@ -217,7 +223,7 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await box.waitFor();
     assert.equal(await box.inputValue(), 'Use replace_in_file on lib/rates.ts to replace "0.2" with "0.25"');
     await box.press('Enter');
-    await openModelGatewayContainer(page, page.locator('.pane-header', { hasText: 'Agent Sessions' }), 'account');
+    await showSessions();
     const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Agent Sessions' }) });
     const row = view.locator('.monaco-list-row', { hasText: 'Use replace_in_file on lib/rates.ts' });
     await row.waitFor({ timeout: 30_000 });
@@ -233,7 +239,7 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     assert.equal(readFileSync(file, 'utf8'), 'export const taxRate = 0.2;\n', 'nothing of the session reached the workspace');
     await page.screenshot({ path: join(SHOTS, 'agents-background-waiting.png') });
     // Answered later, from the view (the notification may have gone by now).
-    await openModelGatewayContainer(page, row, 'account');
+    await showSessions();
     await row.click();
     await toast.last().locator('.monaco-button', { hasText: 'Accept' }).click();
     await row.filter({ hasText: /done · model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} · 1 file · [\d,]+ tokens · \$0\.\d{4}/ }).waitFor({ timeout: 60_000 });
@@ -265,13 +271,13 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await box.waitFor();
     await box.fill('Use replace_in_file on lib/quote.ts to replace "1 + taxRate" with "1.0 + taxRate"');
     await box.press('Enter');
-    await openModelGatewayContainer(page, page.locator('.pane-header', { hasText: 'Agent Sessions' }), 'account');
+    await showSessions();
     const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Agent Sessions' }) });
     const row = view.locator('.monaco-list-row', { hasText: 'Use replace_in_file on lib/quote.ts' });
     await row.filter({ hasText: 'waiting for you' }).waitFor({ timeout: 30_000 });
     await runPaletteCommand(page, 'Developer: Reload Window');
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-    await openModelGatewayContainer(page, page.locator('.pane-header', { hasText: 'Agent Sessions' }), 'account');
+    await showSessions();
     await row.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(SHOTS, 'agents-background-after-reload.png') });
     await row.hover();

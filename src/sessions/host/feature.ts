@@ -21,9 +21,13 @@ export function activateSessions(host: FeatureHost): AgentSessions {
   const sessions = host.own(new AgentSessions(services, host.context));
   const view = host.own(vscode.window.createTreeView('modelGateway.agentSessions', { treeDataProvider: sessions }));
   // A session waiting for the person shows on the container's icon, whatever view is open.
+  let shown = 0;
   host.own(
     sessions.onDidChangeTreeData(() => {
       const waiting = sessions.waiting;
+      // Set when the count changes only: the workbench draws the icon again for every new badge.
+      if (waiting === shown) return;
+      shown = waiting;
       view.badge = waiting > 0 ? { value: waiting, tooltip: waiting === 1 ? vscode.l10n.t('1 agent session waits for you') : vscode.l10n.t('{0} agent sessions wait for you', waiting) } : undefined;
     }),
   );
