@@ -46,11 +46,12 @@ export function parseMemoryArgs(raw: string): { fact: string; scope: MemoryScope
   return { fact, scope };
 }
 
-const HEADING = '# Memory\n\nFacts the Model Gateway agent was asked to remember (one per line; edit freely).\n';
+/** How a new memory file begins. */
+export const MEMORY_HEADING = '# Memory\n\nFacts the Model Gateway agent was asked to remember (one per line; edit freely).\n';
 
 /** A memory file with one more fact (a bullet); a file without our heading keeps its text. */
 export function withFact(before: string, fact: string): string {
-  const base = before.trim() ? before.replace(/\s*$/, '\n') : `${HEADING}\n`;
+  const base = before.trim() ? before.replace(/\s*$/, '\n') : `${MEMORY_HEADING}\n`;
   return `${base}- ${fact}\n`;
 }
 

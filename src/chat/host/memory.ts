@@ -5,7 +5,7 @@ import type { Conversation } from '../../common/conversation';
 import { writeAtomic } from '../../storage/atomicFile';
 import type { ResolvedPath } from '../../tools/pathGuard';
 import type { ProposedEdit, ToolResult } from '../../tools/workspaceTools';
-import { factsOf, MEMORY_SCOPES, parseMemoryArgs, REPOSITORY_MEMORY, withFact, type MemoryEntry, type MemoryScope } from '../core/memory';
+import { factsOf, MEMORY_HEADING, MEMORY_SCOPES, parseMemoryArgs, REPOSITORY_MEMORY, withFact, type MemoryEntry, type MemoryScope } from '../core/memory';
 import type { DiffApprover } from './approvals';
 
 async function readOrEmpty(path: string): Promise<string> {
@@ -88,7 +88,7 @@ export class ChatMemory {
     const text = await readOrEmpty(pick.path.abs);
     if (!text) {
       await mkdir(dirname(pick.path.abs), { recursive: true });
-      await writeAtomic(pick.path.abs, withFact('', '').replace(/- \n$/, ''));
+      await writeAtomic(pick.path.abs, MEMORY_HEADING);
     }
     await vscode.window.showTextDocument(vscode.Uri.file(pick.path.abs));
   }

@@ -63,8 +63,8 @@ export function subagentHost(o: { services: PricedFeature; parentModel: string; 
   };
 }
 
-/** What a subagent cost at its model's price (unknown without a price or within 3 s). */
-async function costOf(services: PricedFeature, model: string, usage: Usage, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
+/** What these tokens cost at the model's price (unknown without a price, or when the price list takes over 3 s). */
+export async function costOf(services: PricedFeature, model: string, usage: Usage, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
   if (usage.input + usage.output === 0) return undefined;
   try {
     const book = await Promise.race([services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);

@@ -13,6 +13,7 @@ import type { PricedFeature } from '../../shell/services';
 import { addWorktree, changedFiles, commitAll, currentBranch, fileAt, headCommit, lineStats, mergeBranch, removeWorktree, repositoryOf } from '../core/git';
 import { SessionStore, type AgentSession } from '../core/sessionStore';
 import { worktreeTools } from '../core/worktreeTools';
+import { costOf } from '../../chat/host/subagentHost';
 
 /** The scheme of a file as it was at a session's base (the left side of Review). */
 const BASE_SCHEME = 'model-gateway-session-base';
@@ -213,7 +214,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     }
     if (turn.status === 'streaming') turn.status = 'stopped';
     for (const k of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) session.usage[k] += turn.usage[k];
-    session.cost = await this.costOf(session);
+    session.cost = (await costOf(this.services, session.model, session.usage, chatSettings().cacheTtl)) ?? session.cost;
     try {
       await commitAll(session.worktree, `Model Gateway agent: ${session.title}`);
       session.files = (await changedFiles(session.worktree, session.base)).map((f) => f.path);
@@ -361,15 +362,6 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     }
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: lines.join('\n') });
     await vscode.window.showTextDocument(doc, { preview: true });
-  }
-
-  private async costOf(s: AgentSession): Promise<AgentSession['cost']> {
-    try {
-      const book = await Promise.race([this.services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
-      return book ? { ...book.cost(s.model, s.usage, 1, chatSettings().cacheTtl), estimated: false } : s.cost;
-    } catch {
-      return s.cost;
-    }
   }
 
   /** Saved atomically (one write at a time, in order); the view is told. */
