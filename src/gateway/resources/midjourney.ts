@@ -11,7 +11,8 @@
  */
 import * as z from '../core/z';
 import { BinaryResponse } from '../core/binary';
-import { AbortError, GatewayError } from '../core/errors';
+import { GatewayError } from '../core/errors';
+import { pollTask } from '../core/poll';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
 import type { RequestOptions } from '../core/requestOptions';
@@ -116,15 +117,17 @@ export class Midjourney {
   }
 
   /** Polls until the task succeeds (returned) or fails or is cancelled (MidjourneyFailedError). */
-  async waitFor(id: string, opts: MjWaitOptions = {}): Promise<MjTask> {
-    for (;;) {
-      if (opts.signal?.aborted) throw new AbortError('Waiting for Midjourney was cancelled.');
-      const task = await this.fetch(id, opts);
-      opts.onProgress?.(task);
-      if (task.status === 'SUCCESS') return task;
-      if (task.status === 'FAILURE' || task.status === 'CANCEL') throw new MidjourneyFailedError(task);
-      await this.sleep(opts.intervalMs ?? 5_000, opts.signal);
-    }
+  waitFor(id: string, opts: MjWaitOptions = {}): Promise<MjTask> {
+    return pollTask({
+      fetch: () => this.fetch(id, opts),
+      done: (task) => task.status === 'SUCCESS',
+      failure: (task) => (task.status === 'FAILURE' || task.status === 'CANCEL' ? new MidjourneyFailedError(task) : undefined),
+      intervalMs: opts.intervalMs ?? 5_000,
+      sleep: this.sleep,
+      signal: opts.signal,
+      cancelled: 'Waiting for Midjourney was cancelled.',
+      onProgress: opts.onProgress,
+    });
   }
 
   /** The task's image, fetched without the key (new-api's `/mj/image/{id}` needs none; others are the upstream's CDN). */

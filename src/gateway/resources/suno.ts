@@ -8,7 +8,8 @@
  */
 import * as z from '../core/z';
 import { BinaryResponse } from '../core/binary';
-import { AbortError, GatewayError } from '../core/errors';
+import { GatewayError } from '../core/errors';
+import { pollTask } from '../core/poll';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
 import type { RequestOptions } from '../core/requestOptions';
@@ -129,15 +130,17 @@ export class Suno {
   }
 
   /** Polls until the task succeeds (returned) or fails (SunoFailedError). */
-  async waitFor(id: string, opts: SunoWaitOptions = {}): Promise<SunoTask> {
-    for (;;) {
-      if (opts.signal?.aborted) throw new AbortError('Waiting for the music was cancelled.');
-      const task = await this.fetch(id, opts);
-      opts.onProgress?.(task);
-      if (task.status === 'SUCCESS') return task;
-      if (task.status === 'FAILURE') throw new SunoFailedError(task);
-      await this.sleep(opts.intervalMs ?? 10_000, opts.signal);
-    }
+  waitFor(id: string, opts: SunoWaitOptions = {}): Promise<SunoTask> {
+    return pollTask({
+      fetch: () => this.fetch(id, opts),
+      done: (task) => task.status === 'SUCCESS',
+      failure: (task) => (task.status === 'FAILURE' ? new SunoFailedError(task) : undefined),
+      intervalMs: opts.intervalMs ?? 10_000,
+      sleep: this.sleep,
+      signal: opts.signal,
+      cancelled: 'Waiting for the music was cancelled.',
+      onProgress: opts.onProgress,
+    });
   }
 
   /** A clip's audio (or cover image), fetched without the key: the URL is often the upstream's storage. */

@@ -1,6 +1,7 @@
 import * as z from '../core/z';
 import { BinaryResponse } from '../core/binary';
-import { AbortError, BadRequestError, GatewayError, NotFoundError } from '../core/errors';
+import { BadRequestError, GatewayError, NotFoundError } from '../core/errors';
+import { pollTask } from '../core/poll';
 import { checkImageUrl } from '../../common/imageRules';
 import type { Transport } from '../core/transport';
 import { parseResponse, validateRequest } from '../core/validate';
@@ -214,16 +215,17 @@ export class Videos {
   }
 
   /** Polls until the task completes (returned) or fails (VideoFailedError). */
-  async waitFor(id: string, opts: WaitOptions = {}): Promise<VideoTask> {
-    const interval = opts.intervalMs ?? 15_000;
+  waitFor(id: string, opts: WaitOptions = {}): Promise<VideoTask> {
     const started = this.now();
-    for (;;) {
-      if (opts.signal?.aborted) throw new AbortError('Waiting for the video was cancelled.');
-      const task = await this.retrieve(id, opts);
-      opts.onProgress?.(task, this.now() - started);
-      if (task.status === 'completed') return task;
-      if (task.status === 'failed') throw new VideoFailedError(task);
-      await this.sleep(interval, opts.signal);
-    }
+    return pollTask({
+      fetch: () => this.retrieve(id, opts),
+      done: (task) => task.status === 'completed',
+      failure: (task) => (task.status === 'failed' ? new VideoFailedError(task) : undefined),
+      intervalMs: opts.intervalMs ?? 15_000,
+      sleep: this.sleep,
+      signal: opts.signal,
+      cancelled: 'Waiting for the video was cancelled.',
+      onProgress: opts.onProgress && ((task) => opts.onProgress!(task, this.now() - started)),
+    });
   }
 }
