@@ -252,7 +252,7 @@ export class Transport {
     return url;
   }
 
-  /** GET of an absolute URL (result files); no credential is ever attached. */
+  /** GET of an absolute URL (result files): never the key; the extra headers only on the gateway's own origin. */
   sendUrl(url: string, opts: { accept?: string; signal?: AbortSignal } = {}): Promise<RawResponse> {
     if (!/^https?:\/\//.test(url)) throw new GatewayError(`Not an http(s) URL: ${url.slice(0, 100)}`, { type: 'invalid_response' });
     return this.send({ method: 'GET', path: url, auth: 'none', accept: opts.accept, signal: opts.signal, followRedirects: true });
@@ -293,7 +293,10 @@ export class Transport {
     let method: RequestSpec['method'] = spec.method;
     const what = `${spec.method} ${spec.path}`;
     const replayable = spec.replayable ?? true;
-    const origin = new URL(url).origin;
+    // Credentials and the extra headers (often an access proxy's secret) are the gateway's: a URL
+    // on another origin (a result file's storage, a vendor's CDN) gets none of them.
+    const gateway = new URL(this.baseUrl).origin;
+    if (new URL(url).origin !== gateway) this.dropGatewayHeaders(headers);
     let redirects = 0;
     /** Waited for the server's limits so far: together at most `maxRetryAfterMs` (the request's budget). */
     let waitedMs = 0;
@@ -347,10 +350,8 @@ export class Transport {
         if (++redirects > MAX_REDIRECTS) throw new GatewayError(`${what} was redirected more than ${MAX_REDIRECTS} times; stopped.`, { status: res.statusCode, type: 'redirect' });
         const next = new URL(location, url);
         if (next.protocol !== 'http:' && next.protocol !== 'https:') throw redirectError(res.statusCode, what, location, url);
-        if (next.origin !== origin) {
-          // Storage on another origin gets no credential and none of the gateway's extra headers.
-          for (const h of [...CREDENTIAL_HEADERS, ...Object.keys(this.options.headers ?? {})]) delete headers[h.toLowerCase()];
-        }
+        // Storage on another origin gets no credential and none of the gateway's extra headers.
+        if (next.origin !== gateway) this.dropGatewayHeaders(headers);
         if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
           method = 'GET';
           body = undefined;
@@ -390,6 +391,12 @@ export class Transport {
       }
       throw error;
     }
+  }
+
+  /** Removes the credentials and the extra headers, in whatever letter case they were named. */
+  private dropGatewayHeaders(headers: Record<string, string>): void {
+    const drop = new Set([...CREDENTIAL_HEADERS, ...Object.keys(this.options.headers ?? {}).map((h) => h.toLowerCase())]);
+    for (const h of Object.keys(headers)) if (drop.has(h.toLowerCase())) delete headers[h];
   }
 
   /** A failure before any response: the proxy's or TLS's own error where it is one (naming the certificate's issuer), else a connection error. */
