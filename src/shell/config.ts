@@ -212,5 +212,7 @@ export function assetSettings() {
   return {
     folder: stringSetting('modelGateway.assets.folder', c.get('folder')),
     videoPollSeconds: numberSetting('modelGateway.assets.videoPollSeconds', c.get('videoPollSeconds')),
+    /** The most one download (a video, image, song, speech) may hold; the setting is named in the error past it. */
+    downloadLimit: { maxBytes: numberSetting('modelGateway.assets.maxDownloadMegabytes', c.get('maxDownloadMegabytes')) * 1024 * 1024, setting: 'modelGateway.assets.maxDownloadMegabytes' },
   };
 }

@@ -24,6 +24,7 @@ export const NUMBER_SETTINGS = {
   'modelGateway.search.maxFileKB': { default: 512, minimum: 1, maximum: 10240, integer: true },
   'modelGateway.search.candidates': { default: 30, minimum: 5, maximum: 200, integer: true },
   'modelGateway.assets.videoPollSeconds': { default: 15, minimum: 1, maximum: 300 },
+  'modelGateway.assets.maxDownloadMegabytes': { default: 512, minimum: 1, maximum: 16384, integer: true },
   'modelGateway.usage.warnDaysLeft': { default: 7, minimum: 0, maximum: 365, integer: true },
   'modelGateway.lm.dailyCapDollars': { default: 5, minimum: 0, maximum: 10000 },
   'modelGateway.mcp.sampling.dailyCapDollars': { default: 1, minimum: 0, maximum: 10000 },
