@@ -2,7 +2,8 @@ import picomatch from 'picomatch';
 
 /**
  * Files whose change alters how the editor or the machine behaves: tasks, launch and settings
- * files, workspace files, dev containers, CI workflows, git hook managers, and `package.json`
+ * files, workspace files, dev containers, CI workflows, git hook managers, the chat's own
+ * memory and rules (`.modelgateway/`: read into every request's system prompt), and `package.json`
  * scripts. Their proposed edits always open the full diff with a warning, never an inline
  * preview, and are never approved without the person.
  */
@@ -13,6 +14,7 @@ const SENSITIVE_GLOBS: [string, string][] = [
   ['.devcontainer.json', 'it defines the dev container (images, mounts and commands that run on your machine)'],
   ['.github/workflows/**', 'it is a CI workflow (runs with the repository\'s secrets)'],
   ['.husky/**', 'it is a git hook (runs on your machine at every commit or push)'],
+  ['.modelgateway/**', 'it is the repository\'s memory or rules for the chat (read into every request\'s system prompt)'],
 ];
 // Compiled on first use: at load they were a tenth of the shell's start-up.
 let compiled: { match: (path: string) => boolean; why: string }[] | undefined;

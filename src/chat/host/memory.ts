@@ -1,95 +1,84 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { Conversation } from '../../common/conversation';
 import { writeAtomic } from '../../storage/atomicFile';
-import type { ResolvedPath } from '../../tools/pathGuard';
-import type { ProposedEdit, ToolResult } from '../../tools/workspaceTools';
-import { factsOf, MEMORY_HEADING, MEMORY_SCOPES, parseMemoryArgs, REPOSITORY_MEMORY, withFact, type MemoryEntry, type MemoryScope } from '../core/memory';
+import type { PathGuard, ResolvedPath } from '../../tools/pathGuard';
+import type { ToolResult } from '../../tools/workspaceTools';
+import { workspaceGuard } from '../../shell/workspaceGuard';
+import { MEMORY_HEADING, MemoryFiles, readMemoryFile, REPOSITORY_MEMORY, type MemoryEntry } from '../core/memory';
 import type { DiffApprover } from './approvals';
-
-async function readOrEmpty(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 /**
  * The memory's three places: the conversation (kept with it), the repository's
  * `.modelgateway/memory.md` (read in trusted workspaces only, like the rules files: a cloned
- * repository's notes are its words, not the person's) and the user's file in global storage.
+ * repository's notes are its words, not the person's; and only through the path guard, so a
+ * committed link cannot make another file the repository's memory) and the user's file in global
+ * storage. The files' logic is `MemoryFiles` (src/chat/core/memory.ts).
  */
 export class ChatMemory {
-  constructor(private readonly globalDir: string) {}
+  private readonly files: MemoryFiles;
+  /** The last reason the repository's memory was refused, logged once (it is read for every request). */
+  private refusedFor: string | undefined;
 
-  private userFile(): ResolvedPath {
-    return { abs: join(this.globalDir, 'memory.md'), folder: { name: 'user', path: this.globalDir }, rel: 'memory.md', display: vscode.l10n.t('memory.md (yours, every workspace)') };
-  }
-
-  private repositoryFile(): ResolvedPath | undefined {
-    const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.scheme === 'file');
-    if (!folder) return undefined;
-    return { abs: join(folder.uri.fsPath, REPOSITORY_MEMORY), folder: { name: folder.name, path: folder.uri.fsPath }, rel: REPOSITORY_MEMORY, display: REPOSITORY_MEMORY };
+  constructor(
+    globalDir: string,
+    guard: () => PathGuard = workspaceGuard,
+    // Until the chat passes its log, a refusal goes to the extension host's log.
+    private readonly log: (line: string) => void = (line) => console.warn(`Model Gateway: ${line}`),
+  ) {
+    this.files = new MemoryFiles(globalDir, guard, { user: vscode.l10n.t('memory.md (yours, every workspace)'), conversation: vscode.l10n.t('memory (this conversation)') });
   }
 
   /** What the next request reads: each scope with its facts (the repository's only in a trusted workspace). */
   async read(conversation: Conversation | undefined): Promise<MemoryEntry[]> {
-    const entries: MemoryEntry[] = [{ scope: 'user', label: vscode.l10n.t('memory (yours)'), facts: factsOf(await readOrEmpty(this.userFile().abs)) }];
-    const repo = this.repositoryFile();
-    if (repo && vscode.workspace.isTrusted) entries.push({ scope: 'repository', label: REPOSITORY_MEMORY, facts: factsOf(await readOrEmpty(repo.abs)) });
+    const entries: MemoryEntry[] = [{ scope: 'user', label: vscode.l10n.t('memory (yours)'), facts: await this.files.userFacts() }];
+    if (vscode.workspace.isTrusted) {
+      let refused: string | undefined;
+      const facts = await this.files.repositoryFacts((reason) => (refused = reason));
+      if (refused && refused !== this.refusedFor) this.log(`chat: the repository's memory is not read: ${refused}`);
+      this.refusedFor = refused;
+      if (!refused) entries.push({ scope: 'repository', label: REPOSITORY_MEMORY, facts });
+    }
     entries.push({ scope: 'conversation', label: vscode.l10n.t('memory (this conversation)'), facts: conversation?.memory ?? [] });
     return entries;
   }
 
-  /**
-   * A `memory` call: the change is shown and asked every time (auto-approval of edits does not
-   * cover it: what is remembered goes into every later prompt). The file is read again after the
-   * decision, so a change made meanwhile is kept.
-   */
-  async remember(args: string, approver: DiffApprover, callId: string | undefined, signal: AbortSignal | undefined, conversation: Conversation | undefined): Promise<ToolResult> {
-    const parsed = parseMemoryArgs(args);
-    if ('error' in parsed) return { content: `Error: ${parsed.error}.`, isError: true };
-    const { fact, scope } = parsed;
-    const path = this.pathOf(scope, conversation);
-    if (!path) return { content: 'Error: no folder is open, so there is no repository memory; use scope "user" or "conversation".', isError: true };
-    const before = scope === 'conversation' ? (conversation?.memory ?? []).map((f) => `- ${f}\n`).join('') : await readOrEmpty(path.abs);
-    if (factsOf(before).includes(fact)) return { content: `Already remembered (${scope}): ${fact}`, isError: false };
-    const edit: ProposedEdit = { kind: before ? 'edit' : 'create', path, before, after: scope === 'conversation' ? `${before}- ${fact}\n` : withFact(before, fact) };
-    approver.currentCallId = callId;
-    const { accepted } = await approver.approve(scope === 'conversation' ? { ...edit, kind: 'create' } : edit, signal);
-    if (!accepted) return { content: 'The person rejected remembering this; nothing was written.', isError: true };
-    if (scope === 'conversation') {
-      if (conversation) (conversation.memory ??= []).push(fact);
-    } else {
-      const now = await readOrEmpty(path.abs);
-      await mkdir(dirname(path.abs), { recursive: true });
-      await writeAtomic(path.abs, now === before ? edit.after : withFact(now, fact));
-    }
-    return { content: `Remembered (${scope}${scope === 'conversation' ? '' : `, ${path.display}`}): ${fact}`, isError: false };
-  }
-
-  private pathOf(scope: MemoryScope, conversation: Conversation | undefined): ResolvedPath | undefined {
-    if (scope === 'user') return this.userFile();
-    if (scope === 'repository') return this.repositoryFile();
-    // Kept with the conversation; the diff shows its facts as a file of their own.
-    return { abs: join(this.globalDir, `conversation-memory-${conversation?.id ?? 'new'}.md`), folder: { name: 'conversation', path: this.globalDir }, rel: 'memory.md', display: vscode.l10n.t('memory (this conversation)') };
+  /** A `memory` call: the change shown as a diff and asked every time (`MemoryFiles.remember`). */
+  remember(args: string, approver: DiffApprover, callId: string | undefined, signal: AbortSignal | undefined, conversation: Conversation | undefined): Promise<ToolResult> {
+    return this.files.remember(
+      args,
+      async (edit) => {
+        approver.currentCallId = callId;
+        return (await approver.approve(edit, signal)).accepted;
+      },
+      conversation,
+    );
   }
 
   /** Edit Memory: the person's file or the repository's, opened (made with its heading when missing). */
   async edit(): Promise<void> {
-    const items = MEMORY_SCOPES.filter((s) => s !== 'conversation').flatMap((scope) => {
-      const path = this.pathOf(scope, undefined);
-      return path ? [{ label: scope === 'user' ? vscode.l10n.t('Yours (every workspace)') : vscode.l10n.t('This repository'), description: scope === 'user' ? path.abs : REPOSITORY_MEMORY, path }] : [];
-    });
+    const hasFolder = (vscode.workspace.workspaceFolders ?? []).some((f) => f.uri.scheme === 'file');
+    const items = [
+      { label: vscode.l10n.t('Yours (every workspace)'), description: this.files.userFile().abs, scope: 'user' as const },
+      ...(hasFolder ? [{ label: vscode.l10n.t('This repository'), description: REPOSITORY_MEMORY, scope: 'repository' as const }] : []),
+    ];
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Edit Memory'), placeHolder: vscode.l10n.t('Which memory? (A conversation keeps its own, shown in its requests.)') });
     if (!pick) return;
-    const text = await readOrEmpty(pick.path.abs);
-    if (!text) {
-      await mkdir(dirname(pick.path.abs), { recursive: true });
-      await writeAtomic(pick.path.abs, MEMORY_HEADING);
+    // The repository's file passes the path guard once the person has picked it, right before it is made or opened.
+    let path: ResolvedPath | undefined;
+    try {
+      path = pick.scope === 'user' ? this.files.userFile() : await this.files.repositoryFile();
+    } catch (err) {
+      // The guard's words: the link or file it refused, and why.
+      void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+      return;
     }
-    await vscode.window.showTextDocument(vscode.Uri.file(pick.path.abs));
+    if (!path) return;
+    if (!(await readMemoryFile(path.abs))) {
+      await mkdir(dirname(path.abs), { recursive: true });
+      await writeAtomic(path.abs, MEMORY_HEADING);
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(path.abs));
   }
 }
