@@ -98,26 +98,44 @@ export function parseFindings(answer: string, paths: readonly string[]): Finding
   return out;
 }
 
+/** Why a fix was not made: its old text is no longer on its lines, or is there more than once. */
+export type FixRefusal = 'moved' | 'ambiguous';
+
 /**
- * Where a fix goes in a file's text: the occurrence of `old` nearest the finding's line (1-based),
- * as offsets. Undefined when `old` is not in the file (it changed since the review).
+ * Where a fix goes in a file's text: only at the finding's place, the lines from its `line`
+ * (1-based) as many as the old text spans; never an occurrence elsewhere in the file. The old
+ * text must be there once. Line ends follow the file's (a CRLF file gets CRLF in the new text).
  */
-export function locateFix(text: string, line: number, fix: { old: string }): { start: number; end: number } | undefined {
-  let target = 0;
+export function placeFix(text: string, line: number, fix: { old: string; new: string }): { start: number; end: number; text: string } | { refused: FixRefusal } {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const old = fix.old.replace(/\r?\n/g, eol);
+  // The finding's lines: from the start of `line` to the end of the last line the old text can reach.
+  let from = 0;
   for (let i = 1; i < line; i++) {
-    const next = text.indexOf('\n', target);
-    if (next < 0) break;
-    target = next + 1;
+    const next = text.indexOf('\n', from);
+    if (next < 0) return { refused: 'moved' };
+    from = next + 1;
   }
-  let best = -1;
-  for (let at = text.indexOf(fix.old); at >= 0; at = text.indexOf(fix.old, at + 1)) {
-    if (best < 0 || Math.abs(at - target) < Math.abs(best - target)) best = at;
+  let to = from;
+  for (let i = 0; i < old.split('\n').length; i++) {
+    const next = text.indexOf('\n', to);
+    to = next < 0 ? text.length : next + 1;
   }
-  return best < 0 ? undefined : { start: best, end: best + fix.old.length };
+  const place = text.slice(from, to);
+  const at = place.indexOf(old);
+  if (at < 0) return { refused: 'moved' };
+  if (place.indexOf(old, at + 1) >= 0) return { refused: 'ambiguous' };
+  return { start: from + at, end: from + at + old.length, text: fix.new.replace(/\r?\n/g, eol) };
 }
 
-/** The file's text with the fix made, or undefined when it no longer fits. */
-export function applyFix(text: string, line: number, fix: { old: string; new: string }): string | undefined {
-  const at = locateFix(text, line, fix);
-  return at && text.slice(0, at.start) + fix.new + text.slice(at.end);
+/** The file's text with the fix made at its place, or why it was not. */
+export function applyFix(text: string, line: number, fix: { old: string; new: string }): string | { refused: FixRefusal } {
+  const at = placeFix(text, line, fix);
+  return 'refused' in at ? at : text.slice(0, at.start) + at.text + text.slice(at.end);
+}
+
+/** The fix as a reader checks it: the old lines with `-`, the new with `+` (a unified diff's body). */
+export function fixPreview(fix: { old: string; new: string }): string {
+  const lines = (t: string, mark: string) => (t === '' ? [] : t.replace(/\r?\n$/, '').split(/\r?\n/).map((l) => `${mark}${l}`));
+  return [...lines(fix.old, '-'), ...lines(fix.new, '+')].join('\n');
 }

@@ -5,20 +5,17 @@ import { formatCount } from '../../common/locale';
 import type { ProjectRules } from '../../chat/host/projectRules';
 import { showGatewayError } from '../../shell/errors';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
-import { fileVerdict } from '../../shell/workspaceGuard';
+import { askBeforeSending } from '../core/caller';
+import { commitChange, recentMessages } from '../core/changes';
 import { cleanCommitMessage, COMMIT_DIFF_TOKENS, commitRequest, subjectsOf } from '../core/commitMessage';
-import { boundedDiff, splitDiff, type BoundedDiff } from '../core/diff';
-import type { GitRepository } from './git';
+import { boundedDiff } from '../core/diff';
 import { scmStart } from './settings';
+import { calledFromOwnUi, changeVerdict, confirmSpend } from './sendable';
 import type { FeatureSpend } from '../../usage/host/featureSpend';
 
-/** The diff of a repository as the model may read it: secret, ignored and excluded files named only. */
-export async function readableDiff(repo: GitRepository, raw: string, maxTokens: number): Promise<BoundedDiff> {
-  const files = splitDiff(raw);
-  const verdicts = new Map<string, 'secret' | 'excluded' | undefined>();
-  for (const f of files) verdicts.set(f.path, await fileVerdict(vscode.Uri.file(join(repo.rootUri.fsPath, f.path))));
-  return boundedDiff(files, maxTokens, (path) => verdicts.get(path));
-}
+/** Tokens a commit-message request adds to its diff (instructions, recent subjects) and may answer with. */
+const COMMIT_OVERHEAD_TOKENS = 400;
+const COMMIT_OUTPUT_TOKENS = 400;
 
 /**
  * Writes a commit message into the Source Control box from the staged changes (all changes when
@@ -34,24 +31,33 @@ export class CommitMessageWriter {
     private readonly spend: FeatureSpend,
   ) {}
 
-  /** The command: `arg` is the Source Control view's repository when run from its box. Returns the message written. */
-  async write(arg?: unknown): Promise<string | undefined> {
+  /**
+   * The command: `args` are what it was called with (the Source Control box passes its repository's
+   * root; another caller is asked about first). Returns the message written.
+   */
+  async write(...args: unknown[]): Promise<string | undefined> {
     // A second click while one is written stops it.
     if (this.running) {
       this.running.abort();
       return undefined;
     }
-    const start = await scmStart(this.services, arg);
+    const start = await scmStart(this.services, args[0]);
     if (!start) return undefined;
-    const { model, repo } = start;
-    const staged = repo.state.indexChanges.length > 0;
-    const raw = await repo.diff(staged);
-    if (!raw.trim()) {
+    const { model, repo, place } = start;
+    const change = await commitChange(place, changeVerdict(repo.rootUri.fsPath)).catch((err: unknown) => {
+      void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
+      return undefined;
+    });
+    if (!change) return undefined;
+    const { staged, files } = change;
+    if (!files.length) {
       void vscode.window.showInformationMessage(vscode.l10n.t('There are no changes to describe (new files count once they are staged).'));
       return undefined;
     }
-    const diff = await readableDiff(repo, raw, COMMIT_DIFF_TOKENS);
-    const subjects = subjectsOf((await repo.log({ maxEntries: 10 }).catch(() => [])).map((c) => c.message));
+    const diff = boundedDiff(files, COMMIT_DIFF_TOKENS);
+    const ask = askBeforeSending(calledFromOwnUi(args), diff.tokens);
+    if (ask && !(await confirmSpend(this.spend, ask, { model, tokens: diff.tokens + COMMIT_OVERHEAD_TOKENS, outputTokens: COMMIT_OUTPUT_TOKENS }))) return undefined;
+    const subjects = subjectsOf(await recentMessages(place, 10));
     const { section } = await this.rules.forTurn(diff.shown.map((p) => join(repo.rootUri.fsPath, p)));
     const request = commitRequest({ model, diff: diff.text, staged, recentSubjects: subjects, rules: section });
     const box = repo.inputBox;

@@ -27,8 +27,10 @@ export function activateScm(host: FeatureHost): ScmFeature {
   const reviewSpend = new FeatureSpend(REVIEW_SERIES, 'modelGateway.scm.reviewLedger', context.globalState, services);
   const commits = host.own(new CommitMessageWriter(services, rules, commitSpend));
   const reviewer = host.own(new ChangeReviewer(services, rules, reviewSpend));
-  host.command(COMMIT_COMMAND, (arg?: unknown) => commits.write(arg));
-  host.command(REVIEW_COMMAND, (arg?: unknown, what?: unknown) => reviewer.review(arg, what));
+  // Both spend on the person's account: called with anything but what VS Code's own Source Control
+  // view or palette passes (another extension's arguments), they ask first.
+  host.command(COMMIT_COMMAND, (...args: unknown[]) => commits.write(...args));
+  host.command(REVIEW_COMMAND, (...args: unknown[]) => reviewer.review(...args));
   host.command(APPLY_FIX_COMMAND, (thread?: unknown) => reviewer.applyFix(thread));
   host.command(DISMISS_COMMAND, (thread?: unknown) => reviewer.dismiss(thread));
   return { commits, reviewer, spend: [commitSpend, reviewSpend] };

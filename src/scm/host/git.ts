@@ -1,18 +1,14 @@
 import * as vscode from 'vscode';
 
-/** The parts of the built-in Git extension's API (`vscode.git`, API version 1) used here. */
+/**
+ * The parts of the built-in Git extension's API (`vscode.git`, API version 1) used here: which
+ * repositories are open, the Source Control box, the branch. Git itself is run through the hardened
+ * runner (`tools/git.ts`), never through this API.
+ */
 export interface GitRepository {
   readonly rootUri: vscode.Uri;
   readonly inputBox: { value: string };
-  readonly state: { readonly indexChanges: readonly { uri: vscode.Uri }[]; readonly workingTreeChanges: readonly { uri: vscode.Uri }[]; readonly HEAD?: { readonly name?: string; readonly commit?: string } };
-  diff(cached?: boolean): Promise<string>;
-  /** `git diff <ref>`: the working tree (staged or not) against a commit. (`diffWithHEAD` is against the index, despite its name.) */
-  diffWith(ref: string): Promise<{ uri: vscode.Uri }[]>;
-  diffWith(ref: string, path: string): Promise<string>;
-  diffBetween(ref1: string, ref2: string): Promise<{ uri: vscode.Uri }[]>;
-  diffBetween(ref1: string, ref2: string, path: string): Promise<string>;
-  getMergeBase(ref1: string, ref2: string): Promise<string | undefined>;
-  log(options?: { maxEntries?: number }): Promise<{ message: string }[]>;
+  readonly state: { readonly HEAD?: { readonly name?: string } };
 }
 
 interface GitApi {
@@ -54,12 +50,13 @@ export async function gitApi(): Promise<GitApi> {
 }
 
 /**
- * The repository a command is about: the Source Control view's (its argument), else the active
- * editor's, else the only one, else the one the person picks.
+ * The repository a command is about: the Source Control view's (its argument: the title bar passes
+ * the `SourceControl`, the box's button its root), else the active editor's, else the only one,
+ * else the one the person picks.
  */
 export async function chooseRepository(arg: unknown): Promise<GitRepository | undefined> {
   const api = await gitApi();
-  const root = (arg as { rootUri?: unknown } | undefined)?.rootUri;
+  const root = arg instanceof vscode.Uri ? arg : (arg as { rootUri?: unknown } | undefined)?.rootUri;
   if (root instanceof vscode.Uri) {
     const repo = api.getRepository(root);
     if (repo) return repo;

@@ -1,14 +1,17 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { formatCost } from '../../common/money';
-import { formatCount } from '../../common/locale';
 import type { ProjectRules } from '../../chat/host/projectRules';
 import { showGatewayError } from '../../shell/errors';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
-import { CONFIRM_TOKENS, locateFix, parseFindings, REVIEW_DIFF_TOKENS, reviewRequest, type Finding } from '../core/review';
-import { readableDiff } from './commitMessage';
+import type { GitPlace } from '../../tools/git';
+import { askBeforeSending } from '../core/caller';
+import { mergeBase, readChange } from '../core/changes';
+import { boundedDiff, type FileDiff } from '../core/diff';
+import { CONFIRM_TOKENS, fixPreview, parseFindings, placeFix, REVIEW_DIFF_TOKENS, reviewRequest, type Finding } from '../core/review';
 import type { GitRepository } from './git';
 import { scmStart } from './settings';
+import { calledFromOwnUi, changeVerdict, confirmSpend } from './sendable';
 import type { FeatureSpend } from '../../usage/host/featureSpend';
 
 export const REVIEW_CONTROLLER = 'modelGateway.review';
@@ -55,31 +58,28 @@ export class ChangeReviewer implements vscode.Disposable {
     return [...this.posted.values()];
   }
 
-  /** The command. `what`: 'working-tree' (default from the palette: asked), or `branch:<base>`. */
-  async review(arg?: unknown, what?: unknown): Promise<ReviewResult | undefined> {
+  /**
+   * The command: `args` are what it was called with (the Source Control title bar passes its
+   * repository, the palette nothing). `args[1]`, the scope: 'working-tree' or `branch:<base>`
+   * (asked when absent). Another caller, or one naming the scope, is asked about first.
+   */
+  async review(...args: unknown[]): Promise<ReviewResult | undefined> {
+    const [arg, what] = args;
     const start = await scmStart(this.services, arg);
     if (!start) return undefined;
-    const { model, repo } = start;
+    const { model, repo, place } = start;
     const scope = typeof what === 'string' ? what : await this.askScope(repo);
     if (!scope) return undefined;
-    const read = await this.readChange(repo, scope);
+    const read = await this.readChange(repo, place, scope);
     if (!read) return undefined;
-    const diff = await readableDiff(repo, read.raw, REVIEW_DIFF_TOKENS);
+    const diff = boundedDiff(read.files, REVIEW_DIFF_TOKENS);
     if (!diff.shown.length) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Nothing to review: the changed files are secret, ignored, generated or binary.'));
       return undefined;
     }
-    // A large change: its cost first.
-    if (diff.tokens > CONFIRM_TOKENS) {
-      const estimate = await this.spend.estimate(model, diff.tokens + 600, 2_000);
-      const review = vscode.l10n.t('Review');
-      const answer = await vscode.window.showWarningMessage(
-        vscode.l10n.t('This change is large: the review sends about {0} tokens to {1} ({2}).', formatCount(diff.tokens), model, estimate === undefined ? vscode.l10n.t('price unknown') : vscode.l10n.t('about {0}', formatCost(estimate))),
-        { modal: true },
-        review,
-      );
-      if (answer !== review) return undefined;
-    }
+    // Another caller, or a large change: the model and the cost first.
+    const ask = askBeforeSending(calledFromOwnUi(args), diff.tokens, CONFIRM_TOKENS);
+    if (ask && !(await confirmSpend(this.spend, ask, { model, tokens: diff.tokens + 600, outputTokens: 2_000, review: read.label }))) return undefined;
     const { section } = await this.rules.forTurn(diff.shown.map((p) => join(repo.rootUri.fsPath, p)));
     const request = reviewRequest({ model, diff: diff.text, scope: read.label, rules: section });
     try {
@@ -121,28 +121,26 @@ export class ChangeReviewer implements vscode.Disposable {
     return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Review which changes?') }))?.scope;
   }
 
-  private async readChange(repo: GitRepository, scope: string): Promise<{ raw: string; label: string } | undefined> {
+  /** The change in scope, asked of git (`changes.ts`): withheld files named only. */
+  private async readChange(repo: GitRepository, place: GitPlace, scope: string): Promise<{ files: FileDiff[]; label: string } | undefined> {
+    const verdict = changeVerdict(repo.rootUri.fsPath);
     try {
       if (scope.startsWith('branch:')) {
         const base = scope.slice('branch:'.length);
-        const mergeBase = await repo.getMergeBase(base, 'HEAD');
-        if (!mergeBase) throw new Error(vscode.l10n.t('The branch {0} was not found in this repository.', base));
-        // `diffBetween` reads `base...HEAD`: the commits since the merge base.
-        const changes = await repo.diffBetween(base, 'HEAD');
-        const parts = await Promise.all(changes.map((c) => repo.diffBetween(base, 'HEAD', c.uri.fsPath)));
-        return this.nonEmpty(parts.join('\n'), vscode.l10n.t('{0} against {1}', repo.state.HEAD?.name ?? 'HEAD', base));
+        const from = await mergeBase(place, base);
+        if (!from) throw new Error(vscode.l10n.t('The branch {0} was not found in this repository.', base));
+        // The commits since this branch left `base`.
+        return this.nonEmpty(await readChange(place, [from, 'HEAD'], verdict), vscode.l10n.t('{0} against {1}', repo.state.HEAD?.name ?? 'HEAD', base));
       }
-      const changes = await repo.diffWith('HEAD');
-      const parts = await Promise.all(changes.map((c) => repo.diffWith('HEAD', c.uri.fsPath)));
-      return this.nonEmpty(parts.join('\n'), vscode.l10n.t('the working tree'));
+      return this.nonEmpty(await readChange(place, ['HEAD'], verdict), vscode.l10n.t('the working tree'));
     } catch (err) {
       void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
       return undefined;
     }
   }
 
-  private nonEmpty(raw: string, label: string): { raw: string; label: string } | undefined {
-    if (raw.trim()) return { raw, label };
+  private nonEmpty(files: FileDiff[], label: string): { files: FileDiff[]; label: string } | undefined {
+    if (files.length) return { files, label };
     void vscode.window.showInformationMessage(vscode.l10n.t('There are no changes in {0} to review.', label));
     return undefined;
   }
@@ -167,8 +165,9 @@ export class ChangeReviewer implements vscode.Disposable {
       const body = new vscode.MarkdownString();
       body.appendText(finding.message);
       if (finding.fix) {
+        // The old text and the new, as a diff: what *Apply Fix* replaces is on screen before it does.
         body.appendMarkdown(`\n\n${vscode.l10n.t('Proposed fix:')}\n`);
-        body.appendCodeblock(finding.fix.new || vscode.l10n.t('(remove the lines)'), document.languageId);
+        body.appendCodeblock(fixPreview(finding.fix), 'diff');
       }
       const severityName = { error: vscode.l10n.t('Error'), warning: vscode.l10n.t('Warning'), info: vscode.l10n.t('Note') }[finding.severity];
       const comment: vscode.Comment = { body, mode: vscode.CommentMode.Preview, author: { name: `${REVIEW_SOURCE} · ${severityName}` } };
@@ -195,18 +194,28 @@ export class ChangeReviewer implements vscode.Disposable {
     for (const { uri, list } of byFile.values()) this.problems.set(uri, list);
   }
 
-  /** *Apply Fix* on a thread: the replacement made in the file (saved), the finding closed. */
+  /**
+   * *Apply Fix* on a thread: the replacement made at the finding's place only (its lines; never
+   * the same text elsewhere in the file), the file saved, the finding closed. When the old text is
+   * no longer there, or is there twice, nothing is changed and the person is told why.
+   */
   async applyFix(thread: unknown): Promise<boolean> {
     const posted = this.posted.get(thread as vscode.CommentThread);
     if (!posted?.finding.fix) return false;
     const document = await vscode.workspace.openTextDocument(posted.uri);
-    const at = locateFix(document.getText(), posted.finding.line, posted.finding.fix);
-    if (!at) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('The fix no longer fits: the lines it replaces have changed since the review.'));
+    // The finding's line, where its thread was put.
+    const line = (posted.thread.range?.start.line ?? posted.finding.line - 1) + 1;
+    const at = placeFix(document.getText(), line, posted.finding.fix);
+    if ('refused' in at) {
+      void vscode.window.showWarningMessage(
+        at.refused === 'moved'
+          ? vscode.l10n.t('The fix no longer fits: the text it replaces is not on line {0} any more. Nothing was changed.', line)
+          : vscode.l10n.t('The fix is not clear: the text it replaces is there more than once at line {0}. Nothing was changed.', line),
+      );
       return false;
     }
     const edit = new vscode.WorkspaceEdit();
-    edit.replace(posted.uri, new vscode.Range(document.positionAt(at.start), document.positionAt(at.end)), posted.finding.fix.new);
+    edit.replace(posted.uri, new vscode.Range(document.positionAt(at.start), document.positionAt(at.end)), at.text);
     if (!(await vscode.workspace.applyEdit(edit))) return false;
     await document.save();
     this.dismiss(thread);
