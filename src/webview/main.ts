@@ -1,49 +1,29 @@
 import './language';
 import * as l10n from '@vscode/l10n';
 import type { AssistantTurn, ContextAttachment, ImageAttachment, UserTurn } from '../common/conversation';
-import type { ActiveEditorInfo, FileItem, FixAction, FromWebview, QueuedView, ToWebview, ViewState } from '../common/chatProtocol';
-import { ToWebviewSchema } from '../common/chatViewSchemas';
-import { sniffImageType } from '../common/imageRules';
+import type { ActiveEditorInfo, FileItem, FixAction, QueuedView, ViewState } from '../common/chatProtocol';
 import { condenseButton, meter, placeCondensations, renderConversationCost, renderMeter, rulesRow, setCondensing } from './contextView';
 import { approvalRow, approvalSummary, renderUnasked, unaskedRow } from './approvalBar';
-import { HostChannel } from './channel';
 import { button, h, icon, vscode } from './dom';
+import { closeHistory, historyButton, historyPanel, listenHistory, renderHistory } from './historyPanel';
+import { channel, post, request } from './hostLink';
+import { readImageFiles } from './imageFiles';
 import { MentionPicker } from './mentions';
+import { notice, showNotice } from './notice';
 import { activeEditorChip, includeActiveEditor, mergeAttachments, planReconcile, upsertTurn } from './reducer';
+import { jumpButton, messages, scrollToEnd, thread } from './scrollView';
 import { shared, TurnView, userView } from './turnView';
-import { formatDateTime } from '../common/locale';
 import { announce, assertiveRegion, endOfTurnAnnouncement, politeRegion, TurnNavigation } from './accessibility';
 
 /** The notice shown while a step waits for a decision (hidden again when none waits). */
 const stepWaitingText = (): string => l10n.t('A step is waiting for your decision: answer it (just above) before sending.');
 
-type Result = { ok: boolean; message?: string };
-
-const channel = new HostChannel<ToWebview, FromWebview>(ToWebviewSchema, 'chat');
-const post = (m: FromWebview) => channel.post(m);
-
-/** Sends a message that the host answers (by its request id); resolves with the answer. */
-async function request(m: Parameters<typeof channel.request>[0]): Promise<Result> {
-  const reply = await channel.request(m);
-  return reply.type === 'result' ? { ok: reply.ok, message: reply.message } : { ok: false, message: l10n.t('The extension answered with something else.') };
-}
-
-const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 /** Turns rendered at once; older ones come back with "Show earlier". */
 const DOM_TURN_CAP = 60;
 
 const app = document.getElementById('app')!;
 const titleEl = h('h1', { class: 'title', id: 'title' });
-const historyButton = button('', { id: 'history', 'aria-label': l10n.t('Conversations'), title: l10n.t('Conversations'), 'aria-expanded': 'false' }, 'history');
 const newChatButton = button('', { id: 'new-chat', 'aria-label': l10n.t('New chat'), title: l10n.t('New chat') }, 'add');
-const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': l10n.t('Conversations'), hidden: true });
-// Not a live region: a screen reader would read every token. The end of a turn is announced instead.
-const messages = h('main', { id: 'messages', 'aria-label': l10n.t('Conversation') });
-/** The turns; its size changes (markdown drawn late, images loading) keep the view at the newest. */
-const thread = h('div', { id: 'thread' });
-messages.append(thread);
-const jumpButton = button(l10n.t('Jump to newest'), { id: 'jump', class: 'jump', 'aria-label': l10n.t('Jump to the newest message'), hidden: true }, 'arrow-down');
 /** Pending edits, above the input: always in view whatever the scroll position. */
 const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': l10n.t('Steps waiting for your decision'), hidden: true });
 const modeSelect = h('select', { id: 'mode', 'aria-label': l10n.t('Mode'), title: l10n.t('Mode') });
@@ -58,7 +38,6 @@ const formatSelect = h(
   h('option', { value: 'gemini', text: l10n.t('Gemini') }),
 );
 const chips = h('div', { id: 'attachments', class: 'chips', role: 'group', 'aria-label': l10n.t('Attachments') });
-const notice = h('div', { id: 'notice', class: 'notice', role: 'alert', hidden: true });
 const input = h('textarea', { id: 'input', rows: '3', 'aria-label': l10n.t('Message'), 'aria-keyshortcuts': 'Enter Escape Alt+ArrowUp', placeholder: l10n.t('Ask about your code… (Enter to send, Shift+Enter for a new line)') });
 const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
 const attachButton = button('', { id: 'attach', 'aria-label': l10n.t('Attach image'), title: l10n.t('Attach image (PNG, JPEG or WEBP, up to 20 MB)') }, 'file-media');
@@ -120,86 +99,6 @@ const views = new Map<string, TurnView>();
 
 const saved = (vscode.getState() ?? {}) as { draft?: string };
 input.value = saved.draft ?? '';
-
-function showNotice(text: string, level: 'info' | 'error' = 'error'): void {
-  notice.textContent = text;
-  notice.className = `notice ${level}`;
-  notice.hidden = false;
-  setTimeout(() => {
-    if (notice.textContent === text) notice.hidden = true;
-  }, 6000);
-}
-
-// ---------- staying at the newest ----------
-
-/** Whether the view follows the newest content: true until the person scrolls up. */
-let stick = true;
-/** scrollTop our own scrolling produced, so its scroll event is not read as the person's. */
-let ownScrollTop = -1;
-
-function atBottom(): boolean {
-  return messages.scrollHeight - messages.scrollTop - messages.clientHeight < 24;
-}
-
-function toBottom(): void {
-  messages.scrollTop = messages.scrollHeight;
-  ownScrollTop = messages.scrollTop;
-  jumpButton.hidden = true;
-}
-
-/** Keeps the newest content in view while the person has not scrolled away (or when forced). */
-function scrollToEnd(force = false): void {
-  if (force) stick = true;
-  if (stick) toBottom();
-  else jumpButton.hidden = atBottom();
-}
-
-/**
- * Stops following at once on the person's intent to go up, before the scroll it causes: a render
- * landing between their scroll and its event does not pull the view back. (The position alone
- * cannot say it: turns off screen change height as they are laid out, which moves scrollTop too.)
- */
-function leaveEnd(): void {
-  stick = false;
-  jumpButton.hidden = atBottom();
-}
-
-messages.addEventListener('scroll', () => {
-  if (messages.scrollTop === ownScrollTop) return;
-  stick = atBottom();
-  jumpButton.hidden = stick;
-});
-messages.addEventListener('wheel', (e) => e.deltaY < 0 && leaveEnd(), { passive: true });
-messages.addEventListener('touchmove', () => leaveEnd(), { passive: true });
-messages.addEventListener('keydown', (e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && leaveEnd());
-// Markdown renders a frame later and off-screen turns skip layout: whenever the thread changes
-// size, follow it if following.
-shared.scrollToEnd = scrollToEnd;
-new ResizeObserver(() => scrollToEnd()).observe(thread);
-jumpButton.addEventListener('click', () => scrollToEnd(true));
-// Opening a summary card shows it from its top, and opening a tool card or the thinking brings
-// what it holds into view (as little scrolling as that takes): the view stops following the newest
-// content (toggle does not bubble, hence the capture).
-thread.addEventListener(
-  'toggle',
-  (e) => {
-    const card = e.target as HTMLElement;
-    if (!(card as HTMLDetailsElement).open) return;
-    if (card.classList?.contains('condensed')) {
-      stick = false;
-      card.scrollIntoView({ block: 'start' });
-    } else if (card.classList?.contains('tool') || card.classList?.contains('thinking')) {
-      requestAnimationFrame(() => {
-        const view = messages.getBoundingClientRect();
-        const r = card.getBoundingClientRect();
-        if (r.top >= view.top && r.bottom <= view.bottom) return;
-        stick = false;
-        card.scrollIntoView({ block: r.height > view.height ? 'start' : 'nearest' });
-      });
-    }
-  },
-  true,
-);
 
 // ---------- turns ----------
 
@@ -280,22 +179,6 @@ function trimToCap(): void {
   thread.prepend(button(l10n.t('Show {0} earlier messages', turns.length - DOM_TURN_CAP), { class: 'earlier', 'data-earlier': 'true' }, 'fold-up'));
 }
 
-function renderHistory(): void {
-  const list = state?.conversations ?? [];
-  historyPanel.replaceChildren(
-    h('div', { class: 'history-title', text: list.length ? l10n.t('Conversations') : l10n.t('No saved conversations yet') }),
-    ...list.map((c) => {
-      const row = h('div', { class: `history-row${c.id === state?.conversation?.id ? ' current' : ''}`, 'data-id': c.id });
-      row.append(
-        button(c.title, { class: 'history-open', 'data-open': c.id, title: formatDateTime(c.updatedAt) }),
-        button('', { 'data-rename': c.id, 'aria-label': l10n.t('Rename {0}', c.title), title: l10n.t('Rename') }, 'edit'),
-        button('', { 'data-delete': c.id, 'aria-label': l10n.t('Delete {0}', c.title), title: l10n.t('Delete') }, 'trash'),
-      );
-      return row;
-    }),
-  );
-}
-
 function activeChipTitle(auto: NonNullable<typeof activeEditor>): string {
   if (auto.withheld === 'secret') return l10n.t('{0} may hold credentials or keys, so it is not sent with your questions. To send it anyway, use Add Selection to Chat (it asks first).', auto.path);
   if (auto.withheld === 'excluded') return l10n.t('{0} is excluded by .gitignore or the exclude settings, so it is not sent with your questions.', auto.path);
@@ -366,7 +249,7 @@ function applyState(s: ViewState): void {
     renderConversation();
   } else reconcile(next);
   placeCondensations(thread, s.conversation?.condensations ?? []);
-  renderHistory();
+  renderHistory(s);
 }
 
 let shownConversation: { id: string } | undefined;
@@ -439,35 +322,10 @@ function send(): void {
 }
 
 async function addFiles(files: FileList | File[]): Promise<void> {
-  for (const f of Array.from(files)) {
-    if (f.type === 'image/gif') {
-      showNotice(l10n.t('{0}: GIF images are not supported; use PNG, JPEG or WEBP.', f.name));
-      continue;
-    }
-    if (!IMAGE_TYPES.includes(f.type)) {
-      showNotice(l10n.t('{0}: only PNG, JPEG and WEBP images can be attached.', f.name));
-      continue;
-    }
-    if (f.size > MAX_IMAGE_BYTES) {
-      showNotice(l10n.t('{0} is {1} MB; images are limited to 20 MB.', f.name, (f.size / 1024 / 1024).toFixed(1)));
-      continue;
-    }
-    // The bytes decide the type, not the file name or the browser's label.
-    const actual = sniffImageType(new Uint8Array(await f.slice(0, 32).arrayBuffer()));
-    if (!actual || !(IMAGE_TYPES as readonly string[]).includes(actual)) {
-      showNotice(l10n.t('{0} is {1} by its content; only PNG, JPEG and WEBP can be attached.', f.name || 'The pasted image', actual ? `a ${actual.slice(6).toUpperCase()} image` : 'not an image'));
-      continue;
-    }
-    const data = await new Promise<string>((resolve, reject) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(typeof reader.result === 'string' ? reader.result.replace(/^data:[^,]*,/, '') : '');
-      reader.onerror = () => reject(reader.error ?? new Error('could not read the file'));
-      reader.readAsDataURL(f);
-    });
-    images.push({ name: f.name || 'pasted image', mediaType: actual as ImageAttachment['mediaType'], data, detail: 'auto' });
-  }
+  await readImageFiles(files, (image) => images.push(image));
   renderChips();
 }
+
 
 input.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -514,20 +372,7 @@ modelSelect.addEventListener('change', () => post({ type: 'set-model', model: mo
 modeSelect.addEventListener('change', () => post({ type: 'set-mode', mode: modeSelect.value }));
 formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' | 'gemini' }));
 newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
-historyButton.addEventListener('click', () => {
-  if (!historyPanel.hidden) return closeHistory();
-  historyPanel.hidden = false;
-  historyButton.setAttribute('aria-expanded', 'true');
-  historyPanel.querySelector<HTMLButtonElement>('button')?.focus();
-});
-
-/** Closes the conversation list; the keyboard goes back to the button that opened it. */
-function closeHistory(): void {
-  const hadFocus = historyPanel.contains(document.activeElement);
-  historyPanel.hidden = true;
-  historyButton.setAttribute('aria-expanded', 'false');
-  if (hadFocus) historyButton.focus();
-}
+listenHistory(input);
 
 chips.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
@@ -610,61 +455,6 @@ approvalBar.addEventListener('click', (e) => {
     // The same decision's buttons in the conversation are done too.
     thread.querySelector(`.approval button[data-approve="${CSS.escape(b.dataset.approve)}"]`)?.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
   } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
-});
-
-historyPanel.addEventListener('click', (e) => {
-  const b = (e.target as HTMLElement).closest('button');
-  if (!b) return;
-  if (b.dataset.open) {
-    closeHistory();
-    // The conversation opened: the keyboard is where the next question is typed.
-    input.focus();
-    void request({ type: 'open-conversation', id: b.dataset.open }).then((r) => {
-      if (!r.ok) showNotice(r.message ?? l10n.t('That conversation could not be opened.'));
-    });
-  } else if (b.dataset.delete) {
-    if (b.dataset.confirm === 'true') {
-      b.disabled = true;
-      void request({ type: 'delete-conversation', id: b.dataset.delete }).then((r) => {
-        if (!r.ok) showNotice(r.message ?? l10n.t('The conversation could not be deleted.'));
-        renderHistory();
-      });
-    }
-    else {
-      b.dataset.confirm = 'true';
-      b.classList.add('danger');
-      b.title = l10n.t('Click again to delete');
-      b.setAttribute('aria-label', l10n.t('Click again to delete'));
-      setTimeout(() => {
-        b.dataset.confirm = '';
-        b.classList.remove('danger');
-      }, 3000);
-    }
-  } else if (b.dataset.rename) {
-    const row = b.closest('.history-row')!;
-    const current = row.querySelector('.history-open')?.textContent ?? '';
-    const field = h('input', { type: 'text', value: current, 'aria-label': l10n.t('New title'), class: 'rename' });
-    row.replaceChildren(field);
-    field.focus();
-    field.select();
-    let finished = false;
-    const done = (save: boolean) => {
-      if (finished) return;
-      finished = true;
-      if (save && field.value.trim() && field.value.trim() !== current) {
-        field.disabled = true;
-        void request({ type: 'rename-conversation', id: b.dataset.rename!, title: field.value.trim().slice(0, 200) }).then((r) => {
-          if (!r.ok) showNotice(r.message ?? l10n.t('The conversation could not be renamed.'));
-          renderHistory();
-        });
-      } else renderHistory();
-    };
-    field.addEventListener('keydown', (k) => {
-      if (k.key === 'Enter') done(true);
-      if (k.key === 'Escape') done(false);
-    });
-    field.addEventListener('blur', () => done(true));
-  }
 });
 
 messages.addEventListener('keydown', (e) => {

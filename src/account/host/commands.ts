@@ -213,38 +213,44 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   });
   reg('modelGateway.keys.clearFilter', () => tree.setFilter(''));
 
-  reg('modelGateway.models.setDefault', async (arg?: unknown, jobArg?: unknown) => {
-    let model = typeof arg === 'string' ? arg : (arg as AccountNode | undefined)?.kind === 'model' ? (arg as Extract<AccountNode, { kind: 'model' }>).id : undefined;
-    if (!model) {
-      try {
-        const ids = (await services.client().models.list()).map((m) => m.id).sort();
-        model = await vscode.window.showQuickPick(ids, { title: vscode.l10n.t('Choose a model'), ignoreFocusOut: true });
-      } catch (err) {
-        showGatewayError(services, vscode.l10n.t('Could not list the models'), err);
-        return;
-      }
-      if (!model) return;
-    }
-    const settings = services.settings();
-    // Only the jobs this model can do (read from its id, as gateways name their models).
-    const jobs = jobsFor(model);
-    if (jobs.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('{0} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).', model));
+  reg('modelGateway.models.setDefault', (arg?: unknown, jobArg?: unknown) => setDefaultModelCommand(services, arg, jobArg));
+}
+
+/**
+ * Makes a model (the tree's model row, an id, or one the person picks) the default for one of the
+ * jobs it can do (`jobArg`, the only one, or the one the person picks).
+ */
+async function setDefaultModelCommand(services: CredentialFeature, arg?: unknown, jobArg?: unknown): Promise<void> {
+  let model = typeof arg === 'string' ? arg : (arg as AccountNode | undefined)?.kind === 'model' ? (arg as Extract<AccountNode, { kind: 'model' }>).id : undefined;
+  if (!model) {
+    try {
+      const ids = (await services.client().models.list()).map((m) => m.id).sort();
+      model = await vscode.window.showQuickPick(ids, { title: vscode.l10n.t('Choose a model'), ignoreFocusOut: true });
+    } catch (err) {
+      showGatewayError(services, vscode.l10n.t('Could not list the models'), err);
       return;
     }
-    const job =
-      typeof jobArg === 'string' && (jobs as readonly string[]).includes(jobArg)
-        ? (jobArg as Job)
-        : jobs.length === 1
-          ? jobs[0]
-          : (await vscode.window.showQuickPick(
-              jobs.map((j) => ({ label: j, description: settings.defaultModels[j] ? vscode.l10n.t('now {0}', settings.defaultModels[j]) : vscode.l10n.t('not set'), job: j })),
-              { title: vscode.l10n.t('Make {0} the default for…', model), ignoreFocusOut: true },
-            ))?.job;
-    if (!job) return;
-    await setDefaultModel(job, model);
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now the default {1} model.', model, job));
-  });
+    if (!model) return;
+  }
+  const settings = services.settings();
+  // Only the jobs this model can do (read from its id, as gateways name their models).
+  const jobs = jobsFor(model);
+  if (jobs.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).', model));
+    return;
+  }
+  const job =
+    typeof jobArg === 'string' && (jobs as readonly string[]).includes(jobArg)
+      ? (jobArg as Job)
+      : jobs.length === 1
+        ? jobs[0]
+        : (await vscode.window.showQuickPick(
+            jobs.map((j) => ({ label: j, description: settings.defaultModels[j] ? vscode.l10n.t('now {0}', settings.defaultModels[j]) : vscode.l10n.t('not set'), job: j })),
+            { title: vscode.l10n.t('Make {0} the default for…', model), ignoreFocusOut: true },
+          ))?.job;
+  if (!job) return;
+  await setDefaultModel(job, model);
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now the default {1} model.', model, job));
 }
 
 /** Shows a new key once, in a modal (so it stays out of the notification history). */

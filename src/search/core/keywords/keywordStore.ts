@@ -343,16 +343,11 @@ class Growing {
 }
 
 /**
- * Writes keyword file `path` for `generation` (atomically: a temporary file flushed, then renamed):
- * the chunks of each base (open stored indexes, in order) except those of its `masked` files, then
- * the in-memory chunks of `delta`. Terms no chunk has any longer are left out. The terms of all of
- * them are merged by name as they are written, a base's blocks read one term at a time (a first
- * build's batches, stored as they fill, are merged so without a term map of the whole index).
- * Runs in the snapshot worker (synchronous writes).
+ * The chunks of a new keyword file: each base's kept files in order, then the delta's; with each
+ * base's chunk numbers renumbered (-1: a masked file's), the chunks' lengths and their total, and
+ * the number of the delta's first chunk.
  */
-export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: KeywordBase | KeywordBase[]): { docs: number; terms: number } {
-  const bases = base === undefined ? [] : Array.isArray(base) ? base : [base];
-  // Chunks: each base's kept files in order, then the delta's.
+function mergedChunks(bases: KeywordBase[], delta: KeywordState): { files: [string, number][]; baseDocs: Int32Array[]; lengths: Int32Array; totalLength: number; firstDelta: number } {
   const files: [string, number][] = [];
   const baseDocs = bases.map(({ stored: b, masked }) => {
     const map = new Int32Array(b.docs).fill(-1);
@@ -382,6 +377,20 @@ export function writeKeywordFile(path: string, generation: number, delta: Keywor
     lengths[next++] = l;
     totalLength += l;
   }
+  return { files, baseDocs, lengths, totalLength, firstDelta };
+}
+
+/**
+ * Writes keyword file `path` for `generation` (atomically: a temporary file flushed, then renamed):
+ * the chunks of each base (open stored indexes, in order) except those of its `masked` files, then
+ * the in-memory chunks of `delta`. Terms no chunk has any longer are left out. The terms of all of
+ * them are merged by name as they are written, a base's blocks read one term at a time (a first
+ * build's batches, stored as they fill, are merged so without a term map of the whole index).
+ * Runs in the snapshot worker (synchronous writes).
+ */
+export function writeKeywordFile(path: string, generation: number, delta: KeywordState, base?: KeywordBase | KeywordBase[]): { docs: number; terms: number } {
+  const bases = base === undefined ? [] : Array.isArray(base) ? base : [base];
+  const { files, baseDocs, lengths, totalLength, firstDelta } = mergedChunks(bases, delta);
   const deltaTerms = delta.terms.length;
   const postings = byTerm(deltaTerms, delta.lengths.length, delta.termCounts, delta.termIds, delta.tfs, firstDelta);
   const defs = byTerm(deltaTerms, delta.lengths.length, delta.defCounts, delta.defIds, undefined, firstDelta);
