@@ -1,31 +1,13 @@
 import * as vscode from 'vscode';
-import * as z from 'zod/mini';
-import { assetSettings } from '../../shell/config';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayFeature } from '../../shell/services';
-import { assetsFolder, openFile, slug, uniquePath } from './shared';
+import { openFile } from './shared';
 import { formatDateTime } from '../../common/locale';
-import { counted } from '../../shell/listeners';
+import { videoJobRules, type VideoJob } from '../core/jobs';
+import { JobsView } from './jobsView';
 
-const STATE_KEY = 'modelGateway.videoJobs';
+export type { VideoJob } from '../core/jobs';
 
-const JobSchema = z.object({
-  id: z.string(),
-  model: z.string(),
-  prompt: z.string(),
-  seconds: z.optional(z.string()),
-  size: z.optional(z.string()),
-  createdAt: z.number(),
-  /** The gateway's status, then ours: downloaded, cancelled. */
-  status: z.string(),
-  progress: z.optional(z.number()),
-  error: z.optional(z.string()),
-  file: z.optional(z.string()),
-});
-export type VideoJob = z.infer<typeof JobSchema>;
-
-const ACTIVE = new Set(['queued', 'in_progress', 'submitted', 'completed']);
-const isActive = (j: VideoJob) => ACTIVE.has(j.status) && !j.error;
 
 /** A job's status in words: the gateway's (queued, in_progress, completed, failed) and ours (downloaded, cancelled). */
 function videoStatusWords(status: string): string {
@@ -52,165 +34,45 @@ function elapsed(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 }
 
-/** Polling interval: the spec asks for 15 s; a setting allows less against the emulator. */
-function pollMs(): number {
-  return assetSettings().videoPollSeconds * 1000;
-}
-
 /**
  * Video jobs: created tasks are kept in the workspace state, polled until done (also after a
  * window reload), and completed videos are downloaded into the assets folder. The tree lists them.
  */
-export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<VideoJob | undefined>();
-  readonly onDidChangeTreeData = counted('videoJobs.onDidChangeTreeData', this.changed.event);
-  private readonly pollers = new Map<string, AbortController>();
-  private disposed = false;
-
-  constructor(
-    private readonly services: GatewayFeature,
-    private readonly state: vscode.Memento,
-  ) {}
-
-  /** Every job, newest first. A stored entry that does not parse is dropped, never fatal. */
-  list(): VideoJob[] {
-    const raw = this.state.get<unknown[]>(STATE_KEY, []);
-    const jobs = (Array.isArray(raw) ? raw : []).flatMap((j) => {
-      const parsed = JobSchema.safeParse(j);
-      return parsed.success ? [parsed.data] : [];
+export class VideoJobs extends JobsView<VideoJob> {
+  constructor(services: GatewayFeature, state: vscode.Memento) {
+    super(services, state, videoJobRules(() => services.client(), loadGateway), {
+      view: 'videoJobs',
+      title: (job) => vscode.l10n.t('Video “{0}”', job.prompt.slice(0, 40)),
+      // Cancelling the notification cancels the job.
+      cancelled: (job) => void this.cancel(job.id),
+      describe: (job) => `${videoStatusWords(job.status)}${job.progress !== undefined ? ` ${job.progress}%` : ''} · ${elapsed(Date.now() - job.createdAt)}`,
+      noFolder: vscode.l10n.t('No workspace folder is open to download the video into.'),
+      failed: (job) => void tell(services, 'error', `${job.error} (“${job.prompt.slice(0, 60)}”)`),
+      downloaded: (job) => {
+        const file = job.file!;
+        void tell(services, 'info', vscode.l10n.t('Video ready: {0}', vscode.workspace.asRelativePath(file)), vscode.l10n.t('Open')).then((c) => (c ? openFile(file) : undefined));
+      },
+      downloadFailed: vscode.l10n.t('Could not download the video'),
     });
-    return jobs.sort((a, b) => b.createdAt - a.createdAt);
-  }
-
-  get(id: string): VideoJob | undefined {
-    return this.list().find((j) => j.id === id);
-  }
-
-  private async save(job: VideoJob): Promise<void> {
-    const others = this.list().filter((j) => j.id !== job.id);
-    await this.state.update(STATE_KEY, [job, ...others]);
-    this.changed.fire(undefined);
-  }
-
-  /** Starts polling every unfinished job (at activation: the jobs of the last session). */
-  resumeAll(): void {
-    for (const job of this.list()) if (isActive(job)) this.watch(job);
-  }
-
-  async add(job: VideoJob): Promise<void> {
-    await this.save(job);
-    this.watch(job);
-  }
-
-  /** Polls one job with a progress notification; cancelling the notification cancels the job. */
-  private watch(job: VideoJob): void {
-    if (this.pollers.has(job.id) || this.disposed) return;
-    const stop = new AbortController();
-    this.pollers.set(job.id, stop);
-    void vscode.window
-      .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Video “{0}”', job.prompt.slice(0, 40)), cancellable: true }, async (progress, token) => {
-        token.onCancellationRequested(() => void this.cancel(job.id));
-        await this.poll(job.id, stop.signal, (message) => progress.report({ message }));
-      })
-      .then(undefined, (err) => this.services.log.error('video job', err));
-  }
-
-  private async poll(id: string, signal: AbortSignal, report: (message: string) => void): Promise<void> {
-    const gw = loadGateway();
-    try {
-      while (!signal.aborted) {
-        let job = this.get(id);
-        if (!job || !isActive(job)) break;
-        if (job.status !== 'completed' && this.services.isConfigured()) {
-          try {
-            const task = await this.services.client().videos.retrieve(id, { signal });
-            const error = task.status === 'failed' ? new gw.VideoFailedError(task).message : undefined;
-            job = { ...job, status: task.status, progress: task.progress ?? job.progress, error };
-            await this.save(job);
-            report(`${videoStatusWords(task.status)}${task.progress !== undefined ? ` ${task.progress}%` : ''} · ${elapsed(Date.now() - job.createdAt)}`);
-            if (task.status === 'failed') {
-              void tell(this.services, 'error', `${error} (“${job.prompt.slice(0, 60)}”)`);
-              break;
-            }
-          } catch (err) {
-            if (signal.aborted) break;
-            if (err instanceof gw.NotFoundError) {
-              await this.save({ ...job, status: 'failed', error: vscode.l10n.t('The gateway no longer knows this task (deleted or expired).') });
-              break;
-            }
-            // A transient failure (offline, 503 after retries): keep the job and try again next time.
-            // (While no gateway is configured, the job just waits.)
-            this.services.log.warn(`video ${id}: status check failed, will retry: ${err instanceof Error ? err.message : String(err)}`);
-          }
-        }
-        if (job.status === 'completed' && this.services.isConfigured()) {
-          report('downloading');
-          await this.download(job, signal);
-          break;
-        }
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs());
-          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-        });
-      }
-    } finally {
-      this.pollers.delete(id);
-    }
-  }
-
-  private async download(job: VideoJob, signal: AbortSignal): Promise<void> {
-    let dir: string | undefined;
-    try {
-      dir = await assetsFolder();
-    } catch (err) {
-      await this.save({ ...job, error: err instanceof Error ? err.message : String(err) });
-      return;
-    }
-    if (!dir) {
-      await this.save({ ...job, error: vscode.l10n.t('No workspace folder is open to download the video into.') });
-      return;
-    }
-    try {
-      const file = uniquePath(dir, `video-${slug(job.prompt, 32)}`, '.mp4');
-      await (await this.services.client().videos.content(job.id, { signal })).toFile(file);
-      await this.save({ ...job, status: 'downloaded', progress: 100, file, error: undefined });
-      this.services.notifySpend();
-      void tell(this.services, 'info', vscode.l10n.t('Video ready: {0}', vscode.workspace.asRelativePath(file)), vscode.l10n.t('Open')).then((c) => (c ? openFile(file) : undefined));
-    } catch (err) {
-      if (signal.aborted) return;
-      await this.save({ ...job, error: vscode.l10n.t('Download failed: {0}', err instanceof Error ? err.message : String(err)) });
-      showGatewayError(this.services, vscode.l10n.t('Could not download the video'), err);
-    }
   }
 
   /** Cancels a job: stops polling and deletes the task on the gateway. */
   async cancel(id: string): Promise<void> {
     const job = this.get(id);
     if (!job) return;
-    this.pollers.get(id)?.abort();
+    this.store.stop(id);
     try {
       await this.services.client().videos.delete(id);
     } catch (err) {
       if (!(err instanceof loadGateway().NotFoundError)) showGatewayError(this.services, vscode.l10n.t('Could not delete the video task'), err);
     }
-    await this.save({ ...job, status: 'cancelled', error: undefined });
-  }
-
-  /** Retries the download of a completed job whose download failed. */
-  retry(id: string): void {
-    const job = this.get(id);
-    if (!job || job.status !== 'completed') return;
-    void this.save({ ...job, error: undefined }).then(() => this.watch({ ...job, error: undefined }));
+    await this.store.save({ ...job, status: 'cancelled', error: undefined });
   }
 
   async remove(id: string): Promise<void> {
     const job = this.get(id);
-    if (job && isActive(job)) await this.cancel(id);
-    await this.state.update(
-      STATE_KEY,
-      this.list().filter((j) => j.id !== id),
-    );
-    this.changed.fire(undefined);
+    if (job && this.isActive(job)) await this.cancel(id);
+    await this.store.forget(id);
   }
 
   getTreeItem(job: VideoJob): vscode.TreeItem {
@@ -232,20 +94,8 @@ export class VideoJobs implements vscode.TreeDataProvider<VideoJob>, vscode.Disp
     item.iconPath = new vscode.ThemeIcon(
       job.error || job.status === 'failed' ? 'error' : job.status === 'downloaded' ? 'device-camera-video' : job.status === 'cancelled' ? 'circle-slash' : 'loading~spin',
     );
-    item.contextValue = `videoJob.${job.error && job.status === 'completed' ? 'retry' : isActive(job) ? 'active' : job.status === 'downloaded' ? 'done' : 'ended'}`;
+    item.contextValue = `videoJob.${job.error && job.status === 'completed' ? 'retry' : this.isActive(job) ? 'active' : job.status === 'downloaded' ? 'done' : 'ended'}`;
     if (job.file) item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.file(job.file)] };
     return item;
   }
-
-  getChildren(element?: VideoJob): VideoJob[] {
-    return element ? [] : this.list();
-  }
-
-  /** Stops polling (the tasks keep running on the gateway and resume at the next activation). */
-  dispose(): void {
-    this.disposed = true;
-    for (const stop of this.pollers.values()) stop.abort();
-    this.changed.dispose();
-  }
 }
-
