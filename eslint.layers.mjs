@@ -4,6 +4,9 @@
 //   webview/   browser code: only webview/, common/ and its own libraries
 //   shell/     the platform: never a feature
 //   tools/, storage/   Node libraries under the features: no vscode, no platform, no feature
+//   runtime/   a model turn on the person's account, for every surface that runs one:
+//              runtime/core/ (no vscode: the tool policy, commands) under runtime/host/ (VS Code);
+//              never a feature (the features declare what they may do and call it)
 //   <feature>/core/    a feature's logic: no vscode, nothing of a host/, no platform, no webview
 // A feature's host/ adapts its core to VS Code and may use the platform and other features.
 // test/unit/layers.test.ts plants a wrong import in each layer and checks that lint refuses it.
@@ -38,7 +41,7 @@ export const layerRules = [
   {
     files: ['src/gateway/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|shell|webview|tools|storage`), message: 'The gateway client knows no feature, platform or webview: move shared code to common/.' }], [vscode]),
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|runtime|shell|webview|tools|storage`), message: 'The gateway client knows no feature, runtime, platform or webview: move shared code to common/.' }], [vscode]),
     },
   },
   {
@@ -56,13 +59,25 @@ export const layerRules = [
   {
     files: ['src/shell/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|webview`), message: 'The platform never imports a feature: the feature registers itself (its host/feature.ts, listed in extension.ts).' }]),
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|runtime|webview`), message: 'The platform never imports a feature or the runtime: the feature registers itself (its host/feature.ts, listed in extension.ts).' }]),
     },
   },
   {
     files: ['src/tools/**/*.ts', 'src/storage/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|shell|webview`), message: 'tools/ and storage/ are Node libraries under the features: no platform, no feature.' }], [vscode]),
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|runtime|shell|webview`), message: 'tools/ and storage/ are Node libraries under the runtime and the features: no platform, no feature.' }], [vscode]),
+    },
+  },
+  {
+    files: ['src/runtime/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([...CORE, { regex: up(FEATURES), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' }], [vscode]),
+    },
+  },
+  {
+    files: ['src/runtime/host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|webview`), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' }]),
     },
   },
   {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CappedOutput } from '../src/agent/core/output';
-import { runProcess } from '../src/agent/core/processRun';
+import { CappedOutput } from '../src/runtime/core/output';
+import { runProcess } from '../src/runtime/core/processRun';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -8,8 +8,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type Condensation, type WireFormat } from '../src/common/conversation';
-import { runTurn } from '../src/chat/core/engine';
-import { familyFactor } from '../src/chat/core/tokens';
+import { runTurn } from '../src/runtime/core/engine';
+import { familyFactor } from '../src/runtime/core/tokens';
 import { systemPrompt } from '../src/chat/core/prompt';
 import { GatewayClient } from '../src/gateway';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../src/tools/workspaceTools';

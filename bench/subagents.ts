@@ -9,7 +9,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTurn, type ToolRunner } from '../src/chat/core/engine';
+import { runTurn, type ToolRunner } from '../src/runtime/core/engine';
 import { systemPrompt } from '../src/chat/core/prompt';
 import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, runSubagent, Slots, subagentPrompt, subagentTools } from '../src/chat/core/subagents';
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun } from '../src/common/conversation';
@@ -57,15 +57,12 @@ export function withSubagents(o: { read: ToolRunner; client: GatewayClient; mode
         () =>
           runSubagent({
             client: o.client,
-            model: o.model,
-            format: 'chat',
+            modelOptions: { model: o.model, format: 'chat', contextWindow: 128_000, cacheTtl: '5m' },
             system: subagentPrompt({ folders: ['project'] }),
             task: p.task,
             tools: { definitions: subagentTools(o.read.definitions), run: (name, args, signal) => o.read.run(name, args, signal) },
             record,
             maxSteps: o.maxSteps ?? 25,
-            contextWindow: 128_000,
-            cacheTtl: '5m',
             signal,
             onUpdate: () => undefined,
           }),

@@ -5,6 +5,8 @@ import { PriceBook } from '../common/prices';
 
 const FRESH_MS = 60 * 60_000;
 const RETRY_MS = 5 * 60_000;
+/** How long anything that can go on without prices waits for them (a turn's cost, the model list, the wire format). */
+export const PRICES_WAIT_MS = 3000;
 
 /**
  * The gateway's prices, read once an hour per gateway (a failure is retried after five minutes,
@@ -42,6 +44,20 @@ export class Prices {
     const book = new PriceBook(await this.cached.prices, overrides);
     this.latest = book;
     return book;
+  }
+
+  /**
+   * The book if it comes within `PRICES_WAIT_MS` (read once an hour: usually at once), else
+   * undefined: a gateway slow to answer its price list never holds a turn, a cost or a list up.
+   */
+  async bookWithin(): Promise<PriceBook | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), PRICES_WAIT_MS)));
+    try {
+      return await Promise.race([this.book().catch(() => undefined), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The last book read (for decisions that can't wait: a model's wire format). */

@@ -263,9 +263,9 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     }
   }
 
-  /** `formatFacts` once the gateway's endpoint list is read (waits for it at most 2 s; read once an hour). */
+  /** `formatFacts` once the gateway's endpoint list is read (waits for it as long as `Prices.bookWithin`; read once an hour). */
   async formatFactsReady(model: string): Promise<FormatFacts> {
-    await Promise.race([this.prices.book().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+    await this.prices.bookWithin();
     return this.formatFacts(model);
   }
 

@@ -30,6 +30,7 @@ export const NUMBER_SETTINGS = {
   'modelGateway.mcp.sampling.dailyCapDollars': { default: 1, minimum: 0, maximum: 10000 },
   'modelGateway.agent.commandTimeoutSeconds': { default: 600, minimum: 5, maximum: 86400 },
   'modelGateway.agent.maxParallelSubagents': { default: 3, minimum: 1, maximum: 8, integer: true },
+  'modelGateway.agent.maxCostPerSessionDollars': { default: 2, minimum: 0, maximum: 1000 },
   'modelGateway.completions.maxPrefixTokens': { default: 1500, minimum: 50, maximum: 16000, integer: true },
   'modelGateway.completions.maxSuffixTokens': { default: 500, minimum: 0, maximum: 8000, integer: true },
   'modelGateway.completions.maxLines': { default: 12, minimum: 1, maximum: 200, integer: true },

@@ -65,7 +65,10 @@ export function globMatcher(globList: readonly string[], nocase: boolean): (p: s
     }
     return hit;
   };
-  return (p) => {
+  return (path) => {
+    // A line break in a name: the globs' `.` and `*` do not cross one, so `a\nb/.env` would pass as
+    // no match. Each is taken as another character of the name.
+    const p = path.replace(/[\r\n\u2028\u2029]/g, '\u0001');
     const parts = p.split('/');
     let prefix = parts[0];
     for (let i = 1; i < parts.length; i++) {
@@ -89,9 +92,28 @@ export interface ResolvedPath {
   rel: string;
   /** How tools show it: relative, prefixed with the folder name in a multi-root workspace. */
   display: string;
+  /**
+   * Where it really is, relative to the folder holding its real location (`/`-separated): differs
+   * from `rel` when a symbolic link leads there (`notes/memory.md` → `.modelgateway/memory.md`).
+   * Rules about kinds of file (sensitive edits) ask both.
+   */
+  realRel?: string;
 }
 
-const ALWAYS_IGNORED = ['.git/', '.hg/', '.svn/'];
+/**
+ * Version-control folders, refused as any segment of a path, file or folder: in a worktree or a
+ * submodule `.git` is a file naming the git folder, and a tool that could rewrite it would choose
+ * what git runs (its config's fsmonitor, hooks) the next time anything runs git there.
+ */
+const VCS_NAMES = new Set(['.git', '.hg', '.svn']);
+
+/** Whether a `/`-separated path has a version-control segment, in any letter case and as Windows reads names (trailing dots and spaces dropped, `GIT~1`). */
+export function hasVcsSegment(path: string): boolean {
+  return path.split('/').some((segment) => {
+    const name = segment.toLowerCase().replace(/[. ]+$/, '');
+    return VCS_NAMES.has(name) || /^(git|hg|svn)~\d+$/.test(name);
+  });
+}
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
@@ -211,7 +233,7 @@ export class PathGuard {
       if (realRel && (await this.isExcluded({ folder: landing.folder, rel: realRel, abs: target.path }))) throw excluded();
     }
     // Operations use the real location, so that a link swapped later cannot redirect them.
-    return { ...resolved, abs: target.path };
+    return { ...resolved, abs: target.path, ...(realRel !== rel ? { realRel } : {}) };
   }
 
   /** The workspace folder whose real location holds a real path, if any. */
@@ -271,10 +293,9 @@ export class PathGuard {
     if (!rel) return false;
     const dir = isDir ?? (await stat(p.abs).then((s) => s.isDirectory(), () => false));
     const asPath = dir ? `${rel}/` : rel;
-    // Version-control folders in any letter case: on a case-insensitive file system `.GIT/config`
-    // is `.git/config`, and refusing it on a case-sensitive one costs nothing.
-    const folded = asPath.toLowerCase();
-    if (ALWAYS_IGNORED.some((v) => folded === v || folded.startsWith(v) || folded.includes(`/${v}`))) return true;
+    // Version-control folders and files in any letter case: on a case-insensitive file system
+    // `.GIT/config` is `.git/config`, and refusing it on a case-sensitive one costs nothing.
+    if (hasVcsSegment(asPath)) return true;
     if (this.excluded(rel, await this.foldsCase(p.folder.path))) return true;
     // Each .gitignore from the folder root down to the path's parent applies to what is below it.
     const parts = rel.split('/');

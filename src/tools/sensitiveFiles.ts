@@ -39,3 +39,11 @@ function scriptsOf(text: string): string {
     return `unparsed:${text}`;
   }
 }
+
+/**
+ * Why a proposed edit needs a closer look, by the path it was asked for and by where that really
+ * leads (a committed `notes → .modelgateway` link makes `notes/memory.md` the memory file).
+ */
+export function sensitiveReasonOf(edit: { path: { rel: string; realRel?: string }; before: string; after: string }): string | null {
+  return sensitiveEditReason(edit.path.rel, edit.before, edit.after) ?? (edit.path.realRel !== undefined ? sensitiveEditReason(edit.path.realRel, edit.before, edit.after) : null);
+}

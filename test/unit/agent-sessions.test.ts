@@ -3,10 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTurn } from '../../src/chat/core/engine';
+import { runTurn } from '../../src/runtime/core/engine';
 import { systemPrompt } from '../../src/chat/core/prompt';
 import { emptyUsage, newId, type AssistantTurn } from '../../src/common/conversation';
-import { addWorktree, changedFiles, commitAll, fileAt, git, headCommit, mergeBranch, removeWorktree } from '../../src/sessions/core/git';
+import { addWorktree, changedFiles, commitAll, fileAt, git, headCommit, locateRepository, mergeBranch, removeWorktree, type GitPlace } from '../../src/sessions/core/git';
+import { DEFAULT_AUTO_APPROVAL } from '../../src/runtime/core/autoApproval';
 import { SessionStore, type AgentSession } from '../../src/sessions/core/sessionStore';
 import { worktreeTools } from '../../src/sessions/core/worktreeTools';
 import { DEFAULT_DENY } from '../../src/tools/commandPolicy';
@@ -15,7 +16,7 @@ import { clientFor, useEmulator } from './helpers';
 const ID = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
 
 /** A repository with one commit: lib/rates.ts and lib/quote.ts. */
-function repository(): { repo: string; root: string; cleanup: () => void } {
+function repository(): { repo: string; root: string; place: () => Promise<GitPlace>; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'mg-sessions-'));
   const repo = join(root, 'project');
   mkdirSync(join(repo, 'lib'), { recursive: true });
@@ -24,7 +25,12 @@ function repository(): { repo: string; root: string; cleanup: () => void } {
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
   execFileSync('git', [...ID, 'add', '-A'], { cwd: repo });
   execFileSync('git', [...ID, 'commit', '-q', '-m', 'start'], { cwd: repo });
-  return { repo, root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { repo, root, place: async () => (await locateRepository(repo))!, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** A worktree's tools with the person's settings: auto-approval (the defaults, changed by `auto`), the allow list, nothing paused. */
+function toolOptions(worktree: string, name: string, auto: Partial<typeof DEFAULT_AUTO_APPROVAL> = {}, allow: string[] = [], paused = false) {
+  return { worktree, name, excludes: [], secretFiles: [], consent: () => ({ auto: { ...DEFAULT_AUTO_APPROVAL, ...auto }, paused }), policy: () => ({ allow, deny: DEFAULT_DENY }), timeoutSeconds: () => 30 };
 }
 
 describe('background agent sessions: worktrees, their tools and their store', function () {
@@ -35,11 +41,12 @@ describe('background agent sessions: worktrees, their tools and their store', fu
   afterEach(() => r.cleanup());
 
   it('a session works in its worktree on a new branch: the person’s files are untouched until Apply merges the branch', async () => {
-    const base = await headCommit(r.repo);
+    const repo = await r.place();
+    const base = await headCommit(repo);
     const worktree = join(r.root, 'wt');
-    await addWorktree(r.repo, worktree, 'model-gateway/rate', base);
+    const wt = await addWorktree(repo, worktree, 'model-gateway/rate', base);
     const asked: string[] = [];
-    const tools = worktreeTools({ worktree, name: 'model-gateway/rate', excludes: [], editsUnasked: () => true, policy: () => ({ allow: [], deny: DEFAULT_DENY }), timeoutSeconds: () => 30, ask: (q) => (asked.push(q.kind), Promise.resolve(true)) });
+    const tools = worktreeTools({ ...toolOptions(worktree, 'model-gateway/rate', { edits: true }), ask: (q) => (asked.push(q.kind), Promise.resolve(true)) });
     const { client } = clientFor(ctx.emu);
     const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: 'gpt-4o-mini', format: 'chat', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
     await runTurn({
@@ -57,31 +64,32 @@ describe('background agent sessions: worktrees, their tools and their store', fu
     assert.deepEqual(asked, [], 'edits unasked by the person’s rule');
     assert.equal(readFileSync(join(worktree, 'lib', 'rates.ts'), 'utf8'), 'export const taxRate = 0.25;\n');
     assert.equal(readFileSync(join(r.repo, 'lib', 'rates.ts'), 'utf8'), 'export const taxRate = 0.2;\n', 'the person’s copy is untouched');
-    assert.equal(await commitAll(worktree, 'agent: rate'), true);
-    assert.deepEqual(await changedFiles(worktree, base), [{ status: 'M', path: 'lib/rates.ts' }]);
-    assert.equal(await fileAt(worktree, base, 'lib/rates.ts'), 'export const taxRate = 0.2;\n', 'Review’s left side');
-    assert.deepEqual(await mergeBranch(r.repo, 'model-gateway/rate', 'Merge'), { merged: true });
+    assert.equal(await commitAll(wt, 'agent: rate'), true);
+    assert.deepEqual(await changedFiles(wt, base), [{ status: 'M', path: 'lib/rates.ts' }]);
+    assert.equal(await fileAt(wt, base, 'lib/rates.ts'), 'export const taxRate = 0.2;\n', 'Review’s left side');
+    assert.deepEqual(await mergeBranch(repo, 'model-gateway/rate', 'Merge'), { merged: true });
     assert.equal(readFileSync(join(r.repo, 'lib', 'rates.ts'), 'utf8'), 'export const taxRate = 0.25;\n');
-    await removeWorktree(r.repo, worktree, 'model-gateway/rate');
+    await removeWorktree(repo, worktree, 'model-gateway/rate');
     assert.ok(!existsSync(worktree));
-    assert.equal((await git(r.repo, ['branch', '--list', 'model-gateway/rate'])).trim(), '', 'its branch is gone');
+    assert.equal((await git(repo, ['branch', '--list', 'model-gateway/rate'])).trim(), '', 'its branch is gone');
   });
 
   it('Apply with conflicts leaves them to resolve (markers, the branch kept); a merge git refuses changes nothing', async () => {
-    const base = await headCommit(r.repo);
+    const repo = await r.place();
+    const base = await headCommit(repo);
     const worktree = join(r.root, 'wt');
-    await addWorktree(r.repo, worktree, 'model-gateway/x', base);
+    const wt = await addWorktree(repo, worktree, 'model-gateway/x', base);
     writeFileSync(join(worktree, 'lib', 'rates.ts'), 'export const taxRate = 0.3;\n');
-    await commitAll(worktree, 'agent');
+    await commitAll(wt, 'agent');
     // Meanwhile the person changed the same line, uncommitted: git refuses to merge over it.
     writeFileSync(join(r.repo, 'lib', 'rates.ts'), 'export const taxRate = 0.21;\n');
-    const refused = await mergeBranch(r.repo, 'model-gateway/x', 'Merge');
+    const refused = await mergeBranch(repo, 'model-gateway/x', 'Merge');
     assert.ok(!refused.merged && 'refused' in refused, JSON.stringify(refused));
     assert.match(refused.refused, /would be overwritten|local changes/i);
     assert.equal(readFileSync(join(r.repo, 'lib', 'rates.ts'), 'utf8'), 'export const taxRate = 0.21;\n', 'their change is kept');
     // Committed: now the merge conflicts.
     execFileSync('git', [...ID, 'commit', '-q', '-am', 'person'], { cwd: r.repo });
-    const conflicted = await mergeBranch(r.repo, 'model-gateway/x', 'Merge');
+    const conflicted = await mergeBranch(repo, 'model-gateway/x', 'Merge');
     assert.deepEqual(conflicted, { merged: false, conflicts: ['lib/rates.ts'] });
     const text = readFileSync(join(r.repo, 'lib', 'rates.ts'), 'utf8');
     assert.match(text, /<<<<<<< HEAD\nexport const taxRate = 0\.21;\n=======\nexport const taxRate = 0\.3;\n>>>>>>> model-gateway\/x/);
@@ -90,12 +98,13 @@ describe('background agent sessions: worktrees, their tools and their store', fu
   });
 
   it('its commands: refused ones never run nor ask; others ask (the person answers later), run in the worktree', async () => {
-    const base = await headCommit(r.repo);
+    const repo = await r.place();
+    const base = await headCommit(repo);
     const worktree = join(r.root, 'wt');
-    await addWorktree(r.repo, worktree, 'model-gateway/cmd', base);
+    await addWorktree(repo, worktree, 'model-gateway/cmd', base);
     const asked: string[] = [];
     let answer = false;
-    const tools = worktreeTools({ worktree, name: 'b', excludes: [], editsUnasked: () => false, policy: () => ({ allow: ['pwd'], deny: DEFAULT_DENY }), timeoutSeconds: () => 30, ask: (q) => (asked.push(q.kind === 'command' ? q.line : q.edit.path.rel), Promise.resolve(answer)) });
+    const tools = worktreeTools({ ...toolOptions(worktree, 'b', {}, ['pwd']), ask: (q) => (asked.push(q.kind === 'command' ? q.line : q.edit.path.rel), Promise.resolve(answer)) });
     const pushed = await tools.run('run_command', JSON.stringify({ command: 'git push origin main' }));
     assert.equal(pushed.isError, true);
     assert.match(pushed.content, /^Not run:/);

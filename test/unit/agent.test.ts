@@ -2,9 +2,9 @@ import { strict as assert } from 'node:assert';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_AUTO_APPROVAL, runsUnasked, unaskedSummary } from '../../src/agent/core/autoApproval';
-import { CappedOutput, describeOutcome, stripAnsi } from '../../src/agent/core/output';
-import { runProcess } from '../../src/agent/core/processRun';
+import { DEFAULT_AUTO_APPROVAL, runsUnasked, unaskedSummary } from '../../src/runtime/core/autoApproval';
+import { CappedOutput, describeOutcome, stripAnsi } from '../../src/runtime/core/output';
+import { runProcess } from '../../src/runtime/core/processRun';
 import { commandAsked, plan, typedText, type ToolSpec, type Turn } from '../emulator/assistant';
 
 const runCommand: ToolSpec = { name: 'run_command', parameters: { type: 'object', properties: { command: { type: 'string' }, cwd: { type: 'string' } }, required: ['command'] } };

@@ -10,10 +10,10 @@ import {
   turnsToSummarise,
   windowFromError,
   type Fitted,
-} from '../../src/chat/core/budget';
+} from '../../src/runtime/core/budget';
 import { activeCondensation, emptyUsage, type AssistantTurn, type Condensation, type Turn, type UserTurn } from '../../src/common/conversation';
-import { familyFactor, scaleFromUsage, tokensOf } from '../../src/chat/core/tokens';
-import { toMessagesRequest } from '../../src/chat/core/wire';
+import { familyFactor, scaleFromUsage, tokensOf } from '../../src/runtime/core/tokens';
+import { toMessagesRequest } from '../../src/runtime/core/wire';
 
 const user = (id: string, text: string): UserTurn => ({ id, role: 'user', text, images: [], context: [], at: 0 });
 const answer = (id: string, results: string[], text = ''): AssistantTurn => ({

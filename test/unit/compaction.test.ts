@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { applyCondensation, manualCut } from '../../src/chat/core/budget';
-import { condense } from '../../src/chat/core/condense';
-import { toResponsesInput } from '../../src/chat/core/wire';
+import { applyCondensation, manualCut } from '../../src/runtime/core/budget';
+import { condense } from '../../src/runtime/core/condense';
+import { toResponsesInput } from '../../src/runtime/core/wire';
 import { emptyUsage, type AssistantTurn, type Turn, type UserTurn } from '../../src/common/conversation';
 import { BadRequestError } from '../../src/gateway';
 import { clientFor, useEmulator } from './helpers';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type UserTurn } from '../../src/common/conversation';
-import { runTurn, type ToolRunner } from '../../src/chat/core/engine';
+import { runTurn, type ToolRunner } from '../../src/runtime/core/engine';
 import { GatewayClient } from '../../src/gateway';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../../src/tools/workspaceTools';
 import { GatewayEmulator } from '../emulator/server';

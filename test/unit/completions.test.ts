@@ -10,7 +10,7 @@ import { AdaptiveDebounce } from '../../src/completions/core/debounce';
 import { InlineCompleter, type HoleRequest } from '../../src/completions/core/completer';
 import type { CompletionPath } from '../../src/completions/core/request';
 import { chatRequest, fimRequest, limitLines, nextPath, prefixOnlyRequest, stopsFor, type HoleContext } from '../../src/completions/core/request';
-import { tokensOf } from '../../src/chat/core/tokens';
+import { tokensOf } from '../../src/runtime/core/tokens';
 import { fillTheMiddle } from '../emulator/fim';
 import { clientFor, useEmulator } from './helpers';
 

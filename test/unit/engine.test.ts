@@ -4,10 +4,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type Condensation, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
-import { runTurn, type EngineEvent, type ToolRunner, type TurnLimit } from '../../src/chat/core/engine';
+import { runTurn, type EngineEvent, type ToolRunner, type TurnLimit } from '../../src/runtime/core/engine';
 import { systemPrompt } from '../../src/chat/core/prompt';
-import { toChatMessages, toMessagesRequest, toResponsesInput } from '../../src/chat/core/wire';
-import { fitToWindow, IMAGE_TOKENS } from '../../src/chat/core/budget';
+import { toChatMessages, toMessagesRequest, toResponsesInput } from '../../src/runtime/core/wire';
+import { fitToWindow, IMAGE_TOKENS } from '../../src/runtime/core/budget';
 import { TOOL_DEFINITIONS, WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';
 import { PriceBook } from '../../src/common/prices';

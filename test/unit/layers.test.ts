@@ -36,7 +36,7 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
   it('common/ imports only common/, zod and @vscode/l10n', async () => {
     await refused('src/common/planted.ts', 'vscode');
     await refused('src/common/planted.ts', '../gateway/core/transport');
-    await refused('src/common/planted.ts', '../chat/core/engine');
+    await refused('src/common/planted.ts', '../runtime/core/engine');
     await refused('src/common/planted.ts', 'marked');
     await allowed('src/common/planted.ts', '@vscode/l10n');
     await refused('src/common/planted.ts', 'node:fs');
@@ -47,7 +47,7 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
   it('the gateway imports neither vscode nor a feature, the platform or a webview', async () => {
     await refused('src/gateway/resources/planted.ts', 'vscode');
     await refused('src/gateway/resources/planted.ts', '../../shell/services');
-    await refused('src/gateway/resources/planted.ts', '../../chat/core/engine');
+    await refused('src/gateway/resources/planted.ts', '../../runtime/core/engine');
     await refused('src/gateway/core/planted.ts', '../../usage/core/report');
     await refused('src/gateway/planted.ts', '../webview/dom');
     await allowed('src/gateway/resources/planted.ts', '../core/transport');
@@ -66,7 +66,7 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
 
   it('the platform never imports a feature', async () => {
     await refused('src/shell/planted.ts', '../usage/host/statusBar');
-    await refused('src/shell/planted.ts', '../chat/core/engine');
+    await refused('src/shell/planted.ts', '../runtime/core/engine');
     await refused('src/shell/planted.ts', '../lm/host/access');
     await allowed('src/shell/planted.ts', '../gateway');
     await allowed('src/shell/planted.ts', './config');
@@ -102,6 +102,20 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
     await refused('src/search/core/team/planted.ts', '../../../shell/config');
     await allowed('src/search/core/team/planted.ts', '../vectors/halfFloat');
     await allowed('src/search/core/team/planted.ts', '../semanticIndex');
+  });
+
+  it('the runtime serves every surface and imports none: runtime/core/ has no vscode and no platform', async () => {
+    await refused('src/runtime/core/planted.ts', 'vscode');
+    await refused('src/runtime/core/planted.ts', '../../chat/core/subagents');
+    await refused('src/runtime/core/planted.ts', '../../shell/config');
+    await refused('src/runtime/core/planted.ts', '../host/turnBuilder');
+    await allowed('src/runtime/core/planted.ts', '../../tools/pathGuard');
+    await refused('src/runtime/host/planted.ts', '../../sessions/host/agentSessions');
+    await refused('src/runtime/host/planted.ts', '../../agent/host/toolbox');
+    await allowed('src/runtime/host/planted.ts', '../../shell/config');
+    await allowed('src/runtime/host/planted.ts', '../core/toolPolicy');
+    await allowed('src/sessions/core/planted.ts', '../../runtime/core/toolPolicy');
+    await refused('src/sessions/core/planted.ts', '../../runtime/host/turnBuilder');
   });
 
   it('tools/ and storage/ stay under the features', async () => {

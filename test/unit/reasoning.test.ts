@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { emptyUsage, newId, resolveFormat, type AssistantTurn, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
-import { runTurn, type EngineEvent, type ToolRunner } from '../../src/chat/core/engine';
-import { ThinkTagSplitter } from '../../src/chat/core/thinkTags';
-import { toChatMessages, toResponsesInput } from '../../src/chat/core/wire';
+import { runTurn, type EngineEvent, type ToolRunner } from '../../src/runtime/core/engine';
+import { ThinkTagSplitter } from '../../src/runtime/core/thinkTags';
+import { toChatMessages, toResponsesInput } from '../../src/runtime/core/wire';
 import { clientFor, useEmulator } from './helpers';
 
 function user(text: string): UserTurn {

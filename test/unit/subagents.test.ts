@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { researchRun, researchWorkspace, readTools, withSubagents } from '../../bench/subagents';
-import { runTurn } from '../../src/chat/core/engine';
+import { runTurn } from '../../src/runtime/core/engine';
 import { systemPrompt } from '../../src/chat/core/prompt';
 import { parseSubagentArgs, RUN_SUBAGENT, Slots, subagentTools } from '../../src/chat/core/subagents';
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun } from '../../src/common/conversation';

@@ -3,10 +3,11 @@ import type { Unasked } from '../../common/chatProtocol';
 import type { LogSource } from '../../shell/services';
 import type { PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import type { ActionApprover } from '../core/approval';
-import { runsUnasked, unaskedSummary, type ToolCategory } from '../core/autoApproval';
+import type { ActionApprover } from '../../runtime/core/approval';
+import type { Consent } from '../../runtime/core/toolPolicy';
+import { runsUnasked, unaskedSummary, type ToolCategory } from '../../runtime/core/autoApproval';
 import { commandNeedsApproval, RUN_COMMAND_TOOL, runCommandTool } from './commandTool';
-import { agentSettings } from './settings';
+import { agentSettings, autoApprovalPaused, consentNow, setAutoApprovalPaused } from '../../runtime/host/agentSettings';
 import { AgentTerminals } from './terminalRunner';
 import { counted } from '../../shell/listeners';
 
@@ -60,7 +61,6 @@ export interface CustomizationSource {
   readonly onDidChange: vscode.Event<void>;
 }
 
-const PAUSED_KEY = 'modelGateway.agent.paused';
 /** The person's tool choices (`Record<tool, on>`), per workspace and for all workspaces: state, not settings, so a cloned repository cannot turn tools on. */
 const CHOICES_KEY = 'modelGateway.tools.choices';
 
@@ -123,11 +123,11 @@ export class AgentToolbox implements vscode.Disposable {
   }
 
   get paused(): boolean {
-    return this.context.globalState.get<boolean>(PAUSED_KEY, false);
+    return autoApprovalPaused(this.context.globalState);
   }
 
   async setPaused(paused: boolean): Promise<void> {
-    await this.context.globalState.update(PAUSED_KEY, paused);
+    await setAutoApprovalPaused(this.context.globalState, paused);
     this.services.log.info(`agent: auto-approval ${paused ? 'paused: everything asks' : 'resumed'}`);
     this.changed.fire();
   }
@@ -202,6 +202,11 @@ export class AgentToolbox implements vscode.Disposable {
     } catch {
       return undefined;
     }
+  }
+
+  /** What the person lets run without them now: every surface's tools decide by it (`runtime/core/toolPolicy.ts`). */
+  consent(): Consent {
+    return consentNow(this.context.globalState);
   }
 
   /** Reads and edits of workspace files: whether they run (are written) without asking. */

@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import type { ActionApprover } from '../../agent/core/approval';
-import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
-import { agentSettings } from '../../agent/host/settings';
+import type { ActionApprover } from '../../runtime/core/approval';
+import { runsUnasked, type ToolCategory } from '../../runtime/core/autoApproval';
+import { agentSettings } from '../../runtime/host/agentSettings';
 import type { ToolSource } from '../../agent/host/toolbox';
 import { objectArgs } from '../../agent/host/toolCalls';
 import { formatCost } from '../../common/money';

@@ -6,10 +6,10 @@
  * what keeps a long research task from filling it (and from being paid for again on every later
  * request of the parent).
  */
-import { emptyUsage, newId, type AssistantTurn, type SubagentRun, type UserTurn, type WireFormat } from '../../common/conversation';
+import { emptyUsage, newId, type AssistantTurn, type SubagentRun, type UserTurn } from '../../common/conversation';
 import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import { runTurn, type EngineEvent, type ToolRunner } from './engine';
+import { runTurn, type EngineEvent, type ModelOptions, type ToolRunner } from '../../runtime/core/engine';
 import { FIND_TOOLS } from './toolOffer';
 import { UPDATE_PLAN } from './plan';
 
@@ -35,6 +35,19 @@ export const ANSWER_AT_MOST = 8_000;
 
 /** The parallel cap's bounds (`modelGateway.agent.maxParallelSubagents`). */
 export const PARALLEL_DEFAULT = 3;
+
+/** Subagents one answer may start at most (the parallel cap bounds only how many run at once). */
+export const MAX_SUBAGENTS_PER_ANSWER = 12;
+
+/** Requests one subagent may make at most (fewer when the chat's own limit is lower). */
+export const SUBAGENT_MAX_STEPS = 15;
+
+/** Why the `n`th subagent of an answer may not start (undefined: it may): the count per answer, then the answer's cost limit. */
+export function subagentRefusal(n: number, answerDollars: number | undefined, maxCostDollars: number): string | undefined {
+  if (n > MAX_SUBAGENTS_PER_ANSWER) return `this answer has started ${MAX_SUBAGENTS_PER_ANSWER} subagents, the most one answer may; do the rest yourself or end the answer with what you have.`;
+  if (maxCostDollars > 0 && answerDollars !== undefined && answerDollars >= maxCostDollars) return `this answer has cost $${answerDollars.toFixed(2)}, its limit of $${maxCostDollars.toFixed(2)} (modelGateway.chat.maxCostPerTurnDollars): no subagent starts; end the answer with what you have.`;
+  return undefined;
+}
 
 /** The tools a subagent may have: the parent's offered read-only tools, less those it never gets. */
 export function subagentTools(offered: readonly ToolDefinition[]): ToolDefinition[] {
@@ -92,18 +105,17 @@ export class Slots {
 
 export interface SubagentOptions {
   client: GatewayClient;
-  model: string;
-  format: WireFormat;
+  /** The model's part of the turn (`runtime/host/modelProfile.ts`): format, window, overrides. */
+  modelOptions: ModelOptions;
   system: string;
   task: string;
   tools: ToolRunner;
   /** Filled as it runs: the card shows it (`onUpdate` after each change). */
   record: SubagentRun;
   maxSteps: number;
-  maxTokens?: number;
-  contextWindow?: number;
-  tokenScale?: number;
-  cacheTtl: '5m' | '1h';
+  /** The answer's cost limit (0 or absent: none), checked against `costSoFar` (the whole answer's). */
+  maxCostDollars?: number;
+  costSoFar?: () => number | undefined;
   signal?: AbortSignal;
   onUpdate: (kind: EngineEvent['type']) => void;
 }
@@ -128,27 +140,31 @@ export function parseSubagentArgs(raw: string): { task: string; label: string } 
  * Its steps, usage and status are kept on `record`; the result is its final answer (or why there
  * is none). Stopping the parent stops it (the same signal).
  */
-export async function runSubagent(o: SubagentOptions): Promise<ToolResult> {
+export async function runSubagent(o: SubagentOptions): Promise<ToolResult & { limitReached?: string }> {
   const started = Date.now();
   const now = Date.now();
   const question: UserTurn = { id: newId('u'), role: 'user', text: o.task, images: [], context: [], at: now };
-  const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: o.model, format: o.format, steps: o.record.steps, status: 'streaming', usage: o.record.usage, at: now };
+  const { model, format } = o.modelOptions;
+  const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: o.record.steps, status: 'streaming', usage: o.record.usage, at: now };
+  let limitReached: string | undefined;
   o.record.status = 'running';
-  o.record.model = o.model;
+  o.record.model = model;
   o.onUpdate('step');
   await runTurn({
+    ...o.modelOptions,
     client: o.client,
-    model: o.model,
-    format: o.format,
     system: o.system,
     history: [question],
     turn,
     tools: o.tools,
     maxSteps: o.maxSteps,
-    cacheTtl: o.cacheTtl,
-    maxTokens: o.maxTokens,
-    contextWindow: o.contextWindow,
-    tokenScale: o.tokenScale,
+    maxCostDollars: o.maxCostDollars,
+    costSoFar: o.costSoFar,
+    // No one to ask: a subagent that reaches a limit stops there (its calls not run).
+    onLimit: (reached) => {
+      limitReached = reached.kind === 'cost' ? `the answer's cost limit ($${reached.dollars.toFixed(2)})` : `its limit of ${o.maxSteps} requests`;
+      return Promise.resolve(false);
+    },
     signal: o.signal,
     onEvent: (e) => o.onUpdate(e.type),
   });
@@ -160,10 +176,11 @@ export async function runSubagent(o: SubagentOptions): Promise<ToolResult> {
     return { content: `Error: the subagent failed: ${turn.error?.message ?? 'unknown error'}${answer ? `\nWhat it had found:\n${answer}` : ''}`, isError: true };
   }
   if (turn.status === 'stopped') return { content: `The subagent was stopped.${answer ? ` What it had found:\n${answer}` : ''}`, isError: true };
-  const limit = turn.stepLimitReached ? `\n(The subagent reached its limit of ${o.maxSteps} requests before it finished.)` : '';
-  if (!answer) return { content: `The subagent ended without an answer.${limit}`, isError: true };
+  const limit = turn.stepLimitReached ? `\n(The subagent reached ${limitReached ?? `its limit of ${o.maxSteps} requests`} before it finished.)` : '';
+  const reached = turn.stepLimitReached ? { limitReached: limitReached ?? `its limit of ${o.maxSteps} requests` } : {};
+  if (!answer) return { content: `The subagent ended without an answer.${limit}`, isError: true, ...reached };
   const cut = answer.length > ANSWER_AT_MOST ? `${answer.slice(0, ANSWER_AT_MOST)}\n… (the answer was cut at ${ANSWER_AT_MOST} characters)` : answer;
-  return { content: `${cut}${limit}`, isError: false };
+  return { content: `${cut}${limit}`, isError: false, ...reached };
 }
 
 /** A subagent's record before it starts (waiting for a slot). */

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { closeTabsShowing } from './proposalTabs';
-import { sensitiveEditReason } from '../../tools/sensitiveFiles';
+import { sensitiveReasonOf } from '../../tools/sensitiveFiles';
 import type { Approver, ProposedEdit } from '../../tools/workspaceTools';
-import type { ActionApprover, ActionDecision, ActionRequest } from '../../agent/core/approval';
+import type { ActionApprover, ActionDecision, ActionRequest } from '../../runtime/core/approval';
 import { inlinePreview, lineDelta, type DiffLine } from '../core/lineDiff';
 import { counted } from '../../shell/listeners';
 
@@ -39,14 +39,14 @@ function actionInfo(callId: string, a: ActionRequest): ApprovalInfo {
 }
 
 function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {
-  const warning = sensitiveEditReason(edit.path.rel, edit.before, edit.after);
+  const warning = sensitiveReasonOf(edit);
   // A sensitive file is always read in the full diff, whatever its size.
   const preview = warning ? undefined : inlinePreview(edit.before, edit.after, inlineMax);
   return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}), ...(warning ? { warning } : {}) };
 }
 
 function changesInfo(callId: string, edits: readonly ProposedEdit[], title: string): ApprovalInfo {
-  const warning = edits.map((e) => sensitiveEditReason(e.path.rel, e.before, e.after)).find(Boolean);
+  const warning = edits.map((e) => sensitiveReasonOf(e)).find(Boolean);
   const delta = edits.map((e) => lineDelta(e.before, e.after)).reduce((a, b) => ({ added: a.added + b.added, removed: a.removed + b.removed }), { added: 0, removed: 0 });
   return { callId, path: title, kind: 'edit', ...delta, files: edits.map((e) => e.path.display), ...(warning ? { warning } : {}) };
 }
@@ -134,7 +134,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     const firstChange = p.edit.before.split('\n').findIndex((line, i) => line !== p.edit.after.split('\n')[i]);
     const line = Math.max(0, firstChange === -1 ? 0 : firstChange);
     const proposal = p.edit.kind === 'create' ? vscode.l10n.t('{0}: proposed new file (Accept or Reject: title bar or chat)', name) : vscode.l10n.t('{0}: proposed change (Accept or Reject: title bar or chat)', name);
-    const title = sensitiveEditReason(p.edit.path.rel, p.edit.before, p.edit.after) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
+    const title = sensitiveReasonOf(p.edit) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
     await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
   }
 
@@ -147,7 +147,7 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
       return [file, file, proposed] as const;
     });
     const proposal = vscode.l10n.t('{0}: proposed change to {1} files (Accept or Reject in the chat)', title, edits.length);
-    const tabTitle = edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after)) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
+    const tabTitle = edits.some((e) => sensitiveReasonOf(e)) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
     this.changesTabs.set(callId, tabTitle);
     await vscode.commands.executeCommand('vscode.changes', tabTitle, resources);
   }

@@ -9,14 +9,13 @@ import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
 import { DiffApprover } from './approvals';
-import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, takesImages, titleFrom, type AssistantTurn, type Condensation, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
-import { contextWindowFor, fitToWindow, manualCut, promptLimit, type ContextUse } from '../core/budget';
-import { condense, type CondenseOptions } from '../core/condense';
-import { runTurn, type TurnLimit } from '../core/engine';
-import { familyFactor, IMAGE_TOKENS, tokensOf } from '../core/tokens';
-import { userText } from '../core/wire';
+import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Condensation, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
+import { fitToWindow, manualCut, promptLimit, type ContextUse } from '../../runtime/core/budget';
+import { condense } from '../../runtime/core/condense';
+import { runTurn, type TurnLimit } from '../../runtime/core/engine';
+import { IMAGE_TOKENS, tokensOf } from '../../runtime/core/tokens';
+import { userText } from '../../runtime/core/wire';
 import { systemPrompt } from '../core/prompt';
-import type { PriceBook } from '../../common/prices';
 import { ProjectRules } from './projectRules';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
 import { EditRestorer } from './restore';
@@ -27,7 +26,9 @@ import { builtInModes, modeOf, modePrompt, toolsForMode } from '../core/modes';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../core/plan';
 import { allDefinitions, offerScope, turnTools } from './turnTools';
-import { subagentDollars, subagentHost } from './subagentHost';
+import { subagentHost } from './subagentHost';
+import { answerCost, CostMeter } from '../../runtime/host/cost';
+import { modelProfile, scaleOf, windowOf } from '../../runtime/host/modelProfile';
 import { ChatMemory } from './memory';
 import { memorySection } from '../core/memory';
 import { calledTools, ToolOffer, userTexts } from '../core/toolOffer';
@@ -59,10 +60,6 @@ export class ChatSession implements vscode.Disposable {
   private startedFresh = false;
   /** How the last request used the context window (the meter), for the conversation it was in. */
   private lastContext: { conversationId: string; use: ContextUse } | undefined;
-  /** Windows the gateway named when it refused a prompt as too long, by model (this session). */
-  private readonly learnedWindows = new Map<string, number>();
-  /** Token-estimate factors learned from the gateway's usage, by model (this session). */
-  private readonly tokenScales = new Map<string, number>();
   /** Set while Condense (by hand) runs. */
   private condensing = false;
 
@@ -82,7 +79,7 @@ export class ChatSession implements vscode.Disposable {
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.store = new ConversationStore(join(base.fsPath, 'conversations'));
-    this.memory = new ChatMemory(context.globalStorageUri.fsPath);
+    this.memory = new ChatMemory(context.globalStorageUri.fsPath, () => this.guard(), (line) => services.log.warn(line));
     this.restorer = new EditRestorer(services, () => this.guard());
     this.disposables.push(
       this.rules,
@@ -250,11 +247,11 @@ export class ChatSession implements vscode.Disposable {
   }
 
   private windowOf(model: string): number {
-    return this.learnedWindows.get(model) ?? contextWindowFor(model, modelOverride(this.services.settings().modelOverrides, model).contextWindow);
+    return windowOf(this.services, model);
   }
 
   private scaleOf(model: string): number {
-    return this.tokenScales.get(model) ?? familyFactor(model);
+    return scaleOf(model);
   }
 
   /**
@@ -276,15 +273,6 @@ export class ChatSession implements vscode.Disposable {
   private notSent(text: string, images: ImageAttachment[], context: UserTurn['context'], reason: string): void {
     this.services.log.info(`chat: not sent: ${reason}`);
     this.post({ type: 'restore-draft', text, images, context, reason });
-  }
-
-  /** The gateway's compaction for a Responses model, unless this gateway answered 404 for it before. */
-  private serverCompaction(model: string): CondenseOptions['serverCompaction'] {
-    if (this.services.formatFacts(model).noCompactRoute) return undefined;
-    return {
-      onNoRoute: () => this.services.noCompactRoute(model),
-      onFailed: (message) => this.services.log.warn(`chat: the gateway could not compact the conversation (${redact(message)}); the model summarises it instead`),
-    };
   }
 
   /**
@@ -313,7 +301,7 @@ export class ChatSession implements vscode.Disposable {
         current: activeCondensation(c),
         window: this.windowOf(model),
         manual: true,
-        serverCompaction: this.serverCompaction(model),
+        serverCompaction: modelProfile(this.services, model, { purpose: 'chat' }).options.serverCompaction,
       });
       (c.condensations ??= []).push(condensation);
       c.updatedAt = Date.now();
@@ -594,18 +582,10 @@ export class ChatSession implements vscode.Disposable {
     return goOn;
   }
 
-  /** What an ended answer cost; nothing when it used no tokens, unknown when its model has no price. */
+  /** What an ended answer cost (its subagents included); nothing when it used no tokens, unknown when its model has no price. */
   private async costOf(turn: AssistantTurn, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
-    const u = turn.usage;
-    if (u.input + u.output + u.cacheRead + u.cacheWrite === 0) return undefined;
     try {
-      // The price list is read once an hour; a gateway slow to answer it does not hold the turn up.
-      const book = await Promise.race([this.services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
-      if (!book) return undefined;
-      const c = book.cost(turn.model, u, 1, cacheTtl);
-      // The subagents' requests are part of what the answer cost, each at its own model's price.
-      const subagents = subagentDollars(turn, book, cacheTtl);
-      return { ...c, ...(c.dollars !== undefined && subagents > 0 ? { dollars: c.dollars + subagents } : {}), estimated: !!u.estimated };
+      return await answerCost(this.services, turn, cacheTtl);
     } catch (err) {
       this.services.log.warn(`chat: the answer's cost could not be worked out (${err instanceof Error ? err.message : String(err)})`);
       return undefined;
@@ -640,6 +620,8 @@ export class ChatSession implements vscode.Disposable {
     signal: AbortSignal,
     override: ModelOverride,
   ): Promise<void> {
+    // The answer's running cost (its subagents' as they stream included), for its limit.
+    const meter = new CostMeter(this.services, turn, settings.cacheTtl);
     // A model marked without tool calling gets none (some gateways answer 400 to a tools field).
     const mode = modeOf(turn.mode);
     const custom = turn.mode?.startsWith('custom:') ? turn.mode : undefined;
@@ -660,7 +642,7 @@ export class ChatSession implements vscode.Disposable {
               this.store.save(conversation).catch((err: unknown) => this.services.log.error('chat: could not save late problems', err));
             },
             log: (line) => this.services.log.info(line),
-            subagents: subagentHost({ services: this.services, parentModel: model, settings }),
+            subagents: subagentHost({ services: this.services, parentModel: model, settings, answerDollars: () => meter.dollars() }),
             memory: { remember: (args, callId, signal) => this.memory.remember(args, this.approver, callId, signal, conversation) },
             defer: settings.findTools,
             loaded: conversation.toolsLoaded ?? calledTools(conversation.turns),
@@ -690,45 +672,18 @@ export class ChatSession implements vscode.Disposable {
       findTools: settings.findTools,
     });
     let lastStepSaved = 0;
-    // The price list for the cost limit (read once an hour): not waited for; the limit applies once it is here.
-    let book: PriceBook | undefined;
-    if (settings.maxCostDollars > 0) {
-      this.services.prices
-        .book()
-        .then((b) => (book = b))
-        .catch((err: unknown) => this.services.log.warn(`chat: no prices for the cost limit (${err instanceof Error ? err.message : String(err)})`));
-    }
     await runTurn({
+      ...modelProfile(this.services, model, { format, purpose: 'chat' }).options,
       client: this.services.client(),
-      model,
-      format,
       system,
       history: conversation.turns.slice(0, -1),
       turn,
       tools,
       maxSteps: settings.maxSteps,
       maxCostDollars: settings.maxCostDollars,
-      costSoFar: () => {
-        const own = book?.cost(model, turn.usage, 1, settings.cacheTtl).dollars;
-        return own === undefined ? undefined : own + subagentDollars(turn, book, settings.cacheTtl);
-      },
+      costSoFar: () => meter.dollars(),
       onLimit: (limit) => this.askToGoOn(limit, settings),
-      cacheTtl: settings.cacheTtl,
-      maxTokens: override.maxOutputTokens,
-      reasoningEffort: override.reasoningEffort,
-      reasoningBack: override.reasoningBack,
-      imageInput: takesImages(model, override.imageInput),
-      onNoResponsesRoute: () => this.services.noResponsesRoute(model),
-      onNoGeminiRoute: () => this.services.noGeminiRoute(model),
-      serverCompaction: this.serverCompaction(model),
-      contextWindow: this.windowOf(model),
-      onContextWindow: (window) => {
-        this.learnedWindows.set(model, window);
-        this.services.log.info(`chat: ${model} has a context window of ${window} tokens (the gateway said so); requests are fitted to it`);
-      },
       condensation: activeCondensation(conversation),
-      tokenScale: this.scaleOf(model),
-      onTokenScale: (scale) => this.tokenScales.set(model, scale),
       signal,
       steering: () => this.takeSteering(),
       onEvent: (e) => {

@@ -1,50 +1,53 @@
 import * as vscode from 'vscode';
-import { resolveFormat, type AssistantTurn, type TurnCost, type Usage } from '../../common/conversation';
-import type { PriceBook } from '../../common/prices';
 import type { ChatSettings } from '../../shell/config';
-import { modelOverride } from '../../shell/config';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
-import { contextWindowFor } from '../core/budget';
-import { runSubagent, Slots, subagentPrompt } from '../core/subagents';
-import { familyFactor } from '../core/tokens';
+import { runSubagent, Slots, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../core/subagents';
+import { costOf } from '../../runtime/host/cost';
+import { modelProfile } from '../../runtime/host/modelProfile';
 import type { SubagentHost } from './turnTools';
 
 /**
  * The subagents of one turn: the model (`modelGateway.agent.subagentModel`, else the turn's), its
  * wire format and window, the parallel cap, and each one's cost from the gateway's prices.
  */
-export function subagentHost(o: { services: PricedFeature; parentModel: string; settings: ChatSettings }): SubagentHost {
+export function subagentHost(o: { services: PricedFeature; parentModel: string; settings: ChatSettings; answerDollars: () => number | undefined }): SubagentHost {
   const { services, settings } = o;
   const slots = new Slots(settings.maxParallelSubagents);
   const model = () => settings.subagentModel || o.parentModel;
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+  let started = 0;
   return {
     model,
     run: async ({ task, tools, signal, record, onUpdate }) => {
       const m = model();
-      const override = modelOverride(services.settings().modelOverrides, m);
+      // Bounded per answer: Slots bounds how many run at once, this how many run at all.
+      const refused = subagentRefusal(++started, o.answerDollars(), settings.maxCostDollars);
+      if (refused) {
+        record.status = 'stopped';
+        record.error = refused;
+        return { content: `Error: ${refused}`, isError: true };
+      }
       try {
         return await slots.run(
           async () => {
             services.log.info(`chat: subagent "${record.label}" started (${m}, ${tools.definitions.length} read-only tools)`);
             const result = await runSubagent({
               client: services.client(),
-              model: m,
-              format: resolveFormat(m, 'auto', settings.pattern, services.formatFacts(m)),
+              modelOptions: modelProfile(services, m, { purpose: 'chat: subagent' }).options,
               system: subagentPrompt({ folders }),
               task,
               tools,
               record,
-              maxSteps: settings.maxSteps,
-              maxTokens: override.maxOutputTokens,
-              contextWindow: contextWindowFor(m, override.contextWindow),
-              tokenScale: familyFactor(m),
-              cacheTtl: settings.cacheTtl,
+              maxSteps: Math.min(settings.maxSteps, SUBAGENT_MAX_STEPS),
+              // The answer's limit holds inside the subagent: checked against the whole answer's cost (this subagent's tokens as they stream included).
+              maxCostDollars: settings.maxCostDollars,
+              costSoFar: o.answerDollars,
               signal,
               onUpdate: () => onUpdate(),
             });
             record.cost = await costOf(services, m, record.usage, settings.cacheTtl);
+            if (result.limitReached) services.log.info(`chat: subagent "${record.label}" stopped at ${result.limitReached}`);
             if (record.error) record.error = redact(record.error);
             const u = record.usage;
             services.log.info(`chat: subagent "${record.label}" ended ${record.status} after ${record.ms ?? 0} ms, ${record.steps.length} request(s), ${u.input} in / ${u.output} out tokens`);
@@ -61,27 +64,4 @@ export function subagentHost(o: { services: PricedFeature; parentModel: string; 
       }
     },
   };
-}
-
-/** What these tokens cost at the model's price (unknown without a price, or when the price list takes over 3 s). */
-export async function costOf(services: PricedFeature, model: string, usage: Usage, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
-  if (usage.input + usage.output === 0) return undefined;
-  try {
-    const book = await Promise.race([services.prices.book(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
-    return book ? { ...book.cost(model, usage, 1, cacheTtl), estimated: !!usage.estimated } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a turn's subagents cost together, at their own models' prices (dollars). */
-export function subagentDollars(turn: AssistantTurn, book?: PriceBook, cacheTtl: '5m' | '1h' = '5m'): number {
-  let sum = 0;
-  for (const s of turn.steps)
-    for (const c of s.toolCalls) {
-      const run = c.subagent;
-      if (!run) continue;
-      sum += run.cost?.dollars ?? (book ? (book.cost(run.model, run.usage, 1, cacheTtl).dollars ?? 0) : 0);
-    }
-  return sum;
 }

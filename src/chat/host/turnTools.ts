@@ -10,9 +10,9 @@ import type { SearchService } from '../../search/host/searchService';
 import { SEMANTIC_SEARCH_TOOL } from '../../search/host/searchService';
 import { ripgrepPath } from '../../shell/ripgrep';
 import type { PathGuard } from '../../tools/pathGuard';
-import { sensitiveEditReason } from '../../tools/sensitiveFiles';
+import { editsRunUnasked } from '../../runtime/core/toolPolicy';
 import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinition, type ToolResult } from '../../tools/workspaceTools';
-import type { ToolRunner } from '../core/engine';
+import type { ToolRunner } from '../../runtime/core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
 import { MEMORY_TOOL } from '../core/memory';
@@ -90,7 +90,7 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
   const baselines = new Map<string, Baseline>();
   // Problems that came after their edit's result went back: said with the next tool result of the turn.
   const lateNotes: string[] = [];
-  const unasked = (edits: readonly ProposedEdit[]) => !!agent?.unaskedFor('edit') && !edits.some((e) => sensitiveEditReason(e.path.rel, e.before, e.after));
+  const unasked = (edits: readonly ProposedEdit[]) => !!agent && editsRunUnasked(edits, agent.consent());
   /**
    * The files' language server loads them while the person reads the diff; once accepted, what it
    * knows of them is taken right before the write.

@@ -3,7 +3,7 @@
  * budget, and, for models without fill-in-the-middle, the answer of a chat model cleaned down to
  * the hole (no fences, nothing repeated from before or after the cursor).
  */
-import { tokensOf } from '../../chat/core/tokens';
+import { tokensOf } from '../../runtime/core/tokens';
 
 /** The end of `prefix` that fits `budget` tokens, starting at a line start (the cursor's line always whole). */
 export function cutPrefix(prefix: string, budget: number): string {

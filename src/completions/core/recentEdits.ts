@@ -1,4 +1,4 @@
-import { tokensOf } from '../../chat/core/tokens';
+import { tokensOf } from '../../runtime/core/tokens';
 
 /**
  * Where the person edited last, in other files: a few lines around each file's latest edit, sent

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { ToolCategory } from '../../agent/core/autoApproval';
+import type { ToolCategory } from '../../runtime/core/autoApproval';
 import { objectArgs } from '../../agent/host/toolCalls';
 import type { CustomizationSource, ToolSource } from '../../agent/host/toolbox';
 import { inside, ToolError, type PathGuard } from '../../tools/pathGuard';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { ToolSource } from '../../agent/host/toolbox';
-import type { ActionApprover } from '../../agent/core/approval';
-import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
-import { agentSettings } from '../../agent/host/settings';
+import type { ActionApprover } from '../../runtime/core/approval';
+import { runsUnasked, type ToolCategory } from '../../runtime/core/autoApproval';
+import { agentSettings } from '../../runtime/host/agentSettings';
 import { approveRead, objectArgs } from '../../agent/host/toolCalls';
 import { ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult, WordMatch } from '../../tools/workspaceTools';

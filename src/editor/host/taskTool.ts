@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { ActionApprover } from '../../agent/core/approval';
-import { runsUnasked, type ToolCategory } from '../../agent/core/autoApproval';
-import { commandPlace } from '../../agent/host/commandTool';
-import { agentSettings } from '../../agent/host/settings';
+import type { ActionApprover } from '../../runtime/core/approval';
+import { runsUnasked, type ToolCategory } from '../../runtime/core/autoApproval';
+import { commandPlace } from '../../runtime/core/toolPolicy';
+import { agentSettings } from '../../runtime/host/agentSettings';
 import { objectArgs } from '../../agent/host/toolCalls';
 import type { ToolSource } from '../../agent/host/toolbox';
 import { decideCommand } from '../../tools/commandPolicy';

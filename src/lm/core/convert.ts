@@ -3,7 +3,7 @@
  * by class, so this runs in Node's unit tests). A user message's tool results belong to the tool
  * calls of the assistant message before it; images travel as image attachments.
  */
-import { IMAGE_TOKENS, tokensOf } from '../../chat/core/tokens';
+import { IMAGE_TOKENS, tokensOf } from '../../runtime/core/tokens';
 import * as z from 'zod/mini';
 import { emptyUsage, type AssistantTurn, type ImageAttachment, type ImageMediaType, type Step, type Turn, type UserTurn } from '../../common/conversation';
 

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { ToolDefinition } from '../../tools/workspaceTools';
-import { contextWindowFor } from '../../chat/core/budget';
+import { contextWindowFor } from '../../runtime/core/budget';
 import { emptyUsage, isChatModel, newId, resolveFormat, takesImages, type AssistantTurn } from '../../common/conversation';
-import { runTurn } from '../../chat/core/engine';
+import { runTurn } from '../../runtime/core/engine';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
 import type { CredentialSource, GatewayFeature, PriceSource } from '../../shell/services';
@@ -57,7 +57,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     try {
       const models = await this.services.client().models.list();
       // Prices where they come quickly; a slow price list never holds the models back.
-      const book = await Promise.race([this.services.prices.book().catch(() => undefined), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3_000))]);
+      const book = await this.services.prices.bookWithin();
       const { modelOverrides: overrides, baseUrl } = this.services.settings();
       this.retries = 0;
       return models

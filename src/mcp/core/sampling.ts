@@ -3,7 +3,7 @@
  * pure part: which gateway model answers, what the request becomes on the wire, what it may cost,
  * what the person is shown, and what goes back. No `vscode` here.
  */
-import { tokensOf } from '../../chat/core/tokens';
+import { tokensOf } from '../../runtime/core/tokens';
 import { checkBase64Image } from '../../common/imageRules';
 import type { TokenUsage } from '../../common/prices';
 import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ActionApprover } from '../../agent/core/approval';
+import type { ActionApprover } from '../../runtime/core/approval';
 import { isChatModel } from '../../common/conversation';
 import { formatCost } from '../../common/money';
 import type { CompletionSpendByDay } from '../../common/usageReport';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { ActionApprover } from '../../agent/core/approval';
-import type { ToolCategory } from '../../agent/core/autoApproval';
+import type { ActionApprover } from '../../runtime/core/approval';
+import type { ToolCategory } from '../../runtime/core/autoApproval';
 import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
 import type { ToolSource } from '../../agent/host/toolbox';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';

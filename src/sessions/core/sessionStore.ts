@@ -19,6 +19,12 @@ export interface AgentSession {
   /** The repository the worktree was made from, the worktree, its branch and the commit it started at. */
   repo: string;
   worktree: string;
+  /**
+   * Their git folders, found once when the session was made (before the agent wrote anything):
+   * every git call names them, never the worktree's `.git` file. Absent in sessions kept before.
+   */
+  repoGitDir?: string;
+  gitDir?: string;
   branch: string;
   base: string;
   /** The branch the person had checked out (where Apply merges to). */

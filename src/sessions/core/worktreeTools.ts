@@ -1,46 +1,62 @@
 /**
  * A background agent's tools: the workspace file tools over its worktree (never the person's
- * folder), and run_command in it. Edits are written as the person's auto-approval says (else
- * asked); a command the policy refuses is refused, one it does not allow is asked. Asking goes
+ * folder), and run_command in it, under the runtime's one policy (`runtime/core/toolPolicy.ts`), as
+ * in the chat: the path guard with the person's secret files and excludes (`.git` refused in any
+ * form), sensitive edits always asked, commands by the deny and allow lists and the person's
+ * auto-approval (Pause included), the command's folder followed through symlinks. Asking goes
  * through `ask`, which the host answers from a notification the person can answer later.
  */
-import { resolve } from 'node:path';
-import { stat } from 'node:fs/promises';
-import { RUN_COMMAND_TOOL } from '../../agent/core/commandDefinition';
-import { CappedOutput, describeOutcome } from '../../agent/core/output';
-import { runProcess } from '../../agent/core/processRun';
-import type { ToolRunner } from '../../chat/core/engine';
+import { RUN_COMMAND_TOOL } from '../../runtime/core/commandDefinition';
+import { CappedOutput, describeOutcome } from '../../runtime/core/output';
+import { runProcess } from '../../runtime/core/processRun';
+import { decideCommandCall, editsRunUnasked, type Consent } from '../../runtime/core/toolPolicy';
+import type { ToolRunner } from '../../runtime/core/engine';
 import { UPDATE_PLAN } from '../../chat/core/plan';
-import { decideCommand, type CommandPolicy } from '../../tools/commandPolicy';
+import type { CommandPolicy } from '../../tools/commandPolicy';
+import { PathGuard } from '../../tools/pathGuard';
+import { sensitiveReasonOf } from '../../tools/sensitiveFiles';
 import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolResult } from '../../tools/workspaceTools';
+
+export type WorktreeQuestion = { kind: 'edit'; edit: ProposedEdit; sensitive?: string } | { kind: 'command'; line: string; reason: string };
 
 export interface WorktreeToolsOptions {
   worktree: string;
   /** The name the worktree is shown by (its branch). */
   name: string;
+  /** The workspace's exclude globs (files.exclude, search.exclude, the chat's extra ones). */
   excludes: readonly string[];
-  /** Edits are written without asking (the person's auto-approval of edits). */
-  editsUnasked: () => boolean;
+  /** `modelGateway.chat.secretFiles`: added to the built-in list of secret files. */
+  secretFiles: readonly string[];
+  /** What the person lets run without them (auto-approval, Pause), read at each call. */
+  consent: () => Consent;
   policy: () => CommandPolicy;
   timeoutSeconds: () => number;
   /** Asks the person; resolves with their answer (however late). */
-  ask: (question: { kind: 'edit'; edit: ProposedEdit } | { kind: 'command'; line: string; reason: string }, signal?: AbortSignal) => Promise<boolean>;
+  ask: (question: WorktreeQuestion, signal?: AbortSignal) => Promise<boolean>;
   /** After an accepted edit reached the disk. */
   onWritten?: () => void;
   shell?: string;
 }
 
 export function worktreeTools(o: WorktreeToolsOptions): ToolRunner {
-  const files = WorkspaceTools.forFolders([{ name: o.name, path: o.worktree }], [...o.excludes], {
-    approver: { approve: async (edit, signal) => ({ accepted: o.editsUnasked() || (await o.ask({ kind: 'edit', edit }, signal)) }) },
+  const guard = new PathGuard([{ name: o.name, path: o.worktree }], o.excludes, o.secretFiles);
+  const files = new WorkspaceTools(guard, {
+    approver: {
+      approve: async (edit, signal) => {
+        if (editsRunUnasked([edit], o.consent())) return { accepted: true };
+        const sensitive = sensitiveReasonOf(edit) ?? undefined;
+        return { accepted: await o.ask({ kind: 'edit', edit, ...(sensitive ? { sensitive } : {}) }, signal) };
+      },
+    },
     onWritten: () => o.onWritten?.(),
   });
   const definitions = [...TOOL_DEFINITIONS, RUN_COMMAND_TOOL];
+  const writes = new Set(TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name));
   return {
     definitions,
-    needsApproval: (name) => name === RUN_COMMAND_TOOL.name || (!o.editsUnasked() && definitions.some((d) => d.name === name && d.kind === 'write')),
+    needsApproval: (name) => name === RUN_COMMAND_TOOL.name || (writes.has(name) && !editsRunUnasked([], o.consent())),
     run: (name, args, signal) => {
-      if (name === RUN_COMMAND_TOOL.name) return runCommand(o, args, signal);
+      if (name === RUN_COMMAND_TOOL.name) return runCommand(o, guard, args, signal);
       if (name === UPDATE_PLAN.name) return Promise.resolve({ content: 'Plans are not kept in a background session: write the steps in your answer.', isError: false });
       if (!definitions.some((d) => d.name === name)) return Promise.resolve({ content: `Error: ${name} is not available in a background session (files of its worktree and run_command only).`, isError: true });
       return files.run(name, args, signal);
@@ -48,25 +64,15 @@ export function worktreeTools(o: WorktreeToolsOptions): ToolRunner {
   };
 }
 
-async function runCommand(o: WorktreeToolsOptions, raw: string, signal?: AbortSignal): Promise<ToolResult> {
-  let args: { command?: unknown; cwd?: unknown };
-  try {
-    args = JSON.parse(raw || '{}') as typeof args;
-  } catch {
-    return { content: 'Error: the arguments are not JSON.', isError: true };
-  }
-  const line = typeof args.command === 'string' ? args.command.trim() : '';
-  if (!line) return { content: 'Error: missing the "command" argument.', isError: true };
-  const cwd = resolve(o.worktree, typeof args.cwd === 'string' && args.cwd.trim() ? args.cwd : '.');
-  if (cwd !== o.worktree && !cwd.startsWith(`${o.worktree}/`)) return { content: 'Error: "cwd" must be a folder of the worktree.', isError: true };
-  if (!(await stat(cwd).then((s) => s.isDirectory(), () => false))) return { content: `Error: "${args.cwd as string}" is not a folder of the worktree.`, isError: true };
-  const d = decideCommand(line, o.policy(), { cwd, roots: [o.worktree] });
-  if (d.decision === 'refuse') return { content: `Not run: ${d.reason}`, isError: true };
-  // A background session asks for every command the allow list does not cover: the person is not watching it run.
-  if (d.decision !== 'run' && !(await o.ask({ kind: 'command', line, reason: d.reason }, signal))) return { content: `The person rejected running \`${line}\`; nothing ran.`, isError: true };
+async function runCommand(o: WorktreeToolsOptions, guard: PathGuard, raw: string, signal?: AbortSignal): Promise<ToolResult> {
+  const verdict = await decideCommandCall(raw, guard, o.policy(), o.consent());
+  if (verdict.kind === 'invalid') return { content: `Error: ${verdict.message}`, isError: true };
+  if (verdict.kind === 'refuse') return { content: `Not run: ${verdict.reason}`, isError: true };
+  const { line, folder, ask } = verdict;
+  if (ask && !(await o.ask({ kind: 'command', line, reason: ask.reason }, signal))) return { content: `The person rejected running \`${line}\`; nothing ran.`, isError: true };
   const out = new CappedOutput();
   const started = Date.now();
-  const r = await runProcess(line, { cwd, shell: o.shell, signal, timeoutMs: o.timeoutSeconds() * 1000, onData: (t) => out.append(t) });
-  const folder = cwd === o.worktree ? `the worktree (${o.name})` : cwd.slice(o.worktree.length + 1);
-  return { content: describeOutcome(line, folder, { exitCode: r.exitCode, ended: r.ended, output: out.text(), via: 'process', ms: Date.now() - started }, o.timeoutSeconds()), isError: r.ended !== undefined || (r.exitCode ?? 0) !== 0 };
+  const r = await runProcess(line, { cwd: folder.abs, shell: o.shell, signal, timeoutMs: o.timeoutSeconds() * 1000, onData: (t) => out.append(t) });
+  const where = folder.rel === '' ? `the worktree (${o.name})` : folder.rel;
+  return { content: describeOutcome(line, where, { exitCode: r.exitCode, ended: r.ended, output: out.text(), via: 'process', ms: Date.now() - started }, o.timeoutSeconds()), isError: r.ended !== undefined || (r.exitCode ?? 0) !== 0 };
 }

@@ -1,22 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { agentSettings } from '../../agent/host/settings';
-import { contextWindowFor } from '../../chat/core/budget';
-import { runTurn } from '../../chat/core/engine';
+import { agentSettings, consentNow, sessionCostLimit } from '../../runtime/host/agentSettings';
+import { costOf, CostMeter } from '../../runtime/host/cost';
+import { modelProfile } from '../../runtime/host/modelProfile';
+import { runTurn } from '../../runtime/core/engine';
 import { systemPrompt } from '../../chat/core/prompt';
-import { emptyUsage, newId, resolveFormat, titleFrom, type AssistantTurn, type UserTurn } from '../../common/conversation';
-import { chatSettings, modelOverride } from '../../shell/config';
+import { emptyUsage, newId, titleFrom, type AssistantTurn, type UserTurn } from '../../common/conversation';
+import { chatSettings, workspaceExcludeGlobs } from '../../shell/config';
 import { counted } from '../../shell/listeners';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
-import { addWorktree, changedFiles, commitAll, currentBranch, fileAt, headCommit, lineStats, mergeBranch, removeWorktree, repositoryOf } from '../core/git';
+import { addWorktree, changedFiles, commitAll, currentBranch, fileAt, headCommit, lineStats, locateRepository, mergeBranch, removeWorktree, worktreePlace, type GitPlace } from '../core/git';
 import { SessionStore, type AgentSession } from '../core/sessionStore';
-import { worktreeTools } from '../core/worktreeTools';
-import { costOf } from '../../chat/host/subagentHost';
+import { worktreeTools, type WorktreeQuestion } from '../core/worktreeTools';
+import type { ProposedEdit } from '../../tools/workspaceTools';
 
 /** The scheme of a file as it was at a session's base (the left side of Review). */
 const BASE_SCHEME = 'model-gateway-session-base';
+/** The scheme of an edit a session asks about (the right side of Show Change). */
+const PROPOSAL_SCHEME = 'model-gateway-session-proposal';
 
 const ACTIVE = new Set<AgentSession['status']>(['starting', 'running', 'waiting']);
 
@@ -40,7 +43,9 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   private readonly worktrees: string;
   private readonly running = new Map<string, AbortController>();
   /** Questions waiting for the person, by session. */
-  private readonly questions = new Map<string, { text: string; answer: (yes: boolean) => void; actions: [string, string] }>();
+  private readonly questions = new Map<string, { text: string; answer: (yes: boolean) => void; actions: [string, string]; edit?: ProposedEdit }>();
+  /** The proposed text of the edit a session asks about (the right side of its Show Change), by session. */
+  private readonly proposals = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<AgentSession | undefined>();
   readonly onDidChangeTreeData = counted('agentSessions.onDidChangeTreeData', this.changed.event);
   private readonly disposables: vscode.Disposable[] = [];
@@ -54,7 +59,11 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const base = (context.storageUri ?? context.globalStorageUri).fsPath;
     this.store = new SessionStore(join(base, 'agent-sessions.json'));
     this.worktrees = join(base, 'worktrees');
-    this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this), this.changed);
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.query) ?? '' }),
+      this.changed,
+    );
     this.loaded = this.store.load().then((s) => {
       this.sessions = s;
       this.changed.fire(undefined);
@@ -114,7 +123,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const s = this.get(uri.query);
     if (!s) return '';
-    return (await fileAt(s.worktree, s.base, uri.path.replace(/^\//, ''))) ?? '';
+    return (await fileAt(await this.worktreeOf(s), s.base, uri.path.replace(/^\//, ''))) ?? '';
   }
 
   // ---------- starting and running ----------
@@ -125,7 +134,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     if (!vscode.workspace.isTrusted) throw new Error(vscode.l10n.t('Background agents run only in a trusted workspace.'));
     if (!this.services.isConfigured()) throw new Error(vscode.l10n.t('Set the gateway URL and API key first (Model Gateway: Set API Key).'));
     const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.scheme === 'file');
-    const repo = folder ? await repositoryOf(folder.uri.fsPath) : undefined;
+    const repo = folder ? await locateRepository(folder.uri.fsPath) : undefined;
     if (!repo) throw new Error(vscode.l10n.t('A background agent works in a git worktree: open a folder that is a git repository (with git installed).'));
     const model = this.context.workspaceState.get<string>('modelGateway.chat.model') || this.services.settings().defaultModels.chat;
     if (!model) throw new Error(vscode.l10n.t('No chat model is chosen: pick one in the chat or set modelGateway.defaultModels.chat.'));
@@ -138,7 +147,8 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       title: titleFrom(prompt),
       prompt,
       model,
-      repo,
+      repo: repo.workTree,
+      repoGitDir: repo.gitDir,
       worktree: join(this.worktrees, id),
       branch,
       base: await headCommit(repo),
@@ -150,7 +160,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       usage: emptyUsage(),
       files: [],
     };
-    await addWorktree(repo, session.worktree, branch, session.base);
+    session.gitDir = (await addWorktree(repo, session.worktree, branch, session.base)).gitDir;
     this.sessions.push(session);
     await this.save(session);
     this.services.log.info(`agent sessions: started "${session.title}" on ${branch} (${model})`);
@@ -164,37 +174,47 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const abort = new AbortController();
     this.running.set(session.id, abort);
     const settings = chatSettings();
-    const override = modelOverride(this.services.settings().modelOverrides, session.model);
-    const format = resolveFormat(session.model, 'auto', settings.pattern, this.services.formatFacts(session.model));
+    const profile = modelProfile(this.services, session.model, { purpose: 'agent sessions' });
     const now = Date.now();
     const question: UserTurn = { id: newId('u'), role: 'user', text, images: [], context: [], at: now };
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: session.model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
+    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: session.model, format: profile.options.format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
     session.turns.push(question, turn);
     session.status = 'running';
     delete session.error;
     let lastSave = 0;
+    // The session's own limit, over all its turns: what earlier turns cost counts.
+    const limit = sessionCostLimit();
+    const meter = new CostMeter(this.services, turn, settings.cacheTtl, session.cost?.dollars ?? 0);
+    let stoppedBy: string | undefined;
     try {
       const tools = worktreeTools({
         worktree: session.worktree,
         name: session.branch,
-        excludes: settings.extraExcludes,
-        editsUnasked: () => agentSettings().auto.edits === true,
+        excludes: [...workspaceExcludeGlobs(), ...settings.extraExcludes],
+        secretFiles: settings.secretFiles,
+        consent: () => consentNow(this.context.globalState),
         policy: () => agentSettings().policy,
         timeoutSeconds: () => agentSettings().timeoutSeconds,
-        ask: (q, signal) => this.ask(session, q.kind === 'command' ? vscode.l10n.t('Run `{0}` in its worktree? ({1})', q.line, q.reason) : vscode.l10n.t('Write its change to {0} in its worktree?', q.edit.path.display), q.kind === 'command' ? [vscode.l10n.t('Run'), vscode.l10n.t('Reject')] : [vscode.l10n.t('Accept'), vscode.l10n.t('Reject')], signal),
+        ask: (q, signal) => this.ask(session, questionText(q), q.kind === 'command' ? [vscode.l10n.t('Run'), vscode.l10n.t('Reject')] : [vscode.l10n.t('Accept'), vscode.l10n.t('Reject')], signal, q.kind === 'edit' ? q.edit : undefined),
       });
       await runTurn({
+        ...profile.options,
         client: this.services.client(),
-        model: session.model,
-        format,
         system: systemPrompt({ folders: [session.branch], toolsEnabled: true, mode: backgroundMode(session.branch) }),
         history: session.turns.slice(0, -1),
         turn,
         tools,
         maxSteps: settings.maxSteps,
-        cacheTtl: settings.cacheTtl,
-        maxTokens: override.maxOutputTokens,
-        contextWindow: contextWindowFor(session.model, override.contextWindow),
+        maxCostDollars: limit,
+        costSoFar: () => meter.dollars(),
+        // Nobody watches a background session: a limit stops it, and the view says which.
+        onLimit: (reached) => {
+          stoppedBy =
+            reached.kind === 'cost'
+              ? vscode.l10n.t('It reached its cost limit of ${0} (it has cost ${1}; modelGateway.agent.maxCostPerSessionDollars).', limit.toFixed(2), reached.dollars.toFixed(2))
+              : vscode.l10n.t('It reached its limit of {0} requests (modelGateway.chat.maxToolSteps).', settings.maxSteps);
+          return Promise.resolve(false);
+        },
         signal: abort.signal,
         onEvent: (e) => {
           if (e.type !== 'step' && e.type !== 'tool-update') return;
@@ -216,13 +236,15 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     for (const k of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) session.usage[k] += turn.usage[k];
     session.cost = (await costOf(this.services, session.model, session.usage, chatSettings().cacheTtl)) ?? session.cost;
     try {
-      await commitAll(session.worktree, `Model Gateway agent: ${session.title}`);
-      session.files = (await changedFiles(session.worktree, session.base)).map((f) => f.path);
+      const worktree = await this.worktreeOf(session);
+      await commitAll(worktree, `Model Gateway agent: ${session.title}`);
+      session.files = (await changedFiles(worktree, session.base)).map((f) => f.path);
     } catch (err) {
       this.services.log.warn(`agent sessions: the worktree of "${session.title}" could not be committed (${err instanceof Error ? err.message : String(err)})`);
     }
-    session.status = turn.status === 'done' ? 'done' : turn.status === 'error' ? 'error' : 'stopped';
+    session.status = turn.status === 'done' && !stoppedBy ? 'done' : turn.status === 'error' ? 'error' : 'stopped';
     if (turn.error) session.error = redact(turn.error.message);
+    else if (stoppedBy) session.error = stoppedBy;
     await this.save(session);
     this.services.log.info(`agent sessions: "${session.title}" ended ${session.status}, ${session.files.length} file(s) changed`);
     if (turn.usage.output > 0) this.services.notifySpend();
@@ -245,7 +267,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
    * A question of a running session: it waits (shown in the view) until the person answers, from
    * the notification or later from the view; closing the notification does not answer it.
    */
-  private ask(session: AgentSession, text: string, actions: [string, string], signal?: AbortSignal): Promise<boolean> {
+  private ask(session: AgentSession, text: string, actions: [string, string], signal?: AbortSignal, edit?: ProposedEdit): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const done = (yes: boolean) => {
         if (!this.questions.has(session.id)) return;
@@ -257,7 +279,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       };
       if (signal?.aborted) return resolve(false);
       signal?.addEventListener('abort', () => done(false), { once: true });
-      this.questions.set(session.id, { text, answer: done, actions });
+      this.questions.set(session.id, { text, answer: done, actions, edit });
       session.question = text;
       session.status = 'waiting';
       void this.save(session);
@@ -269,9 +291,18 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   async showQuestion(session: AgentSession): Promise<void> {
     const q = this.questions.get(session.id);
     if (!q) return;
-    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Background agent “{0}”: {1}', session.title, q.text), ...q.actions);
+    const show = vscode.l10n.t('Show Change');
+    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Background agent “{0}”: {1}', session.title, q.text), ...q.actions, ...(q.edit ? [show] : []));
     if (pick === q.actions[0]) q.answer(true);
     else if (pick === q.actions[1]) q.answer(false);
+    else if (pick === show && q.edit) {
+      // The diff of what it would write, then the question again.
+      this.proposals.set(session.id, q.edit.after);
+      const before = q.edit.kind === 'create' ? vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${q.edit.path.rel}`, query: '' }) : vscode.Uri.file(q.edit.path.abs);
+      const after = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${q.edit.path.rel}`, query: session.id });
+      await vscode.commands.executeCommand('vscode.diff', before, after, vscode.l10n.t('{0}: its proposed change ({1})', session.title, q.edit.path.display), { preview: true });
+      await this.showQuestion(session);
+    }
   }
 
   // ---------- the person's actions ----------
@@ -288,7 +319,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
 
   /** Review: the worktree's changes against its base, in one multi-file diff. */
   async review(s: AgentSession): Promise<void> {
-    const files = await changedFiles(s.worktree, s.base);
+    const files = await changedFiles(await this.worktreeOf(s), s.base);
     s.files = files.map((f) => f.path);
     void this.save(s);
     if (files.length === 0) {
@@ -309,14 +340,15 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       void vscode.window.showWarningMessage(vscode.l10n.t('Stop “{0}” first, or wait for it to end.', s.title));
       return;
     }
-    await commitAll(s.worktree, `Model Gateway agent: ${s.title}`);
-    const stats = await lineStats(s.worktree, s.base);
-    s.files = (await changedFiles(s.worktree, s.base)).map((f) => f.path);
+    const worktree = await this.worktreeOf(s);
+    await commitAll(worktree, `Model Gateway agent: ${s.title}`);
+    const stats = await lineStats(worktree, s.base);
+    s.files = (await changedFiles(worktree, s.base)).map((f) => f.path);
     // Asked every time: a merge into the person's branch is theirs to start (a command can be run by any extension).
     const merge = vscode.l10n.t('Merge');
     const into = s.baseBranch ?? 'HEAD';
     if ((await vscode.window.showInformationMessage(vscode.l10n.t('Merge {0} into {1}? {2} files: {3}.', s.branch, into, s.files.length, stats), { modal: true, detail: s.files.join('\n') }, merge)) !== merge) return;
-    const outcome = await mergeBranch(s.repo, s.branch, `Merge ${s.branch}: ${s.title}`);
+    const outcome = await mergeBranch(await this.repoOf(s), s.branch, `Merge ${s.branch}: ${s.title}`);
     if (outcome.merged) {
       s.status = 'applied';
       s.applied = { at: Date.now() };
@@ -341,7 +373,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       if ((await vscode.window.showWarningMessage(vscode.l10n.t('Discard “{0}”? The worktree and the branch {1} are removed. {2}', s.title, s.branch, what), { modal: true }, remove)) !== remove) return false;
     }
     this.stop(s);
-    await removeWorktree(s.repo, s.worktree, s.branch);
+    await removeWorktree(await this.repoOf(s), s.worktree, s.branch);
     s.status = 'discarded';
     this.sessions = this.sessions.filter((x) => x.id !== s.id);
     await this.save(undefined);
@@ -362,6 +394,24 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     }
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: lines.join('\n') });
     await vscode.window.showTextDocument(doc, { preview: true });
+  }
+
+  /** The person's repository, as git is told it (found again for a session kept before its git folder was). */
+  private async repoOf(s: AgentSession): Promise<GitPlace> {
+    if (s.repoGitDir) return { gitDir: s.repoGitDir, workTree: s.repo };
+    // The person's own folder: the agent worked in its worktree, never here.
+    const found = await locateRepository(s.repo);
+    if (!found) throw new Error(vscode.l10n.t('{0} is no longer a git repository.', s.repo));
+    s.repoGitDir = found.gitDir;
+    return found;
+  }
+
+  /** The session's worktree, as git is told it: its git folder from the repository's records, never from its `.git` file. */
+  private async worktreeOf(s: AgentSession): Promise<GitPlace> {
+    if (s.gitDir) return { gitDir: s.gitDir, workTree: s.worktree };
+    const place = await worktreePlace(await this.repoOf(s), s.worktree);
+    s.gitDir = place.gitDir;
+    return place;
   }
 
   /** Saved atomically (one write at a time, in order); the view is told. */
@@ -389,6 +439,12 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     for (const a of this.running.values()) a.abort();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** What the person is asked: a sensitive edit says why it is, and every edit can be seen before the answer (the notification's Show Change). */
+function questionText(q: WorktreeQuestion): string {
+  if (q.kind === 'command') return vscode.l10n.t('Run `{0}` in its worktree? ({1})', q.line, q.reason);
+  return q.sensitive ? vscode.l10n.t('Write its change to {0} in its worktree? {1}', q.edit.path.display, q.sensitive) : vscode.l10n.t('Write its change to {0} in its worktree?', q.edit.path.display);
 }
 
 function statusWords(s: AgentSession): string {

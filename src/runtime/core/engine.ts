@@ -83,6 +83,25 @@ export interface RunOptions {
   steering?: () => string[];
 }
 
+/** The options of `runTurn` that follow from the model alone. */
+export type ModelOptions = Pick<
+  RunOptions,
+  | 'model'
+  | 'format'
+  | 'cacheTtl'
+  | 'maxTokens'
+  | 'reasoningEffort'
+  | 'reasoningBack'
+  | 'imageInput'
+  | 'contextWindow'
+  | 'onContextWindow'
+  | 'tokenScale'
+  | 'onTokenScale'
+  | 'onNoResponsesRoute'
+  | 'onNoGeminiRoute'
+  | 'serverCompaction'
+>;
+
 export type TurnLimit = { kind: 'requests'; requests: number } | { kind: 'cost'; requests: number; dollars: number };
 
 function errorOf(err: unknown): TurnError {

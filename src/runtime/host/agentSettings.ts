@@ -4,6 +4,7 @@ import { userValue } from '../../shell/config';
 import { numberSetting } from '../../shell/settingsSchema';
 import { DEFAULT_DENY, type CommandPolicy } from '../../tools/commandPolicy';
 import { DEFAULT_AUTO_APPROVAL, type AutoApproval } from '../core/autoApproval';
+import type { Consent } from '../core/toolPolicy';
 
 const Strings = z.catch(z.array(z.string()), []);
 const AutoApprovalSetting = z.catch(
@@ -62,4 +63,25 @@ export async function allowTool(entry: string): Promise<void> {
   const mcp = now.mcp ?? [];
   if (mcp.includes(entry)) return;
   await c.update('autoApprove', { ...now, mcp: [...mcp, entry] }, vscode.ConfigurationTarget.Global);
+}
+
+/** Where Pause is kept (the person's, across windows): while set, everything asks, on every surface. */
+const PAUSED_KEY = 'modelGateway.agent.paused';
+
+export function autoApprovalPaused(state: vscode.Memento): boolean {
+  return state.get<boolean>(PAUSED_KEY, false);
+}
+
+export function setAutoApprovalPaused(state: vscode.Memento, paused: boolean): Thenable<void> {
+  return state.update(PAUSED_KEY, paused);
+}
+
+/** What the person lets run without them now, for every surface's tools (`runtime/core/toolPolicy.ts`). */
+export function consentNow(globalState: vscode.Memento): Consent {
+  return { auto: agentSettings().auto, paused: autoApprovalPaused(globalState) };
+}
+
+/** A background session's cost limit in dollars (0: none), from the user's settings only: a cloned repository cannot raise it. */
+export function sessionCostLimit(): number {
+  return numberSetting('modelGateway.agent.maxCostPerSessionDollars', userValue(vscode.workspace.getConfiguration('modelGateway.agent'), 'maxCostPerSessionDollars'));
 }
