@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import * as gateway from '../../src/gateway';
 import { readMp3Text } from '../emulator/media';
 import { JobStore, type JobKind, type JobMemento, type StoredJob } from '../../src/assets/core/jobStore';
 import { taskJobRules, videoJobRules, type JobRules, type TaskJob, type VideoJob } from '../../src/assets/core/jobs';
+import { resultPath, UnsafeFileNameError } from '../../src/assets/core/names';
 import { pngSize } from '../../src/assets/core/png';
 import { clientFor, useEmulator } from './helpers';
 
@@ -47,6 +48,7 @@ describe('job store: videos, music and Midjourney jobs', () => {
   });
 
   const client = () => clientFor(ctx.emu).client;
+  const LIMIT = { maxBytes: 64 * 1024 * 1024, setting: 'modelGateway.assets.maxDownloadMegabytes' };
 
   /** A store whose host records what it is told; each poll moves the emulator's clock 10 s. */
   function storeOf<J extends StoredJob>(rules: JobRules<J>, state = new MemoryState(), configured = () => true): JobStore<J> {
@@ -68,8 +70,8 @@ describe('job store: videos, music and Midjourney jobs', () => {
     stores.push(store);
     return store;
   }
-  const taskStore = (state?: MemoryState) => storeOf<TaskJob>(taskJobRules(client, () => gateway), state);
-  const videoStore = (state?: MemoryState) => storeOf<VideoJob>(videoJobRules(client, () => gateway), state);
+  const taskStore = (state?: MemoryState) => storeOf<TaskJob>(taskJobRules(client, () => gateway, () => LIMIT), state);
+  const videoStore = (state?: MemoryState) => storeOf<VideoJob>(videoJobRules(client, () => gateway, () => LIMIT), state);
 
   /** Resolves with the job once it has ended (or its download failed). */
   async function settled<J extends StoredJob>(store: JobStore<J>, id: string, ended: (job: J) => boolean): Promise<J> {
@@ -161,5 +163,79 @@ describe('job store: videos, music and Midjourney jobs', () => {
     const job = await settled(store, id, (j) => j.status === 'downloaded' && !j.error);
     assert.equal(job.status, 'downloaded');
     assert.deepEqual(readdirSync(dir), ['mj-a-fox.png']);
+  });
+
+  describe('names a hostile gateway chooses', () => {
+    /** Every file under the test's folder: the workspace, its assets folder, and what is around them. */
+    const filesUnder = (folder: string): string[] => readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+
+    it('a Midjourney button label with "../" names a file in the assets folder, never outside it', async () => {
+      const c = client();
+      const grid = await c.midjourney.imagine({ prompt: 'a cat' });
+      ctx.emu.clock.advance(60_000);
+      const real = await c.midjourney.fetch(grid);
+      // The gateway's word for the finished grid: its U1 button is labelled to climb out of the folder.
+      const buttons = real.buttons.map((b) => (b.label === 'U1' ? { ...b, label: 'U1/../../../escaped' } : b));
+      ctx.emu.inject({ path: `/mj/task/${grid}/fetch`, times: 2, fault: { kind: 'status', status: 200, body: { id: grid, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', imageUrl: real.imageUrl, buttons } } });
+      const store = taskStore();
+      await store.add(newTask({ kind: 'midjourney', id: grid, prompt: 'a cat', action: 'IMAGINE' }));
+      const done = await settled(store, grid, taskEnded);
+      const u1 = done.buttons!.find((b) => b.label.startsWith('U1'))!;
+      assert.equal(u1.label, 'U1/../../../escaped', 'the label as the gateway sent it');
+      // The person picks that button (midjourneyFollowUpCommand keeps its label on the new job).
+      const next = await c.midjourney.action(grid, u1.customId);
+      await store.add(newTask({ kind: 'midjourney', id: next, prompt: 'a cat', action: 'UPSCALE', label: u1.label }));
+      const job = await settled(store, next, taskEnded);
+      assert.equal(job.status, 'downloaded', JSON.stringify(job));
+      const outside = filesUnder(root).filter((f) => !f.startsWith(`${dir}/`));
+      assert.deepEqual(outside, [], 'nothing written outside the assets folder');
+      assert.deepEqual(readdirSync(dir).sort(), ['mj-a-cat-u1escaped.png', 'mj-a-cat.png']);
+      assert.deepEqual(job.files, [join(dir, 'mj-a-cat-u1escaped.png')]);
+    });
+
+    it('a song title with slashes, dots and a NUL is a name only', async () => {
+      const c = client();
+      const id = await c.suno.music({ gpt_description_prompt: 'a song' });
+      ctx.emu.clock.advance(120_000);
+      const real = await c.suno.fetch(id);
+      const clips = real.songs.map((s, i) => ({ ...s, title: i === 0 ? '../../../escaped\0' : '/etc/passwd' }));
+      ctx.emu.inject({ path: `/suno/fetch/${id}`, times: 3, fault: { kind: 'status', status: 200, body: { code: 'success', message: '', data: { task_id: id, action: 'MUSIC', status: 'SUCCESS', progress: '100%', data: clips } } } });
+      const store = taskStore();
+      await store.add(newTask({ kind: 'music', id, prompt: 'a song' }));
+      const job = await settled(store, id, taskEnded);
+      assert.equal(job.status, 'downloaded', JSON.stringify(job));
+      assert.deepEqual(filesUnder(root).filter((f) => !f.startsWith(`${dir}/`)), []);
+      assert.deepEqual(readdirSync(dir).sort(), ['music-escaped-1.mp3', 'music-etcpasswd-2.mp3']);
+    });
+
+    it('the last check: a name that would land outside the assets folder is refused; a link planted where a result goes is passed over', async () => {
+      await assert.rejects(resultPath(dir, '../escaped', '.png'), (e: unknown) => e instanceof UnsafeFileNameError && /outside the assets folder/.test(e.message) && /Nothing was written/.test(e.message));
+      await assert.rejects(resultPath(dir, 'mj/../../../escaped', '.png'), UnsafeFileNameError);
+      // A repository (or anything) left a link where the next grid would be saved, leading out.
+      symlinkSync(join(root, 'outside.png'), join(dir, 'mj-a-cat.png'));
+      assert.equal(await resultPath(dir, 'mj-a-cat', '.png'), join(dir, 'mj-a-cat-2.png'));
+      const c = client();
+      const id = await c.midjourney.imagine({ prompt: 'a cat' });
+      const store = taskStore();
+      await store.add(newTask({ kind: 'midjourney', id, prompt: 'a cat' }));
+      const job = await settled(store, id, taskEnded);
+      assert.deepEqual(job.files, [join(dir, 'mj-a-cat-2.png')]);
+      assert.equal(existsSync(join(root, 'outside.png')), false, 'nothing written through the link');
+    });
+  });
+
+  describe('a download larger than modelGateway.assets.maxDownloadMegabytes', () => {
+    it('a video over the cap leaves the job with the error naming the setting and the limit, and no file at all', async () => {
+      const c = client();
+      const video = await c.videos.create({ model: 'sora-2', prompt: 'A long river', seconds: '4', size: '720x1280' });
+      const small = { maxBytes: 1024, setting: 'modelGateway.assets.maxDownloadMegabytes' };
+      const store = storeOf<VideoJob>(videoJobRules(client, () => gateway, () => small));
+      await store.add({ id: video.id, model: 'sora-2', prompt: 'A long river', createdAt: Date.now(), status: video.status });
+      const job = await settled(store, video.id, (j) => j.status === 'downloaded' || j.status === 'failed');
+      assert.equal(job.status, 'completed', 'done at the gateway, not downloaded');
+      assert.match(job.error ?? '', /^Download failed: Video download stopped: .* over the limit of 0\.000977 MB \(raise modelGateway\.assets\.maxDownloadMegabytes to allow it\)\. Nothing was saved\.$/);
+      assert.ok(seen.some((s) => /^download failed: Video download stopped/.test(s)), seen.join('\n'));
+      assert.deepEqual(readdirSync(dir), [], 'no video, no partial file');
+    });
   });
 });

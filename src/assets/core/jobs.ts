@@ -2,8 +2,9 @@ import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type * as Gateway from '../../gateway';
 import type { GatewayClient } from '../../gateway/client';
+import type { DownloadLimit } from '../../gateway/core/binary';
 import type { JobKind, StoredJob } from './jobStore';
-import { slug, uniquePath } from './names';
+import { resultPath, slug } from './names';
 
 /** What the jobs need of the gateway bundle at run time (loaded lazily by the host: the core takes it as given). */
 export type JobGateway = Pick<typeof Gateway, 'NotFoundError' | 'BadRequestError' | 'SunoFailedError' | 'MidjourneyFailedError' | 'VideoFailedError' | 'buttonLabel'>;
@@ -48,7 +49,7 @@ export type JobRules<J extends StoredJob> = Pick<JobKind<J>, 'key' | 'schema' | 
 const TASK_ENDED = new Set(['downloaded', 'FAILURE', 'CANCEL']);
 
 /** Music (Suno) and Midjourney: new-api's task statuses; a song's clips as MP3s, a grid or an upscale as a PNG. */
-export function taskJobRules(client: () => GatewayClient, gw: () => JobGateway): JobRules<TaskJob> {
+export function taskJobRules(client: () => GatewayClient, gw: () => JobGateway, limit: () => DownloadLimit): JobRules<TaskJob> {
   return {
     key: 'modelGateway.taskJobs',
     schema: TaskJobSchema,
@@ -69,14 +70,14 @@ export function taskJobRules(client: () => GatewayClient, gw: () => JobGateway):
       const buttons = t.buttons.map((b) => ({ customId: b.customId, label: g.buttonLabel(b) }));
       return { ...job, status: t.status, progress: t.progress ?? job.progress, buttons, error: t.status === 'FAILURE' || t.status === 'CANCEL' ? new g.MidjourneyFailedError(t).message : undefined };
     },
-    download: async (job, dir, signal) => ({ ...job, status: 'downloaded', progress: 100, files: await saveTaskFiles(client(), job, dir, signal), error: undefined }),
+    download: async (job, dir, signal) => ({ ...job, status: 'downloaded', progress: 100, files: await saveTaskFiles(client(), job, dir, signal, limit()), error: undefined }),
   };
 }
 
 const VIDEO_ACTIVE = new Set(['queued', 'in_progress', 'submitted', 'completed']);
 
 /** Videos: the statuses of `/v1/videos`; the MP4 downloaded when completed. */
-export function videoJobRules(client: () => GatewayClient, gw: () => JobGateway): JobRules<VideoJob> {
+export function videoJobRules(client: () => GatewayClient, gw: () => JobGateway, limit: () => DownloadLimit): JobRules<VideoJob> {
   return {
     key: 'modelGateway.videoJobs',
     schema: VideoJobSchema,
@@ -91,35 +92,41 @@ export function videoJobRules(client: () => GatewayClient, gw: () => JobGateway)
       const error = task.status === 'failed' ? new (gw().VideoFailedError)(task).message : undefined;
       return { ...job, status: task.status, progress: task.progress ?? job.progress, error };
     },
-    download: async (job, dir, signal) => ({ ...job, status: 'downloaded', progress: 100, file: await saveVideoFile(client(), job, dir, signal), error: undefined }),
+    download: async (job, dir, signal) => ({ ...job, status: 'downloaded', progress: 100, file: await saveVideoFile(client(), job, dir, signal, limit()), error: undefined }),
   };
 }
 
-/** Saves a finished music or Midjourney task's files into `dir`: a song's clips as MP3s, a grid or an upscale as a PNG. */
-export async function saveTaskFiles(client: GatewayClient, job: TaskJob, dir: string, signal: AbortSignal): Promise<string[]> {
+/**
+ * Saves a finished music or Midjourney task's files into `dir`: a song's clips as MP3s, a grid or an
+ * upscale as a PNG. Every part of a name the gateway chose (a clip's title, a button's label) goes
+ * through `slug`, and each path is checked to be inside `dir`; each download stops at `limit`.
+ */
+export async function saveTaskFiles(client: GatewayClient, job: TaskJob, dir: string, signal: AbortSignal, limit?: DownloadLimit): Promise<string[]> {
   const files: string[] = [];
   if (job.kind === 'music') {
     const task = await client.suno.fetch(job.id, { signal });
     const clips = task.songs.filter((s) => s.audio_url);
     if (clips.length === 0) throw new Error(l10n.t('the gateway reported the song done but sent no audio'));
     for (const [i, clip] of clips.entries()) {
-      const file = uniquePath(dir, `music-${slug(clip.title || job.title || job.prompt, 32)}-${i + 1}`, '.mp3');
-      await (await client.suno.download(clip.audio_url!, { signal })).toFile(file);
+      const file = await resultPath(dir, `music-${slug(clip.title || job.title || job.prompt, 32)}-${i + 1}`, '.mp3');
+      await (await client.suno.download(clip.audio_url!, { signal })).toFile(file, limit);
       files.push(file);
     }
   } else {
     const task = await client.midjourney.fetch(job.id, { signal });
     if (!task.imageUrl) throw new Error(l10n.t('the gateway reported the image done but sent no image URL'));
-    const file = uniquePath(dir, `mj-${slug(job.prompt, 32)}${job.label ? `-${job.label.toLowerCase()}` : ''}`, '.png');
-    await (await client.midjourney.image(task.imageUrl, { signal })).toFile(file);
+    // The label (U2, V3, Re-roll) is the gateway's word, like the title: a name part only.
+    const label = job.label ? slug(job.label, 16, '') : '';
+    const file = await resultPath(dir, `mj-${slug(job.prompt, 32)}${label ? `-${label}` : ''}`, '.png');
+    await (await client.midjourney.image(task.imageUrl, { signal })).toFile(file, limit);
     files.push(file);
   }
   return files;
 }
 
-/** Saves a completed video task's MP4 into `dir`. */
-export async function saveVideoFile(client: GatewayClient, job: VideoJob, dir: string, signal: AbortSignal): Promise<string> {
-  const file = uniquePath(dir, `video-${slug(job.prompt, 32)}`, '.mp4');
-  await (await client.videos.content(job.id, { signal })).toFile(file);
+/** Saves a completed video task's MP4 into `dir`, stopping at `limit`. */
+export async function saveVideoFile(client: GatewayClient, job: VideoJob, dir: string, signal: AbortSignal, limit?: DownloadLimit): Promise<string> {
+  const file = await resultPath(dir, `video-${slug(job.prompt, 32)}`, '.mp4');
+  await (await client.videos.content(job.id, { signal })).toFile(file, limit);
   return file;
 }

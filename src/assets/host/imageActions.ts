@@ -6,7 +6,7 @@ import { blackShare, decodePng, pngSize } from '../core/png';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type InteractiveFeature } from '../../shell/services';
 import { askInteger, assetsFolderOrSay, IMAGE_FILE_EXTENSIONS, openFile, optionsArg, pickOne, targetFile } from './shared';
-import { saveImages, type ImageOutcome } from './images';
+import { saveImages, seedPart, type ImageOutcome } from './images';
 import { imageInput, moderate, type ModerationOptions, type ModerationOutcome } from './moderation';
 import type { ReportDocuments } from './reports';
 
@@ -134,7 +134,7 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
       const result = await run(abort.signal);
       services.notifySpend();
       const stem = basename(image, extname(image));
-      const { files, unsafe } = await saveImages(services, result, dir, (item) => `${stem}-${op}${item.seed != null ? `-${item.seed}` : ''}`, progress, abort.signal);
+      const { files, unsafe } = await saveImages(services, result, dir, (item) => [stem, op, seedPart(item)].filter(Boolean).join('-'), progress, abort.signal);
       if (files[0]) await openFile(files[0]);
       services.log.info(`${op}: saved ${files.length} image(s) for $${price?.toFixed(3)}`);
       return { files, unsafe, priceDollars: price };

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import type { ImageResult, LegacyModel, RenderingSpeed } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
+import { assetSettings } from '../../shell/config';
 import { loadGateway, type InteractiveFeature } from '../../shell/services';
-import { assetsFolderOrSay, openFile, pickOne, slug, uniquePath } from './shared';
+import { resultPath } from '../core/names';
+import { assetsFolderOrSay, openFile, pickOne, slug } from './shared';
 
 /** What the wizard asks for; a caller (a test) may pass it whole and skip the questions. */
 export interface ImageRequestArgs {
@@ -187,7 +189,7 @@ export async function generateImageCommand(services: InteractiveFeature, given?:
         );
       }
       services.notifySpend();
-      const { files, unsafe } = await saveImages(services, result, dir, (item) => `${slug(args.prompt)}-${item.seed ?? 'x'}`, progress, abort.signal);
+      const { files, unsafe } = await saveImages(services, result, dir, (item) => `${slug(args.prompt)}-${seedPart(item) ?? 'x'}`, progress, abort.signal);
       if (files[0]) await openFile(files[0]);
       services.log.info(`generated ${files.length} image(s) for $${priceDollars?.toFixed(3)}`);
       return { files, unsafe, priceDollars };
@@ -196,6 +198,11 @@ export async function generateImageCommand(services: InteractiveFeature, given?:
     showGatewayError(services, vscode.l10n.t('Could not generate the image'), err);
     return undefined;
   }
+}
+
+/** An image's seed as a file name part (the gateway's number: a name part only, like every word of its own). */
+export function seedPart(item: { seed?: number | null }): string | undefined {
+  return item.seed != null ? slug(String(item.seed), 16) : undefined;
 }
 
 /**
@@ -218,8 +225,8 @@ export async function saveImages(
       continue;
     }
     progress.report({ message: vscode.l10n.t('saving {0} of {1}', i + 1, result.data.length) });
-    const target = uniquePath(dir, name(item, i), '.png');
-    await (await services.client().imagegen.download(item.url, { signal })).toFile(target);
+    const target = await resultPath(dir, name(item, i), '.png');
+    await (await services.client().imagegen.download(item.url, { signal })).toFile(target, assetSettings().downloadLimit);
     files.push(target);
   }
   if (unsafe > 0) void tell(services, 'warning', vscode.l10n.t('{0} of {1} images were marked unsafe by the gateway and not saved.', unsafe, result.data.length));

@@ -2,11 +2,13 @@ import { basename, extname } from 'node:path';
 import * as vscode from 'vscode';
 import { MAX_SPEECH_INPUT } from '../../common/mediaLimits';
 import { nodeFs } from '../../storage/atomicFile';
+import { assetSettings } from '../../shell/config';
 import type { SpeechFormat } from '../../gateway';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayConnection, type InteractiveFeature } from '../../shell/services';
 import { canJoin, joinAudio, splitForSpeech } from '../core/audioParts';
-import { assetsFolderOrSay, optionsArg, pickModel, pickOne, slug, uniquePath } from './shared';
+import { resultPath } from '../core/names';
+import { assetsFolderOrSay, optionsArg, pickModel, pickOne, slug } from './shared';
 import { showAudioPlayer } from './player';
 import { formatCount } from '../../common/locale';
 
@@ -148,7 +150,7 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
         const i = next++;
         try {
           const res = await client.audio.speech.create({ model, input: parts[i], voice, response_format: format, speed, instructions }, { signal: abort.signal });
-          results[i] = await res.buffer();
+          results[i] = await res.buffer(assetSettings().downloadLimit);
           done++;
           progress.report({ message: vscode.l10n.t('{0} of {1} parts', done, parts.length), increment: 100 / parts.length });
         } catch (err) {
@@ -175,11 +177,11 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
     const joined = joinAudio(format, audio);
     const files: string[] = [];
     if (joined) {
-      const file = uniquePath(dir, `${base}${suffix}`, `.${format}`);
+      const file = await resultPath(dir, `${base}${suffix}`, `.${format}`);
       await nodeFs.writeAtomic(file, joined);
       files.push(file);
     } else {
-      const first = uniquePath(dir, `${base}${suffix}`, `.part1.${format}`);
+      const first = await resultPath(dir, `${base}${suffix}`, `.part1.${format}`);
       const stem = first.slice(0, -`.part1.${format}`.length);
       for (const [i, a] of audio.entries()) {
         const file = `${stem}.part${i + 1}.${format}`;

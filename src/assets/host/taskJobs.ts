@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { assetSettings } from '../../shell/config';
 import { tell } from '../../shell/errors';
 import { loadGateway, type GatewayFeature } from '../../shell/services';
 import { formatDateTime } from '../../common/locale';
@@ -43,7 +44,7 @@ export class TaskJobs extends JobsView<TaskJob> {
     /** What to offer when a job's files are ready (play the song, follow up on the grid). */
     onReady: (job: TaskJob) => void,
   ) {
-    super(services, state, taskJobRules(() => services.client(), loadGateway), {
+    super(services, state, taskJobRules(() => services.client(), loadGateway, () => assetSettings().downloadLimit), {
       view: 'taskJobs',
       title: (job) => (job.kind === 'music' ? vscode.l10n.t('Music “{0}”', (job.title ?? job.prompt).slice(0, 40)) : vscode.l10n.t('Midjourney “{0}”', `${job.label ? `${job.label} · ` : ''}${job.prompt.slice(0, 40)}`)),
       // Neither Suno nor Midjourney can be cancelled through the gateway: closing stops watching here only.

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { assetSettings } from '../../shell/config';
 import { showGatewayError, tell } from '../../shell/errors';
 import { loadGateway, type GatewayFeature } from '../../shell/services';
 import { openFile } from './shared';
@@ -40,7 +41,7 @@ function elapsed(ms: number): string {
  */
 export class VideoJobs extends JobsView<VideoJob> {
   constructor(services: GatewayFeature, state: vscode.Memento) {
-    super(services, state, videoJobRules(() => services.client(), loadGateway), {
+    super(services, state, videoJobRules(() => services.client(), loadGateway, () => assetSettings().downloadLimit), {
       view: 'videoJobs',
       title: (job) => vscode.l10n.t('Video “{0}”', job.prompt.slice(0, 40)),
       // Cancelling the notification cancels the job.

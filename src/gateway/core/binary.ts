@@ -12,10 +12,7 @@ export interface DownloadLimit {
   setting?: string;
 }
 
-const megabytes = (n: number) => {
-  const mb = n / (1024 * 1024);
-  return Number.isInteger(mb) ? String(mb) : mb.toFixed(1);
-};
+const megabytes = (n: number) => String(Number((n / (1024 * 1024)).toPrecision(3)));
 
 /** A download past its limit: stopped where it was found out (its Content-Length, or the byte past the limit); nothing is kept. */
 export class DownloadTooLargeError extends GatewayError {
@@ -64,7 +61,8 @@ export class BinaryResponse {
     this.used = true;
     const declared = this.contentLength;
     if (limit && declared !== undefined && declared > limit.maxBytes) {
-      this.res.body.destroy();
+      // Closes the connection; the abort error it raises on the body has no one else to hear it.
+      this.res.body.once('error', () => undefined).destroy();
       throw new DownloadTooLargeError(this.what, limit, declared);
     }
     let bytes = 0;
