@@ -12,6 +12,20 @@
 // test/unit/layers.test.ts plants a wrong import in each layer and checks that lint refuses it.
 
 const FEATURES = 'chat|search|usage|account|assets|lm|agent|mcp|completions|editor|customization|scm|sessions';
+/**
+ * The only imports from one feature into another, each for a reason docs/architecture.md gives:
+ * the chat offers the editor's language tools and the semantic search; the inline completions and
+ * VS Code's chat read the search index (and its tools save media as the assets commands do); the MCP feature opens the Usage view at sampling's spend;
+ * the Usage view shows VS Code's chat access. Anything else shared goes through the runtime or
+ * common/.
+ */
+const FEATURE_PAIRS = { chat: ['editor', 'search'], completions: ['search'], lm: ['search', 'assets'], mcp: ['usage'], usage: ['lm'] };
+/** A feature's import of another feature, unless the pair is listed. */
+const otherFeatures = (feature) => {
+  const allowed = new Set([feature, ...(FEATURE_PAIRS[feature] ?? [])]);
+  const others = FEATURES.split('|').filter((f) => !allowed.has(f));
+  return { regex: String.raw`^(\.\./)+(${others.join('|')})/`, message: `A feature does not import another feature (${feature} may import ${[...allowed].filter((f) => f !== feature).join(', ') || 'none'}: eslint.layers.mjs FEATURE_PAIRS): share it through src/runtime/ or src/common/.` };
+};
 const up = (folders) => String.raw`^(\.\./)+(${folders})(/|$)`;
 const vscode = { name: 'vscode', message: 'This layer runs without VS Code: keep `vscode` in a host/ or shell/ module.' };
 const restrict = (patterns, paths = []) => ['error', { paths, patterns }];
@@ -80,16 +94,18 @@ export const layerRules = [
       'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|webview`), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' }]),
     },
   },
-  {
-    files: [`src/{${FEATURES.split('|').join(',')}}/core/**/*.ts`],
-    rules: { 'no-restricted-imports': restrict(CORE, [vscode]) },
-  },
+  // Each feature: its core/ under the core's rules, and both its folders kept from the other
+  // features but for the pairs listed in FEATURE_PAIRS.
+  ...FEATURES.split('|').flatMap((feature) => [
+    { files: [`src/${feature}/core/**/*.ts`], rules: { 'no-restricted-imports': restrict([...CORE, otherFeatures(feature)], [vscode]) } },
+    { files: [`src/${feature}/host/**/*.ts`], rules: { 'no-restricted-imports': restrict([otherFeatures(feature)]) } },
+  ]),
   // The search core's rooms (docs/architecture.md): vectors/ and keywords/ are leaves; store/ holds
   // the snapshot and log files; snapshot/ writes them from vectors and keywords; team/ is the
   // shared store. The index and hybrid ranking at the top level use them all; no room reaches up.
   // Each zone repeats the core's rules: a later zone's rule replaces an earlier one's.
   ...Object.entries(SEARCH_ROOMS).map(([room, { refuse, message }]) => ({
     files: [`src/search/core/${room}/**/*.ts`],
-    rules: { 'no-restricted-imports': restrict([...CORE, { regex: refuse, message }], [vscode]) },
+    rules: { 'no-restricted-imports': restrict([...CORE, otherFeatures('search'), { regex: refuse, message }], [vscode]) },
   })),
 ];

@@ -10,7 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type Condensation, type WireFormat } from '../src/common/conversation';
 import { runTurn } from '../src/runtime/core/engine';
 import { familyFactor } from '../src/runtime/core/tokens';
-import { systemPrompt } from '../src/chat/core/prompt';
+import { systemPrompt } from '../src/runtime/core/prompt';
 import { GatewayClient } from '../src/gateway';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../src/tools/workspaceTools';
 import { GatewayEmulator } from '../test/emulator/server';

@@ -17,10 +17,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { runTurn } from '../src/runtime/core/engine';
 import { modePrompt, toolsForMode, type BuiltInMode } from '../src/chat/core/modes';
-import { UPDATE_PLAN } from '../src/chat/core/plan';
+import { UPDATE_PLAN } from '../src/runtime/core/plan';
 import { MEMORY_TOOL } from '../src/chat/core/memory';
 import { RUN_SUBAGENT } from '../src/chat/core/subagents';
-import { systemPrompt } from '../src/chat/core/prompt';
+import { systemPrompt } from '../src/runtime/core/prompt';
 import { tokensOf } from '../src/runtime/core/tokens';
 import { offeredRunner, ToolOffer } from '../src/chat/core/toolOffer';
 import { emptyUsage, newId, type AssistantTurn, type WireFormat } from '../src/common/conversation';

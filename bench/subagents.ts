@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTurn, type ToolRunner } from '../src/runtime/core/engine';
-import { systemPrompt } from '../src/chat/core/prompt';
+import { systemPrompt } from '../src/runtime/core/prompt';
 import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, runSubagent, Slots, subagentPrompt, subagentTools } from '../src/chat/core/subagents';
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun } from '../src/common/conversation';
 import { GatewayClient } from '../src/gateway';

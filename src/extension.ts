@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { AccountTree } from './account/host/tree';
-import type { AgentToolbox } from './agent/host/toolbox';
+import type { AgentToolbox } from './runtime/host/toolbox';
 import type { EditorInsight } from './editor/host/feature';
 import type { Customizations } from './customization/host/customizations';
 import type { McpHub } from './mcp/host/hub';

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTurn } from '../../src/runtime/core/engine';
-import { systemPrompt } from '../../src/chat/core/prompt';
+import { systemPrompt } from '../../src/runtime/core/prompt';
 import { emptyUsage, newId, type AssistantTurn } from '../../src/common/conversation';
 import { addWorktree, changedFiles, commitAll, fileAt, git, headCommit, locateRepository, mergeBranch, removeWorktree, type GitPlace } from '../../src/sessions/core/git';
 import { DEFAULT_AUTO_APPROVAL } from '../../src/runtime/core/autoApproval';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { AbortError, BadRequestError, NotFoundError, ValidationError } from '../../src/gateway';
 import { CompletionCache } from '../../src/completions/core/cache';
 import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from '../../src/completions/core/context';
-import { addAccepted, addRequest, dayOf, readLedger } from '../../src/completions/core/ledger';
+import { addAccepted, addRequest, dayOf, readLedger } from '../../src/runtime/core/spendLedger';
 import { identifiersNear, RecentEdits, withinBudget } from '../../src/completions/core/recentEdits';
 import { CompositionWatch } from '../../src/completions/core/composition';
 import { holeBesideItem } from '../../src/completions/core/selectedItem';

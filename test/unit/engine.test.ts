@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyUsage, newId, type AssistantTurn, type Condensation, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
 import { runTurn, type EngineEvent, type ToolRunner, type TurnLimit } from '../../src/runtime/core/engine';
-import { systemPrompt } from '../../src/chat/core/prompt';
+import { systemPrompt } from '../../src/runtime/core/prompt';
 import { toChatMessages, toMessagesRequest, toResponsesInput } from '../../src/runtime/core/wire';
 import { fitToWindow, IMAGE_TOKENS } from '../../src/runtime/core/budget';
 import { TOOL_DEFINITIONS, WorkspaceTools, type Approver } from '../../src/tools/workspaceTools';

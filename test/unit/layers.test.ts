@@ -118,6 +118,19 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
     await refused('src/sessions/core/planted.ts', '../../runtime/host/turnBuilder');
   });
 
+  it('a feature imports no other feature but for the pairs eslint.layers.mjs names (what they share is in the runtime or common/)', async () => {
+    await refused('src/scm/host/planted.ts', '../../chat/host/session');
+    await refused('src/sessions/core/planted.ts', '../../chat/core/subagents');
+    await refused('src/sessions/host/planted.ts', '../../agent/host/feature');
+    await refused('src/completions/host/planted.ts', '../../usage/host/panel');
+    await refused('src/search/core/keywords/planted.ts', '../../../chat/core/store');
+    await refused('src/search/host/planted.ts', '../../chat/host/session');
+    await allowed('src/chat/host/planted.ts', '../../search/host/searchService');
+    await allowed('src/chat/host/planted.ts', '../../editor/host/feature');
+    await allowed('src/sessions/host/planted.ts', '../../runtime/host/toolbox');
+    await allowed('src/scm/core/planted.ts', '../../runtime/core/tokens');
+  });
+
   it('tools/ and storage/ stay under the features', async () => {
     await refused('src/tools/planted.ts', 'vscode');
     await refused('src/tools/planted.ts', '../shell/config');

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { addSpend, classifyInitiator, localDay, RateLimit, speechCostDollars, spentOn, transcriptionCostDollars } from '../../src/lm/core/limits';
+import { addSpend, classifyInitiator, localDay, RateLimit, speechCostDollars, spentOn, transcriptionCostDollars } from '../../src/runtime/core/limits';
 
 describe('limits for callers outside our own chat', () => {
   it('the cap counts one local day, and starts again the next', () => {

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_RULE_CHARS, parseRule, RULE_SOURCES, ruleSourceOf, rulesSection, selectRules, type RuleFile, type RuleSource } from '../../src/chat/core/rules';
-import { systemPrompt } from '../../src/chat/core/prompt';
+import { MAX_RULE_CHARS, parseRule, RULE_SOURCES, ruleSourceOf, rulesSection, selectRules, type RuleFile, type RuleSource } from '../../src/runtime/core/rules';
+import { systemPrompt } from '../../src/runtime/core/prompt';
 
 const all = new Set<RuleSource>(RULE_SOURCES);
 const files: RuleFile[] = [

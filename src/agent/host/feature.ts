@@ -1,6 +1,6 @@
 import type { FeatureHost } from '../../shell/featureHost';
 import { workspaceGuard } from '../../shell/workspaceGuard';
-import { AgentToolbox } from './toolbox';
+import { AgentToolbox } from '../../runtime/host/toolbox';
 import { configureTools } from './toolsPicker';
 
 /** The agent's toolbox (terminal, MCP servers, other extensions' tools, auto-approval) and its commands. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentToolbox, ToolChoice } from './toolbox';
+import type { AgentToolbox, ToolChoice } from '../../runtime/host/toolbox';
 
 interface ToolItem extends vscode.QuickPickItem {
   tool?: ToolChoice;

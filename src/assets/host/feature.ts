@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
 import { MediaTools } from './mediaTools';
 import { generateImageCommand, type ImageRequestArgs } from './images';

@@ -4,15 +4,18 @@ import * as z from 'zod/mini';
 import type { ActionApprover } from '../../runtime/core/approval';
 import { runsUnasked, type ToolCategory } from '../../runtime/core/autoApproval';
 import { agentSettings } from '../../runtime/host/agentSettings';
-import type { ToolSource } from '../../agent/host/toolbox';
-import { objectArgs } from '../../agent/host/toolCalls';
+import type { ToolSource } from '../../runtime/host/toolbox';
+import { objectArgs } from '../../runtime/host/toolCalls';
 import { formatCost } from '../../common/money';
 import { MAX_SPEECH_INPUT, MJ_PROMPT_LIMIT, SUNO_LIMITS } from '../../common/mediaLimits';
 import { loadGateway, type PricedFeature } from '../../shell/services';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { ASPECTS, MEDIA_TOOL_DEFINITIONS as DEFINITIONS } from '../core/mediaDefinitions';
-import { assetsFolder, slug, uniquePath } from './shared';
+import { assetSettings } from '../../shell/config';
+import { resultPath } from '../core/names';
+import { seedPart } from './images';
+import { assetsFolder, slug } from './shared';
 import { counted } from '../../shell/listeners';
 import type { TaskJobs } from './taskJobs';
 import { perCallPrice } from './taskCommands';
@@ -137,8 +140,8 @@ export class MediaTools implements ToolSource, vscode.Disposable {
         const result = await client.imagegen.v3.generate({ prompt, aspect_ratio: (args.aspect_ratio as string | undefined) ?? '1x1', rendering_speed: 'DEFAULT', num_images: 1 } as never, { signal });
         const item = result.data[0];
         if (!item || item.is_image_safe === false || !item.url) return 'The gateway marked the image unsafe: nothing was saved.';
-        const file = uniquePath(await folder('images'), `${slug(prompt)}-${item.seed ?? 'x'}`, '.png');
-        await (await client.imagegen.download(item.url, { signal })).toFile(file);
+        const file = await resultPath(await folder('images'), `${slug(prompt)}-${seedPart(item) ?? 'x'}`, '.png');
+        await (await client.imagegen.download(item.url, { signal })).toFile(file, assetSettings().downloadLimit);
         return `Saved the image to ${shown(file)}.`;
       }
       case 'text_to_speech': {
@@ -147,8 +150,8 @@ export class MediaTools implements ToolSource, vscode.Disposable {
         const voice = (args.voice as string | undefined) ?? gw.voicesFor(model)[0] ?? 'alloy';
         const text = String(args.text);
         const res = await client.audio.speech.create({ model, voice, input: text, response_format: 'mp3' }, { signal });
-        const file = uniquePath(await folder('speech'), slug(text), '.mp3');
-        await res.toFile(file);
+        const file = await resultPath(await folder('speech'), slug(text), '.mp3');
+        await res.toFile(file, assetSettings().downloadLimit);
         return `Saved the speech (${model}, voice ${voice}) to ${shown(file)}.`;
       }
       case 'transcribe_audio': {

@@ -11,7 +11,7 @@ import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { runTurn, type EngineEvent, type ModelOptions, type ToolRunner } from '../../runtime/core/engine';
 import { FIND_TOOLS } from './toolOffer';
-import { UPDATE_PLAN } from './plan';
+import { UPDATE_PLAN } from '../../runtime/core/plan';
 
 export const RUN_SUBAGENT: ToolDefinition = {
   name: 'run_subagent',

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { EditorInsight } from '../../editor/host/feature';
 import type { SearchService } from '../../search/host/searchService';
 import type { FeatureHost } from '../../shell/featureHost';

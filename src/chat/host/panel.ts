@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { EditorInsight } from '../../editor/host/feature';
 import type { ApprovalInfo } from './approvals';
 import { receiveChecked, webviewHtml } from '../../shell/webviewPage';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { approveRead, objectArgs } from '../../agent/host/toolCalls';
-import type { AgentToolbox } from '../../agent/host/toolbox';
+import { approveRead, objectArgs } from '../../runtime/host/toolCalls';
+import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { AssistantTurn, SubagentRun, ToolCallRecord } from '../../common/conversation';
 import { RENAME_SYMBOL } from '../../editor/core/rename';
 import type { EditorInsight } from '../../editor/host/feature';
@@ -14,7 +14,7 @@ import { editsRunUnasked } from '../../runtime/core/toolPolicy';
 import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinition, type ToolResult } from '../../tools/workspaceTools';
 import type { ToolRunner } from '../../runtime/core/engine';
 import { toolsForMode, type BuiltInMode } from '../core/modes';
-import { parsePlan, planSummary, UPDATE_PLAN } from '../core/plan';
+import { parsePlan, planSummary, UPDATE_PLAN } from '../../runtime/core/plan';
 import { MEMORY_TOOL } from '../core/memory';
 import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, subagentTools } from '../core/subagents';
 import { CUSTOM_AGENT_CORE_AT_MOST, FIND_TOOLS, ToolOffer } from '../core/toolOffer';

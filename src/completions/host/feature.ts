@@ -9,7 +9,7 @@ import { identifiersNear, RecentEdits, withinBudget } from '../core/recentEdits'
 import { ACCEPTED_COMMAND, GatewayInlineCompletions, type SnippetSource } from './provider';
 import { readCompletionSettings } from './settings';
 import { CompletionsStatusItem, describePath } from './statusItem';
-import { FeatureSpend } from '../../usage/host/featureSpend';
+import { FeatureSpend } from '../../runtime/host/featureSpend';
 import { ACCEPT_OR_JUMP_COMMAND, DISMISS_COMMAND, NextEditSuggestions, TRIGGER_COMMAND } from './nextEdits';
 
 /** The Usage view's series for next-edit suggestions (carved out of their model's spend). */

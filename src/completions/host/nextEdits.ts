@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { booleanSetting, stringSetting } from '../../shell/settingsSchema';
 import { userValue } from '../../shell/config';
-import type { FeatureSpend } from '../../usage/host/featureSpend';
+import type { FeatureSpend } from '../../runtime/host/featureSpend';
 import { EditHistory, nextEditRequest, parseNextEdit, type NextEdit } from '../core/nextEdit';
 import { languageOn, readCompletionSettings } from './settings';
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import type { CompletionSpendSource } from '../../common/usageReport';
-import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
+import { FALLBACK_PRICE_PER_MTOK } from '../../runtime/core/limits';
 import { InlineCompleter, type CompletionTokens } from '../core/completer';
-import { addAccepted, addRequest, dayOf, readLedger, type CompletionDay } from '../core/ledger';
+import { addAccepted, addRequest, dayOf, readLedger, type CompletionDay } from '../../runtime/core/spendLedger';
 import type { CompletionPath } from '../core/request';
 import { holeBesideItem } from '../core/selectedItem';
 import { languageOn, type CompletionSettings } from './settings';

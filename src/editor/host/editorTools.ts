@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import type { ToolSource } from '../../agent/host/toolbox';
+import type { ToolSource } from '../../runtime/host/toolbox';
 import type { ActionApprover } from '../../runtime/core/approval';
 import { runsUnasked, type ToolCategory } from '../../runtime/core/autoApproval';
 import { agentSettings } from '../../runtime/host/agentSettings';
-import { approveRead, objectArgs } from '../../agent/host/toolCalls';
+import { approveRead, objectArgs } from '../../runtime/host/toolCalls';
 import { ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult, WordMatch } from '../../tools/workspaceTools';
 import { DOCUMENT_SYMBOLS, EDITOR_READ_TOOLS, FIND_DEFINITION, FIND_REFERENCES, GET_PROBLEMS, WORKSPACE_SYMBOLS } from '../core/definitions';

@@ -1,4 +1,4 @@
-import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
 import { ripgrepPath } from '../../shell/ripgrep';
 import { workspaceGuard } from '../../shell/workspaceGuard';

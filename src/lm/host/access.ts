@@ -4,7 +4,7 @@ import type { TokenUsage } from '../../common/prices';
 import { numberSetting } from '../../shell/settingsSchema';
 import type { PromptSource, PriceSource, LogSource } from '../../shell/services';
 import { formatCost } from '../../common/money';
-import { addSpend, classifyInitiator, FALLBACK_PRICE_PER_MTOK, RateLimit, spentOn, localDay, type DaySpend } from '../core/limits';
+import { addSpend, classifyInitiator, FALLBACK_PRICE_PER_MTOK, RateLimit, spentOn, localDay, type DaySpend } from '../../runtime/core/limits';
 
 const SPEND = 'modelGateway.lm.spendToday';
 const DECISIONS = 'modelGateway.lm.extensionAccess';

@@ -6,7 +6,7 @@
 import { tokensOf } from '../../runtime/core/tokens';
 import { checkBase64Image } from '../../common/imageRules';
 import type { TokenUsage } from '../../common/prices';
-import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
+import { FALLBACK_PRICE_PER_MTOK } from '../../runtime/core/limits';
 
 export interface SamplingContent {
   type: string;

@@ -1,4 +1,4 @@
-import type { AgentToolbox } from '../../agent/host/toolbox';
+import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
 import type { UsagePanel } from '../../usage/host/panel';
 import { McpHub } from './hub';

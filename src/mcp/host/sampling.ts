@@ -3,7 +3,7 @@ import type { ActionApprover } from '../../runtime/core/approval';
 import { isChatModel } from '../../common/conversation';
 import { formatCost } from '../../common/money';
 import type { CompletionSpendByDay } from '../../common/usageReport';
-import { addRequest, dayOf, readLedger, type CompletionLedger } from '../../completions/core/ledger';
+import { addRequest, dayOf, readLedger, type CompletionLedger } from '../../runtime/core/spendLedger';
 import { numberSetting } from '../../shell/settingsSchema';
 import type { CredentialSource, PricedFeature } from '../../shell/services';
 import { chooseModel, describeRequest, fallbackDollars, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../core/sampling';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { ActionApprover } from '../../runtime/core/approval';
 import type { ToolCategory } from '../../runtime/core/autoApproval';
-import { approveToolCall, objectArgs } from '../../agent/host/toolCalls';
-import type { ToolSource } from '../../agent/host/toolbox';
+import { approveToolCall, objectArgs } from '../../runtime/host/toolCalls';
+import type { ToolSource } from '../../runtime/host/toolbox';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import { sameJobAs } from '../core/builtinTools';
 import { definitionOf, qualifiedName, resultText } from '../core/tools';

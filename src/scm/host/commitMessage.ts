@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { formatCost } from '../../common/money';
 import { formatCount } from '../../common/locale';
-import type { ProjectRules } from '../../chat/host/projectRules';
+import type { ProjectRules } from '../../runtime/host/projectRules';
 import { showGatewayError } from '../../shell/errors';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { askBeforeSending } from '../core/caller';
@@ -11,7 +11,7 @@ import { cleanCommitMessage, COMMIT_DIFF_TOKENS, commitRequest, subjectsOf } fro
 import { boundedDiff } from '../core/diff';
 import { scmStart } from './settings';
 import { calledFromOwnUi, changeVerdict, confirmSpend } from './sendable';
-import type { FeatureSpend } from '../../usage/host/featureSpend';
+import type { FeatureSpend } from '../../runtime/host/featureSpend';
 
 /** Tokens a commit-message request adds to its diff (instructions, recent subjects) and may answer with. */
 const COMMIT_OVERHEAD_TOKENS = 400;

@@ -1,9 +1,9 @@
 import type { FeatureHost } from '../../shell/featureHost';
-import { ProjectRules } from '../../chat/host/projectRules';
+import { ProjectRules } from '../../runtime/host/projectRules';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import { CommitMessageWriter } from './commitMessage';
 import { APPLY_FIX_COMMAND, ChangeReviewer, DISMISS_COMMAND } from './review';
-import { FeatureSpend } from '../../usage/host/featureSpend';
+import { FeatureSpend } from '../../runtime/host/featureSpend';
 
 /** The Usage view's series for these uses (carved out of their model's spend). */
 export const COMMIT_SERIES = 'Commit messages';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { formatCost } from '../../common/money';
-import type { ProjectRules } from '../../chat/host/projectRules';
+import type { ProjectRules } from '../../runtime/host/projectRules';
 import { showGatewayError } from '../../shell/errors';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import type { GitPlace } from '../../tools/git';
@@ -12,7 +12,7 @@ import { CONFIRM_TOKENS, fixPreview, parseFindings, placeFix, REVIEW_DIFF_TOKENS
 import type { GitRepository } from './git';
 import { scmStart } from './settings';
 import { calledFromOwnUi, changeVerdict, confirmSpend } from './sendable';
-import type { FeatureSpend } from '../../usage/host/featureSpend';
+import type { FeatureSpend } from '../../runtime/host/featureSpend';
 
 export const REVIEW_CONTROLLER = 'modelGateway.review';
 export const REVIEW_SOURCE = 'Model Gateway review';

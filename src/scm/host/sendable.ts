@@ -4,7 +4,7 @@ import { formatCount } from '../../common/locale';
 import { formatCost } from '../../common/money';
 import { fileVerdict, workspaceGuard } from '../../shell/workspaceGuard';
 import type { PathGuard } from '../../tools/pathGuard';
-import type { FeatureSpend } from '../../usage/host/featureSpend';
+import type { FeatureSpend } from '../../runtime/host/featureSpend';
 import type { Verdict } from '../core/changes';
 import { fromOwnUi } from '../core/caller';
 

@@ -11,7 +11,7 @@ import { CappedOutput, describeOutcome } from '../../runtime/core/output';
 import { runProcess } from '../../runtime/core/processRun';
 import { decideCommandCall, editsRunUnasked, type Consent } from '../../runtime/core/toolPolicy';
 import type { ToolRunner } from '../../runtime/core/engine';
-import { UPDATE_PLAN } from '../../chat/core/plan';
+import { UPDATE_PLAN } from '../../runtime/core/plan';
 import type { CommandPolicy } from '../../tools/commandPolicy';
 import { PathGuard } from '../../tools/pathGuard';
 import { sensitiveReasonOf } from '../../tools/sensitiveFiles';

@@ -5,7 +5,7 @@ import { agentSettings, consentNow, sessionCostLimit } from '../../runtime/host/
 import { costOf, CostMeter } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
 import { runTurn } from '../../runtime/core/engine';
-import { systemPrompt } from '../../chat/core/prompt';
+import { systemPrompt } from '../../runtime/core/prompt';
 import { emptyUsage, newId, titleFrom, type AssistantTurn, type UserTurn } from '../../common/conversation';
 import { chatSettings, workspaceExcludeGlobs } from '../../shell/config';
 import { counted } from '../../shell/listeners';

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { assetsFolder, slug, uniquePath } from '../../../assets/host/shared';
 import { MAX_SPEECH_INPUT } from '../../../common/mediaLimits';
 import { nodeFs } from '../../../storage/atomicFile';
-import { speechCostDollars } from '../../core/limits';
+import { speechCostDollars } from '../../../runtime/core/limits';
 import { GatewayTool, textField, workspaceRelative } from './tool';
 
 const Input = z.object({ text: textField, voice: textField });

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { AUDIO_FILE_EXTENSIONS } from '../../../assets/host/shared';
 import { MAX_AUDIO_UPLOAD_BYTES } from '../../../common/mediaLimits';
-import { transcriptionCostDollars } from '../../core/limits';
+import { transcriptionCostDollars } from '../../../runtime/core/limits';
 import { GatewayTool, textField } from './tool';
 
 const Input = z.object({ path: textField });

@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
-import type { ActionApprover } from '../../runtime/core/approval';
-import { runsUnasked } from '../../runtime/core/autoApproval';
-import { agentSettings, allowTool } from '../../runtime/host/agentSettings';
+import type { ActionApprover } from '../core/approval';
+import { runsUnasked } from '../core/autoApproval';
+import { agentSettings, allowTool } from './agentSettings';
 
 /** A tool call's arguments as an object, or undefined when they are not a JSON object. */
 export function objectArgs(raw: string): Record<string, unknown> | undefined {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { CappedOutput, stripAnsi, type CommandOutcome } from '../../runtime/core/output';
+import { CappedOutput, stripAnsi, type CommandOutcome } from '../core/output';
 import { existsSync } from 'node:fs';
-import { runProcess } from '../../runtime/core/processRun';
+import { runProcess } from '../core/processRun';
 
 export interface RunInTerminalOptions {
   signal?: AbortSignal;

@@ -4,7 +4,7 @@
  * the Usage view's longest range. Pure: the host stores the record in global state.
  */
 import * as z from 'zod/mini';
-import { localDay } from '../../lm/core/limits';
+import { localDay } from './limits';
 
 const KEEP_DAYS = 31;
 

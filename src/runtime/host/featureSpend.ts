@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { CompletionSpendByDay } from '../../common/usageReport';
-import { FALLBACK_PRICE_PER_MTOK } from '../../lm/core/limits';
-import { addRequest, dayOf, readLedger, type CompletionDay } from '../../completions/core/ledger';
+import { FALLBACK_PRICE_PER_MTOK } from '../core/limits';
+import { addRequest, dayOf, readLedger, type CompletionDay } from '../core/spendLedger';
 import type { GatewayConnection, PriceSource } from '../../shell/services';
 
 /**

@@ -2,12 +2,12 @@ import type { PathGuard } from '../../tools/pathGuard';
 import { resolve } from 'node:path';
 import { decideCommand } from '../../tools/commandPolicy';
 import type { ToolResult } from '../../tools/workspaceTools';
-import type { ActionApprover } from '../../runtime/core/approval';
-import { runsUnasked } from '../../runtime/core/autoApproval';
-import { describeOutcome } from '../../runtime/core/output';
-import { RUN_COMMAND_TOOL } from '../../runtime/core/commandDefinition';
-import { commandPlace, decideCommandCall } from '../../runtime/core/toolPolicy';
-import { agentSettings, allowCommand } from '../../runtime/host/agentSettings';
+import type { ActionApprover } from '../core/approval';
+import { runsUnasked } from '../core/autoApproval';
+import { describeOutcome } from '../core/output';
+import { RUN_COMMAND_TOOL } from '../core/commandDefinition';
+import { commandPlace, decideCommandCall } from '../core/toolPolicy';
+import { agentSettings, allowCommand } from './agentSettings';
 import { objectArgs } from './toolCalls';
 import type { AgentTerminals } from './terminalRunner';
 

@@ -3,11 +3,11 @@ import type { Unasked } from '../../common/chatProtocol';
 import type { LogSource } from '../../shell/services';
 import type { PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import type { ActionApprover } from '../../runtime/core/approval';
-import type { Consent } from '../../runtime/core/toolPolicy';
-import { runsUnasked, unaskedSummary, type ToolCategory } from '../../runtime/core/autoApproval';
+import type { ActionApprover } from '../core/approval';
+import type { Consent } from '../core/toolPolicy';
+import { runsUnasked, unaskedSummary, type ToolCategory } from '../core/autoApproval';
 import { commandNeedsApproval, RUN_COMMAND_TOOL, runCommandTool } from './commandTool';
-import { agentSettings, autoApprovalPaused, consentNow, setAutoApprovalPaused } from '../../runtime/host/agentSettings';
+import { agentSettings, autoApprovalPaused, consentNow, setAutoApprovalPaused } from './agentSettings';
 import { AgentTerminals } from './terminalRunner';
 import { counted } from '../../shell/listeners';
 
