@@ -26,6 +26,8 @@ const otherFeatures = (feature) => {
   const others = FEATURES.split('|').filter((f) => !allowed.has(f));
   return { regex: String.raw`^(\.\./)+(${others.join('|')})/`, message: `A feature does not import another feature (${feature} may import ${[...allowed].filter((f) => f !== feature).join(', ') || 'none'}: eslint.layers.mjs FEATURE_PAIRS): share it through src/runtime/ or src/common/.` };
 };
+/** A model turn is run by the runtime only (`runtime/host/modelTurn.ts`): a feature declares it, the runtime adds the policy. */
+const RUN_TURN = { regex: String.raw`runtime/core/engine$`, importNames: ['runTurn'], message: 'A feature runs a model turn through runModelTurn (src/runtime/host/modelTurn.ts), which adds the model profile, the cost limit and the policy.' };
 const up = (folders) => String.raw`^(\.\./)+(${folders})(/|$)`;
 const vscode = { name: 'vscode', message: 'This layer runs without VS Code: keep `vscode` in a host/ or shell/ module.' };
 const restrict = (patterns, paths = []) => ['error', { paths, patterns }];
@@ -97,8 +99,8 @@ export const layerRules = [
   // Each feature: its core/ under the core's rules, and both its folders kept from the other
   // features but for the pairs listed in FEATURE_PAIRS.
   ...FEATURES.split('|').flatMap((feature) => [
-    { files: [`src/${feature}/core/**/*.ts`], rules: { 'no-restricted-imports': restrict([...CORE, otherFeatures(feature)], [vscode]) } },
-    { files: [`src/${feature}/host/**/*.ts`], rules: { 'no-restricted-imports': restrict([otherFeatures(feature)]) } },
+    { files: [`src/${feature}/core/**/*.ts`], rules: { 'no-restricted-imports': restrict([...CORE, otherFeatures(feature), RUN_TURN], [vscode]) } },
+    { files: [`src/${feature}/host/**/*.ts`], rules: { 'no-restricted-imports': restrict([otherFeatures(feature), RUN_TURN]) } },
   ]),
   // The search core's rooms (docs/architecture.md): vectors/ and keywords/ are leaves; store/ holds
   // the snapshot and log files; snapshot/ writes them from vectors and keywords; team/ is the
@@ -106,6 +108,6 @@ export const layerRules = [
   // Each zone repeats the core's rules: a later zone's rule replaces an earlier one's.
   ...Object.entries(SEARCH_ROOMS).map(([room, { refuse, message }]) => ({
     files: [`src/search/core/${room}/**/*.ts`],
-    rules: { 'no-restricted-imports': restrict([...CORE, otherFeatures('search'), { regex: refuse, message }], [vscode]) },
+    rules: { 'no-restricted-imports': restrict([...CORE, otherFeatures('search'), RUN_TURN, { regex: refuse, message }], [vscode]) },
   })),
 ];

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTurn, type ToolRunner } from '../src/runtime/core/engine';
 import { systemPrompt } from '../src/runtime/core/prompt';
-import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, runSubagent, Slots, subagentPrompt, subagentTools } from '../src/chat/core/subagents';
+import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, runSubagent, Slots, subagentPrompt, subagentTools } from '../src/runtime/core/subagents';
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun } from '../src/common/conversation';
 import { GatewayClient } from '../src/gateway';
 import { TOOL_DEFINITIONS, WorkspaceTools } from '../src/tools/workspaceTools';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { editProblemsText, editReport, introducedBy, SettleClock, type Diagnosis } from '../../src/editor/core/problems';
 import { identifierAt, locationsText } from '../../src/editor/core/definitions';
 import { parsePlan, planSummary } from '../../src/runtime/core/plan';
-import { toolsForMode } from '../../src/chat/core/modes';
+import { toolsForMode } from '../../src/runtime/core/modes';
 import { TOOL_DEFINITIONS } from '../../src/tools/workspaceTools';
 import { UPDATE_PLAN } from '../../src/runtime/core/plan';
 import { EDITOR_READ_TOOLS } from '../../src/editor/core/definitions';

@@ -131,6 +131,14 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
     await allowed('src/scm/core/planted.ts', '../../runtime/core/tokens');
   });
 
+  it('a model turn is run by the runtime only: no feature imports runTurn', async () => {
+    const planted = async (path: string, line: string) => (await plant(path, line)).filter((m) => m.startsWith('no-restricted-imports'));
+    assert.equal((await planted('src/sessions/host/planted.ts', "import { runTurn as planted } from '../../runtime/core/engine';")).length, 1);
+    assert.equal((await planted('src/chat/core/planted.ts', "import { runTurn as planted } from '../../runtime/core/engine';")).length, 1);
+    assert.deepEqual(await planted('src/chat/host/planted.ts', "import type { ToolRunner as planted } from '../../runtime/core/engine';"), []);
+    assert.deepEqual(await planted('src/runtime/host/planted.ts', "import { runTurn as planted } from '../core/engine';"), []);
+  });
+
   it('tools/ and storage/ stay under the features', async () => {
     await refused('src/tools/planted.ts', 'vscode');
     await refused('src/tools/planted.ts', '../shell/config');

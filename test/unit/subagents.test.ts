@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { researchRun, researchWorkspace, readTools, withSubagents } from '../../bench/subagents';
 import { runTurn } from '../../src/runtime/core/engine';
 import { systemPrompt } from '../../src/runtime/core/prompt';
-import { parseSubagentArgs, RUN_SUBAGENT, Slots, subagentTools } from '../../src/chat/core/subagents';
+import { parseSubagentArgs, RUN_SUBAGENT, Slots, subagentTools } from '../../src/runtime/core/subagents';
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun } from '../../src/common/conversation';
 import { TOOL_DEFINITIONS } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';

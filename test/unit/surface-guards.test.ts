@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { researchWorkspace, readTools } from '../../bench/subagents';
-import { runSubagent, subagentRefusal, MAX_SUBAGENTS_PER_ANSWER, newSubagentRun, subagentPrompt, subagentTools } from '../../src/chat/core/subagents';
+import { runSubagent, subagentRefusal, MAX_SUBAGENTS_PER_ANSWER, newSubagentRun, subagentPrompt, subagentTools } from '../../src/runtime/core/subagents';
 import { DEFAULT_AUTO_APPROVAL, type AutoApproval } from '../../src/runtime/core/autoApproval';
 import { decideCommandCall, editsRunUnasked, type Consent } from '../../src/runtime/core/toolPolicy';
 import { addWorktree, changedFiles, commitAll, headCommit, locateRepository } from '../../src/sessions/core/git';

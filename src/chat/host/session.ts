@@ -12,7 +12,8 @@ import { DiffApprover } from './approvals';
 import { activeCondensation, emptyUsage, isChatModel, newId, resolveFormat, titleFrom, type AssistantTurn, type Condensation, type Conversation, type FormatChoice, type ImageAttachment, type TurnCost, type UserTurn } from '../../common/conversation';
 import { fitToWindow, manualCut, promptLimit, type ContextUse } from '../../runtime/core/budget';
 import { condense } from '../../runtime/core/condense';
-import { runTurn, type TurnLimit } from '../../runtime/core/engine';
+import type { TurnLimit } from '../../runtime/core/engine';
+import { runModelTurn } from '../../runtime/host/modelTurn';
 import { IMAGE_TOKENS, tokensOf } from '../../runtime/core/tokens';
 import { userText } from '../../runtime/core/wire';
 import { systemPrompt } from '../../runtime/core/prompt';
@@ -22,7 +23,7 @@ import { EditRestorer } from './restore';
 import { ConversationStore } from '../core/store';
 import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { EditorInsight } from '../../editor/host/feature';
-import { builtInModes, modeOf, modePrompt, toolsForMode } from '../core/modes';
+import { builtInModes, modeOf, modePrompt, toolsForMode } from '../../runtime/core/modes';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { planMarkdown } from '../../runtime/core/plan';
 import { allDefinitions, offerScope, turnTools } from './turnTools';
@@ -31,7 +32,7 @@ import { answerCost, CostMeter } from '../../runtime/host/cost';
 import { modelProfile, scaleOf, windowOf } from '../../runtime/host/modelProfile';
 import { ChatMemory } from './memory';
 import { memorySection } from '../core/memory';
-import { calledTools, ToolOffer, userTexts } from '../core/toolOffer';
+import { calledTools, ToolOffer, userTexts } from '../../runtime/core/toolOffer';
 
 /** Waits shorter than this (a busy gateway's quick retry) pass without a word in the chat. */
 const RETRY_NOTICE_MS = 5000;
@@ -672,16 +673,16 @@ export class ChatSession implements vscode.Disposable {
       findTools: settings.findTools,
     });
     let lastStepSaved = 0;
-    await runTurn({
-      ...modelProfile(this.services, model, { format, purpose: 'chat' }).options,
-      client: this.services.client(),
+    await runModelTurn(this.services, {
+      surface: 'chat',
+      model,
+      format,
       system,
       history: conversation.turns.slice(0, -1),
       turn,
       tools,
       maxSteps: settings.maxSteps,
-      maxCostDollars: settings.maxCostDollars,
-      costSoFar: () => meter.dollars(),
+      costLimit: { dollars: settings.maxCostDollars, meter },
       onLimit: (limit) => this.askToGoOn(limit, settings),
       condensation: activeCondensation(conversation),
       signal,

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatSettings } from '../../shell/config';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
-import { runSubagent, Slots, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../core/subagents';
+import { runSubagent, Slots, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../../runtime/core/subagents';
 import { costOf } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
 import type { SubagentHost } from './turnTools';

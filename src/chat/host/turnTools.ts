@@ -13,11 +13,11 @@ import type { PathGuard } from '../../tools/pathGuard';
 import { editsRunUnasked } from '../../runtime/core/toolPolicy';
 import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolDefinition, type ToolResult } from '../../tools/workspaceTools';
 import type { ToolRunner } from '../../runtime/core/engine';
-import { toolsForMode, type BuiltInMode } from '../core/modes';
+import { toolsForMode, type BuiltInMode } from '../../runtime/core/modes';
 import { parsePlan, planSummary, UPDATE_PLAN } from '../../runtime/core/plan';
 import { MEMORY_TOOL } from '../core/memory';
-import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, subagentTools } from '../core/subagents';
-import { CUSTOM_AGENT_CORE_AT_MOST, FIND_TOOLS, ToolOffer } from '../core/toolOffer';
+import { newSubagentRun, parseSubagentArgs, RUN_SUBAGENT, subagentTools } from '../../runtime/core/subagents';
+import { CUSTOM_AGENT_CORE_AT_MOST, FIND_TOOLS, ToolOffer } from '../../runtime/core/toolOffer';
 import type { DiffApprover } from './approvals';
 
 const WRITE_TOOLS = new Set([...TOOL_DEFINITIONS.filter((d) => d.kind === 'write').map((d) => d.name), RENAME_SYMBOL.name]);

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { contextWindowFor } from '../../runtime/core/budget';
 import { emptyUsage, isChatModel, newId, resolveFormat, takesImages, type AssistantTurn } from '../../common/conversation';
-import { runTurn } from '../../runtime/core/engine';
+import { runModelTurn } from '../../runtime/host/modelTurn';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
 import type { CredentialSource, GatewayFeature, PriceSource } from '../../shell/services';
@@ -34,7 +34,7 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private retries = 0;
 
   constructor(
-    private readonly services: GatewayFeature & CredentialSource & Pick<PriceSource, 'prices' | 'formatFactsReady' | 'noResponsesRoute' | 'noGeminiRoute'>,
+    private readonly services: GatewayFeature & CredentialSource & PriceSource,
     private readonly access: LmAccess,
   ) {
     this.subscription = services.onDidChangeConnection(() => this.changed.fire());
@@ -118,24 +118,19 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     const abort = new AbortController();
     const cancel = token.onCancellationRequested(() => abort.abort());
     const turn: AssistantTurn = { id: newId('lm'), role: 'assistant', model: model.id, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
-    const override = modelOverride(this.services.settings().modelOverrides, model.id);
     try {
-      await runTurn({
-        client: this.services.client(),
+      await runModelTurn(this.services, {
+        surface: "VS Code's chat",
         model: model.id,
         format,
+        // VS Code's chat fits the conversation to the window itself (maxInputTokens).
+        modelOverrides: { contextWindow: undefined, imageInput: undefined, serverCompaction: undefined },
         system: systemPrompt(messages),
         history,
         turn,
         // One request: tool calls go back to the caller, which runs them and asks again.
         tools: tools.length > 0 ? { definitions: tools, run: () => Promise.resolve({ content: '', isError: false }) } : undefined,
         maxSteps: 1,
-        cacheTtl: settings.cacheTtl,
-        maxTokens: override.maxOutputTokens,
-        reasoningEffort: override.reasoningEffort,
-        reasoningBack: override.reasoningBack,
-        onNoResponsesRoute: () => this.services.noResponsesRoute(model.id),
-        onNoGeminiRoute: () => this.services.noGeminiRoute(model.id),
         toolChoice: options.toolMode === 2 ? 'required' : 'auto',
         signal: abort.signal,
         onEvent: (e) => {

@@ -5,10 +5,13 @@
  */
 import type { AssistantTurn, TurnCost, Usage } from '../../common/conversation';
 import type { PriceBook } from '../../common/prices';
-import type { PricedFeature } from '../../shell/services';
+import type { GatewayFeature, PriceSource } from '../../shell/services';
+
+/** What pricing a turn needs of the platform. */
+type PricedTurn = GatewayFeature & Pick<PriceSource, 'prices'>;
 
 /** What these tokens cost at the model's price (unknown without a price, or when the price list is slow). */
-export async function costOf(services: PricedFeature, model: string, usage: Usage, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
+export async function costOf(services: PricedTurn, model: string, usage: Usage, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
   if (usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0) return undefined;
   const book = await services.prices.bookWithin();
   return book ? { ...book.cost(model, usage, 1, cacheTtl), estimated: !!usage.estimated } : undefined;
@@ -27,7 +30,7 @@ export function subagentDollars(turn: AssistantTurn, book?: PriceBook, cacheTtl:
 }
 
 /** An answer's cost: its own tokens at its model's price plus its subagents'. */
-export async function answerCost(services: PricedFeature, turn: AssistantTurn, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
+export async function answerCost(services: PricedTurn, turn: AssistantTurn, cacheTtl: '5m' | '1h'): Promise<TurnCost | undefined> {
   const u = turn.usage;
   if (u.input + u.output + u.cacheRead + u.cacheWrite === 0) return undefined;
   const book = await services.prices.bookWithin();
@@ -47,7 +50,7 @@ export class CostMeter {
   private book: PriceBook | undefined;
 
   constructor(
-    services: PricedFeature,
+    services: PricedTurn,
     private readonly turn: AssistantTurn,
     private readonly cacheTtl: '5m' | '1h',
     private readonly spentBefore = 0,

@@ -9,16 +9,19 @@
 import { resolveFormat, takesImages, type WireFormat } from '../../common/conversation';
 import { chatSettings, modelOverride, type ModelOverride } from '../../shell/config';
 import { redact } from '../../shell/redact';
-import type { PricedFeature } from '../../shell/services';
+import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { contextWindowFor } from '../core/budget';
 import type { ModelOptions } from '../core/engine';
 import { familyFactor } from '../core/tokens';
+
+/** What a model turn needs of the platform: the client, settings, the log and the prices with what the gateway lists per model. */
+export type TurnServices = GatewayFeature & PriceSource;
 
 /** What was learned of each model in this window: shared by every surface, so a window the chat learned holds for a background session too. */
 const learned = { windows: new Map<string, number>(), scales: new Map<string, number>() };
 
 /** The model's context window: learned from the gateway, else the person's override, else what is known of the family. */
-export function windowOf(services: PricedFeature, model: string): number {
+export function windowOf(services: TurnServices, model: string): number {
   return learned.windows.get(model) ?? contextWindowFor(model, modelOverride(services.settings().modelOverrides, model).contextWindow);
 }
 
@@ -37,7 +40,7 @@ export interface ModelProfile {
  * picker), else the pattern setting and what the gateway lists for the model. `log`: where a
  * learned window is said (the surface's log prefix).
  */
-export function modelProfile(services: PricedFeature, model: string, o: { format?: WireFormat; purpose: string }): ModelProfile {
+export function modelProfile(services: TurnServices, model: string, o: { format?: WireFormat; purpose: string }): ModelProfile {
   const settings = chatSettings();
   const override = modelOverride(services.settings().modelOverrides, model);
   const format = o.format ?? resolveFormat(model, 'auto', settings.pattern, services.formatFacts(model));

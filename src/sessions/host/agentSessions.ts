@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { agentSettings, consentNow, sessionCostLimit } from '../../runtime/host/agentSettings';
 import { costOf, CostMeter } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
-import { runTurn } from '../../runtime/core/engine';
+import { runModelTurn } from '../../runtime/host/modelTurn';
 import { systemPrompt } from '../../runtime/core/prompt';
 import { emptyUsage, newId, titleFrom, type AssistantTurn, type UserTurn } from '../../common/conversation';
 import { chatSettings, workspaceExcludeGlobs } from '../../shell/config';
@@ -197,16 +197,16 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
         timeoutSeconds: () => agentSettings().timeoutSeconds,
         ask: (q, signal) => this.ask(session, questionText(q), q.kind === 'command' ? [vscode.l10n.t('Run'), vscode.l10n.t('Reject')] : [vscode.l10n.t('Accept'), vscode.l10n.t('Reject')], signal, q.kind === 'edit' ? q.edit : undefined),
       });
-      await runTurn({
-        ...profile.options,
-        client: this.services.client(),
+      await runModelTurn(this.services, {
+        surface: 'agent sessions',
+        model: session.model,
+        format: profile.options.format,
         system: systemPrompt({ folders: [session.branch], toolsEnabled: true, mode: backgroundMode(session.branch) }),
         history: session.turns.slice(0, -1),
         turn,
         tools,
         maxSteps: settings.maxSteps,
-        maxCostDollars: limit,
-        costSoFar: () => meter.dollars(),
+        costLimit: { dollars: limit, meter },
         // Nobody watches a background session: a limit stops it, and the view says which.
         onLimit: (reached) => {
           stoppedBy =

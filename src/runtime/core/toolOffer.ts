@@ -12,7 +12,7 @@
  */
 import type { Turn } from '../../common/conversation';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import type { ToolRunner } from '../../runtime/core/engine';
+import type { ToolRunner } from './engine';
 import type { BuiltInMode } from './modes';
 
 export const FIND_TOOLS: ToolDefinition = {

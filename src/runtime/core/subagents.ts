@@ -9,9 +9,9 @@
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun, type UserTurn } from '../../common/conversation';
 import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import { runTurn, type EngineEvent, type ModelOptions, type ToolRunner } from '../../runtime/core/engine';
+import { runTurn, type EngineEvent, type ModelOptions, type ToolRunner } from './engine';
 import { FIND_TOOLS } from './toolOffer';
-import { UPDATE_PLAN } from '../../runtime/core/plan';
+import { UPDATE_PLAN } from './plan';
 
 export const RUN_SUBAGENT: ToolDefinition = {
   name: 'run_subagent',

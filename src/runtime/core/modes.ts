@@ -5,7 +5,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import type { ToolDefinition } from '../../tools/workspaceTools';
-import { UPDATE_PLAN } from '../../runtime/core/plan';
+import { UPDATE_PLAN } from './plan';
 
 export type BuiltInMode = 'agent' | 'ask' | 'plan';
 
