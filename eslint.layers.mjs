@@ -15,11 +15,10 @@ const FEATURES = 'chat|search|usage|account|assets|lm|agent|mcp|completions|edit
 /**
  * The only imports from one feature into another, each for a reason docs/architecture.md gives:
  * the chat offers the editor's language tools and the semantic search; the inline completions and
- * VS Code's chat read the search index (and its tools save media as the assets commands do); the MCP feature opens the Usage view at sampling's spend;
- * the Usage view shows VS Code's chat access. Anything else shared goes through the runtime or
- * common/.
+ * VS Code's chat read the search index (and its tools save media as the assets commands do).
+ * Anything else shared goes through the runtime or common/, or is wired in src/extension.ts.
  */
-const FEATURE_PAIRS = { chat: ['editor', 'search'], completions: ['search'], lm: ['search', 'assets'], mcp: ['usage'], usage: ['lm'] };
+const FEATURE_PAIRS = { chat: ['editor', 'search'], completions: ['search'], lm: ['search', 'assets'] };
 /** A feature's import of another feature, unless the pair is listed. */
 const otherFeatures = (feature) => {
   const allowed = new Set([feature, ...(FEATURE_PAIRS[feature] ?? [])]);

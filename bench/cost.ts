@@ -18,7 +18,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { runTurn } from '../src/runtime/core/engine';
 import { modePrompt, toolsForMode, type BuiltInMode } from '../src/runtime/core/modes';
 import { UPDATE_PLAN } from '../src/runtime/core/plan';
-import { MEMORY_TOOL } from '../src/chat/core/memory';
+import { MEMORY_TOOL } from '../src/runtime/core/memory';
 import { RUN_SUBAGENT } from '../src/runtime/core/subagents';
 import { systemPrompt } from '../src/runtime/core/prompt';
 import { tokensOf } from '../src/runtime/core/tokens';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile, lstat, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryFiles, REPOSITORY_MEMORY } from '../../src/chat/core/memory';
+import { MemoryFiles, REPOSITORY_MEMORY } from '../../src/runtime/core/memory';
 import { PathGuard } from '../../src/tools/pathGuard';
 import type { ProposedEdit } from '../../src/tools/workspaceTools';
 

@@ -6,7 +6,7 @@ import { writeAtomic } from '../../storage/atomicFile';
 import type { PathGuard, ResolvedPath } from '../../tools/pathGuard';
 import type { ToolResult } from '../../tools/workspaceTools';
 import { workspaceGuard } from '../../shell/workspaceGuard';
-import { MEMORY_HEADING, MemoryFiles, readMemoryFile, REPOSITORY_MEMORY, type MemoryEntry } from '../core/memory';
+import { MEMORY_HEADING, MemoryFiles, readMemoryFile, REPOSITORY_MEMORY, type MemoryEntry } from '../../runtime/core/memory';
 import type { DiffApprover } from './approvals';
 
 /**
@@ -32,15 +32,15 @@ export class ChatMemory {
 
   /** What the next request reads: each scope with its facts (the repository's only in a trusted workspace). */
   async read(conversation: Conversation | undefined): Promise<MemoryEntry[]> {
-    const entries: MemoryEntry[] = [{ scope: 'user', label: vscode.l10n.t('memory (yours)'), facts: await this.files.userFacts() }];
-    if (vscode.workspace.isTrusted) {
-      let refused: string | undefined;
-      const facts = await this.files.repositoryFacts((reason) => (refused = reason));
-      if (refused && refused !== this.refusedFor) this.log(`chat: the repository's memory is not read: ${refused}`);
-      this.refusedFor = refused;
-      if (!refused) entries.push({ scope: 'repository', label: REPOSITORY_MEMORY, facts });
-    }
-    entries.push({ scope: 'conversation', label: vscode.l10n.t('memory (this conversation)'), facts: conversation?.memory ?? [] });
+    let refused: string | undefined;
+    const entries = await this.files.entries({
+      trusted: vscode.workspace.isTrusted,
+      userLabel: vscode.l10n.t('memory (yours)'),
+      own: { label: vscode.l10n.t('memory (this conversation)'), facts: conversation?.memory ?? [] },
+      refused: (reason) => (refused = reason),
+    });
+    if (refused && refused !== this.refusedFor) this.log(`chat: the repository's memory is not read: ${refused}`);
+    this.refusedFor = refused;
     return entries;
   }
 

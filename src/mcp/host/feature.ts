@@ -1,12 +1,12 @@
 import type { AgentToolbox } from '../../runtime/host/toolbox';
 import type { FeatureHost } from '../../shell/featureHost';
-import type { UsagePanel } from '../../usage/host/panel';
+import type { CompletionSpendByDay } from '../../common/usageReport';
 import { McpHub } from './hub';
 import { showServers } from './serversPick';
 import { VsCodeTools } from './vscodeTools';
 
-/** MCP servers and other extensions' tools, as tool sources of the agent. */
-export function activateMcp(host: FeatureHost, agent: AgentToolbox, usage: UsagePanel): McpHub {
+/** MCP servers and other extensions' tools, as tool sources of the agent; `usage` (the Usage view) is told what servers' sampling spent. */
+export function activateMcp(host: FeatureHost, agent: AgentToolbox, usage: { serverSpend: (() => Record<string, CompletionSpendByDay>) | undefined }): McpHub {
   const hub = host.own(new McpHub(host.services, host.context));
   // What servers' sampling spent shows in the Usage view, a series per server.
   usage.serverSpend = () => hub.sampling.spendByDay();

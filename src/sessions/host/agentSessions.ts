@@ -5,6 +5,10 @@ import { agentSettings, consentNow, sessionCostLimit } from '../../runtime/host/
 import { costOf, CostMeter } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
 import { runModelTurn } from '../../runtime/host/modelTurn';
+import { instructionsFor, type Instructions } from '../../runtime/host/instructions';
+import { ProjectRules } from '../../runtime/host/projectRules';
+import { MemoryFiles } from '../../runtime/core/memory';
+import { workspaceGuard } from '../../shell/workspaceGuard';
 import { systemPrompt } from '../../runtime/core/prompt';
 import { emptyUsage, newId, titleFrom, type AssistantTurn, type UserTurn } from '../../common/conversation';
 import { chatSettings, workspaceExcludeGlobs } from '../../shell/config';
@@ -50,6 +54,9 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   readonly onDidChangeTreeData = counted('agentSessions.onDidChangeTreeData', this.changed.event);
   private readonly disposables: vscode.Disposable[] = [];
   private saving: Promise<void> = Promise.resolve();
+  /** The project's rules files (read for each turn, as in the chat). */
+  private readonly rules = new ProjectRules(() => workspaceGuard());
+  private readonly memory: MemoryFiles;
   private loaded: Promise<void>;
 
   constructor(
@@ -59,6 +66,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const base = (context.storageUri ?? context.globalStorageUri).fsPath;
     this.store = new SessionStore(join(base, 'agent-sessions.json'));
     this.worktrees = join(base, 'worktrees');
+    this.memory = new MemoryFiles(context.globalStorageUri.fsPath, () => workspaceGuard());
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
       vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.query) ?? '' }),
@@ -201,7 +209,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
         surface: 'agent sessions',
         model: session.model,
         format: profile.options.format,
-        system: systemPrompt({ folders: [session.branch], toolsEnabled: true, mode: backgroundMode(session.branch) }),
+        system: systemPrompt({ folders: [session.branch], toolsEnabled: true, rules: (await this.instructions()).section, mode: backgroundMode(session.branch) }),
         history: session.turns.slice(0, -1),
         turn,
         tools,
@@ -396,6 +404,16 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 
+  /** The project's rules and the memory (the person's, the repository's), as the chat's system prompt carries them. */
+  private async instructions(): Promise<Instructions> {
+    const memory = await this.memory.entries({
+      trusted: vscode.workspace.isTrusted,
+      userLabel: vscode.l10n.t('memory (yours)'),
+      refused: (reason) => this.services.log.warn(`agent sessions: the repository's memory is not read: ${reason}`),
+    });
+    return instructionsFor(this.rules, [], memory);
+  }
+
   /** The person's repository, as git is told it (found again for a session kept before its git folder was). */
   private async repoOf(s: AgentSession): Promise<GitPlace> {
     if (s.repoGitDir) return { gitDir: s.repoGitDir, workTree: s.repo };
@@ -436,6 +454,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   }
 
   dispose(): void {
+    this.rules.dispose();
     for (const a of this.running.values()) a.abort();
     for (const d of this.disposables) d.dispose();
   }

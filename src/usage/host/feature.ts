@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import type { LmAccess } from '../../lm/host/access';
 import type { FeatureHost } from '../../shell/featureHost';
 import { USAGE_VIEW_TYPE, UsagePanel, type CompletionSpendSource } from './panel';
 import { StatusBar } from './statusBar';
 
 /** The status bar (connection, balance, spend today, forecast) and the Usage view. */
-export function activateUsage(host: FeatureHost, lmAccess: LmAccess, completions: CompletionSpendSource): { status: StatusBar; usage: UsagePanel } {
+/** `lmAccess`: what other extensions' calls (VS Code's chat) spent today, and their cap (the language-model feature's). */
+export function activateUsage(host: FeatureHost, lmAccess: { spentToday(): number; capDollars(): number }, completions: CompletionSpendSource): { status: StatusBar; usage: UsagePanel } {
   const { services, context } = host;
   const status = host.own(new StatusBar(services, context.globalState));
   const usage = host.own(new UsagePanel(services, context, lmAccess, completions));

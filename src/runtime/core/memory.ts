@@ -168,6 +168,23 @@ export class MemoryFiles {
     return factsOf(await readMemoryFile(this.userFile().abs));
   }
 
+  /**
+   * What a request reads, every surface alike: the person's facts, the repository's (in a trusted
+   * workspace only, like the rules files; none when its file is refused, and `refused` is told
+   * why), and the surface's own (a conversation's) when it has any.
+   */
+  async entries(o: { trusted: boolean; userLabel: string; own?: { label: string; facts: string[] }; refused: (reason: string) => void }): Promise<MemoryEntry[]> {
+    const entries: MemoryEntry[] = [{ scope: 'user', label: o.userLabel, facts: await this.userFacts() }];
+    if (o.trusted) {
+      let refused: string | undefined;
+      const facts = await this.repositoryFacts((reason) => (refused = reason));
+      if (refused) o.refused(refused);
+      else entries.push({ scope: 'repository', label: REPOSITORY_MEMORY, facts });
+    }
+    if (o.own) entries.push({ scope: 'conversation', ...o.own });
+    return entries;
+  }
+
   /** The repository's facts; none when its file is refused, and `refused` is told why. */
   async repositoryFacts(refused: (reason: string) => void): Promise<string[]> {
     try {
