@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { assetsFolder, slug, uniquePath } from '../../../assets/host/shared';
+import { assetsFolder, slug } from '../../../assets/host/shared';
+import { resultPath } from '../../../assets/core/names';
+import { assetSettings } from '../../../shell/config';
 import { MAX_SPEECH_INPUT } from '../../../common/mediaLimits';
 import { nodeFs } from '../../../storage/atomicFile';
 import { speechCostDollars } from '../../../runtime/core/limits';
@@ -41,10 +43,11 @@ export class SpeakTool extends GatewayTool<Input> {
     const { services } = this.deps;
     const model = this.model();
     const res = await services.client().audio.speech.create({ model, input: text, voice: input.voice || 'alloy', response_format: 'mp3' }, { signal });
-    const audio = await res.buffer();
+    // The same cap and the same checked place as the Speak command's file.
+    const audio = await res.buffer(assetSettings().downloadLimit);
     services.notifySpend();
     await this.deps.access.record(speechCostDollars(text.length));
-    const file = uniquePath(dir, `speech-${slug(text, 32)}`, '.mp3');
+    const file = await resultPath(dir, `speech-${slug(text, 32)}`, '.mp3');
     await nodeFs.writeAtomic(file, audio);
     return `Saved the speech as ${workspaceRelative(file)} (${audio.length.toLocaleString('en-US')} bytes, ${model}).`;
   }
