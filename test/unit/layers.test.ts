@@ -77,7 +77,7 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
     await refused('src/chat/core/planted.ts', '../host/session');
     await refused('src/usage/core/planted.ts', '../../shell/config');
     await refused('src/search/core/planted.ts', '../../webview/dom');
-    await allowed('src/chat/core/planted.ts', './budget');
+    await allowed('src/chat/core/planted.ts', './store');
     await allowed('src/chat/core/planted.ts', '../../common/conversation');
     await allowed('src/search/core/planted.ts', '../../tools/pathGuard');
   });
@@ -106,7 +106,7 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
 
   it('the runtime serves every surface and imports none: runtime/core/ has no vscode and no platform', async () => {
     await refused('src/runtime/core/planted.ts', 'vscode');
-    await refused('src/runtime/core/planted.ts', '../../chat/core/subagents');
+    await refused('src/runtime/core/planted.ts', '../../chat/core/store');
     await refused('src/runtime/core/planted.ts', '../../shell/config');
     await refused('src/runtime/core/planted.ts', '../host/turnBuilder');
     await allowed('src/runtime/core/planted.ts', '../../tools/pathGuard');
@@ -120,7 +120,7 @@ describe('lint holds the layers (eslint.layers.mjs)', function () {
 
   it('a feature imports no other feature but for the pairs eslint.layers.mjs names (what they share is in the runtime or common/)', async () => {
     await refused('src/scm/host/planted.ts', '../../chat/host/session');
-    await refused('src/sessions/core/planted.ts', '../../chat/core/subagents');
+    await refused('src/sessions/core/planted.ts', '../../chat/core/store');
     await refused('src/sessions/host/planted.ts', '../../agent/host/feature');
     await refused('src/completions/host/planted.ts', '../../usage/host/panel');
     await refused('src/search/core/keywords/planted.ts', '../../../chat/core/store');

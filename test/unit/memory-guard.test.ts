@@ -12,7 +12,7 @@ import type { ProposedEdit } from '../../src/tools/workspaceTools';
  * that file holds must not be read into the prompt as the repository's memory, and a remembered
  * fact must not be written there.
  */
-describe('repository memory through the path guard (src/chat/core/memory.ts)', () => {
+describe('repository memory through the path guard (src/runtime/core/memory.ts)', () => {
   let top: string;
   let ws: string;
   let outside: string;

@@ -17,7 +17,7 @@ const files: RuleFile[] = [
 ];
 const paths = (inPlay: string[], enabled = all) => selectRules(files, inPlay, enabled).map((r) => r.path);
 
-describe('project rules (src/chat/core/rules.ts)', () => {
+describe('project rules (src/runtime/core/rules.ts)', () => {
   it('knows each source by its path', () => {
     assert.equal(ruleSourceOf('AGENTS.md'), 'agents');
     assert.equal(ruleSourceOf('a/b/AGENTS.md'), 'agents');
