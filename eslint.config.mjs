@@ -43,11 +43,6 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 150, skipBlankLines: false, skipComments: false }],
     },
   },
-  {
-    // being split in issue 72: remove when under the limits
-    files: ['src/chat/host/session.ts', 'src/chat/host/turnTools.ts'],
-    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
-  },
   // The layer zones come last: a later entry would override their rules.
   ...layerRules,
 );

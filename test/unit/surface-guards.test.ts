@@ -36,7 +36,7 @@ interface Setup {
 }
 
 /**
- * The chat's tools over `root`, as its host wires them (`chat/host/turnTools.ts`, `runtime/host/commandTool.ts`):
+ * The chat's tools over `root`, as its host wires them (`chat/host/turnEdits.ts`, `runtime/host/commandTool.ts`):
  * the workspace guard, edits approved unasked only by `editsRunUnasked`, commands by `decideCommandCall`.
  * A command the policy lets run is not run here (the chat runs it in a terminal): the result says "would run".
  */

@@ -5,7 +5,7 @@ import type { PricedFeature } from '../../shell/services';
 import { runSubagent, Slots, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../../runtime/core/subagents';
 import { costOf } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
-import type { SubagentHost } from './turnTools';
+import type { SubagentHost } from './chatTools';
 
 /**
  * The subagents of one turn: the model (`modelGateway.agent.subagentModel`, else the turn's), its
