@@ -18,7 +18,9 @@ const pgLeftOut = require('./scripts/pg-left-out.cjs');
 const pgClientOnly = {
   name: 'pg-client-only',
   setup(build) {
-    build.onResolve({ filter: /^(pg-pool|\.\/native|pgpass|pg-connection-string)$/ }, (a) => (/[\\/]pg[\\/]lib[\\/]/.test(a.importer) ? { path: a.path, namespace: 'pg-left-out' } : undefined));
+    build.onResolve({ filter: /^(pg-pool|\.\/native|pgpass|pg-connection-string)$/ }, (a) =>
+      /[\\/]pg[\\/]lib[\\/]/.test(a.importer) ? { path: a.path, namespace: 'pg-left-out' } : undefined,
+    );
     // Each stand-in finds nothing or throws at once (scripts/pg-left-out.cjs).
     build.onLoad({ filter: /.*/, namespace: 'pg-left-out' }, (a) => ({ contents: pgLeftOut[a.path], loader: 'js' }));
   },
@@ -33,7 +35,9 @@ const pgClientOnly = {
 const vscodeOnce = {
   name: 'vscode-once',
   setup(build) {
-    build.onResolve({ filter: /^vscode$/ }, (a) => (a.namespace === 'vscode-once' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-once' }));
+    build.onResolve({ filter: /^vscode$/ }, (a) =>
+      a.namespace === 'vscode-once' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-once' },
+    );
     build.onLoad({ filter: /.*/, namespace: 'vscode-once' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
   },
 };
@@ -53,7 +57,10 @@ const sharedZod = {
 const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(build) {
-    build.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (a) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: require('node:path').dirname(a.path) }));
+    build.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (a) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: require('node:path').dirname(a.path),
+    }));
   },
 };
 
@@ -80,7 +87,9 @@ function writeLlhttpWasm() {
 const zodForAjv = {
   name: 'mcp-json-schema-validator',
   setup(build) {
-    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, () => ({ path: require('node:path').join(__dirname, 'src', 'mcp', 'core', 'jsonSchemaValidator.ts') }));
+    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, () => ({
+      path: require('node:path').join(__dirname, 'src', 'mcp', 'core', 'jsonSchemaValidator.ts'),
+    }));
   },
 };
 
@@ -107,13 +116,25 @@ const searchCoreFromWorker = {
     });
     build.onLoad({ filter: /.*/, namespace: 'search-core-from-worker' }, async (a) => {
       if (!exportsOf.has(a.path)) {
-        const probe = await esbuild.build({ entryPoints: [fileOf(a.path)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, outdir: 'probe', logLevel: 'silent' });
+        const probe = await esbuild.build({
+          entryPoints: [fileOf(a.path)],
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          write: false,
+          metafile: true,
+          outdir: 'probe',
+          logLevel: 'silent',
+        });
         exportsOf.set(a.path, Object.values(probe.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []);
       }
       const names = exportsOf.get(a.path);
       if (names.length === 0) throw new Error(`search-core-from-worker: ${a.path} exports nothing`);
       const getters = names.map((n) => `${JSON.stringify(n)}: { get: () => load()[${JSON.stringify(n)}], enumerable: true }`).join(',\n');
-      return { contents: `let module_;\nconst load = () => (module_ ??= require('./searchWorker.js').modules[${JSON.stringify(a.path)}]);\nmodule.exports = Object.defineProperties({}, {\n${getters}\n});\n`, loader: 'js' };
+      return {
+        contents: `let module_;\nconst load = () => (module_ ??= require('./searchWorker.js').modules[${JSON.stringify(a.path)}]);\nmodule.exports = Object.defineProperties({}, {\n${getters}\n});\n`,
+        loader: 'js',
+      };
     });
   },
 };
@@ -149,7 +170,15 @@ const targets = [
     target: 'node20',
     // system-ca's readers for the Windows and macOS stores are native modules we do not ship: there
     // the OS store comes from Node's own reader (VS Code builds on Node 22.15+), else a notice.
-    external: ['vscode', './gateway.js', './mcp.js', './teamStore.js', './searchWorker.js', 'win-export-certificate-and-key', 'macos-export-certificate-and-key'],
+    external: [
+      'vscode',
+      './gateway.js',
+      './mcp.js',
+      './teamStore.js',
+      './searchWorker.js',
+      'win-export-certificate-and-key',
+      'macos-export-certificate-and-key',
+    ],
     minify: production,
     // The shell's error classes set their own \`name\`; the gateway's (told apart by name across
     // bundles) are in gateway.js. Kept names would cost 10 KB of the .vsix here.
@@ -260,7 +289,10 @@ const targets = [
 ];
 
 // The webview bundles: the chat, and the Usage view (with its chart library).
-for (const [entry, out] of [['src/webview/main.ts', 'dist/webview.js'], ['src/webview/usage.ts', 'dist/usage.js']]) {
+for (const [entry, out] of [
+  ['src/webview/main.ts', 'dist/webview.js'],
+  ['src/webview/usage.ts', 'dist/usage.js'],
+]) {
   targets.push({
     entryPoints: [entry],
     outfile: out,
@@ -290,7 +322,8 @@ async function copyCodicons() {
   const words = new Set();
   for (const f of fs.readdirSync('src/webview')) {
     if (!f.endsWith('.ts')) continue;
-    for (const m of fs.readFileSync(`src/webview/${f}`, 'utf8').matchAll(/['"`]([a-z0-9 -]+)['"`]/g)) for (const w of m[1].split(' ')) words.add(w.replace(/^codicon-/, ''));
+    for (const m of fs.readFileSync(`src/webview/${f}`, 'utf8').matchAll(/['"`]([a-z0-9 -]+)['"`]/g))
+      for (const w of m[1].split(' ')) words.add(w.replace(/^codicon-/, ''));
   }
   const css = fs.readFileSync(`${from}/codicon.css`, 'utf8');
   const kept = css.split('\n').filter((line) => {
@@ -298,7 +331,10 @@ async function copyCodicons() {
     return !icon || words.has(icon[1]);
   });
   // WOFF2 (Brotli inside) rather than TrueType: a third smaller in the .vsix, and every webview reads it.
-  fs.writeFileSync('dist/codicons/codicon.css', kept.join('\n').replace(/url\("\.\/codicon\.ttf[^"]*"\) format\("truetype"\)/, 'url("./codicon.woff2") format("woff2")'));
+  fs.writeFileSync(
+    'dist/codicons/codicon.css',
+    kept.join('\n').replace(/url\("\.\/codicon\.ttf[^"]*"\) format\("truetype"\)/, 'url("./codicon.woff2") format("woff2")'),
+  );
   const glyphs = kept.flatMap((line) => [...line.matchAll(/content: "\\([0-9a-f]+)"/g)].map((m) => String.fromCodePoint(parseInt(m[1], 16)))).join('');
   const { default: subsetFont } = await import('subset-font');
   fs.rmSync('dist/codicons/codicon.ttf', { force: true });
@@ -307,7 +343,12 @@ async function copyCodicons() {
 
 /** What a build writes under dist/ (the package must hold each): its bundles, stylesheets, the font and the wasm. */
 function outputs() {
-  return [...targets.map((t) => t.outfile).filter((f) => f.startsWith('dist/')), 'dist/llhttp.wasm', 'dist/codicons/codicon.css', 'dist/codicons/codicon.woff2'];
+  return [
+    ...targets.map((t) => t.outfile).filter((f) => f.startsWith('dist/')),
+    'dist/llhttp.wasm',
+    'dist/codicons/codicon.css',
+    'dist/codicons/codicon.woff2',
+  ];
 }
 
 async function main() {

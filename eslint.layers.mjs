@@ -23,10 +23,17 @@ const FEATURE_PAIRS = { chat: ['editor', 'search'], completions: ['search'], lm:
 const otherFeatures = (feature) => {
   const allowed = new Set([feature, ...(FEATURE_PAIRS[feature] ?? [])]);
   const others = FEATURES.split('|').filter((f) => !allowed.has(f));
-  return { regex: String.raw`^(\.\./)+(${others.join('|')})/`, message: `A feature does not import another feature (${feature} may import ${[...allowed].filter((f) => f !== feature).join(', ') || 'none'}: eslint.layers.mjs FEATURE_PAIRS): share it through src/runtime/ or src/common/.` };
+  return {
+    regex: String.raw`^(\.\./)+(${others.join('|')})/`,
+    message: `A feature does not import another feature (${feature} may import ${[...allowed].filter((f) => f !== feature).join(', ') || 'none'}: eslint.layers.mjs FEATURE_PAIRS): share it through src/runtime/ or src/common/.`,
+  };
 };
 /** A model turn is run by the runtime only (`runtime/host/modelTurn.ts`): a feature declares it, the runtime adds the policy. */
-const RUN_TURN = { regex: String.raw`runtime/core/engine$`, importNames: ['runTurn'], message: 'A feature runs a model turn through runModelTurn (src/runtime/host/modelTurn.ts), which adds the model profile, the cost limit and the policy.' };
+const RUN_TURN = {
+  regex: String.raw`runtime/core/engine$`,
+  importNames: ['runTurn'],
+  message: 'A feature runs a model turn through runModelTurn (src/runtime/host/modelTurn.ts), which adds the model profile, the cost limit and the policy.',
+};
 const up = (folders) => String.raw`^(\.\./)+(${folders})(/|$)`;
 const vscode = { name: 'vscode', message: 'This layer runs without VS Code: keep `vscode` in a host/ or shell/ module.' };
 const restrict = (patterns, paths = []) => ['error', { paths, patterns }];
@@ -39,10 +46,19 @@ const CORE = [
 
 /** The search core's rooms and what each may not import of the others (`../x` is the core's top level). */
 const SEARCH_ROOMS = {
-  vectors: { refuse: String.raw`^\.\./(?!\.\./)`, message: 'vectors/ is a leaf of the search core: the vector index and its kernels import nothing else of it.' },
-  keywords: { refuse: String.raw`^\.\./(?!\.\./)`, message: 'keywords/ is a leaf of the search core: the keyword index and its files import nothing else of it.' },
+  vectors: {
+    refuse: String.raw`^\.\./(?!\.\./)`,
+    message: 'vectors/ is a leaf of the search core: the vector index and its kernels import nothing else of it.',
+  },
+  keywords: {
+    refuse: String.raw`^\.\./(?!\.\./)`,
+    message: 'keywords/ is a leaf of the search core: the keyword index and its files import nothing else of it.',
+  },
   store: { refuse: String.raw`^\.\./(?!\.\./|slices$)`, message: 'store/ (the snapshot and log files) takes only slices from the search core.' },
-  snapshot: { refuse: String.raw`^\.\./(?!\.\./|slices$|vectors/|keywords/|store/)`, message: 'snapshot/ writes snapshots from vectors/, keywords/ and store/: it never reaches the index or the team store.' },
+  snapshot: {
+    refuse: String.raw`^\.\./(?!\.\./|slices$|vectors/|keywords/|store/)`,
+    message: 'snapshot/ writes snapshots from vectors/, keywords/ and store/: it never reaches the index or the team store.',
+  },
   team: { refuse: String.raw`^\.\./(snapshot|store)/`, message: 'team/ (the shared store) does not touch the local snapshots or their files.' },
 };
 
@@ -50,13 +66,26 @@ export const layerRules = [
   {
     files: ['src/common/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: String.raw`^(?!\./[^/]+$|zod(/mini)?$|@vscode/l10n$)`, message: 'common/ imports only common/, zod and @vscode/l10n: both the extension host and the webviews load it.' }]),
+      'no-restricted-imports': restrict([
+        {
+          regex: String.raw`^(?!\./[^/]+$|zod(/mini)?$|@vscode/l10n$)`,
+          message: 'common/ imports only common/, zod and @vscode/l10n: both the extension host and the webviews load it.',
+        },
+      ]),
     },
   },
   {
     files: ['src/gateway/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|runtime|shell|webview|tools|storage`), message: 'The gateway client knows no feature, runtime, platform or webview: move shared code to common/.' }], [vscode]),
+      'no-restricted-imports': restrict(
+        [
+          {
+            regex: up(`${FEATURES}|runtime|shell|webview|tools|storage`),
+            message: 'The gateway client knows no feature, runtime, platform or webview: move shared code to common/.',
+          },
+        ],
+        [vscode],
+      ),
     },
   },
   {
@@ -74,25 +103,43 @@ export const layerRules = [
   {
     files: ['src/shell/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|runtime|webview`), message: 'The platform never imports a feature or the runtime: the feature registers itself (its host/feature.ts, listed in extension.ts).' }]),
+      'no-restricted-imports': restrict([
+        {
+          regex: up(`${FEATURES}|runtime|webview`),
+          message: 'The platform never imports a feature or the runtime: the feature registers itself (its host/feature.ts, listed in extension.ts).',
+        },
+      ]),
     },
   },
   {
     files: ['src/tools/**/*.ts', 'src/storage/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|runtime|shell|webview`), message: 'tools/ and storage/ are Node libraries under the runtime and the features: no platform, no feature.' }], [vscode]),
+      'no-restricted-imports': restrict(
+        [
+          {
+            regex: up(`${FEATURES}|runtime|shell|webview`),
+            message: 'tools/ and storage/ are Node libraries under the runtime and the features: no platform, no feature.',
+          },
+        ],
+        [vscode],
+      ),
     },
   },
   {
     files: ['src/runtime/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([...CORE, { regex: up(FEATURES), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' }], [vscode]),
+      'no-restricted-imports': restrict(
+        [...CORE, { regex: up(FEATURES), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' }],
+        [vscode],
+      ),
     },
   },
   {
     files: ['src/runtime/host/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict([{ regex: up(`${FEATURES}|webview`), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' }]),
+      'no-restricted-imports': restrict([
+        { regex: up(`${FEATURES}|webview`), message: 'The runtime never imports a feature: a surface declares what it may do and calls the runtime.' },
+      ]),
     },
   },
   // Each feature: its core/ under the core's rules, and both its folders kept from the other

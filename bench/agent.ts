@@ -97,7 +97,13 @@ export function runProblemsBench(): { vscode: string; edits: number; medianMs: n
   const metric = (name: string) => Number(new RegExp(`metric ${name}: ([\\d.]+)`).exec(out)?.[1] ?? NaN);
   const edits = metric('problemsEdits');
   if (!Number.isFinite(edits)) return { error: `the in-host run printed no figures:\n${out.slice(-1500)}` };
-  return { vscode: /VS Code ([\d.]+)\)/.exec(out)?.[1] ?? '?', edits, medianMs: metric('problemsMedianMs'), p95Ms: metric('problemsP95Ms'), maxMs: metric('problemsMaxMs') };
+  return {
+    vscode: /VS Code ([\d.]+)\)/.exec(out)?.[1] ?? '?',
+    edits,
+    medianMs: metric('problemsMedianMs'),
+    p95Ms: metric('problemsP95Ms'),
+    maxMs: metric('problemsMaxMs'),
+  };
 }
 
 export interface ColdProblemsResult {
@@ -120,7 +126,16 @@ export interface ColdProblemsResult {
  * the edit written unasked (`bench/inhost/coldProblems.test.ts`).
  */
 export function runColdProblemsBench(runs = 20): ColdProblemsResult {
-  const out: ColdProblemsResult = { vscode: '?', runs: 0, coldWindows: 0, firstSaid: { error: 0, unchecked: 0, clean: 0 }, finalSaid: { error: 0, unchecked: 0, clean: 0 }, knownMs: [], writeToReportMs: [], failures: [] };
+  const out: ColdProblemsResult = {
+    vscode: '?',
+    runs: 0,
+    coldWindows: 0,
+    firstSaid: { error: 0, unchecked: 0, clean: 0 },
+    finalSaid: { error: 0, unchecked: 0, clean: 0 },
+    knownMs: [],
+    writeToReportMs: [],
+    failures: [],
+  };
   const said = ['', 'error', 'unchecked', 'clean'] as const;
   for (let i = 0; i < runs; i++) {
     const { out: text } = runInHost('coldProblems', 300_000);
@@ -138,7 +153,9 @@ export function runColdProblemsBench(runs = 20): ColdProblemsResult {
     out.finalSaid[final]++;
     if (Number.isFinite(metric('coldQuestionToKnownMs'))) out.knownMs.push(metric('coldQuestionToKnownMs'));
     out.writeToReportMs.push(metric('coldWriteToReportMs'));
-    console.log(`  cold run ${i + 1}/${runs}: first ${first}, final ${final}, question → known ${metric('coldQuestionToKnownMs').toFixed(0)} ms, write → first report ${metric('coldWriteToReportMs').toFixed(0)} ms`);
+    console.log(
+      `  cold run ${i + 1}/${runs}: first ${first}, final ${final}, question → known ${metric('coldQuestionToKnownMs').toFixed(0)} ms, write → first report ${metric('coldWriteToReportMs').toFixed(0)} ms`,
+    );
   }
   return out;
 }

@@ -27,13 +27,19 @@ export interface CacheBenchResult {
 }
 
 /** The model each wire format is measured with (the emulator's cache rules per format). */
-export const CACHE_BENCH_MODELS: Record<WireFormat, string> = { messages: 'claude-sonnet-emu', chat: 'gpt-4o-mini', responses: 'gpt-5-codex-emu', gemini: 'gemini-3-pro-emu' };
+export const CACHE_BENCH_MODELS: Record<WireFormat, string> = {
+  messages: 'claude-sonnet-emu',
+  chat: 'gpt-4o-mini',
+  responses: 'gpt-5-codex-emu',
+  gemini: 'gemini-3-pro-emu',
+};
 
 export async function runCacheBench(format: WireFormat = 'messages'): Promise<CacheBenchResult> {
   const model = CACHE_BENCH_MODELS[format];
   const root = mkdtempSync(join(tmpdir(), 'mg-cache-bench-'));
   mkdirSync(join(root, 'src'));
-  for (let i = 0; i < 10; i++) writeFileSync(join(root, 'src', `m${i}.ts`), Array.from({ length: 12 }, (_, j) => `export const v${i}_${j} = ${i * 100 + j};`).join('\n') + '\n');
+  for (let i = 0; i < 10; i++)
+    writeFileSync(join(root, 'src', `m${i}.ts`), Array.from({ length: 12 }, (_, j) => `export const v${i}_${j} = ${i * 100 + j};`).join('\n') + '\n');
   const emu = await GatewayEmulator.start();
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
   const tools = WorkspaceTools.forFolders([{ name: 'bench', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
@@ -45,7 +51,16 @@ export async function runCacheBench(format: WireFormat = 'messages'): Promise<Ca
       model,
       format,
       system: systemPrompt({ folders: ['bench'], toolsEnabled: true }),
-      history: [{ id: newId('u'), role: 'user', text: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10`, images: [], context: [], at: Date.now() }],
+      history: [
+        {
+          id: newId('u'),
+          role: 'user',
+          text: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10`,
+          images: [],
+          context: [],
+          at: Date.now(),
+        },
+      ],
       turn,
       tools: { definitions: TOOL_DEFINITIONS, run: (n, a, s) => tools.run(n, a, s) },
       maxSteps: 20,
@@ -120,7 +135,16 @@ async function longRun(emu: GatewayEmulator, root: string, files: string[], mode
   const key = emu.store.addKey({ userId: emu.store.addUser({ username: `long-${model}-${window ?? 0}` }).id, name: 'bench', unlimitedQuota: true });
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: key.secret });
   const tools = WorkspaceTools.forFolders([{ name: 'bench', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
-  const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format: 'messages', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+  const turn: AssistantTurn = {
+    id: newId('a'),
+    role: 'assistant',
+    model,
+    format: 'messages',
+    steps: [],
+    status: 'streaming',
+    usage: emptyUsage(),
+    at: Date.now(),
+  };
   let requests = 0;
   const condensations: Condensation[] = [];
   try {
@@ -129,7 +153,16 @@ async function longRun(emu: GatewayEmulator, root: string, files: string[], mode
       model,
       format: 'messages',
       system: systemPrompt({ folders: ['bench'], toolsEnabled: true }),
-      history: [{ id: newId('u'), role: 'user', text: `Use read_file on each of these, one per step: ${files.join(', ')} #steps=40`, images: [], context: [], at: Date.now() }],
+      history: [
+        {
+          id: newId('u'),
+          role: 'user',
+          text: `Use read_file on each of these, one per step: ${files.join(', ')} #steps=40`,
+          images: [],
+          context: [],
+          at: Date.now(),
+        },
+      ],
       turn,
       tools: { definitions: TOOL_DEFINITIONS, run: (n, a, sig) => tools.run(n, a, sig) },
       maxSteps: 45,

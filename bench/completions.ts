@@ -81,8 +81,10 @@ export function typingSession(seed = 7): TypingTask[] {
       // Log-normal around 120 ms (σ 0.3: 95% of gaps under ~200 ms), as measured typing is.
       const normal = Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
       let gap = 120 * Math.exp(0.3 * normal);
-      if (previous === '\n') gap += 500 + rnd() * 700; // reading the next line
-      else if (previous === ' ' && rnd() < 0.12) gap += 250 + rnd() * 350; // thinking of the next word
+      if (previous === '\n')
+        gap += 500 + rnd() * 700; // reading the next line
+      else if (previous === ' ' && rnd() < 0.12)
+        gap += 250 + rnd() * 350; // thinking of the next word
       // Recalling a name half typed (IntelliSense's list is open then): one key in twelve inside a word.
       else if (/[\w$]/.test(previous) && /[\w$]/.test(char) && rnd() < 0.08) gap += 250 + rnd() * 350;
       keys.push({ gapMs: gap, char });
@@ -173,7 +175,12 @@ export function oracle(session: TypingTask[]): (prefix: string, suffix: string) 
 }
 
 /** Plays the session against one completer; VS Code's behaviour is played here. */
-async function play(name: string, session: TypingTask[], make: (client: GatewayClient) => InlineCompleter, intelliSense: IntelliSense = 'beside'): Promise<CompletionRunResult> {
+async function play(
+  name: string,
+  session: TypingTask[],
+  make: (client: GatewayClient) => InlineCompleter,
+  intelliSense: IntelliSense = 'beside',
+): Promise<CompletionRunResult> {
   const emu = await GatewayEmulator.start();
   emu.codeModel = oracle(session);
   emu.inject({ path: '/v1/completions', times: 1_000_000, fault: { kind: 'slowFirstByte', ms: MODEL_LATENCY_MS } });
@@ -208,7 +215,9 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
         const item = selectedItem(words, prefix, lastKey);
         listOpen = !!item;
         if (item && intelliSense === 'skip') return;
-        const beside = item ? holeBesideItem(prefix + task.after, prefix.length, { from: prefix.length - item.typed.length, to: prefix.length, text: item.text }) : undefined;
+        const beside = item
+          ? holeBesideItem(prefix + task.after, prefix.length, { from: prefix.length - item.typed.length, to: prefix.length, text: item.text })
+          : undefined;
         const itemRest = item ? item.text.slice(item.typed.length) : '';
         const request = {
           before: beside ? beside.before : prefix,
@@ -233,7 +242,7 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
           ghost = { at, text: itemRest + outcome.text };
         });
       };
-      for (let k = 0; done < task.typed.length; ) {
+      for (let k = 0; done < task.typed.length;) {
         const key = task.keys[k];
         await sleep(key.gapMs);
         if (key.gapMs >= PAUSE_MS && k > 0) {
@@ -295,13 +304,31 @@ async function play(name: string, session: TypingTask[], make: (client: GatewayC
   };
 }
 
-export async function runCompletionsBench(): Promise<{ keysInSession: number; latencyMs: number; ours: CompletionRunResult; fixed: CompletionRunResult; oursSkipping: CompletionRunResult }> {
+export async function runCompletionsBench(): Promise<{
+  keysInSession: number;
+  latencyMs: number;
+  ours: CompletionRunResult;
+  fixed: CompletionRunResult;
+  oursSkipping: CompletionRunResult;
+}> {
   const session = typingSession();
   const noHost = { learnedPath: () => undefined, remember: () => undefined, answered: () => undefined };
   // Ours alone first (its timings are the ones with targets), then the two it is compared with.
-  const ours = await play('ours: adaptive pause + typing-through cache, beside IntelliSense', session, (client) => new InlineCompleter({ client: () => client, ...noHost }));
+  const ours = await play(
+    'ours: adaptive pause + typing-through cache, beside IntelliSense',
+    session,
+    (client) => new InlineCompleter({ client: () => client, ...noHost }),
+  );
   const [fixed, oursSkipping] = await Promise.all([
-    play('fixed 350 ms pause, no cache (Continue)', session, (client) => new InlineCompleter({ client: () => client, ...noHost }, { debounce: new AdaptiveDebounce({ initialMs: 350, minMs: 350, maxMs: 350, window: 1 }), cache: false })),
+    play(
+      'fixed 350 ms pause, no cache (Continue)',
+      session,
+      (client) =>
+        new InlineCompleter(
+          { client: () => client, ...noHost },
+          { debounce: new AdaptiveDebounce({ initialMs: 350, minMs: 350, maxMs: 350, window: 1 }), cache: false },
+        ),
+    ),
     play('ours before: nothing while the list is open', session, (client) => new InlineCompleter({ client: () => client, ...noHost }), 'skip'),
   ]);
   return { keysInSession: session.reduce((n, t) => n + t.keys.length, 0), latencyMs: MODEL_LATENCY_MS, ours, fixed, oursSkipping };
@@ -338,18 +365,31 @@ export interface NextEditBenchResult {
 }
 
 export async function runNextEditBench(): Promise<NextEditBenchResult> {
-
   const emu = await GatewayEmulator.start();
   emu.inject({ path: '/v1/chat/completions', times: 1_000_000, fault: { kind: 'slowFirstByte', ms: MODEL_LATENCY_MS } });
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
-  const r: NextEditBenchResult = { renames: RENAMES.length, edits: 0, byHand: 0, requests: 0, shown: 0, accepted: 0, overheadP50Ms: 0, overheadP95Ms: 0, tokensSent: 0 };
+  const r: NextEditBenchResult = {
+    renames: RENAMES.length,
+    edits: 0,
+    byHand: 0,
+    requests: 0,
+    shown: 0,
+    accepted: 0,
+    overheadP50Ms: 0,
+    overheadP95Ms: 0,
+    tokensSent: 0,
+  };
   const overheads: number[] = [];
   const word = (name: string) => new RegExp(`(^|[^\\w$])${name}(?![\\w$])`);
   try {
     for (const rename of RENAMES) {
       let text = readFileSync(join(ROOT, rename.file), 'utf8');
       const history = new EditHistory(text);
-      const uses = () => text.split('\n').map((l, n) => (word(rename.from).test(l) ? n : -1)).filter((n) => n >= 0);
+      const uses = () =>
+        text
+          .split('\n')
+          .map((l, n) => (word(rename.from).test(l) ? n : -1))
+          .filter((n) => n >= 0);
       const renameLine = (n: number) => {
         const lines = text.split('\n');
         lines[n] = lines[n].replace(new RegExp(`(^|[^\\w$])${rename.from}(?![\\w$])`, 'g'), `$1${rename.to}`);
@@ -373,7 +413,8 @@ export async function runNextEditBench(): Promise<NextEditBenchResult> {
         // Wanted: it renames a line that still uses the old name, as the person would have.
         const after = text.slice(0, next.start) + next.text + text.slice(next.end);
         const line = text.split('\n')[next.line];
-        const wanted = uses().includes(next.line) && after.split('\n')[next.line] === line.replace(new RegExp(`(^|[^\\w$])${rename.from}(?![\\w$])`, 'g'), `$1${rename.to}`);
+        const wanted =
+          uses().includes(next.line) && after.split('\n')[next.line] === line.replace(new RegExp(`(^|[^\\w$])${rename.from}(?![\\w$])`, 'g'), `$1${rename.to}`);
         if (!wanted) return undefined;
         text = after;
         r.accepted++;

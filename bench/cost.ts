@@ -89,8 +89,17 @@ const TASKS: Task[] = [
   { name: 'one-file question', mode: 'agent', prompt: 'Read the file src/cart.ts and explain what it does.' },
   { name: 'fix the errors (3 problems)', mode: 'agent', prompt: 'Fix the errors in the project.' },
   { name: 'rename', mode: 'agent', prompt: 'Rename cartTotal to orderTotal' },
-  { name: '10-step agent task', mode: 'agent', prompt: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10` },
-  { name: '10-step task, 3 MCP servers', mode: 'agent', prompt: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10`, mcp: true },
+  {
+    name: '10-step agent task',
+    mode: 'agent',
+    prompt: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10`,
+  },
+  {
+    name: '10-step task, 3 MCP servers',
+    mode: 'agent',
+    prompt: `Use read_file on each of these, one per step: ${Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`).join(', ')} #steps=10`,
+    mcp: true,
+  },
 ];
 
 /** Three misspelled names the "language server" of the bench reports, as TypeScript would. */
@@ -103,8 +112,12 @@ const TYPOS: [file: string, wrong: string, right: string][] = [
 function workspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'mg-cost-bench-'));
   mkdirSync(join(root, 'src'));
-  for (let i = 0; i < 10; i++) writeFileSync(join(root, 'src', `m${i}.ts`), Array.from({ length: 12 }, (_, j) => `export const v${i}_${j} = ${i * 100 + j};`).join('\n') + '\n');
-  writeFileSync(join(root, 'src', 'cart.ts'), "import { price } from './price';\n\nexport function cartTotal(items: number[]): number {\n  let total = 0;\n  for (const i of items) total += price(i);\n  return totl;\n}\n");
+  for (let i = 0; i < 10; i++)
+    writeFileSync(join(root, 'src', `m${i}.ts`), Array.from({ length: 12 }, (_, j) => `export const v${i}_${j} = ${i * 100 + j};`).join('\n') + '\n');
+  writeFileSync(
+    join(root, 'src', 'cart.ts'),
+    "import { price } from './price';\n\nexport function cartTotal(items: number[]): number {\n  let total = 0;\n  for (const i of items) total += price(i);\n  return totl;\n}\n",
+  );
   writeFileSync(join(root, 'src', 'price.ts'), 'export function price(amount: number): number {\n  return amont * 1.0;\n}\n');
   writeFileSync(join(root, 'src', 'tax.ts'), 'export function tax(value: number, rate = 0.2): number {\n  return value * rat;\n}\n');
   writeFileSync(join(root, 'README.md'), '# Shop\n\nA small cart library.\n');
@@ -117,7 +130,8 @@ function problems(root: string): string {
   for (const [file, wrong, right] of TYPOS) {
     const text = readFileSync(join(root, file), 'utf8').split('\n');
     text.forEach((l, i) => {
-      if (new RegExp(`\\b${wrong}\\b`).test(l)) lines.push(`${file}:${i + 1}: error: Cannot find name '${wrong}'. Did you mean '${right}'? (ts 2552)\n    ${l}`);
+      if (new RegExp(`\\b${wrong}\\b`).test(l))
+        lines.push(`${file}:${i + 1}: error: Cannot find name '${wrong}'. Did you mean '${right}'? (ts 2552)\n    ${l}`);
     });
   }
   return lines.length ? `${lines.length} problem${lines.length === 1 ? '' : 's'}:\n${lines.join('\n')}` : 'No errors in the workspace.';
@@ -134,7 +148,13 @@ async function mcpTools(): Promise<ToolDefinition[]> {
       ['filesystem', 'server-filesystem', [dir]],
     ] as const) {
       const client = new Client({ name: 'model-gateway-bench', version: '0.1.0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(__dirname, '..', 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js'), ...args], stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [join(__dirname, '..', 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js'), ...args],
+          stderr: 'ignore',
+        }),
+      );
       try {
         for (const t of (await client.listTools()).tools) {
           const name = qualifiedName(server, t.name, taken);
@@ -157,20 +177,24 @@ async function mcpTools(): Promise<ToolDefinition[]> {
       const name = qualifiedName('tracker', `${verb}_${thing}`, taken);
       taken.add(name);
       defs.push(
-        definitionOf('tracker', {
-          name: `${verb}_${thing}`,
-          description: `${verb.replace('_', ' ')} a ${thing.replace('_', ' ')} in a repository of the tracker. Returns the ${thing.replace('_', ' ')} as JSON with its number, title, state, author, labels and timestamps.`,
-          inputSchema: {
-            type: 'object',
-            properties: {
-              owner: { type: 'string', description: 'Repository owner (user or organisation)' },
-              repo: { type: 'string', description: 'Repository name' },
-              number: { type: 'integer', description: `The ${thing.replace('_', ' ')} number` },
-              body: { type: 'string', description: 'Text in Markdown, where the action takes one' },
+        definitionOf(
+          'tracker',
+          {
+            name: `${verb}_${thing}`,
+            description: `${verb.replace('_', ' ')} a ${thing.replace('_', ' ')} in a repository of the tracker. Returns the ${thing.replace('_', ' ')} as JSON with its number, title, state, author, labels and timestamps.`,
+            inputSchema: {
+              type: 'object',
+              properties: {
+                owner: { type: 'string', description: 'Repository owner (user or organisation)' },
+                repo: { type: 'string', description: 'Repository name' },
+                number: { type: 'integer', description: `The ${thing.replace('_', ' ')} number` },
+                body: { type: 'string', description: 'Text in Markdown, where the action takes one' },
+              },
+              required: ['owner', 'repo'],
             },
-            required: ['owner', 'repo'],
           },
-        }, name),
+          name,
+        ),
       );
     }
   }
@@ -179,9 +203,23 @@ async function mcpTools(): Promise<ToolDefinition[]> {
 
 /** Copilot's 38 tools as VS Code 1.139.1 registers them (from the cached code-server), as our chat offered them before. */
 function copilotTools(): ToolDefinition[] {
-  const pkg = join(homedir(), '.cache', 'model-gateway', 'code-server-4.139.1', 'node_modules', 'code-server', 'lib', 'vscode', 'extensions', 'copilot', 'package.json');
+  const pkg = join(
+    homedir(),
+    '.cache',
+    'model-gateway',
+    'code-server-4.139.1',
+    'node_modules',
+    'code-server',
+    'lib',
+    'vscode',
+    'extensions',
+    'copilot',
+    'package.json',
+  );
   if (!existsSync(pkg)) return [];
-  const tools = (JSON.parse(readFileSync(pkg, 'utf8')) as { contributes?: { languageModelTools?: { name: string; modelDescription?: string; inputSchema?: unknown }[] } }).contributes?.languageModelTools ?? [];
+  const tools =
+    (JSON.parse(readFileSync(pkg, 'utf8')) as { contributes?: { languageModelTools?: { name: string; modelDescription?: string; inputSchema?: unknown }[] } })
+      .contributes?.languageModelTools ?? [];
   const taken = new Set<string>();
   return tools.map((t) => {
     const name = qualifiedName('vscode', t.name, taken);
@@ -192,12 +230,20 @@ function copilotTools(): ToolDefinition[] {
 
 function o200k(body: unknown): number {
   const b = body as { messages?: unknown; input?: unknown; instructions?: unknown; system?: unknown; tools?: unknown };
-  const parts = [b.system, b.instructions, b.messages, b.input, b.tools].filter((p) => p !== undefined).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
+  const parts = [b.system, b.instructions, b.messages, b.input, b.tools]
+    .filter((p) => p !== undefined)
+    .map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
   return parts.reduce((n, p) => n + encode(p).length, 0);
 }
 
 /** One task in an emulator of its own: no prompt cache warmed by another task or an earlier repeat. */
-async function runTask(book: PriceBook, task: Task, format: WireFormat, policy: Policy, extra: { mcp: ToolDefinition[]; copilot: ToolDefinition[] }): Promise<TaskRun> {
+async function runTask(
+  book: PriceBook,
+  task: Task,
+  format: WireFormat,
+  policy: Policy,
+  extra: { mcp: ToolDefinition[]; copilot: ToolDefinition[] },
+): Promise<TaskRun> {
   const emu = await GatewayEmulator.start();
   try {
     return await runTaskIn(emu, book, task, format, policy, extra);
@@ -206,24 +252,51 @@ async function runTask(book: PriceBook, task: Task, format: WireFormat, policy: 
   }
 }
 
-async function runTaskIn(emu: GatewayEmulator, book: PriceBook, task: Task, format: WireFormat, policy: Policy, extra: { mcp: ToolDefinition[]; copilot: ToolDefinition[] }): Promise<TaskRun> {
+async function runTaskIn(
+  emu: GatewayEmulator,
+  book: PriceBook,
+  task: Task,
+  format: WireFormat,
+  policy: Policy,
+  extra: { mcp: ToolDefinition[]; copilot: ToolDefinition[] },
+): Promise<TaskRun> {
   const model = CACHE_BENCH_MODELS[format];
   const root = workspace();
   const key = emu.store.addKey({ userId: emu.store.addUser({ username: `cost-${newId('u')}` }).id, name: 'bench', unlimitedQuota: true });
   const client = new GatewayClient({ baseUrl: emu.url, apiKey: key.key });
-  const files = WorkspaceTools.forFolders([{ name: 'shop', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => Promise.resolve({ accepted: true }) } });
-  const ours = [...TOOL_DEFINITIONS, RENAME_SYMBOL, UPDATE_PLAN, RUN_SUBAGENT, MEMORY_TOOL, RUN_COMMAND_TOOL, ...EDITOR_READ_TOOLS, RUN_TASK, ...MEDIA_TOOL_DEFINITIONS];
+  const files = WorkspaceTools.forFolders([{ name: 'shop', path: root }], [], {
+    approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => Promise.resolve({ accepted: true }) },
+  });
+  const ours = [
+    ...TOOL_DEFINITIONS,
+    RENAME_SYMBOL,
+    UPDATE_PLAN,
+    RUN_SUBAGENT,
+    MEMORY_TOOL,
+    RUN_COMMAND_TOOL,
+    ...EDITOR_READ_TOOLS,
+    RUN_TASK,
+    ...MEDIA_TOOL_DEFINITIONS,
+  ];
   const all = toolsForMode(task.mode, [...ours, ...(task.mcp ? extra.mcp : []), ...(policy === 'before-1.139' ? extra.copilot : [])]);
   const offer = new ToolOffer({ all, mode: task.mode, defer: policy === 'now' });
   offer.loadNamedIn(task.prompt);
   const run = async (name: string, args: string, signal?: AbortSignal): Promise<ToolResult> => {
     if (name === 'get_problems') return { content: problems(root), isError: false };
-    if (name === 'rename_symbol') return { content: 'The person accepted the rename: 2 files changed (src/cart.ts, src/index.ts). No new problems.', isError: false };
+    if (name === 'rename_symbol')
+      return { content: 'The person accepted the rename: 2 files changed (src/cart.ts, src/index.ts). No new problems.', isError: false };
     if (name === 'run_command') return { content: '$ npm test\n(in shop; exit code 0; 1.2 s)\n12 passing', isError: false };
     if (TOOL_DEFINITIONS.some((d) => d.name === name)) return files.run(name, args, signal);
     return { content: `${name} ran.`, isError: false };
   };
-  const system = systemPrompt({ folders: ['shop'], toolsEnabled: true, rules: RULES, mode: modePrompt(task.mode), findTools: policy === 'now', date: new Date('2026-11-28') });
+  const system = systemPrompt({
+    folders: ['shop'],
+    toolsEnabled: true,
+    rules: RULES,
+    mode: modePrompt(task.mode),
+    findTools: policy === 'now',
+    date: new Date('2026-11-28'),
+  });
   const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
   const firstTools = offer.offered();
   const sentBefore = emu.requests.length;
@@ -251,7 +324,15 @@ async function runTaskIn(emu: GatewayEmulator, book: PriceBook, task: Task, form
   const u = turn.usage;
   const toolsText = JSON.stringify(firstTools);
   const systemOnly = system.slice(0, system.length - RULES.length);
-  const first = { billed: firstInput ?? 0, o200k: sent.length ? o200k(sent[0].body) : 0, system: tokensOf(systemOnly), rules: tokensOf(RULES), tools: tokensOf(toolsText), history: tokensOf(task.prompt), toolCount: firstTools.length };
+  const first = {
+    billed: firstInput ?? 0,
+    o200k: sent.length ? o200k(sent[0].body) : 0,
+    system: tokensOf(systemOnly),
+    rules: tokensOf(RULES),
+    tools: tokensOf(toolsText),
+    history: tokensOf(task.prompt),
+    toolCount: firstTools.length,
+  };
   return {
     task: task.name,
     format,
@@ -313,7 +394,9 @@ export function costText(r: CostBenchResult): string[] {
     `  now: core tools + find_tools; before: every tool with every request; before+Copilot: also the ${r.copilotTools} tools Copilot registers in VS Code 1.139.1. MCP task: ${r.mcpTools} tools of 3 servers.`,
     `  input: billed by the emulator; o200k: the same requests counted with OpenAI's o200k tokenizer; first: the first request (system / rules / tools / history, estimated as the context meter does).`,
   );
-  lines.push(`  ${'task'.padEnd(28)} ${'format'.padEnd(9)} ${'tools'.padEnd(14)} ${'req'.padStart(3)} ${'calls'.padStart(5)} ${'input'.padStart(7)} ${'o200k'.padStart(7)} ${'cached'.padStart(7)} ${'out'.padStart(5)} ${'$ cache'.padStart(8)} ${'$ none'.padStart(8)}  first request`);
+  lines.push(
+    `  ${'task'.padEnd(28)} ${'format'.padEnd(9)} ${'tools'.padEnd(14)} ${'req'.padStart(3)} ${'calls'.padStart(5)} ${'input'.padStart(7)} ${'o200k'.padStart(7)} ${'cached'.padStart(7)} ${'out'.padStart(5)} ${'$ cache'.padStart(8)} ${'$ none'.padStart(8)}  first request`,
+  );
   for (const x of r.runs) {
     lines.push(
       `  ${x.task.padEnd(28)} ${x.format.padEnd(9)} ${POLICY_NAME[x.policy].padEnd(14)} ${String(x.requests).padStart(3)} ${String(x.toolCalls).padStart(5)} ${String(x.input).padStart(7)} ${String(x.inputO200k).padStart(7)} ${String(x.cacheRead).padStart(7)} ${String(x.output).padStart(5)} ${x.dollars.toFixed(4).padStart(8)} ${x.dollarsNoCache.toFixed(4).padStart(8)}  ` +
@@ -326,7 +409,8 @@ export function costText(r: CostBenchResult): string[] {
 
 /** Issue 61's targets, each with the figure it is judged on. */
 export function costTargets(r: CostBenchResult): string[] {
-  const find = (task: string, policy: Policy, format: WireFormat = 'messages') => r.runs.find((x) => x.task === task && x.policy === policy && x.format === format);
+  const find = (task: string, policy: Policy, format: WireFormat = 'messages') =>
+    r.runs.find((x) => x.task === task && x.policy === policy && x.format === format);
   const out: string[] = [];
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   for (const format of ['messages', 'chat', 'responses'] as WireFormat[]) {
@@ -334,7 +418,9 @@ export function costTargets(r: CostBenchResult): string[] {
     const ask = find('plain question (Ask)', 'now', format);
     const mcp = find('10-step task, 3 MCP servers', 'now', format);
     if (agent && ask && mcp) {
-      out.push(`${format}: plain question, first request ${agent.first.billed} tokens in Agent mode (target ≤ 3,000: ${verdict(agent.first.billed <= 3000)}), ${ask.first.billed} in Ask mode (≤ 2,000: ${verdict(ask.first.billed <= 2000)}); with 3 MCP servers ${mcp.first.billed} (≤ 4,000: ${verdict(mcp.first.billed <= 4000)})`);
+      out.push(
+        `${format}: plain question, first request ${agent.first.billed} tokens in Agent mode (target ≤ 3,000: ${verdict(agent.first.billed <= 3000)}), ${ask.first.billed} in Ask mode (≤ 2,000: ${verdict(ask.first.billed <= 2000)}); with 3 MCP servers ${mcp.first.billed} (≤ 4,000: ${verdict(mcp.first.billed <= 4000)})`,
+      );
     }
     const now = find('10-step agent task', 'now', format);
     for (const before of [find('10-step agent task', 'before', format), find('10-step agent task', 'before-1.139', format)]) {

@@ -25,7 +25,9 @@ function corpus(n: number): string[] {
 }
 
 async function startEmulator(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {

@@ -11,8 +11,29 @@ export interface RecordedStream {
 }
 
 const VOCAB = [
-  'the', ' stream', ' parser', ' héllo', ' 日本語', ' 🚀', ' "quoted"', ' back\\slash', ' tab\there', ' line\nbreak',
-  ' cache', ' token', ',', '.', ' über', ' naïve', ' 漢字', ' 😀😀', ' {json}', ' </tag>', ' 42', ' model', ' émoji',
+  'the',
+  ' stream',
+  ' parser',
+  ' héllo',
+  ' 日本語',
+  ' 🚀',
+  ' "quoted"',
+  ' back\\slash',
+  ' tab\there',
+  ' line\nbreak',
+  ' cache',
+  ' token',
+  ',',
+  '.',
+  ' über',
+  ' naïve',
+  ' 漢字',
+  ' 😀😀',
+  ' {json}',
+  ' </tag>',
+  ' 42',
+  ' model',
+  ' émoji',
 ];
 
 function rng(seed: number): () => number {
@@ -48,7 +69,8 @@ const FRAGMENTS_PER_CALL = 2_000;
 
 export function openAiStream(): RecordedStream {
   const rnd = rng(7);
-  const env = '"id":"chatcmpl-9tZXbQk2LmTqAF8sJc4wYq1n","object":"chat.completion.chunk","created":1723031665,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_845eaabc1f","service_tier":"default"';
+  const env =
+    '"id":"chatcmpl-9tZXbQk2LmTqAF8sJc4wYq1n","object":"chat.completion.chunk","created":1723031665,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_845eaabc1f","service_tier":"default"';
   const chunk = (delta: unknown, finish: string | null = null) =>
     `data: {${env},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}],"usage":null,"obfuscation":"r4N7vQ2m"}\n\n`;
   const parts: string[] = [chunk({ role: 'assistant', content: '', refusal: null })];
@@ -73,8 +95,13 @@ export function anthropicStream(): RecordedStream {
   const parts: string[] = [
     ev('message_start', {
       message: {
-        id: 'msg_01XFDUDYJgAACzvnptvVoYEL', type: 'message', role: 'assistant', content: [], model: 'claude-sonnet-emu',
-        stop_reason: null, stop_sequence: null,
+        id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: 'claude-sonnet-emu',
+        stop_reason: null,
+        stop_sequence: null,
         usage: { input_tokens: 1017, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
     }),

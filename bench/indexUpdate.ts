@@ -46,7 +46,10 @@ export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<I
   const { embed, unit } = standInEmbeddings(dim, 5);
   const body = (f: number, version: number) =>
     Array.from({ length: 4 }, (_, c) => {
-      const lines = Array.from({ length: 22 }, (_, l) => `  const value${c}_${l} = compute(${f}, ${c}, ${l}, ${version}); // step ${l} of part ${c} in module ${f}`);
+      const lines = Array.from(
+        { length: 22 },
+        (_, l) => `  const value${c}_${l} = compute(${f}, ${c}, ${l}, ${version}); // step ${l} of part ${c} in module ${f}`,
+      );
       return `export function part${c}OfModule${f}(): number {\n${lines.join('\n')}\n  return ${c};\n}\n`;
     }).join('\n');
   const indexes: SemanticIndex[] = [];
@@ -58,7 +61,15 @@ export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<I
     }
     // The tenth change reaches the log's limit: the fold is part of what is measured.
     const make = () => {
-      const index = new SemanticIndex({ folders: [{ name: 'bench', path: root }], excludes: [], storeDir: store, model: 'bench', embed, chunkTokens: 300, maxLogEntries: 10 });
+      const index = new SemanticIndex({
+        folders: [{ name: 'bench', path: root }],
+        excludes: [],
+        storeDir: store,
+        model: 'bench',
+        embed,
+        chunkTokens: 300,
+        maxLogEntries: 10,
+      });
       indexes.push(index);
       return index;
     };
@@ -112,7 +123,12 @@ export async function runIndexUpdateBench(files = 12_500, dim = 1024): Promise<I
       buildStalls: build.stalls,
       buildPeakMB,
       persistMs: { median: median(persist), max: Math.max(...persist) },
-      updateMs: { median: median(total), max: Math.max(...total), worst: total.indexOf(Math.max(...total)), worstPersistMs: persist[total.indexOf(Math.max(...total))] },
+      updateMs: {
+        median: median(total),
+        max: Math.max(...total),
+        worst: total.indexOf(Math.max(...total)),
+        worstPersistMs: persist[total.indexOf(Math.max(...total))],
+      },
       updateStalls: updates.stalls,
       foldMs,
       loadMs,

@@ -63,7 +63,9 @@ export function processCpuMs(pid: number | undefined): number | undefined {
 const CLOCK_TICKS = 100;
 
 export async function runIndexingBench(): Promise<IndexingBenchResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -82,7 +84,8 @@ export async function runIndexingBench(): Promise<IndexingBenchResult> {
       storeDir: store,
       model: 'text-embedding-3-small',
       snapshotWorkerFile: searchWorkerBundle(),
-      embed: (texts, signal, onDone) => client.embeddings.createBatched('text-embedding-3-small', texts, { batchSize: 64, concurrency: 4, signal, onProgress: (d) => onDone?.(d) }),
+      embed: (texts, signal, onDone) =>
+        client.embeddings.createBatched('text-embedding-3-small', texts, { batchSize: 64, concurrency: 4, signal, onProgress: (d) => onDone?.(d) }),
     });
   try {
     const index = make();

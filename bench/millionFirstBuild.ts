@@ -61,7 +61,11 @@ export function runFirstBuildBench(n = 1_000_000, dim = 1024, spillChunks?: numb
     const t0 = performance.now();
     const made = workspace(root, n);
     const workspaceSeconds = (performance.now() - t0) / 1000;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'millionFirstBuildRun.ts'), root, join(base, 'store'), String(dim), String(spillChunks ?? '')], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', process.env.MG_BENCH_TIMELINE ? 'inherit' : 'pipe'] });
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, 'millionFirstBuildRun.ts'), root, join(base, 'store'), String(dim), String(spillChunks ?? '')],
+      { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', process.env.MG_BENCH_TIMELINE ? 'inherit' : 'pipe'] },
+    );
     if (child.status !== 0) throw new Error(`the first build failed: ${child.stderr}`);
     const out = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Omit<FirstBuildResult, 'files' | 'workspaceSeconds'>;
     return { ...out, files: made.files, workspaceSeconds };

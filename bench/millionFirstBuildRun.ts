@@ -30,7 +30,9 @@ async function main() {
   const timeline = process.env.MG_BENCH_TIMELINE
     ? setInterval(() => {
         const m = process.memoryUsage();
-        console.error(`${((performance.now() - t0) / 1000).toFixed(0)} s rss ${status('VmRSS').toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)} buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} external ${(m.external / 2 ** 20).toFixed(0)}`);
+        console.error(
+          `${((performance.now() - t0) / 1000).toFixed(0)} s rss ${status('VmRSS').toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)} buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} external ${(m.external / 2 ** 20).toFixed(0)}`,
+        );
       }, 2000)
     : undefined;
   const t0 = performance.now();
@@ -43,7 +45,20 @@ async function main() {
   clearInterval(timeline);
   await index.close();
   if (errors.length) console.error(errors.join('\n'));
-  console.log(JSON.stringify({ chunks: stats.chunks, dim, spillChunks: spillText === '' ? SPILL_CHUNKS : Number(spillText), firstSpillChunks: spillText === '' ? FIRST_SPILL_CHUNKS : Number(spillText), buildSeconds, chunksPerSecond: stats.chunks / buildSeconds, peakMB, startMB, hostPeakMB, keywordsStored }));
+  console.log(
+    JSON.stringify({
+      chunks: stats.chunks,
+      dim,
+      spillChunks: spillText === '' ? SPILL_CHUNKS : Number(spillText),
+      firstSpillChunks: spillText === '' ? FIRST_SPILL_CHUNKS : Number(spillText),
+      buildSeconds,
+      chunksPerSecond: stats.chunks / buildSeconds,
+      peakMB,
+      startMB,
+      hostPeakMB,
+      keywordsStored,
+    }),
+  );
 }
 
 void main();

@@ -39,7 +39,16 @@ const PAGE = (css: string) => `<!DOCTYPE html><html><head><style>${css}</style><
 export async function runRenderBench(): Promise<RenderBenchResult> {
   const webview = readFileSync(join(ROOT, 'dist', 'webview.js'), 'utf8');
   const css = readFileSync(join(ROOT, 'media', 'chat.css'), 'utf8');
-  const markdown = (await esbuild.build({ entryPoints: [join(ROOT, 'test', 'e2e', 'fixtures', 'markdown-entry.ts')], bundle: true, platform: 'browser', format: 'iife', write: false, minify: true })).outputFiles[0].text;
+  const markdown = (
+    await esbuild.build({
+      entryPoints: [join(ROOT, 'test', 'e2e', 'fixtures', 'markdown-entry.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      write: false,
+      minify: true,
+    })
+  ).outputFiles[0].text;
   const tokens = answerTokens();
   const browser = await launchBrowser();
   const runs: RenderBenchResult['runs'] = [];
@@ -53,13 +62,35 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
         await page.addScriptTag({ content: webview });
         await page.evaluate((n) => {
           const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0 };
-          const answer = '## Earlier answer\n\nSome **markdown** with `code`, a list:\n\n- one\n- two\n\n```ts\nconst x = 1;\n```\n\nAnd a closing paragraph of ordinary prose for the reader.';
+          const answer =
+            '## Earlier answer\n\nSome **markdown** with `code`, a list:\n\n- one\n- two\n\n```ts\nconst x = 1;\n```\n\nAnd a closing paragraph of ordinary prose for the reader.';
           const history = Array.from({ length: n }, (_, i) => [
             { id: `u${i}`, role: 'user', text: `question ${i}`, images: [], context: [], at: 0 },
             { id: `a${i}`, role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: answer, toolCalls: [] }], status: 'done', usage, at: 0 },
           ]).flat();
-          const turn = { id: 't1', role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: '', toolCalls: [] }], status: 'streaming', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, at: 0 };
-          const state = { models: ['bench'], model: 'bench', formatChoice: 'auto', format: 'chat', toolsEnabled: true, configured: true, busy: true, conversations: [], conversation: { id: 'c', title: 'bench', turns: [...history, { id: 'u', role: 'user', text: 'go', images: [], context: [], at: 0 }, turn] }, fixes: {}, pendingApprovals: [] };
+          const turn = {
+            id: 't1',
+            role: 'assistant',
+            model: 'bench',
+            format: 'chat',
+            steps: [{ text: '', toolCalls: [] }],
+            status: 'streaming',
+            usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            at: 0,
+          };
+          const state = {
+            models: ['bench'],
+            model: 'bench',
+            formatChoice: 'auto',
+            format: 'chat',
+            toolsEnabled: true,
+            configured: true,
+            busy: true,
+            conversations: [],
+            conversation: { id: 'c', title: 'bench', turns: [...history, { id: 'u', role: 'user', text: 'go', images: [], context: [], at: 0 }, turn] },
+            fixes: {},
+            pendingApprovals: [],
+          };
           const g = globalThis as unknown as { postMessage(m: unknown, o: string): void; __state: unknown };
           g.__state = state;
           g.postMessage({ type: 'state', state }, '*');
@@ -67,7 +98,12 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
       } else {
         await page.addScriptTag({ content: markdown });
         await page.evaluate(() => {
-          const g = globalThis as unknown as { document: { getElementById(id: string): { innerHTML: string } }; renderMarkdown(s: string): string; __text: string; addEventListener(t: string, f: (e: { data: { delta: string } }) => void): void };
+          const g = globalThis as unknown as {
+            document: { getElementById(id: string): { innerHTML: string } };
+            renderMarkdown(s: string): string;
+            __text: string;
+            addEventListener(t: string, f: (e: { data: { delta: string } }) => void): void;
+          };
           const el = g.document.getElementById('app');
           g.__text = '';
           g.addEventListener('message', (e) => {
@@ -79,12 +115,16 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
       await page.waitForTimeout(200);
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Performance.enable');
-      const taskSeconds = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0);
+      const taskSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
       const before = await taskSeconds();
       const t0 = Date.now();
       await page.evaluate(
         async ([toks, perFrame]) => {
-          const g = globalThis as unknown as { postMessage(m: unknown, o: string): void; requestAnimationFrame(f: () => void): void; setTimeout(f: () => void, ms: number): void };
+          const g = globalThis as unknown as {
+            postMessage(m: unknown, o: string): void;
+            requestAnimationFrame(f: () => void): void;
+            setTimeout(f: () => void, ms: number): void;
+          };
           // Paced by a timer, as messages arrive in VS Code (its webview frame relays each to the
           // view's document on the same thread, as this loop posts them): no animation frame is
           // asked for that the view does not ask for itself.
@@ -92,11 +132,24 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
             for (const delta of toks.slice(i, i + perFrame)) g.postMessage({ type: 'text', turnId: 't1', step: 0, delta }, '*');
             await new Promise<void>((r) => g.setTimeout(r, 16));
           }
-          const done = { id: 't1', role: 'assistant', model: 'bench', format: 'chat', steps: [{ text: toks.join(''), toolCalls: [] }], status: 'done', usage: { input: 1, output: toks.length, cacheRead: 0, cacheWrite: 0 }, at: 0 };
+          const done = {
+            id: 't1',
+            role: 'assistant',
+            model: 'bench',
+            format: 'chat',
+            steps: [{ text: toks.join(''), toolCalls: [] }],
+            status: 'done',
+            usage: { input: 1, output: toks.length, cacheRead: 0, cacheWrite: 0 },
+            at: 0,
+          };
           g.postMessage({ type: 'turn', turn: done }, '*');
           // The host then pushes the whole state, as it does after every turn.
           const st = (g as unknown as { __state?: { conversation: { turns: unknown[] }; busy: boolean } }).__state;
-          if (st) g.postMessage({ type: 'state', state: { ...st, busy: false, conversation: { ...st.conversation, turns: [...st.conversation.turns.slice(0, -1), done] } } }, '*');
+          if (st)
+            g.postMessage(
+              { type: 'state', state: { ...st, busy: false, conversation: { ...st.conversation, turns: [...st.conversation.turns.slice(0, -1), done] } } },
+              '*',
+            );
           await new Promise<void>((r) => g.requestAnimationFrame(() => r()));
         },
         [tokens, PER_FRAME] as const,
@@ -105,7 +158,16 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
       const mainThreadMs = ((await taskSeconds()) - before) * 1000;
       const rendered = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.length);
       if (rendered < TOKENS) {
-        const dbg = await page.evaluate(() => { const m = (globalThis as unknown as { document: { getElementById(id: string): { scrollTop: number; scrollHeight: number; clientHeight: number; querySelectorAll(s: string): { length: number } } } }).document.getElementById('messages'); return [m.scrollTop, m.scrollHeight, m.clientHeight, m.querySelectorAll('.turn').length]; });
+        const dbg = await page.evaluate(() => {
+          const m = (
+            globalThis as unknown as {
+              document: {
+                getElementById(id: string): { scrollTop: number; scrollHeight: number; clientHeight: number; querySelectorAll(s: string): { length: number } };
+              };
+            }
+          ).document.getElementById('messages');
+          return [m.scrollTop, m.scrollHeight, m.clientHeight, m.querySelectorAll('.turn').length];
+        });
         throw new Error(`${name}: only ${rendered} characters rendered ${JSON.stringify(dbg)}`);
       }
       runs.push({ name, mainThreadMs, msPer1000Tokens: (mainThreadMs / TOKENS) * 1000, wallMs });

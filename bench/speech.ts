@@ -21,7 +21,12 @@ function median(xs: number[]): number {
 }
 
 export function runSpeechBench(): SpeechBenchResult {
-  const sentences = ['The gateway speaks long chapters in parts.', 'Each part stays under the limit!', 'Does the join lose a sample?', 'No; the samples follow each other exactly.'];
+  const sentences = [
+    'The gateway speaks long chapters in parts.',
+    'Each part stays under the limit!',
+    'Does the join lose a sample?',
+    'No; the samples follow each other exactly.',
+  ];
   let text = '';
   for (let i = 0; text.length < 100_000; i++) text += `${sentences[i % sentences.length]} ${i % 7 === 0 ? '\n\n' : ''}`;
   const splits: number[] = [];

@@ -140,7 +140,10 @@ export async function runSseBench(): Promise<SseBenchResult[]> {
     const fromMessage = (m: { content: unknown[] }): Merged => {
       const blocks = m.content as { type: string; text?: string; input?: unknown }[];
       return {
-        text: blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''),
+        text: blocks
+          .filter((b) => b.type === 'text')
+          .map((b) => b.text)
+          .join(''),
         // Inputs were parsed at the block end; re-serialised with the recording's key order.
         args: blocks.filter((b) => b.type === 'tool_use').map((b) => JSON.stringify(b.input)),
       };

@@ -33,7 +33,8 @@ export async function withStalls<T>(fn: () => Promise<T>): Promise<{ result: T; 
 
 export const STALL_TARGET_MS = 50;
 
-export const stallText = (s: Stalls) => `longest stall ${s.maxMs.toFixed(0)} ms, p99 ${s.p99Ms.toFixed(0)} ms (target ≤ ${STALL_TARGET_MS} ms: ${s.maxMs <= STALL_TARGET_MS ? 'met' : 'NOT met'})`;
+export const stallText = (s: Stalls) =>
+  `longest stall ${s.maxMs.toFixed(0)} ms, p99 ${s.p99Ms.toFixed(0)} ms (target ≤ ${STALL_TARGET_MS} ms: ${s.maxMs <= STALL_TARGET_MS ? 'met' : 'NOT met'})`;
 
 /**
  * Runs `fn` and reports the most this thread held meanwhile (its heap plus the buffers it owns,

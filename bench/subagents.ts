@@ -24,7 +24,10 @@ export function researchWorkspace(terms: readonly string[] = RESEARCH_TERMS): { 
   const root = mkdtempSync(join(tmpdir(), 'mg-subagents-'));
   mkdirSync(join(root, 'src'), { recursive: true });
   terms.forEach((term, t) => {
-    writeFileSync(join(root, 'src', `${term}.ts`), `/** ${term}: the one definition. */\nexport function ${term}(input: string): string {\n  return input.trim();\n}\n`);
+    writeFileSync(
+      join(root, 'src', `${term}.ts`),
+      `/** ${term}: the one definition. */\nexport function ${term}(input: string): string {\n  return input.trim();\n}\n`,
+    );
     for (let f = 0; f < 12; f++) {
       const lines = [`import { ${term} } from './${term}';`, ''];
       for (let l = 0; l < 6; l++) lines.push(`export const use${t}_${f}_${l} = ${term}('record ${f}-${l} of the ${term} flow, kept for the monthly report');`);
@@ -41,7 +44,15 @@ export function readTools(root: string): ToolRunner {
 }
 
 /** The parent's tools with `run_subagent`, run as the chat runs it: each subagent on the call's card, at most `slots.max` at once. */
-export function withSubagents(o: { read: ToolRunner; client: GatewayClient; model: string; turn: () => AssistantTurn; slots: Slots; runs: SubagentRun[]; maxSteps?: number }): ToolRunner {
+export function withSubagents(o: {
+  read: ToolRunner;
+  client: GatewayClient;
+  model: string;
+  turn: () => AssistantTurn;
+  slots: Slots;
+  runs: SubagentRun[];
+  maxSteps?: number;
+}): ToolRunner {
   return {
     definitions: [...o.read.definitions, RUN_SUBAGENT],
     needsApproval: () => false,
@@ -50,7 +61,10 @@ export function withSubagents(o: { read: ToolRunner; client: GatewayClient; mode
       const p = parseSubagentArgs(args);
       if ('error' in p) return { content: `Error: ${p.error}.`, isError: true };
       const record = newSubagentRun(p.label, p.task, o.model);
-      const call = o.turn().steps.flatMap((s) => s.toolCalls).find((c) => c.id === callId);
+      const call = o
+        .turn()
+        .steps.flatMap((s) => s.toolCalls)
+        .find((c) => c.id === callId);
       if (call) call.subagent = record;
       o.runs.push(record);
       return o.slots.run(
@@ -84,7 +98,15 @@ export interface ResearchResult {
 }
 
 /** One run of the research task, in one context or with subagents (`parallel` at once). */
-export async function researchRun(o: { client: GatewayClient; root: string; mode: 'one-context' | 'subagents'; rounds: number; parallel?: number; terms?: readonly string[]; signal?: AbortSignal }): Promise<ResearchResult> {
+export async function researchRun(o: {
+  client: GatewayClient;
+  root: string;
+  mode: 'one-context' | 'subagents';
+  rounds: number;
+  parallel?: number;
+  terms?: readonly string[];
+  signal?: AbortSignal;
+}): Promise<ResearchResult> {
   const terms = o.terms ?? RESEARCH_TERMS;
   const quoted = terms.map((t) => `"${t}"`);
   const list = `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
@@ -126,7 +148,14 @@ export interface SubagentBenchResult {
   rounds: number;
   latency: { firstByteMs: number; msPer1kPromptTokens: number };
   oneContext: { ms: number; finalPromptTokens: number; inputTokens: number; requests: number };
-  subagents: { ms: number; finalPromptTokens: number; parentInputTokens: number; subagentInputTokens: number; parentRequests: number; subagentRequests: number[] };
+  subagents: {
+    ms: number;
+    finalPromptTokens: number;
+    parentInputTokens: number;
+    subagentInputTokens: number;
+    parentRequests: number;
+    subagentRequests: number[];
+  };
   timeRatio: number;
   contextRatio: number;
 }
@@ -140,12 +169,20 @@ export async function runSubagentBench(rounds = 3, latency = { firstByteMs: 400,
     const client = new GatewayClient({ baseUrl: emu.url, apiKey: GatewayEmulator.demoKey });
     const one = await researchRun({ client, root: ws.root, mode: 'one-context', rounds });
     const sub = await researchRun({ client, root: ws.root, mode: 'subagents', rounds });
-    for (const r of [one, sub]) if (r.turn.status !== 'done') throw new Error(`the ${r === one ? 'one-context' : 'subagent'} run ended ${r.turn.status}: ${r.turn.error?.message ?? ''}`);
+    for (const r of [one, sub])
+      if (r.turn.status !== 'done') throw new Error(`the ${r === one ? 'one-context' : 'subagent'} run ended ${r.turn.status}: ${r.turn.error?.message ?? ''}`);
     return {
       rounds,
       latency,
       oneContext: { ms: one.ms, finalPromptTokens: one.finalPromptTokens, inputTokens: one.parentInputTokens, requests: one.turn.steps.length },
-      subagents: { ms: sub.ms, finalPromptTokens: sub.finalPromptTokens, parentInputTokens: sub.parentInputTokens, subagentInputTokens: sub.subagentInputTokens, parentRequests: sub.turn.steps.length, subagentRequests: sub.runs.map((r) => r.steps.length) },
+      subagents: {
+        ms: sub.ms,
+        finalPromptTokens: sub.finalPromptTokens,
+        parentInputTokens: sub.parentInputTokens,
+        subagentInputTokens: sub.subagentInputTokens,
+        parentRequests: sub.turn.steps.length,
+        subagentRequests: sub.runs.map((r) => r.steps.length),
+      },
       timeRatio: sub.ms / one.ms,
       contextRatio: sub.finalPromptTokens / one.finalPromptTokens,
     };

@@ -41,7 +41,14 @@ export interface TeamBenchResult {
    * database's work on these cores (a store on another machine, at loopback latency).
    */
   storeElsewhere: { seconds: number; stalls: Stalls; replayCpuSeconds: number };
-  newcomer: { seconds: number; embeddingRequests: number; fromStore: number; vectorsPerSecond: number; stalls: Stalls; phases: { scanMs: number; pullMs: number; persistMs: number; keywordsMs: number } };
+  newcomer: {
+    seconds: number;
+    embeddingRequests: number;
+    fromStore: number;
+    vectorsPerSecond: number;
+    stalls: Stalls;
+    phases: { scanMs: number; pullMs: number; persistMs: number; keywordsMs: number };
+  };
   /** The local build's floor at a gateway's tokens-per-minute limit (OpenAI's tier 5 for text-embedding-3-small: 10M). */
   rateLimitFloor: { tokensPerMinute: number; seconds: number };
   /** Left out when `MG_TEAM_IN_STORE=0` (its HNSW index takes PGlite minutes to build). */
@@ -106,7 +113,10 @@ function workspace(files: number): string {
     const parts = Array.from({ length: 8 }, (_, c) => {
       const v = verbs[(f + c) % verbs.length];
       const n = nouns[(f * 7 + c * 3) % nouns.length];
-      const lines = Array.from({ length: 10 }, (_, l) => `  const step${l} = ${v}${n[0].toUpperCase()}${n.slice(1)}(${f}, ${c}, ${l}); // ${v} the ${n} of module ${f}, step ${l}`);
+      const lines = Array.from(
+        { length: 10 },
+        (_, l) => `  const step${l} = ${v}${n[0].toUpperCase()}${n.slice(1)}(${f}, ${c}, ${l}); // ${v} the ${n} of module ${f}, step ${l}`,
+      );
       return `/** Part ${c} of module ${f}: ${v} ${n}. */\nexport function part${c}OfModule${f}(): number {\n${lines.join('\n')}\n  return ${c};\n}\n`;
     });
     writeFileSync(join(dir, `module${f}.ts`), parts.join('\n'));
@@ -118,7 +128,11 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
   const emulator = await startProcess([join(__dirname, '..', 'test', 'emulator', 'cli.ts'), '0'], /listening on (http:\/\/[\d.:]+)/);
   const dataDirs = [mkdtempSync(join(tmpdir(), 'mg-team-pg-')), mkdtempSync(join(tmpdir(), 'mg-team-pg256-'))];
   const pg = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[0]], /listening on (postgres:\S+)/, STORE_NICENESS);
-  const pg256 = await startProcess([join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[1]], /listening on (postgres:\S+)/, STORE_NICENESS);
+  const pg256 = await startProcess(
+    [join(__dirname, '..', 'test', 'fixtures', 'pglite-cli.ts'), '0', dataDirs[1]],
+    /listening on (postgres:\S+)/,
+    STORE_NICENESS,
+  );
   const root = workspace(files);
   const locals: string[] = [];
   const closers = new Set<() => Promise<unknown>>();
@@ -135,7 +149,16 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     const dir = mkdtempSync(join(tmpdir(), 'mg-team-local-'));
     locals.push(dir);
     // The worker as users run it (bundled), not compiled from source at each build.
-    const i = new SemanticIndex({ folders: [{ name: 'bench', path: root }], excludes: [], storeDir: dir, model, embed: embedWith(model), shared, chunkTokens: 300, snapshotWorkerFile: searchWorkerBundle() });
+    const i = new SemanticIndex({
+      folders: [{ name: 'bench', path: root }],
+      excludes: [],
+      storeDir: dir,
+      model,
+      embed: embedWith(model),
+      shared,
+      chunkTokens: 300,
+      snapshotWorkerFile: searchWorkerBundle(),
+    });
     open.add(i);
     return i;
   };
@@ -217,7 +240,8 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       const replayIndex = index(MODEL, store(replay.url, MODEL, true));
       const measured = await timed(async () => {
         const r = await withStalls(() => replayIndex.update());
-        if (r.result.fromStore !== n.fromStore || r.result.requests !== 0) throw new Error(`the replayed build took ${r.result.fromStore} vectors with ${r.result.requests} requests, not ${n.fromStore} with none`);
+        if (r.result.fromStore !== n.fromStore || r.result.requests !== 0)
+          throw new Error(`the replayed build took ${r.result.fromStore} vectors with ${r.result.requests} requests, not ${n.fromStore} with none`);
         const v = (await client.embeddings.create({ model: MODEL, input: 'retries the requests of module 4711' })).data[0].embedding;
         replayIndex.search(v, 10);
         return r.stalls;
@@ -234,12 +258,14 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     const inMemory: SharedVectors = {
       take: (hashes) => {
         const pool = new Float32Array(hashes.length * DIM);
-        const vectors = new Map(hashes.map((h, i) => {
-          const v = pool.subarray(i * DIM, (i + 1) * DIM);
-          v[0] = 1;
-          v[i % DIM] += 0.5;
-          return [h, v] as const;
-        }));
+        const vectors = new Map(
+          hashes.map((h, i) => {
+            const v = pool.subarray(i * DIM, (i + 1) * DIM);
+            v[0] = 1;
+            v[i % DIM] += 0.5;
+            return [h, v] as const;
+          }),
+        );
         return Promise.resolve({ vectors, unusable: 0 });
       },
       give: () => Promise.resolve(0),
@@ -257,7 +283,14 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
       fill: { seconds: fill.seconds, added: fill.value.toStore },
       storeInMemory: { seconds: floorBuild.seconds, stalls: floorBuild.value.stalls },
       storeElsewhere: { seconds: replayed.seconds, stalls: replayed.value, replayCpuSeconds },
-      newcomer: { seconds: newcomerSeconds, embeddingRequests: n.requests, fromStore: n.fromStore, vectorsPerSecond: n.fromStore / Math.max(0.001, n.embedMs / 1000 || newcomer.seconds), stalls, phases: { scanMs: n.scanMs, pullMs: n.embedMs, persistMs: n.persistMs, keywordsMs: n.keywordsMs } },
+      newcomer: {
+        seconds: newcomerSeconds,
+        embeddingRequests: n.requests,
+        fromStore: n.fromStore,
+        vectorsPerSecond: n.fromStore / Math.max(0.001, n.embedMs / 1000 || newcomer.seconds),
+        stalls,
+        phases: { scanMs: n.scanMs, pullMs: n.embedMs, persistMs: n.persistMs, keywordsMs: n.keywordsMs },
+      },
       rateLimitFloor: { tokensPerMinute: 10_000_000, seconds: (localTokens / 10_000_000) * 60 },
     };
     if (!searchInStore) return result;
@@ -270,7 +303,14 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
     say('building its HNSW index');
     const hnsw = await timed(() => fill256.makeSearchable());
     say(`HNSW in ${hnsw.seconds.toFixed(0)} s; search in the store`);
-    const inStore = new StoreSearchIndex({ folders: [{ name: 'bench', path: root }], excludes: [], model: M256, embed: embedWith(M256), store: store(pg256.url, M256, true), chunkTokens: 300 });
+    const inStore = new StoreSearchIndex({
+      folders: [{ name: 'bench', path: root }],
+      excludes: [],
+      model: M256,
+      embed: embedWith(M256),
+      store: store(pg256.url, M256, true),
+      chunkTokens: 300,
+    });
     closers.add(() => inStore.close());
     const first = await timed(async () => {
       await inStore.load();
@@ -306,7 +346,18 @@ export async function runTeamBench(files = 12_500, searchInStore = process.env.M
         .map((x) => x.h);
       recall += got.filter((g) => exact.includes(g.hash)).length / 10;
     }
-    return { ...result, searchInStore: { dim: 256, hnswBuildSeconds: hnsw.seconds, firstQuerySeconds: first.seconds, queries: QUERIES, medianMs: median(latencies), p95Ms: p95(latencies), recallAt10: recall / QUERIES } };
+    return {
+      ...result,
+      searchInStore: {
+        dim: 256,
+        hnswBuildSeconds: hnsw.seconds,
+        firstQuerySeconds: first.seconds,
+        queries: QUERIES,
+        medianMs: median(latencies),
+        p95Ms: p95(latencies),
+        recallAt10: recall / QUERIES,
+      },
+    };
   } finally {
     for (const i of open) await i.close().catch(() => undefined);
     for (const c of closers) await c().catch(() => undefined);

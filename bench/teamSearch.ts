@@ -78,7 +78,10 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
   if (real && hasVector) {
     await real.admin('create database bench');
     await real.admin('create extension vector', 'bench');
-    const [{ v, pgv }] = await real.admin<{ v: string; pgv: string }>(`select current_setting('server_version') as v, (select extversion from pg_extension where extname = 'vector') as pgv`, 'bench');
+    const [{ v, pgv }] = await real.admin<{ v: string; pgv: string }>(
+      `select current_setting('server_version') as v, (select extversion from pg_extension where extname = 'vector') as pgv`,
+      'bench',
+    );
     server = `PostgreSQL ${v} (Debian's, on loopback), pgvector ${pgv}`;
     url = real.url('postgres', 'bench');
     stop = () => real.stop();
@@ -110,7 +113,10 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
           await admin.query('drop index if exists model_gateway.vectors_embedding_hnsw');
           for (; filled < rows; filled += 2_000) {
             const vs = vectors(kind, filled, 2_000, centres);
-            await store.give(vs.map((_, i) => hashOf(kind, filled + i)), vs);
+            await store.give(
+              vs.map((_, i) => hashOf(kind, filled + i)),
+              vs,
+            );
           }
           await admin.query('analyze model_gateway.vectors');
           say(`team-search: ${kind}, ${rows.toLocaleString('en-US')} rows stored; building the HNSW index`);
@@ -126,7 +132,9 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
           for (const q of queries) {
             await admin.query('begin');
             await admin.query('set local enable_indexscan = off');
-            const r = await admin.query<{ h: Buffer }>(`select hash as h from model_gateway.vectors order by embedding <=> $1::halfvec limit 10`, [encodeHalfvec(q)]);
+            const r = await admin.query<{ h: Buffer }>(`select hash as h from model_gateway.vectors order by embedding <=> $1::halfvec limit 10`, [
+              encodeHalfvec(q),
+            ]);
             await admin.query('commit');
             exact.push(new Set(r.rows.map((x) => x.h.toString('hex'))));
           }
@@ -143,7 +151,9 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
             }
             const point = { data: kind, rows, efSearch: ef, plan, medianMs: median(times), p95Ms: p95(times), recallAt10: recall / queries.length };
             points.push(point);
-            say(`team-search: ${kind} ${rows} ef ${ef}: ${plan}; median ${point.medianMs.toFixed(1)} ms, p95 ${point.p95Ms.toFixed(1)} ms, recall@10 ${point.recallAt10.toFixed(3)}`);
+            say(
+              `team-search: ${kind} ${rows} ef ${ef}: ${plan}; median ${point.medianMs.toFixed(1)} ms, p95 ${point.p95Ms.toFixed(1)} ms, recall@10 ${point.recallAt10.toFixed(3)}`,
+            );
           }
         }
       } finally {
@@ -158,11 +168,22 @@ export async function runTeamSearchBench(say: (line: string) => void = (l) => co
 }
 
 export function teamSearchText(r: TeamSearchResult): string[] {
-  const lines = [`\nSearch in the team store: ${r.server}, ${DIM} dimensions, ${QUERIES} queries each, nearest 30 kept to 10 (targets at 100,000 rows with ef_search 400, the store's: the HNSW index in the plan, recall@10 ≥ 0.95, p95 ≤ 50 ms)`];
+  const lines = [
+    `\nSearch in the team store: ${r.server}, ${DIM} dimensions, ${QUERIES} queries each, nearest 30 kept to 10 (targets at 100,000 rows with ef_search 400, the store's: the HNSW index in the plan, recall@10 ≥ 0.95, p95 ≤ 50 ms)`,
+  ];
   for (const p of r.points) {
-    const target = p.data === 'topics' && p.rows === 100_000 && p.efSearch === 400 ? ` (${/hnsw/.test(p.plan) && p.recallAt10 >= 0.95 && p.p95Ms <= 50 ? 'met' : 'NOT met'})` : '';
-    lines.push(`  ${p.data.padEnd(11)} ${p.rows.toLocaleString('en-US').padStart(7)} rows, ef_search ${String(p.efSearch).padStart(4)}: median ${p.medianMs.toFixed(1)} ms, p95 ${p.p95Ms.toFixed(1)} ms, recall@10 ${p.recallAt10.toFixed(3)}; ${p.plan}${target}`);
+    const target =
+      p.data === 'topics' && p.rows === 100_000 && p.efSearch === 400
+        ? ` (${/hnsw/.test(p.plan) && p.recallAt10 >= 0.95 && p.p95Ms <= 50 ? 'met' : 'NOT met'})`
+        : '';
+    lines.push(
+      `  ${p.data.padEnd(11)} ${p.rows.toLocaleString('en-US').padStart(7)} rows, ef_search ${String(p.efSearch).padStart(4)}: median ${p.medianMs.toFixed(1)} ms, p95 ${p.p95Ms.toFixed(1)} ms, recall@10 ${p.recallAt10.toFixed(3)}; ${p.plan}${target}`,
+    );
   }
-  lines.push(`  HNSW builds: ${Object.entries(r.hnswBuildSeconds).map(([k, s]) => `${k} ${s.toFixed(0)} s`).join(', ')}`);
+  lines.push(
+    `  HNSW builds: ${Object.entries(r.hnswBuildSeconds)
+      .map(([k, s]) => `${k} ${s.toFixed(0)} s`)
+      .join(', ')}`,
+  );
   return lines;
 }

@@ -148,7 +148,11 @@ export function vectorSet(shape: VectorShape, n: number, dim: number, seed: numb
  * table of a million Gaussian values at random offsets (Box–Muller for a billion values would
  * take a minute), queries drawn exactly.
  */
-export function hardStream(shapeName: Exclude<VectorShape, 'easy'>, dim: number, seed: number): { fill(out: Float32Array, rows: number): void; query(): Float32Array } {
+export function hardStream(
+  shapeName: Exclude<VectorShape, 'easy'>,
+  dim: number,
+  seed: number,
+): { fill(out: Float32Array, rows: number): void; query(): Float32Array } {
   const shape = HARD_SHAPES[shapeName];
   const { r, g, scale, centroids, offset, mix } = hardModel(shape, dim, seed);
   const rDocs = r;

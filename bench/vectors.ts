@@ -62,7 +62,12 @@ function plainTopK(norm: Float32Array, dim: number, q: Float32Array, k: number):
   return { rows: top.map(([r]) => r), scores: top.map(([, sc]) => sc) };
 }
 
-function measureSet(shape: VectorShape, seed: number, n: number, dim: number): { result: VectorSetResult; index: VectorIndex; data: Float32Array; queries: Float32Array[] } {
+function measureSet(
+  shape: VectorShape,
+  seed: number,
+  n: number,
+  dim: number,
+): { result: VectorSetResult; index: VectorIndex; data: Float32Array; queries: Float32Array[] } {
   const { data, queries } = vectorSet(shape, n, dim, seed, 30);
   const t0 = performance.now();
   const index = VectorIndex.fromVectors(data, dim);
@@ -90,7 +95,12 @@ function measureSet(shape: VectorShape, seed: number, n: number, dim: number): {
     ours.push({ candidates, medianMs: median(times), recall: found / (queries.length * 10) });
   }
   const mean = (f: (e: { scores: number[] }) => number) => exact.reduce((a, e) => a + f(e), 0) / exact.length;
-  return { result: { shape, seed, top1: mean((e) => e.scores[0]), top10: mean((e) => e.scores[9]), buildMs, ours, plainLoopMedianMs: median(plainTimes) }, index, data, queries };
+  return {
+    result: { shape, seed, top1: mean((e) => e.scores[0]), top10: mean((e) => e.scores[9]), buildMs, ours, plainLoopMedianMs: median(plainTimes) },
+    index,
+    data,
+    queries,
+  };
 }
 
 export async function runVectorBench(withVectra = true): Promise<VectorBenchResult> {

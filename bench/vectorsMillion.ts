@@ -23,10 +23,19 @@ export interface MillionBenchResult {
   vectorsResidentMB: number;
   residentBeforeMB: number;
   keywords: { indexSeconds: number; storeSeconds: number; terms: number; postings: number; fileMB: number };
-  hybrid: { queries: number; keywordLoadMs: number; terms: number; medianMs: number; p95Ms: number; keywordMedianMs: number; keywordP95Ms: number; recall: number; keywordRecall: number };
+  hybrid: {
+    queries: number;
+    keywordLoadMs: number;
+    terms: number;
+    medianMs: number;
+    p95Ms: number;
+    keywordMedianMs: number;
+    keywordP95Ms: number;
+    recall: number;
+    keywordRecall: number;
+  };
   runs: { candidates: number; widen: number; medianMs: number; p95Ms: number; recall: number }[];
 }
-
 
 export function runMillionBench(n = 1_000_000, dim = 1024, shape: 'hard' | 'hard-rotated' = 'hard', queries = 30): MillionBenchResult {
   const dir = mkdtempSync(join(tmpdir(), 'mg-million-'));
@@ -40,9 +49,20 @@ export function runMillionBench(n = 1_000_000, dim = 1024, shape: 'hard' | 'hard
   try {
     const { buildSeconds } = run('vectorsMillionBuild.ts', String(n), String(dim), shape, String(queries)) as { buildSeconds: number };
     const keywords = run('keywordsMillionBuild.ts', String(n), String(queries)) as Omit<MillionBenchResult['keywords'], 'fileMB'>;
-    const out = run('vectorsMillionQuery.ts') as Pick<MillionBenchResult, 'loadMs' | 'residentMB' | 'vectorsResidentMB' | 'residentBeforeMB' | 'runs' | 'hybrid'>;
+    const out = run('vectorsMillionQuery.ts') as Pick<
+      MillionBenchResult,
+      'loadMs' | 'residentMB' | 'vectorsResidentMB' | 'residentBeforeMB' | 'runs' | 'hybrid'
+    >;
     const size = (f: string) => statSync(join(dir, f)).size / 1e6;
-    return { n, dim, shape, buildSeconds, fileMB: { vectors: size('vectors.f32'), codes: size('codes.bin') + size('alphas.f32') }, keywords: { ...keywords, fileMB: size('keywords-1.bin') }, ...out };
+    return {
+      n,
+      dim,
+      shape,
+      buildSeconds,
+      fileMB: { vectors: size('vectors.f32'), codes: size('codes.bin') + size('alphas.f32') },
+      keywords: { ...keywords, fileMB: size('keywords-1.bin') },
+      ...out,
+    };
   } finally {
     if (!process.env.MG_KEEP_MILLION) rmSync(dir, { recursive: true, force: true });
     else console.error(`kept ${dir}`);

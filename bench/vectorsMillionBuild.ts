@@ -77,5 +77,8 @@ for (const fd of [vectorsFd, codesFd, alphasFd]) {
   closeSync(fd);
 }
 writeFileSync(join(dir, 'mean.f32'), new Uint8Array(mean32.buffer));
-writeFileSync(join(dir, 'queries.json'), JSON.stringify({ n, dim, queries: qs.map((q) => Array.from(q)), exact: exact.map((t) => t.slice(0, 10).map(([r]) => r)), exact30: exact }));
+writeFileSync(
+  join(dir, 'queries.json'),
+  JSON.stringify({ n, dim, queries: qs.map((q) => Array.from(q)), exact: exact.map((t) => t.slice(0, 10).map(([r]) => r)), exact30: exact }),
+);
 console.log(JSON.stringify({ buildSeconds: (performance.now() - t0) / 1000 }));

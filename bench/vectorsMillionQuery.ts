@@ -13,7 +13,13 @@ import { VectorIndex } from '../src/search/core/vectors/vectorIndex';
 import { CHUNKS_PER_FILE, fileOfRow, LIST } from './keywordsMillionBuild';
 
 const dir = process.argv[2];
-const { n, dim, queries, exact, exact30 } = JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8')) as { n: number; dim: number; queries: number[][]; exact: number[][]; exact30: [number, number][][] };
+const { n, dim, queries, exact, exact30 } = JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8')) as {
+  n: number;
+  dim: number;
+  queries: number[][];
+  exact: number[][];
+  exact30: [number, number][][];
+};
 const qs = queries.map((q) => Float32Array.from(q));
 globalThis.gc?.();
 const residentBeforeMB = process.memoryUsage().rss / 1e6;
@@ -52,7 +58,13 @@ for (const [candidates, widen] of [
     found += hits.filter((h) => exact[i].includes(h.row)).length;
   });
   times.sort((a, b) => a - b);
-  runs.push({ candidates, widen, medianMs: times[Math.floor(times.length / 2)], p95Ms: times[Math.floor(times.length * 0.95)], recall: found / (qs.length * 10) });
+  runs.push({
+    candidates,
+    widen,
+    medianMs: times[Math.floor(times.length / 2)],
+    p95Ms: times[Math.floor(times.length * 0.95)],
+    recall: found / (qs.length * 10),
+  });
 }
 const vectorsResidentMB = process.memoryUsage().rss / 1e6;
 
@@ -63,8 +75,16 @@ const vectorsResidentMB = process.memoryUsage().rss / 1e6;
  */
 async function hybrid() {
   if (!existsSync(join(dir, 'keywords-1.bin'))) return undefined;
-  const { texts, exact: keywordExact } = JSON.parse(readFileSync(join(dir, 'keywords.json'), 'utf8')) as { texts: string[]; exact: [number, number, number][][] };
-  const chunkOfRow = (row: number): IndexedChunk => ({ file: fileOfRow(row), start: (row % CHUNKS_PER_FILE) * 20 + 1, end: (row % CHUNKS_PER_FILE) * 20 + 20, hash: String(row) });
+  const { texts, exact: keywordExact } = JSON.parse(readFileSync(join(dir, 'keywords.json'), 'utf8')) as {
+    texts: string[];
+    exact: [number, number, number][][];
+  };
+  const chunkOfRow = (row: number): IndexedChunk => ({
+    file: fileOfRow(row),
+    start: (row % CHUNKS_PER_FILE) * 20 + 1,
+    end: (row % CHUNKS_PER_FILE) * 20 + 20,
+    hash: String(row),
+  });
   const t0 = performance.now();
   const stored = await StoredKeywords.open(join(dir, 'keywords-1.bin'), 1, () => Promise.resolve());
   if (!stored) throw new Error('the stored keyword index does not open');

@@ -16,7 +16,16 @@ export function searchWorkerBundle(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mg-bench-worker-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const outfile = join(dir, 'searchWorker.js');
-  buildSync({ entryPoints: [join(__dirname, '..', 'src', 'search', 'core', 'snapshot', 'snapshotWorker.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(__dirname, '..', 'src', 'search', 'core', 'snapshot', 'snapshotWorker.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    logLevel: 'warning',
+  });
   built = outfile;
   return outfile;
 }

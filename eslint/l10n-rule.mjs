@@ -14,12 +14,60 @@ const HOST = {
   /** Calls that take a title as an argument (a webview panel's tab). */
   titleArgs: { createWebviewPanel: 1 },
   /** Our own helpers that show text (shell/prompts.ts, shell/errors.ts), by argument index; -n: every argument from index n-1 on. */
-  helperArgs: { say: [0], restore: [1, 2], confirm: [0, 1, 2], choose: [0, 1, 2], notify: [0, 1], tell: [2, -3], showGatewayError: [1], pickOne: [0], askInteger: [0, 1], pickModel: [2], askPrompt: [0, 1], askSpeed: [0], assetsFolderOrSay: [1], targetFile: [3] },
+  helperArgs: {
+    say: [0],
+    restore: [1, 2],
+    confirm: [0, 1, 2],
+    choose: [0, 1, 2],
+    notify: [0, 1],
+    tell: [2, -3],
+    showGatewayError: [1],
+    pickOne: [0],
+    askInteger: [0, 1],
+    pickModel: [2],
+    askPrompt: [0, 1],
+    askSpeed: [0],
+    assetsFolderOrSay: [1],
+    targetFile: [3],
+  },
   /** Calls whose object argument's shown properties are text (post: a notice or note for the chat webview). */
-  objectSinks: new Set(['post', 'askSecret', 'showOpenDialog', 'showSaveDialog', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'pick', 'pickMany', 'input', 'createQuickPick', 'createInputBox', 'createStatusBarItem', 'createTreeView']),
+  objectSinks: new Set([
+    'post',
+    'askSecret',
+    'showOpenDialog',
+    'showSaveDialog',
+    'showQuickPick',
+    'showInputBox',
+    'withProgress',
+    'report',
+    'pick',
+    'pickMany',
+    'input',
+    'createQuickPick',
+    'createInputBox',
+    'createStatusBarItem',
+    'createTreeView',
+  ]),
   /** Shown wherever they are: a language model tool's messages in VS Code's chat, a file dialog's button, a problem said to the person. */
   alwaysShownProps: new Set(['problem', 'invocationMessage', 'pastTenseMessage', 'openLabel', 'saveLabel']),
-  shownProps: new Set(['what', 'text', 'note', 'openLabel', 'saveLabel', 'title', 'prompt', 'placeHolder', 'placeholder', 'label', 'description', 'detail', 'tooltip', 'message', 'validationMessage', 'name']),
+  shownProps: new Set([
+    'what',
+    'text',
+    'note',
+    'openLabel',
+    'saveLabel',
+    'title',
+    'prompt',
+    'placeHolder',
+    'placeholder',
+    'label',
+    'description',
+    'detail',
+    'tooltip',
+    'message',
+    'validationMessage',
+    'name',
+  ]),
   assignedProps: new Set(['text', 'tooltip', 'title', 'placeholder', 'prompt', 'description', 'message', 'validationMessage', 'label', 'name']),
   newShown: new Set(['TreeItem', 'MarkdownString', 'QuickInputButton']),
   quickPickItems: true,
@@ -39,12 +87,30 @@ const WEBVIEW = {
 };
 const PROFILES = { host: HOST, webview: WEBVIEW };
 /** Nodes a string passes through on its way to where it is shown. */
-const PASS_THROUGH = new Set(['ConditionalExpression', 'LogicalExpression', 'TSAsExpression', 'TSNonNullExpression', 'ArrayExpression', 'SpreadElement', 'ChainExpression']);
+const PASS_THROUGH = new Set([
+  'ConditionalExpression',
+  'LogicalExpression',
+  'TSAsExpression',
+  'TSNonNullExpression',
+  'ArrayExpression',
+  'SpreadElement',
+  'ChainExpression',
+]);
 
-const calleeName = (callee) => (callee.type === 'MemberExpression' && callee.property.type === 'Identifier' ? callee.property.name : callee.type === 'Identifier' ? callee.name : undefined);
-const isL10nCall = (node) => node?.type === 'CallExpression' && node.callee.type === 'MemberExpression' && calleeName(node.callee) === 't' && /(^|\.)l10n$/.test(sourceOf(node.callee.object));
+const calleeName = (callee) =>
+  callee.type === 'MemberExpression' && callee.property.type === 'Identifier' ? callee.property.name : callee.type === 'Identifier' ? callee.name : undefined;
+const isL10nCall = (node) =>
+  node?.type === 'CallExpression' &&
+  node.callee.type === 'MemberExpression' &&
+  calleeName(node.callee) === 't' &&
+  /(^|\.)l10n$/.test(sourceOf(node.callee.object));
 let sourceOf = () => '';
-const isL10nMember = (node) => node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier' && node.property.name === 't' && /(^|\.)l10n$/.test(sourceOf(node.object));
+const isL10nMember = (node) =>
+  node.type === 'MemberExpression' &&
+  !node.computed &&
+  node.property.type === 'Identifier' &&
+  node.property.name === 't' &&
+  /(^|\.)l10n$/.test(sourceOf(node.object));
 
 function textOf(node) {
   if (node.type === 'Literal') return typeof node.value === 'string' ? node.value : undefined;
@@ -68,7 +134,10 @@ function sinkOf(node, P) {
       if (key === undefined || !(P.shownProps.has(key) || P.alwaysShownProps.has(key) || key === 'validateInput')) return undefined;
       if (P.alwaysShownProps.has(key)) return key;
       const holder = parent.parent.parent;
-      const isItem = P.quickPickItems && ['label', 'description', 'detail'].includes(key) && parent.parent.properties.some((p) => p.type === 'Property' && p.key.type === 'Identifier' && p.key.name === 'label');
+      const isItem =
+        P.quickPickItems &&
+        ['label', 'description', 'detail'].includes(key) &&
+        parent.parent.properties.some((p) => p.type === 'Property' && p.key.type === 'Identifier' && p.key.name === 'label');
       if (isItem) return `a quick pick item's ${key}`;
       if (holder?.type === 'Property' && holder.key.type === 'Identifier' && holder.key.name === 'confirmationMessages') return `confirmationMessages.${key}`;
       property ??= key;
@@ -89,7 +158,12 @@ function sinkOf(node, P) {
       const index = parent.arguments.indexOf(child);
       if (name && P.showCalls.has(name)) return name;
       if (name && P.titleArgs?.[name] === index) return `${name}'s title`;
-      if (name === 'setAttribute' && parent.arguments[0]?.type === 'Literal' && !['title', 'aria-label', 'placeholder', 'alt'].includes(String(parent.arguments[0].value))) return undefined;
+      if (
+        name === 'setAttribute' &&
+        parent.arguments[0]?.type === 'Literal' &&
+        !['title', 'aria-label', 'placeholder', 'alt'].includes(String(parent.arguments[0].value))
+      )
+        return undefined;
       if (name && Object.hasOwn(P.helperArgs, name) && !property) {
         const spec = P.helperArgs[name];
         if (spec.includes(index) || spec.some((s) => s < 0 && index >= -s - 1)) return name;
@@ -103,7 +177,9 @@ function sinkOf(node, P) {
       return name && P.newShown.has(name) && parent.arguments[0] === child ? `new ${name}` : undefined;
     } else if (parent.type === 'AssignmentExpression' && parent.right === child) {
       const target = parent.left;
-      return target.type === 'MemberExpression' && target.property.type === 'Identifier' && P.assignedProps.has(target.property.name) && !target.computed ? `.${target.property.name} =` : undefined;
+      return target.type === 'MemberExpression' && target.property.type === 'Identifier' && P.assignedProps.has(target.property.name) && !target.computed
+        ? `.${target.property.name} =`
+        : undefined;
     } else if (parent.type === 'VariableDeclarator' || parent.type === 'ExpressionStatement' || parent.type === 'Program') {
       return undefined;
     } else if (parent.type === 'MemberExpression' || parent.type === 'TemplateLiteral' || parent.type === 'TaggedTemplateExpression') {
@@ -145,7 +221,13 @@ export const l10nRule = {
     const source = context.sourceCode;
     sourceOf = (n) => source.getText(n);
     const check = (node) => {
-      if (node.parent?.type === 'TaggedTemplateExpression' || node.parent?.type === 'ImportDeclaration' || node.parent?.type === 'ExportNamedDeclaration' || node.parent?.type === 'ExportAllDeclaration') return;
+      if (
+        node.parent?.type === 'TaggedTemplateExpression' ||
+        node.parent?.type === 'ImportDeclaration' ||
+        node.parent?.type === 'ExportNamedDeclaration' ||
+        node.parent?.type === 'ExportAllDeclaration'
+      )
+        return;
       const text = textOf(node);
       // An enum value (AUTO, V_3) is data, not text.
       if (text === undefined || !/[A-Za-z]{2}/.test(text.replace(/\$\([a-z-~]+\)/g, '')) || /^[A-Z0-9_]+$/.test(text)) return;

@@ -41,8 +41,16 @@ async function main(): Promise<void> {
   settings['chat.allowAnonymousAccess'] = true;
   const workspace = sampleWorkspace();
   // Today's VS Code unless MODEL_GATEWAY_VSCODE=oldest: its chat lists the gateway's models too.
-  const server = await startCodeServer({ workspace, env, settings, port: Number(process.env.PORT ?? 8080), vscode: process.env.MODEL_GATEWAY_VSCODE === 'oldest' ? 'oldest' : 'newest' });
-  console.log(`\nVS Code ${server.vscode} for the Web with Model Gateway:\n\n  ${server.url}/?folder=${encodeURIComponent(workspace)}\n\nOpen it in a browser; the Model Gateway icon is in the activity bar${server.vscode.startsWith('1.100') ? '' : ", and VS Code's own Chat view offers the gateway's models"}. Ctrl+C stops everything.`);
+  const server = await startCodeServer({
+    workspace,
+    env,
+    settings,
+    port: Number(process.env.PORT ?? 8080),
+    vscode: process.env.MODEL_GATEWAY_VSCODE === 'oldest' ? 'oldest' : 'newest',
+  });
+  console.log(
+    `\nVS Code ${server.vscode} for the Web with Model Gateway:\n\n  ${server.url}/?folder=${encodeURIComponent(workspace)}\n\nOpen it in a browser; the Model Gateway icon is in the activity bar${server.vscode.startsWith('1.100') ? '' : ", and VS Code's own Chat view offers the gateway's models"}. Ctrl+C stops everything.`,
+  );
   const stop = async () => {
     await server.stop();
     await emulator?.close();

@@ -7,7 +7,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js'), 'export', '--outDir', join(root, 'l10n'), join(root, 'src')], { stdio: 'ignore' });
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js'), 'export', '--outDir', join(root, 'l10n'), join(root, 'src')],
+  { stdio: 'ignore' },
+);
 const english = Object.keys(JSON.parse(readFileSync(join(root, 'l10n', 'bundle.l10n.json'), 'utf8')));
 let problems = 0;
 for (const file of readdirSync(join(root, 'l10n')).filter((f) => /^bundle\.l10n\.[\w-]+\.json$/.test(f))) {

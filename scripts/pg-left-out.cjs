@@ -10,5 +10,6 @@ module.exports = {
   // The .pgpass reader: finds no password (the store gives its own, or says that one is missing).
   pgpass: 'module.exports = function pgpassLeftOut(params, callback) { process.nextTick(callback, undefined); };',
   // Read only for a connection string; the store configures its Client field by field.
-  'pg-connection-string': "module.exports = { parse() { throw new Error('connection strings are not read in this bundle: configure the Client field by field'); } };",
+  'pg-connection-string':
+    "module.exports = { parse() { throw new Error('connection strings are not read in this bundle: configure the Client field by field'); } };",
 };

@@ -29,19 +29,26 @@ function collect(dir) {
 // @profile-dependent). `--per-vscode`: the suite runs in a VS Code (`MODEL_GATEWAY_VSCODE`).
 const { inScope } = require('./suite-scope.cjs');
 const perVsCode = process.argv.includes('--per-vscode');
-const pass = { profile: process.env.MODEL_GATEWAY_EMULATOR_PROFILE === 'one-api' ? 'one-api' : 'new-api', vscode: perVsCode ? (process.env.MODEL_GATEWAY_VSCODE === 'newest' ? 'newest' : 'oldest') : undefined };
+const pass = {
+  profile: process.env.MODEL_GATEWAY_EMULATOR_PROFILE === 'one-api' ? 'one-api' : 'new-api',
+  vscode: perVsCode ? (process.env.MODEL_GATEWAY_VSCODE === 'newest' ? 'newest' : 'oldest') : undefined,
+};
 const mocha = new Mocha({ timeout: 30_000, reporter: 'spec', forbidOnly: true, ...(grep ? { grep } : {}) });
 const files = collect(folder).sort();
 const chosen = files.filter((f) => inScope(f, pass));
 for (const f of chosen) mocha.addFile(path.resolve(f));
 const left = files.length - chosen.length;
-if (left) console.log(`${chosen.length} of ${files.length} files run in this pass (${pass.profile}${pass.vscode ? `, VS Code ${pass.vscode}` : ''}); the other ${left} hold nothing this pass could change (scripts/suite-scope.cjs)`);
+if (left)
+  console.log(
+    `${chosen.length} of ${files.length} files run in this pass (${pass.profile}${pass.vscode ? `, VS Code ${pass.vscode}` : ''}); the other ${left} hold nothing this pass could change (scripts/suite-scope.cjs)`,
+  );
 // Each file's time, hooks included (its top-level suites from start to end), for `npm test`'s table.
 const fileMs = new Map();
 const started = new Map();
 const runner = mocha.run((failures) => {
   const timings = process.env.MG_TIMINGS_FILE;
-  if (timings) fs.appendFileSync(timings, [...fileMs].map(([file, ms]) => JSON.stringify({ step: label, file: path.relative(process.cwd(), file), ms }) + '\n').join(''));
+  if (timings)
+    fs.appendFileSync(timings, [...fileMs].map(([file, ms]) => JSON.stringify({ step: label, file: path.relative(process.cwd(), file), ms }) + '\n').join(''));
   const s = runner.stats;
   const skipped = s.pending ? `, ${s.pending} skipped` : '';
   console.log(`${label}: ${s.passes} passed, ${s.failures} failed${skipped}`);

@@ -91,7 +91,10 @@ export function ensureCodeServer(which = 'oldest') {
   // include/node), never a download (only the npm registry may be reachable), and it first on PATH.
   const home = nodeHome ?? dirname(dirname(process.execPath));
   const headers = existsSync(join(home, 'include', 'node', 'node.h'));
-  if (!headers) log(`no Node headers in ${join(home, 'include', 'node')}: node-gyp will try to download them (offline, install your Node's headers, e.g. Debian's nodejs package)`);
+  if (!headers)
+    log(
+      `no Node headers in ${join(home, 'include', 'node')}: node-gyp will try to download them (offline, install your Node's headers, e.g. Debian's nodejs package)`,
+    );
   const nativeEnv = { ...(nodeHome ? { PATH: `${join(nodeHome, 'bin')}:${process.env.PATH}` } : {}), ...(headers ? { npm_config_nodedir: home } : {}) };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

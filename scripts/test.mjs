@@ -27,6 +27,8 @@ const steps = [
       ['typecheck-webview', 'npx', ['tsc', '-p', 'tsconfig.webview.json']],
       // typescript-eslint's type-checked rules, floating promises and exhaustive switches included.
       ['lint', 'npx', ['eslint', '--max-warnings', '0', '.']],
+      // One format for the whole tree (.prettierrc.json): `npm run format` writes it.
+      ['format', 'npx', ['prettier', '--check', '.']],
     ],
   },
   { name: 'build', cmd: 'node', args: ['esbuild.js'] },
@@ -67,7 +69,10 @@ function countTotals(text) {
 function run(cmd, args, env = {}, quiet = false) {
   return new Promise((resolve) => {
     let kept = '';
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'], env: { ...process.env, MG_TIMINGS_FILE: timingsFile, MG_RUN_DIR: timingsDir, ...env } });
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'],
+      env: { ...process.env, MG_TIMINGS_FILE: timingsFile, MG_RUN_DIR: timingsDir, ...env },
+    });
     child.stdout.on('data', (d) => {
       if (quiet) kept += d;
       else process.stdout.write(d);
@@ -145,7 +150,9 @@ for (const step of steps) {
   }
 }
 const leftBehind = [...ours()].filter((n) => !tempBefore.has(n));
-console.log(`\n${leftBehind.length ? '✘' : '✔'} the temp folder holds nothing more of ours than at the start${leftBehind.length ? `: ${leftBehind.join(', ')} in ${tmpdir()}` : ''}`);
+console.log(
+  `\n${leftBehind.length ? '✘' : '✔'} the temp folder holds nothing more of ours than at the start${leftBehind.length ? `: ${leftBehind.join(', ')} in ${tmpdir()}` : ''}`,
+);
 console.log(`temp-check: ${leftBehind.length ? 0 : 1} passed, ${leftBehind.length ? 1 : 0} failed`);
 if (leftBehind.length) failed++;
 else passed++;

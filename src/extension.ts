@@ -28,7 +28,27 @@ export interface ExtensionApi {
   /** Milliseconds activate() took. */
   activationMs: number;
   /** For the integration tests only (MODEL_GATEWAY_TEST=1): internals to assert on. */
-  testing?: { services: Services; status: StatusBar; usage: UsagePanel; accountTree: AccountTree; chat: ChatController; search: SearchService; videoJobs: VideoJobs; newVideoJobs: () => VideoJobs; languageModels: LanguageModelSupport; overrides: WorkspaceOverrideNotice; lmAccess: LmAccess; agent: AgentToolbox; mcp: McpHub; completions: CompletionsFeature; scm: ScmFeature; editor: EditorInsight; customizations: Customizations; sessions: AgentSessions; listeners: () => Record<string, number> };
+  testing?: {
+    services: Services;
+    status: StatusBar;
+    usage: UsagePanel;
+    accountTree: AccountTree;
+    chat: ChatController;
+    search: SearchService;
+    videoJobs: VideoJobs;
+    newVideoJobs: () => VideoJobs;
+    languageModels: LanguageModelSupport;
+    overrides: WorkspaceOverrideNotice;
+    lmAccess: LmAccess;
+    agent: AgentToolbox;
+    mcp: McpHub;
+    completions: CompletionsFeature;
+    scm: ScmFeature;
+    editor: EditorInsight;
+    customizations: Customizations;
+    sessions: AgentSessions;
+    listeners: () => Record<string, number>;
+  };
 }
 
 /** Wiring only: the platform's services, then each feature in the order of what it needs. */
@@ -53,7 +73,23 @@ export async function activate(context: vscode.ExtensionContext, boot?: BootRepo
   // bundle loads: the part of activation that holds the extension host without a break (what
   // VS Code reports) is then only the platform's own services.
   const [features] = await Promise.all([loadFeatures(), services.credentials.load()]);
-  const { activatePlatform, activateSearch, activateLanguageModels, activateCompletions, activateUsage, activateAccount, activateAgent, activateMcp, activateEditor, activateCustomizations, activateChat, activateAssets, activateScm, activateSessions, VideoJobs } = features;
+  const {
+    activatePlatform,
+    activateSearch,
+    activateLanguageModels,
+    activateCompletions,
+    activateUsage,
+    activateAccount,
+    activateAgent,
+    activateMcp,
+    activateEditor,
+    activateCustomizations,
+    activateChat,
+    activateAssets,
+    activateScm,
+    activateSessions,
+    VideoJobs,
+  } = features;
   await services.updateContextKeys();
   const host = new FeatureHost(services, context);
 
@@ -75,10 +111,37 @@ export async function activate(context: vscode.ExtensionContext, boot?: BootRepo
 
   host.startDeferred();
   const activationMs = performance.now() - started;
-  const bundleMs = typeof MODEL_GATEWAY_BUNDLE_START === 'number' && typeof MODEL_GATEWAY_BUNDLE_END === 'number' ? `${(MODEL_GATEWAY_BUNDLE_END - MODEL_GATEWAY_BUNDLE_START).toFixed(1)} ms` : 'not measured';
-  const loading = boot ? `; loading the bundle before it ${boot.loadMs.toFixed(1)} ms, of which compiling ${boot.compileMs.toFixed(1)} ms ${boot.cacheUsed ? 'from the code cache' : 'without a code cache'}, begun ${boot.waitMs.toFixed(1)} ms after VS Code called activate()` : '';
-  services.log.info(`activated in ${activationMs.toFixed(1)} ms (its synchronous part ${synchronous.toFixed(1)} ms; the bundle's top-level code ${bundleMs}${loading})`);
-  const testing = { services, status, usage, accountTree, chat, search, videoJobs, newVideoJobs: () => new VideoJobs(services, context.workspaceState), languageModels: languageModels.support, overrides, lmAccess: languageModels.access, agent, mcp, completions, scm, editor, customizations, sessions, listeners: listenerCounts };
+  const bundleMs =
+    typeof MODEL_GATEWAY_BUNDLE_START === 'number' && typeof MODEL_GATEWAY_BUNDLE_END === 'number'
+      ? `${(MODEL_GATEWAY_BUNDLE_END - MODEL_GATEWAY_BUNDLE_START).toFixed(1)} ms`
+      : 'not measured';
+  const loading = boot
+    ? `; loading the bundle before it ${boot.loadMs.toFixed(1)} ms, of which compiling ${boot.compileMs.toFixed(1)} ms ${boot.cacheUsed ? 'from the code cache' : 'without a code cache'}, begun ${boot.waitMs.toFixed(1)} ms after VS Code called activate()`
+    : '';
+  services.log.info(
+    `activated in ${activationMs.toFixed(1)} ms (its synchronous part ${synchronous.toFixed(1)} ms; the bundle's top-level code ${bundleMs}${loading})`,
+  );
+  const testing = {
+    services,
+    status,
+    usage,
+    accountTree,
+    chat,
+    search,
+    videoJobs,
+    newVideoJobs: () => new VideoJobs(services, context.workspaceState),
+    languageModels: languageModels.support,
+    overrides,
+    lmAccess: languageModels.access,
+    agent,
+    mcp,
+    completions,
+    scm,
+    editor,
+    customizations,
+    sessions,
+    listeners: listenerCounts,
+  };
   return { activationMs, testing: process.env.MODEL_GATEWAY_TEST === '1' ? testing : undefined };
 }
 
@@ -103,5 +166,21 @@ async function loadFeatures() {
     import('./scm/host/feature.js'),
     import('./sessions/host/feature.js'),
   ]);
-  return { ...platform, ...search, ...lm, ...completions, ...usage, ...account, ...agent, ...mcp, ...editor, ...customization, ...chat, ...assets, ...videoJobs, ...scm, ...sessions };
+  return {
+    ...platform,
+    ...search,
+    ...lm,
+    ...completions,
+    ...usage,
+    ...account,
+    ...agent,
+    ...mcp,
+    ...editor,
+    ...customization,
+    ...chat,
+    ...assets,
+    ...videoJobs,
+    ...scm,
+    ...sessions,
+  };
 }

@@ -30,7 +30,8 @@ describe('bench: problems after the first edit in a cold window', function () {
     metrics.coldTsDocumentsBefore = vscode.workspace.textDocuments.filter((d) => d.languageId === 'typescript').length;
     const { testing } = await api();
     await testing.chat.newConversation();
-    const firstEdit = (): ToolCallRecord | undefined => (testing.chat.current?.turns.at(-1) as AssistantTurn | undefined)?.steps.flatMap((s) => s.toolCalls).find((c) => c.name === 'replace_in_file');
+    const firstEdit = (): ToolCallRecord | undefined =>
+      (testing.chat.current?.turns.at(-1) as AssistantTurn | undefined)?.steps.flatMap((s) => s.toolCalls).find((c) => c.name === 'replace_in_file');
     const started = performance.now();
     let firstReportMs = NaN;
     let knownMs = NaN;
@@ -55,7 +56,8 @@ describe('bench: problems after the first edit in a cold window', function () {
     sending = false;
     await watching;
     assert.ok(call && initial, `the edit ran and reported: ${call?.result ?? 'no call'}`);
-    const said = (p: NonNullable<ToolCallRecord['problems']>) => (p.settled === 'timeout' ? 'unchecked' : p.introduced.some((x) => /Cannot find name 'c'/.test(x.message)) ? 'error' : 'clean');
+    const said = (p: NonNullable<ToolCallRecord['problems']>) =>
+      p.settled === 'timeout' ? 'unchecked' : p.introduced.some((x) => /Cannot find name 'c'/.test(x.message)) ? 'error' : 'clean';
     metrics.coldFirstSaid = { error: 1, unchecked: 2, clean: 3 }[said(initial)];
     metrics.coldFinalSaid = { error: 1, unchecked: 2, clean: 3 }[said(call.problems!)];
     metrics.coldWriteToReportMs = initial.waitedMs;

@@ -19,12 +19,21 @@ describe('bench: problems after an edit', function () {
     await connectToEmulator();
     mkdirSync(join(lab(), 'src'), { recursive: true });
     writeFileSync(join(lab(), 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }));
-    writeFileSync(join(lab(), 'src', 'sum.ts'), '// note 0\nexport function sumAll(values: number[]): number {\n  let total = 0;\n  for (const v of values) total += v;\n  return total;\n}\n');
+    writeFileSync(
+      join(lab(), 'src', 'sum.ts'),
+      '// note 0\nexport function sumAll(values: number[]): number {\n  let total = 0;\n  for (const v of values) total += v;\n  return total;\n}\n',
+    );
     writeFileSync(join(lab(), 'src', 'use.ts'), "import { sumAll } from './sum';\nexport const six = sumAll([1, 2, 3]);\n");
     await vscode.workspace.getConfiguration('modelGateway.agent').update('autoApprove', { edits: true }, vscode.ConfigurationTarget.Global);
     await vscode.window.showTextDocument(vscode.Uri.file(join(lab(), 'src', 'use.ts')));
     // tsserver is up once it has answered for the project.
-    await until('tsserver answers', async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', vscode.Uri.file(join(lab(), 'src', 'use.ts')))) ?? []).length > 0, 120_000);
+    await until(
+      'tsserver answers',
+      async () =>
+        ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', vscode.Uri.file(join(lab(), 'src', 'use.ts')))) ?? [])
+          .length > 0,
+      120_000,
+    );
   });
 
   after(async () => {

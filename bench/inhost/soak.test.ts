@@ -7,7 +7,20 @@ import type { AssistantTurn } from '../../src/common/conversation';
 import type { UsageReport } from '../../src/common/usageReport';
 import { config } from '../../test/integration/config';
 import { api, connectToEmulator, emulatorControl, everythingServerPath, runAnswering, until } from '../../test/integration/helpers';
-import { childrenSettled, collector, completions, handleCount, indexGenerations, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn, type Sample } from '../../test/integration/soakTools';
+import {
+  childrenSettled,
+  collector,
+  completions,
+  handleCount,
+  indexGenerations,
+  listenerTotal,
+  openedSince,
+  restartMcp,
+  sample,
+  sampleTable,
+  turn,
+  type Sample,
+} from '../../test/integration/soakTools';
 
 /**
  * `npm run bench -- soak`: a working day in one real extension host (code-server), in two halves
@@ -77,7 +90,11 @@ async function webviewProbe(): Promise<Row['webview']> {
   const ask = join(config.dialogDir ?? '', `probe-${Date.now()}${n}.json`);
   writeFileSync(ask, '{}');
   const answerFile = ask.replace('.json', '.answer.json');
-  const answer = await until('the launcher reads the webview', () => (existsSync(answerFile) ? (JSON.parse(readFileSync(answerFile, 'utf8')) as Row['webview'] & { error?: string }) : undefined), 20_000);
+  const answer = await until(
+    'the launcher reads the webview',
+    () => (existsSync(answerFile) ? (JSON.parse(readFileSync(answerFile, 'utf8')) as Row['webview'] & { error?: string }) : undefined),
+    20_000,
+  );
   rmSync(ask, { force: true });
   rmSync(answerFile, { force: true });
   if (answer.error) return { nodes: -1, jsHeapMB: -1, turnsDrawn: -1 };
@@ -100,7 +117,11 @@ describe('bench: a working day in one window', function () {
       await settings().update('defaultModels.chat', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
       await settings().update('defaultModels.completion', 'codestral-emu', vscode.ConfigurationTarget.Global);
       await settings().update('defaultModels.embeddings', 'embed-emu-256', vscode.ConfigurationTarget.Global);
-      await settings().update('mcp.servers', { soak: { command: process.execPath, args: [everythingServerPath(), 'stdio'] } }, vscode.ConfigurationTarget.Global);
+      await settings().update(
+        'mcp.servers',
+        { soak: { command: process.execPath, args: [everythingServerPath(), 'stdio'] } },
+        vscode.ConfigurationTarget.Global,
+      );
       mkdirSync(lab(), { recursive: true });
       writeFileSync(completionFile(), "import { greet } from './greet';\n// notes \nexport function welcome(name: string): string {\n  return gre\n}\n");
       writeFileSync(editFile(), "export const flag = 'v0';\n");
@@ -201,7 +222,23 @@ describe('bench: a working day in one window', function () {
     await testing.usage.reload();
   }
 
-  const emptyOutcomes = (): Outcomes => ({ answered: 0, errorCards: 0, partialKept: 0, unended: [], reads: 0, editsAccepted: 0, editsRejected: 0, commands: 0, completionsAnswered: 0, completionsAsked: 0, kills: 0, saves: 0, indexUpdates: 0, refreshes: 0, switches: 0 });
+  const emptyOutcomes = (): Outcomes => ({
+    answered: 0,
+    errorCards: 0,
+    partialKept: 0,
+    unended: [],
+    reads: 0,
+    editsAccepted: 0,
+    editsRejected: 0,
+    commands: 0,
+    completionsAnswered: 0,
+    completionsAsked: 0,
+    kills: 0,
+    saves: 0,
+    indexUpdates: 0,
+    refreshes: 0,
+    switches: 0,
+  });
 
   async function faultsOn(): Promise<void> {
     for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/fim/completions']) {
@@ -305,7 +342,9 @@ describe('bench: a working day in one window', function () {
     rmSync(stateFile(), { force: true });
 
     const lines: string[] = [];
-    lines.push('  turn  half    heap MB   RSS MB  malloc MB  other anon MB  external MB  handles  listeners  files  terminals  children  webview elements  renderer heap MB  turns drawn');
+    lines.push(
+      '  turn  half    heap MB   RSS MB  malloc MB  other anon MB  external MB  handles  listeners  files  terminals  children  webview elements  renderer heap MB  turns drawn',
+    );
     for (const r of state.rows) {
       lines.push(
         `  ${String(r.turn).padStart(4)}  ${String(r.phase).padStart(4)}  ${r.sample.heapMB.toFixed(1).padStart(9)} ${r.sample.rssMB.toFixed(1).padStart(8)} ${((r.sample.mapped?.brkMB ?? 0) + (r.sample.mapped?.arenasMB ?? 0)).toFixed(1).padStart(10)} ${(r.sample.mapped?.anonymousMB ?? 0).toFixed(1).padStart(14)} ${r.sample.externalMB.toFixed(1).padStart(12)} ${String(handleCount(r.sample.handles)).padStart(8)} ${String(listenerTotal(r.sample)).padStart(10)} ${String(r.sample.openFiles).padStart(6)} ${String(r.sample.terminals).padStart(10)} ${String(r.sample.children).padStart(9)} ${String(r.webview.nodes).padStart(17)} ${r.webview.jsHeapMB.toFixed(1).padStart(16)} ${String(r.webview.turnsDrawn).padStart(12)}`,
@@ -317,10 +356,21 @@ describe('bench: a working day in one window', function () {
       const rows = state.rows.filter((r) => r.phase === phase);
       const first = rows[0].sample;
       const last = rows.at(-1)!.sample;
-      return { phase, first, last, heapPct: ((last.heapMB - first.heapMB) / first.heapMB) * 100, rssPct: ((last.rssMB - first.rssMB) / first.rssMB) * 100, table: sampleTable(first, last) };
+      return {
+        phase,
+        first,
+        last,
+        heapPct: ((last.heapMB - first.heapMB) / first.heapMB) * 100,
+        rssPct: ((last.rssMB - first.rssMB) / first.rssMB) * 100,
+        table: sampleTable(first, last),
+      };
     });
     for (const h of halves) {
-      report.push(`  half ${h.phase}, from its baseline to its end:`, ...h.table.map(([k, b, a]) => `    ${String(k).padEnd(28)} ${String(b).padStart(8)} → ${String(a).padStart(8)}`), `    open files new since the baseline: ${openedSince(h.first, h.last).join(', ') || 'none'}`);
+      report.push(
+        `  half ${h.phase}, from its baseline to its end:`,
+        ...h.table.map(([k, b, a]) => `    ${String(k).padEnd(28)} ${String(b).padStart(8)} → ${String(a).padStart(8)}`),
+        `    open files new since the baseline: ${openedSince(h.first, h.last).join(', ') || 'none'}`,
+      );
       m[`soakHalf${h.phase}HeapGrowthPct`] = h.heapPct;
       m[`soakHalf${h.phase}RssGrowthPct`] = h.rssPct;
     }
@@ -358,24 +408,44 @@ describe('bench: a working day in one window', function () {
     assert.equal(o.saves, TOTALS.saves, 'every save of the day was made');
     assert.equal(o.kills, TOTALS.kills, 'every MCP kill of the day was made');
     assert.equal(paidTwice, 0, 'no chat request was sent again after its answer began');
-    assert.equal(usageView.requests, billing.calls, "the Usage view counts every call the gateway billed");
-    assert.ok(Math.abs(usageView.totalDollars - billing.quota / 500_000) < 1e-6, `the Usage view’s total ${usageView.totalDollars} is what the gateway billed, ${billing.quota / 500_000}`);
+    assert.equal(usageView.requests, billing.calls, 'the Usage view counts every call the gateway billed');
+    assert.ok(
+      Math.abs(usageView.totalDollars - billing.quota / 500_000) < 1e-6,
+      `the Usage view’s total ${usageView.totalDollars} is what the gateway billed, ${billing.quota / 500_000}`,
+    );
     for (const h of halves) {
       assert.ok(h.heapPct <= 10, `half ${h.phase}: heap ${h.first.heapMB.toFixed(1)} → ${h.last.heapMB.toFixed(1)} MB`);
       assert.ok(h.rssPct <= 10, `half ${h.phase}: RSS ${h.first.rssMB.toFixed(1)} → ${h.last.rssMB.toFixed(1)} MB`);
       assert.equal(h.last.terminals, h.first.terminals, `half ${h.phase}: terminals`);
-      assert.ok(listenerTotal(h.last) <= listenerTotal(h.first), `half ${h.phase}: listeners on our events ${JSON.stringify(h.first.listeners)} → ${JSON.stringify(h.last.listeners)}`);
+      assert.ok(
+        listenerTotal(h.last) <= listenerTotal(h.first),
+        `half ${h.phase}: listeners on our events ${JSON.stringify(h.first.listeners)} → ${JSON.stringify(h.last.listeners)}`,
+      );
       assert.equal(h.last.children, h.first.children, `half ${h.phase}: child processes ${h.first.childNames.join(', ')} → ${h.last.childNames.join(', ')}`);
-      for (const r of state.rows.filter((x) => x.phase === h.phase)) assert.ok(indexGenerations(r.sample).length <= 1, `turn ${r.turn}: the index has files of one generation open at most (${r.sample.indexFiles.join(', ')})`);
-      assert.ok(h.last.openFiles <= h.first.openFiles + 2, `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles} (new: ${openedSince(h.first, h.last).join(', ')})`);
-      assert.ok(handleCount(h.last.handles) <= handleCount(h.first.handles) + 2, `half ${h.phase}: handles ${JSON.stringify(h.first.handles)} → ${JSON.stringify(h.last.handles)}`);
+      for (const r of state.rows.filter((x) => x.phase === h.phase))
+        assert.ok(
+          indexGenerations(r.sample).length <= 1,
+          `turn ${r.turn}: the index has files of one generation open at most (${r.sample.indexFiles.join(', ')})`,
+        );
+      assert.ok(
+        h.last.openFiles <= h.first.openFiles + 2,
+        `half ${h.phase}: open files ${h.first.openFiles} → ${h.last.openFiles} (new: ${openedSince(h.first, h.last).join(', ')})`,
+      );
+      assert.ok(
+        handleCount(h.last.handles) <= handleCount(h.first.handles) + 2,
+        `half ${h.phase}: handles ${JSON.stringify(h.first.handles)} → ${JSON.stringify(h.last.handles)}`,
+      );
     }
-    assert.ok(nodes.every((n) => n > 0), 'the webview was read at every row');
+    assert.ok(
+      nodes.every((n) => n > 0),
+      'the webview was read at every row',
+    );
   });
 
   after(async () => {
     if ((globalThis as { __modelGatewayReload?: boolean }).__modelGatewayReload) return;
-    for (const key of ['defaultModels.chat', 'defaultModels.completion', 'defaultModels.embeddings', 'mcp.servers']) await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['defaultModels.chat', 'defaultModels.completion', 'defaultModels.embeddings', 'mcp.servers'])
+      await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     rmSync(lab(), { recursive: true, force: true });
   });

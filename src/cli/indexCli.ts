@@ -60,7 +60,11 @@ export interface CliResult {
 }
 
 /** Runs the command line; `out` takes progress and the summary (stderr and stdout when run as a program). */
-export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: { progress: (line: string) => void; result: (line: string) => void }): Promise<CliResult> {
+export async function runIndexCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: { progress: (line: string) => void; result: (line: string) => void },
+): Promise<CliResult> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -78,7 +82,10 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
     },
   });
   if (values.help) throw new UsageError(USAGE, 0);
-  if (!values.store || !values.gateway || positionals.length !== 1) throw new UsageError(`${!values.store ? 'Missing --store. ' : ''}${!values.gateway ? 'Missing --gateway. ' : ''}${positionals.length !== 1 ? 'Give exactly one folder. ' : ''}\n\n${USAGE}`);
+  if (!values.store || !values.gateway || positionals.length !== 1)
+    throw new UsageError(
+      `${!values.store ? 'Missing --store. ' : ''}${!values.gateway ? 'Missing --gateway. ' : ''}${positionals.length !== 1 ? 'Give exactly one folder. ' : ''}\n\n${USAGE}`,
+    );
   const apiKey = env.MODEL_GATEWAY_API_KEY;
   if (!apiKey) throw new UsageError('Set MODEL_GATEWAY_API_KEY to the gateway key (it is never taken from the command line).');
   const positive = (name: string, v: string) => {
@@ -96,7 +103,15 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
   const client = new GatewayClient({ baseUrl: values.gateway, apiKey, network: ca ? { ca } : undefined });
   const dryRun = values['read-only'];
   if (dryRun && values['search-index']) throw new UsageError('--search-index builds an index in the store, and --read-only writes nothing: give one of them.');
-  const store = new TeamStore({ url: values.store, password: env.PGPASSWORD || undefined, ca, readOnly: dryRun, model, chunker: chunkerId(300), advice: CLI_ADVICE });
+  const store = new TeamStore({
+    url: values.store,
+    password: env.PGPASSWORD || undefined,
+    ca,
+    readOnly: dryRun,
+    model,
+    chunker: chunkerId(300),
+    advice: CLI_ADVICE,
+  });
   // The local index is this run's only: a temporary folder, removed at the end.
   const scratch = mkdtempSync(join(tmpdir(), 'model-gateway-index-'));
   let promptTokens = 0;
@@ -126,15 +141,25 @@ export async function runIndexCli(argv: string[], env: NodeJS.ProcessEnv, out: {
   });
   try {
     const state = await store.open();
-    out.progress(`store ${state.where}: ${state.rows.toLocaleString('en-US')} vectors of ${state.model}${state.writable ? '' : ' (read-only)'}${state.vectors === 'bytea' ? ' (kept as bytea: the database has no pgvector; search in the store needs it)' : ''}`);
+    out.progress(
+      `store ${state.where}: ${state.rows.toLocaleString('en-US')} vectors of ${state.model}${state.writable ? '' : ' (read-only)'}${state.vectors === 'bytea' ? ' (kept as bytea: the database has no pgvector; search in the store needs it)' : ''}`,
+    );
     // A role that may only read would embed the whole folder through the gateway and keep nothing.
-    if (!state.writable && !dryRun) throw new UsageError(`The team store ${state.where}: this role can only read the store: nothing embedded. Grant it INSERT on model_gateway.vectors (docs/team-store.md, "The database"), or run with --read-only for a dry run.`, 2);
+    if (!state.writable && !dryRun)
+      throw new UsageError(
+        `The team store ${state.where}: this role can only read the store: nothing embedded. Grant it INSERT on model_gateway.vectors (docs/team-store.md, "The database"), or run with --read-only for a dry run.`,
+        2,
+      );
     let last = 0;
     const stats = await index.update(undefined, undefined, (p) => {
       const now = Date.now();
       if (now - last < 1000) return;
       last = now;
-      out.progress(p.phase === 'scan' ? `scanned ${p.done.toLocaleString('en-US')} files` : `vectors ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')}`);
+      out.progress(
+        p.phase === 'scan'
+          ? `scanned ${p.done.toLocaleString('en-US')} files`
+          : `vectors ${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')}`,
+      );
     });
     if (storeFailure !== undefined) throw storeFailure instanceof Error ? storeFailure : new Error('the team store failed');
     if (dryRun) {

@@ -53,7 +53,22 @@ export function viewTurn<T extends Turn>(turn: T): T {
         ...(c.edits ? { edits: c.edits.map((e) => ({ path: e.path, before: null, after: '' })) } : {}),
         // A subagent's steps: what its card lists (calls by name and argument), never its tool results.
         ...(c.subagent
-          ? { subagent: { ...c.subagent, task: cut(c.subagent.task), steps: c.subagent.steps.map((st) => ({ text: cut(st.text), toolCalls: st.toolCalls.map((x) => ({ id: x.id, name: x.name, args: cut(x.args), status: x.status, ...(x.isError ? { isError: true } : {}) })) })) } }
+          ? {
+              subagent: {
+                ...c.subagent,
+                task: cut(c.subagent.task),
+                steps: c.subagent.steps.map((st) => ({
+                  text: cut(st.text),
+                  toolCalls: st.toolCalls.map((x) => ({
+                    id: x.id,
+                    name: x.name,
+                    args: cut(x.args),
+                    status: x.status,
+                    ...(x.isError ? { isError: true } : {}),
+                  })),
+                })),
+              },
+            }
           : {}),
       })),
     })),
@@ -96,7 +111,12 @@ function defineFromWebview() {
     /** A Plan-mode answer's plan approved: switch to Agent and carry it out. */
     z.object({ type: z.literal('approve-plan'), turnId: z.string().check(z.maxLength(100)) }),
     z.object({ type: z.literal('add-context') }),
-    z.object({ type: z.literal('code-action'), action: z.enum(['copy', 'insert', 'save', 'apply']), code: z.string().check(z.maxLength(1024 * 1024)), language: z.optional(z.string().check(z.maxLength(50))) }),
+    z.object({
+      type: z.literal('code-action'),
+      action: z.enum(['copy', 'insert', 'save', 'apply']),
+      code: z.string().check(z.maxLength(1024 * 1024)),
+      language: z.optional(z.string().check(z.maxLength(50))),
+    }),
     /** `@` or `#` typed in the input: workspace files matching the query, answered by `files`. */
     z.object({ type: z.literal('find-files'), requestId: RequestId, query: z.string().check(z.maxLength(200)) }),
     /** `/` at the start of the input: MCP prompts matching the query, answered by `files`. */

@@ -11,7 +11,14 @@ import { ContextSchema, ImageSchema } from './chatProtocol';
 const FixActionSchema = z.object({ title: z.string(), command: z.enum(FIX_COMMANDS) });
 export type FixAction = z.infer<typeof FixActionSchema>;
 
-const ProblemSchema = z.object({ path: z.string(), line: z.number(), severity: z.enum(['error', 'warning']), message: z.string(), source: z.optional(z.string()), code: z.optional(z.string()) });
+const ProblemSchema = z.object({
+  path: z.string(),
+  line: z.number(),
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+  source: z.optional(z.string()),
+  code: z.optional(z.string()),
+});
 const EditProblemsSchema = z.object({
   introduced: z.array(ProblemSchema),
   more: z.number(),
@@ -26,8 +33,20 @@ const EditProblemsSchema = z.object({
 });
 const ToolCallSchema = z.looseObject({ id: z.string(), name: z.string(), args: z.string(), status: z.string(), problems: z.optional(EditProblemsSchema) });
 const PlanSchema = z.array(z.object({ text: z.string(), status: z.enum(['pending', 'in-progress', 'done']) }));
-const StepSchema = z.looseObject({ text: z.string(), toolCalls: z.array(ToolCallSchema), thinking: z.optional(z.string()), thinkingMs: z.optional(z.number()) });
-const UsageSchema = z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), reasoning: z.optional(z.number()), estimated: z.optional(z.boolean()) });
+const StepSchema = z.looseObject({
+  text: z.string(),
+  toolCalls: z.array(ToolCallSchema),
+  thinking: z.optional(z.string()),
+  thinkingMs: z.optional(z.number()),
+});
+const UsageSchema = z.looseObject({
+  input: z.number(),
+  output: z.number(),
+  cacheRead: z.number(),
+  cacheWrite: z.number(),
+  reasoning: z.optional(z.number()),
+  estimated: z.optional(z.boolean()),
+});
 
 /** An answer as the view draws it: checked for the fields the view reads, the rest passes. */
 export const AssistantTurnSchema = z.looseObject({
@@ -87,7 +106,9 @@ const ContextUseSchema = z.object({
   omittedTurns: z.number(),
   condensedTurns: z.optional(z.number()),
   reported: z.optional(z.boolean()),
-  rules: z.optional(z.array(z.object({ path: z.string().check(z.maxLength(1000)), tokens: z.number(), memory: z.optional(z.boolean()) })).check(z.maxLength(100))),
+  rules: z.optional(
+    z.array(z.object({ path: z.string().check(z.maxLength(1000)), tokens: z.number(), memory: z.optional(z.boolean()) })).check(z.maxLength(100)),
+  ),
   toolsOffered: z.optional(z.number()),
   toolsDeferred: z.optional(z.number()),
 });
@@ -122,7 +143,12 @@ export const ViewStateSchema = z.object({
   busy: z.boolean(),
   conversations: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number() })),
   conversation: z.optional(
-    z.object({ id: z.string(), title: z.string(), turns: z.array(z.union([UserTurnSchema, AssistantTurnSchema])), condensations: z.optional(z.array(CondensationSchema)) }),
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      turns: z.array(z.union([UserTurnSchema, AssistantTurnSchema])),
+      condensations: z.optional(z.array(CondensationSchema)),
+    }),
   ),
   /** For each errored turn id, the buttons that fix it. */
   fixes: z.record(z.string(), z.array(FixActionSchema)),
@@ -135,7 +161,6 @@ export const ViewStateSchema = z.object({
 });
 
 export type ApprovalInfo = z.infer<typeof ApprovalSchema>;
-
 
 const FileItemSchema = z.object({ path: z.string(), name: z.string() });
 export type FileItem = z.infer<typeof FileItemSchema>;

@@ -317,7 +317,8 @@ export function resolveFormat(model: string, choice: FormatChoice, pattern: stri
   if (choice !== 'auto') return usable(choice) ? choice : 'chat';
   if (facts.override) return usable(facts.override) ? facts.override : 'chat';
   // Gemini's own format only where the gateway lists it for the model (one-api has no /v1beta).
-  const listed = (f: WireFormat) => usable(f) && (f === 'gemini' ? !!facts.endpoints?.includes(ENDPOINT_TYPE.gemini) : !facts.endpoints?.length || facts.endpoints.includes(ENDPOINT_TYPE[f]));
+  const listed = (f: WireFormat) =>
+    usable(f) && (f === 'gemini' ? !!facts.endpoints?.includes(ENDPOINT_TYPE.gemini) : !facts.endpoints?.length || facts.endpoints.includes(ENDPOINT_TYPE[f]));
   let prefersMessages: boolean;
   try {
     prefersMessages = new RegExp(pattern, 'i').test(model);

@@ -71,12 +71,16 @@ export function fixesFor(e: ErrorFacts, ctx: { hasBaseUrl: boolean; place: FixPl
   const setUrl: Fix = { title: l10n.t('Set Gateway URL'), command: 'modelGateway.setBaseUrl' };
   const showLog: Fix = { title: l10n.t('Show Log'), command: 'modelGateway.showLog' };
   const topUp: Fix = { title: l10n.t('Top Up Balance'), command: 'modelGateway.topUp' };
-  const pickModel: Fix = { title: l10n.t('Pick Another Model'), command: ctx.place === 'chat' ? 'modelGateway.chat.pickModel' : 'modelGateway.models.setDefault' };
+  const pickModel: Fix = {
+    title: l10n.t('Pick Another Model'),
+    command: ctx.place === 'chat' ? 'modelGateway.chat.pickModel' : 'modelGateway.models.setDefault',
+  };
   switch (e.kind) {
     case 'MissingCredentialError': {
       // The code names the credential; a turn stored before codes existed has only the English message.
       const token = e.code ? e.code === 'system_access_token' : /system access token/i.test(e.message);
-      if (e.type === CREDENTIAL_WITHHELD) return [{ title: l10n.t('Use My Credentials Here…'), command: 'modelGateway.useCredentialsHere' }, token ? setToken : setKey];
+      if (e.type === CREDENTIAL_WITHHELD)
+        return [{ title: l10n.t('Use My Credentials Here…'), command: 'modelGateway.useCredentialsHere' }, token ? setToken : setKey];
       if (token) return [setToken];
       if (!ctx.hasBaseUrl || (e.code ? e.code === 'base_url' : /URL/.test(e.message))) return [setUrl];
       return [setKey];

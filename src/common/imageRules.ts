@@ -34,7 +34,8 @@ function headOfBase64(b64: string): Uint8Array {
  */
 export function checkImageBytes(declared: string, bytes: Uint8Array): string | undefined {
   const actual = sniffImageType(bytes);
-  if (actual === 'image/gif') return `the data is a GIF image${declared !== 'image/gif' ? ` (labelled ${declared})` : ''}; GIF is not supported, use PNG, JPEG or WEBP`;
+  if (actual === 'image/gif')
+    return `the data is a GIF image${declared !== 'image/gif' ? ` (labelled ${declared})` : ''}; GIF is not supported, use PNG, JPEG or WEBP`;
   if (!actual) return `the data is not a PNG, JPEG or WEBP image (labelled ${declared}, but its bytes are not an image of that type)`;
   if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(actual)) return `the data is a ${actual.slice(6).toUpperCase()} image; use PNG, JPEG or WEBP`;
   if (actual !== declared.toLowerCase()) return `the data is a ${actual.slice(6).toUpperCase()} image but is labelled ${declared}; label it ${actual}`;

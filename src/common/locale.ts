@@ -27,5 +27,7 @@ export const formatDateTime = (t: Date | number): string => new Date(t).toLocale
 /** A short moment: the time for today (3:05 PM), else the day and time (Nov 27, 3:05 PM). */
 export const formatWhen = (t: Date | number, now = Date.now()): string => {
   const d = new Date(t);
-  return d.toDateString() === new Date(now).toDateString() ? formatTime(d) : d.toLocaleString(current, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+  return d.toDateString() === new Date(now).toDateString()
+    ? formatTime(d)
+    : d.toLocaleString(current, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
 };

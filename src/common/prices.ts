@@ -48,12 +48,20 @@ export function imageFamilyPrice(model: string): string | undefined {
   };
   const v3 = /^imagegen-v3-(.+)$/.exec(model)?.[1] as V3Operation | undefined;
   if (v3 && V3_OPERATIONS.includes(v3)) {
-    return l10n.t('{0} an image (Turbo / Default / Quality; published prices)', RENDERING_SPEEDS.map((speed) => usd(imagePrice({ generation: 'v3', operation: v3, rendering_speed: speed }))).join(' / '));
+    return l10n.t(
+      '{0} an image (Turbo / Default / Quality; published prices)',
+      RENDERING_SPEEDS.map((speed) => usd(imagePrice({ generation: 'v3', operation: v3, rendering_speed: speed }))).join(' / '),
+    );
   }
   const op = /^imagegen-(generate|remix|edit|upscale)$/.exec(model)?.[1];
   if (op === 'upscale') return l10n.t('{0} an image (published prices)', usd(imagePrice({ generation: 'legacy', operation: 'upscale' })));
-  if (op === 'edit') return l10n.t('{0} an image by model (published prices)', range(LEGACY_EDIT_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: 'edit', model: m }))));
-  if (op === 'generate' || op === 'remix') return l10n.t('{0} an image by model (published prices)', range(LEGACY_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: op, model: m }))));
+  if (op === 'edit')
+    return l10n.t(
+      '{0} an image by model (published prices)',
+      range(LEGACY_EDIT_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: 'edit', model: m }))),
+    );
+  if (op === 'generate' || op === 'remix')
+    return l10n.t('{0} an image by model (published prices)', range(LEGACY_MODELS.map((m) => imagePrice({ generation: 'legacy', operation: op, model: m }))));
   return undefined;
 }
 
@@ -92,7 +100,15 @@ export class PriceBook {
     if (o) {
       return {
         source: 'settings',
-        price: { model, kind: 'tokens', inputPerMTok: o.input, outputPerMTok: o.output, cacheReadPerMTok: o.cacheRead, cacheWritePerMTok: o.cacheWrite, unknown: false },
+        price: {
+          model,
+          kind: 'tokens',
+          inputPerMTok: o.input,
+          outputPerMTok: o.output,
+          cacheReadPerMTok: o.cacheRead,
+          cacheWritePerMTok: o.cacheWrite,
+          unknown: false,
+        },
       };
     }
     const g = this.gateway.get(model);

@@ -69,7 +69,7 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
   reg('modelGateway.setAccessToken', async () => {
     const token = await askSecret(services, {
       title: vscode.l10n.t('Model Gateway: System Access Token'),
-      prompt: vscode.l10n.t('The account\'s system access token (gateway console → account settings); it manages keys and reads the balance'),
+      prompt: vscode.l10n.t("The account's system access token (gateway console → account settings); it manages keys and reads the balance"),
       what: vscode.l10n.t('an access token'),
     });
     if (!token) return false;
@@ -92,7 +92,14 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
   reg('modelGateway.verifyKey', () => verify(services));
 
   reg('modelGateway.signOut', async () => {
-    if (!(await services.prompts.confirm(vscode.l10n.t('Remove the API key and the system access token from this machine?'), undefined, vscode.l10n.t('Sign Out')))) return;
+    if (
+      !(await services.prompts.confirm(
+        vscode.l10n.t('Remove the API key and the system access token from this machine?'),
+        undefined,
+        vscode.l10n.t('Sign Out'),
+      ))
+    )
+      return;
     await services.credentials.clear();
     services.log.info('Signed out: credentials removed from secret storage');
     const env = [services.credentials.apiKeySource(), services.credentials.accessTokenSource()].includes('environment');
@@ -106,17 +113,28 @@ export function registerShellCommands(services: CredentialFeature, reg: Register
     const s = services.settings();
     if (!s.baseUrl) items.push({ label: vscode.l10n.t('$(link) Set Gateway URL'), command: 'modelGateway.setBaseUrl' });
     if (!services.credentials.getApiKey()) items.push({ label: vscode.l10n.t('$(key) Set API Key'), command: 'modelGateway.setApiKey' });
-    if (services.withheldCredentials().length) items.push({ label: vscode.l10n.t('$(shield) Use My Credentials with This Gateway'), description: vscode.l10n.t('they were entered for another one'), command: 'modelGateway.useCredentialsHere' });
+    if (services.withheldCredentials().length)
+      items.push({
+        label: vscode.l10n.t('$(shield) Use My Credentials with This Gateway'),
+        description: vscode.l10n.t('they were entered for another one'),
+        command: 'modelGateway.useCredentialsHere',
+      });
     if (services.isConfigured()) {
       items.push({ label: vscode.l10n.t('$(refresh) Refresh Connection and Balance'), command: 'modelGateway.refreshStatus' });
       items.push({ label: vscode.l10n.t('$(verified) Verify API Key'), command: 'modelGateway.verifyKey' });
-      if (!services.credentials.getAccessToken()) items.push({ label: vscode.l10n.t('$(key) Set System Access Token'), description: vscode.l10n.t('to see the balance and manage keys'), command: 'modelGateway.setAccessToken' });
+      if (!services.credentials.getAccessToken())
+        items.push({
+          label: vscode.l10n.t('$(key) Set System Access Token'),
+          description: vscode.l10n.t('to see the balance and manage keys'),
+          command: 'modelGateway.setAccessToken',
+        });
       items.push({ label: vscode.l10n.t('$(graph) Show Usage and Spend'), command: 'modelGateway.usage.open' });
       items.push({ label: vscode.l10n.t('$(account) Open Account View'), command: 'modelGateway.account.focus' });
     }
     items.push({ label: vscode.l10n.t('$(output) Show Log'), command: 'modelGateway.showLog' });
     items.push({ label: vscode.l10n.t('$(gear) Open Settings'), command: 'modelGateway.openSettings' });
-    if (services.credentials.getApiKey() || services.credentials.getAccessToken()) items.push({ label: vscode.l10n.t('$(sign-out) Sign Out'), command: 'modelGateway.signOut' });
+    if (services.credentials.getApiKey() || services.credentials.getAccessToken())
+      items.push({ label: vscode.l10n.t('$(sign-out) Sign Out'), command: 'modelGateway.signOut' });
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway') });
     if (pick) await vscode.commands.executeCommand(pick.command);
   });
@@ -142,7 +160,9 @@ async function entryOrigin(services: CredentialFeature): Promise<string | undefi
 function confirmCleartext(services: CredentialFeature, origin: string): Promise<boolean> {
   return services.prompts.confirm(
     vscode.l10n.t('{0} is reached over plain http: your API key and access token would cross the network unencrypted.', hostOf(origin)),
-    vscode.l10n.t('Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.'),
+    vscode.l10n.t(
+      'Anyone on the network path (a shared Wi-Fi, a proxy) could read them and spend your balance. Use https unless this gateway is on a network you trust.',
+    ),
     vscode.l10n.t('Use Plain http Anyway'),
   );
 }
@@ -159,7 +179,11 @@ async function offerCredentials(services: CredentialFeature, kinds: CredentialKi
     : vscode.l10n.t('Send your {0} to {1}?', names, hostOf(origin));
   const detail = [
     kinds.includes('accessToken')
-      ? vscode.l10n.t('Only if {0} is your gateway: a server you do not control that receives the {1} can spend your balance and manage your account and its keys.', origin, names)
+      ? vscode.l10n.t(
+          'Only if {0} is your gateway: a server you do not control that receives the {1} can spend your balance and manage your account and its keys.',
+          origin,
+          names,
+        )
       : vscode.l10n.t('Only if {0} is your gateway: a server you do not control that receives the {1} can spend your balance.', origin, names),
     isCleartextRemote(origin) ? vscode.l10n.t('This gateway uses plain http: they would also cross the network unencrypted.') : '',
   ]
@@ -186,14 +210,19 @@ async function askSecret(services: CredentialFeature, o: { title: string; prompt
 /** GET /v1/models with the current key; true when it is valid. */
 async function verify(services: CredentialFeature): Promise<boolean> {
   try {
-    const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Verifying the API key…') }, () => services.client().models.verifyKey());
+    const valid = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Verifying the API key…') }, () =>
+      services.client().models.verifyKey(),
+    );
     if (valid) {
       services.log.info('API key verified');
       void vscode.window.showInformationMessage(vscode.l10n.t('The API key is valid.'));
     } else {
       services.log.warn('The gateway refused the API key (401)');
       void vscode.window
-        .showErrorMessage(vscode.l10n.t('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.'), vscode.l10n.t('Set API Key'))
+        .showErrorMessage(
+          vscode.l10n.t('The gateway refused this API key (401: missing, invalid or expired). Check it and set it again.'),
+          vscode.l10n.t('Set API Key'),
+        )
         .then((choice) => choice && vscode.commands.executeCommand('modelGateway.setApiKey'));
     }
     return valid;
@@ -230,7 +259,9 @@ async function checkAccountAccess(services: CredentialFeature): Promise<void> {
 async function askAccountUserId(services: CredentialFeature): Promise<boolean> {
   const id = await services.prompts.input({
     title: vscode.l10n.t('Model Gateway: Account User Id'),
-    prompt: vscode.l10n.t('This gateway (new-api) wants your numeric user id with the access token: it is the ID in the gateway console (personal settings, or the user list).'),
+    prompt: vscode.l10n.t(
+      'This gateway (new-api) wants your numeric user id with the access token: it is the ID in the gateway console (personal settings, or the user list).',
+    ),
     placeHolder: 'e.g. 1',
     value: services.credentials.getAccountUserId() ?? services.settings().userId,
     ignoreFocusOut: true,

@@ -16,7 +16,18 @@ const Settings = z.object({
 });
 
 /** Headers that carry credentials: never taken from settings (they live in secret storage). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'new-api-user', 'cookie', 'proxy-authorization', 'host', 'content-length', 'content-type']);
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'api-key',
+  'new-api-user',
+  'cookie',
+  'proxy-authorization',
+  'host',
+  'content-length',
+  'content-type',
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** What a model can do where the gateway does not say: set per model (or id glob) in settings. */
@@ -64,7 +75,6 @@ export interface GatewaySettings {
   modelOverrides: Record<string, ModelOverride>;
 }
 
-
 /** A setting's value from the user settings only (never a workspace's or folder's). */
 export function userValue(c: vscode.WorkspaceConfiguration, key: string): unknown {
   return c.inspect(key)?.globalValue;
@@ -88,7 +98,9 @@ export function readSettings(): GatewaySettings {
     baseUrl: userValue(c, 'baseUrl'),
     userId: userValue(c, 'userId'),
     // The completion model spends on every pause in typing: only the person's own settings choose it.
-    defaultModels: Object.fromEntries(JOBS.map((j) => [j, (j === 'completion' ? userValue(c, `defaultModels.${j}`) : c.get<string>(`defaultModels.${j}`)) ?? ''])),
+    defaultModels: Object.fromEntries(
+      JOBS.map((j) => [j, (j === 'completion' ? userValue(c, `defaultModels.${j}`) : c.get<string>(`defaultModels.${j}`)) ?? '']),
+    ),
     extraHeaders: userValue(c, 'extraHeaders'),
     modelOverrides: c.get('modelOverrides'),
   });
@@ -112,7 +124,13 @@ export function modelOverride(overrides: Record<string, ModelOverride>, model: s
   if (overrides[model]) return overrides[model];
   for (const [pattern, o] of Object.entries(overrides)) {
     if (!pattern.includes('*')) continue;
-    const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+    const re = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+      'i',
+    );
     if (re.test(model)) return o;
   }
   return {};
@@ -213,6 +231,9 @@ export function assetSettings() {
     folder: stringSetting('modelGateway.assets.folder', c.get('folder')),
     videoPollSeconds: numberSetting('modelGateway.assets.videoPollSeconds', c.get('videoPollSeconds')),
     /** The most one download (a video, image, song, speech) may hold; the setting is named in the error past it. */
-    downloadLimit: { maxBytes: numberSetting('modelGateway.assets.maxDownloadMegabytes', c.get('maxDownloadMegabytes')) * 1024 * 1024, setting: 'modelGateway.assets.maxDownloadMegabytes' },
+    downloadLimit: {
+      maxBytes: numberSetting('modelGateway.assets.maxDownloadMegabytes', c.get('maxDownloadMegabytes')) * 1024 * 1024,
+      setting: 'modelGateway.assets.maxDownloadMegabytes',
+    },
   };
 }

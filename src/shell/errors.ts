@@ -24,7 +24,17 @@ const REPEAT_AFTER_MS = 60_000;
  * Causes that outlive the action that met them (credentials, balance, reachability): several
  * parts meet them at once. Anything else answers what the person just did and is always shown.
  */
-const STANDING_CAUSES = new Set(['AuthenticationError', 'PermissionDeniedError', 'MissingCredentialError', 'ConnectionError', 'ProxyError', 'TlsError', 'TimeoutError', 'ServiceUnavailableError', 'AccountApiError']);
+const STANDING_CAUSES = new Set([
+  'AuthenticationError',
+  'PermissionDeniedError',
+  'MissingCredentialError',
+  'ConnectionError',
+  'ProxyError',
+  'TlsError',
+  'TimeoutError',
+  'ServiceUnavailableError',
+  'AccountApiError',
+]);
 const shownBy = new WeakMap<GatewayConnection, Map<string, number>>();
 
 /**
@@ -69,6 +79,7 @@ export function showGatewayError(services: GatewayFeature, what: string, err: un
 /** Shows a message without waiting for it to be dismissed, and records it; resolves to the chosen item. */
 export function tell(services: GatewayFeature, level: 'info' | 'warning' | 'error', message: string, ...items: string[]): Thenable<string | undefined> {
   services.recordNotice(level, message);
-  const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const show =
+    level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   return show(message, ...items);
 }

@@ -85,7 +85,7 @@ function certificatesIn(path: string): { certs: string[]; problem?: string } {
     const certs = readFileSync(path, 'utf8').match(PEM) ?? [];
     return certs.length ? { certs } : { certs, problem: vscode.l10n.t('{0} holds no PEM certificate (-----BEGIN CERTIFICATE-----)', path) };
   } catch (err) {
-    return { certs: [], problem: vscode.l10n.t('{0} can\'t be read ({1})', path, (err as { code?: string }).code ?? String(err)) };
+    return { certs: [], problem: vscode.l10n.t("{0} can't be read ({1})", path, (err as { code?: string }).code ?? String(err)) };
   }
 }
 
@@ -102,7 +102,11 @@ export function readNetwork(gw: Pick<typeof Gateway, 'proxyFromEnv' | 'describeP
   }
   if (proxy) {
     const at = gw.describeProxy(proxy.https ?? proxy.http ?? '');
-    notes.push(proxy.authorization ? vscode.l10n.t('Through the proxy at {0} (from {1}, with http.proxyAuthorization).', at, proxy.source) : vscode.l10n.t('Through the proxy at {0} (from {1}).', at, proxy.source));
+    notes.push(
+      proxy.authorization
+        ? vscode.l10n.t('Through the proxy at {0} (from {1}, with http.proxyAuthorization).', at, proxy.source)
+        : vscode.l10n.t('Through the proxy at {0} (from {1}).', at, proxy.source),
+    );
   }
 
   const extra: string[] = [];
@@ -110,7 +114,8 @@ export function readNetwork(gw: Pick<typeof Gateway, 'proxyFromEnv' | 'describeP
     const os = osCertificates();
     extra.push(...os.certs);
     // Elsewhere the store's readers are native modules we do not ship: VS Code's Node (22.15+) reads it instead.
-    if (os.error && process.platform === 'linux') notes.push(vscode.l10n.t('The operating system\'s certificates could not be read ({0}); add your CA in modelGateway.tls.caFiles.', os.error));
+    if (os.error && process.platform === 'linux')
+      notes.push(vscode.l10n.t("The operating system's certificates could not be read ({0}); add your CA in modelGateway.tls.caFiles.", os.error));
   }
   const extraFiles = [
     ...(env.NODE_EXTRA_CA_CERTS ? [{ path: env.NODE_EXTRA_CA_CERTS, from: 'NODE_EXTRA_CA_CERTS' }] : []),
@@ -124,7 +129,12 @@ export function readNetwork(gw: Pick<typeof Gateway, 'proxyFromEnv' | 'describeP
   const ca = extra.length ? [...new Set([...tls.rootCertificates, ...extra])] : undefined;
 
   const insecure = !http.strictSSL;
-  if (insecure) notes.push(vscode.l10n.t('⚠ Certificate checks are off (http.proxyStrictSSL is false): anyone on the network path can read your API key. Turn it back on and add your CA in modelGateway.tls.caFiles.'));
+  if (insecure)
+    notes.push(
+      vscode.l10n.t(
+        '⚠ Certificate checks are off (http.proxyStrictSSL is false): anyone on the network path can read your API key. Turn it back on and add your CA in modelGateway.tls.caFiles.',
+      ),
+    );
 
   const options: Gateway.NetworkOptions = { ...(proxy ? { proxy } : {}), ...(ca ? { ca } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) };
   const signature = JSON.stringify([proxy ?? null, extraFiles, ca ? createHash('sha256').update(ca.join('')).digest('hex') : null, insecure]);
@@ -138,5 +148,13 @@ function caFilesSetting(): string[] {
 
 /** Whether a configuration change can change the network. */
 export function affectsNetwork(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['http.proxy', 'http.proxyAuthorization', 'http.noProxy', 'http.proxyStrictSSL', 'http.systemCertificates', 'http.proxySupport', 'modelGateway.tls'].some((k) => e.affectsConfiguration(k));
+  return [
+    'http.proxy',
+    'http.proxyAuthorization',
+    'http.noProxy',
+    'http.proxyStrictSSL',
+    'http.systemCertificates',
+    'http.proxySupport',
+    'modelGateway.tls',
+  ].some((k) => e.affectsConfiguration(k));
 }

@@ -49,9 +49,21 @@ export function withheldReason(kind: CredentialKind, boundTo: string | undefined
   const what = credentialName(kind);
   const run = l10n.t('run "Model Gateway: Use My Credentials with This Gateway"');
   if (boundTo && boundTo !== origin) {
-    return l10n.t('Your {0} was entered for {1}, and the gateway URL now names {2}, so it is not sent there. If {3} is your gateway, {4}; otherwise set the gateway URL back or set a new {0}.', what, boundTo, origin, hostOf(origin), run);
+    return l10n.t(
+      'Your {0} was entered for {1}, and the gateway URL now names {2}, so it is not sent there. If {3} is your gateway, {4}; otherwise set the gateway URL back or set a new {0}.',
+      what,
+      boundTo,
+      origin,
+      hostOf(origin),
+      run,
+    );
   }
-  return l10n.t('The gateway {0} uses plain http to another machine: your {1} would cross the network unencrypted, so it is not sent until you confirm ({2}) or switch to https.', origin, what, run);
+  return l10n.t(
+    'The gateway {0} uses plain http to another machine: your {1} would cross the network unencrypted, so it is not sent until you confirm ({2}) or switch to https.',
+    origin,
+    what,
+    run,
+  );
 }
 
 /**

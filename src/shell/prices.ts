@@ -36,7 +36,9 @@ export class Prices {
         .then((g) => client.account.usage.pricing({ group: g }))
         .catch((err: unknown) => {
           entry.ttl = RETRY_MS;
-          this.services.log.warn(`prices: the gateway's price list could not be read (${err instanceof Error ? err.message : String(err)}); using prices from settings only`);
+          this.services.log.warn(
+            `prices: the gateway's price list could not be read (${err instanceof Error ? err.message : String(err)}); using prices from settings only`,
+          );
           return undefined;
         });
       this.cached = entry;

@@ -174,7 +174,11 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
    * or confirmed for. One never bound yet is bound here to the user's URL (https or loopback);
    * the others are withheld, with the reason the client gives when a call needs them.
    */
-  private credentialsForOrigin(origin: string | undefined): { apiKey?: string; systemAccessToken?: string; withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>> } {
+  private credentialsForOrigin(origin: string | undefined): {
+    apiKey?: string;
+    systemAccessToken?: string;
+    withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>>;
+  } {
     const out: { apiKey?: string; systemAccessToken?: string; withheld: Partial<Record<'apiKey' | 'systemAccessToken', string>> } = { withheld: {} };
     if (!origin) return out;
     const toBind: CredentialKind[] = [];
@@ -197,7 +201,11 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
   /** Credentials held but not sent to the gateway in use (another origin, or plain http), for the UI. */
   withheldCredentials(): CredentialKind[] {
     const origin = this.gatewayOrigin();
-    return origin ? this.credentialDecisions(origin).filter((c) => c.decision === 'withhold').map((c) => c.kind) : [];
+    return origin
+      ? this.credentialDecisions(origin)
+          .filter((c) => c.decision === 'withhold')
+          .map((c) => c.kind)
+      : [];
   }
 
   /** The client for the current settings and credentials (built once per combination). */
@@ -209,9 +217,23 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const refusing = this.context.globalState.get<string[]>(STREAM_OPTIONS_REFUSED) ?? [];
     const gw = loadGateway();
     const network = this.network();
-    const signature = JSON.stringify([s.baseUrl, userId, s.timeoutMs, s.streamIdleTimeoutMs, s.extraHeaders, apiKey ?? null, systemAccessToken ?? null, withheld, network.signature]);
+    const signature = JSON.stringify([
+      s.baseUrl,
+      userId,
+      s.timeoutMs,
+      s.streamIdleTimeoutMs,
+      s.extraHeaders,
+      apiKey ?? null,
+      systemAccessToken ?? null,
+      withheld,
+      network.signature,
+    ]);
     if (this.cachedClient?.signature === signature) return this.cachedClient.client;
-    if (!s.baseUrl) throw new gw.MissingCredentialError(vscode.l10n.t('No gateway URL is set. Run "Model Gateway: Set Gateway URL".'), { type: 'configuration_error', code: 'base_url' });
+    if (!s.baseUrl)
+      throw new gw.MissingCredentialError(vscode.l10n.t('No gateway URL is set. Run "Model Gateway: Set Gateway URL".'), {
+        type: 'configuration_error',
+        code: 'base_url',
+      });
     // The old client is closed and forgotten even when the new settings cannot make a client:
     // a cached closed client would fail every later call once the settings are back.
     void this.cachedClient?.client.close();
@@ -274,7 +296,10 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const base = this.normalizedBaseUrl();
     const known = this.context.globalState.get<string[]>(NO_GEMINI_ROUTE) ?? [];
     if (!known.includes(base)) void this.context.globalState.update(NO_GEMINI_ROUTE, [...known, base]);
-    const message = vscode.l10n.t('This gateway has no /v1beta (Gemini\'s own format, HTTP 404): {0} goes by chat completions instead, now and in later chats.', model);
+    const message = vscode.l10n.t(
+      "This gateway has no /v1beta (Gemini's own format, HTTP 404): {0} goes by chat completions instead, now and in later chats.",
+      model,
+    );
     this.log.warn(message);
     this.recordNotice('warning', message);
   }
@@ -292,7 +317,10 @@ export class Services implements SettingsSource, GatewayConnection, CredentialSo
     const base = this.normalizedBaseUrl();
     const known = this.context.globalState.get<string[]>(NO_RESPONSES_ROUTE) ?? [];
     if (!known.includes(base)) void this.context.globalState.update(NO_RESPONSES_ROUTE, [...known, base]);
-    const message = vscode.l10n.t('This gateway has no /v1/responses (HTTP 404): {0} goes by chat completions instead, now and in later chats. Set modelGateway.modelOverrides["{0}"].api to choose another format.', model);
+    const message = vscode.l10n.t(
+      'This gateway has no /v1/responses (HTTP 404): {0} goes by chat completions instead, now and in later chats. Set modelGateway.modelOverrides["{0}"].api to choose another format.',
+      model,
+    );
     this.log.warn(message);
     this.recordNotice('warning', message);
     void vscode.window.showWarningMessage(message);

@@ -1,4 +1,3 @@
-
 /**
  * Settings that decide where requests (and so the credentials) go. They are user settings
  * (`"scope": "application"` in package.json, which VS Code does not take from a workspace), and

@@ -43,7 +43,9 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     .map(([k, v]) => ` ${k}="${escapeHtml(v)}"`)
     .join('');
   const language = webviewLanguage();
-  const languageScript = page.scripts?.length ? `<script type="application/json" id="${WEBVIEW_LANGUAGE_ELEMENT}">${languageScriptJson(language)}</script>` : '';
+  const languageScript = page.scripts?.length
+    ? `<script type="application/json" id="${WEBVIEW_LANGUAGE_ELEMENT}">${languageScriptJson(language)}</script>`
+    : '';
   return `<!DOCTYPE html><html lang="${escapeHtml(language.language)}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -57,7 +59,13 @@ ${page.inlineStyle ? `<style nonce="${nonce}">${page.inlineStyle}</style>` : ''}
  * Listens to a webview: each message is checked against the view's protocol before it is handled;
  * one of another shape is logged (its first problem, never its content) and dropped.
  */
-export function receiveChecked<T>(webview: vscode.Webview, schema: z.ZodMiniType<T>, view: string, log: Log, handle: (message: T) => unknown): vscode.Disposable {
+export function receiveChecked<T>(
+  webview: vscode.Webview,
+  schema: z.ZodMiniType<T>,
+  view: string,
+  log: Log,
+  handle: (message: T) => unknown,
+): vscode.Disposable {
   return webview.onDidReceiveMessage((raw: unknown) => {
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {

@@ -55,7 +55,7 @@ export class WorkspaceOverrideNotice implements vscode.Disposable {
     const choice = await tell(
       this.services,
       'warning',
-      vscode.l10n.t('This folder\'s settings {0}; ignored. Model Gateway sends requests and your credentials only to the gateway in your user settings.', what),
+      vscode.l10n.t("This folder's settings {0}; ignored. Model Gateway sends requests and your credentials only to the gateway in your user settings.", what),
       vscode.l10n.t('Open Folder Settings'),
     );
     if (choice) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');

@@ -35,7 +35,17 @@ export class Unparsable extends Error {}
 function isUnusual(c: string): boolean {
   const code = c.charCodeAt(0);
   if (code === 9 || code === 10) return false;
-  return code < 32 || (code >= 0x7f && code <= 0xa0) || code === 0x1680 || (code >= 0x2000 && code <= 0x200f) || (code >= 0x2028 && code <= 0x202f) || code === 0x205f || code === 0x2060 || code === 0x3000 || code === 0xfeff;
+  return (
+    code < 32 ||
+    (code >= 0x7f && code <= 0xa0) ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200f) ||
+    (code >= 0x2028 && code <= 0x202f) ||
+    code === 0x205f ||
+    code === 0x2060 ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 const SEPARATORS = ['&&', '||', ';;', '|&', ';', '|', '&', '\n'];

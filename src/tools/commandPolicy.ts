@@ -32,16 +32,97 @@ export interface CommandPolicy {
 }
 
 /** Refused unless the person takes them off the list: privilege, destruction, publishing, remote code. */
-export const DEFAULT_DENY = ['sudo', 'su', 'doas', 'rm -rf', 'rm -fr', 'rm -r -f', 'rm -f -r', 'git push', 'mkfs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'chmod -R 777', 'chown -R', 'npm publish', 'curl | sh'];
+export const DEFAULT_DENY = [
+  'sudo',
+  'su',
+  'doas',
+  'rm -rf',
+  'rm -fr',
+  'rm -r -f',
+  'rm -f -r',
+  'git push',
+  'mkfs',
+  'dd',
+  'shutdown',
+  'reboot',
+  'halt',
+  'poweroff',
+  'chmod -R 777',
+  'chown -R',
+  'npm publish',
+  'curl | sh',
+];
 
 /** Downloaders whose output piped into a shell is remote code (`curl … | sh` and the like). */
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'iwr', 'Invoke-WebRequest']);
-const INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'pwsh', 'powershell', 'iex']);
+const INTERPRETERS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'csh',
+  'tcsh',
+  'python',
+  'python3',
+  'node',
+  'perl',
+  'ruby',
+  'php',
+  'pwsh',
+  'powershell',
+  'iex',
+]);
 /** Commands that run another command: never run unasked; what they run is checked against the deny list. */
-const WRAPPERS = new Set(['eval', 'exec', 'command', 'builtin', 'env', 'nohup', 'time', 'nice', 'ionice', 'timeout', 'xargs', 'watch', 'strace', 'source', '.', 'parallel', 'script', 'stdbuf', 'setsid', 'chroot', 'busybox']);
+const WRAPPERS = new Set([
+  'eval',
+  'exec',
+  'command',
+  'builtin',
+  'env',
+  'nohup',
+  'time',
+  'nice',
+  'ionice',
+  'timeout',
+  'xargs',
+  'watch',
+  'strace',
+  'source',
+  '.',
+  'parallel',
+  'script',
+  'stdbuf',
+  'setsid',
+  'chroot',
+  'busybox',
+]);
 /** Options with which `find` runs commands or deletes. */
 const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprintf', '-fls']);
-const SHELL_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'select', 'function', 'coproc', '!', '[[', ']]', '{', '}', 'in']);
+const SHELL_KEYWORDS = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'for',
+  'while',
+  'until',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'select',
+  'function',
+  'coproc',
+  '!',
+  '[[',
+  ']]',
+  '{',
+  '}',
+  'in',
+]);
 
 interface SimpleCommand {
   words: Word[];
@@ -119,7 +200,14 @@ function innerScripts(words: readonly string[]): string[] {
   const effective = effectiveWords(words);
   if (effective.length && effective.length < words.length) out.push(effective.map(quoteForShell).join(' '));
   const exec = words.findIndex((w) => w === '-exec' || w === '-execdir' || w === '-ok');
-  if (exec !== -1) out.push(words.slice(exec + 1).filter((w) => w !== ';' && w !== '{}' && w !== '+').map(quoteForShell).join(' '));
+  if (exec !== -1)
+    out.push(
+      words
+        .slice(exec + 1)
+        .filter((w) => w !== ';' && w !== '{}' && w !== '+')
+        .map(quoteForShell)
+        .join(' '),
+    );
   return out;
 }
 
@@ -188,7 +276,8 @@ function notAllowed(cmd: SimpleCommand, allow: readonly string[][]): string | un
   if (SHELL_KEYWORDS.has(first.value)) return `it uses the shell keyword "${first.value}"`;
   const head = baseName(first.value);
   if (WRAPPERS.has(head)) return `"${first.value}" runs another command`;
-  if (INTERPRETERS.has(head) && cmd.words.some((w, k) => k > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.value))) return `"${first.value} -c" runs a script given as text`;
+  if (INTERPRETERS.has(head) && cmd.words.some((w, k) => k > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.value)))
+    return `"${first.value} -c" runs a script given as text`;
   if (head === 'find' && cmd.words.some((w) => FIND_ACTIONS.has(w.value))) return '"find" with an action runs commands or deletes files';
   const words = cmd.words.map((w) => w.value);
   if (allow.some((p) => startsWith(words, p))) return undefined;

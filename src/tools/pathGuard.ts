@@ -17,13 +17,29 @@ export class SecretFileError extends ToolError {
  * case, in any folder; a folder entry hides everything below it). `modelGateway.chat.secretFiles`
  * adds to the list, never removes from it.
  */
-export const SECRET_FILES = ['.env*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', '.npmrc', '.netrc', '.pypirc', '.git-credentials', '*.p12', '*.pfx', '.aws', '.ssh'] as const;
+export const SECRET_FILES = [
+  '.env*',
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_ed25519*',
+  '.npmrc',
+  '.netrc',
+  '.pypirc',
+  '.git-credentials',
+  '*.p12',
+  '*.pfx',
+  '.aws',
+  '.ssh',
+] as const;
 
 const secretMatchers = new Map<string, (p: string) => boolean>();
 
 /** Whether an absolute path (outside any workspace folder) names a secret file: the deny list, any folder level. */
 export function isSecretPath(absPath: string, extraSecretFiles: readonly string[] = []): boolean {
-  const posix = toPosix(absPath).replace(/^[A-Za-z]:/, '').replace(/^\/+/, '');
+  const posix = toPosix(absPath)
+    .replace(/^[A-Za-z]:/, '')
+    .replace(/^\/+/, '');
   // Asked on every change of the active editor's selection: the globs are compiled once per list.
   const key = extraSecretFiles.join('\0');
   let matcher = secretMatchers.get(key);
@@ -145,10 +161,13 @@ export async function folderInside(root: string, name: string): Promise<string> 
   try {
     target = await realTarget(resolve(root, cleaned));
   } catch (err) {
-    throw new ToolError(err instanceof LinkLoopError ? `The folder "${name}" is a loop of symbolic links.` : `Cannot use the folder "${name}": ${(err as Error).message}`);
+    throw new ToolError(
+      err instanceof LinkLoopError ? `The folder "${name}" is a loop of symbolic links.` : `Cannot use the folder "${name}": ${(err as Error).message}`,
+    );
   }
   const rootReal = await realpath(root).catch(() => root);
-  if (!inside(target.path, rootReal)) throw new ToolError(`The folder "${name}" leads outside the workspace through a symbolic link; nothing is written there.`);
+  if (!inside(target.path, rootReal))
+    throw new ToolError(`The folder "${name}" leads outside the workspace through a symbolic link; nothing is written there.`);
   return target.path;
 }
 
@@ -192,7 +211,10 @@ export class PathGuard {
     const raw = (requested ?? '').trim().replace(/\\/g, '/');
     if (!raw) throw new ToolError('The path is empty. Give a path relative to the workspace root, e.g. "src/index.ts".');
     if (raw.includes('\0')) throw new ToolError('The path contains a NUL character, which no file name can hold.');
-    if (DECEPTIVE_CHARS.test(raw)) throw new ToolError(`"${escapeDeceptive(raw)}" contains invisible or text-direction characters, which can make a name read as another; tools do not use such paths.`);
+    if (DECEPTIVE_CHARS.test(raw))
+      throw new ToolError(
+        `"${escapeDeceptive(raw)}" contains invisible or text-direction characters, which can make a name read as another; tools do not use such paths.`,
+      );
     if (raw.split('/').includes('..')) throw new ToolError(`"${requested}" contains "..". Use a path inside the workspace, relative to its root.`);
     let folder: WorkspaceFolderPath | undefined;
     let abs: string;
@@ -211,7 +233,10 @@ export class PathGuard {
     const rel = toPosix(relative(folder.path, abs));
     const resolved: ResolvedPath = { abs, folder, rel, display: this.display(folder, rel) };
     const excluded = () => new ToolError(`"${requested}" is excluded (by .gitignore or the workspace's exclude settings), so tools may not use it.`);
-    const secret = () => new SecretFileError(`"${requested}" may hold credentials or keys (${SECRET_FILES.slice(0, 4).join(', ')}…), so tools may not read, list or change it. The person can attach it by hand if it is needed.`);
+    const secret = () =>
+      new SecretFileError(
+        `"${requested}" may hold credentials or keys (${SECRET_FILES.slice(0, 4).join(', ')}…), so tools may not read, list or change it. The person can attach it by hand if it is needed.`,
+      );
     if (rel && !options.allowSecret && this.isSecret(rel)) throw secret();
     if (rel && (await this.isExcluded(resolved))) throw excluded();
 
@@ -291,7 +316,12 @@ export class PathGuard {
   private async isExcluded(p: Pick<ResolvedPath, 'folder' | 'rel' | 'abs'>, isDir?: boolean): Promise<boolean> {
     const rel = p.rel;
     if (!rel) return false;
-    const dir = isDir ?? (await stat(p.abs).then((s) => s.isDirectory(), () => false));
+    const dir =
+      isDir ??
+      (await stat(p.abs).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ));
     const asPath = dir ? `${rel}/` : rel;
     // Version-control folders and files in any letter case: on a case-insensitive file system
     // `.GIT/config` is `.git/config`, and refusing it on a case-sensitive one costs nothing.

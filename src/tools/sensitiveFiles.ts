@@ -12,9 +12,9 @@ const SENSITIVE_GLOBS: [string, string][] = [
   ['**/*.code-workspace', 'it configures VS Code for this workspace (settings, tasks and launch configurations)'],
   ['.devcontainer/**', 'it defines the dev container (images, mounts and commands that run on your machine)'],
   ['.devcontainer.json', 'it defines the dev container (images, mounts and commands that run on your machine)'],
-  ['.github/workflows/**', 'it is a CI workflow (runs with the repository\'s secrets)'],
+  ['.github/workflows/**', "it is a CI workflow (runs with the repository's secrets)"],
   ['.husky/**', 'it is a git hook (runs on your machine at every commit or push)'],
-  ['.modelgateway/**', 'it is the repository\'s memory or rules for the chat (read into every request\'s system prompt)'],
+  ['.modelgateway/**', "it is the repository's memory or rules for the chat (read into every request's system prompt)"],
 ];
 // Compiled on first use: at load they were a tenth of the shell's start-up.
 let compiled: { match: (path: string) => boolean; why: string }[] | undefined;
@@ -45,5 +45,8 @@ function scriptsOf(text: string): string {
  * leads (a committed `notes → .modelgateway` link makes `notes/memory.md` the memory file).
  */
 export function sensitiveReasonOf(edit: { path: { rel: string; realRel?: string }; before: string; after: string }): string | null {
-  return sensitiveEditReason(edit.path.rel, edit.before, edit.after) ?? (edit.path.realRel !== undefined ? sensitiveEditReason(edit.path.realRel, edit.before, edit.after) : null);
+  return (
+    sensitiveEditReason(edit.path.rel, edit.before, edit.after) ??
+    (edit.path.realRel !== undefined ? sensitiveEditReason(edit.path.realRel, edit.before, edit.after) : null)
+  );
 }

@@ -72,7 +72,11 @@ export const TOOL_DEFINITIONS: ToolDefinition[] = [
     name: 'list_dir',
     kind: 'read',
     description: 'List the files and folders in a workspace folder (folders end with "/"). Ignored files are left out.',
-    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Folder path relative to the workspace root; "." for the root' } }, required: ['path'] },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Folder path relative to the workspace root; "." for the root' } },
+      required: ['path'],
+    },
   },
   {
     name: 'find_files',
@@ -107,14 +111,18 @@ export const TOOL_DEFINITIONS: ToolDefinition[] = [
     description: 'Propose a new file. The person sees a diff and accepts or rejects it; the result says which. Fails if the file exists (use replace_in_file).',
     parameters: {
       type: 'object',
-      properties: { path: { type: 'string', description: 'Path of the new file, relative to the workspace root' }, content: { type: 'string', description: 'The whole content of the file' } },
+      properties: {
+        path: { type: 'string', description: 'Path of the new file, relative to the workspace root' },
+        content: { type: 'string', description: 'The whole content of the file' },
+      },
       required: ['path', 'content'],
     },
   },
   {
     name: 'replace_in_file',
     kind: 'write',
-    description: 'Propose replacing one exact occurrence of old_string with new_string in a file. old_string must match exactly once (include surrounding lines to make it unique). The person accepts or rejects the diff.',
+    description:
+      'Propose replacing one exact occurrence of old_string with new_string in a file. old_string must match exactly once (include surrounding lines to make it unique). The person accepts or rejects the diff.',
     parameters: {
       type: 'object',
       properties: {
@@ -248,7 +256,9 @@ export class WorkspaceTools {
     if (await isBinary(p.abs)) throw new ToolError(`"${p.display}" is a binary file; only text files can be read.`);
     const ranged = start !== undefined || end !== undefined;
     if (!ranged && s.size > LIMITS.readBytes) {
-      throw new ToolError(`"${p.display}" is ${(s.size / 1024).toFixed(0)} KB, over the ${LIMITS.readBytes / 1024} KB limit. Read part of it with start_line and end_line, or use search_text.`);
+      throw new ToolError(
+        `"${p.display}" is ${(s.size / 1024).toFixed(0)} KB, over the ${LIMITS.readBytes / 1024} KB limit. Read part of it with start_line and end_line, or use search_text.`,
+      );
     }
     if (s.size > 20 * 1024 * 1024) throw new ToolError(`"${p.display}" is over 20 MB; use search_text to find the part you need.`);
     const lines = (await readFile(p.abs, 'utf8')).split(/\r?\n/);
@@ -299,7 +309,10 @@ export class WorkspaceTools {
       }
     }
     if (found.length === 0) return `No file matches "${pattern}".`;
-    return [`${found.length} file${found.length === 1 ? '' : 's'} match "${pattern}"${found.length >= limit ? ' (limit reached; narrow the pattern)' : ''}:`, ...found].join('\n');
+    return [
+      `${found.length} file${found.length === 1 ? '' : 's'} match "${pattern}"${found.length >= limit ? ' (limit reached; narrow the pattern)' : ''}:`,
+      ...found,
+    ].join('\n');
   }
 
   async searchText(query: string, isRegex: boolean, glob: string | undefined, signal?: AbortSignal): Promise<string> {
@@ -332,7 +345,9 @@ export class WorkspaceTools {
    */
   async findWord(word: string, glob: string | undefined, limit: number, signal?: AbortSignal): Promise<WordMatch[]> {
     if (!/^[\p{L}\p{N}_$]+$/u.test(word)) return [];
-    const lines = this.options.rgPath ? await this.ripgrep(word, false, glob, signal, true) : await this.builtInSearch(word, new RegExp(`(?<![\\p{L}\\p{N}_$])${word.replace(/\$/g, '\\$')}(?![\\p{L}\\p{N}_$])`, 'u'), glob);
+    const lines = this.options.rgPath
+      ? await this.ripgrep(word, false, glob, signal, true)
+      : await this.builtInSearch(word, new RegExp(`(?<![\\p{L}\\p{N}_$])${word.replace(/\$/g, '\\$')}(?![\\p{L}\\p{N}_$])`, 'u'), glob);
     const out: WordMatch[] = [];
     for (const line of lines.slice(0, limit)) {
       const m = /^(.*?):(\d+): (.*)$/.exec(line);
@@ -364,7 +379,21 @@ export class WorkspaceTools {
   private async ripgrep(query: string, isRegex: boolean, glob: string | undefined, signal?: AbortSignal, word = false): Promise<string[]> {
     const out: string[] = [];
     for (const folder of this.guard.folders) {
-      const args = ['--line-number', '--no-heading', '--color', 'never', '--max-filesize', '1M', '--max-columns', '300', '--max-count', '20', '--hidden', '--glob', '!.git'];
+      const args = [
+        '--line-number',
+        '--no-heading',
+        '--color',
+        'never',
+        '--max-filesize',
+        '1M',
+        '--max-columns',
+        '300',
+        '--max-count',
+        '20',
+        '--hidden',
+        '--glob',
+        '!.git',
+      ];
       if (word) args.push('--word-regexp');
       if (glob) args.push('--glob', glob);
       args.push(isRegex ? '--regexp' : '--fixed-strings', query, '--', '.');
@@ -393,7 +422,10 @@ export class WorkspaceTools {
   private async applyIfApproved(edit: ProposedEdit, signal: AbortSignal | undefined, done: string): Promise<ToolResult> {
     const decision = await this.options.approver.approve(edit, signal);
     if (!decision.accepted) {
-      return { content: `The person rejected the ${edit.kind === 'create' ? 'new file' : 'edit to'} ${edit.path.display}; nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`, isError: true };
+      return {
+        content: `The person rejected the ${edit.kind === 'create' ? 'new file' : 'edit to'} ${edit.path.display}; nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`,
+        isError: true,
+      };
     }
     await this.stillThere(edit);
     await this.write(edit);
@@ -409,10 +441,15 @@ export class WorkspaceTools {
     const approveAll = this.options.approver.approveAll?.bind(this.options.approver);
     if (!approveAll) throw new ToolError('Changes to several files at once cannot be approved here; nothing was written.');
     const decision = await approveAll(edits, title, signal);
-    if (!decision.accepted) return { content: `The person rejected the change to ${edits.length} file${edits.length === 1 ? '' : 's'} (${title}); nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`, isError: true };
+    if (!decision.accepted)
+      return {
+        content: `The person rejected the change to ${edits.length} file${edits.length === 1 ? '' : 's'} (${title}); nothing was written.${decision.note ? ` Their note: ${decision.note}` : ''}`,
+        isError: true,
+      };
     for (const edit of edits) {
       await this.stillThere(edit);
-      if ((await readFile(edit.path.abs, 'utf8').catch(() => undefined)) !== edit.before) throw new ToolError(`${edit.path.display} changed while waiting for approval; nothing was written. Propose the change again.`);
+      if ((await readFile(edit.path.abs, 'utf8').catch(() => undefined)) !== edit.before)
+        throw new ToolError(`${edit.path.display} changed while waiting for approval; nothing was written. Propose the change again.`);
     }
     for (const edit of edits) await this.write(edit);
     return { content: done, isError: false };
@@ -421,7 +458,8 @@ export class WorkspaceTools {
   /** The approval took time: resolve again, so a link planted or swapped meanwhile cannot redirect the write. */
   private async stillThere(edit: ProposedEdit): Promise<void> {
     const again = await this.guard.resolve(edit.path.display, { allowMissing: edit.kind === 'create' });
-    if (again.abs !== edit.path.abs) throw new ToolError(`"${edit.path.display}" changed on disk while waiting for approval; nothing was written. Propose the change again.`);
+    if (again.abs !== edit.path.abs)
+      throw new ToolError(`"${edit.path.display}" changed on disk while waiting for approval; nothing was written. Propose the change again.`);
   }
 
   /** Writes an accepted edit (never through a link at the last component: `stillThere` resolved it). */
@@ -434,7 +472,8 @@ export class WorkspaceTools {
       }
       await writeFile(edit.path.abs, edit.after, { encoding: 'utf8', flag: edit.kind === 'create' ? 'wx' : 'w' });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ToolError(`"${edit.path.display}" appeared while waiting for approval; nothing was written. Use replace_in_file.`);
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new ToolError(`"${edit.path.display}" appeared while waiting for approval; nothing was written. Use replace_in_file.`);
       throw err;
     }
     this.options.onWritten?.(edit);
@@ -442,9 +481,19 @@ export class WorkspaceTools {
 
   async createFile(path: string, content: string, signal?: AbortSignal): Promise<ToolResult> {
     const p = await this.guard.resolve(path, { allowMissing: true });
-    if (await stat(p.abs).then(() => true, () => false)) throw new ToolError(`"${p.display}" already exists; use replace_in_file to change it.`);
+    if (
+      await stat(p.abs).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new ToolError(`"${p.display}" already exists; use replace_in_file to change it.`);
     const lines = content.split('\n').length;
-    return this.applyIfApproved({ kind: 'create', path: p, before: '', after: content }, signal, `Created ${p.display} (${lines} line${lines === 1 ? '' : 's'}).`);
+    return this.applyIfApproved(
+      { kind: 'create', path: p, before: '', after: content },
+      signal,
+      `Created ${p.display} (${lines} line${lines === 1 ? '' : 's'}).`,
+    );
   }
 
   /** Proposes a whole new content for an existing file (the chat's *Apply to file*), through the same approval. */

@@ -74,7 +74,9 @@ export class TurnNavigation {
     const current = focused && turns.includes(focused) ? focused : turns.at(-1);
     turns.forEach((t, i) => {
       t.tabIndex = t === current ? 0 : -1;
-      const label = t.classList.contains('user') ? l10n.t('Your message, {0} of {1}', i + 1, turns.length) : l10n.t('Answer from {0}, {1} of {2}', t.dataset.model ?? '', i + 1, turns.length);
+      const label = t.classList.contains('user')
+        ? l10n.t('Your message, {0} of {1}', i + 1, turns.length)
+        : l10n.t('Answer from {0}, {1} of {2}', t.dataset.model ?? '', i + 1, turns.length);
       if (t.getAttribute('aria-label') !== label) t.setAttribute('aria-label', label);
     });
   }

@@ -16,8 +16,17 @@ const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ?
 
 const meterFill = h('span', { class: 'meter-fill' });
 const meterText = h('span', { class: 'meter-text' });
-const meterGauge = h('span', { class: 'meter-gauge', role: 'meter', 'aria-label': l10n.t('Context window used'), 'aria-valuemin': '0' }, h('span', { class: 'meter-bar' }, meterFill), meterText);
-export const condenseButton = button(l10n.t('Condense'), { id: 'condense', class: 'link', title: l10n.t('Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)') }, 'fold');
+const meterGauge = h(
+  'span',
+  { class: 'meter-gauge', role: 'meter', 'aria-label': l10n.t('Context window used'), 'aria-valuemin': '0' },
+  h('span', { class: 'meter-bar' }, meterFill),
+  meterText,
+);
+export const condenseButton = button(
+  l10n.t('Condense'),
+  { id: 'condense', class: 'link', title: l10n.t('Summarise older turns with the model, so that less is sent from now on (the conversation stays whole)') },
+  'fold',
+);
 const costText = h('span', { class: 'meter-cost', hidden: true });
 export const meter = h('div', { id: 'context-meter', class: 'meter', hidden: true }, meterGauge, costText, condenseButton);
 /** The project's rules files the last request carried, each with its cost in tokens. */
@@ -33,7 +42,10 @@ export function renderConversationCost(turns: readonly Turn[]): void {
   const saved = priced.reduce((n, t) => n + (t.cost?.savedDollars ?? 0), 0);
   const estimated = priced.some((t) => t.cost?.estimated);
   const unpriced = answers.length - priced.length;
-  costText.textContent = priced.length === 0 ? l10n.t('cost unknown') : `${estimated ? '~' : ''}${formatCost(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · ${l10n.t('saved {0}', formatCost(saved))}` : ''}`;
+  costText.textContent =
+    priced.length === 0
+      ? l10n.t('cost unknown')
+      : `${estimated ? '~' : ''}${formatCost(total)}${unpriced ? '+' : ''}${saved > 0 ? ` · ${l10n.t('saved {0}', formatCost(saved))}` : ''}`;
   costText.title = [
     estimated
       ? l10n.t('This conversation: {0} for {1} answer(s) with a known price (some estimated: the gateway sent no usage).', formatCost(total), priced.length)
@@ -60,7 +72,9 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
     use.stubbed && l10n.t('{0} older result(s) left out', use.stubbed),
     use.omittedTurns && l10n.t('{0} earlier message(s) left out', use.omittedTurns),
   ].filter(Boolean);
-  meterText.textContent = l10n.t('{0} / {1} tokens', k(use.used), k(use.window)) + (use.condensedTurns ? ` · ${l10n.t('condensed')}` : shortened.length ? ` · ${l10n.t('shortened to fit')}` : '');
+  meterText.textContent =
+    l10n.t('{0} / {1} tokens', k(use.used), k(use.window)) +
+    (use.condensedTurns ? ` · ${l10n.t('condensed')}` : shortened.length ? ` · ${l10n.t('shortened to fit')}` : '');
   meterGauge.setAttribute('aria-valuemax', String(use.window));
   meterGauge.setAttribute('aria-valuenow', String(use.used));
   const p = use.parts;
@@ -69,9 +83,21 @@ export function renderMeter(use: ContextUse | undefined, hasTurns: boolean): voi
     use.reported
       ? l10n.t('Context window: {0} of {1} tokens (as the gateway counted the last request)', formatCount(use.used), formatCount(use.window))
       : l10n.t('Context window: {0} of {1} tokens (estimated)', formatCount(use.used), formatCount(use.window)),
-    l10n.t('system {0} · rules {1} · tools {2} · messages {3} · tool results {4} · images {5}', k(Math.max(0, p.system - rulesTokens)), k(rulesTokens), k(p.tools), k(p.history), k(p.toolResults), k(p.images)),
+    l10n.t(
+      'system {0} · rules {1} · tools {2} · messages {3} · tool results {4} · images {5}',
+      k(Math.max(0, p.system - rulesTokens)),
+      k(rulesTokens),
+      k(p.tools),
+      k(p.history),
+      k(p.toolResults),
+      k(p.images),
+    ),
     ...(use.toolsOffered !== undefined
-      ? [use.toolsDeferred ? l10n.t('{0} tools sent with each request; {1} more are found when needed (find_tools).', use.toolsOffered, use.toolsDeferred) : l10n.t('{0} tools sent with each request.', use.toolsOffered)]
+      ? [
+          use.toolsDeferred
+            ? l10n.t('{0} tools sent with each request; {1} more are found when needed (find_tools).', use.toolsOffered, use.toolsDeferred)
+            : l10n.t('{0} tools sent with each request.', use.toolsOffered),
+        ]
       : []),
     ...(shortened.length ? [l10n.t('To fit: {0} (only in what is sent; the conversation keeps everything).', shortened.join(', '))] : []),
   ].join('\n');
@@ -84,8 +110,24 @@ function renderRules(rules: readonly { path: string; tokens: number; memory?: bo
     h('span', { class: 'muted', text: memoryOnly ? l10n.t('Memory:') : l10n.t('Rules:') }),
     ...rules.map((r) =>
       r.memory
-        ? h('span', { class: 'chip rule memory', title: l10n.t('{0}: remembered facts in the system prompt, about {1} tokens (Model Gateway: Edit Memory)', r.path, formatCount(r.tokens)) }, icon('notebook'), ` ${r.path} · ${k(r.tokens)}`)
-        : h('span', { class: 'chip rule', title: l10n.t('{0}: in the system prompt, about {1} tokens (setting: modelGateway.chat.projectRules)', r.path, formatCount(r.tokens)) }, icon('book'), ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`),
+        ? h(
+            'span',
+            {
+              class: 'chip rule memory',
+              title: l10n.t('{0}: remembered facts in the system prompt, about {1} tokens (Model Gateway: Edit Memory)', r.path, formatCount(r.tokens)),
+            },
+            icon('notebook'),
+            ` ${r.path} · ${k(r.tokens)}`,
+          )
+        : h(
+            'span',
+            {
+              class: 'chip rule',
+              title: l10n.t('{0}: in the system prompt, about {1} tokens (setting: modelGateway.chat.projectRules)', r.path, formatCount(r.tokens)),
+            },
+            icon('book'),
+            ` ${r.path.length <= 32 ? r.path : r.path.slice(r.path.lastIndexOf('/') + 1)} · ${k(r.tokens)}`,
+          ),
     ),
   );
 }
@@ -98,21 +140,36 @@ export function setCondensing(on: boolean): void {
 }
 
 function card(c: ViewCondensation): HTMLElement {
-  const earlier = c.throughSteps !== undefined
-    ? c.manual
-      ? l10n.t('Earlier messages and the steps of this answer above condensed by hand: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
-      : l10n.t('Earlier messages and the steps of this answer above condensed to fit the context window: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
-    : c.manual
-      ? l10n.t('Earlier messages condensed by hand: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
-      : l10n.t('Earlier messages condensed to fit the context window: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter));
+  const earlier =
+    c.throughSteps !== undefined
+      ? c.manual
+        ? l10n.t('Earlier messages and the steps of this answer above condensed by hand: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
+        : l10n.t(
+            'Earlier messages and the steps of this answer above condensed to fit the context window: {0} → {1} tokens.',
+            k(c.tokensBefore),
+            k(c.tokensAfter),
+          )
+      : c.manual
+        ? l10n.t('Earlier messages condensed by hand: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter))
+        : l10n.t('Earlier messages condensed to fit the context window: {0} → {1} tokens.', k(c.tokensBefore), k(c.tokensAfter));
   const body = h('div', { class: 'markdown condensed-summary' });
   body.innerHTML = renderMarkdown(c.summary);
   return h(
     'details',
     { class: 'condensed', 'data-condensation': c.id },
-    h('summary', {}, icon('fold'), ` ${earlier} `, h('span', { class: 'muted when-closed', text: l10n.t('Show summary') }), h('span', { class: 'muted when-open', text: l10n.t('Hide summary') })),
+    h(
+      'summary',
+      {},
+      icon('fold'),
+      ` ${earlier} `,
+      h('span', { class: 'muted when-closed', text: l10n.t('Show summary') }),
+      h('span', { class: 'muted when-open', text: l10n.t('Hide summary') }),
+    ),
     body,
-    h('p', { class: 'muted', text: l10n.t('From here on, {0} gets this summary instead of what is above it; that stays here and in the saved conversation.', c.model) }),
+    h('p', {
+      class: 'muted',
+      text: l10n.t('From here on, {0} gets this summary instead of what is above it; that stays here and in the saved conversation.', c.model),
+    }),
   );
 }
 

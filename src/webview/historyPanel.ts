@@ -7,7 +7,11 @@ import { showNotice } from './notice';
 
 // The list of saved conversations: open, rename and delete (twice clicked), opened from the bar.
 
-export const historyButton = button('', { id: 'history', 'aria-label': l10n.t('Conversations'), title: l10n.t('Conversations'), 'aria-expanded': 'false' }, 'history');
+export const historyButton = button(
+  '',
+  { id: 'history', 'aria-label': l10n.t('Conversations'), title: l10n.t('Conversations'), 'aria-expanded': 'false' },
+  'history',
+);
 export const historyPanel = h('div', { id: 'history-panel', class: 'history', role: 'dialog', 'aria-label': l10n.t('Conversations'), hidden: true });
 
 /** The view's latest state, the list's source. */
@@ -69,8 +73,7 @@ export function listenHistory(input: HTMLTextAreaElement): void {
           if (!r.ok) showNotice(r.message ?? l10n.t('The conversation could not be deleted.'));
           drawHistory();
         });
-      }
-      else {
+      } else {
         b.dataset.confirm = 'true';
         b.classList.add('danger');
         b.title = l10n.t('Click again to delete');

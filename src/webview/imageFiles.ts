@@ -27,7 +27,13 @@ export async function readImageFiles(files: FileList | File[], add: (image: Imag
     // The bytes decide the type, not the file name or the browser's label.
     const actual = sniffImageType(new Uint8Array(await f.slice(0, 32).arrayBuffer()));
     if (!actual || !(IMAGE_TYPES as readonly string[]).includes(actual)) {
-      showNotice(l10n.t('{0} is {1} by its content; only PNG, JPEG and WEBP can be attached.', f.name || 'The pasted image', actual ? `a ${actual.slice(6).toUpperCase()} image` : 'not an image'));
+      showNotice(
+        l10n.t(
+          '{0} is {1} by its content; only PNG, JPEG and WEBP can be attached.',
+          f.name || 'The pasted image',
+          actual ? `a ${actual.slice(6).toUpperCase()} image` : 'not an image',
+        ),
+      );
       continue;
     }
     const data = await new Promise<string>((resolve, reject) => {

@@ -25,7 +25,13 @@ const app = document.getElementById('app')!;
 const titleEl = h('h1', { class: 'title', id: 'title' });
 const newChatButton = button('', { id: 'new-chat', 'aria-label': l10n.t('New chat'), title: l10n.t('New chat') }, 'add');
 /** Pending edits, above the input: always in view whatever the scroll position. */
-const approvalBar = h('div', { id: 'approval-bar', class: 'approval-bar', role: 'region', 'aria-label': l10n.t('Steps waiting for your decision'), hidden: true });
+const approvalBar = h('div', {
+  id: 'approval-bar',
+  class: 'approval-bar',
+  role: 'region',
+  'aria-label': l10n.t('Steps waiting for your decision'),
+  hidden: true,
+});
 const modeSelect = h('select', { id: 'mode', 'aria-label': l10n.t('Mode'), title: l10n.t('Mode') });
 const modelSelect = h('select', { id: 'model', 'aria-label': l10n.t('Model'), title: l10n.t('Model') });
 const formatSelect = h(
@@ -38,10 +44,24 @@ const formatSelect = h(
   h('option', { value: 'gemini', text: l10n.t('Gemini') }),
 );
 const chips = h('div', { id: 'attachments', class: 'chips', role: 'group', 'aria-label': l10n.t('Attachments') });
-const input = h('textarea', { id: 'input', rows: '3', 'aria-label': l10n.t('Message'), 'aria-keyshortcuts': 'Enter Escape Alt+ArrowUp', placeholder: l10n.t('Ask about your code… (Enter to send, Shift+Enter for a new line)') });
+const input = h('textarea', {
+  id: 'input',
+  rows: '3',
+  'aria-label': l10n.t('Message'),
+  'aria-keyshortcuts': 'Enter Escape Alt+ArrowUp',
+  placeholder: l10n.t('Ask about your code… (Enter to send, Shift+Enter for a new line)'),
+});
 const fileInput = h('input', { id: 'file', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', multiple: true, hidden: true });
-const attachButton = button('', { id: 'attach', 'aria-label': l10n.t('Attach image'), title: l10n.t('Attach image (PNG, JPEG or WEBP, up to 20 MB)') }, 'file-media');
-const contextButton = button('', { id: 'context', 'aria-label': l10n.t('Add the active file or selection'), title: l10n.t('Add the active file or selection as context') }, 'file-code');
+const attachButton = button(
+  '',
+  { id: 'attach', 'aria-label': l10n.t('Attach image'), title: l10n.t('Attach image (PNG, JPEG or WEBP, up to 20 MB)') },
+  'file-media',
+);
+const contextButton = button(
+  '',
+  { id: 'context', 'aria-label': l10n.t('Add the active file or selection'), title: l10n.t('Add the active file or selection as context') },
+  'file-code',
+);
 const sendButton = button(l10n.t('Send'), { id: 'send', class: 'primary', 'aria-label': l10n.t('Send') }, 'send');
 const mentions = new MentionPicker(input, {
   find: async (query, trigger): Promise<FileItem[]> => {
@@ -52,9 +72,21 @@ const mentions = new MentionPicker(input, {
 });
 const stopButton = button(l10n.t('Stop'), { id: 'stop', class: 'danger', 'aria-label': l10n.t('Stop'), hidden: true }, 'debug-stop');
 /** While a reply runs, a message is queued: sent when it ends, or steered into it. */
-const queueButton = button(l10n.t('Queue'), { id: 'queue', 'aria-label': l10n.t('Queue this message'), title: l10n.t('Queue: sent when the reply ends (Enter)'), hidden: true }, 'list-ordered');
+const queueButton = button(
+  l10n.t('Queue'),
+  { id: 'queue', 'aria-label': l10n.t('Queue this message'), title: l10n.t('Queue: sent when the reply ends (Enter)'), hidden: true },
+  'list-ordered',
+);
 /** Start in Background: the message runs as an agent session in a git worktree of its own, not in this chat. */
-const backgroundButton = button('', { id: 'background', 'aria-label': l10n.t('Start in Background'), title: l10n.t('Start in Background: run this message as an agent in a git worktree on a new branch, while you go on here') }, 'git-branch');
+const backgroundButton = button(
+  '',
+  {
+    id: 'background',
+    'aria-label': l10n.t('Start in Background'),
+    title: l10n.t('Start in Background: run this message as an agent in a git worktree on a new branch, while you go on here'),
+  },
+  'git-branch',
+);
 const queuedList = h('div', { id: 'queued', class: 'queued', role: 'region', 'aria-label': l10n.t('Messages waiting to be sent'), hidden: true });
 
 app.append(
@@ -73,7 +105,18 @@ app.append(
     chips,
     notice,
     h('div', { class: 'input-wrap' }, mentions.el, input),
-    h('div', { class: 'actions' }, attachButton, fileInput, contextButton, backgroundButton, h('span', { class: 'spacer' }), stopButton, queueButton, sendButton),
+    h(
+      'div',
+      { class: 'actions' },
+      attachButton,
+      fileInput,
+      contextButton,
+      backgroundButton,
+      h('span', { class: 'spacer' }),
+      stopButton,
+      queueButton,
+      sendButton,
+    ),
   ),
   politeRegion,
   assertiveRegion,
@@ -122,8 +165,14 @@ function renderConversation(land = true): void {
       h(
         'div',
         { class: 'empty' },
-        h('p', { text: state?.configured ? l10n.t('Ask anything about your code. The assistant can read, search and (with your approval) edit files in this workspace.') : l10n.t('Set the gateway URL and API key first (Model Gateway: Set API Key).') }),
-        state && !state.toolsEnabled ? h('p', { class: 'muted', text: l10n.t('Workspace tools are off: this workspace is not trusted or has no local folder.') }) : undefined,
+        h('p', {
+          text: state?.configured
+            ? l10n.t('Ask anything about your code. The assistant can read, search and (with your approval) edit files in this workspace.')
+            : l10n.t('Set the gateway URL and API key first (Model Gateway: Set API Key).'),
+        }),
+        state && !state.toolsEnabled
+          ? h('p', { class: 'muted', text: l10n.t('Workspace tools are off: this workspace is not trusted or has no local folder.') })
+          : undefined,
       ),
     );
   }
@@ -180,7 +229,11 @@ function trimToCap(): void {
 }
 
 function activeChipTitle(auto: NonNullable<typeof activeEditor>): string {
-  if (auto.withheld === 'secret') return l10n.t('{0} may hold credentials or keys, so it is not sent with your questions. To send it anyway, use Add Selection to Chat (it asks first).', auto.path);
+  if (auto.withheld === 'secret')
+    return l10n.t(
+      '{0} may hold credentials or keys, so it is not sent with your questions. To send it anyway, use Add Selection to Chat (it asks first).',
+      auto.path,
+    );
   if (auto.withheld === 'excluded') return l10n.t('{0} is excluded by .gitignore or the exclude settings, so it is not sent with your questions.', auto.path);
   if (auto.tooLarge) return l10n.t('{0} is too large to send whole: select the part you need', auto.path);
   return l10n.t('Sent with your question: {0} (the active editor)', auto.label);
@@ -196,16 +249,45 @@ function renderChips(): void {
             { class: `chip auto${auto.tooLarge || auto.withheld ? ' muted' : ''}`, id: 'active-editor', title: activeChipTitle(auto) },
             icon(auto.withheld === 'secret' ? 'lock' : 'eye'),
             ` ${auto.label} `,
-            h('span', { class: 'chip-note', text: auto.withheld === 'secret' ? l10n.t('not sent: may hold secrets') : auto.withheld === 'excluded' ? l10n.t('not sent: excluded') : auto.tooLarge ? l10n.t('too large') : l10n.t('current file') }),
+            h('span', {
+              class: 'chip-note',
+              text:
+                auto.withheld === 'secret'
+                  ? l10n.t('not sent: may hold secrets')
+                  : auto.withheld === 'excluded'
+                    ? l10n.t('not sent: excluded')
+                    : auto.tooLarge
+                      ? l10n.t('too large')
+                      : l10n.t('current file'),
+            }),
             button('', { 'data-remove-active': 'true', 'aria-label': l10n.t('Do not send {0}', auto.label) }, 'close'),
           ),
         ]
       : []),
     ...images.map((img, i) => {
-      const detail = h('select', { 'aria-label': l10n.t('Detail for {0}', img.name), 'data-detail': String(i) }, ...['auto', 'low', 'high'].map((d) => h('option', { value: d, text: l10n.t('detail {0}', d), selected: d === img.detail })));
-      return h('span', { class: 'chip image' }, h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: '' }), ` ${img.name} `, detail, button('', { 'data-remove-image': String(i), 'aria-label': l10n.t('Remove {0}', img.name) }, 'close'));
+      const detail = h(
+        'select',
+        { 'aria-label': l10n.t('Detail for {0}', img.name), 'data-detail': String(i) },
+        ...['auto', 'low', 'high'].map((d) => h('option', { value: d, text: l10n.t('detail {0}', d), selected: d === img.detail })),
+      );
+      return h(
+        'span',
+        { class: 'chip image' },
+        h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: '' }),
+        ` ${img.name} `,
+        detail,
+        button('', { 'data-remove-image': String(i), 'aria-label': l10n.t('Remove {0}', img.name) }, 'close'),
+      );
     }),
-    ...context.map((c, i) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label} `, button('', { 'data-remove-context': String(i), 'aria-label': l10n.t('Remove {0}', c.label) }, 'close'))),
+    ...context.map((c, i) =>
+      h(
+        'span',
+        { class: 'chip' },
+        icon('file-code'),
+        ` ${c.label} `,
+        button('', { 'data-remove-context': String(i), 'aria-label': l10n.t('Remove {0}', c.label) }, 'close'),
+      ),
+    ),
   );
 }
 
@@ -214,10 +296,12 @@ function applyState(s: ViewState): void {
   shared.fixes = s.fixes;
   shared.modeNames = Object.fromEntries(s.modes.map((m) => [m.id, m.name]));
   renderMeter(s.context, (s.conversation?.turns.length ?? 0) > 0);
-  renderConversationCost((s.conversation?.turns ?? []));
+  renderConversationCost(s.conversation?.turns ?? []);
   for (const a of s.pendingApprovals) pendingApprovals.add(a.callId);
   titleEl.textContent = s.conversation?.title ?? l10n.t('New conversation');
-  modelSelect.replaceChildren(...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })));
+  modelSelect.replaceChildren(
+    ...(s.models.length ? s.models : [s.model]).filter(Boolean).map((m) => h('option', { value: m, text: m, selected: m === s.model })),
+  );
   modeSelect.replaceChildren(...s.modes.map((m) => h('option', { value: m.id, text: m.name, title: m.description, selected: m.id === s.mode })));
   modeSelect.title = l10n.t('Mode: {0}', s.modes.find((m) => m.id === s.mode)?.description ?? s.mode);
   modeSelect.hidden = !s.toolsEnabled;
@@ -265,7 +349,13 @@ function renderQueued(items: QueuedView[], busy: boolean): void {
         icon(q.steer ? 'debug-step-into' : 'clock'),
         h('span', { class: 'queued-text', text: q.text || l10n.t('{0} image(s)', q.images), title: q.text }),
         h('span', { class: 'queued-when muted', text: q.steer ? l10n.t('steers the running reply') : l10n.t('queued') }),
-        busy && !q.steer && q.images === 0 ? button(l10n.t('Steer'), { 'data-queued-action': 'steer', title: l10n.t('Add it to the running reply: the model reads it with its next request') }, 'debug-step-into') : '',
+        busy && !q.steer && q.images === 0
+          ? button(
+              l10n.t('Steer'),
+              { 'data-queued-action': 'steer', title: l10n.t('Add it to the running reply: the model reads it with its next request') },
+              'debug-step-into',
+            )
+          : '',
         button('', { 'data-queued-action': 'edit', 'aria-label': l10n.t('Edit'), title: l10n.t('Edit: back into the input') }, 'edit'),
         button('', { 'data-queued-action': 'remove', 'aria-label': l10n.t('Remove'), title: l10n.t('Remove') }, 'close'),
       ),
@@ -311,7 +401,14 @@ function send(): void {
     showNotice(l10n.t('A reply is still running: wait for it, or press Stop (Escape).'), 'info');
     return;
   }
-  post({ type: 'send', text, images, context, activeEditor: includeActiveEditor(activeEditor, dismissedActive, context), ...(editing ? { replaces: editing } : {}) });
+  post({
+    type: 'send',
+    text,
+    images,
+    context,
+    activeEditor: includeActiveEditor(activeEditor, dismissedActive, context),
+    ...(editing ? { replaces: editing } : {}),
+  });
   editing = undefined;
   input.classList.remove('editing');
   input.value = '';
@@ -325,7 +422,6 @@ async function addFiles(files: FileList | File[]): Promise<void> {
   await readImageFiles(files, (image) => images.push(image));
   renderChips();
 }
-
 
 input.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -370,7 +466,9 @@ sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', () => post({ type: 'stop' }));
 modelSelect.addEventListener('change', () => post({ type: 'set-model', model: modelSelect.value }));
 modeSelect.addEventListener('change', () => post({ type: 'set-mode', mode: modeSelect.value }));
-formatSelect.addEventListener('change', () => post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' | 'gemini' }));
+formatSelect.addEventListener('change', () =>
+  post({ type: 'set-format', format: formatSelect.value as 'auto' | 'chat' | 'messages' | 'responses' | 'gemini' }),
+);
 newChatButton.addEventListener('click', () => post({ type: 'new-conversation' }));
 listenHistory(input);
 
@@ -426,15 +524,16 @@ messages.addEventListener('click', (e) => {
     post({ type: 'code-action', action: b.dataset.code as 'copy' | 'insert' | 'save' | 'apply', code, language });
   } else if (b.dataset.approve) {
     post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true' });
-    b.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
+    b.closest('.approval')
+      ?.querySelectorAll('button')
+      .forEach((x) => (x.disabled = true));
   } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
   else if (b.dataset.command) post({ type: 'run-command', command: b.dataset.command as FixAction['command'] });
   else if (b.dataset.retry) post({ type: 'retry' });
   else if (b.dataset.approvePlan) {
     post({ type: 'approve-plan', turnId: b.dataset.approvePlan });
     b.disabled = true;
-  }
-  else if (b.dataset.earlier) {
+  } else if (b.dataset.earlier) {
     showAll = true;
     renderConversation();
   }
@@ -451,9 +550,15 @@ approvalBar.addEventListener('click', (e) => {
   if (!b) return;
   if (b.dataset.approve) {
     post({ type: 'approval', callId: b.dataset.approve, accepted: b.dataset.accept === 'true', ...(b.dataset.always ? { always: true } : {}) });
-    b.closest('.approval-row')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
+    b.closest('.approval-row')
+      ?.querySelectorAll('button')
+      .forEach((x) => (x.disabled = true));
     // The same decision's buttons in the conversation are done too.
-    thread.querySelector(`.approval button[data-approve="${CSS.escape(b.dataset.approve)}"]`)?.closest('.approval')?.querySelectorAll('button').forEach((x) => (x.disabled = true));
+    thread
+      .querySelector(`.approval button[data-approve="${CSS.escape(b.dataset.approve)}"]`)
+      ?.closest('.approval')
+      ?.querySelectorAll('button')
+      .forEach((x) => (x.disabled = true));
   } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
 });
 
@@ -485,8 +590,14 @@ function turnEnded(t: AssistantTurn): void {
     announced.add(t.id);
     // The answer as drawn (its markdown rendered a frame later), read as the person would see it.
     requestAnimationFrame(() => {
-      const shown = Array.from(views.get(t.id)?.el.querySelectorAll<HTMLElement>('.markdown') ?? []).map((m) => m.innerText).join('\n');
-      const said = endOfTurnAnnouncement(t, shown, (shared.fixes[t.id] ?? []).map((f) => f.title));
+      const shown = Array.from(views.get(t.id)?.el.querySelectorAll<HTMLElement>('.markdown') ?? [])
+        .map((m) => m.innerText)
+        .join('\n');
+      const said = endOfTurnAnnouncement(
+        t,
+        shown,
+        (shared.fixes[t.id] ?? []).map((f) => f.title),
+      );
       if (said) announce(said.text, said.urgent);
     });
   }
@@ -538,7 +649,11 @@ channel.listen((m) => {
       pendingApprovals.add(m.callId);
       const { type: _type, ...info } = m;
       approvalInfo.set(m.callId, info);
-      if (!known) announce(l10n.t('Waiting for your decision: {0}. Its buttons are just above the message box.', approvalSummary(info)) + (info.warning ? ` ${info.warning}` : ''));
+      if (!known)
+        announce(
+          l10n.t('Waiting for your decision: {0}. Its buttons are just above the message box.', approvalSummary(info)) +
+            (info.warning ? ` ${info.warning}` : ''),
+        );
       renderApprovalBar();
       const owner = turns.find((t): t is AssistantTurn => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.id === m.callId)));
       if (owner) views.get(owner.id)?.apply(owner);

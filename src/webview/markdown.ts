@@ -52,8 +52,38 @@ const md = new Marked({
 
 const PURIFY = {
   ALLOWED_TAGS: [
-    'a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'li', 'ol', 'p', 'pre', 's', 'span',
-    'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'img',
+    'a',
+    'b',
+    'blockquote',
+    'br',
+    'code',
+    'del',
+    'em',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'hr',
+    'i',
+    'li',
+    'ol',
+    'p',
+    'pre',
+    's',
+    'span',
+    'strong',
+    'sub',
+    'sup',
+    'table',
+    'tbody',
+    'td',
+    'th',
+    'thead',
+    'tr',
+    'ul',
+    'img',
   ],
   ALLOWED_ATTR: ['href', 'title', 'class', 'alt', 'src', 'align', 'start'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
@@ -95,7 +125,10 @@ export class StreamingMarkdown {
   private readonly tail: HTMLElement;
   onRender?: () => void;
 
-  constructor(readonly el: HTMLElement, initial = '') {
+  constructor(
+    readonly el: HTMLElement,
+    initial = '',
+  ) {
     this.done = document.createElement('div');
     this.tail = document.createElement('div');
     el.replaceChildren(this.done, this.tail);

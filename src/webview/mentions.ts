@@ -69,7 +69,13 @@ export class MentionPicker {
     this.el.hidden = false;
     if (this.items.length === 0) {
       const prompts = this.active?.trigger === '/';
-      const empty = prompts ? (this.active?.query ? l10n.t('No MCP prompt matches “{0}”', this.active.query) : l10n.t('No MCP server with prompts is running')) : this.active?.query ? l10n.t('No workspace file matches “{0}”', this.active.query) : l10n.t('No files in the workspace');
+      const empty = prompts
+        ? this.active?.query
+          ? l10n.t('No MCP prompt matches “{0}”', this.active.query)
+          : l10n.t('No MCP server with prompts is running')
+        : this.active?.query
+          ? l10n.t('No workspace file matches “{0}”', this.active.query)
+          : l10n.t('No files in the workspace');
       this.el.replaceChildren(h('div', { class: 'mention-empty', text: empty }));
       return;
     }
@@ -78,7 +84,13 @@ export class MentionPicker {
         const dir = item.path.slice(0, item.path.length - item.name.length).replace(/\/$/, '');
         return h(
           'div',
-          { class: `mention${i === this.selected ? ' selected' : ''}`, role: 'option', 'aria-selected': String(i === this.selected), 'data-index': String(i), title: item.path },
+          {
+            class: `mention${i === this.selected ? ' selected' : ''}`,
+            role: 'option',
+            'aria-selected': String(i === this.selected),
+            'data-index': String(i),
+            title: item.path,
+          },
           icon(this.active?.trigger === '/' ? 'comment-discussion' : item.path.startsWith('mcp:') ? 'plug' : 'file'),
           ' ',
           h('span', { class: 'mention-name', text: item.name }),

@@ -55,7 +55,11 @@ export function mergeAttachments(
 type ActiveEditor = { label: string; path: string; tooLarge: boolean; withheld?: 'secret' | 'excluded' };
 
 /** The automatic context chip (the active editor's file): unless removed for this file, or attached by hand. */
-export function activeEditorChip<T extends ActiveEditor>(active: T | null, dismissedPath: string | undefined, context: readonly ContextAttachment[]): T | undefined {
+export function activeEditorChip<T extends ActiveEditor>(
+  active: T | null,
+  dismissedPath: string | undefined,
+  context: readonly ContextAttachment[],
+): T | undefined {
   if (!active || dismissedPath === active.path) return undefined;
   return context.some((c) => c.label === active.label) ? undefined : active;
 }

@@ -10,7 +10,11 @@ export const messages = h('main', { id: 'messages', 'aria-label': l10n.t('Conver
 /** The turns; its size changes (markdown drawn late, images loading) keep the view at the newest. */
 export const thread = h('div', { id: 'thread' });
 messages.append(thread);
-export const jumpButton = button(l10n.t('Jump to newest'), { id: 'jump', class: 'jump', 'aria-label': l10n.t('Jump to the newest message'), hidden: true }, 'arrow-down');
+export const jumpButton = button(
+  l10n.t('Jump to newest'),
+  { id: 'jump', class: 'jump', 'aria-label': l10n.t('Jump to the newest message'), hidden: true },
+  'arrow-down',
+);
 
 /** Whether the view follows the newest content: true until the person scrolls up. */
 let stick = true;

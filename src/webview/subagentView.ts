@@ -41,7 +41,13 @@ function callLine(c: ToolCallRecord): HTMLElement {
   } catch {
     // Arguments cut for the view: the name alone.
   }
-  return h('li', { class: `subagent-call ${c.status}` }, h('code', { text: c.name }), arg ? ` ${arg}` : '', c.isError ? h('span', { class: 'muted', text: ` — ${l10n.t('failed')}` }) : '');
+  return h(
+    'li',
+    { class: `subagent-call ${c.status}` },
+    h('code', { text: c.name }),
+    arg ? ` ${arg}` : '',
+    c.isError ? h('span', { class: 'muted', text: ` — ${l10n.t('failed')}` }) : '',
+  );
 }
 
 /** The line under the card (always in view) and its steps folded. */
@@ -65,7 +71,14 @@ export function subagentView(run: SubagentRun): HTMLElement {
   return h(
     'div',
     { class: `subagent ${run.status}`, 'data-subagent': run.label },
-    h('div', { class: 'subagent-line' }, icon(STATUS_ICON[run.status]), ' ', h('b', { text: run.label }), h('span', { class: 'muted', text: ` · ${run.model} · ${statusText(run)} · ${subagentFigures(run)}` })),
+    h(
+      'div',
+      { class: 'subagent-line' },
+      icon(STATUS_ICON[run.status]),
+      ' ',
+      h('b', { text: run.label }),
+      h('span', { class: 'muted', text: ` · ${run.model} · ${statusText(run)} · ${subagentFigures(run)}` }),
+    ),
     run.error ? h('div', { class: 'subagent-error', text: run.error }) : '',
     steps,
   );
@@ -77,5 +90,7 @@ export function subagentsLine(t: AssistantTurn): string {
   if (runs.length === 0) return '';
   const tokens = runs.reduce((n, r) => n + r.usage.input + r.usage.output, 0);
   const dollars = runs.reduce((n, r) => n + (r.cost?.dollars ?? 0), 0);
-  return runs.length === 1 ? l10n.t('1 subagent: {0} tokens, {1}', formatCount(tokens), formatCost(dollars)) : l10n.t('{0} subagents: {1} tokens, {2}', runs.length, formatCount(tokens), formatCost(dollars));
+  return runs.length === 1
+    ? l10n.t('1 subagent: {0} tokens, {1}', formatCount(tokens), formatCost(dollars))
+    : l10n.t('{0} subagents: {1} tokens, {2}', runs.length, formatCount(tokens), formatCost(dollars));
 }

@@ -33,7 +33,8 @@ function usageLine(t: AssistantTurn): string {
   const c = t.cost;
   if (c?.dollars !== undefined) {
     parts.push(c.estimated ? l10n.t('~{0} (estimate)', formatCost(c.dollars)) : formatCost(c.dollars));
-    if (c.savedDollars) parts.push(c.savedDollars > 0 ? l10n.t('cache saved {0}', formatCost(c.savedDollars)) : l10n.t('cache cost {0}', formatCost(-c.savedDollars)));
+    if (c.savedDollars)
+      parts.push(c.savedDollars > 0 ? l10n.t('cache saved {0}', formatCost(c.savedDollars)) : l10n.t('cache cost {0}', formatCost(-c.savedDollars)));
   } else if (c) {
     parts.push(l10n.t('cost unknown (no price for this model)'));
   }
@@ -120,7 +121,17 @@ export class TurnView {
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h('article', { class: 'turn assistant', 'data-turn': turn.id, 'data-model': turn.model }, h('div', { class: 'who', text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}` }), this.planEl, this.stepsEl, this.footer);
+    this.el = h(
+      'article',
+      { class: 'turn assistant', 'data-turn': turn.id, 'data-model': turn.model },
+      h('div', {
+        class: 'who',
+        text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}`,
+      }),
+      this.planEl,
+      this.stepsEl,
+      this.footer,
+    );
     this.apply(turn);
   }
 
@@ -138,7 +149,12 @@ export class TurnView {
       thinkingEl.hidden = false;
       thinkingEl.querySelector('.thinking-text')!.textContent = step.thinking;
       const took = (step as { thinkingMs?: number }).thinkingMs;
-      thinkingEl.querySelector('summary')!.textContent = took !== undefined && this.turn.status !== 'streaming' ? (took < 1000 ? l10n.t('Thought for less than a second') : l10n.t('Thought for {0} s', (took / 1000).toFixed(1))) : l10n.t('Thinking');
+      thinkingEl.querySelector('summary')!.textContent =
+        took !== undefined && this.turn.status !== 'streaming'
+          ? took < 1000
+            ? l10n.t('Thought for less than a second')
+            : l10n.t('Thought for {0} s', (took / 1000).toFixed(1))
+          : l10n.t('Thinking');
     }
   }
 
@@ -171,11 +187,27 @@ export class TurnView {
   changedBy(t: AssistantTurn): boolean {
     const s = this.turn;
     if (t.status === 'streaming' || s.status === 'streaming') return true;
-    const calls = (x: AssistantTurn) => x.steps.map((st) => `${st.steered?.length ?? 0}:` + st.toolCalls.map((c) => `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? `+p${c.problems.settled}${c.problems.lateMs ?? ''}` : ''}`).join()).join('|');
+    const calls = (x: AssistantTurn) =>
+      x.steps
+        .map(
+          (st) =>
+            `${st.steered?.length ?? 0}:` +
+            st.toolCalls
+              .map(
+                (c) =>
+                  `${c.status}${c.edit || c.edits ? '+e' : ''}${c.undone ? '+u' : ''}${c.problems ? `+p${c.problems.settled}${c.problems.lateMs ?? ''}` : ''}`,
+              )
+              .join(),
+        )
+        .join('|');
     const plan = (x: AssistantTurn) => JSON.stringify(x.plan ?? null);
     return (
       plan(s) !== plan(t) ||
-      s.status !== t.status || s.steps.length !== t.steps.length || s.error?.message !== t.error?.message || calls(s) !== calls(t) || (shared.fixes[t.id]?.length ?? 0) !== this.fixCount
+      s.status !== t.status ||
+      s.steps.length !== t.steps.length ||
+      s.error?.message !== t.error?.message ||
+      calls(s) !== calls(t) ||
+      (shared.fixes[t.id]?.length ?? 0) !== this.fixCount
     );
   }
 
@@ -189,7 +221,20 @@ export class TurnView {
       this.ensureStep(i, s);
       this.renderTools(i, s.toolCalls);
       // What the person steered with, where the model read it: after this step's results.
-      if (s.steered?.length) this.toolEls[i].append(...s.steered.map((text) => h('div', { class: 'steered', title: l10n.t('Sent with Steer while the reply ran') }, icon('debug-step-into'), ' ', h('span', { class: 'muted', text: l10n.t('You, while it worked:') }), ' ', h('span', { text }))));
+      if (s.steered?.length)
+        this.toolEls[i].append(
+          ...s.steered.map((text) =>
+            h(
+              'div',
+              { class: 'steered', title: l10n.t('Sent with Steer while the reply ran') },
+              icon('debug-step-into'),
+              ' ',
+              h('span', { class: 'muted', text: l10n.t('You, while it worked:') }),
+              ' ',
+              h('span', { text }),
+            ),
+          ),
+        );
     });
     if (turn.status !== 'streaming') for (const m of this.markdown) m.finish();
     this.renderPlan(turn.plan);
@@ -200,59 +245,126 @@ export class TurnView {
     const box = this.toolEls[i];
     box.replaceChildren(
       // A plan update that went through is the plan above the answer; a card for it would only repeat it.
-      ...calls.filter((c) => !(c.name === 'update_plan' && c.status === 'done')).map((c) => {
-        const open = box.querySelector(`details[data-call="${CSS.escape(c.id)}"]`)?.hasAttribute('open');
-        const details = h(
-          'details',
-          { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
-          h('summary', {}, icon(STATUS_ICON[c.status] ?? 'tools'), ' ', h('b', { text: c.name }), ' ', pathArg(c), h('span', { class: 'status', text: statusText(c.status) })),
-          h(
-            'div',
-            { class: 'tool-body' },
-            openableFile(c) && h('div', {}, h('code', { class: 'path-link', 'data-open-path': openableFile(c), role: 'link', tabindex: '0', text: l10n.t('Open {0}', openableFile(c) ?? '') })),
-            h('div', { class: 'label', text: l10n.t('Arguments') }), h('pre', { text: truncate(prettyJson(c.args)) }), c.result !== undefined && h('div', { class: 'label', text: l10n.t('Result') }), c.result !== undefined && h('pre', { text: truncate(c.result) })),
-        );
-        const edited = c.edits?.map((e) => e.path) ?? (c.edit ? [c.edit.path] : []);
-        if (edited.length > 0 && c.status === 'done') {
+      ...calls
+        .filter((c) => !(c.name === 'update_plan' && c.status === 'done'))
+        .map((c) => {
+          const open = box.querySelector(`details[data-call="${CSS.escape(c.id)}"]`)?.hasAttribute('open');
+          const details = h(
+            'details',
+            { class: `tool ${c.status}`, 'data-call': c.id, open: open ?? false },
+            h(
+              'summary',
+              {},
+              icon(STATUS_ICON[c.status] ?? 'tools'),
+              ' ',
+              h('b', { text: c.name }),
+              ' ',
+              pathArg(c),
+              h('span', { class: 'status', text: statusText(c.status) }),
+            ),
+            h(
+              'div',
+              { class: 'tool-body' },
+              openableFile(c) &&
+                h(
+                  'div',
+                  {},
+                  h('code', {
+                    class: 'path-link',
+                    'data-open-path': openableFile(c),
+                    role: 'link',
+                    tabindex: '0',
+                    text: l10n.t('Open {0}', openableFile(c) ?? ''),
+                  }),
+                ),
+              h('div', { class: 'label', text: l10n.t('Arguments') }),
+              h('pre', { text: truncate(prettyJson(c.args)) }),
+              c.result !== undefined && h('div', { class: 'label', text: l10n.t('Result') }),
+              c.result !== undefined && h('pre', { text: truncate(c.result) }),
+            ),
+          );
+          const edited = c.edits?.map((e) => e.path) ?? (c.edit ? [c.edit.path] : []);
+          if (edited.length > 0 && c.status === 'done') {
+            return h(
+              'div',
+              { class: 'tool-wrap' },
+              details,
+              // In view without opening the card: what the edit broke is the next thing to read.
+              c.problems && !c.undone && problemsView(c.problems),
+              c.undone
+                ? h('div', {
+                    class: 'tool-actions muted',
+                    text:
+                      edited.length === 1
+                        ? l10n.t('Undone: the file is back as it was.')
+                        : l10n.t('Undone: the {0} files are back as they were.', edited.length),
+                  })
+                : h(
+                    'div',
+                    { class: 'tool-actions' },
+                    button(
+                      edited.length === 1 ? l10n.t('Undo') : l10n.t('Undo ({0} files)', edited.length),
+                      {
+                        'data-undo': c.id,
+                        'data-turn-id': this.turn.id,
+                        title: l10n.t('Put {0} back as {1} before this change', edited.join(', '), edited.length === 1 ? 'it was' : 'they were'),
+                      },
+                      'discard',
+                    ),
+                  ),
+            );
+          }
+          // A subagent's line is in view; its own steps fold under it (kept open across updates).
+          if (c.subagent) {
+            const stepsOpen = box.querySelector(`[data-wrap="${CSS.escape(c.id)}"] details.subagent-steps`)?.hasAttribute('open');
+            const view = subagentView(c.subagent);
+            if (stepsOpen) view.querySelector('details.subagent-steps')?.setAttribute('open', '');
+            return h('div', { class: 'tool-wrap', 'data-wrap': c.id }, details, view);
+          }
+          // Images a tool returned are in view without opening the card.
+          if (c.images?.length && c.status !== 'awaiting-approval') {
+            return h(
+              'div',
+              { class: 'tool-wrap' },
+              details,
+              h(
+                'div',
+                { class: 'thumbs tool-images' },
+                ...c.images.map((img, i) =>
+                  h('img', {
+                    src: `data:${img.mediaType};base64,${img.data}`,
+                    alt: l10n.t('Image {0} returned by {1}', i + 1, c.name),
+                    title: l10n.t('{0} (returned by {1})', img.name, c.name),
+                  }),
+                ),
+              ),
+            );
+          }
+          if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
+          // The decision itself is made in one place, the bar above the input (always in view): the card only points there.
           return h(
             'div',
             { class: 'tool-wrap' },
             details,
-            // In view without opening the card: what the edit broke is the next thing to read.
-            c.problems && !c.undone && problemsView(c.problems),
-            c.undone
-              ? h('div', { class: 'tool-actions muted', text: edited.length === 1 ? l10n.t('Undone: the file is back as it was.') : l10n.t('Undone: the {0} files are back as they were.', edited.length) })
-              : h('div', { class: 'tool-actions' }, button(edited.length === 1 ? l10n.t('Undo') : l10n.t('Undo ({0} files)', edited.length), { 'data-undo': c.id, 'data-turn-id': this.turn.id, title: l10n.t('Put {0} back as {1} before this change', edited.join(', '), edited.length === 1 ? 'it was' : 'they were') }, 'discard')),
+            h(
+              'div',
+              { class: 'approval waiting muted', role: 'note' },
+              icon('arrow-down'),
+              ' ',
+              h('span', {
+                text: EDIT_TOOLS.has(c.name)
+                  ? c.name === 'rename_symbol'
+                    ? renameQuestion(c)
+                    : l10n.t('Apply this change to {0}?', mainArg(c))
+                  : c.name === 'run_command'
+                    ? l10n.t('Run `{0}`?', mainArg(c))
+                    : l10n.t('Allow this {0} call?', c.name),
+              }),
+              ' ',
+              h('span', { text: l10n.t('Your decision: in the bar below.') }),
+            ),
           );
-        }
-        // A subagent's line is in view; its own steps fold under it (kept open across updates).
-        if (c.subagent) {
-          const stepsOpen = box.querySelector(`[data-wrap="${CSS.escape(c.id)}"] details.subagent-steps`)?.hasAttribute('open');
-          const view = subagentView(c.subagent);
-          if (stepsOpen) view.querySelector('details.subagent-steps')?.setAttribute('open', '');
-          return h('div', { class: 'tool-wrap', 'data-wrap': c.id }, details, view);
-        }
-        // Images a tool returned are in view without opening the card.
-        if (c.images?.length && c.status !== 'awaiting-approval') {
-          return h('div', { class: 'tool-wrap' }, details, h('div', { class: 'thumbs tool-images' }, ...c.images.map((img, i) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: l10n.t('Image {0} returned by {1}', i + 1, c.name), title: l10n.t('{0} (returned by {1})', img.name, c.name) }))));
-        }
-        if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
-        // The decision itself is made in one place, the bar above the input (always in view): the card only points there.
-        return h(
-          'div',
-          { class: 'tool-wrap' },
-          details,
-          h(
-            'div',
-            { class: 'approval waiting muted', role: 'note' },
-            icon('arrow-down'),
-            ' ',
-            h('span', { text: EDIT_TOOLS.has(c.name) ? (c.name === 'rename_symbol' ? renameQuestion(c) : l10n.t('Apply this change to {0}?', mainArg(c))) : c.name === 'run_command' ? l10n.t('Run `{0}`?', mainArg(c)) : l10n.t('Allow this {0} call?', c.name) }),
-            ' ',
-            h('span', { text: l10n.t('Your decision: in the bar below.') }),
-          ),
-        );
-      }),
+        }),
     );
   }
 
@@ -265,13 +377,37 @@ export class TurnView {
       'ol',
       { class: 'plan-items' },
       ...plan.map((i) =>
-        h('li', { class: `plan-item ${i.status}`, 'aria-label': i.status === 'done' ? l10n.t('{0} (done)', i.text) : i.status === 'in-progress' ? l10n.t('{0} (in progress)', i.text) : l10n.t('{0} (pending)', i.text) }, icon(i.status === 'done' ? 'pass-filled' : i.status === 'in-progress' ? 'loading codicon-modifier-spin' : 'circle-large-outline'), h('span', { text: i.text })),
+        h(
+          'li',
+          {
+            class: `plan-item ${i.status}`,
+            'aria-label':
+              i.status === 'done'
+                ? l10n.t('{0} (done)', i.text)
+                : i.status === 'in-progress'
+                  ? l10n.t('{0} (in progress)', i.text)
+                  : l10n.t('{0} (pending)', i.text),
+          },
+          icon(i.status === 'done' ? 'pass-filled' : i.status === 'in-progress' ? 'loading codicon-modifier-spin' : 'circle-large-outline'),
+          h('span', { text: i.text }),
+        ),
       ),
     );
     this.planEl.classList.toggle('pinned', this.turn.status === 'streaming');
-    this.planEl.replaceChildren(h('div', { class: 'plan-head' }, icon('checklist'), h('b', { text: l10n.t('Plan') }), h('span', { class: 'plan-count', text: l10n.t('{0} of {1} done', done, plan.length) })), list);
-    const current = list.querySelector<HTMLElement>('.plan-item.in-progress') ?? list.querySelector<HTMLElement>('.plan-item:not(.done)') ?? list.lastElementChild;
-    if (current instanceof HTMLElement) requestAnimationFrame(() => (list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2 + current.offsetHeight / 2)));
+    this.planEl.replaceChildren(
+      h(
+        'div',
+        { class: 'plan-head' },
+        icon('checklist'),
+        h('b', { text: l10n.t('Plan') }),
+        h('span', { class: 'plan-count', text: l10n.t('{0} of {1} done', done, plan.length) }),
+      ),
+      list,
+    );
+    const current =
+      list.querySelector<HTMLElement>('.plan-item.in-progress') ?? list.querySelector<HTMLElement>('.plan-item:not(.done)') ?? list.lastElementChild;
+    if (current instanceof HTMLElement)
+      requestAnimationFrame(() => (list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2 + current.offsetHeight / 2)));
   }
 
   private renderFooter(): void {
@@ -279,7 +415,8 @@ export class TurnView {
     clearInterval(this.countdown);
     const parts: (Node | string)[] = [];
     if (t.status === 'stopped') parts.push(h('div', { class: 'badge', text: l10n.t('Stopped — the answer above is partial.') }));
-    if (t.stepLimitReached) parts.push(h('div', { class: 'badge', text: l10n.t('Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.') }));
+    if (t.stepLimitReached)
+      parts.push(h('div', { class: 'badge', text: l10n.t('Stopped at the tool-step limit (modelGateway.chat.maxToolSteps). Say “continue” to go on.') }));
     if (t.status === 'error' && t.error) {
       // No alert role: the card is drawn again on reload and updates; the error is announced once when the turn ends (main.ts).
       // The countdown below says the wait: the message's own "Retry in N s." would say it twice.
@@ -309,11 +446,52 @@ export class TurnView {
     const usage = usageLine(t);
     if (usage) parts.push(h('div', { class: 'usage', text: usage }));
     const undoable = t.steps.some((s) => s.toolCalls.some((c) => (c.edit || c.edits?.length) && !c.undone));
-    if (undoable && t.status !== 'streaming') parts.push(h('div', { class: 'checkpoint' }, button(l10n.t('Restore to before this turn'), { 'data-restore': t.id, title: l10n.t('Put every file this answer changed back as it was (files it created are removed); shows what changes first') }, 'history')));
+    if (undoable && t.status !== 'streaming')
+      parts.push(
+        h(
+          'div',
+          { class: 'checkpoint' },
+          button(
+            l10n.t('Restore to before this turn'),
+            {
+              'data-restore': t.id,
+              title: l10n.t('Put every file this answer changed back as it was (files it created are removed); shows what changes first'),
+            },
+            'history',
+          ),
+        ),
+      );
     if (t.mode === 'plan' && t.status === 'done' && t.plan?.length)
-      parts.push(h('div', { class: 'plan-approval' }, h('span', { text: l10n.t('Carry this plan out in Agent mode?') }), button(l10n.t('Approve plan'), { class: 'primary', 'data-approve-plan': t.id, title: l10n.t('Switch to Agent mode and carry the plan out (edits and commands still ask as usual)') }, 'check')));
-    const fork = button(l10n.t('Fork'), { 'data-fork': t.id, title: l10n.t('Fork from here: a new conversation with the turns up to this one (the files stay as they are)') }, 'repo-forked');
-    if (t.status === 'done' || t.status === 'stopped') parts.push(h('div', { class: 'answer-actions' }, button(l10n.t('Regenerate'), { 'data-retry': 'true', title: l10n.t('Ask again for a new answer to the same question') }, 'refresh'), fork));
+      parts.push(
+        h(
+          'div',
+          { class: 'plan-approval' },
+          h('span', { text: l10n.t('Carry this plan out in Agent mode?') }),
+          button(
+            l10n.t('Approve plan'),
+            {
+              class: 'primary',
+              'data-approve-plan': t.id,
+              title: l10n.t('Switch to Agent mode and carry the plan out (edits and commands still ask as usual)'),
+            },
+            'check',
+          ),
+        ),
+      );
+    const fork = button(
+      l10n.t('Fork'),
+      { 'data-fork': t.id, title: l10n.t('Fork from here: a new conversation with the turns up to this one (the files stay as they are)') },
+      'repo-forked',
+    );
+    if (t.status === 'done' || t.status === 'stopped')
+      parts.push(
+        h(
+          'div',
+          { class: 'answer-actions' },
+          button(l10n.t('Regenerate'), { 'data-retry': 'true', title: l10n.t('Ask again for a new answer to the same question') }, 'refresh'),
+          fork,
+        ),
+      );
     else if (t.status === 'error') parts.push(h('div', { class: 'answer-actions' }, fork));
     this.footer.replaceChildren(...parts);
   }
@@ -325,18 +503,37 @@ function problemsView(p: EditProblems): HTMLElement {
   const files = (p.unchecked ?? []).join(', ');
   // Never "no new problems" for a file nobody checked: say so, and which server was waited for.
   const notChecked = () =>
-    h('div', { class: 'problems unchecked muted', role: 'status' }, icon('question'), ` ${p.server ? l10n.t('Not checked: the {0} server had not reported on {1} after {2} s.', p.server, files, seconds) : l10n.t('Not checked: no language server reported on {0} after {1} s.', files, seconds)}`);
+    h(
+      'div',
+      { class: 'problems unchecked muted', role: 'status' },
+      icon('question'),
+      ` ${p.server ? l10n.t('Not checked: the {0} server had not reported on {1} after {2} s.', p.server, files, seconds) : l10n.t('Not checked: no language server reported on {0} after {1} s.', files, seconds)}`,
+    );
   if (p.settled === 'timeout') return notChecked();
   const total = p.introduced.length + p.more;
   const late = p.lateMs !== undefined ? ` ${l10n.t('(checked {0} s after the edit)', Math.max(1, Math.round(p.lateMs / 1000)))}` : '';
   const partly = p.unchecked?.length ? notChecked() : false;
-  if (total === 0) return h('div', { class: 'problems ok' }, icon('pass'), ` ${p.fixed ? l10n.t('No new problems; {0} fixed', p.fixed) : l10n.t('No new problems')}${late}`, partly);
+  if (total === 0)
+    return h(
+      'div',
+      { class: 'problems ok' },
+      icon('pass'),
+      ` ${p.fixed ? l10n.t('No new problems; {0} fixed', p.fixed) : l10n.t('No new problems')}${late}`,
+      partly,
+    );
   const errors = p.introduced.filter((x) => x.severity === 'error').length;
   return h(
     'div',
     { class: 'problems bad', role: 'group', 'aria-label': total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total) },
-    h('div', { class: 'problems-head' }, icon(errors ? 'error' : 'warning'), ` ${total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total)}${p.fixed ? ` ${l10n.t('({0} fixed)', p.fixed)}` : ''}${late}`),
-    p.uncheckedBefore?.length ? h('div', { class: 'muted', text: l10n.t('{0} had not been checked before the edit: some of these may be older.', p.uncheckedBefore.join(', ')) }) : false,
+    h(
+      'div',
+      { class: 'problems-head' },
+      icon(errors ? 'error' : 'warning'),
+      ` ${total === 1 ? l10n.t('1 new problem') : l10n.t('{0} new problems', total)}${p.fixed ? ` ${l10n.t('({0} fixed)', p.fixed)}` : ''}${late}`,
+    ),
+    p.uncheckedBefore?.length
+      ? h('div', { class: 'muted', text: l10n.t('{0} had not been checked before the edit: some of these may be older.', p.uncheckedBefore.join(', ')) })
+      : false,
     partly,
     ...p.introduced.map((x) =>
       h(
@@ -344,13 +541,23 @@ function problemsView(p: EditProblems): HTMLElement {
         { class: `problem ${x.severity}` },
         icon(x.severity === 'error' ? 'error' : 'warning'),
         ' ',
-        h('code', { class: 'path-link', 'data-open-path': x.path, 'data-line': String(x.line), role: 'link', tabindex: '0', title: l10n.t('Open {0} at line {1}', x.path, x.line), text: `${x.path}:${x.line}` }),
+        h('code', {
+          class: 'path-link',
+          'data-open-path': x.path,
+          'data-line': String(x.line),
+          role: 'link',
+          tabindex: '0',
+          title: l10n.t('Open {0} at line {1}', x.path, x.line),
+          text: `${x.path}:${x.line}`,
+        }),
         ' ',
         h('span', { text: `${x.message}${x.source || x.code ? ` (${[x.source, x.code].filter(Boolean).join(' ')})` : ''}` }),
       ),
     ),
     p.more ? h('div', { class: 'muted', text: l10n.t('… and {0} more', p.more) }) : false,
-    p.elsewhere.length ? h('div', { class: 'muted', text: l10n.t('Also more errors in {0}', p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')) }) : false,
+    p.elsewhere.length
+      ? h('div', { class: 'muted', text: l10n.t('Also more errors in {0}', p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')) })
+      : false,
   );
 }
 
@@ -395,7 +602,15 @@ function decorateCode(root: HTMLElement): void {
         button('', { 'data-wrap': 'true', 'aria-label': l10n.t('Wrap long lines'), title: l10n.t('Wrap long lines'), 'aria-pressed': 'false' }, 'word-wrap'),
         button('', { 'data-code': 'copy', 'aria-label': l10n.t('Copy code'), title: l10n.t('Copy') }, 'copy'),
         button('', { 'data-code': 'insert', 'aria-label': l10n.t('Insert at cursor'), title: l10n.t('Insert at the cursor') }, 'insert'),
-        button('', { 'data-code': 'apply', 'aria-label': l10n.t('Apply to file'), title: l10n.t('Apply to the file in the editor: replaces its selection, or the whole file; shown as a diff to accept or reject') }, 'replace-all'),
+        button(
+          '',
+          {
+            'data-code': 'apply',
+            'aria-label': l10n.t('Apply to file'),
+            title: l10n.t('Apply to the file in the editor: replaces its selection, or the whole file; shown as a diff to accept or reject'),
+          },
+          'replace-all',
+        ),
         button('', { 'data-code': 'save', 'aria-label': l10n.t('Save as new file'), title: l10n.t('Save as a new file') }, 'save-as'),
       ),
       pre,
@@ -404,9 +619,23 @@ function decorateCode(root: HTMLElement): void {
 }
 
 export function userView(t: UserTurn): HTMLElement {
-  const who = h('div', { class: 'who' }, l10n.t('You'), button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': l10n.t('Edit and resend this question'), title: l10n.t('Edit and resend') }, 'edit'));
+  const who = h(
+    'div',
+    { class: 'who' },
+    l10n.t('You'),
+    button('', { class: 'edit-question', 'data-edit': t.id, 'aria-label': l10n.t('Edit and resend this question'), title: l10n.t('Edit and resend') }, 'edit'),
+  );
   const el = h('article', { class: 'turn user', 'data-turn': t.id }, who, h('div', { class: 'user-text', text: t.text }));
-  if (t.images.length) el.append(h('div', { class: 'thumbs' }, ...t.images.map((img) => h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: l10n.t('{0} (detail {1})', img.name, img.detail) }))));
+  if (t.images.length)
+    el.append(
+      h(
+        'div',
+        { class: 'thumbs' },
+        ...t.images.map((img) =>
+          h('img', { src: `data:${img.mediaType};base64,${img.data}`, alt: img.name, title: l10n.t('{0} (detail {1})', img.name, img.detail) }),
+        ),
+      ),
+    );
   if (t.context.length) el.append(h('div', { class: 'chips static' }, ...t.context.map((c) => h('span', { class: 'chip' }, icon('file-code'), ` ${c.label}`))));
   return el;
 }

@@ -20,7 +20,13 @@ const rangeButtons = [7, 30].map((d) => button(l10n.t('{0} days', d), { 'data-ra
 const refreshButton = button(l10n.t('Refresh'), { id: 'refresh', title: l10n.t('Read the figures from the gateway again') }, 'refresh');
 const exportButton = button(l10n.t('Export CSV'), { id: 'export', title: l10n.t('Save spend per day and model as CSV') }, 'desktop-download');
 const heading = h('div', { class: 'heading' }, h('h1', { text: l10n.t('Gateway usage') }), h('span', { id: 'who', class: 'muted' }));
-const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': l10n.t('Usage view') }, h('span', { class: 'range', role: 'group', 'aria-label': l10n.t('Period') }, ...rangeButtons), refreshButton, exportButton);
+const toolbar = h(
+  'div',
+  { class: 'toolbar', role: 'toolbar', 'aria-label': l10n.t('Usage view') },
+  h('span', { class: 'range', role: 'group', 'aria-label': l10n.t('Period') }, ...rangeButtons),
+  refreshButton,
+  exportButton,
+);
 const body = h('div', { id: 'body' });
 app.append(heading, toolbar, status, body);
 
@@ -28,7 +34,7 @@ const channel = new HostChannel<ToUsageView, FromUsageView>(ToUsageViewSchema, '
 const post = (m: FromUsageView) => channel.post(m);
 const int = formatCount;
 const SERIES_CLASSES = ['a', 'b', 'c', 'd', 'e', 'f'];
-const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : SERIES_CLASSES[i] ?? 'other');
+const seriesClass = (name: string, i: number) => (name === 'Other' ? 'other' : (SERIES_CLASSES[i] ?? 'other'));
 
 toolbar.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button');
@@ -45,13 +51,31 @@ body.addEventListener('click', (e) => {
 });
 
 function card(label: string, value: string, detail?: string, id?: string): HTMLElement {
-  return h('div', { class: 'card', ...(id ? { id } : {}) }, h('div', { class: 'card-label', text: label }), h('div', { class: 'card-value', text: value }), detail ? h('div', { class: 'card-detail muted', text: detail }) : undefined);
+  return h(
+    'div',
+    { class: 'card', ...(id ? { id } : {}) },
+    h('div', { class: 'card-label', text: label }),
+    h('div', { class: 'card-value', text: value }),
+    detail ? h('div', { class: 'card-detail muted', text: detail }) : undefined,
+  );
 }
 
 function table(caption: string, head: string[], rows: (string | number)[][], numeric: number[] = []): HTMLElement {
-  const t = h('table', {}, h('caption', { text: caption }), h('thead', {}, h('tr', {}, ...head.map((c, i) => h('th', { scope: 'col', class: numeric.includes(i) ? 'num' : undefined, text: c })))));
+  const t = h(
+    'table',
+    {},
+    h('caption', { text: caption }),
+    h('thead', {}, h('tr', {}, ...head.map((c, i) => h('th', { scope: 'col', class: numeric.includes(i) ? 'num' : undefined, text: c })))),
+  );
   const tb = h('tbody');
-  for (const r of rows) tb.append(h('tr', {}, ...r.map((c, i) => h(i === 0 ? 'th' : 'td', { ...(i === 0 ? { scope: 'row' } : {}), class: numeric.includes(i) ? 'num' : undefined, text: String(c) }))));
+  for (const r of rows)
+    tb.append(
+      h(
+        'tr',
+        {},
+        ...r.map((c, i) => h(i === 0 ? 'th' : 'td', { ...(i === 0 ? { scope: 'row' } : {}), class: numeric.includes(i) ? 'num' : undefined, text: String(c) })),
+      ),
+    );
   t.append(tb);
   return h('div', { class: 'table-wrap' }, t);
 }
@@ -80,7 +104,14 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
   const every = r.days.length > 14 ? 5 : 1;
   const unknown = new Set(r.unknownDays);
   // Unknown days are gaps (null), not zero-height bars.
-  const data = { labels, series: r.series.map((s, i) => ({ name: s.name, data: s.dollars.map((d, j) => (unknown.has(r.days[j]) ? null : d)), className: `ct-series ct-series-${seriesClass(s.name, i)}` })) };
+  const data = {
+    labels,
+    series: r.series.map((s, i) => ({
+      name: s.name,
+      data: s.dollars.map((d, j) => (unknown.has(r.days[j]) ? null : d)),
+      className: `ct-series ct-series-${seriesClass(s.name, i)}`,
+    })),
+  };
   // Bars as wide as the days allow (set through CSSOM: the view's CSP allows no inline style attributes).
   host.style.setProperty('--bar-width', `${Math.max(4, Math.min(36, Math.floor((host.clientWidth - 60) / r.days.length) - 6))}px`);
   chart = new BarChart(host, data, {
@@ -100,16 +131,33 @@ function drawChart(r: UsageReport, host: HTMLElement): void {
 
 function chartSection(r: UsageReport): HTMLElement {
   if (r.empty) {
-    return section(l10n.t('Spend per day'), h('p', { id: 'no-data', class: 'empty', text: l10n.t('No usage recorded in the last {0} days: the gateway\'s log has no billed calls in this period.', r.rangeDays) }));
+    return section(
+      l10n.t('Spend per day'),
+      h('p', {
+        id: 'no-data',
+        class: 'empty',
+        text: l10n.t("No usage recorded in the last {0} days: the gateway's log has no billed calls in this period.", r.rangeDays),
+      }),
+    );
   }
   const peak = r.dailyTotals.reduce((best, d, i) => (d > r.dailyTotals[best] ? i : best), 0);
   const host = h('div', {
     id: 'chart',
     class: 'chart',
     role: 'img',
-    'aria-label': l10n.t('Spend per day over the last {0} days, stacked by model: {1} in all, most on {2} ({3}). The table below has every figure.', r.rangeDays, formatCost(r.totalDollars), r.days[peak], formatCost(r.dailyTotals[peak])),
+    'aria-label': l10n.t(
+      'Spend per day over the last {0} days, stacked by model: {1} in all, most on {2} ({3}). The table below has every figure.',
+      r.rangeDays,
+      formatCost(r.totalDollars),
+      r.days[peak],
+      formatCost(r.dailyTotals[peak]),
+    ),
   });
-  const legend = h('ul', { class: 'legend', 'aria-label': l10n.t('Models in the chart') }, ...r.series.map((s, i) => h('li', {}, h('span', { class: `swatch s-${seriesClass(s.name, i)}`, 'aria-hidden': 'true' }), s.name)));
+  const legend = h(
+    'ul',
+    { class: 'legend', 'aria-label': l10n.t('Models in the chart') },
+    ...r.series.map((s, i) => h('li', {}, h('span', { class: `swatch s-${seriesClass(s.name, i)}`, 'aria-hidden': 'true' }), s.name)),
+  );
   const asTable = h(
     'details',
     { class: 'as-table' },
@@ -117,7 +165,11 @@ function chartSection(r: UsageReport): HTMLElement {
     table(
       l10n.t('Spend per day by model'),
       [l10n.t('Day'), ...r.series.map((s) => s.name), l10n.t('Total')],
-      r.days.map((day, i) => (r.unknownDays.includes(day) ? [day, ...r.series.map(() => l10n.t('no data')), l10n.t('no data')] : [day, ...r.series.map((s) => formatCost(s.dollars[i])), formatCost(r.dailyTotals[i])])),
+      r.days.map((day, i) =>
+        r.unknownDays.includes(day)
+          ? [day, ...r.series.map(() => l10n.t('no data')), l10n.t('no data')]
+          : [day, ...r.series.map((s) => formatCost(s.dollars[i])), formatCost(r.dailyTotals[i])],
+      ),
       r.series.map((_, i) => i + 1).concat(r.series.length + 1),
     ),
   );
@@ -145,7 +197,17 @@ function render(r: UsageReport): void {
         card(l10n.t('Left on this key'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.remainingDollars ?? 0)),
         card(l10n.t('Key expires'), k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : l10n.t('Never')),
       ),
-      h('p', { class: 'note' }, icon('info'), h('span', {}, `${r.source} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }))),
+      h(
+        'p',
+        { class: 'note' },
+        icon('info'),
+        h(
+          'span',
+          {},
+          `${r.source} `,
+          h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }),
+        ),
+      ),
     );
     body.replaceChildren(...parts);
     return;
@@ -156,30 +218,78 @@ function render(r: UsageReport): void {
     : `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
   const f = r.forecast;
   // An unlimited key never runs out, whatever it spends.
-  const lasts = keyScope && r.key?.unlimited ? l10n.t('Unlimited') : !f ? '—' : Number.isFinite(f.daysLeft) ? (f.daysLeft < 1 ? l10n.t('< 1 day') : l10n.t('{0} days', Math.floor(f.daysLeft))) : l10n.t('No recent spend');
+  const lasts =
+    keyScope && r.key?.unlimited
+      ? l10n.t('Unlimited')
+      : !f
+        ? '—'
+        : Number.isFinite(f.daysLeft)
+          ? f.daysLeft < 1
+            ? l10n.t('< 1 day')
+            : l10n.t('{0} days', Math.floor(f.daysLeft))
+          : l10n.t('No recent spend');
   const t = r.tokens;
   parts.push(
     h(
       'div',
       { class: 'cards' },
-      card(l10n.t('Spent, last {0} days', r.rangeDays), formatCost(r.totalDollars), r.unknownDays.length ? l10n.t('{0} requests · {1} of {2} days known', int(r.requests), r.rangeDays - r.unknownDays.length, r.rangeDays) : l10n.t('{0} requests', int(r.requests)), 'total'),
+      card(
+        l10n.t('Spent, last {0} days', r.rangeDays),
+        formatCost(r.totalDollars),
+        r.unknownDays.length
+          ? l10n.t('{0} requests · {1} of {2} days known', int(r.requests), r.rangeDays - r.unknownDays.length, r.rangeDays)
+          : l10n.t('{0} requests', int(r.requests)),
+        'total',
+      ),
       card(l10n.t('Today'), formatCost(r.todayDollars), undefined, 'today'),
-      card(keyScope ? l10n.t('Key quota lasts') : l10n.t('Balance lasts'), lasts, f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined, 'forecast'),
-      card(l10n.t('Cache hit rate'), t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`, t.hitRate === undefined ? l10n.t('no cache reads or writes in the log') : l10n.t('{0} tokens read from the cache', int(t.cacheRead))),
+      card(
+        keyScope ? l10n.t('Key quota lasts') : l10n.t('Balance lasts'),
+        lasts,
+        f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined,
+        'forecast',
+      ),
+      card(
+        l10n.t('Cache hit rate'),
+        t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`,
+        t.hitRate === undefined ? l10n.t('no cache reads or writes in the log') : l10n.t('{0} tokens read from the cache', int(t.cacheRead)),
+      ),
     ),
     chartSection(r),
     section(
       l10n.t('Tokens'),
-      table(l10n.t('Tokens in the period'), [l10n.t('Kind'), l10n.t('Tokens')], [[l10n.t('Input (uncached)'), int(t.input)], [l10n.t('Output'), int(t.output)], [l10n.t('Cache read'), int(t.cacheRead)], [l10n.t('Cache write'), int(t.cacheWrite)]], [1]),
+      table(
+        l10n.t('Tokens in the period'),
+        [l10n.t('Kind'), l10n.t('Tokens')],
+        [
+          [l10n.t('Input (uncached)'), int(t.input)],
+          [l10n.t('Output'), int(t.output)],
+          [l10n.t('Cache read'), int(t.cacheRead)],
+          [l10n.t('Cache write'), int(t.cacheWrite)],
+        ],
+        [1],
+      ),
     ),
-    section(l10n.t('By model'), table(l10n.t('Spend by model'), [l10n.t('Model'), l10n.t('Requests'), l10n.t('Spend'), l10n.t('Price')], r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]), [1, 2])),
+    section(
+      l10n.t('By model'),
+      table(
+        l10n.t('Spend by model'),
+        [l10n.t('Model'), l10n.t('Requests'), l10n.t('Spend'), l10n.t('Price')],
+        r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]),
+        [1, 2],
+      ),
+    ),
   );
   if (r.otherCallers) {
     const o = r.otherCallers;
     parts.push(
       section(
-        l10n.t('Other extensions and VS Code\'s chat'),
-        table(l10n.t('Spend through VS Code\'s language-model API today'), [l10n.t('Today'), l10n.t('Daily cap'), l10n.t('Left')], [[formatCost(o.dollars), formatCost(o.capDollars), formatCost(Math.max(0, o.capDollars - o.dollars))]], [0, 1, 2]),
+        l10n.t("Other extensions and VS Code's chat"),
+        table(
+          l10n.t("Spend through VS Code's language-model API today"),
+          [l10n.t('Today'), l10n.t('Daily cap'), l10n.t('Left')],
+          [[formatCost(o.dollars), formatCost(o.capDollars), formatCost(Math.max(0, o.capDollars - o.dollars))]],
+          [0, 1, 2],
+        ),
       ),
     );
   }
@@ -197,7 +307,18 @@ function render(r: UsageReport): void {
       ),
     );
   }
-  if (r.perKey.length) parts.push(section(l10n.t('By API key'), table(l10n.t('Spend by API key (as the log names them)'), [l10n.t('Key'), l10n.t('Requests'), l10n.t('Spend')], r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]), [1, 2])));
+  if (r.perKey.length)
+    parts.push(
+      section(
+        l10n.t('By API key'),
+        table(
+          l10n.t('Spend by API key (as the log names them)'),
+          [l10n.t('Key'), l10n.t('Requests'), l10n.t('Spend')],
+          r.perKey.map((k) => [k.name, int(k.requests), formatCost(k.dollars)]),
+          [1, 2],
+        ),
+      ),
+    );
   if (r.recentCalls?.length) {
     parts.push(
       section(
@@ -218,15 +339,34 @@ function render(r: UsageReport): void {
         table(
           l10n.t('The most expensive calls of the period'),
           [l10n.t('When'), l10n.t('Model'), l10n.t('Key'), l10n.t('Tokens in / out'), l10n.t('Cost')],
-          r.topCalls.map((c) => [formatDateTime(c.at * 1000), c.model, c.keyName, `${int(c.promptTokens)} / ${int(c.completionTokens)}`, formatCost(c.dollars)]),
+          r.topCalls.map((c) => [
+            formatDateTime(c.at * 1000),
+            c.model,
+            c.keyName,
+            `${int(c.promptTokens)} / ${int(c.completionTokens)}`,
+            formatCost(c.dollars),
+          ]),
           [3, 4],
         ),
       ),
     );
   }
-  parts.push(h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} ${l10n.t('Updated {0}.', formatTime(r.generatedAt))}`));
+  parts.push(
+    h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} ${l10n.t('Updated {0}.', formatTime(r.generatedAt))}`),
+  );
   if (keyScope) {
-    parts.push(h('p', { class: 'note muted' }, h('span', {}, `${l10n.t('For the whole account (every key, the balance), set the system access token.')} `, h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }))));
+    parts.push(
+      h(
+        'p',
+        { class: 'note muted' },
+        h(
+          'span',
+          {},
+          `${l10n.t('For the whole account (every key, the balance), set the system access token.')} `,
+          h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }),
+        ),
+      ),
+    );
   }
   body.replaceChildren(...parts);
 }

@@ -24,14 +24,26 @@ type Violation = { id: string; impact: string; help: string; nodes: string[] };
 async function axe(frame: Frame): Promise<Violation[]> {
   if ((await frame.evaluate('typeof axe')) !== 'object') await frame.evaluate(AXE_SOURCE);
   const results = await frame.evaluate<AxeResults>(`axe.run(document, { resultTypes: ['violations'] })`);
-  return results.violations.map((v) => ({ id: v.id, impact: v.impact ?? 'unknown', help: v.help, nodes: v.nodes.map((n) => `${n.target.join(' ')}${n.any[0]?.message ? ` (${n.any[0].message})` : ''}`) }));
+  return results.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact ?? 'unknown',
+    help: v.help,
+    nodes: v.nodes.map((n) => `${n.target.join(' ')}${n.any[0]?.message ? ` (${n.any[0].message})` : ''}`),
+  }));
 }
 
 /** Serious and critical violations fail; the others are printed, for the record. */
 function assertNoSerious(what: string, violations: Violation[]): void {
-  for (const v of violations) console.log(`    axe (${what}): ${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).join(', ')}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ''}`);
+  for (const v of violations)
+    console.log(
+      `    axe (${what}): ${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).join(', ')}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ''}`,
+    );
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.join(', ')}`), [], `axe: no serious or critical violation in ${what}`);
+  assert.deepEqual(
+    bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.join(', ')}`),
+    [],
+    `axe: no serious or critical violation in ${what}`,
+  );
 }
 
 describe('accessibility of the chat and Usage views (axe-core, keyboard only)', function () {
@@ -47,16 +59,21 @@ describe('accessibility of the chat and Usage views (axe-core, keyboard only)', 
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    wb = await startWorkbench({ emulator: { historyDays: 3 }, codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }) });
+    wb = await startWorkbench({
+      emulator: { historyDays: 3 },
+      codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }),
+    });
     ({ emu, page, workspace } = wb);
     await openModelGatewayContainer(page, chat().locator('#input'));
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `a11y-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page.screenshot({ path: join(ARTIFACTS, `a11y-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
     emu.faults.clear();
     // A decision a failed test left waiting would hold the next test's questions back.
-    if (this.currentTest?.state === 'failed') for (const reject of await chat().locator('#approval-bar button', { hasText: 'Reject' }).all()) await reject.click().catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      for (const reject of await chat().locator('#approval-bar button', { hasText: 'Reject' }).all()) await reject.click().catch(() => undefined);
   });
 
   after(async () => {
@@ -131,14 +148,30 @@ describe('accessibility of the chat and Usage views (axe-core, keyboard only)', 
     })()`);
     const said = (): Promise<string[]> => frame.evaluate('window.said');
     // No live region holds the conversation: the tokens are never read one by one.
-    assert.equal(await frame.evaluate(`Array.from(document.querySelectorAll('[aria-live], [role=log], [role=status], [role=alert]')).filter((el) => el.querySelector('.turn') || el.closest('.turn')).length`), 0, 'no live region around or inside the turns');
+    assert.equal(
+      await frame.evaluate(
+        `Array.from(document.querySelectorAll('[aria-live], [role=log], [role=status], [role=alert]')).filter((el) => el.querySelector('.turn') || el.closest('.turn')).length`,
+      ),
+      0,
+      'no live region around or inside the turns',
+    );
 
     await chat().locator('#input').focus();
     emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 30 } });
     await page.keyboard.type('A long answer please #words=400');
     await page.keyboard.press('Enter');
     await chat().locator('#stop').waitFor({ state: 'visible' });
-    await until('the first words', async () => (await lastAnswer().locator('.markdown').first().innerText().catch(() => '')).length > 40);
+    await until(
+      'the first words',
+      async () =>
+        (
+          await lastAnswer()
+            .locator('.markdown')
+            .first()
+            .innerText()
+            .catch(() => '')
+        ).length > 40,
+    );
     await page.keyboard.press('Escape');
     await lastAnswer().locator('.badge', { hasText: 'Stopped' }).waitFor();
     await idle();
@@ -197,12 +230,22 @@ describe('accessibility of the chat and Usage views (axe-core, keyboard only)', 
     await tabTo('#approval-bar button[data-accept="false"]');
     await page.keyboard.press('Space');
     await idle();
-    await lastAnswer().locator('details.tool summary', { hasText: /create_file\s*notes\.md\s*rejected/ }).first().waitFor({ timeout: 10_000 });
+    await lastAnswer()
+      .locator('details.tool summary', { hasText: /create_file\s*notes\.md\s*rejected/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
     assert.equal(existsSync(join(workspace, 'notes.md')), false);
 
     // An error: read at once (assertive), with its fixes, and only once.
     const before = (await said()).length;
-    emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 403, body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } } } });
+    emu.inject({
+      path: '/v1/chat',
+      fault: {
+        kind: 'status',
+        status: 403,
+        body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } },
+      },
+    });
     await page.keyboard.type('Will this work?');
     await page.keyboard.press('Enter');
     await idle();
@@ -224,7 +267,7 @@ describe('accessibility of the chat and Usage views (axe-core, keyboard only)', 
     await page.keyboard.press('Enter');
     await tabTo('#history-panel .history-row:not(.current) .history-open', false);
     await page.keyboard.press('Enter');
-    await until('the scans\' conversation opened', async () => (await chat().locator('#thread > .turn').count()) === scanned);
+    await until("the scans' conversation opened", async () => (await chat().locator('#thread > .turn').count()) === scanned);
     assert.equal(await focused(), '#input', 'the opened conversation is ready for the next question');
   });
 
@@ -244,7 +287,15 @@ describe('accessibility of the chat and Usage views (axe-core, keyboard only)', 
       await picker.locator('.monaco-list-row', { hasText: theme }).first().waitFor();
       await page.keyboard.press('Enter');
       await picker.waitFor({ state: 'hidden' });
-      await until(`the ${theme} theme in the webview`, async () => (await (await chatFrame()).evaluate(`document.body.classList.contains('vscode-${theme.includes('High') ? (theme.startsWith('Dark') ? 'high-contrast' : 'high-contrast-light') : 'dark'}')`)) === true);
+      await until(
+        `the ${theme} theme in the webview`,
+        async () =>
+          (await (
+            await chatFrame()
+          ).evaluate(
+            `document.body.classList.contains('vscode-${theme.includes('High') ? (theme.startsWith('Dark') ? 'high-contrast' : 'high-contrast-light') : 'dark'}')`,
+          )) === true,
+      );
       // The Usage view is the active editor: its page follows the theme too.
       const view = await webviewFrame(page, 'main#app h1', 'Gateway usage');
       assertNoSerious(`the Usage view (${theme})`, await axe(view));

@@ -42,7 +42,8 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `account-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page.screenshot({ path: join(ARTIFACTS, `account-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
   });
 
   after(async () => {
@@ -59,7 +60,16 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
   it('opens the Get Started walkthrough once, on the first start without a gateway', async () => {
     const walkthrough = page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).first();
     await walkthrough.waitFor({ timeout: 30_000 });
-    for (const step of ['Connect your gateway', 'Check the connection and your balance', 'Pick your default chat model', 'Ask your first question', 'Index the workspace', 'Turn on inline completions', 'Write commit messages and review changes', 'See what you spend']) {
+    for (const step of [
+      'Connect your gateway',
+      'Check the connection and your balance',
+      'Pick your default chat model',
+      'Ask your first question',
+      'Index the workspace',
+      'Turn on inline completions',
+      'Write commit messages and review changes',
+      'See what you spend',
+    ]) {
       await walkthrough.getByText(step, { exact: true }).first().waitFor();
     }
     assert.equal(await stepDone('connect'), false, 'nothing is done yet');
@@ -85,13 +95,21 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     // meanwhile, or it has gone back to the Welcome page (one CI run, and three of seventeen here,
     // timed out with the balance shown and the Welcome tab in front), it is opened again, as the person would, and
     // its steps read there.
-    await until('the walkthrough marks the key and the connection done', async () => {
-      if (!(await walkthroughStep('connect').isVisible())) await runPaletteCommand(page, 'Model Gateway: Get Started');
-      return (await stepDone('connect')) && (await stepDone('account'));
-    }, 40_000);
+    await until(
+      'the walkthrough marks the key and the connection done',
+      async () => {
+        if (!(await walkthroughStep('connect').isVisible())) await runPaletteCommand(page, 'Model Gateway: Get Started');
+        return (await stepDone('connect')) && (await stepDone('account'));
+      },
+      40_000,
+    );
     // Done with it, the person closes the walkthrough (it moves on to the next step, and takes the focus, as steps complete).
     await runPaletteCommand(page, 'View: Close All Editors');
-    await page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+    await page
+      .locator('.part.editor')
+      .filter({ hasText: 'Get started with Model Gateway' })
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => undefined);
   });
 
   it("the walkthrough's other steps complete as the person does them, from its own buttons", async () => {
@@ -159,12 +177,22 @@ describe('end to end in VS Code for the Web (headless Chromium)', function () {
     // VS Code's menus ignore a click that follows their opening too closely; choose as a keyboard
     // user. The tree can still be refreshing after the creation, which closes an open menu (a full
     // run once saw the item detached): then the person opens it again.
-    await until('the key\'s menu open at Disable Key', async () => {
-      await row.click({ button: 'right' });
-      const ok = await page.getByRole('menuitem', { name: 'Disable Key' }).hover({ timeout: 5000 }).then(() => true, () => false);
-      if (!ok && (await page.locator('.context-view .monaco-menu').isVisible())) await page.keyboard.press('Escape');
-      return ok;
-    }, 30_000);
+    await until(
+      "the key's menu open at Disable Key",
+      async () => {
+        await row.click({ button: 'right' });
+        const ok = await page
+          .getByRole('menuitem', { name: 'Disable Key' })
+          .hover({ timeout: 5000 })
+          .then(
+            () => true,
+            () => false,
+          );
+        if (!ok && (await page.locator('.context-view .monaco-menu').isVisible())) await page.keyboard.press('Escape');
+        return ok;
+      },
+      30_000,
+    );
     await page.keyboard.press('Enter');
     await treeRow(page, 'e2e-key').filter({ hasText: 'disabled' }).first().waitFor({ timeout: 30_000 });
     const key = [...emu.store.keys.values()].find((k) => k.name === 'e2e-key');

@@ -14,8 +14,10 @@ const PROJECT: Record<string, string> = {
   'lib/invoice.ts': "import { taxRate } from './rates';\n\nexport const invoiceTax = (net: number): number => net * taxRate;\n",
   'lib/quote.ts': "import { taxRate } from './rates';\n\nexport function quoteGross(net: number): number {\n  return net * (1 + taxRate);\n}\n",
   'lib/late.ts': "export const late: number = 'not a number';\n",
-  '.github/agents/reviewer.agent.md': "---\nname: Reviewer\ndescription: Reviews code; reads and navigates, never edits\ntools: ['codebase', 'usages', 'problems']\n---\nYou are a strict reviewer. Never propose edits.\n",
-  '.github/prompts/explain-module.prompt.md': '---\ndescription: Explain a module to a newcomer\nagent: ask\n---\nExplain what lib/quote.ts does, for someone new to this code.\n',
+  '.github/agents/reviewer.agent.md':
+    "---\nname: Reviewer\ndescription: Reviews code; reads and navigates, never edits\ntools: ['codebase', 'usages', 'problems']\n---\nYou are a strict reviewer. Never propose edits.\n",
+  '.github/prompts/explain-module.prompt.md':
+    '---\ndescription: Explain a module to a newcomer\nagent: ask\n---\nExplain what lib/quote.ts does, for someone new to this code.\n',
 };
 
 /**
@@ -41,7 +43,11 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
   }
 
   async function idle(): Promise<void> {
-    await chat().locator('.turn.assistant').nth(answersBefore).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 90_000 });
+    await chat()
+      .locator('.turn.assistant')
+      .nth(answersBefore)
+      .and(chat().locator('.turn.assistant:not([data-status="streaming"])'))
+      .waitFor({ timeout: 90_000 });
     await chat().locator('#send').waitFor({ state: 'visible' });
   }
 
@@ -55,7 +61,19 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
           writeFileSync(join(ws, rel), text);
         }
         mkdirSync(join(ws, '.vscode'), { recursive: true });
-        writeFileSync(join(ws, '.vscode', 'tasks.json'), JSON.stringify({ version: '2.0.0', tasks: [{ label: 'check', type: 'process', command: process.execPath, args: [tsc, '-p', '.', '--noEmit', '--pretty', 'false'], problemMatcher: '$tsc' }] }, null, 2));
+        writeFileSync(
+          join(ws, '.vscode', 'tasks.json'),
+          JSON.stringify(
+            {
+              version: '2.0.0',
+              tasks: [
+                { label: 'check', type: 'process', command: process.execPath, args: [tsc, '-p', '.', '--noEmit', '--pretty', 'false'], problemMatcher: '$tsc' },
+              ],
+            },
+            null,
+            2,
+          ),
+        );
       },
       codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }),
     });
@@ -126,7 +144,10 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     assert.equal(await page.locator('.tab', { hasText: 'Restore: the files as they are' }).count(), 1, 'the restore preview is open while asked');
     await dialog.getByRole('button', { name: 'Undo' }).click();
     await lastAnswer().locator('.tool-actions', { hasText: 'Undone: the 3 files are back' }).waitFor({ timeout: 10_000 });
-    assert.deepEqual(files.map((f) => readFileSync(join(workspace, f), 'utf8')), before);
+    assert.deepEqual(
+      files.map((f) => readFileSync(join(workspace, f), 'utf8')),
+      before,
+    );
     // …and closed once it is done (it would show two identical sides).
     await page.locator('.tab', { hasText: 'Restore: the files as they are' }).first().waitFor({ state: 'detached', timeout: 10_000 });
     await runPaletteCommand(page, 'View: Close All Editors');
@@ -181,8 +202,13 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
 
   it("a workspace's new MCP server is announced once and waits in a panel line; Review shows its command line and starts it", async () => {
     const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-    writeFileSync(join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { docs: { command: process.execPath, args: [everything, 'stdio'] } } }, null, 2));
-    const toast = page.locator('.notification-toast', { hasText: 'start only once you review' }).or(page.locator('.notification-toast', { hasText: 'starts only once you review' }));
+    writeFileSync(
+      join(workspace, '.vscode', 'mcp.json'),
+      JSON.stringify({ servers: { docs: { command: process.execPath, args: [everything, 'stdio'] } } }, null, 2),
+    );
+    const toast = page
+      .locator('.notification-toast', { hasText: 'start only once you review' })
+      .or(page.locator('.notification-toast', { hasText: 'starts only once you review' }));
     await toast.first().waitFor({ timeout: 30_000 });
     assert.match(await toast.first().innerText(), /\.vscode\/mcp\.json defines an MCP server \("docs"\)/);
     const line = chat().locator('#unasked .mcp-waiting');
@@ -203,7 +229,13 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     const running = page.locator('.quick-input-list .monaco-list-row', { hasText: 'docs' }).filter({ hasText: /running/ });
     for (let tries = 0; ; tries++) {
       await runPaletteCommand(page, 'Model Gateway: MCP Servers');
-      if (await running.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+      if (
+        await running.waitFor({ timeout: 3000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await page.keyboard.press('Escape');
       if (tries > 20) assert.fail('the server "docs" did not start');
     }
@@ -216,7 +248,7 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     const row = bar.locator('.approval-row.sampling');
     await row.waitFor({ timeout: 30_000 });
     const said = await row.innerText();
-    assert.match(said.replace(/\s+/g, " "), /MCP server docs asks gpt-4o-mini · at most \$\d/);
+    assert.match(said.replace(/\s+/g, ' '), /MCP server docs asks gpt-4o-mini · at most \$\d/);
     assert.match(said, /User: Resource trigger-sampling-request context: Name a colour/);
     assert.match(said, /Asks because an MCP server's request to your model is paid from your balance/);
     await page.screenshot({ path: join(SHOTS, 'mcp-sampling-approval.png') });
@@ -237,7 +269,10 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     const image = lastAnswer().locator('.tool-images img').first();
     await image.waitFor();
     assert.match((await image.getAttribute('alt')) ?? '', /Image 1 returned by docs__get-tiny-image/);
-    assert.ok(await image.evaluate((img) => (img as { complete: boolean; naturalWidth: number }).complete && (img as { naturalWidth: number }).naturalWidth > 0), 'the image loads (the panel allows data: images)');
+    assert.ok(
+      await image.evaluate((img) => (img as { complete: boolean; naturalWidth: number }).complete && (img as { naturalWidth: number }).naturalWidth > 0),
+      'the image loads (the panel allows data: images)',
+    );
     await page.screenshot({ path: join(SHOTS, 'mcp-image-result.png') });
   });
 
@@ -265,7 +300,10 @@ describe('the editor-aware agent in the panel (code-server, headless Chromium)',
     await ask('Call the echo tool with "hello"');
     await idle();
     const cards = await lastAnswer().locator('details.tool summary').allInnerTexts();
-    assert.ok(cards.some((c) => /find_tools/.test(c)), `the agent looked for the tool: ${cards.join(' | ')}`);
+    assert.ok(
+      cards.some((c) => /find_tools/.test(c)),
+      `the agent looked for the tool: ${cards.join(' | ')}`,
+    );
     assert.ok(!cards.some((c) => /docs__echo/.test(c)), `the echo tool was not offered: ${cards.join(' | ')}`);
     await page.screenshot({ path: join(SHOTS, 'configure-tools-off.png') });
   });

@@ -43,7 +43,11 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
   }
 
   async function idle(): Promise<void> {
-    await chat().locator('.turn.assistant').nth(answersBefore).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 90_000 });
+    await chat()
+      .locator('.turn.assistant')
+      .nth(answersBefore)
+      .and(chat().locator('.turn.assistant:not([data-status="streaming"])'))
+      .waitFor({ timeout: 90_000 });
     await chat().locator('#send').waitFor({ state: 'visible' });
   }
 
@@ -70,7 +74,8 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `agents-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page.screenshot({ path: join(ARTIFACTS, `agents-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
   });
 
   after(async () => {
@@ -139,7 +144,9 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     assert.match(await steered.innerText(), /You, while it worked: Also say which file imports quoteGross/);
     assert.equal(await row.count(), 0, 'nothing left queued');
     assert.equal(await chat().locator('.turn.assistant').count(), 1, 'steering is not a turn of its own');
-    const carried = wb!.emu.requestsTo('/v1/chat/completions').filter((r) => JSON.stringify(r.body).includes('[The person added while you were working:]\\nAlso say which file imports quoteGross'));
+    const carried = wb!.emu
+      .requestsTo('/v1/chat/completions')
+      .filter((r) => JSON.stringify(r.body).includes('[The person added while you were working:]\\nAlso say which file imports quoteGross'));
     assert.ok(carried.length >= 1, 'a request of the running turn carried it');
     await steered.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'agents-steered.png') });
@@ -181,9 +188,14 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await idle();
     assert.equal(await chat().locator('.turn.assistant').count(), 2);
     await chat().locator('#history').click();
-    await chat().locator('#history-panel .history-open', { hasText: `${original} (fork)` }).waitFor();
+    await chat()
+      .locator('#history-panel .history-open', { hasText: `${original} (fork)` })
+      .waitFor();
     await chat().locator('#history-panel .history-open').filter({ hasText: original }).filter({ hasNotText: '(fork)' }).first().click();
-    await chat().locator('.turn.assistant').nth(turnsBefore - 1).waitFor({ timeout: 10_000 });
+    await chat()
+      .locator('.turn.assistant')
+      .nth(turnsBefore - 1)
+      .waitFor({ timeout: 10_000 });
     assert.equal(await chat().locator('.turn.assistant').count(), turnsBefore);
   });
 
@@ -242,7 +254,9 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await showSessions();
     await row.click();
     await toast.last().locator('.monaco-button', { hasText: 'Accept' }).click();
-    await row.filter({ hasText: /done · model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} · 1 file · [\d,]+ tokens · \$0\.\d{4}/ }).waitFor({ timeout: 60_000 });
+    await row
+      .filter({ hasText: /done · model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} · 1 file · [\d,]+ tokens · \$0\.\d{4}/ })
+      .waitFor({ timeout: 60_000 });
     assert.equal(readFileSync(file, 'utf8'), 'export const taxRate = 0.2;\n', 'still untouched before Apply');
     // Review: the worktree's diff against its base.
     await row.hover();
@@ -256,11 +270,17 @@ describe('several agents: subagents in the panel (code-server, headless Chromium
     await row.locator('.action-label[aria-label="Apply (Merge)"]').click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
-    assert.match(await dialog.innerText(), /Merge model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} into main\? 1 files: 1 insertion\(\+\), 1 deletion\(-\)\.[\s\S]*lib\/rates\.ts/);
+    assert.match(
+      await dialog.innerText(),
+      /Merge model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6} into main\? 1 files: 1 insertion\(\+\), 1 deletion\(-\)\.[\s\S]*lib\/rates\.ts/,
+    );
     await dialog.getByRole('button', { name: 'Merge' }).click();
     await row.filter({ hasText: 'merged' }).waitFor({ timeout: 20_000 });
     assert.equal(readFileSync(file, 'utf8'), 'export const taxRate = 0.25;\n');
-    assert.match(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: wb!.workspace, encoding: 'utf8' }), /^Merge model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6}: Use replace_in_file/);
+    assert.match(
+      execFileSync('git', ['log', '-1', '--format=%s'], { cwd: wb!.workspace, encoding: 'utf8' }),
+      /^Merge model-gateway\/use-replace-in-file-on-lib-rat-[0-9a-f]{6}: Use replace_in_file/,
+    );
     await page.screenshot({ path: join(SHOTS, 'agents-background-applied.png') });
     await runPaletteCommand(page, 'View: Close All Editors');
   });

@@ -42,7 +42,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   // The side-bar chat's webview, found by name once it is the only one (an editor tab adds another).
   let sideFrameName = '';
   const chat = (): FrameLocator =>
-    page.frameLocator(sideFrameName ? `iframe.webview[name="${sideFrameName}"]` : `iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('iframe#active-frame');
+    page
+      .frameLocator(sideFrameName ? `iframe.webview[name="${sideFrameName}"]` : `iframe.webview[src*="extensionId=${EXTENSION_ID}"]`)
+      .frameLocator('iframe#active-frame');
   const lastAnswer = () => chat().locator('.turn.assistant').last();
   const answerText = async () => (await lastAnswer().locator('.markdown').allInnerTexts()).join('\n');
 
@@ -52,10 +54,16 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
    */
   async function inView(locator: ReturnType<FrameLocator['locator']>): Promise<boolean> {
     return locator.evaluate((el) => {
-      const g = globalThis as unknown as { innerHeight: number; document: { getElementById(id: string): { getBoundingClientRect(): { top: number; bottom: number } } | null } };
+      const g = globalThis as unknown as {
+        innerHeight: number;
+        document: { getElementById(id: string): { getBoundingClientRect(): { top: number; bottom: number } } | null };
+      };
       const r = (el as unknown as { getBoundingClientRect(): { top: number; bottom: number; height: number } }).getBoundingClientRect();
       const scroller = g.document.getElementById('messages')?.getBoundingClientRect();
-      const inside = (el as unknown as { closest(s: string): unknown }).closest('#messages') && scroller ? r.top >= scroller.top - 1 && r.bottom <= scroller.bottom + 1 : true;
+      const inside =
+        (el as unknown as { closest(s: string): unknown }).closest('#messages') && scroller
+          ? r.top >= scroller.top - 1 && r.bottom <= scroller.bottom + 1
+          : true;
       return r.height > 0 && r.top >= -1 && r.bottom <= g.innerHeight + 1 && !!inside;
     });
   }
@@ -79,7 +87,14 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       await runPaletteCommand(page, 'Go to File');
       await page.keyboard.type(name);
       await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-      const opened = await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 5000 }).then(() => true, () => false);
+      const opened = await page
+        .locator('.tab.active', { hasText: name })
+        .first()
+        .waitFor({ timeout: 5000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (opened) return;
       if (attempt >= 3) throw new Error(`${name} did not open in the editor`);
       await page.keyboard.press('Escape');
@@ -98,7 +113,11 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   /** Waits until the answer to the last question has finished (done, stopped or failed). */
   async function idle(): Promise<void> {
-    await chat().locator('.turn.assistant').nth(answersBefore).and(chat().locator('.turn.assistant:not([data-status="streaming"])')).waitFor({ timeout: 60_000 });
+    await chat()
+      .locator('.turn.assistant')
+      .nth(answersBefore)
+      .and(chat().locator('.turn.assistant:not([data-status="streaming"])'))
+      .waitFor({ timeout: 60_000 });
     await chat().locator('#send').waitFor({ state: 'visible' });
   }
 
@@ -109,7 +128,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       prepare: (ws) => {
         writeFileSync(join(ws, '.env'), 'OPENAI_API_KEY=sk-from-dotenv-must-not-leave\n');
         // "Run the tests" runs npm test: a test script that says what a real one would.
-        writeFileSync(join(ws, 'package.json'), JSON.stringify({ name: 'sample', private: true, scripts: { test: 'echo "running 3 tests" && echo "3 passing"' } }, null, 2));
+        writeFileSync(
+          join(ws, 'package.json'),
+          JSON.stringify({ name: 'sample', private: true, scripts: { test: 'echo "running 3 tests" && echo "3 passing"' } }, null, 2),
+        );
       },
       codeServer: (e) => ({
         env: demoCredentials(e, { accessToken: true }),
@@ -119,7 +141,12 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
           // The reasoning model's effort, as a user sets it (its summaries then show as thinking).
           'modelGateway.modelOverrides': { 'small-context-emu': { contextWindow: 200_000 }, 'gpt-5-codex-emu': { reasoningEffort: 'low' } },
           // The reference MCP server from npm, for its prompts (`/`) and resources (`@`).
-          'modelGateway.mcp.servers': { everything: { command: process.execPath, args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'] } },
+          'modelGateway.mcp.servers': {
+            everything: {
+              command: process.execPath,
+              args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'],
+            },
+          },
         },
       }),
     });
@@ -142,10 +169,25 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       for (const reject of await chat().locator('#approval-bar button', { hasText: 'Reject' }).all()) await reject.click().catch(() => undefined);
       // The next test starts from a known state: no answer running, a conversation of its own
       // (so one failure is reported once, not again by the tests after it).
-      if (await chat().locator('#stop').isVisible().catch(() => false)) await chat().locator('#stop').click().catch(() => undefined);
-      await chat().locator('#send').waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
+      if (
+        await chat()
+          .locator('#stop')
+          .isVisible()
+          .catch(() => false)
+      )
+        await chat()
+          .locator('#stop')
+          .click()
+          .catch(() => undefined);
+      await chat()
+        .locator('#send')
+        .waitFor({ state: 'visible', timeout: 30_000 })
+        .catch(() => undefined);
       await runPaletteCommand(page, 'Model Gateway: New Chat').catch(() => undefined);
-      await chat().locator('#thread .empty').waitFor({ timeout: 10_000 }).catch(() => undefined);
+      await chat()
+        .locator('#thread .empty')
+        .waitFor({ timeout: 10_000 })
+        .catch(() => undefined);
     }
   });
 
@@ -159,7 +201,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#stop').waitFor({ state: 'visible' });
     await lastAnswer().locator('.markdown').first().waitFor();
     const early = (await answerText()).length;
-    const later = await until('the answer to grow while streaming', async () => (await chat().locator('#stop').isVisible()) && (await answerText()).length > early && (await answerText()).length);
+    const later = await until(
+      'the answer to grow while streaming',
+      async () => (await chat().locator('#stop').isVisible()) && (await answerText()).length > early && (await answerText()).length,
+    );
     assert.ok(later > early, `text grew while streaming (${early} → ${later})`);
     await page.screenshot({ path: join(SHOTS, 'chat-streaming.png') });
     await idle();
@@ -173,7 +218,14 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     emu.inject({ path: '/v1/chat', fault: { kind: 'delayEvents', ms: 40 } });
     await ask('Show the code of a trim helper in TypeScript');
     const code = lastAnswer().locator('pre.code').first();
-    await until('an open code block, still plain, while the answer streams', async () => (await chat().locator('#stop').isVisible()) && (await code.count()) > 0 && (await code.innerText()).includes('export function') && (await code.locator('.hljs-keyword').count()) === 0);
+    await until(
+      'an open code block, still plain, while the answer streams',
+      async () =>
+        (await chat().locator('#stop').isVisible()) &&
+        (await code.count()) > 0 &&
+        (await code.innerText()).includes('export function') &&
+        (await code.locator('.hljs-keyword').count()) === 0,
+    );
     await page.screenshot({ path: join(SHOTS, 'chat-streaming-code.png') });
     await idle();
     assert.ok((await code.locator('.hljs-keyword').count()) > 0, 'coloured once the block closed');
@@ -251,7 +303,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const bar = chat().locator('#approval-bar');
     await bar.locator('.approval-file', { hasText: 'src/math.ts' }).waitFor();
     assert.match(await bar.innerText(), /Edit\s+src\/math\.ts\s+\+1\s+−1/);
-    await chat().locator('#messages').evaluate((m) => ((m as unknown as { scrollTop: number }).scrollTop = 0));
+    await chat()
+      .locator('#messages')
+      .evaluate((m) => ((m as unknown as { scrollTop: number }).scrollTop = 0));
     await assertInView(bar.locator('button', { hasText: 'Accept' }), 'the Accept button (scrolled to the top)');
     // Enter while the edit waits says why nothing was sent.
     await chat().locator('#input').fill('one more thing');
@@ -264,7 +318,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await bar.waitFor({ state: 'hidden' });
     await idle();
     assert.match(readFileSync(join(workspace, 'src', 'math.ts'), 'utf8'), /b \+ a/);
-    await lastAnswer().locator('details.tool summary', { hasText: /replace_in_file\s*src\/math\.ts\s*done/ }).first().waitFor({ timeout: 10_000 });
+    await lastAnswer()
+      .locator('details.tool summary', { hasText: /replace_in_file\s*src\/math\.ts\s*done/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
     // Restore to before this turn: what will change is shown, the person confirms, the file is back byte for byte.
     await lastAnswer().locator('button', { hasText: 'Restore to before this turn' }).click();
     const dialog = page.locator('.monaco-dialog-box');
@@ -287,7 +344,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     assert.match(await warning.innerText(), /configures VS Code for this folder .* Read the whole diff before you accept/);
     assert.equal(await bar.locator('.inline-diff').count(), 0, 'a one-line change of a sensitive file is not shown inline');
     // The diff tab opens at once, its title marked.
-    await page.locator('.tab', { hasText: /Careful: \.vscode\/settings\.json/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.tab', { hasText: /Careful: \.vscode\/settings\.json/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.locator('.monaco-diff-editor .modified .view-line', { hasText: '"editor.tabSize": 4' }).first().waitFor({ timeout: 30_000 });
     await assertInView(warning, 'the warning');
     await page.screenshot({ path: join(SHOTS, 'chat-approval-sensitive.png') });
@@ -330,12 +390,25 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.locator('.tab', { hasText: 'notes.md' }).waitFor({ state: 'detached', timeout: 10_000 });
     // The tool row and the model's reply render just after the turn ends: wait for them (text
     // content: the status badge is a separate span with no space before it).
-    await lastAnswer().locator('details.tool summary', { hasText: /create_file\s*notes\.md\s*rejected/ }).first().waitFor({ timeout: 10_000 });
-    await lastAnswer().locator('.markdown', { hasText: /rejected the new file notes\.md/ }).first().waitFor({ timeout: 10_000 });
+    await lastAnswer()
+      .locator('details.tool summary', { hasText: /create_file\s*notes\.md\s*rejected/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
+    await lastAnswer()
+      .locator('.markdown', { hasText: /rejected the new file notes\.md/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
   });
 
   it('shows gateway errors in the conversation with the action that fixes them, and a 429 countdown', async () => {
-    emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 403, body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } } } });
+    emu.inject({
+      path: '/v1/chat',
+      fault: {
+        kind: 'status',
+        status: 403,
+        body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } },
+      },
+    });
     await ask('Will this work?');
     await idle();
     const card = lastAnswer().locator('.error-card');
@@ -381,7 +454,11 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const first = await lastAnswer().getAttribute('data-turn');
     await lastAnswer().locator('button', { hasText: 'Regenerate' }).click();
     await chat().locator(`.turn.assistant:last-child:not([data-turn="${first}"]):not([data-status="streaming"])`).waitFor({ timeout: 30_000 });
-    assert.equal(await chat().locator('.turn.user', { hasText: 'Show me a code example for parsing dates' }).count(), 1, 'the question is asked again in place, not twice');
+    assert.equal(
+      await chat().locator('.turn.user', { hasText: 'Show me a code example for parsing dates' }).count(),
+      1,
+      'the question is asked again in place, not twice',
+    );
     await lastAnswer().locator('.code-block').first().waitFor();
     const wrap = lastAnswer().locator('.code-block button[data-wrap]').first();
     await wrap.click();
@@ -420,9 +497,14 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const sideTurns = await chat().locator('.turn').count();
     await runPaletteCommand(page, 'Model Gateway: Open Chat in Editor');
     await page.locator('.tab', { hasText: 'Model Gateway Chat' }).first().waitFor({ timeout: 30_000 });
-    const editorChat = page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]:not([name="${sideFrameName}"])`).frameLocator('iframe#active-frame');
+    const editorChat = page
+      .frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]:not([name="${sideFrameName}"])`)
+      .frameLocator('iframe#active-frame');
     await editorChat.locator('#input').waitFor({ timeout: 30_000 });
-    await editorChat.locator('.turn').nth(Math.max(0, sideTurns - 1)).waitFor({ timeout: 30_000 });
+    await editorChat
+      .locator('.turn')
+      .nth(Math.max(0, sideTurns - 1))
+      .waitFor({ timeout: 30_000 });
     assert.equal(await editorChat.locator('.turn').count(), sideTurns, 'the same conversation');
     // A question asked in the tab shows in the side bar too.
     answersBefore = await chat().locator('.turn.assistant').count();
@@ -451,7 +533,11 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const view = await page.locator(`iframe.webview[name="${sideFrameName}"]`).boundingBox();
     assert.ok(container && view, 'both drawn');
     assert.ok(view.height > container.height * 0.9, `the chat is ${Math.round(view.height)} px of the container's ${Math.round(container.height)} px`);
-    assert.equal(await page.locator('[id="workbench.view.extension.modelGatewayChat"] .pane-header', { hasText: 'Account' }).count(), 0, 'Account lives elsewhere');
+    assert.equal(
+      await page.locator('[id="workbench.view.extension.modelGatewayChat"] .pane-header', { hasText: 'Account' }).count(),
+      0,
+      'Account lives elsewhere',
+    );
   });
 
   it('sends the active editor as a chip that can be removed, and mentions files with @ and #', async () => {
@@ -523,7 +609,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await ask('Show me a code example for greeting people');
     await idle();
     // The answer's own example (an earlier block quotes the attached file).
-    const block = lastAnswer().locator('.code-block', { has: chat().locator('pre[data-lang="ts"]') }).last();
+    const block = lastAnswer()
+      .locator('.code-block', { has: chat().locator('pre[data-lang="ts"]') })
+      .last();
     const code = await block.locator('code').innerText();
     await block.locator('button[data-code="apply"]').click();
     const bar = chat().locator('#approval-bar');
@@ -576,7 +664,14 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('#attachments .chip:not(.auto) button').first().click();
     await runPaletteCommand(page, 'View: Close All Editors');
     // A model the gateway does not have: the card offers another, which opens the model picker.
-    emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 404, body: { error: { message: 'The model `gpt-4o-mini` does not exist', type: 'invalid_request_error', code: 'model_not_found' } } } });
+    emu.inject({
+      path: '/v1/chat',
+      fault: {
+        kind: 'status',
+        status: 404,
+        body: { error: { message: 'The model `gpt-4o-mini` does not exist', type: 'invalid_request_error', code: 'model_not_found' } },
+      },
+    });
     await ask('Are you there?');
     await idle();
     await lastAnswer().locator('.error-card button', { hasText: 'Pick Another Model' }).click();
@@ -657,13 +752,17 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.history-open').first().click();
     await chat().locator('.turn').first().waitFor();
     await page.screenshot({ path: join(SHOTS, 'chat-narrow.png') });
-    const overflow = await chat().locator('#messages').evaluate((m) => (m as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth - (m as unknown as { clientWidth: number }).clientWidth);
+    const overflow = await chat()
+      .locator('#messages')
+      .evaluate((m) => (m as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth - (m as unknown as { clientWidth: number }).clientWidth);
     assert.ok(overflow <= 1, `no sideways scrolling when narrow (${overflow} px)`);
     await page.setViewportSize({ width: 1600, height: 1000 });
     await runPaletteCommand(page, 'Model Gateway: Open Chat in Editor');
     await page.locator('.tab', { hasText: 'Model Gateway Chat' }).first().waitFor({ timeout: 30_000 });
     // The tab has its own New Chat (the side bar's is in the view's title bar); both views follow.
-    const editorChat = page.frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]:not([name="${sideFrameName}"])`).frameLocator('iframe#active-frame');
+    const editorChat = page
+      .frameLocator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]:not([name="${sideFrameName}"])`)
+      .frameLocator('iframe#active-frame');
     await editorChat.locator('.turn .usage').first().waitFor({ timeout: 30_000 });
     await page.mouse.move(900, 600);
     await page.screenshot({ path: join(SHOTS, 'chat-wide.png') });
@@ -685,7 +784,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await meter.waitFor();
     assert.match(await meterText.innerText(), /^[\d.]+k? \/ 128k tokens$/, 'gpt-4o-mini: a 128k window');
     // The settings claim a larger window than the model has: the gateway refuses, the chat learns.
-    writeFileSync(join(workspace, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
+    writeFileSync(
+      join(workspace, 'big.txt'),
+      Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'),
+    );
     await chat().locator('#model').selectOption('small-context-emu');
     await chat().locator('#model option[selected][value="small-context-emu"]').waitFor({ state: 'attached' });
     await ask('Read the file big.txt again and again #steps=6');
@@ -715,7 +817,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await card.waitFor({ timeout: 30_000 });
     assert.match(await card.locator('summary').innerText(), /Earlier messages condensed by hand: [\d.]+k? → \d+ tokens/);
     // The card follows the first answer (all but the newest exchange were condensed).
-    const before = await card.evaluate((el) => (el as unknown as { previousElementSibling: { className: string } | null }).previousElementSibling?.className ?? '');
+    const before = await card.evaluate(
+      (el) => (el as unknown as { previousElementSibling: { className: string } | null }).previousElementSibling?.className ?? '',
+    );
     assert.match(before, /assistant/);
     await card.locator('summary').click();
     await card.locator('.condensed-summary h2', { hasText: 'Requests' }).waitFor();
@@ -732,7 +836,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     assert.equal(await chat().locator('.condensed').count(), 1);
   });
 
-  it('gives a question too large for the model\'s window back to the input, with the reason', async () => {
+  it("gives a question too large for the model's window back to the input, with the reason", async () => {
     await runPaletteCommand(page, 'Model Gateway: New Chat');
     await chat().locator('.empty').waitFor();
     await chat().locator('#model').selectOption('small-context-emu');
@@ -740,7 +844,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const huge = `Summarise this: ${'a long pasted log line with many words in it, '.repeat(3_000)}the end.`;
     await chat().locator('#input').fill(huge);
     await chat().locator('#input').press('Enter');
-    await chat().locator('#notice', { hasText: /needs about [\d.]+k tokens .* small-context-emu has room for about [\d.]+k/ }).waitFor({ timeout: 10_000 });
+    await chat()
+      .locator('#notice', { hasText: /needs about [\d.]+k tokens .* small-context-emu has room for about [\d.]+k/ })
+      .waitFor({ timeout: 10_000 });
     assert.equal(await chat().locator('#input').inputValue(), huge, 'the question is back in the input');
     assert.equal(await chat().locator('.turn').count(), 0, 'nothing was sent');
     await assertInView(chat().locator('#notice'), 'the reason');
@@ -811,7 +917,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
     await idle();
     assert.equal(barSeen, false, 'no approval bar for an always-allowed command');
-    await lastAnswer().locator('summary', { hasText: /run_command\s*npm test\s*done/ }).waitFor();
+    await lastAnswer()
+      .locator('summary', { hasText: /run_command\s*npm test\s*done/ })
+      .waitFor();
     // One click pauses everything that ran unasked.
     await chat().locator('#toggle-pause').click();
     await chat().locator('#unasked.paused', { hasText: 'Auto-approval paused: everything asks.' }).waitFor({ timeout: 10_000 });
@@ -830,7 +938,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await bar.locator('.approval-command', { hasText: 'sleep 40 && echo finished' }).waitFor({ timeout: 30_000 });
     assert.equal(await bar.locator('button', { hasText: 'Always allow' }).count(), 0, 'a line of two commands is not offered for always');
     await bar.locator('button[data-accept="true"]:not([data-always])').click();
-    await lastAnswer().locator('summary', { hasText: /run_command.*running/ }).waitFor({ timeout: 30_000 });
+    await lastAnswer()
+      .locator('summary', { hasText: /run_command.*running/ })
+      .waitFor({ timeout: 30_000 });
     const stoppedAt = Date.now();
     await chat().locator('#stop').click();
     await idle();
@@ -850,7 +960,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await input.press('Enter');
     await answerPrompt(page, 'MCP prompt everything/args-prompt: city', 'Lisbon');
     await answerPrompt(page, 'MCP prompt everything/args-prompt: state', '');
-    await until('the prompt\'s text in the input', async () => (await input.inputValue()) === "What's weather in Lisbon?", 15_000);
+    await until("the prompt's text in the input", async () => (await input.inputValue()) === "What's weather in Lisbon?", 15_000);
     await chat().locator('#notice', { hasText: 'From the MCP prompt everything/args-prompt' }).waitFor();
     await input.fill('');
     await input.pressSequentially('@architecture');
@@ -878,7 +988,12 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const before = await moved.locator('.turn.assistant').count();
     await moved.locator('#input').fill('Hello from the secondary side bar');
     await moved.locator('#input').press('Enter');
-    await moved.locator('.turn.assistant').nth(before).and(moved.locator('.turn.assistant:not([data-status="streaming"])')).locator('.usage').waitFor({ timeout: 30_000 });
+    await moved
+      .locator('.turn.assistant')
+      .nth(before)
+      .and(moved.locator('.turn.assistant:not([data-status="streaming"])'))
+      .locator('.usage')
+      .waitFor({ timeout: 30_000 });
     assert.match(await moved.locator('.turn.user').last().innerText(), /Hello from the secondary side bar/);
     await runPaletteCommand(page, 'View: Reset View Locations');
     await openChat();
@@ -927,29 +1042,44 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await chat().locator('.empty').waitFor();
     // Every state the view drew, recorded in the view as it drew it (the rounds are milliseconds apart),
     // with whether the step in progress was inside the scrolled conversation then.
-    await chat().locator('#thread').evaluate((thread) => {
-      type El = { querySelector(s: string): El | null; textContent: string | null; getBoundingClientRect(): { top: number; bottom: number; height: number } };
-      const g = globalThis as unknown as { __plan: { count: string; currentInView: boolean | null }[]; MutationObserver: new (cb: () => void) => { observe(n: unknown, o: unknown): void }; document: { getElementById(id: string): El | null } };
-      g.__plan = [];
-      new g.MutationObserver(() => {
-        const plans = (thread as unknown as { querySelectorAll(s: string): El[] }).querySelectorAll('.turn.assistant:last-child .plan');
-        const plan = plans[plans.length - 1];
-        const count = plan?.querySelector('.plan-count')?.textContent ?? '';
-        if (!count || g.__plan.at(-1)?.count === count) return;
-        const current = plan.querySelector('.plan-item.in-progress');
-        const box = g.document.getElementById('messages')!.getBoundingClientRect();
-        const r = current?.getBoundingClientRect();
-        g.__plan.push({ count, currentInView: r ? r.height > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 : null });
-      }).observe(thread, { subtree: true, childList: true, characterData: true });
-    });
+    await chat()
+      .locator('#thread')
+      .evaluate((thread) => {
+        type El = { querySelector(s: string): El | null; textContent: string | null; getBoundingClientRect(): { top: number; bottom: number; height: number } };
+        const g = globalThis as unknown as {
+          __plan: { count: string; currentInView: boolean | null }[];
+          MutationObserver: new (cb: () => void) => { observe(n: unknown, o: unknown): void };
+          document: { getElementById(id: string): El | null };
+        };
+        g.__plan = [];
+        new g.MutationObserver(() => {
+          const plans = (thread as unknown as { querySelectorAll(s: string): El[] }).querySelectorAll('.turn.assistant:last-child .plan');
+          const plan = plans[plans.length - 1];
+          const count = plan?.querySelector('.plan-count')?.textContent ?? '';
+          if (!count || g.__plan.at(-1)?.count === count) return;
+          const current = plan.querySelector('.plan-item.in-progress');
+          const box = g.document.getElementById('messages')!.getBoundingClientRect();
+          const r = current?.getBoundingClientRect();
+          g.__plan.push({ count, currentInView: r ? r.height > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 : null });
+        }).observe(thread, { subtree: true, childList: true, characterData: true });
+      });
     // Every round slowed, so the view can be photographed mid-way.
     emu.inject({ path: '/v1/chat', times: 6, fault: { kind: 'delayEvents', ms: 40 } });
     await ask('Read src/greet.ts, then read src/math.ts, then read README.md, then explain what the project does #words=40');
     const plan = lastAnswer().locator('.plan');
-    await until('a plan step in progress, drawn', async () => (await plan.locator('.plan-count').innerText().catch(() => '')) === '2 of 4 done' || (await chat().locator('#send').isVisible()));
+    await until(
+      'a plan step in progress, drawn',
+      async () =>
+        (await plan
+          .locator('.plan-count')
+          .innerText()
+          .catch(() => '')) === '2 of 4 done' || (await chat().locator('#send').isVisible()),
+    );
     if ((await plan.locator('.plan-count').innerText()) === '2 of 4 done') await page.screenshot({ path: join(SHOTS, 'agent-plan-running.png') });
     await idle();
-    const drawn = await chat().locator('#thread').evaluate(() => (globalThis as unknown as { __plan: { count: string; currentInView: boolean | null }[] }).__plan);
+    const drawn = await chat()
+      .locator('#thread')
+      .evaluate(() => (globalThis as unknown as { __plan: { count: string; currentInView: boolean | null }[] }).__plan);
     const states = drawn.map((d) => d.count);
     for (const d of drawn) if (d.currentInView !== null) assert.ok(d.currentInView, `the step in progress is in view at ${d.count}`);
     assert.deepEqual(states.slice(0, 2), ['0 of 4 done', '1 of 4 done'], states.join(' → '));
@@ -970,7 +1100,10 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await idle();
     const sent = emu.requests.slice(edits).filter((r) => r.path === '/v1/chat/completions');
     const offered = new Set(sent.flatMap((r) => ((r.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name)));
-    assert.ok(offered.has('update_plan') && offered.has('read_file') && !offered.has('replace_in_file') && !offered.has('run_command'), [...offered].join(', '));
+    assert.ok(
+      offered.has('update_plan') && offered.has('read_file') && !offered.has('replace_in_file') && !offered.has('run_command'),
+      [...offered].join(', '),
+    );
     assert.match(await lastAnswer().locator('.who').innerText(), /· Plan$/);
     assert.equal(await lastAnswer().locator('.plan-item.pending').count(), 2);
     const approve = lastAnswer().locator('button', { hasText: 'Approve plan' });

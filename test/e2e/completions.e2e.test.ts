@@ -46,7 +46,10 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page?.screenshot({ path: join(ROOT, 'test-results', `completions-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page
+        ?.screenshot({ path: join(ROOT, 'test-results', `completions-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) })
+        .catch(() => undefined);
   });
 
   after(async () => {
@@ -63,7 +66,10 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
         await widget.locator('input').waitFor({ state: 'visible', timeout: 5_000 });
         await page.keyboard.type(String(line));
         // Enter only once the picker offers the line (a busy machine can take a moment).
-        await widget.locator('.monaco-list-row', { hasText: `line ${line}` }).first().waitFor({ timeout: 5_000 });
+        await widget
+          .locator('.monaco-list-row', { hasText: `line ${line}` })
+          .first()
+          .waitFor({ timeout: 5_000 });
         await page.keyboard.press('Enter');
         await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => page.keyboard.press('Escape'));
         return (await page.locator('.statusbar-item', { hasText: `Ln ${line},` }).count()) > 0;
@@ -81,7 +87,11 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     await page.keyboard.type('  return gre', { delay: 120 });
     // VS Code's word list may open on "gre" (no request while it is open): Escape closes it and
     // VS Code asks the provider again. Escape would also dismiss ghost text already shown.
-    const first = await until('the word list or the ghost text', async () => ((await ghost().count()) > 0 ? 'ghost' : (await page.locator('.suggest-widget.visible').count()) > 0 ? 'list' : undefined), 20_000);
+    const first = await until(
+      'the word list or the ghost text',
+      async () => ((await ghost().count()) > 0 ? 'ghost' : (await page.locator('.suggest-widget.visible').count()) > 0 ? 'list' : undefined),
+      20_000,
+    );
     if (first === 'list') await page.keyboard.press('Escape');
     await until('the ghost text', async () => (await ghost().allInnerTexts()).join('') === 'et;', 20_000);
     await page.screenshot({ path: join(SHOTS, 'completions-ghost-text.png'), clip: { x: 340, y: 60, width: 760, height: 150 } });
@@ -114,16 +124,24 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     const list = page.locator('.suggest-widget.visible');
     const selected = list.locator('.monaco-list-row.focused');
     // The list opens by itself when the language server answers quickly; else as a person opens it.
-    if (!(await list.waitFor({ timeout: 5_000 }).then(() => true, () => false))) await page.keyboard.press('Control+Space');
+    if (
+      !(await list.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await page.keyboard.press('Control+Space');
     await list.waitFor({ timeout: 20_000 });
     const label = async () => /\b(width|widget)\b/.exec(await selected.innerText())?.[1];
     const ghostText = async () => (await ghost().allInnerTexts()).join('');
     // The ghost text shows while the list stays open: the rest of the selected item, then the model's.
     const first = await until('an item of the list selected', label, 10_000);
     let seen = '';
-    await until(`the ghost text beside the open list (${first})`, async () => (seen = await ghostText()) === `${first.slice(3)};`, 20_000).catch((err: Error) => {
-      throw new Error(`${err.message}: it shows ${JSON.stringify(seen)}`);
-    });
+    await until(`the ghost text beside the open list (${first})`, async () => (seen = await ghostText()) === `${first.slice(3)};`, 20_000).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}: it shows ${JSON.stringify(seen)}`);
+      },
+    );
     assert.equal(await list.count(), 1, 'the list is still open');
     await page.screenshot({ path: join(SHOTS, 'completions-beside-intellisense.png'), clip: { x: 300, y: 40, width: 900, height: 320 } });
     // Moving through the list: the ghost text follows the selected item.
@@ -159,7 +177,11 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     await until('the file shown', async () => (await lines()).includes('  const count = w * 2;'), 20_000);
     const before = emu.requestsTo('/v1/chat/completions').length;
     // The person renames the variable where it is declared: the word selected, the new name typed.
-    await page.locator('.monaco-editor .view-line', { hasText: 'const count = w' }).locator('span > span', { hasText: /^count$/ }).first().dblclick();
+    await page
+      .locator('.monaco-editor .view-line', { hasText: 'const count = w' })
+      .locator('span > span', { hasText: /^count$/ })
+      .first()
+      .dblclick();
     await page.keyboard.type('total', { delay: 80 });
     // The suggestion: an arrow in the gutter, the old line struck through, the new text after it.
     const arrow = page.locator('.monaco-editor .margin-view-overlays .cgmr, .monaco-editor .glyph-margin-widgets .cgmr');
@@ -173,16 +195,23 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     assert.ok(struck, 'the line to change is struck through');
     await page.screenshot({ path: join(SHOTS, 'next-edit-suggestion.png'), clip: { x: 300, y: 40, width: 900, height: 200 } });
     const asked = emu.requestsTo('/v1/chat/completions').slice(before);
-    assert.ok(asked.some((r) => JSON.stringify(r.body).includes('Predict the next edit.')), 'asked the gateway');
+    assert.ok(
+      asked.some((r) => JSON.stringify(r.body).includes('Predict the next edit.')),
+      'asked the gateway',
+    );
     assert.equal((asked.at(-1)!.body as { model?: string }).model, 'codestral-emu', 'with the completions model by default');
     // Escape dismisses it, the line as it was; asked for again from the palette, it is back.
     // The typing has settled: no request is on its way (on a busy machine a pause inside the word
     // asks early, and the last letters ask again).
-    await until('the requests settled', async () => {
-      const sent = emu.requestsTo('/v1/chat/completions').length;
-      await new Promise((r) => setTimeout(r, 800));
-      return emu.requestsTo('/v1/chat/completions').length === sent && (await arrow.count()) > 0;
-    }, 20_000);
+    await until(
+      'the requests settled',
+      async () => {
+        const sent = emu.requestsTo('/v1/chat/completions').length;
+        await new Promise((r) => setTimeout(r, 800));
+        return emu.requestsTo('/v1/chat/completions').length === sent && (await arrow.count()) > 0;
+      },
+      20_000,
+    );
     // Escape closes what VS Code has on top first: IntelliSense's word list or ghost text opened
     // by the typing (on a busy machine they come late) each take one Escape, as for any user.
     for (let presses = 1; ; presses++) {
@@ -274,12 +303,22 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     // count holds still for a second and a half.
     let quietSince = Date.now();
     let seen = emu.requestsTo('/v1/completions').length;
-    await until('the requests of the typing to settle (a suggestion that stands is not asked for again)', () => {
-      const now = emu.requestsTo('/v1/completions').length;
-      if (now !== seen) [seen, quietSince] = [now, Date.now()];
-      return Date.now() - quietSince >= 1500;
-    }, 15_000).catch((err: Error) => {
-      const last = emu.requestsTo('/v1/completions').slice(-6).map((r) => `${new Date(r.at).toISOString().slice(17, 23)} ${JSON.stringify(JSON.stringify((r.body as { prompt?: unknown } | undefined)?.prompt ?? '').slice(-24))}`);
+    await until(
+      'the requests of the typing to settle (a suggestion that stands is not asked for again)',
+      () => {
+        const now = emu.requestsTo('/v1/completions').length;
+        if (now !== seen) [seen, quietSince] = [now, Date.now()];
+        return Date.now() - quietSince >= 1500;
+      },
+      15_000,
+    ).catch((err: Error) => {
+      const last = emu
+        .requestsTo('/v1/completions')
+        .slice(-6)
+        .map(
+          (r) =>
+            `${new Date(r.at).toISOString().slice(17, 23)} ${JSON.stringify(JSON.stringify((r.body as { prompt?: unknown } | undefined)?.prompt ?? '').slice(-24))}`,
+        );
       throw new Error(`${err.message}: the last requests ${last.join(' | ')}`);
     });
     const before = emu.requestsTo('/v1/completions').length;
@@ -296,7 +335,10 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
     await page.keyboard.type(' w', { delay: 120 });
     await until('a request once typing goes on', () => emu.requestsTo('/v1/completions').length > before + during, 10_000);
     // What was asked, if anything: the end of each prompt says at which point of the typing.
-    const asked = emu.requestsTo('/v1/completions').slice(before, before + during).map((r) => JSON.stringify(JSON.stringify((r.body as { prompt?: unknown } | undefined)?.prompt ?? '').slice(-20)));
+    const asked = emu
+      .requestsTo('/v1/completions')
+      .slice(before, before + during)
+      .map((r) => JSON.stringify(JSON.stringify((r.body as { prompt?: unknown } | undefined)?.prompt ?? '').slice(-20)));
     assert.equal(during, 0, `nothing asked while composing (asked with prompts ending ${asked.join(', ')})`);
     await page.locator('.monaco-editor .view-line', { hasText: '你好 w' }).first().waitFor({ timeout: 5_000 });
   });

@@ -5,13 +5,26 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { GatewayEmulator } from '../emulator/server';
-import { answerPrompt, EXTENSION_ID, openModelGatewayContainer, ROOT, runPaletteCommand, sampleWorkspace, testedVsCode, type CodeServer } from '../vscode/harness';
+import {
+  answerPrompt,
+  EXTENSION_ID,
+  openModelGatewayContainer,
+  ROOT,
+  runPaletteCommand,
+  sampleWorkspace,
+  testedVsCode,
+  type CodeServer,
+} from '../vscode/harness';
 import { startWorkbench, type Workbench } from './workbench';
 
 const SHOTS = join(ROOT, 'test-results', testedVsCode() === 'newest' ? 'screenshots-newest' : 'screenshots');
 
 /** A server that answers like a gateway and records every request it gets: the attacker's. */
-async function recordingServer(): Promise<{ url: string; requests: { method: string; url: string; headers: IncomingHttpHeaders }[]; close: () => Promise<void> }> {
+async function recordingServer(): Promise<{
+  url: string;
+  requests: { method: string; url: string; headers: IncomingHttpHeaders }[];
+  close: () => Promise<void>;
+}> {
   const requests: { method: string; url: string; headers: IncomingHttpHeaders }[] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
@@ -61,13 +74,25 @@ for (const restrictedMode of [false, true]) {
       // An MCP server the folder would start: a command that leaves a mark, and one at the attacker's URL.
       writeFileSync(
         join(hostile, '.vscode', 'mcp.json'),
-        JSON.stringify({ servers: { build: { command: '/bin/sh', args: ['-c', `touch '${join(hostile, 'mcp-ran.marker')}'`] }, team: { type: 'http', url: `${attacker.url}/mcp` } } }),
+        JSON.stringify({
+          servers: {
+            build: { command: '/bin/sh', args: ['-c', `touch '${join(hostile, 'mcp-ran.marker')}'`] },
+            team: { type: 'http', url: `${attacker.url}/mcp` },
+          },
+        }),
       );
       // A clean folder first. The person's own gateway is in their user settings; no credential
       // comes from the environment.
       wb = await startWorkbench({
-        codeServer: (e) => ({ restrictedMode, env: { MODEL_GATEWAY_BASE_URL: '', MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' }, settings: { 'modelGateway.baseUrl': e.url, 'modelGateway.defaultModels.chat': 'gpt-4o-mini', // VS Code's own MCP support off: this is about ours.
-          'chat.mcp.enabled': false } }),
+        codeServer: (e) => ({
+          restrictedMode,
+          env: { MODEL_GATEWAY_BASE_URL: '', MODEL_GATEWAY_API_KEY: '', MODEL_GATEWAY_ACCESS_TOKEN: '' },
+          settings: {
+            'modelGateway.baseUrl': e.url,
+            'modelGateway.defaultModels.chat': 'gpt-4o-mini', // VS Code's own MCP support off: this is about ours.
+            'chat.mcp.enabled': false,
+          },
+        }),
       });
       ({ emu, server, page } = wb);
     });
@@ -78,7 +103,7 @@ for (const restrictedMode of [false, true]) {
       if (hostile) rmSync(hostile, { recursive: true, force: true });
     });
 
-    it('the key and the access token are entered in a clean folder, for the user\'s own gateway', async () => {
+    it("the key and the access token are entered in a clean folder, for the user's own gateway", async () => {
       await openModelGatewayContainer(page, page.getByText('Set the API key of your gateway account'), 'account');
       await runPaletteCommand(page, 'Model Gateway: Set API Key');
       await answerPrompt(page, 'Model Gateway: API Key', GatewayEmulator.demoKey);
@@ -98,7 +123,7 @@ for (const restrictedMode of [false, true]) {
       await status().filter({ hasText: '$100.00' }).first().waitFor({ timeout: 30_000 });
     });
 
-    it('the chat is used and the Account view refreshed: all of it goes to the user\'s gateway', async () => {
+    it("the chat is used and the Account view refreshed: all of it goes to the user's gateway", async () => {
       const before = (await (await fetch(`${emu.url}/__emulator/requests`)).json()) as { paths: string[] };
       await openModelGatewayContainer(page, chat().locator('#input'));
       const input = chat().locator('#input');
@@ -106,24 +131,36 @@ for (const restrictedMode of [false, true]) {
       await input.press('Enter');
       await chat().locator('.turn.assistant:not([data-status="streaming"])').first().waitFor({ timeout: 60_000 });
       assert.equal(await chat().locator('.turn.assistant').first().getAttribute('data-status'), 'done', 'the answer came from the emulator');
-      await openModelGatewayContainer(page, page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: 'demo' }).first(), 'account');
+      await openModelGatewayContainer(
+        page,
+        page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: 'demo' }).first(),
+        'account',
+      );
       await runPaletteCommand(page, 'Model Gateway: Refresh Connection and Balance');
       await status().filter({ hasText: '$' }).first().waitFor({ timeout: 30_000 });
       const after = (await (await fetch(`${emu.url}/__emulator/requests`)).json()) as { paths: string[] };
-      assert.ok(after.paths.length > before.paths.length, 'the user\'s gateway served the chat and the refresh');
-      assert.ok(after.paths.slice(before.paths.length).some((p) => /chat\/completions/.test(p)), 'the chat went to the user\'s gateway');
+      assert.ok(after.paths.length > before.paths.length, "the user's gateway served the chat and the refresh");
+      assert.ok(
+        after.paths.slice(before.paths.length).some((p) => /chat\/completions/.test(p)),
+        "the chat went to the user's gateway",
+      );
     });
 
     it('the MCP servers the folder defines were not started (no command ran, no connection made)', () => {
-      assert.equal(existsSync(join(hostile, 'mcp-ran.marker')), false, 'the folder\'s stdio server did not run');
+      assert.equal(existsSync(join(hostile, 'mcp-ran.marker')), false, "the folder's stdio server did not run");
       assert.equal(attacker.requests.filter((r) => r.url.startsWith('/mcp')).length, 0, 'its HTTP server was not contacted');
     });
 
     it('the server the folder named received no key, no token and no New-Api-User (nothing at all)', () => {
       const carrying = attacker.requests.filter((r) => CREDENTIAL_HEADERS.some((h) => h in r.headers));
-      assert.deepEqual(carrying.map((r) => `${r.method} ${r.url}`), [], 'requests carrying credentials');
+      assert.deepEqual(
+        carrying.map((r) => `${r.method} ${r.url}`),
+        [],
+        'requests carrying credentials',
+      );
       const leaked = JSON.stringify(attacker.requests);
-      for (const secret of [GatewayEmulator.demoKey, GatewayEmulator.demoKey.replace(/^sk-/, ''), GatewayEmulator.demoAccessToken]) assert.ok(!leaked.includes(secret));
+      for (const secret of [GatewayEmulator.demoKey, GatewayEmulator.demoKey.replace(/^sk-/, ''), GatewayEmulator.demoAccessToken])
+        assert.ok(!leaked.includes(secret));
       assert.equal(attacker.requests.length, 0, 'no request at all');
     });
   });

@@ -56,7 +56,7 @@ describe('in Simplified Chinese (code-server --locale zh-cn)', function () {
     await page.screenshot({ path: join(SHOTS, 'zh-cn-chat.png') });
   });
 
-  it('answers, with its usage line in Chinese, and shows a gateway error as a Chinese card with the server\'s own words', async () => {
+  it("answers, with its usage line in Chinese, and shows a gateway error as a Chinese card with the server's own words", async () => {
     const input = chat().locator('#input');
     await input.fill('你好');
     await input.press('Enter');
@@ -64,7 +64,14 @@ describe('in Simplified Chinese (code-server --locale zh-cn)', function () {
     await answer.locator('.usage').waitFor({ timeout: 30_000 });
     assert.match(await answer.locator('.usage').innerText(), /^输入 \d[\d,]* · 输出 \d/);
 
-    wb.emu.inject({ path: '/v1/chat', fault: { kind: 'status', status: 403, body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } } } });
+    wb.emu.inject({
+      path: '/v1/chat',
+      fault: {
+        kind: 'status',
+        status: 403,
+        body: { error: { message: 'Insufficient balance: the user quota is used up.', type: 'permission_error', code: 'insufficient_user_quota' } },
+      },
+    });
     await input.fill('再来一次？');
     await input.press('Enter');
     const card = chat().locator('.turn.assistant').nth(1).locator('.error-card');
@@ -124,10 +131,14 @@ describe('in Simplified Chinese (code-server --locale zh-cn)', function () {
       .evaluate((body) => {
         type El = { remove(): void; textContent: string | null; querySelectorAll(s: string): El[]; cloneNode(deep: boolean): El };
         const copy = (body as unknown as El).cloneNode(true);
-        for (const el of copy.querySelectorAll('.bar .title, .history, .markdown, pre, code, .inline-diff, .approval-file, .problem span, .turn.user, select, option, .sr-only, .chip, #input, .tool summary b, .who, script, style')) el.remove();
+        for (const el of copy.querySelectorAll(
+          '.bar .title, .history, .markdown, pre, code, .inline-diff, .approval-file, .problem span, .turn.user, select, option, .sr-only, .chip, #input, .tool summary b, .who, script, style',
+        ))
+          el.remove();
         return [...((copy.textContent ?? '').match(/[A-Za-z][A-Za-z'’-]*/g) ?? [])];
       });
-    const allowed = /^(Model|Gateway|API|ID|MCP|Token|token|Enter|Shift|PNG|JPEG|WEBP|MB|KB|GB|s|ms|ts|M|k|gpt-.*|claude-.*|src|math|Messages|Chat|Completions|Responses)$/;
+    const allowed =
+      /^(Model|Gateway|API|ID|MCP|Token|token|Enter|Shift|PNG|JPEG|WEBP|MB|KB|GB|s|ms|ts|M|k|gpt-.*|claude-.*|src|math|Messages|Chat|Completions|Responses)$/;
     return [...new Set(words.filter((w) => !allowed.test(w)))];
   }
 
@@ -138,7 +149,12 @@ describe('in Simplified Chinese (code-server --locale zh-cn)', function () {
       .evaluate((body) => {
         type Rect = { top: number; width: number; height: number };
         type Node = { nodeType: number; textContent: string | null };
-        type El = Node & { childNodes: Node[]; getBoundingClientRect(): Rect; querySelectorAll(s: string): El[]; ownerDocument: { createRange(): { selectNodeContents(n: Node): void; getClientRects(): Rect[] } } };
+        type El = Node & {
+          childNodes: Node[];
+          getBoundingClientRect(): Rect;
+          querySelectorAll(s: string): El[];
+          ownerDocument: { createRange(): { selectNodeContents(n: Node): void; getClientRects(): Rect[] } };
+        };
         const root = body as unknown as El;
         const out: string[] = [];
         // Buttons, and the short labels beside them: a tool card's state, the approval's verb.
@@ -160,7 +176,13 @@ describe('in Simplified Chinese (code-server --locale zh-cn)', function () {
   }
 
   it('shows the Account tree and the status bar in Chinese', async () => {
-    await openModelGatewayContainer(page, page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: 'API 密钥' }).first(), 'account', 60_000, 'Model Gateway');
+    await openModelGatewayContainer(
+      page,
+      page.locator('[id="workbench.view.extension.modelGateway"] .monaco-list-row', { hasText: 'API 密钥' }).first(),
+      'account',
+      60_000,
+      'Model Gateway',
+    );
     const tree = page.locator('[id="workbench.view.extension.modelGateway"]');
     await tree.locator('.monaco-list-row', { hasText: '模型' }).first().waitFor();
     await tree.locator('.pane-header', { hasText: '账户' }).first().waitFor();

@@ -71,13 +71,19 @@ const CHECK = `(() => {
   return bad;
 })()`;
 
-describe('a model\'s answer can never run script in the chat view (headless Chromium)', function () {
+describe("a model's answer can never run script in the chat view (headless Chromium)", function () {
   this.timeout(60_000);
   let browser: Browser;
   let page: Page;
 
   before(async () => {
-    const built = await esbuild.build({ entryPoints: [join(ROOT, 'test', 'e2e', 'fixtures', 'markdown-entry.ts')], bundle: true, platform: 'browser', format: 'iife', write: false });
+    const built = await esbuild.build({
+      entryPoints: [join(ROOT, 'test', 'e2e', 'fixtures', 'markdown-entry.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      write: false,
+    });
     browser = await launchBrowser();
     page = await browser.newPage();
     // No Content Security Policy here: the renderer alone must make every payload inert.
@@ -120,12 +126,16 @@ describe('a model\'s answer can never run script in the chat view (headless Chro
 
   it('still renders ordinary markdown: emphasis, links, tables, highlighted code', async () => {
     const html = await page.evaluate(() =>
-      (globalThis as unknown as { renderMarkdown(s: string): string }).renderMarkdown('**bold** [site](https://example.com)\n\n| a |\n|---|\n| 1 |\n\n```ts\nconst x: number = 1;\n```'),
+      (globalThis as unknown as { renderMarkdown(s: string): string }).renderMarkdown(
+        '**bold** [site](https://example.com)\n\n| a |\n|---|\n| 1 |\n\n```ts\nconst x: number = 1;\n```',
+      ),
     );
     assert.match(html, /<strong>bold<\/strong>/);
     assert.match(html, /<a href="https:\/\/example\.com" rel="noreferrer noopener" target="_blank">site<\/a>/);
     assert.match(html, /<table>/);
-    const injected = await page.evaluate(() => (globalThis as unknown as { renderMarkdown(s: string): string }).renderMarkdown('```js" onmouseover="x\ncode\n```'));
+    const injected = await page.evaluate(() =>
+      (globalThis as unknown as { renderMarkdown(s: string): string }).renderMarkdown('```js" onmouseover="x\ncode\n```'),
+    );
     assert.match(injected, /^<pre class="code language-js"><code class="hljs">code\n<\/code><\/pre>/, 'a fence tag cannot add attributes');
     assert.match(html, /<pre class="code language-ts"><code class="hljs"><span class="hljs-keyword">const<\/span>/);
   });

@@ -10,7 +10,6 @@ import { type Workbench, demoCredentials, startWorkbench } from './workbench';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 
-
 describe('media commands end to end (code-server, headless Chromium)', function () {
   this.timeout(240_000);
   let emu: GatewayEmulator;
@@ -77,7 +76,10 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
     // The editor holds the selection (the status bar counts it) before the command reads it.
-    await page.locator('.statusbar-item', { hasText: /selected/ }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /selected/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
     await runPaletteCommand(page, 'Model Gateway: Speak Selection');
     await answerPrompt(page, 'Speak (1/4)', 'tts-1');
     await answerPrompt(page, 'Speak (2/4)', 'alloy');
@@ -132,11 +134,15 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     await until('the new extension host to check the connection', () => activations() > before, 60_000);
     emu.clock.advance(80_000);
 
-    const file = await until('the downloaded video', () => {
-      const dir = join(workspace, 'generated');
-      const mp4 = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith('video-a-lighthouse-in-a-storm') && f.endsWith('.mp4')) : undefined;
-      return mp4 && join(dir, mp4);
-    }, 60_000);
+    const file = await until(
+      'the downloaded video',
+      () => {
+        const dir = join(workspace, 'generated');
+        const mp4 = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith('video-a-lighthouse-in-a-storm') && f.endsWith('.mp4')) : undefined;
+        return mp4 && join(dir, mp4);
+      },
+      60_000,
+    );
     assert.equal(readFileSync(file).toString('ascii', 4, 8), 'ftyp');
     // That nothing else downloads it can only be shown by letting time pass: three poll periods
     // (videoPollSeconds is 1), in which a host of the old window would have polled and fetched.
@@ -148,7 +154,7 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     await jobRow.filter({ hasText: 'downloaded' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'media-video-jobs.png') });
   });
-  it('music and a Midjourney grid end as files in the assets folder; the grid\'s U2 makes one upscaled image', async () => {
+  it("music and a Midjourney grid end as files in the assets folder; the grid's U2 makes one upscaled image", async () => {
     const generated = join(workspace, 'generated');
     const filesLike = (re: RegExp) => (existsSync(generated) ? readdirSync(generated).filter((f) => re.test(f)) : []);
     // A song from a description: the price asked first, then two clips saved and the player open.
@@ -164,7 +170,10 @@ describe('media commands end to end (code-server, headless Chromium)', function 
     emu.clock.advance(60_000);
     const songs = await until('two clips of the song', () => (filesLike(/^music-.*\.mp3$/).length === 2 ? filesLike(/^music-.*\.mp3$/) : undefined), 60_000);
     assert.ok(songs.every((f) => readMp3Text(readFileSync(join(generated, f)))?.text?.includes('a calm song about the sea')));
-    await page.locator('.tab', { hasText: /▶ music-/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.tab', { hasText: /▶ music-/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await songRow.filter({ hasText: 'downloaded' }).waitFor({ timeout: 30_000 });
 
     // A Midjourney grid, then U2 from the notification's follow-up, each with its price.

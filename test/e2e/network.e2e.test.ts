@@ -44,7 +44,10 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page?.screenshot({ path: join(ROOT, 'test-results', `network-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page
+        ?.screenshot({ path: join(ROOT, 'test-results', `network-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) })
+        .catch(() => undefined);
   });
 
   after(async () => {
@@ -86,7 +89,10 @@ describe('behind a TLS-inspecting firewall, end to end (code-server, headless Ch
         if (!(await field.isVisible().catch(() => false))) await caFilesSetting().getByRole('button', { name: 'Add Item' }).click({ timeout: 5000 });
         await field.fill(join(dir, 'corp-root.pem'), { timeout: 5000 }).catch(() => undefined);
         await field.press('Enter', { timeout: 5000 }).catch(() => undefined);
-        return added.waitFor({ timeout: 3000 }).then(() => true, () => false);
+        return added.waitFor({ timeout: 3000 }).then(
+          () => true,
+          () => false,
+        );
       },
       60_000,
     );

@@ -7,7 +7,19 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startPgliteServer } from '../fixtures/pgliteServer';
 import { GatewayEmulator } from '../emulator/server';
-import { type CodeServer, EXTENSION_ID, launchBrowser, logFiles, webviewFrame, openModelGatewayContainer, openWorkbench, ROOT, runPaletteCommand, sampleWorkspace, startCodeServer } from '../vscode/harness';
+import {
+  type CodeServer,
+  EXTENSION_ID,
+  launchBrowser,
+  logFiles,
+  webviewFrame,
+  openModelGatewayContainer,
+  openWorkbench,
+  ROOT,
+  runPaletteCommand,
+  sampleWorkspace,
+  startCodeServer,
+} from '../vscode/harness';
 import { demoCredentials } from './workbench';
 import { until } from '../wait';
 
@@ -60,7 +72,9 @@ describe('the packaged .vsix', function () {
     // vsce says nothing to fix (a missing icon, repository, license or changelog is a warning).
     assert.doesNotMatch(packaged.output, /WARNING/i);
     // Its SHA-256 beside it, as sha256sum writes it.
-    const digest = createHash('sha256').update(readFileSync(join(ROOT, 'model-gateway.vsix'))).digest('hex');
+    const digest = createHash('sha256')
+      .update(readFileSync(join(ROOT, 'model-gateway.vsix')))
+      .digest('hex');
     assert.equal(readFileSync(join(ROOT, 'model-gateway.vsix.sha256'), 'utf8'), `${digest}  model-gateway.vsix\n`);
     const emu = await GatewayEmulator.start();
     const store = await startPgliteServer();
@@ -79,7 +93,12 @@ describe('the packaged .vsix', function () {
           'modelGateway.defaultModels.chat': 'gpt-4o-mini',
           'modelGateway.defaultModels.embeddings': 'embed-emu-256',
           'modelGateway.search.teamStore': store.url,
-          'modelGateway.mcp.servers': { everything: { command: process.execPath, args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'] } },
+          'modelGateway.mcp.servers': {
+            everything: {
+              command: process.execPath,
+              args: [join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'],
+            },
+          },
         },
       });
       browser = await launchBrowser();
@@ -87,8 +106,12 @@ describe('the packaged .vsix', function () {
       // The status-bar item is created in activate(): its presence shows the extension ran.
       await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
       const first = await activationAsVsCodeReportsIt(page);
-      console.log(`      first start on VS Code ${server.vscode} (no code cache yet), activation as Developer: Show Running Extensions reports it: ${first.ours} ms (an empty extension just before ours: ${first.floor} ms; same page: ${first.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`);
-      console.log(`      activated by the same event before ours (their code loads inside VS Code's figure for ours): ${activatedBefore(server.userDataDir).join(', ') || 'none'}`);
+      console.log(
+        `      first start on VS Code ${server.vscode} (no code cache yet), activation as Developer: Show Running Extensions reports it: ${first.ours} ms (an empty extension just before ours: ${first.floor} ms; same page: ${first.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`,
+      );
+      console.log(
+        `      activated by the same event before ours (their code loads inside VS Code's figure for ours): ${activatedBefore(server.userDataDir).join(', ') || 'none'}`,
+      );
       await page.keyboard.press('Control+W');
 
       // The chat webview (webview.js, chat.css) through the gateway client (gateway.js, zod.js).
@@ -106,7 +129,10 @@ describe('the packaged .vsix', function () {
 
       // The search index (searchWorker.js writes its first snapshot) with the team store (teamStore.js).
       await runPaletteCommand(page, 'Model Gateway: Build or Update the Search Index');
-      await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor({ timeout: 60_000 });
+      await page
+        .locator('.statusbar-item', { hasText: /\d+ chunks/ })
+        .first()
+        .waitFor({ timeout: 60_000 });
       await runPaletteCommand(page, 'Model Gateway: Team Store Status');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ timeout: 30_000 });
@@ -130,7 +156,9 @@ describe('the packaged .vsix', function () {
       await until('the extension activated again', () => hostLog(server!.userDataDir).split('activated in').length > logsBefore, 90_000);
       await page.locator('.statusbar-item', { hasText: 'Model Gateway' }).first().waitFor({ timeout: 60_000 });
       const again = await activationAsVsCodeReportsIt(page);
-      console.log(`      later starts (code cache in use): ${again.ours} ms (target ≤ 50 ms; an empty extension just before ours: ${again.floor} ms; same page: ${again.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`);
+      console.log(
+        `      later starts (code cache in use): ${again.ours} ms (target ≤ 50 ms; an empty extension just before ours: ${again.floor} ms; same page: ${again.others || 'no built-in figures'}); activate() called to returned: ${activateDuration(server.userDataDir)}`,
+      );
       console.log(`      activated by the same event before ours at that start: ${activatedBefore(server.userDataDir).join(', ') || 'none'}`);
     } finally {
       await browser?.close();

@@ -33,10 +33,16 @@ describe('commit messages and reviews, end to end (code-server, Git, headless Ch
         run('config', 'user.name', 'Dev');
         run('add', '.');
         run('commit', '-qm', 'feat: start the sample project');
-        writeFileSync(join(ws, 'src', 'math.ts'), 'export const add = (a: number, b: number): number => a + b;\nexport const sub = (a: number, b: number): number => a - b;\n');
+        writeFileSync(
+          join(ws, 'src', 'math.ts'),
+          'export const add = (a: number, b: number): number => a + b;\nexport const sub = (a: number, b: number): number => a - b;\n',
+        );
         run('commit', '-qam', 'feat(math): add sub');
         // The change to describe: a new function (with a bug a reviewer catches), and a secret file.
-        writeFileSync(join(ws, 'src', 'greet.ts'), 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n\nexport function isAnonymous(name: string): boolean {\n  return name == "";\n}\n');
+        writeFileSync(
+          join(ws, 'src', 'greet.ts'),
+          'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n\nexport function isAnonymous(name: string): boolean {\n  return name == "";\n}\n',
+        );
         writeFileSync(join(ws, '.env'), `API_KEY=${SECRET}\n`);
         run('add', 'src/greet.ts', '.env');
       },
@@ -46,14 +52,17 @@ describe('commit messages and reviews, end to end (code-server, Git, headless Ch
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page?.screenshot({ path: join(ROOT, 'test-results', `scm-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page
+        ?.screenshot({ path: join(ROOT, 'test-results', `scm-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) })
+        .catch(() => undefined);
   });
 
   after(async () => {
     await wb?.close();
   });
 
-  it('the button in the commit box writes a message from the staged change, in the repository\'s style; a secret file is named, never read', async () => {
+  it("the button in the commit box writes a message from the staged change, in the repository's style; a secret file is named, never read", async () => {
     const emu = wb!.emu;
     await page.keyboard.press('Control+Shift+G');
     const scm = page.locator('.part.sidebar');
@@ -73,11 +82,15 @@ describe('commit messages and reviews, end to end (code-server, Git, headless Ch
       await page.locator('.context-view .action-label', { hasText: 'Write a Commit Message' }).first().click();
     }
     const boxText = async () => (await box.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
-    const message = await until('the message in the box', async () => {
-      const t = await boxText();
-      // The box wraps a long line: words may be split over its lines.
-      return /^feat: add isAnonymous to\s+greet\.ts/.test(t) ? t.replace(/\s+/g, ' ') : undefined;
-    }, 60_000);
+    const message = await until(
+      'the message in the box',
+      async () => {
+        const t = await boxText();
+        // The box wraps a long line: words may be split over its lines.
+        return /^feat: add isAnonymous to\s+greet\.ts/.test(t) ? t.replace(/\s+/g, ' ') : undefined;
+      },
+      60_000,
+    );
     assert.match(message, /^feat: add isAnonymous to greet\.ts/, 'in the style of the last subjects (conventional commits)');
     await page.screenshot({ path: join(SHOTS, 'scm-commit-message.png') });
     const sent = emu.requestsTo('/v1/chat/completions').slice(before);
@@ -88,7 +101,10 @@ describe('commit messages and reviews, end to end (code-server, Git, headless Ch
     assert.ok(body.includes('.env (a secret file, not shown)'), 'the secret file named');
     assert.ok(!body.includes(SECRET), "the secret file's lines never sent");
     // The cost shows in the status bar.
-    await page.locator('.statusbar-item', { hasText: /Commit message by .*tokens/ }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /Commit message by .*tokens/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
   });
 
   it('Review My Changes puts a finding on the changed line; Apply Fix changes the file', async () => {
@@ -99,12 +115,15 @@ describe('commit messages and reviews, end to end (code-server, Git, headless Ch
     await picker.locator('.monaco-list-row', { hasText: 'Working Tree' }).first().click();
     // The finding's thread opens on its line in the editor.
     const thread = page.locator('.review-widget').filter({ hasText: 'type coercion' }).first();
-    await page.locator('.notifications-toasts', { hasText: /Review of the working tree: 1 finding\b/ }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.notifications-toasts', { hasText: /Review of the working tree: 1 finding\b/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await runPaletteCommand(page, 'Go to File');
     await page.keyboard.type('greet.ts');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.ts' }).first().click();
     await thread.waitFor({ timeout: 30_000 });
-    assert.match(((await thread.textContent()) ?? '').replace(/\s+/g, " "), /Model Gateway review\W+Warning[\s\S]*type coercion[\s\S]*Proposed fix/);
+    assert.match(((await thread.textContent()) ?? '').replace(/\s+/g, ' '), /Model Gateway review\W+Warning[\s\S]*type coercion[\s\S]*Proposed fix/);
     await page.screenshot({ path: join(SHOTS, 'scm-review-finding.png') });
     const sent = emu.requestsTo('/v1/chat/completions').slice(before);
     assert.equal(sent.length, 1);

@@ -16,7 +16,12 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
 
   before(async () => {
     mkdirSync(join(ARTIFACTS, 'screenshots'), { recursive: true });
-    wb = await startWorkbench({ codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.defaultModels.rerank': 'rerank-emu' } }) });
+    wb = await startWorkbench({
+      codeServer: (e) => ({
+        env: demoCredentials(e),
+        settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.defaultModels.rerank': 'rerank-emu' },
+      }),
+    });
     ({ emu, page } = wb);
   });
 
@@ -46,7 +51,10 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
     await page.screenshot({ path: join(ARTIFACTS, 'search-quickpick.png') });
     await page.keyboard.press('Enter');
     await page.locator('.tab.active', { hasText: 'greet.ts' }).waitFor({ timeout: 30_000 });
-    await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor();
+    await page
+      .locator('.statusbar-item', { hasText: /\d+ chunks/ })
+      .first()
+      .waitFor();
   });
 
   it('generates an image the quick way (prompt, price, done), with the full wizard one click away', async () => {
@@ -78,7 +86,10 @@ describe('semantic search and media end to end (code-server, headless Chromium)'
     // new-api answers the key's own usage and log: the view names the key and its quota.
     assert.match(await view.locator('#who').innerText(), /API key “demo” · unlimited/);
     assert.match(await view.locator('.card', { hasText: 'Key quota lasts' }).innerText(), /Unlimited/);
-    const spent = await view.locator('.card', { hasText: /Spent, last \d+ days/ }).locator('.card-value').innerText();
+    const spent = await view
+      .locator('.card', { hasText: /Spent, last \d+ days/ })
+      .locator('.card-value')
+      .innerText();
     const billed = [...emu.store.keys.values()].find((k) => k.key === GatewayEmulator.demoKey.replace(/^sk-/, ''))!.usedQuota / 500_000;
     assert.ok(billed > 0, 'the key was billed for indexing and the image');
     assert.ok(Math.abs(Number(spent.replace('$', '')) - billed) < 1e-3, `shown ${spent}; the key spent ${billed} on indexing and the image`);

@@ -17,7 +17,12 @@ describe('the team store end to end (code-server, headless Chromium, PGlite with
   before(async () => {
     mkdirSync(join(ARTIFACTS, 'screenshots'), { recursive: true });
     store = await startPgliteServer();
-    wb = await startWorkbench({ codeServer: (e) => ({ env: demoCredentials(e), settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.search.teamStore': store.url } }) });
+    wb = await startWorkbench({
+      codeServer: (e) => ({
+        env: demoCredentials(e),
+        settings: { 'modelGateway.defaultModels.embeddings': 'embed-emu-256', 'modelGateway.search.teamStore': store.url },
+      }),
+    });
     ({ page } = wb);
   });
 
@@ -31,7 +36,10 @@ describe('the team store end to end (code-server, headless Chromium, PGlite with
 
   it('a build fills the store, and Team Store Status says what it holds and what the build did', async () => {
     await runPaletteCommand(page, 'Model Gateway: Build or Update the Search Index');
-    await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /\d+ chunks/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await runPaletteCommand(page, 'Model Gateway: Team Store Status');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });
@@ -54,7 +62,10 @@ describe('the team store end to end (code-server, headless Chromium, PGlite with
       const down = notification(/cannot be reached .* Semantic search goes on with this machine's embeddings/);
       await down.waitFor({ timeout: 60_000 });
       await down.getByRole('button', { name: 'Open Settings' }).waitFor();
-      await page.locator('.statusbar-item', { hasText: /\d+ chunks/ }).first().waitFor({ timeout: 60_000 });
+      await page
+        .locator('.statusbar-item', { hasText: /\d+ chunks/ })
+        .first()
+        .waitFor({ timeout: 60_000 });
       assert.equal(await notification(/cannot be reached/).count(), 1, 'told once');
       // The notification in place (it slides in).
       await page.waitForTimeout(600);

@@ -36,12 +36,16 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     // Ten days of past use, so the chart has days to stack and the forecast a rate.
-    wb = await startWorkbench({ emulator: { historyDays: 10 }, codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }) });
+    wb = await startWorkbench({
+      emulator: { historyDays: 10 },
+      codeServer: (e) => ({ env: demoCredentials(e, { accessToken: true }), settings: { 'modelGateway.defaultModels.chat': 'gpt-4o-mini' } }),
+    });
     ({ emu, page, workspace } = wb);
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `usage-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page.screenshot({ path: join(ARTIFACTS, `usage-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
   });
 
   after(async () => {
@@ -63,7 +67,10 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     } else {
       assert.match(line, /cost unknown/, line);
     }
-    await page.locator('.statusbar-item', { hasText: /today \$\d/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /today \$\d/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(SHOTS, 'chat-cost.png') });
   });
 
@@ -94,7 +101,10 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     const box = await view.locator('#chart svg').boundingBox();
     assert.ok(box && box.width > 200 && box.height > 150, JSON.stringify(box));
     const shown = dollarsOf(await view.locator('#total .card-value').innerText());
-    const truth = emu.store.logs.filter((l) => l.userId === GatewayEmulator.demoUserId && l.createdAt >= new Date(new Date().setHours(0, 0, 0, 0) - 6 * 86_400_000).getTime() / 1000).reduce((n, l) => n + l.quota, 0) / 500_000;
+    const truth =
+      emu.store.logs
+        .filter((l) => l.userId === GatewayEmulator.demoUserId && l.createdAt >= new Date(new Date().setHours(0, 0, 0, 0) - 6 * 86_400_000).getTime() / 1000)
+        .reduce((n, l) => n + l.quota, 0) / 500_000;
     assert.ok(Math.abs(shown - truth) < 0.006, `shown ${shown}, the emulator billed ${truth}`);
     assert.ok(dollarsOf(await view.locator('#today .card-value').innerText()) > 0);
     assert.match(await view.locator('#forecast .card-value').innerText(), /\d+ days|< 1 day/);
@@ -170,7 +180,14 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
     const expected = Math.min(6, modelsSpentOn(7).size);
     const shown = async () => {
       let most = 0;
-      for (const f of page.frames()) most = Math.max(most, await f.locator('main#app #chart svg g.ct-series').count().catch(() => 0));
+      for (const f of page.frames())
+        most = Math.max(
+          most,
+          await f
+            .locator('main#app #chart svg g.ct-series')
+            .count()
+            .catch(() => 0),
+        );
       return most;
     };
     await until('the chart shows a series per model', async () => (await shown()) === expected, 30_000).catch(() => undefined);
@@ -178,7 +195,11 @@ describe('spend and usage end to end (code-server, headless Chromium)', function
   });
 
   it('follows a dark theme: the chart takes the theme colours', async () => {
-    const themed = async () => (await usageFrame()).locator('#chart svg .ct-series-a line.ct-bar').first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { stroke: string } }).getComputedStyle(el).stroke);
+    const themed = async () =>
+      (await usageFrame())
+        .locator('#chart svg .ct-series-a line.ct-bar')
+        .first()
+        .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { stroke: string } }).getComputedStyle(el).stroke);
     const light = await themed();
     await runPaletteCommand(page, 'Preferences: Color Theme');
     await page.locator('.quick-input-widget input').fill('Dark Modern');

@@ -28,33 +28,45 @@ function chatView(page: Page) {
     stop: input.locator('.action-label.codicon-stop-circle'),
     async focusInput(): Promise<void> {
       const editor = input.locator('.monaco-editor').first();
-      await until('the chat input focused', async () => {
-        await editor.click({ force: true });
-        return (await editor.getAttribute('class'))?.split(/\s+/).includes('focused') || undefined;
-      }, 15_000);
+      await until(
+        'the chat input focused',
+        async () => {
+          await editor.click({ force: true });
+          return (await editor.getAttribute('class'))?.split(/\s+/).includes('focused') || undefined;
+        },
+        15_000,
+      );
     },
     async ask(question: string): Promise<void> {
       const editor = input.locator('.monaco-editor').first();
       await this.focusInput();
       await page.keyboard.type(question);
-      await until('the question in the input', async () => ((await editor.innerText()).replace(/\s+/g, ' ').includes(question.slice(0, 20)) ? true : undefined), 10_000);
+      await until(
+        'the question in the input',
+        async () => ((await editor.innerText()).replace(/\s+/g, ' ').includes(question.slice(0, 20)) ? true : undefined),
+        10_000,
+      );
       await page.keyboard.press('Enter');
     },
     async pick(model: string): Promise<void> {
       const others = this.pickerRows.filter({ hasText: 'Other Models' }).first();
       const row = this.pickerRows.filter({ has: page.locator('span.title', { hasText: new RegExp(`^${model.replace(/[.]/g, '\\.')}$`) }) }).first();
       // Tried again while the view settles (a new chat lays the view out anew and can close the list).
-      await until(`${model} picked`, async () => {
-        if ((await this.picker.innerText()).trim() === model) return true;
-        await page.keyboard.press('Escape');
-        await this.picker.click();
-        await others.waitFor({ timeout: 5_000 });
-        await page.waitForTimeout(300);
-        // Past the first models, VS Code folds the rest under "Other Models" (a toggle: opened only when folded).
-        if ((await row.count()) === 0) await others.click({ timeout: 3_000 });
-        await row.click({ timeout: 3_000 }).catch(() => undefined);
-        return undefined;
-      }, 40_000);
+      await until(
+        `${model} picked`,
+        async () => {
+          if ((await this.picker.innerText()).trim() === model) return true;
+          await page.keyboard.press('Escape');
+          await this.picker.click();
+          await others.waitFor({ timeout: 5_000 });
+          await page.waitForTimeout(300);
+          // Past the first models, VS Code folds the rest under "Other Models" (a toggle: opened only when folded).
+          if ((await row.count()) === 0) await others.click({ timeout: 3_000 });
+          await row.click({ timeout: 3_000 }).catch(() => undefined);
+          return undefined;
+        },
+        40_000,
+      );
     },
     /** The answer written out (VS Code shows streamed text word by word) and the toasts cleared, for a screenshot. */
     async done(): Promise<void> {
@@ -88,7 +100,7 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     // own to drive: nothing of this applies there (the integration suite checks that nothing is
     // registered and nothing fails on it).
     if (testedVsCode() !== 'newest') {
-      console.log("    (skipped on the oldest VS Code: no language-model provider API, no chat of its own)");
+      console.log('    (skipped on the oldest VS Code: no language-model provider API, no chat of its own)');
       this.skip();
     }
     mkdirSync(SHOTS, { recursive: true });
@@ -98,7 +110,10 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page?.screenshot({ path: join(ROOT, 'test-results', `vscode-chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page
+        ?.screenshot({ path: join(ROOT, 'test-results', `vscode-chat-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) })
+        .catch(() => undefined);
   });
 
   after(async () => {
@@ -108,17 +123,25 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
   it('a fresh window: the model picker lists the gateway models, with nothing opened first', async () => {
     await chat.picker.waitFor({ timeout: 60_000 });
     // Not VS Code's "Auto" (nothing else to offer) but one of ours, picked by default.
-    await until('a gateway model in the picker', async () => ((await chat.picker.innerText()).trim().endsWith('-emu') || (await chat.picker.innerText()).includes('gpt-') ? true : undefined), 60_000);
+    await until(
+      'a gateway model in the picker',
+      async () => ((await chat.picker.innerText()).trim().endsWith('-emu') || (await chat.picker.innerText()).includes('gpt-') ? true : undefined),
+      60_000,
+    );
     await chat.picker.click();
     await page.locator('.action-widget').getByText('Other Models').click();
     const rows = await chat.pickerRows.allInnerTexts();
-    for (const model of ['claude-haiku-emu', 'gpt-4o', 'gpt-4o-mini']) assert.ok(rows.some((r) => r.startsWith(model) && r.includes('Model Gateway')), `${model} offered: ${rows.join(' | ')}`);
+    for (const model of ['claude-haiku-emu', 'gpt-4o', 'gpt-4o-mini'])
+      assert.ok(
+        rows.some((r) => r.startsWith(model) && r.includes('Model Gateway')),
+        `${model} offered: ${rows.join(' | ')}`,
+      );
     assert.ok(!rows.some((r) => /embedding|rerank|whisper|tts/.test(r)), 'only chat models');
     await page.screenshot({ path: join(SHOTS, 'vscode-chat-picker.png') });
     await page.keyboard.press('Escape');
   });
 
-  it('a question in VS Code\'s chat is streamed from the gateway, its instructions sent as the system prompt', async () => {
+  it("a question in VS Code's chat is streamed from the gateway, its instructions sent as the system prompt", async () => {
     const emu = wb!.emu;
     await chat.pick('gpt-4o');
     const before = posts(emu, '/v1/chat/completions').length;
@@ -131,7 +154,10 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     const messages = bodyOf(sent[0]).messages as Json[];
     assert.equal(messages[0].role, 'system', "VS Code's instructions are the system message");
     assert.match(String(messages[0].content), /programming assistant/);
-    assert.ok(messages.slice(1).every((m) => !String(JSON.stringify(m.content)).includes('programming assistant')), 'and are not repeated as something the person said');
+    assert.ok(
+      messages.slice(1).every((m) => !String(JSON.stringify(m.content)).includes('programming assistant')),
+      'and are not repeated as something the person said',
+    );
     assert.equal(bodyOf(sent[0]).stream, true);
     await chat.done();
     await page.screenshot({ path: join(SHOTS, 'vscode-chat-answer.png') });
@@ -149,7 +175,11 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
       await chat.pick(model);
       const before = posts(emu, path).length;
       await chat.ask('Use read_file on src/greet.ts and tell me what it exports.');
-      await until('the answer from the tool result', async () => ((await chat.latestAnswer.innerText().catch(() => '')).includes('read_file returned: export function greet') ? true : undefined), 60_000);
+      await until(
+        'the answer from the tool result',
+        async () => ((await chat.latestAnswer.innerText().catch(() => '')).includes('read_file returned: export function greet') ? true : undefined),
+        60_000,
+      );
       const [first, second] = posts(emu, path).slice(before);
       assert.ok(first && second, 'a request for the call and one with its result');
       const tools = bodyOf(first).tools as Json[];
@@ -168,14 +198,18 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
         assert.equal(messages.at(-1)?.role, 'tool');
         assert.equal(messages.at(-1)?.tool_call_id, calls[0].id, 'the result answers that call');
         assert.match(String(messages.at(-1)?.content), /export function greet/);
-        if (model === 'deepseek-reasoner-emu') assert.ok(typeof messages.at(-2)?.reasoning_content === 'string' && (messages.at(-2)?.reasoning_content as string).length > 0, 'the reasoning went back with the call');
+        if (model === 'deepseek-reasoner-emu')
+          assert.ok(
+            typeof messages.at(-2)?.reasoning_content === 'string' && (messages.at(-2)?.reasoning_content as string).length > 0,
+            'the reasoning went back with the call',
+          );
       }
       await chat.done();
       if (model === 'claude-haiku-emu') await page.screenshot({ path: join(SHOTS, 'vscode-chat-tool.png') });
     });
   }
 
-  it('an image pasted into VS Code\'s chat reaches the model', async () => {
+  it("an image pasted into VS Code's chat reaches the model", async () => {
     const emu = wb!.emu;
     await chat.newChat();
     await chat.pick('claude-haiku-emu');
@@ -195,7 +229,11 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     await page.locator('.interactive-input-part .chat-attached-context').getByText('Pasted Image').waitFor({ timeout: 10_000 });
     const before = posts(emu, '/v1/messages').length;
     await chat.ask('What is in this picture?');
-    await until('the answer', async () => ((await chat.latestAnswer.innerText().catch(() => '')).includes('I looked at the image you attached') ? true : undefined), 60_000);
+    await until(
+      'the answer',
+      async () => ((await chat.latestAnswer.innerText().catch(() => '')).includes('I looked at the image you attached') ? true : undefined),
+      60_000,
+    );
     const sent = posts(emu, '/v1/messages').slice(before);
     const last = (bodyOf(sent[0]).messages as Json[]).at(-1)!;
     const block = (last.content as Json[]).find((b) => b.type === 'image');
@@ -205,7 +243,7 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     assert.deepEqual(pngSize(Buffer.from(String((block.source as Json).data), 'base64')), { width: 64, height: 48 }, 'the picture the person pasted');
   });
 
-  it('Stop in VS Code\'s chat ends the request at the gateway and keeps what was streamed', async () => {
+  it("Stop in VS Code's chat ends the request at the gateway and keeps what was streamed", async () => {
     const emu = wb!.emu;
     await chat.newChat();
     await chat.pick('claude-haiku-emu');
@@ -215,10 +253,14 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     await until('text streaming in', async () => ((await chat.latestAnswer.innerText().catch(() => '')).includes('What you asked') ? true : undefined), 60_000);
     await page.screenshot({ path: join(SHOTS, 'vscode-chat-streaming.png') });
     await chat.stop.click();
-    const request = await until('the gateway sees the connection closed', () => {
-      const r = posts(emu, '/v1/messages').slice(before)[0];
-      return r?.aborted ? r : undefined;
-    }, 15_000);
+    const request = await until(
+      'the gateway sees the connection closed',
+      () => {
+        const r = posts(emu, '/v1/messages').slice(before)[0];
+        return r?.aborted ? r : undefined;
+      },
+      15_000,
+    );
     assert.ok(request.aborted);
     await chat.stop.waitFor({ state: 'hidden', timeout: 10_000 });
     const kept = await chat.latestAnswer.innerText();
@@ -236,10 +278,14 @@ describe("VS Code's own chat with the gateway's models (code-server 1.139, headl
     assert.ok(order.indexOf('gpt-4o-mini') < order.indexOf('gpt-4o'), `cheapest first: ${order.join(', ')}`);
     await rows.filter({ hasText: 'gpt-4o-mini' }).first().click();
     const settingsFile = join(wb!.server.userDataDir, 'User', 'settings.json');
-    const written = await until('the user settings written', () => {
-      const text = readFileSync(settingsFile, 'utf8');
-      return text.includes('"chat.utilitySmallModel"') ? text : undefined;
-    }, 15_000);
+    const written = await until(
+      'the user settings written',
+      () => {
+        const text = readFileSync(settingsFile, 'utf8');
+        return text.includes('"chat.utilitySmallModel"') ? text : undefined;
+      },
+      15_000,
+    );
     assert.match(written, /"chat\.utilityModel": "model-gateway\/gpt-4o-mini"/);
     assert.match(written, /"chat\.utilitySmallModel": "model-gateway\/gpt-4o-mini"/);
     // VS Code's chat stops asking for them.
@@ -254,7 +300,7 @@ describe("VS Code's Language Models editor sets the gateway up (code-server 1.13
   before(async function () {
     // As above: VS Code 1.100 has neither the provider API nor this editor.
     if (testedVsCode() !== 'newest') {
-      console.log("    (skipped on the oldest VS Code: no Language Models editor)");
+      console.log('    (skipped on the oldest VS Code: no Language Models editor)');
       this.skip();
     }
     mkdirSync(SHOTS, { recursive: true });
@@ -273,7 +319,11 @@ describe("VS Code's Language Models editor sets the gateway up (code-server 1.13
     // it: it moves on, and takes the focus, as its steps complete while the URL and key are typed.
     await page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).first().waitFor({ timeout: 30_000 });
     await runPaletteCommand(page, 'View: Close All Editors');
-    await page.locator('.part.editor').filter({ hasText: 'Get started with Model Gateway' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+    await page
+      .locator('.part.editor')
+      .filter({ hasText: 'Get started with Model Gateway' })
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => undefined);
     await chat.picker.click();
     await page.locator('.action-widget').getByText('Manage Models...').click();
     await page.getByText('Add Models').first().click();
@@ -295,6 +345,10 @@ describe("VS Code's Language Models editor sets the gateway up (code-server 1.13
     await page.screenshot({ path: join(SHOTS, 'vscode-chat-models-editor.png') });
     await page.keyboard.press('Escape');
     // And the chat's picker has them now.
-    await until('a gateway model in the picker', async () => ((await chat.picker.innerText()).includes('emu') || (await chat.picker.innerText()).includes('gpt-') ? true : undefined), 30_000);
+    await until(
+      'a gateway model in the picker',
+      async () => ((await chat.picker.innerText()).includes('emu') || (await chat.picker.innerText()).includes('gpt-') ? true : undefined),
+      30_000,
+    );
   });
 });

@@ -41,7 +41,8 @@ describe('the key alone, and a redemption code, end to end (code-server, headles
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: join(ARTIFACTS, `wallet-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await page.screenshot({ path: join(ARTIFACTS, `wallet-failed-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
   });
 
   after(async () => {
@@ -77,11 +78,17 @@ describe('the key alone, and a redemption code, end to end (code-server, headles
     const total = Number(/\$([\d,]+\.\d+)/.exec(await frame.locator('.card', { hasText: 'Spent, last 7 days' }).innerText())?.[1]?.replace(/,/g, ''));
     const week = new Date();
     const start = new Date(week.getFullYear(), week.getMonth(), week.getDate() - 6).getTime() / 1000;
-    const expected = laptopCalls().filter((l) => l.createdAt >= start).reduce((n, l) => n + l.quota, 0) / 500_000;
+    const expected =
+      laptopCalls()
+        .filter((l) => l.createdAt >= start)
+        .reduce((n, l) => n + l.quota, 0) / 500_000;
     assert.ok(Math.abs(total - expected) < 0.01, `the key's own spend: ${total} vs ${expected}`);
     await page.screenshot({ path: join(SHOTS, 'usage-key-only.png') });
     assert.ok(emu.requestsTo('/api/log/token').length > 0);
-    assert.ok(!emu.requests.some((r) => r.path.startsWith('/api/') && r.path !== '/api/pricing' && !r.path.endsWith('/token')), 'only the key routes and the public prices');
+    assert.ok(
+      !emu.requests.some((r) => r.path.startsWith('/api/') && r.path !== '/api/pricing' && !r.path.endsWith('/token')),
+      'only the key routes and the public prices',
+    );
     assert.ok(secret.startsWith('sk-'));
     await runPaletteCommand(page, 'View: Close All Editors');
   });
@@ -98,7 +105,9 @@ describe('the key alone, and a redemption code, end to end (code-server, headles
     await account.locator('[aria-label="Redeem a Code…"]').click();
     await answerPrompt(page, 'Redeem a Code', 'E2E-GIFT-5');
     await page.locator('.notifications-toasts', { hasText: 'Redeemed: $5.00 added. The balance is now $105.00.' }).first().waitFor({ timeout: 30_000 });
-    await row(/demo\s*\$105\.00/).first().waitFor({ timeout: 30_000 });
+    await row(/demo\s*\$105\.00/)
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(SHOTS, 'account-redeemed.png') });
     await runPaletteCommand(page, 'Notifications: Clear All Notifications');
     await runPaletteCommand(page, 'Model Gateway: Redeem a Code…');

@@ -106,17 +106,38 @@ export function handleAccount(ctx: Ctx): void {
 
   if (method === 'GET' && path === '/api/user/self') {
     const { accessToken: _hidden, ...rest } = user;
-    return ok(ctx, { id: rest.id, username: rest.username, display_name: rest.username, role: rest.role, status: rest.status, quota: rest.quota, used_quota: rest.usedQuota, group: 'default' });
+    return ok(ctx, {
+      id: rest.id,
+      username: rest.username,
+      display_name: rest.username,
+      role: rest.role,
+      status: rest.status,
+      quota: rest.quota,
+      used_quota: rest.usedQuota,
+      group: 'default',
+    });
   }
   if (method === 'GET' && path === '/api/user/token') {
     user.accessToken = randomBytes(16).toString('hex');
     return ok(ctx, user.accessToken);
   }
   if (method === 'GET' && path === '/api/models') {
-    return ok(ctx, { '1': MODELS.filter((m) => m.kind !== 'chat' || !m.id.startsWith('claude')).map((m) => m.id), '14': MODELS.filter((m) => m.id.startsWith('claude')).map((m) => m.id) });
+    return ok(ctx, {
+      '1': MODELS.filter((m) => m.kind !== 'chat' || !m.id.startsWith('claude')).map((m) => m.id),
+      '14': MODELS.filter((m) => m.id.startsWith('claude')).map((m) => m.id),
+    });
   }
-  if (method === 'GET' && path === rules.userModelsPath) return ok(ctx, MODELS.map((m) => m.id));
-  if (method === 'GET' && path === '/api/token') return page(ctx, rules, ownKeys(ctx, user).map((k) => keyView(k, masked)));
+  if (method === 'GET' && path === rules.userModelsPath)
+    return ok(
+      ctx,
+      MODELS.map((m) => m.id),
+    );
+  if (method === 'GET' && path === '/api/token')
+    return page(
+      ctx,
+      rules,
+      ownKeys(ctx, user).map((k) => keyView(k, masked)),
+    );
   if (method === 'GET' && path === '/api/token/search') {
     const kw = ctx.query.get('keyword') ?? '';
     const found = ownKeys(ctx, user).filter((k) => (rules.searchMatch === 'exact' ? k.name === kw : k.name.startsWith(kw)));
@@ -145,7 +166,8 @@ export function handleAccount(ctx: Ctx): void {
     // Both servers refuse to enable a key the relay marked expired or exhausted, whatever the route.
     if (Number(body.status) === 1) {
       if (k.status === 3 && k.expiredTime !== -1 && k.expiredTime <= now) return refuse(ctx, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
-      if (k.status === 4 && k.remainQuota <= 0 && !k.unlimitedQuota) return refuse(ctx, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
+      if (k.status === 4 && k.remainQuota <= 0 && !k.unlimitedQuota)
+        return refuse(ctx, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
     }
     if (ctx.query.get('status_only')) {
       k.status = Number(body.status) || 0;

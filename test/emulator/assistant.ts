@@ -66,7 +66,10 @@ export function argsObject(raw: unknown): Record<string, unknown> {
 }
 
 function words(s: string): string[] {
-  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 function nameParts(name: string): string[] {
@@ -121,7 +124,8 @@ function argumentFor(prop: string, schema: JsonSchema, text: string, path: strin
       if (/path|file|dir|folder/.test(lower)) {
         // A tool that wants absolute paths gets them under the workspace folder the client named.
         const wanted = path ?? '.';
-        if (root && /absolute/i.test(schema.description ?? '') && !wanted.startsWith('/')) return wanted === '.' ? root : `${root.replace(/\/$/, '')}/${wanted}`;
+        if (root && /absolute/i.test(schema.description ?? '') && !wanted.startsWith('/'))
+          return wanted === '.' ? root : `${root.replace(/\/$/, '')}/${wanted}`;
         return wanted;
       }
       if (/glob|pattern/.test(lower)) return quotedIn(text) ?? '**/*';
@@ -218,7 +222,12 @@ function summaryOf(text: string): string | undefined {
   if (!/summari[sz]e the conversation below/i.test(text)) return undefined;
   const transcript = /<conversation>\n?([\s\S]*)<\/conversation>/.exec(text)?.[1] ?? '';
   const earlier = /^Summary of what came before:\n([\s\S]*?)(?:\n\n(?:User|Assistant)|$)/.exec(transcript)?.[1];
-  const requests = [...transcript.matchAll(/^User(?: \([^)]*\))?: (.*)$/gm)].map((m) => m[1].replace(/#\w+=\d+/g, '').trim().slice(0, 160));
+  const requests = [...transcript.matchAll(/^User(?: \([^)]*\))?: (.*)$/gm)].map((m) =>
+    m[1]
+      .replace(/#\w+=\d+/g, '')
+      .trim()
+      .slice(0, 160),
+  );
   const calls = new Map<string, { args: string[]; count: number }>();
   for (const m of transcript.matchAll(/^Assistant called ([\w.-]+)\((.*)\)( and it failed)?:$/gm)) {
     const arg = /"(?:path|query|pattern)":"([^"]{1,200})"/.exec(m[2])?.[1] ?? m[2].slice(0, 60);
@@ -251,7 +260,9 @@ function summaryOf(text: string): string | undefined {
  * a search, the model goes on as if the tools it found had been offered from the start.
  */
 function withoutToolSearch(turns: Turn[], from: number): Turn[] {
-  const searchOnly = (t: Turn) => (t.toolCalls.length > 0 && t.toolCalls.every((c) => c === 'find_tools')) || (t.toolResults.length > 0 && t.toolResults.every((r) => r.name === 'find_tools') && !t.text);
+  const searchOnly = (t: Turn) =>
+    (t.toolCalls.length > 0 && t.toolCalls.every((c) => c === 'find_tools')) ||
+    (t.toolResults.length > 0 && t.toolResults.every((r) => r.name === 'find_tools') && !t.text);
   return turns.filter((t, i) => i <= from || !searchOnly(t));
 }
 
@@ -269,7 +280,10 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
   const resultsNow = last?.toolResults ?? [];
   // A summary made in the middle of this request's work (its next step is this request) says how
   // many tool rounds came before: they count, as a model reading its own summary would count them.
-  const asked = lastUser.text.replace(/#\w+=\d+/g, '').trim().slice(0, 160);
+  const asked = lastUser.text
+    .replace(/#\w+=\d+/g, '')
+    .trim()
+    .slice(0, 160);
   const summarised = turns
     .filter((t) => t.role === 'user' && t.text.includes('condensed to fit the context window') && t.text.includes(`- Continue with: ${asked}`))
     .flatMap((t) => [...t.text.matchAll(/^- [\w.-]+ ×(\d+):/gm)].map((m) => Number(m[1])))
@@ -299,10 +313,19 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
   const lister = tools.find((t) => /list/i.test(t.name));
   const reader = tools.find((t) => /read/i.test(t.name));
   const exploring =
-    canCall && choice === 'auto' && !!lister && !!reader && pathsIn(lastUser.text).length === 0 && !tools.some((t) => toolMentioned(t, lastUser.text)) &&
+    canCall &&
+    choice === 'auto' &&
+    !!lister &&
+    !!reader &&
+    pathsIn(lastUser.text).length === 0 &&
+    !tools.some((t) => toolMentioned(t, lastUser.text)) &&
     /\b(project|repo|repository|codebase|workspace|this code|folder|structure)\b/i.test(lastUser.text);
   if (exploring && roundsSinceUser === 0) {
-    return { thinking, text: 'Let me look at the workspace first.', toolCalls: [{ name: lister.name, arguments: argumentsFor(lister, lastUser.text, '.', root) }] };
+    return {
+      thinking,
+      text: 'Let me look at the workspace first.',
+      toolCalls: [{ name: lister.name, arguments: argumentsFor(lister, lastUser.text, '.', root) }],
+    };
   }
   if (exploring && roundsSinceUser === 1 && resultsNow.length > 0) {
     // Entries of the listing (its "…: N entries" head line left out), files only.
@@ -310,11 +333,17 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
     const rank = (f: string) => (/^readme/i.test(f) ? 0 : f === 'package.json' ? 1 : /\.(md|ts|js|py)$/i.test(f) ? 2 : 3);
     const picks = [...listed].sort((a, b) => rank(a) - rank(b)).slice(0, 2);
     if (picks.length > 0) {
-      return { thinking, text: `The workspace has ${listed.length} files at its root; reading ${picks.join(' and ')}.`, toolCalls: picks.map((p) => ({ name: reader.name, arguments: argumentsFor(reader, lastUser.text, p, root) })) };
+      return {
+        thinking,
+        text: `The workspace has ${listed.length} files at its root; reading ${picks.join(' and ')}.`,
+        toolCalls: picks.map((p) => ({ name: reader.name, arguments: argumentsFor(reader, lastUser.text, p, root) })),
+      };
     }
   }
   const command = canCall && roundsSinceUser === 0 && resultsNow.length === 0 ? commandAsked(lastUser.text) : undefined;
-  const runner = tools.find((t) => t.name === 'run_command' || (Object.keys(t.parameters?.properties ?? {}).includes('command') && /run|exec|shell|terminal/i.test(t.name)));
+  const runner = tools.find(
+    (t) => t.name === 'run_command' || (Object.keys(t.parameters?.properties ?? {}).includes('command') && /run|exec|shell|terminal/i.test(t.name)),
+  );
   if (command && runner && choice !== 'none' && typeof choice !== 'object') {
     return { thinking, text: `I'll run \`${command}\`.`, toolCalls: [{ name: runner.name, arguments: { command } }] };
   }
@@ -367,7 +396,10 @@ export function plan(model: string, allTurns: Turn[], tools: ToolSpec[], choice:
             : 'The results above are what the tools returned for this question.',
         ...(failed > 0 ? ['', `${failed} of the calls failed; the message says why, and another path or a narrower search may work.`] : []),
         '',
-        `That answers: “${lastUser.text.replace(/#\w+=\d+/g, '').trim().slice(0, 120)}”.`,
+        `That answers: “${lastUser.text
+          .replace(/#\w+=\d+/g, '')
+          .trim()
+          .slice(0, 120)}”.`,
       ].join('\n'),
       toolCalls: [],
     };
@@ -397,13 +429,23 @@ function whatResultShows(r: Turn['toolResults'][number]): string {
   const command = /^\$ (.*)\n\(in ([^;]*); ([^;]*);[^)]*\)\n([\s\S]*)$/.exec(r.content);
   if (command) {
     // Lines that say something (a spinner's last frame does not).
-    const lines = command[4].split('\n').map((l) => l.trim()).filter((l) => /[\p{L}\p{N}]/u.test(l));
+    const lines = command[4]
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /[\p{L}\p{N}]/u.test(l));
     const last = lines.at(-1) ?? '(no output)';
     return `\`${command[1]}\` ran in ${command[2]} and ended with ${command[3]}; its output (${lines.length} line${lines.length === 1 ? '' : 's'}) ends with “${oneLine(last, 120)}”.`;
   }
   if (r.isError) return `\`${r.name}\` failed: ${oneLine(r.content.replace(/^Error:\s*/, ''))}`;
   const file = /^([\w@./-]+\.\w+) — lines (\d+)-(\d+) of (\d+)/.exec(r.content);
-  if (file) return `\`${r.name}\`: ${file[1]} (lines ${file[2]}-${file[3]} of ${file[4]}): ${oneLine(r.content.split('\n').slice(1).join(' ').replace(/^\s*\d+\s+/gm, ''))}`;
+  if (file)
+    return `\`${r.name}\`: ${file[1]} (lines ${file[2]}-${file[3]} of ${file[4]}): ${oneLine(
+      r.content
+        .split('\n')
+        .slice(1)
+        .join(' ')
+        .replace(/^\s*\d+\s+/gm, ''),
+    )}`;
   return `\`${r.name}\` returned: ${oneLine(r.content)}`;
 }
 
@@ -411,7 +453,10 @@ function whatResultShows(r: Turn['toolResults'][number]): string {
 function commandVerdict(r: Turn['toolResults'][number]): string {
   const status = /\n\(in [^;]*; ([^;]*);/.exec(r.content)?.[1] ?? '';
   const line = /^\$ (.*)$/m.exec(r.content)?.[1] ?? 'the command';
-  const summary = r.content.split('\n').reverse().find((l) => /\b(pass(ed|ing)?|fail(ed|ing|ures?)?|errors?|tests?)\b/i.test(l) && !l.startsWith('$'));
+  const summary = r.content
+    .split('\n')
+    .reverse()
+    .find((l) => /\b(pass(ed|ing)?|fail(ed|ing|ures?)?|errors?|tests?)\b/i.test(l) && !l.startsWith('$'));
   if (/exit code 0\b/.test(status)) return `\`${line}\` succeeded (exit code 0)${summary ? `: “${oneLine(summary, 120)}”` : ''}.`;
   if (/stopped/.test(status)) return `\`${line}\` did not finish: it was ${status}. Its output so far is above.`;
   return `\`${line}\` failed (${status})${summary ? `: “${oneLine(summary, 120)}”` : ''}. The output above shows where.`;

@@ -7,7 +7,38 @@ import { asText } from './values';
 type Json = Record<string, unknown>;
 
 const FIRST = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse', 'marin', 'cedar'];
-const SECOND = ['Zephyr', 'Puck', 'Charon', 'Kore', 'Fenrir', 'Leda', 'Orus', 'Aoede', 'Callirrhoe', 'Autonoe', 'Enceladus', 'Iapetus', 'Umbriel', 'Algieba', 'Despina', 'Erinome', 'Algenib', 'Rasalgethi', 'Laomedeia', 'Achernar', 'Alnilam', 'Schedar', 'Gacrux', 'Pulcherrima', 'Achird', 'Zubenelgenubi', 'Vindemiatrix', 'Sadachbia', 'Sadaltager', 'Sulafat'];
+const SECOND = [
+  'Zephyr',
+  'Puck',
+  'Charon',
+  'Kore',
+  'Fenrir',
+  'Leda',
+  'Orus',
+  'Aoede',
+  'Callirrhoe',
+  'Autonoe',
+  'Enceladus',
+  'Iapetus',
+  'Umbriel',
+  'Algieba',
+  'Despina',
+  'Erinome',
+  'Algenib',
+  'Rasalgethi',
+  'Laomedeia',
+  'Achernar',
+  'Alnilam',
+  'Schedar',
+  'Gacrux',
+  'Pulcherrima',
+  'Achird',
+  'Zubenelgenubi',
+  'Vindemiatrix',
+  'Sadachbia',
+  'Sadaltager',
+  'Sulafat',
+];
 
 interface SpeechRules {
   family: 1 | 2;
@@ -22,7 +53,14 @@ const RULES: Record<string, SpeechRules> = {
   'gemini-2.5-flash-preview-tts': { family: 2, speed: false, instructions: true, formats: ['wav', 'pcm'] },
 };
 /** Content types the real API answers with, per format. */
-const CONTENT_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+const CONTENT_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
 
 /** Real, decodable audio of the speech in every format (24 kHz like the real API). */
 function encodeSpeech(format: string, text: string, speed: number): Buffer {
@@ -92,8 +130,23 @@ function stamp(seconds: number, sep: ',' | '.'): string {
 
 /** The real API names the language (ISO-639-1 in, English name out). */
 const LANGUAGE_NAMES: Record<string, string> = {
-  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ru: 'russian',
-  zh: 'chinese', ja: 'japanese', ko: 'korean', ar: 'arabic', hi: 'hindi', pl: 'polish', tr: 'turkish', sv: 'swedish', uk: 'ukrainian',
+  en: 'english',
+  fr: 'french',
+  de: 'german',
+  es: 'spanish',
+  it: 'italian',
+  pt: 'portuguese',
+  nl: 'dutch',
+  ru: 'russian',
+  zh: 'chinese',
+  ja: 'japanese',
+  ko: 'korean',
+  ar: 'arabic',
+  hi: 'hindi',
+  pl: 'polish',
+  tr: 'turkish',
+  sv: 'swedish',
+  uk: 'ukrainian',
 };
 
 interface Segment {
@@ -111,16 +164,34 @@ interface Segment {
 
 /** Segments at sentence ends, timed in proportion to their length. */
 function segmentsOf(text: string, duration: number): Segment[] {
-  const parts = text.match(/[^.!?]+[.!?]*\s*/g)?.map((s) => s.trim()).filter(Boolean) ?? [];
-  const total = Math.max(1, parts.reduce((n, p) => n + p.length, 0));
+  const parts =
+    text
+      .match(/[^.!?]+[.!?]*\s*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? [];
+  const total = Math.max(
+    1,
+    parts.reduce((n, p) => n + p.length, 0),
+  );
   let at = 0;
   return parts.map((p, id) => {
     const start = (at / total) * duration;
     at += p.length;
-    const end = Math.round(((at / total) * duration) * 1000) / 1000;
+    const end = Math.round((at / total) * duration * 1000) / 1000;
     // The fields Whisper's verbose_json carries per segment (the numbers are plausible, fixed).
     const tokens = Array.from({ length: Math.max(1, Math.ceil(p.length / 4)) }, (_, k) => 50_364 + ((p.charCodeAt(k % p.length) * 31 + k) % 1000));
-    return { id, seek: Math.floor(start * 100), start: Math.round(start * 1000) / 1000, end, text: ` ${p}`, tokens, temperature: 0, avg_logprob: -0.21, compression_ratio: 1.35, no_speech_prob: 0.002 };
+    return {
+      id,
+      seek: Math.floor(start * 100),
+      start: Math.round(start * 1000) / 1000,
+      end,
+      text: ` ${p}`,
+      tokens,
+      temperature: 0,
+      avg_logprob: -0.21,
+      compression_ratio: 1.35,
+      no_speech_prob: 0.002,
+    };
   });
 }
 
@@ -136,7 +207,8 @@ export function handleTranscription(task: 'transcribe' | 'translate') {
     if (!auth.ok) return;
     const file = form.get('file');
     if (!file || typeof file === 'string') return bad('file is required.');
-    if (!UPLOAD_EXTENSIONS.has(extname(file.name).toLowerCase())) return bad(`Unsupported file type ${extname(file.name)}; use mp3, mp4, mpeg, mpga, m4a, wav or webm.`);
+    if (!UPLOAD_EXTENSIONS.has(extname(file.name).toLowerCase()))
+      return bad(`Unsupported file type ${extname(file.name)}; use mp3, mp4, mpeg, mpga, m4a, wav or webm.`);
     if (file.size > 25 * 1024 * 1024) return openAiError(res, 413, 'The file is over 25 MB.', 'invalid_request_error', 'file_too_large');
     const format = asText(form.get('response_format'), 'json');
     if (!['json', 'text', 'srt', 'verbose_json', 'vtt'].includes(format)) return bad(`Unknown response_format ${format}.`);
@@ -161,9 +233,15 @@ export function handleTranscription(task: 'transcribe' | 'translate') {
       case 'text':
         return send('text/plain; charset=utf-8', text);
       case 'srt':
-        return send('text/plain; charset=utf-8', segments.map((s, i) => `${i + 1}\n${stamp(s.start, ',')} --> ${stamp(s.end, ',')}\n${s.text.trim()}\n`).join('\n'));
+        return send(
+          'text/plain; charset=utf-8',
+          segments.map((s, i) => `${i + 1}\n${stamp(s.start, ',')} --> ${stamp(s.end, ',')}\n${s.text.trim()}\n`).join('\n'),
+        );
       case 'vtt':
-        return send('text/vtt; charset=utf-8', `WEBVTT\n\n${segments.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${s.text.trim()}\n`).join('\n')}`);
+        return send(
+          'text/vtt; charset=utf-8',
+          `WEBVTT\n\n${segments.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${s.text.trim()}\n`).join('\n')}`,
+        );
       case 'verbose_json': {
         const code = asText(form.get('language'), 'en').toLowerCase();
         const out: Json = { task, language: task === 'translate' ? 'english' : (LANGUAGE_NAMES[code] ?? code), duration, text };

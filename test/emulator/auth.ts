@@ -19,7 +19,10 @@ function ipv4ToInt(ip: string): number | undefined {
 }
 
 export function ipAllowed(ip: string, subnet: string): boolean {
-  const rules = subnet.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+  const rules = subnet
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (rules.length === 0) return true;
   const addr = ip.replace(/^::ffff:/, '');
   const n = ipv4ToInt(addr);
@@ -33,7 +36,7 @@ export function ipAllowed(ip: string, subnet: string): boolean {
     const bits = Number(bitsText);
     if (n === undefined || b === undefined || !(bits >= 0 && bits <= 32)) continue;
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if (((n & mask) >>> 0) === ((b & mask) >>> 0)) return true;
+    if ((n & mask) >>> 0 === (b & mask) >>> 0) return true;
   }
   return false;
 }
@@ -67,18 +70,17 @@ export function keyFromRequest(req: IncomingMessage, kind: 'bearer' | 'x-api-key
  * expiry or its own quota is flipped to status 3 or 4 and refused with 401), then the user and
  * the request (banned user, IP, model, the user's balance: 403).
  */
-export function authorize(
-  store: Store,
-  clock: Clock,
-  secret: string | undefined,
-  remoteIp: string,
-  model: EmulatedModel | undefined,
-): AuthResult {
+export function authorize(store: Store, clock: Clock, secret: string | undefined, remoteIp: string, model: EmulatedModel | undefined): AuthResult {
   if (!secret) return { ok: false, status: 401, message: 'No API key provided (missing authorization header).', code: 'missing_api_key' };
   const key = store.findKey(secret);
   if (!key) return { ok: false, status: 401, message: 'Invalid API key (无效的令牌).', code: 'invalid_api_key' };
   const expired = { ok: false as const, status: 401 as const, message: 'The API key has expired (该令牌已过期).', code: 'expired_api_key' };
-  const exhausted = { ok: false as const, status: 401 as const, message: "The API key's own quota is exhausted (该令牌额度已用尽).", code: 'token_quota_exhausted' };
+  const exhausted = {
+    ok: false as const,
+    status: 401 as const,
+    message: "The API key's own quota is exhausted (该令牌额度已用尽).",
+    code: 'token_quota_exhausted',
+  };
   if (key.status === 3) return expired;
   if (key.status === 4) return exhausted;
   if (key.status !== 1) return { ok: false, status: 401, message: 'The API key is disabled (该令牌状态不可用).', code: 'disabled_api_key' };
@@ -98,6 +100,7 @@ export function authorize(
   if (model && key.models && !key.models.includes(model.id)) {
     return { ok: false, status: 403, message: `This key is not allowed to use model ${model.id}.`, code: 'model_not_allowed' };
   }
-  if (user.quota <= 0) return { ok: false, status: 403, message: 'Insufficient balance: the user quota is used up (用户额度不足).', code: 'insufficient_user_quota' };
+  if (user.quota <= 0)
+    return { ok: false, status: 403, message: 'Insufficient balance: the user quota is used up (用户额度不足).', code: 'insufficient_user_quota' };
   return { ok: true, key, user };
 }

@@ -39,7 +39,14 @@ function toTurns(messages: Json[]): { turns: Turn[]; promptTokens: number } {
         callNames.set(String(c.id), asText(fn?.name));
         promptTokens += estimateTokens(asText(fn?.arguments));
       }
-      turns.push({ role: 'assistant', text, images: 0, toolResults: [], toolCalls: calls.map((c) => String((c.function as Json)?.name)), callArgs: calls.map((c) => argsObject((c.function as Json)?.arguments)) });
+      turns.push({
+        role: 'assistant',
+        text,
+        images: 0,
+        toolResults: [],
+        toolCalls: calls.map((c) => String((c.function as Json)?.name)),
+        callArgs: calls.map((c) => argsObject((c.function as Json)?.arguments)),
+      });
     } else if (m.role === 'tool') {
       const result = { name: callNames.get(String(m.tool_call_id)) ?? 'tool', content: text, isError: /^error\b/i.test(text) };
       const last = turns[turns.length - 1];
@@ -105,18 +112,42 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   }
 
   if (model.id === 'gpt-3.5-turbo-instruct-emu') {
-    return openAiError(res, 404, 'This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?', 'invalid_request_error');
+    return openAiError(
+      res,
+      404,
+      'This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?',
+      'invalid_request_error',
+    );
   }
   if (model.endpoints && !model.endpoints.includes('openai')) {
-    return openAiError(res, 400, `This model is only supported in v1/responses and not in v1/chat/completions.`, 'invalid_request_error', 'unsupported_api_for_model');
+    return openAiError(
+      res,
+      400,
+      `This model is only supported in v1/responses and not in v1/chat/completions.`,
+      'invalid_request_error',
+      'unsupported_api_for_model',
+    );
   }
   if (model.id === 'legacy-upstream-emu' && body.stream_options !== undefined) {
-    return openAiError(res, 400, 'stream_options: Extra inputs are not permitted (this upstream does not support stream_options)', 'invalid_request_error', 'invalid_parameter');
+    return openAiError(
+      res,
+      400,
+      'stream_options: Extra inputs are not permitted (this upstream does not support stream_options)',
+      'invalid_request_error',
+      'invalid_parameter',
+    );
   }
   if (model.id === 'deepseek-reasoner-emu') {
     // Thinking mode with tools: each assistant message of a tool round must carry its reasoning.
     const at = (body.messages as Json[]).findIndex((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && typeof m.reasoning_content !== 'string');
-    if (at !== -1) return openAiError(res, 400, `Missing \`reasoning_content\` field in the assistant message at message index ${at}. Pass it back in thinking mode.`, 'invalid_request_error', 'invalid_request_error');
+    if (at !== -1)
+      return openAiError(
+        res,
+        400,
+        `Missing \`reasoning_content\` field in the assistant message at message index ${at}. Pass it back in thinking mode.`,
+        'invalid_request_error',
+        'invalid_request_error',
+      );
   }
   const imageProblem = chatImageProblem(body.messages as Json[]);
   if (imageProblem) return openAiError(res, 400, imageProblem, 'invalid_request_error', 'invalid_image');
@@ -147,10 +178,20 @@ export async function handleChatCompletions(ctx: Ctx): Promise<void> {
   }
   const completionTokens = estimateTokens(text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0);
   const cached = emu.automaticCache.lookup(auth.key.key, [body.tools, ...(body.messages as unknown[])], promptTokens);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+  };
   // new-api bills cache reads at its cache ratio (0.1); one-api bills every prompt token in full.
   const cacheDiscount = emu.profile === 'new-api' ? 0.9 : 0;
-  emu.store.spend(auth.key, (promptTokens - cached * cacheDiscount + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
+  emu.store.spend(auth.key, (promptTokens - cached * cacheDiscount + completionTokens * 4) * model.ratio, {
+    model: model.id,
+    prompt: promptTokens,
+    completion: completionTokens,
+    stream: body.stream === true,
+  });
 
   const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);

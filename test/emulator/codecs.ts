@@ -139,7 +139,8 @@ export function flac(pcm: Buffer, rate: number, text: string): Buffer {
   const vendor = Buffer.from('model-gateway-emulator');
   const note = Buffer.from(`GATEWAY_TEXT=${text.slice(0, 2000)}`);
   const comment = Buffer.concat([u32le(vendor.length), vendor, u32le(1), u32le(note.length), note]);
-  const metaHeader = (last: boolean, type: number, length: number) => Buffer.from([(last ? 0x80 : 0) | type, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff]);
+  const metaHeader = (last: boolean, type: number, length: number) =>
+    Buffer.from([(last ? 0x80 : 0) | type, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff]);
   const parts = [Buffer.from('fLaC'), metaHeader(false, 0, info.length), info, metaHeader(true, 4, comment.length), comment];
   // Sample rate code (FLAC format table); 0 means "read it from STREAMINFO".
   const rateCode = ({ 16_000: 5, 22_050: 6, 24_000: 7, 32_000: 8, 44_100: 9, 48_000: 10 } as Record<number, number>)[rate] ?? 0;

@@ -13,7 +13,10 @@ export function delegationPlan(text: string, tools: readonly ToolSpec[]): Plan |
   const asked = /\bin parallel\b[,:]?\s*([\s\S]*)$/i.exec(text)?.[1];
   if (!asked) return undefined;
   const substeps = /#substeps=(\d{1,3})/.exec(text)?.[1];
-  const body = asked.replace(/#\w+=\d+/g, '').trim().replace(/[.?!]+$/, '');
+  const body = asked
+    .replace(/#\w+=\d+/g, '')
+    .trim()
+    .replace(/[.?!]+$/, '');
   const verb = (VERB.exec(body)?.[1] ?? 'find').toLowerCase();
   const parts = body
     .replace(VERB, '')
@@ -47,7 +50,11 @@ export function memoryPlan(text: string, tools: readonly ToolSpec[]): Plan | und
   if (!tools.some((t) => t.name === 'memory')) return undefined;
   const m = /\bremember\b[,:]?\s+(?:that\s+)?([\s\S]+)$/i.exec(text);
   if (!m) return undefined;
-  const scope = /\b(this conversation|for now)\b/i.test(text) ? 'conversation' : /\b(for me|about me|I prefer|I like|my own|in every project|always)\b/i.test(text) ? 'user' : 'repository';
+  const scope = /\b(this conversation|for now)\b/i.test(text)
+    ? 'conversation'
+    : /\b(for me|about me|I prefer|I like|my own|in every project|always)\b/i.test(text)
+      ? 'user'
+      : 'repository';
   const fact = m[1]
     .replace(/,?\s*\b(for this (repository|repo|project)|for me|in every project|for this conversation|for now)\b/gi, '')
     .trim()

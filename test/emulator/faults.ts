@@ -135,11 +135,16 @@ export class SseWriter {
     }
     this.count++;
     const ok = this.res.write(`${name ? `event: ${name}\n` : ''}data: ${data}\n\n`);
-    if (!ok) await new Promise<void>((resolve) => {
-      const done = () => { this.res.off('drain', done); this.res.off('close', done); resolve(); };
-      this.res.on('drain', done);
-      this.res.on('close', done);
-    });
+    if (!ok)
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.res.off('drain', done);
+          this.res.off('close', done);
+          resolve();
+        };
+        this.res.on('drain', done);
+        this.res.on('close', done);
+      });
     return !this.stopped;
   }
 

@@ -45,7 +45,11 @@ export function fillTheMiddle(prefix: string, suffix: string): string {
   if (/\{\s*$/.test(line) && suffixLine.trim() === '') {
     const name = /(?:function|class|def|fn)\s+([\w$]+)|([\w$]+)\s*\([^)]*\)\s*(?::[^{]*)?\{\s*$/.exec(line);
     const what = name?.[1] ?? name?.[2] ?? 'this block';
-    const closed = nextLines.find((l) => l.trim() !== '')?.trim().startsWith('}') && (nextLines.find((l) => l.trim() !== '') ?? '').startsWith(indent + '}');
+    const closed =
+      nextLines
+        .find((l) => l.trim() !== '')
+        ?.trim()
+        .startsWith('}') && (nextLines.find((l) => l.trim() !== '') ?? '').startsWith(indent + '}');
     return `\n${indent}  // TODO: implement ${what}${closed ? '' : `\n${indent}}`}`;
   }
 
@@ -53,7 +57,9 @@ export function fillTheMiddle(prefix: string, suffix: string): string {
   const word = /[A-Za-z_$][\w$]*$/.exec(line)?.[0];
   if (word) {
     const counts = identifiers(prefix.slice(0, lineStart) + '\n' + suffix);
-    const candidates = [...counts.entries()].filter(([id]) => id.startsWith(word) && id !== word).sort((a, b) => b[1] - a[1] || b[0].length - a[0].length || a[0].localeCompare(b[0]));
+    const candidates = [...counts.entries()]
+      .filter(([id]) => id.startsWith(word) && id !== word)
+      .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length || a[0].localeCompare(b[0]));
     if (candidates[0]) out = candidates[0][0].slice(word.length);
   }
   const closers = openBrackets(line + out).join('');
@@ -84,7 +90,12 @@ export async function handleCompletions(ctx: Ctx): Promise<void> {
   const { body, model, auth } = begun;
   const rules = COMPLETION_MODELS[model.id];
   if (!rules) {
-    return openAiError(res, 404, 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?', 'invalid_request_error');
+    return openAiError(
+      res,
+      404,
+      'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?',
+      'invalid_request_error',
+    );
   }
   if (typeof body.prompt !== 'string') return openAiError(res, 400, "'prompt' is a required property", 'invalid_request_error', 'invalid_parameter');
   if (body.suffix !== undefined && !rules.fim) {
@@ -94,7 +105,9 @@ export async function handleCompletions(ctx: Ctx): Promise<void> {
   const suffix = typeof body.suffix === 'string' ? body.suffix : '';
   let text = emu.codeModel(prefix, suffix);
   let finish = 'stop';
-  const stops = (Array.isArray(body.stop) ? body.stop : typeof body.stop === 'string' ? [body.stop] : []).filter((s): s is string => typeof s === 'string' && s.length > 0);
+  const stops = (Array.isArray(body.stop) ? body.stop : typeof body.stop === 'string' ? [body.stop] : []).filter(
+    (s): s is string => typeof s === 'string' && s.length > 0,
+  );
   for (const s of stops) {
     const at = text.indexOf(s);
     if (at >= 0) text = text.slice(0, at);
@@ -106,16 +119,24 @@ export async function handleCompletions(ctx: Ctx): Promise<void> {
   const promptTokens = estimateTokens(prefix) + estimateTokens(suffix);
   const completionTokens = estimateTokens(text);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  emu.store.spend(auth.key, (promptTokens + completionTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: completionTokens, stream: body.stream === true });
+  emu.store.spend(auth.key, (promptTokens + completionTokens * 4) * model.ratio, {
+    model: model.id,
+    prompt: promptTokens,
+    completion: completionTokens,
+    stream: body.stream === true,
+  });
   const id = `cmpl-${randomBytes(12).toString('base64url')}`;
   const created = Math.floor(emu.clock.now() / 1000);
   const base = { id, object: 'text_completion', created, model: model.id };
   if (body.stream !== true) return sendJson(res, 200, { ...base, choices: [{ text, index: 0, logprobs: null, finish_reason: finish }], usage });
 
-  const writer = new SseWriter(res, ctx.faults, (message) => ({ data: JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'stream_failed' } }) }));
+  const writer = new SseWriter(res, ctx.faults, (message) => ({
+    data: JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'stream_failed' } }),
+  }));
   writer.onClientClose = () => emu.clientClosedStreams++;
   writer.start();
-  const chunk = (piece: string, finishReason: string | null) => JSON.stringify({ ...base, choices: [{ text: piece, index: 0, logprobs: null, finish_reason: finishReason }] });
+  const chunk = (piece: string, finishReason: string | null) =>
+    JSON.stringify({ ...base, choices: [{ text: piece, index: 0, logprobs: null, finish_reason: finishReason }] });
   for (const piece of textPieces(text)) if (!(await writer.event(undefined, chunk(piece, null)))) return;
   if (!(await writer.event(undefined, chunk('', finish)))) return;
   const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;

@@ -23,12 +23,22 @@ export const SIGNING_GEMINI_MODELS = new Set(['gemini-3-pro-emu']);
 const SEAL = randomBytes(16).toString('hex');
 const sign = (what: string): string => {
   const body = Buffer.from(what).toString('base64');
-  return `${body}.${createHash('sha256').update(SEAL + body).digest('base64').slice(0, 22)}`;
+  return `${body}.${createHash('sha256')
+    .update(SEAL + body)
+    .digest('base64')
+    .slice(0, 22)}`;
 };
 const verified = (v: unknown): boolean => {
   if (typeof v !== 'string') return false;
   const [body, mac] = v.split('.');
-  return !!body && mac === createHash('sha256').update(SEAL + body).digest('base64').slice(0, 22);
+  return (
+    !!body &&
+    mac ===
+      createHash('sha256')
+        .update(SEAL + body)
+        .digest('base64')
+        .slice(0, 22)
+  );
 };
 
 /** Google's error envelope (what an upstream Gemini refusal looks like through the relay). */
@@ -38,7 +48,8 @@ function googleError(ctx: Ctx, code: number, message: string, status = 'INVALID_
 
 export function handleGeminiModels(ctx: Ctx): void {
   const { emu } = ctx;
-  if (emu.profile !== 'new-api') return sendJson(ctx.res, 404, { error: { message: `Invalid URL (GET ${ctx.path})`, type: 'invalid_request_error', param: '', code: '' } });
+  if (emu.profile !== 'new-api')
+    return sendJson(ctx.res, 404, { error: { message: `Invalid URL (GET ${ctx.path})`, type: 'invalid_request_error', param: '', code: '' } });
   const auth = emu.authorize(ctx, 'goog', undefined, 'openai');
   if (!auth.ok) return;
   const allowed = auth.key.models;
@@ -66,7 +77,8 @@ function toTurns(contents: Json[], signing: boolean): Parsed {
   let tokens = 0;
   for (const [i, c] of contents.entries()) {
     const parts = Array.isArray(c.parts) ? (c.parts as Json[]) : [];
-    if (c.role !== 'user' && c.role !== 'model') return { turns, tokens, problem: `Please use a valid role: user, model. (contents[${i}].role: ${asText(c.role)})` };
+    if (c.role !== 'user' && c.role !== 'model')
+      return { turns, tokens, problem: `Please use a valid role: user, model. (contents[${i}].role: ${asText(c.role)})` };
     if (parts.length === 0) return { turns, tokens, problem: `contents[${i}].parts must not be empty.` };
     if (c.role === 'model') {
       const turn: Turn = { role: 'assistant', text: '', images: 0, toolResults: [], toolCalls: [], callArgs: [] };
@@ -103,7 +115,8 @@ function toTurns(contents: Json[], signing: boolean): Parsed {
       if (p.functionResponse && typeof p.functionResponse === 'object') {
         const fr = p.functionResponse as Json;
         const r = (fr.response ?? {}) as Json;
-        const content = typeof r.output === 'string' ? r.output : typeof r.result === 'string' ? r.result : typeof r.error === 'string' ? r.error : JSON.stringify(r);
+        const content =
+          typeof r.output === 'string' ? r.output : typeof r.result === 'string' ? r.result : typeof r.error === 'string' ? r.error : JSON.stringify(r);
         turn.toolResults.push({ name: asText(fr.name), content, isError: r.error !== undefined });
         tokens += estimateTokens(content);
       }
@@ -121,7 +134,8 @@ function choiceOf(config: unknown): ToolChoice {
 
 export async function handleGemini(ctx: Ctx, modelId: string, stream: boolean): Promise<void> {
   const { emu, res } = ctx;
-  if (emu.profile !== 'new-api') return sendJson(res, 404, { error: { message: `Invalid URL (POST ${ctx.path})`, type: 'invalid_request_error', param: '', code: '' } });
+  if (emu.profile !== 'new-api')
+    return sendJson(res, 404, { error: { message: `Invalid URL (POST ${ctx.path})`, type: 'invalid_request_error', param: '', code: '' } });
   const model = emu.requireModel(ctx, modelId, 'openai', 'chat');
   if (!model) return;
   const auth = emu.authorize(ctx, 'goog', model, 'openai');
@@ -133,8 +147,9 @@ export async function handleGemini(ctx: Ctx, modelId: string, stream: boolean): 
   const tools: ToolSpec[] = [];
   for (const t of Array.isArray(body.tools) ? (body.tools as Json[]) : []) {
     for (const d of Array.isArray(t.functionDeclarations) ? (t.functionDeclarations as Json[]) : []) {
-      if (typeof d.name !== 'string' || !d.name) return googleError(ctx, 400, '* GenerateContentRequest.tools[0].function_declarations[0].name: Name cannot be empty.');
-      tools.push({ name: d.name, description: asText(d.description), parameters: (d.parametersJsonSchema ?? d.parameters ?? {}) });
+      if (typeof d.name !== 'string' || !d.name)
+        return googleError(ctx, 400, '* GenerateContentRequest.tools[0].function_declarations[0].name: Name cannot be empty.');
+      tools.push({ name: d.name, description: asText(d.description), parameters: d.parametersJsonSchema ?? d.parameters ?? {} });
     }
   }
   const signing = SIGNING_GEMINI_MODELS.has(model.id);
@@ -142,17 +157,27 @@ export async function handleGemini(ctx: Ctx, modelId: string, stream: boolean): 
   if (parsed.problem) return googleError(ctx, 400, parsed.problem);
   const system = ((body.systemInstruction as Json | undefined)?.parts as Json[] | undefined)?.map((p) => asText(p.text)).join('\n') ?? '';
   const promptTokens = parsed.tokens + estimateTokens(system) + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
-  if (model.contextWindow && promptTokens > model.contextWindow) return googleError(ctx, 400, `The input token count (${promptTokens}) exceeds the maximum number of tokens allowed (${model.contextWindow}).`);
+  if (model.contextWindow && promptTokens > model.contextWindow)
+    return googleError(ctx, 400, `The input token count (${promptTokens}) exceeds the maximum number of tokens allowed (${model.contextWindow}).`);
   const thinking = ((body.generationConfig as Json | undefined)?.thinkingConfig ?? {}) as Json;
   const budget = typeof thinking.thinkingBudget === 'number' ? thinking.thinkingBudget : -1;
   const thinks = signing && budget !== 0;
   const p = plan(model.id, parsed.turns, tools, choiceOf(body.toolConfig), thinks);
   const thought = thinks ? (p.thinking ?? 'Working out what to do next.') : undefined;
   const thoughtsTokens = thought ? Math.min(budget > 0 ? budget : Infinity, estimateTokens(thought) * 3) : 0;
-  const calls = p.toolCalls.map((c, i) => ({ functionCall: { name: c.name, args: c.arguments }, ...(signing && i === 0 ? { thoughtSignature: sign(`${c.name}:${randomBytes(6).toString('hex')}`) } : {}) }));
+  const calls = p.toolCalls.map((c, i) => ({
+    functionCall: { name: c.name, args: c.arguments },
+    ...(signing && i === 0 ? { thoughtSignature: sign(`${c.name}:${randomBytes(6).toString('hex')}`) } : {}),
+  }));
   const outputTokens = estimateTokens(p.text) + calls.reduce((n, c) => n + estimateTokens(JSON.stringify(c.functionCall.args)), 0);
   const cached = emu.automaticCache.lookup(auth.key.key, [body.systemInstruction, body.tools, ...contents], promptTokens);
-  emu.store.spend(auth.key, (promptTokens - cached * 0.9 + (outputTokens + thoughtsTokens) * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: outputTokens + thoughtsTokens, cacheRead: cached, stream });
+  emu.store.spend(auth.key, (promptTokens - cached * 0.9 + (outputTokens + thoughtsTokens) * 4) * model.ratio, {
+    model: model.id,
+    prompt: promptTokens,
+    completion: outputTokens + thoughtsTokens,
+    cacheRead: cached,
+    stream,
+  });
   const usageMetadata = {
     promptTokenCount: promptTokens,
     candidatesTokenCount: outputTokens,

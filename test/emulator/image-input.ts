@@ -33,7 +33,8 @@ export function chatImageProblem(messages: Json[]): string | undefined {
       const where = `messages[${i}].content[${j}].image_url`;
       const img = (part.image_url ?? {}) as Json;
       const detail = img.detail === undefined ? undefined : JSON.stringify(img.detail).replace(/^"|"$/g, '');
-      if (detail !== undefined && !DETAILS.includes(detail)) return `${where}.detail: Invalid value: '${detail}'. Supported values are: 'auto', 'low', and 'high'.`;
+      if (detail !== undefined && !DETAILS.includes(detail))
+        return `${where}.detail: Invalid value: '${detail}'. Supported values are: 'auto', 'low', and 'high'.`;
       const url = typeof img.url === 'string' ? img.url : '';
       const data = /^data:[^,]*;base64,(.*)$/s.exec(url);
       if (data) {

@@ -27,7 +27,10 @@ export function resolutionFor(ratio: string): { width: number; height: number } 
 }
 
 class Fail extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -128,7 +131,26 @@ export class ImageStudio {
       if (!r || typeof r.prompt !== 'string' || !r.prompt) throw new Fail(400, 'image_request.prompt is required.');
       const model = oneOf(r.model, 'model', LEGACY_MODELS, 'V_2');
       const n = int(r.num_images, 'num_images', 1, 8, 1);
-      const { width, height } = resolutionFor(oneOf(r.aspect_ratio, 'aspect_ratio', ['ASPECT_1_1', 'ASPECT_3_1', 'ASPECT_1_3', 'ASPECT_3_2', 'ASPECT_2_3', 'ASPECT_4_3', 'ASPECT_3_4', 'ASPECT_16_9', 'ASPECT_9_16', 'ASPECT_16_10', 'ASPECT_10_16'], 'ASPECT_1_1'));
+      const { width, height } = resolutionFor(
+        oneOf(
+          r.aspect_ratio,
+          'aspect_ratio',
+          [
+            'ASPECT_1_1',
+            'ASPECT_3_1',
+            'ASPECT_1_3',
+            'ASPECT_3_2',
+            'ASPECT_2_3',
+            'ASPECT_4_3',
+            'ASPECT_3_4',
+            'ASPECT_16_9',
+            'ASPECT_9_16',
+            'ASPECT_16_10',
+            'ASPECT_10_16',
+          ],
+          'ASPECT_1_1',
+        ),
+      );
       const seed = r.seed === undefined ? undefined : int(r.seed, 'seed', 0, 2147483647, 0);
       return { body: this.result(this.render(r.prompt, width, height, n, seed, asText(r.style_type, 'AUTO'))), price: LEGACY_PRICE[model] * n };
     }

@@ -25,7 +25,10 @@ export function synthesizePcm(text: string, speed = 1): Buffer {
   const total = Math.round(speechSeconds(text, speed) * SAMPLE_RATE);
   const pcm = Buffer.alloc(total * 2);
   const words = text.split(/\s+/).filter(Boolean);
-  const totalChars = Math.max(1, words.reduce((n, w) => n + w.length + 1, 0));
+  const totalChars = Math.max(
+    1,
+    words.reduce((n, w) => n + w.length + 1, 0),
+  );
   let at = 0;
   for (const w of words) {
     const span = Math.round(((w.length + 1) / totalChars) * total);
@@ -182,4 +185,3 @@ export function png(width: number, height: number, seed: number, pixel?: (x: num
 }
 
 export { decodePng, pngSize, type DecodedPng } from '../../src/assets/core/png';
-

@@ -145,7 +145,9 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(version) || version < '2023-06-01') {
     return claudeError(res, 400, `anthropic-version: "${version}" is not a supported version (2023-06-01 or later)`);
   }
-  const betas = asText(req.headers['anthropic-beta']).split(',').map((s) => s.trim());
+  const betas = asText(req.headers['anthropic-beta'])
+    .split(',')
+    .map((s) => s.trim());
   const hasBeta = betas.includes(BETA_TTL);
   const body = ctx.body as Json | undefined;
   if (!body || typeof body !== 'object') return claudeError(res, 400, 'The request body must be a JSON object.');
@@ -178,13 +180,17 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   const blocks = cacheBlocks(body, hasBeta);
   const promptTokens = blocks.reduce((n, b) => n + b.tokens, 0);
   // Anthropic's refusal for a prompt over the window.
-  if (model.contextWindow && promptTokens > model.contextWindow) return claudeError(res, 400, `prompt is too long: ${promptTokens} tokens > ${model.contextWindow} maximum`);
+  if (model.contextWindow && promptTokens > model.contextWindow)
+    return claudeError(res, 400, `prompt is too long: ${promptTokens} tokens > ${model.contextWindow} maximum`);
   const usage = emu.cache.process(`org-${auth.user.id}`, `${model.id}\u0000${JSON.stringify(body.tool_choice ?? null)}`, blocks, model.cacheMinTokens);
   // tool_choice.disable_parallel_tool_use allows one tool call per reply.
   const oneCall = (body.tool_choice as Json | undefined)?.disable_parallel_tool_use === true;
-  let calls = (oneCall ? p.toolCalls.slice(0, 1) : p.toolCalls).map((c) => ({ id: `toolu_${randomBytes(12).toString('base64url')}`, name: c.name, input: c.arguments }));
-  let outputTokens =
-    estimateTokens(p.text) + estimateTokens(p.thinking ?? '') + calls.reduce((n, c) => n + estimateTokens(JSON.stringify(c.input)), 0);
+  let calls = (oneCall ? p.toolCalls.slice(0, 1) : p.toolCalls).map((c) => ({
+    id: `toolu_${randomBytes(12).toString('base64url')}`,
+    name: c.name,
+    input: c.arguments,
+  }));
+  let outputTokens = estimateTokens(p.text) + estimateTokens(p.thinking ?? '') + calls.reduce((n, c) => n + estimateTokens(JSON.stringify(c.input)), 0);
   let stopReason = calls.length > 0 ? 'tool_use' : 'end_turn';
   // max_tokens cuts the reply where the model would have stopped.
   const limit = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
@@ -217,7 +223,16 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   const fullUsage = { ...usage, output_tokens: outputTokens, service_tier: 'standard' };
 
   if (body.stream !== true) {
-    return sendJson(res, 200, { id, type: 'message', role: 'assistant', model: model.id, content, stop_reason: stopReason, stop_sequence: null, usage: fullUsage });
+    return sendJson(res, 200, {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: model.id,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage: fullUsage,
+    });
   }
 
   const writer = new SseWriter(res, ctx.faults, (message) => ({
@@ -228,7 +243,12 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
   writer.start();
   const send = (type: string, data: Json) => writer.event(type, JSON.stringify({ type, ...data }));
   const startUsage = { ...usage, output_tokens: 1 };
-  if (!(await send('message_start', { message: { id, type: 'message', role: 'assistant', model: model.id, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } }))) return;
+  if (
+    !(await send('message_start', {
+      message: { id, type: 'message', role: 'assistant', model: model.id, content: [], stop_reason: null, stop_sequence: null, usage: startUsage },
+    }))
+  )
+    return;
   let index = 0;
   if (p.thinking) {
     if (!(await send('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } }))) return;
@@ -256,7 +276,12 @@ export async function handleMessages(ctx: Ctx): Promise<void> {
     if (!(await send('content_block_stop', { index }))) return;
     index++;
   }
-  const deltaUsage = { output_tokens: outputTokens, input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens };
+  const deltaUsage = {
+    output_tokens: outputTokens,
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+  };
   if (!(await send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: deltaUsage }))) return;
   if (!(await send('message_stop', {}))) return;
   writer.end();

@@ -17,7 +17,14 @@ export interface EmulatedModel {
   endpoints?: string[];
 }
 
-const chat = (id: string, ratio: number, cacheMinTokens = 1024, contextWindow = 128_000): EmulatedModel => ({ id, kind: 'chat', ownedBy: 'emulator', ratio, cacheMinTokens, contextWindow });
+const chat = (id: string, ratio: number, cacheMinTokens = 1024, contextWindow = 128_000): EmulatedModel => ({
+  id,
+  kind: 'chat',
+  ownedBy: 'emulator',
+  ratio,
+  cacheMinTokens,
+  contextWindow,
+});
 const other = (id: string, kind: ModelKind, ratio: number, extra: Partial<EmulatedModel> = {}): EmulatedModel => ({
   id,
   kind,

@@ -69,7 +69,12 @@ export function mp4(seconds: number, label: string, size?: string): Buffer {
     u16(0x0018, 0xffff), // depth 24, pre-defined -1
     avcC,
   );
-  const stts = fullBox('stts', 0, 0, ...(last === TIMESCALE ? [u32(1, count, TIMESCALE)] : count > 1 ? [u32(2, count - 1, TIMESCALE, 1, last)] : [u32(1, 1, last)]));
+  const stts = fullBox(
+    'stts',
+    0,
+    0,
+    ...(last === TIMESCALE ? [u32(1, count, TIMESCALE)] : count > 1 ? [u32(2, count - 1, TIMESCALE, 1, last)] : [u32(1, 1, last)]),
+  );
   const stsc = fullBox('stsc', 0, 0, u32(1, 1, count, 1));
   const stsz = fullBox('stsz', 0, 0, u32(0, count), ...Array.from({ length: count }, () => u32(sample.length)));
   const build = (mdatOffset: number) => {

@@ -15,7 +15,11 @@ function editsOf(text: string): Edit[] {
   const out: Edit[] = [];
   for (const block of body.split(/^@@ line /m).filter(Boolean)) {
     const [head, ...rest] = block.split('\n');
-    out.push({ line: Number(head) - 1, before: rest.filter((l) => l.startsWith('-')).map((l) => l.slice(1)), after: rest.filter((l) => l.startsWith('+')).map((l) => l.slice(1)) });
+    out.push({
+      line: Number(head) - 1,
+      before: rest.filter((l) => l.startsWith('-')).map((l) => l.slice(1)),
+      after: rest.filter((l) => l.startsWith('+')).map((l) => l.slice(1)),
+    });
   }
   return out;
 }
@@ -40,8 +44,14 @@ export function nextEditAnswer(userText: string): string | undefined {
   if (!file || !rename) return '{}';
   const cursor = Number(file[1]);
   const uses = new RegExp(`(^|[^\\w$])${rename.from.replace(/\$/g, '\\$')}(?![\\w$])`);
-  const lines = file[2].split('\n').map((l) => /^(\d+)\| ?(.*)$/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => ({ n: Number(m[1]), text: m[2] }));
-  const candidates = lines.filter((l) => uses.test(l.text)).sort((x, y) => (x.n >= cursor ? 0 : 1) - (y.n >= cursor ? 0 : 1) || Math.abs(x.n - cursor) - Math.abs(y.n - cursor));
+  const lines = file[2]
+    .split('\n')
+    .map((l) => /^(\d+)\| ?(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => ({ n: Number(m[1]), text: m[2] }));
+  const candidates = lines
+    .filter((l) => uses.test(l.text))
+    .sort((x, y) => (x.n >= cursor ? 0 : 1) - (y.n >= cursor ? 0 : 1) || Math.abs(x.n - cursor) - Math.abs(y.n - cursor));
   const next = candidates[0];
   if (!next) return '{}';
   const all = new RegExp(`(^|[^\\w$])${rename.from.replace(/\$/g, '\\$')}(?![\\w$])`, 'g');

@@ -5,7 +5,9 @@
  */
 
 const STOP = new Set(
-  'a an and are as at be can could do does explain for from how i in is it me my of on or please should show tell that the this to what when where which who why will with would you your about into some few words long answer one just want need give write make'.split(' '),
+  'a an and are as at be can could do does explain for from how i in is it me my of on or please should show tell that the this to what when where which who why will with would you your about into some few words long answer one just want need give write make'.split(
+    ' ',
+  ),
 );
 
 function hash(s: string): number {
@@ -28,7 +30,11 @@ export function topicWords(question: string): string[] {
 }
 
 /** Words that say how to answer, not what about (kept out of headings and names). */
-const GENERIC = new Set('python typescript ts js javascript sql bash shell go golang rust function functions code example snippet script class method implement regex program'.split(' '));
+const GENERIC = new Set(
+  'python typescript ts js javascript sql bash shell go golang rust function functions code example snippet script class method implement regex program'.split(
+    ' ',
+  ),
+);
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -53,12 +59,55 @@ function codeFor(question: string, words: string[]): string[] {
   const fn = identifier(words);
   const snake = fn.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   const body: Record<string, string[]> = {
-    ts: [`/** ${capital(words.slice(0, 4).join(' ') || 'example')}: validate the input, then do the work. */`, `export function ${fn}(input: string): string {`, '  const value = input.trim();', `  if (!value) throw new Error('${fn}: input is empty');`, '  return value;', '}'],
-    python: [`def ${snake}(value: str) -> str:`, `    """${capital(words.slice(0, 4).join(' ') || 'example')}."""`, '    value = value.strip()', '    if not value:', `        raise ValueError("${snake}: value is empty")`, '    return value'],
-    sql: [`-- ${capital(words.slice(0, 4).join(' ') || 'example')}`, 'SELECT id, name, created_at', `FROM ${snake}s`, 'WHERE created_at >= CURRENT_DATE - INTERVAL \'7 days\'', 'ORDER BY created_at DESC;'],
-    bash: ['#!/usr/bin/env bash', 'set -euo pipefail', `# ${words.slice(0, 4).join(' ') || 'example'}`, 'for file in "$@"; do', '  echo "processing $file"', 'done'],
-    go: [`func ${capital(fn)}(input string) (string, error) {`, '\tvalue := strings.TrimSpace(input)', '\tif value == "" {', `\t\treturn "", errors.New("${fn}: input is empty")`, '\t}', '\treturn value, nil', '}'],
-    rust: [`pub fn ${snake}(input: &str) -> Result<String, String> {`, '    let value = input.trim();', '    if value.is_empty() {', `        return Err("${snake}: input is empty".into());`, '    }', '    Ok(value.to_string())', '}'],
+    ts: [
+      `/** ${capital(words.slice(0, 4).join(' ') || 'example')}: validate the input, then do the work. */`,
+      `export function ${fn}(input: string): string {`,
+      '  const value = input.trim();',
+      `  if (!value) throw new Error('${fn}: input is empty');`,
+      '  return value;',
+      '}',
+    ],
+    python: [
+      `def ${snake}(value: str) -> str:`,
+      `    """${capital(words.slice(0, 4).join(' ') || 'example')}."""`,
+      '    value = value.strip()',
+      '    if not value:',
+      `        raise ValueError("${snake}: value is empty")`,
+      '    return value',
+    ],
+    sql: [
+      `-- ${capital(words.slice(0, 4).join(' ') || 'example')}`,
+      'SELECT id, name, created_at',
+      `FROM ${snake}s`,
+      "WHERE created_at >= CURRENT_DATE - INTERVAL '7 days'",
+      'ORDER BY created_at DESC;',
+    ],
+    bash: [
+      '#!/usr/bin/env bash',
+      'set -euo pipefail',
+      `# ${words.slice(0, 4).join(' ') || 'example'}`,
+      'for file in "$@"; do',
+      '  echo "processing $file"',
+      'done',
+    ],
+    go: [
+      `func ${capital(fn)}(input string) (string, error) {`,
+      '\tvalue := strings.TrimSpace(input)',
+      '\tif value == "" {',
+      `\t\treturn "", errors.New("${fn}: input is empty")`,
+      '\t}',
+      '\treturn value, nil',
+      '}',
+    ],
+    rust: [
+      `pub fn ${snake}(input: &str) -> Result<String, String> {`,
+      '    let value = input.trim();',
+      '    if value.is_empty() {',
+      `        return Err("${snake}: input is empty".into());`,
+      '    }',
+      '    Ok(value.to_string())',
+      '}',
+    ],
   };
   return ['', `Here is a small example in ${lang.name}:`, '', `\`\`\`${lang.fence}`, ...body[lang.fence], '```'];
 }
@@ -117,7 +166,8 @@ export function assistantReply(r: ReplyInput): string {
   const seed = hash(asked);
   const topic = words.slice(0, 4).join(' ') || 'your question';
   const lines: string[] = [`## ${capital(topic)}`, '', OPENERS[seed % OPENERS.length]];
-  if (r.images > 0) lines.push('', `I looked at the ${r.images === 1 ? 'image' : `${r.images} images`} you attached; ${r.images === 1 ? 'it' : 'they'} fit the question.`);
+  if (r.images > 0)
+    lines.push('', `I looked at the ${r.images === 1 ? 'image' : `${r.images} images`} you attached; ${r.images === 1 ? 'it' : 'they'} fit the question.`);
   lines.push(
     '',
     `- **What you asked:** “${asked.length > 160 ? `${asked.slice(0, 160)}…` : asked}”`,

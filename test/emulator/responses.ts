@@ -20,12 +20,22 @@ export const REASONING_RESPONSES_MODELS = new Set(['gpt-5-codex-emu']);
 const SEAL = randomBytes(16).toString('hex');
 function seal(text: string): string {
   const body = Buffer.from(JSON.stringify({ t: text })).toString('base64');
-  return `${body}.${createHash('sha256').update(SEAL + body).digest('base64url').slice(0, 16)}`;
+  return `${body}.${createHash('sha256')
+    .update(SEAL + body)
+    .digest('base64url')
+    .slice(0, 16)}`;
 }
 function unseal(v: unknown): boolean {
   if (typeof v !== 'string') return false;
   const [body, mac] = v.split('.');
-  return !!body && mac === createHash('sha256').update(SEAL + body).digest('base64url').slice(0, 16);
+  return (
+    !!body &&
+    mac ===
+      createHash('sha256')
+        .update(SEAL + body)
+        .digest('base64url')
+        .slice(0, 16)
+  );
 }
 /** The text a sealed item carries (after `unseal` said it is ours). */
 function sealedText(v: string): string {
@@ -81,17 +91,23 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
         else turns.push({ role: 'assistant', text, images: 0, toolResults: [], toolCalls: [] });
       }
     } else if (type === 'reasoning') {
-      if (!unseal(item.encrypted_content)) return { turns, tokens, problem: `Item at input[${i}] of type 'reasoning' has encrypted_content that could not be verified.` };
+      if (!unseal(item.encrypted_content))
+        return { turns, tokens, problem: `Item at input[${i}] of type 'reasoning' has encrypted_content that could not be verified.` };
       reasoningSinceUser = true;
     } else if (type === 'compaction') {
       // What /v1/responses/compact made: the model reads what it kept (counted), nothing else.
-      if (!unseal(item.encrypted_content)) return { turns, tokens, problem: `Item at input[${i}] of type 'compaction' has encrypted_content that could not be verified.` };
+      if (!unseal(item.encrypted_content))
+        return { turns, tokens, problem: `Item at input[${i}] of type 'compaction' has encrypted_content that could not be verified.` };
       tokens += estimateTokens(sealedText(item.encrypted_content as string));
       compacted.push(sealedText(item.encrypted_content as string));
     } else if (type === 'function_call') {
       // OpenAI's rule: an output item sent back by id needs the reasoning item that came before it.
       if (reasoningModel && item.id !== undefined && !reasoningSinceUser) {
-        return { turns, tokens, problem: `Item '${asText(item.id) || `input[${i}]`}' of type 'function_call' was provided without its required 'reasoning' item. With store: false, pass back the reasoning items (include: ["reasoning.encrypted_content"]).` };
+        return {
+          turns,
+          tokens,
+          problem: `Item '${asText(item.id) || `input[${i}]`}' of type 'function_call' was provided without its required 'reasoning' item. With store: false, pass back the reasoning items (include: ["reasoning.encrypted_content"]).`,
+        };
       }
       names.set(asText(item.call_id), asText(item.name));
       tokens += estimateTokens(asText(item.arguments));
@@ -110,7 +126,11 @@ function toTurns(input: unknown, instructions: unknown, reasoningModel: boolean)
       if (last?.role === 'user' && last.toolResults.length > 0) last.toolResults.push(result);
       else turns.push({ role: 'user', text: '', images: 0, toolResults: [result], toolCalls: [] });
     } else {
-      return { turns, tokens, problem: `Invalid value: '${asText(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning' and 'compaction'.` };
+      return {
+        turns,
+        tokens,
+        problem: `Invalid value: '${asText(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning' and 'compaction'.`,
+      };
     }
   }
   return { turns, tokens, compacted };
@@ -132,17 +152,38 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   if (!begun) return;
   const { body, model, auth } = begun;
   if (body.input === undefined) return openAiError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter');
-  if (body.messages !== undefined) return openAiError(res, 400, "Unsupported parameter: 'messages'. In the Responses API, this parameter has moved to 'input'.", 'invalid_request_error', 'unsupported_parameter');
+  if (body.messages !== undefined)
+    return openAiError(
+      res,
+      400,
+      "Unsupported parameter: 'messages'. In the Responses API, this parameter has moved to 'input'.",
+      'invalid_request_error',
+      'unsupported_parameter',
+    );
   const effort = (body.reasoning as Json | undefined)?.effort;
   const reasoningModel = REASONING_RESPONSES_MODELS.has(model.id);
   if (effort !== undefined && !['minimal', 'low', 'medium', 'high', 'none', 'xhigh'].includes(asText(effort))) {
-    return openAiError(res, 400, `Invalid value: '${asText(effort)}'. Supported values are: 'minimal', 'low', 'medium', and 'high'.`, 'invalid_request_error', 'invalid_value');
+    return openAiError(
+      res,
+      400,
+      `Invalid value: '${asText(effort)}'. Supported values are: 'minimal', 'low', 'medium', and 'high'.`,
+      'invalid_request_error',
+      'invalid_value',
+    );
   }
-  if (effort !== undefined && !reasoningModel) return openAiError(res, 400, `Unsupported parameter: 'reasoning.effort' is not supported with this model.`, 'invalid_request_error', 'unsupported_parameter');
+  if (effort !== undefined && !reasoningModel)
+    return openAiError(
+      res,
+      400,
+      `Unsupported parameter: 'reasoning.effort' is not supported with this model.`,
+      'invalid_request_error',
+      'unsupported_parameter',
+    );
   const tools: ToolSpec[] = [];
   for (const t of Array.isArray(body.tools) ? (body.tools as Json[]) : []) {
-    if (t.type !== 'function' || typeof t.name !== 'string') return openAiError(res, 400, "Missing required parameter: 'tools[0].name'.", 'invalid_request_error', 'missing_required_parameter');
-    tools.push({ name: t.name, description: asText(t.description), parameters: (t.parameters ?? {}) });
+    if (t.type !== 'function' || typeof t.name !== 'string')
+      return openAiError(res, 400, "Missing required parameter: 'tools[0].name'.", 'invalid_request_error', 'missing_required_parameter');
+    tools.push({ name: t.name, description: asText(t.description), parameters: t.parameters ?? {} });
   }
   const choice = toolChoiceOf(body.tool_choice);
   if (!choice) return openAiError(res, 400, "Invalid value for 'tool_choice'.", 'invalid_request_error', 'invalid_value');
@@ -150,7 +191,13 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   if (parsed.problem) return openAiError(res, 400, parsed.problem, 'invalid_request_error', 'invalid_request_error');
   const promptTokens = parsed.tokens + (tools.length ? estimateTokens(JSON.stringify(body.tools)) : 0);
   if (model.contextWindow && promptTokens > model.contextWindow) {
-    return openAiError(res, 400, `Your input exceeds the context window of this model. Please adjust your input and try again.`, 'invalid_request_error', 'context_length_exceeded');
+    return openAiError(
+      res,
+      400,
+      `Your input exceeds the context window of this model. Please adjust your input and try again.`,
+      'invalid_request_error',
+      'context_length_exceeded',
+    );
   }
   const p = plan(model.id, parsed.turns, tools, choice, reasoningModel);
   const calls = (body.parallel_tool_calls === false ? p.toolCalls.slice(0, 1) : p.toolCalls).map((c) => ({
@@ -164,15 +211,37 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const encrypted = Array.isArray(body.include) && (body.include as unknown[]).includes('reasoning.encrypted_content');
   const reasoningTokens = summary ? estimateTokens(summary) * 3 : 0;
   const outputTokens = estimateTokens(p.text) + calls.reduce((n, c) => n + estimateTokens(c.args), 0) + reasoningTokens;
-  const cached = emu.automaticCache.lookup(auth.key.key, [body.instructions, body.tools, ...(Array.isArray(body.input) ? (body.input as unknown[]) : [body.input])], promptTokens);
-  emu.store.spend(auth.key, (promptTokens - cached * 0.9 + outputTokens * 4) * model.ratio, { model: model.id, prompt: promptTokens, completion: outputTokens, stream: body.stream === true });
+  const cached = emu.automaticCache.lookup(
+    auth.key.key,
+    [body.instructions, body.tools, ...(Array.isArray(body.input) ? (body.input as unknown[]) : [body.input])],
+    promptTokens,
+  );
+  emu.store.spend(auth.key, (promptTokens - cached * 0.9 + outputTokens * 4) * model.ratio, {
+    model: model.id,
+    prompt: promptTokens,
+    completion: outputTokens,
+    stream: body.stream === true,
+  });
 
   const id = `resp_${randomBytes(16).toString('hex')}`;
   const created = Math.floor(emu.clock.now() / 1000);
   const reasoningItem = summary
-    ? { id: `rs_${randomBytes(12).toString('hex')}`, type: 'reasoning', summary: wantsSummary ? [{ type: 'summary_text', text: summary }] : [], ...(encrypted ? { encrypted_content: seal(summary) } : {}) }
+    ? {
+        id: `rs_${randomBytes(12).toString('hex')}`,
+        type: 'reasoning',
+        summary: wantsSummary ? [{ type: 'summary_text', text: summary }] : [],
+        ...(encrypted ? { encrypted_content: seal(summary) } : {}),
+      }
     : undefined;
-  const messageItem = p.text ? { id: `msg_${randomBytes(12).toString('hex')}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: p.text, annotations: [], logprobs: [] }] } : undefined;
+  const messageItem = p.text
+    ? {
+        id: `msg_${randomBytes(12).toString('hex')}`,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: p.text, annotations: [], logprobs: [] }],
+      }
+    : undefined;
   const callItems = calls.map((c) => ({ id: c.id, type: 'function_call', status: 'completed', call_id: c.callId, name: c.name, arguments: c.args }));
   const output = [...(reasoningItem ? [reasoningItem] : []), ...(messageItem ? [messageItem] : []), ...callItems];
   const usage = {
@@ -208,7 +277,10 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   });
   if (body.stream !== true) return sendJson(res, 200, response('completed', output, true));
 
-  const writer = new SseWriter(res, ctx.faults, (message) => ({ event: 'error', data: JSON.stringify({ type: 'error', code: 'server_error', message, param: null, sequence_number: 0 }) }));
+  const writer = new SseWriter(res, ctx.faults, (message) => ({
+    event: 'error',
+    data: JSON.stringify({ type: 'error', code: 'server_error', message, param: null, sequence_number: 0 }),
+  }));
   writer.onClientClose = () => emu.clientClosedStreams++;
   writer.start();
   let seq = 0;
@@ -241,7 +313,8 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   for (const item of callItems) {
     const at = index++;
     if (!(await send('response.output_item.added', { output_index: at, item: { ...item, status: 'in_progress', arguments: '' } }))) return;
-    for (const frag of jsonFragments(item.arguments)) if (!(await send('response.function_call_arguments.delta', { item_id: item.id, output_index: at, delta: frag }))) return;
+    for (const frag of jsonFragments(item.arguments))
+      if (!(await send('response.function_call_arguments.delta', { item_id: item.id, output_index: at, delta: frag }))) return;
     if (!(await send('response.function_call_arguments.done', { item_id: item.id, output_index: at, name: item.name, arguments: item.arguments }))) return;
     if (!(await send('response.output_item.done', { output_index: at, item }))) return;
   }
@@ -263,15 +336,20 @@ export function handleResponsesCompact(ctx: Ctx): void {
   const begun = emu.beginJson(ctx, 'chat');
   if (!begun) return;
   const { body, model, auth } = begun;
-  if (!model.endpoints?.includes('openai-response')) return openAiError(res, 400, `The model ${model.id} does not support compaction.`, 'invalid_request_error', 'unsupported_model');
+  if (!model.endpoints?.includes('openai-response'))
+    return openAiError(res, 400, `The model ${model.id} does not support compaction.`, 'invalid_request_error', 'unsupported_model');
   if (body.input === undefined) return openAiError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter');
   const parsed = toTurns(body.input, body.instructions, false);
   if (parsed.problem) return openAiError(res, 400, parsed.problem, 'invalid_request_error', 'invalid_request_error');
   const items: Json[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input as Json[]);
-  const kept = items.filter((i) => (i.type ?? 'message') === 'message' && i.role === 'user').map((i) => ({ type: 'message', role: 'user', content: typeof i.content === 'string' ? [{ type: 'input_text', text: i.content }] : i.content }));
+  const kept = items
+    .filter((i) => (i.type ?? 'message') === 'message' && i.role === 'user')
+    .map((i) => ({ type: 'message', role: 'user', content: typeof i.content === 'string' ? [{ type: 'input_text', text: i.content }] : i.content }));
   const assistantPart = [
     ...(parsed.compacted ?? []),
-    ...parsed.turns.flatMap((t) => (t.role === 'assistant' ? [t.text, ...t.toolCalls.map((n) => `called ${n}`)] : t.toolResults.map((r) => `${r.name}: ${r.content}`))),
+    ...parsed.turns.flatMap((t) =>
+      t.role === 'assistant' ? [t.text, ...t.toolCalls.map((n) => `called ${n}`)] : t.toolResults.map((r) => `${r.name}: ${r.content}`),
+    ),
   ].join('\n');
   const facts = assistantPart.slice(0, Math.max(200, Math.floor(assistantPart.length / 5)));
   const outputTokens = estimateTokens(facts);
@@ -281,6 +359,12 @@ export function handleResponsesCompact(ctx: Ctx): void {
     object: 'response.compaction',
     created_at: Math.floor(emu.clock.now() / 1000),
     output: [...kept, { id: `cmp_${randomBytes(12).toString('hex')}`, type: 'compaction', encrypted_content: seal(facts) }],
-    usage: { input_tokens: parsed.tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: parsed.tokens + outputTokens },
+    usage: {
+      input_tokens: parsed.tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: parsed.tokens + outputTokens,
+    },
   });
 }

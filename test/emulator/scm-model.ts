@@ -41,9 +41,14 @@ function between(text: string, tag: string): string | undefined {
 /** The commit message for a "Write a commit message" request. */
 function commitMessage(text: string): string {
   const diff = between(text, 'diff') ?? '';
-  const subjects = (between(text, 'recent_subjects') ?? '').split('\n').map((l) => l.replace(/^- /, '').trim()).filter((l) => l && l !== '(no commits yet)');
+  const subjects = (between(text, 'recent_subjects') ?? '')
+    .split('\n')
+    .map((l) => l.replace(/^- /, '').trim())
+    .filter((l) => l && l !== '(no commits yet)');
   const files = filesOf(diff);
-  const declared = files.flatMap((f) => f.added.map((a) => /\b(?:function|class|def|const|let|interface|type)\s+([A-Za-z_$][\w$]*)/.exec(a.text)?.[1])).find(Boolean);
+  const declared = files
+    .flatMap((f) => f.added.map((a) => /\b(?:function|class|def|const|let|interface|type)\s+([A-Za-z_$][\w$]*)/.exec(a.text)?.[1]))
+    .find(Boolean);
   const names = files.map((f) => f.path.split('/').pop()!);
   const what = declared ? `${declared} to ${names[0]}` : names.length ? names.slice(0, 2).join(' and ') : 'the changes';
   const verb = declared ? 'Add' : 'Update';
@@ -61,11 +66,22 @@ function reviewFindings(text: string): string {
     const js = /\.(ts|tsx|js|jsx|mjs|cjs)$/.test(f.path);
     for (const a of f.added) {
       if (js && /[^=!<>]==[^=]/.test(a.text)) {
-        findings.push({ path: f.path, line: a.line, severity: 'warning', message: '`==` compares after type coercion (`"0" == 0` is true); use `===`.', fix: { old: a.text, new: a.text.replace(/([^=!<>])==([^=])/g, '$1===$2') } });
+        findings.push({
+          path: f.path,
+          line: a.line,
+          severity: 'warning',
+          message: '`==` compares after type coercion (`"0" == 0` is true); use `===`.',
+          fix: { old: a.text, new: a.text.replace(/([^=!<>])==([^=])/g, '$1===$2') },
+        });
       } else if (/\bconsole\.log\(/.test(a.text)) {
         findings.push({ path: f.path, line: a.line, severity: 'info', message: 'A debugging `console.log` left in the change.' });
       } else if (/(api[_-]?key|secret|password)\s*[:=]\s*['"][^'"]{8,}['"]/i.test(a.text)) {
-        findings.push({ path: f.path, line: a.line, severity: 'error', message: 'A credential is written into the source; read it from the environment or a secret store.' });
+        findings.push({
+          path: f.path,
+          line: a.line,
+          severity: 'error',
+          message: 'A credential is written into the source; read it from the environment or a secret store.',
+        });
       }
     }
   }

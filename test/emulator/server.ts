@@ -146,7 +146,9 @@ export class GatewayEmulator {
     route('POST', '/v1/responses', handleResponses);
     route('POST', '/v1/responses/compact', handleResponsesCompact);
     route('GET', '/v1beta/models', handleGeminiModels);
-    route('POST', /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/, (ctx, [model, action]) => handleGemini(ctx, decodeURIComponent(model), action === 'streamGenerateContent'));
+    route('POST', /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/, (ctx, [model, action]) =>
+      handleGemini(ctx, decodeURIComponent(model), action === 'streamGenerateContent'),
+    );
     route('POST', '/v1/completions', handleCompletions);
     route('POST', '/v1/embeddings', handleEmbeddings);
     route('POST', '/v1/rerank', handleRerank);
@@ -154,8 +156,12 @@ export class GatewayEmulator {
     route('POST', '/v1/audio/speech', handleSpeech);
     route('POST', '/v1/audio/transcriptions', handleTranscription('transcribe'));
     route('POST', '/v1/audio/translations', handleTranscription('translate'));
-    route('POST', '/v1/videos', (ctx) => (this.olderVideoRoutes ? openAiError(ctx.res, 404, `Invalid URL (POST ${ctx.path})`, 'invalid_request_error', '') : handleVideoCreate(ctx)));
-    route('*', /^\/v1\/videos\/([^/]+)(?:\/(content))?$/, (ctx, [id, sub]) => (this.olderVideoRoutes ? openAiError(ctx.res, 404, `Invalid URL (${ctx.req.method} ${ctx.path})`, 'invalid_request_error', '') : handleVideo(ctx, id, sub)));
+    route('POST', '/v1/videos', (ctx) =>
+      this.olderVideoRoutes ? openAiError(ctx.res, 404, `Invalid URL (POST ${ctx.path})`, 'invalid_request_error', '') : handleVideoCreate(ctx),
+    );
+    route('*', /^\/v1\/videos\/([^/]+)(?:\/(content))?$/, (ctx, [id, sub]) =>
+      this.olderVideoRoutes ? openAiError(ctx.res, 404, `Invalid URL (${ctx.req.method} ${ctx.path})`, 'invalid_request_error', '') : handleVideo(ctx, id, sub),
+    );
     route('POST', '/v1/video/generations', handleUnifiedVideoCreate);
     route('GET', /^\/v1\/video\/generations\/([^/]+)$/, (ctx, [id]) => handleUnifiedVideo(ctx, decodeURIComponent(id)));
     route('POST', /^\/suno\/submit\/([^/]+)$/, (ctx, [action]) => handleSunoSubmit(ctx, action));
@@ -255,7 +261,11 @@ export class GatewayEmulator {
    * The common start of a JSON endpoint with a key: a body object, a model of the right kind, and
    * a key allowed to use it. Answers the error itself and returns undefined when one fails.
    */
-  beginJson(ctx: Ctx, kind: ModelKind, defaultModel?: string): { body: Record<string, unknown>; model: EmulatedModel; auth: Extract<AuthResult, { ok: true }> } | undefined {
+  beginJson(
+    ctx: Ctx,
+    kind: ModelKind,
+    defaultModel?: string,
+  ): { body: Record<string, unknown>; model: EmulatedModel; auth: Extract<AuthResult, { ok: true }> } | undefined {
     const body = ctx.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) {
       openAiError(ctx.res, 400, 'The request body must be a JSON object.', 'invalid_request_error', 'invalid_parameter');
@@ -338,7 +348,15 @@ export class GatewayEmulator {
 
     if (path.startsWith('/__emulator/')) return this.control(path, body, res);
 
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, search: url.search, headers: req.headers, body, at: this.clock.now(), bodyHash: createHash('sha256').update(raw).digest('hex') };
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      search: url.search,
+      headers: req.headers,
+      body,
+      at: this.clock.now(),
+      bodyHash: createHash('sha256').update(raw).digest('hex'),
+    };
     this.requests.push(record);
     res.once('close', () => {
       if (!res.writableFinished) record.aborted = true;
@@ -401,7 +419,11 @@ export class GatewayEmulator {
         return sendJson(res, 200, { now: this.clock.now() });
       case '/__emulator/requests':
         // With each request's top-level body fields (names only: no values, no credentials).
-        return sendJson(res, 200, { count: this.requests.length, paths: this.requests.map((r) => `${r.method} ${r.path}`), fields: this.requests.map((r) => (r.body && typeof r.body === 'object' && !Buffer.isBuffer(r.body) ? Object.keys(r.body) : [])) });
+        return sendJson(res, 200, {
+          count: this.requests.length,
+          paths: this.requests.map((r) => `${r.method} ${r.path}`),
+          fields: this.requests.map((r) => (r.body && typeof r.body === 'object' && !Buffer.isBuffer(r.body) ? Object.keys(r.body) : [])),
+        });
       case '/__emulator/answered': {
         // Each request whose answer's head went out: its path, status and body hash (a client that
         // sends a request again after its answer began pays twice; hashes show whether it did).
@@ -413,7 +435,12 @@ export class GatewayEmulator {
         const userId = Number(b.userId ?? GatewayEmulator.demoUserId);
         const since = Number(b.since ?? 0);
         const logs = this.store.logs.filter((l) => l.userId === userId && l.createdAt >= since);
-        return sendJson(res, 200, { calls: logs.length, quota: logs.reduce((n, l) => n + l.quota, 0), promptTokens: logs.reduce((n, l) => n + l.promptTokens, 0), completionTokens: logs.reduce((n, l) => n + l.completionTokens, 0) });
+        return sendJson(res, 200, {
+          calls: logs.length,
+          quota: logs.reduce((n, l) => n + l.quota, 0),
+          promptTokens: logs.reduce((n, l) => n + l.promptTokens, 0),
+          completionTokens: logs.reduce((n, l) => n + l.completionTokens, 0),
+        });
       }
       case '/__emulator/last-request': {
         // The newest request to a path, credential headers blanked (tests must never read keys back).
@@ -430,7 +457,9 @@ export class GatewayEmulator {
       }
       case '/__emulator/rate-limit':
         // `{minutes, total, success}` turns new-api's model rate limit on; `{}` turns it off.
-        this.setModelRateLimit(typeof b.minutes === 'number' ? { minutes: b.minutes, total: Number(b.total ?? 0), success: Number(b.success ?? 1000) } : undefined);
+        this.setModelRateLimit(
+          typeof b.minutes === 'number' ? { minutes: b.minutes, total: Number(b.total ?? 0), success: Number(b.success ?? 1000) } : undefined,
+        );
         return sendJson(res, 200, { ok: true });
       case '/__emulator/redemption': {
         // `{code, dollars}` adds an unused redemption code (an operator's batch of one).
@@ -448,7 +477,16 @@ export class GatewayEmulator {
         const plan = this.plans.find((p) => p.id === Number(b.planId ?? 1));
         if (!plan) return openAiError(res, 400, 'no such plan');
         const now = Math.floor(this.clock.now() / 1000);
-        this.subscriptions.push({ id: this.subscriptions.length + 1, userId: GatewayEmulator.demoUserId, planId: plan.id, amountTotal: plan.total_amount, amountUsed: Math.round(Number(b.usedDollars ?? 0) * 500_000), startTime: now, endTime: now + Number(b.days ?? 30) * 86_400, status: 'active' });
+        this.subscriptions.push({
+          id: this.subscriptions.length + 1,
+          userId: GatewayEmulator.demoUserId,
+          planId: plan.id,
+          amountTotal: plan.total_amount,
+          amountUsed: Math.round(Number(b.usedDollars ?? 0) * 500_000),
+          startTime: now,
+          endTime: now + Number(b.days ?? 30) * 86_400,
+          status: 'active',
+        });
         return sendJson(res, 200, { ok: true });
       }
       case '/__emulator/reset':

@@ -24,7 +24,9 @@ export class StorageOrigin {
       if (leaked.length > 0) {
         this.credentialLeaks.push(`${path}: ${leaked.join(', ')}`);
         res.writeHead(400, { 'content-type': 'application/xml' });
-        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified</Message></Error>');
+        res.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified</Message></Error>',
+        );
         return;
       }
       const obj = this.objects.get(path);

@@ -170,7 +170,7 @@ export class Store {
     const keys = [...this.keys.values()].filter((k) => k.userId === userId);
     if (keys.length === 0) return 0;
     let seed = 7;
-    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     const dayMs = 86_400_000;
     const startOfToday = Math.floor(this.clock.now() / dayMs) * dayMs;
     const plan: { model: string; ratio: number; prompt: number; completion: number; cacheRead?: number }[] = [
@@ -190,7 +190,12 @@ export class Store {
           const cacheRead = p.cacheRead ? Math.round(p.cacheRead * rand()) : 0;
           const key = keys[(i + d) % keys.length];
           const at = base + Math.floor((9 + rand() * 9) * 3_600_000);
-          this.spend(key, (prompt + cacheRead * 0.1 + completion * 4) * p.ratio, { model: p.model, prompt, completion, cacheRead, stream: p.completion > 0 }, at);
+          this.spend(
+            key,
+            (prompt + cacheRead * 0.1 + completion * 4) * p.ratio,
+            { model: p.model, prompt, completion, cacheRead, stream: p.completion > 0 },
+            at,
+          );
           calls++;
         }
       }

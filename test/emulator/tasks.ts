@@ -208,7 +208,8 @@ export function handleMjSubmit(ctx: Ctx, what: string): void {
     const prompt = typeof body.prompt === 'string' ? body.prompt.trim() : '';
     if (!prompt) return mjRefusal(ctx, 4, 'prompt_is_required');
     // midjourney-proxy's banned-word check answers 200 with code 24 (not billed).
-    if (/\bbanned\b/i.test(prompt)) return sendJson(ctx.res, 200, { code: 24, description: '可能包含敏感词', properties: { promptEn: prompt, bannedWord: 'banned' }, result: null });
+    if (/\bbanned\b/i.test(prompt))
+      return sendJson(ctx.res, 200, { code: 24, description: '可能包含敏感词', properties: { promptEn: prompt, bannedWord: 'banned' }, result: null });
     const task = submitTask(ctx, 'mj', 'mj_imagine', { action: 'IMAGINE', prompt });
     if (task) sendJson(ctx.res, 200, { code: 1, description: '提交成功', properties: {}, result: task.id });
     return;
@@ -284,6 +285,9 @@ export function serveMjImage(ctx: Ctx, id: string): void {
     return;
   }
   const seed = Number(id.slice(-6)) || 7;
-  const bytes = t.action === 'UPSCALE' ? png(512, 512, seed + (t.index ?? 0)) : png(512, 512, seed, (x, y) => [((x < 256 ? 60 : 180) + (seed % 50)) & 255, (y < 256 ? 90 : 200) & 255, ((x + y) / 4) & 255]);
+  const bytes =
+    t.action === 'UPSCALE'
+      ? png(512, 512, seed + (t.index ?? 0))
+      : png(512, 512, seed, (x, y) => [((x < 256 ? 60 : 180) + (seed % 50)) & 255, (y < 256 ? 90 : 200) & 255, ((x + y) / 4) & 255]);
   ctx.emu.sendDownload(ctx.res, bytes, 'image/png', `${id}.png`);
 }

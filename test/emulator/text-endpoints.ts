@@ -51,7 +51,8 @@ export function handleEmbeddings(ctx: Ctx): void {
   }
   if (inputs.length > 2048) return openAiError(res, 400, 'input may hold at most 2048 texts.', 'invalid_request_error', 'invalid_parameter');
   const format = body.encoding_format ?? 'float';
-  if (format !== 'float' && format !== 'base64') return openAiError(res, 400, "encoding_format must be 'float' or 'base64'.", 'invalid_request_error', 'invalid_parameter');
+  if (format !== 'float' && format !== 'base64')
+    return openAiError(res, 400, "encoding_format must be 'float' or 'base64'.", 'invalid_request_error', 'invalid_parameter');
   const full = model.dimensions ?? 256;
   const dim = typeof body.dimensions === 'number' && body.dimensions > 0 && body.dimensions <= full ? Math.floor(body.dimensions) : full;
   let tokens = 0;
@@ -132,7 +133,14 @@ export function handleModerations(ctx: Ctx): void {
     for (const p of body.input as Json[]) {
       if (p?.type === 'text') one.texts.push(asText(p.text));
       else if (p?.type === 'image_url') {
-        if (!multimodal) return openAiError(res, 400, `Model ${model.id} does not accept image input; use omni-moderation-latest.`, 'invalid_request_error', 'invalid_parameter');
+        if (!multimodal)
+          return openAiError(
+            res,
+            400,
+            `Model ${model.id} does not accept image input; use omni-moderation-latest.`,
+            'invalid_request_error',
+            'invalid_parameter',
+          );
         one.images.push(imageText(asText((p.image_url as Json | undefined)?.url)));
       } else return openAiError(res, 400, 'Each input part must be text or image_url.', 'invalid_request_error', 'invalid_parameter');
     }

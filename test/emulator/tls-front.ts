@@ -22,16 +22,22 @@ export interface ServerCert {
 }
 
 export async function makeTestCa(name = 'Model Gateway Test Root CA'): Promise<TestCa> {
-  const ca = await generate([{ name: 'commonName', value: name }, { name: 'organizationName', value: 'Model Gateway Tests' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 7 * 86_400_000),
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+  const ca = await generate(
+    [
+      { name: 'commonName', value: name },
+      { name: 'organizationName', value: 'Model Gateway Tests' },
     ],
-  });
+    {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notAfterDate: new Date(Date.now() + 7 * 86_400_000),
+      extensions: [
+        { name: 'basicConstraints', cA: true, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+      ],
+    },
+  );
   return { cert: ca.cert, key: ca.private, name };
 }
 

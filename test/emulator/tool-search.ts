@@ -18,16 +18,27 @@ interface Capability {
 }
 
 const CAPABILITIES: Capability[] = [
-  { asks: /\bfix\b[^.?!]*\b(errors?|problems?|diagnostics|build|type errors?)\b/i, offeredAs: /problem|diagnostic/i, query: () => 'problems errors diagnostics' },
+  {
+    asks: /\bfix\b[^.?!]*\b(errors?|problems?|diagnostics|build|type errors?)\b/i,
+    offeredAs: /problem|diagnostic/i,
+    query: () => 'problems errors diagnostics',
+  },
   { asks: /\b(?:use|with|follow) the ([\w-]+) skill\b/i, offeredAs: /skill/i, query: () => 'skill instructions' },
   { asks: /\brun (?:the )?(?:task\s+"[^"]+"|"[^"]+"\s+task)/i, offeredAs: /task/i, query: () => 'run a task' },
   { asks: /\brename\s+`?[\w$]+`?\s+to\s+`?[\w$]+`?/i, offeredAs: /rename/i, query: () => 'rename a symbol' },
-  { asks: /\b(?:where is|where's)\s+`?[\w$.]+`?\s+(?:used|called|referenced)\b|\b(?:usages|uses|references|callers) (?:of|to)\s+`?[\w$.]+`?/i, offeredAs: /reference/i, query: () => 'find references usages' },
+  {
+    asks: /\b(?:where is|where's)\s+`?[\w$.]+`?\s+(?:used|called|referenced)\b|\b(?:usages|uses|references|callers) (?:of|to)\s+`?[\w$.]+`?/i,
+    offeredAs: /reference/i,
+    query: () => 'find references usages',
+  },
   { asks: /\b(?:where is|where's)\s+`?[\w$.]+`?\s+(?:defined|declared|implemented)\b/i, offeredAs: /definition/i, query: () => 'go to definition' },
   { asks: /\b(?:generate|draw|make|create)\b[^.?!]*\b(?:image|picture|logo|icon|illustration)\b/i, offeredAs: /image/i, query: () => 'generate an image' },
   { asks: /\b(?:read (?:it )?aloud|text to speech|speak)\b/i, offeredAs: /speech/i, query: () => 'text to speech' },
   // "Use the weather tool", "call `echo`": a tool by its own name that is not offered.
-  { asks: /\b(?:use|call|run|invoke)\s+(?:the\s+)?`?([\w.-]+)`?\s+tool\b|\bcall\s+(?!(?:the|a|an|it|this|that|me)\b)`?([\w.-]+)`?/i, query: (m) => m[1] ?? m[2] },
+  {
+    asks: /\b(?:use|call|run|invoke)\s+(?:the\s+)?`?([\w.-]+)`?\s+tool\b|\bcall\s+(?!(?:the|a|an|it|this|that|me)\b)`?([\w.-]+)`?/i,
+    query: (m) => m[1] ?? m[2],
+  },
 ];
 
 function offeredByName(tools: ToolSpec[], word: string): boolean {

@@ -40,7 +40,14 @@ function consumeLogs(ctx: Ctx, user: EmuUser): EmuLog[] {
   // Only consume rows are kept in the emulator; another type filter matches nothing.
   if (type !== 0 && type !== 2) return [];
   return ctx.emu.store.logs
-    .filter((l) => l.userId === user.id && (!start || l.createdAt >= start) && (!end || l.createdAt <= end) && (!model || l.modelName === model) && (!token || l.tokenName === token))
+    .filter(
+      (l) =>
+        l.userId === user.id &&
+        (!start || l.createdAt >= start) &&
+        (!end || l.createdAt <= end) &&
+        (!model || l.modelName === model) &&
+        (!token || l.tokenName === token),
+    )
     .sort((a, b) => b.id - a.id);
 }
 
@@ -107,7 +114,16 @@ export function handleUsage(ctx: Ctx, user: EmuUser, method: string): boolean {
       const hour = l.createdAt - (l.createdAt % 3600);
       if (hour < start || hour > end) continue;
       const id = `${l.modelName}\u0000${hour}`;
-      const b = buckets.get(id) ?? { id: buckets.size + 1, user_id: user.id, username: user.username, model_name: l.modelName, created_at: hour, token_used: 0, count: 0, quota: 0 };
+      const b = buckets.get(id) ?? {
+        id: buckets.size + 1,
+        user_id: user.id,
+        username: user.username,
+        model_name: l.modelName,
+        created_at: hour,
+        token_used: 0,
+        count: 0,
+        quota: 0,
+      };
       b.count += 1;
       b.quota += l.quota;
       b.token_used += l.promptTokens + l.completionTokens;
@@ -132,7 +148,10 @@ export function handleUsage(ctx: Ctx, user: EmuUser, method: string): boolean {
       r.CompletionTokens += l.completionTokens;
       rows.set(id, r);
     }
-    ok(ctx, [...rows.values()].sort((a, b) => a.Day.localeCompare(b.Day) || a.ModelName.localeCompare(b.ModelName)));
+    ok(
+      ctx,
+      [...rows.values()].sort((a, b) => a.Day.localeCompare(b.Day) || a.ModelName.localeCompare(b.ModelName)),
+    );
     return true;
   }
   return false;
@@ -168,7 +187,13 @@ export function handlePricing(ctx: Ctx): void {
     // way; the emulator lists them without a token price (quota_type 0, ratio 0: no token price).
     return row;
   });
-  sendJson(ctx.res, 200, { success: true, data, group_ratio: { default: 1, vip: 0.5 }, usable_group: { default: 'default users', vip: 'vip users' }, vendors: [] });
+  sendJson(ctx.res, 200, {
+    success: true,
+    data,
+    group_ratio: { default: 1, vip: 0.5 },
+    usable_group: { default: 'default users', vip: 'vip users' },
+    vendors: [],
+  });
 }
 
 /**
@@ -197,4 +222,3 @@ export function handleBilling(ctx: Ctx, which: 'subscription' | 'usage'): void {
     access_until: k.expiredTime > 0 ? k.expiredTime : 0,
   });
 }
-

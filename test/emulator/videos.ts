@@ -134,10 +134,17 @@ const TASK_STATUS: Record<string, string> = { queued: 'QUEUED', in_progress: 'IN
 export function handleUnifiedVideoCreate(ctx: Ctx): void {
   if (ctx.emu.profile !== 'new-api') return openAiError(ctx.res, 404, `Invalid URL (${ctx.req.method} ${ctx.path})`, 'invalid_request_error', '');
   const body = ctx.body as Json | undefined;
-  if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return sendJson(ctx.res, 400, { code: 'invalid_request', message: 'invalid request body', data: null });
-  const size = typeof body.width === 'number' && typeof body.height === 'number' ? `${body.width}x${body.height}` : asText((body.metadata as Json | undefined)?.size);
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body))
+    return sendJson(ctx.res, 400, { code: 'invalid_request', message: 'invalid request body', data: null });
+  const size =
+    typeof body.width === 'number' && typeof body.height === 'number' ? `${body.width}x${body.height}` : asText((body.metadata as Json | undefined)?.size);
   // /v1/videos's checks and timeline: the same task adaptors behind both routes.
-  const task = startVideoTask(ctx, { model: body.model, prompt: body.prompt, ...(body.duration !== undefined ? { seconds: asText(body.duration) } : {}), ...(size ? { size } : {}) });
+  const task = startVideoTask(ctx, {
+    model: body.model,
+    prompt: body.prompt,
+    ...(body.duration !== undefined ? { seconds: asText(body.duration) } : {}),
+    ...(size ? { size } : {}),
+  });
   if (task) sendJson(ctx.res, 200, { task_id: task.id, status: TASK_STATUS[asText(view(task, ctx.emu.clock.now()).status)] ?? 'QUEUED' });
 }
 
@@ -151,7 +158,8 @@ export function handleUnifiedVideo(ctx: Ctx, id: string): void {
   if (!task) return sendJson(res, 400, { code: 'task_not_exist', message: 'task_not_exist', data: null });
   const state = view(task, emu.clock.now());
   const status = TASK_STATUS[asText(state.status)] ?? 'QUEUED';
-  const url = status === 'SUCCESS' ? emu.storage.put(mp4(Number(task.seconds), `${task.model}: ${task.prompt}`, task.size), 'video/mp4', `${id}.mp4`) : undefined;
+  const url =
+    status === 'SUCCESS' ? emu.storage.put(mp4(Number(task.seconds), `${task.model}: ${task.prompt}`, task.size), 'video/mp4', `${id}.mp4`) : undefined;
   const sec = Math.floor(task.createdAt / 1000);
   sendJson(res, 200, {
     code: 'success',

@@ -25,7 +25,14 @@ const refused = (ctx: Ctx, message: string): true => {
 };
 
 /** new-api's routes one-api does not have: 404 there, whatever the credentials. */
-export const NEW_API_ONLY = ['/api/usage/token', '/api/log/token', '/api/user/checkin', '/api/user/topup/info', '/api/subscription/plans', '/api/subscription/self'];
+export const NEW_API_ONLY = [
+  '/api/usage/token',
+  '/api/log/token',
+  '/api/user/checkin',
+  '/api/user/topup/info',
+  '/api/subscription/plans',
+  '/api/subscription/self',
+];
 
 /** new-api's `common.MaxRecentItems` default. */
 const MAX_RECENT_ITEMS = 1000;
@@ -158,7 +165,13 @@ export function handleWallet(ctx: Ctx, user: EmuUser, method: string): boolean {
         enabled: true,
         min_quota: setting.minQuota,
         max_quota: setting.maxQuota,
-        stats: { total_quota: mine.reduce((n, c) => n + c.quota, 0), total_checkins: mine.length, checkin_count: records.length, checked_in_today: mine.some((c) => c.day === today), records },
+        stats: {
+          total_quota: mine.reduce((n, c) => n + c.quota, 0),
+          total_checkins: mine.length,
+          checkin_count: records.length,
+          checked_in_today: mine.some((c) => c.day === today),
+          records,
+        },
       });
       return true;
     }
@@ -174,7 +187,10 @@ export function handleWallet(ctx: Ctx, user: EmuUser, method: string): boolean {
     }
   }
   if (method === 'GET' && path === '/api/subscription/plans') {
-    ok(ctx, emu.plans.filter((p) => p.enabled).map((plan) => ({ plan: { ...plan, sort_order: 0, priority: 0, created_at: 0, updated_at: 0 } })));
+    ok(
+      ctx,
+      emu.plans.filter((p) => p.enabled).map((plan) => ({ plan: { ...plan, sort_order: 0, priority: 0, created_at: 0, updated_at: 0 } })),
+    );
     return true;
   }
   if (method === 'GET' && path === '/api/subscription/self') {
@@ -188,7 +204,17 @@ export function handleWallet(ctx: Ctx, user: EmuUser, method: string): boolean {
 
 function subscriptionView(s: EmuSubscription, now: number): Json & { status: string } {
   const status = s.status === 'active' && s.endTime <= now ? 'expired' : s.status;
-  return { id: s.id, user_id: s.userId, plan_id: s.planId, amount_total: s.amountTotal, amount_used: s.amountUsed, start_time: s.startTime, end_time: s.endTime, status, source: 'order' };
+  return {
+    id: s.id,
+    user_id: s.userId,
+    plan_id: s.planId,
+    amount_total: s.amountTotal,
+    amount_used: s.amountUsed,
+    start_time: s.startTime,
+    end_time: s.endTime,
+    status,
+    source: 'order',
+  };
 }
 
 function localDay(ms: number): string {
@@ -197,4 +223,16 @@ function localDay(ms: number): string {
 }
 
 /** The plan the emulator's new-api offers (an operator's example). */
-export const DEFAULT_PLANS: EmuPlan[] = [{ id: 1, title: 'Pro', subtitle: '20 USD of quota a month', price_amount: 9.9, currency: 'USD', duration_unit: 'month', duration_value: 1, total_amount: 10_000_000, enabled: true }];
+export const DEFAULT_PLANS: EmuPlan[] = [
+  {
+    id: 1,
+    title: 'Pro',
+    subtitle: '20 USD of quota a month',
+    price_amount: 9.9,
+    currency: 'USD',
+    duration_unit: 'month',
+    duration_value: 1,
+    total_amount: 10_000_000,
+    enabled: true,
+  },
+];

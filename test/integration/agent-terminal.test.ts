@@ -32,7 +32,8 @@ describe('agent: commands in the terminal', function () {
 
   after(async () => {
     for (const f of ['check.sh', 'fail.sh', 'long.sh', 'check-ran.marker', 'long-finished.marker']) rmSync(join(root(), f), { force: true });
-    for (const k of ['allowedCommands', 'deniedCommands', 'autoApprove', 'commandTimeoutSeconds']) await agent().update(k, undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ['allowedCommands', 'deniedCommands', 'autoApprove', 'commandTimeoutSeconds'])
+      await agent().update(k, undefined, vscode.ConfigurationTarget.Global);
     const { testing } = await api();
     await testing.agent.setPaused(false);
   });
@@ -61,7 +62,10 @@ describe('agent: commands in the terminal', function () {
     assert.match(call.result ?? '', new RegExp(`checking in ${root().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     assert.match(call.result ?? '', /3 passing/);
     assert.ok(existsSync(join(root(), 'check-ran.marker')), 'the script ran');
-    assert.ok(vscode.window.terminals.some((t) => t.name === 'Model Gateway agent'), 'it ran in a terminal the person can see');
+    assert.ok(
+      vscode.window.terminals.some((t) => t.name === 'Model Gateway agent'),
+      'it ran in a terminal the person can see',
+    );
     // Both VS Codes have the shell-integration API; bash here activates it, so output and exit code come from it.
     assert.equal(testing.agent.terminals.lastRun?.via, 'shell-integration');
     // Reported with the run (npm run bench -- agent measures the process path): approval to first output, a new terminal included.

@@ -26,7 +26,10 @@ describe('generating media from commands, in a real VS Code', () => {
     });
     assert.ok(out, 'the command returned an outcome');
     assert.equal(out.priceDollars, 0.06);
-    assert.deepEqual(out.files.map((f) => basename(f)), ['a-red-fox-at-dawn-7.png', 'a-red-fox-at-dawn-8.png']);
+    assert.deepEqual(
+      out.files.map((f) => basename(f)),
+      ['a-red-fox-at-dawn-7.png', 'a-red-fox-at-dawn-8.png'],
+    );
     for (const f of out.files) {
       assert.ok(f.includes('/generated/'));
       const { width, height } = pngSize(readFileSync(f));
@@ -37,9 +40,18 @@ describe('generating media from commands, in a real VS Code', () => {
   });
 
   it('reports unsafe results and saves no broken file; legacy models work too', async () => {
-    const unsafe = await runCommand<{ files: string[]; unsafe: number }>('modelGateway.assets.generateImage', { prompt: 'something #unsafe', model: 'V_3', confirmed: true });
+    const unsafe = await runCommand<{ files: string[]; unsafe: number }>('modelGateway.assets.generateImage', {
+      prompt: 'something #unsafe',
+      model: 'V_3',
+      confirmed: true,
+    });
     assert.deepEqual(unsafe, { files: [], unsafe: 1, priceDollars: 0.06 });
-    const legacy = await runCommand<{ files: string[]; priceDollars: number }>('modelGateway.assets.generateImage', { prompt: 'castle', model: 'V_2A_TURBO', aspect_ratio: '9x16', confirmed: true });
+    const legacy = await runCommand<{ files: string[]; priceDollars: number }>('modelGateway.assets.generateImage', {
+      prompt: 'castle',
+      model: 'V_2A_TURBO',
+      aspect_ratio: '9x16',
+      confirmed: true,
+    });
     assert.ok(legacy);
     assert.equal(legacy.priceDollars, 0.025);
     assert.ok(existsSync(legacy.files[0]));

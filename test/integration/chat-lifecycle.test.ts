@@ -31,12 +31,20 @@ describe('chat turn lifecycle in a real VS Code', function () {
     const turns = testing.chat.current?.turns ?? [];
     return { user: turns.at(-2), answer: turns.at(-1) as AssistantTurn | undefined };
   };
-  const storedText = () => (existsSync(storeDir) ? readdirSync(storeDir).map((f) => readFileSync(join(storeDir, f), 'utf8')).join('\n') : '');
+  const storedText = () =>
+    existsSync(storeDir)
+      ? readdirSync(storeDir)
+          .map((f) => readFileSync(join(storeDir, f), 'utf8'))
+          .join('\n')
+      : '';
 
   it('a 401 that echoes the key leaves it out of the error card, the stored conversation and the notices', async () => {
     const { testing } = await api();
     await testing.chat.newConversation();
-    await emulatorControl('faults', { path: '/v1/chat/completions', fault: { kind: 'status', status: 401, message: `Incorrect API key provided: ${config.demoKey} (${config.demoKey.replace(/^sk-/, '')})` } });
+    await emulatorControl('faults', {
+      path: '/v1/chat/completions',
+      fault: { kind: 'status', status: 401, message: `Incorrect API key provided: ${config.demoKey} (${config.demoKey.replace(/^sk-/, '')})` },
+    });
     await testing.chat.send('Does my key work?', [], []);
     const { user, answer } = await lastTurns();
     assert.equal(user?.role === 'user' && user.text, 'Does my key work?');
@@ -167,7 +175,11 @@ describe('chat turn lifecycle in a real VS Code', function () {
     const before = refusals();
     // Every model listing is refused meanwhile (background checks list models too); the model
     // picker never opens, so no command waits for a person.
-    await emulatorControl('faults', { path: '/v1/models', times: 1000, fault: { kind: 'status', status: 401, message: 'invalid token: the key is not valid' } });
+    await emulatorControl('faults', {
+      path: '/v1/models',
+      times: 1000,
+      fault: { kind: 'status', status: 401, message: 'invalid token: the key is not valid' },
+    });
     try {
       await vscode.commands.executeCommand('modelGateway.models.setDefault');
       await vscode.commands.executeCommand('modelGateway.models.setDefault');

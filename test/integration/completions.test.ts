@@ -82,7 +82,8 @@ describe('inline completions in a real VS Code', () => {
   });
 
   after(async () => {
-    for (const key of ['defaultModels.completion', 'completions.enabled', 'completions.dailyCapDollars', 'modelOverrides']) await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['defaultModels.completion', 'completions.enabled', 'completions.dailyCapDollars', 'modelOverrides'])
+      await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('files').update('exclude', undefined, vscode.ConfigurationTarget.Global);
     const { testing } = await api();
     await testing.completions.provider.forgetPaths();
@@ -102,7 +103,11 @@ describe('inline completions in a real VS Code', () => {
     assert.ok((await completionRequests()) > before, 'asked /v1/completions');
     const seen = (await emulatorControl('last-request', { path: '/v1/completions' })) as SeenRequest;
     assert.equal(seen.body?.model, 'codestral-emu');
-    assert.match(String(seen.body?.prompt), /\/\/ src\/complete-me\.ts \(typescript\)\n[\s\S]*return gre$/, 'the prompt ends at the cursor, after the path and language');
+    assert.match(
+      String(seen.body?.prompt),
+      /\/\/ src\/complete-me\.ts \(typescript\)\n[\s\S]*return gre$/,
+      'the prompt ends at the cursor, after the path and language',
+    );
     assert.equal(seen.body?.suffix, '\n}\n');
     assert.deepEqual(seen.body?.stop, ['\n\n\n']);
     assert.equal(provider.pathOf('codestral-emu'), 'fim');
@@ -134,7 +139,12 @@ describe('inline completions in a real VS Code', () => {
     const ask = async (text: string) => {
       const source = new vscode.CancellationTokenSource();
       try {
-        return await provider.provideInlineCompletionItems(editor.document, cursor, { triggerKind: vscode.InlineCompletionTriggerKind.Invoke, selectedCompletionInfo: { range: itemRange, text } }, source.token);
+        return await provider.provideInlineCompletionItems(
+          editor.document,
+          cursor,
+          { triggerKind: vscode.InlineCompletionTriggerKind.Invoke, selectedCompletionInfo: { range: itemRange, text } },
+          source.token,
+        );
       } finally {
         source.dispose();
       }
@@ -143,7 +153,7 @@ describe('inline completions in a real VS Code', () => {
     const items = await ask('width');
     assert.equal(items?.length, 1, `a suggestion (skip: ${provider.stats.lastSkip}, error: ${provider.stats.lastError})`);
     const item = items[0];
-    assert.ok(item.range?.isEqual(itemRange), 'it replaces the item\'s range, as VS Code requires');
+    assert.ok(item.range?.isEqual(itemRange), "it replaces the item's range, as VS Code requires");
     assert.equal(item.insertText, 'width);', 'the item, then what the model put after it');
     const seen = (await emulatorControl('last-request', { path: '/v1/completions' })) as SeenRequest;
     assert.match(String(seen.body?.prompt), /return 2 \* \(width$/, 'asked as if the item were accepted');
@@ -175,7 +185,11 @@ describe('inline completions in a real VS Code', () => {
       // VS Code may ask again after the accept (1.139 does, at times): what matters is that no ask carried a suffix.
       const since = (await emulatorRequestFields()).slice(before).filter((r) => r.path === 'POST /v1/completions');
       assert.ok(since.length >= 1, 'asked');
-      assert.deepEqual(since.filter((r) => r.fields.includes('suffix')), [], 'no try with a suffix first');
+      assert.deepEqual(
+        since.filter((r) => r.fields.includes('suffix')),
+        [],
+        'no try with a suffix first',
+      );
     } finally {
       await settings().update('defaultModels.completion', 'codestral-emu', vscode.ConfigurationTarget.Global);
     }
@@ -185,7 +199,10 @@ describe('inline completions in a real VS Code', () => {
     await settings().update('defaultModels.completion', 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
     const { testing } = await api();
     try {
-      const editor = await open('src/complete-chat.ts', "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n  return gre|\n}\n");
+      const editor = await open(
+        'src/complete-chat.ts',
+        "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n  return gre|\n}\n",
+      );
       const chatsBefore = await chatRequests();
       await triggerAndAccept(editor, '  return greet;\n}');
       assert.equal(testing.completions.provider.pathOf('gpt-4o-mini'), 'chat');
@@ -269,7 +286,16 @@ describe('inline completions in a real VS Code', () => {
     const earlier = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     mkdirSync(join(folder(), '.vscode'), { recursive: true });
     const kept = earlier?.trim() ? (JSON.parse(earlier) as Record<string, unknown>) : {};
-    writeFileSync(file, JSON.stringify({ ...kept, 'modelGateway.defaultModels.completion': 'gpt-4o', 'modelGateway.completions.dailyCapDollars': 10000, 'modelGateway.completions.enabled': true, 'modelGateway.completions.maxLines': 3 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...kept,
+        'modelGateway.defaultModels.completion': 'gpt-4o',
+        'modelGateway.completions.dailyCapDollars': 10000,
+        'modelGateway.completions.enabled': true,
+        'modelGateway.completions.maxLines': 3,
+      }),
+    );
     try {
       await until('the workspace settings read', () => settings().inspect('completions.maxLines')?.workspaceValue === 3);
       const editor = await open('src/complete-cap.ts', 'export const total = Math.max(1, 2|\n');

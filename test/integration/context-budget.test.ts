@@ -25,7 +25,8 @@ describe('long sessions fit the context window', function () {
   });
 
   after(async () => {
-    for (const k of ['chat.maxToolSteps', 'chat.maxCostPerTurnDollars', 'defaultModels.chat']) await settings().update(k, undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ['chat.maxToolSteps', 'chat.maxCostPerTurnDollars', 'defaultModels.chat'])
+      await settings().update(k, undefined, vscode.ConfigurationTarget.Global);
     rmSync(big(), { force: true });
   });
 
@@ -46,11 +47,14 @@ describe('long sessions fit the context window', function () {
       const sent = (await emulatorRequests()).filter((r) => r.endsWith(path)).length - before;
       assert.ok(sent >= 41, `${sent} requests reached the model`);
       // What is stored is whole: every read kept its full result.
-      assert.ok(calls.every((c) => (c.result ?? '').length > 20_000), 'the stored results are not shortened');
+      assert.ok(
+        calls.every((c) => (c.result ?? '').length > 20_000),
+        'the stored results are not shortened',
+      );
     });
   }
 
-  it('Condense by hand: the model\'s summary is kept with the conversation and sent in place of the older turns, which stay whole', async () => {
+  it("Condense by hand: the model's summary is kept with the conversation and sent in place of the older turns, which stay whole", async () => {
     const { testing } = await api();
     await settings().update('defaultModels.chat', 'claude-small-context-emu', vscode.ConfigurationTarget.Global);
     await testing.chat.newConversation();
@@ -84,7 +88,11 @@ describe('long sessions fit the context window', function () {
     await testing.chat.send('What is in this log?', [], [{ label: 'build.log', text: huge }]);
     assert.equal(testing.chat.current?.id, undefined, 'no conversation was started');
     // A price-list refresh (GET) may come with the estimate; the question itself is a POST.
-    assert.deepEqual((await emulatorRequests()).slice(before).filter((p) => p.startsWith('POST ')), [], 'nothing went over the wire');
+    assert.deepEqual(
+      (await emulatorRequests()).slice(before).filter((p) => p.startsWith('POST ')),
+      [],
+      'nothing went over the wire',
+    );
     await testing.chat.send('What is in this log?', [], [{ label: 'build.log', text: huge.slice(0, 2_000) }]);
     assert.equal((testing.chat.current?.turns[0] as UserTurn | undefined)?.text, 'What is in this log?', 'a smaller one goes');
   });

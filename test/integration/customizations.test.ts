@@ -16,19 +16,27 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
   const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
   const made = ['.github', '.claude', '.agents'];
   const files: Record<string, string> = {
-    '.github/agents/reviewer.agent.md': "---\nname: Reviewer\ndescription: 'Reviews code: reads and navigates, never edits'\ntools: ['codebase', 'usages', 'problems']\nmodel: gpt-4o\n---\nYou are a strict reviewer. REVIEWER-INSTRUCTIONS-MARKER. Never propose edits.\n",
-    '.github/chatmodes/legacy.chatmode.md': '---\ndescription: An older chat mode file\nmodel: GPT-4o (copilot)\ntools:\n  - readFile\n---\nLEGACY-MODE-MARKER\n',
-    '.github/prompts/explain-module.prompt.md': '---\ndescription: Explain a module to a newcomer\nagent: ask\n---\nExplain what the module in the open file does, for someone new to this code.\n',
-    '.github/skills/release-notes/SKILL.md': '---\nname: release-notes\ndescription: Writes release notes from the changes since the last tag\n---\nSKILL-BODY-MARKER: list the changes by kind, newest first; use template.md.\n',
+    '.github/agents/reviewer.agent.md':
+      "---\nname: Reviewer\ndescription: 'Reviews code: reads and navigates, never edits'\ntools: ['codebase', 'usages', 'problems']\nmodel: gpt-4o\n---\nYou are a strict reviewer. REVIEWER-INSTRUCTIONS-MARKER. Never propose edits.\n",
+    '.github/chatmodes/legacy.chatmode.md':
+      '---\ndescription: An older chat mode file\nmodel: GPT-4o (copilot)\ntools:\n  - readFile\n---\nLEGACY-MODE-MARKER\n',
+    '.github/prompts/explain-module.prompt.md':
+      '---\ndescription: Explain a module to a newcomer\nagent: ask\n---\nExplain what the module in the open file does, for someone new to this code.\n',
+    '.github/skills/release-notes/SKILL.md':
+      '---\nname: release-notes\ndescription: Writes release notes from the changes since the last tag\n---\nSKILL-BODY-MARKER: list the changes by kind, newest first; use template.md.\n',
     '.github/skills/release-notes/template.md': '## Changes\nTEMPLATE-MARKER\n',
     '.github/skills/release-notes/.env': 'TOKEN=sk-live-skill-secret\n',
     '.claude/skills/broken/SKILL.md': '---\nname: [unclosed\n---\nbody\n',
   };
   const lastBody = async (): Promise<string> => {
-    const path = (await emulatorRequests()).reverse().find((l) => / \/v1\/(chat\/completions|messages|responses)$/.test(l))!.split(' ')[1];
+    const path = (await emulatorRequests())
+      .reverse()
+      .find((l) => / \/v1\/(chat\/completions|messages|responses)$/.test(l))!
+      .split(' ')[1];
     return JSON.stringify(((await emulatorControl('last-request', { path })) as { body: unknown }).body);
   };
-  const toolNames = (body: string): string[] => ((JSON.parse(body) as { tools?: { name?: string; function?: { name: string } }[] }).tools ?? []).map((t) => t.function?.name ?? t.name ?? '').sort();
+  const toolNames = (body: string): string[] =>
+    ((JSON.parse(body) as { tools?: { name?: string; function?: { name: string } }[] }).tools ?? []).map((t) => t.function?.name ?? t.name ?? '').sort();
 
   before(async () => {
     await connectToEmulator();
@@ -50,7 +58,10 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
 
   it('an .agent.md agent (and a .chatmode.md one) appears in the mode picker; picked, its instructions go in and only the tools it names are offered', async () => {
     const { testing } = await api();
-    assert.deepEqual(testing.customizations.modes().map((m) => `${m.id}: ${m.name}`), ['custom:legacy: legacy', 'custom:reviewer: Reviewer']);
+    assert.deepEqual(
+      testing.customizations.modes().map((m) => `${m.id}: ${m.name}`),
+      ['custom:legacy: legacy', 'custom:reviewer: Reviewer'],
+    );
     await testing.chat.setMode('custom:reviewer');
     assert.equal(testing.chat.mode, 'custom:reviewer');
     await testing.chat.newConversation();
@@ -58,7 +69,8 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
     const body = await lastBody();
     assert.match(body, /REVIEWER-INSTRUCTIONS-MARKER/);
     const offered = toolNames(body);
-    for (const t of ['read_file', 'search_text', 'find_files', 'find_references', 'find_definition', 'get_problems', 'update_plan', 'read_skill']) assert.ok(offered.includes(t), `offers ${t}: ${offered.join(', ')}`);
+    for (const t of ['read_file', 'search_text', 'find_files', 'find_references', 'find_definition', 'get_problems', 'update_plan', 'read_skill'])
+      assert.ok(offered.includes(t), `offers ${t}: ${offered.join(', ')}`);
     for (const t of offered) assert.ok(!/^(replace_in_file|create_file|run_command|run_task|rename_symbol)$/.test(t), `the reviewer is not offered ${t}`);
     assert.equal((testing.chat.current?.turns.at(-1) as AssistantTurn).mode, 'custom:reviewer');
     assert.equal((JSON.parse(body) as { model: string }).model, 'gpt-4o', 'the model the agent names, which the gateway lists');
@@ -91,7 +103,9 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
   it('a .prompt.md file is a / command beside MCP prompts; used, it fills the input and switches to the mode it names', async () => {
     const { testing } = await api();
     await testing.chat.setMode('agent');
-    assert.deepEqual(testing.customizations.promptItems('expl'), [{ path: 'prompt-file:explain-module', name: 'explain-module — Explain a module to a newcomer' }]);
+    assert.deepEqual(testing.customizations.promptItems('expl'), [
+      { path: 'prompt-file:explain-module', name: 'explain-module — Explain a module to a newcomer' },
+    ]);
     await testing.chat.usePrompt('prompt-file:explain-module');
     assert.equal(testing.chat.mode, 'ask');
     await testing.chat.setMode('agent');
@@ -141,7 +155,10 @@ describe('custom agents, prompt files and skills (.github/agents, .github/prompt
     rmSync(join(root(), '.agents'), { recursive: true, force: true });
     rmSync(join(root(), '.github/prompts/outside.prompt.md'));
     rmSync(join(root(), '.github/chatmodes/outside.chatmode.md'));
-    await saw('the removal', () => !c.skills.some((s) => s.name === 'outside-skill') && c.promptItems('outside').length === 0 && !c.modes().some((m) => m.id === 'custom:outside'));
+    await saw(
+      'the removal',
+      () => !c.skills.some((s) => s.name === 'outside-skill') && c.promptItems('outside').length === 0 && !c.modes().some((m) => m.id === 'custom:outside'),
+    );
   });
 
   it("from the attacker's side: read_skill reads nothing outside the skill's folder, no secret file in it; an unreadable SKILL.md is left out", async () => {

@@ -19,7 +19,8 @@ describe('agent: what the editor knows (tsserver)', function () {
   const lab = () => join(root(), 'editor-lab');
   const calls = (t: AssistantTurn | undefined): ToolCallRecord[] => t?.steps.flatMap((s) => s.toolCalls) ?? [];
   const lastTurn = async () => (await api()).testing.chat.current?.turns.at(-1) as AssistantTurn;
-  const errorsIn = (rel: string) => vscode.languages.getDiagnostics(vscode.Uri.file(join(lab(), rel))).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+  const errorsIn = (rel: string) =>
+    vscode.languages.getDiagnostics(vscode.Uri.file(join(lab(), rel))).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
   const files = {
     'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs', noEmit: true }, include: ['src'] }),
     'src/sum.ts': 'export function sumAll(values: number[]): number {\n  let total = 0;\n  for (const v of values) total += v;\n  return total;\n}\n',
@@ -62,7 +63,10 @@ describe('agent: what the editor knows (tsserver)', function () {
     assert.deepEqual(vscode.languages.getDiagnostics(clean.uri), [], 'no diagnostics event can tell this file was checked');
     const broken = await vscode.workspace.openTextDocument(vscode.Uri.file(join(lab(), 'src/broken.ts')));
     const answer = await probe.problems(broken, 30_000);
-    assert.deepEqual(answer?.map((d) => `${d.line} ${d.severity} ${d.source} ${d.code}`), ['2 error ts 2552']);
+    assert.deepEqual(
+      answer?.map((d) => `${d.line} ${d.severity} ${d.source} ${d.code}`),
+      ['2 error ts 2552'],
+    );
     assert.match(answer?.[0].message ?? '', /Cannot find name 'cout'/);
     const md = await vscode.workspace.openTextDocument({ language: 'markdown', content: '# x' });
     assert.equal(await probe.problems(md, 1000), undefined, 'other languages have no probe');
@@ -73,7 +77,13 @@ describe('agent: what the editor knows (tsserver)', function () {
     await testing.chat.newConversation();
     const turn = await sendAccepting('Use replace_in_file: "return total;" becomes "return totl;" in editor-lab/src/sum.ts');
     const edits = calls(turn).filter((c) => c.name === 'replace_in_file');
-    assert.equal(edits.length, 2, `an edit and its fix: ${calls(turn).map((c) => `${c.name}: ${c.result}`).join('\n')}`);
+    assert.equal(
+      edits.length,
+      2,
+      `an edit and its fix: ${calls(turn)
+        .map((c) => `${c.name}: ${c.result}`)
+        .join('\n')}`,
+    );
     const [breaking, fix] = edits;
     assert.equal(breaking.status, 'done', breaking.result);
     assert.match(breaking.result ?? '', /Problems this edit introduced \(1\)/);
@@ -112,11 +122,18 @@ describe('agent: what the editor knows (tsserver)', function () {
       await watching;
       assert.ok(published, 'the edit was first reported as not checked');
       const call = calls(turn).find((c) => c.name === 'replace_in_file')!;
-      await until('the late report reached the card', async () => (await lastTurn()).steps.flatMap((s) => s.toolCalls).find((c) => c.id === call.id)?.problems?.lateMs !== undefined, 30_000);
+      await until(
+        'the late report reached the card',
+        async () => (await lastTurn()).steps.flatMap((s) => s.toolCalls).find((c) => c.id === call.id)?.problems?.lateMs !== undefined,
+        30_000,
+      );
       const updated = calls(await lastTurn()).find((c) => c.id === call.id)!;
       assert.equal(updated.problems?.introduced[0]?.message, 'beta is not a known word');
       assert.equal(updated.problems?.settled, 'diagnostics');
-      assert.match(updated.result ?? '', /Problems this edit introduced \(1\) \(checked \d+ s after the edit, when its language server first reported\); fix them before going on:/);
+      assert.match(
+        updated.result ?? '',
+        /Problems this edit introduced \(1\) \(checked \d+ s after the edit, when its language server first reported\); fix them before going on:/,
+      );
       assert.doesNotMatch(updated.result ?? '', /not checked/, 'the kept result no longer says it was not checked');
     } finally {
       late.dispose();
@@ -130,7 +147,13 @@ describe('agent: what the editor knows (tsserver)', function () {
     const turn = await sendAccepting('Fix the errors in editor-lab/src/broken.ts');
     const names = calls(turn).map((c) => c.name);
     // get_problems is not offered with the first request: the model finds it (find_tools), then goes on.
-    assert.deepEqual(names, ['find_tools', 'get_problems', 'replace_in_file', 'get_problems'], calls(turn).map((c) => `${c.name} ${c.args}: ${c.result}`).join('\n'));
+    assert.deepEqual(
+      names,
+      ['find_tools', 'get_problems', 'replace_in_file', 'get_problems'],
+      calls(turn)
+        .map((c) => `${c.name} ${c.args}: ${c.result}`)
+        .join('\n'),
+    );
     assert.match(calls(turn)[0].result ?? '', /- get_problems: /);
     assert.match(calls(turn)[1].result ?? '', /1 problem in editor-lab\/src\/broken\.ts \(1 error\)/);
     assert.match(calls(turn)[3].result ?? '', /^No errors or warnings in editor-lab\/src\/broken\.ts/);
@@ -155,11 +178,18 @@ describe('agent: what the editor knows (tsserver)', function () {
     const { testing } = await api();
     const secret = vscode.Uri.file(join(lab(), 'src/credentials.ts'));
     await vscode.window.showTextDocument(secret, { preview: false, preserveFocus: true });
-    await until('tsserver reports the secret file\'s own error', () => vscode.languages.getDiagnostics(secret).length > 0, 60_000);
+    await until("tsserver reports the secret file's own error", () => vscode.languages.getDiagnostics(secret).length > 0, 60_000);
     const nav = testing.editor.tools.navigation;
     // The server itself names the secret file among the references: what is checked is that we do not.
     const sum = vscode.Uri.file(join(lab(), 'src/sum.ts'));
-    await until('tsserver lists the secret file among the references', async () => ((await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', sum, new vscode.Position(0, 17))) ?? []).some((l) => l.uri.fsPath === secret.fsPath), 30_000);
+    await until(
+      'tsserver lists the secret file among the references',
+      async () =>
+        ((await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', sum, new vscode.Position(0, 17))) ?? []).some(
+          (l) => l.uri.fsPath === secret.fsPath,
+        ),
+      30_000,
+    );
     const refs = await nav.references({ symbol: 'sumAll', path: 'editor-lab/src/sum.ts' });
     assert.doesNotMatch(refs, /SECRET_TOKEN|credentials/);
     assert.match(refs, /\d more in files the chat does not read/);
@@ -177,7 +207,12 @@ describe('agent: what the editor knows (tsserver)', function () {
     const asked: ApprovalInfo[] = [];
     const turn = await sendAccepting('Rename taxRate to vatRate in editor-lab/src/rates.ts', asked);
     const call = calls(turn).find((c) => c.name === 'rename_symbol');
-    assert.ok(call, `rename_symbol was called: ${calls(turn).map((c) => c.name).join(', ')}`);
+    assert.ok(
+      call,
+      `rename_symbol was called: ${calls(turn)
+        .map((c) => c.name)
+        .join(', ')}`,
+    );
     assert.equal(call.status, 'done', call.result);
     assert.equal(asked.length, 1, 'one approval for the whole rename');
     assert.deepEqual(asked[0].files?.slice().sort(), ['editor-lab/src/invoice.ts', 'editor-lab/src/quote.ts', 'editor-lab/src/rates.ts']);
@@ -200,9 +235,15 @@ describe('agent: what the editor knows (tsserver)', function () {
     const { testing } = await api();
     const before = ['src/sum.ts', 'src/report.ts', 'src/cart.ts', 'src/credentials.ts'].map((f) => readFileSync(join(lab(), f), 'utf8'));
     const { renamer } = testing.editor;
-    await assert.rejects(renamer.propose({ symbol: 'sumAll', new_name: 'addAll', path: 'editor-lab/src/sum.ts' }), /would also change 1 file the chat may not edit .*nothing was renamed/);
+    await assert.rejects(
+      renamer.propose({ symbol: 'sumAll', new_name: 'addAll', path: 'editor-lab/src/sum.ts' }),
+      /would also change 1 file the chat may not edit .*nothing was renamed/,
+    );
     await assert.rejects(renamer.propose({ symbol: 'sumAll', new_name: 'add all; rm -rf', path: 'editor-lab/src/sum.ts' }), /is not an identifier/);
-    assert.deepEqual(['src/sum.ts', 'src/report.ts', 'src/cart.ts', 'src/credentials.ts'].map((f) => readFileSync(join(lab(), f), 'utf8')), before);
+    assert.deepEqual(
+      ['src/sum.ts', 'src/report.ts', 'src/cart.ts', 'src/credentials.ts'].map((f) => readFileSync(join(lab(), f), 'utf8')),
+      before,
+    );
   });
 
   it('run_task runs a tasks.json task with the $tsc problem matcher after one approval; its problems come back', async () => {
@@ -218,7 +259,21 @@ describe('agent: what the editor knows (tsserver)', function () {
     assert.ok(existsSync(tsc), tsc);
     const tasksFile = join(root(), '.vscode', 'tasks.json');
     mkdirSync(join(root(), '.vscode'), { recursive: true });
-    writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'check lab', type: 'process', command: process.execPath, args: [tsc, '-p', 'editor-lab', '--noEmit', '--pretty', 'false'], problemMatcher: '$tsc' }] }));
+    writeFileSync(
+      tasksFile,
+      JSON.stringify({
+        version: '2.0.0',
+        tasks: [
+          {
+            label: 'check lab',
+            type: 'process',
+            command: process.execPath,
+            args: [tsc, '-p', 'editor-lab', '--noEmit', '--pretty', 'false'],
+            problemMatcher: '$tsc',
+          },
+        ],
+      }),
+    );
     try {
       await until('VS Code reads the new tasks.json', async () => (await testing.editor.tasks.tasks()).some((t) => t.label === 'check lab'), 30_000);
 
@@ -236,15 +291,31 @@ describe('agent: what the editor knows (tsserver)', function () {
       // VS Code 1.100 shows a task's problems in the Problems panel but does not pass them to
       // extensions (vscode.languages.getDiagnostics stays empty for them; the e2e screenshot
       // agent-task-done.png shows the panel's count): the result says so and how to see the output.
-      if (vscode.version.startsWith('1.100.')) assert.match(result, /No problems from its problem matcher reached the chat[\s\S]*run its command line with run_command: .*tsc -p editor-lab/);
+      if (vscode.version.startsWith('1.100.'))
+        assert.match(result, /No problems from its problem matcher reached the chat[\s\S]*run its command line with run_command: .*tsc -p editor-lab/);
       else {
         assert.match(result, /Problems its problem matcher reported \(\d+, \d+ errors?\)/);
-        assert.match(result, /editor-lab\/src\/late\.ts:1: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)\n {4}export const late: number = 'not a number';/);
+        assert.match(
+          result,
+          /editor-lab\/src\/late\.ts:1: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)\n {4}export const late: number = 'not a number';/,
+        );
         // The secret file's own error is reported by the compiler too: counted, never shown.
         assert.match(result, /more in files the chat does not read were left out/);
       }
       // An unknown label lists the tasks there are.
-      assert.match((await testing.editor.tasks.run('run_task', JSON.stringify({ label: 'nope' }), { approveAction: () => Promise.reject(new Error('not asked')) }, undefined, undefined, false)).content, /No task is labelled "nope"\. The tasks of this workspace.*:\n {2}check lab \(tasks\.json\)/s);
+      assert.match(
+        (
+          await testing.editor.tasks.run(
+            'run_task',
+            JSON.stringify({ label: 'nope' }),
+            { approveAction: () => Promise.reject(new Error('not asked')) },
+            undefined,
+            undefined,
+            false,
+          )
+        ).content,
+        /No task is labelled "nope"\. The tasks of this workspace.*:\n {2}check lab \(tasks\.json\)/s,
+      );
     } finally {
       rmSync(join(root(), '.vscode'), { recursive: true, force: true });
       rmSync(join(lab(), 'src/late.ts'), { force: true });
@@ -264,7 +335,10 @@ describe('agent: what the editor knows (tsserver)', function () {
   it('Ask mode: the request carries no edit, command or MCP tool; Plan mode adds only the plan', async () => {
     const { testing } = await api();
     const offered = async () => {
-      const path = (await emulatorRequests()).reverse().find((l) => / \/v1\/(chat\/completions|messages|responses)$/.test(l))!.split(' ')[1];
+      const path = (await emulatorRequests())
+        .reverse()
+        .find((l) => / \/v1\/(chat\/completions|messages|responses)$/.test(l))!
+        .split(' ')[1];
       const seen = (await emulatorControl('last-request', { path })) as { body: { tools?: { name?: string; function?: { name: string } }[] } };
       return (seen.body.tools ?? []).map((t) => t.function?.name ?? t.name ?? '').sort();
     };
@@ -274,14 +348,16 @@ describe('agent: what the editor knows (tsserver)', function () {
     const agentTools = await offered();
     for (const t of ['replace_in_file', 'create_file', 'run_command', 'update_plan', 'find_tools']) assert.ok(agentTools.includes(t), `agent mode offers ${t}`);
     // The language servers' tools are found when needed (find_tools), not sent with every request.
-    for (const t of ['get_problems', 'find_references', 'rename_symbol', 'run_task']) assert.ok(!agentTools.includes(t), `agent mode's first request leaves ${t} to find_tools`);
+    for (const t of ['get_problems', 'find_references', 'rename_symbol', 'run_task'])
+      assert.ok(!agentTools.includes(t), `agent mode's first request leaves ${t} to find_tools`);
 
     await testing.chat.setMode('ask');
     await testing.chat.newConversation();
     await testing.chat.send('Use replace_in_file: "return total;" becomes "return 0;" in editor-lab/src/sum.ts', [], []);
     const askTools = await offered();
     assert.ok(askTools.includes('read_file') && askTools.includes('find_tools'), askTools.join(', '));
-    for (const t of askTools) assert.ok(!/^(replace_in_file|create_file|run_command|rename_symbol|run_task|update_plan)$/.test(t) && !t.includes('__'), `ask mode offers no ${t}`);
+    for (const t of askTools)
+      assert.ok(!/^(replace_in_file|create_file|run_command|rename_symbol|run_task|update_plan)$/.test(t) && !t.includes('__'), `ask mode offers no ${t}`);
     assert.equal((await lastTurn()).mode, 'ask');
     assert.ok(!calls(await lastTurn()).some((c) => c.name === 'replace_in_file' && c.status === 'done'), 'nothing was edited');
 
@@ -289,7 +365,10 @@ describe('agent: what the editor knows (tsserver)', function () {
     await testing.chat.newConversation();
     await testing.chat.send('Read editor-lab/src/sum.ts, then plan a mean function', [], []);
     const planTools = await offered();
-    assert.deepEqual(planTools.filter((t) => !askTools.includes(t)), ['update_plan']);
+    assert.deepEqual(
+      planTools.filter((t) => !askTools.includes(t)),
+      ['update_plan'],
+    );
     await testing.chat.setMode('agent');
   });
 
@@ -308,9 +387,15 @@ describe('agent: what the editor knows (tsserver)', function () {
     await sent;
     const turn = await lastTurn();
     assert.equal(calls(turn)[0].name, 'update_plan', 'the plan comes first');
-    assert.deepEqual(turn.plan?.map((i) => i.text), ['Read editor-lab/src/sum.ts', 'read editor-lab/src/cart.ts', 'summarise both']);
+    assert.deepEqual(
+      turn.plan?.map((i) => i.text),
+      ['Read editor-lab/src/sum.ts', 'read editor-lab/src/cart.ts', 'summarise both'],
+    );
     assert.ok(turn.plan?.every((i) => i.status === 'done'));
-    assert.ok(calls(turn).some((c) => c.name === 'read_file' && /cart\.ts/.test(c.args)), 'the steps did their work');
+    assert.ok(
+      calls(turn).some((c) => c.name === 'read_file' && /cart\.ts/.test(c.args)),
+      'the steps did their work',
+    );
     // The plans as the model wrote them, one update_plan call each, in order: the first has the
     // first step in progress, and each marks one more step done.
     const written = calls(turn)

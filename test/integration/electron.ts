@@ -20,7 +20,18 @@ async function main(): Promise<void> {
   const configFile = join(mkdtempSync(join(tmpdir(), 'mg-electron-')), 'config.json');
   writeFileSync(
     configFile,
-    JSON.stringify({ emulatorUrl: emu.url, demoKey: GatewayEmulator.demoKey, demoAccessToken: GatewayEmulator.demoAccessToken, demoUserId: String(GatewayEmulator.demoUserId), profile: emu.profile, spareKey: spare.secret, extensionId: EXTENSION_ID, vscodeVersion: '1.100.3', teamStoreUrl: teamStore.url, teamStorePassword: 'mg-team-store-password-0451' }),
+    JSON.stringify({
+      emulatorUrl: emu.url,
+      demoKey: GatewayEmulator.demoKey,
+      demoAccessToken: GatewayEmulator.demoAccessToken,
+      demoUserId: String(GatewayEmulator.demoUserId),
+      profile: emu.profile,
+      spareKey: spare.secret,
+      extensionId: EXTENSION_ID,
+      vscodeVersion: '1.100.3',
+      teamStoreUrl: teamStore.url,
+      teamStorePassword: 'mg-team-store-password-0451',
+    }),
   );
   try {
     await runTests({

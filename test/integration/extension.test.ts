@@ -6,8 +6,6 @@ import type { AccountNode } from '../../src/account/host/tree';
 import { config } from './config';
 import { api, emulatorRequests, runAnswering, until } from './helpers';
 
-
-
 function label(item: vscode.TreeItem): string {
   return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
 }
@@ -57,7 +55,7 @@ describe('Model Gateway in a real VS Code', () => {
     assert.equal(state.kind, 'connected');
   });
 
-  it('takes no URL or credential from a command\'s caller: another extension cannot redirect the key', async () => {
+  it("takes no URL or credential from a command's caller: another extension cannot redirect the key", async () => {
     const { testing } = await api();
     const before = vscode.workspace.getConfiguration('modelGateway').get('baseUrl');
     // The person dismisses the box that opens instead.
@@ -69,7 +67,7 @@ describe('Model Gateway in a real VS Code', () => {
     assert.equal(testing.services.credentials.getApiKey(), config.demoKey);
   });
 
-  it('without an access token the tree offers to set one and lists the key\'s models', async () => {
+  it("without an access token the tree offers to set one and lists the key's models", async () => {
     const rows = await children();
     // The key's own row first (new-api names it from /api/usage/token; one-api's billing routes do not).
     assert.equal(rows[0].node.kind, 'thisKey');
@@ -88,7 +86,8 @@ describe('Model Gateway in a real VS Code', () => {
     assert.equal(await runAnswering('modelGateway.setAccessToken', config.demoAccessToken, undefined), true);
     const state = await testing.status.refresh();
     assert.equal(state.kind, 'connected', JSON.stringify(state));
-    if (config.profile === 'new-api') assert.ok(state.kind === 'connected' && /user id/i.test(state.accountHint ?? '') && state.balanceDollars === undefined, JSON.stringify(state));
+    if (config.profile === 'new-api')
+      assert.ok(state.kind === 'connected' && /user id/i.test(state.accountHint ?? '') && state.balanceDollars === undefined, JSON.stringify(state));
     // one-api takes the token alone: the balance shows, with no hint.
     else assert.ok(state.kind === 'connected' && state.accountHint === undefined && state.balanceDollars !== undefined, JSON.stringify(state));
   });
@@ -110,9 +109,15 @@ describe('Model Gateway in a real VS Code', () => {
     assert.ok(state.kind === 'connected' && state.balanceDollars !== undefined && state.username === 'demo');
     const row = (kind: string) => rows.find((r) => r.node.kind === kind)!;
     // new-api offers a plan (the emulator's operator has one); one-api has none: no row.
-    assert.equal(rows.some((r) => r.node.kind === 'plan'), config.profile === 'new-api');
+    assert.equal(
+      rows.some((r) => r.node.kind === 'plan'),
+      config.profile === 'new-api',
+    );
     const keys = await children(row('keys').node);
-    assert.ok(keys.some((k) => label(k.item) === 'demo'), 'the demo key is listed');
+    assert.ok(
+      keys.some((k) => label(k.item) === 'demo'),
+      'the demo key is listed',
+    );
     const demo = keys.find((k) => label(k.item) === 'demo')!;
     assert.match(String(demo.item.description), /^in use here · sk-emul…0000 · unlimited · expires never$/, 'the key this extension uses is marked');
     // Disabling the key in use asks first, specifically; declining keeps it.
@@ -121,12 +126,19 @@ describe('Model Gateway in a real VS Code', () => {
     assert.equal(testing.services.prompts.pendingAnswers(), 0, 'the question was asked');
     assert.equal(await vscode.commands.executeCommand('modelGateway.verifyKey'), true, 'the key in use still works');
     const groups = await children(row('models').node);
-    assert.deepEqual(groups.map((g) => label(g.item)), ['Available to this account', 'All models']);
+    assert.deepEqual(
+      groups.map((g) => label(g.item)),
+      ['Available to this account', 'All models'],
+    );
     assert.ok((await children(groups[1].node)).some((m) => label(m.item) === 'claude-sonnet-emu'));
   });
 
-  it('creates, disables, enables, finds and deletes a key from the tree\'s commands', async () => {
-    const created = await vscode.commands.executeCommand<{ id: number; name: string }>('modelGateway.keys.create', { name: 'integration-key', quotaDollars: 2, expiresInDays: 30 });
+  it("creates, disables, enables, finds and deletes a key from the tree's commands", async () => {
+    const created = await vscode.commands.executeCommand<{ id: number; name: string }>('modelGateway.keys.create', {
+      name: 'integration-key',
+      quotaDollars: 2,
+      expiresInDays: 30,
+    });
     assert.ok(created && created.id > 0);
     assert.ok(!('key' in created), 'a command never returns the secret');
     const findRow = async () => {
@@ -137,13 +149,19 @@ describe('Model Gateway in a real VS Code', () => {
     assert.match(String(row.item.description), /\$2\.00 left · expires \d{4}-\d\d-\d\d/);
     assert.equal(row.item.contextValue, 'key.enabled');
     await vscode.commands.executeCommand('modelGateway.keys.disable', row.node);
-    assert.equal((await until('disabled', async () => ((await findRow())?.item.contextValue === 'key.disabled' ? await findRow() : undefined))).item.contextValue, 'key.disabled');
+    assert.equal(
+      (await until('disabled', async () => ((await findRow())?.item.contextValue === 'key.disabled' ? await findRow() : undefined))).item.contextValue,
+      'key.disabled',
+    );
     await vscode.commands.executeCommand('modelGateway.keys.enable', (await findRow())!.node);
     await until('enabled again', async () => (await findRow())?.item.contextValue === 'key.enabled');
     await vscode.commands.executeCommand('modelGateway.keys.filter', 'integration');
     const keysRow = async () => (await children()).find((r) => r.node.kind === 'keys')!;
     const filtered = await children((await keysRow()).node);
-    assert.deepEqual(filtered.map((k) => label(k.item)), ['integration-key']);
+    assert.deepEqual(
+      filtered.map((k) => label(k.item)),
+      ['integration-key'],
+    );
     assert.match(String((await keysRow()).item.description), /matching "integration"/);
     await vscode.commands.executeCommand('modelGateway.keys.clearFilter');
     // A caller's own id or look-alike row is not a row of the tree: the person is asked instead.

@@ -43,7 +43,11 @@ describe("Gemini's own format in the chat", function () {
       assert.ok(call?.thoughtSignature, 'the call keeps its signature');
       assert.ok(turn.steps[0]?.thinking, 'thoughts shown as thinking');
       assert.match(turn.steps.at(-1)?.text ?? '', /\S/);
-      assert.equal((await geminiCalls()) - before, turn.steps.length, 'every step in the format (the second carried the signature, or it would have been refused)');
+      assert.equal(
+        (await geminiCalls()) - before,
+        turn.steps.length,
+        'every step in the format (the second carried the signature, or it would have been refused)',
+      );
     } else {
       // one-api lists no endpoint types: chat completions from the start, /v1beta never tried.
       assert.equal(turn.format, 'chat');

@@ -82,7 +82,6 @@ export async function connectToEmulator(): Promise<void> {
   await testing.services.credentials.setApiKey(config.demoKey, new URL(config.emulatorUrl).origin);
 }
 
-
 /** Request lines (`POST /v1/…`) the emulator has served; its control API never lists headers. */
 export async function emulatorRequests(): Promise<string[]> {
   return ((await (await fetch(`${config.emulatorUrl}/__emulator/requests`)).json()) as { paths: string[] }).paths;
@@ -95,8 +94,15 @@ export async function emulatorRequestFields(): Promise<{ path: string; fields: s
 }
 
 /** Calls the emulator's control API (faults, clock, profile, the last request to a path, what it billed, the answers it began). */
-export async function emulatorControl(route: 'faults' | 'clock' | 'reset' | 'profile' | 'last-request' | 'billing' | 'answered' | 'rate-limit', body: unknown = {}): Promise<unknown> {
-  const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export async function emulatorControl(
+  route: 'faults' | 'clock' | 'reset' | 'profile' | 'last-request' | 'billing' | 'answered' | 'rate-limit',
+  body: unknown = {},
+): Promise<unknown> {
+  const res = await fetch(`${config.emulatorUrl}/__emulator/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.json();
 }
 
@@ -129,15 +135,22 @@ export async function startEverythingOverHttp(): Promise<{ port: number; stop: (
       s.close(() => done(p));
     });
   });
-  const child = spawn(process.execPath, [everythingServerPath(), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [everythingServerPath(), 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let said = '';
   child.stdout.on('data', (d: Buffer) => (said += d.toString()));
   child.stderr.on('data', (d: Buffer) => (said += d.toString()));
   let exited = '';
   child.on('exit', (code) => (exited = `exited with ${code}: ${said}`));
-  await until('the HTTP MCP server listens', () => {
-    if (exited) throw new Error(exited);
-    return /listening on port/.test(said);
-  }, 30_000);
+  await until(
+    'the HTTP MCP server listens',
+    () => {
+      if (exited) throw new Error(exited);
+      return /listening on port/.test(said);
+    },
+    30_000,
+  );
   return { port, stop: () => child.kill() };
 }

@@ -13,9 +13,28 @@ export interface TestResult {
   error?: string;
 }
 
-export function run(): Promise<{ passed: number; failed: number; pending: number; tests: TestResult[]; metrics: Record<string, number>; report?: string; reload?: boolean; fileMs: Record<string, number> }> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, forbidOnly: true, reporter: 'dot', ...(process.env.MOCHA_GREP ? { grep: process.env.MOCHA_GREP } : {}) });
-  for (const f of readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(join(__dirname, f));
+export function run(): Promise<{
+  passed: number;
+  failed: number;
+  pending: number;
+  tests: TestResult[];
+  metrics: Record<string, number>;
+  report?: string;
+  reload?: boolean;
+  fileMs: Record<string, number>;
+}> {
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 60_000,
+    color: false,
+    forbidOnly: true,
+    reporter: 'dot',
+    ...(process.env.MOCHA_GREP ? { grep: process.env.MOCHA_GREP } : {}),
+  });
+  for (const f of readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort())
+    mocha.addFile(join(__dirname, f));
   const tests: TestResult[] = [];
   // Each file's time, hooks included (its top-level suites from start to end), for `npm test`'s table.
   const fileMs: Record<string, number> = {};
@@ -27,7 +46,16 @@ export function run(): Promise<{ passed: number; failed: number; pending: number
       const reload = (globalThis as { __modelGatewayReload?: boolean }).__modelGatewayReload === true;
       // Text a benchmark prints (a table): the extension host's console is not the launcher's.
       const report = (globalThis as { __modelGatewayReport?: string }).__modelGatewayReport;
-      const result = { passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0, tests, metrics, report, reload, fileMs };
+      const result = {
+        passed: runner.stats?.passes ?? 0,
+        failed: runner.stats?.failures ?? 0,
+        pending: runner.stats?.pending ?? 0,
+        tests,
+        metrics,
+        report,
+        reload,
+        fileMs,
+      };
       // Under @vscode/test-electron a failing run must reject; the code-server runner reads the object.
       if (result.failed > 0 && process.env.MG_TEST_CONFIG) reject(new Error(`${result.failed} integration tests failed`));
       else resolve(result);

@@ -32,7 +32,10 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
   });
 
   it('moderation and balance answer at once, as short texts (free: no confirmation)', async () => {
-    assert.match(resultText(await invoke('modelGateway_moderate', { text: 'I will attack and kill the boss in the game' })), /^Flagged: .*violence \(\d\.\d\d\)/);
+    assert.match(
+      resultText(await invoke('modelGateway_moderate', { text: 'I will attack and kill the boss in the game' })),
+      /^Flagged: .*violence \(\d\.\d\d\)/,
+    );
     assert.equal(resultText(await invoke('modelGateway_moderate', { text: 'A calm walk in the park' })), 'Nothing flagged.');
     assert.match(resultText(await invoke('modelGateway_balance', {})), /^Balance: \$\d+\.\d\d/);
   });
@@ -41,7 +44,10 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     const texts: string[] = [];
     for (let i = 0; i < 21; i++) texts.push(resultText(await invoke('modelGateway_balance', {})));
     // One call was made by the test above; the window holds 20.
-    assert.ok(texts.slice(0, 19).every((t) => /^Balance: /.test(t)), texts.slice(0, 19).join(' | '));
+    assert.ok(
+      texts.slice(0, 19).every((t) => /^Balance: /.test(t)),
+      texts.slice(0, 19).join(' | '),
+    );
     assert.match(texts.at(-1)!, /called 20 times in the last minute; try again in \d+ s/);
   });
 
@@ -59,7 +65,10 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     const generations = async () => (await emulatorRequests()).filter((r) => r.includes('/generate')).length;
     const before = await generations();
     dialogs.answer('Cancel');
-    await assert.rejects(invoke('modelGateway_generateImage', { prompt: 'a lighthouse at dusk' }), (err: Error) => err instanceof vscode.CancellationError || /cancel/i.test(err.message));
+    await assert.rejects(
+      invoke('modelGateway_generateImage', { prompt: 'a lighthouse at dusk' }),
+      (err: Error) => err instanceof vscode.CancellationError || /cancel/i.test(err.message),
+    );
     assert.equal(await generations(), before, 'nothing was sent');
     assert.match(dialogs.seen().at(-1)?.text ?? '', /Generate an image for \$0\.060\?/);
 
@@ -156,7 +165,10 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     });
 
     it('streams an answer about an image', async () => {
-      const response = await model.sendRequest([user(new vscode.LanguageModelTextPart('What is in this picture?'), DataPart!.image(png(16, 16, 3), 'image/png'))], {});
+      const response = await model.sendRequest(
+        [user(new vscode.LanguageModelTextPart('What is in this picture?'), DataPart!.image(png(16, 16, 3), 'image/png'))],
+        {},
+      );
       let text = '';
       for await (const chunk of response.text) text += chunk;
       assert.match(text, /I looked at the image you attached/);
@@ -165,7 +177,13 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     });
 
     it('returns a tool call, and answers from the tool result sent back (the round trip an agent makes)', async () => {
-      const tools: vscode.LanguageModelChatTool[] = [{ name: 'get_weather', description: 'The weather in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+      const tools: vscode.LanguageModelChatTool[] = [
+        {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ];
       const question = user(new vscode.LanguageModelTextPart('Use get_weather for the city "Paris"'));
       const first = await model.sendRequest([question], { tools });
       const calls: vscode.LanguageModelToolCallPart[] = [];
@@ -173,7 +191,13 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       assert.equal(calls.length, 1);
       assert.equal(calls[0].name, 'get_weather');
       const second = await model.sendRequest(
-        [question, vscode.LanguageModelChatMessage.Assistant([calls[0]]), vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Sunny, 21 degrees')])])],
+        [
+          question,
+          vscode.LanguageModelChatMessage.Assistant([calls[0]]),
+          vscode.LanguageModelChatMessage.User([
+            new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Sunny, 21 degrees')]),
+          ]),
+        ],
         { tools },
       );
       let answer = '';
@@ -184,7 +208,13 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
     it('speaks the messages format to Claude models: the tool round trip, with prompt caching', async () => {
       const [claude] = await vscode.lm.selectChatModels({ vendor: 'model-gateway', id: 'claude-sonnet-emu' });
       assert.ok(claude, 'claude-sonnet-emu is offered');
-      const tools: vscode.LanguageModelChatTool[] = [{ name: 'get_weather', description: 'The weather in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+      const tools: vscode.LanguageModelChatTool[] = [
+        {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ];
       const question = user(new vscode.LanguageModelTextPart('Use get_weather for the city "Oslo"'));
       const calls: vscode.LanguageModelToolCallPart[] = [];
       for await (const part of (await claude.sendRequest([question], { tools })).stream) if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
@@ -192,37 +222,65 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       const first = (await emulatorControl('last-request', { path: '/v1/messages' })) as { body: { tools: { cache_control?: unknown }[] } };
       assert.ok(first.body.tools.at(-1)?.cache_control, 'the tool definitions are a cache breakpoint');
       const answer = await claude.sendRequest(
-        [question, vscode.LanguageModelChatMessage.Assistant([calls[0]]), vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Snow, -3 degrees')])])],
+        [
+          question,
+          vscode.LanguageModelChatMessage.Assistant([calls[0]]),
+          vscode.LanguageModelChatMessage.User([
+            new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Snow, -3 degrees')]),
+          ]),
+        ],
         { tools },
       );
       let text = '';
       for await (const chunk of answer.text) text += chunk;
       assert.match(text, /Snow, -3 degrees/);
-      const second = (await emulatorControl('last-request', { path: '/v1/messages' })) as { body: { messages: { role: string; content: { type: string }[] }[] } };
-      assert.deepEqual(second.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+      const second = (await emulatorControl('last-request', { path: '/v1/messages' })) as {
+        body: { messages: { role: string; content: { type: string }[] }[] };
+      };
+      assert.deepEqual(
+        second.body.messages.map((m) => m.role),
+        ['user', 'assistant', 'user'],
+      );
       assert.equal(second.body.messages[2].content[0].type, 'tool_result');
     });
 
-    it('speaks the Responses format to a model the gateway serves only there (new-api\'s /api/pricing): the tool round trip', async function () {
+    it("speaks the Responses format to a model the gateway serves only there (new-api's /api/pricing): the tool round trip", async function () {
       if (config.profile !== 'new-api') this.skip(); // reason: one-api has neither /v1/responses nor /api/pricing
       const [codex] = await vscode.lm.selectChatModels({ vendor: 'model-gateway', id: 'gpt-5-codex-emu' });
       assert.ok(codex, 'gpt-5-codex-emu is offered');
-      const tools: vscode.LanguageModelChatTool[] = [{ name: 'get_weather', description: 'The weather in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+      const tools: vscode.LanguageModelChatTool[] = [
+        {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ];
       const question = user(new vscode.LanguageModelTextPart('Use get_weather for the city "Bergen"'));
       const calls: vscode.LanguageModelToolCallPart[] = [];
       for await (const part of (await codex.sendRequest([question], { tools })).stream) if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
       assert.equal(calls[0]?.name, 'get_weather');
       assert.deepEqual(calls[0]?.input, { city: 'Bergen' });
       const answer = await codex.sendRequest(
-        [question, vscode.LanguageModelChatMessage.Assistant([calls[0]]), vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Rain, 9 degrees')])])],
+        [
+          question,
+          vscode.LanguageModelChatMessage.Assistant([calls[0]]),
+          vscode.LanguageModelChatMessage.User([
+            new vscode.LanguageModelToolResultPart(calls[0].callId, [new vscode.LanguageModelTextPart('Rain, 9 degrees')]),
+          ]),
+        ],
         { tools },
       );
       let text = '';
       for await (const chunk of answer.text) text += chunk;
       assert.match(text, /Rain, 9 degrees/);
-      const sent = (await emulatorControl('last-request', { path: '/v1/responses' })) as { body: { store: boolean; input: { type?: string; role?: string }[] } };
+      const sent = (await emulatorControl('last-request', { path: '/v1/responses' })) as {
+        body: { store: boolean; input: { type?: string; role?: string }[] };
+      };
       assert.equal(sent.body.store, false);
-      assert.deepEqual(sent.body.input.map((i) => i.type ?? i.role), ['user', 'function_call', 'function_call_output']);
+      assert.deepEqual(
+        sent.body.input.map((i) => i.type ?? i.role),
+        ['user', 'function_call', 'function_call_output'],
+      );
     });
 
     it('stops when the caller cancels, mid-stream', async () => {
@@ -230,13 +288,16 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       const cts = new vscode.CancellationTokenSource();
       const response = await model.sendRequest([user(new vscode.LanguageModelTextPart('A long answer please #words=800'))], {}, cts.token);
       let text = '';
-      await assert.rejects(async () => {
-        for await (const chunk of response.text) {
-          text += chunk;
-          if (text.length > 40) cts.cancel();
-        }
-        throw new Error('the stream ran to its end');
-      }, (err: Error) => err instanceof vscode.CancellationError || /cancel/i.test(err.message) || err.message !== 'the stream ran to its end');
+      await assert.rejects(
+        async () => {
+          for await (const chunk of response.text) {
+            text += chunk;
+            if (text.length > 40) cts.cancel();
+          }
+          throw new Error('the stream ran to its end');
+        },
+        (err: Error) => err instanceof vscode.CancellationError || /cancel/i.test(err.message) || err.message !== 'the stream ran to its end',
+      );
       assert.ok(text.length > 40 && text.split(' ').length < 800, `stopped early (${text.split(' ').length} words)`);
       await emulatorControl('reset');
     });
@@ -249,7 +310,10 @@ describe(`the gateway in VS Code's AI (VS Code ${vscode.version})`, function () 
       try {
         assert.ok((await drain(model.sendRequest([user(new vscode.LanguageModelTextPart('One more answer'))], {}))).length > 0, 'under the cap');
         assert.ok(testing.lmAccess.spentToday() > before, 'the answer was counted');
-        await assert.rejects(drain(model.sendRequest([user(new vscode.LanguageModelTextPart('And another'))], {})), /today's spending cap .* is reached .* modelGateway\.lm\.dailyCapDollars/);
+        await assert.rejects(
+          drain(model.sendRequest([user(new vscode.LanguageModelTextPart('And another'))], {})),
+          /today's spending cap .* is reached .* modelGateway\.lm\.dailyCapDollars/,
+        );
         const report = await testing.usage.open();
         assert.ok(report?.otherCallers, 'the Usage view has the figure');
         assert.equal(report.otherCallers.dollars, testing.lmAccess.spentToday());

@@ -73,10 +73,22 @@ async function answerProbes(page: Page, dir: string): Promise<void> {
     for (const frame of page.frames()) {
       const seen = await frame
         .evaluate(() => {
-          const d = (globalThis as unknown as { document: { getElementById(id: string): unknown; getElementsByTagName(t: string): { length: number }; querySelectorAll(s: string): { length: number } } }).document;
+          const d = (
+            globalThis as unknown as {
+              document: {
+                getElementById(id: string): unknown;
+                getElementsByTagName(t: string): { length: number };
+                querySelectorAll(s: string): { length: number };
+              };
+            }
+          ).document;
           if (!d.getElementById('messages')) return undefined;
           const memory = (globalThis as unknown as { performance: { memory?: { usedJSHeapSize: number } } }).performance.memory;
-          return { nodes: d.getElementsByTagName('*').length, jsHeapMB: memory ? memory.usedJSHeapSize / 2 ** 20 : -1, turnsDrawn: d.querySelectorAll('#messages .turn').length };
+          return {
+            nodes: d.getElementsByTagName('*').length,
+            jsHeapMB: memory ? memory.usedJSHeapSize / 2 ** 20 : -1,
+            turnsDrawn: d.querySelectorAll('#messages .turn').length,
+          };
         })
         .catch(() => undefined);
       if (seen) {
@@ -94,14 +106,29 @@ export async function buildSuite(OUT = SUITE_OUT): Promise<void> {
   const benchDir = join(ROOT, 'bench', 'inhost');
   // The suite's files this pass runs (scripts/suite-scope.cjs: @vscode-specific, @profile-dependent).
   const pass = { profile: profileFromEnv(), vscode: testedVsCode() };
-  const tests = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f));
+  const tests = readdirSync(dir)
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join(dir, f));
   const chosen = tests.filter((f) => inScope(f, pass));
-  if (!BENCH && chosen.length < tests.length) console.log(`${chosen.length} of ${tests.length} files run in this pass (${pass.profile}, VS Code ${pass.vscode}); the other ${tests.length - chosen.length} hold nothing this pass could change (scripts/suite-scope.cjs)`);
+  if (!BENCH && chosen.length < tests.length)
+    console.log(
+      `${chosen.length} of ${tests.length} files run in this pass (${pass.profile}, VS Code ${pass.vscode}); the other ${tests.length - chosen.length} hold nothing this pass could change (scripts/suite-scope.cjs)`,
+    );
   const entries = BENCH ? [join(dir, 'index.ts'), join(benchDir, `${BENCH}.test.ts`)] : [join(dir, 'index.ts'), ...chosen];
   rmSync(OUT, { recursive: true, force: true });
   // Flat: index.js finds the suites beside it, wherever their sources live.
   const named = Object.fromEntries(entries.map((f) => [f.slice(f.lastIndexOf('/') + 1).replace(/\.ts$/, ''), f]));
-  await esbuild.build({ entryPoints: named, outdir: OUT, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha', 'proxy'], sourcemap: 'inline', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: named,
+    outdir: OUT,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'mocha', 'proxy'],
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
 }
 
 function* files(dir: string): Generator<string> {
@@ -166,7 +193,13 @@ async function main(): Promise<void> {
   const server = await startCodeServer({
     workspace,
     env,
-    extraExtensions: [{ folder: join(ROOT, 'test', 'integration', 'runner-extension'), id: 'model-gateway-tests.integration-runner-0.0.1', files: { 'config.json': JSON.stringify(config) } }],
+    extraExtensions: [
+      {
+        folder: join(ROOT, 'test', 'integration', 'runner-extension'),
+        id: 'model-gateway-tests.integration-runner-0.0.1',
+        files: { 'config.json': JSON.stringify(config) },
+      },
+    ],
   });
   phase('code-server');
   const browser = await launchBrowser();
@@ -177,7 +210,16 @@ async function main(): Promise<void> {
     // The whole suite's bound (about 130 tests; on VS Code 1.139 on 2 cores it takes some 4 minutes); the soak bench's day is longer.
     const suiteMs = BENCH === 'soak' ? 5_400_000 : 600_000;
     const deadline = Date.now() + suiteMs;
-    type Results = { passed: number; failed: number; pending: number; tests: { title: string; state: string; durationMs?: number; error?: string }[]; metrics?: Record<string, number>; report?: string; reload?: boolean; fileMs?: Record<string, number> };
+    type Results = {
+      passed: number;
+      failed: number;
+      pending: number;
+      tests: { title: string; state: string; durationMs?: number; error?: string }[];
+      metrics?: Record<string, number>;
+      report?: string;
+      reload?: boolean;
+      fileMs?: Record<string, number>;
+    };
     const waitForResults = async (): Promise<Results> => {
       while (!existsSync(resultsFile)) {
         if (Date.now() > deadline) throw new Error(`no results after ${suiteMs / 1000} s; code-server said:\n${server.output().slice(-4000)}`);
@@ -196,7 +238,15 @@ async function main(): Promise<void> {
     while (results.reload) {
       await page.reload();
       const next = await waitForResults();
-      results = { ...next, passed: results.passed + next.passed, failed: results.failed + next.failed, pending: results.pending + next.pending, tests: [...results.tests, ...next.tests], metrics: { ...results.metrics, ...next.metrics }, report: [results.report, next.report].filter(Boolean).join('\n') };
+      results = {
+        ...next,
+        passed: results.passed + next.passed,
+        failed: results.failed + next.failed,
+        pending: results.pending + next.pending,
+        tests: [...results.tests, ...next.tests],
+        metrics: { ...results.metrics, ...next.metrics },
+        report: [results.report, next.report].filter(Boolean).join('\n'),
+      };
     }
     for (const t of results.tests) {
       console.log(`  ${t.state === 'passed' ? '✔' : t.state === 'pending' ? '-' : '✘'} ${t.title}${t.durationMs ? ` (${t.durationMs} ms)` : ''}`);
@@ -205,7 +255,13 @@ async function main(): Promise<void> {
     for (const [k, v] of Object.entries(results.metrics ?? {})) console.log(`  metric ${k}: ${Number(v.toFixed(6))}`);
     if (results.report) console.log(results.report);
     // No credential the tests used may sit in settings, logs, or any other file of the profile.
-    const leaks = filesContaining(server.userDataDir, [config.demoKey, config.demoAccessToken, config.spareKey, 'not-a-valid-access-token', TEAM_STORE_PASSWORD]);
+    const leaks = filesContaining(server.userDataDir, [
+      config.demoKey,
+      config.demoAccessToken,
+      config.spareKey,
+      'not-a-valid-access-token',
+      TEAM_STORE_PASSWORD,
+    ]);
     // The scan must cover the output channel: its log file is in the profile, with the test's
     // deliberately secret-bearing line redacted.
     const logs = [...files(server.userDataDir)].filter((f) => f.endsWith('Model Gateway.log'));
@@ -220,9 +276,16 @@ async function main(): Promise<void> {
     console.log(`  ${leakTest ? '✔' : '✘'} no credential in the profile's settings, logs or state${leaks.length ? `: found in ${leaks.join(', ')}` : ''}`);
     failed = results.failed + (leakTest ? 0 : 1);
     // Repeated last, so the end of a long log (all a CI summary may keep) names what failed.
-    for (const t of results.tests.filter((x) => x.state === 'failed')) console.log(`  failed: ${t.title}\n      ${(t.error ?? '').split('\n').slice(0, 3).join('\n      ')}`);
+    for (const t of results.tests.filter((x) => x.state === 'failed'))
+      console.log(`  failed: ${t.title}\n      ${(t.error ?? '').split('\n').slice(0, 3).join('\n      ')}`);
     const label = `integration (${emu.profile}, VS Code ${server.vscode})`;
-    if (process.env.MG_TIMINGS_FILE) appendFileSync(process.env.MG_TIMINGS_FILE, Object.entries(results.fileMs ?? {}).map(([file, ms]) => `${JSON.stringify({ step: label, file: `test/integration/${file}`, ms })}\n`).join(''));
+    if (process.env.MG_TIMINGS_FILE)
+      appendFileSync(
+        process.env.MG_TIMINGS_FILE,
+        Object.entries(results.fileMs ?? {})
+          .map(([file, ms]) => `${JSON.stringify({ step: label, file: `test/integration/${file}`, ms })}\n`)
+          .join(''),
+      );
     console.log(`${label}: ${results.passed + leakTest} passed, ${failed} failed${results.pending ? `, ${results.pending} skipped` : ''}`);
   } finally {
     await browser.close();

@@ -47,11 +47,15 @@ describe('MCP servers behind OAuth', function () {
   it('waits for the person to sign in (no browser opens by itself); Sign In registers, opens the page with PKCE, and its tool is called', async () => {
     const { testing } = await api();
     await settings().update('mcp.servers', { secured: { type: 'http', url: `${base}/mcp` } }, vscode.ConfigurationTarget.Global);
-    await until('the server waits for a sign-in', () => {
-      const state = testing.mcp.get('secured')?.state;
-      if (state?.kind === 'failed') throw new Error(`it failed: ${state.message}`);
-      return state?.kind === 'needs-sign-in';
-    }, 30_000);
+    await until(
+      'the server waits for a sign-in',
+      () => {
+        const state = testing.mcp.get('secured')?.state;
+        if (state?.kind === 'failed') throw new Error(`it failed: ${state.message}`);
+        return state?.kind === 'needs-sign-in';
+      },
+      30_000,
+    );
     assert.deepEqual(browsed, [], 'nothing opened without the person');
     const signedIn = await testing.mcp.signIn('secured');
     const st = testing.mcp.get('secured')!.state;
@@ -84,7 +88,7 @@ describe('MCP servers behind OAuth', function () {
     assert.match((await testing.mcp.get('secured')!.call('whoami', {})).content.map((c) => c.text ?? '').join(''), /demo user/);
   });
 
-  it('a callback that does not carry the sign-in\'s state is refused: no tokens from another page', async () => {
+  it("a callback that does not carry the sign-in's state is refused: no tokens from another page", async () => {
     const { testing } = await api();
     await testing.mcp.signOut('secured');
     const tokensBefore = (await seen()).tokens;

@@ -19,7 +19,18 @@ describe('MCP servers asking for the model and the person', function () {
   const posts = async () => (await emulatorRequests()).filter((r) => r.startsWith('POST /v1/')).length;
 
   /** Sends a question; `decide` answers each sampling approval (undefined: leave it). Returns the turn and the approvals seen. */
-  async function ask(text: string, decide: (a: { callId: string; args?: string; price?: string; reason?: string; always?: string; action?: string; path: string }) => 'allow' | 'always' | 'reject'): Promise<{ turn: AssistantTurn; asked: { args?: string; price?: string; reason?: string; always?: string; action?: string; path: string }[] }> {
+  async function ask(
+    text: string,
+    decide: (a: {
+      callId: string;
+      args?: string;
+      price?: string;
+      reason?: string;
+      always?: string;
+      action?: string;
+      path: string;
+    }) => 'allow' | 'always' | 'reject',
+  ): Promise<{ turn: AssistantTurn; asked: { args?: string; price?: string; reason?: string; always?: string; action?: string; path: string }[] }> {
     const { testing } = await api();
     await testing.chat.newConversation();
     const asked: { args?: string; price?: string; reason?: string; action?: string; path: string }[] = [];
@@ -52,7 +63,10 @@ describe('MCP servers asking for the model and the person', function () {
     await settings().update('agent.autoApprove', { mcp: ['sampler'] }, vscode.ConfigurationTarget.Global);
     await until('the server runs', () => testing.mcp.get('sampler')?.state.kind === 'running', 30_000);
     const tools = testing.agent.definitions().map((d) => d.name);
-    assert.ok(tools.includes('sampler__trigger-sampling-request') && tools.includes('sampler__trigger-elicitation-request'), `the server offers its sampling and elicitation tools only to a client that has both (${tools.join(', ')})`);
+    assert.ok(
+      tools.includes('sampler__trigger-sampling-request') && tools.includes('sampler__trigger-elicitation-request'),
+      `the server offers its sampling and elicitation tools only to a client that has both (${tools.join(', ')})`,
+    );
   });
 
   after(async () => {
@@ -68,11 +82,14 @@ describe('MCP servers asking for the model and the person', function () {
     const { testing } = await api();
     const spentBefore = testing.mcp.sampling.spentToday('sampler');
     const { turn, asked } = await ask('Use the trigger sampling request tool with the prompt "Name a colour"', () => 'allow');
-    assert.equal(asked.length, 1, 'asked once, though the server\'s tools run unasked');
+    assert.equal(asked.length, 1, "asked once, though the server's tools run unasked");
     const a = asked[0];
     assert.equal(a.path, 'sampler');
     assert.ok(a.action, 'the model is named');
-    assert.match(a.args ?? '', /^System: You are a helpful test server\.\n\nUser: Resource trigger-sampling-request context: Name a colour\n\n\(at most 100 tokens, temperature 0\.7\)$/);
+    assert.match(
+      a.args ?? '',
+      /^System: You are a helpful test server\.\n\nUser: Resource trigger-sampling-request context: Name a colour\n\n\(at most 100 tokens, temperature 0\.7\)$/,
+    );
     assert.match(a.price ?? '', /^at most \$\d/);
     assert.match(a.reason ?? '', /paid from your balance/);
     const call = samplingCall(turn);
@@ -129,7 +146,14 @@ describe('MCP servers asking for the model and the person', function () {
     const file = join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'settings.json');
     const earlier = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ ...(earlier?.trim() ? (JSON.parse(earlier) as object) : {}), 'modelGateway.mcp.sampling.dailyCapDollars': 1000, 'modelGateway.mcp.samplingProbe': 1 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...(earlier?.trim() ? (JSON.parse(earlier) as object) : {}),
+        'modelGateway.mcp.sampling.dailyCapDollars': 1000,
+        'modelGateway.mcp.samplingProbe': 1,
+      }),
+    );
     try {
       await until('the workspace settings read', () => settings().inspect('mcp.samplingProbe')?.workspaceValue === 1);
       assert.equal(testing.mcp.sampling.capDollars(), testing.mcp.sampling.spentToday('sampler') / 2);
@@ -147,7 +171,22 @@ describe('MCP servers asking for the model and the person', function () {
     const text = (r: { content: { text?: string }[] }) => r.content.map((c) => c.text ?? '').join('\n');
     // The everything server's 13 fields, in order: the name, agree (yes), a first line left empty,
     // email, no homepage, birthdate, integer, no number, then the five kinds of choice.
-    testing.services.prompts.answerNext('Answer…', 'Ada Lovelace', 'Yes', '', 'ada@example.com', '', '1815-12-10', '7', '', 'Rachel', 'Piano|Violin', 'Wonder Woman', 'Salmon', 'Dogs');
+    testing.services.prompts.answerNext(
+      'Answer…',
+      'Ada Lovelace',
+      'Yes',
+      '',
+      'ada@example.com',
+      '',
+      '1815-12-10',
+      '7',
+      '',
+      'Rachel',
+      'Piano|Violin',
+      'Wonder Woman',
+      'Salmon',
+      'Dogs',
+    );
     const answered = text(await server.call('trigger-elicitation-request', {}));
     assert.equal(testing.services.prompts.pendingAnswers(), 0, 'one question per field');
     assert.match(answered, /User provided the requested information/);

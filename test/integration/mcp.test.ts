@@ -58,7 +58,7 @@ describe('MCP servers in the chat', function () {
     rmSync(join(root(), 'repo-server-ran.marker'), { force: true });
   });
 
-  it('starts the user\'s servers (stdio and streamable HTTP) and lists their tools', async () => {
+  it("starts the user's servers (stdio and streamable HTTP) and lists their tools", async () => {
     const { testing } = await api();
     await mcp().update(
       'servers',
@@ -71,18 +71,25 @@ describe('MCP servers in the chat', function () {
     );
     for (const name of ['everything', 'web', 'files']) await until(`${name} runs`, () => testing.mcp.get(name)?.state.kind === 'running', 30_000);
     const names = testing.agent.definitions().map((d) => d.name);
-    for (const n of ['everything__echo', 'everything__get-sum', 'web__echo', 'files__read_text_file', 'files__list_directory']) assert.ok(names.includes(n), `${n} is offered (${names.join(', ')})`);
+    for (const n of ['everything__echo', 'everything__get-sum', 'web__echo', 'files__read_text_file', 'files__list_directory'])
+      assert.ok(names.includes(n), `${n} is offered (${names.join(', ')})`);
     const echo = testing.agent.definitions().find((d) => d.name === 'everything__echo')!;
     assert.equal(echo.parameters.type, 'object');
     assert.ok('message' in echo.parameters.properties);
     assert.match(echo.description, /MCP server "everything", tool "echo"/);
-    assert.ok(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n)), 'every name is valid for both wire formats');
+    assert.ok(
+      names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n)),
+      'every name is valid for both wire formats',
+    );
   });
 
-  it('offers the servers\' prompts (arguments asked) and resources (read as attachments)', async () => {
+  it("offers the servers' prompts (arguments asked) and resources (read as attachments)", async () => {
     const { testing } = await api();
     assert.ok(testing.mcp.promptItems('').some((p) => p.path === 'everything/simple-prompt'));
-    assert.deepEqual(testing.mcp.promptItems('args'), [{ path: 'everything/args-prompt', name: 'everything/args-prompt' }, { path: 'web/args-prompt', name: 'web/args-prompt' }]);
+    assert.deepEqual(testing.mcp.promptItems('args'), [
+      { path: 'everything/args-prompt', name: 'everything/args-prompt' },
+      { path: 'web/args-prompt', name: 'web/args-prompt' },
+    ]);
     testing.services.prompts.answerNext('Lisbon', 'Portugal');
     assert.equal(await testing.mcp.usePrompt('everything/args-prompt'), "What's weather in Lisbon, Portugal?");
     testing.services.prompts.answerNext(undefined);
@@ -98,7 +105,13 @@ describe('MCP servers in the chat', function () {
   it('offers resource templates after the resources; attaching one asks for its arguments, then reads what they address', async () => {
     const { testing } = await api();
     const item = testing.mcp.resourceItems('dynamic text').find((r) => r.path.startsWith('mcp:everything:'));
-    assert.ok(item, `the template is offered (${testing.mcp.resourceItems('dynamic').map((r) => r.name).join(', ')})`);
+    assert.ok(
+      item,
+      `the template is offered (${testing.mcp
+        .resourceItems('dynamic')
+        .map((r) => r.name)
+        .join(', ')})`,
+    );
     assert.equal(item.path, 'mcp:everything:demo://resource/dynamic/text/{resourceId}');
     assert.equal(item.name, 'everything: Dynamic Text Resource (asks for resourceId)');
     testing.services.prompts.answerNext('7');
@@ -122,7 +135,7 @@ describe('MCP servers in the chat', function () {
     assert.equal(asked.always, 'everything/echo');
     // The second server's echo (over HTTP) asks next, once the first is decided.
     testing.chat.decide(asked.callId, true);
-    await until('the HTTP server\'s call asks', () => testing.chat.pendingApprovals().find((a) => a.action === 'web › echo'), 20_000);
+    await until("the HTTP server's call asks", () => testing.chat.pendingApprovals().find((a) => a.action === 'web › echo'), 20_000);
     testing.chat.decide(testing.chat.pendingApprovals()[0].callId, true);
     await sent;
     const turn = await lastTurn();
@@ -134,7 +147,7 @@ describe('MCP servers in the chat', function () {
     assert.match(overHttp?.result ?? '', /Echo: hello over stdio/, 'the same tool over streamable HTTP');
   });
 
-  it("an image result goes to a model that reads images (and into the card), not to one that does not", async () => {
+  it('an image result goes to a model that reads images (and into the card), not to one that does not', async () => {
     const { testing } = await api();
     // The PNG's base64 in the last request of the turn's wire format (its text never holds it).
     const sentImages = async (t: AssistantTurn) => {
@@ -150,11 +163,16 @@ describe('MCP servers in the chat', function () {
     assert.equal(call?.images?.[0].mediaType, 'image/png');
     assert.equal(await sentImages(turn), 1, `the answer was asked with the image (${turn.model}, ${turn.format})`);
     // The same model said to take no images: the result's text names it, the image stays home.
-    await vscode.workspace.getConfiguration('modelGateway').update('modelOverrides', { [turn.model]: { imageInput: false } }, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('modelGateway')
+      .update('modelOverrides', { [turn.model]: { imageInput: false } }, vscode.ConfigurationTarget.Global);
     try {
       await testing.chat.newConversation();
       const again = await askApproving('Use the get tiny image tool of everything');
-      assert.match(calls(again.turn).find((c) => c.name === 'everything__get-tiny-image')?.result ?? '', /\[image image\/png, \d+ KB: shown in the tool card, and given to a model that reads images\]/);
+      assert.match(
+        calls(again.turn).find((c) => c.name === 'everything__get-tiny-image')?.result ?? '',
+        /\[image image\/png, \d+ KB: shown in the tool card, and given to a model that reads images\]/,
+      );
       assert.equal(await sentImages(again.turn), 0);
     } finally {
       await vscode.workspace.getConfiguration('modelGateway').update('modelOverrides', undefined, vscode.ConfigurationTarget.Global);
@@ -180,7 +198,11 @@ describe('MCP servers in the chat', function () {
       const pid = testing.mcp.get('everything')!.pid;
       assert.ok(pid, 'the stdio server has a process');
       process.kill(pid, 'SIGKILL');
-      await until('the loss is said', () => notices.some((n) => /"everything" stopped: its tools \([^)]*echo[^)]*\) are unavailable until it runs again; it is restarted in \d+ s/.test(n)), 10_000);
+      await until(
+        'the loss is said',
+        () => notices.some((n) => /"everything" stopped: its tools \([^)]*echo[^)]*\) are unavailable until it runs again; it is restarted in \d+ s/.test(n)),
+        10_000,
+      );
       assert.ok(!testing.agent.definitions().some((d) => d.name === 'everything__echo'), 'its tools are not offered while it is down');
       await until('it runs again', () => testing.mcp.get('everything')?.state.kind === 'running', 20_000);
       assert.notEqual(testing.mcp.get('everything')!.pid, pid);

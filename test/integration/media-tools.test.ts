@@ -13,7 +13,7 @@ const MEDIA_ENDPOINT = /^POST \/(v1\/(audio|moderations)|imagegen\/|suno\/submit
  * The gateway's media as tools of the chat (generate_image, text_to_speech, transcribe_audio,
  * moderate_text): each asks with its price in the approval bar unless paid media run unasked.
  */
-describe("media tools in the chat (paid media)", function () {
+describe('media tools in the chat (paid media)', function () {
   this.timeout(90_000);
   const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
   const agent = () => vscode.workspace.getConfiguration('modelGateway.agent');
@@ -50,7 +50,7 @@ describe("media tools in the chat (paid media)", function () {
     const rejected = await ask('Use the generate_image tool with the prompt "a paper boat on a pond"', false);
     assert.equal(rejected.asked.length, 1);
     assert.equal(rejected.asked[0].action, 'Model Gateway › generate_image');
-    assert.match(rejected.asked[0].price ?? '', /^\$0\.060* \(one V3 image\)$/, 'the spec\'s V3 DEFAULT price');
+    assert.match(rejected.asked[0].price ?? '', /^\$0\.060* \(one V3 image\)$/, "the spec's V3 DEFAULT price");
     assert.match(rejected.asked[0].reason ?? '', /paid media ask unless modelGateway\.agent\.autoApprove\.paidMedia/);
     assert.match(call(rejected.turn, 'generate_image')?.result ?? '', /rejected generate_image; it did not run and cost nothing/);
     assert.equal((await media()).length, before, 'nothing went to the image endpoint');
@@ -76,7 +76,7 @@ describe("media tools in the chat (paid media)", function () {
     rmSync(join(root(), spoken));
   });
 
-  it("transcribe_audio never uploads a secret or outside file, and says why before asking anyone", async () => {
+  it('transcribe_audio never uploads a secret or outside file, and says why before asking anyone', async () => {
     await agent().update('autoApprove', { paidMedia: true }, vscode.ConfigurationTarget.Global);
     mkdirSync(root(), { recursive: true });
     writeFileSync(join(root(), '.env.voice'), 'OPENAI_API_KEY=sk-not-for-upload\n');
@@ -107,15 +107,24 @@ describe("media tools in the chat (paid media)", function () {
       // The tasks finish on the emulator's clock; the jobs poll, download and keep the files.
       await emulatorControl('clock', { advanceMs: 60_000 });
       const generated = join(root(), 'generated');
-      const files = await until('the clips and the grid', () => {
-        const all = existsSync(generated) ? readdirSync(generated) : [];
-        const wanted = [...all.filter((f) => /^music-.*\.mp3$/.test(f)), ...all.filter((f) => /^mj-a-paper-boat-on-a-pond\.png$/.test(f))];
-        return wanted.length === 3 ? wanted : undefined;
-      }, 30_000);
+      const files = await until(
+        'the clips and the grid',
+        () => {
+          const all = existsSync(generated) ? readdirSync(generated) : [];
+          const wanted = [...all.filter((f) => /^music-.*\.mp3$/.test(f)), ...all.filter((f) => /^mj-a-paper-boat-on-a-pond\.png$/.test(f))];
+          return wanted.length === 3 ? wanted : undefined;
+        },
+        30_000,
+      );
       // Ready, the song plays in the player and the grid opens beside it: closed here, as the person would.
       // Only these tabs: closing all would stop at an earlier test's unsaved file.
-      const opened = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith('▶ music-') || t.label.startsWith('mj-a-paper-boat'));
-      await until('the player and the grid', () => opened().some((t) => t.label.startsWith('▶ music-')) && opened().some((t) => t.label.startsWith('mj-')), 30_000);
+      const opened = () =>
+        vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith('▶ music-') || t.label.startsWith('mj-a-paper-boat'));
+      await until(
+        'the player and the grid',
+        () => opened().some((t) => t.label.startsWith('▶ music-')) && opened().some((t) => t.label.startsWith('mj-')),
+        30_000,
+      );
       await vscode.window.tabGroups.close(opened());
       assert.equal(opened().length, 0, 'the player and the grid closed');
       for (const f of files) rmSync(join(generated, f));

@@ -75,7 +75,12 @@ describe('media commands in a real VS Code', function () {
     });
 
     it('Remix keeps the weight and speed, prices V3 remix, saves beside the source name and opens it', async () => {
-      const out = await run<ImageOutcome>('modelGateway.image.remix', source, { prompt: 'as a watercolour', weight: 80, rendering_speed: 'TURBO', confirmed: true });
+      const out = await run<ImageOutcome>('modelGateway.image.remix', source, {
+        prompt: 'as a watercolour',
+        weight: 80,
+        rendering_speed: 'TURBO',
+        confirmed: true,
+      });
       assert.ok(out);
       assert.equal(out.priceDollars, 0.03);
       assert.equal(out.files.length, 1);
@@ -88,14 +93,24 @@ describe('media commands in a real VS Code', function () {
       const up = await run<ImageOutcome>('modelGateway.image.upscale', source, { resemblance: 70, detail: 30, confirmed: true });
       assert.equal(up?.priceDollars, 0.06);
       assert.deepEqual(pngSize(readFileSync(up.files[0])), { width: 640, height: 480 });
-      const bg = await run<ImageOutcome>('modelGateway.image.replaceBackground', source, { prompt: 'a beach at sunset', rendering_speed: 'QUALITY', confirmed: true });
+      const bg = await run<ImageOutcome>('modelGateway.image.replaceBackground', source, {
+        prompt: 'a beach at sunset',
+        rendering_speed: 'QUALITY',
+        confirmed: true,
+      });
       assert.equal(bg?.priceDollars, 0.09);
       assert.deepEqual(pngSize(readFileSync(bg.files[0])), { width: 320, height: 240 });
     });
 
     it('Edit with a mask: V3 and the legacy V_2 models; a mask under 10% black or of another size is refused before upload', async () => {
       const mask = writePng('mask-half.png', 320, 240, (x) => (x < 160 ? [0, 0, 0] : [255, 255, 255]));
-      const v3 = await run<ImageOutcome>('modelGateway.image.edit', source, { mask: mask.fsPath, model: 'V_3', prompt: 'a hat', rendering_speed: 'TURBO', confirmed: true });
+      const v3 = await run<ImageOutcome>('modelGateway.image.edit', source, {
+        mask: mask.fsPath,
+        model: 'V_3',
+        prompt: 'a hat',
+        rendering_speed: 'TURBO',
+        confirmed: true,
+      });
       assert.equal(v3?.priceDollars, 0.06);
       assert.deepEqual(pngSize(readFileSync(v3.files[0])), { width: 320, height: 240 });
       const legacy = await run<ImageOutcome>('modelGateway.image.edit', source, { mask: mask.fsPath, model: 'V_2_TURBO', prompt: 'a hat', confirmed: true });
@@ -107,8 +122,12 @@ describe('media commands in a real VS Code', function () {
         run('modelGateway.image.edit', source, { mask: thin.fsPath, model: 'V_3', prompt: 'a hat', rendering_speed: 'TURBO', confirmed: true }),
       );
       const small = writePng('mask-small.png', 100, 100, () => [0, 0, 0]);
-      await refused(/mask is 100x100 but the image is 320x240/, () => run('modelGateway.image.edit', source, { mask: small.fsPath, model: 'V_3', prompt: 'x', confirmed: true }));
-      await refused(/edit is supported only by V_2 and V_2_TURBO/, () => run('modelGateway.image.edit', source, { mask: mask.fsPath, model: 'V_2A', prompt: 'a hat', confirmed: true }));
+      await refused(/mask is 100x100 but the image is 320x240/, () =>
+        run('modelGateway.image.edit', source, { mask: small.fsPath, model: 'V_3', prompt: 'x', confirmed: true }),
+      );
+      await refused(/edit is supported only by V_2 and V_2_TURBO/, () =>
+        run('modelGateway.image.edit', source, { mask: mask.fsPath, model: 'V_2A', prompt: 'a hat', confirmed: true }),
+      );
     });
 
     it('Describe returns the descriptions and picking one copies it', async () => {
@@ -117,7 +136,10 @@ describe('media commands in a real VS Code', function () {
       const descriptions = await run<string[]>('modelGateway.image.describe', source);
       assert.ok(descriptions && descriptions.length > 0);
       assert.match(descriptions[0], /320x240 image/);
-      assert.equal(await until('the clipboard', async () => ((await vscode.env.clipboard.readText()) === descriptions[0] ? descriptions[0] : undefined), 5000), descriptions[0]);
+      assert.equal(
+        await until('the clipboard', async () => ((await vscode.env.clipboard.readText()) === descriptions[0] ? descriptions[0] : undefined), 5000),
+        descriptions[0],
+      );
     });
 
     it('Moderate image sends it to the multimodal model and names the image as what was scored', async () => {
@@ -141,7 +163,13 @@ describe('media commands in a real VS Code', function () {
     it('splits text over 4,096 characters at sentence ends and joins the WAV parts exactly, then opens the player', async () => {
       assert.ok(long.length > 8192);
       const before = (await emulatorRequests()).filter((p) => p === 'POST /v1/audio/speech').length;
-      const out = await run<SpeakOutcome>('modelGateway.speech.speakFile', undefined, { text: long, model: 'tts-1', voice: 'alloy', format: 'wav', confirmed: true });
+      const out = await run<SpeakOutcome>('modelGateway.speech.speakFile', undefined, {
+        text: long,
+        model: 'tts-1',
+        voice: 'alloy',
+        format: 'wav',
+        confirmed: true,
+      });
       assert.ok(out);
       assert.equal(out.parts, 3);
       assert.equal(out.partial, false);
@@ -155,20 +183,46 @@ describe('media commands in a real VS Code', function () {
       await until('the player of the joined file', () =>
         vscode.window.tabGroups.all
           .flatMap((g) => g.tabs)
-          .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('modelGateway.audioPlayer') && t.label === `▶ ${basename(out.files[0])}`),
+          .find(
+            (t) =>
+              t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('modelGateway.audioPlayer') && t.label === `▶ ${basename(out.files[0])}`,
+          ),
       );
     });
 
     it('joins MP3 parts keeping one tag; a style model takes instructions but refuses speed before sending', async () => {
-      const out = await run<SpeakOutcome>('modelGateway.speech.speakSelection', undefined, { text: long, model: 'gpt-4o-mini-tts', voice: 'coral', format: 'mp3', instructions: 'calm', confirmed: true, quiet: true });
+      const out = await run<SpeakOutcome>('modelGateway.speech.speakSelection', undefined, {
+        text: long,
+        model: 'gpt-4o-mini-tts',
+        voice: 'coral',
+        format: 'mp3',
+        instructions: 'calm',
+        confirmed: true,
+        quiet: true,
+      });
       assert.equal(out?.parts, 3);
       const mp3 = readMp3Text(readFileSync(out.files[0]));
       assert.ok(mp3 && Math.abs(mp3.seconds - long.length / 15) < 2, `${mp3?.seconds} s`);
       await refused(/speed.*gpt-4o-mini-tts does not support speed/, () =>
-        run('modelGateway.speech.speakSelection', undefined, { text: 'Hello.', model: 'gpt-4o-mini-tts', voice: 'coral', format: 'mp3', speed: 2, confirmed: true, quiet: true }),
+        run('modelGateway.speech.speakSelection', undefined, {
+          text: 'Hello.',
+          model: 'gpt-4o-mini-tts',
+          voice: 'coral',
+          format: 'mp3',
+          speed: 2,
+          confirmed: true,
+          quiet: true,
+        }),
       );
       await refused(/response_format.*supports only wav and pcm/, () =>
-        run('modelGateway.speech.speakSelection', undefined, { text: 'Hello.', model: 'gemini-2.5-flash-preview-tts', voice: 'Kore', format: 'mp3', confirmed: true, quiet: true }),
+        run('modelGateway.speech.speakSelection', undefined, {
+          text: 'Hello.',
+          model: 'gemini-2.5-flash-preview-tts',
+          voice: 'Kore',
+          format: 'mp3',
+          confirmed: true,
+          quiet: true,
+        }),
       );
     });
 
@@ -176,27 +230,51 @@ describe('media commands in a real VS Code', function () {
       const doc = await vscode.workspace.openTextDocument({ content: 'Ignore this. Speak only this part. And not this.' });
       const editor = await vscode.window.showTextDocument(doc);
       editor.selection = new vscode.Selection(0, 13, 0, 34);
-      const out = await run<SpeakOutcome>('modelGateway.speech.speakSelection', undefined, { model: 'tts-1', voice: 'nova', format: 'wav', confirmed: true, quiet: true });
+      const out = await run<SpeakOutcome>('modelGateway.speech.speakSelection', undefined, {
+        model: 'tts-1',
+        voice: 'nova',
+        format: 'wav',
+        confirmed: true,
+        quiet: true,
+      });
       assert.equal(out?.characters, 'Speak only this part.'.length);
       assert.equal(readWav(readFileSync(out.files[0]))?.text, 'Speak only this part.');
     });
 
     it('keeps the parts spoken before a failing part as a -partial file and says so', async () => {
       await emulatorControl('faults', { path: '/v1/audio/speech', after: 3, fault: { kind: 'status', status: 400, message: 'audio input text too long' } });
-      const out = await run<SpeakOutcome>('modelGateway.speech.speakFile', undefined, { text: long, model: 'tts-1', voice: 'alloy', format: 'pcm', maxChars: 1200, confirmed: true, quiet: true });
+      const out = await run<SpeakOutcome>('modelGateway.speech.speakFile', undefined, {
+        text: long,
+        model: 'tts-1',
+        voice: 'alloy',
+        format: 'pcm',
+        maxChars: 1200,
+        confirmed: true,
+        quiet: true,
+      });
       await emulatorControl('reset');
       assert.ok(out?.partial);
       assert.match(basename(out.files[0]), /-partial\.pcm$/);
       const seconds = readFileSync(out.files[0]).length / 48_000;
       assert.ok(seconds > 0 && seconds < long.length / 15 - 10, `${seconds} s kept`);
-      assert.match(await lastNotice(), /Speech stopped at part \d+ of \d+ \(The gateway rejected the request: audio input text too long\)\. The \d part\(s\) spoken before it are saved/);
+      assert.match(
+        await lastNotice(),
+        /Speech stopped at part \d+ of \d+ \(The gateway rejected the request: audio input text too long\)\. The \d part\(s\) spoken before it are saved/,
+      );
     });
   });
 
   describe('transcription and translation', () => {
     let audio: vscode.Uri;
     before(async () => {
-      const out = await run<SpeakOutcome>('modelGateway.speech.speakFile', undefined, { text: 'The quick brown fox. It jumps over the lazy dog.', model: 'tts-1', voice: 'alloy', format: 'wav', confirmed: true, quiet: true });
+      const out = await run<SpeakOutcome>('modelGateway.speech.speakFile', undefined, {
+        text: 'The quick brown fox. It jumps over the lazy dog.',
+        model: 'tts-1',
+        voice: 'alloy',
+        format: 'wav',
+        confirmed: true,
+        quiet: true,
+      });
       audio = vscode.Uri.file(out!.files[0]);
     });
 
@@ -215,17 +293,23 @@ describe('media commands in a real VS Code', function () {
       const json = JSON.parse(readFileSync(out.file, 'utf8')) as { text: string; segments: unknown[] };
       assert.match(json.text, /quick brown fox/);
       assert.equal(json.segments.length, 2);
-      await refused(/translations always produce English/, () => run('modelGateway.audio.translate', audio, { model: 'whisper-1', format: 'text', language: 'de' }));
+      await refused(/translations always produce English/, () =>
+        run('modelGateway.audio.translate', audio, { model: 'whisper-1', format: 'text', language: 'de' }),
+      );
     });
 
     it('refuses files over 25 MB and unsupported types before upload, with the reason', async () => {
       const big = join(folder(), 'long-meeting.mp3');
       writeFileSync(big, '');
       truncateSync(big, 26 * 1024 * 1024);
-      await refused(/long-meeting\.mp3 is 26\.0 MB; the gateway takes audio files of at most 25 MB/, () => run('modelGateway.audio.transcribe', vscode.Uri.file(big), { model: 'whisper-1', format: 'text' }));
+      await refused(/long-meeting\.mp3 is 26\.0 MB; the gateway takes audio files of at most 25 MB/, () =>
+        run('modelGateway.audio.transcribe', vscode.Uri.file(big), { model: 'whisper-1', format: 'text' }),
+      );
       const ogg = join(folder(), 'voice.ogg');
       writeFileSync(ogg, 'OggS');
-      await refused(/voice\.ogg is not an audio file the gateway accepts \(\.mp3, \.mp4/, () => run('modelGateway.audio.transcribe', vscode.Uri.file(ogg), { model: 'whisper-1', format: 'text' }));
+      await refused(/voice\.ogg is not an audio file the gateway accepts \(\.mp3, \.mp4/, () =>
+        run('modelGateway.audio.transcribe', vscode.Uri.file(ogg), { model: 'whisper-1', format: 'text' }),
+      );
     });
   });
 
@@ -250,7 +334,9 @@ describe('media commands in a real VS Code', function () {
       assert.equal(out?.flagged, false);
       assert.match(await lastNotice(), /the selection: nothing flagged/);
       const pic = writePng('plain.png', 8, 8);
-      await refused(/image input needs the multimodal model "omni-moderation-latest"/, () => run('modelGateway.image.moderate', pic, { model: 'text-moderation-latest', quiet: true }));
+      await refused(/image input needs the multimodal model "omni-moderation-latest"/, () =>
+        run('modelGateway.image.moderate', pic, { model: 'text-moderation-latest', quiet: true }),
+      );
     });
   });
 
@@ -264,7 +350,13 @@ describe('media commands in a real VS Code', function () {
 
     it('creates a job, shows it in the Video Jobs view, polls it through queued and in progress, and downloads the MP4', async () => {
       const { testing } = await api();
-      const id = await run<string>('modelGateway.video.generate', { prompt: 'A paper boat on a river', model: 'sora-2', seconds: '8', size: '1280x720', confirmed: true });
+      const id = await run<string>('modelGateway.video.generate', {
+        prompt: 'A paper boat on a river',
+        model: 'sora-2',
+        seconds: '8',
+        size: '1280x720',
+        confirmed: true,
+      });
       assert.ok(id);
       assert.equal(testing.videoJobs.get(id)?.status, 'queued');
       const item = testing.videoJobs.getTreeItem(testing.videoJobs.get(id)!);
@@ -280,13 +372,23 @@ describe('media commands in a real VS Code', function () {
     });
 
     it('refuses a duration or size outside the model family before creating anything', async () => {
-      await refused(/seconds.*sora-2 takes 4, 8, 12 seconds/, () => run('modelGateway.video.generate', { prompt: 'x', model: 'sora-2', seconds: '6', size: '1280x720', confirmed: true }));
-      await refused(/size.*takes sizes 720p, 1080p, 4k/, () => run('modelGateway.video.generate', { prompt: 'x', model: 'veo-3.1-fast-generate-preview', seconds: '4', size: '1280x720', confirmed: true }));
+      await refused(/seconds.*sora-2 takes 4, 8, 12 seconds/, () =>
+        run('modelGateway.video.generate', { prompt: 'x', model: 'sora-2', seconds: '6', size: '1280x720', confirmed: true }),
+      );
+      await refused(/size.*takes sizes 720p, 1080p, 4k/, () =>
+        run('modelGateway.video.generate', { prompt: 'x', model: 'veo-3.1-fast-generate-preview', seconds: '4', size: '1280x720', confirmed: true }),
+      );
     });
 
     it('cancel deletes the task on the gateway', async () => {
       const { testing } = await api();
-      const id = await run<string>('modelGateway.video.generate', { prompt: 'to be cancelled', model: 'veo-3.1-fast-generate-preview', seconds: '4', size: '720p', confirmed: true });
+      const id = await run<string>('modelGateway.video.generate', {
+        prompt: 'to be cancelled',
+        model: 'veo-3.1-fast-generate-preview',
+        seconds: '4',
+        size: '720p',
+        confirmed: true,
+      });
       assert.ok(id);
       await vscode.commands.executeCommand('modelGateway.videoJobs.cancel', id);
       assert.equal(testing.videoJobs.get(id)?.status, 'cancelled');
@@ -297,7 +399,14 @@ describe('media commands in a real VS Code', function () {
 
     it('a job survives a restart: a new manager over the stored state resumes polling and downloads it', async () => {
       const { testing } = await api();
-      const id = await run<string>('modelGateway.video.generate', { prompt: 'Survives a reload', model: 'sora-2', seconds: '4', size: '720x1280', reference: writePng('first frame.png', 64, 64).fsPath, confirmed: true });
+      const id = await run<string>('modelGateway.video.generate', {
+        prompt: 'Survives a reload',
+        model: 'sora-2',
+        seconds: '4',
+        size: '720x1280',
+        reference: writePng('first frame.png', 64, 64).fsPath,
+        confirmed: true,
+      });
       assert.ok(id);
       // The extension goes away (window closed) before the video is done…
       testing.videoJobs.dispose();
@@ -320,7 +429,13 @@ describe('media commands in a real VS Code', function () {
       const { testing } = await api();
       const jobs = testing.newVideoJobs();
       try {
-        const id = await run<string>('modelGateway.video.generate', { prompt: 'this one will #fail', model: 'sora-2', seconds: '4', size: '720x1280', confirmed: true });
+        const id = await run<string>('modelGateway.video.generate', {
+          prompt: 'this one will #fail',
+          model: 'sora-2',
+          seconds: '4',
+          size: '720x1280',
+          confirmed: true,
+        });
         jobs.resumeAll();
         await emulatorControl('clock', { advanceMs: 30_000 });
         await settled(jobs, id!);

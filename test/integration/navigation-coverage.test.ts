@@ -52,7 +52,10 @@ describe('navigation: a language server whose project may not cover the workspac
     assert.match(result, /loose-lab\/welcome\.ts:3: export const welcome = greetLoose\('team'\);/);
     assert.match(result, /loose-lab\/farewell\.ts:4: export const second = greetLoose\('b'\);/);
     // The comment is a text match only: named as such, with the reason the answer may be partial.
-    assert.match(result, /May be partial: no tsconfig\.json or jsconfig\.json covers this file, so the TypeScript server knows only the files open in the editor and what they import\. "greetLoose" also appears in 1 file the language server did not report/);
+    assert.match(
+      result,
+      /May be partial: no tsconfig\.json or jsconfig\.json covers this file, so the TypeScript server knows only the files open in the editor and what they import\. "greetLoose" also appears in 1 file the language server did not report/,
+    );
     assert.match(result, /loose-lab\/notes\.ts:1: \/\/ greetLoose is what the welcome screen calls\./);
   });
 

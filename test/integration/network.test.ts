@@ -55,7 +55,8 @@ describe('proxies and certificates, from VS Code settings', function () {
     await mg().update('baseUrl', front.url, user);
     await testing.services.credentials.setApiKey(config.demoKey, new URL(front.url).origin);
     // The access token too, when an earlier suite set one (the status bar reads the balance with it).
-    if (testing.services.credentials.getAccessToken()) await testing.services.credentials.setAccessToken(config.demoAccessToken, new URL(front.url).origin, { keepUserId: true });
+    if (testing.services.credentials.getAccessToken())
+      await testing.services.credentials.setAccessToken(config.demoAccessToken, new URL(front.url).origin, { keepUserId: true });
   });
   after(async () => {
     for (const k of ENV_KEYS) {
@@ -65,7 +66,8 @@ describe('proxies and certificates, from VS Code settings', function () {
     await resetNetworkSettings();
     await connectToEmulator();
     const { testing } = await api();
-    if (testing.services.credentials.getAccessToken()) await testing.services.credentials.setAccessToken(config.demoAccessToken, new URL(config.emulatorUrl).origin, { keepUserId: true });
+    if (testing.services.credentials.getAccessToken())
+      await testing.services.credentials.setAccessToken(config.demoAccessToken, new URL(config.emulatorUrl).origin, { keepUserId: true });
     await Promise.all([front?.close(), open?.close(), guarded?.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -78,7 +80,10 @@ describe('proxies and certificates, from VS Code settings', function () {
     const { testing } = await api();
     const state = await testing.status.refresh();
     assert.equal(state.kind, 'error');
-    assert.match(state.kind === 'error' ? state.message : '', /is issued by "Model Gateway Test Root CA", which this machine does not trust.*modelGateway\.tls\.caFiles/);
+    assert.match(
+      state.kind === 'error' ? state.message : '',
+      /is issued by "Model Gateway Test Root CA", which this machine does not trust.*modelGateway\.tls\.caFiles/,
+    );
     assert.equal((await failure()).name, 'TlsError');
     await mg().update('tls.caFiles', [caFile], user);
     assert.ok((await listModels()).length > 0);
@@ -95,20 +100,31 @@ describe('proxies and certificates, from VS Code settings', function () {
       ['modelGateway', 'tls.caFiles', [caFile]],
     ] as const) {
       // VS Code itself refuses some of these at workspace level; what it accepts, we ignore.
-      await vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Workspace).then(
-        () => undefined,
-        () => undefined,
-      );
+      await vscode.workspace
+        .getConfiguration(section)
+        .update(key, value, vscode.ConfigurationTarget.Workspace)
+        .then(
+          () => undefined,
+          () => undefined,
+        );
     }
     try {
       assert.equal((await failure()).name, 'TlsError', 'still untrusted: the workspace CA and strictSSL:false were ignored');
       assert.deepEqual(open.log, [], 'the workspace proxy was not used');
     } finally {
-      for (const [section, key] of [['http', 'proxy'], ['http', 'noProxy'], ['http', 'proxyStrictSSL'], ['modelGateway', 'tls.caFiles']] as const) {
-        await vscode.workspace.getConfiguration(section).update(key, undefined, vscode.ConfigurationTarget.Workspace).then(
-          () => undefined,
-          () => undefined,
-        );
+      for (const [section, key] of [
+        ['http', 'proxy'],
+        ['http', 'noProxy'],
+        ['http', 'proxyStrictSSL'],
+        ['modelGateway', 'tls.caFiles'],
+      ] as const) {
+        await vscode.workspace
+          .getConfiguration(section)
+          .update(key, undefined, vscode.ConfigurationTarget.Workspace)
+          .then(
+            () => undefined,
+            () => undefined,
+          );
       }
       await mg().update('tls.caFiles', [caFile], user);
     }
@@ -118,9 +134,14 @@ describe('proxies and certificates, from VS Code settings', function () {
     const { testing } = await api();
     await http().update('proxy', open.url, user);
     await http().update('noProxy', ['<-loopback>'], user);
-    const answer = await testing.services.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello via the company proxy' }] });
+    const answer = await testing.services
+      .client()
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello via the company proxy' }] });
     assert.ok(answer.choices[0]?.message.content);
-    assert.ok(open.log.some((l) => l.method === 'CONNECT' && l.target === `127.0.0.1:${front.port}`), JSON.stringify(open.log));
+    assert.ok(
+      open.log.some((l) => l.method === 'CONNECT' && l.target === `127.0.0.1:${front.port}`),
+      JSON.stringify(open.log),
+    );
     await testing.status.refresh();
     assert.match(testing.status.tooltip, /Through the proxy at http:\/\/127\.0\.0\.1:\d+ \(from http\.proxy\)/);
   });
@@ -143,7 +164,10 @@ describe('proxies and certificates, from VS Code settings', function () {
     assert.match(state.kind === 'error' ? state.message : '', /HTTP 407/);
     await http().update('proxyAuthorization', `Basic ${Buffer.from('bob:proxy-pass-42').toString('base64')}`, user);
     assert.ok((await listModels()).length > 0);
-    assert.ok(guarded.log.some((l) => l.method === 'CONNECT' && l.status === undefined), 'the tunnel was let through with the credentials');
+    assert.ok(
+      guarded.log.some((l) => l.method === 'CONNECT' && l.status === undefined),
+      'the tunnel was let through with the credentials',
+    );
     assert.ok(!testing.services.notices.some((n) => /proxy-pass-42|Ym9iOnByb3h5/.test(n.message)), 'no proxy credential in any notice');
   });
 
@@ -154,7 +178,10 @@ describe('proxies and certificates, from VS Code settings', function () {
     // The environment is read when the settings change (a new window reads it at start).
     await mg().update('tls.caFiles', [caFile], user);
     assert.ok((await listModels()).length > 0);
-    assert.ok(open.log.some((l) => l.method === 'CONNECT'), 'went through the environment proxy');
+    assert.ok(
+      open.log.some((l) => l.method === 'CONNECT'),
+      'went through the environment proxy',
+    );
     const { testing } = await api();
     assert.ok(testing.services.network().notes.some((n) => /from HTTPS_PROXY/.test(n)));
     delete process.env.HTTPS_PROXY;
@@ -188,7 +215,10 @@ describe('proxies and certificates, from VS Code settings', function () {
       assert.match(failed.kind === 'failed' ? failed.message : '', /certificate/i);
       await mg().update('tls.caFiles', [caFile], user);
       await until('running with the CA', () => testing.mcp.get('secure')?.state.kind === 'running', 30_000);
-      assert.ok(open.log.some((l) => l.method === 'CONNECT' && l.target === `127.0.0.1:${mcpFront.port}`), `through the proxy: ${JSON.stringify(open.log)}`);
+      assert.ok(
+        open.log.some((l) => l.method === 'CONNECT' && l.target === `127.0.0.1:${mcpFront.port}`),
+        `through the proxy: ${JSON.stringify(open.log)}`,
+      );
       const echoed = await testing.mcp.get('secure')!.call('echo', { message: 'through the tunnel' });
       assert.match(echoed.content.map((c) => c.text ?? '').join(''), /Echo: through the tunnel/);
     } finally {

@@ -37,7 +37,8 @@ describe('project rules in the chat', function () {
 
   after(async () => {
     for (const top of new Set(created)) rmSync(join(root(), top), { recursive: true, force: true });
-    for (const k of ['defaultModels.chat', 'chat.projectRules']) await vscode.workspace.getConfiguration('modelGateway').update(k, undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ['defaultModels.chat', 'chat.projectRules'])
+      await vscode.workspace.getConfiguration('modelGateway').update(k, undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('sends AGENTS.md and a rules file to the model, after our own instructions, and follows an edit', async () => {

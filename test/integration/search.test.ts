@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { api, emulatorRequests, until, connectToEmulator } from './helpers';
 
-
 /** Embedding requests the emulator has served. */
 async function embeddingRequests(): Promise<number> {
   return (await emulatorRequests()).filter((p) => p === 'POST /v1/embeddings').length;
 }
-
 
 describe('semantic search in a real VS Code', () => {
   const settings = () => vscode.workspace.getConfiguration('modelGateway');
@@ -47,7 +45,10 @@ describe('semantic search in a real VS Code', () => {
     const { testing } = await api();
     const before = await embeddingRequests();
     const previous = testing.search.lastStats;
-    writeFileSync(join(folder(), 'src', 'math.ts'), 'export const add = (a: number, b: number): number => a + b;\nexport const subtract = (a: number, b: number): number => a - b;\n');
+    writeFileSync(
+      join(folder(), 'src', 'math.ts'),
+      'export const add = (a: number, b: number): number => a + b;\nexport const subtract = (a: number, b: number): number => a - b;\n',
+    );
     // A late watcher event for an earlier change can make an update of its own first (embedding
     // nothing): the update awaited is the first that embedded anything.
     let seen = previous;
@@ -66,14 +67,27 @@ describe('semantic search in a real VS Code', () => {
   it('an exact identifier finds its definition first (keywords fused with the embeddings), also for a file added since the build', async () => {
     const { testing } = await api();
     const previous = testing.search.lastStats;
-    writeFileSync(join(folder(), 'src', 'report.ts'), Array.from({ length: 6 }, (_, i) => `export const line${i} = invoiceTotal([${i}, ${i + 1}]); // invoiceTotal of line ${i}`).join('\n') + '\n');
-    writeFileSync(join(folder(), 'src', 'billing.ts'), 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
-    await until('the watcher update', () => (testing.search.lastStats !== previous && (testing.search.lastStats?.files ?? 0) >= 2 ? testing.search.lastStats : undefined));
-    await until('both new files indexed', async () => ((await testing.search.query('invoiceTotal', 5)).some((r) => r.chunk.file === 'src/billing.ts') ? true : undefined));
+    writeFileSync(
+      join(folder(), 'src', 'report.ts'),
+      Array.from({ length: 6 }, (_, i) => `export const line${i} = invoiceTotal([${i}, ${i + 1}]); // invoiceTotal of line ${i}`).join('\n') + '\n',
+    );
+    writeFileSync(
+      join(folder(), 'src', 'billing.ts'),
+      'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n',
+    );
+    await until('the watcher update', () =>
+      testing.search.lastStats !== previous && (testing.search.lastStats?.files ?? 0) >= 2 ? testing.search.lastStats : undefined,
+    );
+    await until('both new files indexed', async () =>
+      (await testing.search.query('invoiceTotal', 5)).some((r) => r.chunk.file === 'src/billing.ts') ? true : undefined,
+    );
     const results = await testing.search.query('invoiceTotal', 5);
     assert.equal(results[0].chunk.file, 'src/billing.ts');
     assert.equal(results[0].defines, 'invoicetotal');
-    assert.ok(results.some((r) => r.chunk.file === 'src/report.ts' && r.matched?.includes('invoicetotal')), 'the uses follow, found by their words');
+    assert.ok(
+      results.some((r) => r.chunk.file === 'src/report.ts' && r.matched?.includes('invoicetotal')),
+      'the uses follow, found by their words',
+    );
     const answer = await testing.search.toolAnswer({ query: 'invoiceTotal', max_results: 2 });
     assert.match(answer, /^1\. src\/billing\.ts:1-3 \(defines invoicetotal/);
   });

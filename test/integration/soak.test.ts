@@ -3,7 +3,19 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { api, connectToEmulator } from './helpers';
-import { childrenSettled, collector, completions, handleCount, indexGenerations, listenerTotal, openedSince, restartMcp, sample, sampleTable, turn } from './soakTools';
+import {
+  childrenSettled,
+  collector,
+  completions,
+  handleCount,
+  indexGenerations,
+  listenerTotal,
+  openedSince,
+  restartMcp,
+  sample,
+  sampleTable,
+  turn,
+} from './soakTools';
 
 /**
  * A short working day in one window (the long one is `npm run bench -- soak`): 50 chat turns with
@@ -32,12 +44,18 @@ describe('a short working day in one window: memory and handles stay flat', func
 
   after(async () => {
     if (modeBefore) await (await api()).testing.chat.setMode(modeBefore);
-    for (const key of ['defaultModels.chat', 'defaultModels.completion', 'mcp.servers']) await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['defaultModels.chat', 'defaultModels.completion', 'mcp.servers'])
+      await settings().update(key, undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     rmSync(file(), { force: true });
   });
 
-  async function session(turns: number, completionCount: number, restarts: number, offset: number): Promise<{ answers: number; reads: number; answered: number; sample: string; skips: string }> {
+  async function session(
+    turns: number,
+    completionCount: number,
+    restarts: number,
+    offset: number,
+  ): Promise<{ answers: number; reads: number; answered: number; sample: string; skips: string }> {
     const { testing } = await api();
     let answers = 0;
     let reads = 0;
@@ -46,10 +64,13 @@ describe('a short working day in one window: memory and handles stay flat', func
     for (let t = 0; t < turns; t++) {
       // A new conversation every ten turns; the history then holds them all.
       if (t % 10 === 0) await testing.chat.newConversation();
-      const answer = await turn(t % 2 === 0 ? `Read the file src/greet.ts and say what it does (${offset + t})` : `Say something short about step ${offset + t}`);
+      const answer = await turn(
+        t % 2 === 0 ? `Read the file src/greet.ts and say what it does (${offset + t})` : `Say something short about step ${offset + t}`,
+      );
       if (answer.status === 'done') answers++;
       if (answer.steps.some((s) => s.toolCalls.some((c) => c.name === 'read_file' && c.status === 'done'))) reads++;
-      else if (t % 2 === 0) sample ||= JSON.stringify(answer.steps.map((s) => ({ text: s.text.slice(0, 120), calls: s.toolCalls.map((c) => `${c.name}:${c.status}`) })));
+      else if (t % 2 === 0)
+        sample ||= JSON.stringify(answer.steps.map((s) => ({ text: s.text.slice(0, 120), calls: s.toolCalls.map((c) => `${c.name}:${c.status}`) })));
       if (t % Math.ceil(turns / Math.max(1, restarts)) === 0 && restarts > 0) {
         await restartMcp('soak');
         restarts--;
@@ -89,10 +110,16 @@ describe('a short working day in one window: memory and handles stay flat', func
     assert.ok(after.heapMB <= before.heapMB * 1.1, `heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB`);
     assert.ok(after.rssMB <= before.rssMB * 1.1, `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB; ${report}`);
     assert.equal(after.terminals, before.terminals, 'terminals');
-    assert.ok(listenerTotal(after) <= listenerTotal(before), `listeners on our events ${JSON.stringify(before.listeners)} → ${JSON.stringify(after.listeners)}`);
+    assert.ok(
+      listenerTotal(after) <= listenerTotal(before),
+      `listeners on our events ${JSON.stringify(before.listeners)} → ${JSON.stringify(after.listeners)}`,
+    );
     assert.equal(after.children, before.children, `child processes: ${before.childNames.join(', ')} → ${after.childNames.join(', ')}`);
     assert.ok(indexGenerations(after).length <= 1, `the index has files of one generation open at most (${after.indexFiles.join(', ')})`);
     assert.ok(after.openFiles <= before.openFiles + 2, `open files ${before.openFiles} → ${after.openFiles} (new: ${openedSince(before, after).join(', ')})`);
-    assert.ok(handleCount(after.handles) <= handleCount(before.handles) + 2, `active handles ${JSON.stringify(before.handles)} → ${JSON.stringify(after.handles)}`);
+    assert.ok(
+      handleCount(after.handles) <= handleCount(before.handles) + 2,
+      `active handles ${JSON.stringify(before.handles)} → ${JSON.stringify(after.handles)}`,
+    );
   });
 });

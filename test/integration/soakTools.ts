@@ -36,7 +36,8 @@ export function childProcesses(): string[] {
     try {
       // Field 4 of /proc/<pid>/stat is the parent's pid; the command name (field 2) may hold spaces, so read after its ')'.
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) found.push(`${name} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)}`);
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid)
+        found.push(`${name} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)}`);
     } catch {
       // Gone meanwhile.
     }
@@ -177,7 +178,19 @@ export async function sample(gc: () => void): Promise<Sample> {
   const handles: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) handles[kind] = (handles[kind] ?? 0) + 1;
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: m.external / 2 ** 20, arrayBuffersMB: m.arrayBuffers / 2 ** 20, handles, ...openFileSample(), terminals: vscode.window.terminals.length, ...children, mapped: residentByMapping(), listeners: testing.listeners() };
+  return {
+    heapMB: m.heapUsed / 2 ** 20,
+    heapTotalMB: m.heapTotal / 2 ** 20,
+    rssMB: m.rss / 2 ** 20,
+    externalMB: m.external / 2 ** 20,
+    arrayBuffersMB: m.arrayBuffers / 2 ** 20,
+    handles,
+    ...openFileSample(),
+    terminals: vscode.window.terminals.length,
+    ...children,
+    mapped: residentByMapping(),
+    listeners: testing.listeners(),
+  };
 }
 
 /** One chat turn; each approval answered by `accept` (yes to all when absent). */
@@ -215,7 +228,12 @@ export async function completions(file: string, n: number, from: number): Promis
     editor.selection = new vscode.Selection(at, at);
     const source = new vscode.CancellationTokenSource();
     if (i % 5 === 0) setTimeout(() => source.cancel(), 1);
-    const items = await provider.provideInlineCompletionItems(document, at, { triggerKind: vscode.InlineCompletionTriggerKind.Invoke, selectedCompletionInfo: undefined }, source.token);
+    const items = await provider.provideInlineCompletionItems(
+      document,
+      at,
+      { triggerKind: vscode.InlineCompletionTriggerKind.Invoke, selectedCompletionInfo: undefined },
+      source.token,
+    );
     source.dispose();
     const item = items?.[0];
     if (!item) {
@@ -249,13 +267,25 @@ export function sampleTable(before: Sample, after: Sample): (string | number)[][
     ['RSS MB', before.rssMB.toFixed(1), after.rssMB.toFixed(1)],
     ['external MB', before.externalMB.toFixed(1), after.externalMB.toFixed(1)],
     ['array buffers MB', before.arrayBuffersMB.toFixed(1), after.arrayBuffersMB.toFixed(1)],
-    ...(['brkMB', 'arenasMB', 'anonymousMB', 'filesMB'] as const).map((k) => [`RSS ${{ brkMB: 'malloc (brk)', arenasMB: 'malloc arenas', anonymousMB: 'other anonymous', filesMB: 'mapped files' }[k]} MB`, (before.mapped?.[k] ?? 0).toFixed(1), (after.mapped?.[k] ?? 0).toFixed(1)]),
+    ...(['brkMB', 'arenasMB', 'anonymousMB', 'filesMB'] as const).map((k) => [
+      `RSS ${{ brkMB: 'malloc (brk)', arenasMB: 'malloc arenas', anonymousMB: 'other anonymous', filesMB: 'mapped files' }[k]} MB`,
+      (before.mapped?.[k] ?? 0).toFixed(1),
+      (after.mapped?.[k] ?? 0).toFixed(1),
+    ]),
     ['listeners on our events', listenerTotal(before), listenerTotal(after)],
-    ...[...new Set([...Object.keys(before.listeners ?? {}), ...Object.keys(after.listeners ?? {})])].map((k) => [`listeners: ${k}`, before.listeners?.[k] ?? 0, after.listeners?.[k] ?? 0]),
-    ['open files (the index\'s apart)', before.openFiles, after.openFiles],
-    ['the index\'s open files', (before.indexFiles ?? []).join(' '), (after.indexFiles ?? []).join(' ')],
+    ...[...new Set([...Object.keys(before.listeners ?? {}), ...Object.keys(after.listeners ?? {})])].map((k) => [
+      `listeners: ${k}`,
+      before.listeners?.[k] ?? 0,
+      after.listeners?.[k] ?? 0,
+    ]),
+    ["open files (the index's apart)", before.openFiles, after.openFiles],
+    ["the index's open files", (before.indexFiles ?? []).join(' '), (after.indexFiles ?? []).join(' ')],
     ['terminals', before.terminals, after.terminals],
     ['child processes', before.children, after.children],
-    ...[...new Set([...Object.keys(before.handles), ...Object.keys(after.handles)])].map((k) => [`handles: ${k}`, before.handles[k] ?? 0, after.handles[k] ?? 0]),
+    ...[...new Set([...Object.keys(before.handles), ...Object.keys(after.handles)])].map((k) => [
+      `handles: ${k}`,
+      before.handles[k] ?? 0,
+      after.handles[k] ?? 0,
+    ]),
   ];
 }

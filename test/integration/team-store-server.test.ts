@@ -48,7 +48,7 @@ describe('the team store in a real VS Code against a real PostgreSQL server: pas
     assert.ok(stats && stats.chunks > 0, JSON.stringify(stats));
     assert.equal(stats.fromStore + stats.toStore, 0);
     assert.match(stats.storeFailure ?? '', /asks for a password, and none is set\. Set it with "Model Gateway: Set Team Store Password"/);
-    assert.ok(!/PGPASSWORD|--store/.test(stats.storeFailure ?? ''), 'in the editor\'s words');
+    assert.ok(!/PGPASSWORD|--store/.test(stats.storeFailure ?? ''), "in the editor's words");
     assert.ok(Date.now() - t0 < 30_000);
     assert.ok((await notices()).some((m) => /asks for a password/.test(m)));
     assert.match((await runCommand<string>('modelGateway.search.teamStoreStatus')) ?? '', /not in use \(.*asks for a password/);

@@ -52,7 +52,18 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     await connectToEmulator();
     await settings().update('defaultModels.embeddings', 'embed-emu-256', vscode.ConfigurationTarget.Global);
     // A repository of a dozen files besides the sample's (each its own topic, so answers are clear).
-    const topics = ['parses invoices into lines', 'renders a bar chart of spend', 'retries a request after a pause', 'hashes passwords with a salt', 'formats dates for the log', 'reads the config file', 'sorts users by name', 'sends the weekly email', 'compresses images before upload', 'validates postal codes'];
+    const topics = [
+      'parses invoices into lines',
+      'renders a bar chart of spend',
+      'retries a request after a pause',
+      'hashes passwords with a salt',
+      'formats dates for the log',
+      'reads the config file',
+      'sorts users by name',
+      'sends the weekly email',
+      'compresses images before upload',
+      'validates postal codes',
+    ];
     topics.forEach((topic, i) => {
       const file = join(folder(), 'src', `team${i}.ts`);
       created.push(file);
@@ -61,7 +72,11 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     hop = await cuttableHop(Number(new URL(config.teamStoreUrl).port));
     await settings().update('search.teamStore', `postgres://postgres@127.0.0.1:${hop.port}/postgres`, vscode.ConfigurationTarget.Global);
     const set = await runAnswering<boolean>('modelGateway.search.setTeamStorePassword', config.teamStorePassword);
-    assert.equal(set, true, `the password was not set: ${JSON.stringify((await api()).testing.services.notices.slice(-3))} ${JSON.stringify(vscode.workspace.getConfiguration('modelGateway.search').inspect('teamStore'))}`);
+    assert.equal(
+      set,
+      true,
+      `the password was not set: ${JSON.stringify((await api()).testing.services.notices.slice(-3))} ${JSON.stringify(vscode.workspace.getConfiguration('modelGateway.search').inspect('teamStore'))}`,
+    );
   });
 
   after(async () => {
@@ -85,13 +100,20 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
       await settings().update('search.teamStore', undefined, vscode.ConfigurationTarget.Global);
       mkdirSync(join(folder(), '.vscode'), { recursive: true });
       // VS Code drops a folder's value of an application setting: a setting it keeps marks when the file was read.
-      writeFileSync(file, JSON.stringify({ 'modelGateway.search.teamStore': `postgres://evil@127.0.0.1:${port}/steal`, 'modelGateway.search.teamStoreSearch': true, 'modelGateway.search.candidates': 31 }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          'modelGateway.search.teamStore': `postgres://evil@127.0.0.1:${port}/steal`,
+          'modelGateway.search.teamStoreSearch': true,
+          'modelGateway.search.candidates': 31,
+        }),
+      );
       await until('VS Code read the folder settings', () => (marker() === 31 ? true : undefined));
       assert.equal(vscode.workspace.getConfiguration('modelGateway.search').get('teamStore'), '', 'VS Code ignores the folder value');
       const stats = await runCommand<IndexStats>('modelGateway.search.rebuild');
       assert.ok(stats && stats.chunks > 0);
       assert.equal(stats.fromStore + stats.toStore, 0);
-      assert.equal(connections.length, 0, 'the repository\'s store was never contacted');
+      assert.equal(connections.length, 0, "the repository's store was never contacted");
       assert.match((await runCommand<string>('modelGateway.search.teamStoreStatus')) ?? '', /No team store is set/);
     } finally {
       if (before === undefined) rmSync(file, { force: true });
@@ -123,7 +145,10 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     assert.equal(b.chunks, a.chunks);
     assert.deepEqual(await Promise.all(questions.map(top)), answers);
     const status = await runCommand<string>('modelGateway.search.teamStoreStatus');
-    assert.match(status ?? '', new RegExp(`connected, ${a.chunks} vectors of embed-emu-256; the last build \\(and the changes since\\) took ${b.chunks} vectors from it and added 0`));
+    assert.match(
+      status ?? '',
+      new RegExp(`connected, ${a.chunks} vectors of embed-emu-256; the last build \\(and the changes since\\) took ${b.chunks} vectors from it and added 0`),
+    );
   });
 
   it('a changed file embeds only its changed chunk, and adds it to the store', async () => {
@@ -218,7 +243,9 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
     const c = new pg.Client({ connectionString: config.teamStoreUrl });
     await c.connect();
     try {
-      const tables = (await c.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'model_gateway'`)).rows.map((r) => r.table_name).sort();
+      const tables = (await c.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'model_gateway'`)).rows
+        .map((r) => r.table_name)
+        .sort();
       assert.deepEqual(tables, ['store', 'vectors']);
       let cells = 0;
       for (const t of tables) {
@@ -226,7 +253,8 @@ describe('the team store in a real VS Code (PostgreSQL with pgvector: PGlite ove
           for (const cell of row) {
             cells++;
             const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
-            for (const needle of ['greet', 'src/', '.ts', 'teamNote', 'lateArrival', 'Hello', 'export ']) assert.ok(!text.includes(needle), `${t} holds "${needle}"`);
+            for (const needle of ['greet', 'src/', '.ts', 'teamNote', 'lateArrival', 'Hello', 'export '])
+              assert.ok(!text.includes(needle), `${t} holds "${needle}"`);
           }
         }
       }

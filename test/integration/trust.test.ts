@@ -48,18 +48,24 @@ describe('credentials are bound to the gateway they were entered for', function 
     assert.equal(testing.services.credentials.boundOrigin('accessToken'), emulatorOrigin);
   });
 
-  it('a URL changed behind the person\'s back gets no key, no token, no New-Api-User, and says why', async () => {
+  it("a URL changed behind the person's back gets no key, no token, no New-Api-User, and says why", async () => {
     const { testing } = await api();
     await settings().update('baseUrl', other.url, vscode.ConfigurationTarget.Global);
     const state = await testing.status.refresh();
     assert.equal(state.kind, 'error');
     assert.match(state.kind === 'error' ? state.message : '', /was entered for http:\/\/127\.0\.0\.1:\d+, and the gateway URL now names/);
-    await assert.rejects(testing.services.client().account.self(), (e: Error & { type?: string }) => e.name === 'MissingCredentialError' && e.type === 'credential_withheld');
+    await assert.rejects(
+      testing.services.client().account.self(),
+      (e: Error & { type?: string }) => e.name === 'MissingCredentialError' && e.type === 'credential_withheld',
+    );
     await testing.accountTree.getChildren();
     assert.deepEqual(carrying(other.seen), [], 'no request to the new origin carried a credential');
     assert.deepEqual(testing.services.withheldCredentials(), ['apiKey', 'accessToken']);
     // The notification offers the way out.
-    assert.ok(testing.services.notices.some((n) => /entered for/.test(n.message)), 'the person was told');
+    assert.ok(
+      testing.services.notices.some((n) => /entered for/.test(n.message)),
+      'the person was told',
+    );
   });
 
   it('declining the question keeps them withheld; confirming sends them to the new origin', async () => {
@@ -68,8 +74,17 @@ describe('credentials are bound to the gateway they were entered for', function 
     await assert.rejects(testing.services.client().models.list(), /entered for/);
     assert.deepEqual(carrying(other.seen), []);
     assert.equal(await runAnswering('modelGateway.useCredentialsHere', true), true);
-    const failure = await testing.services.client().models.list().then(() => undefined, (e: Error) => `${e.name}: ${e.message}`);
-    assert.ok(carrying(other.seen).length >= 1, `the person said the credentials belong there (the call ${failure ?? 'succeeded'}; ${other.seen.length} requests seen)`);
+    const failure = await testing.services
+      .client()
+      .models.list()
+      .then(
+        () => undefined,
+        (e: Error) => `${e.name}: ${e.message}`,
+      );
+    assert.ok(
+      carrying(other.seen).length >= 1,
+      `the person said the credentials belong there (the call ${failure ?? 'succeeded'}; ${other.seen.length} requests seen)`,
+    );
     assert.equal(testing.services.credentials.boundOrigin('apiKey'), new URL(other.url).origin);
   });
 
@@ -82,7 +97,7 @@ describe('credentials are bound to the gateway they were entered for', function 
     assert.equal((await testing.status.refresh()).kind, 'connected');
   });
 
-  it('a command\'s caller cannot answer the question (no argument is taken)', async () => {
+  it("a command's caller cannot answer the question (no argument is taken)", async () => {
     const { testing } = await api();
     await settings().update('baseUrl', other.url, vscode.ConfigurationTarget.Global);
     const before = carrying(other.seen).length;

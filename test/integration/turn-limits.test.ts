@@ -20,7 +20,8 @@ describe('per-turn limits in the chat', function () {
 
   after(async () => {
     rmSync(notes(), { force: true });
-    for (const k of ['defaultModels.chat', 'chat.maxToolSteps', 'chat.maxCostPerTurnDollars', 'prices']) await settings().update(k, undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ['defaultModels.chat', 'chat.maxToolSteps', 'chat.maxCostPerTurnDollars', 'prices'])
+      await settings().update(k, undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('at its request limit the turn asks: Stop ends it there, Continue grants as many again', async () => {

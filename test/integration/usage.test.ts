@@ -44,7 +44,9 @@ describe('spend and usage in a real VS Code', () => {
       // one-api publishes no prices: the cost is unknown (never $0) until the user sets a price.
       assert.deepEqual({ dollars: answer.cost?.dollars, source: answer.cost?.source }, { dollars: undefined, source: 'unknown' });
       // one-api bills cache reads in full: the user's price says so (cacheRead equal to input).
-      await vscode.workspace.getConfiguration('modelGateway').update('prices', { 'gpt-4o-mini': { input: 0.3, output: 1.2, cacheRead: 0.3 } }, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('modelGateway')
+        .update('prices', { 'gpt-4o-mini': { input: 0.3, output: 1.2, cacheRead: 0.3 } }, vscode.ConfigurationTarget.Global);
       await testing.chat.send('And once more', [], []);
       answer = testing.chat.current!.turns.at(-1) as AssistantTurn;
       await vscode.workspace.getConfiguration('modelGateway').update('prices', undefined, vscode.ConfigurationTarget.Global);
@@ -61,7 +63,10 @@ describe('spend and usage in a real VS Code', () => {
     assert.ok(after);
     const lost = balanceBefore - (await client.account.self()).balanceDollars;
     assert.ok(lost > 0, 'the calls cost money');
-    assert.ok(Math.abs(after.todayDollars - before.todayDollars - lost) < 1e-6, `today grew by ${after.todayDollars - before.todayDollars}, the balance lost ${lost}`);
+    assert.ok(
+      Math.abs(after.todayDollars - before.todayDollars - lost) < 1e-6,
+      `today grew by ${after.todayDollars - before.todayDollars}, the balance lost ${lost}`,
+    );
     assert.ok(after.series.some((s) => s.name === 'gpt-4o-mini' || s.name === 'Other'));
     // What the chat estimated is what the gateway billed for that call (to one quota unit): the
     // call found in the gateway's log by its tokens (the newest first; not the view's dearest ten,
@@ -119,7 +124,10 @@ describe('spend and usage in a real VS Code', () => {
     try {
       // The setting change itself refreshes the status bar in the background: count this warning's
       // notices, whichever refresh gave it, rather than those after a moment that may be too late.
-      const lowWarnings = () => testing.services.notices.filter((n) => n.level === 'warning' && /The gateway balance is \$[\d.]+, under your warning level of \$1000000\.00/.test(n.message));
+      const lowWarnings = () =>
+        testing.services.notices.filter(
+          (n) => n.level === 'warning' && /The gateway balance is \$[\d.]+, under your warning level of \$1000000\.00/.test(n.message),
+        );
       await testing.status.refresh();
       await until('the low-balance warning', () => lowWarnings().length > 0);
       await testing.status.refresh();

@@ -39,7 +39,9 @@ describe('wire formats: a gateway without /v1/responses', function () {
     assert.equal(first.format, 'chat', 'the turn went on in chat completions');
     assert.match(first.steps[0]?.text ?? '', /\S/);
     assert.equal(await responsesCalls(), before + 1, 'one try at /v1/responses');
-    assert.ok(testing.services.notices.some((n) => n.message.startsWith(`This gateway has no /v1/responses (HTTP 404): ${first.model} goes by chat completions`)));
+    assert.ok(
+      testing.services.notices.some((n) => n.message.startsWith(`This gateway has no /v1/responses (HTTP 404): ${first.model} goes by chat completions`)),
+    );
     assert.deepEqual(testing.services.context.globalState.get<string[]>(MEMORY), [config.emulatorUrl.replace(/\/+$/, '')]);
 
     await testing.chat.send('And again', [], []);

@@ -120,9 +120,15 @@ describe('account API', () => {
     const k = await client.account.tokens.create({ name: 'tiny', remain_quota: 1 });
     const gw = relay(k.key);
     await gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'use it up' }] });
-    await assert.rejects(gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'again' }] }), (e: unknown) => e instanceof AuthenticationError && e.keyRefusal === 'exhausted' && /own quota is used up/.test(e.message));
+    await assert.rejects(
+      gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'again' }] }),
+      (e: unknown) => e instanceof AuthenticationError && e.keyRefusal === 'exhausted' && /own quota is used up/.test(e.message),
+    );
     assert.equal((await client.account.tokens.get(k.id)).state, 'exhausted');
-    await assert.rejects(client.account.tokens.setEnabled(k.id, true), (e: unknown) => e instanceof KeyStateError && e.fix === 'raise-quota' && /raise its quota/.test(e.message));
+    await assert.rejects(
+      client.account.tokens.setEnabled(k.id, true),
+      (e: unknown) => e instanceof KeyStateError && e.fix === 'raise-quota' && /raise its quota/.test(e.message),
+    );
     await client.account.tokens.update({ id: k.id, remain_quota: 1_000_000 });
     assert.equal((await client.account.tokens.setEnabled(k.id, true)).state, 'enabled');
     assert.ok((await gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'works again' }] })).choices.length > 0);
@@ -145,27 +151,42 @@ describe('account API', () => {
     const k = await client.account.tokens.create({ name: 'poor', unlimited_quota: true });
     const gw = relay(k.key);
     await gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'spend the last of it' }] });
-    await assert.rejects(gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'more' }] }), (e: unknown) => e instanceof PermissionDeniedError && e.cause403 === 'balance');
+    await assert.rejects(
+      gw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'more' }] }),
+      (e: unknown) => e instanceof PermissionDeniedError && e.cause403 === 'balance',
+    );
     await gw.close();
   });
 
   it('refusals carry the server reason; requests that break the rules are refused before sending', async () => {
     const { client } = account();
     await assert.rejects(client.account.tokens.get(999_999), (e: unknown) => e instanceof AccountApiError && /record not found/.test(e.message));
-    await assert.rejects(client.account.tokens.create({ name: 'x'.repeat(51), unlimited_quota: true }), (e: unknown) => e instanceof ValidationError && /name: name must be at most 50 characters/.test(e.message));
-    await assert.rejects(client.account.tokens.create({ name: 'no-quota' }), (e: unknown) => e instanceof ValidationError && /remain_quota: must be above 0 unless unlimited_quota is true/.test(e.message));
+    await assert.rejects(
+      client.account.tokens.create({ name: 'x'.repeat(51), unlimited_quota: true }),
+      (e: unknown) => e instanceof ValidationError && /name: name must be at most 50 characters/.test(e.message),
+    );
+    await assert.rejects(
+      client.account.tokens.create({ name: 'no-quota' }),
+      (e: unknown) => e instanceof ValidationError && /remain_quota: must be above 0 unless unlimited_quota is true/.test(e.message),
+    );
   });
 
   it('says what to fix for a missing or invalid access token, and asks for the user id where new-api needs it', async () => {
     const { client: none } = clientFor(ctx.emu, { systemAccessToken: undefined });
     await assert.rejects(none.account.self(), (e: unknown) => e instanceof MissingCredentialError && /system access token/.test(e.message));
     const { client: wrong } = clientFor(ctx.emu, { systemAccessToken: 'not-a-token', userId: 1 });
-    await assert.rejects(wrong.account.self(), (e: unknown) => e instanceof AccountApiError && e.type === 'authentication_error' && /Set a valid system access token/.test(e.message));
+    await assert.rejects(
+      wrong.account.self(),
+      (e: unknown) => e instanceof AccountApiError && e.type === 'authentication_error' && /Set a valid system access token/.test(e.message),
+    );
 
     const { user } = account();
     const { client: withoutId } = clientFor(ctx.emu, { systemAccessToken: user.accessToken });
     if (ctx.emu.profile === 'new-api') {
-      await assert.rejects(withoutId.account.self(), (e: unknown) => e instanceof AccountApiError && e.code === NEW_API_USER_REQUIRED && /user id/.test(e.message));
+      await assert.rejects(
+        withoutId.account.self(),
+        (e: unknown) => e instanceof AccountApiError && e.code === NEW_API_USER_REQUIRED && /user id/.test(e.message),
+      );
     } else {
       assert.equal((await withoutId.account.self()).username, user.username, 'one-api reads no New-Api-User');
     }
@@ -177,7 +198,10 @@ describe('account API', () => {
   it('a 401 from the account API speaks of the access token, not the API key', async () => {
     const { client } = account();
     ctx.emu.inject({ path: '/api/', fault: { kind: 'status', status: 401, body: { success: false, message: 'unauthorized' } } });
-    await assert.rejects(client.account.self(), (e: unknown) => e instanceof AccountApiError && !(e instanceof AuthenticationError) && /system access token/.test(e.message));
+    await assert.rejects(
+      client.account.self(),
+      (e: unknown) => e instanceof AccountApiError && !(e instanceof AuthenticationError) && /system access token/.test(e.message),
+    );
   });
 
   it('spend on any endpoint lowers the balance the account API reports', async () => {

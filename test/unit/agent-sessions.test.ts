@@ -6,7 +6,18 @@ import { join } from 'node:path';
 import { runTurn } from '../../src/runtime/core/engine';
 import { systemPrompt } from '../../src/runtime/core/prompt';
 import { emptyUsage, newId, type AssistantTurn } from '../../src/common/conversation';
-import { addWorktree, changedFiles, commitAll, fileAt, git, headCommit, locateRepository, mergeBranch, removeWorktree, type GitPlace } from '../../src/sessions/core/git';
+import {
+  addWorktree,
+  changedFiles,
+  commitAll,
+  fileAt,
+  git,
+  headCommit,
+  locateRepository,
+  mergeBranch,
+  removeWorktree,
+  type GitPlace,
+} from '../../src/sessions/core/git';
 import { DEFAULT_AUTO_APPROVAL } from '../../src/runtime/core/autoApproval';
 import { SessionStore, type AgentSession } from '../../src/sessions/core/sessionStore';
 import { worktreeTools } from '../../src/sessions/core/worktreeTools';
@@ -30,7 +41,15 @@ function repository(): { repo: string; root: string; place: () => Promise<GitPla
 
 /** A worktree's tools with the person's settings: auto-approval (the defaults, changed by `auto`), the allow list, nothing paused. */
 function toolOptions(worktree: string, name: string, auto: Partial<typeof DEFAULT_AUTO_APPROVAL> = {}, allow: string[] = [], paused = false) {
-  return { worktree, name, excludes: [], secretFiles: [], consent: () => ({ auto: { ...DEFAULT_AUTO_APPROVAL, ...auto }, paused }), policy: () => ({ allow, deny: DEFAULT_DENY }), timeoutSeconds: () => 30 };
+  return {
+    worktree,
+    name,
+    excludes: [],
+    secretFiles: [],
+    consent: () => ({ auto: { ...DEFAULT_AUTO_APPROVAL, ...auto }, paused }),
+    policy: () => ({ allow, deny: DEFAULT_DENY }),
+    timeoutSeconds: () => 30,
+  };
 }
 
 describe('background agent sessions: worktrees, their tools and their store', function () {
@@ -48,13 +67,24 @@ describe('background agent sessions: worktrees, their tools and their store', fu
     const asked: string[] = [];
     const tools = worktreeTools({ ...toolOptions(worktree, 'model-gateway/rate', { edits: true }), ask: (q) => (asked.push(q.kind), Promise.resolve(true)) });
     const { client } = clientFor(ctx.emu);
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: 'gpt-4o-mini', format: 'chat', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+    const turn: AssistantTurn = {
+      id: newId('a'),
+      role: 'assistant',
+      model: 'gpt-4o-mini',
+      format: 'chat',
+      steps: [],
+      status: 'streaming',
+      usage: emptyUsage(),
+      at: Date.now(),
+    };
     await runTurn({
       client,
       model: 'gpt-4o-mini',
       format: 'chat',
       system: systemPrompt({ folders: ['model-gateway/rate'], toolsEnabled: true }),
-      history: [{ id: newId('u'), role: 'user', text: 'Use replace_in_file on lib/rates.ts to replace "0.2" with "0.25"', images: [], context: [], at: Date.now() }],
+      history: [
+        { id: newId('u'), role: 'user', text: 'Use replace_in_file on lib/rates.ts to replace "0.2" with "0.25"', images: [], context: [], at: Date.now() },
+      ],
       turn,
       tools,
       maxSteps: 5,
@@ -104,7 +134,10 @@ describe('background agent sessions: worktrees, their tools and their store', fu
     await addWorktree(repo, worktree, 'model-gateway/cmd', base);
     const asked: string[] = [];
     let answer = false;
-    const tools = worktreeTools({ ...toolOptions(worktree, 'b', {}, ['pwd']), ask: (q) => (asked.push(q.kind === 'command' ? q.line : q.edit.path.rel), Promise.resolve(answer)) });
+    const tools = worktreeTools({
+      ...toolOptions(worktree, 'b', {}, ['pwd']),
+      ask: (q) => (asked.push(q.kind === 'command' ? q.line : q.edit.path.rel), Promise.resolve(answer)),
+    });
     const pushed = await tools.run('run_command', JSON.stringify({ command: 'git push origin main' }));
     assert.equal(pushed.isError, true);
     assert.match(pushed.content, /^Not run:/);
@@ -133,12 +166,34 @@ describe('background agent sessions: worktrees, their tools and their store', fu
     const file = join(r.root, 'state', 'agent-sessions.json');
     const store = new SessionStore(file);
     const session: AgentSession = {
-      id: 's1', title: 't', prompt: 'p', model: 'gpt-4o-mini', repo: r.repo, worktree: join(r.root, 'wt'), branch: 'b', base: 'abc', status: 'waiting', question: 'Run `npm test`?', createdAt: 1, updatedAt: 1, usage: emptyUsage(), files: ['lib/a.ts'],
-      turns: [{ id: 'u', role: 'user', text: 'p', images: [], context: [], at: 1 }, { id: 'a', role: 'assistant', model: 'm', format: 'chat', steps: [], status: 'streaming', usage: emptyUsage(), at: 1 }],
+      id: 's1',
+      title: 't',
+      prompt: 'p',
+      model: 'gpt-4o-mini',
+      repo: r.repo,
+      worktree: join(r.root, 'wt'),
+      branch: 'b',
+      base: 'abc',
+      status: 'waiting',
+      question: 'Run `npm test`?',
+      createdAt: 1,
+      updatedAt: 1,
+      usage: emptyUsage(),
+      files: ['lib/a.ts'],
+      turns: [
+        { id: 'u', role: 'user', text: 'p', images: [], context: [], at: 1 },
+        { id: 'a', role: 'assistant', model: 'm', format: 'chat', steps: [], status: 'streaming', usage: emptyUsage(), at: 1 },
+      ],
     };
     await store.save([session, { ...session, id: 's2', status: 'done', question: undefined }]);
     const loaded = await store.load();
-    assert.deepEqual(loaded.map((s) => [s.id, s.status, s.question]), [['s1', 'stopped', undefined], ['s2', 'done', undefined]]);
+    assert.deepEqual(
+      loaded.map((s) => [s.id, s.status, s.question]),
+      [
+        ['s1', 'stopped', undefined],
+        ['s2', 'done', undefined],
+      ],
+    );
     assert.equal((loaded[0].turns[1] as AssistantTurn).status, 'stopped');
     writeFileSync(file, '{"version":1,"sessions":[{"id":');
     assert.deepEqual(await new SessionStore(file).load(), [], 'a damaged file is not fatal');

@@ -7,7 +7,10 @@ import { CappedOutput, describeOutcome, stripAnsi } from '../../src/runtime/core
 import { runProcess } from '../../src/runtime/core/processRun';
 import { commandAsked, plan, typedText, type ToolSpec, type Turn } from '../emulator/assistant';
 
-const runCommand: ToolSpec = { name: 'run_command', parameters: { type: 'object', properties: { command: { type: 'string' }, cwd: { type: 'string' } }, required: ['command'] } };
+const runCommand: ToolSpec = {
+  name: 'run_command',
+  parameters: { type: 'object', properties: { command: { type: 'string' }, cwd: { type: 'string' } }, required: ['command'] },
+};
 const echo: ToolSpec = { name: 'everything__echo', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
 const user = (text: string): Turn => ({ role: 'user', text, images: 0, toolResults: [], toolCalls: [] });
 
@@ -32,7 +35,14 @@ describe('agent: auto-approval', () => {
 
   it('pausing makes everything ask, and the indicator says so', () => {
     const a = { readOnly: true, edits: true, terminal: true, mcp: ['fs'], paidMedia: true };
-    for (const c of [{ kind: 'read' }, { kind: 'edit' }, { kind: 'paid' }, { kind: 'command', decision: 'run' }, { kind: 'tool', server: 'fs', tool: 'x' }] as const) assert.equal(runsUnasked(c, a, true), false, c.kind);
+    for (const c of [
+      { kind: 'read' },
+      { kind: 'edit' },
+      { kind: 'paid' },
+      { kind: 'command', decision: 'run' },
+      { kind: 'tool', server: 'fs', tool: 'x' },
+    ] as const)
+      assert.equal(runsUnasked(c, a, true), false, c.kind);
     assert.deepEqual(unaskedSummary(a, true, 3), { paused: true, parts: [] });
     assert.deepEqual(unaskedSummary(a, false, 1), { paused: false, parts: ['reads', 'edits', '1 allowed command', 'MCP: fs', 'paid media'] });
     assert.deepEqual(unaskedSummary(DEFAULT_AUTO_APPROVAL, false, 0).parts, ['reads']);
@@ -59,7 +69,10 @@ describe('agent: command output', () => {
 
   it('describes how a command ended', () => {
     const base = { output: 'x\n', via: 'process' as const, ms: 1500 };
-    assert.match(describeOutcome('npm test', 'the workspace root', { ...base, exitCode: 0 }, 600), /^\$ npm test\n\(in the workspace root; exit code 0; 1\.5 s\)\nx$/);
+    assert.match(
+      describeOutcome('npm test', 'the workspace root', { ...base, exitCode: 0 }, 600),
+      /^\$ npm test\n\(in the workspace root; exit code 0; 1\.5 s\)\nx$/,
+    );
     assert.match(describeOutcome('sleep 9', '.', { ...base, exitCode: undefined, ended: 'timeout' }, 5), /stopped after the 5 s timeout/);
     assert.match(describeOutcome('sleep 9', '.', { ...base, exitCode: undefined, ended: 'stopped' }, 5), /stopped by the person/);
   });
@@ -91,7 +104,10 @@ describe('agent: running a command as a process', () => {
     assert.equal(r.ended, 'stopped');
     await new Promise((r) => setTimeout(r, 200));
     // Gone, or a zombie waiting for a parent to reap it (this machine's PID 1 may not): not running.
-    const state = await readFile(`/proc/${sleeper}/stat`, 'utf8').then((s) => /\) (\w)/.exec(s)?.[1], () => 'gone');
+    const state = await readFile(`/proc/${sleeper}/stat`, 'utf8').then(
+      (s) => /\) (\w)/.exec(s)?.[1],
+      () => 'gone',
+    );
     assert.ok(state === 'gone' || state === 'Z', `the child of the shell is not running (state ${state})`);
   });
 
@@ -126,7 +142,11 @@ describe('emulator: the assistant as an agent', () => {
 
   it('answers from a command result in words: how it ended and what its output says', () => {
     const result = '$ npm test\n(in the workspace root; exit code 1; 2.0 s)\n  3 passing\n  1 failing\nnpm ERR! Test failed.';
-    const turns: Turn[] = [user('Run the tests'), { role: 'assistant', text: '', images: 0, toolResults: [], toolCalls: ['run_command'] }, { role: 'user', text: '', images: 0, toolResults: [{ name: 'run_command', content: result, isError: true }], toolCalls: [] }];
+    const turns: Turn[] = [
+      user('Run the tests'),
+      { role: 'assistant', text: '', images: 0, toolResults: [], toolCalls: ['run_command'] },
+      { role: 'user', text: '', images: 0, toolResults: [{ name: 'run_command', content: result, isError: true }], toolCalls: [] },
+    ];
     const p = plan('gpt-4o', turns, [runCommand], 'auto', false);
     assert.equal(p.toolCalls.length, 0);
     assert.match(p.text, /`npm test` ran in the workspace root and ended with exit code 1/);

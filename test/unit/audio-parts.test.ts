@@ -61,7 +61,10 @@ describe('joining speech parts', () => {
     const a = wavFromPcm(synthesizePcm('a'));
     const b = Buffer.from(a);
     b.writeUInt32LE(16_000, 24); // sample rate in fmt
-    assert.throws(() => joinWav([a, b]), (e: Error) => e instanceof AudioJoinError && /part 2 has a different sample format/.test(e.message));
+    assert.throws(
+      () => joinWav([a, b]),
+      (e: Error) => e instanceof AudioJoinError && /part 2 has a different sample format/.test(e.message),
+    );
     assert.throws(() => joinWav([a, Buffer.from('not audio at all')]), /part 2 is not a WAV/);
   });
 

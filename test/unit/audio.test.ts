@@ -6,7 +6,6 @@ import { BadRequestError, voicesFor } from '../../src/gateway';
 import { readWav } from '../emulator/media';
 import { clientFor, useEmulator, refusedBeforeSending } from './helpers';
 
-
 describe('audio', () => {
   const ctx = useEmulator();
   const dir = mkdtempSync(join(tmpdir(), 'mg-audio-'));
@@ -23,7 +22,11 @@ describe('audio', () => {
     assert.equal(written, readFileSync(file).length);
     assert.equal(wav.sampleRate, 24_000);
     assert.ok(Math.abs(wav.seconds - text.length / 15 / 1.5) < 0.05, `duration ${wav.seconds}`);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.part')), [], 'no temporary file is left');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.part')),
+      [],
+      'no temporary file is left',
+    );
 
     const transcript = await client.audio.transcriptions.create({ file, model: 'whisper-1' });
     assert.equal(transcript.text, text);
@@ -34,7 +37,9 @@ describe('audio', () => {
   it('longer text makes longer audio', async () => {
     const { client } = clientFor(ctx.emu);
     const short = readWav(await (await client.audio.speech.create({ model: 'tts-1', input: 'Hi there.', voice: 'nova', response_format: 'wav' })).buffer())!;
-    const long = readWav(await (await client.audio.speech.create({ model: 'tts-1', input: 'Hi there. '.repeat(20), voice: 'nova', response_format: 'wav' })).buffer())!;
+    const long = readWav(
+      await (await client.audio.speech.create({ model: 'tts-1', input: 'Hi there. '.repeat(20), voice: 'nova', response_format: 'wav' })).buffer(),
+    )!;
     assert.ok(long.seconds > short.seconds * 10);
   });
 
@@ -47,7 +52,12 @@ describe('audio', () => {
     assert.match(srt, /^1\n00:00:00,000 --> 00:00:0\d,\d{3}\nThe gateway streams answers\.\n\n2\n/);
     const vtt = await client.audio.transcriptions.create({ file, model: 'whisper-1', response_format: 'vtt' });
     assert.match(vtt, /^WEBVTT\n\n00:00:00\.000 --> 00:00:0\d\.\d{3}\nThe gateway streams answers\./);
-    const verbose = await client.audio.transcriptions.create({ file, model: 'whisper-1', response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'] });
+    const verbose = await client.audio.transcriptions.create({
+      file,
+      model: 'whisper-1',
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word', 'segment'],
+    });
     assert.equal(verbose.text, text);
     assert.equal(verbose.segments?.length, 3);
     assert.ok(verbose.segments[2].end <= (verbose.duration ?? 0) + 0.001);
@@ -72,22 +82,56 @@ describe('audio', () => {
 
   it('maps a first-family voice onto a second-family model, and offers each model its family', async () => {
     const { client } = clientFor(ctx.emu);
-    const res = await client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'Speaker A: hello\nSpeaker B: hi', voice: 'alloy', response_format: 'wav', instructions: 'A is cheerful' });
+    const res = await client.audio.speech.create({
+      model: 'gemini-2.5-flash-preview-tts',
+      input: 'Speaker A: hello\nSpeaker B: hi',
+      voice: 'alloy',
+      response_format: 'wav',
+      instructions: 'A is cheerful',
+    });
     assert.ok((await res.buffer()).length > 44);
     assert.ok(voicesFor('gemini-2.5-flash-preview-tts').includes('Kore'));
     assert.ok(!voicesFor('tts-1').includes('Kore'));
     assert.equal(voicesFor('gemini-2.5-flash-preview-tts').length, 30);
   });
 
-  it('refuses speech that breaks the spec\'s rules before sending', async () => {
+  it("refuses speech that breaks the spec's rules before sending", async () => {
     const { client } = clientFor(ctx.emu);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' }), /input: must be at most 4096 characters/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', speed: 4.5 }), /speed: must be between 0\.25 and 4\.0/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', response_format: 'mp3' }), /response_format: gemini-2\.5-flash-preview-tts supports only wav and pcm/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', speed: 1.2 }), /speed: .* does not support speed/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'x', voice: 'alloy', speed: 1.2 }), /does not support speed/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', instructions: 'whisper' }), /instructions: tts-1 does not take instructions/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'Kore' }), /voice: "Kore" is not a voice of tts-1/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' }),
+      /input: must be at most 4096 characters/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', speed: 4.5 }),
+      /speed: must be between 0\.25 and 4\.0/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', response_format: 'mp3' }),
+      /response_format: gemini-2\.5-flash-preview-tts supports only wav and pcm/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'gemini-2.5-flash-preview-tts', input: 'x', voice: 'Kore', speed: 1.2 }),
+      /speed: .* does not support speed/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'x', voice: 'alloy', speed: 1.2 }),
+      /does not support speed/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'alloy', instructions: 'whisper' }),
+      /instructions: tts-1 does not take instructions/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.speech.create({ model: 'tts-1', input: 'x', voice: 'Kore' }),
+      /voice: "Kore" is not a voice of tts-1/,
+    );
     // Unknown models get only the universal checks and go through to the gateway.
     await assert.rejects(client.audio.speech.create({ model: 'some-new-tts', input: 'x', voice: 'alloy' }), /unavailable/);
   });
@@ -96,15 +140,35 @@ describe('audio', () => {
     const { client } = clientFor(ctx.emu);
     const big = join(dir, 'big.wav');
     writeFileSync(big, Buffer.alloc(25 * 1024 * 1024 + 1));
-    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: big, model: 'whisper-1' }), /file: "big\.wav" is 25\.0 MB; the limit is 25 MB/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.transcriptions.create({ file: big, model: 'whisper-1' }),
+      /file: "big\.wav" is 25\.0 MB; the limit is 25 MB/,
+    );
     const flac = join(dir, 'a.flac');
     writeFileSync(flac, 'x');
-    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: flac, model: 'whisper-1' }), /file: "a\.flac" is not one of mp3, mp4, mpeg, mpga, m4a, wav, webm/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.transcriptions.create({ file: flac, model: 'whisper-1' }),
+      /file: "a\.flac" is not one of mp3, mp4, mpeg, mpga, m4a, wav, webm/,
+    );
     const ok = join(dir, 'ok.wav');
     writeFileSync(ok, 'x');
-    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', timestamp_granularities: ['word'] }), /timestamp_granularities: needs response_format "verbose_json"/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', temperature: 1.5 }), /temperature: must be between 0 and 1/);
-    await refusedBeforeSending(ctx.emu, () => client.audio.translations.create({ file: ok, model: 'whisper-1', language: 'fr' }), /language: translations always produce English/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', timestamp_granularities: ['word'] }),
+      /timestamp_granularities: needs response_format "verbose_json"/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.transcriptions.create({ file: ok, model: 'whisper-1', temperature: 1.5 }),
+      /temperature: must be between 0 and 1/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.audio.translations.create({ file: ok, model: 'whisper-1', language: 'fr' }),
+      /language: translations always produce English/,
+    );
     await refusedBeforeSending(ctx.emu, () => client.audio.transcriptions.create({ file: join(dir, 'missing.wav'), model: 'whisper-1' }), /cannot read/);
     await assert.rejects(client.audio.transcriptions.create({ file: ok, model: 'gpt-4o' }), BadRequestError);
   });

@@ -30,7 +30,10 @@ describe('boot: the bundle compiled with a code cache', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const source = (answer: number) =>
-    `"use strict";\nconst { join } = require('node:path');\nexports.answer = () => ${answer};\nexports.where = () => join(__dirname, 'x');\nexports.self = () => module.exports === exports;\n` + 'exports.big = () => [' + Array.from({ length: 2000 }, (_, i) => `${i}`).join(',') + '];\n';
+    `"use strict";\nconst { join } = require('node:path');\nexports.answer = () => ${answer};\nexports.where = () => join(__dirname, 'x');\nexports.self = () => module.exports === exports;\n` +
+    'exports.big = () => [' +
+    Array.from({ length: 2000 }, (_, i) => `${i}`).join(',') +
+    '];\n';
 
   it('runs the bundle as require would (its own require, __dirname, module), and writes a cache the next start takes', () => {
     writeFileSync(bundle, source(42));
@@ -79,8 +82,19 @@ describe('boot: activate() loads the shell in the next turn of the event loop', 
 
   it('returns before the bundle is loaded, then loads it and resolves with its activation', () => {
     // The boot as esbuild.js ships it, beside a shell that records when it runs.
-    buildSync({ entryPoints: [join(__dirname, '..', '..', 'src', 'boot.ts')], bundle: true, platform: 'node', format: 'cjs', external: ['vscode'], outfile: join(dir, 'extension.js'), logLevel: 'silent' });
-    writeFileSync(join(dir, 'main.js'), `globalThis.order.push('shell loaded');\nexports.activate = async (context, boot) => { globalThis.order.push('shell activated'); return { boot }; };\n`);
+    buildSync({
+      entryPoints: [join(__dirname, '..', '..', 'src', 'boot.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      external: ['vscode'],
+      outfile: join(dir, 'extension.js'),
+      logLevel: 'silent',
+    });
+    writeFileSync(
+      join(dir, 'main.js'),
+      `globalThis.order.push('shell loaded');\nexports.activate = async (context, boot) => { globalThis.order.push('shell activated'); return { boot }; };\n`,
+    );
     const code = `
       globalThis.order = [];
       const context = { globalStorageUri: { fsPath: ${JSON.stringify(join(dir, 'storage'))} }, subscriptions: [] };

@@ -98,14 +98,28 @@ describe('fitting a conversation into the context window', () => {
 
   it('asks for condensing when stubs cannot get down far (long questions and answers, few results)', () => {
     const long = lines(400); // ~5,600 tokens
-    const turns: Turn[] = [user('u1', long), answer('a1', [], long), user('u2', long), answer('a2', [], long), user('u3', long), answer('a3', ['r']), user('u4', 'the newest question')];
+    const turns: Turn[] = [
+      user('u1', long),
+      answer('a1', [], long),
+      user('u2', long),
+      answer('a2', [], long),
+      user('u3', long),
+      answer('a3', ['r']),
+      user('u4', 'the newest question'),
+    ];
     const f = fitToWindow({ system: '', toolsText: '', turns, window: 32_000 });
     assert.equal(f.wantsCondense, true);
   });
 
   it('asks for condensing once many results are stubs (they keep no facts; a summary does)', () => {
     const r = lines(100); // ~1,400 tokens
-    const turns: Turn[] = [user('u', 'go'), answer('a', Array.from({ length: 24 }, () => r))];
+    const turns: Turn[] = [
+      user('u', 'go'),
+      answer(
+        'a',
+        Array.from({ length: 24 }, () => r),
+      ),
+    ];
     const f = fitToWindow({ system: 'sys', toolsText: '', turns, window: 32_000 });
     assert.ok(f.use.stubbed >= 10, `${f.use.stubbed} stubs`);
     assert.equal(f.wantsCondense, true);
@@ -113,7 +127,16 @@ describe('fitting a conversation into the context window', () => {
 
   it('leaves out the oldest exchanges as a last resort, and says so in the first question', () => {
     const long = lines(700); // ~10,000 tokens a question
-    const turns: Turn[] = [user('u1', long), answer('a1', []), user('u2', long), answer('a2', []), user('u3', long), answer('a3', []), user('u4', 'the newest question'), answer('a4', [])];
+    const turns: Turn[] = [
+      user('u1', long),
+      answer('a1', []),
+      user('u2', long),
+      answer('a2', []),
+      user('u3', long),
+      answer('a3', []),
+      user('u4', 'the newest question'),
+      answer('a4', []),
+    ];
     const { turns: sent, use } = fitToWindow({ system: '', toolsText: '', turns, window: 32_000 });
     assert.ok(use.omittedTurns >= 2);
     assert.equal(sent.at(-2)?.role === 'user' && (sent.at(-2) as UserTurn).text.endsWith('the newest question'), true);
@@ -167,16 +190,24 @@ describe('condensed turns in what is sent', () => {
       sent.map((t) => t.id),
       ['k1-summary', 'u2', 'a2'],
     );
-    assert.deepEqual((sent[2] as AssistantTurn).steps.map((s) => s.toolCalls[0].result), ['r5']);
+    assert.deepEqual(
+      (sent[2] as AssistantTurn).steps.map((s) => s.toolCalls[0].result),
+      ['r5'],
+    );
   });
 
   it('a summary whose turn is gone (edited away) no longer applies', () => {
     assert.deepEqual(applyCondensation(turns, condensation('gone')).turns, turns);
   });
 
-  it('the summary takes the tools\' cache breakpoint: it is the new stable start, still four breakpoints at most', () => {
+  it("the summary takes the tools' cache breakpoint: it is the new stable start, still four breakpoints at most", () => {
     const sent = applyCondensation(turns, condensation('a1')).turns;
-    const req = toMessagesRequest('sys', sent, [{ name: 'read_file', description: 'd', parameters: { type: 'object', properties: {}, required: [] }, kind: 'read' }], '5m');
+    const req = toMessagesRequest(
+      'sys',
+      sent,
+      [{ name: 'read_file', description: 'd', parameters: { type: 'object', properties: {}, required: [] }, kind: 'read' }],
+      '5m',
+    );
     const marked = JSON.stringify(req).match(/cache_control/g) ?? [];
     assert.ok(marked.length <= 4, `${marked.length} breakpoints`);
     assert.equal('cache_control' in req.tools![0], false);
@@ -215,7 +246,10 @@ describe('condensed turns in what is sent', () => {
     );
     assert.equal((next[1] as AssistantTurn).steps.length, 2);
     const after = turnsToSummarise(turns, { throughTurnId: 'a2' }, condensation('a2', 2));
-    assert.deepEqual((after[0] as AssistantTurn).steps.map((s) => s.toolCalls[0].result), ['r5']);
+    assert.deepEqual(
+      (after[0] as AssistantTurn).steps.map((s) => s.toolCalls[0].result),
+      ['r5'],
+    );
   });
 });
 
@@ -227,7 +261,7 @@ describe('token estimates', () => {
     assert.ok(Math.abs(tokensOf(code) - code.length / 4) / (code.length / 4) < 0.35, 'code stays near four characters a token');
   });
 
-  it('learns a factor from the gateway\'s usage, blended and kept within 0.5–2', () => {
+  it("learns a factor from the gateway's usage, blended and kept within 0.5–2", () => {
     assert.equal(scaleFromUsage(1, 1000, 1200), 1.14);
     assert.equal(scaleFromUsage(1, 1000, 100_000), 1.7, 'a wild report is clamped to 2 before blending');
     assert.equal(scaleFromUsage(1.1, 0, 500), 1.1, 'nothing to learn from');

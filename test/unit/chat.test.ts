@@ -1,14 +1,7 @@
 // @profile-dependent: chat completions' usage and cached-token prices differ (new-api discounts cache reads).
 import { strict as assert } from 'node:assert';
 import { getEventListeners } from 'node:events';
-import {
-  AbortError,
-  ChatCompletionAccumulator,
-  StreamError,
-  ValidationError,
-  type ChatCompletion,
-  type ChatCompletionChunk,
-} from '../../src/gateway';
+import { AbortError, ChatCompletionAccumulator, StreamError, ValidationError, type ChatCompletion, type ChatCompletionChunk } from '../../src/gateway';
 import { DEMO_KEY, clientFor, listDirTool, readFileTool, until, useEmulator } from './helpers';
 
 describe('chat completions against the emulator', () => {
@@ -106,10 +99,13 @@ describe('chat completions against the emulator', () => {
     const reads = await client.chat.completions.create({ model: 'gpt-4o-mini', tools: [readFileTool, listDirTool], messages: history });
     assert.equal(reads.choices[0].finish_reason, 'tool_calls');
     const readCalls = reads.choices[0].message.tool_calls!;
-    assert.deepEqual(readCalls.map((c) => [c.function.name, (JSON.parse(c.function.arguments) as { path: string }).path]), [
-      ['read_file', 'README.md'],
-      ['read_file', 'package.json'],
-    ]);
+    assert.deepEqual(
+      readCalls.map((c) => [c.function.name, (JSON.parse(c.function.arguments) as { path: string }).path]),
+      [
+        ['read_file', 'README.md'],
+        ['read_file', 'package.json'],
+      ],
+    );
     // …then answers from what it read.
     const answer = await client.chat.completions.create({
       model: 'gpt-4o-mini',
@@ -135,7 +131,14 @@ describe('chat completions against the emulator', () => {
     acc.add(chunk({ role: 'assistant', content: null }));
     acc.add(chunk({ tool_calls: [{ index: 1, type: 'function', function: { name: 'b', arguments: '{"q"' } }] }));
     acc.add(chunk({ tool_calls: [{ index: 0, id: 'call_a', function: { name: 'a', arguments: '{' } }] }));
-    acc.add(chunk({ tool_calls: [{ index: 1, function: { arguments: ':"x"}' } }, { index: 0, function: { arguments: '}' } }] }));
+    acc.add(
+      chunk({
+        tool_calls: [
+          { index: 1, function: { arguments: ':"x"}' } },
+          { index: 0, function: { arguments: '}' } },
+        ],
+      }),
+    );
     acc.add(chunk({ tool_calls: [{ index: -1, function: { arguments: 'ignored' } }] }));
     acc.add(chunk({}, 'tool_calls'));
     const final: ChatCompletion = acc.snapshot();
@@ -185,7 +188,8 @@ describe('chat completions against the emulator', () => {
     ctx.emu.inject({ fault: { kind: 'end', afterEvents: 5 } });
     await assert.rejects(
       client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x #words=50' }] }).finalCompletion(),
-      (e: unknown) => e instanceof StreamError && /ended before the answer was complete/.test(e.message) && !!(e.partial as ChatCompletion).choices[0].message.content,
+      (e: unknown) =>
+        e instanceof StreamError && /ended before the answer was complete/.test(e.message) && !!(e.partial as ChatCompletion).choices[0].message.content,
     );
   });
 
@@ -242,11 +246,13 @@ describe('chat completions against the emulator', () => {
     await assert.rejects(stream.finalCompletion(), AbortError);
   });
 
-  it('leaves no listener on a caller\'s AbortSignal that is reused across requests', async () => {
+  it("leaves no listener on a caller's AbortSignal that is reused across requests", async () => {
     const { client } = clientFor(ctx.emu);
     const shared = new AbortController();
     for (let i = 0; i < 15; i++) {
-      await client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }] }, { signal: shared.signal }).finalCompletion();
+      await client.chat.completions
+        .stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }] }, { signal: shared.signal })
+        .finalCompletion();
       await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `c${i}` }] }, { signal: shared.signal });
     }
     await new Promise((r) => setImmediate(r));
@@ -293,7 +299,10 @@ describe('chat completions against the emulator', () => {
         const { client } = clientFor(ctx.emu);
         const before = ctx.emu.requests.length;
         await assert.rejects(client.chat.completions.create(body as never), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
-        assert.throws(() => client.chat.completions.stream(body as never), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
+        assert.throws(
+          () => client.chat.completions.stream(body as never),
+          (e: unknown) => e instanceof ValidationError && pattern.test(e.message),
+        );
         assert.equal(ctx.emu.requests.length, before);
       });
     }

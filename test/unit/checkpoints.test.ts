@@ -14,7 +14,10 @@ describe('checkpoints: undo and restore of accepted edits', () => {
 
   it('puts every file of a turn back byte for byte and removes the files it created', async () => {
     const written: ProposedEdit[] = [];
-    const tools = WorkspaceTools.forFolders([{ name: 'w', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) }, onWritten: (e) => written.push(e) });
+    const tools = WorkspaceTools.forFolders([{ name: 'w', path: root }], [], {
+      approver: { approve: () => Promise.resolve({ accepted: true }) },
+      onWritten: (e) => written.push(e),
+    });
     await tools.run('replace_in_file', { path: 'a.txt', old_string: 'line two', new_string: 'LINE 2' });
     await tools.run('replace_in_file', { path: 'a.txt', old_string: 'line one', new_string: 'LINE 1' });
     await tools.run('create_file', { path: 'new/b.txt', content: 'created' });
@@ -22,10 +25,13 @@ describe('checkpoints: undo and restore of accepted edits', () => {
     const edits = written.map((e) => ({ path: e.path.display, before: e.kind === 'create' ? null : e.before, after: e.after }));
     const guard = new PathGuard([{ name: 'w', path: root }]);
     const plan = await planRestore(guard, edits);
-    assert.deepEqual(plan.map((s) => [s.path, s.restoreTo === null ? 'remove' : 'write', s.changedSince]), [
-      ['a.txt', 'write', false],
-      ['new/b.txt', 'remove', false],
-    ]);
+    assert.deepEqual(
+      plan.map((s) => [s.path, s.restoreTo === null ? 'remove' : 'write', s.changedSince]),
+      [
+        ['a.txt', 'write', false],
+        ['new/b.txt', 'remove', false],
+      ],
+    );
     await applyRestore(plan);
     assert.equal(readFileSync(join(root, 'a.txt'), 'utf8'), original);
     assert.equal(existsSync(join(root, 'new', 'b.txt')), false);

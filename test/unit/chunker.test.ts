@@ -14,7 +14,10 @@ describe('chunker', () => {
     const covered = new Set<number>();
     for (const c of chunks) for (let l = c.startLine; l <= c.endLine; l++) covered.add(l);
     for (let l = 1; l <= lines; l++) if (source.split('\n')[l - 1].trim()) assert.ok(covered.has(l), `line ${l} is in a chunk`);
-    assert.ok(chunks.slice(1).some((c, i) => c.startLine <= chunks[i].endLine), 'neighbouring chunks overlap');
+    assert.ok(
+      chunks.slice(1).some((c, i) => c.startLine <= chunks[i].endLine),
+      'neighbouring chunks overlap',
+    );
   });
 
   it('ends chunks at blank lines or top-level declarations where it can', () => {
@@ -40,11 +43,15 @@ describe('chunker', () => {
     const editLine = source.split('\n').findIndex((l) => l.includes('return y + 40;')) + 1;
     const untouched = before.filter((c) => c.endLine < editLine);
     assert.ok(untouched.length > 10);
-    for (const c of untouched) assert.ok(after.some((d) => d.hash === c.hash), `chunk ${c.startLine}-${c.endLine} keeps its hash`);
+    for (const c of untouched)
+      assert.ok(
+        after.some((d) => d.hash === c.hash),
+        `chunk ${c.startLine}-${c.endLine} keeps its hash`,
+      );
     assert.ok(!after.some((d) => d.text.includes('return y + 40;')));
   });
 
-  it("a hash is the first 32 hex digits of SHA-256 over the path, a NUL and the text (what stored indexes and team stores are keyed by)", () => {
+  it('a hash is the first 32 hex digits of SHA-256 over the path, a NUL and the text (what stored indexes and team stores are keyed by)', () => {
     // Pinned: a hash that changed would make every stored index and team store miss, and embed everything again.
     const text = 'export const rate = 0.2;\n';
     const [c] = chunkText('src/tax.ts', text);

@@ -144,13 +144,26 @@ describe('command policy (src/tools/commandPolicy.ts)', () => {
       assert.equal(d.decision, 'ask', `${line}: ${d.reason}`);
       assert.match(d.reason, why, line);
     }
-    const inside = ['cat ../README.md', 'ls /work/project/src', 'cat /work/other/notes.md', 'ls ..', 'npm test -- --grep "a/b"', 'git status -- ./lib', 'echo "done: $HOME"', 'cat https://example.com/../x'];
+    const inside = [
+      'cat ../README.md',
+      'ls /work/project/src',
+      'cat /work/other/notes.md',
+      'ls ..',
+      'npm test -- --grep "a/b"',
+      'git status -- ./lib',
+      'echo "done: $HOME"',
+      'cat https://example.com/../x',
+    ];
     for (const line of inside) assert.equal(decideCommand(line, policy, where).decision, 'run', `${line}: ${decideCommand(line, policy, where).reason}`);
     // Without the folders: every absolute path, every ~ and every .. above the folder it runs in counts as outside.
     assert.equal(decideCommand('ls /work/project/src', policy).decision, 'ask');
     assert.equal(decideCommand('cat ../README.md', policy).decision, 'ask');
     assert.equal(decideCommand('cat a/../README.md', policy).decision, 'run');
-    assert.equal(decideCommand('cat secrets/credentials.json', policy, { ...where, isSecret: (p) => p.endsWith('credentials.json') }).decision, 'ask', "the file tools' own secret list");
+    assert.equal(
+      decideCommand('cat secrets/credentials.json', policy, { ...where, isSecret: (p) => p.endsWith('credentials.json') }).decision,
+      'ask',
+      "the file tools' own secret list",
+    );
     // Refusal still wins.
     assert.equal(decideCommand('sudo cat /etc/shadow', policy, where).decision, 'refuse');
   });

@@ -16,10 +16,19 @@ const answer = (id: string, result: string, text: string): AssistantTurn => ({
   status: 'done',
   usage: emptyUsage(),
   at: 0,
-  steps: [{ text: '', toolCalls: [{ id: `${id}c`, name: 'read_file', args: '{"path":"src/a.ts"}', status: 'done', result }] }, { text, toolCalls: [] }],
+  steps: [
+    { text: '', toolCalls: [{ id: `${id}c`, name: 'read_file', args: '{"path":"src/a.ts"}', status: 'done', result }] },
+    { text, toolCalls: [] },
+  ],
 });
 const fileText = Array.from({ length: 200 }, (_, i) => `line ${i}: export const value${i} = ${i};`).join('\n');
-const conversation = (): Turn[] => [user('u1', 'Read src/a.ts and tell me what it exports.'), answer('a1', fileText, 'It exports value0 to value199.'), user('u2', 'Which is the largest?'), answer('a2', fileText, 'value199.'), user('u3', 'Thanks. Now what?')];
+const conversation = (): Turn[] => [
+  user('u1', 'Read src/a.ts and tell me what it exports.'),
+  answer('a1', fileText, 'It exports value0 to value199.'),
+  user('u2', 'Which is the largest?'),
+  answer('a2', fileText, 'value199.'),
+  user('u3', 'Thanks. Now what?'),
+];
 
 /**
  * Condensing a Responses model's conversation by the gateway's `/v1/responses/compact` (new-api
@@ -35,7 +44,16 @@ describe("condensing by the gateway's compaction (Responses models)", () => {
     const turns = conversation();
     const noRoute: string[] = [];
     const [compacts, responses] = [ctx.emu.requestsTo('/v1/responses/compact').length, ctx.emu.requestsTo('/v1/responses').length];
-    const { condensation, usage } = await condense({ client, model: MODEL, format: 'responses', turns, cut: manualCut(turns)!, window: 400_000, manual: true, serverCompaction: { onNoRoute: () => noRoute.push('404') } });
+    const { condensation, usage } = await condense({
+      client,
+      model: MODEL,
+      format: 'responses',
+      turns,
+      cut: manualCut(turns)!,
+      window: 400_000,
+      manual: true,
+      serverCompaction: { onNoRoute: () => noRoute.push('404') },
+    });
     assert.equal(ctx.emu.requestsTo('/v1/responses/compact').length - compacts, 1);
     assert.equal(ctx.emu.requestsTo('/v1/responses').length - responses, 0, 'no summary request');
     assert.deepEqual(noRoute, []);
@@ -59,9 +77,27 @@ describe("condensing by the gateway's compaction (Responses models)", () => {
   it('a compaction item that was changed is refused by the model, as OpenAI refuses unverifiable encrypted content', async () => {
     const { client } = clientFor(ctx.emu);
     const turns = conversation();
-    const { condensation } = await condense({ client, model: MODEL, format: 'responses', turns, cut: manualCut(turns)!, window: 400_000, manual: true, serverCompaction: { onNoRoute: () => undefined } });
-    const forged = (condensation.serverItems as Record<string, unknown>[]).map((i) => (i.type === 'compaction' ? { ...i, encrypted_content: `x${String(i.encrypted_content)}` } : i));
-    await assert.rejects(client.responses.create({ model: MODEL, input: toResponsesInput(applyCondensation(turns, { ...condensation, serverItems: forged }).turns, MODEL), store: false }), (e: unknown) => e instanceof BadRequestError && /compaction/.test(e.message));
+    const { condensation } = await condense({
+      client,
+      model: MODEL,
+      format: 'responses',
+      turns,
+      cut: manualCut(turns)!,
+      window: 400_000,
+      manual: true,
+      serverCompaction: { onNoRoute: () => undefined },
+    });
+    const forged = (condensation.serverItems as Record<string, unknown>[]).map((i) =>
+      i.type === 'compaction' ? { ...i, encrypted_content: `x${String(i.encrypted_content)}` } : i,
+    );
+    await assert.rejects(
+      client.responses.create({
+        model: MODEL,
+        input: toResponsesInput(applyCondensation(turns, { ...condensation, serverItems: forged }).turns, MODEL),
+        store: false,
+      }),
+      (e: unknown) => e instanceof BadRequestError && /compaction/.test(e.message),
+    );
   });
 
   it('a gateway without the route (404): said once, and the model writes the summary as before', async () => {
@@ -70,7 +106,16 @@ describe("condensing by the gateway's compaction (Responses models)", () => {
     const asked = ctx.emu.requestsTo('/v1/responses').length;
     const turns = conversation();
     const noRoute: string[] = [];
-    const { condensation } = await condense({ client, model: MODEL, format: 'responses', turns, cut: manualCut(turns)!, window: 400_000, manual: true, serverCompaction: { onNoRoute: () => noRoute.push('404') } });
+    const { condensation } = await condense({
+      client,
+      model: MODEL,
+      format: 'responses',
+      turns,
+      cut: manualCut(turns)!,
+      window: 400_000,
+      manual: true,
+      serverCompaction: { onNoRoute: () => noRoute.push('404') },
+    });
     assert.deepEqual(noRoute, ['404']);
     assert.equal(condensation.serverItems, undefined);
     assert.equal(ctx.emu.requestsTo('/v1/responses').length - asked, 1, 'the summary asked of the model');

@@ -27,7 +27,16 @@ describe('compatibility with real upstreams behind a gateway', () => {
   const tools = WorkspaceTools.forFolders([{ name: 'p', path: root }], [], { approver: { approve: () => Promise.resolve({ accepted: true }) } });
   const runner: ToolRunner = { definitions: TOOL_DEFINITIONS, run: (name, args, signal) => tools.run(name, args, signal) };
   const user = (text: string): UserTurn => ({ id: newId('u'), role: 'user', text, images: [], context: [], at: Date.now() });
-  const assistant = (model: string): AssistantTurn => ({ id: newId('a'), role: 'assistant', model, format: 'chat', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() });
+  const assistant = (model: string): AssistantTurn => ({
+    id: newId('a'),
+    role: 'assistant',
+    model,
+    format: 'chat',
+    steps: [],
+    status: 'streaming',
+    usage: emptyUsage(),
+    at: Date.now(),
+  });
 
   it('a 400 naming stream_options is retried once without it, and the gateway is remembered', async () => {
     const refused: string[] = [];
@@ -47,20 +56,41 @@ describe('compatibility with real upstreams behind a gateway', () => {
   it('a reply streamed without usage gets an estimate, marked as such', async () => {
     const client = new GatewayClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
     const turn = assistant('legacy-upstream-emu');
-    await runTurn({ client, model: 'legacy-upstream-emu', format: 'chat', system: 'Be brief.', history: [user('Say something #words=40')], turn, maxSteps: 2, cacheTtl: '5m' });
+    await runTurn({
+      client,
+      model: 'legacy-upstream-emu',
+      format: 'chat',
+      system: 'Be brief.',
+      history: [user('Say something #words=40')],
+      turn,
+      maxSteps: 2,
+      cacheTtl: '5m',
+    });
     assert.equal(turn.status, 'done', JSON.stringify(turn.error));
     assert.equal(turn.usage.estimated, true);
     assert.ok(turn.usage.input > 0 && turn.usage.output >= 30, JSON.stringify(turn.usage));
   });
 
-  it('a thinking model: its reasoning is kept as the step\'s thinking and sent back with the tool round', async () => {
+  it("a thinking model: its reasoning is kept as the step's thinking and sent back with the tool round", async () => {
     const client = new GatewayClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
     const turn = assistant('deepseek-reasoner-emu');
-    await runTurn({ client, model: 'deepseek-reasoner-emu', format: 'chat', system: 'Use tools.', history: [user('Please read the file src/a.ts')], turn, tools: runner, maxSteps: 4, cacheTtl: '5m' });
+    await runTurn({
+      client,
+      model: 'deepseek-reasoner-emu',
+      format: 'chat',
+      system: 'Use tools.',
+      history: [user('Please read the file src/a.ts')],
+      turn,
+      tools: runner,
+      maxSteps: 4,
+      cacheTtl: '5m',
+    });
     assert.equal(turn.status, 'done', JSON.stringify(turn.error));
     assert.equal(turn.steps.length, 2);
     assert.match(turn.steps[0].thinking ?? '', /Thinking it through/);
-    const followUp = emu.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: { role: string; reasoning_content?: string; tool_calls?: unknown[] }[] };
+    const followUp = emu.requestsTo('/v1/chat/completions').at(-1)!.body as {
+      messages: { role: string; reasoning_content?: string; tool_calls?: unknown[] }[];
+    };
     const round = followUp.messages.find((m) => m.role === 'assistant' && m.tool_calls);
     assert.equal(round?.reasoning_content, turn.steps[0].thinking);
     assert.ok(turn.usage.input > 0);

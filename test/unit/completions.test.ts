@@ -57,18 +57,36 @@ describe('inline completions: context and cleaning', () => {
     recent.record('a', 'src/a.ts', 5, file(1));
     recent.record('b', 'src/b.ts', 0, file(2));
     recent.record('c', 'src/c.ts', 9, file(3));
-    assert.deepEqual(recent.snippets('x'), [
-      { path: 'src/c.ts', text: 'line 3.8\nline 3.9' },
-      { path: 'src/b.ts', text: 'line 2.0\nline 2.1' },
-    ], 'newest first, two files kept, the lines around each edit');
-    assert.deepEqual(recent.snippets('c').map((s) => s.path), ['src/b.ts'], 'never the file being completed');
+    assert.deepEqual(
+      recent.snippets('x'),
+      [
+        { path: 'src/c.ts', text: 'line 3.8\nline 3.9' },
+        { path: 'src/b.ts', text: 'line 2.0\nline 2.1' },
+      ],
+      'newest first, two files kept, the lines around each edit',
+    );
+    assert.deepEqual(
+      recent.snippets('c').map((s) => s.path),
+      ['src/b.ts'],
+      'never the file being completed',
+    );
     recent.record('b', 'src/b.ts', 4, file(2));
     assert.equal(recent.snippets('x')[0].text, 'line 2.3\nline 2.4\nline 2.5', 'a file edited again moves first, its new place');
     recent.forget('b');
-    assert.deepEqual(recent.snippets('x').map((s) => s.path), ['src/c.ts']);
+    assert.deepEqual(
+      recent.snippets('x').map((s) => s.path),
+      ['src/c.ts'],
+    );
 
-    assert.equal(identifiersNear('import x from "y";\nconst total = computeTotal(items, taxRate);\nreturn formatMoney(tot'), 'total computeTotal items taxRate formatMoney tot', 'keywords and short words left out');
-    const long = [{ path: 'a', text: Array.from({ length: 100 }, (_, i) => `const value${i} = ${i};`).join('\n') }, { path: 'b', text: 'const b = 1;' }];
+    assert.equal(
+      identifiersNear('import x from "y";\nconst total = computeTotal(items, taxRate);\nreturn formatMoney(tot'),
+      'total computeTotal items taxRate formatMoney tot',
+      'keywords and short words left out',
+    );
+    const long = [
+      { path: 'a', text: Array.from({ length: 100 }, (_, i) => `const value${i} = ${i};`).join('\n') },
+      { path: 'b', text: 'const b = 1;' },
+    ];
     const cut = withinBudget(long, 50);
     assert.equal(cut.length, 1, 'the budget is spent on the first snippet');
     assert.ok(cut[0].text.split('\n').length < 100 && cut[0].text.split('\n').every((l) => /^const value\d+ = \d+;$/.test(l)), 'whole lines');
@@ -96,7 +114,10 @@ describe('inline completions: context and cleaning', () => {
     w.record('d', 9, [{ rangeOffset: 16, rangeLength: 2, text: 'greet' }]);
     assert.equal(w.composing('d', 9), false);
     // Several cursors typing at once: not composing.
-    w.record('d', 10, [{ rangeOffset: 30, rangeLength: 0, text: 'x' }, { rangeOffset: 40, rangeLength: 0, text: 'x' }]);
+    w.record('d', 10, [
+      { rangeOffset: 30, rangeLength: 0, text: 'x' },
+      { rangeOffset: 40, rangeLength: 0, text: 'x' },
+    ]);
     w.record('d', 11, [{ rangeOffset: 30, rangeLength: 1, text: 'xy' }]);
     assert.equal(w.composing('d', 11), false);
     w.forget('d');
@@ -127,7 +148,11 @@ describe('inline completions: context and cleaning', () => {
 
   it('the next path after a refusal: suffix refused → prompt alone; a chat model → chat; anything else is an error', () => {
     const bad = new BadRequestError(400, "Unsupported parameter: 'suffix' is not supported with this model.", 'The gateway refused the request.');
-    const chatOnly = new NotFoundError(404, 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?', 'Not found.');
+    const chatOnly = new NotFoundError(
+      404,
+      'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?',
+      'Not found.',
+    );
     assert.equal(nextPath('fim', bad), 'prompt');
     assert.equal(nextPath('fim', chatOnly), 'chat');
     assert.equal(nextPath('prompt', chatOnly), 'chat');
@@ -189,12 +214,24 @@ describe('inline completions: cache, debounce, requests', () => {
   });
 
   it('builds FIM, prefix-only and chat requests that stop early', () => {
-    const ctx: HoleContext = { prefix: 'const x = f(', suffix: ');\nnext();', language: 'typescript', path: 'src/a.ts', snippets: [{ path: 'src/b.ts', text: 'export function f(n: number) {}' }], maxTokens: 128 };
+    const ctx: HoleContext = {
+      prefix: 'const x = f(',
+      suffix: ');\nnext();',
+      language: 'typescript',
+      path: 'src/a.ts',
+      snippets: [{ path: 'src/b.ts', text: 'export function f(n: number) {}' }],
+      maxTokens: 128,
+    };
     assert.deepEqual(stopsFor(ctx), ['\n'], 'mid-line: the line only');
     assert.deepEqual(stopsFor({ suffix: '\n}' }), ['\n\n\n']);
     const fim = fimRequest('codestral-emu', ctx);
     assert.equal(fim.suffix, ctx.suffix);
-    assert.ok(typeof fim.prompt === 'string' && fim.prompt.endsWith(ctx.prefix) && fim.prompt.includes('// From src/b.ts:') && fim.prompt.includes('// src/a.ts (typescript)'));
+    assert.ok(
+      typeof fim.prompt === 'string' &&
+        fim.prompt.endsWith(ctx.prefix) &&
+        fim.prompt.includes('// From src/b.ts:') &&
+        fim.prompt.includes('// src/a.ts (typescript)'),
+    );
     assert.equal('suffix' in prefixOnlyRequest('m', ctx), false);
     const chat = chatRequest('gpt-4o-mini', ctx);
     assert.match(chat.messages[0].content as string, /only the code that replaces <HOLE>.*Complete only the current line/);
@@ -252,15 +289,31 @@ describe('inline completions: /v1/completions against the emulator', function ()
     assert.equal(cleanChatAnswer(raw, hole.prefix, hole.suffix), 'alues);');
   });
 
-  describe('the completer (the provider\'s core, driven as VS Code drives it)', () => {
+  describe("the completer (the provider's core, driven as VS Code drives it)", () => {
     const code = "import { greet } from './greet';\n\nexport function welcome(name: string): string {\n  return gre";
     const after = '\n}\n';
-    const hole = (o: Partial<HoleRequest> = {}): HoleRequest => ({ before: code, after, language: 'typescript', path: 'src/w.ts', model: 'codestral-emu', maxPrefixTokens: 1500, maxSuffixTokens: 500, maxLines: 12, automatic: true, ...o });
+    const hole = (o: Partial<HoleRequest> = {}): HoleRequest => ({
+      before: code,
+      after,
+      language: 'typescript',
+      path: 'src/w.ts',
+      model: 'codestral-emu',
+      maxPrefixTokens: 1500,
+      maxSuffixTokens: 500,
+      maxLines: 12,
+      automatic: true,
+      ...o,
+    });
     function completer() {
       const { client } = clientFor(ctx.emu);
       const learned = new Map<string, CompletionPath>();
       const answered: number[] = [];
-      const c = new InlineCompleter({ client: () => client, learnedPath: (m) => learned.get(m), remember: (m, p) => void learned.set(m, p), answered: (_m, t) => void answered.push(t.prompt) });
+      const c = new InlineCompleter({
+        client: () => client,
+        learnedPath: (m) => learned.get(m),
+        remember: (m, p) => void learned.set(m, p),
+        answered: (_m, t) => void answered.push(t.prompt),
+      });
       return { c, learned, answered };
     }
 
@@ -274,7 +327,14 @@ describe('inline completions: /v1/completions against the emulator', function ()
       const typed = await c.complete(hole({ before: code + 'e' }), new AbortController().signal);
       assert.deepEqual(typed, { kind: 'cache', text: 't;' });
       assert.equal(ctx.emu.requestsTo('/v1/completions').length - before, 1, 'one request for both');
-      assert.deepEqual(c.stats, { requests: 1, cancelled: 0, cacheHits: 1, failures: 0, promptTokens: answered[0], completionTokens: c.stats.completionTokens });
+      assert.deepEqual(c.stats, {
+        requests: 1,
+        cancelled: 0,
+        cacheHits: 1,
+        failures: 0,
+        promptTokens: answered[0],
+        completionTokens: c.stats.completionTokens,
+      });
       assert.ok(answered[0] > 0);
     });
 
@@ -330,7 +390,6 @@ describe('inline completions: /v1/completions against the emulator', function ()
 
 describe('ghost text beside the selected IntelliSense item', () => {
   it('asks as if the item were accepted and replaces its range with the item and the continuation', () => {
-
     const all = 'return 2 * (wid\n}\n';
     const cursor = all.indexOf('\n');
     const hole = holeBesideItem(all, cursor, { from: cursor - 3, to: cursor, text: 'width' });
@@ -345,7 +404,6 @@ describe('ghost text beside the selected IntelliSense item', () => {
   });
 
   it('nothing for an item without text or a range that does not reach the cursor', () => {
-
     assert.equal(holeBesideItem('abc', 3, { from: 0, to: 3, text: '' }), undefined);
     assert.equal(holeBesideItem('abc def', 7, { from: 0, to: 3, text: 'abc' }), undefined, 'ends before the cursor: what lies between would be lost');
     assert.equal(holeBesideItem('abc', 1, { from: 2, to: 3, text: 'cd' }), undefined, 'starts after the cursor');

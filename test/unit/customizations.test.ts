@@ -2,11 +2,19 @@ import { strict as assert } from 'node:assert';
 import { parseAgent, parsePrompt, parseSkill, skillsSection, splitFrontMatter, toolsOfAgent } from '../../src/customization/core/files';
 import type { ToolDefinition } from '../../src/tools/workspaceTools';
 
-const def = (name: string, kind: 'read' | 'write' = 'read'): ToolDefinition => ({ name, kind, description: '', parameters: { type: 'object', properties: {}, required: [] } });
+const def = (name: string, kind: 'read' | 'write' = 'read'): ToolDefinition => ({
+  name,
+  kind,
+  description: '',
+  parameters: { type: 'object', properties: {}, required: [] },
+});
 
 describe('customization files: agents, prompts, skills', () => {
   it('reads YAML front matter as VS Code writes it (quoted strings, flow and block lists, a folded description)', () => {
-    const a = parseAgent('.github/agents/review.agent.md', "---\nname: 'Code Reviewer'\ndescription: >\n  Reviews the change,\n  never edits\ntools: [\"codebase\", 'usages']\nmodel: GPT-4o (copilot)\n---\nBe strict.\n");
+    const a = parseAgent(
+      '.github/agents/review.agent.md',
+      "---\nname: 'Code Reviewer'\ndescription: >\n  Reviews the change,\n  never edits\ntools: [\"codebase\", 'usages']\nmodel: GPT-4o (copilot)\n---\nBe strict.\n",
+    );
     assert.ok(!('error' in a));
     assert.equal(a.id, 'custom:review');
     assert.equal(a.name, 'Code Reviewer');
@@ -22,25 +30,73 @@ describe('customization files: agents, prompts, skills', () => {
   });
 
   it('reports a file it cannot use instead of guessing', () => {
-    assert.match((splitFrontMatter('---\nname: [unclosed\n---\nbody').error ?? ''), /not valid YAML/);
+    assert.match(splitFrontMatter('---\nname: [unclosed\n---\nbody').error ?? '', /not valid YAML/);
     assert.match((parseSkill('.claude/skills/x/SKILL.md', '---\nname: x\n---\nbody') as { error: string }).error, /needs a description/);
     assert.match((parsePrompt('.github/prompts/empty.prompt.md', '---\ndescription: d\n---\n') as { error: string }).error, /empty/);
     assert.match((parseAgent('.github/agents/a b!.agent.md', 'x') as { error: string }).error, /not a usable agent name/);
   });
 
   it("maps VS Code's tool names to this chat's; an MCP server's name keeps its tools; the plan and skills always stay; unknown names are reported", () => {
-    const defs = ['read_file', 'search_text', 'find_files', 'replace_in_file', 'run_command', 'find_references', 'get_problems', 'update_plan', 'read_skill', 'github__list_issues', 'github__create_issue', 'fs__read'].map((n) => def(n, /replace|run|create/.test(n) ? 'write' : 'read'));
+    const defs = [
+      'read_file',
+      'search_text',
+      'find_files',
+      'replace_in_file',
+      'run_command',
+      'find_references',
+      'get_problems',
+      'update_plan',
+      'read_skill',
+      'github__list_issues',
+      'github__create_issue',
+      'fs__read',
+    ].map((n) => def(n, /replace|run|create/.test(n) ? 'write' : 'read'));
     const { kept, unknown } = toolsOfAgent(['codebase', '#problems', 'github/*', 'fetch'], defs);
-    assert.deepEqual(kept.map((d) => d.name), ['read_file', 'search_text', 'find_files', 'get_problems', 'update_plan', 'read_skill', 'github__list_issues', 'github__create_issue']);
+    assert.deepEqual(
+      kept.map((d) => d.name),
+      ['read_file', 'search_text', 'find_files', 'get_problems', 'update_plan', 'read_skill', 'github__list_issues', 'github__create_issue'],
+    );
     assert.deepEqual(unknown, ['fetch']);
-    assert.deepEqual(toolsOfAgent(['run_command'], defs).kept.map((d) => d.name), ['run_command', 'update_plan', 'read_skill'], "this chat's own names work too");
-    assert.deepEqual(toolsOfAgent(['editFiles'], defs.filter((d) => d.kind === 'read')).kept.map((d) => d.name), ['update_plan', 'read_skill'], 'a name cannot add a tool the mode does not offer');
+    assert.deepEqual(
+      toolsOfAgent(['run_command'], defs).kept.map((d) => d.name),
+      ['run_command', 'update_plan', 'read_skill'],
+      "this chat's own names work too",
+    );
+    assert.deepEqual(
+      toolsOfAgent(
+        ['editFiles'],
+        defs.filter((d) => d.kind === 'read'),
+      ).kept.map((d) => d.name),
+      ['update_plan', 'read_skill'],
+      'a name cannot add a tool the mode does not offer',
+    );
   });
 
   it("VS Code 1.139's renamed tools and sets work under the new names and the old ones", () => {
-    const all = ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'get_problems', 'find_references', 'find_definition', 'workspace_symbols', 'document_symbols', 'rename_symbol', 'create_file', 'replace_in_file', 'run_command', 'run_task', 'update_plan', 'read_skill'];
+    const all = [
+      'read_file',
+      'list_dir',
+      'find_files',
+      'search_text',
+      'semantic_search',
+      'get_problems',
+      'find_references',
+      'find_definition',
+      'workspace_symbols',
+      'document_symbols',
+      'rename_symbol',
+      'create_file',
+      'replace_in_file',
+      'run_command',
+      'run_task',
+      'update_plan',
+      'read_skill',
+    ];
     const defs = [...all.map((n) => def(n, /create|replace|rename|run_/.test(n) ? 'write' : 'read')), def('search__query')];
-    const kept = (names: string[]) => toolsOfAgent(names, defs).kept.map((d) => d.name).filter((n) => n !== 'update_plan' && n !== 'read_skill');
+    const kept = (names: string[]) =>
+      toolsOfAgent(names, defs)
+        .kept.map((d) => d.name)
+        .filter((n) => n !== 'update_plan' && n !== 'read_skill');
     const navigation = ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols'];
     // What VS Code 1.139 suggests for `usages`, and the old name: the same tools.
     assert.deepEqual(kept(['vscodeGeneral/usages']), navigation);
@@ -58,7 +114,11 @@ describe('customization files: agents, prompts, skills', () => {
     assert.deepEqual(kept(['vscodeGeneral/*']), ['find_references', 'find_definition', 'workspace_symbols', 'document_symbols', 'rename_symbol']);
     // An MCP server named like a VS Code set keeps its `server/*`.
     assert.deepEqual(kept(['search/*']), ['search__query']);
-    assert.deepEqual(toolsOfAgent(['web/fetch', 'vscodeBrowser/readPage'], defs).unknown, ['web/fetch', 'vscodeBrowser/readPage'], 'tools this chat does not have are reported');
+    assert.deepEqual(
+      toolsOfAgent(['web/fetch', 'vscodeBrowser/readPage'], defs).unknown,
+      ['web/fetch', 'vscodeBrowser/readPage'],
+      'tools this chat does not have are reported',
+    );
   });
 
   it('a prompt file names its mode by `agent` (or the older `mode`); skills go into the prompt by name and description only', () => {

@@ -55,13 +55,18 @@ describe('the documentation links', () => {
   });
 
   it('every link of the docs resolves (screenshots a test run writes aside)', () => {
-    const files = [join(ROOT, 'CHANGELOG.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+    const files = [
+      join(ROOT, 'CHANGELOG.md'),
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(ROOT, 'docs', f)),
+    ];
     const broken = files.flatMap((f) => brokenLinks(f, true).map((b) => `${relative(ROOT, f)}: ${b}`));
     assert.deepEqual(broken, []);
   });
 
   it('finds a broken link and a wrong anchor (the check itself)', () => {
-    assert.deepEqual(anchorsOf('# A b\n## In VS Code\'s chat: `x`\n## A b\n```\n# not\n```'), new Set(['a-b', 'in-vs-codes-chat-x', 'a-b-1']));
+    assert.deepEqual(anchorsOf("# A b\n## In VS Code's chat: `x`\n## A b\n```\n# not\n```"), new Set(['a-b', 'in-vs-codes-chat-x', 'a-b-1']));
     assert.deepEqual(linksOf('[a](docs/x.md#y) `[b](c)` ![i](p.png) [w](https://e.x)'), ['docs/x.md#y', 'p.png']);
   });
 

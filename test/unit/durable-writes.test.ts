@@ -71,7 +71,13 @@ function assertFlushedBeforeRename(events: Event[], atLeast: number): void {
   }
 }
 
-const conversation = (title: string): Conversation => ({ id: 'c1', title, createdAt: 1, updatedAt: 2, turns: [{ id: 'u1', role: 'user', text: 'hi', images: [], context: [], at: 1 }] });
+const conversation = (title: string): Conversation => ({
+  id: 'c1',
+  title,
+  createdAt: 1,
+  updatedAt: 2,
+  turns: [{ id: 'u1', role: 'user', text: 'hi', images: [], context: [], at: 1 }],
+});
 
 describe('durable writes', () => {
   const dirs: string[] = [];
@@ -97,7 +103,10 @@ describe('durable writes', () => {
     writeFileSync(join(d, 'index.json.12345678.tmp'), '[');
     writeFileSync(join(d, 'notes.tmp'), 'not ours: kept');
     const reopened = new ConversationStore(d);
-    assert.deepEqual((await reopened.list()).map((c) => c.title), ['One']);
+    assert.deepEqual(
+      (await reopened.list()).map((c) => c.title),
+      ['One'],
+    );
     assert.deepEqual(readdirSync(d).sort(), ['c1.json', 'index.json', 'notes.tmp']);
   });
 
@@ -105,7 +114,8 @@ describe('durable writes', () => {
     const root = dir();
     const store = dir();
     for (const f of ['a', 'b', 'c', 'd', 'e', 'f']) writeFileSync(join(root, `${f}.ts`), `export const ${f} = 1;\n`);
-    const embed = (texts: string[]) => Promise.resolve({ vectors: texts.map((_t, i) => Float32Array.from({ length: 8 }, (_v, k) => (k === i % 8 ? 1 : 0.1))), requests: 1 });
+    const embed = (texts: string[]) =>
+      Promise.resolve({ vectors: texts.map((_t, i) => Float32Array.from({ length: 8 }, (_v, k) => (k === i % 8 ? 1 : 0.1))), requests: 1 });
     // On this thread (not the worker), so that the recording sees the snapshot's writes too.
     const make = () => new SemanticIndex({ folders: [{ name: 'r', path: root }], excludes: [], storeDir: store, model: 'm', embed, snapshots: 'inline' });
     const build = await recording(() => make().update());
@@ -118,13 +128,20 @@ describe('durable writes', () => {
     const index = make();
     await index.load();
     const update = await recording(() => index.update([join(root, 'a.ts')]));
-    assert.deepEqual(update.events.map((e) => e.op), ['sync', 'sync', 'sync', 'sync']);
+    assert.deepEqual(
+      update.events.map((e) => e.op),
+      ['sync', 'sync', 'sync', 'sync'],
+    );
     writeFileSync(join(store, 'meta.json.abcdef01.tmp'), '{"half');
     writeFileSync(join(store, 'vectors-9.f32'), Buffer.alloc(64));
     const last = make();
     assert.equal(await last.load(), 'loaded');
     await Promise.all([index.close(), last.close()]);
-    assert.deepEqual(readdirSync(store).filter((f) => f.endsWith('.tmp') || f.startsWith('vectors-9')), [], 'a temp file and an unfinished generation are removed');
+    assert.deepEqual(
+      readdirSync(store).filter((f) => f.endsWith('.tmp') || f.startsWith('vectors-9')),
+      [],
+      'a temp file and an unfinished generation are removed',
+    );
   });
 
   it("search index: a large generation's rows are flushed in the background as they are written, and again before the metadata names them", async () => {

@@ -45,7 +45,10 @@ describe('gateway emulator', () => {
     const { emu } = ctx;
     const key = emu.store.addKey({ userId: 1, name: 'narrow', models: ['gpt-4o'] });
     const { client } = clientFor(emu, { apiKey: key.secret });
-    assert.deepEqual((await client.models.list()).map((m) => m.id), ['gpt-4o']);
+    assert.deepEqual(
+      (await client.models.list()).map((m) => m.id),
+      ['gpt-4o'],
+    );
   });
 
   it('takes faults and clock moves over its control API (for a separately running emulator)', async () => {
@@ -106,7 +109,11 @@ describe('gateway emulator', () => {
       ['/v1/audio/speech', { model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' }, /audio input text too long/],
       ['/v1/audio/speech', { model: 'tts-1', input: 'x', voice: 'alloy', speed: 9 }, /speed must be between/],
       ['/v1/videos', { model: 'sora-2', prompt: 'p', seconds: '5' }, /seconds must be one of 4, 8, 12/],
-      ['/v1/moderations', { model: 'text-moderation-latest', input: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }, /does not accept image input/],
+      [
+        '/v1/moderations',
+        { model: 'text-moderation-latest', input: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] },
+        /does not accept image input/,
+      ],
       ['/imagegen/generate', { image_request: { prompt: 'x', num_images: 9 } }, /num_images must be an integer from 1 to 8/, { 'api-key': key }],
       ['/imagegen/generate', { image_request: {} }, /prompt is required/, { 'api-key': key }],
       ['/v1/chat/completions', { model: 'gpt-4o', messages: [] }, /messages must be a non-empty array/],

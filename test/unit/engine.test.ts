@@ -63,10 +63,13 @@ describe('chat engine (agent loop) against the emulator', () => {
       assert.equal(turn.status, 'done', JSON.stringify(turn.error));
       assert.equal(turn.steps.length, 2);
       const calls = turn.steps[0].toolCalls;
-      assert.deepEqual(calls.map((c) => [c.name, (JSON.parse(c.args) as { path: string }).path, c.status]), [
-        ['read_file', 'src/m1.ts', 'done'],
-        ['read_file', 'src/m2.ts', 'done'],
-      ]);
+      assert.deepEqual(
+        calls.map((c) => [c.name, (JSON.parse(c.args) as { path: string }).path, c.status]),
+        [
+          ['read_file', 'src/m1.ts', 'done'],
+          ['read_file', 'src/m2.ts', 'done'],
+        ],
+      );
       assert.match(calls[0].result!, /^src\/m1\.ts — lines 1-12 of 12/);
       assert.match(turn.steps[1].text, /From the tool results \(2\)/);
       assert.match(turn.steps[1].text, /value1_0 = 100/);
@@ -74,11 +77,18 @@ describe('chat engine (agent loop) against the emulator', () => {
       assert.ok(turn.usage.input > 0 && turn.usage.output > 0);
       // The follow-up request carried the calls and their results in the format's own shape.
       const sent = ctx.emu.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
-      if (format === 'chat') assert.deepEqual(sent.messages.slice(-3).map((m) => m.role), ['assistant', 'tool', 'tool']);
+      if (format === 'chat')
+        assert.deepEqual(
+          sent.messages.slice(-3).map((m) => m.role),
+          ['assistant', 'tool', 'tool'],
+        );
       else {
         const last = sent.messages.at(-1)!;
         assert.equal(last.role, 'user');
-        assert.deepEqual((last.content as { type: string }[]).map((b) => b.type), ['tool_result', 'tool_result']);
+        assert.deepEqual(
+          (last.content as { type: string }[]).map((b) => b.type),
+          ['tool_result', 'tool_result'],
+        );
       }
     });
 
@@ -86,12 +96,30 @@ describe('chat engine (agent loop) against the emulator', () => {
       const { client } = clientFor(ctx.emu);
       const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
       const snap: ToolRunner = {
-        definitions: [{ name: 'take_screenshot', description: 'Takes a screenshot', kind: 'read', parameters: { type: 'object', properties: {}, required: [] } }],
-        run: () => Promise.resolve({ content: '[image image/png, 0 KB]', isError: false, images: [{ name: 'image-1', mediaType: 'image/png', data: png, detail: 'auto' }] }),
+        definitions: [
+          { name: 'take_screenshot', description: 'Takes a screenshot', kind: 'read', parameters: { type: 'object', properties: {}, required: [] } },
+        ],
+        run: () =>
+          Promise.resolve({
+            content: '[image image/png, 0 KB]',
+            isError: false,
+            images: [{ name: 'image-1', mediaType: 'image/png', data: png, detail: 'auto' }],
+          }),
       };
       for (const imageInput of [true, false]) {
         const turn = assistant(model, format);
-        await runTurn({ client, model, format, system, history: [user('Use the take_screenshot tool')], turn, tools: snap, maxSteps: 4, cacheTtl: '5m', imageInput });
+        await runTurn({
+          client,
+          model,
+          format,
+          system,
+          history: [user('Use the take_screenshot tool')],
+          turn,
+          tools: snap,
+          maxSteps: 4,
+          cacheTtl: '5m',
+          imageInput,
+        });
         assert.equal(turn.status, 'done', JSON.stringify(turn.error));
         assert.equal(turn.steps.length, 2, 'one call, then the answer: the images are read as part of the result, not as a new question');
         assert.equal(turn.steps[0].toolCalls[0].images?.length, 1, 'kept for the card either way');
@@ -104,11 +132,24 @@ describe('chat engine (agent loop) against the emulator', () => {
     it(`${format} format: stops at the step limit and says so, the calls it did not run marked`, async () => {
       const { client } = clientFor(ctx.emu);
       const turn = assistant(model, format);
-      await runTurn({ client, model, format, system, history: [user('Read the file src/m3.ts again and again #steps=6')], turn, tools: runner(root), maxSteps: 3, cacheTtl: '5m' });
+      await runTurn({
+        client,
+        model,
+        format,
+        system,
+        history: [user('Read the file src/m3.ts again and again #steps=6')],
+        turn,
+        tools: runner(root),
+        maxSteps: 3,
+        cacheTtl: '5m',
+      });
       assert.equal(turn.status, 'done');
       assert.equal(turn.stepLimitReached, true);
       assert.equal(turn.steps.length, 3);
-      assert.deepEqual(turn.steps[2].toolCalls.map((c) => c.status), ['not-run']);
+      assert.deepEqual(
+        turn.steps[2].toolCalls.map((c) => c.status),
+        ['not-run'],
+      );
       assert.match(turn.steps[2].toolCalls[0].result!, /limit of 3 steps/);
     });
 
@@ -116,10 +157,25 @@ describe('chat engine (agent loop) against the emulator', () => {
       const { client } = clientFor(ctx.emu);
       const asked: TurnLimit[] = [];
       const turn = assistant(model, format);
-      await runTurn({ client, model, format, system, history: [user('Read the file src/m3.ts again and again #steps=6')], turn, tools: runner(root), maxSteps: 3, cacheTtl: '5m', onLimit: (l) => Promise.resolve((asked.push(l), true)) });
+      await runTurn({
+        client,
+        model,
+        format,
+        system,
+        history: [user('Read the file src/m3.ts again and again #steps=6')],
+        turn,
+        tools: runner(root),
+        maxSteps: 3,
+        cacheTtl: '5m',
+        onLimit: (l) => Promise.resolve((asked.push(l), true)),
+      });
       assert.equal(turn.status, 'done');
       assert.equal(turn.stepLimitReached, undefined);
-      assert.deepEqual(asked.map((l) => l.kind), ['requests', 'requests'], 'asked at 3 and again at 6 requests');
+      assert.deepEqual(
+        asked.map((l) => l.kind),
+        ['requests', 'requests'],
+        'asked at 3 and again at 6 requests',
+      );
       assert.ok(turn.steps.flatMap((s) => s.toolCalls).every((c) => c.status === 'done'));
 
       // A cost of $1 a request against a limit of $2.50: asked at the third request; no stops it there.
@@ -127,7 +183,15 @@ describe('chat engine (agent loop) against the emulator', () => {
       let requests = 0;
       const costs: number[] = [];
       await runTurn({
-        client, model, format, system, history: [user('Read the file src/m3.ts again and again #steps=6')], turn: priced, tools: runner(root), maxSteps: 50, cacheTtl: '5m',
+        client,
+        model,
+        format,
+        system,
+        history: [user('Read the file src/m3.ts again and again #steps=6')],
+        turn: priced,
+        tools: runner(root),
+        maxSteps: 50,
+        cacheTtl: '5m',
         maxCostDollars: 2.5,
         costSoFar: () => (requests = priced.steps.length),
         onLimit: (l) => Promise.resolve((costs.push(l.kind === 'cost' ? l.dollars : -1), false)),
@@ -226,23 +290,42 @@ describe('chat engine (agent loop) against the emulator', () => {
     assert.equal(turn.steps.filter((s) => s.toolCalls.length > 0).length, 10, 'ten tool steps');
     const share = turn.usage.cacheRead / turn.usage.input;
     const saved = new PriceBook(undefined, { 'claude-sonnet-emu': { input: 3, output: 15 } }).cost(turn.model, turn.usage).savedDollars ?? 0;
-    console.log(`      cache-read share over ${perStep.length} requests: ${(share * 100).toFixed(1)}% (${turn.usage.cacheRead} of ${turn.usage.input} input tokens); saved $${saved.toFixed(5)} at $3/M`);
+    console.log(
+      `      cache-read share over ${perStep.length} requests: ${(share * 100).toFixed(1)}% (${turn.usage.cacheRead} of ${turn.usage.input} input tokens); saved $${saved.toFixed(5)} at $3/M`,
+    );
     assert.ok(share >= 0.8, `share ${share}`);
-    assert.ok(perStep.slice(1).every((s) => s.read > 0), 'every step after the first reads the cache');
+    assert.ok(
+      perStep.slice(1).every((s) => s.read > 0),
+      'every step after the first reads the cache',
+    );
     assert.ok(saved > 0);
   });
 
-  for (const [format, model] of [['chat', 'small-context-emu'], ['messages', 'claude-small-context-emu']] as const) {
+  for (const [format, model] of [
+    ['chat', 'small-context-emu'],
+    ['messages', 'claude-small-context-emu'],
+  ] as const) {
     it(`fits a long tool session into a 32,000-token window, learning the window from the gateway's refusal (${format})`, async () => {
       const root = project();
-      writeFileSync(join(root, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'));
+      writeFileSync(
+        join(root, 'big.txt'),
+        Array.from({ length: 1500 }, (_, i) => `line ${i + 1}: notes about the gateway, the cache and the budget`).join('\n'),
+      );
       const { client } = clientFor(ctx.emu);
       const turn = assistant(model, format);
       const learned: number[] = [];
       const uses: number[] = [];
       // The caller believes the window is much larger (as for an unknown model of a big family).
       await runTurn({
-        client, model, format, system: 'You help with code.', history: [user('Read the file big.txt again and again #steps=8')], turn, tools: runner(root), maxSteps: 12, cacheTtl: '5m',
+        client,
+        model,
+        format,
+        system: 'You help with code.',
+        history: [user('Read the file big.txt again and again #steps=8')],
+        turn,
+        tools: runner(root),
+        maxSteps: 12,
+        cacheTtl: '5m',
         contextWindow: 200_000,
         onContextWindow: (w) => learned.push(w),
         onEvent: (e) => e.type === 'context' && uses.push(e.use.used),
@@ -252,11 +335,18 @@ describe('chat engine (agent loop) against the emulator', () => {
       assert.deepEqual(learned, [32_000], 'the window the refusal named, once');
       assert.ok(turn.steps.flatMap((s) => s.toolCalls).length >= 8);
       assert.ok(Math.max(...uses.slice(uses.indexOf(Math.max(...uses)) + 1)) < 32_000, 'after the refusal, every request fits');
-      assert.ok(turn.steps.flatMap((s) => s.toolCalls).every((c) => (c.result ?? '').length > 20_000), 'the turn keeps the whole results');
+      assert.ok(
+        turn.steps.flatMap((s) => s.toolCalls).every((c) => (c.result ?? '').length > 20_000),
+        'the turn keeps the whole results',
+      );
     });
   }
 
-  for (const [format, model] of [['chat', 'small-context-emu'], ['messages', 'claude-small-context-emu'], ['responses', 'small-context-emu']] as const) {
+  for (const [format, model] of [
+    ['chat', 'small-context-emu'],
+    ['messages', 'claude-small-context-emu'],
+    ['responses', 'small-context-emu'],
+  ] as const) {
     it(`condenses older turns with a model-written summary when stubs are not enough, then sends the summary in their place (${format})`, async () => {
       const { emu } = ctx;
       // /v1/responses exists on new-api only.
@@ -279,21 +369,35 @@ describe('chat engine (agent loop) against the emulator', () => {
     // Three earlier exchanges with long answers (no tool results to stub): more than a 32k window leaves for the prompt.
     const history: Turn[] = [];
     for (let n = 1; n <= 3; n++) {
-      history.push(user(`Question ${n}: explain part ${n} of the design`), { ...assistant(model, format), status: 'done', steps: [{ text: long(n), toolCalls: [] }] });
+      history.push(user(`Question ${n}: explain part ${n} of the design`), {
+        ...assistant(model, format),
+        status: 'done',
+        steps: [{ text: long(n), toolCalls: [] }],
+      });
     }
     history.push(user('Read the file src/m1.ts, then src/m2.ts #steps=2'));
     const turn = assistant(model, format);
     const condensed: Condensation[] = [];
     const before = emu.requestsTo(path).length;
     const options = {
-      client, model, format, system, history, turn, tools: runner(root), maxSteps: 6, cacheTtl: '5m' as const, contextWindow: 32_000, tokenScale: 1,
+      client,
+      model,
+      format,
+      system,
+      history,
+      turn,
+      tools: runner(root),
+      maxSteps: 6,
+      cacheTtl: '5m' as const,
+      contextWindow: 32_000,
+      tokenScale: 1,
       onEvent: (e: EngineEvent) => e.type === 'condensed' && condensed.push(e.condensation),
     };
     await runTurn(options);
     assert.equal(turn.status, 'done', JSON.stringify(turn.error));
     assert.equal(condensed.length, 1, 'condensed once, not every step');
     const c = condensed[0];
-    assert.equal(options.tokenScale === 1, false, 'the gateway\'s counts corrected the estimate');
+    assert.equal(options.tokenScale === 1, false, "the gateway's counts corrected the estimate");
     assert.match(c.summary, /## Requests\n- Question 1: explain part 1 of the design/);
     assert.ok(c.tokensAfter < c.tokensBefore / 10, `${c.tokensBefore} → ${c.tokensAfter}`);
     const sent = emu.requestsTo(path).slice(before);
@@ -303,7 +407,10 @@ describe('chat engine (agent loop) against the emulator', () => {
     assert.ok(after.length >= 2);
     for (const r of after) {
       const text = JSON.stringify(r.body);
-      assert.ok(text.includes('was condensed to fit the context window') && !text.includes('point 5 of answer 1'), 'the summary goes instead of the condensed turns');
+      assert.ok(
+        text.includes('was condensed to fit the context window') && !text.includes('point 5 of answer 1'),
+        'the summary goes instead of the condensed turns',
+      );
       assert.ok(text.includes('Read the file src/m1.ts'), 'the question is kept');
     }
     if (format === 'messages') {
@@ -334,11 +441,18 @@ describe('wire conversion', () => {
   const stopped = assistant('m', 'messages');
   stopped.status = 'stopped';
   stopped.steps = [{ text: 'partial ans', toolCalls: [] }];
-  const u2: UserTurn = { ...user('second'), images: [{ name: 'x.png', mediaType: 'image/png', data: 'iVBORw0KGgo=', detail: 'low' }], context: [{ label: 'src/a.ts:1-2', text: 'let a;', language: 'ts' }] };
+  const u2: UserTurn = {
+    ...user('second'),
+    images: [{ name: 'x.png', mediaType: 'image/png', data: 'iVBORw0KGgo=', detail: 'low' }],
+    context: [{ label: 'src/a.ts:1-2', text: 'let a;', language: 'ts' }],
+  };
 
   it('messages format: alternating roles, tool results as blocks, at most 4 breakpoints in the right places', () => {
     const req = toMessagesRequest('sys', [u1, a1, u2], defs, '5m');
-    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant', 'user'],
+    );
     const types = req.messages.map((m) => (m.content as { type: string }[]).map((b) => b.type).join(','));
     assert.deepEqual(types, ['text', 'text,tool_use', 'tool_result', 'text', 'text,image']);
     const marks: string[] = [];
@@ -351,7 +465,10 @@ describe('wire conversion', () => {
 
   it('chat format: tool calls then tool messages; a stopped turn keeps its partial text', () => {
     const msgs = toChatMessages('sys', [u1, a1, u1, stopped, u2]);
-    assert.deepEqual(msgs.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      msgs.map((m) => m.role),
+      ['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'user'],
+    );
     assert.equal((msgs[6] as { content: string }).content, 'partial ans');
     const last = msgs[7] as { content: { type: string; image_url?: { url: string; detail: string } }[] };
     assert.equal(last.content[1].image_url?.url, 'data:image/png;base64,iVBORw0KGgo=');
@@ -364,15 +481,21 @@ describe('wire conversion', () => {
       const t = assistant('m', 'chat');
       t.status = 'done';
       t.steps = [
-        { text: '', toolCalls: [{ id: 'shot', name: 'browser__screenshot', args: '{}', status: 'done', result: '[image image/png, 0 KB]', images: [png], ...o }] },
+        {
+          text: '',
+          toolCalls: [{ id: 'shot', name: 'browser__screenshot', args: '{}', status: 'done', result: '[image image/png, 0 KB]', images: [png], ...o }],
+        },
         { text: 'It shows a login page.', toolCalls: [] },
       ];
       return t;
     };
 
-    it('chat format: text-only tool message, then the images as the user\'s, each call named', () => {
+    it("chat format: text-only tool message, then the images as the user's, each call named", () => {
       const msgs = toChatMessages('sys', [u1, withImage()]);
-      assert.deepEqual(msgs.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'user', 'assistant']);
+      assert.deepEqual(
+        msgs.map((m) => m.role),
+        ['system', 'user', 'assistant', 'tool', 'user', 'assistant'],
+      );
       assert.equal((msgs[3] as { content: string }).content, '[image image/png, 0 KB]');
       assert.deepEqual((msgs[4] as { content: unknown }).content, [
         { type: 'text', text: 'Images returned by browser__screenshot (call shot):' },
@@ -380,18 +503,27 @@ describe('wire conversion', () => {
       ]);
     });
 
-    it('messages format: inside the tool_result block; responses: after the output, as the user\'s', () => {
+    it("messages format: inside the tool_result block; responses: after the output, as the user's", () => {
       const req = toMessagesRequest('sys', [u1, withImage()], [], '5m');
       const result = (req.messages[2].content as { type: string; content: { type: string }[] }[])[0];
       assert.equal(result.type, 'tool_result');
-      assert.deepEqual(result.content.map((b) => b.type), ['text', 'image']);
+      assert.deepEqual(
+        result.content.map((b) => b.type),
+        ['text', 'image'],
+      );
       const items = toResponsesInput([u1, withImage()]) as { type?: string; role?: string; content?: { type: string }[] }[];
       const at = items.findIndex((i) => i.type === 'function_call_output');
-      assert.deepEqual(items[at + 1].content?.map((c) => c.type), ['input_text', 'input_image']);
+      assert.deepEqual(
+        items[at + 1].content?.map((c) => c.type),
+        ['input_text', 'input_image'],
+      );
     });
 
     it('a stubbed result sends none; the budget counts them while sent', () => {
-      assert.deepEqual(toChatMessages('sys', [u1, withImage({ stubbed: true })]).map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant']);
+      assert.deepEqual(
+        toChatMessages('sys', [u1, withImage({ stubbed: true })]).map((m) => m.role),
+        ['system', 'user', 'assistant', 'tool', 'assistant'],
+      );
       const sent = fitToWindow({ system: 'sys', toolsText: '', turns: [u1, withImage()], window: 200_000 });
       const stubbed = fitToWindow({ system: 'sys', toolsText: '', turns: [u1, withImage({ stubbed: true })], window: 200_000 });
       assert.equal(sent.use.parts.images, IMAGE_TOKENS);

@@ -58,7 +58,10 @@ describe('errors from the gateway', () => {
     // No key at all: refused before sending, with the fix named.
     const before = emu.requests.length;
     const { client } = clientFor(emu, { apiKey: '' });
-    await assert.rejects(client.chat.completions.create(chat), (e: unknown) => e instanceof MissingCredentialError && /Set the gateway API key/.test(e.message));
+    await assert.rejects(
+      client.chat.completions.create(chat),
+      (e: unknown) => e instanceof MissingCredentialError && /Set the gateway API key/.test(e.message),
+    );
     assert.equal(emu.requests.length, before);
   });
 
@@ -108,28 +111,44 @@ describe('errors from the gateway', () => {
   it('reads every error envelope: chat style, messages style, account style, plain text', async () => {
     const { client } = clientFor(ctx.emu);
     const cases: [unknown, number, (e: GatewayError) => void][] = [
-      [{ error: { message: 'bad channel id', type: 'invalid_request_error', code: 'invalid_parameter' } }, 400, (e) => {
-        assert.ok(e instanceof BadRequestError);
-        assert.equal(e.type, 'invalid_request_error');
-        assert.equal(e.code, 'invalid_parameter');
-        assert.match(e.message, /bad channel id/);
-      }],
-      [{ type: 'error', error: { type: 'permission_error', message: 'insufficient role' }, request_id: 'req_9' }, 403, (e) => {
-        assert.ok(e instanceof PermissionDeniedError);
-        assert.equal(e.type, 'permission_error');
-        assert.equal(e.cause403, 'role');
-        assert.equal(e.requestId, 'req_9');
-      }],
-      [{ success: false, message: '用户额度不足' }, 403, (e) => {
-        assert.ok(e instanceof PermissionDeniedError);
-        assert.equal(e.cause403, 'balance');
-        assert.match(e.message, /用户额度不足/);
-      }],
-      ['<html>Bad Gateway</html>', 418, (e) => {
-        assert.ok(e instanceof APIStatusError);
-        assert.equal(e.status, 418);
-        assert.match(e.message, /Bad Gateway/);
-      }],
+      [
+        { error: { message: 'bad channel id', type: 'invalid_request_error', code: 'invalid_parameter' } },
+        400,
+        (e) => {
+          assert.ok(e instanceof BadRequestError);
+          assert.equal(e.type, 'invalid_request_error');
+          assert.equal(e.code, 'invalid_parameter');
+          assert.match(e.message, /bad channel id/);
+        },
+      ],
+      [
+        { type: 'error', error: { type: 'permission_error', message: 'insufficient role' }, request_id: 'req_9' },
+        403,
+        (e) => {
+          assert.ok(e instanceof PermissionDeniedError);
+          assert.equal(e.type, 'permission_error');
+          assert.equal(e.cause403, 'role');
+          assert.equal(e.requestId, 'req_9');
+        },
+      ],
+      [
+        { success: false, message: '用户额度不足' },
+        403,
+        (e) => {
+          assert.ok(e instanceof PermissionDeniedError);
+          assert.equal(e.cause403, 'balance');
+          assert.match(e.message, /用户额度不足/);
+        },
+      ],
+      [
+        '<html>Bad Gateway</html>',
+        418,
+        (e) => {
+          assert.ok(e instanceof APIStatusError);
+          assert.equal(e.status, 418);
+          assert.match(e.message, /Bad Gateway/);
+        },
+      ],
     ];
     for (const [body, status, check] of cases) {
       ctx.emu.inject({ fault: { kind: 'status', status, body } });
@@ -157,7 +176,10 @@ describe('retries', () => {
     assert.ok(ok.choices[0].message.content);
     assert.equal(ctx.emu.requestsTo('/v1/chat/completions').length - before, 3);
     assert.deepEqual(waits, [1500, 2500]); // random() is 0.5 in tests
-    assert.deepEqual(retries.map((r) => r.attempt), [1, 2]);
+    assert.deepEqual(
+      retries.map((r) => r.attempt),
+      [1, 2],
+    );
 
     ctx.emu.inject({ fault: { kind: 'status', status: 429 }, times: 3 });
     const start = ctx.emu.requestsTo('/v1/chat/completions').length;
@@ -241,7 +263,10 @@ describe('retries', () => {
   });
 
   it('reads the wait from messages that name one, and from none that do not', () => {
-    assert.deepEqual(rateLimitHint('您已达到请求数限制：1分钟内最多请求3次 (request id: 2026112801)'), { waitMs: 60_000, window: { minutes: 1, requests: 3, countsFailures: false } });
+    assert.deepEqual(rateLimitHint('您已达到请求数限制：1分钟内最多请求3次 (request id: 2026112801)'), {
+      waitMs: 60_000,
+      window: { minutes: 1, requests: 3, countsFailures: false },
+    });
     assert.equal(rateLimitHint('Rate limit reached for gpt-4o. Please try again in 20s.')?.waitMs, 20_000);
     assert.equal(rateLimitHint('Please try again in 350ms')?.waitMs, 350);
     assert.equal(rateLimitHint('try again in 1.5 minutes')?.waitMs, 90_000);
@@ -306,12 +331,30 @@ describe('transport details', () => {
 describe('error names survive the production build', () => {
   it('keeps every error class name in the minified client bundle (the UI tells errors apart by name)', async () => {
     const { build } = await import('esbuild');
-    const out = await build({ entryPoints: ['src/entries/gateway-entry.ts'], bundle: true, platform: 'node', format: 'cjs', minify: true, keepNames: true, write: false, external: ['vscode'] });
+    const out = await build({
+      entryPoints: ['src/entries/gateway-entry.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      minify: true,
+      keepNames: true,
+      write: false,
+      external: ['vscode'],
+    });
     const mod = { exports: {} as Record<string, unknown> };
     const load = compileFunction(out.outputFiles[0].text, ['module', 'exports', 'require']) as (m: unknown, e: unknown, r: NodeJS.Require) => void;
     load(mod, mod.exports, require);
     const gw = mod.exports as Record<string, new (...args: never[]) => Error>;
-    for (const name of ['PermissionDeniedError', 'AuthenticationError', 'RateLimitError', 'ServiceUnavailableError', 'ConnectionError', 'AbortError', 'StreamError', 'AccountApiError']) {
+    for (const name of [
+      'PermissionDeniedError',
+      'AuthenticationError',
+      'RateLimitError',
+      'ServiceUnavailableError',
+      'ConnectionError',
+      'AbortError',
+      'StreamError',
+      'AccountApiError',
+    ]) {
       assert.equal(gw[name].name, name);
     }
     const e = new (gw.PermissionDeniedError as unknown as new (s: number, a: string, b: string, c: string) => Error)(403, 'x', 'y', 'balance');

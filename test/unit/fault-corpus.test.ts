@@ -74,7 +74,8 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 
 const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-const chunk = (text: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
+const chunk = (text: string) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
 const finish = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`;
 const ask = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -123,9 +124,15 @@ describe('fault corpus: redirects', () => {
       res.end();
     });
     try {
-      await assert.rejects(client(gateway.url).models.list(), (e: unknown) => e instanceof GatewayError && e.status === 301 && /redirect \(HTTP 301\)/.test(e.message) && /base URL/.test(e.message));
+      await assert.rejects(
+        client(gateway.url).models.list(),
+        (e: unknown) => e instanceof GatewayError && e.status === 301 && /redirect \(HTTP 301\)/.test(e.message) && /base URL/.test(e.message),
+      );
       assert.equal(elsewhere.requests.length, 0);
-      await assert.rejects(client(gateway.url).chat.completions.stream(ask).finalCompletion(), (e: unknown) => e instanceof GatewayError && /redirect/.test(e.message));
+      await assert.rejects(
+        client(gateway.url).chat.completions.stream(ask).finalCompletion(),
+        (e: unknown) => e instanceof GatewayError && /redirect/.test(e.message),
+      );
     } finally {
       await elsewhere.close();
       await gateway.close();
@@ -148,9 +155,14 @@ describe('fault corpus: redirects', () => {
 
 describe('fault corpus: errors in a success status, and pages from proxies', () => {
   it('HTTP 200 with {error:{message}} shows the server message, typed by its kind', async () => {
-    const s = await serve((_req, res) => json(res, 200, { error: { message: 'You exceeded your current quota.', type: 'insufficient_quota', code: 'insufficient_quota' } }));
+    const s = await serve((_req, res) =>
+      json(res, 200, { error: { message: 'You exceeded your current quota.', type: 'insufficient_quota', code: 'insufficient_quota' } }),
+    );
     try {
-      await assert.rejects(client(s.url).chat.completions.create(ask), (e: unknown) => e instanceof PermissionDeniedError && /You exceeded your current quota/.test(e.message) && !/shape/.test(e.message));
+      await assert.rejects(
+        client(s.url).chat.completions.create(ask),
+        (e: unknown) => e instanceof PermissionDeniedError && /You exceeded your current quota/.test(e.message) && !/shape/.test(e.message),
+      );
     } finally {
       await s.close();
     }
@@ -168,7 +180,13 @@ describe('fault corpus: errors in a success status, and pages from proxies', () 
           (e: unknown) => e instanceof GatewayError && /model "m" is not available for this key/.test(e.message) && !/middle of an event/.test(e.message),
           type,
         );
-        await assert.rejects(client(s.url).messages.stream({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(), /not available for this key/, type);
+        await assert.rejects(
+          client(s.url)
+            .messages.stream({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+            .finalMessage(),
+          /not available for this key/,
+          type,
+        );
       } finally {
         await s.close();
       }
@@ -176,15 +194,25 @@ describe('fault corpus: errors in a success status, and pages from proxies', () 
   });
 
   it("a proxy's HTML error page becomes a short readable message, not markup", async () => {
-    const page = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{}</style></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+    const page =
+      '<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{}</style></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
     const s = await serve((req, res) => {
       res.writeHead(req.url?.includes('models') ? 200 : 502, { 'content-type': 'text/html' });
       res.end(page);
     });
     try {
-      await assert.rejects(client(s.url, { maxRetries: 0 }).chat.completions.create(ask), (e: unknown) => e instanceof GatewayError && /502 Bad Gateway/.test(e.message) && !/<html|<center|DOCTYPE/i.test(e.message));
-      await assert.rejects(client(s.url).models.list(), (e: unknown) => e instanceof GatewayError && /HTML page "502 Bad Gateway"/.test(e.message) && !/<html/i.test(e.message));
-      await assert.rejects(client(s.url, { maxRetries: 0 }).chat.completions.stream(ask).finalCompletion(), (e: unknown) => e instanceof GatewayError && /502 Bad Gateway/.test(e.message) && !/<center/.test(e.message));
+      await assert.rejects(
+        client(s.url, { maxRetries: 0 }).chat.completions.create(ask),
+        (e: unknown) => e instanceof GatewayError && /502 Bad Gateway/.test(e.message) && !/<html|<center|DOCTYPE/i.test(e.message),
+      );
+      await assert.rejects(
+        client(s.url).models.list(),
+        (e: unknown) => e instanceof GatewayError && /HTML page "502 Bad Gateway"/.test(e.message) && !/<html/i.test(e.message),
+      );
+      await assert.rejects(
+        client(s.url, { maxRetries: 0 }).chat.completions.stream(ask).finalCompletion(),
+        (e: unknown) => e instanceof GatewayError && /502 Bad Gateway/.test(e.message) && !/<center/.test(e.message),
+      );
     } finally {
       await s.close();
     }
@@ -212,7 +240,19 @@ describe('fault corpus: streams', () => {
     const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const s = await serve((_req, res) => {
       sse(res);
-      res.write(ev('message_start', { message: { id: 'm1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 0 } } }));
+      res.write(
+        ev('message_start', {
+          message: {
+            id: 'm1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-x',
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: 3, output_tokens: 0 },
+          },
+        }),
+      );
       res.write(ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
       res.write(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi there' } }));
       res.write(ev('content_block_stop', { index: 0 }));
@@ -220,7 +260,13 @@ describe('fault corpus: streams', () => {
       res.write(ev('message_stop', {}));
     });
     try {
-      const m = await within(client(s.url).messages.stream({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(), 3000, 'the stream');
+      const m = await within(
+        client(s.url)
+          .messages.stream({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+          .finalMessage(),
+        3000,
+        'the stream',
+      );
       assert.deepEqual(m.content, [{ type: 'text', text: 'Hi there' }]);
     } finally {
       await s.close();
@@ -277,7 +323,11 @@ describe('fault corpus: retries like the official SDKs', () => {
   for (const status of [408, 409, 429, 500, 502, 503, 504]) {
     it(`retries HTTP ${status}, then succeeds`, async () => {
       let n = 0;
-      const s = await serve((_req, res) => (++n < 3 ? json(res, status, { error: { message: `busy ${status}` } }) : json(res, 200, { object: 'list', data: [{ id: 'm', object: 'model', created: 1, owned_by: 'x' }] })));
+      const s = await serve((_req, res) =>
+        ++n < 3
+          ? json(res, status, { error: { message: `busy ${status}` } })
+          : json(res, 200, { object: 'list', data: [{ id: 'm', object: 'model', created: 1, owned_by: 'x' }] }),
+      );
       try {
         assert.equal((await client(s.url).models.list()).length, 1);
         assert.equal(n, 3);
@@ -310,7 +360,10 @@ describe('fault corpus: retries like the official SDKs', () => {
     try {
       assert.deepEqual(await client(resetFirst.url).models.list(), []);
       assert.equal(n, 2);
-      await assert.rejects(client(cutMidStream.url).chat.completions.stream(ask).finalCompletion(), (e: unknown) => e instanceof StreamError && /cut mid-stream/.test(e.message));
+      await assert.rejects(
+        client(cutMidStream.url).chat.completions.stream(ask).finalCompletion(),
+        (e: unknown) => e instanceof StreamError && /cut mid-stream/.test(e.message),
+      );
       assert.equal(cutMidStream.requests.length, 1, 'a begun stream is not sent again');
     } finally {
       await resetFirst.close();
@@ -327,11 +380,19 @@ describe('fault corpus: credentials echoed by servers', () => {
   it('a 401 that echoes the key (whole, without sk-, URL-encoded) never puts it in the error', async () => {
     const s = await serve((req, res) =>
       json(res, 401, {
-        error: { message: `Incorrect API key provided: ${KEY}. Also known as ${bare} (${encodeURIComponent(KEY)}).`, type: 'invalid_request_error', code: 'invalid_api_key' },
+        error: {
+          message: `Incorrect API key provided: ${KEY}. Also known as ${bare} (${encodeURIComponent(KEY)}).`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
       }),
     );
     try {
-      await assert.rejects(client(s.url).models.list(), (e: unknown) => e instanceof AuthenticationError && clean(e.message) && clean(e.serverMessage) && /Incorrect API key provided: «redacted»/.test(e.message));
+      await assert.rejects(
+        client(s.url).models.list(),
+        (e: unknown) =>
+          e instanceof AuthenticationError && clean(e.message) && clean(e.serverMessage) && /Incorrect API key provided: «redacted»/.test(e.message),
+      );
       await assert.rejects(client(s.url).chat.completions.stream(ask).finalCompletion(), (e: unknown) => e instanceof GatewayError && clean(e.message));
     } finally {
       await s.close();
@@ -341,7 +402,9 @@ describe('fault corpus: credentials echoed by servers', () => {
   it('the account API echoing the access token (401 or success:false) never shows it', async () => {
     let n = 0;
     const s = await serve((_req, res) =>
-      ++n === 1 ? json(res, 401, { success: false, message: `token ${TOKEN} is invalid` }) : json(res, 200, { success: false, message: `无效的 access token: ${TOKEN}` }),
+      ++n === 1
+        ? json(res, 401, { success: false, message: `token ${TOKEN} is invalid` })
+        : json(res, 200, { success: false, message: `无效的 access token: ${TOKEN}` }),
     );
     try {
       await assert.rejects(client(s.url).account.self(), (e: unknown) => e instanceof AccountApiError && clean(e.message));
@@ -359,7 +422,10 @@ describe('fault corpus: credentials echoed by servers', () => {
       res.end();
     });
     try {
-      await assert.rejects(client(s.url).chat.completions.stream(ask).finalCompletion(), (e: unknown) => e instanceof StreamError && clean(e.message) && /refused key «redacted»/.test(e.message));
+      await assert.rejects(
+        client(s.url).chat.completions.stream(ask).finalCompletion(),
+        (e: unknown) => e instanceof StreamError && clean(e.message) && /refused key «redacted»/.test(e.message),
+      );
     } finally {
       await s.close();
     }

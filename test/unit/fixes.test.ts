@@ -28,7 +28,9 @@ describe('one error→fix map for notifications and chat cards', () => {
   });
 
   it('asks for the gateway URL first when none is set', () => {
-    assert.deepEqual(titles(fixesFor({ kind: 'MissingCredentialError', message: 'No API key is set.' }, { hasBaseUrl: false, place: 'chat' })), ['Set Gateway URL']);
+    assert.deepEqual(titles(fixesFor({ kind: 'MissingCredentialError', message: 'No API key is set.' }, { hasBaseUrl: false, place: 'chat' })), [
+      'Set Gateway URL',
+    ]);
     assert.deepEqual(titles(fixesFor({ kind: 'MissingCredentialError', message: 'No API key is set.' }, { hasBaseUrl: true, place: 'chat' })), ['Set API Key']);
   });
 });

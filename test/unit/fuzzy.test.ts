@@ -1,7 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { fuzzyScore, rankPaths } from '../../src/chat/core/fuzzy';
 
-const PATHS = ['README.md', 'src/math.ts', 'src/index.ts', 'src/utils/mathHelpers.ts', 'test/math.test.ts', 'docs/guide/markdown-tips.md', 'src/components/MainThing.tsx'];
+const PATHS = [
+  'README.md',
+  'src/math.ts',
+  'src/index.ts',
+  'src/utils/mathHelpers.ts',
+  'test/math.test.ts',
+  'docs/guide/markdown-tips.md',
+  'src/components/MainThing.tsx',
+];
 
 describe('fuzzy path ranking for @ mentions', () => {
   it('puts a file whose name holds the query first, the shortest name first', () => {

@@ -11,7 +11,11 @@ import { DEMO_KEY, clientFor, useEmulator } from './helpers';
 describe("Gemini's own format (the official @google/genai SDK and ours)", () => {
   const ctx = useEmulator();
   const sdk = () => new GoogleGenAI({ apiKey: DEMO_KEY, httpOptions: { baseUrl: ctx.emu.url } });
-  const readFile = { name: 'read_file', description: 'Read a file of the workspace', parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } };
+  const readFile = {
+    name: 'read_file',
+    description: 'Read a file of the workspace',
+    parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  };
   const question = 'Please read the file src/a.ts';
   const config = { tools: [{ functionDeclarations: [readFile] }], thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } };
 
@@ -30,7 +34,10 @@ describe("Gemini's own format (the official @google/genai SDK and ours)", () => 
     const thoughts = parts.filter((p) => p.thought);
     const calls = parts.filter((p) => p.functionCall);
     assert.ok(thoughts.length > 0 && thoughts.every((p) => typeof p.text === 'string'), 'thought summaries, as parts marked thought');
-    assert.deepEqual(calls.map((p) => [p.functionCall?.name, p.functionCall?.args]), [['read_file', { path: 'src/a.ts' }]]);
+    assert.deepEqual(
+      calls.map((p) => [p.functionCall?.name, p.functionCall?.args]),
+      [['read_file', { path: 'src/a.ts' }]],
+    );
     assert.ok(calls[0].thoughtSignature, 'the first call of the step is signed');
     assert.ok((usage?.thoughtsTokenCount ?? 0) > 0, 'thinking tokens counted');
     // The model's turn goes back whole (thoughts and signature), with the function's response.
@@ -41,7 +48,10 @@ describe("Gemini's own format (the official @google/genai SDK and ours)", () => 
 
     // Without the signature the model refuses the round, as Gemini 3 does; the SDK raises its ApiError.
     const unsigned = history.map((c) => ({ ...c, parts: c.parts?.map(({ thoughtSignature: _drop, ...p }) => p) }));
-    await assert.rejects(sdk().models.generateContent({ model: 'gemini-3-pro-emu', contents: unsigned, config }), (e: unknown) => e instanceof ApiError && e.status === 400 && /missing a thought_signature/.test(e.message));
+    await assert.rejects(
+      sdk().models.generateContent({ model: 'gemini-3-pro-emu', contents: unsigned, config }),
+      (e: unknown) => e instanceof ApiError && e.status === 400 && /missing a thought_signature/.test(e.message),
+    );
   });
 
   it('the SDK lists the models in its own shape', async () => {
@@ -63,9 +73,15 @@ describe("Gemini's own format (the official @google/genai SDK and ours)", () => 
     for await (const chunk of stream) for (const p of chunk.candidates?.[0]?.content?.parts ?? []) if (p.thought && p.text) thoughtText += p.text;
     const first = geminiOutput(await stream.finalResponse());
     assert.ok(thoughtText.length > 0 && first.thoughts === thoughtText, 'the thoughts, joined from their deltas');
-    assert.deepEqual(first.calls.map((c) => [c.name, c.args]), [['read_file', { path: 'src/a.ts' }]]);
+    assert.deepEqual(
+      first.calls.map((c) => [c.name, c.args]),
+      [['read_file', { path: 'src/a.ts' }]],
+    );
     assert.ok(first.calls[0].signature);
-    contents.push({ role: 'model', parts: first.parts }, { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'export const a = 1;' } } }] });
+    contents.push(
+      { role: 'model', parts: first.parts },
+      { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'export const a = 1;' } } }] },
+    );
     const second = geminiOutput(await client.gemini.generateContent('gemini-3-pro-emu', body));
     assert.ok(second.text.length > 0);
     assert.equal(second.calls.length, 0);
@@ -77,7 +93,10 @@ describe("Gemini's own format (the official @google/genai SDK and ours)", () => 
   it('our client refuses before sending what the format cannot carry', async () => {
     const { client } = clientFor(ctx.emu);
     const before = ctx.emu.requests.length;
-    assert.throws(() => client.gemini.streamGenerateContent('gemini-3-pro-emu', { contents: [] }), (e: unknown) => e instanceof ValidationError && /contents/.test(e.message));
+    assert.throws(
+      () => client.gemini.streamGenerateContent('gemini-3-pro-emu', { contents: [] }),
+      (e: unknown) => e instanceof ValidationError && /contents/.test(e.message),
+    );
     await assert.rejects(client.gemini.generateContent('../v1/chat', { contents: [{ role: 'user', parts: [{ text: 'x' }] }] }), ValidationError);
     assert.equal(ctx.emu.requests.length, before, 'nothing sent');
   });

@@ -70,7 +70,10 @@ describe('downloads a hostile gateway points elsewhere', () => {
 
   /** The next Midjourney status answer is the gateway's word for a finished task whose image is at `imageUrl`. */
   const hostileTask = (id: string, imageUrl: string) =>
-    ctx.emu.inject({ path: `/mj/task/${id}/fetch`, fault: { kind: 'status', status: 200, body: { id, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', imageUrl, buttons: [] } } });
+    ctx.emu.inject({
+      path: `/mj/task/${id}/fetch`,
+      fault: { kind: 'status', status: 200, body: { id, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', imageUrl, buttons: [] } },
+    });
 
   describe('the gateway’s extra headers (an access proxy’s secret) stay with the gateway', () => {
     it('a Midjourney image on another origin gets neither the extra header nor the key; on the gateway’s origin it gets the header', async () => {
@@ -126,7 +129,8 @@ describe('downloads a hostile gateway points elsewhere', () => {
 
   describe('a download larger than the cap', () => {
     const limit = { maxBytes: 1 * MB, setting: 'modelGateway.assets.maxDownloadMegabytes' };
-    const tooLarge = (e: unknown) => e instanceof DownloadTooLargeError && /modelGateway\.assets\.maxDownloadMegabytes/.test(e.message) && /\b1 MB\b/.test(e.message);
+    const tooLarge = (e: unknown) =>
+      e instanceof DownloadTooLargeError && /modelGateway\.assets\.maxDownloadMegabytes/.test(e.message) && /\b1 MB\b/.test(e.message);
 
     it('a Content-Length over the cap is refused before a byte is written; the folder stays empty', async () => {
       const { client } = clientWithClock();

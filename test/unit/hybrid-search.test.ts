@@ -36,7 +36,9 @@ describe('keyword search over code', () => {
     const def = chunk('src/billing.ts', 20);
     const other = chunk('src/other.ts', 1);
     index.setFile('src/report.ts', [{ item: use, text: 'const a = invoiceTotal(x);\nconst b = invoiceTotal(y);\nlog(invoiceTotal(z));' }]);
-    index.setFile('src/billing.ts', [{ item: def, text: 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, v) => s + v, 0);\n}' }]);
+    index.setFile('src/billing.ts', [
+      { item: def, text: 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, v) => s + v, 0);\n}' },
+    ]);
     index.setFile('src/other.ts', [{ item: other, text: 'export const greeting = "hello";' }]);
     const hits = index.search('invoiceTotal', 10);
     assert.deepEqual(
@@ -55,7 +57,8 @@ describe('keyword search over code', () => {
   it('stays correct through many replaced files (removed chunks leave holes, dropped in bulk)', () => {
     const index = new KeywordIndex<IndexedChunk>();
     for (let round = 0; round < 3; round++) {
-      for (let f = 0; f < 1500; f++) index.setFile(`src/f${f}.ts`, [{ item: chunk(`src/f${f}.ts`, round + 1), text: `export const value${f} = version${round}(${f});` }]);
+      for (let f = 0; f < 1500; f++)
+        index.setFile(`src/f${f}.ts`, [{ item: chunk(`src/f${f}.ts`, round + 1), text: `export const value${f} = version${round}(${f});` }]);
     }
     assert.equal(index.size, 1500);
     const hits = index.search('version2', 5000);
@@ -66,7 +69,13 @@ describe('keyword search over code', () => {
   });
 
   it('fuses rankings by reciprocal rank', () => {
-    const fused = reciprocalRankFusion([['a', 'b', 'c'], ['c', 'a']], (x) => x);
+    const fused = reciprocalRankFusion(
+      [
+        ['a', 'b', 'c'],
+        ['c', 'a'],
+      ],
+      (x) => x,
+    );
     assert.deepEqual(
       fused.map((f) => f.item),
       ['a', 'c', 'b'],

@@ -37,7 +37,10 @@ describe('semantic index: killed mid-update, it loads a state it was in or was g
   const bundles = join(base, 'bundles');
   before(() => {
     buildSync({
-      entryPoints: { indexWorker: join(__dirname, 'crash', 'indexWorker.ts'), searchWorker: join(__dirname, '..', '..', 'src', 'search', 'core', 'snapshot', 'snapshotWorker.ts') },
+      entryPoints: {
+        indexWorker: join(__dirname, 'crash', 'indexWorker.ts'),
+        searchWorker: join(__dirname, '..', '..', 'src', 'search', 'core', 'snapshot', 'snapshotWorker.ts'),
+      },
       outdir: bundles,
       bundle: true,
       platform: 'node',
@@ -60,7 +63,11 @@ describe('semantic index: killed mid-update, it loads a state it was in or was g
       };
       const runUntilKilled = (onStoreChange: number, waitMs: number) =>
         new Promise<void>((resolve, reject) => {
-          const child = spawn(process.execPath, [join(bundles, 'indexWorker.js'), workspace, store, ack, ctx.emu.url, GatewayEmulator.demoKey, String(files), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(
+            process.execPath,
+            [join(bundles, 'indexWorker.js'), workspace, store, ack, ctx.emu.url, GatewayEmulator.demoKey, String(files), mode],
+            { stdio: ['ignore', 'pipe', 'pipe'] },
+          );
           let err = '';
           let watcher: ReturnType<typeof watch> | undefined;
           child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -90,13 +97,20 @@ describe('semantic index: killed mid-update, it loads a state it was in or was g
           await runUntilKilled(onChange, Math.floor(Math.random() * 300));
           const acked = lastAck();
           steps += Math.max(0, acked - before);
-          const index = new SemanticIndex({ folders: [{ name: 'ws', path: workspace }], excludes: [], storeDir: store, model: 'embed-emu-256', embed: () => Promise.reject(new Error('no embedding while checking')) });
+          const index = new SemanticIndex({
+            folders: [{ name: 'ws', path: workspace }],
+            excludes: [],
+            storeDir: store,
+            model: 'embed-emu-256',
+            embed: () => Promise.reject(new Error('no embedding while checking')),
+          });
           const loaded = await index.load();
           await index.close();
           const how = onChange ? `on the store's change ${onChange}` : 'on a timer';
           if (acked < 0) {
             firstBuild++;
-            if (loaded === 'loaded' && index.size.files !== files) bad.push(`kill ${kill} (${how}): a first build loaded with ${index.size.files} of ${files} files`);
+            if (loaded === 'loaded' && index.size.files !== files)
+              bad.push(`kill ${kill} (${how}): a first build loaded with ${index.size.files} of ${files} files`);
             continue;
           }
           if (loaded !== 'loaded') {
@@ -107,10 +121,14 @@ describe('semantic index: killed mid-update, it loads a state it was in or was g
           const wrong: string[] = [];
           for (let i = 0; i < files; i++) {
             const size = held.get(fileName(i));
-            const ok = mode === 'calm' ? size === sizesAfter(acked, files).get(fileName(i)) || size === sizesAfter(acked + 1, files).get(fileName(i)) : size !== undefined && sizesUpTo(i, acked + 1, files).has(size);
+            const ok =
+              mode === 'calm'
+                ? size === sizesAfter(acked, files).get(fileName(i)) || size === sizesAfter(acked + 1, files).get(fileName(i))
+                : size !== undefined && sizesUpTo(i, acked + 1, files).has(size);
             if (!ok) wrong.push(`${fileName(i)} ${size === undefined ? 'missing' : `at ${size} bytes`}`);
           }
-          if (held.size !== files || wrong.length > 0) bad.push(`kill ${kill} (${how}): after step ${acked} the index holds ${held.size} of ${files} files; ${wrong.join(', ')}`);
+          if (held.size !== files || wrong.length > 0)
+            bad.push(`kill ${kill} (${how}): after step ${acked} the index holds ${held.size} of ${files} files; ${wrong.join(', ')}`);
         }
         console.log(`      ${mode}, ${files} files: ${kills} kills (${firstBuild} during the first build), ${steps} acknowledged steps`);
         assert.deepEqual(bad, []);
@@ -122,5 +140,8 @@ describe('semantic index: killed mid-update, it loads a state it was in or was g
   }
 
   it(`calm: 60 files, ${CALM_KILLS} kills, each load at the acknowledged step or the next`, battery('calm', 60, CALM_KILLS));
-  it(`stormy (the gateway refuses 15% of requests, a quarter of the updates cancelled): 12 files, ${STORMY_KILLS} kills, every file at a version it had`, battery('stormy', 12, STORMY_KILLS));
+  it(
+    `stormy (the gateway refuses 15% of requests, a quarter of the updates cancelled): 12 files, ${STORMY_KILLS} kills, every file at a version it had`,
+    battery('stormy', 12, STORMY_KILLS),
+  );
 });

@@ -70,8 +70,24 @@ describe('job store: videos, music and Midjourney jobs', () => {
     stores.push(store);
     return store;
   }
-  const taskStore = (state?: MemoryState) => storeOf<TaskJob>(taskJobRules(client, () => gateway, () => LIMIT), state);
-  const videoStore = (state?: MemoryState) => storeOf<VideoJob>(videoJobRules(client, () => gateway, () => LIMIT), state);
+  const taskStore = (state?: MemoryState) =>
+    storeOf<TaskJob>(
+      taskJobRules(
+        client,
+        () => gateway,
+        () => LIMIT,
+      ),
+      state,
+    );
+  const videoStore = (state?: MemoryState) =>
+    storeOf<VideoJob>(
+      videoJobRules(
+        client,
+        () => gateway,
+        () => LIMIT,
+      ),
+      state,
+    );
 
   /** Resolves with the job once it has ended (or its download failed). */
   async function settled<J extends StoredJob>(store: JobStore<J>, id: string, ended: (job: J) => boolean): Promise<J> {
@@ -83,7 +99,12 @@ describe('job store: videos, music and Midjourney jobs', () => {
     throw new Error(`job ${id} did not settle: ${JSON.stringify(store.get(id))}`);
   }
   const taskEnded = (j: TaskJob) => ['downloaded', 'FAILURE', 'CANCEL'].includes(j.status);
-  const newTask = (job: Partial<TaskJob> & Pick<TaskJob, 'id' | 'kind' | 'prompt'>): TaskJob => ({ createdAt: Date.now(), status: 'SUBMITTED', files: [], ...job });
+  const newTask = (job: Partial<TaskJob> & Pick<TaskJob, 'id' | 'kind' | 'prompt'>): TaskJob => ({
+    createdAt: Date.now(),
+    status: 'SUBMITTED',
+    files: [],
+    ...job,
+  });
 
   it('a song is polled through its statuses and its two clips are saved as MP3s', async () => {
     const c = client();
@@ -108,7 +129,10 @@ describe('job store: videos, music and Midjourney jobs', () => {
     const failed = await settled(store, id, taskEnded);
     assert.equal(failed.status, 'FAILURE');
     assert.match(failed.error ?? '', /Music generation failed: .*rejected the prompt/);
-    assert.ok(seen.some((s) => /^failed: Music generation failed/.test(s)), seen.join('\n'));
+    assert.ok(
+      seen.some((s) => /^failed: Music generation failed/.test(s)),
+      seen.join('\n'),
+    );
 
     await store.add(newTask({ kind: 'midjourney', id: '99999', prompt: 'gone' }));
     const gone = await settled(store, '99999', taskEnded);
@@ -124,10 +148,19 @@ describe('job store: videos, music and Midjourney jobs', () => {
     await store.add(newTask({ kind: 'midjourney', id, prompt: 'a paper boat', action: 'IMAGINE' }));
     const job = await settled(store, id, taskEnded);
     assert.equal(job.status, 'downloaded');
-    assert.ok(seen.some((s) => /^warn: task \d+: status check failed, will retry/.test(s)), seen.join('\n'));
-    assert.deepEqual(job.files.map((f) => basename(f)), ['mj-a-paper-boat.png']);
+    assert.ok(
+      seen.some((s) => /^warn: task \d+: status check failed, will retry/.test(s)),
+      seen.join('\n'),
+    );
+    assert.deepEqual(
+      job.files.map((f) => basename(f)),
+      ['mj-a-paper-boat.png'],
+    );
     assert.deepEqual(pngSize(readFileSync(job.files[0])), { width: 512, height: 512 });
-    assert.deepEqual(job.buttons?.map((b) => b.label), ['U1', 'U2', 'U3', 'U4', 'Re-roll', 'V1', 'V2', 'V3', 'V4']);
+    assert.deepEqual(
+      job.buttons?.map((b) => b.label),
+      ['U1', 'U2', 'U3', 'U4', 'Re-roll', 'V1', 'V2', 'V3', 'V4'],
+    );
   });
 
   it('jobs survive in the state: a new store lists them newest first, drops what does not parse, and resumes the unfinished', async () => {
@@ -139,7 +172,11 @@ describe('job store: videos, music and Midjourney jobs', () => {
     await before.add({ id: first.id, model: 'sora-2', prompt: 'A paper boat on a river', createdAt: 1, status: first.status });
     before.dispose();
     await before.add({ id: 'video_later', model: 'sora-2', prompt: 'later', createdAt: 2, status: 'downloaded' });
-    assert.deepEqual(before.list().map((j) => j.id), ['video_later', first.id], 'newest first, the junk dropped');
+    assert.deepEqual(
+      before.list().map((j) => j.id),
+      ['video_later', first.id],
+      'newest first, the junk dropped',
+    );
     assert.equal(before.get(first.id)?.status, 'queued', 'a disposed store polls nothing');
 
     const after = videoStore(state);
@@ -158,7 +195,10 @@ describe('job store: videos, music and Midjourney jobs', () => {
     const broken = await settled(store, id, taskEnded);
     assert.equal(broken.status, 'SUCCESS');
     assert.match(broken.error ?? '', /^Download failed: /);
-    assert.ok(seen.some((s) => s.startsWith('download failed: ')), seen.join('\n'));
+    assert.ok(
+      seen.some((s) => s.startsWith('download failed: ')),
+      seen.join('\n'),
+    );
     store.retry(id);
     const job = await settled(store, id, (j) => j.status === 'downloaded' && !j.error);
     assert.equal(job.status, 'downloaded');
@@ -167,7 +207,10 @@ describe('job store: videos, music and Midjourney jobs', () => {
 
   describe('names a hostile gateway chooses', () => {
     /** Every file under the test's folder: the workspace, its assets folder, and what is around them. */
-    const filesUnder = (folder: string): string[] => readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    const filesUnder = (folder: string): string[] =>
+      readdirSync(folder, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name));
 
     it('a Midjourney button label with "../" names a file in the assets folder, never outside it', async () => {
       const c = client();
@@ -176,7 +219,11 @@ describe('job store: videos, music and Midjourney jobs', () => {
       const real = await c.midjourney.fetch(grid);
       // The gateway's word for the finished grid: its U1 button is labelled to climb out of the folder.
       const buttons = real.buttons.map((b) => (b.label === 'U1' ? { ...b, label: 'U1/../../../escaped' } : b));
-      ctx.emu.inject({ path: `/mj/task/${grid}/fetch`, times: 2, fault: { kind: 'status', status: 200, body: { id: grid, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', imageUrl: real.imageUrl, buttons } } });
+      ctx.emu.inject({
+        path: `/mj/task/${grid}/fetch`,
+        times: 2,
+        fault: { kind: 'status', status: 200, body: { id: grid, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', imageUrl: real.imageUrl, buttons } },
+      });
       const store = taskStore();
       await store.add(newTask({ kind: 'midjourney', id: grid, prompt: 'a cat', action: 'IMAGINE' }));
       const done = await settled(store, grid, taskEnded);
@@ -199,17 +246,31 @@ describe('job store: videos, music and Midjourney jobs', () => {
       ctx.emu.clock.advance(120_000);
       const real = await c.suno.fetch(id);
       const clips = real.songs.map((s, i) => ({ ...s, title: i === 0 ? '../../../escaped\0' : '/etc/passwd' }));
-      ctx.emu.inject({ path: `/suno/fetch/${id}`, times: 3, fault: { kind: 'status', status: 200, body: { code: 'success', message: '', data: { task_id: id, action: 'MUSIC', status: 'SUCCESS', progress: '100%', data: clips } } } });
+      ctx.emu.inject({
+        path: `/suno/fetch/${id}`,
+        times: 3,
+        fault: {
+          kind: 'status',
+          status: 200,
+          body: { code: 'success', message: '', data: { task_id: id, action: 'MUSIC', status: 'SUCCESS', progress: '100%', data: clips } },
+        },
+      });
       const store = taskStore();
       await store.add(newTask({ kind: 'music', id, prompt: 'a song' }));
       const job = await settled(store, id, taskEnded);
       assert.equal(job.status, 'downloaded', JSON.stringify(job));
-      assert.deepEqual(filesUnder(root).filter((f) => !f.startsWith(`${dir}/`)), []);
+      assert.deepEqual(
+        filesUnder(root).filter((f) => !f.startsWith(`${dir}/`)),
+        [],
+      );
       assert.deepEqual(readdirSync(dir).sort(), ['music-escaped-1.mp3', 'music-etcpasswd-2.mp3']);
     });
 
     it('the last check: a name that would land outside the assets folder is refused; a link planted where a result goes is passed over', async () => {
-      await assert.rejects(resultPath(dir, '../escaped', '.png'), (e: unknown) => e instanceof UnsafeFileNameError && /outside the assets folder/.test(e.message) && /Nothing was written/.test(e.message));
+      await assert.rejects(
+        resultPath(dir, '../escaped', '.png'),
+        (e: unknown) => e instanceof UnsafeFileNameError && /outside the assets folder/.test(e.message) && /Nothing was written/.test(e.message),
+      );
       await assert.rejects(resultPath(dir, 'mj/../../../escaped', '.png'), UnsafeFileNameError);
       // A repository (or anything) left a link where the next grid would be saved, leading out.
       symlinkSync(join(root, 'outside.png'), join(dir, 'mj-a-cat.png'));
@@ -229,12 +290,24 @@ describe('job store: videos, music and Midjourney jobs', () => {
       const c = client();
       const video = await c.videos.create({ model: 'sora-2', prompt: 'A long river', seconds: '4', size: '720x1280' });
       const small = { maxBytes: 1024, setting: 'modelGateway.assets.maxDownloadMegabytes' };
-      const store = storeOf<VideoJob>(videoJobRules(client, () => gateway, () => small));
+      const store = storeOf<VideoJob>(
+        videoJobRules(
+          client,
+          () => gateway,
+          () => small,
+        ),
+      );
       await store.add({ id: video.id, model: 'sora-2', prompt: 'A long river', createdAt: Date.now(), status: video.status });
       const job = await settled(store, video.id, (j) => j.status === 'downloaded' || j.status === 'failed');
       assert.equal(job.status, 'completed', 'done at the gateway, not downloaded');
-      assert.match(job.error ?? '', /^Download failed: Video download stopped: .* over the limit of 0\.000977 MB \(raise modelGateway\.assets\.maxDownloadMegabytes to allow it\)\. Nothing was saved\.$/);
-      assert.ok(seen.some((s) => /^download failed: Video download stopped/.test(s)), seen.join('\n'));
+      assert.match(
+        job.error ?? '',
+        /^Download failed: Video download stopped: .* over the limit of 0\.000977 MB \(raise modelGateway\.assets\.maxDownloadMegabytes to allow it\)\. Nothing was saved\.$/,
+      );
+      assert.ok(
+        seen.some((s) => /^download failed: Video download stopped/.test(s)),
+        seen.join('\n'),
+      );
       assert.deepEqual(readdirSync(dir), [], 'no video, no partial file');
     });
   });

@@ -8,13 +8,17 @@ import { KeywordIndex } from '../../src/search/core/keywords/keywords';
  * query as it did before each growth.
  */
 describe('keyword index pools', () => {
-  const fileText = (f: number) => `export function handleRequest${f}(input: string) {\n  const unique${f} = input.trim() + shared;\n  return unique${f};\n}\n// ${Array.from({ length: 40 }, (_, i) => `word${(f * 7 + i) % 300}`).join(' ')}`;
+  const fileText = (f: number) =>
+    `export function handleRequest${f}(input: string) {\n  const unique${f} = input.trim() + shared;\n  return unique${f};\n}\n// ${Array.from({ length: 40 }, (_, i) => `word${(f * 7 + i) % 300}`).join(' ')}`;
 
   it('holds a few files in kilobytes, not whole blocks', () => {
     const index = new KeywordIndex<string>();
     for (let f = 0; f < 5; f++) index.setFile(`src/f${f}.ts`, [{ item: `f${f}`, text: fileText(f) }]);
     assert.ok(index.pooledBytes <= 64 * 1024, `${index.pooledBytes} bytes for five small files`);
-    assert.deepEqual(index.search('unique3', 5).map((h) => h.item), ['f3']);
+    assert.deepEqual(
+      index.search('unique3', 5).map((h) => h.item),
+      ['f3'],
+    );
   });
 
   it('finds every file by its own name after growing through the doublings and past a whole block', () => {
@@ -37,7 +41,10 @@ describe('keyword index pools', () => {
     }
     // A file replaced after the growth is found by its new text only.
     index.setFile('src/f5.ts', [{ item: 'f5 again', text: 'export const replacedName = 1;' }]);
-    assert.deepEqual(index.search('replacedName', 3).map((h) => h.item), ['f5 again']);
+    assert.deepEqual(
+      index.search('replacedName', 3).map((h) => h.item),
+      ['f5 again'],
+    );
     assert.equal(index.search('unique5', 3).length, 0);
   });
 });

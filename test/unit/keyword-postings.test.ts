@@ -12,11 +12,32 @@ import { StoredKeywords, writeKeywordFile } from '../../src/search/core/keywords
  */
 type Item = { file: string; i: number };
 
-const WORDS = ['invoice', 'total', 'parse', 'render', 'cache', 'token', 'stream', 'retry', 'budget', 'index', 'vector', 'query', 'merge', 'fold', 'snapshot', 'payment', 'refund', 'ledger', 'account', 'session'];
+const WORDS = [
+  'invoice',
+  'total',
+  'parse',
+  'render',
+  'cache',
+  'token',
+  'stream',
+  'retry',
+  'budget',
+  'index',
+  'vector',
+  'query',
+  'merge',
+  'fold',
+  'snapshot',
+  'payment',
+  'refund',
+  'ledger',
+  'account',
+  'session',
+];
 
 function random(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Code-like chunks: a definition, a few identifiers made of common parts, a rare name or two. */
@@ -32,10 +53,25 @@ function chunkText(r: () => number, tag: string): string {
 
 function corpus(seed: number, files: number, tag = '') {
   const r = random(seed);
-  return Array.from({ length: files }, (_, f) => ({ file: `src/f${tag}${f}.ts`, chunks: Array.from({ length: 1 + Math.floor(r() * 5) }, (_, c) => chunkText(r, `${tag}${f}x${c}`)) }));
+  return Array.from({ length: files }, (_, f) => ({
+    file: `src/f${tag}${f}.ts`,
+    chunks: Array.from({ length: 1 + Math.floor(r() * 5) }, (_, c) => chunkText(r, `${tag}${f}x${c}`)),
+  }));
 }
 
-const QUERIES = ['invoice total', 'parseToken', 'refund ledger account', 'retry budget snapshot', 'rareName3x0', 'value', 'cache_stream', 'merge fold', 'sessionIndex', 'vector.query', 'nothing matches this'];
+const QUERIES = [
+  'invoice total',
+  'parseToken',
+  'refund ledger account',
+  'retry budget snapshot',
+  'rareName3x0',
+  'value',
+  'cache_stream',
+  'merge fold',
+  'sessionIndex',
+  'vector.query',
+  'nothing matches this',
+];
 
 describe('keyword postings on disk', () => {
   let dir: string;
@@ -47,7 +83,11 @@ describe('keyword postings on disk', () => {
   });
 
   const fill = (index: KeywordIndex<Item>, files: { file: string; chunks: string[] }[]) => {
-    for (const f of files) index.setFile(f.file, f.chunks.map((text, i) => ({ item: { file: f.file, i }, text })));
+    for (const f of files)
+      index.setFile(
+        f.file,
+        f.chunks.map((text, i) => ({ item: { file: f.file, i }, text })),
+      );
   };
   const noYield = () => Promise.resolve();
   const openStored = async (path: string, generation: number) => {
@@ -63,7 +103,11 @@ describe('keyword postings on disk', () => {
     for (const q of QUERIES) {
       const x = a.search(q, 10);
       const y = b.search(q, 10);
-      assert.deepEqual(x.map((h) => `${h.item.file}#${h.item.i}`), y.map((h) => `${h.item.file}#${h.item.i}`), `${label}: ${q}`);
+      assert.deepEqual(
+        x.map((h) => `${h.item.file}#${h.item.i}`),
+        y.map((h) => `${h.item.file}#${h.item.i}`),
+        `${label}: ${q}`,
+      );
       x.forEach((h, i) => {
         assert.ok(Math.abs(h.score - y[i].score) < 1e-4 * Math.max(1, h.score), `${label}: ${q} score`);
         assert.deepEqual(h.matched, y[i].matched);
@@ -86,7 +130,11 @@ describe('keyword postings on disk', () => {
 
     // Replaced, removed and new files on top of the stored ones.
     const oldName = /function (\w+)/.exec(files[0].chunks[0])![1];
-    const whole = (index: KeywordIndex<Item>, name: string) => index.search(name, 10).filter((h) => h.matched.includes(name.toLowerCase())).map((h) => [h.item.file, h.defines]);
+    const whole = (index: KeywordIndex<Item>, name: string) =>
+      index
+        .search(name, 10)
+        .filter((h) => h.matched.includes(name.toLowerCase()))
+        .map((h) => [h.item.file, h.defines]);
     assert.deepEqual(whole(disk, oldName), [[files[0].file, oldName.toLowerCase()]], 'found before the change');
     const changed = corpus(2, 30, 'n');
     for (const [i, f] of files.slice(0, 20).entries()) {
@@ -134,7 +182,11 @@ describe('keyword postings on disk', () => {
     assert.equal(hits[0].defines, 'computeinvoicetotal');
     assert.ok(hits[1].score > hits[0].score, 'pinned first though the use scores higher');
     disk.removeFile('b.ts');
-    assert.deepEqual(disk.search('computeInvoiceTotal', 5).map((h) => h.item.file), ['a.ts'], 'a removed file no longer answers');
+    assert.deepEqual(
+      disk.search('computeInvoiceTotal', 5).map((h) => h.item.file),
+      ['a.ts'],
+      'a removed file no longer answers',
+    );
   });
 
   it('refuses a file that is truncated, damaged, of another generation or another set of files', async () => {
@@ -151,7 +203,9 @@ describe('keyword postings on disk', () => {
     // A block count pointing past the blocks: the header still reads, the numbers do not hold.
     const damaged = Buffer.from(good);
     const headerLength = damaged.readUInt32LE(damaged.length - 8);
-    const header = JSON.parse(damaged.toString('utf8', damaged.length - 8 - headerLength, damaged.length - 8)) as { sections: Record<string, [number, number]> };
+    const header = JSON.parse(damaged.toString('utf8', damaged.length - 8 - headerLength, damaged.length - 8)) as {
+      sections: Record<string, [number, number]>;
+    };
     damaged.writeInt32LE(1 << 24, header.sections.postingCounts[0]);
     writeFileSync(path, damaged);
     assert.equal(await StoredKeywords.open(path, 4, noYield), undefined, 'a count out of bounds');
@@ -173,7 +227,9 @@ describe('keyword postings on disk', () => {
     const bytes = readFileSync(path);
     const headerLength = bytes.readUInt32LE(bytes.length - 8);
     const header = JSON.parse(bytes.toString('utf8', bytes.length - 8 - headerLength, bytes.length - 8)) as { sections: Record<string, [number, number]> };
-    const blockAt = new Float64Array(bytes.buffer.slice(bytes.byteOffset + header.sections.blockAt[0], bytes.byteOffset + header.sections.blockAt[0] + header.sections.blockAt[1] * 8));
+    const blockAt = new Float64Array(
+      bytes.buffer.slice(bytes.byteOffset + header.sections.blockAt[0], bytes.byteOffset + header.sections.blockAt[0] + header.sections.blockAt[1] * 8),
+    );
     const count = stored.read(t).docs.length;
     assert.ok(count >= 2);
     stored.close();

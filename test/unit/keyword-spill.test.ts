@@ -27,7 +27,10 @@ describe('the keyword index of a first build in bounded batches', () => {
     const whole = new KeywordIndex<{ file: string; index: number }>();
     const put = async (file: string, texts: string[]) => {
       await spilling.setFile(file, texts);
-      whole.setFile(file, texts.map((t, index) => ({ item: { file, index }, text: t })));
+      whole.setFile(
+        file,
+        texts.map((t, index) => ({ item: { file, index }, text: t })),
+      );
     };
     for (let f = 0; f < 40; f++) await put(`src/f${f}.ts`, chunksOf(f, 0));
     assert.ok(spilling.spills >= 8, `${spilling.spills} batches stored`);
@@ -42,14 +45,19 @@ describe('the keyword index of a first build in bounded batches', () => {
     const merged = new KeywordIndex<{ file: string; index: number }>(stored, (file, index) => ({ file, index }));
     assert.equal(written.docs, whole.size);
     assert.equal(merged.size, whole.size);
-    const shown = (hits: ReturnType<typeof merged.search>) => hits.map((h) => `${h.item.file}#${h.item.index} ${h.score.toFixed(6)} ${h.defines ?? false}`).sort();
+    const shown = (hits: ReturnType<typeof merged.search>) =>
+      hits.map((h) => `${h.item.file}#${h.item.index} ${h.score.toFixed(6)} ${h.defines ?? false}`).sort();
     // Identifiers (one defined in a file sent again, one in a file left out), words, phrases.
     for (const q of ['parseparse0_0', 'renderindex5_1', 'handlerhandler3_0', 'stream value', 'render input', 'query vector cache', 'index']) {
       const expected = shown(whole.search(q, 80));
       assert.ok(expected.length > 0 || q === 'handlerhandler3_0', q);
       assert.deepEqual(shown(merged.search(q, 80)), expected, q);
     }
-    assert.deepEqual(merged.search('handlerhandler3_0', 5).filter((h) => h.item.file === 'src/f3.ts'), [], 'a file left out is gone');
+    assert.deepEqual(
+      merged.search('handlerhandler3_0', 5).filter((h) => h.item.file === 'src/f3.ts'),
+      [],
+      'a file left out is gone',
+    );
     merged.close();
   });
 
@@ -87,8 +95,15 @@ describe('the keyword index of a first build in bounded batches', () => {
   it('a batch read once in term order (its sections through small windows) gives every term and block a whole read gives', async () => {
     // 30,000 terms with long names: every section is larger than a window (64 KB), names straddle them.
     const index = new KeywordIndex<number>();
-    const files = Array.from({ length: 300 }, (_, f) => Array.from({ length: 4 }, (_, c) => Array.from({ length: 25 }, (_, k) => `identifier_with_a_rather_long_name_${f}_${c}_${k} shared${k % 7}`).join(' ')));
-    files.forEach((texts, f) => index.setFile(`f${f}.ts`, texts.map((text, item) => ({ item, text }))));
+    const files = Array.from({ length: 300 }, (_, f) =>
+      Array.from({ length: 4 }, (_, c) => Array.from({ length: 25 }, (_, k) => `identifier_with_a_rather_long_name_${f}_${c}_${k} shared${k % 7}`).join(' ')),
+    );
+    files.forEach((texts, f) =>
+      index.setFile(
+        `f${f}.ts`,
+        texts.map((text, item) => ({ item, text })),
+      ),
+    );
     const path = join(dir, 'run.bin');
     writeKeywordFile(path, 7, await index.exportState(() => Promise.resolve()));
     const whole = await StoredKeywords.open(path, 7, () => Promise.resolve());

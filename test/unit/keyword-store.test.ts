@@ -10,7 +10,8 @@ import { SemanticIndex, type EmbedFn } from '../../src/search/core/semanticIndex
  * every file again; the files the log changed since are tokenised again; a damaged store falls
  * back to the files.
  */
-const embed: EmbedFn = (texts) => Promise.resolve({ vectors: texts.map((t) => Float32Array.from({ length: 16 }, (_, d) => ((t.length * (d + 1)) % 7) - 3 + 0.5)), requests: 1 });
+const embed: EmbedFn = (texts) =>
+  Promise.resolve({ vectors: texts.map((t) => Float32Array.from({ length: 16 }, (_, d) => ((t.length * (d + 1)) % 7) - 3 + 0.5)), requests: 1 });
 
 describe('the keyword index stored with the search index', () => {
   let base: string;
@@ -18,7 +19,15 @@ describe('the keyword index stored with the search index', () => {
   let store: string;
   const opened: SemanticIndex[] = [];
   const make = (extra: Partial<ConstructorParameters<typeof SemanticIndex>[0]> = {}) => {
-    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 4, ...extra });
+    const index = new SemanticIndex({
+      folders: [{ name: 'ws', path: root }],
+      excludes: [],
+      storeDir: store,
+      model: 'stand-in',
+      embed,
+      maxLogEntries: 4,
+      ...extra,
+    });
     opened.push(index);
     return index;
   };
@@ -26,7 +35,10 @@ describe('the keyword index stored with the search index', () => {
   const found = async (index: SemanticIndex, query: string) => {
     await index.keywordsReady;
     // The chunks that have the identifier whole (its parts alone match every file here).
-    return index.keywordSearch(query, 10).filter((h) => h.matched.includes(query.toLowerCase())).map((h) => h.item.file);
+    return index
+      .keywordSearch(query, 10)
+      .filter((h) => h.matched.includes(query.toLowerCase()))
+      .map((h) => h.item.file);
   };
 
   beforeEach(async () => {
@@ -34,7 +46,8 @@ describe('the keyword index stored with the search index', () => {
     root = join(base, 'ws');
     store = join(base, 'store');
     mkdirSync(root);
-    for (let i = 0; i < 8; i++) writeFileSync(join(root, `m${i}.ts`), `export function computeInvoiceTotal${i}(lines: number[]): number {\n  return lines.length * ${i};\n}\n`);
+    for (let i = 0; i < 8; i++)
+      writeFileSync(join(root, `m${i}.ts`), `export function computeInvoiceTotal${i}(lines: number[]): number {\n  return lines.length * ${i};\n}\n`);
     const index = make();
     await index.update();
     await index.idle();
@@ -90,7 +103,15 @@ describe('the keyword index stored with the search index', () => {
 
   it('a fold whose keywords cannot be stored reports it and reads the files again; the keywords stay whole', async () => {
     const errors: unknown[] = [];
-    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 2, onBackgroundError: (e) => errors.push(e) });
+    const index = new SemanticIndex({
+      folders: [{ name: 'ws', path: root }],
+      excludes: [],
+      storeDir: store,
+      model: 'stand-in',
+      embed,
+      maxLogEntries: 2,
+      onBackgroundError: (e) => errors.push(e),
+    });
     opened.push(index);
     await index.load();
     await index.keywordsReady;
@@ -172,10 +193,23 @@ describe('the keyword index stored with the search index', () => {
 });
 
 describe("a stored keyword file's header", () => {
-  const header = (files: unknown) => ({ version: 3, generation: 1, files, totalLength: 0, sections: { lengths: [0, 0], postingCounts: [0, 0], definitionCounts: [0, 0], blockAt: [0, 0], terms: [0, 0], termAt: [0, 1] } });
+  const header = (files: unknown) => ({
+    version: 3,
+    generation: 1,
+    files,
+    totalLength: 0,
+    sections: { lengths: [0, 0], postingCounts: [0, 0], definitionCounts: [0, 0], blockAt: [0, 0], terms: [0, 0], termAt: [0, 1] },
+  });
 
   it('names each file with its chunk count, or is refused', () => {
-    assert.ok(HeaderSchema.safeParse(header([['a.ts', 3], ['b.ts', 0]])).success);
+    assert.ok(
+      HeaderSchema.safeParse(
+        header([
+          ['a.ts', 3],
+          ['b.ts', 0],
+        ]),
+      ).success,
+    );
     assert.ok(HeaderSchema.safeParse(header([])).success);
     for (const files of [[['a.ts', '3']], [['a.ts']], [['a.ts', 3, 'x']], [[3, 'a.ts']], ['a.ts'], [null], { 'a.ts': 3 }, 'a.ts 3']) {
       assert.equal(HeaderSchema.safeParse(header(files)).success, false, JSON.stringify(files));

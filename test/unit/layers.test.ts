@@ -23,7 +23,10 @@ async function plant(path: string, importLine: string): Promise<string[]> {
 
 const refused = async (path: string, spec: string) => {
   const messages = await plant(path, `import * as planted from '${spec}';`);
-  assert.ok(messages.some((m) => m.startsWith('no-restricted-imports')), `${path} importing ${spec} should be refused; lint said ${JSON.stringify(messages)}`);
+  assert.ok(
+    messages.some((m) => m.startsWith('no-restricted-imports')),
+    `${path} importing ${spec} should be refused; lint said ${JSON.stringify(messages)}`,
+  );
 };
 const allowed = async (path: string, spec: string) => {
   const messages = await plant(path, `import * as planted from '${spec}';`);

@@ -6,7 +6,7 @@ import { plan, typedText } from '../emulator/assistant';
 const text = (value: string) => ({ value });
 
 describe("VS Code's chat messages and model facts", () => {
-  it('system messages become the system prompt and no user turn (VS Code\'s chat sends its instructions so)', () => {
+  it("system messages become the system prompt and no user turn (VS Code's chat sends its instructions so)", () => {
     const messages = [
       { role: ROLE_SYSTEM, content: [text('You are an expert AI programming assistant.')] },
       { role: ROLE_USER, content: [text('<workspace_info>…</workspace_info>')] },
@@ -48,7 +48,10 @@ describe("VS Code's chat messages and model facts", () => {
     assert.ok(plain.role === 'assistant');
     assert.equal(plain.steps[0].thinking, 'Which tool?');
     // Metadata someone else shaped is ignored, not trusted.
-    const [odd] = toTurns([{ role: ROLE_ASSISTANT, content: [{ value: 'x', id: 't', metadata: { modelGateway: { reasoningItems: 'not a list' } } }, call] }], 'm');
+    const [odd] = toTurns(
+      [{ role: ROLE_ASSISTANT, content: [{ value: 'x', id: 't', metadata: { modelGateway: { reasoningItems: 'not a list' } } }, call] }],
+      'm',
+    );
     assert.ok(odd.role === 'assistant');
     assert.equal(odd.steps[0].reasoningItems, undefined);
     assert.equal(odd.steps[0].thinking, 'x');
@@ -67,7 +70,8 @@ describe("VS Code's chat messages and model facts", () => {
   });
 
   it("the emulator answers what VS Code's chat wraps in <userRequest>, with absolute paths where a tool asks for them", () => {
-    const context = '<environment_info>\nLinux\n</environment_info>\n<workspace_info>\nI am working in a workspace with the following folders:\n- /tmp/ws-1 \n</workspace_info>';
+    const context =
+      '<environment_info>\nLinux\n</environment_info>\n<workspace_info>\nI am working in a workspace with the following folders:\n- /tmp/ws-1 \n</workspace_info>';
     const request = '<context>\nThe current date is 2026-11-24.\n</context>\n<userRequest>\nUse read_file on src/greet.ts\n</userRequest>\n';
     assert.equal(typedText(request), 'Use read_file on src/greet.ts');
     assert.equal(typedText('plain question'), 'plain question');
@@ -75,7 +79,11 @@ describe("VS Code's chat messages and model facts", () => {
       name: 'read_file',
       parameters: {
         type: 'object',
-        properties: { filePath: { type: 'string', description: 'The absolute path of the file to read.' }, startLine: { type: 'number' }, endLine: { type: 'number' } },
+        properties: {
+          filePath: { type: 'string', description: 'The absolute path of the file to read.' },
+          startLine: { type: 'number' },
+          endLine: { type: 'number' },
+        },
         required: ['filePath', 'startLine', 'endLine'],
       },
     };
@@ -86,7 +94,13 @@ describe("VS Code's chat messages and model facts", () => {
     const p = plan('gpt-4o', turns, [readFile], 'auto', false);
     assert.deepEqual(p.toolCalls, [{ name: 'read_file', arguments: { filePath: '/tmp/ws-1/src/greet.ts', startLine: 1, endLine: 200 } }]);
     // Words of the instructions (VS Code's chat names its tools there) do not call tools by themselves.
-    const quiet = plan('gpt-4o', [{ role: 'user', text: '<userRequest>\nSay hello in one short sentence.\n</userRequest>', images: 0, toolResults: [], toolCalls: [] }], [readFile, { name: 'create_new_workspace' }], 'auto', false);
+    const quiet = plan(
+      'gpt-4o',
+      [{ role: 'user', text: '<userRequest>\nSay hello in one short sentence.\n</userRequest>', images: 0, toolResults: [], toolCalls: [] }],
+      [readFile, { name: 'create_new_workspace' }],
+      'auto',
+      false,
+    );
     assert.deepEqual(quiet.toolCalls, []);
   });
 });

@@ -15,7 +15,7 @@ describe('limits for callers outside our own chat', () => {
     assert.equal(spentOn({ day: '2026-11-23', dollars: Number.NaN }, '2026-11-23'), 0);
   });
 
-  it('names who asks: VS Code\'s chat, this extension, another extension, or unknown', () => {
+  it("names who asks: VS Code's chat, this extension, another extension, or unknown", () => {
     assert.deepEqual(classifyInitiator('core', 'model-gateway.model-gateway'), { kind: 'vscode' });
     assert.deepEqual(classifyInitiator('GitHub.copilot-chat', 'model-gateway.model-gateway'), { kind: 'vscode' });
     assert.deepEqual(classifyInitiator('model-gateway.model-gateway', 'model-gateway.model-gateway'), { kind: 'self' });

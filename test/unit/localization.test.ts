@@ -18,7 +18,8 @@ function translations(): { file: string; english: Record<string, string>; transl
   for (const f of readdirSync(ROOT).filter((f) => /^package\.nls\.[\w-]+\.json$/.test(f))) out.push({ file: f, english: nls, translated: json(join(ROOT, f)) });
   const bundle = json(join(ROOT, 'l10n', 'bundle.l10n.json'));
   const english = Object.fromEntries(Object.keys(bundle).map((k) => [k, k]));
-  for (const f of readdirSync(join(ROOT, 'l10n')).filter((f) => /^bundle\.l10n\.[\w-]+\.json$/.test(f))) out.push({ file: `l10n/${f}`, english, translated: json(join(ROOT, 'l10n', f)) });
+  for (const f of readdirSync(join(ROOT, 'l10n')).filter((f) => /^bundle\.l10n\.[\w-]+\.json$/.test(f)))
+    out.push({ file: `l10n/${f}`, english, translated: json(join(ROOT, 'l10n', f)) });
   return out;
 }
 
@@ -46,8 +47,10 @@ describe('localization', function () {
       for (const [key, en] of Object.entries(english)) {
         const text = translated[key] ?? '';
         // 令牌 is what those consoles call an API key (令牌管理) and the access token (系统访问令牌): never an LLM token.
-        if (/令牌/.test(text) && !/access token|API key|key or token|token to|"id": "token"/i.test(en)) found.push(`${file}: 令牌 for "${en.slice(0, 60)}": ${text.slice(0, 60)}`);
-        if (/\btokens?\b/i.test(en) && !/access token|key or token|"id": "token"/i.test(en) && /令牌/.test(text)) found.push(`${file}: an LLM token as 令牌: ${text.slice(0, 60)}`);
+        if (/令牌/.test(text) && !/access token|API key|key or token|token to|"id": "token"/i.test(en))
+          found.push(`${file}: 令牌 for "${en.slice(0, 60)}": ${text.slice(0, 60)}`);
+        if (/\btokens?\b/i.test(en) && !/access token|key or token|"id": "token"/i.test(en) && /令牌/.test(text))
+          found.push(`${file}: an LLM token as 令牌: ${text.slice(0, 60)}`);
         for (const word of ['线路格式', '线路']) if (text.includes(word)) found.push(`${file}: "${word}" (the wire format is 接口格式): ${text.slice(0, 60)}`);
         // Half-width parentheses around Chinese text (code, markdown link targets and codicons aside).
         const prose = text.replace(/`[^`]*`|\]\([^)]*\)|\$\([\w~-]+\)/g, 'CODE');
@@ -63,17 +66,29 @@ describe('localization', function () {
     const nls = json(join(ROOT, 'package.nls.json'));
     const used = [...manifest.matchAll(/"%([^"%]+)%"/g)].map((m) => m[1]);
     assert.ok(used.length > 150, `only ${used.length} texts are localized`);
-    assert.deepEqual(used.filter((k) => !(k in nls)), []);
-    assert.deepEqual(Object.keys(nls).filter((k) => !used.includes(k)), [], 'package.nls.json holds keys the manifest no longer uses');
+    assert.deepEqual(
+      used.filter((k) => !(k in nls)),
+      [],
+    );
+    assert.deepEqual(
+      Object.keys(nls).filter((k) => !used.includes(k)),
+      [],
+      'package.nls.json holds keys the manifest no longer uses',
+    );
     // Titles a person reads stay localizable: no command or view contributes a literal title.
     const c = (JSON.parse(manifest) as { contributes: { commands: { command: string; title: string }[] } }).contributes;
-    assert.deepEqual(c.commands.filter((x) => !x.title.startsWith('%')).map((x) => x.command), []);
+    assert.deepEqual(
+      c.commands.filter((x) => !x.title.startsWith('%')).map((x) => x.command),
+      [],
+    );
   });
 
   it('l10n/bundle.l10n.json holds exactly the strings of the source (exported again by @vscode/l10n-dev)', () => {
     const out = mkdtempSync(join(tmpdir(), 'mg-l10n-'));
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js'), 'export', '--outDir', out, join(ROOT, 'src')], { stdio: 'ignore' });
+      execFileSync(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js'), 'export', '--outDir', out, join(ROOT, 'src')], {
+        stdio: 'ignore',
+      });
       const fresh = Object.keys(json(join(out, 'bundle.l10n.json'))).sort();
       const committed = Object.keys(json(join(ROOT, 'l10n', 'bundle.l10n.json'))).sort();
       assert.deepEqual(
@@ -118,7 +133,11 @@ describe('lint keeps shown text translatable (eslint/l10n-rule.mjs)', function (
     const messages = await plantText('src/usage/host/planted.ts', planted.join('\n'), 'host');
     // One report per literal: 1 + 2 + 2 + 2 + 1 + 1 + 1.
     assert.equal(messages.length, 10, messages.join('\n'));
-    for (let line = 1; line <= planted.length; line++) assert.ok(messages.some((m) => m.startsWith(`${line}:`)), `line ${line} passed: ${planted[line - 1]}`);
+    for (let line = 1; line <= planted.length; line++)
+      assert.ok(
+        messages.some((m) => m.startsWith(`${line}:`)),
+        `line ${line} passed: ${planted[line - 1]}`,
+      );
   });
 
   it('lets through translated text, data, icons and enum values', async () => {
@@ -133,7 +152,12 @@ describe('lint keeps shown text translatable (eslint/l10n-rule.mjs)', function (
   });
 
   it('checks the webviews too: element text, titles, aria labels, buttons', async () => {
-    const planted = ["h('button', { title: 'Stop the answer', 'aria-label': 'Stop' }, 'Stop');", "el.textContent = 'Thinking';", "button('Retry', {}, 'refresh');", "h('span', { class: 'chip', text: l10n.t('Plan') });"];
+    const planted = [
+      "h('button', { title: 'Stop the answer', 'aria-label': 'Stop' }, 'Stop');",
+      "el.textContent = 'Thinking';",
+      "button('Retry', {}, 'refresh');",
+      "h('span', { class: 'chip', text: l10n.t('Plan') });",
+    ];
     const messages = await plantText('src/webview/planted.ts', planted.join('\n'), 'webview');
     assert.equal(messages.length, 5, messages.join('\n'));
     assert.ok(!messages.some((m) => m.startsWith('4:')), 'translated text was refused');
@@ -150,7 +174,9 @@ describe('lint keeps shown text translatable (eslint/l10n-rule.mjs)', function (
         { files: ['**/*.ts'], plugins: { mg: { rules: { l10n: l10nRule } } }, rules: { 'mg/l10n': ['error', 'host'] } },
       ],
     });
-    const [result] = await eslint.lintText("void vscode.window.showErrorMessage(`Could not read ${file}: it's {odd}`);", { filePath: join(ROOT, 'src/usage/host/planted.ts') });
+    const [result] = await eslint.lintText("void vscode.window.showErrorMessage(`Could not read ${file}: it's {odd}`);", {
+      filePath: join(ROOT, 'src/usage/host/planted.ts'),
+    });
     assert.equal(result?.output?.trim(), "void vscode.window.showErrorMessage(vscode.l10n.t('Could not read {0}: it\\'s {odd}', file));");
   });
 });

@@ -1,11 +1,20 @@
 import { strict as assert } from 'node:assert';
 import { commandLineOf, inputsUsed, parseEnvFile, parseServers, resolveVariables } from '../../src/mcp/core/config';
 import { definitionOf, qualifiedName, resultImages, resultText, templateArguments, toParameters } from '../../src/mcp/core/tools';
-import { chooseModel, describeRequest, inputTokens, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../../src/mcp/core/sampling';
+import {
+  chooseModel,
+  describeRequest,
+  inputTokens,
+  SamplingRefusal,
+  stopReasonOf,
+  toChatRequest,
+  worstCaseDollars,
+  type SamplingParams,
+} from '../../src/mcp/core/sampling';
 import { asksForSecret, defaultText, fieldsOf, formSummary, problemWith, valueOf } from '../../src/mcp/core/elicitation';
 import { AjvJsonSchemaValidator } from '../../src/mcp/core/jsonSchemaValidator';
 
-describe('MCP: configuration (VS Code\'s mcp.json format)', () => {
+describe("MCP: configuration (VS Code's mcp.json format)", () => {
   it('reads stdio, http and sse servers and promptString inputs; bad entries are named, not fatal', () => {
     const r = parseServers(
       {
@@ -17,11 +26,22 @@ describe('MCP: configuration (VS Code\'s mcp.json format)', () => {
           broken: { args: ['x'] },
           'bad name!': { command: 'x' },
         },
-        inputs: [{ type: 'promptString', id: 'token', description: 'API token', password: true }, { type: 'pickString', id: 'x' }],
+        inputs: [
+          { type: 'promptString', id: 'token', description: 'API token', password: true },
+          { type: 'pickString', id: 'x' },
+        ],
       },
       'workspace',
     );
-    assert.deepEqual(r.servers.map((s) => [s.name, s.spec.kind]), [['everything', 'stdio'], ['web', 'http'], ['old', 'sse'], ['implicit', 'http']]);
+    assert.deepEqual(
+      r.servers.map((s) => [s.name, s.spec.kind]),
+      [
+        ['everything', 'stdio'],
+        ['web', 'http'],
+        ['old', 'sse'],
+        ['implicit', 'http'],
+      ],
+    );
     assert.deepEqual(r.servers[0].spec, { kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], env: { DEBUG: '1' } });
     assert.equal(r.inputs.length, 1);
     assert.equal(r.problems.length, 3, r.problems.join('; '));
@@ -30,7 +50,10 @@ describe('MCP: configuration (VS Code\'s mcp.json format)', () => {
   });
 
   it('shows the exact command line to confirm, quoting what a shell would split', () => {
-    assert.equal(commandLineOf({ kind: 'stdio', command: 'node', args: ['server.js', 'a b', "it's"], env: { TOKEN: 'x y' } }), "TOKEN='x y' node server.js 'a b' 'it'\\''s'");
+    assert.equal(
+      commandLineOf({ kind: 'stdio', command: 'node', args: ['server.js', 'a b', "it's"], env: { TOKEN: 'x y' } }),
+      "TOKEN='x y' node server.js 'a b' 'it'\\''s'",
+    );
     assert.equal(commandLineOf({ kind: 'http', url: 'https://h/mcp', headers: {} }), 'HTTP https://h/mcp');
   });
 
@@ -66,12 +89,15 @@ describe('MCP: tools for both wire formats', () => {
 
   it('makes every input schema an object schema with properties; drops $schema; caps size', () => {
     assert.deepEqual(toParameters(undefined), { type: 'object', properties: {}, required: [] });
-    assert.deepEqual(toParameters({ $schema: 'x', type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'ghost'], additionalProperties: false }), {
-      type: 'object',
-      properties: { a: { type: 'string' } },
-      required: ['a'],
-      additionalProperties: false,
-    });
+    assert.deepEqual(
+      toParameters({ $schema: 'x', type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'ghost'], additionalProperties: false }),
+      {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        required: ['a'],
+        additionalProperties: false,
+      },
+    );
     assert.deepEqual(toParameters({ type: 'object', properties: { big: { description: 'x'.repeat(70_000) } } }).properties, {});
     const d = definitionOf('everything', { name: 'echo', description: 'Echoes back' }, 'everything__echo');
     assert.equal(d.description, 'Echoes back (MCP server "everything", tool "echo")');
@@ -84,7 +110,10 @@ describe('MCP: tools for both wire formats', () => {
       { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt' },
       { type: 'resource', resource: { uri: 'mem://r', text: 'inside' } },
     ]);
-    assert.match(text, /^hello\n\[image image\/png, 3 KB: not readable here \(the data is not a PNG, JPEG or WEBP image[^\n]*\)\]\n\[resource link: a\.txt file:\/\/\/a\.txt\]\n\[resource mem:\/\/r\]\ninside$/);
+    assert.match(
+      text,
+      /^hello\n\[image image\/png, 3 KB: not readable here \(the data is not a PNG, JPEG or WEBP image[^\n]*\)\]\n\[resource link: a\.txt file:\/\/\/a\.txt\]\n\[resource mem:\/\/r\]\ninside$/,
+    );
     assert.equal(resultText([], { sum: 3 }), '{\n  "sum": 3\n}');
     assert.equal(resultText([]), '(the tool returned nothing)');
     const long = resultText([{ type: 'text', text: `START${'x'.repeat(100_000)}END` }]);
@@ -104,7 +133,15 @@ describe('MCP: image results', () => {
     ];
     const images = resultImages(parts);
     assert.equal(images.length, 4);
-    assert.deepEqual(images.map((i) => [i.name, i.mediaType]), [['image-1', 'image/png'], ['image-2', 'image/png'], ['image-3', 'image/png'], ['image-4', 'image/png']]);
+    assert.deepEqual(
+      images.map((i) => [i.name, i.mediaType]),
+      [
+        ['image-1', 'image/png'],
+        ['image-2', 'image/png'],
+        ['image-3', 'image/png'],
+        ['image-4', 'image/png'],
+      ],
+    );
     const text = resultText(parts);
     assert.equal(text.match(/given to a model that reads images/g)?.length, 4);
     assert.match(text, /\[image image\/png, 0 KB: not readable here \(too many images\)\]/);
@@ -115,14 +152,22 @@ describe('MCP: image results', () => {
 
 const PNG_1PX = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
 
-describe('MCP: sampling (a server asks the person\'s model)', () => {
-  const params = (o: Partial<SamplingParams> = {}): SamplingParams => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 100, ...o });
+describe("MCP: sampling (a server asks the person's model)", () => {
+  const params = (o: Partial<SamplingParams> = {}): SamplingParams => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+    maxTokens: 100,
+    ...o,
+  });
   const listed = ['claude-3-5-sonnet-20241022', 'claude-3-5-haiku-20241022', 'gpt-4o', 'gpt-4o-mini'];
 
   it('takes the first hint a listed model matches (exact, else the shortest that contains it), else the chat model', () => {
     assert.equal(chooseModel({ hints: [{ name: 'gpt-4o-mini' }] }, listed, 'gpt-4o')?.model, 'gpt-4o-mini');
     assert.equal(chooseModel({ hints: [{ name: 'gpt-4o' }] }, listed, undefined)?.model, 'gpt-4o', 'an exact id wins over longer ones that contain it');
-    assert.equal(chooseModel({ hints: [{ name: 'gemini' }, { name: 'haiku' }] }, listed, 'gpt-4o')?.model, 'claude-3-5-haiku-20241022', 'a hint nobody matches is passed over');
+    assert.equal(
+      chooseModel({ hints: [{ name: 'gemini' }, { name: 'haiku' }] }, listed, 'gpt-4o')?.model,
+      'claude-3-5-haiku-20241022',
+      'a hint nobody matches is passed over',
+    );
     const none = chooseModel({ hints: [{ name: 'gemini' }] }, listed, 'gpt-4o');
     assert.equal(none?.model, 'gpt-4o');
     assert.match(none.why, /no model of the gateway matches the server's hints \(gemini\)/);
@@ -138,7 +183,13 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
         temperature: 3,
         stopSequences: ['a', 'b', 'c', 'd', 'e'],
         messages: [
-          { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: PNG_1PX, mimeType: 'image/png' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image', data: PNG_1PX, mimeType: 'image/png' },
+            ],
+          },
           { role: 'assistant', content: { type: 'text', text: 'A dot.' } },
           { role: 'user', content: { type: 'text', text: 'Sure?' } },
         ],
@@ -147,15 +198,27 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
     );
     assert.deepEqual(r.messages, [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_1PX}` } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_1PX}` } },
+        ],
+      },
       { role: 'assistant', content: 'A dot.' },
       { role: 'user', content: 'Sure?' },
     ]);
     assert.equal(r.max_tokens, 100);
     assert.equal(r.temperature, 2, 'clamped to what the gateway takes');
     assert.deepEqual(r.stop, ['a', 'b', 'c', 'd'], 'at most four stop sequences');
-    assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'audio', data: 'x', mimeType: 'audio/wav' } }] }), 'm'), (e: Error) => e instanceof SamplingRefusal && /audio content/.test(e.message));
-    assert.throws(() => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/tiff' } }] }), 'm'), /an image of the request: /);
+    assert.throws(
+      () => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'audio', data: 'x', mimeType: 'audio/wav' } }] }), 'm'),
+      (e: Error) => e instanceof SamplingRefusal && /audio content/.test(e.message),
+    );
+    assert.throws(
+      () => toChatRequest(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/tiff' } }] }), 'm'),
+      /an image of the request: /,
+    );
     assert.throws(() => toChatRequest(params({ tools: [{ name: 't' }] }), 'm'), /sampling with tools/);
     assert.throws(() => toChatRequest(params({ maxTokens: 0 }), 'm'), /maxTokens/);
   });
@@ -167,11 +230,16 @@ describe('MCP: sampling (a server asks the person\'s model)', () => {
     const unknown = worstCaseDollars(params({ maxTokens: 1000 }), () => undefined);
     assert.equal(unknown.priced, false);
     assert.ok(unknown.dollars >= 0.03, 'the fallback price is deliberately high');
-    assert.ok(inputTokens(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/png' } }] })) >= 1000, 'an image counts as a picture, not its bytes');
+    assert.ok(
+      inputTokens(params({ messages: [{ role: 'user', content: { type: 'image', data: 'x', mimeType: 'image/png' } }] })) >= 1000,
+      'an image counts as a picture, not its bytes',
+    );
   });
 
   it('is shown to the person with every speaker, clipped, and its limits; the stop reason maps back', () => {
-    const shown = describeRequest(params({ systemPrompt: 'You are a test server.', temperature: 0.7, messages: [{ role: 'user', content: { type: 'text', text: 'x'.repeat(2000) } }] }));
+    const shown = describeRequest(
+      params({ systemPrompt: 'You are a test server.', temperature: 0.7, messages: [{ role: 'user', content: { type: 'text', text: 'x'.repeat(2000) } }] }),
+    );
     assert.match(shown, /^System: You are a test server\.\n\nUser: x{1200}… \(800 more characters\)\n\n\(at most 100 tokens, temperature 0\.7\)$/);
     assert.equal(stopReasonOf('length'), 'maxTokens');
     assert.equal(stopReasonOf('stop'), 'endTurn');
@@ -190,8 +258,25 @@ describe('MCP: elicitation forms', () => {
       birthdate: { type: 'string', format: 'date' },
       integer: { title: 'Integer', type: 'integer', minimum: 1, maximum: 100, default: 42 },
       pet: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-1' },
-      hero: { type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Wonder Woman' }] },
-      fish: { type: 'array', minItems: 1, maxItems: 2, items: { anyOf: [{ const: 'fish-1', title: 'Tuna' }, { const: 'fish-2', title: 'Salmon' }] }, default: ['fish-1'] },
+      hero: {
+        type: 'string',
+        oneOf: [
+          { const: 'hero-1', title: 'Superman' },
+          { const: 'hero-2', title: 'Wonder Woman' },
+        ],
+      },
+      fish: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 2,
+        items: {
+          anyOf: [
+            { const: 'fish-1', title: 'Tuna' },
+            { const: 'fish-2', title: 'Salmon' },
+          ],
+        },
+        default: ['fish-1'],
+      },
       tools: { type: 'array', items: { type: 'string', enum: ['Guitar', 'Piano'] } },
     },
     required: ['name'],
@@ -214,7 +299,10 @@ describe('MCP: elicitation forms', () => {
       ],
     );
     const pet = fields.find((f) => f.key === 'pet');
-    assert.deepEqual(pet?.kind === 'choice' && pet.options, [{ value: 'pet-1', label: 'Cats' }, { value: 'pet-2', label: 'Dogs' }]);
+    assert.deepEqual(pet?.kind === 'choice' && pet.options, [
+      { value: 'pet-1', label: 'Cats' },
+      { value: 'pet-2', label: 'Dogs' },
+    ]);
     const fish = fields.find((f) => f.key === 'fish');
     assert.deepEqual(fish?.kind === 'choices' && [fish.options.map((o) => o.label), fish.default, fish.maxItems], [['Tuna', 'Salmon'], ['fish-1'], 2]);
     assert.equal(defaultText(fields.find((f) => f.key === 'integer')!), '42');
@@ -237,7 +325,13 @@ describe('MCP: elicitation forms', () => {
   });
 
   it('notices a field that asks for a secret', () => {
-    const [password, apiKey, name] = fieldsOf({ properties: { pw: { type: 'string', title: 'Password' }, k: { type: 'string', description: 'Your OpenAI API key' }, n: { type: 'string', title: 'Name' } } });
+    const [password, apiKey, name] = fieldsOf({
+      properties: {
+        pw: { type: 'string', title: 'Password' },
+        k: { type: 'string', description: 'Your OpenAI API key' },
+        n: { type: 'string', title: 'Name' },
+      },
+    });
     assert.equal(asksForSecret(password), true);
     assert.equal(asksForSecret(apiKey), true);
     assert.equal(asksForSecret(name), false);
@@ -247,7 +341,11 @@ describe('MCP: elicitation forms', () => {
 describe("MCP: the SDK's JSON Schema validator on zod (in ajv's place in the bundle)", () => {
   it('accepts structured content that matches a tool output schema and refuses what does not, saying why', () => {
     // The everything server's get-structured-content output schema.
-    const schema = { type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string' }, humidity: { type: 'number' } }, required: ['temperature', 'conditions', 'humidity'] };
+    const schema = {
+      type: 'object',
+      properties: { temperature: { type: 'number' }, conditions: { type: 'string' }, humidity: { type: 'number' } },
+      required: ['temperature', 'conditions', 'humidity'],
+    };
     const validate = new AjvJsonSchemaValidator().getValidator<{ temperature: number }>(schema);
     const ok = validate({ temperature: 22.5, conditions: 'Partly cloudy', humidity: 65 });
     assert.equal(ok.valid, true);

@@ -6,12 +6,11 @@ import { AbortError, BadRequestError, imagePrice, NotFoundError, VideoFailedErro
 import { decodePng, png, pngSize } from '../emulator/media';
 import { clientFor, DEMO_KEY, useEmulator, refusedBeforeSending } from './helpers';
 
-
 /** Reads the top-level boxes of an MP4 and the duration from its mvhd. */
 function mp4Boxes(buf: Buffer): { types: string[]; seconds: number } {
   const types: string[] = [];
   let seconds = 0;
-  for (let pos = 0; pos + 8 <= buf.length; ) {
+  for (let pos = 0; pos + 8 <= buf.length;) {
     const size = buf.readUInt32BE(pos);
     const type = buf.toString('ascii', pos + 4, pos + 8);
     types.push(type);
@@ -75,7 +74,7 @@ describe('videos', () => {
     await assert.rejects(client.videos.waitFor(task.id, { signal: controller.signal }), AbortError);
   });
 
-  it("a new-api before /v1/videos: the same task through /v1/video/generations, polled, and its video fetched from the result URL without the key", async () => {
+  it('a new-api before /v1/videos: the same task through /v1/video/generations, polled, and its video fetched from the result URL without the key', async () => {
     ctx.emu.olderVideoRoutes = true;
     try {
       const { client } = clientWithClock();
@@ -103,8 +102,16 @@ describe('videos', () => {
   it('checks seconds and size against the model family, passing unknown models through', async () => {
     const { client } = clientFor(ctx.emu);
     await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: 'p', seconds: '5' }), /seconds: sora-2 takes 4, 8, 12 seconds/);
-    await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2-pro', prompt: 'p', size: '1080p' }), /size: sora-2-pro takes sizes 720x1280/);
-    await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'veo-3.1-fast-generate-preview', prompt: 'p', size: '8k' }), /takes sizes 720p, 1080p, 4k/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.videos.create({ model: 'sora-2-pro', prompt: 'p', size: '1080p' }),
+      /size: sora-2-pro takes sizes 720x1280/,
+    );
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.videos.create({ model: 'veo-3.1-fast-generate-preview', prompt: 'p', size: '8k' }),
+      /takes sizes 720p, 1080p, 4k/,
+    );
     await refusedBeforeSending(ctx.emu, () => client.videos.create({ model: 'sora-2', prompt: '' }), /prompt: prompt must not be empty/);
     await assert.rejects(client.videos.create({ model: 'kling-emu', prompt: 'p', seconds: '7' }), /unavailable/);
   });
@@ -119,8 +126,14 @@ describe('image family', () => {
   before(() => {
     writeFileSync(source, png(320, 240, 7));
     // Black (edit) region: the left quarter; then a mask with only a 5% black strip.
-    writeFileSync(mask, png(320, 240, 0, (x) => (x < 80 ? [0, 0, 0] : [255, 255, 255])));
-    writeFileSync(thinMask, png(320, 240, 0, (x) => (x < 16 ? [0, 0, 0] : [255, 255, 255])));
+    writeFileSync(
+      mask,
+      png(320, 240, 0, (x) => (x < 80 ? [0, 0, 0] : [255, 255, 255])),
+    );
+    writeFileSync(
+      thinMask,
+      png(320, 240, 0, (x) => (x < 16 ? [0, 0, 0] : [255, 255, 255])),
+    );
   });
 
   it('generates (V3) with the Api-Key header; the image downloads and decodes as a PNG of the resolution', async () => {
@@ -130,7 +143,10 @@ describe('image family', () => {
     assert.equal(sent.headers['api-key'], DEMO_KEY);
     assert.equal(sent.headers.authorization, undefined);
     assert.equal(res.data.length, 2);
-    assert.deepEqual(res.data.map((d) => d.seed), [42, 43]);
+    assert.deepEqual(
+      res.data.map((d) => d.seed),
+      [42, 43],
+    );
     const first = res.data[0];
     assert.equal(first.is_image_safe, true);
     const [w, h] = first.resolution!.split('x').map(Number);
@@ -188,27 +204,71 @@ describe('image family', () => {
     await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', seed: 2147483648 }), /seed: must be between 0 and 2147483647/);
     await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', aspect_ratio: '7x5' as never }), /aspect_ratio: must be one of 1x3, 3x1/);
     await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: '' }), /prompt: prompt must not be empty/);
-    await refusedBeforeSending(e, () => client.imagegen.v3.generate({ prompt: 'x', rendering_speed: 'FAST' as never }), /rendering_speed: must be TURBO, DEFAULT or QUALITY/);
-    await refusedBeforeSending(e, () => client.imagegen.v3.remix({ prompt: 'x', image: source, image_weight: 0 }), /image_weight: image_weight must be between 1 and 100/);
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.v3.generate({ prompt: 'x', rendering_speed: 'FAST' as never }),
+      /rendering_speed: must be TURBO, DEFAULT or QUALITY/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.v3.remix({ prompt: 'x', image: source, image_weight: 0 }),
+      /image_weight: image_weight must be between 1 and 100/,
+    );
     await refusedBeforeSending(e, () => client.imagegen.v3.edit({ prompt: 'x', image: source } as never), /mask: mask is required/);
-    await refusedBeforeSending(e, () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, aspect_ratio: '1x1' }), /aspect_ratio: replace-background does not accept this field/);
-    await refusedBeforeSending(e, () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, negative_prompt: 'y' }), /negative_prompt: replace-background does not accept/);
-    await refusedBeforeSending(e, () => client.imagegen.legacy.edit({ image_file: source, mask, prompt: 'x', model: 'V_2A' as never }), /model: edit is supported only by V_2 and V_2_TURBO/);
-    await refusedBeforeSending(e, () => client.imagegen.legacy.upscale({ image_file: source, image_request: { resemblance: 101 } }), /resemblance: resemblance must be between 1 and 100/);
-    await refusedBeforeSending(e, () => client.imagegen.legacy.upscale({ image_file: source, image_request: { detail: 0 } }), /detail: detail must be between 1 and 100/);
-    await refusedBeforeSending(e, () => client.imagegen.legacy.generate({ image_request: { prompt: 'x', aspect_ratio: '16x9' as never } }), /aspect_ratio: must be one of ASPECT_1_1/);
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, aspect_ratio: '1x1' }),
+      /aspect_ratio: replace-background does not accept this field/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.v3.replaceBackground({ prompt: 'x', image: source, negative_prompt: 'y' }),
+      /negative_prompt: replace-background does not accept/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.legacy.edit({ image_file: source, mask, prompt: 'x', model: 'V_2A' as never }),
+      /model: edit is supported only by V_2 and V_2_TURBO/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.legacy.upscale({ image_file: source, image_request: { resemblance: 101 } }),
+      /resemblance: resemblance must be between 1 and 100/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.legacy.upscale({ image_file: source, image_request: { detail: 0 } }),
+      /detail: detail must be between 1 and 100/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.legacy.generate({ image_request: { prompt: 'x', aspect_ratio: '16x9' as never } }),
+      /aspect_ratio: must be one of ASPECT_1_1/,
+    );
     const gif = join(dir, 'a.gif');
     writeFileSync(gif, 'GIF89a');
     await refusedBeforeSending(e, () => client.imagegen.legacy.describe({ image_file: gif }), /image_file: "a\.gif" is not one of png, jpg, jpeg, webp/);
     // Judged by its bytes, not its name: a GIF renamed .png, on disk or in memory, in every upload field.
     const disguised = join(dir, 'disguised.png');
     writeFileSync(disguised, Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64)]));
-    await refusedBeforeSending(e, () => client.imagegen.legacy.upscale({ image_file: disguised }), /image_file: "disguised\.png": the data is a GIF image \(labelled image\/png\)/);
-    await refusedBeforeSending(e, () => client.imagegen.v3.edit({ prompt: 'x', image: source, mask: disguised }), /mask: "disguised\.png": the data is a GIF image/);
-    await refusedBeforeSending(e, () => client.imagegen.v3.remix({ prompt: 'x', image: { data: Buffer.from('not an image at all'), filename: 'x.jpg' } }), /image: "x\.jpg": the data is not a PNG, JPEG or WEBP image/);
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.legacy.upscale({ image_file: disguised }),
+      /image_file: "disguised\.png": the data is a GIF image \(labelled image\/png\)/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.v3.edit({ prompt: 'x', image: source, mask: disguised }),
+      /mask: "disguised\.png": the data is a GIF image/,
+    );
+    await refusedBeforeSending(
+      e,
+      () => client.imagegen.v3.remix({ prompt: 'x', image: { data: Buffer.from('not an image at all'), filename: 'x.jpg' } }),
+      /image: "x\.jpg": the data is not a PNG, JPEG or WEBP image/,
+    );
   });
 
-  it('prices requests from the spec\'s tables, and the account is charged that much', async () => {
+  it("prices requests from the spec's tables, and the account is charged that much", async () => {
     assert.equal(imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'TURBO', num_images: 3 }), 0.09);
     assert.equal(imagePrice({ generation: 'v3', operation: 'generate' }), 0.06);
     assert.equal(imagePrice({ generation: 'v3', operation: 'edit', rendering_speed: 'TURBO' }), 0.06);
@@ -223,6 +283,9 @@ describe('image family', () => {
     const key = emu.store.addKey({ userId: user.id, name: 'p', unlimitedQuota: true });
     const { client } = clientFor(emu, { apiKey: key.secret });
     await client.imagegen.v3.generate({ prompt: 'x', num_images: 2, rendering_speed: 'QUALITY' });
-    assert.equal(10_000_000 - user.quota, Math.round(imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'QUALITY', num_images: 2 })! * 500_000));
+    assert.equal(
+      10_000_000 - user.quota,
+      Math.round(imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'QUALITY', num_images: 2 })! * 500_000),
+    );
   });
 });

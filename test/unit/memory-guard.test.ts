@@ -34,10 +34,12 @@ describe('repository memory through the path guard (src/runtime/core/memory.ts)'
   const files = () => new MemoryFiles(globalDir, () => new PathGuard([{ name: 'ws', path: ws }]));
   const remember = (fact: string) => JSON.stringify({ fact, scope: 'repository' });
   /** An approver that says yes to everything, recording what it was shown. */
-  const yes = (shown: ProposedEdit[] = []) => (edit: ProposedEdit) => {
-    shown.push(edit);
-    return Promise.resolve(true);
-  };
+  const yes =
+    (shown: ProposedEdit[] = []) =>
+    (edit: ProposedEdit) => {
+      shown.push(edit);
+      return Promise.resolve(true);
+    };
 
   it('does not read a .modelgateway that is a link to a folder outside the workspace, and says why', async () => {
     await symlink(outside, join(ws, '.modelgateway'), 'dir');
@@ -60,7 +62,7 @@ describe('repository memory through the path guard (src/runtime/core/memory.ts)'
     assert.deepEqual(await readdir(outside), ['memory.md'], 'no temporary file left outside either');
   });
 
-  it('does not read or write a memory.md that is itself a link to a file outside (the user\'s own memory, say)', async () => {
+  it("does not read or write a memory.md that is itself a link to a file outside (the user's own memory, say)", async () => {
     await mkdir(join(ws, '.modelgateway'));
     await symlink(join(outside, 'memory.md'), join(ws, '.modelgateway', 'memory.md'), 'file');
     assert.deepEqual(await files().repositoryFacts(() => undefined), []);
@@ -101,7 +103,7 @@ describe('repository memory through the path guard (src/runtime/core/memory.ts)'
     assert.deepEqual(await files().repositoryFacts(() => undefined), []);
   });
 
-  it('like the rules files, does not read a memory.md the ignore rules exclude (the guard\'s reason logged)', async () => {
+  it("like the rules files, does not read a memory.md the ignore rules exclude (the guard's reason logged)", async () => {
     await mkdir(join(ws, '.modelgateway'));
     await writeFile(join(ws, '.modelgateway', 'memory.md'), '# Memory\n\n- Private\n');
     await writeFile(join(ws, '.gitignore'), '.modelgateway/\n');
@@ -138,7 +140,7 @@ describe('repository memory through the path guard (src/runtime/core/memory.ts)'
     assert.match(result.content, /no folder is open/);
   });
 
-  it('keeps the person\'s own memory where it was (global storage, no guard)', async () => {
+  it("keeps the person's own memory where it was (global storage, no guard)", async () => {
     const result = await files().remember(JSON.stringify({ fact: 'Prefers British spelling', scope: 'user' }), yes(), undefined);
     assert.equal(result.isError, false, result.content);
     assert.deepEqual(await files().userFacts(), ['Prefers British spelling']);

@@ -27,7 +27,13 @@ describe('messages stream folding', () => {
     const texts = ['plain', ' "quoted" \\ back\\slash \n é 🚀', 'ends with "}}', 'a'];
     const ev = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
     const body =
-      ev('message_start', JSON.stringify({ type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } })) +
+      ev(
+        'message_start',
+        JSON.stringify({
+          type: 'message_start',
+          message: { id: 'm', type: 'message', role: 'assistant', model: 'x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } },
+        }),
+      ) +
       ev('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}') +
       // The documented layout (fast path), with escapes:
       ev('content_block_delta', JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: texts[0] } })) +
@@ -92,7 +98,10 @@ describe('messages format against the emulator', () => {
       assert.ok(types.has(t), `saw no ${t}`);
     }
     assert.ok(!types.has('ping'), 'pings are not handed to the caller');
-    assert.deepEqual(final.content.map((b) => b.type), ['thinking', 'text']);
+    assert.deepEqual(
+      final.content.map((b) => b.type),
+      ['thinking', 'text'],
+    );
     assert.equal((final.content[1] as { text: string }).text, (whole.content[1] as { text: string }).text);
     assert.ok((final.content[0] as { signature: string }).signature.length > 10);
     assert.equal(final.stop_reason, 'end_turn');
@@ -112,7 +121,10 @@ describe('messages format against the emulator', () => {
       .finalMessage();
     assert.equal(final.stop_reason, 'tool_use');
     const uses = final.content.filter((b) => b.type === 'tool_use') as { id: string; name: string; input: unknown }[];
-    assert.deepEqual(uses.map((u) => u.input), [{ path: 'src/main.ts' }, { path: 'lib/util.ts' }]);
+    assert.deepEqual(
+      uses.map((u) => u.input),
+      [{ path: 'src/main.ts' }, { path: 'lib/util.ts' }],
+    );
 
     const answer = await client.messages.create({
       model: 'claude-sonnet-emu',
@@ -155,7 +167,10 @@ describe('messages format against the emulator', () => {
     const err = await client.messages
       .stream({ model: 'claude-sonnet-emu', messages: [{ role: 'user', content: 'long #words=300' }] })
       .finalMessage()
-      .then(() => assert.fail('expected a cut'), (e: unknown) => e);
+      .then(
+        () => assert.fail('expected a cut'),
+        (e: unknown) => e,
+      );
     assert.ok(err instanceof StreamError);
     const partial = err.partial as Message;
     assert.equal(partial.content[0].type, 'text');
@@ -238,7 +253,10 @@ describe('messages format against the emulator', () => {
       const first = await client.messages.create(body);
       assert.equal(emu.requestsTo('/v1/messages').at(-1)!.headers['anthropic-beta'], 'extended-cache-ttl-2025-04-11');
       assert.ok((first.usage.cache_creation_input_tokens ?? 0) >= 1024);
-      assert.equal((first.usage as { cache_creation?: { ephemeral_1h_input_tokens: number } }).cache_creation?.ephemeral_1h_input_tokens, first.usage.cache_creation_input_tokens);
+      assert.equal(
+        (first.usage as { cache_creation?: { ephemeral_1h_input_tokens: number } }).cache_creation?.ephemeral_1h_input_tokens,
+        first.usage.cache_creation_input_tokens,
+      );
       emu.clock.advance(30 * 60_000);
       const second = await client.messages.create(body);
       assert.equal(second.usage.cache_read_input_tokens, first.usage.cache_creation_input_tokens);
@@ -258,7 +276,10 @@ describe('messages format against the emulator', () => {
       const res = await fetch(`${ctx.emu.url}/v1/messages`, {
         method: 'POST',
         headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'claude-sonnet-emu', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }] }] }),
+        body: JSON.stringify({
+          model: 'claude-sonnet-emu',
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
+        }),
       });
       assert.equal(res.status, 400);
       assert.match(((await res.json()) as { error: { message: string } }).error.message, /requires the anthropic-beta header/);
@@ -279,16 +300,34 @@ describe('messages format against the emulator', () => {
       ],
       [
         'cache_control on a thinking block',
-        { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's', cache_control: cc }] }] },
+        {
+          model: 'm',
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's', cache_control: cc }] },
+          ],
+        },
         /messages\[1\]\.content\[0\]\.cache_control: thinking blocks cannot carry cache_control/,
       ],
-      ['an empty cached text block', { model: 'm', messages: [{ role: 'user', content: [text('', true)] }] }, /messages\[0\]\.content\[0\]\.cache_control: empty text blocks cannot be cached/],
+      [
+        'an empty cached text block',
+        { model: 'm', messages: [{ role: 'user', content: [text('', true)] }] },
+        /messages\[0\]\.content\[0\]\.cache_control: empty text blocks cannot be cached/,
+      ],
       [
         'a 1-hour breakpoint after a 5-minute one',
-        { model: 'm', system: [text('a', true)], messages: [{ role: 'user', content: [{ type: 'text', text: 'b', cache_control: { type: 'ephemeral', ttl: '1h' } }] }] },
+        {
+          model: 'm',
+          system: [text('a', true)],
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'b', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
+        },
         /messages\[0\]\.content\[0\]\.cache_control: a 1-hour breakpoint must come before every 5-minute one/,
       ],
-      ['a bad ttl', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'b', cache_control: { type: 'ephemeral', ttl: '2h' } }] }] }, /ttl must be "5m" or "1h"/],
+      [
+        'a bad ttl',
+        { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'b', cache_control: { type: 'ephemeral', ttl: '2h' } }] }] },
+        /ttl must be "5m" or "1h"/,
+      ],
       [
         'a GIF image',
         { model: 'm', messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/gif', data: 'R0lGOD' } }] }] },
@@ -310,7 +349,10 @@ describe('messages format against the emulator', () => {
         const { client } = clientFor(ctx.emu);
         const before = ctx.emu.requests.length;
         await assert.rejects(client.messages.create(body as MessagesRequest), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
-        assert.throws(() => client.messages.stream(body as MessagesRequest), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
+        assert.throws(
+          () => client.messages.stream(body as MessagesRequest),
+          (e: unknown) => e instanceof ValidationError && pattern.test(e.message),
+        );
         assert.equal(ctx.emu.requests.length, before);
       });
     }

@@ -42,9 +42,16 @@ describe('the name table of the keyword index', () => {
     const long = 'x'.repeat(70_000);
     const t = `${long}a ${long}b $${long} ${long}a 9abc abc9 _`;
     assert.deepEqual(scanned(table, t, values, names), t.match(IDENTIFIER));
-    assert.deepEqual(names.map((n) => n.length), [70_001, 70_001, 70_001, 3, 4, 1], 'the repeated name was found, not asked for again');
+    assert.deepEqual(
+      names.map((n) => n.length),
+      [70_001, 70_001, 70_001, 3, 4, 1],
+      'the repeated name was found, not asked for again',
+    );
     assert.deepEqual(scanned(table, 'abc', values, names), ['abc']);
-    assert.equal(table.scan('', () => assert.fail('nothing to ask')), 0);
+    assert.equal(
+      table.scan('', () => assert.fail('nothing to ask')),
+      0,
+    );
   });
 
   it('tells apart two names of one length whose hashes are equal', () => {

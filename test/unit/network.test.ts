@@ -13,7 +13,12 @@ const ROOT = resolve(__dirname, '..', '..');
 
 describe('network: which requests go through a proxy', () => {
   it('reads HTTPS_PROXY / HTTP_PROXY / NO_PROXY, lower case first', () => {
-    const p = proxyFromEnv({ HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2', HTTP_PROXY: 'http://plain:3', NO_PROXY: 'a.com, .b.com  c.com:8443' });
+    const p = proxyFromEnv({
+      HTTPS_PROXY: 'http://upper:1',
+      https_proxy: 'http://lower:2',
+      HTTP_PROXY: 'http://plain:3',
+      NO_PROXY: 'a.com, .b.com  c.com:8443',
+    });
     assert.equal(p?.https, 'http://lower:2');
     assert.equal(p?.http, 'http://plain:3');
     assert.equal(p?.source, 'https_proxy');
@@ -117,7 +122,10 @@ describe('network: proxies and certificates against real servers', function () {
     const c = client(front.url, { ca: withCa(), proxy: { https: open.url, http: open.url, source: 'http.proxy', noProxy: ['<-loopback>'] } });
     const done = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello through the proxy' }] });
     assert.ok(done.choices[0]?.message.content);
-    assert.deepEqual(open.log.map((l) => `${l.method} ${l.target}`), [`CONNECT 127.0.0.1:${front.port}`]);
+    assert.deepEqual(
+      open.log.map((l) => `${l.method} ${l.target}`),
+      [`CONNECT 127.0.0.1:${front.port}`],
+    );
   });
 
   it('loopback goes direct by default, and http.noProxy bypasses the proxy', async () => {

@@ -18,11 +18,21 @@ describe('next-edit suggestions: the core', () => {
 
   it('asks with the recent edits and the numbered lines around the cursor only', () => {
     const long = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
-    const r = nextEditRequest({ model: 'm', path: 'a.ts', language: 'typescript', text: long, cursorLine: 100, edits: [{ line: 100, before: ['old'], after: ['line 100'] }] });
+    const r = nextEditRequest({
+      model: 'm',
+      path: 'a.ts',
+      language: 'typescript',
+      text: long,
+      cursorLine: 100,
+      edits: [{ line: 100, before: ['old'], after: ['line 100'] }],
+    });
     const user = (r.messages[1] as { content: string }).content;
     assert.ok(user.startsWith(NEXT_EDIT_INSTRUCTION));
     assert.match(user, /@@ line 101\n-old\n\+line 100/);
-    assert.ok(user.includes(`${101 - WINDOW_LINES}| line ${100 - WINDOW_LINES}`) && !user.includes(`${100 - WINDOW_LINES}| line`), 'the window starts 40 lines up');
+    assert.ok(
+      user.includes(`${101 - WINDOW_LINES}| line ${100 - WINDOW_LINES}`) && !user.includes(`${100 - WINDOW_LINES}| line`),
+      'the window starts 40 lines up',
+    );
     assert.ok(user.includes(`${101 + WINDOW_LINES}| line ${100 + WINDOW_LINES}`) && !user.includes(`${102 + WINDOW_LINES}| line`), 'and ends 40 lines down');
   });
 
@@ -40,14 +50,22 @@ describe('next-edit suggestions: the core', () => {
     assert.equal(parseNextEdit('{"line": 3, "old": "nowhere()", "new": "x"}', text, 1, edits), undefined);
     assert.equal(parseNextEdit('{"line": 3, "old": "count", "new": "count"}', text, 1, edits), undefined);
     const far = `${'\n'.repeat(100)}${text}`;
-    assert.equal(parseNextEdit('{"line": 103, "old": "  console.log(count);", "new": "  console.log(total);"}', far, 0, edits), undefined, 'outside the lines shown');
+    assert.equal(
+      parseNextEdit('{"line": 103, "old": "  console.log(count);", "new": "  console.log(total);"}', far, 0, edits),
+      undefined,
+      'outside the lines shown',
+    );
   });
 
   it("the emulator's model renames the nearest remaining use, then the next, then stops", () => {
     let text = FILE.replace('const count', 'const total');
     const h = new EditHistory(FILE);
     h.settle(text);
-    const ask = (cursor: number) => nextEditAnswer((nextEditRequest({ model: 'm', path: 'a.ts', language: 'typescript', text, cursorLine: cursor, edits: h.recent }).messages[1] as { content: string }).content)!;
+    const ask = (cursor: number) =>
+      nextEditAnswer(
+        (nextEditRequest({ model: 'm', path: 'a.ts', language: 'typescript', text, cursorLine: cursor, edits: h.recent }).messages[1] as { content: string })
+          .content,
+      )!;
     for (const expected of ['  console.log(total);', '  return total + 1;']) {
       const e = parseNextEdit(ask(1), text, 1, h.recent);
       assert.ok(e, `a suggestion towards ${expected}`);

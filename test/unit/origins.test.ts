@@ -15,7 +15,8 @@ describe('credentials and origins', () => {
   });
 
   it('loopback is this machine; plain http anywhere else is cleartext', () => {
-    for (const o of ['http://127.0.0.1:8787', 'http://localhost:3000', 'http://[::1]:80', 'http://api.localhost', 'http://127.4.5.6']) assert.ok(isLoopbackOrigin(o), o);
+    for (const o of ['http://127.0.0.1:8787', 'http://localhost:3000', 'http://[::1]:80', 'http://api.localhost', 'http://127.4.5.6'])
+      assert.ok(isLoopbackOrigin(o), o);
     for (const o of ['http://10.0.0.2', 'http://127.0.0.1.nip.io', 'http://localhost.evil.net', 'http://gw.example.com']) assert.ok(!isLoopbackOrigin(o), o);
     assert.ok(isCleartextRemote('http://gw.example.com'));
     assert.ok(!isCleartextRemote('https://gw.example.com'));
@@ -52,11 +53,17 @@ describe('a workspace settings file that names a gateway', () => {
       "modelGateway": { "userId": "7", "extraHeaders": { "X": "1" }, },
       "editor.tabSize": 2,
     }`;
-    assert.deepEqual(userOnlySettingsIn(text), { 'modelGateway.baseUrl': 'https://evil.example/v1', 'modelGateway.extraHeaders': { X: '1' }, 'modelGateway.userId': '7' });
+    assert.deepEqual(userOnlySettingsIn(text), {
+      'modelGateway.baseUrl': 'https://evil.example/v1',
+      'modelGateway.extraHeaders': { X: '1' },
+      'modelGateway.userId': '7',
+    });
   });
 
-  it('reads a .code-workspace file\'s settings block', () => {
-    assert.deepEqual(userOnlySettingsIn('{ "folders": [{ "path": "." }], "settings": { "modelGateway.baseUrl": "http://x" } }'), { 'modelGateway.baseUrl': 'http://x' });
+  it("reads a .code-workspace file's settings block", () => {
+    assert.deepEqual(userOnlySettingsIn('{ "folders": [{ "path": "." }], "settings": { "modelGateway.baseUrl": "http://x" } }'), {
+      'modelGateway.baseUrl': 'http://x',
+    });
   });
 
   it('finds nothing in files without them, or that are not JSON', () => {
@@ -69,7 +76,12 @@ describe('a workspace settings file that names a gateway', () => {
 
 describe('settings files: JSON with comments', () => {
   it('drops comments and trailing commas, never inside strings', () => {
-    assert.deepEqual(parseJsonc('{ /* a */ "a": "x // not a comment", // b\n "b": [1, 2, ], "c": "y,}", "d": "q\\"/*", }'), { a: 'x // not a comment', b: [1, 2], c: 'y,}', d: 'q"/*' });
+    assert.deepEqual(parseJsonc('{ /* a */ "a": "x // not a comment", // b\n "b": [1, 2, ], "c": "y,}", "d": "q\\"/*", }'), {
+      a: 'x // not a comment',
+      b: [1, 2],
+      c: 'y,}',
+      d: 'q"/*',
+    });
     assert.deepEqual(parseJsonc('{"a": {"b": 1,\n\n   }\n,}'), { a: { b: 1 } });
     assert.equal(parseJsonc('{ "a": '), undefined);
     assert.equal(parseJsonc('/* unterminated'), undefined);

@@ -22,14 +22,21 @@ describe('the package holds what the build writes and the code loads', function 
   this.timeout(60_000);
   const outputs = JSON.parse(execFileSync(process.execPath, ['esbuild.js', '--list-outputs'], { cwd: ROOT, encoding: 'utf8' })) as string[];
 
-  it('every file esbuild.js writes under dist/ is in the .vsix (vsce\'s own file list, .vscodeignore applied)', async () => {
+  it("every file esbuild.js writes under dist/ is in the .vsix (vsce's own file list, .vscodeignore applied)", async () => {
     // vsce lists the files that exist: the build runs before the unit suite in `npm test`.
     assert.ok(existsSync(join(ROOT, 'dist', 'extension.js')), 'dist/ is built (node esbuild.js) before this test');
     const packaged = new Set((await listFiles({ cwd: ROOT, packageManager: PackageManager.None })).map((f) => f.replace(/\\/g, '/')));
     assert.ok(outputs.length >= 10, `the build's outputs are listed (${outputs.join(', ')})`);
-    assert.deepEqual(outputs.filter((f) => !packaged.has(f)), [], 'left out of the package');
+    assert.deepEqual(
+      outputs.filter((f) => !packaged.has(f)),
+      [],
+      'left out of the package',
+    );
     // And nothing of the build the package does not need: source maps stay out.
-    assert.deepEqual([...packaged].filter((f) => f.endsWith('.map')), []);
+    assert.deepEqual(
+      [...packaged].filter((f) => f.endsWith('.map')),
+      [],
+    );
   });
 
   it('every bundle, stylesheet or file the code loads from dist/ at run time is one the build writes', () => {
@@ -40,9 +47,16 @@ describe('the package holds what the build writes and the code loads', function 
       for (const m of text.matchAll(/require\('\.\/([\w-]+\.js)'\)/g)) loaded.add(`dist/${m[1]}`);
       for (const m of text.matchAll(/join\(__dirname, '([\w-]+\.(?:js|wasm))'\)/g)) loaded.add(`dist/${m[1]}`);
       for (const m of text.matchAll(/\[('dist'(?:, '[\w.-]+')+)\]/g)) loaded.add(m[1].replace(/'/g, '').split(', ').join('/'));
-      assert.ok(!/'media', '[\w-]+\.(?:css|js)'/.test(text), `${relative(ROOT, file)} loads a stylesheet or script from media/ (the package ships them built, from dist/)`);
+      assert.ok(
+        !/'media', '[\w-]+\.(?:css|js)'/.test(text),
+        `${relative(ROOT, file)} loads a stylesheet or script from media/ (the package ships them built, from dist/)`,
+      );
     }
     assert.ok(loaded.size >= 6, `found the code's loads: ${[...loaded].join(', ')}`);
-    assert.deepEqual([...loaded].filter((f) => !outputs.includes(f)), [], 'loaded but never built');
+    assert.deepEqual(
+      [...loaded].filter((f) => !outputs.includes(f)),
+      [],
+      'loaded but never built',
+    );
   });
 });

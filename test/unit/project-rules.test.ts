@@ -82,12 +82,20 @@ describe('project rules (src/runtime/core/rules.ts)', () => {
     const section = rulesSection(selectRules(files, ['test/x.ts'], all));
     const prompt = systemPrompt({ folders: ['app'], toolsEnabled: true, rules: section, date: new Date('2026-01-01') });
     assert.ok(prompt.indexOf('Safety:') < prompt.indexOf('Project rules:'));
-    assert.match(prompt, /<rules file="\.modelgateway\/rules\/tests\.md" applies-to="test\/\*\*\/\*\.ts, \*\*\/\*\.test\.ts">\nTests: one behaviour per it\(\)\.\n<\/rules>/);
-    assert.equal(systemPrompt({ folders: ['app'], toolsEnabled: true, rules: '', date: new Date('2026-01-01') }), systemPrompt({ folders: ['app'], toolsEnabled: true, date: new Date('2026-01-01') }));
+    assert.match(
+      prompt,
+      /<rules file="\.modelgateway\/rules\/tests\.md" applies-to="test\/\*\*\/\*\.ts, \*\*\/\*\.test\.ts">\nTests: one behaviour per it\(\)\.\n<\/rules>/,
+    );
+    assert.equal(
+      systemPrompt({ folders: ['app'], toolsEnabled: true, rules: '', date: new Date('2026-01-01') }),
+      systemPrompt({ folders: ['app'], toolsEnabled: true, date: new Date('2026-01-01') }),
+    );
   });
 
   it('the setting offers exactly these sources, all on by default', () => {
-    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default: string[]; items: { enum: string[] } }> } } };
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default: string[]; items: { enum: string[] } }> } };
+    };
     const setting = pkg.contributes.configuration.properties['modelGateway.chat.projectRules'];
     assert.deepEqual(setting.items.enum, [...RULE_SOURCES]);
     assert.deepEqual(setting.default, [...RULE_SOURCES]);

@@ -32,7 +32,27 @@ describe('chat protocol schemas', () => {
         type: 'turn',
         turn: {
           ...turn,
-          steps: [{ text: '', toolCalls: [{ id: 'c', name: 'replace_in_file', args: '{}', status: 'done', problems: { introduced: [{ path: 'a.ts', line: 2, severity: 'error', message: 'x' }], more: 0, fixed: 0, elsewhere: [], waitedMs: 10, settled: 'diagnostics' } }] }],
+          steps: [
+            {
+              text: '',
+              toolCalls: [
+                {
+                  id: 'c',
+                  name: 'replace_in_file',
+                  args: '{}',
+                  status: 'done',
+                  problems: {
+                    introduced: [{ path: 'a.ts', line: 2, severity: 'error', message: 'x' }],
+                    more: 0,
+                    fixed: 0,
+                    elsewhere: [],
+                    waitedMs: 10,
+                    settled: 'diagnostics',
+                  },
+                },
+              ],
+            },
+          ],
         },
       },
       { type: 'text', turnId: 'a1', step: 0, delta: 'more' },
@@ -63,12 +83,31 @@ describe('chat protocol schemas', () => {
     assert.equal(fromWebviewSchema().safeParse({ type: 'run-command', command: 'workbench.action.reloadWindow' }).success, false);
   });
 
-  it('sends the view turns cut to what it shows, without an edit\'s file contents, leaving the stored turn whole', () => {
+  it("sends the view turns cut to what it shows, without an edit's file contents, leaving the stored turn whole", () => {
     const big = 'r'.repeat(100_000);
     const turn = {
-      id: 'a1', role: 'assistant' as const, model: 'm', format: 'chat' as const, status: 'done' as const, at: 0,
+      id: 'a1',
+      role: 'assistant' as const,
+      model: 'm',
+      format: 'chat' as const,
+      status: 'done' as const,
+      at: 0,
       usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
-      steps: [{ text: 'answer text stays whole', toolCalls: [{ id: 'c1', name: 'create_file', args: JSON.stringify({ path: 'a.ts', content: big }), status: 'done' as const, result: big, edit: { path: 'a.ts', before: big, after: big } }] }],
+      steps: [
+        {
+          text: 'answer text stays whole',
+          toolCalls: [
+            {
+              id: 'c1',
+              name: 'create_file',
+              args: JSON.stringify({ path: 'a.ts', content: big }),
+              status: 'done' as const,
+              result: big,
+              edit: { path: 'a.ts', before: big, after: big },
+            },
+          ],
+        },
+      ],
     };
     const sent = viewTurn(turn);
     const call = sent.steps[0].toolCalls[0];

@@ -39,7 +39,11 @@ describe('reasoning in every shape', () => {
         for (let i = 0; i <= sample.raw.length; i++) {
           assert.deepEqual(split([sample.raw.slice(0, i), sample.raw.slice(i)]), { text: sample.text, thinking: sample.thinking }, `split at ${i}`);
           for (let j = i; j <= sample.raw.length; j += 3) {
-            assert.deepEqual(split([sample.raw.slice(0, i), sample.raw.slice(i, j), sample.raw.slice(j)]), { text: sample.text, thinking: sample.thinking }, `split at ${i} and ${j}`);
+            assert.deepEqual(
+              split([sample.raw.slice(0, i), sample.raw.slice(i, j), sample.raw.slice(j)]),
+              { text: sample.text, thinking: sample.thinking },
+              `split at ${i} and ${j}`,
+            );
           }
         }
         assert.deepEqual(split([...sample.raw]), { text: sample.text, thinking: sample.thinking });
@@ -51,7 +55,14 @@ describe('reasoning in every shape', () => {
     const turn = (via?: 'reasoning_content' | 'reasoning' | 'tags'): Turn => ({
       ...assistant('m', 'chat'),
       status: 'done',
-      steps: [{ text: '', thinking: 'weighing it', ...(via ? { thinkingVia: via } : {}), toolCalls: [{ id: 'c1', name: 'read_file', args: '{}', status: 'done', result: 'x' }] }],
+      steps: [
+        {
+          text: '',
+          thinking: 'weighing it',
+          ...(via ? { thinkingVia: via } : {}),
+          toolCalls: [{ id: 'c1', name: 'read_file', args: '{}', status: 'done', result: 'x' }],
+        },
+      ],
     });
     const sentBack = (t: Turn, back?: boolean) => toChatMessages('', [user('q'), t], back).some((m) => 'reasoning_content' in m);
     assert.equal(sentBack(turn('reasoning_content')), true);
@@ -94,7 +105,14 @@ describe('reasoning in every shape', () => {
 
     const files = new Map([['src/app.ts', 'export function main() { return serve(8080); }']]);
     const reader: ToolRunner = {
-      definitions: [{ name: 'read_file', description: 'Read a file of the workspace', kind: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }],
+      definitions: [
+        {
+          name: 'read_file',
+          description: 'Read a file of the workspace',
+          kind: 'read',
+          parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      ],
       run: (_name, args) => {
         const path = (JSON.parse(args) as { path: string }).path;
         return Promise.resolve(files.has(path) ? { content: files.get(path)!, isError: false } : { content: `Error: no file ${path}`, isError: true });
@@ -107,7 +125,19 @@ describe('reasoning in every shape', () => {
       const turn = assistant('gpt-5-codex-emu', 'responses');
       const events: EngineEvent[] = [];
       const history: Turn[] = [user('Read the file `src/app.ts` and say what it serves')];
-      await runTurn({ client, model: 'gpt-5-codex-emu', format: 'responses', system: 'You are a coding assistant.', history, turn, tools: reader, maxSteps: 4, cacheTtl: '5m', reasoningEffort: 'low', onEvent: (e) => events.push(e) });
+      await runTurn({
+        client,
+        model: 'gpt-5-codex-emu',
+        format: 'responses',
+        system: 'You are a coding assistant.',
+        history,
+        turn,
+        tools: reader,
+        maxSteps: 4,
+        cacheTtl: '5m',
+        reasoningEffort: 'low',
+        onEvent: (e) => events.push(e),
+      });
       assert.equal(turn.status, 'done', JSON.stringify(turn.error));
       assert.equal(turn.steps.length, 2);
       assert.equal(turn.steps[0].toolCalls[0]?.name, 'read_file');
@@ -135,7 +165,18 @@ describe('reasoning in every shape', () => {
       const turn = assistant('gemini-3-pro-emu', 'gemini');
       const events: EngineEvent[] = [];
       const history: Turn[] = [user('Read the file `src/app.ts` and say what it serves')];
-      await runTurn({ client, model: 'gemini-3-pro-emu', format: 'gemini', system: 'You are a coding assistant.', history, turn, tools: reader, maxSteps: 4, cacheTtl: '5m', onEvent: (e) => events.push(e) });
+      await runTurn({
+        client,
+        model: 'gemini-3-pro-emu',
+        format: 'gemini',
+        system: 'You are a coding assistant.',
+        history,
+        turn,
+        tools: reader,
+        maxSteps: 4,
+        cacheTtl: '5m',
+        onEvent: (e) => events.push(e),
+      });
       assert.equal(turn.status, 'done', JSON.stringify(turn.error));
       assert.equal(turn.steps.length, 2);
       const call = turn.steps[0].toolCalls[0];
@@ -145,19 +186,36 @@ describe('reasoning in every shape', () => {
       assert.ok(turn.steps[0].thinking && events.some((e) => e.type === 'thinking'), 'the thought summary shows as thinking');
       assert.match(turn.steps[1].text, /\S/);
       assert.ok((turn.usage.reasoning ?? 0) > 0 && turn.usage.input > 0);
-      const sent = ctx.emu.requests.filter((r) => r.path === '/v1beta/models/gemini-3-pro-emu:streamGenerateContent').at(-1)?.body as { contents: { role: string; parts: Record<string, unknown>[] }[]; systemInstruction: unknown };
-      assert.deepEqual(sent.contents.map((c) => c.role), ['user', 'model', 'user']);
+      const sent = ctx.emu.requests.filter((r) => r.path === '/v1beta/models/gemini-3-pro-emu:streamGenerateContent').at(-1)?.body as {
+        contents: { role: string; parts: Record<string, unknown>[] }[];
+        systemInstruction: unknown;
+      };
+      assert.deepEqual(
+        sent.contents.map((c) => c.role),
+        ['user', 'model', 'user'],
+      );
       assert.equal(sent.contents[1].parts[0].thoughtSignature, call?.thoughtSignature, 'sent back unchanged');
       assert.ok(sent.contents[2].parts[0].functionResponse);
       assert.deepEqual(sent.systemInstruction, { parts: [{ text: 'You are a coding assistant.' }] });
     });
 
-    it("a gateway without /v1beta (one-api): a Gemini turn goes on in chat completions and the caller is told", async () => {
+    it('a gateway without /v1beta (one-api): a Gemini turn goes on in chat completions and the caller is told', async () => {
       ctx.emu.profile = 'one-api';
       const { client } = clientFor(ctx.emu);
       const turn = assistant('gemini-3-pro-emu', 'gemini');
       let told = 0;
-      await runTurn({ client, model: 'gemini-3-pro-emu', format: 'gemini', system: '', history: [user('hello')], turn, maxSteps: 2, cacheTtl: '5m', onNoGeminiRoute: () => told++, onEvent: () => undefined });
+      await runTurn({
+        client,
+        model: 'gemini-3-pro-emu',
+        format: 'gemini',
+        system: '',
+        history: [user('hello')],
+        turn,
+        maxSteps: 2,
+        cacheTtl: '5m',
+        onNoGeminiRoute: () => told++,
+        onEvent: () => undefined,
+      });
       assert.equal(turn.status, 'done', JSON.stringify(turn.error));
       assert.equal(turn.format, 'chat');
       assert.equal(told, 1);
@@ -168,7 +226,18 @@ describe('reasoning in every shape', () => {
       const { client } = clientFor(ctx.emu);
       const turn = assistant('gpt-4o-mini', 'responses');
       let told = 0;
-      await runTurn({ client, model: 'gpt-4o-mini', format: 'responses', system: '', history: [user('hello')], turn, maxSteps: 2, cacheTtl: '5m', onNoResponsesRoute: () => told++, onEvent: () => undefined });
+      await runTurn({
+        client,
+        model: 'gpt-4o-mini',
+        format: 'responses',
+        system: '',
+        history: [user('hello')],
+        turn,
+        maxSteps: 2,
+        cacheTtl: '5m',
+        onNoResponsesRoute: () => told++,
+        onEvent: () => undefined,
+      });
       assert.equal(turn.status, 'done', JSON.stringify(turn.error));
       assert.equal(turn.format, 'chat');
       assert.equal(told, 1);
@@ -183,7 +252,17 @@ describe('reasoning in every shape', () => {
       it(`chat completions: ${shape} shows as thinking, never in the answer, with its time`, async () => {
         const { client } = clientFor(ctx.emu);
         const turn = assistant(model, 'chat');
-        await runTurn({ client, model, format: 'chat', system: '', history: [user('Explain closures briefly')], turn, maxSteps: 1, cacheTtl: '5m', onEvent: () => undefined });
+        await runTurn({
+          client,
+          model,
+          format: 'chat',
+          system: '',
+          history: [user('Explain closures briefly')],
+          turn,
+          maxSteps: 1,
+          cacheTtl: '5m',
+          onEvent: () => undefined,
+        });
         assert.equal(turn.status, 'done', JSON.stringify(turn.error));
         assert.match(turn.steps[0].thinking ?? '', /Thinking it through/);
         assert.doesNotMatch(turn.steps[0].text, /think>|Thinking it through/);

@@ -38,7 +38,10 @@ describe('every resource maps gateway errors', () => {
     it(`${name}: 401 and 503`, async () => {
       await assert.rejects(call(clientFor(ctx.emu, { apiKey: 'sk-wrong-key' }).client), AuthenticationError);
       ctx.emu.inject({ fault: { kind: 'status', status: 503, message: 'upstream busy' } });
-      await assert.rejects(call(clientFor(ctx.emu, { maxRetries: 0 }).client), (e: unknown) => e instanceof ServiceUnavailableError && /upstream busy/.test(e.message));
+      await assert.rejects(
+        call(clientFor(ctx.emu, { maxRetries: 0 }).client),
+        (e: unknown) => e instanceof ServiceUnavailableError && /upstream busy/.test(e.message),
+      );
     });
   }
 });

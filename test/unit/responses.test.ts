@@ -53,7 +53,13 @@ describe('the Responses format (/v1/responses, new-api)', function () {
 
   it('a tool round trip with a reasoning model, stateless: encrypted reasoning items are carried to the next step', async () => {
     const { client } = clientFor(ctx.emu);
-    const common = { model: 'gpt-5-codex-emu', tools: [readFile], store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' as const, summary: 'auto' as const } };
+    const common = {
+      model: 'gpt-5-codex-emu',
+      tools: [readFile],
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      reasoning: { effort: 'low' as const, summary: 'auto' as const },
+    };
     const first = client.responses.stream({ ...common, input: [{ role: 'user', content: 'Read the file `src/app.ts` and tell me what it does' }] });
     const events: ResponseStreamEvent[] = [];
     for await (const ev of first) events.push(ev);
@@ -70,7 +76,12 @@ describe('the Responses format (/v1/responses, new-api)', function () {
 
     const history: ResponseInputItem[] = [
       { role: 'user', content: 'Read the file `src/app.ts` and tell me what it does' },
-      { type: 'reasoning', id: reasoning.id, summary: reasoning.summary.map((s) => ({ type: 'summary_text' as const, text: s.text })), encrypted_content: reasoning.encrypted_content },
+      {
+        type: 'reasoning',
+        id: reasoning.id,
+        summary: reasoning.summary.map((s) => ({ type: 'summary_text' as const, text: s.text })),
+        encrypted_content: reasoning.encrypted_content,
+      },
       { type: 'function_call', id: (call as { id?: string }).id, call_id: call.call_id, name: call.name, arguments: call.arguments },
       { type: 'function_call_output', call_id: call.call_id, output: 'export function main() { console.log("serves the app"); }' },
     ];
@@ -90,9 +101,16 @@ describe('the Responses format (/v1/responses, new-api)', function () {
   it('cached input tokens are reported when a long prefix repeats', async () => {
     const { client } = clientFor(ctx.emu);
     const long = 'Context line for the cache. '.repeat(900);
-    const input: ResponseInputItem[] = [{ role: 'developer', content: long }, { role: 'user', content: 'first question' }];
+    const input: ResponseInputItem[] = [
+      { role: 'developer', content: long },
+      { role: 'user', content: 'first question' },
+    ];
     const a = await client.responses.create({ model: 'gpt-4o-mini', input, store: false });
-    const b = await client.responses.create({ model: 'gpt-4o-mini', input: [...input, { role: 'assistant', content: outputText(a) }, { role: 'user', content: 'second' }], store: false });
+    const b = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [...input, { role: 'assistant', content: outputText(a) }, { role: 'user', content: 'second' }],
+      store: false,
+    });
     assert.equal(a.usage?.input_tokens_details?.cached_tokens ?? 0, 0);
     assert.ok((b.usage?.input_tokens_details?.cached_tokens ?? 0) >= 1024, JSON.stringify(b.usage));
   });
@@ -102,7 +120,10 @@ describe('the Responses format (/v1/responses, new-api)', function () {
     const { client } = clientFor(ctx.emu);
     const closedBefore = ctx.emu.clientClosedStreams;
     const controller = new AbortController();
-    const stream = client.responses.stream({ model: 'gpt-4o-mini', input: 'Tell me a long story about gateways and proxies', store: false }, { signal: controller.signal });
+    const stream = client.responses.stream(
+      { model: 'gpt-4o-mini', input: 'Tell me a long story about gateways and proxies', store: false },
+      { signal: controller.signal },
+    );
     let deltas = 0;
     const err = await (async () => {
       for await (const ev of stream) if (ev.type === 'response.output_text.delta' && ++deltas === 2) controller.abort();
@@ -119,7 +140,10 @@ describe('the Responses format (/v1/responses, new-api)', function () {
 
   it('errors: bad requests are refused before the wire; an error event mid-stream is a StreamError; one-api has no route', async () => {
     const { client } = clientFor(ctx.emu);
-    assert.throws(() => client.responses.stream({ model: 'gpt-4o-mini', input: 'x', tools: [{ ...readFile, name: 'bad name!' }] }), (e: unknown) => e instanceof ValidationError && /tools\[0\]\.name/.test(e.message));
+    assert.throws(
+      () => client.responses.stream({ model: 'gpt-4o-mini', input: 'x', tools: [{ ...readFile, name: 'bad name!' }] }),
+      (e: unknown) => e instanceof ValidationError && /tools\[0\]\.name/.test(e.message),
+    );
     assert.throws(() => client.responses.stream({ model: 'gpt-4o-mini', input: [] }), ValidationError);
     const chatOnly = await client.chat.completions.create({ model: 'gpt-5-codex-emu', messages: [{ role: 'user', content: 'hi' }] }).then(
       () => undefined,
@@ -149,11 +173,30 @@ describe('the Responses format (/v1/responses, new-api)', function () {
   it('images go in as input_image (checked before the wire); the price list says which formats each model speaks', async () => {
     const { client } = clientFor(ctx.emu);
     const png = `data:image/png;base64,${pngBytes(8, 8, 1).toString('base64')}`;
-    const withImage = await client.responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: png, detail: 'low' }] }], store: false });
-    const without = await client.responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }] }], store: false });
+    const withImage = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is in this picture?' },
+            { type: 'input_image', image_url: png, detail: 'low' },
+          ],
+        },
+      ],
+      store: false,
+    });
+    const without = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }] }],
+      store: false,
+    });
     assert.ok((withImage.usage?.input_tokens ?? 0) > (without.usage?.input_tokens ?? 0), 'the image was counted');
     const gif = `data:image/gif;base64,${Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64')}`;
-    assert.throws(() => client.responses.stream({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: gif }] }] }), ValidationError);
+    assert.throws(
+      () => client.responses.stream({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: gif }] }] }),
+      ValidationError,
+    );
     const prices = await client.account.usage.pricing();
     assert.deepEqual(prices?.find((p) => p.model === 'gpt-5-codex-emu')?.endpoints, ['openai-response']);
     assert.deepEqual(prices?.find((p) => p.model === 'claude-sonnet-emu')?.endpoints, ['anthropic', 'openai']);
@@ -161,7 +204,14 @@ describe('the Responses format (/v1/responses, new-api)', function () {
 
   it("the official openai SDK's responses.stream reads the emulator's events and final response", async () => {
     const openai = new OpenAI({ baseURL: `${ctx.emu.url}/v1`, apiKey: DEMO_KEY, maxRetries: 0 });
-    const stream = openai.responses.stream({ model: 'gpt-5-codex-emu', input: 'Read the file `README.md`', tools: [{ ...readFile, strict: false }], store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low', summary: 'auto' } });
+    const stream = openai.responses.stream({
+      model: 'gpt-5-codex-emu',
+      input: 'Read the file `README.md`',
+      tools: [{ ...readFile, strict: false }],
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      reasoning: { effort: 'low', summary: 'auto' },
+    });
     const seen = new Set<string>();
     for await (const ev of stream) seen.add(ev.type);
     const final = await stream.finalResponse();

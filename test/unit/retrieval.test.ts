@@ -12,7 +12,6 @@ import { clientFor, useEmulator, refusedBeforeSending } from './helpers';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i], 0);
 
-
 describe('embeddings', () => {
   const ctx = useEmulator();
   afterEach(() => ctx.emu.faults.clear());
@@ -21,9 +20,19 @@ describe('embeddings', () => {
     const { client } = clientFor(ctx.emu);
     const vec = (v: number) => Buffer.from(new Float32Array([v, v, v]).buffer).toString('base64');
     const data = [2, 0, 1].map((index) => ({ object: 'embedding', index, embedding: vec(index) }));
-    ctx.emu.inject({ path: '/v1/embeddings', fault: { kind: 'status', status: 200, body: { object: 'list', data, model: 'embed-emu-256', usage: { prompt_tokens: 3, total_tokens: 3 } } } });
+    ctx.emu.inject({
+      path: '/v1/embeddings',
+      fault: { kind: 'status', status: 200, body: { object: 'list', data, model: 'embed-emu-256', usage: { prompt_tokens: 3, total_tokens: 3 } } },
+    });
     const res = await client.embeddings.create({ model: 'embed-emu-256', input: ['a', 'b', 'c'] });
-    assert.deepEqual(res.data.map((d) => [d.index, d.embedding[0]]), [[0, 0], [1, 1], [2, 2]]);
+    assert.deepEqual(
+      res.data.map((d) => [d.index, d.embedding[0]]),
+      [
+        [0, 0],
+        [1, 1],
+        [2, 2],
+      ],
+    );
   });
 
   it('asks for base64 on the wire, returns Float32Arrays in input order, and lexically similar texts are close', async () => {
@@ -42,8 +51,14 @@ describe('embeddings', () => {
     assert.ok(cosine(a, c) < 0.2, `unrelated texts: ${cosine(a, c)}`);
     assert.ok(res.usage.prompt_tokens > 0);
     // One buffer for the answer, each vector a view of its own part (a large index keeps few buffers).
-    assert.ok(res.data.every((d) => d.embedding.buffer === a.buffer), 'the vectors share one buffer');
-    assert.deepEqual(res.data.map((d) => d.embedding.byteOffset), [0, 1536 * 4, 2 * 1536 * 4]);
+    assert.ok(
+      res.data.every((d) => d.embedding.buffer === a.buffer),
+      'the vectors share one buffer',
+    );
+    assert.deepEqual(
+      res.data.map((d) => d.embedding.byteOffset),
+      [0, 1536 * 4, 2 * 1536 * 4],
+    );
     const float = await client.embeddings.create({ model: 'text-embedding-3-small', input: texts, encoding_format: 'float' });
     float.data.forEach((d, i) => assert.deepEqual(Array.from(d.embedding), Array.from(res.data[i].embedding), 'the same numbers either way'));
   });
@@ -81,9 +96,16 @@ describe('embeddings', () => {
     await refusedBeforeSending(ctx.emu, () => client.embeddings.create({ model: 'e', input: [] }), /input: must hold at least one text/);
     await refusedBeforeSending(ctx.emu, () => client.embeddings.create({ model: 'e', input: ['ok', ''] }), /input\[1\]: must not be an empty string/);
     await refusedBeforeSending(ctx.emu, () => client.embeddings.create({ model: '', input: 'x' }), /model: model must not be empty/);
-    await refusedBeforeSending(ctx.emu, () => client.embeddings.create({ model: 'e', input: 'x', encoding_format: 'hex' as never }), /encoding_format must be "float" or "base64"/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.embeddings.create({ model: 'e', input: 'x', encoding_format: 'hex' as never }),
+      /encoding_format must be "float" or "base64"/,
+    );
     await assert.rejects(client.embeddings.create({ model: 'no-such-embedder', input: 'x' }), ServiceUnavailableError);
-    await assert.rejects(client.embeddings.create({ model: 'gpt-4o', input: 'x' }), (e: unknown) => e instanceof BadRequestError && /chat model/.test(e.message));
+    await assert.rejects(
+      client.embeddings.create({ model: 'gpt-4o', input: 'x' }),
+      (e: unknown) => e instanceof BadRequestError && /chat model/.test(e.message),
+    );
     ctx.emu.inject({ fault: { kind: 'status', status: 429, retryAfter: '1' } });
     await assert.rejects(client.embeddings.create({ model: 'embed-emu-256', input: 'x' }), RateLimitError);
   });
@@ -94,7 +116,12 @@ describe('rerank', () => {
 
   it('ranks the relevant documents first, with top_n and return_documents', async () => {
     const { client } = clientFor(ctx.emu);
-    const documents = ['How to bake bread at home', 'Parsing server-sent events in TypeScript', 'Gardening tips for spring', 'A TypeScript SSE parser that handles CRLF'];
+    const documents = [
+      'How to bake bread at home',
+      'Parsing server-sent events in TypeScript',
+      'Gardening tips for spring',
+      'A TypeScript SSE parser that handles CRLF',
+    ];
     const res = await client.rerank.create({ model: 'rerank-emu', query: 'TypeScript SSE parser', documents, top_n: 2, return_documents: true });
     assert.equal(res.results.length, 2);
     assert.deepEqual(res.results.map((r) => r.index).sort(), [1, 3]);
@@ -111,18 +138,25 @@ describe('rerank', () => {
     await refusedBeforeSending(ctx.emu, () => client.rerank.create({ model: 'r', query: 'q', documents: [] }), /documents: must hold at least one document/);
     await refusedBeforeSending(ctx.emu, () => client.rerank.create({ model: 'r', query: '', documents: ['a'] }), /query: query must not be empty/);
     await refusedBeforeSending(ctx.emu, () => client.rerank.create({ model: 'r', query: 'q', documents: ['a'], top_n: 0 }), /top_n: must be at least 1/);
-    await refusedBeforeSending(ctx.emu, () => client.rerank.create({ model: 'r', query: 'q', documents: ['a'], top_n: 3 }), /top_n: is 3, more than the 1 documents/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.rerank.create({ model: 'r', query: 'q', documents: ['a'], top_n: 3 }),
+      /top_n: is 3, more than the 1 documents/,
+    );
   });
 });
 
 describe('moderations', () => {
   const ctx = useEmulator();
-  const pngWithWords = (words: string) => `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(`tEXt${words}`)]).toString('base64')}`;
+  const pngWithWords = (words: string) =>
+    `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(`tEXt${words}`)]).toString('base64')}`;
 
   it('flags categories from the text, with scores, on both models', async () => {
     const { client } = clientFor(ctx.emu);
     const omni = await client.moderations.create({ model: 'omni-moderation-latest', input: 'I will kill the process, you idiot' });
-    const flagged = flaggedCategories(omni.results[0]).map((c) => c.category).sort();
+    const flagged = flaggedCategories(omni.results[0])
+      .map((c) => c.category)
+      .sort();
     assert.deepEqual(flagged, ['harassment', 'violence']);
     assert.ok(omni.results[0].flagged);
     assert.ok(omni.results[0].category_scores.violence > 0.5 && omni.results[0].category_scores.hate < 0.1);
@@ -153,7 +187,11 @@ describe('moderations', () => {
   it('refuses an image with the text-only model before sending', async () => {
     const { client } = clientFor(ctx.emu);
     const input = [{ type: 'image_url' as const, image_url: { url: pngWithWords('x') } }];
-    await refusedBeforeSending(ctx.emu, () => client.moderations.create({ model: 'text-moderation-latest', input }), /model: image input needs the multimodal model "omni-moderation-latest"/);
+    await refusedBeforeSending(
+      ctx.emu,
+      () => client.moderations.create({ model: 'text-moderation-latest', input }),
+      /model: image input needs the multimodal model "omni-moderation-latest"/,
+    );
     await refusedBeforeSending(ctx.emu, () => client.moderations.create({ input }), /image input needs the multimodal model/);
     await refusedBeforeSending(
       ctx.emu,

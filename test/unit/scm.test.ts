@@ -14,12 +14,26 @@ import { isSecretPath, PathGuard, SecretFileError } from '../../src/tools/pathGu
 import { scmAnswer } from '../emulator/scm-model';
 
 const fileDiff = (path: string, added: string[], removed: string[] = []) =>
-  [`diff --git a/${path} b/${path}`, 'index 1111111..2222222 100644', `--- a/${path}`, `+++ b/${path}`, `@@ -1,${removed.length + 1} +1,${added.length + 1} @@`, ' context', ...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`), ''].join('\n');
+  [
+    `diff --git a/${path} b/${path}`,
+    'index 1111111..2222222 100644',
+    `--- a/${path}`,
+    `+++ b/${path}`,
+    `@@ -1,${removed.length + 1} +1,${added.length + 1} @@`,
+    ' context',
+    ...removed.map((l) => `-${l}`),
+    ...added.map((l) => `+${l}`),
+    '',
+  ].join('\n');
 
 describe('source control: the diff the model reads', () => {
   it("counts a file's lines in its hunks only; a binary file is marked", () => {
     const deleted = ['diff --git a/old.ts b/old.ts', 'deleted file mode 100644', '--- a/old.ts', '+++ /dev/null', '@@ -1 +0,0 @@', '-gone', ''].join('\n');
-    const files = [fileDiffOf('src/a.ts', fileDiff('src/a.ts', ['x', 'y'], ['z'])), fileDiffOf('old.ts', deleted), fileDiffOf('img.png', 'diff --git a/img.png b/img.png\nBinary files a/img.png and b/img.png differ\n')];
+    const files = [
+      fileDiffOf('src/a.ts', fileDiff('src/a.ts', ['x', 'y'], ['z'])),
+      fileDiffOf('old.ts', deleted),
+      fileDiffOf('img.png', 'diff --git a/img.png b/img.png\nBinary files a/img.png and b/img.png differ\n'),
+    ];
     assert.deepEqual(
       files.map((f) => [f.path, f.added, f.removed, f.binary]),
       [
@@ -31,17 +45,41 @@ describe('source control: the diff the model reads', () => {
   });
 
   it("never shows a withheld file's lines, names it; lock files and binaries are named only", () => {
-    const withheld = (path: string, why: 'secret' | 'excluded', from?: string) => ({ path, from, text: '', added: 0, removed: 0, binary: false, withheld: why });
-    const files = [withheld('.env', 'secret'), withheld('vendor/x.js', 'excluded'), fileDiffOf('package-lock.json', fileDiff('package-lock.json', ['"lockfileVersion": 3'])), fileDiffOf('src/a.ts', fileDiff('src/a.ts', ['const a = 1;'])), withheld('x.txt', 'secret', '.env.prod'), withheld('a\tb/.env', 'secret')];
+    const withheld = (path: string, why: 'secret' | 'excluded', from?: string) => ({
+      path,
+      from,
+      text: '',
+      added: 0,
+      removed: 0,
+      binary: false,
+      withheld: why,
+    });
+    const files = [
+      withheld('.env', 'secret'),
+      withheld('vendor/x.js', 'excluded'),
+      fileDiffOf('package-lock.json', fileDiff('package-lock.json', ['"lockfileVersion": 3'])),
+      fileDiffOf('src/a.ts', fileDiff('src/a.ts', ['const a = 1;'])),
+      withheld('x.txt', 'secret', '.env.prod'),
+      withheld('a\tb/.env', 'secret'),
+    ];
     const d = boundedDiff(files, 10_000);
     assert.ok(!d.text.includes('lockfileVersion'));
     assert.ok(d.text.includes('const a = 1;'));
-    assert.match(d.text, /- \.env \(a secret file, not shown\)\n- vendor\/x\.js \(ignored or excluded, not shown\)\n- package-lock\.json \(generated, not shown\)\n- \.env\.prod → x\.txt \(a secret file, not shown\)\n- "a\\tb\/\.env" \(a secret file, not shown\)/);
+    assert.match(
+      d.text,
+      /- \.env \(a secret file, not shown\)\n- vendor\/x\.js \(ignored or excluded, not shown\)\n- package-lock\.json \(generated, not shown\)\n- \.env\.prod → x\.txt \(a secret file, not shown\)\n- "a\\tb\/\.env" \(a secret file, not shown\)/,
+    );
     assert.deepEqual(d.shown, ['src/a.ts']);
   });
 
   it('cuts to the budget in equal shares: a huge file cannot push out the small ones; the cut one says so', () => {
-    const big = fileDiffOf('src/big.ts', fileDiff('src/big.ts', Array.from({ length: 3000 }, (_, i) => `const line${i} = ${i};`)));
+    const big = fileDiffOf(
+      'src/big.ts',
+      fileDiff(
+        'src/big.ts',
+        Array.from({ length: 3000 }, (_, i) => `const line${i} = ${i};`),
+      ),
+    );
     const small = fileDiffOf('src/small.ts', fileDiff('src/small.ts', ['export const small = true;']));
     const d = boundedDiff([big, small], 1_000);
     assert.ok(d.text.includes('export const small = true;'), 'the small file whole');
@@ -51,7 +89,7 @@ describe('source control: the diff the model reads', () => {
     assert.ok(d.tokens >= 800, 'the budget is used');
   });
 
-  it('reads git\'s NUL-separated list: names with tabs, quotes, newlines and non-ASCII as they are; renames with both names', () => {
+  it("reads git's NUL-separated list: names with tabs, quotes, newlines and non-ASCII as they are; renames with both names", () => {
     assert.deepEqual(parseNameStatus('M\0配置/.env\0R087\0.env\0x.txt\0A\0q"uo\tte\0D\0a\nb\0'), [
       { status: 'M', path: '配置/.env' },
       { status: 'R', from: '.env', path: 'x.txt' },
@@ -108,7 +146,20 @@ class TempRepo {
 
 describe('source control: secret files never reach the model, whatever git does with their names (attacks)', function () {
   this.timeout(60_000);
-  const SECRETS = ['DB_PASSWORD=hunter2', 'TAB_SECRET', 'QUOTE_SECRET', 'NEWLINE_SECRET', 'RENAMED_SECRET', 'BACK_SECRET', 'BINARY_SECRET', 'MODE_SECRET', 'NPM_SECRET', 'IGNORED_CONTENT', 'EXCLUDED_CONTENT', 'DIR_SECRET'];
+  const SECRETS = [
+    'DB_PASSWORD=hunter2',
+    'TAB_SECRET',
+    'QUOTE_SECRET',
+    'NEWLINE_SECRET',
+    'RENAMED_SECRET',
+    'BACK_SECRET',
+    'BINARY_SECRET',
+    'MODE_SECRET',
+    'NPM_SECRET',
+    'IGNORED_CONTENT',
+    'EXCLUDED_CONTENT',
+    'DIR_SECRET',
+  ];
   let r: TempRepo;
 
   before(async () => {
@@ -182,7 +233,7 @@ describe('source control: secret files never reach the model, whatever git does 
     assert.deepEqual([cfg.added, cfg.removed, cfg.text.match(/^diff --git/gm)?.length], [0, 1, 1]);
   });
 
-  it("a review of the working tree and of a branch: a rename of `.env` to `x.txt` and back is withheld both ways", async () => {
+  it('a review of the working tree and of a branch: a rename of `.env` to `x.txt` and back is withheld both ways', async () => {
     const b = await new TempRepo().open();
     try {
       b.write({ '.env': 'RENAMED_SECRET=1\nB=2\nC=3\nD=4\n', 'src/a.ts': 'a();\n' });
@@ -196,13 +247,19 @@ describe('source control: secret files never reach the model, whatever git does 
       assert.ok(base);
       const branch = boundedDiff(await readChange(b.place, [base, 'HEAD'], b.verdict), REVIEW_DIFF_TOKENS);
       assert.ok(!branch.text.includes('RENAMED_SECRET') && !branch.text.includes('D=5'), branch.text);
-      assert.deepEqual(branch.left.map((l) => l.name), ['.env → x.txt']);
+      assert.deepEqual(
+        branch.left.map((l) => l.name),
+        ['.env → x.txt'],
+      );
       // …and back, in the working tree.
       b.git('mv', 'x.txt', '.env');
       b.write({ '.env': 'RENAMED_SECRET=1\nB=2\nC=3\nD=6\n' });
       const tree = boundedDiff(await readChange(b.place, ['HEAD'], b.verdict), REVIEW_DIFF_TOKENS);
       assert.ok(!tree.text.includes('RENAMED_SECRET') && !tree.text.includes('D=6'), tree.text);
-      assert.deepEqual(tree.left.map((l) => l.name), ['x.txt → .env']);
+      assert.deepEqual(
+        tree.left.map((l) => l.name),
+        ['x.txt → .env'],
+      );
     } finally {
       b.remove();
     }
@@ -219,7 +276,13 @@ describe('source control: secret files never reach the model, whatever git does 
 
 describe('source control: commit messages', () => {
   it("asks with the diff, the repository's recent subjects and its rules", () => {
-    const r = commitRequest({ model: 'm', diff: 'DIFF\n', staged: true, recentSubjects: ['feat(x): one', 'fix: two'], rules: '<rules file="AGENTS.md">Subjects in English.</rules>' });
+    const r = commitRequest({
+      model: 'm',
+      diff: 'DIFF\n',
+      staged: true,
+      recentSubjects: ['feat(x): one', 'fix: two'],
+      rules: '<rules file="AGENTS.md">Subjects in English.</rules>',
+    });
     const [system, user] = r.messages as { content: string }[];
     assert.ok(user.content.startsWith(COMMIT_INSTRUCTION));
     assert.match(user.content, /<recent_subjects>\n- feat\(x\): one\n- fix: two\n<\/recent_subjects>/);
@@ -238,7 +301,10 @@ describe('source control: commit messages', () => {
 
   it("the emulator's model follows the repository's style", () => {
     const diff = fileDiff('src/greet.ts', ['export function wave(): void {}']);
-    const ask = (subjects: string[]) => scmAnswer(`${COMMIT_INSTRUCTION}\n\n<recent_subjects>\n${subjects.map((s) => `- ${s}`).join('\n')}\n</recent_subjects>\n\n<diff kind="staged">\n${diff}</diff>`);
+    const ask = (subjects: string[]) =>
+      scmAnswer(
+        `${COMMIT_INSTRUCTION}\n\n<recent_subjects>\n${subjects.map((s) => `- ${s}`).join('\n')}\n</recent_subjects>\n\n<diff kind="staged">\n${diff}</diff>`,
+      );
     assert.equal(ask(['feat: a', 'fix(b): c']), 'feat: add wave to greet.ts');
     assert.equal(ask(['Add a', 'Fix c']), 'Add wave to greet.ts');
   });
@@ -280,7 +346,19 @@ describe('source control: reviews', () => {
   });
 
   it("the emulator's reviewer finds `==` on the added line, at its line in the new file", () => {
-    const diff = ['diff --git a/src/g.ts b/src/g.ts', '--- a/src/g.ts', '+++ b/src/g.ts', '@@ -1,3 +1,6 @@', ' a', ' b', ' c', '+', '+export const empty = (s: string) =>', '+  s == "";', ''].join('\n');
+    const diff = [
+      'diff --git a/src/g.ts b/src/g.ts',
+      '--- a/src/g.ts',
+      '+++ b/src/g.ts',
+      '@@ -1,3 +1,6 @@',
+      ' a',
+      ' b',
+      ' c',
+      '+',
+      '+export const empty = (s: string) =>',
+      '+  s == "";',
+      '',
+    ].join('\n');
     const r = reviewRequest({ model: 'm', diff, scope: 'the working tree', rules: '' });
     const found = parseFindings(scmAnswer((r.messages[1] as { content: string }).content)!, ['src/g.ts']);
     assert.equal(found?.length, 1);
@@ -331,7 +409,16 @@ describe('source control: who may spend through the commands', () => {
       [root, [{ resourceGroupId: 'index', resources: [] }], token, 'more'],
       ['/repo'],
       // The Git extension's API repository (another extension can hold it): not the view's SourceControl.
-      [Object.assign(Object.create({ get inputBox() { return {}; } }) as object, { rootUri: root })],
+      [
+        Object.assign(
+          Object.create({
+            get inputBox() {
+              return {};
+            },
+          }) as object,
+          { rootUri: root },
+        ),
+      ],
     ];
     for (const args of calls) {
       assert.equal(fromOwnUi(args, isUri), false, JSON.stringify(args));
@@ -340,11 +427,17 @@ describe('source control: who may spend through the commands', () => {
   });
 });
 
-describe('source control: the model is the person\'s choice', () => {
+describe("source control: the model is the person's choice", () => {
   it("a cloned repository's settings never choose where its diff goes (attack); the log names what was ignored", () => {
     assert.deepEqual(scmModelOf(undefined, { workspaceValue: 'attacker-model' }), { model: '', ignored: ['modelGateway.defaultModels.chat'] });
-    assert.deepEqual(scmModelOf({ workspaceFolderValue: 'attacker-model' }, { globalValue: 'gpt-4o-mini' }), { model: 'gpt-4o-mini', ignored: ['modelGateway.scm.model'] });
-    assert.deepEqual(scmModelOf({ globalValue: 'small', workspaceValue: 'x' }, { globalValue: 'big', workspaceValue: 'y' }), { model: 'small', ignored: ['modelGateway.scm.model', 'modelGateway.defaultModels.chat'] });
+    assert.deepEqual(scmModelOf({ workspaceFolderValue: 'attacker-model' }, { globalValue: 'gpt-4o-mini' }), {
+      model: 'gpt-4o-mini',
+      ignored: ['modelGateway.scm.model'],
+    });
+    assert.deepEqual(scmModelOf({ globalValue: 'small', workspaceValue: 'x' }, { globalValue: 'big', workspaceValue: 'y' }), {
+      model: 'small',
+      ignored: ['modelGateway.scm.model', 'modelGateway.defaultModels.chat'],
+    });
     assert.deepEqual(scmModelOf(undefined, { globalValue: ' chat-model ' }), { model: 'chat-model', ignored: [] });
   });
 });

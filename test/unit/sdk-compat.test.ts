@@ -58,21 +58,34 @@ describe('official SDKs against the emulator', () => {
     });
 
     it('max_tokens cuts the reply (finish_reason "length"); parallel_tool_calls: false gives one call', async () => {
-      const cut = await openai().chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'A long one #words=200' }] });
+      const cut = await openai().chat.completions.create({
+        model: 'gpt-4o-mini',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'A long one #words=200' }],
+      });
       assert.equal(cut.choices[0].finish_reason, 'length');
       assert.ok((cut.usage?.completion_tokens ?? 99) <= 5);
-      const one = await openai().chat.completions.create({ model: 'gpt-4o-mini', parallel_tool_calls: false, tools: [readFileTool], messages: [{ role: 'user', content: toolQuestion }] });
+      const one = await openai().chat.completions.create({
+        model: 'gpt-4o-mini',
+        parallel_tool_calls: false,
+        tools: [readFileTool],
+        messages: [{ role: 'user', content: toolQuestion }],
+      });
       assert.equal(one.choices[0].message.tool_calls?.length, 1);
     });
 
-    it('raises its own error classes for the emulator\'s 401 and 503', async () => {
+    it("raises its own error classes for the emulator's 401 and 503", async () => {
       await assert.rejects(new OpenAI({ baseURL: `${ctx.emu.url}/v1`, apiKey: 'sk-wrong', maxRetries: 0 }).models.list(), OpenAI.AuthenticationError);
       await assert.rejects(openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }), OpenAI.InternalServerError);
     });
   });
 
   describe('anthropic', () => {
-    const tool = { name: 'read_file', description: 'Read a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] } };
+    const tool = {
+      name: 'read_file',
+      description: 'Read a file',
+      input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] },
+    };
 
     it('plain message: same text and usage as ours', async () => {
       const body = { model: 'claude-sonnet-emu', max_tokens: 512, messages: [{ role: 'user' as const, content: 'Hello Claude SDK' }] };
@@ -92,7 +105,10 @@ describe('official SDKs against the emulator', () => {
       };
       const theirs = await anthropic().messages.stream(body).finalMessage();
       const ours = await clientFor(ctx.emu).client.messages.stream(body).finalMessage();
-      assert.deepEqual(theirs.content.map((b) => b.type), ['thinking', 'text']);
+      assert.deepEqual(
+        theirs.content.map((b) => b.type),
+        ['thinking', 'text'],
+      );
       assert.equal((theirs.content[1] as { text: string }).text, (ours.content[1] as { text: string }).text);
       assert.equal(theirs.usage.output_tokens, ours.usage.output_tokens);
       assert.equal(theirs.stop_reason, 'end_turn');
@@ -109,10 +125,20 @@ describe('official SDKs against the emulator', () => {
     });
 
     it('max_tokens stops the message (stop_reason "max_tokens"); disable_parallel_tool_use gives one call', async () => {
-      const cut = await anthropic().messages.create({ model: 'claude-sonnet-emu', max_tokens: 5, messages: [{ role: 'user', content: 'A long one #words=200' }] });
+      const cut = await anthropic().messages.create({
+        model: 'claude-sonnet-emu',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'A long one #words=200' }],
+      });
       assert.equal(cut.stop_reason, 'max_tokens');
       assert.equal(cut.usage.output_tokens, 5);
-      const one = await anthropic().messages.create({ model: 'claude-sonnet-emu', max_tokens: 512, tools: [tool], tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: toolQuestion }] });
+      const one = await anthropic().messages.create({
+        model: 'claude-sonnet-emu',
+        max_tokens: 512,
+        tools: [tool],
+        tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+        messages: [{ role: 'user', content: toolQuestion }],
+      });
       assert.equal(one.content.filter((b) => b.type === 'tool_use').length, 1);
     });
 
@@ -138,9 +164,13 @@ describe('official SDKs against the emulator', () => {
       else assert.equal(body.type, 'error');
     });
 
-    it('raises its own error classes for the emulator\'s 401 and 400', async () => {
+    it("raises its own error classes for the emulator's 401 and 400", async () => {
       await assert.rejects(
-        new Anthropic({ baseURL: ctx.emu.url, apiKey: 'sk-wrong', maxRetries: 0 }).messages.create({ model: 'claude-sonnet-emu', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+        new Anthropic({ baseURL: ctx.emu.url, apiKey: 'sk-wrong', maxRetries: 0 }).messages.create({
+          model: 'claude-sonnet-emu',
+          max_tokens: 5,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
         Anthropic.AuthenticationError,
       );
       await assert.rejects(
@@ -157,10 +187,17 @@ describe('official SDKs against the emulator', () => {
       const floats = await openai().embeddings.create({ model: 'embed-emu-256', input: ['alpha beta', 'gamma'], encoding_format: 'float' });
       const b64 = await openai().embeddings.create({ model: 'embed-emu-256', input: ['alpha beta', 'gamma'] });
       const ours = await clientFor(ctx.emu).client.embeddings.create({ model: 'embed-emu-256', input: ['alpha beta', 'gamma'] });
-      const byIndex = (d: { index: number; embedding: number[] | string }[]) => [...d].sort((a, b) => a.index - b.index).map((x) => Array.from(x.embedding as number[]));
+      const byIndex = (d: { index: number; embedding: number[] | string }[]) =>
+        [...d].sort((a, b) => a.index - b.index).map((x) => Array.from(x.embedding as number[]));
       assert.equal(byIndex(floats.data).length, 2);
-      assert.deepEqual(byIndex(b64.data), byIndex(floats.data).map((v) => v.map(Math.fround)));
-      assert.deepEqual(ours.data.map((d) => Array.from(d.embedding)), byIndex(b64.data));
+      assert.deepEqual(
+        byIndex(b64.data),
+        byIndex(floats.data).map((v) => v.map(Math.fround)),
+      );
+      assert.deepEqual(
+        ours.data.map((d) => Array.from(d.embedding)),
+        byIndex(b64.data),
+      );
     });
 
     it('moderations', async () => {
@@ -175,7 +212,12 @@ describe('official SDKs against the emulator', () => {
       writeFileSync(file, Buffer.from(await speech.arrayBuffer()));
       const t = await openai().audio.transcriptions.create({ model: 'whisper-1', file: createReadStream(file) });
       assert.equal(t.text, 'Hello from the SDK.');
-      const v = await openai().audio.transcriptions.create({ model: 'whisper-1', file: createReadStream(file), response_format: 'verbose_json', timestamp_granularities: ['word'] });
+      const v = await openai().audio.transcriptions.create({
+        model: 'whisper-1',
+        file: createReadStream(file),
+        response_format: 'verbose_json',
+        timestamp_granularities: ['word'],
+      });
       assert.equal(v.words?.length, 4);
       const tr = await openai().audio.translations.create({ model: 'whisper-1', file: createReadStream(file), response_format: 'text' });
       assert.equal((typeof tr === 'string' ? tr : JSON.stringify(tr)).trim(), 'Hello from the SDK.');

@@ -103,11 +103,18 @@ describe('images are checked by their bytes', () => {
       const { client } = clientFor(ctx.emu);
       const before = ctx.emu.requests.length;
       await assert.rejects(
-        client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${gif.toString('base64')}` } }] }] }),
+        client.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${gif.toString('base64')}` } }] }],
+        }),
         (e: unknown) => e instanceof ValidationError && /GIF/.test(e.message),
       );
       await assert.rejects(
-        client.messages.create({ model: 'claude-sonnet-emu', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: gif.toString('base64') } }] }] }),
+        client.messages.create({
+          model: 'claude-sonnet-emu',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: gif.toString('base64') } }] }],
+        }),
         (e: unknown) => e instanceof ValidationError && /GIF/.test(e.message),
       );
       assert.equal(ctx.emu.requests.length, before);

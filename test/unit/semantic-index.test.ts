@@ -20,7 +20,10 @@ function fixture(): string {
     writeFileSync(join(root, p), t);
   };
   w('src/greet.ts', 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n');
-  w('src/math.ts', 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function multiply(a: number, b: number): number {\n  return a * b;\n}\n');
+  w(
+    'src/math.ts',
+    'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function multiply(a: number, b: number): number {\n  return a * b;\n}\n',
+  );
   w('src/stream.ts', 'export async function* parseStream(body: AsyncIterable<string>) {\n  for await (const chunk of body) yield chunk.split("\\n\\n");\n}\n');
   for (let i = 0; i < 12; i++) w(`src/feature${i}.ts`, `// feature ${i} handles topic number ${i}\nexport const feature${i} = ${i};\n`);
   w('README.md', '# Demo project\n\nGreets people and adds numbers.\n');
@@ -48,7 +51,8 @@ describe('semantic index against the emulator', () => {
 
   function make(model = 'embed-emu-256', batchSize = 8, concurrency = 2) {
     const { client } = clientFor(ctx.emu);
-    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(model, texts, { batchSize, concurrency, signal, onProgress: (d) => onDone?.(d) });
+    const embed: EmbedFn = (texts, signal, onDone) =>
+      client.embeddings.createBatched(model, texts, { batchSize, concurrency, signal, onProgress: (d) => onDone?.(d) });
     const index = track(new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: ['**/vendor/**'], storeDir: store, model, embed }));
     return { index, client };
   }
@@ -90,7 +94,10 @@ describe('semantic index against the emulator', () => {
   it('re-embeds only the changed file, and drops a deleted one', async () => {
     const { index, client } = make();
     await index.load();
-    writeFileSync(join(root, 'src', 'math.ts'), 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function divide(a: number, b: number): number {\n  return a / b;\n}\n');
+    writeFileSync(
+      join(root, 'src', 'math.ts'),
+      'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function divide(a: number, b: number): number {\n  return a / b;\n}\n',
+    );
     const before = ctx.emu.stats.embeddedInputs;
     const stats = await index.update([join(root, 'src', 'math.ts')]);
     assert.equal(stats.embedded, 1, 'only the changed chunk of the changed file');
@@ -109,13 +116,20 @@ describe('semantic index against the emulator', () => {
     const { index } = make();
     await index.load();
     await index.keywordsReady;
-    assert.deepEqual(index.keywordSearch('multiply', 3).map((h) => h.item.file), [], 'multiply was edited away above');
+    assert.deepEqual(
+      index.keywordSearch('multiply', 3).map((h) => h.item.file),
+      [],
+      'multiply was edited away above',
+    );
     assert.deepEqual(
       index.keywordSearch('divide', 3).map((h) => [h.item.file, h.defines]),
       [['src/math.ts', undefined]],
     );
     assert.equal(index.keywordSearch('kangarooFactory', 3).length, 0);
-    writeFileSync(join(root, 'src', 'math.ts'), 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
+    writeFileSync(
+      join(root, 'src', 'math.ts'),
+      'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n',
+    );
     await index.update([join(root, 'src', 'math.ts')]);
     const hit = index.keywordSearch('invoiceTotal', 3)[0];
     assert.equal(hit.item.file, 'src/math.ts');
@@ -234,7 +248,8 @@ describe('semantic index against the emulator', () => {
     assert.equal(await again.index.load(), 'loaded');
     assert.equal(again.index.size.files, index.size.files);
     assert.equal((await again.index.update()).embedded, 0);
-    for (let i = 0; i < 12; i++) writeFileSync(join(root, 'src', `feature${i}.ts`), `// feature ${i} handles topic number ${i}\nexport const feature${i} = ${i};\n`);
+    for (let i = 0; i < 12; i++)
+      writeFileSync(join(root, 'src', `feature${i}.ts`), `// feature ${i} handles topic number ${i}\nexport const feature${i} = ${i};\n`);
   });
 
   it('a model (and dimension) change is detected, and a clean rebuild follows', async () => {
@@ -287,13 +302,28 @@ describe('semantic index against the emulator', () => {
     writeFileSync(
       join(old, 'meta.json'),
       JSON.stringify({
-        version: 1, model: 'm', dim, generation: 3, rows: ['h1', 'h2'],
-        chunks: [{ file: 'a.ts', start: 1, end: 2, hash: 'h1' }, { file: 'b.ts', start: 1, end: 4, hash: 'h2' }],
+        version: 1,
+        model: 'm',
+        dim,
+        generation: 3,
+        rows: ['h1', 'h2'],
+        chunks: [
+          { file: 'a.ts', start: 1, end: 2, hash: 'h1' },
+          { file: 'b.ts', start: 1, end: 4, hash: 'h2' },
+        ],
         files: { 'a.ts': { size: 10, mtimeMs: 1, hashes: ['h1'] }, 'b.ts': { size: 20, mtimeMs: 2, hashes: ['h2'] } },
       }),
     );
     let embedded = 0;
-    const index = track(new SemanticIndex({ folders: [{ name: 'demo', path: root }], excludes: [], storeDir: old, model: 'm', embed: (texts) => ((embedded += texts.length), Promise.resolve({ vectors: [], requests: 0 })) }));
+    const index = track(
+      new SemanticIndex({
+        folders: [{ name: 'demo', path: root }],
+        excludes: [],
+        storeDir: old,
+        model: 'm',
+        embed: (texts) => ((embedded += texts.length), Promise.resolve({ vectors: [], requests: 0 })),
+      }),
+    );
     assert.equal(await index.load(), 'loaded');
     assert.deepEqual(index.size, { chunks: 2, files: 2, dim });
     assert.deepEqual(
@@ -311,8 +341,19 @@ describe('semantic index against the emulator', () => {
     const { client } = clientFor(ctx.emu);
     const embed: EmbedFn = (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 8, signal });
     // Every index counts as large here: its vectors stay in their file.
-    const make = () => track(new SemanticIndex({ folders: [{ name: 'demo', path: big }], excludes: ['**/vendor/**'], storeDir: fileStore, model: 'embed-emu-256', embed, inMemoryBytes: 1 }));
-    const ask = async (index: SemanticIndex, text: string) => index.search((await client.embeddings.create({ model: 'embed-emu-256', input: text })).data[0].embedding, 3)[0]?.chunk.file;
+    const make = () =>
+      track(
+        new SemanticIndex({
+          folders: [{ name: 'demo', path: big }],
+          excludes: ['**/vendor/**'],
+          storeDir: fileStore,
+          model: 'embed-emu-256',
+          embed,
+          inMemoryBytes: 1,
+        }),
+      );
+    const ask = async (index: SemanticIndex, text: string) =>
+      index.search((await client.embeddings.create({ model: 'embed-emu-256', input: text })).data[0].embedding, 3)[0]?.chunk.file;
     const index = make();
     await index.update();
     assert.ok(index.bytesPerChunk < 256 * 4, `no float32 rows in memory (${index.bytesPerChunk} bytes a chunk)`);
@@ -338,13 +379,18 @@ describe('semantic index against the emulator', () => {
     const b = tempDir('mg-index-b-');
     writeFileSync(join(b, 'billing.ts'), 'export function invoiceTotal(lines: number[]): number {\n  return lines.reduce((s, x) => s + x, 0);\n}\n');
     const { client } = clientFor(ctx.emu);
-    const index = track(new SemanticIndex({
-      folders: [{ name: 'app', path: a }, { name: 'billing', path: b }],
-      excludes: [],
-      storeDir: tempDir('mg-index-multi-'),
-      model: 'embed-emu-256',
-      embed: (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, signal }),
-    }));
+    const index = track(
+      new SemanticIndex({
+        folders: [
+          { name: 'app', path: a },
+          { name: 'billing', path: b },
+        ],
+        excludes: [],
+        storeDir: tempDir('mg-index-multi-'),
+        model: 'embed-emu-256',
+        embed: (texts, signal) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, signal }),
+      }),
+    );
     await index.update();
     const hits = index.search((await client.embeddings.create({ model: 'embed-emu-256', input: 'invoice total lines reduce' })).data[0].embedding, 3);
     assert.equal(hits[0].chunk.file, 'billing/billing.ts');

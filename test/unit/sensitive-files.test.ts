@@ -3,12 +3,22 @@ import { sensitiveEditReason } from '../../src/tools/sensitiveFiles';
 
 describe('edits that change how the editor or the machine behaves', () => {
   it('marks editor, container, CI and hook files, whatever the change', () => {
-    for (const rel of ['.vscode/settings.json', '.vscode/tasks.json', '.VSCODE/launch.json', 'team.code-workspace', 'sub/dir/x.code-workspace', '.devcontainer/devcontainer.json', '.devcontainer.json', '.github/workflows/ci.yml', '.husky/pre-commit']) {
+    for (const rel of [
+      '.vscode/settings.json',
+      '.vscode/tasks.json',
+      '.VSCODE/launch.json',
+      'team.code-workspace',
+      'sub/dir/x.code-workspace',
+      '.devcontainer/devcontainer.json',
+      '.devcontainer.json',
+      '.github/workflows/ci.yml',
+      '.husky/pre-commit',
+    ]) {
       assert.match(sensitiveEditReason(rel, 'a', 'b') ?? '', /careful look/, rel);
     }
   });
 
-  it('marks the repository memory and rules (.modelgateway), read into every request\'s system prompt', () => {
+  it("marks the repository memory and rules (.modelgateway), read into every request's system prompt", () => {
     // Attacker's side: with edits auto-approved, replace_in_file wrote .modelgateway/memory.md
     // unasked, and what it wrote was in every later system prompt.
     for (const rel of ['.modelgateway/memory.md', '.modelgateway/rules/style.md', '.ModelGateway/MEMORY.md', '.modelgateway/new.md']) {
@@ -26,6 +36,7 @@ describe('edits that change how the editor or the machine behaves', () => {
   });
 
   it('leaves ordinary files alone', () => {
-    for (const rel of ['src/app.ts', 'README.md', 'docs/vscode/settings.md', 'github/workflows.md', 'src/package.json.ts']) assert.equal(sensitiveEditReason(rel, 'a', 'b'), null, rel);
+    for (const rel of ['src/app.ts', 'README.md', 'docs/vscode/settings.md', 'github/workflows.md', 'src/package.json.ts'])
+      assert.equal(sensitiveEditReason(rel, 'a', 'b'), null, rel);
   });
 });

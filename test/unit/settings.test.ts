@@ -12,12 +12,16 @@ interface Declared {
 }
 
 function restricted(): string[] {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations?: string[] } } };
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    capabilities: { untrustedWorkspaces: { restrictedConfigurations?: string[] } };
+  };
   return pkg.capabilities.untrustedWorkspaces.restrictedConfigurations ?? [];
 }
 
 function declared(): Record<string, Declared> {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, Declared> } | { properties: Record<string, Declared> }[] } };
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, Declared> } | { properties: Record<string, Declared> }[] };
+  };
   const c = pkg.contributes.configuration;
   return Object.assign({}, ...(Array.isArray(c) ? c : [c]).map((x) => x.properties)) as Record<string, Declared>;
 }
@@ -30,7 +34,11 @@ describe('settings: package.json and the readers agree', () => {
     assert.deepEqual(numbers.map(([k]) => k).sort(), Object.keys(NUMBER_SETTINGS).sort(), 'the same number settings');
     for (const [key, v] of numbers) {
       const rule = NUMBER_SETTINGS[key as keyof typeof NUMBER_SETTINGS] as { default: number; minimum?: number; maximum?: number };
-      assert.deepEqual({ default: v.default, minimum: v.minimum, maximum: v.maximum }, { default: rule.default, minimum: rule.minimum, maximum: rule.maximum }, key);
+      assert.deepEqual(
+        { default: v.default, minimum: v.minimum, maximum: v.maximum },
+        { default: rule.default, minimum: rule.minimum, maximum: rule.maximum },
+        key,
+      );
     }
   });
 
@@ -40,7 +48,9 @@ describe('settings: package.json and the readers agree', () => {
       assert.equal(props[key]?.type, 'boolean', key);
       assert.equal(props[key]?.default, d, key);
     }
-    const strings = Object.entries(props).filter(([, v]) => v.type === 'string').map(([k]) => k);
+    const strings = Object.entries(props)
+      .filter(([, v]) => v.type === 'string')
+      .map(([k]) => k);
     for (const key of strings) assert.ok(key in STRING_SETTINGS, `${key} has a default in settingsSchema.ts`);
   });
 
@@ -60,7 +70,14 @@ describe('settings: what a cloned repository can set', () => {
   const userOnly = (v: Declared) => v.scope === 'application' || v.scope === 'machine';
 
   it('where requests and credentials go, and the spending cap, are user settings only', () => {
-    for (const key of ['modelGateway.baseUrl', 'modelGateway.extraHeaders', 'modelGateway.userId', 'modelGateway.lm.dailyCapDollars', 'modelGateway.agent.allowedCommands', 'modelGateway.agent.autoApprove']) {
+    for (const key of [
+      'modelGateway.baseUrl',
+      'modelGateway.extraHeaders',
+      'modelGateway.userId',
+      'modelGateway.lm.dailyCapDollars',
+      'modelGateway.agent.allowedCommands',
+      'modelGateway.agent.autoApprove',
+    ]) {
       assert.equal(props[key]?.scope, 'application', key);
     }
   });
@@ -69,7 +86,12 @@ describe('settings: what a cloned repository can set', () => {
     const list = restricted();
     for (const key of list) assert.ok(props[key], `${key} is a declared setting`);
     // Lists that only add restrictions are read as the union of every level instead.
-    const additive = new Set(['modelGateway.chat.toolExcludes', 'modelGateway.chat.secretFiles', 'modelGateway.search.excludes', 'modelGateway.agent.deniedCommands']);
+    const additive = new Set([
+      'modelGateway.chat.toolExcludes',
+      'modelGateway.chat.secretFiles',
+      'modelGateway.search.excludes',
+      'modelGateway.agent.deniedCommands',
+    ]);
     const open = Object.entries(props)
       .filter(([k, v]) => !userOnly(v) && !list.includes(k) && !additive.has(k))
       .map(([k]) => k);

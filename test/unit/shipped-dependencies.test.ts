@@ -5,7 +5,9 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The package a bare import names (`highlight.js/lib/core` → `highlight.js`, `@scope/pkg/x` → `@scope/pkg`). */
@@ -16,7 +18,10 @@ function packageOf(specifier: string): string {
 
 describe('what ships is listed as a runtime dependency', () => {
   it('every package the extension, client or webview code imports is in dependencies (so an audit of runtime dependencies sees it)', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     const imported = new Set<string>();
     for (const file of sources(join(ROOT, 'src'))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^'.][^']*)'/gm)) {

@@ -23,7 +23,7 @@ const codeBytes = (dim: number) => VectorIndex.codeBytesFor(dim);
 /** Rows of a skewed workspace: the first `skewed` lean one way (say, documentation), the rest another. */
 function rows(n: number, dim: number, skewed: number, seed: number): Float32Array {
   let s = seed;
-  const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+  const r = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5;
   const out = new Float32Array(n * dim);
   for (let i = 0; i < n; i++) for (let d = 0; d < dim; d++) out[i * dim + d] = r() + (d < 8 ? (i < skewed ? 1.5 : -1.5) : 0.3);
   return out;
@@ -39,7 +39,10 @@ describe('the first build streamed into its snapshot', function () {
 
   const files = (dir: string) => ['vectors-1.f32', 'codes-1.bin', 'scales-1.f32'].map((f) => readFileSync(join(dir, f)));
   const batch = async (dir: string, dim: number, data: Float32Array, n: number) =>
-    runSnapshot({ kind: 'build', dir, model: 'm', dim, to: 1, rowsText: hashes(n).join(' '), filesText: '', vectors: data.slice(), headroom: 10, inMemoryBytes: 1 << 30 }, { mode: 'inline' });
+    runSnapshot(
+      { kind: 'build', dir, model: 'm', dim, to: 1, rowsText: hashes(n).join(' '), filesText: '', vectors: data.slice(), headroom: 10, inMemoryBytes: 1 << 30 },
+      { mode: 'inline' },
+    );
 
   it('rows that arrive in one batch make the batch build, byte for byte (in a worker)', async () => {
     const dim = 256;
@@ -129,10 +132,16 @@ describe('the first build streamed into its snapshot', function () {
     }
     // The worker answers each batch once written; meanwhile the map gives its vectors up.
     for (let t = 0; t < 200 && [...fresh.values()].some((v) => typeof v !== 'number'); t++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok([...fresh.values()].every((v, i) => v === i), 'every vector is replaced by its row in the stream');
+    assert.ok(
+      [...fresh.values()].every((v, i) => v === i),
+      'every vector is replaced by its row in the stream',
+    );
     await build.abandon();
     assert.equal(fresh.size, 3000);
-    assert.ok([...fresh.values()].every((v, i) => v === i), 'the rows stay in the file, not read back');
+    assert.ok(
+      [...fresh.values()].every((v, i) => v === i),
+      'the rows stay in the file, not read back',
+    );
     assert.deepEqual(readdirSync(base), ['streamed-1.f32'], "the stream's other files are removed; its rows are kept aside");
     // Rows in another order than written, and some only in memory: the batch build reads each from where it is.
     const added = hashes(3000).reverse();
@@ -143,21 +152,53 @@ describe('the first build streamed into its snapshot', function () {
     }
     const { vectors, source } = await batchSource(fresh, added, dim, build.rowsFile, () => Promise.resolve());
     assert.equal(vectors.length, 5 * dim, 'only the rows memory holds are copied');
-    const fromFile = await runSnapshot({ kind: 'build', dir: join(base, 'f'), model: 'm', dim, to: 1, rowsText: added.join(' '), filesText: '', vectors, source, rowsFile: build.rowsFile, headroom: 10, inMemoryBytes: 1 << 30 });
+    const fromFile = await runSnapshot({
+      kind: 'build',
+      dir: join(base, 'f'),
+      model: 'm',
+      dim,
+      to: 1,
+      rowsText: added.join(' '),
+      filesText: '',
+      vectors,
+      source,
+      rowsFile: build.rowsFile,
+      headroom: 10,
+      inMemoryBytes: 1 << 30,
+    });
     build.removeRowsFile();
     assert.deepEqual(readdirSync(base).sort(), ['f'], 'the kept rows are removed once used');
     const all = new Float32Array(added.length * dim);
-    added.forEach((h, i) => all.set(h.startsWith('x') ? (fresh.get(h) as Float32Array) : data.subarray(Number(h.slice(1)) * dim, (Number(h.slice(1)) + 1) * dim), i * dim));
-    const inMemory = await runSnapshot({ kind: 'build', dir: join(base, 'm'), model: 'm', dim, to: 1, rowsText: added.join(' '), filesText: '', vectors: all, headroom: 10, inMemoryBytes: 1 << 30 });
+    added.forEach((h, i) =>
+      all.set(h.startsWith('x') ? (fresh.get(h) as Float32Array) : data.subarray(Number(h.slice(1)) * dim, (Number(h.slice(1)) + 1) * dim), i * dim),
+    );
+    const inMemory = await runSnapshot({
+      kind: 'build',
+      dir: join(base, 'm'),
+      model: 'm',
+      dim,
+      to: 1,
+      rowsText: added.join(' '),
+      filesText: '',
+      vectors: all,
+      headroom: 10,
+      inMemoryBytes: 1 << 30,
+    });
     assert.deepEqual(fromFile.rows, inMemory.rows);
     // The file's rows were normalised once already: normalising again moves them by rounding at most.
-    assert.ok(fromFile.mean.every((x, d) => Math.abs(x - inMemory.mean[d]) < 1e-6), 'the same mean');
+    assert.ok(
+      fromFile.mean.every((x, d) => Math.abs(x - inMemory.mean[d]) < 1e-6),
+      'the same mean',
+    );
     const a = readFileSync(join(base, 'f', 'vectors-1.f32'));
     const b = readFileSync(join(base, 'm', 'vectors-1.f32'));
     const fa = new Float32Array(a.buffer, a.byteOffset, a.length / 4);
     const fb = new Float32Array(b.buffer, b.byteOffset, b.length / 4);
     assert.equal(fa.length, fb.length);
-    assert.ok(fa.every((x, i) => Math.abs(x - fb[i]) < 1e-6), 'every row where it belongs, as from memory');
+    assert.ok(
+      fa.every((x, i) => Math.abs(x - fb[i]) < 1e-6),
+      'every row where it belongs, as from memory',
+    );
   });
 
   it('searches as well around a first mean far off the true one (rows in a skewed order, the mean kept)', async () => {
@@ -217,7 +258,14 @@ describe('the first build of the index, streamed', function () {
     opened.push(index);
     return index;
   };
-  const generations = () => [...new Set(readdirSync(store).map((f) => /^(?:vectors|codes|scales|log)-(\d+)\./.exec(f)?.[1]).filter(Boolean).map(Number))];
+  const generations = () => [
+    ...new Set(
+      readdirSync(store)
+        .map((f) => /^(?:vectors|codes|scales|log)-(\d+)\./.exec(f)?.[1])
+        .filter(Boolean)
+        .map(Number),
+    ),
+  ];
   const query = async (f: number) => (await embed([`m${f}.ts\n${source(f).trimEnd()}`])).vectors[0];
   const source = (f: number) => `export function handler${f}(input: string): string {\n  return input + '${f}';\n}\n`;
 
@@ -268,7 +316,8 @@ describe('the first build of the index, streamed', function () {
     // The stream's worker is stopped once it has written its first wave (the build has let go of those vectors).
     const index = make({
       onBackgroundError: (e) => errors.push(e),
-      onSnapshotWorker: (w: Worker) => void (!killed && w.on('message', (m: { type: string }) => m.type === 'rows' && !killed && ((killed = true), void w.terminate()))),
+      onSnapshotWorker: (w: Worker) =>
+        void (!killed && w.on('message', (m: { type: string }) => m.type === 'rows' && !killed && ((killed = true), void w.terminate()))),
     });
     const stats = await index.update();
     assert.ok(killed);
@@ -297,48 +346,98 @@ describe('the first build of the index, streamed', function () {
     assert.ok(!keywordWorkers.includes(snapshotWorkers[0]), 'two threads');
     assert.equal(stats.chunks, FILES);
     await index.keywordsReady;
-    assert.deepEqual(index.keywordSearch('handler7', 3).filter((h) => h.matched.includes('handler7')).map((h) => h.item.file), ['m7.ts'], 'the host indexed the keywords');
+    assert.deepEqual(
+      index
+        .keywordSearch('handler7', 3)
+        .filter((h) => h.matched.includes('handler7'))
+        .map((h) => h.item.file),
+      ['m7.ts'],
+      'the host indexed the keywords',
+    );
     await index.idle();
-    assert.ok(readdirSync(store).some((f) => /^keywords-1\.bin$/.test(f)), 'and stored them beside the snapshot');
-    assert.deepEqual(readdirSync(store).filter((f) => f.includes('spill') || f.endsWith('.tmp')), [], 'nothing half-written is left');
+    assert.ok(
+      readdirSync(store).some((f) => /^keywords-1\.bin$/.test(f)),
+      'and stored them beside the snapshot',
+    );
+    assert.deepEqual(
+      readdirSync(store).filter((f) => f.includes('spill') || f.endsWith('.tmp')),
+      [],
+      'nothing half-written is left',
+    );
     const again = make();
     assert.equal(await again.load(), 'loaded');
     await again.keywordsReady;
-    assert.deepEqual(again.keywordSearch('handler1400', 3).filter((h) => h.matched.includes('handler1400')).map((h) => h.item.file), ['m1400.ts']);
+    assert.deepEqual(
+      again
+        .keywordSearch('handler1400', 3)
+        .filter((h) => h.matched.includes('handler1400'))
+        .map((h) => h.item.file),
+      ['m1400.ts'],
+    );
   });
 
-  it("counts the texts its keyword thread has yet to take in, down to none once it has them, and none once that thread is gone", async () => {
+  it('counts the texts its keyword thread has yet to take in, down to none once it has them, and none once that thread is gone', async () => {
     const dir = join(base, 'behind');
     let indexed = 0;
     const keywordWorkers: Worker[] = [];
-    const stream = startSnapshotStream({ kind: 'stream', dir, model: 'm', dim: DIM, to: 1, inMemoryBytes: 1 << 30, spillChunks: 50 }, { onIndexed: () => indexed++, onKeywordWorker: (w) => keywordWorkers.push(w) });
-    const texts = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ file: `f${from + i}.ts`, texts: [`export const alpha${from + i} = 1;`, 'beta gamma'], line: JSON.stringify([`f${from + i}.ts`, 1, 1, '']) }));
+    const stream = startSnapshotStream(
+      { kind: 'stream', dir, model: 'm', dim: DIM, to: 1, inMemoryBytes: 1 << 30, spillChunks: 50 },
+      { onIndexed: () => indexed++, onKeywordWorker: (w) => keywordWorkers.push(w) },
+    );
+    const texts = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        file: `f${from + i}.ts`,
+        texts: [`export const alpha${from + i} = 1;`, 'beta gamma'],
+        line: JSON.stringify([`f${from + i}.ts`, 1, 1, '']),
+      }));
     stream.addTexts(texts(0, 100));
     assert.equal(stream.textsBehind, 200, 'two chunks a file, none taken in yet');
     while (stream.textsBehind > 0) await new Promise<void>((r) => setTimeout(r, 5));
     assert.ok(indexed >= 1, 'each batch taken in is told');
-    assert.ok(readdirSync(dir).some((f) => f.includes('.spill-')), 'its batches are stored as it goes (50 chunks a batch)');
+    assert.ok(
+      readdirSync(dir).some((f) => f.includes('.spill-')),
+      'its batches are stored as it goes (50 chunks a batch)',
+    );
     stream.addTexts(texts(100, 100));
     assert.equal(stream.textsBehind, 200);
     await keywordWorkers[0].terminate();
     while (stream.textsBehind > 0) await new Promise<void>((r) => setTimeout(r, 5));
     await stream.stop();
-    assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.spill-')), [], 'a stopped stream leaves no batch behind');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.includes('.spill-')),
+      [],
+      'a stopped stream leaves no batch behind',
+    );
   });
 
   it("the keywords the stream's worker stores answer as those the host indexes in the batch way: the same chunks, scores and definitions", async () => {
     // Some files named after others' functions, so that scores and definitions differ between chunks.
-    for (let f = 0; f < 40; f++) writeFileSync(join(root, `use${f}.ts`), `import { handler${f} } from './m${f}';\nexport const wrapped${f} = (s: string) => handler${f}(handler${f + 1}(s));\n`);
+    for (let f = 0; f < 40; f++)
+      writeFileSync(
+        join(root, `use${f}.ts`),
+        `import { handler${f} } from './m${f}';\nexport const wrapped${f} = (s: string) => handler${f}(handler${f + 1}(s));\n`,
+      );
     const streamed = make();
     await streamed.update();
     // The same build with its keywords stored in batches of 100 chunks (some 13 of them), merged at the end.
     const spilledStore = join(base, 'spilled');
     const spilled = make({ storeDir: spilledStore, keywordSpillChunks: 100 });
     await spilled.update();
-    assert.deepEqual(readdirSync(spilledStore).filter((f) => f.includes('spill')), [], 'the batches are removed once merged');
+    assert.deepEqual(
+      readdirSync(spilledStore).filter((f) => f.includes('spill')),
+      [],
+      'the batches are removed once merged',
+    );
     const batchStore = join(base, 'batch');
     let workers = 0;
-    const batch = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: batchStore, model: 'stand-in', embed, onSnapshotWorker: (w) => void (workers++ === 0 && w.terminate()) });
+    const batch = new SemanticIndex({
+      folders: [{ name: 'ws', path: root }],
+      excludes: [],
+      storeDir: batchStore,
+      model: 'stand-in',
+      embed,
+      onSnapshotWorker: (w) => void (workers++ === 0 && w.terminate()),
+    });
     opened.push(batch);
     await batch.update();
     await batch.idle();
@@ -358,7 +457,13 @@ describe('the first build of the index, streamed', function () {
   it('a first build whose second wave is refused takes the files whose rows all arrived from its stream; a file the refusal cut is left out, its arrived rows reused by the next run', async () => {
     // Files of a few chunks each.
     for (let f = 0; f < FILES; f++) rmSync(join(root, `m${f}.ts`));
-    const three = (f: number) => [0, 1, 2].map((c) => `export function part${c}of${f}(input: string): string {\n${Array.from({ length: 12 }, (_, l) => `  const step${l} = input.length + ${l} * ${c} + ${f};`).join('\n')}\n  return input;\n}\n`).join('\n');
+    const three = (f: number) =>
+      [0, 1, 2]
+        .map(
+          (c) =>
+            `export function part${c}of${f}(input: string): string {\n${Array.from({ length: 12 }, (_, l) => `  const step${l} = input.length + ${l} * ${c} + ${f};`).join('\n')}\n  return input;\n}\n`,
+        )
+        .join('\n');
     for (let f = 0; f < 400; f++) writeFileSync(join(root, `t${f}.ts`), three(f));
     let workers = 0;
     let answers = 0;
@@ -370,7 +475,10 @@ describe('the first build of the index, streamed', function () {
       throw Object.assign(new Error('429 Too Many Requests'), { partial: { vectors: got.vectors, requests: 1 } });
     };
     const index = make({ embed: refusing, chunkTokens: 200, onSnapshotWorker: () => void workers++ });
-    const err = await index.update().then(() => undefined, (e: unknown) => e);
+    const err = await index.update().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof IndexingStopped, 'the refusal is reported');
     assert.equal(workers, 1, 'one worker: the stream was taken, no batch build');
     // Every file chunks alike; a wave ends after a whole file, so the first holds `first` files.
@@ -406,7 +514,10 @@ describe('the first build of the index, streamed', function () {
   it('a first build cancelled after its first wave keeps that wave, leaves no streamed files behind, and loads', async () => {
     const abort = new AbortController();
     const errors: unknown[] = [];
-    const index = make({ onBackgroundError: (e) => errors.push(e), embed: (texts, signal) => (lastAnswer > 0 ? (abort.abort(), Promise.reject(new Error('cancelled'))) : embed(texts, signal)) });
+    const index = make({
+      onBackgroundError: (e) => errors.push(e),
+      embed: (texts, signal) => (lastAnswer > 0 ? (abort.abort(), Promise.reject(new Error('cancelled'))) : embed(texts, signal)),
+    });
     lastAnswer = 0;
     const stats = await index.update(undefined, abort.signal);
     assert.equal(stats.embedded, 1024);

@@ -23,7 +23,11 @@ const embed: EmbedFn = (texts) =>
   });
 
 const body = (f: number, version: number) =>
-  Array.from({ length: 4 }, (_, c) => `export function part${c}OfModule${f}(): number {\n${Array.from({ length: 20 }, (_, l) => `  const v${l} = ${f} * ${c} + ${l} + ${version}; // module ${f} part ${c}`).join('\n')}\n  return ${c};\n}\n`).join('\n');
+  Array.from(
+    { length: 4 },
+    (_, c) =>
+      `export function part${c}OfModule${f}(): number {\n${Array.from({ length: 20 }, (_, l) => `  const v${l} = ${f} * ${c} + ${l} + ${version}; // module ${f} part ${c}`).join('\n')}\n  return ${c};\n}\n`,
+  ).join('\n');
 
 describe('search index snapshots in a worker thread', function () {
   this.timeout(60_000);
@@ -32,11 +36,27 @@ describe('search index snapshots in a worker thread', function () {
   let store: string;
   const opened: SemanticIndex[] = [];
   const make = (extra: Partial<ConstructorParameters<typeof SemanticIndex>[0]> = {}) => {
-    const index = new SemanticIndex({ folders: [{ name: 'ws', path: root }], excludes: [], storeDir: store, model: 'stand-in', embed, maxLogEntries: 3, ...extra });
+    const index = new SemanticIndex({
+      folders: [{ name: 'ws', path: root }],
+      excludes: [],
+      storeDir: store,
+      model: 'stand-in',
+      embed,
+      maxLogEntries: 3,
+      ...extra,
+    });
     opened.push(index);
     return index;
   };
-  const generations = () => [...new Set(readdirSync(store).map((f) => /^(?:vectors|codes|scales|log)-(\d+)\./.exec(f)?.[1]).filter(Boolean).map(Number))].sort((a, b) => a - b);
+  const generations = () =>
+    [
+      ...new Set(
+        readdirSync(store)
+          .map((f) => /^(?:vectors|codes|scales|log)-(\d+)\./.exec(f)?.[1])
+          .filter(Boolean)
+          .map(Number),
+      ),
+    ].sort((a, b) => a - b);
   const metaGeneration = () => (JSON.parse(readFileSync(join(store, 'meta.json'), 'utf8')) as { generation: number }).generation;
   const change = (f: number, version: number) => {
     const path = join(root, `m${f}.ts`);
@@ -77,7 +97,10 @@ describe('search index snapshots in a worker thread', function () {
     assert.deepEqual(generations(), [before + 1], 'and the previous generation removed');
     const inWorker = readFileSync(join(store, `codes-${before + 1}.bin`));
     // The same fold on this thread, from the same committed state, writes the same bytes.
-    const parts = await runSnapshot({ kind: 'fold', dir: store, model: 'stand-in', from: before + 1, to: before + 2, expectRows: index.size.chunks, headroom: 0, inMemoryBytes: 1 << 30 }, { mode: 'inline' });
+    const parts = await runSnapshot(
+      { kind: 'fold', dir: store, model: 'stand-in', from: before + 1, to: before + 2, expectRows: index.size.chunks, headroom: 0, inMemoryBytes: 1 << 30 },
+      { mode: 'inline' },
+    );
     assert.deepEqual(readFileSync(join(store, `codes-${before + 2}.bin`)), inWorker);
     assert.equal(parts.rows.length, index.size.chunks);
     const expected = await queryOf(`m${11}.ts\n${body(11, 1).split('\n\n')[0]}`);
@@ -124,12 +147,29 @@ describe('search index snapshots in a worker thread', function () {
   it('a cancelled job rejects at once, before or during its run', async () => {
     const aborted = new AbortController();
     aborted.abort();
-    await assert.rejects(runSnapshot({ kind: 'fold', dir: store, model: 'stand-in', from: 1, to: 2, expectRows: 0, headroom: 0, inMemoryBytes: 1 }, { signal: aborted.signal }), SnapshotJobFailed);
+    await assert.rejects(
+      runSnapshot({ kind: 'fold', dir: store, model: 'stand-in', from: 1, to: 2, expectRows: 0, headroom: 0, inMemoryBytes: 1 }, { signal: aborted.signal }),
+      SnapshotJobFailed,
+    );
     const during = new AbortController();
-    const job = runSnapshot({ kind: 'build', dir: join(base, 'other'), model: 'm', dim: 512, to: 1, rowsText: Array.from({ length: 20_000 }, (_, i) => `h${i}`).join(' '), filesText: '', vectors: new Float32Array(20_000 * 512).fill(0.5), headroom: 0, inMemoryBytes: 1 << 30 }, {
-      signal: during.signal,
-      onWorker: (w) => w.once('message', () => during.abort()),
-    });
+    const job = runSnapshot(
+      {
+        kind: 'build',
+        dir: join(base, 'other'),
+        model: 'm',
+        dim: 512,
+        to: 1,
+        rowsText: Array.from({ length: 20_000 }, (_, i) => `h${i}`).join(' '),
+        filesText: '',
+        vectors: new Float32Array(20_000 * 512).fill(0.5),
+        headroom: 0,
+        inMemoryBytes: 1 << 30,
+      },
+      {
+        signal: during.signal,
+        onWorker: (w) => w.once('message', () => during.abort()),
+      },
+    );
     await assert.rejects(job, /cancelled/);
   });
 
@@ -138,7 +178,8 @@ describe('search index snapshots in a worker thread', function () {
     const index = make({
       onBackgroundError: (e) => errors.push(e),
       // Killed once it is writing the new generation's rows (the second half of its progress).
-      onSnapshotWorker: (w) => w.on('message', (m: { type: string; done: number; total: number }) => m.type === 'progress' && m.done > m.total / 2 && void w.terminate()),
+      onSnapshotWorker: (w) =>
+        w.on('message', (m: { type: string; done: number; total: number }) => m.type === 'progress' && m.done > m.total / 2 && void w.terminate()),
     });
     await index.load();
     const before = metaGeneration();
@@ -162,7 +203,10 @@ describe('search index snapshots in a worker thread', function () {
     const index = make();
     await index.load();
     const g = metaGeneration();
-    await assert.rejects(runSnapshot({ kind: 'fold', dir: store, model: 'stand-in', from: g, to: g + 1, expectRows: index.size.chunks + 5, headroom: 0, inMemoryBytes: 1 << 30 }), /not \d+ with \d+/);
+    await assert.rejects(
+      runSnapshot({ kind: 'fold', dir: store, model: 'stand-in', from: g, to: g + 1, expectRows: index.size.chunks + 5, headroom: 0, inMemoryBytes: 1 << 30 }),
+      /not \d+ with \d+/,
+    );
     assert.deepEqual(generations(), [g]);
   });
 });

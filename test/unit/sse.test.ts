@@ -58,7 +58,7 @@ describe('SSE decoder', () => {
     const oneByOne = Array.from(bytes, (_, i) => bytes.subarray(i, i + 1));
     assert.deepEqual(decodeAll(oneByOne).events, EXPECTED);
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 300; n++) {
       const a = 1 + Math.floor(rnd() * (bytes.length - 2));
       const b = a + 1 + Math.floor(rnd() * (bytes.length - a - 1));

@@ -19,16 +19,29 @@ describe('conversation store', () => {
     const store = new ConversationStore(dir);
     await store.save(conv('c1', 'First', 10));
     await store.save(conv('c2', 'Second', 20));
-    assert.deepEqual((await store.list()).map((s) => s.id), ['c2', 'c1']);
+    assert.deepEqual(
+      (await store.list()).map((s) => s.id),
+      ['c2', 'c1'],
+    );
     // A new store (a reloaded window) sees the same.
     const again = new ConversationStore(dir);
-    assert.deepEqual((await again.list()).map((s) => s.title), ['Second', 'First']);
+    assert.deepEqual(
+      (await again.list()).map((s) => s.title),
+      ['Second', 'First'],
+    );
     assert.equal((await again.load('c1'))?.turns.length, 1);
     await again.rename('c1', 'Renamed');
     assert.equal((await new ConversationStore(dir).load('c1'))?.title, 'Renamed');
     await again.delete('c2');
-    assert.deepEqual((await new ConversationStore(dir).list()).map((s) => s.id), ['c1']);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
+    assert.deepEqual(
+      (await new ConversationStore(dir).list()).map((s) => s.id),
+      ['c1'],
+    );
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file is left',
+    );
   });
 
   it('a crash in the middle of a write leaves the last good version', async () => {
@@ -49,7 +62,10 @@ describe('conversation store', () => {
     assert.equal(readFileSync(join(dir, 'c1.json'), 'utf8'), good);
     const reloaded = new ConversationStore(dir);
     assert.equal((await reloaded.load('c1'))?.title, 'Good');
-    assert.deepEqual((await reloaded.list()).map((s) => s.title), ['Good']);
+    assert.deepEqual(
+      (await reloaded.list()).map((s) => s.title),
+      ['Good'],
+    );
   });
 
   it('rebuilds a lost or damaged index from the conversation files, and ignores damaged files', async () => {
@@ -59,7 +75,10 @@ describe('conversation store', () => {
     await store.save(conv('c2', 'Two', 20));
     writeFileSync(join(dir, 'index.json'), '{broken');
     writeFileSync(join(dir, 'c3.json'), '{"not":"a conversation"}');
-    assert.deepEqual((await new ConversationStore(dir).list()).map((s) => s.id), ['c2', 'c1']);
+    assert.deepEqual(
+      (await new ConversationStore(dir).list()).map((s) => s.id),
+      ['c2', 'c1'],
+    );
     rmSync(join(dir, 'index.json'));
     assert.equal((await new ConversationStore(dir).list()).length, 2);
     assert.equal(await new ConversationStore(dir).load('c3'), undefined);

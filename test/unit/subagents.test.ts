@@ -30,7 +30,10 @@ describe('subagents (run_subagent)', function () {
       assert.equal(run.status, 'done');
       assert.equal(calls[i].subagent, run, 'the run is kept on its call, for the card');
       // Its own requests: a search, then its answer; each 300 ms at least.
-      assert.deepEqual(run.steps.map((s) => s.toolCalls.map((c) => c.name)), [['search_text'], []]);
+      assert.deepEqual(
+        run.steps.map((s) => s.toolCalls.map((c) => c.name)),
+        [['search_text'], []],
+      );
       assert.ok(run.usage.input > 0 && run.usage.output > 0);
       assert.ok((run.ms ?? 0) >= 600, `${run.ms} ms`);
     }
@@ -41,13 +44,17 @@ describe('subagents (run_subagent)', function () {
     const serial = r.runs.reduce((n, run) => n + (run.ms ?? 0), 0) + 600;
     assert.ok(r.ms < serial, `${r.ms.toFixed(0)} ms, ${serial} ms if serial`);
     // The parent's context: its question, the two tasks and the two answers — none of the search results themselves.
-    const parentRequests = ctx.emu.requestsTo('/v1/chat/completions').filter((q) => JSON.stringify((q.body as { messages: unknown[] }).messages).includes('In parallel, find'));
+    const parentRequests = ctx.emu
+      .requestsTo('/v1/chat/completions')
+      .filter((q) => JSON.stringify((q.body as { messages: unknown[] }).messages).includes('In parallel, find'));
     assert.equal(parentRequests.length, 2);
     const lastParent = JSON.stringify((parentRequests[1].body as { messages: unknown[] }).messages);
     assert.doesNotMatch(lastParent, /use-2-11\.ts/, 'a file only the search results name (after the answers cut them) is not in the parent context');
     assert.ok(!lastParent.includes('"name":"search_text"'), 'no search_text call of the subagents is in the parent context');
     // Each subagent's request held its task alone (not the parent's question) and the read-only tools, without run_subagent.
-    const childRequests = ctx.emu.requestsTo('/v1/chat/completions').filter((q) => !JSON.stringify((q.body as { messages: unknown[] }).messages).includes('In parallel, find'));
+    const childRequests = ctx.emu
+      .requestsTo('/v1/chat/completions')
+      .filter((q) => !JSON.stringify((q.body as { messages: unknown[] }).messages).includes('In parallel, find'));
     assert.equal(childRequests.length, 4);
     for (const q of childRequests) {
       const tools = ((q.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
@@ -60,14 +67,33 @@ describe('subagents (run_subagent)', function () {
     const { client } = clientFor(ctx.emu);
     const seenQueued: string[] = [];
     const slots = new Slots(1);
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: 'gpt-4o-mini', format: 'chat', steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+    const turn: AssistantTurn = {
+      id: newId('a'),
+      role: 'assistant',
+      model: 'gpt-4o-mini',
+      format: 'chat',
+      steps: [],
+      status: 'streaming',
+      usage: emptyUsage(),
+      at: Date.now(),
+    };
     const runs: SubagentRun[] = [];
     const tools = withSubagents({ read: readTools(ws.root), client, model: 'gpt-4o-mini', turn: () => turn, slots, runs });
     const timer = setInterval(() => {
       for (const run of runs) if (run.status === 'queued' && !seenQueued.includes(run.label)) seenQueued.push(run.label);
     }, 20);
     try {
-      await runTurn({ client, model: 'gpt-4o-mini', format: 'chat', system: systemPrompt({ folders: ['project'], toolsEnabled: true }), history: [{ id: newId('u'), role: 'user', text: 'In parallel, find "settleInvoice" and "parseLedger"', images: [], context: [], at: Date.now() }], turn, tools, maxSteps: 10, cacheTtl: '5m' });
+      await runTurn({
+        client,
+        model: 'gpt-4o-mini',
+        format: 'chat',
+        system: systemPrompt({ folders: ['project'], toolsEnabled: true }),
+        history: [{ id: newId('u'), role: 'user', text: 'In parallel, find "settleInvoice" and "parseLedger"', images: [], context: [], at: Date.now() }],
+        turn,
+        tools,
+        maxSteps: 10,
+        cacheTtl: '5m',
+      });
     } finally {
       clearInterval(timer);
     }
@@ -94,7 +120,12 @@ describe('subagents (run_subagent)', function () {
   });
 
   it('a subagent gets the read-only tools only, never run_subagent, the plan or find_tools; its arguments are checked', () => {
-    const offered = [...TOOL_DEFINITIONS, RUN_SUBAGENT, { name: 'update_plan', kind: 'read' as const, description: '', parameters: { type: 'object' as const, properties: {}, required: [] } }, { name: 'find_tools', kind: 'read' as const, description: '', parameters: { type: 'object' as const, properties: {}, required: [] } }];
+    const offered = [
+      ...TOOL_DEFINITIONS,
+      RUN_SUBAGENT,
+      { name: 'update_plan', kind: 'read' as const, description: '', parameters: { type: 'object' as const, properties: {}, required: [] } },
+      { name: 'find_tools', kind: 'read' as const, description: '', parameters: { type: 'object' as const, properties: {}, required: [] } },
+    ];
     assert.deepEqual(
       subagentTools(offered).map((d) => d.name),
       ['read_file', 'list_dir', 'find_files', 'search_text'],

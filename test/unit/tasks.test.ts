@@ -42,17 +42,50 @@ describe('music (Suno) and Midjourney tasks', () => {
   });
 
   it("new-api's task shapes: the submit envelope and TaskDto's fields", async () => {
-    const submit = (await (await fetch(`${ctx.emu.url}/suno/submit/music`, { method: 'POST', headers: keyHeaders, body: JSON.stringify({ prompt: '[Verse] la la', tags: 'pop', title: 'La' }) })).json()) as Record<string, unknown>;
+    const submit = (await (
+      await fetch(`${ctx.emu.url}/suno/submit/music`, {
+        method: 'POST',
+        headers: keyHeaders,
+        body: JSON.stringify({ prompt: '[Verse] la la', tags: 'pop', title: 'La' }),
+      })
+    ).json()) as Record<string, unknown>;
     assert.deepEqual(Object.keys(submit).sort(), ['code', 'data', 'message']);
     assert.equal(submit.code, 'success');
-    const fetched = (await (await fetch(`${ctx.emu.url}/suno/fetch/${String(submit.data)}`, { headers: keyHeaders })).json()) as { code: string; data: Record<string, unknown> };
+    const fetched = (await (await fetch(`${ctx.emu.url}/suno/fetch/${String(submit.data)}`, { headers: keyHeaders })).json()) as {
+      code: string;
+      data: Record<string, unknown>;
+    };
     assert.equal(fetched.code, 'success');
     // TaskDto's json tags (dto/task.go), less the omitempty ones an ordinary task leaves out.
-    assert.deepEqual(Object.keys(fetched.data).sort(), ['action', 'channel_id', 'created_at', 'data', 'fail_reason', 'finish_time', 'group', 'id', 'platform', 'progress', 'properties', 'quota', 'status', 'submit_time', 'start_time', 'task_id', 'updated_at', 'user_id'].sort());
+    assert.deepEqual(
+      Object.keys(fetched.data).sort(),
+      [
+        'action',
+        'channel_id',
+        'created_at',
+        'data',
+        'fail_reason',
+        'finish_time',
+        'group',
+        'id',
+        'platform',
+        'progress',
+        'properties',
+        'quota',
+        'status',
+        'submit_time',
+        'start_time',
+        'task_id',
+        'updated_at',
+        'user_id',
+      ].sort(),
+    );
     assert.equal(fetched.data.action, 'MUSIC');
     assert.equal(fetched.data.progress, '0%');
     // POST /suno/fetch with ids lists the caller's tasks.
-    const many = (await (await fetch(`${ctx.emu.url}/suno/fetch`, { method: 'POST', headers: keyHeaders, body: JSON.stringify({ ids: [submit.data, 'task_unknown'] }) })).json()) as { data: unknown[] };
+    const many = (await (
+      await fetch(`${ctx.emu.url}/suno/fetch`, { method: 'POST', headers: keyHeaders, body: JSON.stringify({ ids: [submit.data, 'task_unknown'] }) })
+    ).json()) as { data: unknown[] };
     assert.equal(many.data.length, 1);
   });
 
@@ -69,11 +102,14 @@ describe('music (Suno) and Midjourney tasks', () => {
     const sent = ctx.emu.requests.length;
     await assert.rejects(client.suno.music({ tags: 'jazz' }), (e: unknown) => e instanceof ValidationError && /prompt: give a description/.test(e.message));
     await assert.rejects(client.suno.music({ prompt: 'x'.repeat(5001) }), (e: unknown) => e instanceof ValidationError && /at most 5000/.test(e.message));
-    await assert.rejects(client.suno.music({ prompt: 'la', continue_clip_id: 'abc' }), (e: unknown) => e instanceof ValidationError && /task_id/.test(e.message));
+    await assert.rejects(
+      client.suno.music({ prompt: 'la', continue_clip_id: 'abc' }),
+      (e: unknown) => e instanceof ValidationError && /task_id/.test(e.message),
+    );
     assert.equal(ctx.emu.requests.length, sent, 'nothing went over the wire');
   });
 
-  it("the task models new-api lists in /v1/models are not offered as chat models", () => {
+  it('the task models new-api lists in /v1/models are not offered as chat models', () => {
     for (const id of ['suno_music', 'suno_lyrics', 'mj_imagine', 'mj_upscale', 'mj_variation']) assert.equal(isChatModel(id), false, id);
     assert.equal(isChatModel('gpt-4o-mini'), true);
   });
@@ -107,14 +143,43 @@ describe('music (Suno) and Midjourney tasks', () => {
   it("Midjourney's answers as new-api sends them: a banned word is code 24 (not billed), an unknown task is HTTP 400 task_no_found", async () => {
     const { client } = clientWithClock();
     const before = demoKey().usedQuota;
-    await assert.rejects(client.midjourney.imagine({ prompt: 'a banned thing' }), (e: unknown) => e instanceof GatewayError && e.code === '24' && /可能包含敏感词/.test(e.message));
+    await assert.rejects(
+      client.midjourney.imagine({ prompt: 'a banned thing' }),
+      (e: unknown) => e instanceof GatewayError && e.code === '24' && /可能包含敏感词/.test(e.message),
+    );
     assert.equal(demoKey().usedQuota, before);
     await assert.rejects(client.midjourney.fetch('1234'), (e: unknown) => e instanceof BadRequestError && e.code === '4' && /task_no_found/.test(e.message));
     await assert.rejects(client.midjourney.imagine({ prompt: '  ' }), ValidationError);
-    const raw = (await (await fetch(`${ctx.emu.url}/mj/submit/imagine`, { method: 'POST', headers: keyHeaders, body: JSON.stringify({ prompt: 'a fox' }) })).json()) as Record<string, unknown>;
+    const raw = (await (
+      await fetch(`${ctx.emu.url}/mj/submit/imagine`, { method: 'POST', headers: keyHeaders, body: JSON.stringify({ prompt: 'a fox' }) })
+    ).json()) as Record<string, unknown>;
     assert.deepEqual(Object.keys(raw).sort(), ['code', 'description', 'properties', 'result'], "MidjourneyResponse's fields");
     const task = (await (await fetch(`${ctx.emu.url}/mj/task/${String(raw.result)}/fetch`, { headers: keyHeaders })).json()) as Record<string, unknown>;
     // MidjourneyDto's json tags (dto/midjourney.go).
-    assert.deepEqual(Object.keys(task).sort(), ['action', 'botType', 'buttons', 'customId', 'description', 'failReason', 'finishTime', 'id', 'imageUrl', 'maskBase64', 'progress', 'prompt', 'promptEn', 'properties', 'startTime', 'state', 'status', 'submitTime', 'videoUrl', 'videoUrls'].sort());
+    assert.deepEqual(
+      Object.keys(task).sort(),
+      [
+        'action',
+        'botType',
+        'buttons',
+        'customId',
+        'description',
+        'failReason',
+        'finishTime',
+        'id',
+        'imageUrl',
+        'maskBase64',
+        'progress',
+        'prompt',
+        'promptEn',
+        'properties',
+        'startTime',
+        'state',
+        'status',
+        'submitTime',
+        'videoUrl',
+        'videoUrls',
+      ].sort(),
+    );
   });
 });

@@ -56,7 +56,10 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     const env: NodeJS.ProcessEnv = { MODEL_GATEWAY_API_KEY: DEMO_KEY };
     const password = o.password ?? (user ? passwords[user] : undefined);
     if (password) env.PGPASSWORD = password;
-    const r = await runIndexCli(['--store', storeUrl(user ?? 'writer', o.query), '--gateway', ctx.emu.url, '--model', MODEL, ...extra, o.folder ?? repo], env, { progress: (l) => progress.push(l), result: (l) => out.push(l) });
+    const r = await runIndexCli(['--store', storeUrl(user ?? 'writer', o.query), '--gateway', ctx.emu.url, '--model', MODEL, ...extra, o.folder ?? repo], env, {
+      progress: (l) => progress.push(l),
+      result: (l) => out.push(l),
+    });
     return { ...r, progress: progress.join('\n'), out: out.join('\n') };
   };
   const dropStore = () => pgs.admin('drop schema if exists model_gateway cascade', 'team');
@@ -85,7 +88,10 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     const first = await cli('writer');
     assert.equal(first.stats.toStore, FILES);
     assert.match(first.progress, /kept as bytea: the database has no pgvector/);
-    const [column] = await pgs.admin<{ t: string; bytes: number }>(`select format_type(a.atttypid, a.atttypmod) as t, (select max(octet_length(embedding)) from model_gateway.vectors) as bytes from pg_attribute a where a.attrelid = 'model_gateway.vectors'::regclass and a.attname = 'embedding'`, 'team');
+    const [column] = await pgs.admin<{ t: string; bytes: number }>(
+      `select format_type(a.atttypid, a.atttypmod) as t, (select max(octet_length(embedding)) from model_gateway.vectors) as bytes from pg_attribute a where a.attrelid = 'model_gateway.vectors'::regclass and a.attname = 'embedding'`,
+      'team',
+    );
     assert.deepEqual(column, { t: 'bytea', bytes: 4 + 2 * DIM });
     const requests = ctx.emu.stats.embeddingRequests;
     const second = await cli('writer');
@@ -97,7 +103,10 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
       const { vectors } = await store.take(await allHashes());
       assert.equal(vectors.size, FILES);
       for (const v of vectors.values()) assert.equal(v.length, DIM);
-      await assert.rejects(store.nearest(vectors.values().next().value!, 5), (e: Error) => e instanceof TeamStoreError && e.problem === 'cannot-search' && /needs pgvector/.test(e.message));
+      await assert.rejects(
+        store.nearest(vectors.values().next().value!, 5),
+        (e: Error) => e instanceof TeamStoreError && e.problem === 'cannot-search' && /needs pgvector/.test(e.message),
+      );
     } finally {
       await store.close();
     }
@@ -112,7 +121,12 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     writeFileSync(extra, 'def extra():\n    return "only in this checkout"\n');
     try {
       const requests = ctx.emu.stats.embeddingRequests;
-      await rejectsWithin(cli('reader'), 5000, (e) => e instanceof UsageError && e.exitCode === 2 && /this role can only read the store: nothing embedded/.test(e.message) && /--read-only/.test(e.message));
+      await rejectsWithin(
+        cli('reader'),
+        5000,
+        (e) =>
+          e instanceof UsageError && e.exitCode === 2 && /this role can only read the store: nothing embedded/.test(e.message) && /--read-only/.test(e.message),
+      );
       assert.equal(ctx.emu.stats.embeddingRequests, requests, 'nothing was embedded');
       const dry = await cli('reader', ['--read-only']);
       assert.equal(ctx.emu.stats.embeddingRequests, requests, 'a dry run embeds nothing');
@@ -126,12 +140,19 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     }
   });
 
-  it('a role without USAGE on the schema is refused with the server\'s reason and a word for the administrator', async () => {
-    await assert.rejects(cli('outsider'), (e: Error) => e instanceof TeamStoreError && e.problem === 'refused' && /permission denied/.test(e.message) && /administrator/.test(e.message));
+  it("a role without USAGE on the schema is refused with the server's reason and a word for the administrator", async () => {
+    await assert.rejects(
+      cli('outsider'),
+      (e: Error) => e instanceof TeamStoreError && e.problem === 'refused' && /permission denied/.test(e.message) && /administrator/.test(e.message),
+    );
   });
 
-  it('no password: a clear error at once, in the command line\'s words and from the extension\'s own bundle', async () => {
-    await rejectsWithin(cli(undefined), 1000, (e) => e instanceof TeamStoreError && e.problem === 'sign-in' && /asks for a password, and none is set\. Set PGPASSWORD/.test(e.message));
+  it("no password: a clear error at once, in the command line's words and from the extension's own bundle", async () => {
+    await rejectsWithin(
+      cli(undefined),
+      1000,
+      (e) => e instanceof TeamStoreError && e.problem === 'sign-in' && /asks for a password, and none is set\. Set PGPASSWORD/.test(e.message),
+    );
     // dist/teamStore.js, as the extension loads it: node-postgres's .pgpass reader is a stand-in there.
     const bundle = join(ROOT, 'dist', 'teamStore.js');
     if (!existsSync(bundle)) (await import('node:child_process')).execFileSync(process.execPath, [join(ROOT, 'esbuild.js')], { cwd: ROOT, stdio: 'ignore' });
@@ -164,17 +185,36 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     assert.throws(() => load('./native'), /left out of this bundle/);
   });
 
-  it('a wrong password: refused at once with the server\'s reason, naming --store and PGPASSWORD, the password never shown', async () => {
-    await rejectsWithin(cli('writer', [], { password: 'not-the-password-9Zx' }), 1000, (e) => e instanceof TeamStoreError && e.problem === 'sign-in' && /password authentication failed/.test(e.message) && /--store/.test(e.message) && /PGPASSWORD/.test(e.message) && !e.message.includes('not-the-password-9Zx') && !/modelGateway\.|Model Gateway:/.test(e.message));
+  it("a wrong password: refused at once with the server's reason, naming --store and PGPASSWORD, the password never shown", async () => {
+    await rejectsWithin(
+      cli('writer', [], { password: 'not-the-password-9Zx' }),
+      1000,
+      (e) =>
+        e instanceof TeamStoreError &&
+        e.problem === 'sign-in' &&
+        /password authentication failed/.test(e.message) &&
+        /--store/.test(e.message) &&
+        /PGPASSWORD/.test(e.message) &&
+        !e.message.includes('not-the-password-9Zx') &&
+        !/modelGateway\.|Model Gateway:/.test(e.message),
+    );
   });
 
   it('TLS: verify-full passes with the CA given by --ca and fails without it, naming --ca; a server without TLS asked for it says it offers none', async () => {
     const ok = await cli('writer', ['--ca', join(scratch, 'ca.pem')], { query: 'sslmode=verify-full' });
     assert.equal(ok.stats.files, FILES);
-    await assert.rejects(cli('writer', [], { query: 'sslmode=verify-full' }), (e: Error) => e instanceof TeamStoreError && /failed the TLS check/.test(e.message) && /--ca <file\.pem>/.test(e.message) && !/modelGateway\./.test(e.message));
+    await assert.rejects(
+      cli('writer', [], { query: 'sslmode=verify-full' }),
+      (e: Error) =>
+        e instanceof TeamStoreError && /failed the TLS check/.test(e.message) && /--ca <file\.pem>/.test(e.message) && !/modelGateway\./.test(e.message),
+    );
     await pgs.setTls(false);
     try {
-      await assert.rejects(cli('writer', ['--ca', join(scratch, 'ca.pem')], { query: 'sslmode=require' }), (e: Error) => e instanceof TeamStoreError && /does not offer TLS/.test(e.message) && /sslmode=disable to --store/.test(e.message) && !/CA/.test(e.message));
+      await assert.rejects(
+        cli('writer', ['--ca', join(scratch, 'ca.pem')], { query: 'sslmode=require' }),
+        (e: Error) =>
+          e instanceof TeamStoreError && /does not offer TLS/.test(e.message) && /sslmode=disable to --store/.test(e.message) && !/CA/.test(e.message),
+      );
     } finally {
       await pgs.setTls(true);
     }
@@ -188,10 +228,29 @@ describe('team store on a real PostgreSQL server: several connections, roles, pa
     // Each embeddings answer waits, so the fill is still embedding when the server goes.
     ctx.emu.inject({ path: '/v1/embeddings', times: 40, fault: { kind: 'slowFirstByte', ms: 150 } });
     const before = ctx.emu.stats.embeddingRequests;
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'indexCli.ts'), '--store', storeUrl('writer'), '--gateway', ctx.emu.url, '--model', MODEL, '--batch-size', '1', '--concurrency', '1', big], {
-      env: { ...process.env, MODEL_GATEWAY_API_KEY: DEMO_KEY, PGPASSWORD: passwords.writer },
-      cwd: ROOT,
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'src', 'cli', 'indexCli.ts'),
+        '--store',
+        storeUrl('writer'),
+        '--gateway',
+        ctx.emu.url,
+        '--model',
+        MODEL,
+        '--batch-size',
+        '1',
+        '--concurrency',
+        '1',
+        big,
+      ],
+      {
+        env: { ...process.env, MODEL_GATEWAY_API_KEY: DEMO_KEY, PGPASSWORD: passwords.writer },
+        cwd: ROOT,
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -226,14 +285,21 @@ describe('search in a team store with pgvector (PGlite: pgvector 0.8, the real p
     try {
       const give = async (from: number, to: number) => {
         const hashes = Array.from({ length: to - from }, (_, i) => hashOf(500_000 + from + i));
-        await s.give(hashes, hashes.map((_, i) => randomVector(16, from + i + 1)));
+        await s.give(
+          hashes,
+          hashes.map((_, i) => randomVector(16, from + i + 1)),
+        );
       };
       await give(0, 300);
       await s.makeSearchable();
       await c.connect();
       const query = randomVector(16, 9);
       // The planner left alone scans every row of a small table: what a store without the setting did.
-      const free = (await c.query<{ 'QUERY PLAN': string }>(`explain select hash from model_gateway.vectors order by embedding <=> $1::halfvec limit 30`, [encodeHalfvec(query)])).rows.map((r) => r['QUERY PLAN']);
+      const free = (
+        await c.query<{ 'QUERY PLAN': string }>(`explain select hash from model_gateway.vectors order by embedding <=> $1::halfvec limit 30`, [
+          encodeHalfvec(query),
+        ])
+      ).rows.map((r) => r['QUERY PLAN']);
       assert.match(plan(free), /Seq Scan on vectors/);
       assert.match(plan(await s.explainNearest(query, 30)), /Index Scan using vectors_embedding_hnsw on vectors/);
       // The rest added without the index (one graph insert at a time is slow in WebAssembly), then the index made again.
@@ -259,5 +325,4 @@ describe('search in a team store with pgvector (PGlite: pgvector 0.8, the real p
       await own.stop();
     }
   });
-
 });

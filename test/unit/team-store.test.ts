@@ -17,10 +17,12 @@ import { clientFor, DEMO_KEY, useEmulator } from './helpers';
 const MODEL = 'embed-emu-256';
 const CHUNKER = chunkerId(300);
 
-
 describe('team store: addresses and half floats', () => {
   it('refuses a password in the address, another scheme, a bad sslmode; TLS is on except on this machine or when disabled', () => {
-    assert.throws(() => parseStoreUrl('postgres://ci:hunter2@db.example.com/index'), (e: Error) => e instanceof TeamStoreError && /holds a password/.test(e.message) && !e.message.includes('hunter2'));
+    assert.throws(
+      () => parseStoreUrl('postgres://ci:hunter2@db.example.com/index'),
+      (e: Error) => e instanceof TeamStoreError && /holds a password/.test(e.message) && !e.message.includes('hunter2'),
+    );
     assert.throws(() => parseStoreUrl('mysql://db.example.com/index'), /must be postgres:\/\//);
     assert.throws(() => parseStoreUrl('postgres://db.example.com/x?sslmode=allow'), /sslmode "allow"/);
     assert.throws(() => parseStoreUrl('not a url'), /not a URL/);
@@ -102,7 +104,12 @@ describe('halfvecs decoded many at a time (a COPY answer), through WebAssembly S
 
   it('gives every one of the 65,536 halves the value the table gives: both zeros, subnormals, infinities and NaNs', () => {
     // 64 rows of 1,024: the kernel decodes them all (a row with a non-finite element is refused, its values written all the same).
-    const rows = Array.from({ length: 64 }, (_, r) => halves(1024, Array.from({ length: 1024 }, (_, i) => r * 1024 + i)));
+    const rows = Array.from({ length: 64 }, (_, r) =>
+      halves(
+        1024,
+        Array.from({ length: 1024 }, (_, i) => r * 1024 + i),
+      ),
+    );
     const { bytes, starts, ends } = answer(rows);
     const simd = decodeHalfvecRows(bytes, starts, ends, 1024);
     const table = decodeHalfvecRows(bytes, starts, ends, 1024, false);
@@ -110,7 +117,11 @@ describe('halfvecs decoded many at a time (a COPY answer), through WebAssembly S
     const differ = [...simd.pool].flatMap((x, h) => (Object.is(x, table.pool[h]) ? [] : [`0x${h.toString(16)}: ${x} against ${table.pool[h]}`]));
     assert.deepEqual(differ, []);
     assert.deepEqual(simd.problems, table.problems);
-    assert.deepEqual(simd.problems.flatMap((p, r) => (p === undefined ? [] : [r])), [31, 63], 'the two rows holding exponent 31 (0x7c00–0x7fff, 0xfc00–0xffff) are refused');
+    assert.deepEqual(
+      simd.problems.flatMap((p, r) => (p === undefined ? [] : [r])),
+      [31, 63],
+      'the two rows holding exponent 31 (0x7c00–0x7fff, 0xfc00–0xffff) are refused',
+    );
   });
 
   it('refuses what the one-at-a-time decoder refuses, with the same words, and decodes the rest alike at any dimension (the last values one at a time)', () => {
@@ -118,14 +129,32 @@ describe('halfvecs decoded many at a time (a COPY answer), through WebAssembly S
       const v = randomVector(dim, dim);
       const good = encodeHalfvec(v);
       const zero = encodeHalfvec(new Array<number>(dim).fill(0));
-      const rows = [good, zero, encodeHalfvec([...v, 1]), halves(dim + 1, Array.from({ length: dim }, () => 0x3c00)), encodeHalfvec(v.map((x, i) => (i === dim - 1 ? Number.NaN : x))), good];
+      const rows = [
+        good,
+        zero,
+        encodeHalfvec([...v, 1]),
+        halves(
+          dim + 1,
+          Array.from({ length: dim }, () => 0x3c00),
+        ),
+        encodeHalfvec(v.map((x, i) => (i === dim - 1 ? Number.NaN : x))),
+        good,
+      ];
       const { bytes, starts, ends } = answer(rows);
       starts.push(-1);
       ends.push(-1);
       const simd = decodeHalfvecRows(bytes, starts, ends, dim);
       const table = decodeHalfvecRows(bytes, starts, ends, dim, false);
       assert.deepEqual(simd.problems, table.problems, `dim ${dim}`);
-      assert.deepEqual(simd.problems, [undefined, 'a zero vector', `${4 + 2 * (dim + 1)} bytes where ${4 + 2 * dim} were expected`, `${dim + 1} dimensions where ${dim} were expected`, `element ${dim - 1} is not a finite number`, undefined, 'no value']);
+      assert.deepEqual(simd.problems, [
+        undefined,
+        'a zero vector',
+        `${4 + 2 * (dim + 1)} bytes where ${4 + 2 * dim} were expected`,
+        `${dim + 1} dimensions where ${dim} were expected`,
+        `element ${dim - 1} is not a finite number`,
+        undefined,
+        'no value',
+      ]);
       for (const r of [0, 5]) assert.deepEqual(simd.pool.subarray(r * dim, (r + 1) * dim), decodeHalfvec(good, dim), `dim ${dim}, row ${r}`);
     }
   });
@@ -167,9 +196,18 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
   it('creates its schema, takes back what it gave, and reports its rows', async () => {
     const s = store();
     const state = await s.open();
-    assert.deepEqual({ ...state, where: undefined }, { where: undefined, model: MODEL, chunker: CHUNKER, dimensions: undefined, rows: 0, writable: true, searchable: false, vectors: 'halfvec' });
+    assert.deepEqual(
+      { ...state, where: undefined },
+      { where: undefined, model: MODEL, chunker: CHUNKER, dimensions: undefined, rows: 0, writable: true, searchable: false, vectors: 'halfvec' },
+    );
     const vectors = Array.from({ length: 1200 }, (_, i) => randomVector(256, i + 1));
-    assert.equal(await s.give(vectors.map((_, i) => hashOf(i)), vectors), 1200);
+    assert.equal(
+      await s.give(
+        vectors.map((_, i) => hashOf(i)),
+        vectors,
+      ),
+      1200,
+    );
     const got = await s.take([hashOf(5), hashOf(1199), hashOf(99999)]);
     assert.equal(got.vectors.size, 2);
     assert.equal(got.unusable, 0);
@@ -178,7 +216,11 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     // All 1,200 over three statements (500 rows each, read back as one value each): every vector under its own hash.
     const all = await s.take(vectors.map((_, i) => hashOf(i)).reverse());
     assert.equal(all.vectors.size, 1200);
-    for (let i = 0; i < 1200; i += 7) assert.ok(all.vectors.get(hashOf(i))!.every((x, d) => Math.abs(x - vectors[i][d]) < 1e-3), `row ${i}`);
+    for (let i = 0; i < 1200; i += 7)
+      assert.ok(
+        all.vectors.get(hashOf(i))!.every((x, d) => Math.abs(x - vectors[i][d]) < 1e-3),
+        `row ${i}`,
+      );
     // The hashes go as one packed value: a malformed one is not asked, and does not shift the others.
     assert.deepEqual([...(await s.has(['not-a-hash', hashOf(7), 'ABC', hashOf(1199), hashOf(123456)]))].sort(), [hashOf(7), hashOf(1199)].sort());
     assert.deepEqual([...(await s.take(['0123', hashOf(8)])).vectors.keys()], [hashOf(8)]);
@@ -195,11 +237,25 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     try {
       await s.open();
       const vectors = Array.from({ length: 20 }, (_, i) => randomVector(4000, i + 1));
-      assert.equal(await s.give(vectors.map((_, i) => hashOf(i)), vectors), 20);
+      assert.equal(
+        await s.give(
+          vectors.map((_, i) => hashOf(i)),
+          vectors,
+        ),
+        20,
+      );
       await c.connect();
-      const [column] = (await c.query<{ attstorage: string }>(`select attstorage from pg_attribute where attrelid = 'model_gateway.vectors'::regclass and attname = 'embedding'`)).rows;
+      const [column] = (
+        await c.query<{ attstorage: string }>(
+          `select attstorage from pg_attribute where attrelid = 'model_gateway.vectors'::regclass and attname = 'embedding'`,
+        )
+      ).rows;
       assert.equal(column.attstorage, 'p', 'stored plain: in the row, uncompressed');
-      const [sizes] = (await c.query<{ toast: string; heap: string }>(`select pg_relation_size(reltoastrelid) as toast, pg_relation_size(oid) as heap from pg_class where oid = 'model_gateway.vectors'::regclass`)).rows;
+      const [sizes] = (
+        await c.query<{ toast: string; heap: string }>(
+          `select pg_relation_size(reltoastrelid) as toast, pg_relation_size(oid) as heap from pg_class where oid = 'model_gateway.vectors'::regclass`,
+        )
+      ).rows;
       assert.equal(Number(sizes.toast), 0, 'the TOAST table holds nothing');
       assert.ok(Number(sizes.heap) >= 20 * 8000, `the rows hold the vectors (${sizes.heap} bytes)`);
       const got = await s.take([hashOf(3), hashOf(19)]);
@@ -219,15 +275,24 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     // a adds 0..599, b adds 300..899: 300 rows overlap, both at once.
     const [na, nb] = await Promise.all([a.give(hashes.slice(0, 600), vectors.slice(0, 600)), b.give(hashes.slice(300), vectors.slice(300))]);
     assert.equal(na + nb, 900, `${na} + ${nb}`);
-    const [{ n, distinct }] = await sql<{ n: string; distinct: string }>(`select count(*) as n, count(distinct hash) as distinct from model_gateway.vectors where hash >= '\\x00000000000000000000000000002710'::bytea`);
+    const [{ n, distinct }] = await sql<{ n: string; distinct: string }>(
+      `select count(*) as n, count(distinct hash) as distinct from model_gateway.vectors where hash >= '\\x00000000000000000000000000002710'::bytea`,
+    );
     assert.equal(Number(n), 900);
     assert.equal(Number(distinct), 900);
     assert.equal((await a.take(hashes)).vectors.size, 900);
   });
 
   it('refuses a store made for another model, chunker or dimension, naming both', async () => {
-    await assert.rejects(store({ model: 'text-embedding-3-small' }).open(), (e: Error) => e instanceof TeamStoreError && e.problem === 'refused' && e.message.includes(`"${MODEL}"`) && e.message.includes('"text-embedding-3-small"'));
-    await assert.rejects(store({ chunker: chunkerId(500) }).open(), (e: Error) => /cut as/.test(e.message) && e.message.includes(CHUNKER) && e.message.includes(chunkerId(500)));
+    await assert.rejects(
+      store({ model: 'text-embedding-3-small' }).open(),
+      (e: Error) =>
+        e instanceof TeamStoreError && e.problem === 'refused' && e.message.includes(`"${MODEL}"`) && e.message.includes('"text-embedding-3-small"'),
+    );
+    await assert.rejects(
+      store({ chunker: chunkerId(500) }).open(),
+      (e: Error) => /cut as/.test(e.message) && e.message.includes(CHUNKER) && e.message.includes(chunkerId(500)),
+    );
     await assert.rejects(store().give([hashOf(1)], [randomVector(512, 1)]), /256-dimension vectors .* 512: nothing was added/);
   });
 
@@ -243,7 +308,10 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     await c.connect();
     try {
       // Bytes that are not UTF-8 come back as they are (a text result would have mangled them).
-      const bytes = await copyOut(c, `copy (select '\\xff00c3'::bytea as a, null::bytea as b, 'é'::text as c from generate_series(1, 3)) to stdout (format binary)`);
+      const bytes = await copyOut(
+        c,
+        `copy (select '\\xff00c3'::bytea as a, null::bytea as b, 'é'::text as c from generate_series(1, 3)) to stdout (format binary)`,
+      );
       const { rows, at } = binaryCopyFields(bytes, 3);
       assert.equal(rows, 3);
       for (let r = 0; r < 3; r++) {
@@ -252,7 +320,8 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
         assert.equal(bytes.toString('utf8', at[6 * r + 4], at[6 * r + 5]), 'é');
       }
       assert.throws(() => binaryCopyFields(bytes, 2), /row of 3 fields where 2/);
-      for (const cut of [bytes.length - 1, bytes.length - 3, 40, 19]) assert.throws(() => binaryCopyFields(bytes.subarray(0, cut), 3), /cut short/, `cut at ${cut}`);
+      for (const cut of [bytes.length - 1, bytes.length - 3, 40, 19])
+        assert.throws(() => binaryCopyFields(bytes.subarray(0, cut), 3), /cut short/, `cut at ${cut}`);
       assert.throws(() => binaryCopyFields(Buffer.from('a,b\n'), 2), /not a binary COPY answer/);
       // An answer larger than the caller allows is refused once it ends, and the connection goes on.
       const copy3 = `copy (select '\\xff00c3'::bytea as a, null::bytea as b, 'é'::text as c from generate_series(1, 3)) to stdout (format binary)`;
@@ -315,7 +384,10 @@ describe('team store against a real Postgres with pgvector (PGlite over the wire
     await s.open();
     await server.pause();
     try {
-      await assert.rejects(s.take([hashOf(1)]), (e: Error) => e instanceof TeamStoreError && e.problem === 'unreachable' && !e.message.includes('sekret-pass-1'));
+      await assert.rejects(
+        s.take([hashOf(1)]),
+        (e: Error) => e instanceof TeamStoreError && e.problem === 'unreachable' && !e.message.includes('sekret-pass-1'),
+      );
     } finally {
       await server.resume();
     }
@@ -336,7 +408,11 @@ describe('shared embeddings: teammates over the same repository', function () {
     server = await startPgliteServer();
     root = mkdtempSync(join(tmpdir(), 'mg-team-repo-'));
     mkdirSync(join(root, 'src'));
-    for (let i = 0; i < 30; i++) writeFileSync(join(root, 'src', `part${i}.ts`), `// part ${i}: ${i % 3 === 0 ? 'parses invoices' : i % 3 === 1 ? 'renders charts' : 'retries requests'}\nexport function part${i}(x: number): number {\n  return x * ${i} + ${i * 7};\n}\n`);
+    for (let i = 0; i < 30; i++)
+      writeFileSync(
+        join(root, 'src', `part${i}.ts`),
+        `// part ${i}: ${i % 3 === 0 ? 'parses invoices' : i % 3 === 1 ? 'renders charts' : 'retries requests'}\nexport function part${i}(x: number): number {\n  return x * ${i} + ${i * 7};\n}\n`,
+      );
   });
   after(async () => {
     for (const i of indexes) await i.close();
@@ -348,17 +424,27 @@ describe('shared embeddings: teammates over the same repository', function () {
   /** A teammate: an index of their own (a fresh local folder) over the same repository and store. */
   function teammate(o: { readOnly?: boolean } = {}) {
     const { client } = clientFor(ctx.emu);
-    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(MODEL, texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) });
+    const embed: EmbedFn = (texts, signal, onDone) =>
+      client.embeddings.createBatched(MODEL, texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) });
     const storeDir = mkdtempSync(join(tmpdir(), 'mg-team-local-'));
     dirs.push(storeDir);
     const shared = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, readOnly: o.readOnly });
     stores.push(shared);
     const failures: unknown[] = [];
-    const index = new SemanticIndex({ folders: [{ name: 'repo', path: root }], excludes: [], storeDir, model: MODEL, embed, shared, onSharedFailure: (e) => failures.push(e) });
+    const index = new SemanticIndex({
+      folders: [{ name: 'repo', path: root }],
+      excludes: [],
+      storeDir,
+      model: MODEL,
+      embed,
+      shared,
+      onSharedFailure: (e) => failures.push(e),
+    });
     indexes.push(index);
     return { index, client, failures };
   }
-  const top = async (t: ReturnType<typeof teammate>, text: string) => t.index.search((await t.client.embeddings.create({ model: MODEL, input: text })).data[0].embedding, 3).map((h) => `${h.chunk.file}:${h.chunk.start}`);
+  const top = async (t: ReturnType<typeof teammate>, text: string) =>
+    t.index.search((await t.client.embeddings.create({ model: MODEL, input: text })).data[0].embedding, 3).map((h) => `${h.chunk.file}:${h.chunk.start}`);
 
   it("the first teammate embeds and fills the store; the second's first build makes no embedding request and answers the same", async () => {
     const a = teammate();
@@ -378,13 +464,14 @@ describe('shared embeddings: teammates over the same repository', function () {
     for (const q of ['parses invoices', 'retries requests', 'part 7 renders charts']) assert.deepEqual(await top(b, q), await top(a, q), q);
   });
 
-  it("a newcomer asks the store for at most two waves beyond what it has stored (a fast store does not pile every vector up on the host)", async () => {
+  it('a newcomer asks the store for at most two waves beyond what it has stored (a fast store does not pile every vector up on the host)', async () => {
     const big = mkdtempSync(join(tmpdir(), 'mg-team-big-'));
     dirs.push(big);
     // 4,200 one-chunk files: five waves of at least 1,024 chunks.
     for (let i = 0; i < 4200; i++) writeFileSync(join(big, `m${i}.ts`), `export const value${i} = ${i}; // module ${i}\n`);
     const { client } = clientFor(ctx.emu);
-    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(MODEL, texts, { batchSize: 256, concurrency: 4, signal, onProgress: (d) => onDone?.(d) });
+    const embed: EmbedFn = (texts, signal, onDone) =>
+      client.embeddings.createBatched(MODEL, texts, { batchSize: 256, concurrency: 4, signal, onProgress: (d) => onDone?.(d) });
     const local = () => {
       const storeDir = mkdtempSync(join(tmpdir(), 'mg-team-local-'));
       dirs.push(storeDir);
@@ -426,7 +513,10 @@ describe('shared embeddings: teammates over the same repository', function () {
   it('a changed file embeds only its changed chunks; a teammate then takes them', async () => {
     const a = teammate();
     await a.index.update();
-    writeFileSync(join(root, 'src', 'part4.ts'), '// part 4: now sends invoices by mail\nexport function part4(to: string): string {\n  return `mail ${to}`;\n}\n');
+    writeFileSync(
+      join(root, 'src', 'part4.ts'),
+      '// part 4: now sends invoices by mail\nexport function part4(to: string): string {\n  return `mail ${to}`;\n}\n',
+    );
     const before = ctx.emu.stats.embeddingRequests;
     const s = await a.index.update([join(root, 'src', 'part4.ts')]);
     assert.equal(s.embedded, 1);
@@ -478,7 +568,9 @@ describe('shared embeddings: teammates over the same repository', function () {
     const c = new pg.Client({ connectionString: server.url });
     await c.connect();
     try {
-      const tables = (await c.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'model_gateway'`)).rows.map((r) => r.table_name);
+      const tables = (await c.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'model_gateway'`)).rows.map(
+        (r) => r.table_name,
+      );
       assert.deepEqual(tables.sort(), ['store', 'vectors']);
       let cells = 0;
       for (const t of tables) {
@@ -487,7 +579,8 @@ describe('shared embeddings: teammates over the same repository', function () {
           for (const cell of row) {
             cells++;
             const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
-            for (const needle of ['part', 'invoices', 'src/', 'retries', 'export function', 'late1']) assert.ok(!text.includes(needle), `${t} holds "${needle}": ${text.slice(0, 80)}`);
+            for (const needle of ['part', 'invoices', 'src/', 'retries', 'export function', 'late1'])
+              assert.ok(!text.includes(needle), `${t} holds "${needle}": ${text.slice(0, 80)}`);
           }
       }
       assert.ok(cells > 100, `${cells} cells read`);
@@ -541,14 +634,20 @@ describe('model-gateway-index, the command line that fills a team store', functi
 
   it('refuses what it cannot do safely, saying what to change: no key, a password on the command line, a missing folder argument', async () => {
     await assert.rejects(run([...base(), repo], {}), (e: Error) => e instanceof UsageError && /MODEL_GATEWAY_API_KEY/.test(e.message));
-    await assert.rejects(run(['--store', 'postgres://ci:hunter2@127.0.0.1:1/x', '--gateway', ctx.emu.url, repo]), (e: Error) => /holds a password/.test(e.message) && !e.message.includes('hunter2'));
+    await assert.rejects(
+      run(['--store', 'postgres://ci:hunter2@127.0.0.1:1/x', '--gateway', ctx.emu.url, repo]),
+      (e: Error) => /holds a password/.test(e.message) && !e.message.includes('hunter2'),
+    );
     await assert.rejects(run([...base()]), (e: Error) => e instanceof UsageError && /Give exactly one folder/.test(e.message));
     await assert.rejects(run([...base(), '--concurrency', '0', repo]), /--concurrency must be a whole number/);
   });
 
   it('runs as a program: exit code 2 and the usage on a bad call, the key never printed', async () => {
     const { spawnSync } = await import('node:child_process');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'src', 'cli', 'indexCli.ts'), '--gateway', ctx.emu.url, repo], { env: { ...process.env, MODEL_GATEWAY_API_KEY: 'sk-cli-secret-123' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'src', 'cli', 'indexCli.ts'), '--gateway', ctx.emu.url, repo], {
+      env: { ...process.env, MODEL_GATEWAY_API_KEY: 'sk-cli-secret-123' },
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /Missing --store/);
     assert.ok(!`${r.stdout}${r.stderr}`.includes('sk-cli-secret-123'));
@@ -567,15 +666,39 @@ describe('search in the team store: no vectors on this machine', function () {
     server = await startPgliteServer();
     root = mkdtempSync(join(tmpdir(), 'mg-store-search-'));
     mkdirSync(join(root, 'src'));
-    const topics = ['parses invoices into lines', 'renders a bar chart of spend', 'retries a request after a pause', 'hashes passwords with a salt', 'formats dates for the log', 'reads the config file', 'sorts users by name', 'sends the weekly email'];
-    topics.forEach((t, i) => writeFileSync(join(root, 'src', `m${i}.ts`), `// This module ${t}.\nexport function m${i}(input: string): string {\n  return input + ' ${t}';\n}\n`));
+    const topics = [
+      'parses invoices into lines',
+      'renders a bar chart of spend',
+      'retries a request after a pause',
+      'hashes passwords with a salt',
+      'formats dates for the log',
+      'reads the config file',
+      'sorts users by name',
+      'sends the weekly email',
+    ];
+    topics.forEach((t, i) =>
+      writeFileSync(join(root, 'src', `m${i}.ts`), `// This module ${t}.\nexport function m${i}(input: string): string {\n  return input + ' ${t}';\n}\n`),
+    );
     // A teammate fills the store (a local index with shared embeddings), with one more file than this window will have.
-    writeFileSync(join(root, 'src', 'private.ts'), '// This module retries a request after a pause, with jitter and a budget.\nexport const privateRetry = 1;\n');
+    writeFileSync(
+      join(root, 'src', 'private.ts'),
+      '// This module retries a request after a pause, with jitter and a budget.\nexport const privateRetry = 1;\n',
+    );
     const local = mkdtempSync(join(tmpdir(), 'mg-store-search-local-'));
     dirs.push(local);
     const fill = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
-    teammate = new SemanticIndex({ folders: [{ name: 'repo', path: root }], excludes: [], storeDir: local, model: MODEL, embed: embedder().embed, shared: fill });
-    closers.push(() => teammate.close(), () => fill.close());
+    teammate = new SemanticIndex({
+      folders: [{ name: 'repo', path: root }],
+      excludes: [],
+      storeDir: local,
+      model: MODEL,
+      embed: embedder().embed,
+      shared: fill,
+    });
+    closers.push(
+      () => teammate.close(),
+      () => fill.close(),
+    );
     const filled = await teammate.update();
     assert.equal(filled.toStore, filled.chunks);
     await fill.makeSearchable();
@@ -588,7 +711,8 @@ describe('search in the team store: no vectors on this machine', function () {
   });
   const embedder = () => {
     const { client } = clientFor(ctx.emu);
-    const embed: EmbedFn = (texts, signal, onDone) => client.embeddings.createBatched(MODEL, texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) });
+    const embed: EmbedFn = (texts, signal, onDone) =>
+      client.embeddings.createBatched(MODEL, texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) });
     return { client, embed };
   };
 
@@ -609,7 +733,15 @@ describe('search in the team store: no vectors on this machine', function () {
     const vector = async (q: string) => (await client.embeddings.create({ model: MODEL, input: q })).data[0].embedding;
     for (const q of ['sends the weekly email', 'hashes passwords with a salt']) {
       const inStore = await b.search(await vector(q), 3);
-      assert.deepEqual(inStore.map((h) => h.chunk.file), a.search(await vector(q), 4).filter((h) => h.chunk.file !== 'src/private.ts').slice(0, 3).map((h) => h.chunk.file), q);
+      assert.deepEqual(
+        inStore.map((h) => h.chunk.file),
+        a
+          .search(await vector(q), 4)
+          .filter((h) => h.chunk.file !== 'src/private.ts')
+          .slice(0, 3)
+          .map((h) => h.chunk.file),
+        q,
+      );
     }
     // The store's nearest chunk for this is the teammate's private.ts, which this machine does not hold: never shown.
     const hits = await b.search(await vector('This module retries a request after a pause, with jitter and a budget.'), 5);
@@ -622,7 +754,10 @@ describe('search in the team store: no vectors on this machine', function () {
     writeFileSync(join(root, 'src', 'fresh.ts'), '// This module plays a chime when a job completes.\nexport const chime = 1;\n');
     const reader = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER, readOnly: true });
     const writer = new TeamStore({ url: server.url, model: MODEL, chunker: CHUNKER });
-    closers.push(() => reader.close(), () => writer.close());
+    closers.push(
+      () => reader.close(),
+      () => writer.close(),
+    );
     const b = new StoreSearchIndex({ folders: [{ name: 'repo', path: root }], excludes: [], model: MODEL, embed, store: reader });
     await b.load();
     const s1 = await b.update();

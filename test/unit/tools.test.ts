@@ -48,8 +48,7 @@ const EXCLUDES = ['**/node_modules', '**/*.lock'];
 describe('path guard', () => {
   const ws = workspace();
   const guard = new PathGuard([{ name: 'project', path: ws.root }], EXCLUDES);
-  const refused = async (p: string, pattern: RegExp) =>
-    assert.rejects(guard.resolve(p), (e: unknown) => e instanceof ToolError && pattern.test(e.message));
+  const refused = async (p: string, pattern: RegExp) => assert.rejects(guard.resolve(p), (e: unknown) => e instanceof ToolError && pattern.test(e.message));
 
   it('resolves workspace-relative and absolute paths inside the folder', async () => {
     assert.equal((await guard.resolve('src/a.ts')).rel, 'src/a.ts');
@@ -86,7 +85,10 @@ describe('path guard', () => {
   });
 
   it('addresses a folder by name in a multi-root workspace', async () => {
-    const multi = new PathGuard([{ name: 'project', path: ws.root }, { name: 'second', path: ws.second }]);
+    const multi = new PathGuard([
+      { name: 'project', path: ws.root },
+      { name: 'second', path: ws.second },
+    ]);
     const r = await multi.resolve('second/other.ts');
     assert.equal(r.folder.name, 'second');
     assert.equal(r.display, 'second/other.ts');
@@ -100,7 +102,9 @@ describe('workspace tools', () => {
   const proposed: ProposedEdit[] = [];
   const approver: Approver = { approve: (edit) => (proposed.push(edit), Promise.resolve({ accepted: decisions.shift() ?? false })) };
   const tools = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver });
-  const withRg = existsSync('/usr/bin/rg') ? WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver, rgPath: '/usr/bin/rg' }) : undefined;
+  const withRg = existsSync('/usr/bin/rg')
+    ? WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver, rgPath: '/usr/bin/rg' })
+    : undefined;
 
   it('reads files with numbered lines and ranges; refuses binary and oversized files with a hint', async () => {
     const r = await tools.run('read_file', { path: 'src/a.ts' });
@@ -119,7 +123,10 @@ describe('workspace tools', () => {
   it('lists folders without ignored entries', async () => {
     const r = await tools.run('list_dir', { path: '.' });
     const names = r.content.split('\n').slice(1);
-    assert.deepEqual(names.filter((n) => n.endsWith('/')).sort(), ['link-in/', 'link-out/', 'nested/', 'src/'].sort().filter((n) => names.includes(n)));
+    assert.deepEqual(
+      names.filter((n) => n.endsWith('/')).sort(),
+      ['link-in/', 'link-out/', 'nested/', 'src/'].sort().filter((n) => names.includes(n)),
+    );
     for (const hidden of ['secret.env', 'build/', 'debug.log', 'node_modules/', '.git/']) assert.ok(!names.includes(hidden), `${hidden} is not listed`);
     assert.ok(names.includes('README.md') && names.includes('.gitignore'));
     assert.deepEqual((await tools.run('list_dir', { path: 'nested' })).content.split('\n').slice(1), ['.gitignore', 'keep.txt']);
@@ -132,11 +139,19 @@ describe('workspace tools', () => {
     assert.ok(!(await tools.run('find_files', { pattern: '**/*.js' })).content.includes('node_modules'));
   });
 
-  for (const [name, t] of [['built-in search', tools], ['ripgrep', withRg]] as const) {
+  for (const [name, t] of [
+    ['built-in search', tools],
+    ['ripgrep', withRg],
+  ] as const) {
     it(`searches text with ${name}, never in ignored files`, async function () {
       if (!t) this.skip(); // ripgrep is installed by the setup script; without it only the built-in search runs
       const r = await t.run('search_text', { query: 'hello' });
-      const hits = r.content.split('\n').slice(1).filter(Boolean).map((l) => l.split(':')[0]).sort();
+      const hits = r.content
+        .split('\n')
+        .slice(1)
+        .filter(Boolean)
+        .map((l) => l.split(':')[0])
+        .sort();
       assert.deepEqual([...new Set(hits)], ['README.md', 'nested/keep.txt', 'src/a.ts', 'src/b.ts']);
       const re = await t.run('search_text', { query: 'hello (world|there)', is_regex: true, glob: '**/*.ts' });
       assert.match(re.content, /src\/a\.ts:3: return "hello world";/);
@@ -181,18 +196,31 @@ describe('workspace tools', () => {
     ];
     let asked = 0;
     const meddling = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, {
-      approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => (asked++, writeFileSync(b.abs, `${beforeB}// someone typed\n`), Promise.resolve({ accepted: true })) },
+      approver: {
+        approve: () => Promise.resolve({ accepted: true }),
+        approveAll: () => (asked++, writeFileSync(b.abs, `${beforeB}// someone typed\n`), Promise.resolve({ accepted: true })),
+      },
     });
-    const refused = await meddling.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'done').catch((e: Error) => ({ content: e.message, isError: true }));
+    const refused = await meddling
+      .applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'done')
+      .catch((e: Error) => ({ content: e.message, isError: true }));
     assert.equal(asked, 1);
     assert.match(refused.content, /src\/b\.ts changed while waiting for approval; nothing was written/);
     assert.equal(readFileSync(a.abs, 'utf8'), beforeA, 'the first file was not written either');
     writeFileSync(b.abs, beforeB);
 
-    const rejecting = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => Promise.resolve({ accepted: false }) } });
-    assert.match((await rejecting.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'done')).content, /rejected the change to 2 files \(Rename alpha to first\); nothing was written/);
+    const rejecting = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, {
+      approver: { approve: () => Promise.resolve({ accepted: true }), approveAll: () => Promise.resolve({ accepted: false }) },
+    });
+    assert.match(
+      (await rejecting.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'done')).content,
+      /rejected the change to 2 files \(Rename alpha to first\); nothing was written/,
+    );
     const written: string[] = [];
-    const accepting = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, { approver: { approve: () => Promise.resolve({ accepted: false }), approveAll: () => Promise.resolve({ accepted: true }) }, onWritten: (e) => written.push(e.path.display) });
+    const accepting = WorkspaceTools.forFolders([{ name: 'project', path: ws.root }], EXCLUDES, {
+      approver: { approve: () => Promise.resolve({ accepted: false }), approveAll: () => Promise.resolve({ accepted: true }) },
+      onWritten: (e) => written.push(e.path.display),
+    });
     assert.deepEqual(await accepting.applyAllIfApproved(edits, 'Rename alpha to first', undefined, 'Renamed.'), { content: 'Renamed.', isError: false });
     assert.deepEqual(written, ['src/a.ts', 'src/b.ts']);
     assert.match(readFileSync(b.abs, 'utf8'), /import \{ first \}/);

@@ -58,7 +58,10 @@ describe('UI helpers', () => {
     assert.equal(keyDescription(record(), now), 'sk-abcd…0123 · $2.50 left · expires never');
     assert.equal(keyDescription(record({ unlimitedQuota: true }), now), 'sk-abcd…0123 · unlimited · expires never');
     const later = Math.floor(Date.parse('2027-01-31T00:00:00Z') / 1000);
-    assert.equal(keyDescription(record({ state: 'disabled', enabled: false, expiredTime: later }), now), 'disabled · sk-abcd…0123 · $2.50 left · expires 2027-01-31');
+    assert.equal(
+      keyDescription(record({ state: 'disabled', enabled: false, expiredTime: later }), now),
+      'disabled · sk-abcd…0123 · $2.50 left · expires 2027-01-31',
+    );
     assert.equal(expiry(Math.floor(Date.parse('2026-01-01T00:00:00Z') / 1000), now), 'expired 2026-01-01');
     const tip = keyTooltip(record({ subnet: '10.0.0.0/8' }), now);
     assert.match(tip, /Subnet: 10\.0\.0\.0\/8/);

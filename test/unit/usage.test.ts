@@ -75,7 +75,8 @@ describe('usage API', () => {
   it('reads cache reads and writes of messages-format calls (new-api records them in `other`)', async () => {
     const { client, period } = account();
     const system = [{ type: 'text' as const, text: 'You are terse. '.repeat(400), cache_control: { type: 'ephemeral' as const } }];
-    for (let i = 0; i < 2; i++) await client.messages.create({ model: 'claude-sonnet-emu', max_tokens: 200, system, messages: [{ role: 'user', content: 'hi' }] });
+    for (let i = 0; i < 2; i++)
+      await client.messages.create({ model: 'claude-sonnet-emu', max_tokens: 200, system, messages: [{ role: 'user', content: 'hi' }] });
     const logs = await client.account.usage.logs(period());
     const [second, first] = logs.items as [UsageLogEntry, UsageLogEntry];
     if (PROFILE === 'new-api') {
@@ -161,7 +162,10 @@ describe('usage API', () => {
       const ownDollars = own.reduce((n, l) => n + l.quota, 0) / 500_000;
       assert.ok(own.length > 1 && ctx.emu.store.logs.some((l) => l.tokenId === theirs.id), 'both keys have calls');
       assert.ok(Math.abs(report.totalDollars - ownDollars) < 1e-6, `only this key's spend: ${report.totalDollars} vs ${ownDollars}`);
-      assert.deepEqual(report.perKey.map((k) => k.name), ['mine']);
+      assert.deepEqual(
+        report.perKey.map((k) => k.name),
+        ['mine'],
+      );
       assert.equal(report.recentCalls?.[0].model, 'gpt-4o-mini', 'the newest call first');
       assert.ok(report.series.some((s) => s.dollars.some((d) => d > 0)));
       assert.equal(report.key?.remainingDollars, ctx.emu.store.keys.get(mine.id)!.remainQuota / 500_000);
@@ -178,7 +182,10 @@ describe('usage API', () => {
 
   it('turns a billing answer of HTTP 200 with an error body into an error', async () => {
     const { client } = clientFor(ctx.emu);
-    ctx.emu.faults.add({ path: '/v1/dashboard/billing/usage', fault: { kind: 'status', status: 200, body: { error: { message: 'record not found', type: 'new_api_error' } } } });
+    ctx.emu.faults.add({
+      path: '/v1/dashboard/billing/usage',
+      fault: { kind: 'status', status: 200, body: { error: { message: 'record not found', type: 'new_api_error' } } },
+    });
     await assert.rejects(client.account.usage.keyBilling(), (err: unknown) => err instanceof GatewayError && /record not found/.test(err.message));
   });
 
@@ -267,7 +274,12 @@ describe('usage figures', () => {
   it("inline completions' spend counted here becomes a series of its own, taken from its model's and never more than the log says", () => {
     const today = localDay(noon / 1000);
     const yesterday = localDay(daysAgo(1));
-    const items = [entry(daysAgo(0) - 60, 'codestral', 0.5), entry(daysAgo(0) - 50, 'codestral', 0.25), entry(daysAgo(0) - 40, 'gpt-4o', 2), entry(daysAgo(1), 'codestral', 0.1)];
+    const items = [
+      entry(daysAgo(0) - 60, 'codestral', 0.5),
+      entry(daysAgo(0) - 50, 'codestral', 0.25),
+      entry(daysAgo(0) - 40, 'gpt-4o', 2),
+      entry(daysAgo(1), 'codestral', 0.1),
+    ];
     const completions = {
       [today]: { byModel: { codestral: { dollars: 0.25, requests: 1 } } },
       // The log lags: more counted here than it holds for yesterday.
@@ -295,13 +307,16 @@ describe('usage figures', () => {
     const series = Object.fromEntries(r.series.map((x) => [x.name, x.dollars.at(-1)]));
     assert.equal(series['MCP: everything'], 0.25);
     assert.equal(series['Inline completions'], 0.125);
-    assert.equal(series['gpt-4o-mini'], 0.5, 'what is left is the chat\'s');
+    assert.equal(series['gpt-4o-mini'], 0.5, "what is left is the chat's");
     assert.equal(r.totalDollars, 0.875, 'the total is unchanged');
     assert.match(r.perModel.find((m) => m.model === 'MCP: everything')!.price, /MCP server "everything" \(sampling\)/);
     // Among many bigger models it keeps its name (not lumped into Other).
     const many = [...items, ...['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].map((m, i) => entry(daysAgo(0) - 30 + i, m, 5 + i))];
     const crowded = buildReport({ rangeDays: 7, nowMs: noon, logs: { items: many, complete: true }, prices: new PriceBook(undefined), completions, servers });
-    assert.ok(crowded.series.some((x) => x.name === 'MCP: everything') && crowded.series.some((x) => x.name === 'Inline completions'), crowded.series.map((x) => x.name).join(', '));
+    assert.ok(
+      crowded.series.some((x) => x.name === 'MCP: everything') && crowded.series.some((x) => x.name === 'Inline completions'),
+      crowded.series.map((x) => x.name).join(', '),
+    );
     assert.equal(crowded.series.length, 6, 'still six series with Other');
   });
 
@@ -342,7 +357,14 @@ describe('usage figures', () => {
   });
 
   it("says which days are unknown when only one-api's 7-day dashboard covers a long log, and forecasts from known days", () => {
-    const buckets = [0, 1, 2, 3].map((n) => ({ at: Date.parse(`${lastDays(7, noon)[6 - n]}T00:00:00Z`) / 1000, model: 'm', requests: 1, quota: 500_000, dollars: 1, tokens: 10 }));
+    const buckets = [0, 1, 2, 3].map((n) => ({
+      at: Date.parse(`${lastDays(7, noon)[6 - n]}T00:00:00Z`) / 1000,
+      model: 'm',
+      requests: 1,
+      quota: 500_000,
+      dollars: 1,
+      tokens: 10,
+    }));
     const logs = { items: [entry(daysAgo(0) - 60, 'm', 1)], complete: false };
     const r = buildReport({ rangeDays: 30, nowMs: noon, logs, buckets: { buckets, source: 'daily-7' }, prices: new PriceBook(undefined), balanceDollars: 10 });
     assert.equal(r.unknownDays.length, 23, 'the 23 days before the dashboard are no data, not $0');

@@ -31,7 +31,10 @@ function bruteForce(data: Float32Array, dim: number, q: Float32Array, k: number)
     const v = data.subarray(r * dim, (r + 1) * dim);
     scores.push([r, v.reduce((s, x, i) => s + x * q[i], 0) / (norm(v) * qn)]);
   }
-  return scores.sort((a, b) => b[1] - a[1]).slice(0, k).map(([r]) => r);
+  return scores
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([r]) => r);
 }
 
 describe('vector index', () => {
@@ -105,7 +108,16 @@ describe('vector index', () => {
     const run = (withoutWasm: boolean) => {
       // The module is loaded first (the TypeScript loader itself needs WebAssembly); its kernels load on first use.
       const disable = withoutWasm ? "WebAssembly.Instance = function () { throw new Error('no WebAssembly here'); };" : '';
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `const { VectorIndex, normaliseRows } = require(${JSON.stringify(require.resolve('../../src/search/core/vectors/vectorIndex'))}); ${disable} ${script}`], { encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '-e',
+          `const { VectorIndex, normaliseRows } = require(${JSON.stringify(require.resolve('../../src/search/core/vectors/vectorIndex'))}); ${disable} ${script}`,
+        ],
+        { encoding: 'utf8' },
+      );
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout) as Record<string, { codes: string; alphas: number[]; rows: number[]; sum: number[] }>;
     };
@@ -120,8 +132,13 @@ describe('vector index', () => {
       assert.ok(differing <= a.length * 8 * 0.001, `${dim}-d: ${differing} of ${a.length * 8} bits differ`);
       kernel[dim].alphas.forEach((v, i) => assert.ok(Math.abs(v - loop[dim].alphas[i]) <= 1e-5 * Math.abs(v), `${dim}-d scale ${i}`));
       // Normalised rows and their sums: within a rounding of each other (the squares are summed in another order).
-      kernel[dim].rows.forEach((v, i) => assert.ok(Math.abs(v - loop[dim].rows[i]) <= 1e-6 * Math.abs(v) + 1e-12, `${dim}-d value ${i}: ${v} and ${loop[dim].rows[i]}`));
-      assert.ok(kernel[dim].rows.slice(3 * Number(dim), 4 * Number(dim)).every((v) => v === 0), `${dim}-d: the zero row stays zero`);
+      kernel[dim].rows.forEach((v, i) =>
+        assert.ok(Math.abs(v - loop[dim].rows[i]) <= 1e-6 * Math.abs(v) + 1e-12, `${dim}-d value ${i}: ${v} and ${loop[dim].rows[i]}`),
+      );
+      assert.ok(
+        kernel[dim].rows.slice(3 * Number(dim), 4 * Number(dim)).every((v) => v === 0),
+        `${dim}-d: the zero row stays zero`,
+      );
       const length = Math.hypot(...kernel[dim].rows.slice(0, Number(dim)));
       assert.ok(Math.abs(length - 1) < 1e-5, `${dim}-d: a row's length is ${length}`);
       // Both start from the caller's sums (0.5 each): a kernel that started from zero is 0.5 off.

@@ -53,11 +53,23 @@ describe('the key alone, and the wallet (top-up codes, check-in, plans)', () => 
 
   it('new-api answers the key routes as its source does: `code:true` on the usage, 401 `success:false` without a key', async () => {
     ctx.emu.profile = 'new-api';
-    const usage = (await (await fetch(`${ctx.emu.url}/api/usage/token`, { headers: { authorization: 'Bearer sk-emulator-demo-key-0000000000000000' } })).json()) as Record<string, unknown>;
+    const usage = (await (
+      await fetch(`${ctx.emu.url}/api/usage/token`, { headers: { authorization: 'Bearer sk-emulator-demo-key-0000000000000000' } })
+    ).json()) as Record<string, unknown>;
     assert.equal(usage.code, true);
     assert.equal(usage.message, 'ok');
     assert.ok(!('success' in usage), 'GetTokenUsage has no success field');
-    assert.deepEqual(Object.keys(usage.data as object).sort(), ['expires_at', 'model_limits', 'model_limits_enabled', 'name', 'object', 'total_available', 'total_granted', 'total_used', 'unlimited_quota']);
+    assert.deepEqual(Object.keys(usage.data as object).sort(), [
+      'expires_at',
+      'model_limits',
+      'model_limits_enabled',
+      'name',
+      'object',
+      'total_available',
+      'total_granted',
+      'total_used',
+      'unlimited_quota',
+    ]);
     const none = await fetch(`${ctx.emu.url}/api/log/token`);
     assert.equal(none.status, 401);
     assert.deepEqual(await none.json(), { success: false, message: '未提供令牌' });
@@ -117,10 +129,22 @@ describe('the key alone, and the wallet (top-up codes, check-in, plans)', () => 
     ctx.emu.profile = 'new-api';
     const { user, account } = await userWithCalls(0);
     const plans = await account.account.wallet.plans();
-    assert.deepEqual(plans?.map((p) => [p.title, p.price, p.currency, p.duration.unit, p.includedDollars]), [['Pro', 9.9, 'USD', 'month', 20]]);
+    assert.deepEqual(
+      plans?.map((p) => [p.title, p.price, p.currency, p.duration.unit, p.includedDollars]),
+      [['Pro', 9.9, 'USD', 'month', 20]],
+    );
     assert.deepEqual(await account.account.wallet.subscriptions(), []);
     const now = Math.floor(Date.now() / 1000);
-    ctx.emu.subscriptions.push({ id: 99, userId: user.id, planId: 1, amountTotal: 10_000_000, amountUsed: 1_000_000, startTime: now, endTime: now + 86_400, status: 'active' });
+    ctx.emu.subscriptions.push({
+      id: 99,
+      userId: user.id,
+      planId: 1,
+      amountTotal: 10_000_000,
+      amountUsed: 1_000_000,
+      startTime: now,
+      endTime: now + 86_400,
+      status: 'active',
+    });
     assert.deepEqual(await account.account.wallet.subscriptions(), [{ planId: 1, endsAt: now + 86_400, usedDollars: 2, totalDollars: 20 }]);
     ctx.emu.profile = 'one-api';
     const { account: old } = await userWithCalls(0);

@@ -8,8 +8,14 @@ describe('chat view state (pure reducer, run in Node)', () => {
     const plan = planReconcile([t('u1'), t('a1')], [t('u1'), t('a1', 1), t('u2'), t('a2')]);
     assert.equal(plan.kind, 'patch');
     if (plan.kind !== 'patch') return;
-    assert.deepEqual(plan.add.map((x) => x.id), ['u2', 'a2']);
-    assert.deepEqual(plan.update.map((x) => x.id), ['u1', 'a1']);
+    assert.deepEqual(
+      plan.add.map((x) => x.id),
+      ['u2', 'a2'],
+    );
+    assert.deepEqual(
+      plan.update.map((x) => x.id),
+      ['u1', 'a1'],
+    );
     assert.deepEqual(plan.remove, []);
   });
 
@@ -18,7 +24,10 @@ describe('chat view state (pure reducer, run in Node)', () => {
     assert.equal(plan.kind, 'patch');
     if (plan.kind !== 'patch') return;
     assert.deepEqual(plan.remove, ['u2', 'a2']);
-    assert.deepEqual(plan.add.map((x) => x.id), ['u3', 'a3']);
+    assert.deepEqual(
+      plan.add.map((x) => x.id),
+      ['u3', 'a3'],
+    );
   });
 
   it('redraws when kept turns change order', () => {
@@ -34,9 +43,15 @@ describe('chat view state (pure reducer, run in Node)', () => {
   it('keeps each attachment once', () => {
     const img = { name: 'p.png', mediaType: 'image/png' as const, data: 'AAAA', detail: 'auto' as const };
     const ctx = { label: 'src/a.ts', text: 'x' };
-    const merged = mergeAttachments({ images: [img], context: [ctx] }, { images: [{ ...img, name: 'again.png' }], context: [ctx, { label: 'src/a.ts', text: 'y' }] });
+    const merged = mergeAttachments(
+      { images: [img], context: [ctx] },
+      { images: [{ ...img, name: 'again.png' }], context: [ctx, { label: 'src/a.ts', text: 'y' }] },
+    );
     assert.equal(merged.images.length, 1);
-    assert.deepEqual(merged.context.map((c) => c.text), ['x', 'y']);
+    assert.deepEqual(
+      merged.context.map((c) => c.text),
+      ['x', 'y'],
+    );
   });
 
   it('sends the active editor unless removed for that file, too large, or attached by hand', () => {

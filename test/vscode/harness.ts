@@ -151,11 +151,23 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     const core = join(base, 'language-pack', 'main.i18n.json');
     mkdirSync(dirname(core), { recursive: true });
     writeFileSync(core, JSON.stringify({ contents: {} }));
-    writeFileSync(join(userDataDir, 'languagepacks.json'), JSON.stringify({ [options.locale]: { hash: 'model-gateway-test', extensions: [{ extensionIdentifier: { id: 'model-gateway-test.language-pack' }, version: '1.0.0' }], translations: { vscode: core }, label: options.locale } }));
+    writeFileSync(
+      join(userDataDir, 'languagepacks.json'),
+      JSON.stringify({
+        [options.locale]: {
+          hash: 'model-gateway-test',
+          extensions: [{ extensionIdentifier: { id: 'model-gateway-test.language-pack' }, version: '1.0.0' }],
+          translations: { vscode: core },
+          label: options.locale,
+        },
+      }),
+    );
   }
   const entry = join(installDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   if (options.vsix) {
-    const r = spawnSync(install.node, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', options.vsix], { encoding: 'utf8' });
+    const r = spawnSync(install.node, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', options.vsix], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`installing ${options.vsix} failed:\n${r.stdout}\n${r.stderr}`);
   } else installUnpacked(extensionsDir);
   for (const extra of options.extraExtensions ?? []) {
@@ -163,19 +175,26 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     cpSync(extra.folder, target, { recursive: true });
     for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(target, name), text);
   }
-  listInstalled(extensionsDir, (options.extraExtensions ?? []).map((e) => e.id));
+  listInstalled(
+    extensionsDir,
+    (options.extraExtensions ?? []).map((e) => e.id),
+  );
   const child = spawn(
     install.node,
     [
       entry,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${options.port ?? 0}`,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${options.port ?? 0}`,
       '--disable-telemetry',
       '--disable-update-check',
       ...(options.restrictedMode ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
-      '--extensions-dir', extensionsDir,
-      '--user-data-dir', userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--user-data-dir',
+      userDataDir,
       ...(options.locale ? ['--locale', options.locale] : []),
       options.workspace,
     ],
@@ -228,7 +247,16 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
   };
 }
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
@@ -267,7 +295,10 @@ export async function runPaletteCommand(page: Page, title: string, timeoutMs = 6
     // A webview (the chat) that holds the focus keeps F1 to itself: focus the workbench, again.
     if (!(await input.isVisible().catch(() => false))) {
       await input.waitFor({ state: 'visible', timeout: 2000 }).catch(async () => {
-        await page.locator('.part.editor').first().click({ position: { x: 10, y: 10 } });
+        await page
+          .locator('.part.editor')
+          .first()
+          .click({ position: { x: 10, y: 10 } });
         await page.keyboard.press('F1');
       });
     }
@@ -359,7 +390,14 @@ export async function answerPrompt(page: Page, title: string, text: string): Pro
 export async function webviewFrame(page: Page, selector: string, text?: string | RegExp, timeoutMs = 60_000): Promise<Frame> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    for (const f of page.frames()) if ((await f.locator(selector, text ? { hasText: text } : {}).count().catch(() => 0)) > 0) return f;
+    for (const f of page.frames())
+      if (
+        (await f
+          .locator(selector, text ? { hasText: text } : {})
+          .count()
+          .catch(() => 0)) > 0
+      )
+        return f;
     if (Date.now() > end) throw new Error(`no webview shows ${selector}${text ? ` with "${String(text)}"` : ''}; ${await workbenchSummary(page)}`);
     await page.waitForTimeout(100);
   }
@@ -367,7 +405,15 @@ export async function webviewFrame(page: Page, selector: string, text?: string |
 
 /** What the workbench shows, in one line for an error message: its tabs, notifications and frames. */
 async function workbenchSummary(page: Page): Promise<string> {
-  const texts = async (selector: string) => (await page.locator(selector).allInnerTexts().catch(() => [] as string[])).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const texts = async (selector: string) =>
+    (
+      await page
+        .locator(selector)
+        .allInnerTexts()
+        .catch(() => [] as string[])
+    )
+      .map((t) => t.replace(/\s+/g, ' ').trim())
+      .filter(Boolean);
   const tabs = await texts('.tab');
   const active = await texts('.tab.active');
   const notices = await texts('.notifications-toasts .notification-list-item-message');
@@ -382,5 +428,8 @@ async function workbenchSummary(page: Page): Promise<string> {
 export async function reloadWindow(page: Page, timeoutMs = 90_000): Promise<void> {
   await page.evaluate('window.mgDocumentBeforeReload = true');
   await runPaletteCommand(page, 'Developer: Reload Window');
-  await page.waitForFunction("!window.mgDocumentBeforeReload && !!document.querySelector('.monaco-workbench .part.editor')", undefined, { timeout: timeoutMs, polling: 200 });
+  await page.waitForFunction("!window.mgDocumentBeforeReload && !!document.querySelector('.monaco-workbench .part.editor')", undefined, {
+    timeout: timeoutMs,
+    polling: 200,
+  });
 }

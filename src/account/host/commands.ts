@@ -74,7 +74,8 @@ async function askCreateArgs(): Promise<CreateKeyArgs | undefined> {
     title: vscode.l10n.t('{0} (3/4): quota', title),
     prompt: vscode.l10n.t('Spending limit in dollars, or leave empty for unlimited'),
     ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() || (Number(v) > 0 && Number.isFinite(Number(v))) ? undefined : vscode.l10n.t('Enter a positive amount in dollars, or leave empty')),
+    validateInput: (v) =>
+      !v.trim() || (Number(v) > 0 && Number.isFinite(Number(v))) ? undefined : vscode.l10n.t('Enter a positive amount in dollars, or leave empty'),
   });
   if (quota === undefined) return undefined;
   const subnet = await vscode.window.showInputBox({
@@ -120,7 +121,12 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   const setEnabled = (enabled: boolean) => async (arg?: unknown) => {
     const id = await pickKey(services, tree, arg, enabled ? vscode.l10n.t('Enable key') : vscode.l10n.t('Disable key'));
     if (id === undefined) return;
-    if (!enabled && (await isKeyInUse(tree, services, id)) && !(await services.prompts.confirm(vscode.l10n.t('Disable the key Model Gateway uses?'), inUseDetail(), vscode.l10n.t('Disable')))) return;
+    if (
+      !enabled &&
+      (await isKeyInUse(tree, services, id)) &&
+      !(await services.prompts.confirm(vscode.l10n.t('Disable the key Model Gateway uses?'), inUseDetail(), vscode.l10n.t('Disable')))
+    )
+      return;
     try {
       const r = await account().tokens.setEnabled(id, enabled);
       services.log.info(`${enabled ? 'enabled' : 'disabled'} key ${id}`);
@@ -141,8 +147,16 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
       const field = await vscode.window.showQuickPick(
         [
           { label: vscode.l10n.t('Name'), description: current.name, field: 'name' as const },
-          { label: vscode.l10n.t('Quota'), description: current.unlimitedQuota ? vscode.l10n.t('unlimited') : `$${quotaToDollars(current.remainQuota).toFixed(2)}`, field: 'quota' as const },
-          { label: vscode.l10n.t('Expiry'), description: current.expiredTime === -1 ? vscode.l10n.t('never') : new Date(current.expiredTime * 1000).toISOString().slice(0, 10), field: 'expiry' as const },
+          {
+            label: vscode.l10n.t('Quota'),
+            description: current.unlimitedQuota ? vscode.l10n.t('unlimited') : `$${quotaToDollars(current.remainQuota).toFixed(2)}`,
+            field: 'quota' as const,
+          },
+          {
+            label: vscode.l10n.t('Expiry'),
+            description: current.expiredTime === -1 ? vscode.l10n.t('never') : new Date(current.expiredTime * 1000).toISOString().slice(0, 10),
+            field: 'expiry' as const,
+          },
           { label: vscode.l10n.t('Allowed addresses'), description: current.subnet || vscode.l10n.t('any'), field: 'subnet' as const },
         ],
         { title: vscode.l10n.t('Edit "{0}"', current.name), ignoreFocusOut: true },
@@ -150,13 +164,23 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
       if (!field) return;
       let change: Parameters<ReturnType<typeof account>['tokens']['update']>[0] | undefined;
       if (field.field === 'name') {
-        const name = await vscode.window.showInputBox({ title: vscode.l10n.t('New name'), value: current.name, validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter a name') : v.length > 50 ? vscode.l10n.t('At most 50 characters') : undefined) });
+        const name = await vscode.window.showInputBox({
+          title: vscode.l10n.t('New name'),
+          value: current.name,
+          validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter a name') : v.length > 50 ? vscode.l10n.t('At most 50 characters') : undefined),
+        });
         if (name !== undefined) change = { id, name: name.trim() };
       } else if (field.field === 'quota') {
-        const q = await vscode.window.showInputBox({ title: vscode.l10n.t('Quota in dollars (empty for unlimited)'), validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : vscode.l10n.t('Enter an amount in dollars')) });
+        const q = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Quota in dollars (empty for unlimited)'),
+          validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : vscode.l10n.t('Enter an amount in dollars')),
+        });
         if (q !== undefined) change = q.trim() ? { id, remain_quota: dollarsToQuota(Number(q)), unlimited_quota: false } : { id, unlimited_quota: true };
       } else if (field.field === 'expiry') {
-        const days = await vscode.window.showInputBox({ title: vscode.l10n.t('Days from now until expiry (0 for never)'), validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter a whole number of days')) });
+        const days = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Days from now until expiry (0 for never)'),
+          validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter a whole number of days')),
+        });
         if (days !== undefined) change = { id, expired_time: Number(days) === 0 ? -1 : Math.floor(Date.now() / 1000) + Number(days) * DAY };
       } else {
         const subnet = await vscode.window.showInputBox({ title: vscode.l10n.t('Allowed addresses (empty for any)'), value: current.subnet });
@@ -193,8 +217,17 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
     if (id === undefined) return false;
     const name = keyNodeOf(tree, arg)?.record.name ?? vscode.l10n.t('key {0}', id);
     const inUse = await isKeyInUse(tree, services, id);
-    const detail = inUse ? vscode.l10n.t('{0} This cannot be undone.', inUseDetail()) : vscode.l10n.t('Anything using this key stops working at once. This cannot be undone.');
-    if (!(await services.prompts.confirm(inUse ? vscode.l10n.t('Delete "{0}", the key Model Gateway uses?', name) : vscode.l10n.t('Delete the API key "{0}"?', name), detail, vscode.l10n.t('Delete')))) return false;
+    const detail = inUse
+      ? vscode.l10n.t('{0} This cannot be undone.', inUseDetail())
+      : vscode.l10n.t('Anything using this key stops working at once. This cannot be undone.');
+    if (
+      !(await services.prompts.confirm(
+        inUse ? vscode.l10n.t('Delete "{0}", the key Model Gateway uses?', name) : vscode.l10n.t('Delete the API key "{0}"?', name),
+        detail,
+        vscode.l10n.t('Delete'),
+      ))
+    )
+      return false;
     try {
       await account().tokens.delete(id);
       services.log.info(`deleted key ${id}`);
@@ -207,7 +240,10 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
   });
 
   reg('modelGateway.keys.filter', async (arg?: unknown) => {
-    const text = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ title: vscode.l10n.t('Search API keys by name'), value: tree.filter, ignoreFocusOut: true });
+    const text =
+      typeof arg === 'string'
+        ? arg
+        : await vscode.window.showInputBox({ title: vscode.l10n.t('Search API keys by name'), value: tree.filter, ignoreFocusOut: true });
     if (text === undefined) return;
     tree.setFilter(text);
   });
@@ -221,7 +257,8 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
  * jobs it can do (`jobArg`, the only one, or the one the person picks).
  */
 async function setDefaultModelCommand(services: CredentialFeature, arg?: unknown, jobArg?: unknown): Promise<void> {
-  let model = typeof arg === 'string' ? arg : (arg as AccountNode | undefined)?.kind === 'model' ? (arg as Extract<AccountNode, { kind: 'model' }>).id : undefined;
+  let model =
+    typeof arg === 'string' ? arg : (arg as AccountNode | undefined)?.kind === 'model' ? (arg as Extract<AccountNode, { kind: 'model' }>).id : undefined;
   if (!model) {
     try {
       const ids = (await services.client().models.list()).map((m) => m.id).sort();
@@ -236,7 +273,9 @@ async function setDefaultModelCommand(services: CredentialFeature, arg?: unknown
   // Only the jobs this model can do (read from its id, as gateways name their models).
   const jobs = jobsFor(model);
   if (jobs.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).', model));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('{0} is not a model for a default job (chat, embeddings, rerank, speech, transcription, image or video).', model),
+    );
     return;
   }
   const job =
@@ -244,10 +283,16 @@ async function setDefaultModelCommand(services: CredentialFeature, arg?: unknown
       ? (jobArg as Job)
       : jobs.length === 1
         ? jobs[0]
-        : (await vscode.window.showQuickPick(
-            jobs.map((j) => ({ label: j, description: settings.defaultModels[j] ? vscode.l10n.t('now {0}', settings.defaultModels[j]) : vscode.l10n.t('not set'), job: j })),
-            { title: vscode.l10n.t('Make {0} the default for…', model), ignoreFocusOut: true },
-          ))?.job;
+        : (
+            await vscode.window.showQuickPick(
+              jobs.map((j) => ({
+                label: j,
+                description: settings.defaultModels[j] ? vscode.l10n.t('now {0}', settings.defaultModels[j]) : vscode.l10n.t('not set'),
+                job: j,
+              })),
+              { title: vscode.l10n.t('Make {0} the default for…', model), ignoreFocusOut: true },
+            )
+          )?.job;
   if (!job) return;
   await setDefaultModel(job, model);
   void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now the default {1} model.', model, job));
@@ -256,7 +301,9 @@ async function setDefaultModelCommand(services: CredentialFeature, arg?: unknown
 /** Shows a new key once, in a modal (so it stays out of the notification history). */
 async function offerNewKey(services: CredentialFeature, record: ApiKeyRecord): Promise<void> {
   if (!record.keyIsFull) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Key "{0}" created. This gateway does not return the new key; copy it from the gateway console.', record.name));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Key "{0}" created. This gateway does not return the new key; copy it from the gateway console.', record.name),
+    );
     return;
   }
   const copy = vscode.l10n.t('Copy');

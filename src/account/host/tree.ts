@@ -127,12 +127,14 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
   wallet(): Promise<AccountNode[]> {
     return (this.cache.wallet ??= (async () => {
       const wallet = this.services.client().account.wallet;
-      const quiet = <T>(p: Promise<T>) => p.catch((err: unknown) => (this.services.log.warn(`account: ${err instanceof Error ? err.message : String(err)}`), undefined));
+      const quiet = <T>(p: Promise<T>) =>
+        p.catch((err: unknown) => (this.services.log.warn(`account: ${err instanceof Error ? err.message : String(err)}`), undefined));
       const [checkin, offered, active] = await Promise.all([quiet(wallet.checkinStatus()), quiet(wallet.plans()), quiet(wallet.subscriptions())]);
       const rows: AccountNode[] = [];
       if (checkin?.enabled) rows.push({ kind: 'checkin', status: checkin });
       const current = active?.[0];
-      if (current || offered?.length) rows.push({ kind: 'plan', active: current, plan: offered?.find((p) => p.id === current?.planId), offered: offered ?? [] });
+      if (current || offered?.length)
+        rows.push({ kind: 'plan', active: current, plan: offered?.find((p) => p.id === current?.planId), offered: offered ?? [] });
       return rows;
     })());
   }
@@ -197,7 +199,9 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         ];
       }
       const user = await this.user();
-      const head: AccountNode = user.ok ? { kind: 'account', user: user.value, low: user.value.balanceDollars < this.services.settings().lowBalanceDollars } : this.errorNode(user.error);
+      const head: AccountNode = user.ok
+        ? { kind: 'account', user: user.value, low: user.value.balanceDollars < this.services.settings().lowBalanceDollars }
+        : this.errorNode(user.error);
       return [head, ...(user.ok ? await this.wallet() : []), { kind: 'keys' }, { kind: 'models' }];
     }
     switch (node.kind) {
@@ -205,7 +209,13 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const keys = await this.keys();
         if (!keys.ok) return [this.errorNode(keys.error)];
         if (keys.value.length === 0) {
-          return [{ kind: 'message', text: this.filterText ? vscode.l10n.t('No key matches "{0}"', this.filterText) : vscode.l10n.t('No API keys yet'), icon: 'info' }];
+          return [
+            {
+              kind: 'message',
+              text: this.filterText ? vscode.l10n.t('No key matches "{0}"', this.filterText) : vscode.l10n.t('No API keys yet'),
+              icon: 'info',
+            },
+          ];
         }
         return keys.value.map((record) => ({ kind: 'key', record }));
       }
@@ -283,7 +293,9 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
           : vscode.l10n.t('{0} left of {1}', formatDollars(k.remainingDollars ?? 0), formatDollars(k.limitDollars ?? 0));
         const lines = [
           vscode.l10n.t('Used on this key: {0}.', formatDollars(k.usedDollars)),
-          k.unlimited ? vscode.l10n.t('No limit on this key (the account balance still applies).') : vscode.l10n.t('Left on this key: {0} of {1}.', formatDollars(k.remainingDollars ?? 0), formatDollars(k.limitDollars ?? 0)),
+          k.unlimited
+            ? vscode.l10n.t('No limit on this key (the account balance still applies).')
+            : vscode.l10n.t('Left on this key: {0} of {1}.', formatDollars(k.remainingDollars ?? 0), formatDollars(k.limitDollars ?? 0)),
           k.accessUntil ? vscode.l10n.t('Expires {0}.', formatDateTime(k.accessUntil * 1000)) : vscode.l10n.t('Never expires.'),
         ];
         if (k.modelLimits) lines.push(vscode.l10n.t('Limited to: {0}.', k.modelLimits.join(', ')));
@@ -298,7 +310,15 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
         const c = node.call;
         const item = new vscode.TreeItem(c.model, C.None);
         item.description = `${formatDollars(c.dollars)} · ${formatWhen(c.at * 1000)}`;
-        item.tooltip = vscode.l10n.t('{0} at {1}: {2} tokens in, {3} out{4}, {5}.', c.model, formatDateTime(c.at * 1000), formatCount(c.promptTokens), formatCount(c.completionTokens), c.cacheRead ? vscode.l10n.t(' ({0} from the cache)', formatCount(c.cacheRead)) : '', formatDollars(c.dollars));
+        item.tooltip = vscode.l10n.t(
+          '{0} at {1}: {2} tokens in, {3} out{4}, {5}.',
+          c.model,
+          formatDateTime(c.at * 1000),
+          formatCount(c.promptTokens),
+          formatCount(c.completionTokens),
+          c.cacheRead ? vscode.l10n.t(' ({0} from the cache)', formatCount(c.cacheRead)) : '',
+          formatDollars(c.dollars),
+        );
         item.iconPath = new vscode.ThemeIcon('arrow-swap');
         item.contextValue = 'call';
         return item;
@@ -306,8 +326,13 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
       case 'checkin': {
         const s = node.status;
         const item = new vscode.TreeItem(s.checkedInToday ? vscode.l10n.t('Checked in today') : vscode.l10n.t('Check In'), C.None);
-        item.description = s.minDollars !== undefined && s.maxDollars !== undefined ? vscode.l10n.t('{0} to {1} a day', formatDollars(s.minDollars), formatDollars(s.maxDollars)) : undefined;
-        item.tooltip = s.checkedInToday ? vscode.l10n.t('Come back tomorrow for the next check-in.') : vscode.l10n.t("Check in once a day for a bonus on the balance (the gateway's offer).");
+        item.description =
+          s.minDollars !== undefined && s.maxDollars !== undefined
+            ? vscode.l10n.t('{0} to {1} a day', formatDollars(s.minDollars), formatDollars(s.maxDollars))
+            : undefined;
+        item.tooltip = s.checkedInToday
+          ? vscode.l10n.t('Come back tomorrow for the next check-in.')
+          : vscode.l10n.t("Check in once a day for a bonus on the balance (the gateway's offer).");
         item.iconPath = new vscode.ThemeIcon(s.checkedInToday ? 'pass' : 'gift');
         if (!s.checkedInToday) item.command = { title: vscode.l10n.t('Check In'), command: 'modelGateway.account.checkIn' };
         item.contextValue = s.checkedInToday ? 'checkin.done' : 'checkin';
@@ -317,11 +342,25 @@ export class AccountTree implements vscode.TreeDataProvider<AccountNode>, vscode
       case 'plan': {
         const a = node.active;
         const title = a ? (node.plan?.title ?? vscode.l10n.t('plan {0}', a.planId)) : undefined;
-        const item = new vscode.TreeItem(title ? vscode.l10n.t('Plan: {0}', title) : vscode.l10n.t('Plans offered: {0}', node.offered.map((p) => p.title).join(', ')), C.None);
+        const item = new vscode.TreeItem(
+          title ? vscode.l10n.t('Plan: {0}', title) : vscode.l10n.t('Plans offered: {0}', node.offered.map((p) => p.title).join(', ')),
+          C.None,
+        );
         item.description = a
-          ? vscode.l10n.t('{0} of {1} used · until {2}', formatDollars(a.usedDollars), a.totalDollars !== undefined ? formatDollars(a.totalDollars) : vscode.l10n.t('unlimited'), formatDateTime(a.endsAt * 1000))
+          ? vscode.l10n.t(
+              '{0} of {1} used · until {2}',
+              formatDollars(a.usedDollars),
+              a.totalDollars !== undefined ? formatDollars(a.totalDollars) : vscode.l10n.t('unlimited'),
+              formatDateTime(a.endsAt * 1000),
+            )
           : node.offered.map((p) => vscode.l10n.t('{0} {1} / {2} {3}', p.price, p.currency, p.duration.value, p.duration.unit)).join(' · ');
-        item.tooltip = [...node.offered.map((p) => `${p.title}: ${p.price} ${p.currency} / ${p.duration.value} ${p.duration.unit}${p.includedDollars !== undefined ? ` (${formatDollars(p.includedDollars)})` : ''}${p.subtitle ? ` — ${p.subtitle}` : ''}`), vscode.l10n.t("Click to open the gateway's page to buy or renew.")].join('\n');
+        item.tooltip = [
+          ...node.offered.map(
+            (p) =>
+              `${p.title}: ${p.price} ${p.currency} / ${p.duration.value} ${p.duration.unit}${p.includedDollars !== undefined ? ` (${formatDollars(p.includedDollars)})` : ''}${p.subtitle ? ` — ${p.subtitle}` : ''}`,
+          ),
+          vscode.l10n.t("Click to open the gateway's page to buy or renew."),
+        ].join('\n');
         item.iconPath = new vscode.ThemeIcon(a ? 'verified' : 'tag');
         item.command = { title: vscode.l10n.t('Open Plans'), command: 'modelGateway.account.openPlans' };
         item.contextValue = 'plan';

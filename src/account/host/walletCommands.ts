@@ -17,7 +17,10 @@ export function registerWalletCommands(services: CredentialFeature, tree: Accoun
   reg('modelGateway.account.redeem', async () => {
     if (!services.credentials.getAccessToken()) {
       const set = vscode.l10n.t('Set Access Token');
-      const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Redeeming a code needs the system access token (the code tops up the account, not a key).'), set);
+      const pick = await vscode.window.showInformationMessage(
+        vscode.l10n.t('Redeeming a code needs the system access token (the code tops up the account, not a key).'),
+        set,
+      );
       if (pick === set) await vscode.commands.executeCommand('modelGateway.setAccessToken');
       return;
     }
@@ -26,16 +29,24 @@ export function registerWalletCommands(services: CredentialFeature, tree: Accoun
       prompt: vscode.l10n.t("A redemption code from the gateway's operator tops up the account's balance."),
       placeHolder: vscode.l10n.t('Redemption code'),
       ignoreFocusOut: true,
-      validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter the code') : v.trim().length > MAX_CODE ? vscode.l10n.t('At most {0} characters', MAX_CODE) : undefined),
+      validateInput: (v) =>
+        !v.trim() ? vscode.l10n.t('Enter the code') : v.trim().length > MAX_CODE ? vscode.l10n.t('At most {0} characters', MAX_CODE) : undefined,
     });
     if (!code?.trim()) return;
     try {
-      const got = await vscode.window.withProgress({ location: { viewId: 'modelGateway.account' }, title: vscode.l10n.t('Redeeming…') }, () => wallet().redeem(code));
-      const me = await services.client().account.self().catch(() => undefined);
+      const got = await vscode.window.withProgress({ location: { viewId: 'modelGateway.account' }, title: vscode.l10n.t('Redeeming…') }, () =>
+        wallet().redeem(code),
+      );
+      const me = await services
+        .client()
+        .account.self()
+        .catch(() => undefined);
       services.notifySpend();
       tree.refreshBalance();
       void vscode.window.showInformationMessage(
-        me ? vscode.l10n.t('Redeemed: {0} added. The balance is now {1}.', formatDollars(got.dollars), formatDollars(me.balanceDollars)) : vscode.l10n.t('Redeemed: {0} added.', formatDollars(got.dollars)),
+        me
+          ? vscode.l10n.t('Redeemed: {0} added. The balance is now {1}.', formatDollars(got.dollars), formatDollars(me.balanceDollars))
+          : vscode.l10n.t('Redeemed: {0} added.', formatDollars(got.dollars)),
       );
     } catch (err) {
       // A wrong or used code: the gateway's own words (该兑换码已被使用), nothing else changed.

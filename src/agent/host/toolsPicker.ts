@@ -15,10 +15,16 @@ export async function configureTools(toolbox: AgentToolbox): Promise<void> {
   const all = toolbox.choices();
   const leftOut = toolbox.leftOut();
   const hidden = leftOut.length
-    ? vscode.l10n.t("{0} of VS Code's own tools are not listed: ours do the same jobs ({1}).", leftOut.length, [...new Set(leftOut.map((l) => l.ours))].join(', '))
+    ? vscode.l10n.t(
+        "{0} of VS Code's own tools are not listed: ours do the same jobs ({1}).",
+        leftOut.length,
+        [...new Set(leftOut.map((l) => l.ours))].join(', '),
+      )
     : '';
   if (all.length === 0) {
-    void vscode.window.showInformationMessage([vscode.l10n.t('No MCP server or other extension offers tools now. Add MCP servers with Model Gateway: MCP Servers.'), hidden].filter(Boolean).join(' '));
+    void vscode.window.showInformationMessage(
+      [vscode.l10n.t('No MCP server or other extension offers tools now. Add MCP servers with Model Gateway: MCP Servers.'), hidden].filter(Boolean).join(' '),
+    );
     return;
   }
   const items: ToolItem[] = [];
@@ -32,7 +38,12 @@ export async function configureTools(toolbox: AgentToolbox): Promise<void> {
     for (const t of tools) {
       items.push({
         label: t.name,
-        description: t.chosenIn === 'workspace' ? vscode.l10n.t('chosen for this workspace') : t.chosenIn === 'global' ? vscode.l10n.t('chosen for all workspaces') : undefined,
+        description:
+          t.chosenIn === 'workspace'
+            ? vscode.l10n.t('chosen for this workspace')
+            : t.chosenIn === 'global'
+              ? vscode.l10n.t('chosen for all workspaces')
+              : undefined,
         detail: firstSentence(t.description),
         picked: t.on,
         tool: t,
@@ -64,7 +75,10 @@ export async function configureTools(toolbox: AgentToolbox): Promise<void> {
 
 function firstSentence(text: string): string {
   // The source is said by the group: an MCP tool's description ends with its server and name for the model.
-  const one = text.replace(/\s*\(MCP server "[^"]*", tool "[^"]*"\)$/, '').replace(/\s+/g, ' ').trim();
+  const one = text
+    .replace(/\s*\(MCP server "[^"]*", tool "[^"]*"\)$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const first = /^(.+?[.!?])(\s|$)/.exec(one)?.[1] ?? one;
   return first.length > 140 ? `${first.slice(0, 139)}…` : first;
 }

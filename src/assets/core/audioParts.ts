@@ -66,7 +66,7 @@ function readWav(buf: Buffer, index: number): WavInfo {
   }
   let fmt: Buffer | undefined;
   let data: Buffer | undefined;
-  for (let at = 12; at + 8 <= buf.length; ) {
+  for (let at = 12; at + 8 <= buf.length;) {
     const id = buf.toString('ascii', at, at + 4);
     let size = buf.readUInt32LE(at + 4);
     // Streamed WAVs may announce an unknown (0 or 0xFFFFFFFF) data size: the data runs to the end.

@@ -7,7 +7,10 @@ import type { JobKind, StoredJob } from './jobStore';
 import { resultPath, slug } from './names';
 
 /** What the jobs need of the gateway bundle at run time (loaded lazily by the host: the core takes it as given). */
-export type JobGateway = Pick<typeof Gateway, 'NotFoundError' | 'BadRequestError' | 'SunoFailedError' | 'MidjourneyFailedError' | 'VideoFailedError' | 'buttonLabel'>;
+export type JobGateway = Pick<
+  typeof Gateway,
+  'NotFoundError' | 'BadRequestError' | 'SunoFailedError' | 'MidjourneyFailedError' | 'VideoFailedError' | 'buttonLabel'
+>;
 
 /** What every job keeps (`StoredJob`): its task id and prompt, when it started, the gateway's status and progress, then ours. */
 const storedJob = {
@@ -44,7 +47,10 @@ export const VideoJobSchema = z.object({
 export type VideoJob = z.infer<typeof VideoJobSchema>;
 
 /** What a kind of job knows of the gateway: how to ask, what the answers mean, how files are saved. */
-export type JobRules<J extends StoredJob> = Pick<JobKind<J>, 'key' | 'schema' | 'what' | 'isActive' | 'isReady' | 'isFailed' | 'isUnknownTask' | 'failedStatus' | 'refresh' | 'download'>;
+export type JobRules<J extends StoredJob> = Pick<
+  JobKind<J>,
+  'key' | 'schema' | 'what' | 'isActive' | 'isReady' | 'isFailed' | 'isUnknownTask' | 'failedStatus' | 'refresh' | 'download'
+>;
 
 const TASK_ENDED = new Set(['downloaded', 'FAILURE', 'CANCEL']);
 
@@ -58,7 +64,8 @@ export function taskJobRules(client: () => GatewayClient, gw: () => JobGateway, 
     isReady: (job) => job.status === 'SUCCESS',
     isFailed: (job) => job.status === 'FAILURE' || job.status === 'CANCEL',
     // new-api's `task_not_exist` (Suno) or `task_no_found` (Midjourney).
-    isUnknownTask: (err) => err instanceof gw().NotFoundError || (err instanceof gw().BadRequestError && (err.code === 'task_not_exist' || /task_no_found/.test(err.message))),
+    isUnknownTask: (err) =>
+      err instanceof gw().NotFoundError || (err instanceof gw().BadRequestError && (err.code === 'task_not_exist' || /task_no_found/.test(err.message))),
     failedStatus: 'FAILURE',
     refresh: async (job, signal) => {
       const g = gw();
@@ -68,9 +75,21 @@ export function taskJobRules(client: () => GatewayClient, gw: () => JobGateway, 
       }
       const t = await client().midjourney.fetch(job.id, { signal });
       const buttons = t.buttons.map((b) => ({ customId: b.customId, label: g.buttonLabel(b) }));
-      return { ...job, status: t.status, progress: t.progress ?? job.progress, buttons, error: t.status === 'FAILURE' || t.status === 'CANCEL' ? new g.MidjourneyFailedError(t).message : undefined };
+      return {
+        ...job,
+        status: t.status,
+        progress: t.progress ?? job.progress,
+        buttons,
+        error: t.status === 'FAILURE' || t.status === 'CANCEL' ? new g.MidjourneyFailedError(t).message : undefined,
+      };
     },
-    download: async (job, dir, signal) => ({ ...job, status: 'downloaded', progress: 100, files: await saveTaskFiles(client(), job, dir, signal, limit()), error: undefined }),
+    download: async (job, dir, signal) => ({
+      ...job,
+      status: 'downloaded',
+      progress: 100,
+      files: await saveTaskFiles(client(), job, dir, signal, limit()),
+      error: undefined,
+    }),
   };
 }
 
@@ -92,7 +111,13 @@ export function videoJobRules(client: () => GatewayClient, gw: () => JobGateway,
       const error = task.status === 'failed' ? new (gw().VideoFailedError)(task).message : undefined;
       return { ...job, status: task.status, progress: task.progress ?? job.progress, error };
     },
-    download: async (job, dir, signal) => ({ ...job, status: 'downloaded', progress: 100, file: await saveVideoFile(client(), job, dir, signal, limit()), error: undefined }),
+    download: async (job, dir, signal) => ({
+      ...job,
+      status: 'downloaded',
+      progress: 100,
+      file: await saveVideoFile(client(), job, dir, signal, limit()),
+      error: undefined,
+    }),
   };
 }
 

@@ -7,15 +7,27 @@ export const ASPECTS = ['1x1', '16x9', '9x16', '4x3', '3x4', '3x2', '2x3'] as co
 export const MEDIA_TOOL_DEFINITIONS: ToolDefinition[] = [
   {
     name: 'generate_image',
-    description: 'Generates one image from a text prompt and saves it as a PNG into the workspace (the assets folder). Paid: the person sees the price and approves unless paid media run unasked.',
+    description:
+      'Generates one image from a text prompt and saves it as a PNG into the workspace (the assets folder). Paid: the person sees the price and approves unless paid media run unasked.',
     kind: 'write',
-    parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'What the image shows' }, aspect_ratio: { type: 'string', enum: [...ASPECTS], description: 'Default 1x1' } }, required: ['prompt'] },
+    parameters: {
+      type: 'object',
+      properties: {
+        prompt: { type: 'string', description: 'What the image shows' },
+        aspect_ratio: { type: 'string', enum: [...ASPECTS], description: 'Default 1x1' },
+      },
+      required: ['prompt'],
+    },
   },
   {
     name: 'text_to_speech',
     description: `Speaks a text (at most ${MAX_SPEECH_INPUT} characters) and saves the audio as an MP3 into the workspace (the assets folder). Paid.`,
     kind: 'write',
-    parameters: { type: 'object', properties: { text: { type: 'string' }, voice: { type: 'string', description: 'A voice of the speech model (default: its first)' } }, required: ['text'] },
+    parameters: {
+      type: 'object',
+      properties: { text: { type: 'string' }, voice: { type: 'string', description: 'A voice of the speech model (default: its first)' } },
+      required: ['text'],
+    },
   },
   {
     name: 'transcribe_audio',
@@ -45,7 +57,11 @@ export const MEDIA_TOOL_DEFINITIONS: ToolDefinition[] = [
     description:
       'Starts a Midjourney grid of four images from a prompt (where the gateway offers Midjourney). The grid is saved as a PNG into the assets folder in about a minute; the person can then upscale or vary one. Returns at once with the job. Paid per grid.',
     kind: 'write',
-    parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt; Midjourney parameters such as --ar 16:9 at the end' } }, required: ['prompt'] },
+    parameters: {
+      type: 'object',
+      properties: { prompt: { type: 'string', description: 'The prompt; Midjourney parameters such as --ar 16:9 at the end' } },
+      required: ['prompt'],
+    },
   },
   {
     name: 'moderate_text',

@@ -78,7 +78,11 @@ export function activateAssets(host: FeatureHost, agent: AgentToolbox): { videoJ
       void tell(services, 'info', vscode.l10n.t('Music ready: {0}', shown));
       return;
     }
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(job.files[0]), { preview: false, viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(job.files[0]), {
+      preview: false,
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: true,
+    });
     if (job.buttons?.length) {
       const choice = await tell(services, 'info', vscode.l10n.t('Midjourney grid ready: {0}', shown), vscode.l10n.t('Upscale or Vary…'));
       if (choice) await vscode.commands.executeCommand('modelGateway.midjourney.followUp', job.id);

@@ -27,7 +27,13 @@ export interface ImageActionOptions {
 
 type Op = 'remix' | 'edit' | 'replace-background' | 'upscale';
 
-const opTitle = (op: Op): string => ({ remix: vscode.l10n.t('Remix Image'), edit: vscode.l10n.t('Edit Image with Mask'), 'replace-background': vscode.l10n.t('Replace Background'), upscale: vscode.l10n.t('Upscale Image') })[op];
+const opTitle = (op: Op): string =>
+  ({
+    remix: vscode.l10n.t('Remix Image'),
+    edit: vscode.l10n.t('Edit Image with Mask'),
+    'replace-background': vscode.l10n.t('Replace Background'),
+    upscale: vscode.l10n.t('Upscale Image'),
+  })[op];
 
 async function askPrompt(title: string, prompt: string): Promise<string | undefined> {
   const text = await vscode.window.showInputBox({ title, prompt, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : prompt) });
@@ -53,7 +59,8 @@ export function maskProblem(image: Buffer, mask: Buffer): string | undefined {
     return vscode.l10n.t('the mask is {0}x{1} but the image is {2}x{3}; they must be the same size', decoded.width, decoded.height, size.width, size.height);
   }
   const share = blackShare(decoded);
-  if (share < 0.1) return vscode.l10n.t('the mask\'s black (edit) region covers {0}% of the image; it must cover at least 10% (white is kept)', (share * 100).toFixed(1));
+  if (share < 0.1)
+    return vscode.l10n.t("the mask's black (edit) region covers {0}% of the image; it must cover at least 10% (white is kept)", (share * 100).toFixed(1));
   return undefined;
 }
 
@@ -72,9 +79,12 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
   let price: number | undefined;
   let detail: string;
   if (op === 'upscale') {
-    const resemblance = o.resemblance ?? (await askInteger(vscode.l10n.t('{0} (1/2): resemblance', title), vscode.l10n.t('How closely to keep the original, 1 to 100'), 1, 100, 50));
+    const resemblance =
+      o.resemblance ??
+      (await askInteger(vscode.l10n.t('{0} (1/2): resemblance', title), vscode.l10n.t('How closely to keep the original, 1 to 100'), 1, 100, 50));
     if (resemblance === undefined) return undefined;
-    const detailLevel = o.detail ?? (await askInteger(vscode.l10n.t('{0} (2/2): detail', title), vscode.l10n.t('How much detail to add, 1 to 100'), 1, 100, 50));
+    const detailLevel =
+      o.detail ?? (await askInteger(vscode.l10n.t('{0} (2/2): detail', title), vscode.l10n.t('How much detail to add, 1 to 100'), 1, 100, 50));
     if (detailLevel === undefined) return undefined;
     price = gw.imagePrice({ generation: 'legacy', operation: 'upscale' });
     detail = `resemblance ${resemblance}, detail ${detailLevel}; doubles the resolution`;
@@ -94,14 +104,29 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
         o.model ??
         (await pickOne(vscode.l10n.t('{0}: model', title), [
           { label: 'V_3', description: vscode.l10n.t('newest generation') },
-          ...gw.LEGACY_EDIT_MODELS.map((m) => ({ label: m, description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'legacy', operation: 'edit', model: m }) ?? '?') })),
+          ...gw.LEGACY_EDIT_MODELS.map((m) => ({
+            label: m,
+            description: vscode.l10n.t('${0} an image', gw.imagePrice({ generation: 'legacy', operation: 'edit', model: m }) ?? '?'),
+          })),
         ])) ??
         '';
       if (!model) return undefined;
     }
-    const prompt = o.prompt ?? (await askPrompt(vscode.l10n.t('{0}: prompt', title), op === 'replace-background' ? vscode.l10n.t('Describe the new background') : op === 'edit' ? vscode.l10n.t('Describe what to put in the black region of the mask') : vscode.l10n.t('Describe the new image')));
+    const prompt =
+      o.prompt ??
+      (await askPrompt(
+        vscode.l10n.t('{0}: prompt', title),
+        op === 'replace-background'
+          ? vscode.l10n.t('Describe the new background')
+          : op === 'edit'
+            ? vscode.l10n.t('Describe what to put in the black region of the mask')
+            : vscode.l10n.t('Describe the new image'),
+      ));
     if (!prompt) return undefined;
-    const weight = op === 'remix' ? (o.weight ?? (await askInteger(vscode.l10n.t('{0}: weight', title), vscode.l10n.t('How closely to follow the source image, 1 to 100'), 1, 100, 50))) : undefined;
+    const weight =
+      op === 'remix'
+        ? (o.weight ?? (await askInteger(vscode.l10n.t('{0}: weight', title), vscode.l10n.t('How closely to follow the source image, 1 to 100'), 1, 100, 50)))
+        : undefined;
     if (op === 'remix' && weight === undefined) return undefined;
     const speed = model === 'V_3' ? (o.rendering_speed ?? (await askSpeed(vscode.l10n.t('{0}: speed', title), op))) : undefined;
     if (model === 'V_3' && !speed) return undefined;
@@ -124,21 +149,39 @@ async function transformImage(services: InteractiveFeature, op: Op, target: unkn
     }
   }
   // Spending always asks the person: no caller's option skips it.
-  if (!(await services.prompts.confirm(vscode.l10n.t('{0} for ${1}?', title, price?.toFixed(3) ?? '?'), `${basename(image)} · ${detail}`, vscode.l10n.t('Go'), 'info'))) return undefined;
+  if (
+    !(await services.prompts.confirm(
+      vscode.l10n.t('{0} for ${1}?', title, price?.toFixed(3) ?? '?'),
+      `${basename(image)} · ${detail}`,
+      vscode.l10n.t('Go'),
+      'info',
+    ))
+  )
+    return undefined;
   const dir = await assetsFolderOrSay(services, vscode.l10n.t('images'));
   if (!dir) return undefined;
   try {
-    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…`, cancellable: true }, async (progress, token) => {
-      const abort = new AbortController();
-      token.onCancellationRequested(() => abort.abort());
-      const result = await run(abort.signal);
-      services.notifySpend();
-      const stem = basename(image, extname(image));
-      const { files, unsafe } = await saveImages(services, result, dir, (item) => [stem, op, seedPart(item)].filter(Boolean).join('-'), progress, abort.signal);
-      if (files[0]) await openFile(files[0]);
-      services.log.info(`${op}: saved ${files.length} image(s) for $${price?.toFixed(3)}`);
-      return { files, unsafe, priceDollars: price };
-    });
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `${title}…`, cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        const result = await run(abort.signal);
+        services.notifySpend();
+        const stem = basename(image, extname(image));
+        const { files, unsafe } = await saveImages(
+          services,
+          result,
+          dir,
+          (item) => [stem, op, seedPart(item)].filter(Boolean).join('-'),
+          progress,
+          abort.signal,
+        );
+        if (files[0]) await openFile(files[0]);
+        services.log.info(`${op}: saved ${files.length} image(s) for $${price?.toFixed(3)}`);
+        return { files, unsafe, priceDollars: price };
+      },
+    );
   } catch (err) {
     showGatewayError(services, vscode.l10n.t('{0} failed', title), err);
     return undefined;
@@ -169,8 +212,9 @@ export async function describeImageCommand(services: InteractiveFeature, target?
   const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, vscode.l10n.t('an image (PNG, JPEG or WEBP)'));
   if (!uri) return undefined;
   try {
-    const descriptions = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Describing {0}…', basename(uri.fsPath)) }, () =>
-      services.client().imagegen.legacy.describe({ image_file: uri.fsPath }),
+    const descriptions = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Describing {0}…', basename(uri.fsPath)) },
+      () => services.client().imagegen.legacy.describe({ image_file: uri.fsPath }),
     );
     services.notifySpend();
     if (descriptions.length === 0) {
@@ -194,7 +238,12 @@ export async function describeImageCommand(services: InteractiveFeature, target?
 }
 
 /** "Moderate Image": the multimodal moderation model on the image file. */
-export async function moderateImageCommand(services: InteractiveFeature, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
+export async function moderateImageCommand(
+  services: InteractiveFeature,
+  reports: ReportDocuments,
+  target?: unknown,
+  options?: unknown,
+): Promise<ModerationOutcome | undefined> {
   const uri = targetFile(services, target, IMAGE_FILE_EXTENSIONS, vscode.l10n.t('an image (PNG, JPEG or WEBP)'));
   if (!uri) return undefined;
   try {

@@ -38,7 +38,6 @@ const Args = {
 };
 type MediaTool = keyof typeof Args;
 
-
 /**
  * The gateway's media in the chat: an image or speech generated into the workspace, a workspace
  * audio file transcribed, a text moderated. Each call spends the person's balance, so each asks
@@ -77,23 +76,47 @@ export class MediaTools implements ToolSource, vscode.Disposable {
     if (name === 'generate_music' || name === 'midjourney_imagine') {
       const model = name === 'generate_music' ? 'suno_music' : 'mj_imagine';
       const dollars = await perCallPrice(this.services, model);
-      return dollars !== undefined ? vscode.l10n.t('{0} ({1})', formatCost(dollars), model) : vscode.l10n.t('the price the gateway sets for {0} (not published)', model);
+      return dollars !== undefined
+        ? vscode.l10n.t('{0} ({1})', formatCost(dollars), model)
+        : vscode.l10n.t('the price the gateway sets for {0} (not published)', model);
     }
-    if (name === 'generate_image') return vscode.l10n.t('{0} (one V3 image)', formatCost(gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT', num_images: 1 }) ?? 0));
+    if (name === 'generate_image')
+      return vscode.l10n.t(
+        '{0} (one V3 image)',
+        formatCost(gw.imagePrice({ generation: 'v3', operation: 'generate', rendering_speed: 'DEFAULT', num_images: 1 }) ?? 0),
+      );
     const model = name === 'text_to_speech' ? settings.speech : name === 'transcribe_audio' ? settings.transcription : 'omni-moderation-latest';
     const book = await this.services.prices.book().catch(() => undefined);
     const found = model ? book?.price(model) : undefined;
-    if (!found) return name === 'moderate_text' ? vscode.l10n.t('the price the gateway sets for moderation (often free)') : model ? vscode.l10n.t('the price the gateway sets for {0} (not published)', model) : vscode.l10n.t('the price the gateway sets for the model (not published)');
+    if (!found)
+      return name === 'moderate_text'
+        ? vscode.l10n.t('the price the gateway sets for moderation (often free)')
+        : model
+          ? vscode.l10n.t('the price the gateway sets for {0} (not published)', model)
+          : vscode.l10n.t('the price the gateway sets for the model (not published)');
     if (found.price.kind === 'request') return vscode.l10n.t('{0} a request', formatCost(found.price.perRequest ?? 0));
     const chars = typeof args.text === 'string' ? args.text.length : 0;
-    return name === 'transcribe_audio' ? vscode.l10n.t('{0}\'s price by the length of the audio', model) : vscode.l10n.t('about {0} ({1} characters)', formatCost((Math.ceil(chars / 4) * (found.price.inputPerMTok ?? 0)) / 1e6), chars);
+    return name === 'transcribe_audio'
+      ? vscode.l10n.t("{0}'s price by the length of the audio", model)
+      : vscode.l10n.t('about {0} ({1} characters)', formatCost((Math.ceil(chars / 4) * (found.price.inputPerMTok ?? 0)) / 1e6), chars);
   }
 
-  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+  async run(
+    name: string,
+    rawArgs: string,
+    approver: ActionApprover,
+    callId: string | undefined,
+    signal: AbortSignal | undefined,
+    paused: boolean,
+  ): Promise<ToolResult> {
     if (!this.owns(name)) return { content: `Error: no tool ${name}.`, isError: true };
     const tool = name as MediaTool;
     const parsed = Args[tool].safeParse(objectArgs(rawArgs) ?? {});
-    if (!parsed.success) return { content: `Error: the arguments of ${name} are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`, isError: true };
+    if (!parsed.success)
+      return {
+        content: `Error: the arguments of ${name} are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`,
+        isError: true,
+      };
     const args = parsed.data as Record<string, unknown>;
     // A path is checked before anyone is asked: a secret or outside file is never offered for upload.
     let audio: string | undefined;
@@ -108,7 +131,14 @@ export class MediaTools implements ToolSource, vscode.Disposable {
     const price = await this.price(tool, args);
     if (!runsUnasked({ kind: 'paid' }, agentSettings().auto, paused)) {
       const answer = await approver.approveAction(
-        { kind: 'tool', action: `Model Gateway › ${tool}`, where: vscode.l10n.t('paid from your balance'), args: JSON.stringify(args), price, reason: paused ? vscode.l10n.t('auto-approval is paused') : vscode.l10n.t('paid media ask unless modelGateway.agent.autoApprove.paidMedia is on') },
+        {
+          kind: 'tool',
+          action: `Model Gateway › ${tool}`,
+          where: vscode.l10n.t('paid from your balance'),
+          args: JSON.stringify(args),
+          price,
+          reason: paused ? vscode.l10n.t('auto-approval is paused') : vscode.l10n.t('paid media ask unless modelGateway.agent.autoApprove.paidMedia is on'),
+        },
         callId,
         signal,
       );
@@ -137,7 +167,10 @@ export class MediaTools implements ToolSource, vscode.Disposable {
     switch (tool) {
       case 'generate_image': {
         const prompt = String(args.prompt);
-        const result = await client.imagegen.v3.generate({ prompt, aspect_ratio: (args.aspect_ratio as string | undefined) ?? '1x1', rendering_speed: 'DEFAULT', num_images: 1 } as never, { signal });
+        const result = await client.imagegen.v3.generate(
+          { prompt, aspect_ratio: (args.aspect_ratio as string | undefined) ?? '1x1', rendering_speed: 'DEFAULT', num_images: 1 } as never,
+          { signal },
+        );
         const item = result.data[0];
         if (!item || item.is_image_safe === false || !item.url) return 'The gateway marked the image unsafe: nothing was saved.';
         const file = await resultPath(await folder('images'), `${slug(prompt)}-${seedPart(item) ?? 'x'}`, '.png');
@@ -167,7 +200,15 @@ export class MediaTools implements ToolSource, vscode.Disposable {
           : { gpt_description_prompt: String(args.description), make_instrumental: args.instrumental === true };
         const id = await client.suno.music(request, { signal });
         const title = (args.title as string | undefined) ?? (lyrics ? lyrics.split('\n')[0] : String(args.description)).slice(0, 60);
-        await this.taskJobs.add({ kind: 'music', id, prompt: lyrics ?? String(args.description), title, createdAt: Date.now(), status: 'SUBMITTED', files: [] });
+        await this.taskJobs.add({
+          kind: 'music',
+          id,
+          prompt: lyrics ?? String(args.description),
+          title,
+          createdAt: Date.now(),
+          status: 'SUBMITTED',
+          files: [],
+        });
         return `Started the song "${title}" (task ${id}). Its two clips are saved as MP3s into the assets folder in about a minute; the Music and Midjourney view shows the progress. Do not start it again.`;
       }
       case 'midjourney_imagine': {
@@ -179,7 +220,11 @@ export class MediaTools implements ToolSource, vscode.Disposable {
       }
       case 'moderate_text': {
         const r = await client.moderations.create({ input: String(args.text) }, { signal });
-        const flagged = r.results.flatMap((x) => Object.entries(x.categories).filter(([, on]) => on).map(([k]) => k));
+        const flagged = r.results.flatMap((x) =>
+          Object.entries(x.categories)
+            .filter(([, on]) => on)
+            .map(([k]) => k),
+        );
         return flagged.length ? `Flagged: ${[...new Set(flagged)].join(', ')}.` : 'Not flagged in any category.';
       }
     }

@@ -30,7 +30,10 @@ export async function imageInput(path: string): Promise<ModerationRequest['input
 function reportMarkdown(subject: string, model: string, result: ModerationResult): string {
   const rows = Object.entries(result.category_scores)
     .sort((a, b) => b[1] - a[1])
-    .map(([cat, score]) => `| ${cat} | ${score.toFixed(4)} | ${result.categories[cat] ? `**${vscode.l10n.t('flagged')}**` : ''} | ${(result.category_applied_input_types?.[cat] ?? []).join(', ')} |`);
+    .map(
+      ([cat, score]) =>
+        `| ${cat} | ${score.toFixed(4)} | ${result.categories[cat] ? `**${vscode.l10n.t('flagged')}**` : ''} | ${(result.category_applied_input_types?.[cat] ?? []).join(', ')} |`,
+    );
   return [
     `# ${vscode.l10n.t('Moderation: {0}', subject)}`,
     '',
@@ -44,7 +47,13 @@ function reportMarkdown(subject: string, model: string, result: ModerationResult
 }
 
 /** Checks text or an image with the moderation endpoint and shows what was flagged. */
-export async function moderate(services: GatewayFeature, reports: ReportDocuments, subject: string, input: ModerationRequest['input'], opts: Partial<ModerationOptions>): Promise<ModerationOutcome | undefined> {
+export async function moderate(
+  services: GatewayFeature,
+  reports: ReportDocuments,
+  subject: string,
+  input: ModerationRequest['input'],
+  opts: Partial<ModerationOptions>,
+): Promise<ModerationOutcome | undefined> {
   const gw = loadGateway();
   const model = opts.model ?? gw.MULTIMODAL_MODERATION_MODEL;
   try {
@@ -67,7 +76,12 @@ export async function moderate(services: GatewayFeature, reports: ReportDocument
 }
 
 /** "Check Moderation": the Explorer's file (text or image), else the selection, else the active document. */
-export async function checkModerationCommand(services: GatewayFeature, reports: ReportDocuments, target?: unknown, options?: unknown): Promise<ModerationOutcome | undefined> {
+export async function checkModerationCommand(
+  services: GatewayFeature,
+  reports: ReportDocuments,
+  target?: unknown,
+  options?: unknown,
+): Promise<ModerationOutcome | undefined> {
   const opts = optionsArg<ModerationOptions>(options);
   try {
     if (opts.text !== undefined) return await moderate(services, reports, 'the text', opts.text, opts);

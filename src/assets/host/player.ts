@@ -13,10 +13,15 @@ const MAX_PCM_INLINE = 40 * 1024 * 1024;
  * wrapped in a WAV header on the way in; the file itself is not changed.
  */
 export async function showAudioPlayer(file: string, extensionUri: vscode.Uri): Promise<vscode.WebviewPanel> {
-  const panel = vscode.window.createWebviewPanel(PLAYER_VIEW_TYPE, `▶ ${basename(file)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-    enableScripts: false,
-    localResourceRoots: [vscode.Uri.file(dirname(file)), vscode.Uri.joinPath(extensionUri, 'media')],
-  });
+  const panel = vscode.window.createWebviewPanel(
+    PLAYER_VIEW_TYPE,
+    `▶ ${basename(file)}`,
+    { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+    {
+      enableScripts: false,
+      localResourceRoots: [vscode.Uri.file(dirname(file)), vscode.Uri.joinPath(extensionUri, 'media')],
+    },
+  );
   panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'gateway.svg');
   const webview = panel.webview;
   let src: string;

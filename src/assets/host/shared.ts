@@ -26,7 +26,9 @@ export async function imageDataUri(path: string): Promise<string> {
   // The bytes decide, not the name: a GIF renamed .png is still a GIF.
   const mime = sniffImageType(bytes);
   if (!mime || !(IMAGE_MEDIA_TYPES as readonly string[]).includes(mime)) {
-    throw new Error(`${basename(path)} is ${mime ? `a ${mime.slice(6).toUpperCase()} image` : 'not an image'} by its content; only PNG, JPEG and WEBP can be sent`);
+    throw new Error(
+      `${basename(path)} is ${mime ? `a ${mime.slice(6).toUpperCase()} image` : 'not an image'} by its content; only PNG, JPEG and WEBP can be sent`,
+    );
   }
   return `data:${mime};base64,${bytes.toString('base64')}`;
 }
@@ -69,7 +71,8 @@ export async function askInteger(title: string, prompt: string, min: number, max
     prompt,
     value: String(value),
     ignoreFocusOut: true,
-    validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max ? undefined : vscode.l10n.t('A whole number from {0} to {1}', min, max)),
+    validateInput: (v) =>
+      /^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max ? undefined : vscode.l10n.t('A whole number from {0} to {1}', min, max),
   });
   return text === undefined ? undefined : Number(text.trim());
 }
@@ -115,7 +118,10 @@ export async function pickModel(services: GatewayFeature, job: Job, title: strin
   const preferred = services.settings().defaultModels[job];
   if (preferred && !ids.includes(preferred)) ids.unshift(preferred);
   ids.sort((a, b) => Number(b === preferred) - Number(a === preferred));
-  return pickOne(title, ids.map((id) => ({ label: id, description: id === preferred ? vscode.l10n.t('default') : undefined })));
+  return pickOne(
+    title,
+    ids.map((id) => ({ label: id, description: id === preferred ? vscode.l10n.t('default') : undefined })),
+  );
 }
 
 /** Opens a file in VS Code (its default editor: image preview, text…). */

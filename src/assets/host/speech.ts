@@ -61,19 +61,35 @@ async function textToSpeak(services: InteractiveFeature, mode: 'selection' | 'fi
 }
 
 /** Asks for what the options don't give, offering only what the chosen model supports. */
-async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOptions>): Promise<Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions> | undefined> {
+async function askVoiceSettings(
+  services: InteractiveFeature,
+  o: Partial<SpeakOptions>,
+): Promise<(Pick<SpeakOptions, 'model' | 'voice' | 'format'> & Partial<SpeakOptions>) | undefined> {
   const gw = loadGateway();
   const model = o.model ?? (await pickModel(services, 'speech', vscode.l10n.t('Speak (1/4): model'), /tts|audio-preview/i, Object.keys(gw.SPEECH_MODELS)));
   if (!model) return undefined;
   const info = gw.speechModelInfo(model);
-  const voice = o.voice ?? (await pickOne(vscode.l10n.t('Speak (2/4): voice for {0}', model), gw.voicesFor(model).map((v) => ({ label: v }))));
+  const voice =
+    o.voice ??
+    (await pickOne(
+      vscode.l10n.t('Speak (2/4): voice for {0}', model),
+      gw.voicesFor(model).map((v) => ({ label: v })),
+    ));
   if (!voice) return undefined;
   const formats: SpeechFormat[] = [...(info?.formats ?? ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'])];
   const format =
     o.format ??
     (await pickOne(
       vscode.l10n.t('Speak (3/4): audio format'),
-      formats.map((f) => ({ label: f, description: f === 'wav' || f === 'pcm' ? vscode.l10n.t('long text joined exactly') : f === 'opus' || f === 'flac' ? vscode.l10n.t('long text saved as numbered parts') : undefined })),
+      formats.map((f) => ({
+        label: f,
+        description:
+          f === 'wav' || f === 'pcm'
+            ? vscode.l10n.t('long text joined exactly')
+            : f === 'opus' || f === 'flac'
+              ? vscode.l10n.t('long text saved as numbered parts')
+              : undefined,
+      })),
     ));
   if (!format) return undefined;
   let speed = o.speed;
@@ -90,7 +106,11 @@ async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOp
     speed = Number(text) === 1 ? undefined : Number(text);
   }
   if (instructions === undefined && o.model === undefined && info?.instructions) {
-    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Speak (4/4): speaking style (optional)'), prompt: vscode.l10n.t('For example: calm and warm; or describe each speaker of "Name: line" text'), ignoreFocusOut: true });
+    const text = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Speak (4/4): speaking style (optional)'),
+      prompt: vscode.l10n.t('For example: calm and warm; or describe each speaker of "Name: line" text'),
+      ignoreFocusOut: true,
+    });
     if (text === undefined) return undefined;
     instructions = text.trim() || undefined;
   }
@@ -102,7 +122,13 @@ async function askVoiceSettings(services: InteractiveFeature, o: Partial<SpeakOp
  * parts spoken (a few at a time, in order) and joined into one file in the assets folder; then a
  * small player opens. If a part fails, what was spoken before it is kept as a "-partial" file.
  */
-export async function speakCommand(services: InteractiveFeature, extensionUri: vscode.Uri, mode: 'selection' | 'file', target?: unknown, options?: unknown): Promise<SpeakOutcome | undefined> {
+export async function speakCommand(
+  services: InteractiveFeature,
+  extensionUri: vscode.Uri,
+  mode: 'selection' | 'file',
+  target?: unknown,
+  options?: unknown,
+): Promise<SpeakOutcome | undefined> {
   const o = optionsArg<SpeakOptions>(options);
   const source = o.text !== undefined ? { text: o.text, name: o.text } : await textToSpeak(services, mode, target);
   if (!source) return undefined;
@@ -118,7 +144,9 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   // Spending always asks the person: no caller's option skips it.
   const chars = parts.reduce((n, p) => n + p.length, 0);
   const go = await services.prompts.confirm(
-    parts.length > 1 ? vscode.l10n.t('Speak {0} characters in {1} parts?', formatCount(chars), parts.length) : vscode.l10n.t('Speak {0} characters?', formatCount(chars)),
+    parts.length > 1
+      ? vscode.l10n.t('Speak {0} characters in {1} parts?', formatCount(chars), parts.length)
+      : vscode.l10n.t('Speak {0} characters?', formatCount(chars)),
     `${vscode.l10n.t('{0} · {1} · {2}. Speech is billed by input characters.', model, voice, format)}${joinable ? '' : ` ${vscode.l10n.t('{0} parts cannot be joined: they are saved as {1} numbered files.', format, parts.length)}`}`,
     vscode.l10n.t('Speak'),
     'info',
@@ -136,36 +164,42 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
   }
   const audio: Buffer[] = [];
   let failure: unknown;
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Speaking'), cancellable: true }, async (progress, token) => {
-    const abort = new AbortController();
-    token.onCancellationRequested(() => abort.abort());
-    let done = 0;
-    progress.report({ message: parts.length > 1 ? vscode.l10n.t('part 1 of {0}', parts.length) : undefined });
-    const results = new Array<Buffer | undefined>(parts.length);
-    let next = 0;
-    // After a failure no new part starts, but parts already under way finish: they are kept.
-    let stopped = false;
-    const worker = async () => {
-      while (next < parts.length && !stopped && !abort.signal.aborted) {
-        const i = next++;
-        try {
-          const res = await client.audio.speech.create({ model, input: parts[i], voice, response_format: format, speed, instructions }, { signal: abort.signal });
-          results[i] = await res.buffer(assetSettings().downloadLimit);
-          done++;
-          progress.report({ message: vscode.l10n.t('{0} of {1} parts', done, parts.length), increment: 100 / parts.length });
-        } catch (err) {
-          failure ??= err;
-          stopped = true;
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Speaking'), cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      let done = 0;
+      progress.report({ message: parts.length > 1 ? vscode.l10n.t('part 1 of {0}', parts.length) : undefined });
+      const results = new Array<Buffer | undefined>(parts.length);
+      let next = 0;
+      // After a failure no new part starts, but parts already under way finish: they are kept.
+      let stopped = false;
+      const worker = async () => {
+        while (next < parts.length && !stopped && !abort.signal.aborted) {
+          const i = next++;
+          try {
+            const res = await client.audio.speech.create(
+              { model, input: parts[i], voice, response_format: format, speed, instructions },
+              { signal: abort.signal },
+            );
+            results[i] = await res.buffer(assetSettings().downloadLimit);
+            done++;
+            progress.report({ message: vscode.l10n.t('{0} of {1} parts', done, parts.length), increment: 100 / parts.length });
+          } catch (err) {
+            failure ??= err;
+            stopped = true;
+          }
         }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts.length) }, worker));
+      // Keep the parts in order up to the first missing one.
+      for (const r of results) {
+        if (!r) break;
+        audio.push(r);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts.length) }, worker));
-    // Keep the parts in order up to the first missing one.
-    for (const r of results) {
-      if (!r) break;
-      audio.push(r);
-    }
-  });
+    },
+  );
   if (audio.length) services.notifySpend();
   const partial = audio.length < parts.length;
   if (audio.length === 0) {
@@ -191,7 +225,18 @@ export async function speakCommand(services: InteractiveFeature, extensionUri: v
     }
     if (partial) {
       const what = failure instanceof Error ? failure.message : 'cancelled';
-      void tell(services, 'warning', vscode.l10n.t('Speech stopped at part {0} of {1} ({2}). The {3} part(s) spoken before it are saved in {4}.', audio.length + 1, parts.length, what, audio.length, vscode.workspace.asRelativePath(files[0])));
+      void tell(
+        services,
+        'warning',
+        vscode.l10n.t(
+          'Speech stopped at part {0} of {1} ({2}). The {3} part(s) spoken before it are saved in {4}.',
+          audio.length + 1,
+          parts.length,
+          what,
+          audio.length,
+          vscode.workspace.asRelativePath(files[0]),
+        ),
+      );
       if (failure) services.log.error('speech part failed', failure);
     } else {
       services.log.info(`spoke ${parts.length} part(s) into ${files.length} file(s)`);

@@ -13,7 +13,8 @@ export async function perCallPrice(services: PricedFeature, model: string): Prom
   return found?.price.kind === 'request' && (found.price.perRequest ?? 0) > 0 ? found.price.perRequest : undefined;
 }
 
-const priceWords = (dollars: number | undefined, model: string) => (dollars !== undefined ? formatCost(dollars) : vscode.l10n.t('the price the gateway sets for {0} (not published)', model));
+const priceWords = (dollars: number | undefined, model: string) =>
+  dollars !== undefined ? formatCost(dollars) : vscode.l10n.t('the price the gateway sets for {0} (not published)', model);
 
 /** A gateway without the task routes (one-api; new-api without the channel) answers 404: said once, in words. */
 function sayUnavailable(services: PricedFeature, err: unknown, what: string): boolean {
@@ -43,28 +44,45 @@ export async function generateMusicCommand(services: PricedFeature, jobs: TaskJo
   const o = optionsArg<MusicOptions>(options);
   const title = (n: number, what: string) => vscode.l10n.t('Generate Music ({0}/3): {1}', n, what);
   const selection = vscode.window.activeTextEditor?.document.getText(vscode.window.activeTextEditor.selection).trim() ?? '';
-  let mode: MusicMode | undefined = o.lyrics !== undefined ? 'lyrics' : o.description !== undefined ? (o.instrumental ? 'instrumental' : 'describe') : undefined;
+  let mode: MusicMode | undefined =
+    o.lyrics !== undefined ? 'lyrics' : o.description !== undefined ? (o.instrumental ? 'instrumental' : 'describe') : undefined;
   if (!mode) {
     const modes: (vscode.QuickPickItem & { mode: MusicMode })[] = [
       { label: vscode.l10n.t('Describe the song'), description: vscode.l10n.t('Suno writes the lyrics and picks the style'), mode: 'describe' },
       { label: vscode.l10n.t('Describe an instrumental'), description: vscode.l10n.t('no vocals'), mode: 'instrumental' },
       { label: vscode.l10n.t('Write the lyrics'), description: vscode.l10n.t('your words, a style and a title'), mode: 'lyrics' },
     ];
-    if (selection) modes.unshift({ label: vscode.l10n.t('Sing the selected text'), description: vscode.l10n.t('{0} characters as lyrics', selection.length), mode: 'selection' });
+    if (selection)
+      modes.unshift({
+        label: vscode.l10n.t('Sing the selected text'),
+        description: vscode.l10n.t('{0} characters as lyrics', selection.length),
+        mode: 'selection',
+      });
     mode = (await vscode.window.showQuickPick(modes, { title: title(1, vscode.l10n.t('how')), ignoreFocusOut: true }))?.mode;
     if (!mode) return undefined;
   }
   const ask = (step: number, what: string, prompt: string, limit: number, value = '') =>
-    vscode.window.showInputBox({ title: title(step, what), prompt, value, ignoreFocusOut: true, validateInput: (v) => (!v.trim() ? prompt : v.length > limit ? vscode.l10n.t('At most {0} characters', limit) : undefined) });
+    vscode.window.showInputBox({
+      title: title(step, what),
+      prompt,
+      value,
+      ignoreFocusOut: true,
+      validateInput: (v) => (!v.trim() ? prompt : v.length > limit ? vscode.l10n.t('At most {0} characters', limit) : undefined),
+    });
   let request: SunoMusicRequest;
   let shown: string;
   if (mode === 'describe' || mode === 'instrumental') {
-    const description = o.description ?? (await ask(2, vscode.l10n.t('description'), vscode.l10n.t('Describe the song: mood, genre, subject'), SUNO_LIMITS.description))?.trim();
+    const description =
+      o.description ?? (await ask(2, vscode.l10n.t('description'), vscode.l10n.t('Describe the song: mood, genre, subject'), SUNO_LIMITS.description))?.trim();
     if (!description) return undefined;
     request = { gpt_description_prompt: description, make_instrumental: mode === 'instrumental' };
     shown = description;
   } else {
-    const lyrics = o.lyrics ?? (mode === 'selection' ? selection : (await ask(2, vscode.l10n.t('lyrics'), vscode.l10n.t('The lyrics ([Verse], [Chorus] mark the parts)'), SUNO_LIMITS.lyrics))?.trim());
+    const lyrics =
+      o.lyrics ??
+      (mode === 'selection'
+        ? selection
+        : (await ask(2, vscode.l10n.t('lyrics'), vscode.l10n.t('The lyrics ([Verse], [Chorus] mark the parts)'), SUNO_LIMITS.lyrics))?.trim());
     if (!lyrics) return undefined;
     if (lyrics.length > SUNO_LIMITS.lyrics) {
       void tell(services, 'error', vscode.l10n.t('The lyrics are {0} characters; Suno takes at most {1}.', lyrics.length, SUNO_LIMITS.lyrics));
@@ -72,7 +90,16 @@ export async function generateMusicCommand(services: PricedFeature, jobs: TaskJo
     }
     const style = o.style ?? (await ask(3, vscode.l10n.t('style and title'), vscode.l10n.t('The style (genre, instruments, voice)'), SUNO_LIMITS.tags))?.trim();
     if (!style) return undefined;
-    const name = o.title ?? (await vscode.window.showInputBox({ title: title(3, vscode.l10n.t('style and title')), prompt: vscode.l10n.t('The title'), ignoreFocusOut: true, validateInput: (v) => (v.length > SUNO_LIMITS.title ? vscode.l10n.t('At most {0} characters', SUNO_LIMITS.title) : undefined) }))?.trim();
+    const name =
+      o.title ??
+      (
+        await vscode.window.showInputBox({
+          title: title(3, vscode.l10n.t('style and title')),
+          prompt: vscode.l10n.t('The title'),
+          ignoreFocusOut: true,
+          validateInput: (v) => (v.length > SUNO_LIMITS.title ? vscode.l10n.t('At most {0} characters', SUNO_LIMITS.title) : undefined),
+        })
+      )?.trim();
     if (name === undefined) return undefined;
     request = { prompt: lyrics, tags: style, title: name || undefined, make_instrumental: false };
     shown = name || lyrics.split('\n')[0];
@@ -81,7 +108,10 @@ export async function generateMusicCommand(services: PricedFeature, jobs: TaskJo
   // Spending always asks the person: no caller's option skips it.
   const go = await services.prompts.confirm(
     vscode.l10n.t('Generate music for {0}?', priceWords(price, 'suno_music')),
-    vscode.l10n.t('“{0}”\n\nSuno makes two clips of the song (about a minute). They are saved into the assets folder and the player opens; the job is kept across a reload.', shown.slice(0, 120)),
+    vscode.l10n.t(
+      '“{0}”\n\nSuno makes two clips of the song (about a minute). They are saved into the assets folder and the player opens; the job is kept across a reload.',
+      shown.slice(0, 120),
+    ),
     vscode.l10n.t('Generate'),
     'info',
   );
@@ -90,7 +120,15 @@ export async function generateMusicCommand(services: PricedFeature, jobs: TaskJo
   try {
     const id = await services.client().suno.music(request);
     services.notifySpend();
-    await jobs.add({ kind: 'music', id, prompt: request.gpt_description_prompt ?? request.prompt ?? '', title: request.title ?? shown.slice(0, 60), createdAt: Date.now(), status: 'SUBMITTED', files: [] });
+    await jobs.add({
+      kind: 'music',
+      id,
+      prompt: request.gpt_description_prompt ?? request.prompt ?? '',
+      title: request.title ?? shown.slice(0, 60),
+      createdAt: Date.now(),
+      status: 'SUBMITTED',
+      files: [],
+    });
     void vscode.commands.executeCommand('modelGateway.taskJobs.focus');
     return id;
   } catch (err) {
@@ -112,14 +150,18 @@ export async function midjourneyImagineCommand(services: PricedFeature, jobs: Ta
         title: vscode.l10n.t('Midjourney: Imagine'),
         prompt: vscode.l10n.t('Describe the image (Midjourney parameters such as --ar 16:9 go at the end)'),
         ignoreFocusOut: true,
-        validateInput: (v) => (!v.trim() ? vscode.l10n.t('Describe the image') : v.length > MJ_PROMPT_LIMIT ? vscode.l10n.t('At most {0} characters', MJ_PROMPT_LIMIT) : undefined),
+        validateInput: (v) =>
+          !v.trim() ? vscode.l10n.t('Describe the image') : v.length > MJ_PROMPT_LIMIT ? vscode.l10n.t('At most {0} characters', MJ_PROMPT_LIMIT) : undefined,
       })
     )?.trim();
   if (!prompt) return undefined;
   const price = await perCallPrice(services, 'mj_imagine');
   const go = await services.prompts.confirm(
     vscode.l10n.t('Imagine a grid of 4 images for {0}?', priceWords(price, 'mj_imagine')),
-    vscode.l10n.t('“{0}”\n\nThe grid is saved into the assets folder (about a minute); then upscale or vary any of the four. The job is kept across a reload.', prompt.slice(0, 120)),
+    vscode.l10n.t(
+      '“{0}”\n\nThe grid is saved into the assets folder (about a minute); then upscale or vary any of the four. The job is kept across a reload.',
+      prompt.slice(0, 120),
+    ),
     vscode.l10n.t('Imagine'),
     'info',
   );
@@ -152,21 +194,43 @@ export async function midjourneyFollowUpCommand(services: PricedFeature, jobs: T
   }
   const kindOf = (customId: string) => /^MJ::JOB::(\w+)::/.exec(customId)?.[1] ?? '';
   const prices = new Map<string, number | undefined>();
-  for (const model of new Set(job.buttons.map((b) => FOLLOW_UP_MODEL[kindOf(b.customId)]).filter(Boolean))) prices.set(model, await perCallPrice(services, model));
+  for (const model of new Set(job.buttons.map((b) => FOLLOW_UP_MODEL[kindOf(b.customId)]).filter(Boolean)))
+    prices.set(model, await perCallPrice(services, model));
   const o = optionsArg<{ label: string }>(options);
   const items = job.buttons.map((b) => {
     const model = FOLLOW_UP_MODEL[kindOf(b.customId)];
-    const what = kindOf(b.customId) === 'upsample' ? vscode.l10n.t('upscale image {0}', b.label.slice(1)) : kindOf(b.customId) === 'variation' ? vscode.l10n.t('vary image {0}', b.label.slice(1)) : vscode.l10n.t('a new grid from the same prompt');
+    const what =
+      kindOf(b.customId) === 'upsample'
+        ? vscode.l10n.t('upscale image {0}', b.label.slice(1))
+        : kindOf(b.customId) === 'variation'
+          ? vscode.l10n.t('vary image {0}', b.label.slice(1))
+          : vscode.l10n.t('a new grid from the same prompt');
     return { label: b.label, description: `${what} · ${model ? priceWords(prices.get(model), model) : ''}`, button: b, model };
   });
-  const picked = o.label ? items.find((i) => i.label === o.label) : await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Upscale or vary “{0}”', job.prompt.slice(0, 40)), ignoreFocusOut: true });
+  const picked = o.label
+    ? items.find((i) => i.label === o.label)
+    : await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Upscale or vary “{0}”', job.prompt.slice(0, 40)), ignoreFocusOut: true });
   if (!picked) return undefined;
-  const go = await services.prompts.confirm(vscode.l10n.t('{0} for {1}?', picked.label, priceWords(prices.get(picked.model), picked.model ?? 'Midjourney')), picked.description, vscode.l10n.t('Go'), 'info');
+  const go = await services.prompts.confirm(
+    vscode.l10n.t('{0} for {1}?', picked.label, priceWords(prices.get(picked.model), picked.model ?? 'Midjourney')),
+    picked.description,
+    vscode.l10n.t('Go'),
+    'info',
+  );
   if (!go) return undefined;
   try {
     const next = await services.client().midjourney.action(job.id, picked.button.customId);
     services.notifySpend();
-    await jobs.add({ kind: 'midjourney', id: next, prompt: job.prompt, action: kindOf(picked.button.customId).toUpperCase(), label: picked.label, createdAt: Date.now(), status: 'SUBMITTED', files: [] });
+    await jobs.add({
+      kind: 'midjourney',
+      id: next,
+      prompt: job.prompt,
+      action: kindOf(picked.button.customId).toUpperCase(),
+      label: picked.label,
+      createdAt: Date.now(),
+      status: 'SUBMITTED',
+      files: [],
+    });
     return next;
   } catch (err) {
     showGatewayError(services, vscode.l10n.t('Could not start the follow-up'), err);

@@ -8,7 +8,6 @@ import { JobsView } from './jobsView';
 
 export type { TaskJob } from '../core/jobs';
 
-
 function statusWords(job: TaskJob): string {
   if (job.error) return job.status === 'SUCCESS' ? vscode.l10n.t('download failed') : vscode.l10n.t('failed');
   switch (job.status) {
@@ -44,17 +43,29 @@ export class TaskJobs extends JobsView<TaskJob> {
     /** What to offer when a job's files are ready (play the song, follow up on the grid). */
     onReady: (job: TaskJob) => void,
   ) {
-    super(services, state, taskJobRules(() => services.client(), loadGateway, () => assetSettings().downloadLimit), {
-      view: 'taskJobs',
-      title: (job) => (job.kind === 'music' ? vscode.l10n.t('Music “{0}”', (job.title ?? job.prompt).slice(0, 40)) : vscode.l10n.t('Midjourney “{0}”', `${job.label ? `${job.label} · ` : ''}${job.prompt.slice(0, 40)}`)),
-      // Neither Suno nor Midjourney can be cancelled through the gateway: closing stops watching here only.
-      cancelled: (job) => this.store.stop(job.id),
-      describe: statusWords,
-      noFolder: vscode.l10n.t('No workspace folder is open to save the files into.'),
-      failed: (job) => void tell(services, 'error', `${job.error ?? vscode.l10n.t('The task failed.')} (“${job.prompt.slice(0, 60)}”)`),
-      downloaded: onReady,
-      downloadFailed: vscode.l10n.t('Could not download the result'),
-    });
+    super(
+      services,
+      state,
+      taskJobRules(
+        () => services.client(),
+        loadGateway,
+        () => assetSettings().downloadLimit,
+      ),
+      {
+        view: 'taskJobs',
+        title: (job) =>
+          job.kind === 'music'
+            ? vscode.l10n.t('Music “{0}”', (job.title ?? job.prompt).slice(0, 40))
+            : vscode.l10n.t('Midjourney “{0}”', `${job.label ? `${job.label} · ` : ''}${job.prompt.slice(0, 40)}`),
+        // Neither Suno nor Midjourney can be cancelled through the gateway: closing stops watching here only.
+        cancelled: (job) => this.store.stop(job.id),
+        describe: statusWords,
+        noFolder: vscode.l10n.t('No workspace folder is open to save the files into.'),
+        failed: (job) => void tell(services, 'error', `${job.error ?? vscode.l10n.t('The task failed.')} (“${job.prompt.slice(0, 60)}”)`),
+        downloaded: onReady,
+        downloadFailed: vscode.l10n.t('Could not download the result'),
+      },
+    );
   }
 
   /** Stops watching a job and forgets it (the gateway has no way to cancel these tasks). */
@@ -72,7 +83,9 @@ export class TaskJobs extends JobsView<TaskJob> {
       `**${(job.kind === 'music' ? vscode.l10n.t('Music') : 'Midjourney').replace(/[\\`*_[\]]/g, '\\$&')}** · ${formatDateTime(job.createdAt)}\n\n${job.prompt.replace(/[\\`*_[\]]/g, '\\$&')}${job.error ? `\n\n${job.error}` : ''}${files ? `\n\n${files}` : ''}`,
     );
     const done = job.status === 'downloaded';
-    item.iconPath = new vscode.ThemeIcon(job.error || job.status === 'FAILURE' ? 'error' : done ? (job.kind === 'music' ? 'music' : 'file-media') : 'loading~spin');
+    item.iconPath = new vscode.ThemeIcon(
+      job.error || job.status === 'FAILURE' ? 'error' : done ? (job.kind === 'music' ? 'music' : 'file-media') : 'loading~spin',
+    );
     item.contextValue = `taskJob.${job.error && job.status === 'SUCCESS' ? 'retry' : this.isActive(job) ? 'active' : done ? (job.kind === 'midjourney' && job.buttons?.length ? 'grid' : 'done') : 'ended'}`;
     if (job.files[0]) item.command = { command: 'modelGateway.taskJobs.open', title: vscode.l10n.t('Open'), arguments: [job.id] };
     return item;

@@ -34,14 +34,23 @@ const formatHint = (f: TranscriptionFormat): string =>
  * "Transcribe Audio" / "Translate Audio to English": the file's type and size are checked before
  * anything is asked or sent; the result is written beside the audio file and opened.
  */
-export async function transcribeCommand(services: InteractiveFeature, task: 'transcribe' | 'translate', target?: unknown, options?: unknown): Promise<TranscribeOutcome | undefined> {
+export async function transcribeCommand(
+  services: InteractiveFeature,
+  task: 'transcribe' | 'translate',
+  target?: unknown,
+  options?: unknown,
+): Promise<TranscribeOutcome | undefined> {
   const gw = loadGateway();
   const uri = targetFile(services, target, AUDIO_FILE_EXTENSIONS, vscode.l10n.t('an audio file the gateway accepts'));
   if (!uri) return undefined;
   const audio = uri.fsPath;
   const size = (await stat(audio)).size;
   if (size > gw.MAX_AUDIO_UPLOAD_BYTES) {
-    void tell(services, 'error', vscode.l10n.t('{0} is {1} MB; the gateway takes audio files of at most 25 MB. Split or compress it first.', basename(audio), (size / 1048576).toFixed(1)));
+    void tell(
+      services,
+      'error',
+      vscode.l10n.t('{0} is {1} MB; the gateway takes audio files of at most 25 MB. Split or compress it first.', basename(audio), (size / 1048576).toFixed(1)),
+    );
     return undefined;
   }
   const o = optionsArg<TranscribeOptions>(options);
@@ -49,7 +58,11 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
   const model = o.model ?? (await pickModel(services, 'transcription', vscode.l10n.t('{0} (1/3): model', verb), /whisper|transcribe/i, ['whisper-1']));
   if (!model) return undefined;
   const format =
-    o.format ?? (await pickOne(vscode.l10n.t('{0} (2/3): result format', verb), (['text', 'srt', 'vtt', 'json', 'verbose_json'] as const).map((f) => ({ label: f, description: formatHint(f) }))));
+    o.format ??
+    (await pickOne(
+      vscode.l10n.t('{0} (2/3): result format', verb),
+      (['text', 'srt', 'vtt', 'json', 'verbose_json'] as const).map((f) => ({ label: f, description: formatHint(f) })),
+    ));
   if (!format) return undefined;
   let language = o.language;
   let prompt = o.prompt;
@@ -76,7 +89,11 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
   try {
     gw.validateTranscription({ model, response_format: format, language, prompt }, task === 'translate');
   } catch (err) {
-    showGatewayError(services, task === 'transcribe' ? vscode.l10n.t('Could not transcribe {0}', basename(audio)) : vscode.l10n.t('Could not translate {0}', basename(audio)), err);
+    showGatewayError(
+      services,
+      task === 'transcribe' ? vscode.l10n.t('Could not transcribe {0}', basename(audio)) : vscode.l10n.t('Could not translate {0}', basename(audio)),
+      err,
+    );
     return undefined;
   }
   // Paid like the other media commands: the person confirms before the upload.
@@ -90,7 +107,11 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
   try {
     const endpoint = task === 'transcribe' ? services.client().audio.transcriptions : services.client().audio.translations;
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `${task === 'transcribe' ? 'Transcribing' : 'Translating'} ${basename(audio)}…`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `${task === 'transcribe' ? 'Transcribing' : 'Translating'} ${basename(audio)}…`,
+        cancellable: true,
+      },
       (_progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -105,7 +126,11 @@ export async function transcribeCommand(services: InteractiveFeature, task: 'tra
     await openFile(file);
     return { file, text };
   } catch (err) {
-    showGatewayError(services, task === 'transcribe' ? vscode.l10n.t('Could not transcribe {0}', basename(audio)) : vscode.l10n.t('Could not translate {0}', basename(audio)), err);
+    showGatewayError(
+      services,
+      task === 'transcribe' ? vscode.l10n.t('Could not transcribe {0}', basename(audio)) : vscode.l10n.t('Could not translate {0}', basename(audio)),
+      err,
+    );
     return undefined;
   }
 }

@@ -9,7 +9,6 @@ import { JobsView } from './jobsView';
 
 export type { VideoJob } from '../core/jobs';
 
-
 /** A job's status in words: the gateway's (queued, in_progress, completed, failed) and ours (downloaded, cancelled). */
 function videoStatusWords(status: string): string {
   switch (status) {
@@ -41,20 +40,31 @@ function elapsed(ms: number): string {
  */
 export class VideoJobs extends JobsView<VideoJob> {
   constructor(services: GatewayFeature, state: vscode.Memento) {
-    super(services, state, videoJobRules(() => services.client(), loadGateway, () => assetSettings().downloadLimit), {
-      view: 'videoJobs',
-      title: (job) => vscode.l10n.t('Video “{0}”', job.prompt.slice(0, 40)),
-      // Cancelling the notification cancels the job.
-      cancelled: (job) => void this.cancel(job.id),
-      describe: (job) => `${videoStatusWords(job.status)}${job.progress !== undefined ? ` ${job.progress}%` : ''} · ${elapsed(Date.now() - job.createdAt)}`,
-      noFolder: vscode.l10n.t('No workspace folder is open to download the video into.'),
-      failed: (job) => void tell(services, 'error', `${job.error} (“${job.prompt.slice(0, 60)}”)`),
-      downloaded: (job) => {
-        const file = job.file!;
-        void tell(services, 'info', vscode.l10n.t('Video ready: {0}', vscode.workspace.asRelativePath(file)), vscode.l10n.t('Open')).then((c) => (c ? openFile(file) : undefined));
+    super(
+      services,
+      state,
+      videoJobRules(
+        () => services.client(),
+        loadGateway,
+        () => assetSettings().downloadLimit,
+      ),
+      {
+        view: 'videoJobs',
+        title: (job) => vscode.l10n.t('Video “{0}”', job.prompt.slice(0, 40)),
+        // Cancelling the notification cancels the job.
+        cancelled: (job) => void this.cancel(job.id),
+        describe: (job) => `${videoStatusWords(job.status)}${job.progress !== undefined ? ` ${job.progress}%` : ''} · ${elapsed(Date.now() - job.createdAt)}`,
+        noFolder: vscode.l10n.t('No workspace folder is open to download the video into.'),
+        failed: (job) => void tell(services, 'error', `${job.error} (“${job.prompt.slice(0, 60)}”)`),
+        downloaded: (job) => {
+          const file = job.file!;
+          void tell(services, 'info', vscode.l10n.t('Video ready: {0}', vscode.workspace.asRelativePath(file)), vscode.l10n.t('Open')).then((c) =>
+            c ? openFile(file) : undefined,
+          );
+        },
+        downloadFailed: vscode.l10n.t('Could not download the video'),
       },
-      downloadFailed: vscode.l10n.t('Could not download the video'),
-    });
+    );
   }
 
   /** Cancels a job: stops polling and deletes the task on the gateway. */
@@ -91,9 +101,24 @@ export class VideoJobs extends JobsView<VideoJob> {
           : vscode.l10n.t('generating')
         : videoStatusWords(job.status);
     item.description = state;
-    item.tooltip = new vscode.MarkdownString(vscode.l10n.t('**{0}**\n\n{1}\n\nStarted {2}\n\n{3}{4}', job.prompt.replace(/[\\`*_[\]]/g, '\\$&'), shape, when, job.error ?? '', job.file ? `\n\n${vscode.workspace.asRelativePath(job.file)}` : ''));
+    item.tooltip = new vscode.MarkdownString(
+      vscode.l10n.t(
+        '**{0}**\n\n{1}\n\nStarted {2}\n\n{3}{4}',
+        job.prompt.replace(/[\\`*_[\]]/g, '\\$&'),
+        shape,
+        when,
+        job.error ?? '',
+        job.file ? `\n\n${vscode.workspace.asRelativePath(job.file)}` : '',
+      ),
+    );
     item.iconPath = new vscode.ThemeIcon(
-      job.error || job.status === 'failed' ? 'error' : job.status === 'downloaded' ? 'device-camera-video' : job.status === 'cancelled' ? 'circle-slash' : 'loading~spin',
+      job.error || job.status === 'failed'
+        ? 'error'
+        : job.status === 'downloaded'
+          ? 'device-camera-video'
+          : job.status === 'cancelled'
+            ? 'circle-slash'
+            : 'loading~spin',
     );
     item.contextValue = `videoJob.${job.error && job.status === 'completed' ? 'retry' : this.isActive(job) ? 'active' : job.status === 'downloaded' ? 'done' : 'ended'}`;
     if (job.file) item.command = { command: 'vscode.open', title: vscode.l10n.t('Open'), arguments: [vscode.Uri.file(job.file)] };

@@ -14,7 +14,14 @@ export interface VideoOptions {
   reference: string;
 }
 
-const KNOWN_VIDEO_MODELS = ['sora-2', 'sora-2-pro', 'veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.0-generate-001', 'veo-3.0-fast-generate-001'];
+const KNOWN_VIDEO_MODELS = [
+  'sora-2',
+  'sora-2-pro',
+  'veo-3.1-generate-preview',
+  'veo-3.1-fast-generate-preview',
+  'veo-3.0-generate-001',
+  'veo-3.0-fast-generate-001',
+];
 
 async function askReference(): Promise<string | undefined | null> {
   const choice = await vscode.window.showQuickPick(
@@ -46,14 +53,36 @@ export async function generateVideoCommand(services: InteractiveFeature, jobs: V
   const title = (n: number, what: string) => vscode.l10n.t('Generate Video ({0}/5): {1}', n, what);
   const prompt =
     o.prompt ??
-    (await vscode.window.showInputBox({ title: title(1, vscode.l10n.t('prompt')), prompt: vscode.l10n.t('Describe the video'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the video')) }))?.trim();
+    (
+      await vscode.window.showInputBox({
+        title: title(1, vscode.l10n.t('prompt')),
+        prompt: vscode.l10n.t('Describe the video'),
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Describe the video')),
+      })
+    )?.trim();
   if (!prompt) return undefined;
-  const model = o.model ?? (await pickModel(services, 'video', title(2, vscode.l10n.t('model')), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
+  const model =
+    o.model ?? (await pickModel(services, 'video', title(2, vscode.l10n.t('model')), /sora|veo|video|kling|hailuo|wan|seedance|vidu/i, KNOWN_VIDEO_MODELS));
   if (!model) return undefined;
   const family = gw.videoFamilyOf(model);
-  const seconds = o.seconds ?? (family ? await pickOne(title(3, vscode.l10n.t('duration')), family.seconds.map((s) => ({ label: s, description: vscode.l10n.t('seconds') }))) : undefined);
+  const seconds =
+    o.seconds ??
+    (family
+      ? await pickOne(
+          title(3, vscode.l10n.t('duration')),
+          family.seconds.map((s) => ({ label: s, description: vscode.l10n.t('seconds') })),
+        )
+      : undefined);
   if (family && !seconds) return undefined;
-  const size = o.size ?? (family ? await pickOne(title(4, vscode.l10n.t('size')), family.sizes.map((s) => ({ label: s }))) : undefined);
+  const size =
+    o.size ??
+    (family
+      ? await pickOne(
+          title(4, vscode.l10n.t('size')),
+          family.sizes.map((s) => ({ label: s })),
+        )
+      : undefined);
   if (family && !size) return undefined;
   const reference = 'reference' in o ? o.reference : o.prompt !== undefined ? undefined : await askReference();
   if (reference === null) return undefined;
@@ -70,7 +99,10 @@ export async function generateVideoCommand(services: InteractiveFeature, jobs: V
   const shape = [model, seconds && `${seconds} s`, size, reference && `from ${basename(reference)}`].filter(Boolean).join(' · ');
   const go = await services.prompts.confirm(
     vscode.l10n.t('Create this video?'),
-    vscode.l10n.t('{0}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.', shape),
+    vscode.l10n.t(
+      '{0}\n\nVideo is billed per task by model, duration and size (the gateway lists the rate with the model). Generation usually takes 1 to 5 minutes; you can close the window, the job resumes and downloads when you come back.',
+      shape,
+    ),
     vscode.l10n.t('Create'),
     'info',
   );

@@ -35,19 +35,39 @@ export interface ApprovalInfo {
 }
 
 function actionInfo(callId: string, a: ActionRequest): ApprovalInfo {
-  return { callId, kind: a.kind, path: a.where, added: 0, removed: 0, action: a.action, reason: a.reason, ...(a.args !== undefined ? { args: a.args } : {}), ...(a.price ? { price: a.price } : {}), ...(a.always ? { always: a.always } : {}) };
+  return {
+    callId,
+    kind: a.kind,
+    path: a.where,
+    added: 0,
+    removed: 0,
+    action: a.action,
+    reason: a.reason,
+    ...(a.args !== undefined ? { args: a.args } : {}),
+    ...(a.price ? { price: a.price } : {}),
+    ...(a.always ? { always: a.always } : {}),
+  };
 }
 
 function infoOf(callId: string, edit: ProposedEdit, inlineMax: number): ApprovalInfo {
   const warning = sensitiveReasonOf(edit);
   // A sensitive file is always read in the full diff, whatever its size.
   const preview = warning ? undefined : inlinePreview(edit.before, edit.after, inlineMax);
-  return { callId, path: edit.path.display, kind: edit.kind, ...lineDelta(edit.before, edit.after), ...(preview ? { preview } : {}), ...(warning ? { warning } : {}) };
+  return {
+    callId,
+    path: edit.path.display,
+    kind: edit.kind,
+    ...lineDelta(edit.before, edit.after),
+    ...(preview ? { preview } : {}),
+    ...(warning ? { warning } : {}),
+  };
 }
 
 function changesInfo(callId: string, edits: readonly ProposedEdit[], title: string): ApprovalInfo {
   const warning = edits.map((e) => sensitiveReasonOf(e)).find(Boolean);
-  const delta = edits.map((e) => lineDelta(e.before, e.after)).reduce((a, b) => ({ added: a.added + b.added, removed: a.removed + b.removed }), { added: 0, removed: 0 });
+  const delta = edits
+    .map((e) => lineDelta(e.before, e.after))
+    .reduce((a, b) => ({ added: a.added + b.added, removed: a.removed + b.removed }), { added: 0, removed: 0 });
   return { callId, path: title, kind: 'edit', ...delta, files: edits.map((e) => e.path.display), ...(warning ? { warning } : {}) };
 }
 
@@ -78,7 +98,9 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
   }
 
   list(): ApprovalInfo[] {
-    return [...this.pending.entries()].map(([callId, p]) => (p.edit ? infoOf(callId, p.edit, this.inlineMax()) : p.edits ? changesInfo(callId, p.edits, p.title) : actionInfo(callId, p.action)));
+    return [...this.pending.entries()].map(([callId, p]) =>
+      p.edit ? infoOf(callId, p.edit, this.inlineMax()) : p.edits ? changesInfo(callId, p.edits, p.title) : actionInfo(callId, p.action),
+    );
   }
 
   async approve(edit: ProposedEdit, signal?: AbortSignal): Promise<{ accepted: boolean }> {
@@ -133,7 +155,10 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     // Opened at the first changed line, so the change is on screen without scrolling.
     const firstChange = p.edit.before.split('\n').findIndex((line, i) => line !== p.edit.after.split('\n')[i]);
     const line = Math.max(0, firstChange === -1 ? 0 : firstChange);
-    const proposal = p.edit.kind === 'create' ? vscode.l10n.t('{0}: proposed new file (Accept or Reject: title bar or chat)', name) : vscode.l10n.t('{0}: proposed change (Accept or Reject: title bar or chat)', name);
+    const proposal =
+      p.edit.kind === 'create'
+        ? vscode.l10n.t('{0}: proposed new file (Accept or Reject: title bar or chat)', name)
+        : vscode.l10n.t('{0}: proposed change (Accept or Reject: title bar or chat)', name);
     const title = sensitiveReasonOf(p.edit) ? vscode.l10n.t('⚠ Careful: {0}', proposal) : proposal;
     await vscode.commands.executeCommand('vscode.diff', original, proposed, title, { preview: true, selection: new vscode.Range(line, 0, line, 0) });
   }
@@ -190,7 +215,6 @@ export class DiffApprover implements Approver, ActionApprover, vscode.TextDocume
     this.changed.dispose();
   }
 }
-
 
 function contentKey(uri: vscode.Uri): string {
   return uri.query ? `${uri.path}?${uri.query}` : uri.path;

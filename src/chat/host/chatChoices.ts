@@ -35,7 +35,10 @@ export class ChatChoices {
   async load(): Promise<void> {
     if (this.models.length > 0 || !this.services.isConfigured()) return;
     try {
-      this.models = (await this.services.client().models.list()).map((m) => m.id).filter(isChatModel).sort();
+      this.models = (await this.services.client().models.list())
+        .map((m) => m.id)
+        .filter(isChatModel)
+        .sort();
       void this.services.prices.book().then(
         () => this.onPrices(),
         () => undefined,
@@ -109,7 +112,11 @@ export class ChatChoices {
     await this.load();
     // Each model with the wire format it would use (a Gemini model in its own format where the gateway offers it).
     const pattern = chatSettings().pattern;
-    const formatNames: Record<string, string> = { messages: vscode.l10n.t('messages format'), responses: vscode.l10n.t('Responses format'), gemini: vscode.l10n.t("Gemini's own format") };
+    const formatNames: Record<string, string> = {
+      messages: vscode.l10n.t('messages format'),
+      responses: vscode.l10n.t('Responses format'),
+      gemini: vscode.l10n.t("Gemini's own format"),
+    };
     const items = this.models.map((label) => ({ label, description: formatNames[resolveFormat(label, 'auto', pattern, this.services.formatFacts(label))] }));
     const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Chat model'), placeHolder: this.model(), matchOnDescription: true });
     const pick = chosen?.label;

@@ -117,7 +117,11 @@ function workspaceTool(definition: ToolDefinition): ChatTool {
         return t.edits.files.run(c.name, c.args, c.signal);
       },
     };
-  return { definition, needsApproval: editAsks, run: (t, c) => t.edits.write(c.name, c.args, c.signal, c.callId, () => t.edits.files.run(c.name, c.args, c.signal)) };
+  return {
+    definition,
+    needsApproval: editAsks,
+    run: (t, c) => t.edits.write(c.name, c.args, c.signal, c.callId, () => t.edits.files.run(c.name, c.args, c.signal)),
+  };
 }
 
 /** `rename_symbol`: the language server's rename, proposed as one change (the editor feature's). */

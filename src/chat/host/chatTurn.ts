@@ -101,9 +101,24 @@ export class ChatTurns {
   /** A question that could not start: kept, with the reason as its answer's error card. */
   async failedBeforeStart(conversation: Conversation, question: UserTurn, model: string, failure: unknown): Promise<void> {
     const now = question.at;
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: model || '(no model)', format: 'chat', steps: [], status: 'error', usage: emptyUsage(), at: now };
+    const turn: AssistantTurn = {
+      id: newId('a'),
+      role: 'assistant',
+      model: model || '(no model)',
+      format: 'chat',
+      steps: [],
+      status: 'error',
+      usage: emptyUsage(),
+      at: now,
+    };
     const facts = factsOf(failure);
-    turn.error = { message: redact(facts.message), kind: facts.kind, status: (failure as { status?: number }).status, cause403: facts.cause403, keyRefusal: facts.keyRefusal };
+    turn.error = {
+      message: redact(facts.message),
+      kind: facts.kind,
+      status: (failure as { status?: number }).status,
+      cause403: facts.cause403,
+      keyRefusal: facts.keyRefusal,
+    };
     conversation.turns.push(question, turn);
     conversation.updatedAt = now;
     await this.finish(conversation, turn);
@@ -210,7 +225,13 @@ export class ChatTurns {
       void this.host.pushState();
     } else if (e.type === 'condense-failed') {
       services.log.error('chat: could not condense older turns', redact(e.message));
-      post({ type: 'notice', level: 'info', text: vscode.l10n.t('Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.') });
+      post({
+        type: 'notice',
+        level: 'info',
+        text: vscode.l10n.t(
+          'Older turns could not be summarised, so older tool results were left out of what is sent instead. The conversation itself is kept whole.',
+        ),
+      });
     } else {
       this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call' || e.type === 'steered');
       if (e.type === 'step' && e.index > saved.step) {

@@ -38,7 +38,10 @@ export async function runCodeAction(action: CodeAction, code: string, language: 
     }
     case 'save': {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, `snippet.${language || 'txt'}`) : undefined, title: vscode.l10n.t('Save code as a new file') });
+      const target = await vscode.window.showSaveDialog({
+        defaultUri: folder ? vscode.Uri.joinPath(folder, `snippet.${language || 'txt'}`) : undefined,
+        title: vscode.l10n.t('Save code as a new file'),
+      });
       if (!target) return;
       await vscode.workspace.fs.writeFile(target, Buffer.from(code, 'utf8'));
       await vscode.window.showTextDocument(target);
@@ -84,7 +87,10 @@ async function applyToFile(code: string, deps: Deps): Promise<void> {
   deps.approver.currentCallId = newId('apply');
   try {
     const result = await tools.proposeContent(path, after);
-    say(result.content.startsWith('The person rejected') ? vscode.l10n.t('Not applied: {0} is unchanged.', path) : result.content, result.isError && !result.content.startsWith('The person rejected') ? 'error' : 'info');
+    say(
+      result.content.startsWith('The person rejected') ? vscode.l10n.t('Not applied: {0} is unchanged.', path) : result.content,
+      result.isError && !result.content.startsWith('The person rejected') ? 'error' : 'info',
+    );
   } finally {
     deps.approver.currentCallId = undefined;
   }

@@ -103,7 +103,9 @@ function stopInterrupted(c: Conversation): void {
   for (const t of c.turns) {
     if (t.role !== 'assistant' || t.status !== 'streaming') continue;
     t.status = 'stopped';
-    for (const s of t.steps) for (const call of s.toolCalls) if (call.subagent && (call.subagent.status === 'running' || call.subagent.status === 'queued')) call.subagent.status = 'stopped';
+    for (const s of t.steps)
+      for (const call of s.toolCalls)
+        if (call.subagent && (call.subagent.status === 'running' || call.subagent.status === 'queued')) call.subagent.status = 'stopped';
   }
 }
 

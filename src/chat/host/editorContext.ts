@@ -120,7 +120,8 @@ export class EditorContext implements vscode.Disposable {
     const label = sel.isEmpty ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`;
     const length = sel.isEmpty ? doc.getText().length : doc.getText(sel).length;
     // Until the guard has answered for this file, only the secret list (checked at once) decides.
-    const verdict = this.verdict?.uri === doc.uri.toString() ? this.verdict.withheld : isSecretPath(doc.uri.fsPath, chatSettings().secretFiles) ? 'secret' : undefined;
+    const verdict =
+      this.verdict?.uri === doc.uri.toString() ? this.verdict.withheld : isSecretPath(doc.uri.fsPath, chatSettings().secretFiles) ? 'secret' : undefined;
     return { path, label, tooLarge: length > ACTIVE_EDITOR_MAX_CHARS, ...(verdict ? { withheld: verdict } : {}) };
   }
 
@@ -141,7 +142,8 @@ export class EditorContext implements vscode.Disposable {
     const doc = editor.document;
     const sel = editor.selection;
     const path = vscode.workspace.asRelativePath(doc.uri);
-    if (doc.uri.scheme === 'file' && (await this.verdictFor(doc.uri)) === 'secret' && !(await this.confirmSecret(path))) return { problem: vscode.l10n.t('{0} was not attached.', path) };
+    if (doc.uri.scheme === 'file' && (await this.verdictFor(doc.uri)) === 'secret' && !(await this.confirmSecret(path)))
+      return { problem: vscode.l10n.t('{0} was not attached.', path) };
     const text = sel.isEmpty ? doc.getText() : doc.getText(sel);
     if (text.length > ATTACH_MAX_CHARS) return { problem: vscode.l10n.t('{0} is too large to attach whole; select the part you need.', path) };
     return { context: { label: sel.isEmpty ? path : `${path}:${sel.start.line + 1}-${sel.end.line + 1}`, text, language: doc.languageId } };
@@ -160,7 +162,14 @@ export class EditorContext implements vscode.Disposable {
       if (!info.isFile()) return { problem: vscode.l10n.t('{0} is not a file.', resolved.display) };
       if (await isBinary(resolved.abs)) return { problem: vscode.l10n.t('{0} is a binary file; only text files can be attached.', resolved.display) };
       const text = await readFile(resolved.abs, 'utf8');
-      if (text.length > ATTACH_MAX_CHARS) return { problem: vscode.l10n.t('{0} is too large to attach whole ({1} characters; the limit is 200,000). Open it and add a selection instead.', resolved.display, formatCount(text.length)) };
+      if (text.length > ATTACH_MAX_CHARS)
+        return {
+          problem: vscode.l10n.t(
+            '{0} is too large to attach whole ({1} characters; the limit is 200,000). Open it and add a selection instead.',
+            resolved.display,
+            formatCount(text.length),
+          ),
+        };
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === resolved.abs);
       return { context: { label: resolved.display, text: doc?.getText() ?? text, language: doc?.languageId } };
     } catch (err) {

@@ -27,7 +27,10 @@ export class ChatMemory {
     // Until the chat passes its log, a refusal goes to the extension host's log.
     private readonly log: (line: string) => void = (line) => console.warn(`Model Gateway: ${line}`),
   ) {
-    this.files = new MemoryFiles(globalDir, guard, { user: vscode.l10n.t('memory.md (yours, every workspace)'), conversation: vscode.l10n.t('memory (this conversation)') });
+    this.files = new MemoryFiles(globalDir, guard, {
+      user: vscode.l10n.t('memory.md (yours, every workspace)'),
+      conversation: vscode.l10n.t('memory (this conversation)'),
+    });
   }
 
   /** What the next request reads: each scope with its facts (the repository's only in a trusted workspace). */
@@ -45,7 +48,13 @@ export class ChatMemory {
   }
 
   /** A `memory` call: the change shown as a diff and asked every time (`MemoryFiles.remember`). */
-  remember(args: string, approver: DiffApprover, callId: string | undefined, signal: AbortSignal | undefined, conversation: Conversation | undefined): Promise<ToolResult> {
+  remember(
+    args: string,
+    approver: DiffApprover,
+    callId: string | undefined,
+    signal: AbortSignal | undefined,
+    conversation: Conversation | undefined,
+  ): Promise<ToolResult> {
     return this.files.remember(
       args,
       async (edit) => {
@@ -63,7 +72,10 @@ export class ChatMemory {
       { label: vscode.l10n.t('Yours (every workspace)'), description: this.files.userFile().abs, scope: 'user' as const },
       ...(hasFolder ? [{ label: vscode.l10n.t('This repository'), description: REPOSITORY_MEMORY, scope: 'repository' as const }] : []),
     ];
-    const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Edit Memory'), placeHolder: vscode.l10n.t('Which memory? (A conversation keeps its own, shown in its requests.)') });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: vscode.l10n.t('Edit Memory'),
+      placeHolder: vscode.l10n.t('Which memory? (A conversation keeps its own, shown in its requests.)'),
+    });
     if (!pick) return;
     // The repository's file passes the path guard once the person has picked it, right before it is made or opened.
     let path: ResolvedPath | undefined;

@@ -54,7 +54,11 @@ export class MessageQueue {
     if (!item) return;
     if (action === 'steer') {
       if (item.images.length > 0) {
-        this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('A message with images cannot steer the running reply: it is sent when the reply ends.') });
+        this.post({
+          type: 'notice',
+          level: 'info',
+          text: vscode.l10n.t('A message with images cannot steer the running reply: it is sent when the reply ends.'),
+        });
         return;
       }
       item.steer = true;

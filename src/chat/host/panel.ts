@@ -33,12 +33,17 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   ) {
     const post = (m: ToWebview) => this.post(m);
     this.session = new ChatSession(services, context, post, search, agent, editor);
-    this.editors = new EditorContext(post, () => this.session.guard(), (display) =>
-      services.prompts.confirm(
-        vscode.l10n.t('{0} may hold credentials or keys. Send it to the gateway with your question?', display),
-        vscode.l10n.t('Files such as .env, private keys and credential files are never read by the chat on its own. Attach this one only if the gateway and the model may see what it holds.'),
-        vscode.l10n.t('Attach Anyway'),
-      ),
+    this.editors = new EditorContext(
+      post,
+      () => this.session.guard(),
+      (display) =>
+        services.prompts.confirm(
+          vscode.l10n.t('{0} may hold credentials or keys. Send it to the gateway with your question?', display),
+          vscode.l10n.t(
+            'Files such as .env, private keys and credential files are never read by the chat on its own. Attach this one only if the gateway and the model may see what it holds.',
+          ),
+          vscode.l10n.t('Attach Anyway'),
+        ),
     );
     this.disposables.push(this.session, this.editors);
   }
@@ -149,7 +154,9 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       this.editorPanel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', vscode.l10n.t('Model Gateway Chat'), vscode.ViewColumn.Active, { retainContextWhenHidden: true });
+    const panel = vscode.window.createWebviewPanel('modelGateway.chatEditor', vscode.l10n.t('Model Gateway Chat'), vscode.ViewColumn.Active, {
+      retainContextWhenHidden: true,
+    });
     panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'chat.svg');
     this.editorPanel = panel;
     this.attach(panel.webview, panel);
@@ -175,7 +182,10 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
   private html(webview: vscode.Webview, place: 'view' | 'editor'): string {
     return webviewHtml(webview, this.context.extensionUri, {
       title: vscode.l10n.t('Model Gateway Chat'),
-      stylesheets: [['dist', 'codicons', 'codicon.css'], ['dist', 'chat.css']],
+      stylesheets: [
+        ['dist', 'codicons', 'codicon.css'],
+        ['dist', 'chat.css'],
+      ],
       allow: { img: ['data:'] },
       bodyAttributes: { 'data-place': place },
       body: '<div id="app"></div>',
@@ -208,7 +218,8 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return this.editors.announce();
       case 'send': {
         const at = m.replaces ? (s.current?.turns.findIndex((t) => t.id === m.replaces && t.role === 'user') ?? -1) : -1;
-        if (m.replaces && at === -1) return this.post({ type: 'notice', level: 'error', text: vscode.l10n.t('That question is no longer in this conversation.') });
+        if (m.replaces && at === -1)
+          return this.post({ type: 'notice', level: 'error', text: vscode.l10n.t('That question is no longer in this conversation.') });
         const active = m.activeEditor ? await this.editors.activeContext() : undefined;
         const context = active && !m.context.some((c) => c.label === active.label) ? [active, ...m.context] : m.context;
         return s.send(m.text, m.images, context, at >= 0 ? { replacesFrom: at } : {});
@@ -257,12 +268,18 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return this.post({ type: 'files', requestId: m.requestId, items: [...(await this.editors.findFiles(m.query)), ...resources] });
       }
       case 'find-prompts':
-        return this.post({ type: 'files', requestId: m.requestId, items: [...(this.agent?.customizations?.promptItems(m.query) ?? []), ...(this.agent?.contextSource?.promptItems(m.query) ?? [])] });
+        return this.post({
+          type: 'files',
+          requestId: m.requestId,
+          items: [...(this.agent?.customizations?.promptItems(m.query) ?? []), ...(this.agent?.contextSource?.promptItems(m.query) ?? [])],
+        });
       case 'use-prompt':
         return this.usePrompt(m.id);
       case 'attach-file': {
         if (m.path.startsWith('mcp:') && this.agent?.contextSource) {
-          const got = await this.agent.contextSource.readResource(m.path).catch((err: unknown) => ({ problem: err instanceof Error ? err.message : String(err) }));
+          const got = await this.agent.contextSource
+            .readResource(m.path)
+            .catch((err: unknown) => ({ problem: err instanceof Error ? err.message : String(err) }));
           if (!got) return;
           if ('problem' in got) return this.post({ type: 'notice', level: 'error', text: got.problem });
           return this.post({ type: 'attach', images: [], context: [{ label: got.label, text: got.text.slice(0, 1024 * 1024) }] });
@@ -272,7 +289,13 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return this.post({ type: 'attach', images: [], context: [got.context] });
       }
       case 'code-action':
-        return runCodeAction(m.action, m.code, m.language, { approver: s.approver, guard: () => s.guard(), editors: this.editors, post: (x) => this.post(x), busy: () => s.busy });
+        return runCodeAction(m.action, m.code, m.language, {
+          approver: s.approver,
+          guard: () => s.guard(),
+          editors: this.editors,
+          post: (x) => this.post(x),
+          busy: () => s.busy,
+        });
       case 'approval':
         return void this.decide(m.callId, m.accepted, m.always === true);
       case 'show-diff':
@@ -296,7 +319,13 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
       const file = this.agent?.customizations?.usePrompt(id);
       if (file) {
         if (file.mode) await this.session.setMode(file.mode);
-        this.post({ type: 'set-draft', text: file.text, note: file.mode ? vscode.l10n.t('From the prompt file {0} (mode: {1}): edit it or send it.', id.replace(/^prompt-file:/, ''), this.session.currentMode()) : vscode.l10n.t('From the prompt file {0}: edit it or send it.', id.replace(/^prompt-file:/, '')) });
+        this.post({
+          type: 'set-draft',
+          text: file.text,
+          note: file.mode
+            ? vscode.l10n.t('From the prompt file {0} (mode: {1}): edit it or send it.', id.replace(/^prompt-file:/, ''), this.session.currentMode())
+            : vscode.l10n.t('From the prompt file {0}: edit it or send it.', id.replace(/^prompt-file:/, '')),
+        });
         return;
       }
       const text = await this.agent?.contextSource?.usePrompt(id);

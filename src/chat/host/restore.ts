@@ -29,14 +29,26 @@ export class EditRestorer implements vscode.TextDocumentContentProvider, vscode.
   undo(call: ToolCallRecord): Promise<boolean> {
     const edits = editsOf(call);
     if (edits.length === 0 || call.undone) return Promise.resolve(false);
-    return this.restore([call], edits.length === 1 ? vscode.l10n.t('Undo the change to {0}?', edits[0].path) : vscode.l10n.t('Undo the change to {0} files?', edits.length), vscode.l10n.t('Undo'));
+    return this.restore(
+      [call],
+      edits.length === 1 ? vscode.l10n.t('Undo the change to {0}?', edits[0].path) : vscode.l10n.t('Undo the change to {0} files?', edits.length),
+      vscode.l10n.t('Undo'),
+    );
   }
 
   /** Restores every file the turn changed to what it was before the turn. */
   restoreTurn(turn: AssistantTurn): Promise<boolean> {
     const calls = turn.steps.flatMap((s) => s.toolCalls).filter((c) => editsOf(c).length > 0 && !c.undone);
     const paths = new Set(calls.flatMap((c) => editsOf(c).map((e) => e.path)));
-    return calls.length ? this.restore(calls, paths.size === 1 ? vscode.l10n.t('Restore {0} to before this turn?', [...paths][0]) : vscode.l10n.t('Restore {0} files to before this turn?', paths.size), vscode.l10n.t('Restore')) : Promise.resolve(false);
+    return calls.length
+      ? this.restore(
+          calls,
+          paths.size === 1
+            ? vscode.l10n.t('Restore {0} to before this turn?', [...paths][0])
+            : vscode.l10n.t('Restore {0} files to before this turn?', paths.size),
+          vscode.l10n.t('Restore'),
+        )
+      : Promise.resolve(false);
   }
 
   private async restore(calls: ToolCallRecord[], question: string, action: string): Promise<boolean> {

@@ -6,7 +6,16 @@ import type { PricedFeature } from '../../shell/services';
 import type { SearchService } from '../../search/host/searchService';
 import type { PathGuard } from '../../tools/pathGuard';
 import type { EditorInsight } from '../../editor/host/feature';
-import { emptyUsage, newId, resolveFormat, type AssistantTurn, type Conversation, type FormatChoice, type ImageAttachment, type UserTurn } from '../../common/conversation';
+import {
+  emptyUsage,
+  newId,
+  resolveFormat,
+  type AssistantTurn,
+  type Conversation,
+  type FormatChoice,
+  type ImageAttachment,
+  type UserTurn,
+} from '../../common/conversation';
 import { viewTurn, type FixAction, type ToWebview, type ViewState } from '../../common/chatProtocol';
 import { planMarkdown } from '../../runtime/core/plan';
 import type { AgentToolbox } from '../../runtime/host/toolbox';
@@ -55,7 +64,11 @@ export class ChatSession implements vscode.Disposable {
   ) {
     const base = context.storageUri ?? context.globalStorageUri;
     this.history = new ConversationHistory(join(base.fsPath, 'conversations'), context.workspaceState, services);
-    this.memory = new ChatMemory(context.globalStorageUri.fsPath, () => this.guard(), (line) => services.log.warn(line));
+    this.memory = new ChatMemory(
+      context.globalStorageUri.fsPath,
+      () => this.guard(),
+      (line) => services.log.warn(line),
+    );
     this.restorer = new EditRestorer(services, () => this.guard());
     this.choices = new ChatChoices(services, context.workspaceState, agent, () => this.pushState());
     this.prompt = new ChatPrompt(services, () => this.guard(), this.memory, { agent, search, editor });
@@ -95,10 +108,15 @@ export class ChatSession implements vscode.Disposable {
       // A reply that waits for the gateway's rate limit says so (new-api's own limiter asks for a
       // minute or more), with the gateway's words, instead of a silent spinner.
       services.onDidRetry((r) => {
-        if (this.busy && r.waitMs >= RETRY_NOTICE_MS) this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Waiting {0} s before trying again: {1}', Math.ceil(r.waitMs / 1000), r.reason) });
+        if (this.busy && r.waitMs >= RETRY_NOTICE_MS)
+          this.post({ type: 'notice', level: 'info', text: vscode.l10n.t('Waiting {0} s before trying again: {1}', Math.ceil(r.waitMs / 1000), r.reason) });
       }),
     );
-    if (agent) this.disposables.push(agent.onDidChange(() => void this.pushState()), agent.onNotice((text) => this.post({ type: 'notice', level: 'info', text })));
+    if (agent)
+      this.disposables.push(
+        agent.onDidChange(() => void this.pushState()),
+        agent.onNotice((text) => this.post({ type: 'notice', level: 'info', text })),
+      );
   }
 
   /** Pause (or resume) everything that runs without asking. */
@@ -292,7 +310,9 @@ export class ChatSession implements vscode.Disposable {
     // Sent while a turn runs: queued, and sent when it ends (or steered into it).
     if (this.busy && options.replacesFrom === undefined) return this.queue.add(text, images, context);
     // The customization files as they are now (a file watcher can miss a change): a few small reads.
-    await this.agent?.customizations?.refresh().catch((err: unknown) => this.services.log.warn(`chat: the customization files could not be read (${err instanceof Error ? err.message : String(err)})`));
+    await this.agent?.customizations
+      ?.refresh()
+      .catch((err: unknown) => this.services.log.warn(`chat: the customization files could not be read (${err instanceof Error ? err.message : String(err)})`));
     const ready = await this.readiness();
     if ('text' in ready) return this.notSent(text, images, context, ready.text);
     if ('failure' in ready) {
@@ -315,7 +335,17 @@ export class ChatSession implements vscode.Disposable {
     const conversation = this.history.start(text, now);
     if (options.replacesFrom !== undefined) conversation.turns.splice(options.replacesFrom);
     const mode = this.choices.mode();
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model, format, steps: [], status: 'streaming', usage: emptyUsage(), at: now, ...(mode !== 'agent' ? { mode } : {}) };
+    const turn: AssistantTurn = {
+      id: newId('a'),
+      role: 'assistant',
+      model,
+      format,
+      steps: [],
+      status: 'streaming',
+      usage: emptyUsage(),
+      at: now,
+      ...(mode !== 'agent' ? { mode } : {}),
+    };
     conversation.turns.push(userTurn, turn);
     conversation.updatedAt = now;
     await this.turns.answer(conversation, turn, settings, override);
@@ -344,7 +374,11 @@ export class ChatSession implements vscode.Disposable {
     if (!done) return;
     await this.history.save(conversation);
     this.post({ type: 'turn', turn: viewTurn(turn), fixes: turnFixes(turn, this.services) });
-    this.post({ type: 'notice', level: 'info', text: m.type === 'undo-edit' ? vscode.l10n.t('The change was undone.') : vscode.l10n.t('The files are back to before this turn.') });
+    this.post({
+      type: 'notice',
+      level: 'info',
+      text: m.type === 'undo-edit' ? vscode.l10n.t('The change was undone.') : vscode.l10n.t('The files are back to before this turn.'),
+    });
   }
 
   /** Opens a workspace file named in the chat, at a line; the path guard decides what may open. */

@@ -11,7 +11,12 @@ import type { SubagentHost } from './chatTools';
  * The subagents of one turn: the model (`modelGateway.agent.subagentModel`, else the turn's), its
  * wire format and window, the parallel cap, and each one's cost from the gateway's prices.
  */
-export function subagentHost(o: { services: PricedFeature; parentModel: string; settings: ChatSettings; answerDollars: () => number | undefined }): SubagentHost {
+export function subagentHost(o: {
+  services: PricedFeature;
+  parentModel: string;
+  settings: ChatSettings;
+  answerDollars: () => number | undefined;
+}): SubagentHost {
   const { services, settings } = o;
   const slots = new Slots(settings.maxParallelSubagents);
   const model = () => settings.subagentModel || o.parentModel;
@@ -50,7 +55,9 @@ export function subagentHost(o: { services: PricedFeature; parentModel: string; 
             if (result.limitReached) services.log.info(`chat: subagent "${record.label}" stopped at ${result.limitReached}`);
             if (record.error) record.error = redact(record.error);
             const u = record.usage;
-            services.log.info(`chat: subagent "${record.label}" ended ${record.status} after ${record.ms ?? 0} ms, ${record.steps.length} request(s), ${u.input} in / ${u.output} out tokens`);
+            services.log.info(
+              `chat: subagent "${record.label}" ended ${record.status} after ${record.ms ?? 0} ms, ${record.steps.length} request(s), ${u.input} in / ${u.output} out tokens`,
+            );
             if (u.output > 0) services.notifySpend();
             return result.isError ? { ...result, content: redact(result.content) } : result;
           },

@@ -47,7 +47,8 @@ export class TurnEdits {
       // A file that changes how the editor or the machine behaves (.vscode/, CI, hooks, scripts) always asks.
       approver: {
         approve: (edit, signal) => this.decide([edit], () => (unasked([edit]) ? Promise.resolve({ accepted: true }) : approver.approve(edit, signal)), signal),
-        approveAll: (edits, title, signal) => this.decide(edits, () => (unasked(edits) ? Promise.resolve({ accepted: true }) : approver.approveAll(edits, title, signal)), signal),
+        approveAll: (edits, title, signal) =>
+          this.decide(edits, () => (unasked(edits) ? Promise.resolve({ accepted: true }) : approver.approveAll(edits, title, signal)), signal),
       },
       rgPath: ripgrepPath(),
       writeExisting: writeThroughEditor,
@@ -83,7 +84,13 @@ export class TurnEdits {
   }
 
   /** A write tool's call (`write` makes the edit through the editor's features), with the problems it introduced after it. */
-  async write(name: string, args: string, signal: AbortSignal | undefined, callId: string | undefined, write: (editor: EditorInsight) => Promise<ToolResult>): Promise<ToolResult> {
+  async write(
+    name: string,
+    args: string,
+    signal: AbortSignal | undefined,
+    callId: string | undefined,
+    write: (editor: EditorInsight) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
     const { approver, editor } = this.o;
     approver.currentCallId = callId;
     if (!editor || !callId) return this.files.run(name, args, signal);
@@ -98,7 +105,9 @@ export class TurnEdits {
       let said = '';
       const { report, text } = await editor.problems.afterWrite(files, before, signal, (late) => {
         // The server's first report came after the result went back: the card, the kept result and the model learn it.
-        this.o.log(`chat: problems after ${name}, reported late: ${late.report.introduced.length + late.report.more} new, ${late.report.fixed} fixed (${late.report.lateMs ?? 0} ms after the write)`);
+        this.o.log(
+          `chat: problems after ${name}, reported late: ${late.report.introduced.length + late.report.more} new, ${late.report.fixed} fixed (${late.report.lateMs ?? 0} ms after the write)`,
+        );
         if (!call || call.undone) return;
         call.problems = late.report;
         if (call.result && said) call.result = call.result.replace(said, late.text);
@@ -108,7 +117,9 @@ export class TurnEdits {
       });
       said = text;
       if (call) call.problems = report;
-      this.o.log(`chat: problems after ${name}: ${report.introduced.length + report.more} new, ${report.fixed} fixed (${report.settled}${report.unchecked ? `, not checked: ${report.unchecked.length} file(s)` : ''}, ${report.waitedMs} ms)`);
+      this.o.log(
+        `chat: problems after ${name}: ${report.introduced.length + report.more} new, ${report.fixed} fixed (${report.settled}${report.unchecked ? `, not checked: ${report.unchecked.length} file(s)` : ''}, ${report.waitedMs} ms)`,
+      );
       return { content: `${result.content}\n\n${text}`, isError: false };
     } catch (err) {
       this.o.log(`chat: the problems after ${name} could not be read: ${err instanceof Error ? err.message : String(err)}`);
@@ -147,7 +158,12 @@ export async function renameSymbol(editor: EditorInsight, files: WorkspaceTools,
     const { edits, done, missed } = await editor.renamer.propose(args);
     // The files the language server left out are in the proposal's title: the person accepts knowing them.
     const title = missed?.length
-      ? vscode.l10n.t('Rename {0} to {1} (not in the language server\'s rename, left unchanged: {2})', String(args.symbol), String(args.new_name), missed.join(', '))
+      ? vscode.l10n.t(
+          "Rename {0} to {1} (not in the language server's rename, left unchanged: {2})",
+          String(args.symbol),
+          String(args.new_name),
+          missed.join(', '),
+        )
       : vscode.l10n.t('Rename {0} to {1}', String(args.symbol), String(args.new_name));
     return await files.applyAllIfApproved(edits, title, signal, done);
   } catch (err) {

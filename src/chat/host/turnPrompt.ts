@@ -60,7 +60,14 @@ export class ChatPrompt implements vscode.Disposable {
   /** The system prompt and tool definitions as the next request would carry them (for estimates). */
   nextRequest(mode: string, c: Conversation | undefined): { system: string; tools: string } {
     const tools = toolsAllowed() ? JSON.stringify(this.definitionsFor(mode, c)) : '';
-    const system = systemPrompt({ folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name), toolsEnabled: !!tools, editor: undefined, rules: this.rulesSent.section, mode: this.modeText(mode), findTools: chatSettings().findTools });
+    const system = systemPrompt({
+      folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.name),
+      toolsEnabled: !!tools,
+      editor: undefined,
+      rules: this.rulesSent.section,
+      mode: this.modeText(mode),
+      findTools: chatSettings().findTools,
+    });
     return { system, tools };
   }
 
@@ -74,7 +81,16 @@ export class ChatPrompt implements vscode.Disposable {
     if (!c || !model) return undefined;
     if (this.lastContext?.conversationId === c.id) return this.lastContext.use;
     const { system, tools } = this.nextRequest(mode, c);
-    return this.withRules(fitToWindow({ system, toolsText: tools, turns: c.turns, window: windowOf(this.services, model), scale: scaleOf(model), condensation: activeCondensation(c) }).use);
+    return this.withRules(
+      fitToWindow({
+        system,
+        toolsText: tools,
+        turns: c.turns,
+        window: windowOf(this.services, model),
+        scale: scaleOf(model),
+        condensation: activeCondensation(c),
+      }).use,
+    );
   }
 
   /** How a request of this conversation used the window, as it went. */

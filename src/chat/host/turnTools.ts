@@ -10,7 +10,10 @@ import { TurnEdits } from './turnEdits';
  * The tools a turn may offer, and its core: a custom agent's list is offered whole from the first
  * request when it is short (its author chose those tools); else the mode's core applies.
  */
-export function offerScope(forMode: ToolDefinition[], narrow?: (definitions: ToolDefinition[]) => ToolDefinition[]): { all: ToolDefinition[]; core?: string[] } {
+export function offerScope(
+  forMode: ToolDefinition[],
+  narrow?: (definitions: ToolDefinition[]) => ToolDefinition[],
+): { all: ToolDefinition[]; core?: string[] } {
   if (!narrow) return { all: forMode };
   const all = narrow(forMode);
   return all.length <= CUSTOM_AGENT_CORE_AT_MOST ? { all, core: all.map((d) => d.name) } : { all };
@@ -52,7 +55,8 @@ export function turnTools(o: TurnToolsOptions): ToolRunner & { deferredCount(): 
 async function runCall(t: TurnToolContext, call: ToolCall): Promise<ToolResult> {
   const { offer, o } = t;
   // A tool the mode does not offer is refused, even when the model names it anyway.
-  if (!offer.allows(call.name)) return { content: `Error: ${call.name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
+  if (!offer.allows(call.name))
+    return { content: `Error: ${call.name} is not available in this mode${o.mode === 'agent' ? '' : ` (${o.mode}: read-only tools only)`}.`, isError: true };
   // A deferred tool called by a name the model learned is loaded: the next request carries its definition.
   t.told(offer.load([call.name]));
   return chatTool(call.name, o.agent).run(t, call);
@@ -70,9 +74,14 @@ function readOnlyRunner(t: TurnToolContext): ToolRunner {
     definitions,
     needsApproval: () => false,
     run: async (name, args, signal) => {
-      if (!allowed.has(name)) return { content: `Error: ${name} is not available to a subagent (read-only tools only: ${[...allowed].join(', ')}).`, isError: true };
+      if (!allowed.has(name))
+        return { content: `Error: ${name} is not available to a subagent (read-only tools only: ${[...allowed].join(', ')}).`, isError: true };
       const tool = chatTool(name, t.o.agent);
-      if (tool.needsApproval(t, { name, args })) return { content: `Error: ${name} would ask the person first, and a subagent cannot ask. Say in your answer what should be read, and the agent that called you will do it.`, isError: true };
+      if (tool.needsApproval(t, { name, args }))
+        return {
+          content: `Error: ${name} would ask the person first, and a subagent cannot ask. Say in your answer what should be read, and the agent that called you will do it.`,
+          isError: true,
+        };
       return tool.run(t, { name, args, signal });
     },
   };

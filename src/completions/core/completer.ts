@@ -65,7 +65,6 @@ export interface CompleterStats {
   completionTokens: number;
 }
 
-
 export class InlineCompleter {
   readonly cache = new CompletionCache();
   readonly debounce: AdaptiveDebounce;

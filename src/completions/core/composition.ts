@@ -22,7 +22,8 @@ export class CompositionWatch {
       this.last.delete(key);
       return;
     }
-    const composing = !!previous && only.rangeLength > 0 && only.rangeOffset === previous.offset && only.rangeLength === previous.length && only.text.length > 0;
+    const composing =
+      !!previous && only.rangeLength > 0 && only.rangeOffset === previous.offset && only.rangeLength === previous.length && only.text.length > 0;
     this.last.set(key, { version, offset: only.rangeOffset, length: only.text.length, composing });
   }
 

@@ -91,7 +91,10 @@ export function windowOf(lineCount: number, cursorLine: number): { from: number;
 export function nextEditRequest(i: NextEditInput): ChatCompletionRequest {
   const lines = i.text.split('\n');
   const { from, to } = windowOf(lines.length, i.cursorLine);
-  const numbered = lines.slice(from, to).map((l, n) => `${from + n + 1}| ${l}`).join('\n');
+  const numbered = lines
+    .slice(from, to)
+    .map((l, n) => `${from + n + 1}| ${l}`)
+    .join('\n');
   const system = [
     'You predict the next edit a programmer makes, from the edits they just made. The likely next edit follows from them: the other uses of a renamed name, the matching parameter, field or call, the same change repeated.',
     'Answer with one JSON object and nothing else: {"line": the line number of the first line to change, "old": the exact current text of the line or lines to replace, "new": their replacement}. Answer {} when no edit follows from the recent ones.',
@@ -108,7 +111,15 @@ export function nextEditRequest(i: NextEditInput): ChatCompletionRequest {
     numbered,
     '</file>',
   ].join('\n');
-  return { model: i.model, messages: [{ role: 'system', content: system }, { role: 'user', content: user }], max_tokens: MAX_ANSWER_TOKENS, temperature: 0 };
+  return {
+    model: i.model,
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    max_tokens: MAX_ANSWER_TOKENS,
+    temperature: 0,
+  };
 }
 
 /** A proposed edit, located: replace `start`–`end` (offsets in the file's text) with `text`. */

@@ -58,7 +58,33 @@ export class RecentEdits {
 export function identifiersNear(prefix: string, lines = 8): string {
   const tail = prefix.split('\n').slice(-lines).join('\n');
   const words = tail.match(/[A-Za-z_$][\w$]{2,}/g) ?? [];
-  const common = new Set(['const', 'let', 'var', 'function', 'return', 'import', 'export', 'from', 'await', 'async', 'this', 'new', 'true', 'false', 'null', 'undefined', 'def', 'self', 'class', 'for', 'while', 'else', 'elif', 'type', 'interface']);
+  const common = new Set([
+    'const',
+    'let',
+    'var',
+    'function',
+    'return',
+    'import',
+    'export',
+    'from',
+    'await',
+    'async',
+    'this',
+    'new',
+    'true',
+    'false',
+    'null',
+    'undefined',
+    'def',
+    'self',
+    'class',
+    'for',
+    'while',
+    'else',
+    'elif',
+    'type',
+    'interface',
+  ]);
   return [...new Set(words.filter((w) => !common.has(w)))].slice(-12).join(' ');
 }
 

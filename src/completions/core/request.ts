@@ -27,7 +27,13 @@ export function stopsFor(ctx: Pick<HoleContext, 'suffix'>): string[] {
 }
 
 function header(ctx: HoleContext): string {
-  const files = ctx.snippets.map((s) => `// From ${s.path}:\n${s.text.split('\n').map((l) => `// ${l}`).join('\n')}`);
+  const files = ctx.snippets.map(
+    (s) =>
+      `// From ${s.path}:\n${s.text
+        .split('\n')
+        .map((l) => `// ${l}`)
+        .join('\n')}`,
+  );
   return [...files, `// ${ctx.path} (${ctx.language})`].join('\n') + '\n';
 }
 
@@ -42,7 +48,10 @@ export function prefixOnlyRequest(model: string, ctx: HoleContext): CompletionRe
 
 export const HOLE = '<HOLE>';
 
-export function chatRequest(model: string, ctx: HoleContext): { model: string; messages: ChatMessage[]; max_tokens: number; temperature: number; stop?: string[] } {
+export function chatRequest(
+  model: string,
+  ctx: HoleContext,
+): { model: string; messages: ChatMessage[]; max_tokens: number; temperature: number; stop?: string[] } {
   const context = ctx.snippets.map((s) => `From ${s.path}:\n\`\`\`\n${s.text}\n\`\`\``).join('\n\n');
   return {
     model,
@@ -75,6 +84,11 @@ export function nextPath(path: CompletionPath, err: unknown): CompletionPath | u
   const e = err as { name?: string; status?: number; message?: string; serverMessage?: string };
   const message = e.serverMessage ?? e.message ?? '';
   if (path === 'fim' && (e.name === 'BadRequestError' || e.status === 400) && /suffix/i.test(message)) return 'prompt';
-  if (path !== 'chat' && (e.name === 'NotFoundError' || e.status === 404 || e.status === 400) && /chat model|chat\/completions|not supported in the v1\/completions/i.test(message)) return 'chat';
+  if (
+    path !== 'chat' &&
+    (e.name === 'NotFoundError' || e.status === 404 || e.status === 400) &&
+    /chat model|chat\/completions|not supported in the v1\/completions/i.test(message)
+  )
+    return 'chat';
   return undefined;
 }

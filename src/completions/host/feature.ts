@@ -60,7 +60,11 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     return withinBudget([...edits, ...found], SNIPPET_TOKENS);
   };
   const composition = new CompositionWatch();
-  const provider = host.own(new GatewayInlineCompletions(services, context.globalState, readCompletionSettings, withheld, snippets, (d) => composition.composing(d.uri.toString(), d.version)));
+  const provider = host.own(
+    new GatewayInlineCompletions(services, context.globalState, readCompletionSettings, withheld, snippets, (d) =>
+      composition.composing(d.uri.toString(), d.version),
+    ),
+  );
   const status = host.own(new CompletionsStatusItem(services, provider, readCompletionSettings));
   host.own(vscode.languages.registerInlineCompletionItemProvider(SELECTOR, provider));
   const nextEditSpend = new FeatureSpend(NEXT_EDIT_SERIES, 'modelGateway.nextEdits.ledger', context.globalState, services);
@@ -77,7 +81,10 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
       if (!change || (e.document.uri.scheme !== 'file' && e.document.uri.scheme !== 'untitled')) return;
       if (await withheld(e.document.uri)) return;
       const doc = e.document;
-      recent.record(doc.uri.toString(), vscode.workspace.asRelativePath(doc.uri), change.range.start.line, { lineCount: doc.lineCount, lineAt: (n) => doc.lineAt(n).text });
+      recent.record(doc.uri.toString(), vscode.workspace.asRelativePath(doc.uri), change.range.start.line, {
+        lineCount: doc.lineCount,
+        lineAt: (n) => doc.lineAt(n).text,
+      });
     }),
   );
   host.own(
@@ -120,7 +127,11 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
       label: id,
       description: id === current ? vscode.l10n.t('in use') : CODE_MODEL.test(id) ? vscode.l10n.t('code model') : undefined,
     }));
-    const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model for inline completions'), placeHolder: vscode.l10n.t('A code model with fill-in-the-middle is fastest and cheapest'), ignoreFocusOut: true });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: vscode.l10n.t('Model for inline completions'),
+      placeHolder: vscode.l10n.t('A code model with fill-in-the-middle is fastest and cheapest'),
+      ignoreFocusOut: true,
+    });
     if (!pick) return undefined;
     await useForCompletions(pick.label);
     return pick.label;
@@ -147,9 +158,22 @@ export function activateCompletions(host: FeatureHost, search: SearchService): C
     const snoozed = !!provider.snoozedUntil;
     const items: (vscode.QuickPickItem & { run: () => unknown })[] = [
       { label: s.enabled ? vscode.l10n.t('$(circle-slash) Turn Off') : vscode.l10n.t('$(sparkle) Turn On'), run: toggle },
-      ...(s.enabled && s.model ? [snoozed ? { label: vscode.l10n.t('$(play) Resume Now'), run: () => provider.snooze(0) } : { label: vscode.l10n.t('$(clock) Snooze for 15 Minutes'), run: () => provider.snooze(SNOOZE_MS) }] : []),
-      { label: vscode.l10n.t('$(symbol-method) Choose Model…'), description: s.model ? `${s.model} · ${describePath(provider.pathOf(s.model, s))}` : vscode.l10n.t('none yet'), run: chooseModel },
-      { label: vscode.l10n.t('$(gear) Languages and Limits…'), run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.completions') },
+      ...(s.enabled && s.model
+        ? [
+            snoozed
+              ? { label: vscode.l10n.t('$(play) Resume Now'), run: () => provider.snooze(0) }
+              : { label: vscode.l10n.t('$(clock) Snooze for 15 Minutes'), run: () => provider.snooze(SNOOZE_MS) },
+          ]
+        : []),
+      {
+        label: vscode.l10n.t('$(symbol-method) Choose Model…'),
+        description: s.model ? `${s.model} · ${describePath(provider.pathOf(s.model, s))}` : vscode.l10n.t('none yet'),
+        run: chooseModel,
+      },
+      {
+        label: vscode.l10n.t('$(gear) Languages and Limits…'),
+        run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.completions'),
+      },
       { label: vscode.l10n.t('$(graph) Open Usage'), run: () => vscode.commands.executeCommand('modelGateway.usage.open') },
     ];
     const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway: inline completions') });

@@ -135,7 +135,14 @@ export class NextEditSuggestions implements vscode.Disposable {
     const version = document.version;
     const cursorLine = editor.selection.active.line;
     const began = performance.now();
-    const request = nextEditRequest({ model: s.model, path: vscode.workspace.asRelativePath(document.uri), language: document.languageId, text, cursorLine, edits: history.recent });
+    const request = nextEditRequest({
+      model: s.model,
+      path: vscode.workspace.asRelativePath(document.uri),
+      language: document.languageId,
+      text,
+      cursorLine,
+      edits: history.recent,
+    });
     const abort = new AbortController();
     this.inFlight = abort;
     this.stats.requests++;

@@ -15,7 +15,19 @@ const LEDGER = 'modelGateway.completions.ledger';
 export const ACCEPTED_COMMAND = 'modelGateway.completions.accepted';
 
 /** Why no request was sent for a trigger (kept for the status bar tooltip and the tests). */
-export type Skip = 'off' | 'no-model' | 'snoozed' | 'not-configured' | 'language' | 'selection' | 'unextendable-item' | 'too-large' | 'withheld' | 'cap' | 'cancelled' | 'composing';
+export type Skip =
+  | 'off'
+  | 'no-model'
+  | 'snoozed'
+  | 'not-configured'
+  | 'language'
+  | 'selection'
+  | 'unextendable-item'
+  | 'too-large'
+  | 'withheld'
+  | 'cap'
+  | 'cancelled'
+  | 'composing';
 
 export interface CompletionStats {
   lastSkip?: Skip;
@@ -122,7 +134,9 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
   private async remember(model: string, path: CompletionPath): Promise<void> {
     const all = { ...(this.state.get<Record<string, CompletionPath>>(PATHS) ?? {}), [this.pathKey(model)]: path };
     await this.state.update(PATHS, all);
-    this.services.log.info(`completions: ${model} is asked by ${path === 'chat' ? 'a chat prompt' : path === 'prompt' ? 'the prompt without suffix' : 'fill-in-the-middle'} from now on`);
+    this.services.log.info(
+      `completions: ${model} is asked by ${path === 'chat' ? 'a chat prompt' : path === 'prompt' ? 'the prompt without suffix' : 'fill-in-the-middle'} from now on`,
+    );
   }
 
   /** Why a trigger here sends nothing, checked before any wait (cheap first). */
@@ -149,7 +163,12 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     return undefined;
   }
 
-  async provideInlineCompletionItems(document: vscode.TextDocument, position: vscode.Position, context: vscode.InlineCompletionContext, token: vscode.CancellationToken): Promise<vscode.InlineCompletionItem[] | undefined> {
+  async provideInlineCompletionItems(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    context: vscode.InlineCompletionContext,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.InlineCompletionItem[] | undefined> {
     const s = this.settings();
     const reason = await this.skipReason(document, context, s);
     if (reason) return this.skip(reason);
@@ -160,7 +179,9 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
     // With IntelliSense's list open, the suggestion goes on from its selected item (VS Code shows
     // it only then): asked as if the item were accepted, it replaces the item's range.
     const selected = context.selectedCompletionInfo;
-    const beside = selected ? holeBesideItem(all, offset, { from: document.offsetAt(selected.range.start), to: document.offsetAt(selected.range.end), text: selected.text }) : undefined;
+    const beside = selected
+      ? holeBesideItem(all, offset, { from: document.offsetAt(selected.range.start), to: document.offsetAt(selected.range.end), text: selected.text })
+      : undefined;
     if (selected && !beside) return this.skip('unextendable-item');
     const range = selected ? selected.range : new vscode.Range(position, position);
     const shown = (text: string) => this.item(beside ? beside.insert(text) : text, range, text.length);

@@ -29,7 +29,10 @@ export function readCompletionSettings(): CompletionSettings {
     // A workspace may turn completions off, never on against the person's own setting.
     enabled: booleanSetting('modelGateway.completions.enabled', userValue(c, 'completions.enabled')) && c.get('completions.enabled') !== false,
     model,
-    languages: languages && typeof languages === 'object' && !Array.isArray(languages) ? Object.fromEntries(Object.entries(languages).filter(([, v]) => typeof v === 'boolean')) : DEFAULT_LANGUAGES,
+    languages:
+      languages && typeof languages === 'object' && !Array.isArray(languages)
+        ? Object.fromEntries(Object.entries(languages).filter(([, v]) => typeof v === 'boolean'))
+        : DEFAULT_LANGUAGES,
     maxPrefixTokens: numberSetting('modelGateway.completions.maxPrefixTokens', c.get('completions.maxPrefixTokens')),
     maxSuffixTokens: numberSetting('modelGateway.completions.maxSuffixTokens', c.get('completions.maxSuffixTokens')),
     maxLines: numberSetting('modelGateway.completions.maxLines', c.get('completions.maxLines')),

@@ -66,14 +66,29 @@ export class CompletionsStatusItem implements vscode.Disposable {
     } else if (today.dollars >= s.capDollars) {
       this.item.text = vscode.l10n.t('$(warning) Completions: cap reached');
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-      lines.push(vscode.l10n.t('Today\'s cap for inline completions is reached ({0} of {1}). They start again at midnight; raise the cap with modelGateway.completions.dailyCapDollars.', formatCost(today.dollars), formatCost(s.capDollars)));
+      lines.push(
+        vscode.l10n.t(
+          "Today's cap for inline completions is reached ({0} of {1}). They start again at midnight; raise the cap with modelGateway.completions.dailyCapDollars.",
+          formatCost(today.dollars),
+          formatCost(s.capDollars),
+        ),
+      );
     } else {
       this.item.text = `$(sparkle) ${s.model}`;
       lines.push(vscode.l10n.t('Inline completions with {0} ({1}).', s.model, describePath(this.provider.pathOf(s.model, s))));
       const skip = stats.lastSkip && skipWords(stats.lastSkip);
       if (skip) lines.push(vscode.l10n.t('Here: {0}.', skip));
     }
-    if (s.model) lines.push(vscode.l10n.t('Today: {0} of the {1} cap · {2} · {3} accepted.', formatCost(today.dollars), formatCost(s.capDollars), today.requests === 1 ? vscode.l10n.t('1 request') : vscode.l10n.t('{0} requests', formatCount(today.requests)), today.accepted === 1 ? vscode.l10n.t('1 character') : vscode.l10n.t('{0} characters', formatCount(today.accepted))));
+    if (s.model)
+      lines.push(
+        vscode.l10n.t(
+          'Today: {0} of the {1} cap · {2} · {3} accepted.',
+          formatCost(today.dollars),
+          formatCost(s.capDollars),
+          today.requests === 1 ? vscode.l10n.t('1 request') : vscode.l10n.t('{0} requests', formatCount(today.requests)),
+          today.accepted === 1 ? vscode.l10n.t('1 character') : vscode.l10n.t('{0} characters', formatCount(today.accepted)),
+        ),
+      );
     if (stats.last) lines.push(vscode.l10n.t('Last answer in {0} ms.', stats.last.ms));
     if (stats.lastError) lines.push(vscode.l10n.t('Last failure: {0}', stats.lastError));
     this.item.tooltip = lines.join('\n\n');
@@ -87,6 +102,9 @@ export class CompletionsStatusItem implements vscode.Disposable {
 }
 
 export function describePath(path: 'fim' | 'prompt' | 'chat'): string {
-  return path === 'fim' ? vscode.l10n.t('fill-in-the-middle') : path === 'prompt' ? vscode.l10n.t('completions without the code after the cursor') : vscode.l10n.t('a chat prompt');
+  return path === 'fim'
+    ? vscode.l10n.t('fill-in-the-middle')
+    : path === 'prompt'
+      ? vscode.l10n.t('completions without the code after the cursor')
+      : vscode.l10n.t('a chat prompt');
 }
-

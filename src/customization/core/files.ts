@@ -28,12 +28,39 @@ export const CUSTOMIZATION_PLACES = {
   skills: ['.github/skills', '.claude/skills', '.agents/skills'],
 };
 
-const Text = z.pipe(z.unknown(), z.transform((v) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : undefined)));
+const Text = z.pipe(
+  z.unknown(),
+  z.transform((v) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : undefined)),
+);
 const Names = z.pipe(
   z.unknown(),
-  z.transform((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean) : typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined)),
+  z.transform((v) =>
+    Array.isArray(v)
+      ? v
+          .filter((x): x is string => typeof x === 'string')
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : typeof v === 'string'
+        ? v
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : undefined,
+  ),
 );
-const Front = z.looseObject({ name: z.optional(Text), description: z.optional(Text), tools: z.optional(Names), model: z.optional(z.pipe(z.unknown(), z.transform((v) => (Array.isArray(v) ? v.find((x): x is string => typeof x === 'string') : typeof v === 'string' ? v.trim() : undefined)))), mode: z.optional(Text), agent: z.optional(Text) });
+const Front = z.looseObject({
+  name: z.optional(Text),
+  description: z.optional(Text),
+  tools: z.optional(Names),
+  model: z.optional(
+    z.pipe(
+      z.unknown(),
+      z.transform((v) => (Array.isArray(v) ? v.find((x): x is string => typeof x === 'string') : typeof v === 'string' ? v.trim() : undefined)),
+    ),
+  ),
+  mode: z.optional(Text),
+  agent: z.optional(Text),
+});
 type Front = z.infer<typeof Front>;
 
 /** `---` YAML front matter and the body after it. */
@@ -170,7 +197,24 @@ export const TOOL_ALIASES: Record<string, readonly string[]> = {
  * The sets a qualified name starts with (`vscodeGeneral/usages`, `read/problems`, and the older
  * `runCommands/getTerminalOutput`, `search/readFile`): the tool after the slash is what counts.
  */
-const TOOL_SETS = new Set(['edit', 'execute', 'read', 'search', 'vscode', 'web', 'agent', 'vscodegeneral', 'vscodetasks', 'vscodebrowser', 'vscodenotebooks', 'vscodeautomations', 'runcommands', 'runtasks', 'runnotebooks', 'new']);
+const TOOL_SETS = new Set([
+  'edit',
+  'execute',
+  'read',
+  'search',
+  'vscode',
+  'web',
+  'agent',
+  'vscodegeneral',
+  'vscodetasks',
+  'vscodebrowser',
+  'vscodenotebooks',
+  'vscodeautomations',
+  'runcommands',
+  'runtasks',
+  'runnotebooks',
+  'new',
+]);
 
 /**
  * The tools a custom agent keeps: those it names (VS Code's names, old and new, mapped to ours; an
@@ -202,7 +246,8 @@ export function toolsOfAgent(names: readonly string[], definitions: readonly Too
 export const READ_SKILL: ToolDefinition = {
   name: 'read_skill',
   kind: 'read',
-  description: "Read a skill's instructions (its SKILL.md), or a file of its folder that those instructions name. Read a skill before a task its description matches.",
+  description:
+    "Read a skill's instructions (its SKILL.md), or a file of its folder that those instructions name. Read a skill before a task its description matches.",
   parameters: {
     type: 'object',
     properties: {

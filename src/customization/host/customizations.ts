@@ -6,7 +6,20 @@ import { objectArgs } from '../../runtime/host/toolCalls';
 import type { CustomizationSource, ToolSource } from '../../runtime/host/toolbox';
 import { inside, ToolError, type PathGuard } from '../../tools/pathGuard';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import { agentPrompt, CUSTOMIZATION_LIMITS, CUSTOMIZATION_PLACES, parseAgent, parsePrompt, parseSkill, READ_SKILL, skillsSection, toolsOfAgent, type CustomAgent, type PromptFile, type Skill } from '../core/files';
+import {
+  agentPrompt,
+  CUSTOMIZATION_LIMITS,
+  CUSTOMIZATION_PLACES,
+  parseAgent,
+  parsePrompt,
+  parseSkill,
+  READ_SKILL,
+  skillsSection,
+  toolsOfAgent,
+  type CustomAgent,
+  type PromptFile,
+  type Skill,
+} from '../core/files';
 import { counted } from '../../shell/listeners';
 
 interface Loaded {
@@ -38,7 +51,14 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
   ) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/{.github,.claude,.agents}/**/*.md');
     const again = () => void this.refresh();
-    this.disposables.push(watcher, watcher.onDidCreate(again), watcher.onDidChange(again), watcher.onDidDelete(again), vscode.workspace.onDidGrantWorkspaceTrust(again), vscode.workspace.onDidChangeWorkspaceFolders(again));
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(again),
+      watcher.onDidChange(again),
+      watcher.onDidDelete(again),
+      vscode.workspace.onDidGrantWorkspaceTrust(again),
+      vscode.workspace.onDidChangeWorkspaceFolders(again),
+    );
     // A file written by another program (a git checkout, a script) into a folder that did not exist
     // when the watcher started can go unseen (3 of 5 times in code-server): the few fixed places are
     // also looked at each second, by their names, times and sizes only.
@@ -115,7 +135,9 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
 
   promptItems(query: string): { path: string; name: string }[] {
     const q = query.toLowerCase();
-    return this.current.prompts.filter((p) => p.name.toLowerCase().includes(q)).map((p) => ({ path: `${PROMPT_ID}${p.name}`, name: `${p.name}${p.description ? ` — ${p.description}` : ''}` }));
+    return this.current.prompts
+      .filter((p) => p.name.toLowerCase().includes(q))
+      .map((p) => ({ path: `${PROMPT_ID}${p.name}`, name: `${p.name}${p.description ? ` — ${p.description}` : ''}` }));
   }
 
   /** A prompt file picked: its text, and the mode it asks for (when it names one there is). */
@@ -123,7 +145,11 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
     if (!id.startsWith(PROMPT_ID)) return undefined;
     const p = this.current.prompts.find((x) => x.name === id.slice(PROMPT_ID.length));
     if (!p) return undefined;
-    const mode = p.mode && (['agent', 'ask', 'plan'].includes(p.mode.toLowerCase()) ? p.mode.toLowerCase() : this.current.agents.find((a) => a.name === p.mode || a.id === `custom:${p.mode}`)?.id);
+    const mode =
+      p.mode &&
+      (['agent', 'ask', 'plan'].includes(p.mode.toLowerCase())
+        ? p.mode.toLowerCase()
+        : this.current.agents.find((a) => a.name === p.mode || a.id === `custom:${p.mode}`)?.id);
     return { text: p.body, ...(mode ? { mode } : {}) };
   }
 
@@ -155,11 +181,13 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
     const skill = this.current.skills.find((s) => s.name === name) ?? this.current.skills.find((s) => s.name.toLowerCase() === name.toLowerCase());
     if (!skill) throw new ToolError(`There is no skill named "${name}". Skills: ${this.current.skills.map((s) => s.name).join(', ') || 'none'}.`);
     const file = typeof args.file === 'string' && args.file.trim() ? args.file.trim().replace(/^\.\//, '') : 'SKILL.md';
-    if (/^([/\\]|[A-Za-z]:)/.test(file) || file.split(/[/\\]/).includes('..')) throw new ToolError(`"${file}" is not a file of the skill's folder (${skill.dir}); read_skill reads only inside it, by a path relative to it.`);
+    if (/^([/\\]|[A-Za-z]:)/.test(file) || file.split(/[/\\]/).includes('..'))
+      throw new ToolError(`"${file}" is not a file of the skill's folder (${skill.dir}); read_skill reads only inside it, by a path relative to it.`);
     const guard = this.guard();
     const dir = await guard.resolve(skill.dir);
     const p = await guard.resolve(`${skill.dir}/${file}`);
-    if (!inside(p.abs, dir.abs) || p.abs === dir.abs) throw new ToolError(`"${file}" is not a file of the skill's folder (${skill.dir}); read_skill reads only inside it.`);
+    if (!inside(p.abs, dir.abs) || p.abs === dir.abs)
+      throw new ToolError(`"${file}" is not a file of the skill's folder (${skill.dir}); read_skill reads only inside it.`);
     const text = await readSmall(p.abs);
     if (text === undefined) throw new ToolError(`${p.display} is not a readable file.`);
     return `${p.display}:\n${text}`;
@@ -182,8 +210,15 @@ export class Customizations implements ToolSource, CustomizationSource, vscode.D
       }
     };
     const filesIn = (places: readonly { folder: string; suffix: string }[]) => async (root: string) =>
-      (await Promise.all(places.map(async ({ folder, suffix }) => (await names(join(root, folder))).filter((n) => n.endsWith(suffix)).map((n) => join(root, folder, n))))).flat();
-    const skillFiles = async (root: string) => (await Promise.all(CUSTOMIZATION_PLACES.skills.map(async (folder) => (await names(join(root, folder))).map((n) => join(root, folder, n, 'SKILL.md'))))).flat();
+      (
+        await Promise.all(
+          places.map(async ({ folder, suffix }) => (await names(join(root, folder))).filter((n) => n.endsWith(suffix)).map((n) => join(root, folder, n))),
+        )
+      ).flat();
+    const skillFiles = async (root: string) =>
+      (
+        await Promise.all(CUSTOMIZATION_PLACES.skills.map(async (folder) => (await names(join(root, folder))).map((n) => join(root, folder, n, 'SKILL.md'))))
+      ).flat();
     await read(filesIn(CUSTOMIZATION_PLACES.agents), (path, text) => {
       const a = parseAgent(path, text);
       if ('error' in a) out.problems.push(a.error);
@@ -225,7 +260,11 @@ async function placesSignature(roots: readonly string[]): Promise<string> {
   };
   for (const root of roots) {
     for (const { folder, suffix } of [...CUSTOMIZATION_PLACES.agents, ...CUSTOMIZATION_PLACES.prompts]) {
-      for (const n of (await names(join(root, folder))).filter((x) => x.endsWith(suffix)).sort().slice(0, CUSTOMIZATION_LIMITS.files)) await look(join(root, folder, n));
+      for (const n of (await names(join(root, folder)))
+        .filter((x) => x.endsWith(suffix))
+        .sort()
+        .slice(0, CUSTOMIZATION_LIMITS.files))
+        await look(join(root, folder, n));
     }
     for (const folder of CUSTOMIZATION_PLACES.skills) {
       for (const n of (await names(join(root, folder))).sort().slice(0, CUSTOMIZATION_LIMITS.files)) await look(join(root, folder, n, 'SKILL.md'));

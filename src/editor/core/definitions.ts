@@ -11,7 +11,10 @@ export const NAVIGATION_LIMITS = {
 
 const symbolTarget = {
   symbol: { type: 'string', description: 'The identifier, exactly as written in the code (e.g. "parseConfig" or "UserService")' },
-  path: { type: 'string', description: 'A file where the symbol appears (relative to the workspace root); optional: without it the symbol is looked up in the workspace' },
+  path: {
+    type: 'string',
+    description: 'A file where the symbol appears (relative to the workspace root); optional: without it the symbol is looked up in the workspace',
+  },
   line: { type: 'integer', description: 'The line of that file where it appears (1-based, optional)' },
 };
 
@@ -24,7 +27,11 @@ export const GET_PROBLEMS: ToolDefinition = {
     type: 'object',
     properties: {
       path: { type: 'string', description: 'A file or folder relative to the workspace root; omit for the whole workspace' },
-      severity: { type: 'string', enum: ['error', 'warning', 'all'], description: 'error: errors only; warning (default): errors and warnings; all: also information and hints' },
+      severity: {
+        type: 'string',
+        enum: ['error', 'warning', 'all'],
+        description: 'error: errors only; warning (default): errors and warnings; all: also information and hints',
+      },
     },
     required: [],
   },
@@ -40,21 +47,23 @@ export const FIND_DEFINITION: ToolDefinition = {
 export const FIND_REFERENCES: ToolDefinition = {
   name: 'find_references',
   kind: 'read',
-  description: "Every place a symbol is used, from the language server (find all references): path:line and the line's text, grouped by file. Better than a text search: it follows the language's scoping and imports.",
+  description:
+    "Every place a symbol is used, from the language server (find all references): path:line and the line's text, grouped by file. Better than a text search: it follows the language's scoping and imports.",
   parameters: { type: 'object', properties: symbolTarget, required: ['symbol'] },
 };
 
 export const WORKSPACE_SYMBOLS: ToolDefinition = {
   name: 'workspace_symbols',
   kind: 'read',
-  description: 'Find classes, functions, variables… by name across the workspace (the language servers\' symbol search; fuzzy). Returns kind, name, container and path:line.',
+  description:
+    "Find classes, functions, variables… by name across the workspace (the language servers' symbol search; fuzzy). Returns kind, name, container and path:line.",
   parameters: { type: 'object', properties: { query: { type: 'string', description: 'A name or part of one' } }, required: ['query'] },
 };
 
 export const DOCUMENT_SYMBOLS: ToolDefinition = {
   name: 'document_symbols',
   kind: 'read',
-  description: "The outline of a file: its classes, functions, methods… with their lines, nested. Cheaper than reading a large file to find one function.",
+  description: 'The outline of a file: its classes, functions, methods… with their lines, nested. Cheaper than reading a large file to find one function.',
   parameters: { type: 'object', properties: { path: { type: 'string', description: 'The file, relative to the workspace root' } }, required: ['path'] },
 };
 

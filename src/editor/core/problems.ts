@@ -71,7 +71,14 @@ export function fixedBy(before: readonly Diagnosis[], after: readonly Diagnosis[
 }
 
 export function toRecord(d: Diagnosis): ProblemRecord {
-  return { path: d.path, line: d.line, severity: d.severity === 'error' ? 'error' : 'warning', message: d.message, ...(d.source ? { source: d.source } : {}), ...(d.code ? { code: d.code } : {}) };
+  return {
+    path: d.path,
+    line: d.line,
+    severity: d.severity === 'error' ? 'error' : 'warning',
+    message: d.message,
+    ...(d.source ? { source: d.source } : {}),
+    ...(d.code ? { code: d.code } : {}),
+  };
 }
 
 /** `src/a.ts:4: error: Cannot find name 'x'. (ts 2304)`, and the line's text below it when known. */
@@ -96,8 +103,13 @@ export function editProblemsText(p: EditProblems, lines: readonly Diagnosis[] = 
     return `Problems: not checked: ${who} after ${seconds} s. Whether this edit introduced problems is not known; a late report will be added here, or run get_problems later to check.`;
   }
   const out: string[] = [];
-  const late = p.lateMs !== undefined ? ` (checked ${Math.max(1, Math.round(p.lateMs / 1000))} s after the edit, when ${p.server ? serverPhrase(p.server) : 'its language server'} first reported)` : '';
-  const older = p.uncheckedBefore?.length ? ` ${p.uncheckedBefore.join(', ')} had not been checked before the edit, so some of these may be older than it.` : '';
+  const late =
+    p.lateMs !== undefined
+      ? ` (checked ${Math.max(1, Math.round(p.lateMs / 1000))} s after the edit, when ${p.server ? serverPhrase(p.server) : 'its language server'} first reported)`
+      : '';
+  const older = p.uncheckedBefore?.length
+    ? ` ${p.uncheckedBefore.join(', ')} had not been checked before the edit, so some of these may be older than it.`
+    : '';
   if (p.introduced.length === 0) out.push(`Problems: this edit introduced none${p.fixed ? ` and fixed ${p.fixed}` : ''}${late}.`);
   else {
     const total = p.introduced.length + p.more;
@@ -107,7 +119,10 @@ export function editProblemsText(p: EditProblems, lines: readonly Diagnosis[] = 
     if (p.more) out.push(`… and ${p.more} more (get_problems lists them).`);
   }
   if (p.elsewhere.length) out.push(`Other open files now have more errors: ${p.elsewhere.map((e) => `${e.path} (${e.errors})`).join(', ')}.`);
-  if (unchecked.length) out.push(`Not checked: ${p.server ? `${serverPhrase(p.server)} had not reported` : 'no language server reported'} on ${unchecked.join(', ')} after ${seconds} s.`);
+  if (unchecked.length)
+    out.push(
+      `Not checked: ${p.server ? `${serverPhrase(p.server)} had not reported` : 'no language server reported'} on ${unchecked.join(', ')} after ${seconds} s.`,
+    );
   return out.join('\n');
 }
 
@@ -147,7 +162,8 @@ export function editReport(o: {
   }
   elsewhere.sort((x, y) => y.errors - x.errors || x.path.localeCompare(y.path));
   const shown = introduced.slice(0, PROBLEM_LIMITS.perEdit);
-  const settled: EditProblems['settled'] = o.edited.length > 0 && unchecked.length === o.edited.length ? 'timeout' : o.settled === 'timeout' ? 'unchanged' : o.settled;
+  const settled: EditProblems['settled'] =
+    o.edited.length > 0 && unchecked.length === o.edited.length ? 'timeout' : o.settled === 'timeout' ? 'unchanged' : o.settled;
   return {
     report: {
       introduced: shown.map(toRecord),

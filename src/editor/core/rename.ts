@@ -11,7 +11,10 @@ export const RENAME_SYMBOL: ToolDefinition = {
     properties: {
       symbol: { type: 'string', description: 'The identifier to rename, exactly as written in the code' },
       new_name: { type: 'string', description: 'The new identifier' },
-      path: { type: 'string', description: 'A file where the symbol appears (relative to the workspace root); optional: without it the symbol is looked up in the workspace' },
+      path: {
+        type: 'string',
+        description: 'A file where the symbol appears (relative to the workspace root); optional: without it the symbol is looked up in the workspace',
+      },
       line: { type: 'integer', description: 'The line of that file where it appears (1-based, optional)' },
     },
     required: ['symbol', 'new_name'],
@@ -45,7 +48,8 @@ export function applyChanges(text: string, changes: readonly TextChange[]): stri
   let out = text;
   let floor = Number.POSITIVE_INFINITY;
   for (const c of sorted) {
-    if (c.start < 0 || c.end < c.start || c.end > text.length) throw new Error(`a change (${c.start}-${c.end}) lies outside the text (${text.length} characters)`);
+    if (c.start < 0 || c.end < c.start || c.end > text.length)
+      throw new Error(`a change (${c.start}-${c.end}) lies outside the text (${text.length} characters)`);
     if (c.end > floor) throw new Error('two changes overlap');
     out = out.slice(0, c.start) + c.newText + out.slice(c.end);
     floor = c.start;
@@ -56,5 +60,8 @@ export function applyChanges(text: string, changes: readonly TextChange[]): stri
 /** What the tool answers once the rename is written. */
 export function renameDone(symbol: string, newName: string, files: readonly { path: string; changes: number }[]): string {
   const total = files.reduce((n, f) => n + f.changes, 0);
-  return [`Renamed ${symbol} to ${newName}: ${total} change${total === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}:`, ...files.map((f) => `  ${f.path} (${f.changes})`)].join('\n');
+  return [
+    `Renamed ${symbol} to ${newName}: ${total} change${total === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}:`,
+    ...files.map((f) => `  ${f.path} (${f.changes})`),
+  ].join('\n');
 }

@@ -54,29 +54,53 @@ export function findTask<T extends TaskInfo>(tasks: readonly T[], label: string)
 
 /** For an unknown label: the tasks there are. */
 export function taskListText(tasks: readonly TaskInfo[], label: string): string {
-  if (tasks.length === 0) return `No task is labelled "${label}": this workspace has no tasks (no .vscode/tasks.json, nothing detected). Use run_command instead.`;
-  const shown = tasks.slice(0, TASK_LIMITS.listed).map((t) => `  ${t.label} (${t.source}${t.background ? ', background' : ''})${t.commandLine ? `: ${t.commandLine}` : ''}`);
-  return [`No task is labelled "${label}". The tasks of this workspace${tasks.length > shown.length ? ` (first ${shown.length} of ${tasks.length})` : ''}:`, ...shown].join('\n');
+  if (tasks.length === 0)
+    return `No task is labelled "${label}": this workspace has no tasks (no .vscode/tasks.json, nothing detected). Use run_command instead.`;
+  const shown = tasks
+    .slice(0, TASK_LIMITS.listed)
+    .map((t) => `  ${t.label} (${t.source}${t.background ? ', background' : ''})${t.commandLine ? `: ${t.commandLine}` : ''}`);
+  return [
+    `No task is labelled "${label}". The tasks of this workspace${tasks.length > shown.length ? ` (first ${shown.length} of ${tasks.length})` : ''}:`,
+    ...shown,
+  ].join('\n');
 }
 
 /** What the model reads once the task ended. */
-export function taskResultText(o: { label: string; commandLine?: string; exitCode: number | undefined; ms: number; ended?: 'timeout' | 'stopped'; problems: readonly Diagnosis[]; hidden: number }): string {
-  const how = o.ended === 'timeout' ? 'was stopped at the time limit' : o.ended === 'stopped' ? 'was stopped' : o.exitCode === undefined ? 'ended' : `exited with code ${o.exitCode}`;
+export function taskResultText(o: {
+  label: string;
+  commandLine?: string;
+  exitCode: number | undefined;
+  ms: number;
+  ended?: 'timeout' | 'stopped';
+  problems: readonly Diagnosis[];
+  hidden: number;
+}): string {
+  const how =
+    o.ended === 'timeout'
+      ? 'was stopped at the time limit'
+      : o.ended === 'stopped'
+        ? 'was stopped'
+        : o.exitCode === undefined
+          ? 'ended'
+          : `exited with code ${o.exitCode}`;
   const head = `Task "${o.label}"${o.commandLine ? ` (${o.commandLine})` : ''} ${how} after ${(o.ms / 1000).toFixed(1)} s.`;
   const errors = o.problems.filter((p) => p.severity === 'error').length;
   const shown = o.problems.slice(0, TASK_LIMITS.problems);
   const failed = o.ended !== undefined || (o.exitCode ?? 0) !== 0;
   const lines = o.problems.length
-    ? [`Problems its problem matcher reported (${o.problems.length}, ${errors} error${errors === 1 ? '' : 's'})${o.problems.length > shown.length ? `; first ${shown.length}` : ''}:`, ...shown.map(problemLine)]
+    ? [
+        `Problems its problem matcher reported (${o.problems.length}, ${errors} error${errors === 1 ? '' : 's'})${o.problems.length > shown.length ? `; first ${shown.length}` : ''}:`,
+        ...shown.map(problemLine),
+      ]
     : failed && o.commandLine
       ? [
           // VS Code 1.100 (and others before task problems reached extensions) shows them in the Problems panel only.
-          'No problems from its problem matcher reached the chat (some VS Code versions keep a task\'s problems in the Problems panel, away from extensions).',
+          "No problems from its problem matcher reached the chat (some VS Code versions keep a task's problems in the Problems panel, away from extensions).",
           `To read what failed, run its command line with run_command: ${o.commandLine}`,
         ]
       : ['Its problem matcher reported no problems.'];
   if (o.hidden) lines.push(`${o.hidden} more in files the chat does not read were left out.`);
-  lines.push('(Its output is in the task\'s terminal; the problems above are what VS Code parsed from it.)');
+  lines.push("(Its output is in the task's terminal; the problems above are what VS Code parsed from it.)");
   return [head, ...lines].join('\n');
 }
 

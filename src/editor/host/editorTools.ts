@@ -20,7 +20,11 @@ export class EditorTools implements ToolSource {
   readonly navigation: Navigation;
   private readonly names = new Set(EDITOR_READ_TOOLS.map((t) => t.name));
 
-  constructor(guard: () => PathGuard, warm?: (uri: vscode.Uri) => Promise<void>, words?: (word: string, glob: string | undefined, limit: number) => Promise<WordMatch[]>) {
+  constructor(
+    guard: () => PathGuard,
+    warm?: (uri: vscode.Uri) => Promise<void>,
+    words?: (word: string, glob: string | undefined, limit: number) => Promise<WordMatch[]>,
+  ) {
     this.navigation = new Navigation(guard, warm, words);
   }
 
@@ -36,7 +40,14 @@ export class EditorTools implements ToolSource {
     return { kind: 'read' };
   }
 
-  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+  async run(
+    name: string,
+    rawArgs: string,
+    approver: ActionApprover,
+    callId: string | undefined,
+    signal: AbortSignal | undefined,
+    paused: boolean,
+  ): Promise<ToolResult> {
     const args = objectArgs(rawArgs);
     if (!args) return { content: `Error: the arguments are not a JSON object: ${rawArgs.slice(0, 200)}`, isError: true };
     if (!runsUnasked({ kind: 'read' }, agentSettings().auto, paused) && !(await approveRead({ name, args: rawArgs, approver, callId, signal, paused }))) {

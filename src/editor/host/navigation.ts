@@ -56,19 +56,37 @@ export class Navigation {
    * partial; files missed while the server's project covers the workspace are its own verdict
    * (other symbols of the same name) and are not returned. `first`: the answer already had.
    */
-  async crossCheck<T>(name: string, about: vscode.Uri, ask: () => Promise<T>, reportedPaths: (answer: T) => Promise<string[]>, first?: { answer: T }): Promise<{ answer: T; why?: string; missed: WordMatch[] }> {
+  async crossCheck<T>(
+    name: string,
+    about: vscode.Uri,
+    ask: () => Promise<T>,
+    reportedPaths: (answer: T) => Promise<string[]>,
+    first?: { answer: T },
+  ): Promise<{ answer: T; why?: string; missed: WordMatch[] }> {
     let answer = first ? first.answer : await ask();
     const why = this.coverageGap(about);
     const paths = new VisiblePaths(this.guard());
     // Each place through the guard again, as every result is: nothing from a file the chat may not read.
-    const matches = (await Promise.all((await this.words(name, sameKindGlob(about.fsPath), LOAD_LIMIT * 5)).map(async (m) => ((await paths.of(vscode.Uri.file(m.abs))) ? [{ ...m, path: m.display }] : [])))).flat();
-    let missed = unreportedFiles((await reportedPaths(answer)).map((path) => ({ path })), matches);
+    const matches = (
+      await Promise.all(
+        (await this.words(name, sameKindGlob(about.fsPath), LOAD_LIMIT * 5)).map(async (m) =>
+          (await paths.of(vscode.Uri.file(m.abs))) ? [{ ...m, path: m.display }] : [],
+        ),
+      )
+    ).flat();
+    let missed = unreportedFiles(
+      (await reportedPaths(answer)).map((path) => ({ path })),
+      matches,
+    );
     if (missed.length === 0) return { answer, missed: [] };
     // The files the server may not have loaded: open them (not shown), then ask once more.
     const files = [...new Set(missed.map((m) => m.abs))].slice(0, LOAD_LIMIT);
     for (const f of files) await vscode.workspace.openTextDocument(vscode.Uri.file(f)).then(undefined, () => undefined);
     answer = await ask();
-    missed = unreportedFiles((await reportedPaths(answer)).map((path) => ({ path })), matches);
+    missed = unreportedFiles(
+      (await reportedPaths(answer)).map((path) => ({ path })),
+      matches,
+    );
     const unloaded = missed.filter((m) => !files.includes(m.abs));
     return { answer, ...(why ? { why } : {}), missed: why ? missed : unloaded };
   }
@@ -89,9 +107,12 @@ export class Navigation {
         const col = identifierAt(doc.lineAt(r).text, symbol);
         if (col >= 0) return { uri: doc.uri, position: new vscode.Position(r, col), display: p.display };
       }
-      throw new ToolError(`"${symbol}" does not appear in ${p.display}${line !== undefined ? ` at line ${line}` : ''}. Check the spelling, or leave out the path to search the workspace.`);
+      throw new ToolError(
+        `"${symbol}" does not appear in ${p.display}${line !== undefined ? ` at line ${line}` : ''}. Check the spelling, or leave out the path to search the workspace.`,
+      );
     }
-    const lookUp = async () => (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', symbol)) ?? [];
+    const lookUp = async () =>
+      (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', symbol)) ?? [];
     let found = await lookUp();
     let exact = found.filter((s) => s.name === symbol || s.name.replace(/\(.*$/, '') === symbol);
     // No server knows it yet (none started: no file of its language was opened): start one with a
@@ -118,7 +139,16 @@ export class Navigation {
         if (col >= 0) return { uri: doc.uri, position: new vscode.Position(r, col), display };
       }
     }
-    throw new ToolError(`No symbol named "${symbol}" was found in the workspace${found.length ? ` (the search found ${found.slice(0, 5).map((s) => s.name).join(', ')})` : ''}. Give the path of a file where it appears.`);
+    throw new ToolError(
+      `No symbol named "${symbol}" was found in the workspace${
+        found.length
+          ? ` (the search found ${found
+              .slice(0, 5)
+              .map((s) => s.name)
+              .join(', ')})`
+          : ''
+      }. Give the path of a file where it appears.`,
+    );
   }
 
   /** Readies the language server for a file (the project loaded) before a question that spans files. */
@@ -128,9 +158,15 @@ export class Navigation {
 
   async definitions(args: Record<string, unknown>): Promise<string> {
     const spot = await this.locate(args);
-    const raw = (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>('vscode.executeDefinitionProvider', spot.uri, spot.position)) ?? [];
+    const raw =
+      (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>(
+        'vscode.executeDefinitionProvider',
+        spot.uri,
+        spot.position,
+      )) ?? [];
     const targets = raw.map((l) => ('targetUri' in l ? { uri: l.targetUri, range: l.targetSelectionRange ?? l.targetRange } : { uri: l.uri, range: l.range }));
-    if (targets.length === 0) return `No definition found for "${String(args.symbol)}" at ${spot.display}:${spot.position.line + 1} (no language server knows it).`;
+    if (targets.length === 0)
+      return `No definition found for "${String(args.symbol)}" at ${spot.display}:${spot.position.line + 1} (no language server knows it).`;
     const { places, hidden } = await this.places(targets);
     return locationsText(`Definition of ${String(args.symbol)}`, places, NAVIGATION_LIMITS.definitions, hidden);
   }
@@ -139,18 +175,27 @@ export class Navigation {
     const spot = await this.locate(args);
     await this.warm(spot.uri);
     const symbol = String(args.symbol).trim();
-    const ask = async () => (await vscode.commands.executeCommand<vscode.Location[] | undefined>('vscode.executeReferenceProvider', spot.uri, spot.position)) ?? [];
+    const ask = async () =>
+      (await vscode.commands.executeCommand<vscode.Location[] | undefined>('vscode.executeReferenceProvider', spot.uri, spot.position)) ?? [];
     const paths = new VisiblePaths(this.guard());
-    const { answer: raw, why, missed } = await this.crossCheck(symbol, spot.uri, ask, async (locs) => (await Promise.all(locs.map((l) => paths.of(l.uri)))).filter((p): p is string => !!p));
+    const {
+      answer: raw,
+      why,
+      missed,
+    } = await this.crossCheck(symbol, spot.uri, ask, async (locs) => (await Promise.all(locs.map((l) => paths.of(l.uri)))).filter((p): p is string => !!p));
     const note = partialNote({ name: symbol, why, missed: missed.map((m) => ({ path: m.display, line: m.line, text: m.text })) });
-    if (raw.length === 0) return [`No references found for "${symbol}" at ${spot.display}:${spot.position.line + 1} (no language server knows it).`, note].filter(Boolean).join('\n\n');
+    if (raw.length === 0)
+      return [`No references found for "${symbol}" at ${spot.display}:${spot.position.line + 1} (no language server knows it).`, note]
+        .filter(Boolean)
+        .join('\n\n');
     const { places, hidden } = await this.places(raw.map((l) => ({ uri: l.uri, range: l.range })));
     return [locationsText(`References to ${symbol}`, places, NAVIGATION_LIMITS.references, hidden), note].filter(Boolean).join('\n\n');
   }
 
   async workspaceSymbols(args: Record<string, unknown>): Promise<string> {
     const query = str(args, 'query')!;
-    const search = async () => (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
+    const search = async () =>
+      (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
     let found = await search();
     // A server that has not started (no file of its language opened yet) finds nothing: start it
     // with a file where the name appears, and check its answer against the text.
@@ -160,7 +205,9 @@ export class Navigation {
       const about = vscode.Uri.file((seen.find((m) => identifierAt(m.text, query.trim()) >= 0) ?? seen[0]).abs);
       await this.warm(about);
       const visible = new VisiblePaths(this.guard());
-      const checked = await this.crossCheck(query.trim(), about, search, async (list) => (await Promise.all(list.filter((x) => x.name === query.trim()).map((x) => visible.of(x.location.uri)))).filter((p): p is string => !!p));
+      const checked = await this.crossCheck(query.trim(), about, search, async (list) =>
+        (await Promise.all(list.filter((x) => x.name === query.trim()).map((x) => visible.of(x.location.uri)))).filter((p): p is string => !!p),
+      );
       found = checked.answer;
       note = partialNote({ name: query.trim(), why: checked.why, missed: checked.missed.map((m) => ({ path: m.display, line: m.line, text: m.text })) });
     }
@@ -173,11 +220,24 @@ export class Navigation {
         hidden++;
         continue;
       }
-      if (out.length < NAVIGATION_LIMITS.workspaceSymbols) out.push(`${vscode.SymbolKind[s.kind].toLowerCase()} ${s.name}${s.containerName ? ` (in ${s.containerName})` : ''} — ${display}:${s.location.range.start.line + 1}`);
+      if (out.length < NAVIGATION_LIMITS.workspaceSymbols)
+        out.push(
+          `${vscode.SymbolKind[s.kind].toLowerCase()} ${s.name}${s.containerName ? ` (in ${s.containerName})` : ''} — ${display}:${s.location.range.start.line + 1}`,
+        );
     }
-    if (out.length === 0) return [`No symbol matches "${query}"${hidden ? ` in the files the chat reads (${hidden} elsewhere)` : ''}.`, note].filter(Boolean).join('\n\n');
+    if (out.length === 0)
+      return [`No symbol matches "${query}"${hidden ? ` in the files the chat reads (${hidden} elsewhere)` : ''}.`, note].filter(Boolean).join('\n\n');
     const total = found.length - hidden;
-    return [[`${total} symbol${total === 1 ? '' : 's'} match "${query}"${total > out.length ? ` (first ${out.length} shown)` : ''}:`, ...out, ...(hidden ? [`${hidden} more in files the chat does not read were left out.`] : [])].join('\n'), note].filter(Boolean).join('\n\n');
+    return [
+      [
+        `${total} symbol${total === 1 ? '' : 's'} match "${query}"${total > out.length ? ` (first ${out.length} shown)` : ''}:`,
+        ...out,
+        ...(hidden ? [`${hidden} more in files the chat does not read were left out.`] : []),
+      ].join('\n'),
+      note,
+    ]
+      .filter(Boolean)
+      .join('\n\n');
   }
 
   async documentSymbols(args: Record<string, unknown>): Promise<string> {
@@ -185,7 +245,9 @@ export class Navigation {
     const p = await guard.resolve(str(args, 'path')!);
     if (await guard.isIgnored(p, false)) throw new ToolError(`"${p.display}" is ignored in this workspace; the chat does not read it.`);
     const uri = vscode.Uri.file(p.abs);
-    const raw = (await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri)) ?? [];
+    const raw =
+      (await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri)) ??
+      [];
     if (raw.length === 0) return `No symbols in ${p.display} (no language server gives an outline of it).`;
     const out: string[] = [];
     const walk = (list: readonly (vscode.DocumentSymbol | vscode.SymbolInformation)[], depth: number) => {
@@ -197,7 +259,10 @@ export class Navigation {
       }
     };
     walk(raw, 0);
-    return [`${p.display}: ${out.length} symbol${out.length === 1 ? '' : 's'}${out.length >= NAVIGATION_LIMITS.documentSymbols ? ' (limit reached)' : ''}`, ...out].join('\n');
+    return [
+      `${p.display}: ${out.length} symbol${out.length === 1 ? '' : 's'}${out.length >= NAVIGATION_LIMITS.documentSymbols ? ' (limit reached)' : ''}`,
+      ...out,
+    ].join('\n');
   }
 
   async problems(args: Record<string, unknown>): Promise<string> {
@@ -236,7 +301,9 @@ export class Navigation {
     ].join('\n');
   }
 
-  private async places(targets: { uri: vscode.Uri; range: vscode.Range }[]): Promise<{ places: { path: string; line: number; text?: string }[]; hidden: number }> {
+  private async places(
+    targets: { uri: vscode.Uri; range: vscode.Range }[],
+  ): Promise<{ places: { path: string; line: number; text?: string }[]; hidden: number }> {
     const paths = new VisiblePaths(this.guard());
     const lines = new LineReader();
     const places: { path: string; line: number; text?: string }[] = [];

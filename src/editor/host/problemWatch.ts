@@ -139,7 +139,13 @@ export class ProblemWatch implements vscode.Disposable {
     }
     if (isInTab(uri)) return;
     const shownLanguages = new Set(
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).flatMap((t) => (t.input instanceof vscode.TabInputText ? [vscode.workspace.textDocuments.find((d) => d.uri.toString() === (t.input as vscode.TabInputText).uri.toString())?.languageId] : [])),
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .flatMap((t) =>
+          t.input instanceof vscode.TabInputText
+            ? [vscode.workspace.textDocuments.find((d) => d.uri.toString() === (t.input as vscode.TabInputText).uri.toString())?.languageId]
+            : [],
+        ),
     );
     if (shownLanguages.has(doc.languageId)) return;
     // A file with no problems gets no event: then the whole (longer) bound is waited, once per cold language.
@@ -155,7 +161,12 @@ export class ProblemWatch implements vscode.Disposable {
    * no server reported on in time is named as not checked; `onLate` gets the report made once one
    * does (within two minutes).
    */
-  async afterWrite(files: readonly { uri: vscode.Uri; content: string }[], before: Baseline, signal?: AbortSignal, onLate?: LateReport): Promise<{ report: EditProblems; text: string }> {
+  async afterWrite(
+    files: readonly { uri: vscode.Uri; content: string }[],
+    before: Baseline,
+    signal?: AbortSignal,
+    onLate?: LateReport,
+  ): Promise<{ report: EditProblems; text: string }> {
     const started = performance.now();
     const targets = new Set(files.map((f) => f.uri.toString()));
     const docs: vscode.TextDocument[] = [];
@@ -175,11 +186,18 @@ export class ProblemWatch implements vscode.Disposable {
 
     const answers = new Map<string, ServerAnswer>();
     const probed = Promise.all(docs.filter(askable).map((doc) => this.ask(doc, CEILING_MS, signal).then((a) => a && answers.set(doc.uri.toString(), a))));
-    const agreed = () => docs.every((doc) => askable(doc) && answers.has(doc.uri.toString()) && sameProblems(answers.get(doc.uri.toString())!, shownTs(doc.uri)));
+    const agreed = () =>
+      docs.every((doc) => askable(doc) && answers.has(doc.uri.toString()) && sameProblems(answers.get(doc.uri.toString())!, shownTs(doc.uri)));
     const answered = () => docs.every((doc) => answers.has(doc.uri.toString()));
     const heard = new Set<string>();
     const fallbackMs = this.clock.deadlineFor(language, !this.warmLanguages.has(language));
-    const settled = await this.waitForSettle(targets, deadline, signal, (ms) => this.clock.record(language, ms), CEILING_MS, { heard, probed, agreed, answered, fallbackMs });
+    const settled = await this.waitForSettle(targets, deadline, signal, (ms) => this.clock.record(language, ms), CEILING_MS, {
+      heard,
+      probed,
+      agreed,
+      answered,
+      fallbackMs,
+    });
 
     const unchecked = new Set(
       docs
@@ -199,12 +217,24 @@ export class ProblemWatch implements vscode.Disposable {
   }
 
   /** The report and its text, from VS Code's diagnostics with the servers' own answers for the edited files. */
-  private async report(files: readonly { uri: vscode.Uri }[], docs: readonly vscode.TextDocument[], before: Baseline, answers: Map<string, ServerAnswer>, unchecked: Set<string>, waitedMs: number, settled: EditProblems['settled'], server: string | undefined): Promise<{ report: EditProblems; text: string }> {
+  private async report(
+    files: readonly { uri: vscode.Uri }[],
+    docs: readonly vscode.TextDocument[],
+    before: Baseline,
+    answers: Map<string, ServerAnswer>,
+    unchecked: Set<string>,
+    waitedMs: number,
+    settled: EditProblems['settled'],
+    server: string | undefined,
+  ): Promise<{ report: EditProblems; text: string }> {
     const targets = new Set(files.map((f) => f.uri.toString()));
     const after = this.snapshot();
     // Only the edited files and those whose errors grew are looked at (each path is checked on disk by the guard).
     const errors = (d: readonly vscode.Diagnostic[] | undefined) => d?.filter((x) => x.severity === vscode.DiagnosticSeverity.Error).length ?? 0;
-    const relevant = new Set([...targets, ...[...after].filter(([k, v]) => errors(v.diagnostics) > errors(before.snapshot.get(k)?.diagnostics)).map(([k]) => k)]);
+    const relevant = new Set([
+      ...targets,
+      ...[...after].filter(([k, v]) => errors(v.diagnostics) > errors(before.snapshot.get(k)?.diagnostics)).map(([k]) => k),
+    ]);
     const paths = new VisiblePaths(this.guard());
     const lines = new LineReader();
     const toDiagnoses = async (snap: DiagnosticsSnapshot, own: Map<string, ServerAnswer>, withLines: boolean): Promise<Map<string, Diagnosis[]>> => {
@@ -239,11 +269,20 @@ export class ProblemWatch implements vscode.Disposable {
   }
 
   /** Listens for the first report on files that were not checked in time, and reports again then. */
-  private async listenLate(files: readonly { uri: vscode.Uri }[], docs: readonly vscode.TextDocument[], before: Baseline, started: number, server: string | undefined, onLate: LateReport): Promise<void> {
+  private async listenLate(
+    files: readonly { uri: vscode.Uri }[],
+    docs: readonly vscode.TextDocument[],
+    before: Baseline,
+    started: number,
+    server: string | undefined,
+    onLate: LateReport,
+  ): Promise<void> {
     const targets = new Set(files.map((f) => f.uri.toString()));
     const answers = new Map<string, ServerAnswer>();
     const heard = new Set<string>();
-    const probed = Promise.all(docs.filter((doc) => this.probe.serverName(doc.languageId)).map((doc) => this.ask(doc, LATE_MS).then((a) => a && answers.set(doc.uri.toString(), a))));
+    const probed = Promise.all(
+      docs.filter((doc) => this.probe.serverName(doc.languageId)).map((doc) => this.ask(doc, LATE_MS).then((a) => a && answers.set(doc.uri.toString(), a))),
+    );
     const agreed = () => docs.every((doc) => answers.has(doc.uri.toString()) || heard.has(doc.uri.toString()));
     const how = await this.waitForSettle(targets, LATE_MS, undefined, () => undefined, LATE_MS, { heard, probed, agreed, answered: agreed });
     const unchecked = new Set(docs.map((d) => d.uri.toString()).filter((k) => !answers.has(k) && !heard.has(k)));

@@ -38,7 +38,9 @@ export class Renamer {
         return await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>('vscode.executeDocumentRenameProvider', spot.uri, spot.position, newName);
       } catch (err) {
         // The server's own refusal ("You cannot rename this element.") is what the model needs to read.
-        throw new ToolError(`The language server cannot rename "${symbol}" at ${spot.display}:${spot.position.line + 1}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new ToolError(
+          `The language server cannot rename "${symbol}" at ${spot.display}:${spot.position.line + 1}: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     };
     // A server still loading its project answers from its open files only (tsserver's partial
@@ -54,12 +56,20 @@ export class Renamer {
     // opened (the server loads them) and it is asked once more; what it still leaves out while its
     // project may not cover them is named to the person in the proposal and to the model.
     const visible = new VisiblePaths(this.guard());
-    const checked = await this.navigation.crossCheck(symbol, spot.uri, ask, async (e) => (await Promise.all((e?.entries() ?? []).map(([uri]) => visible.of(uri)))).filter((p): p is string => !!p), { answer: edit });
+    const checked = await this.navigation.crossCheck(
+      symbol,
+      spot.uri,
+      ask,
+      async (e) => (await Promise.all((e?.entries() ?? []).map(([uri]) => visible.of(uri)))).filter((p): p is string => !!p),
+      { answer: edit },
+    );
     edit = checked.answer;
     const missed = checked.missed.map((m) => ({ path: m.display, line: m.line, text: m.text }));
     const entries = edit?.entries() ?? [];
-    if (entries.length === 0) throw new ToolError(`No language server renames "${symbol}" at ${spot.display}:${spot.position.line + 1}. Use replace_in_file for each use instead.`);
-    if (entries.length > RENAME_LIMITS.files) throw new ToolError(`Renaming "${symbol}" would change ${entries.length} files (more than ${RENAME_LIMITS.files}); nothing was renamed.`);
+    if (entries.length === 0)
+      throw new ToolError(`No language server renames "${symbol}" at ${spot.display}:${spot.position.line + 1}. Use replace_in_file for each use instead.`);
+    if (entries.length > RENAME_LIMITS.files)
+      throw new ToolError(`Renaming "${symbol}" would change ${entries.length} files (more than ${RENAME_LIMITS.files}); nothing was renamed.`);
     const guard = this.guard();
     const refused: string[] = [];
     const planned: { p: ResolvedPath; doc: vscode.TextDocument; changes: vscode.TextEdit[] }[] = [];
@@ -74,7 +84,9 @@ export class Renamer {
       planned.push({ p, doc, changes });
     }
     if (refused.length) {
-      throw new ToolError(`Renaming "${symbol}" would also change ${refused.length} file${refused.length === 1 ? '' : 's'} the chat may not edit (outside the workspace, ignored, or holding secrets); nothing was renamed.`);
+      throw new ToolError(
+        `Renaming "${symbol}" would also change ${refused.length} file${refused.length === 1 ? '' : 's'} the chat may not edit (outside the workspace, ignored, or holding secrets); nothing was renamed.`,
+      );
     }
     const edits: ProposedEdit[] = [];
     const files: { path: string; changes: number }[] = [];
@@ -82,7 +94,10 @@ export class Renamer {
       const before = doc.getText();
       let after: string;
       try {
-        after = applyChanges(before, changes.map((c) => ({ start: doc.offsetAt(c.range.start), end: doc.offsetAt(c.range.end), newText: c.newText })));
+        after = applyChanges(
+          before,
+          changes.map((c) => ({ start: doc.offsetAt(c.range.start), end: doc.offsetAt(c.range.end), newText: c.newText })),
+        );
       } catch (err) {
         throw new ToolError(`The language server's rename of ${p.display} cannot be applied (${(err as Error).message}); nothing was renamed.`);
       }
@@ -92,6 +107,10 @@ export class Renamer {
     }
     if (edits.length === 0) throw new ToolError(`Renaming "${symbol}" to "${newName}" changes nothing.`);
     const note = partialNote({ name: symbol, why: checked.why, missed });
-    return { edits, done: [renameDone(symbol, newName, files), note ? `${note}\nThose places were not renamed.` : ''].filter(Boolean).join('\n\n'), ...(missed.length ? { missed: [...new Set(missed.map((m) => m.path))] } : {}) };
+    return {
+      edits,
+      done: [renameDone(symbol, newName, files), note ? `${note}\nThose places were not renamed.` : ''].filter(Boolean).join('\n\n'),
+      ...(missed.length ? { missed: [...new Set(missed.map((m) => m.path))] } : {}),
+    };
   }
 }

@@ -58,16 +58,20 @@ export class ServerProbe {
       // Opening a TypeScript document activates it; asking first would find no command yet.
       await Promise.race([extension.activate(), cancelled(source.token)]);
       if (source.token.isCancellationRequested) return undefined;
-      const ask = async (command: string) => TsResponse.safeParse(await vscode.commands.executeCommand(TS_REQUEST, command, { file: doc.uri }, undefined, source.token));
+      const ask = async (command: string) =>
+        TsResponse.safeParse(await vscode.commands.executeCommand(TS_REQUEST, command, { file: doc.uri }, undefined, source.token));
       const [syntactic, semantic] = await Promise.all([ask('syntacticDiagnosticsSync'), ask('semanticDiagnosticsSync')]);
-      if (source.token.isCancellationRequested || !syntactic.success || !semantic.success || !syntactic.data.success || !semantic.data.success) return undefined;
+      if (source.token.isCancellationRequested || !syntactic.success || !semantic.success || !syntactic.data.success || !semantic.data.success)
+        return undefined;
       const styleAsWarning = vscode.workspace.getConfiguration('typescript', doc.uri).get<boolean>('reportStyleChecksAsWarnings', true);
       return [...(syntactic.data.body ?? []), ...(semantic.data.body ?? [])].flatMap((d) => {
         const lowered = styleAsWarning && d.code !== undefined && STYLE_CHECKS.has(d.code);
         const severity = d.category === 'error' && !lowered ? 'error' : d.category === 'error' || d.category === 'warning' ? 'warning' : undefined;
         // Suggestions (unused names, deprecations) are hints in VS Code: never reported as introduced.
         if (!severity) return [];
-        return [{ line: d.start.line, severity, message: d.text, source: d.source ?? 'ts', ...(d.code !== undefined ? { code: String(d.code) } : {}) } as const];
+        return [
+          { line: d.start.line, severity, message: d.text, source: d.source ?? 'ts', ...(d.code !== undefined ? { code: String(d.code) } : {}) } as const,
+        ];
       });
     } catch {
       return undefined;

@@ -32,7 +32,15 @@ function describe(task: vscode.Task): HostTask {
     env = Object.keys(exec.options?.env ?? {});
   }
   const fromWorkspaceFile = task.source === 'Workspace';
-  return { label: task.name, source: fromWorkspaceFile ? 'tasks.json' : task.source, ...(commandLine ? { commandLine } : {}), background: task.isBackground, task, env, fromWorkspaceFile };
+  return {
+    label: task.name,
+    source: fromWorkspaceFile ? 'tasks.json' : task.source,
+    ...(commandLine ? { commandLine } : {}),
+    background: task.isBackground,
+    task,
+    env,
+    fromWorkspaceFile,
+  };
 }
 
 /**
@@ -68,20 +76,34 @@ export class TaskTool implements ToolSource {
     return (await vscode.tasks.fetchTasks()).map(describe);
   }
 
-  async run(_name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+  async run(
+    _name: string,
+    rawArgs: string,
+    approver: ActionApprover,
+    callId: string | undefined,
+    signal: AbortSignal | undefined,
+    paused: boolean,
+  ): Promise<ToolResult> {
     const label = objectArgs(rawArgs)?.label;
     if (typeof label !== 'string' || !label.trim()) return fail('Error: missing the "label" argument (the task\'s label).');
-    if (!vscode.workspace.isTrusted) return fail('Error: this workspace is not trusted, so its tasks do not run. The person can trust it (Manage Workspace Trust) if they mean to.');
+    if (!vscode.workspace.isTrusted)
+      return fail('Error: this workspace is not trusted, so its tasks do not run. The person can trust it (Manage Workspace Trust) if they mean to.');
     const all = await this.tasks();
     const found = findTask(all, label);
     if (!found) return fail(taskListText(all, label));
-    if (found.background) return fail(`Error: task "${found.label}" is a background (watch) task that does not end; run_task runs tasks that end. Use get_problems to read what it reports.`);
+    if (found.background)
+      return fail(
+        `Error: task "${found.label}" is a background (watch) task that does not end; run_task runs tasks that end. Use get_problems to read what it reports.`,
+      );
     const { policy, auto, timeoutSeconds } = agentSettings();
     const scope = found.task.scope;
     const guard = this.guard();
     const cwd = typeof scope === 'object' ? scope.uri.fsPath : (guard.folders[0]?.path ?? '/');
-    const decision = found.commandLine ? decideCommand(found.commandLine, policy, commandPlace(guard, cwd)) : { decision: 'ask' as const, reason: vscode.l10n.t('it runs no command line VS Code can show') };
-    if (decision.decision === 'refuse') return fail(`Refused, not run: task "${found.label}" runs ${found.commandLine}, and ${decision.reason} (modelGateway.agent.deniedCommands).`);
+    const decision = found.commandLine
+      ? decideCommand(found.commandLine, policy, commandPlace(guard, cwd))
+      : { decision: 'ask' as const, reason: vscode.l10n.t('it runs no command line VS Code can show') };
+    if (decision.decision === 'refuse')
+      return fail(`Refused, not run: task "${found.label}" runs ${found.commandLine}, and ${decision.reason} (modelGateway.agent.deniedCommands).`);
     const why = found.fromWorkspaceFile
       ? vscode.l10n.t("a task from the workspace's tasks.json always asks (its definition can do more than its command line shows)")
       : found.env.length
@@ -89,10 +111,21 @@ export class TaskTool implements ToolSource {
         : decision.reason;
     const unasked = !found.fromWorkspaceFile && found.env.length === 0 && runsUnasked({ kind: 'command', decision: decision.decision }, auto, paused);
     if (!unasked) {
-      const where = typeof scope === 'object' ? vscode.l10n.t('task "{0}" ({1}, {2})', found.label, found.source, scope.name) : vscode.l10n.t('task "{0}" ({1})', found.label, found.source);
-      const reason = paused ? vscode.l10n.t('auto-approval is paused') : !auto.terminal ? vscode.l10n.t('every command asks (modelGateway.agent.autoApprove.terminal is off)') : why;
+      const where =
+        typeof scope === 'object'
+          ? vscode.l10n.t('task "{0}" ({1}, {2})', found.label, found.source, scope.name)
+          : vscode.l10n.t('task "{0}" ({1})', found.label, found.source);
+      const reason = paused
+        ? vscode.l10n.t('auto-approval is paused')
+        : !auto.terminal
+          ? vscode.l10n.t('every command asks (modelGateway.agent.autoApprove.terminal is off)')
+          : why;
       const env = found.env.length ? ` [environment: ${found.env.join(', ')}]` : '';
-      const answer = await approver.approveAction({ kind: 'command', action: `${found.commandLine ?? `(task "${found.label}")`}${env}`, where, reason }, callId, signal);
+      const answer = await approver.approveAction(
+        { kind: 'command', action: `${found.commandLine ?? `(task "${found.label}")`}${env}`, where, reason },
+        callId,
+        signal,
+      );
       if (!answer.accepted) return fail(`The person rejected running task "${found.label}"; it was not run.`);
     }
     return this.execute(found, timeoutSeconds * 1000, signal);
@@ -116,9 +149,22 @@ export class TaskTool implements ToolSource {
       const deadline = endedAt + (exitCode === 0 && !ended ? QUIET_MS * 2 : AFTER_END_MAX_MS);
       while (performance.now() < deadline && !(lastChange > endedAt && performance.now() - lastChange >= QUIET_MS)) await new Promise((r) => setTimeout(r, 50));
       const ms = performance.now() - started;
-      this.log(`agent: task "${found.label}" ended (${ended ?? `exit ${exitCode ?? '?'}`}, ${Math.round(ms)} ms; problems changed in ${changed.size} files, the last ${lastChange ? Math.round(lastChange - endedAt) : '-'} ms after the end)`);
+      this.log(
+        `agent: task "${found.label}" ended (${ended ?? `exit ${exitCode ?? '?'}`}, ${Math.round(ms)} ms; problems changed in ${changed.size} files, the last ${lastChange ? Math.round(lastChange - endedAt) : '-'} ms after the end)`,
+      );
       const { problems, hidden } = await this.problemsIn([...changed.values()]);
-      return { content: taskResultText({ label: found.label, ...(found.commandLine ? { commandLine: found.commandLine } : {}), exitCode, ms, ...(ended ? { ended } : {}), problems, hidden }), isError: ended !== undefined || (exitCode ?? 0) !== 0 };
+      return {
+        content: taskResultText({
+          label: found.label,
+          ...(found.commandLine ? { commandLine: found.commandLine } : {}),
+          exitCode,
+          ms,
+          ...(ended ? { ended } : {}),
+          problems,
+          hidden,
+        }),
+        isError: ended !== undefined || (exitCode ?? 0) !== 0,
+      };
     } catch (err) {
       return fail(`Error: task "${found.label}" could not run: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
@@ -153,7 +199,11 @@ export class TaskTool implements ToolSource {
 }
 
 /** The task's end: its process's exit code when it had one; stopped at the time limit or when the turn was stopped. */
-function untilEnded(execution: vscode.TaskExecution, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ exitCode: number | undefined; ended?: 'timeout' | 'stopped' }> {
+function untilEnded(
+  execution: vscode.TaskExecution,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<{ exitCode: number | undefined; ended?: 'timeout' | 'stopped' }> {
   return new Promise((resolve) => {
     let exitCode: number | undefined;
     let ended: 'timeout' | 'stopped' | undefined;

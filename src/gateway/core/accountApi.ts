@@ -25,7 +25,10 @@ export class AccountTransport {
     if (env.data.success === false) {
       const message = env.data.message || l10n.t('the account API refused the request');
       if (AUTH_WORDS.test(message)) throw accessRefused(message, (env.data as { code?: string }).code);
-      throw new AccountApiError(l10n.t('The account API refused to {0}: {1}', what, message), { type: 'account_error', code: (env.data as { code?: string }).code });
+      throw new AccountApiError(l10n.t('The account API refused to {0}: {1}', what, message), {
+        type: 'account_error',
+        code: (env.data as { code?: string }).code,
+      });
     }
     return env.data.data;
   }
@@ -42,7 +45,10 @@ export const NEW_API_USER_REQUIRED = 'new_api_user_required';
 function accessRefused(said: string, code?: string): AccountApiError {
   if (/New-Api-User/i.test(said)) {
     return new AccountApiError(
-      l10n.t("This gateway (new-api) needs the account's numeric user id with the access token ({0}). Set the account user id: it is the ID shown in the gateway console's personal settings.", said),
+      l10n.t(
+        "This gateway (new-api) needs the account's numeric user id with the access token ({0}). Set the account user id: it is the ID shown in the gateway console's personal settings.",
+        said,
+      ),
       { status: 401, type: 'authentication_error', code: NEW_API_USER_REQUIRED },
     );
   }
@@ -51,4 +57,3 @@ function accessRefused(said: string, code?: string): AccountApiError {
     { status: 401, type: 'authentication_error', code },
   );
 }
-

@@ -87,9 +87,15 @@ const KEY_DISABLED = /状态不可用|disabled|被禁用/i;
 /** The refusal a 401 describes, and the advice that fixes it. */
 export function keyRefusalOf(serverMessage: string, code?: string): { reason: KeyRefusal; advice: string } {
   const said = `${serverMessage} ${code ?? ''}`;
-  if (KEY_EXHAUSTED.test(said)) return { reason: 'exhausted', advice: l10n.t("This API key's own quota is used up: raise the key's quota (Account view › API Keys › Edit) or use another key.") };
-  if (KEY_EXPIRED.test(said)) return { reason: 'expired', advice: l10n.t('This API key has expired: extend its expiry (Account view › API Keys › Edit) or set another key.') };
-  if (KEY_DISABLED.test(said)) return { reason: 'disabled', advice: l10n.t('This API key is disabled: enable it (Account view › API Keys) or set another key.') };
+  if (KEY_EXHAUSTED.test(said))
+    return {
+      reason: 'exhausted',
+      advice: l10n.t("This API key's own quota is used up: raise the key's quota (Account view › API Keys › Edit) or use another key."),
+    };
+  if (KEY_EXPIRED.test(said))
+    return { reason: 'expired', advice: l10n.t('This API key has expired: extend its expiry (Account view › API Keys › Edit) or set another key.') };
+  if (KEY_DISABLED.test(said))
+    return { reason: 'disabled', advice: l10n.t('This API key is disabled: enable it (Account view › API Keys) or set another key.') };
   return { reason: 'invalid', advice: l10n.t('The API key is missing, invalid or expired. Set a valid key.') };
 }
 
@@ -114,7 +120,13 @@ export class RateLimitError extends APIStatusError {
   readonly retryAfterMs: number | undefined;
   /** The gateway limiter's window when its message names it (new-api). */
   readonly limitWindow: RateLimitHint['window'];
-  constructor(status: number, serverMessage: string, message: string, retryAfterMs: number | undefined, init: GatewayErrorInit & { limitWindow?: RateLimitHint['window'] } = {}) {
+  constructor(
+    status: number,
+    serverMessage: string,
+    message: string,
+    retryAfterMs: number | undefined,
+    init: GatewayErrorInit & { limitWindow?: RateLimitHint['window'] } = {},
+  ) {
     super(status, serverMessage, message, init);
     this.retryAfterMs = retryAfterMs;
     this.limitWindow = init.limitWindow;
@@ -244,7 +256,11 @@ const HTML = /^\s*(<!doctype html|<html|<head|<body|<\?xml|<center>|<h1>)/i;
  */
 export function describeBody(text: string): string {
   if (HTML.test(text)) {
-    const plain = (html: string | undefined) => (html ?? '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    const plain = (html: string | undefined) =>
+      (html ?? '')
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
     const visible = text.replace(/<(script|style|head)[^>]*>[\s\S]*?<\/\1>/gi, ' ');
     const title = plain(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]) || plain(/<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1]) || plain(visible);
     return `an HTML page${title ? ` "${title.slice(0, 120)}"` : ''} (a proxy or web server in front of the gateway answered, not the gateway's API)`;
@@ -303,7 +319,9 @@ const advice403 = (cause: PermissionCause): string =>
     model: l10n.t('This key is not allowed to use this model: pick another model or allow it for the key.'),
     ip: l10n.t("Your IP address is outside the key's allowed subnet: change the key's subnet or use another key."),
     role: l10n.t("The account lacks the role for this action or is suspended: ask the gateway's administrator."),
-    unknown: l10n.t("Access denied. Likely causes: insufficient balance (most common), the key not allowed for this model, an IP outside the key's subnet, or an insufficient role."),
+    unknown: l10n.t(
+      "Access denied. Likely causes: insufficient balance (most common), the key not allowed for this model, an IP outside the key's subnet, or an insufficient role.",
+    ),
   })[cause];
 
 /** Builds the typed error for an HTTP error status, with advice the UI can show as is. */
@@ -321,7 +339,15 @@ export function errorFromResponse(
   switch (status) {
     case 400:
       if (CONTEXT_EXCEEDED.test(`${parsed.code ?? ''} ${server}`)) {
-        return new ContextLengthError(status, server, l10n.t("The conversation is longer than the model's context window: start a new chat, condense it, or pick a model with a larger window (gateway said: {0})", server), init);
+        return new ContextLengthError(
+          status,
+          server,
+          l10n.t(
+            "The conversation is longer than the model's context window: start a new chat, condense it, or pick a model with a larger window (gateway said: {0})",
+            server,
+          ),
+          init,
+        );
       }
       return new BadRequestError(status, server, l10n.t('The gateway rejected the request: {0}', server), init);
     case 401: {
@@ -344,7 +370,12 @@ export function errorFromResponse(
         const what = countsFailures
           ? l10n.t("The gateway's rate limit for your account is reached: at most {0} requests in {1} min, failed ones included.", requests, minutes)
           : l10n.t("The gateway's rate limit for your account is reached: at most {0} successful requests in {1} min.", requests, minutes);
-        const message = l10n.t('{0} {1} Send fewer requests at once (agents, completions, indexing), or ask the gateway\'s operator for a higher limit. (gateway said: {2})', what, wait, server);
+        const message = l10n.t(
+          "{0} {1} Send fewer requests at once (agents, completions, indexing), or ask the gateway's operator for a higher limit. (gateway said: {2})",
+          what,
+          wait,
+          server,
+        );
         return new RateLimitError(status, server, message, waitMs, { ...init, limitWindow: hint.window });
       }
       return new RateLimitError(status, server, l10n.t('Too many requests ({0}). {1}', server, wait), waitMs, init);

@@ -57,7 +57,9 @@ export interface CertificateFacts {
 }
 
 const caAdvice = (): string =>
-  l10n.t('If your company inspects TLS (a proxy or firewall re-signs traffic), add its root certificate: the PEM file in the setting modelGateway.tls.caFiles (or NODE_EXTRA_CA_CERTS), or in the operating system store with http.systemCertificates on.');
+  l10n.t(
+    'If your company inspects TLS (a proxy or firewall re-signs traffic), add its root certificate: the PEM file in the setting modelGateway.tls.caFiles (or NODE_EXTRA_CA_CERTS), or in the operating system store with http.systemCertificates on.',
+  );
 
 /**
  * A proxy or TLS failure for a request to `target`, or undefined when the error is neither. The
@@ -78,8 +80,16 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
       const gave = !!network?.proxy?.authorization || !!normalizeProxyUrl(proxyUrl).username;
       return new ProxyError(
         gave
-          ? l10n.t('The proxy at {0} (from {1}) refused the credentials given (HTTP 407): check the user and password in http.proxyAuthorization or the proxy URL.', proxy, source)
-          : l10n.t('The proxy at {0} (from {1}) asks for credentials (HTTP 407): set http.proxyAuthorization (for example "Basic " + base64 of user:password), or put user:password@ in the proxy URL.', proxy, source),
+          ? l10n.t(
+              'The proxy at {0} (from {1}) refused the credentials given (HTTP 407): check the user and password in http.proxyAuthorization or the proxy URL.',
+              proxy,
+              source,
+            )
+          : l10n.t(
+              'The proxy at {0} (from {1}) asks for credentials (HTTP 407): set http.proxyAuthorization (for example "Basic " + base64 of user:password), or put user:password@ in the proxy URL.',
+              proxy,
+              source,
+            ),
         proxy,
         407,
         { cause: err, status: 407 },
@@ -93,7 +103,11 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
           source,
           where,
           code,
-          code === 403 ? l10n.t(': its policy blocks this host') : code === 502 || code === 504 ? l10n.t(': the gateway could not be reached from the proxy') : '',
+          code === 403
+            ? l10n.t(': its policy blocks this host')
+            : code === 502 || code === 504
+              ? l10n.t(': the gateway could not be reached from the proxy')
+              : '',
         ),
         proxy,
         code,
@@ -101,10 +115,20 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
       );
     }
     const p = normalizeProxyUrl(proxyUrl);
-    const atProxy = errors.find((e) => e.code && UNREACHABLE.has(e.code) && (e.hostname === p.hostname || (e.address !== undefined && String(e.port) === (p.port || '80'))));
+    const atProxy = errors.find(
+      (e) => e.code && UNREACHABLE.has(e.code) && (e.hostname === p.hostname || (e.address !== undefined && String(e.port) === (p.port || '80'))),
+    );
     if (atProxy) {
-      const why = atProxy.code === 'ENOTFOUND' || atProxy.code === 'EAI_AGAIN' ? l10n.t('its host name {0} does not resolve', p.hostname) : l10n.t('it did not accept the connection ({0})', atProxy.code ?? '');
-      return new ProxyError(l10n.t('The proxy at {0} (from {1}) cannot be reached: {2}. Check the proxy setting, or remove it if this network has none.', proxy, source, why), proxy, undefined, { cause: err });
+      const why =
+        atProxy.code === 'ENOTFOUND' || atProxy.code === 'EAI_AGAIN'
+          ? l10n.t('its host name {0} does not resolve', p.hostname)
+          : l10n.t('it did not accept the connection ({0})', atProxy.code ?? '');
+      return new ProxyError(
+        l10n.t('The proxy at {0} (from {1}) cannot be reached: {2}. Check the proxy setting, or remove it if this network has none.', proxy, source, why),
+        proxy,
+        undefined,
+        { cause: err },
+      );
     }
   }
 
@@ -124,10 +148,15 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
       const when = facts?.validTo ?? tlsError.cert?.valid_to;
       return new TlsError(
         code === 'CERT_NOT_YET_VALID'
-          ? l10n.t('The certificate of {0}{1} is not valid yet: the gateway\'s operator must renew it; check this machine\'s clock too.', where, via)
+          ? l10n.t("The certificate of {0}{1} is not valid yet: the gateway's operator must renew it; check this machine's clock too.", where, via)
           : when
-            ? l10n.t('The certificate of {0}{1} expired (valid to {2}): the gateway\'s operator must renew it; check this machine\'s clock too.', where, via, when)
-            : l10n.t('The certificate of {0}{1} expired: the gateway\'s operator must renew it; check this machine\'s clock too.', where, via),
+            ? l10n.t(
+                "The certificate of {0}{1} expired (valid to {2}): the gateway's operator must renew it; check this machine's clock too.",
+                where,
+                via,
+                when,
+              )
+            : l10n.t("The certificate of {0}{1} expired: the gateway's operator must renew it; check this machine's clock too.", where, via),
         reason,
         { cause: err, code },
       );
@@ -135,7 +164,13 @@ export function networkFailure(err: unknown, target: string, network: NetworkOpt
     case 'hostname': {
       const names = facts?.altNames ?? tlsError.cert?.subjectaltname;
       return new TlsError(
-        l10n.t('The certificate of {0}{1} is for {2}, not {3}: use the host name the certificate names in the base URL.', where, via, names ? names.replace(/DNS:|IP Address:/g, '') : l10n.t('another host name'), url.hostname),
+        l10n.t(
+          'The certificate of {0}{1} is for {2}, not {3}: use the host name the certificate names in the base URL.',
+          where,
+          via,
+          names ? names.replace(/DNS:|IP Address:/g, '') : l10n.t('another host name'),
+          url.hostname,
+        ),
         reason,
         { cause: err, code },
       );
@@ -189,7 +224,9 @@ export async function probeCertificate(target: string, network: NetworkOptions |
     const p = normalizeProxyUrl(proxyUrl);
     if (p.protocol !== 'http:') return done(undefined);
     const headers: Record<string, string> = { host: url.host };
-    const auth = network?.proxy?.authorization ?? (p.username ? `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}` : undefined);
+    const auth =
+      network?.proxy?.authorization ??
+      (p.username ? `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}` : undefined);
     if (auth) headers['proxy-authorization'] = auth;
     const req = httpRequest({ host: p.hostname, port: Number(p.port || 80), method: 'CONNECT', path: `${url.hostname}:${port}`, headers });
     req.on('connect', (res, socket) => {

@@ -38,7 +38,8 @@ const JSON_FIELD = new RegExp(String.raw`("(?:${FIELD_NAMES})"\s*:\s*")((?:[^"\\
 const INSPECT_FIELD = new RegExp(String.raw`((?:'(?:${FIELD_NAMES})'|\b(?:${FIELD_NAMES}))\s*:\s*')((?:[^'\\]|\\.)+)(')`, 'gi');
 const HEADER_LINE = /\b(x-goog-api-key|x-api-key|api-key|authorization|proxy-authorization)(\s*[:=]\s*)(?:(bearer|basic)\s+)?([^\s"',;]+)/gi;
 const BEARER = /\b(Bearer|Basic)\s+(?!«)[A-Za-z0-9._~+/=-]{6,}/g;
-const URL_PARAM = /([?&](?:key|api[_-]?key|access[_-]?token|token|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
+const URL_PARAM =
+  /([?&](?:key|api[_-]?key|access[_-]?token|token|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)[^&#\s"'<>]+/gi;
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 const KEY_SHAPED = /\bsk-(?!«)[A-Za-z0-9_-]{6,}/g;
 

@@ -145,14 +145,20 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       step = await this.bodyIterator!.next();
     } catch (err) {
       if (this.idled) {
-        throw this.fail(new TimeoutError(`${this.what}: the stream went silent for ${Math.round((idleMs ?? 0) / 1000)} s. The partial answer is kept; retry to continue.`, { cause: err }));
+        throw this.fail(
+          new TimeoutError(`${this.what}: the stream went silent for ${Math.round((idleMs ?? 0) / 1000)} s. The partial answer is kept; retry to continue.`, {
+            cause: err,
+          }),
+        );
       }
       const endedBy = this.controller.signal.aborted ? 'abort' : this.response.endedBy();
       const mapped = mapTransportError(err, endedBy, this.what);
       if (mapped instanceof AbortError || mapped instanceof TimeoutError) throw this.fail(mapped);
       const code = (err as { code?: string } | null)?.code;
       const detail = [code, err instanceof Error ? err.message : undefined].filter(Boolean).join(': ');
-      throw this.fail(new StreamError(l10n.t('The connection was cut mid-stream ({0}). The partial answer is kept.', detail || l10n.t('closed')), { cause: err }));
+      throw this.fail(
+        new StreamError(l10n.t('The connection was cut mid-stream ({0}). The partial answer is kept.', detail || l10n.t('closed')), { cause: err }),
+      );
     } finally {
       clearTimeout(idleTimer);
     }
@@ -162,7 +168,13 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
       if (plain.trim()) throw this.fail(this.fromPlainBody(plain));
       this.finishedReading = true;
       if (!this.terminated && !this.isComplete()) {
-        throw this.fail(new StreamError(cutMidEvent ? l10n.t('The stream ended in the middle of an event. The partial answer is kept.') : l10n.t('The stream ended before the answer was complete. The partial answer is kept.')));
+        throw this.fail(
+          new StreamError(
+            cutMidEvent
+              ? l10n.t('The stream ended in the middle of an event. The partial answer is kept.')
+              : l10n.t('The stream ended before the answer was complete. The partial answer is kept.'),
+          ),
+        );
       }
       this.resolveSettled();
       return false;
@@ -178,9 +190,7 @@ export abstract class SSEStream<TItem, TFinal> implements AsyncIterable<TItem> {
     try {
       this.decoder.feed(step.value, this.handler);
     } catch (err) {
-      throw this.fail(
-        err instanceof GatewayError ? err : new StreamError(`${this.what}: could not read the stream (${String(err)}).`, { cause: err }),
-      );
+      throw this.fail(err instanceof GatewayError ? err : new StreamError(`${this.what}: could not read the stream (${String(err)}).`, { cause: err }));
     }
     if (this.terminated) {
       // Complete at its terminator ([DONE], message_stop), even if the server keeps the

@@ -347,7 +347,8 @@ export class Transport {
         if (!spec.followRedirects || !REDIRECT_STATUS.has(res.statusCode) || !location) {
           throw redirectError(res.statusCode, what, location, url);
         }
-        if (++redirects > MAX_REDIRECTS) throw new GatewayError(`${what} was redirected more than ${MAX_REDIRECTS} times; stopped.`, { status: res.statusCode, type: 'redirect' });
+        if (++redirects > MAX_REDIRECTS)
+          throw new GatewayError(`${what} was redirected more than ${MAX_REDIRECTS} times; stopped.`, { status: res.statusCode, type: 'redirect' });
         const next = new URL(location, url);
         if (next.protocol !== 'http:' && next.protocol !== 'https:') throw redirectError(res.statusCode, what, location, url);
         // Storage on another origin gets no credential and none of the gateway's extra headers.
@@ -382,7 +383,12 @@ export class Transport {
       // less only spends the window's budget again, so the wait is the window, within the budget.
       const hintedWaitMs = headerWaitMs === undefined && error instanceof RateLimitError ? error.retryAfterMs : undefined;
       const retryAfterMs = headerWaitMs ?? hintedWaitMs;
-      if (this.shouldRetry(error, res.headers, retryAfterMs) && replayable && attempt <= this.maxRetries && waitedMs + (retryAfterMs ?? 0) <= this.maxRetryAfterMs) {
+      if (
+        this.shouldRetry(error, res.headers, retryAfterMs) &&
+        replayable &&
+        attempt <= this.maxRetries &&
+        waitedMs + (retryAfterMs ?? 0) <= this.maxRetryAfterMs
+      ) {
         const waitMs = hintedWaitMs !== undefined ? hintedWaitMs + this.random() * Math.min(1000, this.retryBaseMs) : (retryAfterMs ?? this.backoffMs(attempt));
         this.options.onRetry?.({ attempt, waitMs, reason: error.message, method: spec.method, path: spec.path });
         waitedMs += waitMs;

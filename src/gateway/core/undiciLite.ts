@@ -17,7 +17,10 @@ import apiConnect from 'undici/lib/api/api-connect';
 export { Agent, Dispatcher, ProxyAgent };
 
 /** `undici.request(url, options)` with an explicit dispatcher, as the package's index defines it. */
-export function request(url: string, opts: Omit<DispatcherType.RequestOptions, 'origin' | 'path'> & { dispatcher: DispatcherType }): Promise<DispatcherType.ResponseData> {
+export function request(
+  url: string,
+  opts: Omit<DispatcherType.RequestOptions, 'origin' | 'path'> & { dispatcher: DispatcherType },
+): Promise<DispatcherType.ResponseData> {
   const u = new URL(url);
   const { dispatcher, ...rest } = opts;
   return apiRequest.call(dispatcher, { ...rest, origin: u.origin, path: `${u.pathname}${u.search}`, method: opts.method ?? 'GET' });

@@ -42,9 +42,19 @@ export class Account {
   /** The user and balance (dollars = quota / 500,000). */
   async self(opts: RequestOptions = {}): Promise<AccountUser> {
     const data = await this.api.call({ method: 'GET', path: '/api/user/self', signal: opts.signal }, 'read the account');
-    const r = z.looseObject({ username: z.string(), quota: z.number(), used_quota: z.number().optional(), id: z.number().optional(), group: z.string().optional() }).safeParse(data);
+    const r = z
+      .looseObject({ username: z.string(), quota: z.number(), used_quota: z.number().optional(), id: z.number().optional(), group: z.string().optional() })
+      .safeParse(data);
     if (!r.success) throw new GatewayError("The account API's user record has no username or quota.", { type: 'invalid_response' });
-    return { username: r.data.username, group: r.data.group, quota: r.data.quota, balanceDollars: quotaToDollars(r.data.quota), usedQuota: r.data.used_quota, id: r.data.id, raw: r.data };
+    return {
+      username: r.data.username,
+      group: r.data.group,
+      quota: r.data.quota,
+      balanceDollars: quotaToDollars(r.data.quota),
+      usedQuota: r.data.used_quota,
+      id: r.data.id,
+      raw: r.data,
+    };
   }
 
   /**

@@ -14,9 +14,36 @@ export const AUDIO_UPLOAD_EXTENSIONS = ['mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'wa
 export const FIRST_FAMILY_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
 /** The second family's 30 presets (the spec names eight of them; the rest are that family's published list). */
 export const SECOND_FAMILY_VOICES = [
-  'Zephyr', 'Puck', 'Charon', 'Kore', 'Fenrir', 'Leda', 'Orus', 'Aoede', 'Callirrhoe', 'Autonoe',
-  'Enceladus', 'Iapetus', 'Umbriel', 'Algieba', 'Despina', 'Erinome', 'Algenib', 'Rasalgethi', 'Laomedeia', 'Achernar',
-  'Alnilam', 'Schedar', 'Gacrux', 'Pulcherrima', 'Achird', 'Zubenelgenubi', 'Vindemiatrix', 'Sadachbia', 'Sadaltager', 'Sulafat',
+  'Zephyr',
+  'Puck',
+  'Charon',
+  'Kore',
+  'Fenrir',
+  'Leda',
+  'Orus',
+  'Aoede',
+  'Callirrhoe',
+  'Autonoe',
+  'Enceladus',
+  'Iapetus',
+  'Umbriel',
+  'Algieba',
+  'Despina',
+  'Erinome',
+  'Algenib',
+  'Rasalgethi',
+  'Laomedeia',
+  'Achernar',
+  'Alnilam',
+  'Schedar',
+  'Gacrux',
+  'Pulcherrima',
+  'Achird',
+  'Zubenelgenubi',
+  'Vindemiatrix',
+  'Sadachbia',
+  'Sadaltager',
+  'Sulafat',
 ] as const;
 
 export type SpeechFormat = 'mp3' | 'opus' | 'aac' | 'flac' | 'wav' | 'pcm';
@@ -80,13 +107,21 @@ export const SpeechRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['speed'], message: `${r.model} does not support speed` });
     }
     if (r.instructions !== undefined && !info.instructions) {
-      ctx.addIssue({ code: 'custom', path: ['instructions'], message: `${r.model} does not take instructions (only the style-controllable and multi-speaker models do)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['instructions'],
+        message: `${r.model} does not take instructions (only the style-controllable and multi-speaker models do)`,
+      });
     }
     // A first-family name on a second-family model is mapped by the gateway (spec); anything
     // else outside the model's family is refused here.
     const known = info.voiceFamily === 1 ? isFirst(r.voice) : isSecond(r.voice) || isFirst(r.voice);
     if (!known) {
-      ctx.addIssue({ code: 'custom', path: ['voice'], message: `"${r.voice}" is not a voice of ${r.model}; choose one of ${voicesFor(r.model).slice(0, 8).join(', ')}…` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['voice'],
+        message: `"${r.voice}" is not a voice of ${r.model}; choose one of ${voicesFor(r.model).slice(0, 8).join(', ')}…`,
+      });
     }
   });
 
@@ -97,7 +132,10 @@ export type TranscriptionFormat = 'json' | 'text' | 'srt' | 'verbose_json' | 'vt
 const TranscriptionOptions = z
   .looseObject({
     model: z.string({ error: 'model is required' }).min(1, 'model must not be empty'),
-    language: z.string().regex(/^[a-z]{2}$/, 'must be an ISO-639-1 code such as "en"').optional(),
+    language: z
+      .string()
+      .regex(/^[a-z]{2}$/, 'must be an ISO-639-1 code such as "en"')
+      .optional(),
     prompt: z.string().optional(),
     response_format: z.enum(['json', 'text', 'srt', 'verbose_json', 'vtt'], { error: 'must be json, text, srt, verbose_json or vtt' }).optional(),
     temperature: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),

@@ -64,10 +64,7 @@ const ToolSchema = z.looseObject({
 });
 
 const ToolChoiceSchema = z.union(
-  [
-    z.enum(['auto', 'none', 'required']),
-    z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
-  ],
+  [z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) })],
   { error: 'tool_choice must be "auto", "none", "required" or {type:"function", function:{name}}' },
 );
 

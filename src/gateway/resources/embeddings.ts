@@ -40,7 +40,8 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 /** Decodes a base64 string of little-endian float32 values. */
 export function decodeFloat32Base64(b64: string): Float32Array {
   const bytes = Buffer.from(b64, 'base64');
-  if (bytes.length % 4 !== 0) throw new GatewayError(`An embedding is ${bytes.length} bytes, not a whole number of float32 values.`, { type: 'invalid_response' });
+  if (bytes.length % 4 !== 0)
+    throw new GatewayError(`An embedding is ${bytes.length} bytes, not a whole number of float32 values.`, { type: 'invalid_response' });
   const out = new Float32Array(bytes.length / 4);
   if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(bytes);
   else {
@@ -80,7 +81,8 @@ export class Embeddings {
     const dim = typeof first === 'string' ? Buffer.byteLength(first, 'base64') / 4 : (first?.length ?? 0);
     const pool = Number.isInteger(dim) && dim > 0 ? new Float32Array(dim * parsed.data.length) : undefined;
     parsed.data.forEach((item, i) => {
-      if (item.index >= count) throw new GatewayError(`The gateway returned an embedding for input ${item.index}, but only ${count} were sent.`, { type: 'invalid_response' });
+      if (item.index >= count)
+        throw new GatewayError(`The gateway returned an embedding for input ${item.index}, but only ${count} were sent.`, { type: 'invalid_response' });
       let embedding: Float32Array;
       const slot = pool?.subarray(i * dim, (i + 1) * dim);
       if (slot && LITTLE_ENDIAN && typeof item.embedding === 'string' && Buffer.byteLength(item.embedding, 'base64') === dim * 4) {
@@ -107,7 +109,11 @@ export class Embeddings {
    * the client). Results are in input order; the first failure (or an abort) stops the rest, and
    * the error's `partial` holds what finished.
    */
-  async createBatched(model: string, texts: readonly string[], opts: BatchOptions = {}): Promise<{ vectors: Float32Array[]; requests: number; promptTokens: number }> {
+  async createBatched(
+    model: string,
+    texts: readonly string[],
+    opts: BatchOptions = {},
+  ): Promise<{ vectors: Float32Array[]; requests: number; promptTokens: number }> {
     const batchSize = Math.max(1, Math.min(2048, opts.batchSize ?? 128));
     const concurrency = Math.max(1, opts.concurrency ?? 4);
     const vectors = new Array<Float32Array>(texts.length);

@@ -16,7 +16,10 @@ import { parseResponse, validateRequest } from '../core/validate';
 
 // ---------- request ----------
 
-const InlineData = z.looseObject({ mimeType: z.string().regex(/^(image|audio|video|application)\/[\w.+-]+$/, { error: 'must be a MIME type' }), data: z.string().min(1) });
+const InlineData = z.looseObject({
+  mimeType: z.string().regex(/^(image|audio|video|application)\/[\w.+-]+$/, { error: 'must be a MIME type' }),
+  data: z.string().min(1),
+});
 const FunctionCall = z.looseObject({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() });
 const FunctionResponse = z.looseObject({ name: z.string().min(1), response: z.record(z.string(), z.unknown()), id: z.string().optional() });
 const Part = z.looseObject({
@@ -80,13 +83,26 @@ export type GeminiUsage = z.output<typeof UsageMetadata>;
 export type GeminiOutputPart = z.output<typeof Part>;
 
 /** The answer's parts, its text (thoughts left out) and its function calls with their signatures. */
-export function geminiOutput(r: GenerateContentResponse): { parts: GeminiOutputPart[]; text: string; thoughts: string; calls: { name: string; args: Record<string, unknown>; id?: string; signature?: string }[] } {
+export function geminiOutput(r: GenerateContentResponse): {
+  parts: GeminiOutputPart[];
+  text: string;
+  thoughts: string;
+  calls: { name: string; args: Record<string, unknown>; id?: string; signature?: string }[];
+} {
   const parts = r.candidates?.[0]?.content?.parts ?? [];
   return {
     parts,
-    text: parts.filter((p) => p.text && !p.thought).map((p) => p.text).join(''),
-    thoughts: parts.filter((p) => p.text && p.thought).map((p) => p.text).join(''),
-    calls: parts.filter((p) => p.functionCall).map((p) => ({ name: p.functionCall!.name, args: p.functionCall!.args ?? {}, id: p.functionCall!.id, signature: p.thoughtSignature })),
+    text: parts
+      .filter((p) => p.text && !p.thought)
+      .map((p) => p.text)
+      .join(''),
+    thoughts: parts
+      .filter((p) => p.text && p.thought)
+      .map((p) => p.text)
+      .join(''),
+    calls: parts
+      .filter((p) => p.functionCall)
+      .map((p) => ({ name: p.functionCall!.name, args: p.functionCall!.args ?? {}, id: p.functionCall!.id, signature: p.thoughtSignature })),
   };
 }
 
@@ -116,7 +132,8 @@ export class GeminiStream extends SSEStream<GenerateContentResponse, GenerateCon
     const candidate = c.candidates?.[0];
     for (const p of candidate?.content?.parts ?? []) this.addPart(p);
     if (candidate?.finishReason) this.finishReason = candidate.finishReason;
-    if (c.promptFeedback?.blockReason) throw errorFromStreamPayload({ error: { message: `The prompt was blocked (${c.promptFeedback.blockReason}).`, type: 'blocked' } }, this.snapshot());
+    if (c.promptFeedback?.blockReason)
+      throw errorFromStreamPayload({ error: { message: `The prompt was blocked (${c.promptFeedback.blockReason}).`, type: 'blocked' } }, this.snapshot());
     if (out) out.push(c);
   }
 
@@ -136,7 +153,11 @@ export class GeminiStream extends SSEStream<GenerateContentResponse, GenerateCon
   }
 
   snapshot(): GenerateContentResponse {
-    return { candidates: [{ content: { role: 'model', parts: this.parts.map((p) => ({ ...p })) }, finishReason: this.finishReason, index: 0 }], usageMetadata: this.usage, ...this.meta };
+    return {
+      candidates: [{ content: { role: 'model', parts: this.parts.map((p) => ({ ...p })) }, finishReason: this.finishReason, index: 0 }],
+      usageMetadata: this.usage,
+      ...this.meta,
+    };
   }
 
   /** Reads the stream to its end: the whole answer (parts joined) with its usage. */
@@ -148,7 +169,17 @@ export class GeminiStream extends SSEStream<GenerateContentResponse, GenerateCon
 // ---------- resource ----------
 
 const ModelList = z.looseObject({
-  models: z.array(z.looseObject({ name: z.string(), displayName: z.string().optional(), supportedGenerationMethods: z.array(z.string()).optional(), inputTokenLimit: z.number().optional(), outputTokenLimit: z.number().optional() })).optional(),
+  models: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        displayName: z.string().optional(),
+        supportedGenerationMethods: z.array(z.string()).optional(),
+        inputTokenLimit: z.number().optional(),
+        outputTokenLimit: z.number().optional(),
+      }),
+    )
+    .optional(),
   nextPageToken: z.string().nullable().optional(),
 });
 
@@ -168,7 +199,13 @@ export class Gemini {
 
   async generateContent(model: string, body: GenerateContentRequest, opts: RequestOptions = {}): Promise<GenerateContentResponse> {
     const req = validateRequest(GenerateContentSchema, body);
-    const { data } = await this.transport.json({ method: 'POST', path: this.path(checkModel(model), 'generateContent'), auth: 'goog', json: req, signal: opts.signal });
+    const { data } = await this.transport.json({
+      method: 'POST',
+      path: this.path(checkModel(model), 'generateContent'),
+      auth: 'goog',
+      json: req,
+      signal: opts.signal,
+    });
     return parseResponse(GenerateContentResponseSchema, data, 'a Gemini answer');
   }
 
@@ -186,7 +223,12 @@ export class Gemini {
   async models(opts: RequestOptions = {}): Promise<GeminiModel[]> {
     const { data } = await this.transport.json({ method: 'GET', path: '/v1beta/models', auth: 'goog', signal: opts.signal });
     const list = parseResponse(ModelList, data, 'the Gemini model list');
-    return (list.models ?? []).map((m) => ({ id: m.name.replace(/^models\//, ''), displayName: m.displayName, methods: m.supportedGenerationMethods ?? [], inputTokenLimit: m.inputTokenLimit }));
+    return (list.models ?? []).map((m) => ({
+      id: m.name.replace(/^models\//, ''),
+      displayName: m.displayName,
+      methods: m.supportedGenerationMethods ?? [],
+      inputTokenLimit: m.inputTokenLimit,
+    }));
   }
 }
 

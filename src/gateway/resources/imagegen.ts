@@ -10,11 +10,29 @@ import type { RequestOptions } from '../core/requestOptions';
 
 export const V3_ASPECT_RATIOS = ['1x3', '3x1', '1x2', '2x1', '9x16', '16x9', '10x16', '16x10', '2x3', '3x2', '3x4', '4x3', '4x5', '5x4', '1x1'] as const;
 export const LEGACY_ASPECT_RATIOS = [
-  'ASPECT_1_1', 'ASPECT_3_1', 'ASPECT_1_3', 'ASPECT_3_2', 'ASPECT_2_3', 'ASPECT_4_3', 'ASPECT_3_4', 'ASPECT_16_9', 'ASPECT_9_16', 'ASPECT_16_10', 'ASPECT_10_16',
+  'ASPECT_1_1',
+  'ASPECT_3_1',
+  'ASPECT_1_3',
+  'ASPECT_3_2',
+  'ASPECT_2_3',
+  'ASPECT_4_3',
+  'ASPECT_3_4',
+  'ASPECT_16_9',
+  'ASPECT_9_16',
+  'ASPECT_16_10',
+  'ASPECT_10_16',
 ] as const;
 import { LEGACY_EDIT_MODELS, LEGACY_MODELS, RENDERING_SPEEDS } from '../../common/imagePrices';
 
-export { imagePrice, LEGACY_EDIT_MODELS, LEGACY_MODELS, RENDERING_SPEEDS, type LegacyModel, type PriceQuery, type RenderingSpeed } from '../../common/imagePrices';
+export {
+  imagePrice,
+  LEGACY_EDIT_MODELS,
+  LEGACY_MODELS,
+  RENDERING_SPEEDS,
+  type LegacyModel,
+  type PriceQuery,
+  type RenderingSpeed,
+} from '../../common/imagePrices';
 
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'] as const;
 const MAX_IMAGE_UPLOAD = 20 * 1024 * 1024;
@@ -22,7 +40,8 @@ const MAX_IMAGE_UPLOAD = 20 * 1024 * 1024;
 // ---------- schemas ----------
 
 const seed = z.number().int('must be a whole number').min(0, 'must be between 0 and 2147483647').max(2147483647, 'must be between 0 and 2147483647');
-const weight = (name: string) => z.number().int('must be a whole number').min(1, `${name} must be between 1 and 100`).max(100, `${name} must be between 1 and 100`);
+const weight = (name: string) =>
+  z.number().int('must be a whole number').min(1, `${name} must be between 1 and 100`).max(100, `${name} must be between 1 and 100`);
 const numImages = z.number().int('must be a whole number').min(1, 'must be between 1 and 8').max(8, 'must be between 1 and 8');
 const prompt = z.string({ error: 'prompt is required' }).min(1, 'prompt must not be empty');
 const magic = z.enum(['AUTO', 'ON', 'OFF'], { error: 'must be AUTO, ON or OFF' });
@@ -40,19 +59,21 @@ const V3Common = {
 };
 
 const V3Generate = z.looseObject(V3Common);
-const V3Remix = z.looseObject({ ...V3Common, image: z.custom<Upload>((v) => v !== undefined, 'image is required'), image_weight: weight('image_weight').optional() });
+const V3Remix = z.looseObject({
+  ...V3Common,
+  image: z.custom<Upload>((v) => v !== undefined, 'image is required'),
+  image_weight: weight('image_weight').optional(),
+});
 const V3Edit = z.looseObject({
   ...V3Common,
   image: z.custom<Upload>((v) => v !== undefined, 'image is required'),
   mask: z.custom<Upload>((v) => v !== undefined, 'mask is required (black = region to edit, white = unchanged)'),
 });
-const V3ReplaceBackground = z
-  .looseObject({ ...V3Common, image: z.custom<Upload>((v) => v !== undefined, 'image is required') })
-  .superRefine((r, ctx) => {
-    for (const f of ['aspect_ratio', 'negative_prompt'] as const) {
-      if (r[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'replace-background does not accept this field' });
-    }
-  });
+const V3ReplaceBackground = z.looseObject({ ...V3Common, image: z.custom<Upload>((v) => v !== undefined, 'image is required') }).superRefine((r, ctx) => {
+  for (const f of ['aspect_ratio', 'negative_prompt'] as const) {
+    if (r[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'replace-background does not accept this field' });
+  }
+});
 
 export type V3GenerateRequest = z.input<typeof V3Generate>;
 export type V3RemixRequest = z.input<typeof V3Remix>;
@@ -66,7 +87,9 @@ const LegacyImageRequest = z.looseObject({
   model: z.enum(LEGACY_MODELS, { error: `must be one of ${LEGACY_MODELS.join(', ')}` }).optional(),
   num_images: numImages.optional(),
   magic_prompt_option: magic.optional(),
-  style_type: z.enum(['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN', 'RENDER_3D', 'ANIME'], { error: 'must be AUTO, GENERAL, REALISTIC, DESIGN, RENDER_3D or ANIME' }).optional(),
+  style_type: z
+    .enum(['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN', 'RENDER_3D', 'ANIME'], { error: 'must be AUTO, GENERAL, REALISTIC, DESIGN, RENDER_3D or ANIME' })
+    .optional(),
   seed: seed.optional(),
   image_weight: weight('image_weight').optional(),
   resemblance: weight('resemblance').optional(),
@@ -186,7 +209,11 @@ export class ImagegenLegacy extends ImageFamily {
 
   async remix(body: { image_file: Upload; image_request: LegacyImageRequest & { prompt: string } }, opts: RequestOptions = {}): Promise<ImageResult> {
     const req = validateRequest(LegacyGenerate, { image_request: body.image_request });
-    return parseResponse(ImageResultSchema, await this.withImageRequest('/imagegen/remix', body.image_file, req.image_request, 'an image remix', opts), 'an image remix');
+    return parseResponse(
+      ImageResultSchema,
+      await this.withImageRequest('/imagegen/remix', body.image_file, req.image_request, 'an image remix', opts),
+      'an image remix',
+    );
   }
 
   /** Doubles the resolution. `resemblance` and `detail` (1 to 100, default 50) go inside `image_request`. */

@@ -64,7 +64,12 @@ export class KeyUsage {
     const base = { name: u.name || undefined, modelLimits: limits?.length ? limits : undefined, source: 'usage-token' as const, usedDollars, accessUntil };
     if (u.unlimited_quota) return { ...base, unlimited: true };
     const remaining = quotaToDollars(u.total_available ?? 0);
-    return { ...base, unlimited: false, remainingDollars: remaining, limitDollars: u.total_granted !== undefined ? quotaToDollars(u.total_granted) : remaining + usedDollars };
+    return {
+      ...base,
+      unlimited: false,
+      remainingDollars: remaining,
+      limitDollars: u.total_granted !== undefined ? quotaToDollars(u.total_granted) : remaining + usedDollars,
+    };
   }
 
   /** The key's newest calls (consume rows only), newest first; undefined where the gateway has no such route. */
@@ -72,7 +77,10 @@ export class KeyUsage {
     const data = await this.keyCall('/api/log/token', opts);
     if (data === undefined) return undefined;
     if (!Array.isArray(data)) throw new GatewayError("The gateway's key log (/api/log/token) is not a list.", { type: 'invalid_response' });
-    const items = data.map(logEntry).filter((e) => e !== undefined).sort((a, b) => b.at - a.at);
+    const items = data
+      .map(logEntry)
+      .filter((e) => e !== undefined)
+      .sort((a, b) => b.at - a.at);
     // The server sends its newest `MaxRecentItems` rows (1000 by default) and no total.
     return { items, complete: data.length < MAX_RECENT_ITEMS };
   }

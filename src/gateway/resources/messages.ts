@@ -52,11 +52,9 @@ const ToolResultBlock = z.looseObject({
 const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
 const RedactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
 
-const ContentBlock = z.discriminatedUnion(
-  'type',
-  [TextBlock, ImageBlock, DocumentBlock, ToolUseBlock, ToolResultBlock, ThinkingBlock, RedactedThinkingBlock],
-  { error: 'content block type must be text, image, document, tool_use, tool_result, thinking or redacted_thinking' },
-);
+const ContentBlock = z.discriminatedUnion('type', [TextBlock, ImageBlock, DocumentBlock, ToolUseBlock, ToolResultBlock, ThinkingBlock, RedactedThinkingBlock], {
+  error: 'content block type must be text, image, document, tool_use, tool_result, thinking or redacted_thinking',
+});
 
 const MessageParam = z.looseObject({
   role: z.enum(['user', 'assistant'], { error: 'role must be "user" or "assistant" (system instructions go in `system`)' }),
@@ -91,11 +89,7 @@ export const MessagesRequestSchema = z
     messages: z.array(MessageParam, { error: 'messages is required (an array)' }).min(1, 'must hold at least one message'),
     max_tokens: z.number().int('must be a whole number').positive('must be at least 1').optional(),
     system: z.union([z.string(), z.array(TextBlock)]).optional(),
-    temperature: z
-      .number()
-      .gt(0, 'must be greater than 0.0 and at most 1.0')
-      .max(1, 'must be greater than 0.0 and at most 1.0')
-      .optional(),
+    temperature: z.number().gt(0, 'must be greater than 0.0 and at most 1.0').max(1, 'must be greater than 0.0 and at most 1.0').optional(),
     top_p: z.number().gt(0, 'must be greater than 0 and at most 1').max(1, 'must be greater than 0 and at most 1').optional(),
     top_k: z.number().int().positive().optional(),
     stream: z.boolean().optional(),

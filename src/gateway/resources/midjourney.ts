@@ -22,9 +22,16 @@ import { MJ_PROMPT_LIMIT } from '../../common/mediaLimits';
 export { MJ_PROMPT_LIMIT };
 
 export const MjImagineSchema = z.looseObject({
-  prompt: z.string({ error: 'prompt is required' }).trim().min(1, 'prompt must not be empty').max(MJ_PROMPT_LIMIT, `prompt may be at most ${MJ_PROMPT_LIMIT} characters`),
+  prompt: z
+    .string({ error: 'prompt is required' })
+    .trim()
+    .min(1, 'prompt must not be empty')
+    .max(MJ_PROMPT_LIMIT, `prompt may be at most ${MJ_PROMPT_LIMIT} characters`),
   /** Reference images as data URIs. */
-  base64Array: z.array(z.string().regex(/^data:image\/(png|jpeg|webp);base64,/, 'each reference must be a PNG, JPEG or WEBP data URI')).max(5, 'at most 5 reference images').optional(),
+  base64Array: z
+    .array(z.string().regex(/^data:image\/(png|jpeg|webp);base64,/, 'each reference must be a PNG, JPEG or WEBP data URI'))
+    .max(5, 'at most 5 reference images')
+    .optional(),
   botType: z.enum(['MID_JOURNEY', 'NIJI_JOURNEY']).optional(),
 });
 export type MjImagineRequest = z.input<typeof MjImagineSchema>;

@@ -30,10 +30,21 @@ const MessageItem = z.looseObject({
   role: z.enum(['user', 'system', 'developer', 'assistant']),
   content: z.union([z.string(), z.array(z.union([InputText, InputImage, OutputText]))]),
 });
-const FunctionCallItem = z.looseObject({ type: z.literal('function_call'), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(), id: z.string().optional() });
+const FunctionCallItem = z.looseObject({
+  type: z.literal('function_call'),
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+  id: z.string().optional(),
+});
 const FunctionCallOutputItem = z.looseObject({ type: z.literal('function_call_output'), call_id: z.string().min(1), output: z.string() });
 const SummaryText = z.looseObject({ type: z.literal('summary_text'), text: z.string() });
-const ReasoningItem = z.looseObject({ type: z.literal('reasoning'), id: z.string().optional(), summary: z.array(SummaryText), encrypted_content: z.string().nullable().optional() });
+const ReasoningItem = z.looseObject({
+  type: z.literal('reasoning'),
+  id: z.string().optional(),
+  summary: z.array(SummaryText),
+  encrypted_content: z.string().nullable().optional(),
+});
 /** What `/v1/responses/compact` returns in place of older items: opaque, only the Responses format reads it. */
 const CompactionItem = z.looseObject({ type: z.literal('compaction'), id: z.string().optional(), encrypted_content: z.string().min(1) });
 const InputItem = z.union([FunctionCallItem, FunctionCallOutputItem, ReasoningItem, CompactionItem, MessageItem]);
@@ -54,7 +65,9 @@ export const ResponseCreateSchema = z
     tools: z.array(FunctionTool).optional(),
     tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.literal('function'), name: z.string() })]).optional(),
     parallel_tool_calls: z.boolean().optional(),
-    reasoning: z.looseObject({ effort: z.enum(['minimal', 'low', 'medium', 'high']).optional(), summary: z.enum(['auto', 'concise', 'detailed']).optional() }).optional(),
+    reasoning: z
+      .looseObject({ effort: z.enum(['minimal', 'low', 'medium', 'high']).optional(), summary: z.enum(['auto', 'concise', 'detailed']).optional() })
+      .optional(),
     include: z.array(z.string()).optional(),
     store: z.boolean().optional(),
     max_output_tokens: z.number().int().positive().optional(),
@@ -96,8 +109,19 @@ const OutputMessage = z.looseObject({
   role: z.literal('assistant'),
   content: z.array(z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() })),
 });
-const OutputFunctionCall = z.looseObject({ type: z.literal('function_call'), id: z.string().optional(), call_id: z.string(), name: z.string(), arguments: z.string() });
-const OutputReasoning = z.looseObject({ type: z.literal('reasoning'), id: z.string(), summary: z.array(SummaryText), encrypted_content: z.string().nullable().optional() });
+const OutputFunctionCall = z.looseObject({
+  type: z.literal('function_call'),
+  id: z.string().optional(),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+const OutputReasoning = z.looseObject({
+  type: z.literal('reasoning'),
+  id: z.string(),
+  summary: z.array(SummaryText),
+  encrypted_content: z.string().nullable().optional(),
+});
 const OutputOther = z.looseObject({ type: z.string() });
 const OutputItem = z.union([OutputMessage, OutputFunctionCall, OutputReasoning, OutputOther]);
 
@@ -212,7 +236,11 @@ export class ResponseAccumulator {
       return item as ResponseOutputItem;
     });
     const done = this.completed && Array.isArray(this.base.output) && (this.base.output as unknown[]).length > 0;
-    return { ...(this.base as ResponseObject), id: typeof this.base.id === 'string' ? this.base.id : '', output: done ? (this.base.output as ResponseOutputItem[]) : output };
+    return {
+      ...(this.base as ResponseObject),
+      id: typeof this.base.id === 'string' ? this.base.id : '',
+      output: done ? (this.base.output as ResponseOutputItem[]) : output,
+    };
   }
 }
 
@@ -226,7 +254,8 @@ export class ResponseStream extends SSEStream<ResponseStreamEvent, ResponseObjec
     }
     const json = this.parseJson(data) as ResponseStreamEvent & { error?: unknown };
     if (!json || typeof json !== 'object') return;
-    if (event === 'error' || json.type === 'error' || (json.error && !json.type)) throw errorFromStreamPayload(json.type === 'error' ? { error: json } : json, this.snapshot());
+    if (event === 'error' || json.type === 'error' || (json.error && !json.type))
+      throw errorFromStreamPayload(json.type === 'error' ? { error: json } : json, this.snapshot());
     this.acc.add(json);
     if (this.acc.failed) throw errorFromStreamPayload({ error: this.acc.failed }, this.snapshot());
     if (out) out.push(json);

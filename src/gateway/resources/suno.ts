@@ -33,8 +33,10 @@ export const SunoMusicSchema = z
     task_id: z.string().optional(),
   })
   .superRefine((r, ctx) => {
-    if (!r.gpt_description_prompt?.trim() && !r.prompt?.trim()) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'give a description (gpt_description_prompt) or the lyrics (prompt)' });
-    if (r.continue_clip_id && !r.task_id) ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'task_id is required with continue_clip_id (new-api refuses without it)' });
+    if (!r.gpt_description_prompt?.trim() && !r.prompt?.trim())
+      ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'give a description (gpt_description_prompt) or the lyrics (prompt)' });
+    if (r.continue_clip_id && !r.task_id)
+      ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'task_id is required with continue_clip_id (new-api refuses without it)' });
   });
 export type SunoMusicRequest = z.input<typeof SunoMusicSchema>;
 
@@ -90,7 +92,11 @@ export function percent(text: string | undefined): number | undefined {
 }
 
 function songsOf(data: unknown): SunoSong[] {
-  const list = Array.isArray(data) ? data : data && typeof data === 'object' && Array.isArray((data as { clips?: unknown }).clips) ? (data as { clips: unknown[] }).clips : [];
+  const list = Array.isArray(data)
+    ? data
+    : data && typeof data === 'object' && Array.isArray((data as { clips?: unknown }).clips)
+      ? (data as { clips: unknown[] }).clips
+      : [];
   return list.flatMap((s) => {
     const parsed = SongSchema.safeParse(s);
     return parsed.success ? [parsed.data] : [];
@@ -99,7 +105,8 @@ function songsOf(data: unknown): SunoSong[] {
 
 function unwrap(data: unknown, what: string): unknown {
   const env = parseResponse(Envelope, data, what);
-  if (env.code !== undefined && env.code !== 'success') throw new GatewayError(`The gateway refused ${what}: ${env.message || String(env.code)}`, { type: 'task_error', code: String(env.code) });
+  if (env.code !== undefined && env.code !== 'success')
+    throw new GatewayError(`The gateway refused ${what}: ${env.message || String(env.code)}`, { type: 'task_error', code: String(env.code) });
   return env.data;
 }
 

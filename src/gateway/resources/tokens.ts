@@ -68,7 +68,11 @@ function toRecord(raw: z.output<typeof KeyRaw>): ApiKeyRecord {
 export const CreateKeySchema = z
   .looseObject({
     name: z.string({ error: 'name is required' }).min(1, 'name must not be empty').max(50, 'name must be at most 50 characters'),
-    expired_time: z.number().int().refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds').default(-1),
+    expired_time: z
+      .number()
+      .int()
+      .refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds')
+      .default(-1),
     remain_quota: z.number().int().nonnegative('must not be negative').default(0),
     unlimited_quota: z.boolean().default(false),
     subnet: z.string().default(''),
@@ -84,7 +88,11 @@ export type CreateKeyRequest = z.input<typeof CreateKeySchema>;
 export const UpdateKeySchema = z.looseObject({
   id: z.number().int().positive(),
   name: z.string().min(1).max(50, 'name must be at most 50 characters').optional(),
-  expired_time: z.number().int().refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds').optional(),
+  expired_time: z
+    .number()
+    .int()
+    .refine((v) => v === -1 || v > 0, 'must be -1 (never) or a Unix time in seconds')
+    .optional(),
   remain_quota: z.number().int().nonnegative('must not be negative').optional(),
   unlimited_quota: z.boolean().optional(),
   subnet: z.string().optional(),
@@ -95,10 +103,16 @@ export type UpdateKeyRequest = z.input<typeof UpdateKeySchema>;
 function refusedEnable(err: AccountApiError): AccountApiError {
   const said = err.message.replace(/^The account API refused to [^:]+: /, '');
   if (/过期|expired/i.test(said)) {
-    return new KeyStateError(`The key has expired, so the gateway will not enable it: extend its expiry (or make it never expire), then enable it. (Gateway said: ${said})`, 'extend-expiry');
+    return new KeyStateError(
+      `The key has expired, so the gateway will not enable it: extend its expiry (or make it never expire), then enable it. (Gateway said: ${said})`,
+      'extend-expiry',
+    );
   }
   if (/额度|quota|exhausted/i.test(said)) {
-    return new KeyStateError(`The key's quota is used up, so the gateway will not enable it: raise its quota (or make it unlimited), then enable it. (Gateway said: ${said})`, 'raise-quota');
+    return new KeyStateError(
+      `The key's quota is used up, so the gateway will not enable it: raise its quota (or make it unlimited), then enable it. (Gateway said: ${said})`,
+      'raise-quota',
+    );
   }
   return err;
 }
@@ -154,7 +168,10 @@ export class Tokens {
    * new-api (where 0 also means the first page); one-api ignores `pageSize` (10 a page).
    */
   async list(params: { page?: number; pageSize?: number } = {}, opts: RequestOptions = {}): Promise<{ items: ApiKeyRecord[]; total?: number }> {
-    const data = await this.api.call({ method: 'GET', path: '/api/token/', query: { p: params.page ?? 0, page_size: params.pageSize ?? PAGE_SIZE }, signal: opts.signal }, 'list keys');
+    const data = await this.api.call(
+      { method: 'GET', path: '/api/token/', query: { p: params.page ?? 0, page_size: params.pageSize ?? PAGE_SIZE }, signal: opts.signal },
+      'list keys',
+    );
     const { items, total } = pageOf(data, 'list keys');
     return { items: parseKeys(items, 'list keys'), total };
   }
@@ -286,7 +303,8 @@ export class Tokens {
     }
     const record = data && typeof data === 'object' && 'id' in data ? parseKeys([data], 'change a key')[0] : await this.get(id, opts);
     // A server that answered success but kept the status is a failure the person must hear of.
-    if (record.enabled !== enabled) throw new AccountApiError(`The gateway accepted the change but key ${id} is still ${record.state}.`, { type: 'account_error' });
+    if (record.enabled !== enabled)
+      throw new AccountApiError(`The gateway accepted the change but key ${id} is still ${record.state}.`, { type: 'account_error' });
     return record;
   }
 
@@ -294,4 +312,3 @@ export class Tokens {
     await this.api.call({ method: 'DELETE', path: `/api/token/${id}`, signal: opts.signal }, `delete key ${id}`);
   }
 }
-

@@ -36,7 +36,13 @@ const LogRaw = z.looseObject({
   other: z.unknown().optional(),
 });
 const PagedRaw = z.looseObject({ items: z.array(z.unknown()).nullable().optional(), total: z.number().optional(), page_size: z.number().optional() });
-const BucketRaw = z.looseObject({ model_name: z.string(), created_at: z.number(), count: z.number().optional(), quota: z.number().optional(), token_used: z.number().optional() });
+const BucketRaw = z.looseObject({
+  model_name: z.string(),
+  created_at: z.number(),
+  count: z.number().optional(),
+  quota: z.number().optional(),
+  token_used: z.number().optional(),
+});
 const DashboardRaw = z.looseObject({
   Day: z.string(),
   ModelName: z.string(),
@@ -55,10 +61,14 @@ const PricingRaw = z.looseObject({
   create_cache_ratio: z.number().nullable().optional(),
   supported_endpoint_types: z.array(z.string()).nullable().optional(),
 });
-const PricingEnvelope = z.looseObject({ success: z.boolean().optional(), message: z.string().optional(), data: z.array(z.unknown()).nullable().optional(), group_ratio: z.record(z.string(), z.number()).optional() });
+const PricingEnvelope = z.looseObject({
+  success: z.boolean().optional(),
+  message: z.string().optional(),
+  data: z.array(z.unknown()).nullable().optional(),
+  group_ratio: z.record(z.string(), z.number()).optional(),
+});
 const SubscriptionRaw = z.looseObject({ hard_limit_usd: z.number(), access_until: z.number().optional() });
 const UsageRaw = z.looseObject({ total_usage: z.number() });
-
 
 export class Usage {
   constructor(
@@ -78,7 +88,7 @@ export class Usage {
     let pages = 0;
     const items: UsageLogEntry[] = [];
     let total: number | undefined;
-    for (let p = 0; ; ) {
+    for (let p = 0; ;) {
       const query = { p, page_size: NEW_API_PAGE, type: 2, start_timestamp: period.start, end_timestamp: period.end };
       const data = await this.api.call({ method: 'GET', path: '/api/log/self', query, signal: opts.signal }, 'read the usage log');
       let rows: unknown[];
@@ -127,12 +137,22 @@ export class Usage {
       const buckets: UsageBucket[] = [];
       for (let from = period.start; from <= period.end; from += MAX_SPAN_SECONDS + 1) {
         const to = Math.min(period.end, from + MAX_SPAN_SECONDS);
-        const data = await this.api.call({ method: 'GET', path: '/api/data/self', query: { start_timestamp: from, end_timestamp: to }, signal: opts.signal }, 'read usage buckets');
+        const data = await this.api.call(
+          { method: 'GET', path: '/api/data/self', query: { start_timestamp: from, end_timestamp: to }, signal: opts.signal },
+          'read usage buckets',
+        );
         for (const raw of Array.isArray(data) ? data : []) {
           const b = BucketRaw.safeParse(raw);
           if (!b.success) continue;
           const quota = b.data.quota ?? 0;
-          buckets.push({ at: b.data.created_at, model: b.data.model_name, requests: b.data.count ?? 0, quota, dollars: quotaToDollars(quota), tokens: b.data.token_used ?? 0 });
+          buckets.push({
+            at: b.data.created_at,
+            model: b.data.model_name,
+            requests: b.data.count ?? 0,
+            quota,
+            dollars: quotaToDollars(quota),
+            tokens: b.data.token_used ?? 0,
+          });
         }
       }
       return { buckets, source: 'hourly' };
@@ -148,7 +168,14 @@ export class Usage {
         const at = Date.parse(`${d.data.Day}T00:00:00Z`) / 1000;
         if (!Number.isFinite(at) || at < period.start - 86_400 || at > period.end) continue;
         const quota = d.data.Quota ?? 0;
-        buckets.push({ at, model: d.data.ModelName, requests: d.data.RequestCount ?? 0, quota, dollars: quotaToDollars(quota), tokens: (d.data.PromptTokens ?? 0) + (d.data.CompletionTokens ?? 0) });
+        buckets.push({
+          at,
+          model: d.data.ModelName,
+          requests: d.data.RequestCount ?? 0,
+          quota,
+          dollars: quotaToDollars(quota),
+          tokens: (d.data.PromptTokens ?? 0) + (d.data.CompletionTokens ?? 0),
+        });
       }
       return { buckets, source: 'daily-7' };
     } catch (err) {
@@ -201,7 +228,10 @@ export class Usage {
   private async billing<T extends z.ZodType>(path: string, schema: T, opts: RequestOptions): Promise<z.output<T>> {
     const { data } = await this.transport.json({ method: 'GET', path, auth: 'bearer', signal: opts.signal });
     const error = (data as { error?: { message?: unknown } } | null)?.error;
-    if (error) throw new GatewayError(`The gateway could not report the key's billing: ${typeof error.message === 'string' ? error.message : 'no reason given'}`, { type: 'billing_error' });
+    if (error)
+      throw new GatewayError(`The gateway could not report the key's billing: ${typeof error.message === 'string' ? error.message : 'no reason given'}`, {
+        type: 'billing_error',
+      });
     const r = schema.safeParse(data);
     if (!r.success) throw new GatewayError(`The gateway's answer to ${path} is not a billing record.`, { type: 'invalid_response' });
     return r.data;

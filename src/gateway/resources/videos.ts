@@ -23,7 +23,13 @@ export interface VideoFamily {
 }
 
 export const VIDEO_FAMILIES: VideoFamily[] = [
-  { name: 'A', match: /^sora-2(-pro)?(-\d{4}-\d{2}-\d{2})?$/, seconds: ['4', '8', '12'], sizes: ['720x1280', '1280x720', '1024x1792', '1792x1024'], queues: true },
+  {
+    name: 'A',
+    match: /^sora-2(-pro)?(-\d{4}-\d{2}-\d{2})?$/,
+    seconds: ['4', '8', '12'],
+    sizes: ['720x1280', '1280x720', '1024x1792', '1792x1024'],
+    queues: true,
+  },
   { name: 'B, newer', match: /^veo-3\.1(-fast)?-generate/, seconds: ['4', '6', '8'], sizes: ['720p', '1080p', '4k'], queues: false },
   { name: 'B, older', match: /^veo-3\.0(-fast)?-generate/, seconds: ['4', '6', '8'], sizes: ['720p', '1080p'], queues: false },
 ];
@@ -36,7 +42,10 @@ export const VideoCreateSchema = z
   .looseObject({
     model: z.string({ error: 'model is required' }).min(1, 'model must not be empty'),
     prompt: z.string({ error: 'prompt is required' }).min(1, 'prompt must not be empty'),
-    seconds: z.union([z.string(), z.number()]).transform((v) => String(v)).optional(),
+    seconds: z
+      .union([z.string(), z.number()])
+      .transform((v) => String(v))
+      .optional(),
     size: z.string().optional(),
     input_reference: z
       .union([z.string(), z.looseObject({})])
@@ -109,7 +118,15 @@ const UnifiedSubmit = z.looseObject({ task_id: z.string().optional(), id: z.stri
 const UnifiedTask = z.looseObject({
   code: z.union([z.string(), z.number()]).optional(),
   message: z.string().optional(),
-  data: z.looseObject({ task_id: z.string(), status: z.string(), progress: z.string().optional(), fail_reason: z.string().optional(), result_url: z.string().optional() }).nullish(),
+  data: z
+    .looseObject({
+      task_id: z.string(),
+      status: z.string(),
+      progress: z.string().optional(),
+      fail_reason: z.string().optional(),
+      result_url: z.string().optional(),
+    })
+    .nullish(),
 });
 
 export class Videos {
@@ -139,7 +156,11 @@ export class Videos {
       }
     }
     // new-api's `VideoRequest`: duration in seconds, width and height, the reference as `image`.
-    const [width, height] = /^(\d+)x(\d+)$/.exec(req.size ?? '')?.slice(1).map(Number) ?? [];
+    const [width, height] =
+      /^(\d+)x(\d+)$/
+        .exec(req.size ?? '')
+        ?.slice(1)
+        .map(Number) ?? [];
     const json = {
       model: req.model,
       prompt: req.prompt,
@@ -170,7 +191,8 @@ export class Videos {
       ({ data } = await this.transport.json({ method: 'GET', path: `/v1/video/generations/${encodeURIComponent(id)}`, auth: 'bearer', signal: opts.signal }));
     } catch (err) {
       // new-api answers an unknown task with 400 `task_not_exist`: the same as OpenAI's 404 to callers.
-      if (err instanceof BadRequestError && err.code === 'task_not_exist') throw new NotFoundError(404, err.serverMessage, `The gateway does not know the video task ${id}.`, { code: err.code });
+      if (err instanceof BadRequestError && err.code === 'task_not_exist')
+        throw new NotFoundError(404, err.serverMessage, `The gateway does not know the video task ${id}.`, { code: err.code });
       throw err;
     }
     const r = parseResponse(UnifiedTask, data, 'a video status');
@@ -192,7 +214,14 @@ export class Videos {
       // The key goes only to the gateway's own origin; storage and vendors' CDNs get none.
       const own = url.startsWith(`${this.transport.baseUrl}/`);
       const res = own
-        ? await this.transport.send({ method: 'GET', path: url.slice(this.transport.baseUrl.length), auth: 'bearer', accept: 'application/binary', signal: opts.signal, followRedirects: true })
+        ? await this.transport.send({
+            method: 'GET',
+            path: url.slice(this.transport.baseUrl.length),
+            auth: 'bearer',
+            accept: 'application/binary',
+            signal: opts.signal,
+            followRedirects: true,
+          })
         : await this.transport.sendUrl(url, { accept: 'video/*', signal: opts.signal });
       return new BinaryResponse(res, 'Video download');
     }

@@ -65,7 +65,15 @@ const PlanRaw = z.looseObject({
   }),
 });
 const SubscriptionRaw = z.looseObject({
-  subscription: z.looseObject({ plan_id: z.number(), end_time: z.number(), amount_total: z.number().optional(), amount_used: z.number().optional(), status: z.string().optional() }).nullable(),
+  subscription: z
+    .looseObject({
+      plan_id: z.number(),
+      end_time: z.number(),
+      amount_total: z.number().optional(),
+      amount_used: z.number().optional(),
+      status: z.string().optional(),
+    })
+    .nullable(),
 });
 
 /** new-api's refusal when the operator has not turned check-in on. */
@@ -80,7 +88,8 @@ export class Wallet {
   async redeem(code: string, opts: RequestOptions = {}): Promise<{ quota: number; dollars: number }> {
     const key = code.trim();
     if (!key) throw new GatewayError(l10n.t('Enter a redemption code.'), { type: 'validation_error' });
-    if (key.length > 64) throw new GatewayError(l10n.t('A redemption code has at most 64 characters (this one has {0}).', key.length), { type: 'validation_error' });
+    if (key.length > 64)
+      throw new GatewayError(l10n.t('A redemption code has at most 64 characters (this one has {0}).', key.length), { type: 'validation_error' });
     const data = await this.api.call({ method: 'POST', path: '/api/user/topup', json: { key }, signal: opts.signal }, 'redeem the code');
     const quota = typeof data === 'number' ? data : Number(data);
     if (!Number.isFinite(quota)) throw new GatewayError("The gateway's answer to a redemption has no amount.", { type: 'invalid_response' });
@@ -89,7 +98,9 @@ export class Wallet {
 
   /** The check-in status; undefined where the gateway has no check-in at all (one-api, older new-api). */
   async checkinStatus(opts: RequestOptions = {}): Promise<CheckinStatus | undefined> {
-    const data = await this.optional('/api/user/checkin', opts, (err) => (err instanceof AccountApiError && CHECKIN_OFF.test(err.message) ? { enabled: false, checkedInToday: false } : undefined));
+    const data = await this.optional('/api/user/checkin', opts, (err) =>
+      err instanceof AccountApiError && CHECKIN_OFF.test(err.message) ? { enabled: false, checkedInToday: false } : undefined,
+    );
     if (data === undefined || isCheckinStatus(data)) return data;
     const r = CheckinRaw.safeParse(data);
     if (!r.success) throw new GatewayError("The gateway's check-in status has an unknown shape.", { type: 'invalid_response' });
@@ -145,7 +156,12 @@ export class Wallet {
       const r = SubscriptionRaw.safeParse(raw);
       const s = r.success ? r.data.subscription : null;
       if (!s || (s.status && s.status !== 'active')) continue;
-      out.push({ planId: s.plan_id, endsAt: s.end_time, usedDollars: quotaToDollars(s.amount_used ?? 0), totalDollars: s.amount_total ? quotaToDollars(s.amount_total) : undefined });
+      out.push({
+        planId: s.plan_id,
+        endsAt: s.end_time,
+        usedDollars: quotaToDollars(s.amount_used ?? 0),
+        totalDollars: s.amount_total ? quotaToDollars(s.amount_total) : undefined,
+      });
     }
     return out;
   }

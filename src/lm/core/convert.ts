@@ -47,7 +47,12 @@ type ReasoningFacts = z.infer<typeof ReasoningFacts>;
  */
 export function reasoningMetadata(step: Step | undefined): Record<string, ReasoningFacts> | undefined {
   if (!step || (!step.thinking && !step.reasoningItems?.length)) return undefined;
-  const facts: ReasoningFacts = { thinking: step.thinking, thinkingSignature: step.thinkingSignature, thinkingVia: step.thinkingVia, reasoningItems: step.reasoningItems };
+  const facts: ReasoningFacts = {
+    thinking: step.thinking,
+    thinkingSignature: step.thinkingSignature,
+    thinkingVia: step.thinkingVia,
+    reasoningItems: step.reasoningItems,
+  };
   return { [REASONING_METADATA]: facts };
 }
 
@@ -86,7 +91,12 @@ export class UnsupportedPartError extends Error {}
 export function systemPrompt(messages: readonly LmMessage[]): string {
   return messages
     .filter((m) => m.role === ROLE_SYSTEM)
-    .map((m) => m.content.filter(isText).map((p) => p.value).join(''))
+    .map((m) =>
+      m.content
+        .filter(isText)
+        .map((p) => p.value)
+        .join(''),
+    )
     .filter(Boolean)
     .join('\n\n');
 }
@@ -98,7 +108,16 @@ export function toTurns(messages: readonly LmMessage[], model: string): Turn[] {
   for (const m of messages) {
     if (m.role === ROLE_SYSTEM) continue;
     if (m.role === ROLE_ASSISTANT) {
-      const turn: AssistantTurn = { id: id('a'), role: 'assistant', model, format: 'chat', steps: [{ text: '', toolCalls: [] }], status: 'done', usage: emptyUsage(), at: 0 };
+      const turn: AssistantTurn = {
+        id: id('a'),
+        role: 'assistant',
+        model,
+        format: 'chat',
+        steps: [{ text: '', toolCalls: [] }],
+        status: 'done',
+        usage: emptyUsage(),
+        at: 0,
+      };
       const step = turn.steps[0];
       let thought = '';
       let facts: ReasoningFacts | undefined;
@@ -124,11 +143,19 @@ export function toTurns(messages: readonly LmMessage[], model: string): Turn[] {
     for (const p of m.content) {
       if (isToolResult(p)) {
         // The result goes to its call in the assistant turn before this message.
-        const call = [...turns].reverse().flatMap((t) => (t.role === 'assistant' ? t.steps.flatMap((s) => s.toolCalls) : [])).find((c) => c.id === p.callId);
+        const call = [...turns]
+          .reverse()
+          .flatMap((t) => (t.role === 'assistant' ? t.steps.flatMap((s) => s.toolCalls) : []))
+          .find((c) => c.id === p.callId);
         if (call) call.result = resultText(p.content);
       } else if (isData(p) && p.mimeType.startsWith('image/')) {
         if (!IMAGE_TYPES.includes(p.mimeType)) throw new UnsupportedPartError(`${p.mimeType} images are not supported; send PNG, JPEG or WEBP.`);
-        images.push({ name: `image-${images.length + 1}`, mediaType: p.mimeType as ImageMediaType, data: Buffer.from(p.data).toString('base64'), detail: 'auto' });
+        images.push({
+          name: `image-${images.length + 1}`,
+          mediaType: p.mimeType as ImageMediaType,
+          data: Buffer.from(p.data).toString('base64'),
+          detail: 'auto',
+        });
       } else if (isText(p)) text += (text ? '\n' : '') + p.value;
       else if (isData(p)) text += (text ? '\n' : '') + resultText([p]);
     }

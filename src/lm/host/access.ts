@@ -51,7 +51,9 @@ export class LmAccess {
     const parsed = DaySpendSchema.safeParse(this.state.get(SPEND));
     const next: DaySpend = addSpend(parsed.success ? parsed.data : undefined, dollars, Date.now());
     await this.state.update(SPEND, next);
-    this.services.log.info(`language models: ${formatCost(dollars)} spent by another caller; ${formatCost(next.dollars)} today of the ${formatCost(this.capDollars())} cap`);
+    this.services.log.info(
+      `language models: ${formatCost(dollars)} spent by another caller; ${formatCost(next.dollars)} today of the ${formatCost(this.capDollars())} cap`,
+    );
   }
 
   /** The cost of a reply: the gateway's or the user's price, else a deliberately high fallback. */
@@ -82,7 +84,10 @@ export class LmAccess {
     const allow = vscode.l10n.t('Allow');
     const answer = await this.services.prompts.choose(
       vscode.l10n.t('The extension "{0}" wants to use your Model Gateway models.', name),
-      vscode.l10n.t('Its requests are paid from your gateway balance, up to {0} a day for everything outside Model Gateway\'s own chat (modelGateway.lm.dailyCapDollars). Your answer is remembered; change it with "Model Gateway: Manage Extension Access to Models".', formatCost(this.capDollars())),
+      vscode.l10n.t(
+        'Its requests are paid from your gateway balance, up to {0} a day for everything outside Model Gateway\'s own chat (modelGateway.lm.dailyCapDollars). Your answer is remembered; change it with "Model Gateway: Manage Extension Access to Models".',
+        formatCost(this.capDollars()),
+      ),
       [allow, vscode.l10n.t('Deny')],
     );
     if (answer === undefined) return `Model Gateway: the person did not allow "${name}" to use its models.`;
@@ -118,7 +123,9 @@ export class LmAccess {
       this.limits.set(tool, limit);
     }
     const taken = limit.take();
-    return taken.ok ? undefined : `Error: ${tool} was called ${FREE_TOOL_CALLS_PER_MINUTE} times in the last minute; try again in ${Math.ceil(taken.retryInMs / 1000)} s.`;
+    return taken.ok
+      ? undefined
+      : `Error: ${tool} was called ${FREE_TOOL_CALLS_PER_MINUTE} times in the last minute; try again in ${Math.ceil(taken.retryInMs / 1000)} s.`;
   }
 }
 

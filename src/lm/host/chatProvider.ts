@@ -16,7 +16,8 @@ import { counted } from '../../shell/listeners';
 export const LM_VENDOR = 'model-gateway';
 
 /** `LanguageModelThinkingPart` where this VS Code has it (1.139 takes it from a provider without a proposal). */
-const ThinkingPart = (vscode as unknown as { LanguageModelThinkingPart?: new (value: string, id?: string, metadata?: Record<string, unknown>) => unknown }).LanguageModelThinkingPart;
+const ThinkingPart = (vscode as unknown as { LanguageModelThinkingPart?: new (value: string, id?: string, metadata?: Record<string, unknown>) => unknown })
+  .LanguageModelThinkingPart;
 
 /** Families that take images, by id, where the settings do not say. */
 const DEFAULT_OUTPUT = 8_192;
@@ -101,7 +102,13 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
     }, delay);
   }
 
-  async provideLanguageModelChatResponse(model: ChatInformation, messages: readonly RequestMessage[], options: ResponseOptions, progress: vscode.Progress<unknown>, token: vscode.CancellationToken): Promise<void> {
+  async provideLanguageModelChatResponse(
+    model: ChatInformation,
+    messages: readonly RequestMessage[],
+    options: ResponseOptions,
+    progress: vscode.Progress<unknown>,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
     // Another extension's request spends the person's money: asked once, and under the daily cap.
     const refused = (await this.access.callerRefusal(options.requestInitiator)) ?? this.access.capRefusal();
     if (refused) throw vscode.LanguageModelError.NoPermissions(refused);
@@ -114,10 +121,24 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
       if (err instanceof UnsupportedPartError) throw new Error(`Model Gateway: ${err.message}`, { cause: err });
       throw err;
     }
-    const tools: ToolDefinition[] = (options.tools ?? []).map((t) => ({ name: t.name, description: t.description, kind: 'read', parameters: (t.inputSchema as ToolDefinition['parameters'] | undefined) ?? { type: 'object', properties: {}, required: [] } }));
+    const tools: ToolDefinition[] = (options.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description,
+      kind: 'read',
+      parameters: (t.inputSchema as ToolDefinition['parameters'] | undefined) ?? { type: 'object', properties: {}, required: [] },
+    }));
     const abort = new AbortController();
     const cancel = token.onCancellationRequested(() => abort.abort());
-    const turn: AssistantTurn = { id: newId('lm'), role: 'assistant', model: model.id, format, steps: [], status: 'streaming', usage: emptyUsage(), at: Date.now() };
+    const turn: AssistantTurn = {
+      id: newId('lm'),
+      role: 'assistant',
+      model: model.id,
+      format,
+      steps: [],
+      status: 'streaming',
+      usage: emptyUsage(),
+      at: Date.now(),
+    };
     try {
       await runModelTurn(this.services, {
         surface: "VS Code's chat",
@@ -158,7 +179,9 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
       progress.report(new vscode.LanguageModelToolCallPart(call.id, call.name, input));
     }
     const u = turn.usage;
-    this.services.log.info(`language model ${model.id} (${format}): in ${u.input} · out ${u.output}${u.cacheRead ? ` · cache read ${u.cacheRead}` : ''}${u.estimated ? ' (estimated)' : ''}`);
+    this.services.log.info(
+      `language model ${model.id} (${format}): in ${u.input} · out ${u.output}${u.cacheRead ? ` · cache read ${u.cacheRead}` : ''}${u.estimated ? ' (estimated)' : ''}`,
+    );
     if (u.output > 0) this.services.notifySpend();
   }
 
@@ -177,9 +200,15 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
   private languageModelError(error: AssistantTurn['error']): Error {
     const facts = { kind: error?.kind ?? 'Error', cause403: error?.cause403 };
     const { message } = describeError(this.services, Object.assign(new Error(error?.message ?? 'The request failed.'), { name: facts.kind }));
-    const fix = facts.kind === 'AuthenticationError' || facts.kind === 'MissingCredentialError' ? ' Run "Model Gateway: Set API Key".' : facts.cause403 === 'balance' ? ' Top up the gateway balance.' : '';
+    const fix =
+      facts.kind === 'AuthenticationError' || facts.kind === 'MissingCredentialError'
+        ? ' Run "Model Gateway: Set API Key".'
+        : facts.cause403 === 'balance'
+          ? ' Top up the gateway balance.'
+          : '';
     const text = `Model Gateway: ${message}${fix}`;
-    if (facts.kind === 'AuthenticationError' || facts.kind === 'PermissionDeniedError' || facts.kind === 'MissingCredentialError') return vscode.LanguageModelError.NoPermissions(text);
+    if (facts.kind === 'AuthenticationError' || facts.kind === 'PermissionDeniedError' || facts.kind === 'MissingCredentialError')
+      return vscode.LanguageModelError.NoPermissions(text);
     if (facts.kind === 'NotFoundError') return vscode.LanguageModelError.NotFound(text);
     return new Error(text);
   }

@@ -33,7 +33,9 @@ export function activateLanguageModels(host: FeatureHost, search: SearchService)
     provider.announce();
   }
   void vscode.commands.executeCommand('setContext', 'modelGateway.languageModelProvider', !!api);
-  reg('modelGateway.lm.chooseUtilityModel', () => (provider ? chooseUtilityModel(() => provider.provideLanguageModelChatInformation({ silent: false })) : undefined));
+  reg('modelGateway.lm.chooseUtilityModel', () =>
+    provider ? chooseUtilityModel(() => provider.provideLanguageModelChatInformation({ silent: false })) : undefined,
+  );
   const tools = hasToolsApi();
   if (tools) disposables.push(...registerGatewayTools({ services, access, search, guard: workspaceGuard }));
   // The "Manage" entry VS Code shows next to our models.
@@ -42,8 +44,12 @@ export function activateLanguageModels(host: FeatureHost, search: SearchService)
       [
         { label: vscode.l10n.t('Set API Key'), command: 'modelGateway.setApiKey' },
         { label: vscode.l10n.t('Set Gateway URL'), command: 'modelGateway.setBaseUrl' },
-        { label: vscode.l10n.t('Model capabilities (context window, images, tools)…'), command: 'workbench.action.openSettings', arg: 'modelGateway.modelOverrides' },
-        ...(provider ? [{ label: vscode.l10n.t('Model for VS Code chat\'s utility requests…'), command: 'modelGateway.lm.chooseUtilityModel' }] : []),
+        {
+          label: vscode.l10n.t('Model capabilities (context window, images, tools)…'),
+          command: 'workbench.action.openSettings',
+          arg: 'modelGateway.modelOverrides',
+        },
+        ...(provider ? [{ label: vscode.l10n.t("Model for VS Code chat's utility requests…"), command: 'modelGateway.lm.chooseUtilityModel' }] : []),
         { label: vscode.l10n.t('Open the Account view'), command: 'modelGateway.account.focus' },
       ],
       { title: vscode.l10n.t('Model Gateway language models') },

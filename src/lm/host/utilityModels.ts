@@ -23,7 +23,7 @@ export function utilityModelValue(id: string): string {
 export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>): Promise<void> {
   const chat = vscode.workspace.getConfiguration('chat');
   if (!chat.inspect(UTILITY)) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('This version of VS Code has no setting for its chat\'s utility model.'));
+    void vscode.window.showInformationMessage(vscode.l10n.t("This version of VS Code has no setting for its chat's utility model."));
     return;
   }
   const models = (await list()).sort((a, b) => inputPriceOf(a.pricing) - inputPriceOf(b.pricing) || a.id.localeCompare(b.id));
@@ -49,7 +49,9 @@ export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>)
     { label: vscode.l10n.t('Gateway models, cheapest first'), kind: vscode.QuickPickItemKind.Separator },
     ...models.map<Item>((m) => ({
       label: m.id,
-      description: [m.pricing ?? vscode.l10n.t('price unknown'), current === utilityModelValue(m.id) ? vscode.l10n.t('in use') : ''].filter(Boolean).join(' · '),
+      description: [m.pricing ?? vscode.l10n.t('price unknown'), current === utilityModelValue(m.id) ? vscode.l10n.t('in use') : '']
+        .filter(Boolean)
+        .join(' · '),
       apply: async () => {
         await chat.update(UTILITY, utilityModelValue(m.id), vscode.ConfigurationTarget.Global);
         await chat.update(UTILITY_SMALL, utilityModelValue(m.id), vscode.ConfigurationTarget.Global);
@@ -57,10 +59,14 @@ export async function chooseUtilityModel(list: () => Promise<ChatInformation[]>)
     })),
   ];
   const pick = (await vscode.window.showQuickPick(items, {
-    title: vscode.l10n.t('Model for VS Code chat\'s utility requests (titles, summaries)'),
+    title: vscode.l10n.t("Model for VS Code chat's utility requests (titles, summaries)"),
     placeHolder: vscode.l10n.t('A fast, inexpensive model is enough; your user settings are changed'),
   })) as Item | undefined;
   if (!pick?.apply) return;
   await pick.apply();
-  void vscode.window.showInformationMessage(pick === mainAgent ? vscode.l10n.t('VS Code\'s chat now uses the model you chat with for its utility requests.') : vscode.l10n.t('VS Code\'s chat now uses {0} for its utility requests.', pick.label));
+  void vscode.window.showInformationMessage(
+    pick === mainAgent
+      ? vscode.l10n.t("VS Code's chat now uses the model you chat with for its utility requests.")
+      : vscode.l10n.t("VS Code's chat now uses {0} for its utility requests.", pick.label),
+  );
 }

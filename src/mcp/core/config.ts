@@ -82,7 +82,18 @@ export function parseServers(raw: unknown, source: ServerConfig['source']): Pars
     }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(r.data.env ?? {})) if (v !== null) env[k] = String(v);
-    servers.push({ name, source, spec: { kind: 'stdio', command: r.data.command, args: r.data.args ?? [], env, ...(r.data.envFile ? { envFile: r.data.envFile } : {}), ...(r.data.cwd ? { cwd: r.data.cwd } : {}) } });
+    servers.push({
+      name,
+      source,
+      spec: {
+        kind: 'stdio',
+        command: r.data.command,
+        args: r.data.args ?? [],
+        env,
+        ...(r.data.envFile ? { envFile: r.data.envFile } : {}),
+        ...(r.data.cwd ? { cwd: r.data.cwd } : {}),
+      },
+    });
   }
   const inputs: InputSpec[] = [];
   for (const i of file.data.inputs ?? []) {
@@ -97,7 +108,11 @@ export function parseServers(raw: unknown, source: ServerConfig['source']): Pars
 export function commandLineOf(spec: ServerSpec): string {
   if (spec.kind !== 'stdio') return `${spec.kind.toUpperCase()} ${spec.url}`;
   const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  const env = Object.keys(spec.env).length ? `${Object.entries(spec.env).map(([k, v]) => `${k}=${quote(v)}`).join(' ')} ` : '';
+  const env = Object.keys(spec.env).length
+    ? `${Object.entries(spec.env)
+        .map(([k, v]) => `${k}=${quote(v)}`)
+        .join(' ')} `
+    : '';
   return `${env}${[spec.command, ...spec.args].map(quote).join(' ')}${spec.cwd ? `  (in ${spec.cwd})` : ''}${spec.envFile ? `  (env file ${spec.envFile})` : ''}`;
 }
 
@@ -117,7 +132,9 @@ export function inputsUsed(spec: ServerSpec): string[] {
 }
 
 function stringsOf(spec: ServerSpec): string[] {
-  return spec.kind === 'stdio' ? [spec.command, ...spec.args, ...Object.values(spec.env), spec.cwd ?? '', spec.envFile ?? ''] : [spec.url, ...Object.values(spec.headers)];
+  return spec.kind === 'stdio'
+    ? [spec.command, ...spec.args, ...Object.values(spec.env), spec.cwd ?? '', spec.envFile ?? '']
+    : [spec.url, ...Object.values(spec.headers)];
 }
 
 /** Replaces the variables; an unknown one is an error (a server started with a literal `${…}` would fail obscurely). */
@@ -135,7 +152,15 @@ export function resolveVariables(spec: ServerSpec, v: Variables): ServerSpec {
       throw new Error(`${whole} is not a variable this extension knows`);
     });
   const map = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, sub(x)]));
-  if (spec.kind === 'stdio') return { ...spec, command: sub(spec.command), args: spec.args.map(sub), env: map(spec.env), ...(spec.cwd ? { cwd: sub(spec.cwd) } : {}), ...(spec.envFile ? { envFile: sub(spec.envFile) } : {}) };
+  if (spec.kind === 'stdio')
+    return {
+      ...spec,
+      command: sub(spec.command),
+      args: spec.args.map(sub),
+      env: map(spec.env),
+      ...(spec.cwd ? { cwd: sub(spec.cwd) } : {}),
+      ...(spec.envFile ? { envFile: sub(spec.envFile) } : {}),
+    };
   return { ...spec, url: sub(spec.url), headers: map(spec.headers) };
 }
 

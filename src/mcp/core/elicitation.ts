@@ -57,21 +57,46 @@ export function fieldsOf(schema: unknown): Field[] {
   return Object.entries(parsed.data.properties).map(([key, p]) => {
     const base: FieldBase = { key, label: p.title?.trim() || key, required: required.has(key), ...(p.description ? { description: p.description } : {}) };
     const options = (values: string[] | undefined, names: string[] | undefined, titled: z.infer<typeof Option>[] | undefined): ChoiceOption[] | undefined =>
-      titled?.length ? titled.map((o) => ({ value: o.const, label: o.title ?? o.const })) : values?.length ? values.map((v, i) => ({ value: v, label: names?.[i] ?? v })) : undefined;
+      titled?.length
+        ? titled.map((o) => ({ value: o.const, label: o.title ?? o.const }))
+        : values?.length
+          ? values.map((v, i) => ({ value: v, label: names?.[i] ?? v }))
+          : undefined;
     if (p.type === 'array') {
       const opts = options(p.items?.enum, undefined, p.items?.anyOf);
       if (!opts) throw new Error(`the field "${key}" is a list without choices`);
       const def = Array.isArray(p.default) ? p.default.filter((v): v is string => typeof v === 'string') : undefined;
-      return { ...base, kind: 'choices', options: opts, ...(p.minItems !== undefined ? { minItems: p.minItems } : {}), ...(p.maxItems !== undefined ? { maxItems: p.maxItems } : {}), ...(def ? { default: def } : {}) };
+      return {
+        ...base,
+        kind: 'choices',
+        options: opts,
+        ...(p.minItems !== undefined ? { minItems: p.minItems } : {}),
+        ...(p.maxItems !== undefined ? { maxItems: p.maxItems } : {}),
+        ...(def ? { default: def } : {}),
+      };
     }
     if (p.type === 'string' || p.type === undefined) {
       const opts = options(p.enum, p.enumNames, p.oneOf);
       if (opts) return { ...base, kind: 'choice', options: opts, ...(typeof p.default === 'string' ? { default: p.default } : {}) };
       if (p.type === undefined) throw new Error(`the field "${key}" has no type`);
-      return { ...base, kind: 'text', ...(p.format ? { format: p.format } : {}), ...(p.minLength !== undefined ? { minLength: p.minLength } : {}), ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}), ...(typeof p.default === 'string' ? { default: p.default } : {}) };
+      return {
+        ...base,
+        kind: 'text',
+        ...(p.format ? { format: p.format } : {}),
+        ...(p.minLength !== undefined ? { minLength: p.minLength } : {}),
+        ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
+        ...(typeof p.default === 'string' ? { default: p.default } : {}),
+      };
     }
     if (p.type === 'number' || p.type === 'integer') {
-      return { ...base, kind: 'number', integer: p.type === 'integer', ...(p.minimum !== undefined ? { minimum: p.minimum } : {}), ...(p.maximum !== undefined ? { maximum: p.maximum } : {}), ...(typeof p.default === 'number' ? { default: p.default } : {}) };
+      return {
+        ...base,
+        kind: 'number',
+        integer: p.type === 'integer',
+        ...(p.minimum !== undefined ? { minimum: p.minimum } : {}),
+        ...(p.maximum !== undefined ? { maximum: p.maximum } : {}),
+        ...(typeof p.default === 'number' ? { default: p.default } : {}),
+      };
     }
     if (p.type === 'boolean') return { ...base, kind: 'boolean', ...(typeof p.default === 'boolean' ? { default: p.default } : {}) };
     throw new Error(`the field "${key}" is of type ${p.type}, which a form cannot ask for`);

@@ -29,7 +29,10 @@ export interface SamplingParams {
 /** What a chat completion request is made of here (the gateway client validates it again). */
 export type SamplingRequest = {
   model: string;
-  messages: ({ role: 'system' | 'assistant'; content: string } | { role: 'user'; content: string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[] })[];
+  messages: (
+    | { role: 'system' | 'assistant'; content: string }
+    | { role: 'user'; content: string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[] }
+  )[];
   max_tokens: number;
   temperature?: number;
   stop?: string[];
@@ -50,7 +53,11 @@ const contents = (c: SamplingContent | SamplingContent[]): SamplingContent[] => 
  * else the shortest id that contains it: hints are substrings, MCP says), else the model the
  * person chats with.
  */
-export function chooseModel(prefs: SamplingParams['modelPreferences'], listed: readonly string[], fallback: string | undefined): { model: string; why: string } | undefined {
+export function chooseModel(
+  prefs: SamplingParams['modelPreferences'],
+  listed: readonly string[],
+  fallback: string | undefined,
+): { model: string; why: string } | undefined {
   for (const hint of prefs?.hints ?? []) {
     const name = hint.name?.trim().toLowerCase();
     if (!name) continue;

@@ -42,7 +42,8 @@ export function toParameters(inputSchema: unknown): ToolDefinition['parameters']
   if (!inputSchema || typeof inputSchema !== 'object' || Array.isArray(inputSchema)) return open;
   const { $schema: _s, $id: _i, ...rest } = inputSchema as Record<string, unknown>;
   if (JSON.stringify(rest).length > 64 * 1024) return open;
-  const properties = rest.properties && typeof rest.properties === 'object' && !Array.isArray(rest.properties) ? (rest.properties as Record<string, unknown>) : {};
+  const properties =
+    rest.properties && typeof rest.properties === 'object' && !Array.isArray(rest.properties) ? (rest.properties as Record<string, unknown>) : {};
   const required = Array.isArray(rest.required) ? rest.required.filter((r): r is string => typeof r === 'string' && r in properties) : [];
   return { ...rest, type: 'object', properties, required };
 }
@@ -93,10 +94,21 @@ export function resultText(content: readonly ResultPart[] | undefined, structure
   let images = 0;
   for (const p of content ?? []) {
     if (p.type === 'text' && typeof p.text === 'string') parts.push(p.text);
-    else if (p.type === 'image' && imageOf(p, images) && ++images) parts.push(`[image ${p.mimeType}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: shown in the tool card, and given to a model that reads images]`);
-    else if (p.type === 'image' || p.type === 'audio') parts.push(`[${p.type} ${p.mimeType ?? ''}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: not readable here${p.type === 'image' ? ` (${checkBase64Image(p.mimeType ?? '', p.data ?? '') ?? 'too many images'})` : ''}]`);
+    else if (p.type === 'image' && imageOf(p, images) && ++images)
+      parts.push(
+        `[image ${p.mimeType}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: shown in the tool card, and given to a model that reads images]`,
+      );
+    else if (p.type === 'image' || p.type === 'audio')
+      parts.push(
+        `[${p.type} ${p.mimeType ?? ''}, ${Math.round(((p.data?.length ?? 0) * 3) / 4 / 1024)} KB: not readable here${p.type === 'image' ? ` (${checkBase64Image(p.mimeType ?? '', p.data ?? '') ?? 'too many images'})` : ''}]`,
+      );
     else if (p.type === 'resource_link') parts.push(`[resource link: ${p.name ?? ''} ${p.uri ?? ''}${p.mimeType ? ` (${p.mimeType})` : ''}]`);
-    else if (p.type === 'resource' && p.resource) parts.push(typeof p.resource.text === 'string' ? `[resource ${p.resource.uri ?? ''}]\n${p.resource.text}` : `[binary resource ${p.resource.uri ?? ''} ${p.resource.mimeType ?? ''}]`);
+    else if (p.type === 'resource' && p.resource)
+      parts.push(
+        typeof p.resource.text === 'string'
+          ? `[resource ${p.resource.uri ?? ''}]\n${p.resource.text}`
+          : `[binary resource ${p.resource.uri ?? ''} ${p.resource.mimeType ?? ''}]`,
+      );
     else parts.push(`[${p.type} content]`);
   }
   if (parts.length === 0 && structured !== undefined) parts.push(JSON.stringify(structured, null, 2));

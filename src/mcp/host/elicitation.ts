@@ -65,7 +65,7 @@ export class McpElicitation {
     }
     const secretish = fields.filter(asksForSecret);
     const warning = secretish.length
-      ? ` ${vscode.l10n.t('It asks for {0}: never type a password, key or token into a server\'s form (MCP does not allow servers to ask for them).', secretish.map((f) => f.label).join(', '))}`
+      ? ` ${vscode.l10n.t("It asks for {0}: never type a password, key or token into a server's form (MCP does not allow servers to ask for them).", secretish.map((f) => f.label).join(', '))}`
       : '';
     const decline = vscode.l10n.t('Decline');
     const answer = await this.services.prompts.choose(
@@ -101,21 +101,37 @@ export class McpElicitation {
       return typed === undefined ? CANCELLED : valueOf(f, typed);
     }
     if (f.kind === 'boolean') {
-      const items = [{ label: vscode.l10n.t('Yes'), value: true }, { label: vscode.l10n.t('No'), value: false }];
+      const items = [
+        { label: vscode.l10n.t('Yes'), value: true },
+        { label: vscode.l10n.t('No'), value: false },
+      ];
       if (f.default === false) items.reverse();
-      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: leaveEmpty(), value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
+      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: leaveEmpty(), value: undefined }])], {
+        title,
+        placeHolder: about,
+        ignoreFocusOut: true,
+      });
       return picked === undefined ? CANCELLED : picked.value;
     }
     if (f.kind === 'choice') {
       const items = f.options.map((o) => ({ label: o.label, description: o.value !== o.label ? o.value : undefined, value: o.value }));
       const first = items.findIndex((i) => i.value === f.default);
       if (first > 0) items.unshift(...items.splice(first, 1));
-      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: leaveEmpty(), description: undefined, value: undefined }])], { title, placeHolder: about, ignoreFocusOut: true });
+      const picked = await prompts.pick([...items, ...(f.required ? [] : [{ label: leaveEmpty(), description: undefined, value: undefined }])], {
+        title,
+        placeHolder: about,
+        ignoreFocusOut: true,
+      });
       return picked === undefined ? CANCELLED : picked.value;
     }
     let note = '';
     for (;;) {
-      const items = f.options.map((o) => ({ label: o.label, description: o.value !== o.label ? o.value : undefined, picked: f.default?.includes(o.value) ?? false, value: o.value }));
+      const items = f.options.map((o) => ({
+        label: o.label,
+        description: o.value !== o.label ? o.value : undefined,
+        picked: f.default?.includes(o.value) ?? false,
+        value: o.value,
+      }));
       const picked = await prompts.pickMany(items, { title: `${title}${note}`, placeHolder: about, ignoreFocusOut: true });
       if (picked === undefined) return CANCELLED;
       const n = picked.length;
@@ -128,7 +144,9 @@ export class McpElicitation {
 
   private credentialProblem(typed: string): string | undefined {
     const value = typed.trim();
-    return value && this.services.credentials.values().includes(value) ? vscode.l10n.t('That is your Model Gateway credential: it is never given to an MCP server.') : undefined;
+    return value && this.services.credentials.values().includes(value)
+      ? vscode.l10n.t('That is your Model Gateway credential: it is never given to an MCP server.')
+      : undefined;
   }
 }
 

@@ -74,7 +74,9 @@ export class McpHub implements ToolSource, vscode.Disposable {
         return oauth.browserStep(this.openBrowser);
       }
       // Never a browser the person did not ask for: a notification offers the sign-in (it does not hold the start-up).
-      void this.services.prompts.notify(vscode.l10n.t('The MCP server "{0}" ({1}) asks you to sign in.', server.name, new URL(oauth.serverUrl).host), [vscode.l10n.t('Sign In')]).then((a) => a !== undefined && this.signIn(server.name));
+      void this.services.prompts
+        .notify(vscode.l10n.t('The MCP server "{0}" ({1}) asks you to sign in.', server.name, new URL(oauth.serverUrl).host), [vscode.l10n.t('Sign In')])
+        .then((a) => a !== undefined && this.signIn(server.name));
       return undefined;
     },
   };
@@ -136,7 +138,8 @@ export class McpHub implements ToolSource, vscode.Disposable {
       problems.push(...parsed.problems.map((p) => `${folder.name}/.vscode/mcp.json: ${p}`));
       for (const s of parsed.servers) {
         // A repository's server never takes the place of one of the person's own.
-        if (wanted.some((w) => w.config.name === s.name)) problems.push(`${folder.name}/.vscode/mcp.json: "${s.name}" is already defined; this one is left out`);
+        if (wanted.some((w) => w.config.name === s.name))
+          problems.push(`${folder.name}/.vscode/mcp.json: "${s.name}" is already defined; this one is left out`);
         else wanted.push({ config: s, inputs: parsed.inputs, folder });
       }
     }
@@ -152,14 +155,22 @@ export class McpHub implements ToolSource, vscode.Disposable {
     for (const w of wanted) {
       if (this.entries.has(w.config.name)) continue;
       const entry: Entry = { inputs: w.inputs, ...(w.folder ? { folder: w.folder } : {}), server: undefined as unknown as McpServer };
-      entry.server = new McpServer(w.config, () => this.resolveSpec(entry), this.log, w.folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, this.requests);
+      entry.server = new McpServer(
+        w.config,
+        () => this.resolveSpec(entry),
+        this.log,
+        w.folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        this.requests,
+      );
       this.disposables.push(entry.server.onDidChange((e) => this.serverChanged(entry, e.lostTools)));
       this.entries.set(w.config.name, entry);
       await this.startIfAllowed(entry);
     }
     this.rebuildTools();
     this.changed.fire();
-    void this.announceWaiting().catch((err: unknown) => this.log.error(`the waiting servers could not be announced: ${err instanceof Error ? err.message : String(err)}`));
+    void this.announceWaiting().catch((err: unknown) =>
+      this.log.error(`the waiting servers could not be announced: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   /** Workspace servers waiting for the person to review their command line (not declined). */
@@ -175,12 +186,19 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const notified = this.context.workspaceState.get<Record<string, string>>(NOTIFIED_KEY, {});
     const fresh = this.waitingServers().filter((n) => notified[n] !== this.fingerprint(this.entries.get(n)!.server.config));
     if (fresh.length === 0) return;
-    await this.context.workspaceState.update(NOTIFIED_KEY, { ...notified, ...Object.fromEntries(fresh.map((n) => [n, this.fingerprint(this.entries.get(n)!.server.config)])) });
+    await this.context.workspaceState.update(NOTIFIED_KEY, {
+      ...notified,
+      ...Object.fromEntries(fresh.map((n) => [n, this.fingerprint(this.entries.get(n)!.server.config)])),
+    });
     const one = fresh.length === 1;
     const answer = await this.services.prompts.notify(
       one
-        ? vscode.l10n.t('This workspace\'s .vscode/mcp.json defines an MCP server ({0}) that starts only once you review its command line.', `"${fresh[0]}"`)
-        : vscode.l10n.t('This workspace\'s .vscode/mcp.json defines {0} MCP servers ({1}) that start only once you review their command line.', fresh.length, fresh.map((n) => `"${n}"`).join(', ')),
+        ? vscode.l10n.t("This workspace's .vscode/mcp.json defines an MCP server ({0}) that starts only once you review its command line.", `"${fresh[0]}"`)
+        : vscode.l10n.t(
+            "This workspace's .vscode/mcp.json defines {0} MCP servers ({1}) that start only once you review their command line.",
+            fresh.length,
+            fresh.map((n) => `"${n}"`).join(', '),
+          ),
       [vscode.l10n.t('Review')],
     );
     if (answer !== undefined) await this.reviewWaiting();
@@ -278,14 +296,21 @@ export class McpHub implements ToolSource, vscode.Disposable {
     const config = entry.server.config;
     if (config.source === 'workspace') {
       if (!vscode.workspace.isTrusted) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('The MCP server "{0}" comes from this workspace\'s .vscode/mcp.json: trust the workspace first to start it.', name));
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('The MCP server "{0}" comes from this workspace\'s .vscode/mcp.json: trust the workspace first to start it.', name),
+        );
         return false;
       }
       if (!this.isConfirmed(config)) {
         const line = commandLineOf(config.spec);
         const yes = await this.services.prompts.confirm(
           vscode.l10n.t('Start the MCP server "{0}" from {1}/.vscode/mcp.json?', name, entry.folder?.name ?? vscode.l10n.t('this workspace')),
-          config.spec.kind === 'stdio' ? vscode.l10n.t('It runs this command on your machine:\n\n{0}\n\nA server from a repository is code from that repository. Start it only if you trust it.', line) : vscode.l10n.t('It connects to:\n\n{0}\n\nA server from a repository is code from that repository. Start it only if you trust it.', line),
+          config.spec.kind === 'stdio'
+            ? vscode.l10n.t(
+                'It runs this command on your machine:\n\n{0}\n\nA server from a repository is code from that repository. Start it only if you trust it.',
+                line,
+              )
+            : vscode.l10n.t('It connects to:\n\n{0}\n\nA server from a repository is code from that repository. Start it only if you trust it.', line),
           vscode.l10n.t('Start Server'),
         );
         const declined = this.context.workspaceState.get<Record<string, string>>(DECLINED_KEY, {});
@@ -314,7 +339,7 @@ export class McpHub implements ToolSource, vscode.Disposable {
       if (answer === undefined) {
         answer = await this.services.prompts.input({
           title: vscode.l10n.t('MCP server "{0}": {1}', entry.server.name, input?.description ?? id),
-          prompt: vscode.l10n.t('{0} (kept in VS Code\'s secret storage)', input?.description ?? id),
+          prompt: vscode.l10n.t("{0} (kept in VS Code's secret storage)", input?.description ?? id),
           password: input?.password ?? false,
           value: input?.default,
           ignoreFocusOut: true,
@@ -339,8 +364,17 @@ export class McpHub implements ToolSource, vscode.Disposable {
     this.rebuildTools();
     const s = entry.server.state;
     if (lostTools?.length && s.kind === 'failed') {
-      const retry = s.retryAt ? vscode.l10n.t('it is restarted in {0} s', Math.round((s.retryAt - Date.now()) / 1000)) : vscode.l10n.t('it is not restarted again (Model Gateway: MCP Servers → Restart)');
-      this.notices.fire(vscode.l10n.t('The MCP server "{0}" stopped: its tools ({1}) are unavailable until it runs again; {2}.', entry.server.name, lostTools.join(', '), retry));
+      const retry = s.retryAt
+        ? vscode.l10n.t('it is restarted in {0} s', Math.round((s.retryAt - Date.now()) / 1000))
+        : vscode.l10n.t('it is not restarted again (Model Gateway: MCP Servers → Restart)');
+      this.notices.fire(
+        vscode.l10n.t(
+          'The MCP server "{0}" stopped: its tools ({1}) are unavailable until it runs again; {2}.',
+          entry.server.name,
+          lostTools.join(', '),
+          retry,
+        ),
+      );
     }
     this.changed.fire();
   }
@@ -378,13 +412,30 @@ export class McpHub implements ToolSource, vscode.Disposable {
     return { kind: 'tool', server: t?.entry.server.name ?? '', tool: t?.tool ?? name };
   }
 
-  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+  async run(
+    name: string,
+    rawArgs: string,
+    approver: ActionApprover,
+    callId: string | undefined,
+    signal: AbortSignal | undefined,
+    paused: boolean,
+  ): Promise<ToolResult> {
     const t = this.tools.get(name);
     if (!t) return { content: `Error: the tool "${name}" is no longer available (its MCP server stopped).`, isError: true };
     const args = objectArgs(rawArgs);
     if (!args) return { content: 'Error: the arguments are not a JSON object.', isError: true };
     const server = t.entry.server.name;
-    const go = await approveToolCall({ server, tool: t.tool, where: vscode.l10n.t('MCP server {0}', server), args, reason: vscode.l10n.t('MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)'), approver, callId, signal, paused });
+    const go = await approveToolCall({
+      server,
+      tool: t.tool,
+      where: vscode.l10n.t('MCP server {0}', server),
+      args,
+      reason: vscode.l10n.t('MCP tools ask unless allowed (modelGateway.agent.autoApprove.mcp)'),
+      approver,
+      callId,
+      signal,
+      paused,
+    });
     if (!go) return { content: `The person rejected the call of ${t.tool} on the MCP server "${server}"; it did not run.`, isError: true };
     // While the call runs, the server's sampling requests are decided in this turn's approval bar.
     const link: ChatTurnLink = { approver, callId, signal };
@@ -438,7 +489,10 @@ export class McpHub implements ToolSource, vscode.Disposable {
       for (const t of e.server.state.templates) {
         if (q && !`${t.name} ${t.uriTemplate}`.toLowerCase().includes(q)) continue;
         const names = templateArguments(t.uriTemplate);
-        out.push({ path: `mcp:${e.server.name}:${t.uriTemplate}`, name: `${e.server.name}: ${t.name}${names.length ? ` (asks for ${names.join(', ')})` : ''}` });
+        out.push({
+          path: `mcp:${e.server.name}:${t.uriTemplate}`,
+          name: `${e.server.name}: ${t.name}${names.length ? ` (asks for ${names.join(', ')})` : ''}`,
+        });
         if (out.length >= 20) return out;
       }
     }
@@ -458,7 +512,7 @@ export class McpHub implements ToolSource, vscode.Disposable {
           title: vscode.l10n.t('MCP resource {0}: {1} ({2} of {3})', server.name, template.name, i + 1, templateArguments(template.uriTemplate).length),
           prompt: `${name}${template.description ? `: ${template.description}` : ''}`,
           ignoreFocusOut: true,
-          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('{0} is needed to make the resource\'s address', name)),
+          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t("{0} is needed to make the resource's address", name)),
         });
         if (value === undefined) return undefined;
         values[name] = value.trim();

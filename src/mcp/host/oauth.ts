@@ -107,7 +107,13 @@ export class McpOAuth {
   }
 
   get clientMetadata() {
-    return { client_name: 'Model Gateway for VS Code', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'Model Gateway for VS Code',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   async state(): Promise<string> {
@@ -171,7 +177,8 @@ export class McpOAuth {
     if (!url || !this.stored.port) throw new Error('the server did not ask for a sign-in');
     // Only a web page opens: the authorization server's metadata names it, and a server is not trusted to name anything else.
     const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new Error(`the sign-in page ${url.protocol}//${url.host} is not https; it is not opened`);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+      throw new Error(`the sign-in page ${url.protocol}//${url.host} is not https; it is not opened`);
     const expected = this.stored.state ?? url.searchParams.get('state') ?? '';
     let server: Server | undefined;
     const code = new Promise<string>((resolve, reject) => {
@@ -185,9 +192,18 @@ export class McpOAuth {
         const got = at.searchParams.get('code');
         const ok = !error && got && at.searchParams.get('state') === expected;
         res.writeHead(ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><meta charset="utf-8"><title>Model Gateway</title><p>${escapeHtml(ok ? vscode.l10n.t('Signed in. You can close this tab and go back to VS Code.') : vscode.l10n.t('The sign-in did not complete. Go back to VS Code and try again.'))}</p>`);
+        res.end(
+          `<!doctype html><meta charset="utf-8"><title>Model Gateway</title><p>${escapeHtml(ok ? vscode.l10n.t('Signed in. You can close this tab and go back to VS Code.') : vscode.l10n.t('The sign-in did not complete. Go back to VS Code and try again.'))}</p>`,
+        );
         if (ok) resolve(got);
-        else reject(new Error(error ? `the server refused the sign-in: ${at.searchParams.get('error_description') ?? error}` : 'the sign-in answer did not match the request (state), and was ignored'));
+        else
+          reject(
+            new Error(
+              error
+                ? `the server refused the sign-in: ${at.searchParams.get('error_description') ?? error}`
+                : 'the sign-in answer did not match the request (state), and was ignored',
+            ),
+          );
       });
       server.on('error', (err) => reject(new Error(`the sign-in could not listen on port ${this.stored.port}: ${err.message} (Sign Out, then sign in again)`)));
       server.listen(this.stored.port, '127.0.0.1');

@@ -6,7 +6,16 @@ import type { CompletionSpendByDay } from '../../common/usageReport';
 import { addRequest, dayOf, readLedger, type CompletionLedger } from '../../runtime/core/spendLedger';
 import { numberSetting } from '../../shell/settingsSchema';
 import type { CredentialSource, PricedFeature } from '../../shell/services';
-import { chooseModel, describeRequest, fallbackDollars, SamplingRefusal, stopReasonOf, toChatRequest, worstCaseDollars, type SamplingParams } from '../core/sampling';
+import {
+  chooseModel,
+  describeRequest,
+  fallbackDollars,
+  SamplingRefusal,
+  stopReasonOf,
+  toChatRequest,
+  worstCaseDollars,
+  type SamplingParams,
+} from '../core/sampling';
 import { loadMcpSdk } from './sdk';
 
 /** Servers whose sampling runs unasked (under the daily cap): by name, with the command line allowed. */
@@ -53,7 +62,10 @@ export class McpSampling {
 
   /** The cap from the user settings only: a workspace cannot raise it. */
   capDollars(): number {
-    return numberSetting('modelGateway.mcp.sampling.dailyCapDollars', vscode.workspace.getConfiguration('modelGateway').inspect('mcp.sampling.dailyCapDollars')?.globalValue);
+    return numberSetting(
+      'modelGateway.mcp.sampling.dailyCapDollars',
+      vscode.workspace.getConfiguration('modelGateway').inspect('mcp.sampling.dailyCapDollars')?.globalValue,
+    );
   }
 
   private ledgers(): Record<string, CompletionLedger> {
@@ -110,7 +122,9 @@ export class McpSampling {
     }
     const book = await this.services.prices.book().catch(() => undefined);
     const worst = worstCaseDollars(params, (usage) => book?.cost(chosen.model, usage).dollars);
-    const price = worst.priced ? vscode.l10n.t('at most {0}', formatCost(worst.dollars)) : vscode.l10n.t('at most {0} (price unknown: counted high)', formatCost(worst.dollars));
+    const price = worst.priced
+      ? vscode.l10n.t('at most {0}', formatCost(worst.dollars))
+      : vscode.l10n.t('at most {0} (price unknown: counted high)', formatCost(worst.dollars));
     this.log.info(`[${server.name}] asks ${chosen.model} (${chosen.why}), ${price}:\n${describeRequest(params)}`);
 
     const cap = this.capDollars();
@@ -119,8 +133,13 @@ export class McpSampling {
     const underCap = spent + worst.dollars <= cap;
     if (!(allowed && underCap)) {
       const reason = allowed
-        ? vscode.l10n.t('today\'s cap for "{0}" ({1}, modelGateway.mcp.sampling.dailyCapDollars) could be passed: {2} spent', server.name, formatCost(cap), formatCost(spent))
-        : vscode.l10n.t('an MCP server\'s request to your model is paid from your balance ({0})', chosen.why);
+        ? vscode.l10n.t(
+            'today\'s cap for "{0}" ({1}, modelGateway.mcp.sampling.dailyCapDollars) could be passed: {2} spent',
+            server.name,
+            formatCost(cap),
+            formatCost(spent),
+          )
+        : vscode.l10n.t("an MCP server's request to your model is paid from your balance ({0})", chosen.why);
       const decision = await this.ask(server, params, chosen.model, price, reason, cap, turn, signal);
       if (!decision.accepted) return refuse('the person declined the sampling request', DECLINED_CODE);
       if (decision.always) await this.setAlwaysAllowed(server, true);
@@ -135,12 +154,25 @@ export class McpSampling {
     return { role: 'assistant', content: { type: 'text', text }, model: chosen.model, stopReason: stopReasonOf(choice?.finish_reason) };
   }
 
-  private async ask(server: SamplingServer, params: SamplingParams, model: string, price: string, reason: string, cap: number, turn: ChatTurnLink | undefined, signal: AbortSignal): Promise<{ accepted: boolean; always: boolean }> {
+  private async ask(
+    server: SamplingServer,
+    params: SamplingParams,
+    model: string,
+    price: string,
+    reason: string,
+    cap: number,
+    turn: ChatTurnLink | undefined,
+    signal: AbortSignal,
+  ): Promise<{ accepted: boolean; always: boolean }> {
     const always = vscode.l10n.t('"{0}" ask your model (up to {1} a day)', server.name, formatCost(cap));
     if (turn && !turn.signal?.aborted) {
       const id = `${turn.callId ?? 'mcp'}-sampling-${++this.asked}`;
       const both = turn.signal ? AbortSignal.any([signal, turn.signal]) : signal;
-      return turn.approver.approveAction({ kind: 'sampling', action: model, where: server.name, args: describeRequest(params), price, reason, always }, id, both);
+      return turn.approver.approveAction(
+        { kind: 'sampling', action: model, where: server.name, args: describeRequest(params), price, reason, always },
+        id,
+        both,
+      );
     }
     // Outside a chat turn (a server asking on its own): a modal only the person answers.
     const allowAlways = vscode.l10n.t('Always Allow for {0}', server.name);
@@ -157,6 +189,8 @@ export class McpSampling {
     all[server] = addRequest(all[server] ?? {}, Date.now(), model, dollars, tokens);
     await this.context.globalState.update(SPEND_KEY, all);
     this.services.notifySpend();
-    this.log.info(`[${server}] sampling spent ${formatCost(dollars)}; ${formatCost(this.spentToday(server))} today of the ${formatCost(this.capDollars())} cap`);
+    this.log.info(
+      `[${server}] sampling spent ${formatCost(dollars)}; ${formatCost(this.spentToday(server))} today of the ${formatCost(this.capDollars())} cap`,
+    );
   }
 }

@@ -116,11 +116,20 @@ export class McpServer implements vscode.Disposable {
       const tools = await this.listTools(client);
       // Prompts (offered as / commands) and resources (attachable like files), where the server has them.
       const caps = client.getServerCapabilities();
-      const prompts = caps?.prompts ? ((await client.listPrompts(undefined, { timeout: 30_000 }).catch(() => ({ prompts: [] }))).prompts as ServerPrompt[]) : [];
-      const resources = caps?.resources ? ((await client.listResources(undefined, { timeout: 30_000 }).catch(() => ({ resources: [] }))).resources as ServerResource[]) : [];
-      const templates = caps?.resources ? ((await client.listResourceTemplates(undefined, { timeout: 30_000 }).catch(() => ({ resourceTemplates: [] }))).resourceTemplates as ServerResourceTemplate[]) : [];
+      const prompts = caps?.prompts
+        ? ((await client.listPrompts(undefined, { timeout: 30_000 }).catch(() => ({ prompts: [] }))).prompts as ServerPrompt[])
+        : [];
+      const resources = caps?.resources
+        ? ((await client.listResources(undefined, { timeout: 30_000 }).catch(() => ({ resources: [] }))).resources as ServerResource[])
+        : [];
+      const templates = caps?.resources
+        ? ((await client.listResourceTemplates(undefined, { timeout: 30_000 }).catch(() => ({ resourceTemplates: [] })))
+            .resourceTemplates as ServerResourceTemplate[])
+        : [];
       this.failures = 0;
-      this.log.info(`[${this.name}] running: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${prompts.length} prompt${prompts.length === 1 ? '' : 's'}, ${resources.length} resource${resources.length === 1 ? '' : 's'}`);
+      this.log.info(
+        `[${this.name}] running: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${prompts.length} prompt${prompts.length === 1 ? '' : 's'}, ${resources.length} resource${resources.length === 1 ? '' : 's'}`,
+      );
       this.setState({ kind: 'running', tools, prompts, resources, templates });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -251,7 +260,11 @@ export class McpServer implements vscode.Disposable {
     const client = this.client;
     if (!client || this.state.kind !== 'running') throw new Error(`the MCP server "${this.name}" is not running (${this.state.kind})`);
     const r = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: 600_000, resetTimeoutOnProgress: true });
-    return { content: (r.content ?? []) as ResultPart[], isError: r.isError === true, ...(r.structuredContent !== undefined ? { structured: r.structuredContent } : {}) };
+    return {
+      content: (r.content ?? []) as ResultPart[],
+      isError: r.isError === true,
+      ...(r.structuredContent !== undefined ? { structured: r.structuredContent } : {}),
+    };
   }
 
   /** A prompt's messages, as text (the user's words the prompt makes). */

@@ -48,7 +48,10 @@ export class VsCodeTools implements ToolSource, vscode.Disposable {
       }
       const name = qualifiedName(VSCODE_SOURCE, t.name, taken);
       taken.add(name);
-      this.byName.set(name, { tool: t.name, definition: definitionOf(VSCODE_SOURCE, { name: t.name, description: t.description, inputSchema: t.inputSchema }, name) });
+      this.byName.set(name, {
+        tool: t.name,
+        definition: definitionOf(VSCODE_SOURCE, { name: t.name, description: t.description, inputSchema: t.inputSchema }, name),
+      });
     }
     return [...this.byName.values()].map((t) => t.definition);
   }
@@ -62,12 +65,29 @@ export class VsCodeTools implements ToolSource, vscode.Disposable {
     return { kind: 'tool', server: VSCODE_SOURCE, tool: this.byName.get(name)?.tool ?? name };
   }
 
-  async run(name: string, rawArgs: string, approver: ActionApprover, callId: string | undefined, signal: AbortSignal | undefined, paused: boolean): Promise<ToolResult> {
+  async run(
+    name: string,
+    rawArgs: string,
+    approver: ActionApprover,
+    callId: string | undefined,
+    signal: AbortSignal | undefined,
+    paused: boolean,
+  ): Promise<ToolResult> {
     const t = this.byName.get(name);
     if (!t) return { content: `Error: the tool "${name}" is not registered any more.`, isError: true };
     const input = objectArgs(rawArgs);
     if (!input) return { content: 'Error: the arguments are not a JSON object.', isError: true };
-    const go = await approveToolCall({ server: VSCODE_SOURCE, tool: t.tool, where: vscode.l10n.t('a tool another extension registered'), args: input, reason: vscode.l10n.t('tools of other extensions ask unless allowed (modelGateway.agent.autoApprove.mcp)'), approver, callId, signal, paused });
+    const go = await approveToolCall({
+      server: VSCODE_SOURCE,
+      tool: t.tool,
+      where: vscode.l10n.t('a tool another extension registered'),
+      args: input,
+      reason: vscode.l10n.t('tools of other extensions ask unless allowed (modelGateway.agent.autoApprove.mcp)'),
+      approver,
+      callId,
+      signal,
+      paused,
+    });
     if (!go) return { content: `The person rejected the call of ${t.tool}; it did not run.`, isError: true };
     const cancel = new vscode.CancellationTokenSource();
     signal?.addEventListener('abort', () => cancel.cancel(), { once: true });

@@ -95,7 +95,13 @@ function stepTokens(s: Step): { history: number; toolResults: number; images: nu
 }
 
 function measure(system: string, toolsText: string, turns: readonly Turn[], scale: number): ContextParts {
-  const parts: ContextParts = { system: system ? tokensOf(system) + MESSAGE_TOKENS : 0, tools: toolsText ? tokensOf(toolsText) : 0, history: 0, toolResults: 0, images: 0 };
+  const parts: ContextParts = {
+    system: system ? tokensOf(system) + MESSAGE_TOKENS : 0,
+    tools: toolsText ? tokensOf(toolsText) : 0,
+    history: 0,
+    toolResults: 0,
+    images: 0,
+  };
   for (const t of turns) {
     if (t.role === 'user') {
       parts.history += tokensOf(userText(t)) + MESSAGE_TOKENS;
@@ -109,7 +115,13 @@ function measure(system: string, toolsText: string, turns: readonly Turn[], scal
       parts.images += n.images;
     }
   }
-  return { system: Math.ceil(parts.system * scale), tools: Math.ceil(parts.tools * scale), history: Math.ceil(parts.history * scale), toolResults: Math.ceil(parts.toolResults * scale), images: parts.images };
+  return {
+    system: Math.ceil(parts.system * scale),
+    tools: Math.ceil(parts.tools * scale),
+    history: Math.ceil(parts.history * scale),
+    toolResults: Math.ceil(parts.toolResults * scale),
+    images: parts.images,
+  };
 }
 
 const total = (p: ContextParts) => p.system + p.tools + p.history + p.toolResults + p.images;
@@ -126,7 +138,16 @@ export function stubFor(c: ToolCallRecord): string {
 export const SUMMARY_HEADING = '[The conversation before this point was condensed to fit the context window. Summary:]';
 
 function summaryTurn(c: Condensation): UserTurn {
-  return { id: `${c.id}-summary`, role: 'user', text: `${SUMMARY_HEADING}\n\n${c.summary}`, images: [], context: [], at: c.at, pinned: true, ...(c.serverItems ? { serverItems: c.serverItems, serverModel: c.model } : {}) };
+  return {
+    id: `${c.id}-summary`,
+    role: 'user',
+    text: `${SUMMARY_HEADING}\n\n${c.summary}`,
+    images: [],
+    context: [],
+    at: c.at,
+    pinned: true,
+    ...(c.serverItems ? { serverItems: c.serverItems, serverModel: c.model } : {}),
+  };
 }
 
 /** Where a condensation's cut falls in `turns`: the turn index and the steps of it covered (undefined: all). */

@@ -36,7 +36,8 @@ function transcriptOf(turns: readonly Turn[], resultChars: number): string[] {
       if (s.text) lines.push(`Assistant: ${s.text}`);
       for (const c of s.toolCalls) {
         const result = c.result ?? '(not run)';
-        const shown = result.length > resultChars ? `${result.slice(0, resultChars)} […${(result.length - resultChars).toLocaleString('en-US')} more characters]` : result;
+        const shown =
+          result.length > resultChars ? `${result.slice(0, resultChars)} […${(result.length - resultChars).toLocaleString('en-US')} more characters]` : result;
         lines.push(`Assistant called ${c.name}(${c.args})${c.isError ? ' and it failed' : ''}:\n${shown}`);
       }
     }
@@ -163,13 +164,20 @@ export async function condense(o: CondenseOptions): Promise<{ condensation: Cond
       { model: o.model, max_output_tokens: maxTokens, instructions: SUMMARY_INSTRUCTIONS, input: [{ role: 'user', content: question }], store: false },
       { signal: o.signal },
     );
-    summary = reply.output.flatMap((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content as { type: string; text?: string }[]) : [])).map((c) => (c.type === 'output_text' ? (c.text ?? '') : '')).join('');
+    summary = reply.output
+      .flatMap((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content as { type: string; text?: string }[]) : []))
+      .map((c) => (c.type === 'output_text' ? (c.text ?? '') : ''))
+      .join('');
     usage.input = reply.usage?.input_tokens ?? 0;
     usage.output = reply.usage?.output_tokens ?? 0;
   } else if (o.format === 'gemini') {
     const reply = await o.client.gemini.generateContent(
       o.model,
-      { systemInstruction: { parts: [{ text: SUMMARY_INSTRUCTIONS }] }, contents: [{ role: 'user', parts: [{ text: question }] }], generationConfig: { maxOutputTokens: maxTokens } },
+      {
+        systemInstruction: { parts: [{ text: SUMMARY_INSTRUCTIONS }] },
+        contents: [{ role: 'user', parts: [{ text: question }] }],
+        generationConfig: { maxOutputTokens: maxTokens },
+      },
       { signal: o.signal },
     );
     summary = (reply.candidates?.[0]?.content?.parts ?? []).map((p) => (p.text && !p.thought ? p.text : '')).join('');
@@ -177,7 +185,14 @@ export async function condense(o: CondenseOptions): Promise<{ condensation: Cond
     usage.output = (reply.usageMetadata?.candidatesTokenCount ?? 0) + (reply.usageMetadata?.thoughtsTokenCount ?? 0);
   } else {
     const reply = await o.client.chat.completions.create(
-      { model: o.model, max_tokens: maxTokens, messages: [{ role: 'system', content: SUMMARY_INSTRUCTIONS }, { role: 'user', content: question }] },
+      {
+        model: o.model,
+        max_tokens: maxTokens,
+        messages: [
+          { role: 'system', content: SUMMARY_INSTRUCTIONS },
+          { role: 'user', content: question },
+        ],
+      },
       { signal: o.signal },
     );
     const content = reply.choices[0]?.message.content;

@@ -1,6 +1,16 @@
 import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import { newId, type AssistantTurn, type Condensation, type Step, type ToolCallRecord, type Turn, type TurnError, type Usage, type WireFormat } from '../../common/conversation';
+import {
+  newId,
+  type AssistantTurn,
+  type Condensation,
+  type Step,
+  type ToolCallRecord,
+  type Turn,
+  type TurnError,
+  type Usage,
+  type WireFormat,
+} from '../../common/conversation';
 import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse, type Fitted } from './budget';
 import { condense, type CondenseOptions } from './condense';
 import { scaleFromUsage } from './tokens';
@@ -106,7 +116,14 @@ export type TurnLimit = { kind: 'requests'; requests: number } | { kind: 'cost';
 
 function errorOf(err: unknown): TurnError {
   const e = err as { name?: string; message?: string; status?: number; cause403?: string; keyRefusal?: string; retryAfterMs?: number };
-  return { message: e?.message ?? String(err), kind: e?.name ?? 'Error', status: e?.status, cause403: e?.cause403, keyRefusal: e?.keyRefusal, retryAfterMs: e?.retryAfterMs };
+  return {
+    message: e?.message ?? String(err),
+    kind: e?.name ?? 'Error',
+    status: e?.status,
+    cause403: e?.cause403,
+    keyRefusal: e?.keyRefusal,
+    retryAfterMs: e?.retryAfterMs,
+  };
 }
 
 function isAbort(err: unknown, signal?: AbortSignal): boolean {
@@ -138,7 +155,10 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
           requestBase = index + 1;
           costBase = limit.kind === 'cost' ? limit.dollars : (o.costSoFar?.() ?? 0);
         } else {
-          const why = limit.kind === 'cost' ? `its limit of $${o.maxCostDollars?.toFixed(2)} (it has cost $${limit.dollars.toFixed(2)})` : `its limit of ${o.maxSteps} steps`;
+          const why =
+            limit.kind === 'cost'
+              ? `its limit of $${o.maxCostDollars?.toFixed(2)} (it has cost $${limit.dollars.toFixed(2)})`
+              : `its limit of ${o.maxSteps} steps`;
           for (const c of calls) {
             c.status = 'not-run';
             c.result = `Not run: the turn reached ${why}. Ask to continue.`;
@@ -191,9 +211,24 @@ function keepStubs(history: readonly Turn[], ids: readonly string[]): void {
  * the prompt as too long), older turns are condensed into a model-written summary first; if that
  * fails, the budget's last resort (leaving out the oldest exchanges) still makes it fit.
  */
-async function prepare(o: RunOptions & { contextWindow: number }, history: readonly Turn[], toolsText: string, aggressive: boolean, emit: (e: EngineEvent) => void): Promise<Fitted> {
+async function prepare(
+  o: RunOptions & { contextWindow: number },
+  history: readonly Turn[],
+  toolsText: string,
+  aggressive: boolean,
+  emit: (e: EngineEvent) => void,
+): Promise<Fitted> {
   const fit = () => {
-    const f = fitToWindow({ system: o.system, toolsText, turns: history, window: o.contextWindow, reserveOutput: o.maxTokens, aggressive, scale: o.tokenScale, condensation: o.condensation });
+    const f = fitToWindow({
+      system: o.system,
+      toolsText,
+      turns: history,
+      window: o.contextWindow,
+      reserveOutput: o.maxTokens,
+      aggressive,
+      scale: o.tokenScale,
+      condensation: o.condensation,
+    });
     keepStubs(history, f.newlyStubbed);
     return f;
   };
@@ -203,7 +238,18 @@ async function prepare(o: RunOptions & { contextWindow: number }, history: reado
     const cut = condenseCut(history, limit, o.condensation, o.tokenScale);
     if (cut) {
       try {
-        const made = await condense({ client: o.client, model: o.model, format: o.format, turns: history, cut, current: o.condensation, window: o.contextWindow, manual: false, signal: o.signal, serverCompaction: o.serverCompaction });
+        const made = await condense({
+          client: o.client,
+          model: o.model,
+          format: o.format,
+          turns: history,
+          cut,
+          current: o.condensation,
+          window: o.contextWindow,
+          manual: false,
+          signal: o.signal,
+          serverCompaction: o.serverCompaction,
+        });
         o.condensation = made.condensation;
         // The summary request is part of what the turn cost.
         o.turn.usage.input += made.usage.input;
@@ -229,10 +275,18 @@ async function prepare(o: RunOptions & { contextWindow: number }, history: reado
 function withoutResultImages(turns: readonly Turn[]): readonly Turn[] {
   const has = turns.some((t) => t.role === 'assistant' && t.steps.some((s) => s.toolCalls.some((c) => c.images?.length)));
   if (!has) return turns;
-  return turns.map((t) => (t.role === 'assistant' ? { ...t, steps: t.steps.map((s) => ({ ...s, toolCalls: s.toolCalls.map(({ images: _images, ...c }) => c) })) } : t));
+  return turns.map((t) =>
+    t.role === 'assistant' ? { ...t, steps: t.steps.map((s) => ({ ...s, toolCalls: s.toolCalls.map(({ images: _images, ...c }) => c) })) } : t,
+  );
 }
 
-async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+async function streamStep(
+  o: RunOptions,
+  step: Step,
+  history: readonly Turn[],
+  defs: readonly ToolDefinition[],
+  emit: (e: EngineEvent) => void,
+): Promise<ToolCallRecord[]> {
   // A model that takes no images gets none from tool results (their text names them), nor are they counted.
   if (o.imageInput === false) history = withoutResultImages(history);
   const sendIn = (turns: readonly Turn[]) =>
@@ -258,7 +312,18 @@ async function streamStep(o: RunOptions, step: Step, history: readonly Turn[], d
   };
   if (!o.contextWindow) return send(history);
   const budgeted = o as RunOptions & { contextWindow: number };
-  const toolsText = defs.length === 0 ? '' : JSON.stringify(o.format === 'chat' ? chatTools(defs) : o.format === 'responses' ? responsesTools(defs) : o.format === 'gemini' ? geminiTools(defs) : messagesTools(defs));
+  const toolsText =
+    defs.length === 0
+      ? ''
+      : JSON.stringify(
+          o.format === 'chat'
+            ? chatTools(defs)
+            : o.format === 'responses'
+              ? responsesTools(defs)
+              : o.format === 'gemini'
+                ? geminiTools(defs)
+                : messagesTools(defs),
+        );
   const sendCounted = async (fitted: Fitted) => {
     emit({ type: 'context', use: fitted.use });
     const before = { ...o.turn.usage };
@@ -326,7 +391,13 @@ async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: Engine
   }
 }
 
-async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+async function streamChat(
+  o: RunOptions,
+  step: Step,
+  history: readonly Turn[],
+  defs: readonly ToolDefinition[],
+  emit: (e: EngineEvent) => void,
+): Promise<ToolCallRecord[]> {
   const stream = o.client.chat.completions.stream(
     {
       model: o.model,
@@ -377,12 +448,18 @@ async function streamChat(o: RunOptions, step: Step, history: readonly Turn[], d
   } else {
     // Some upstreams stream no usage even when asked: estimate (about 4 characters a token) and say so.
     const sent = JSON.stringify(toChatMessages(o.system, history, o.reasoningBack)).length + (defs.length > 0 ? JSON.stringify(chatTools(defs)).length : 0);
-    const received = step.text.length + (step.thinking?.length ?? 0) + (final.choices[0]?.message.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0);
+    const received =
+      step.text.length + (step.thinking?.length ?? 0) + (final.choices[0]?.message.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0);
     o.turn.usage.input += Math.ceil(sent / 4);
     o.turn.usage.output += Math.ceil(received / 4);
     o.turn.usage.estimated = true;
   }
-  return (final.choices[0]?.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments || '{}', status: 'running' as const }));
+  return (final.choices[0]?.message.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    name: c.function.name,
+    args: c.function.arguments || '{}',
+    status: 'running' as const,
+  }));
 }
 
 function addThinking(step: Step, delta: string, emit: (e: EngineEvent) => void): void {
@@ -402,7 +479,13 @@ function reasons(history: readonly Turn[]): boolean {
   return history.some((t) => t.role === 'assistant' && t.steps.some((s) => s.reasoningItems?.length));
 }
 
-async function streamResponses(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+async function streamResponses(
+  o: RunOptions,
+  step: Step,
+  history: readonly Turn[],
+  defs: readonly ToolDefinition[],
+  emit: (e: EngineEvent) => void,
+): Promise<ToolCallRecord[]> {
   const reasoning = !!o.reasoningEffort || reasons(history);
   const stream = o.client.responses.stream(
     {
@@ -415,7 +498,9 @@ async function streamResponses(o: RunOptions, step: Step, history: readonly Turn
       // encrypted reasoning are asked of models known to reason (an effort set by the user, or
       // reasoning items seen in this conversation): other models refuse both.
       store: false,
-      ...(reasoning ? { reasoning: { ...(o.reasoningEffort ? { effort: o.reasoningEffort } : {}), summary: 'auto' as const }, include: ['reasoning.encrypted_content'] } : {}),
+      ...(reasoning
+        ? { reasoning: { ...(o.reasoningEffort ? { effort: o.reasoningEffort } : {}), summary: 'auto' as const }, include: ['reasoning.encrypted_content'] }
+        : {}),
     },
     { signal: o.signal },
   );
@@ -460,14 +545,22 @@ const GEMINI_BUDGET = { minimal: 512, low: 1024, medium: 8192, high: 24_576 } as
 /** Gemini models that think (2.5 and later): their thoughts are asked for, as summaries. */
 const THINKING_GEMINI = /gemini-(?:2\.5|[3-9])/i;
 
-async function streamGemini(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+async function streamGemini(
+  o: RunOptions,
+  step: Step,
+  history: readonly Turn[],
+  defs: readonly ToolDefinition[],
+  emit: (e: EngineEvent) => void,
+): Promise<ToolCallRecord[]> {
   const thinks = !!o.reasoningEffort || THINKING_GEMINI.test(o.model);
   const stream = o.client.gemini.streamGenerateContent(
     o.model,
     {
       contents: toGeminiContents(history),
       ...(o.system ? { systemInstruction: { parts: [{ text: o.system }] } } : {}),
-      ...(defs.length > 0 ? { tools: geminiTools(defs), ...(o.toolChoice === 'required' ? { toolConfig: { functionCallingConfig: { mode: 'ANY' as const } } } : {}) } : {}),
+      ...(defs.length > 0
+        ? { tools: geminiTools(defs), ...(o.toolChoice === 'required' ? { toolConfig: { functionCallingConfig: { mode: 'ANY' as const } } } : {}) }
+        : {}),
       generationConfig: {
         ...(o.maxTokens ? { maxOutputTokens: o.maxTokens } : {}),
         ...(thinks ? { thinkingConfig: { includeThoughts: true, ...(o.reasoningEffort ? { thinkingBudget: GEMINI_BUDGET[o.reasoningEffort] } : {}) } } : {}),
@@ -512,7 +605,13 @@ async function streamGemini(o: RunOptions, step: Step, history: readonly Turn[],
   );
 }
 
-async function streamMessages(o: RunOptions, step: Step, history: readonly Turn[], defs: readonly ToolDefinition[], emit: (e: EngineEvent) => void): Promise<ToolCallRecord[]> {
+async function streamMessages(
+  o: RunOptions,
+  step: Step,
+  history: readonly Turn[],
+  defs: readonly ToolDefinition[],
+  emit: (e: EngineEvent) => void,
+): Promise<ToolCallRecord[]> {
   const body = toMessagesRequest(o.system, history, defs, o.cacheTtl);
   const choice = defs.length > 0 && o.toolChoice === 'required' ? { tool_choice: { type: 'any' as const } } : {};
   const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body, ...choice }, { signal: o.signal });

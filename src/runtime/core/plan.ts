@@ -47,10 +47,15 @@ export function parsePlan(raw: string): { plan: PlanItem[] } | { error: string }
   const r = ArgsSchema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0];
-    return { error: `${issue.path.join('.') || 'items'}: ${issue.message} (a plan has 1 to ${PLAN_LIMITS.items} items, each with text of at most ${PLAN_LIMITS.text} characters and a status of pending, in_progress or done).` };
+    return {
+      error: `${issue.path.join('.') || 'items'}: ${issue.message} (a plan has 1 to ${PLAN_LIMITS.items} items, each with text of at most ${PLAN_LIMITS.text} characters and a status of pending, in_progress or done).`,
+    };
   }
   return {
-    plan: r.data.items.map((i) => ({ text: i.text.trim(), status: i.status === 'in_progress' || i.status === 'in-progress' ? 'in-progress' : i.status === 'completed' ? 'done' : i.status })),
+    plan: r.data.items.map((i) => ({
+      text: i.text.trim(),
+      status: i.status === 'in_progress' || i.status === 'in-progress' ? 'in-progress' : i.status === 'completed' ? 'done' : i.status,
+    })),
   };
 }
 

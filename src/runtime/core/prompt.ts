@@ -2,13 +2,23 @@
 /** `rules`: the project's instruction files (`rules.ts`), after everything of ours. */
 /** `mode`: what the chat mode adds (`modes.ts`), empty in Agent mode. */
 /** `findTools`: the request carries a core of tools and `find_tools` for the rest (`toolOffer.ts`). */
-export function systemPrompt(o: { folders: string[]; toolsEnabled: boolean; editor?: { file?: string; language?: string }; date?: Date; rules?: string; mode?: string; findTools?: boolean }): string {
+export function systemPrompt(o: {
+  folders: string[];
+  toolsEnabled: boolean;
+  editor?: { file?: string; language?: string };
+  date?: Date;
+  rules?: string;
+  mode?: string;
+  findTools?: boolean;
+}): string {
   const date = (o.date ?? new Date()).toISOString().slice(0, 10);
   const lines = [
     'You are Model Gateway, a coding assistant inside Visual Studio Code. You help a software developer understand, write, review and change code in their workspace.',
     '',
     `Today is ${date}.`,
-    o.folders.length > 0 ? `The workspace has ${o.folders.length === 1 ? 'one folder' : `${o.folders.length} folders`}: ${o.folders.join(', ')}.` : 'No folder is open in the editor.',
+    o.folders.length > 0
+      ? `The workspace has ${o.folders.length === 1 ? 'one folder' : `${o.folders.length} folders`}: ${o.folders.join(', ')}.`
+      : 'No folder is open in the editor.',
     o.editor?.file ? `The active editor shows ${o.editor.file}${o.editor.language ? ` (${o.editor.language})` : ''}.` : '',
     '',
     'How to answer:',

@@ -16,7 +16,8 @@ import { UPDATE_PLAN } from './plan';
 export const RUN_SUBAGENT: ToolDefinition = {
   name: 'run_subagent',
   kind: 'read',
-  description: 'Hand a self-contained research task to a subagent (fresh context, your read-only tools); calls in one reply run in parallel. It sees none of this chat; you get its final answer.',
+  description:
+    'Hand a self-contained research task to a subagent (fresh context, your read-only tools); calls in one reply run in parallel. It sees none of this chat; you get its final answer.',
   parameters: {
     type: 'object',
     properties: {
@@ -44,8 +45,10 @@ export const SUBAGENT_MAX_STEPS = 15;
 
 /** Why the `n`th subagent of an answer may not start (undefined: it may): the count per answer, then the answer's cost limit. */
 export function subagentRefusal(n: number, answerDollars: number | undefined, maxCostDollars: number): string | undefined {
-  if (n > MAX_SUBAGENTS_PER_ANSWER) return `this answer has started ${MAX_SUBAGENTS_PER_ANSWER} subagents, the most one answer may; do the rest yourself or end the answer with what you have.`;
-  if (maxCostDollars > 0 && answerDollars !== undefined && answerDollars >= maxCostDollars) return `this answer has cost $${answerDollars.toFixed(2)}, its limit of $${maxCostDollars.toFixed(2)} (modelGateway.chat.maxCostPerTurnDollars): no subagent starts; end the answer with what you have.`;
+  if (n > MAX_SUBAGENTS_PER_ANSWER)
+    return `this answer has started ${MAX_SUBAGENTS_PER_ANSWER} subagents, the most one answer may; do the rest yourself or end the answer with what you have.`;
+  if (maxCostDollars > 0 && answerDollars !== undefined && answerDollars >= maxCostDollars)
+    return `this answer has cost $${answerDollars.toFixed(2)}, its limit of $${maxCostDollars.toFixed(2)} (modelGateway.chat.maxCostPerTurnDollars): no subagent starts; end the answer with what you have.`;
   return undefined;
 }
 
@@ -170,10 +173,18 @@ export async function runSubagent(o: SubagentOptions): Promise<ToolResult & { li
   });
   o.record.ms = Date.now() - started;
   o.record.status = turn.status === 'streaming' ? 'stopped' : turn.status;
-  const answer = turn.steps.map((s) => s.text).filter((t) => t.trim()).at(-1)?.trim() ?? '';
+  const answer =
+    turn.steps
+      .map((s) => s.text)
+      .filter((t) => t.trim())
+      .at(-1)
+      ?.trim() ?? '';
   if (turn.status === 'error') {
     o.record.error = turn.error?.message;
-    return { content: `Error: the subagent failed: ${turn.error?.message ?? 'unknown error'}${answer ? `\nWhat it had found:\n${answer}` : ''}`, isError: true };
+    return {
+      content: `Error: the subagent failed: ${turn.error?.message ?? 'unknown error'}${answer ? `\nWhat it had found:\n${answer}` : ''}`,
+      isError: true,
+    };
   }
   if (turn.status === 'stopped') return { content: `The subagent was stopped.${answer ? ` What it had found:\n${answer}` : ''}`, isError: true };
   const limit = turn.stepLimitReached ? `\n(The subagent reached ${limitReached ?? `its limit of ${o.maxSteps} requests`} before it finished.)` : '';

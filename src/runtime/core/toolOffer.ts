@@ -29,7 +29,20 @@ export const FIND_TOOLS: ToolDefinition = {
  * system prompt then lists).
  */
 const CORE: Record<BuiltInMode, readonly string[]> = {
-  agent: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'create_file', 'replace_in_file', 'run_command', 'update_plan', 'run_subagent', 'memory'],
+  agent: [
+    'read_file',
+    'list_dir',
+    'find_files',
+    'search_text',
+    'semantic_search',
+    'read_skill',
+    'create_file',
+    'replace_in_file',
+    'run_command',
+    'update_plan',
+    'run_subagent',
+    'memory',
+  ],
   ask: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'run_subagent'],
   plan: ['read_file', 'list_dir', 'find_files', 'search_text', 'semantic_search', 'read_skill', 'update_plan', 'run_subagent'],
 };
@@ -121,7 +134,11 @@ export class ToolOffer {
     // "read_file" names ours, not an MCP server's `filesystem__read_file`: a server's tool whose own name is an offered tool's is left to find_tools.
     const offered = new Set(this.offered().map((d) => d.name));
     const shadowed = (name: string) => name.includes('__') && offered.has(name.slice(name.indexOf('__') + 2));
-    return this.load(this.deferred().filter((d) => !shadowed(d.name) && namedIn(d.name, text)).map((d) => d.name));
+    return this.load(
+      this.deferred()
+        .filter((d) => !shadowed(d.name) && namedIn(d.name, text))
+        .map((d) => d.name),
+    );
   }
 
   /** Runs `find_tools`: the best matches are loaded and described; the others are named. */
@@ -147,7 +164,10 @@ export class ToolOffer {
     }
     if (others.length > 0) {
       const named = others.slice(0, NAMES_AT_MOST).map((d) => (found.length > 0 ? d.name : `${d.name} (${oneLine(d.description, 60)})`));
-      lines.push('', `Other tools you can find by name: ${named.join(', ')}${others.length > NAMES_AT_MOST ? `, and ${others.length - NAMES_AT_MOST} more` : ''}.`);
+      lines.push(
+        '',
+        `Other tools you can find by name: ${named.join(', ')}${others.length > NAMES_AT_MOST ? `, and ${others.length - NAMES_AT_MOST} more` : ''}.`,
+      );
     }
     return { content: lines.join('\n'), isError: false };
   }
@@ -193,7 +213,8 @@ export function namedIn(name: string, text: string): boolean {
   if (!text) return false;
   const lower = text.toLowerCase();
   const bare = name.includes('__') ? name.slice(name.indexOf('__') + 2) : name;
-  if (lower.includes(name.toLowerCase()) || (bare.length >= 6 && new RegExp(`\\b${bare.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(lower))) return true;
+  if (lower.includes(name.toLowerCase()) || (bare.length >= 6 && new RegExp(`\\b${bare.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(lower)))
+    return true;
   const parts = nameWords(name).map(stem);
   if (parts.length === 0) return false;
   const present = textWords(text);
@@ -228,7 +249,34 @@ const SYNONYMS: Record<string, string[]> = {
   todo: ['plan'],
 };
 
-const STOP_WORDS = new Set(['a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'and', 'or', 'with', 'that', 'this', 'tool', 'tools', 'is', 'it', 'me', 'my', 'i', 'do', 'can', 'want', 'need', 'some', 'from']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'to',
+  'of',
+  'for',
+  'in',
+  'on',
+  'and',
+  'or',
+  'with',
+  'that',
+  'this',
+  'tool',
+  'tools',
+  'is',
+  'it',
+  'me',
+  'my',
+  'i',
+  'do',
+  'can',
+  'want',
+  'need',
+  'some',
+  'from',
+]);
 
 /** The tools that match a query best, best first (none when nothing matches). */
 export function rankTools(tools: readonly ToolDefinition[], query: string): ToolDefinition[] {

@@ -58,8 +58,10 @@ export async function decideCommandCall(rawArgs: string, guard: PathGuard, polic
   } catch {
     return { kind: 'invalid', message: 'the arguments are not a JSON object.' };
   }
-  if (typeof args.command !== 'string' || !args.command.trim()) return { kind: 'invalid', message: 'Missing the "command" argument (the command line to run).' };
-  if (args.cwd !== undefined && args.cwd !== null && typeof args.cwd !== 'string') return { kind: 'invalid', message: '"cwd" must be a string (a folder relative to the workspace root).' };
+  if (typeof args.command !== 'string' || !args.command.trim())
+    return { kind: 'invalid', message: 'Missing the "command" argument (the command line to run).' };
+  if (args.cwd !== undefined && args.cwd !== null && typeof args.cwd !== 'string')
+    return { kind: 'invalid', message: '"cwd" must be a string (a folder relative to the workspace root).' };
   const line = args.command.trim();
   if (line.length > MAX_COMMAND_LINE) return { kind: 'invalid', message: `The command line is ${line.length} characters; at most ${MAX_COMMAND_LINE}.` };
   let folder: ResolvedPath;
@@ -69,13 +71,23 @@ export async function decideCommandCall(rawArgs: string, guard: PathGuard, polic
   } catch (err) {
     return { kind: 'invalid', message: err instanceof ToolError ? err.message : String(err) };
   }
-  if (!(await stat(folder.abs).then((s) => s.isDirectory(), () => false))) return { kind: 'invalid', message: `"${folder.display}" is not a folder of the workspace.` };
+  if (
+    !(await stat(folder.abs).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    return { kind: 'invalid', message: `"${folder.display}" is not a folder of the workspace.` };
   const place = commandPlace(guard, folder.abs);
   const decision = decideCommand(line, policy, place);
   if (decision.decision === 'refuse') return { kind: 'refuse', line, reason: decision.reason };
   if (runsUnasked({ kind: 'command', decision: decision.decision }, consent.auto, consent.paused)) return { kind: 'run', line, folder, place };
   // "Always allow" only where allowing this line would let it run (one plain command).
   const always = decideCommand(line, { allow: [line], deny: policy.deny }, place).decision === 'run' ? line : undefined;
-  const reason = consent.paused ? l10n.t('auto-approval is paused') : !consent.auto.terminal ? l10n.t('every command asks (modelGateway.agent.autoApprove.terminal is off)') : decision.reason;
+  const reason = consent.paused
+    ? l10n.t('auto-approval is paused')
+    : !consent.auto.terminal
+      ? l10n.t('every command asks (modelGateway.agent.autoApprove.terminal is off)')
+      : decision.reason;
   return { kind: 'run', line, folder, place, ask: { reason, ...(always ? { always } : {}) } };
 }

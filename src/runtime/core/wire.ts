@@ -1,5 +1,15 @@
 import type { ChatMessage, ChatTool } from '../../gateway';
-import type { GeminiContent, GeminiPart, GenerateContentRequest, MessageContentBlockParam, MessageParam, MessagesRequest, MessagesTool, ResponseFunctionTool, ResponseInputItem } from '../../gateway';
+import type {
+  GeminiContent,
+  GeminiPart,
+  GenerateContentRequest,
+  MessageContentBlockParam,
+  MessageParam,
+  MessagesRequest,
+  MessagesTool,
+  ResponseFunctionTool,
+  ResponseInputItem,
+} from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { sentImages, steeringText, type AssistantTurn, type ImageAttachment, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
 
@@ -78,7 +88,10 @@ export function toChatMessages(system: string, turns: readonly Turn[], reasoning
       if (shown.length > 0) {
         out.push({
           role: 'user',
-          content: shown.flatMap((x) => [{ type: 'text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail } }))]),
+          content: shown.flatMap((x) => [
+            { type: 'text' as const, text: x.label },
+            ...x.images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail } })),
+          ]),
         });
       }
       if (step.steered?.length) out.push({ role: 'user', content: steeringText(step.steered) });
@@ -158,13 +171,18 @@ export function toMessagesRequest(
         pushMessage(
           messages,
           'user',
-          step.toolCalls.map((c): Block => {
-            const images = sentImages(c);
-            const content = images.length
-              ? [{ type: 'text' as const, text: c.result ?? NOT_RUN }, ...images.map((img) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: img.mediaType, data: img.data } }))]
-              : (c.result ?? NOT_RUN);
-            return { type: 'tool_result', tool_use_id: c.id, content, ...(c.isError || !c.result ? { is_error: true } : {}) };
-          }).concat(step.steered?.length ? [{ type: 'text', text: steeringText(step.steered) }] : []),
+          step.toolCalls
+            .map((c): Block => {
+              const images = sentImages(c);
+              const content = images.length
+                ? [
+                    { type: 'text' as const, text: c.result ?? NOT_RUN },
+                    ...images.map((img) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: img.mediaType, data: img.data } })),
+                  ]
+                : (c.result ?? NOT_RUN);
+              return { type: 'tool_result', tool_use_id: c.id, content, ...(c.isError || !c.result ? { is_error: true } : {}) };
+            })
+            .concat(step.steered?.length ? [{ type: 'text', text: steeringText(step.steered) }] : []),
         );
       }
     }
@@ -179,7 +197,11 @@ export function toMessagesRequest(
   markLast(messages[newest], control);
   const previous = userIndexes[userIndexes.length - 2];
   if (previous !== undefined) markLast(messages[previous], control);
-  return { system: system ? [{ type: 'text', text: system, cache_control: control }] : undefined, messages, tools: toolParams.length > 0 ? toolParams : undefined };
+  return {
+    system: system ? [{ type: 'text', text: system, cache_control: control }] : undefined,
+    messages,
+    tools: toolParams.length > 0 ? toolParams : undefined,
+  };
 }
 
 // ---------- responses format ----------
@@ -218,7 +240,13 @@ export function toResponsesInput(turns: readonly Turn[], model?: string): Respon
     for (const step of sentSteps(turn)) {
       if (step.toolCalls.length > 0) {
         for (const r of step.reasoningItems ?? []) {
-          if (r.encrypted) out.push({ type: 'reasoning', id: r.id, summary: r.summary.map((text) => ({ type: 'summary_text' as const, text })), encrypted_content: r.encrypted });
+          if (r.encrypted)
+            out.push({
+              type: 'reasoning',
+              id: r.id,
+              summary: r.summary.map((text) => ({ type: 'summary_text' as const, text })),
+              encrypted_content: r.encrypted,
+            });
         }
       }
       if (step.text) out.push({ role: 'assistant', content: step.text });
@@ -228,7 +256,10 @@ export function toResponsesInput(turns: readonly Turn[], model?: string): Respon
       if (shown.length > 0) {
         out.push({
           role: 'user',
-          content: shown.flatMap((x) => [{ type: 'input_text' as const, text: x.label }, ...x.images.map((img) => ({ type: 'input_image' as const, image_url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail }))]),
+          content: shown.flatMap((x) => [
+            { type: 'input_text' as const, text: x.label },
+            ...x.images.map((img) => ({ type: 'input_image' as const, image_url: `data:${img.mediaType};base64,${img.data}`, detail: img.detail })),
+          ]),
         });
       }
       if (step.steered?.length) out.push({ role: 'user', content: steeringText(step.steered) });
@@ -269,11 +300,14 @@ export function toGeminiContents(turns: readonly Turn[]): GeminiContent[] {
     for (const step of sentSteps(turn)) {
       const parts: GeminiPart[] = [];
       if (step.text || step.textSignature) parts.push({ text: step.text, ...(step.textSignature ? { thoughtSignature: step.textSignature } : {}) });
-      for (const c of step.toolCalls) parts.push({ functionCall: { name: c.name, args: argsObject(c.args) }, ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}) });
+      for (const c of step.toolCalls)
+        parts.push({ functionCall: { name: c.name, args: argsObject(c.args) }, ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}) });
       pushContent(out, 'model', parts);
       if (step.toolCalls.length > 0) {
         pushContent(out, 'user', [
-          ...step.toolCalls.map((c): GeminiPart => ({ functionResponse: { name: c.name, response: c.isError || !c.result ? { error: c.result ?? NOT_RUN } : { output: c.result } } })),
+          ...step.toolCalls.map((c): GeminiPart => ({
+            functionResponse: { name: c.name, response: c.isError || !c.result ? { error: c.result ?? NOT_RUN } : { output: c.result } },
+          })),
           ...resultImages(step.toolCalls).flatMap((x) => [{ text: x.label }, ...x.images.map(inline)]),
           ...(step.steered?.length ? [{ text: steeringText(step.steered) }] : []),
         ]);

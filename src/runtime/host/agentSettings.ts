@@ -83,5 +83,8 @@ export function consentNow(globalState: vscode.Memento): Consent {
 
 /** A background session's cost limit in dollars (0: none), from the user's settings only: a cloned repository cannot raise it. */
 export function sessionCostLimit(): number {
-  return numberSetting('modelGateway.agent.maxCostPerSessionDollars', userValue(vscode.workspace.getConfiguration('modelGateway.agent'), 'maxCostPerSessionDollars'));
+  return numberSetting(
+    'modelGateway.agent.maxCostPerSessionDollars',
+    userValue(vscode.workspace.getConfiguration('modelGateway.agent'), 'maxCostPerSessionDollars'),
+  );
 }

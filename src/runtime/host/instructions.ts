@@ -24,9 +24,10 @@ export async function instructionsFor(rules: Pick<ProjectRules, 'forTurn'>, inPl
   const facts = memory.filter((m) => m.facts.length > 0);
   return {
     section: [found.section, memorySection(facts)].filter(Boolean).join('\n\n'),
-    inUse: [...found.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })), ...facts.map((m) => ({ path: m.label, tokens: tokensOf(m.facts.join('\n')), memory: true }))],
+    inUse: [
+      ...found.rules.map((r) => ({ path: r.path, tokens: tokensOf(r.body) })),
+      ...facts.map((m) => ({ path: m.label, tokens: tokensOf(m.facts.join('\n')), memory: true })),
+    ],
     rules: found.rules,
   };
 }
-
-

@@ -68,7 +68,8 @@ export function modelProfile(services: TurnServices, model: string, o: { format?
         ? undefined
         : {
             onNoRoute: () => services.noCompactRoute(model),
-            onFailed: (message) => services.log.warn(`${o.purpose}: the gateway could not compact the conversation (${redact(message)}); the model summarises it instead`),
+            onFailed: (message) =>
+              services.log.warn(`${o.purpose}: the gateway could not compact the conversation (${redact(message)}); the model summarises it instead`),
           },
     },
   };

@@ -32,7 +32,12 @@ export class ProjectRules implements vscode.Disposable {
     const changed = (uri: vscode.Uri) => {
       if (ruleSourceOf(vscode.workspace.asRelativePath(uri, false)) === 'agents') this.agents = undefined;
     };
-    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidDelete(changed), vscode.workspace.onDidChangeWorkspaceFolders(() => (this.agents = undefined)));
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(changed),
+      watcher.onDidDelete(changed),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => (this.agents = undefined)),
+    );
   }
 
   /** The rules for a turn about these files (absolute paths), and their prompt section. */
@@ -77,7 +82,8 @@ export class ProjectRules implements vscode.Disposable {
       const root = folder.uri.fsPath;
       const paths = new Set<string>(['AGENTS.md', '.github/copilot-instructions.md', 'CLAUDE.md']);
       try {
-        for (const name of await readdir(join(root, '.modelgateway', 'rules'))) if (name.toLowerCase().endsWith('.md')) paths.add(`.modelgateway/rules/${name}`);
+        for (const name of await readdir(join(root, '.modelgateway', 'rules')))
+          if (name.toLowerCase().endsWith('.md')) paths.add(`.modelgateway/rules/${name}`);
       } catch {
         // No rules folder.
       }

@@ -86,7 +86,12 @@ export class AgentTerminals implements vscode.Disposable {
     return undefined;
   }
 
-  private runWithIntegration(terminal: vscode.Terminal, line: string, o: RunInTerminalOptions, onData: (text: string) => void): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
+  private runWithIntegration(
+    terminal: vscode.Terminal,
+    line: string,
+    o: RunInTerminalOptions,
+    onData: (text: string) => void,
+  ): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
     terminal.show(true);
     const integration = terminal.shellIntegration!;
     const execution = integration.executeCommand(line);
@@ -141,7 +146,12 @@ export class AgentTerminals implements vscode.Disposable {
   }
 
   /** The fallback: the line as a process, its output mirrored into a terminal the person can watch. */
-  private async runAsProcess(line: string, cwd: string, o: RunInTerminalOptions, onData: (text: string) => void): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
+  private async runAsProcess(
+    line: string,
+    cwd: string,
+    o: RunInTerminalOptions,
+    onData: (text: string) => void,
+  ): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
     const write = new vscode.EventEmitter<string>();
     const stop = new AbortController();
     let opened = false;
@@ -166,11 +176,19 @@ export class AgentTerminals implements vscode.Disposable {
     terminal.show(true);
     show(`\x1b[1m$ ${line}\x1b[0m\n`);
     const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
-    const r = await runProcess(line, { cwd, signal, timeoutMs: o.timeoutMs, shell: process.platform === 'win32' || !existsSync('/bin/bash') ? undefined : '/bin/bash', onData: (d) => {
-      onData(d);
-      show(d);
-    } });
-    show(`\n\x1b[2m${r.ended === 'timeout' ? vscode.l10n.t('Timed out') : r.ended === 'stopped' ? vscode.l10n.t('Stopped') : vscode.l10n.t('Exit code {0}', r.exitCode ?? vscode.l10n.t('unknown'))}\x1b[0m\n`);
+    const r = await runProcess(line, {
+      cwd,
+      signal,
+      timeoutMs: o.timeoutMs,
+      shell: process.platform === 'win32' || !existsSync('/bin/bash') ? undefined : '/bin/bash',
+      onData: (d) => {
+        onData(d);
+        show(d);
+      },
+    });
+    show(
+      `\n\x1b[2m${r.ended === 'timeout' ? vscode.l10n.t('Timed out') : r.ended === 'stopped' ? vscode.l10n.t('Stopped') : vscode.l10n.t('Exit code {0}', r.exitCode ?? vscode.l10n.t('unknown'))}\x1b[0m\n`,
+    );
     write.dispose();
     return r;
   }

@@ -17,9 +17,22 @@ export function objectArgs(raw: string): Record<string, unknown> | undefined {
  * A read that must ask (the person turned reads' auto-approval off, or paused it): the chat's bar
  * with the tool and its arguments. True: it may run.
  */
-export async function approveRead(o: { name: string; args: string; approver: ActionApprover; callId: string | undefined; signal: AbortSignal | undefined; paused: boolean }): Promise<boolean> {
+export async function approveRead(o: {
+  name: string;
+  args: string;
+  approver: ActionApprover;
+  callId: string | undefined;
+  signal: AbortSignal | undefined;
+  paused: boolean;
+}): Promise<boolean> {
   const answer = await o.approver.approveAction(
-    { kind: 'tool', action: o.name, where: l10n.t('workspace'), args: o.args, reason: o.paused ? l10n.t('auto-approval is paused') : l10n.t('reads ask (modelGateway.agent.autoApprove.readOnly is off)') },
+    {
+      kind: 'tool',
+      action: o.name,
+      where: l10n.t('workspace'),
+      args: o.args,
+      reason: o.paused ? l10n.t('auto-approval is paused') : l10n.t('reads ask (modelGateway.agent.autoApprove.readOnly is off)'),
+    },
     o.callId,
     o.signal,
   );
@@ -46,7 +59,14 @@ export async function approveToolCall(o: {
   if (runsUnasked({ kind: 'tool', server: o.server, tool: o.tool }, agentSettings().auto, o.paused)) return true;
   const entry = `${o.server}/${o.tool}`;
   const answer = await o.approver.approveAction(
-    { kind: 'tool', action: `${o.server} › ${o.tool}`, where: o.where, args: JSON.stringify(o.args), reason: o.paused ? l10n.t('auto-approval is paused') : o.reason, always: entry },
+    {
+      kind: 'tool',
+      action: `${o.server} › ${o.tool}`,
+      where: o.where,
+      args: JSON.stringify(o.args),
+      reason: o.paused ? l10n.t('auto-approval is paused') : o.reason,
+      always: entry,
+    },
     o.callId,
     o.signal,
   );

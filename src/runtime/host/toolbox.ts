@@ -93,7 +93,6 @@ export class AgentToolbox implements vscode.Disposable {
   readonly onDidChange = counted('toolbox.onDidChange', this.changed.event);
   private readonly disposables: vscode.Disposable[] = [this.terminals, this.changed];
 
-
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly services: LogSource,
@@ -166,7 +165,14 @@ export class AgentToolbox implements vscode.Disposable {
       if (!origin) return [];
       return s.definitions().map((d) => {
         const c = chosen(d.name);
-        return { name: d.name, description: d.description, origin, source: s.sourceOf?.(d.name) ?? origin, on: c?.on ?? defaultOn(origin), chosenIn: c?.chosenIn ?? 'default' };
+        return {
+          name: d.name,
+          description: d.description,
+          origin,
+          source: s.sourceOf?.(d.name) ?? origin,
+          on: c?.on ?? defaultOn(origin),
+          chosenIn: c?.chosenIn ?? 'default',
+        };
       });
     });
   }
@@ -186,9 +192,15 @@ export class AgentToolbox implements vscode.Disposable {
       const kept = Object.fromEntries(Object.entries(ws).filter(([k]) => !(k in changes)));
       if (Object.keys(kept).length !== Object.keys(ws).length) await this.context.workspaceState.update(CHOICES_KEY, kept);
     }
-    const on = Object.entries(changes).filter(([, v]) => v).map(([k]) => k);
-    const off = Object.entries(changes).filter(([, v]) => !v).map(([k]) => k);
-    this.services.log.info(`agent: tools chosen (${scope === 'workspace' ? 'this workspace' : 'all workspaces'}): on ${on.join(', ') || 'none'}; off ${off.join(', ') || 'none'}`);
+    const on = Object.entries(changes)
+      .filter(([, v]) => v)
+      .map(([k]) => k);
+    const off = Object.entries(changes)
+      .filter(([, v]) => !v)
+      .map(([k]) => k);
+    this.services.log.info(
+      `agent: tools chosen (${scope === 'workspace' ? 'this workspace' : 'all workspaces'}): on ${on.join(', ') || 'none'}; off ${off.join(', ') || 'none'}`,
+    );
     this.changed.fire();
   }
 
@@ -225,7 +237,13 @@ export class AgentToolbox implements vscode.Disposable {
   run(name: string, args: string, approver: ActionApprover, callId: string | undefined, signal?: AbortSignal, onApproved?: () => void): Promise<ToolResult> {
     approver = withNotice(approver, onApproved);
     if (name === RUN_COMMAND_TOOL.name) {
-      return runCommandTool({ guard: this.guard, terminals: this.terminals, paused: () => this.paused, log: (l) => this.services.log.info(l) }, args, approver, callId, signal);
+      return runCommandTool(
+        { guard: this.guard, terminals: this.terminals, paused: () => this.paused, log: (l) => this.services.log.info(l) },
+        args,
+        approver,
+        callId,
+        signal,
+      );
     }
     const source = this.sources.find((s) => s.owns(name));
     if (!source) return Promise.resolve({ content: `Error: there is no tool named "${name}".`, isError: true });

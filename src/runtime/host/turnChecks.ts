@@ -27,26 +27,51 @@ export function toolsAllowed(override?: ModelOverride): boolean {
  * the prompt (budgeting can shorten history, not it). `request`: the system prompt and tool
  * definitions the request would carry.
  */
-export function questionRefusal(services: TurnServices, model: string, override: ModelOverride, request: () => { system: string; tools: string }, question: UserTurn): string | undefined {
-  if (question.images.length > 0 && override.imageInput === false) return `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.`;
+export function questionRefusal(
+  services: TurnServices,
+  model: string,
+  override: ModelOverride,
+  request: () => { system: string; tools: string },
+  question: UserTurn,
+): string | undefined {
+  if (question.images.length > 0 && override.imageInput === false)
+    return `${model} takes no image input (modelGateway.modelOverrides): remove the images or pick another model.`;
   const { system, tools } = request();
   const window = windowOf(services, model);
   const needed = Math.ceil((tokensOf(system) + tokensOf(tools) + tokensOf(userText(question))) * scaleOf(model)) + question.images.length * IMAGE_TOKENS;
   const room = promptLimit(window, override.maxOutputTokens);
   if (needed <= room) return undefined;
   const k = (n: number) => `${Math.round(n / 100) / 10}k`;
-  const what = question.context.length + question.images.length > 0 ? vscode.l10n.t('Remove attachments (or attach a selection instead of the whole file)') : vscode.l10n.t('Shorten it');
-  return vscode.l10n.t('This question needs about {0} tokens with the system prompt and tools; {1} has room for about {2} (its window of {3} less the room for the answer). {4}, or pick a model with a larger window. Nothing was sent.', k(needed), model, k(room), k(window), what);
+  const what =
+    question.context.length + question.images.length > 0
+      ? vscode.l10n.t('Remove attachments (or attach a selection instead of the whole file)')
+      : vscode.l10n.t('Shorten it');
+  return vscode.l10n.t(
+    'This question needs about {0} tokens with the system prompt and tools; {1} has room for about {2} (its window of {3} less the room for the answer). {4}, or pick a model with a larger window. Nothing was sent.',
+    k(needed),
+    model,
+    k(room),
+    k(window),
+    what,
+  );
 }
 
 /** A limit of the turn is reached: the person decides whether it goes on for as much again. */
-export async function askToGoOn(services: PromptSource & LogSource, surface: string, limit: TurnLimit, limits: { maxCostDollars: number; maxSteps: number }): Promise<boolean> {
+export async function askToGoOn(
+  services: PromptSource & LogSource,
+  surface: string,
+  limit: TurnLimit,
+  limits: { maxCostDollars: number; maxSteps: number },
+): Promise<boolean> {
   const title =
     limit.kind === 'cost'
       ? vscode.l10n.t('This answer has cost ${0}, over its limit of ${1}. Go on?', limit.dollars.toFixed(2), limits.maxCostDollars.toFixed(2))
       : vscode.l10n.t('This answer has made {0} requests, its limit. Go on?', limit.requests);
   const more = limit.kind === 'cost' ? `$${limits.maxCostDollars.toFixed(2)}` : vscode.l10n.t('{0} requests', limits.maxSteps);
-  const detail = vscode.l10n.t('Continue allows {0} more; Stop ends the answer here (the tools it asked for are not run). The limits are the settings modelGateway.chat.maxToolSteps and modelGateway.chat.maxCostPerTurnDollars.', more);
+  const detail = vscode.l10n.t(
+    'Continue allows {0} more; Stop ends the answer here (the tools it asked for are not run). The limits are the settings modelGateway.chat.maxToolSteps and modelGateway.chat.maxCostPerTurnDollars.',
+    more,
+  );
   const goOn = await services.prompts.confirm(title, detail, vscode.l10n.t('Continue'), 'info');
   services.log.info(`${surface}: the turn reached its ${limit.kind} limit; ${goOn ? 'going on' : 'stopped'}`);
   return goOn;

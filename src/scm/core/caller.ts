@@ -23,8 +23,14 @@ function isSourceControl(v: unknown, isUri: IsUri): boolean {
 function isInputBoxCall(args: readonly unknown[], isUri: IsUri): boolean {
   const [root, groups, token, ...rest] = args;
   if (!isUri(root) || !Array.isArray(groups) || rest.some((r) => r !== undefined)) return false;
-  const groupOk = (g: unknown) => !!g && typeof g === 'object' && typeof (g as { resourceGroupId?: unknown }).resourceGroupId === 'string' && Array.isArray((g as { resources?: unknown }).resources);
-  const tokenOk = token === undefined || (!!token && typeof token === 'object' && typeof (token as { isCancellationRequested?: unknown }).isCancellationRequested === 'boolean');
+  const groupOk = (g: unknown) =>
+    !!g &&
+    typeof g === 'object' &&
+    typeof (g as { resourceGroupId?: unknown }).resourceGroupId === 'string' &&
+    Array.isArray((g as { resources?: unknown }).resources);
+  const tokenOk =
+    token === undefined ||
+    (!!token && typeof token === 'object' && typeof (token as { isCancellationRequested?: unknown }).isCancellationRequested === 'boolean');
   return groups.every(groupOk) && tokenOk;
 }
 

@@ -95,7 +95,8 @@ export async function readChange(place: GitPlace, range: DiffRange, verdict: Ver
           if (withheld) return { path: f.path, from: f.from, text: '', added: 0, removed: 0, binary: false, withheld };
           const text = await runGit(place, diffArgs(RENAMES, ...range, '--', ...pathspecsOf(f, files)));
           // One file's diff, or nothing: anything else is not what was asked, and is not sent.
-          if ((text.match(/^diff --(?:git|cc|combined) /gm) ?? []).length > 1) return { path: f.path, from: f.from, text: '', added: 0, removed: 0, binary: false, withheld: 'excluded' };
+          if ((text.match(/^diff --(?:git|cc|combined) /gm) ?? []).length > 1)
+            return { path: f.path, from: f.from, text: '', added: 0, removed: 0, binary: false, withheld: 'excluded' };
           return fileDiffOf(f.path, text, f.from);
         }),
       )),

@@ -26,13 +26,27 @@ export const COMMIT_INSTRUCTION = 'Write a commit message for these changes.';
 export function commitRequest(i: CommitInput): ChatCompletionRequest {
   const system = [
     'You write git commit messages. Answer with the message only: no preamble, no code fence, no quotes.',
-    'The first line is a subject of at most 72 characters in the style of the repository\'s recent subjects (the same prefixes, tense, capitalisation and language). Then, if the change needs it, a blank line and a short body saying why, wrapped at 72 characters.',
+    "The first line is a subject of at most 72 characters in the style of the repository's recent subjects (the same prefixes, tense, capitalisation and language). Then, if the change needs it, a blank line and a short body saying why, wrapped at 72 characters.",
     'Describe what the diff changes; do not invent what it does not show. Files listed as not shown still changed.',
     ...(i.rules ? ['', i.rules] : []),
   ].join('\n');
   const subjects = i.recentSubjects.length ? i.recentSubjects.map((s) => `- ${s}`).join('\n') : '- (no commits yet)';
-  const user = [COMMIT_INSTRUCTION, '', `<recent_subjects>\n${subjects}\n</recent_subjects>`, '', `<diff kind="${i.staged ? 'staged' : 'all changes'}">\n${i.diff}</diff>`].join('\n');
-  return { model: i.model, messages: [{ role: 'system', content: system }, { role: 'user', content: user }], max_tokens: MAX_MESSAGE_TOKENS, temperature: 0.2 };
+  const user = [
+    COMMIT_INSTRUCTION,
+    '',
+    `<recent_subjects>\n${subjects}\n</recent_subjects>`,
+    '',
+    `<diff kind="${i.staged ? 'staged' : 'all changes'}">\n${i.diff}</diff>`,
+  ].join('\n');
+  return {
+    model: i.model,
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    max_tokens: MAX_MESSAGE_TOKENS,
+    temperature: 0.2,
+  };
 }
 
 /** The answer as a commit message: a code fence or quotes around it taken off, trailing spaces trimmed. */

@@ -51,7 +51,8 @@ export function shownName(f: Pick<FileDiff, 'path' | 'from'>): string {
 }
 
 /** Files whose diff says nothing a reader wants: lock files, minified or generated bundles, maps. */
-const GENERATED = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|go\.sum|composer\.lock|Gemfile\.lock)$|\.min\.(js|css)$|\.map$/;
+const GENERATED =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|go\.sum|composer\.lock|Gemfile\.lock)$|\.min\.(js|css)$|\.map$/;
 
 export type Left = 'secret' | 'excluded' | 'generated' | 'binary' | 'budget';
 
@@ -125,7 +126,13 @@ export function boundedDiff(files: readonly FileDiff[], maxTokens: number): Boun
     shown.push(f.path);
   }
   if (left.length) {
-    const words: Record<Left, string> = { secret: 'a secret file, not shown', excluded: 'ignored or excluded, not shown', generated: 'generated, not shown', binary: 'binary', budget: 'not shown: the change is too large' };
+    const words: Record<Left, string> = {
+      secret: 'a secret file, not shown',
+      excluded: 'ignored or excluded, not shown',
+      generated: 'generated, not shown',
+      binary: 'binary',
+      budget: 'not shown: the change is too large',
+    };
     const lines = left.map((l) => `- ${l.name} (${words[l.why]})`);
     parts.push(`Also changed:\n${lines.join('\n')}\n`);
     tokens += tokensOf(lines.join('\n'));

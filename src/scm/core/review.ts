@@ -60,13 +60,21 @@ export interface ReviewInput {
 
 export function reviewRequest(i: ReviewInput): ChatCompletionRequest {
   const system = [
-    'You review code changes. Report real problems only: bugs, security holes, broken error handling, wrong or missing tests, and clear departures from the project\'s rules. No praise, no style nits a formatter would fix.',
+    "You review code changes. Report real problems only: bugs, security holes, broken error handling, wrong or missing tests, and clear departures from the project's rules. No praise, no style nits a formatter would fix.",
     'Answer with a JSON array and nothing else. Each finding: {"path": file as in the diff, "line": line number in the file after the change, "severity": "error" | "warning" | "info", "message": what is wrong and why, in one or two sentences, "fix": optional {"old": exact text of the changed lines to replace, "new": its replacement}}.',
     'Only lines the diff adds or changes. An empty array when there is nothing to report.',
     ...(i.rules ? ['', i.rules] : []),
   ].join('\n');
   const user = [REVIEW_INSTRUCTION, '', `<diff scope="${i.scope}">\n${i.diff}</diff>`].join('\n');
-  return { model: i.model, messages: [{ role: 'system', content: system }, { role: 'user', content: user }], max_tokens: MAX_REVIEW_TOKENS, temperature: 0 };
+  return {
+    model: i.model,
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    max_tokens: MAX_REVIEW_TOKENS,
+    temperature: 0,
+  };
 }
 
 /**
@@ -84,7 +92,11 @@ export function parseFindings(answer: string, paths: readonly string[]): Finding
   } catch {
     return undefined;
   }
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { findings?: unknown }).findings) ? (raw as { findings: unknown[] }).findings : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : raw && typeof raw === 'object' && Array.isArray((raw as { findings?: unknown }).findings)
+      ? (raw as { findings: unknown[] }).findings
+      : undefined;
   if (!list) return undefined;
   const known = new Set(paths);
   const out: Finding[] = [];
@@ -106,7 +118,11 @@ export type FixRefusal = 'moved' | 'ambiguous';
  * (1-based) as many as the old text spans; never an occurrence elsewhere in the file. The old
  * text must be there once. Line ends follow the file's (a CRLF file gets CRLF in the new text).
  */
-export function placeFix(text: string, line: number, fix: { old: string; new: string }): { start: number; end: number; text: string } | { refused: FixRefusal } {
+export function placeFix(
+  text: string,
+  line: number,
+  fix: { old: string; new: string },
+): { start: number; end: number; text: string } | { refused: FixRefusal } {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const old = fix.old.replace(/\r?\n/g, eol);
   // The finding's lines: from the start of `line` to the end of the last line the old text can reach.
@@ -136,6 +152,12 @@ export function applyFix(text: string, line: number, fix: { old: string; new: st
 
 /** The fix as a reader checks it: the old lines with `-`, the new with `+` (a unified diff's body). */
 export function fixPreview(fix: { old: string; new: string }): string {
-  const lines = (t: string, mark: string) => (t === '' ? [] : t.replace(/\r?\n$/, '').split(/\r?\n/).map((l) => `${mark}${l}`));
+  const lines = (t: string, mark: string) =>
+    t === ''
+      ? []
+      : t
+          .replace(/\r?\n$/, '')
+          .split(/\r?\n/)
+          .map((l) => `${mark}${l}`);
   return [...lines(fix.old, '-'), ...lines(fix.new, '+')].join('\n');
 }

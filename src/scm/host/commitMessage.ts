@@ -56,7 +56,8 @@ export class CommitMessageWriter {
     }
     const diff = boundedDiff(files, COMMIT_DIFF_TOKENS);
     const ask = askBeforeSending(calledFromOwnUi(args), diff.tokens);
-    if (ask && !(await confirmSpend(this.spend, ask, { model, tokens: diff.tokens + COMMIT_OVERHEAD_TOKENS, outputTokens: COMMIT_OUTPUT_TOKENS }))) return undefined;
+    if (ask && !(await confirmSpend(this.spend, ask, { model, tokens: diff.tokens + COMMIT_OVERHEAD_TOKENS, outputTokens: COMMIT_OUTPUT_TOKENS })))
+      return undefined;
     const subjects = subjectsOf(await recentMessages(place, 10));
     const { section } = await this.rules.forTurn(diff.shown.map((p) => join(repo.rootUri.fsPath, p)));
     const request = commitRequest({ model, diff: diff.text, staged, recentSubjects: subjects, rules: section });
@@ -66,27 +67,32 @@ export class CommitMessageWriter {
     this.running = abort;
     let text = '';
     try {
-      return await vscode.window.withProgress({ location: vscode.ProgressLocation.SourceControl, title: vscode.l10n.t('Writing a commit message…') }, async () => {
-        const stream = this.services.client().chat.completions.stream(request, { signal: abort.signal });
-        for await (const chunk of stream) {
-          const delta = chunk.choices[0]?.delta?.content;
-          if (typeof delta !== 'string' || !delta) continue;
-          text += delta;
-          box.value = cleanCommitMessage(text);
-        }
-        const final = await stream.finalCompletion();
-        const message = cleanCommitMessage(text);
-        if (!message) throw new Error(vscode.l10n.t('The model answered with an empty message.'));
-        box.value = message;
-        const input = final.usage?.prompt_tokens ?? 0;
-        const output = final.usage?.completion_tokens ?? 0;
-        const { dollars } = await this.spend.add(model, { input, output });
-        const cut = diff.cut.length + diff.left.filter((l) => l.why === 'budget').length;
-        const note = vscode.l10n.t('Commit message by {0}: {1} tokens, {2}', model, formatCount(input + output), formatCost(dollars)) + (cut ? vscode.l10n.t(' ({0} files cut to fit)', cut) : '');
-        this.services.log.info(note);
-        vscode.window.setStatusBarMessage(`$(git-commit) ${note}`, 15_000);
-        return message;
-      });
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.SourceControl, title: vscode.l10n.t('Writing a commit message…') },
+        async () => {
+          const stream = this.services.client().chat.completions.stream(request, { signal: abort.signal });
+          for await (const chunk of stream) {
+            const delta = chunk.choices[0]?.delta?.content;
+            if (typeof delta !== 'string' || !delta) continue;
+            text += delta;
+            box.value = cleanCommitMessage(text);
+          }
+          const final = await stream.finalCompletion();
+          const message = cleanCommitMessage(text);
+          if (!message) throw new Error(vscode.l10n.t('The model answered with an empty message.'));
+          box.value = message;
+          const input = final.usage?.prompt_tokens ?? 0;
+          const output = final.usage?.completion_tokens ?? 0;
+          const { dollars } = await this.spend.add(model, { input, output });
+          const cut = diff.cut.length + diff.left.filter((l) => l.why === 'budget').length;
+          const note =
+            vscode.l10n.t('Commit message by {0}: {1} tokens, {2}', model, formatCount(input + output), formatCost(dollars)) +
+            (cut ? vscode.l10n.t(' ({0} files cut to fit)', cut) : '');
+          this.services.log.info(note);
+          vscode.window.setStatusBarMessage(`$(git-commit) ${note}`, 15_000);
+          return message;
+        },
+      );
     } catch (err) {
       // Nothing lost: the box gets back what the person had typed.
       box.value = draft;

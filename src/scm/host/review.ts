@@ -19,7 +19,11 @@ export const REVIEW_SOURCE = 'Model Gateway review';
 export const APPLY_FIX_COMMAND = 'modelGateway.review.applyFix';
 export const DISMISS_COMMAND = 'modelGateway.review.dismiss';
 
-const SEVERITY: Record<Finding['severity'], vscode.DiagnosticSeverity> = { error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, info: vscode.DiagnosticSeverity.Information };
+const SEVERITY: Record<Finding['severity'], vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+};
 
 interface Posted {
   uri: vscode.Uri;
@@ -83,28 +87,40 @@ export class ChangeReviewer implements vscode.Disposable {
     const { section } = await this.rules.forTurn(diff.shown.map((p) => join(repo.rootUri.fsPath, p)));
     const request = reviewRequest({ model, diff: diff.text, scope: read.label, rules: section });
     try {
-      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reviewing {0}…', read.label), cancellable: true }, async (_progress, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        try {
-          const reply = await this.services.client().chat.completions.create(request, { signal: abort.signal });
-          const content = reply.choices[0]?.message.content;
-          const { dollars } = await this.spend.add(model, { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0 });
-          const findings = parseFindings(typeof content === 'string' ? content : '', diff.shown);
-          if (!findings) throw new Error(vscode.l10n.t('The model did not answer with findings the review can read. Try again or choose another model (modelGateway.scm.model).'));
-          await this.post(repo.rootUri, findings);
-          const note = findings.length === 1
-            ? vscode.l10n.t('Review of {0}: 1 finding ({1}). It is on its line and in the Problems view.', read.label, formatCost(dollars))
-            : findings.length
-            ? vscode.l10n.t('Review of {0}: {1} findings ({2}). They are on their lines and in the Problems view.', read.label, findings.length, formatCost(dollars))
-            : vscode.l10n.t('Review of {0}: nothing to report ({1}).', read.label, formatCost(dollars));
-          this.services.log.info(note);
-          void vscode.window.showInformationMessage(note);
-          return { findings, scope: read.label, dollars };
-        } finally {
-          sub.dispose();
-        }
-      });
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reviewing {0}…', read.label), cancellable: true },
+        async (_progress, token) => {
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort());
+          try {
+            const reply = await this.services.client().chat.completions.create(request, { signal: abort.signal });
+            const content = reply.choices[0]?.message.content;
+            const { dollars } = await this.spend.add(model, { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0 });
+            const findings = parseFindings(typeof content === 'string' ? content : '', diff.shown);
+            if (!findings)
+              throw new Error(
+                vscode.l10n.t('The model did not answer with findings the review can read. Try again or choose another model (modelGateway.scm.model).'),
+              );
+            await this.post(repo.rootUri, findings);
+            const note =
+              findings.length === 1
+                ? vscode.l10n.t('Review of {0}: 1 finding ({1}). It is on its line and in the Problems view.', read.label, formatCost(dollars))
+                : findings.length
+                  ? vscode.l10n.t(
+                      'Review of {0}: {1} findings ({2}). They are on their lines and in the Problems view.',
+                      read.label,
+                      findings.length,
+                      formatCost(dollars),
+                    )
+                  : vscode.l10n.t('Review of {0}: nothing to report ({1}).', read.label, formatCost(dollars));
+            this.services.log.info(note);
+            void vscode.window.showInformationMessage(note);
+            return { findings, scope: read.label, dollars };
+          } finally {
+            sub.dispose();
+          }
+        },
+      );
     } catch (err) {
       showGatewayError(this.services, vscode.l10n.t('Could not review the changes'), err);
       return undefined;
@@ -116,7 +132,11 @@ export class ChangeReviewer implements vscode.Disposable {
       { label: vscode.l10n.t('$(diff) Working Tree'), description: vscode.l10n.t('staged and unstaged changes against HEAD'), scope: 'working-tree' },
       ...['main', 'master', 'develop']
         .filter((b) => b !== repo.state.HEAD?.name)
-        .map((b) => ({ label: vscode.l10n.t('$(git-branch) This Branch against {0}', b), description: vscode.l10n.t('the commits since it branched off'), scope: `branch:${b}` })),
+        .map((b) => ({
+          label: vscode.l10n.t('$(git-branch) This Branch against {0}', b),
+          description: vscode.l10n.t('the commits since it branched off'),
+          scope: `branch:${b}`,
+        })),
     ];
     return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Review which changes?') }))?.scope;
   }

@@ -32,7 +32,11 @@ export function calledFromOwnUi(args: readonly unknown[]): boolean {
  * Asks before a request is sent (a modal only the person answers): `caller` when someone other
  * than the person started it, `large` when the diff is large. Shows the model and what it costs.
  */
-export async function confirmSpend(spend: FeatureSpend, ask: 'caller' | 'large', o: { model: string; tokens: number; outputTokens: number; review?: string }): Promise<boolean> {
+export async function confirmSpend(
+  spend: FeatureSpend,
+  ask: 'caller' | 'large',
+  o: { model: string; tokens: number; outputTokens: number; review?: string },
+): Promise<boolean> {
   const estimate = await spend.estimate(o.model, o.tokens, o.outputTokens);
   const cost = estimate === undefined ? vscode.l10n.t('price unknown') : vscode.l10n.t('about {0}', formatCost(estimate));
   const tokens = formatCount(o.tokens);
@@ -40,8 +44,19 @@ export async function confirmSpend(spend: FeatureSpend, ask: 'caller' | 'large',
     ask === 'large'
       ? vscode.l10n.t('This change is large: the review sends about {0} tokens to {1} ({2}).', tokens, o.model, cost)
       : o.review === undefined
-        ? vscode.l10n.t('Another extension asked for a commit message (not the Source Control view): about {0} tokens of your changes go to {1} ({2}).', tokens, o.model, cost)
-        : vscode.l10n.t('Another extension asked for a review of {0} (not the Source Control view): about {1} tokens of your changes go to {2} ({3}).', o.review, tokens, o.model, cost);
+        ? vscode.l10n.t(
+            'Another extension asked for a commit message (not the Source Control view): about {0} tokens of your changes go to {1} ({2}).',
+            tokens,
+            o.model,
+            cost,
+          )
+        : vscode.l10n.t(
+            'Another extension asked for a review of {0} (not the Source Control view): about {1} tokens of your changes go to {2} ({3}).',
+            o.review,
+            tokens,
+            o.model,
+            cost,
+          );
   const go = ask === 'large' ? vscode.l10n.t('Review') : vscode.l10n.t('Send');
   return (await vscode.window.showWarningMessage(message, { modal: true }, go)) === go;
 }

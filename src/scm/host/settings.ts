@@ -28,7 +28,10 @@ export async function resolveScmModel(listModels: () => Promise<string[]>, log?:
   if (set) return set;
   const ids = await listModels().catch(() => []);
   if (!ids.length) return undefined;
-  const pick = await vscode.window.showQuickPick(ids, { title: vscode.l10n.t('Model for commit messages and reviews'), placeHolder: vscode.l10n.t('A small, fast chat model is enough; kept in modelGateway.scm.model') });
+  const pick = await vscode.window.showQuickPick(ids, {
+    title: vscode.l10n.t('Model for commit messages and reviews'),
+    placeHolder: vscode.l10n.t('A small, fast chat model is enough; kept in modelGateway.scm.model'),
+  });
   if (pick) await vscode.workspace.getConfiguration('modelGateway').update('scm.model', pick, vscode.ConfigurationTarget.Global);
   return pick;
 }
@@ -38,7 +41,10 @@ export async function resolveScmModel(listModels: () => Promise<string[]>, log?:
  * (as the Git extension knows it, and as git is told it: `place`, for every git run through the
  * hardened runner). Undefined (the person told why, or they cancelled a pick) when one is missing.
  */
-export async function scmStart(services: GatewayConnection & LogSource, arg: unknown): Promise<{ model: string; repo: GitRepository; place: GitPlace } | undefined> {
+export async function scmStart(
+  services: GatewayConnection & LogSource,
+  arg: unknown,
+): Promise<{ model: string; repo: GitRepository; place: GitPlace } | undefined> {
   if (!services.isConfigured()) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Connect to a gateway first (Model Gateway: Set Up).'));
     return undefined;

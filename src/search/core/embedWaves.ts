@@ -106,7 +106,16 @@ export class EmbedWaves {
     let taking: Promise<Taken> | undefined;
     if (shared && this.sharedFailure === undefined) {
       const asked = wave;
-      taking = new Promise<Taken>((resolve) => this.toTake.push(() => resolve(shared.take(asked).then((got) => ({ got }), (err: unknown) => ({ err })))));
+      taking = new Promise<Taken>((resolve) =>
+        this.toTake.push(() =>
+          resolve(
+            shared.take(asked).then(
+              (got) => ({ got }),
+              (err: unknown) => ({ err }),
+            ),
+          ),
+        ),
+      );
       this.startTakes();
     }
     this.waves = this.waves.then(async () => {
@@ -145,7 +154,14 @@ export class EmbedWaves {
         await build?.feedInParts(wave, r.vectors);
         if (shared && this.sharedFailure === undefined) {
           const kept = r.vectors.flatMap((v, i) => (v ? [[wave[i], v] as const] : []));
-          this.gifts.push(shared.give(kept.map(([h]) => h), kept.map(([, v]) => v)).then((n) => void (stats.toStore += n), this.storeFailed));
+          this.gifts.push(
+            shared
+              .give(
+                kept.map(([h]) => h),
+                kept.map(([, v]) => v),
+              )
+              .then((n) => void (stats.toStore += n), this.storeFailed),
+          );
         }
       } catch (err) {
         // Cancelled, or the gateway failed: keep the batches that finished either way.

@@ -15,7 +15,8 @@ export interface IndexedChunk {
   hash: string;
 }
 
-export const BINARY_EXT = /\.(png|jpe?g|gif|webp|ico|bmp|pdf|zip|gz|tgz|xz|7z|rar|jar|class|exe|dll|so|dylib|o|a|wasm|mp3|mp4|wav|mov|avi|webm|ttf|otf|woff2?|eot|bin|dat|db|sqlite|vsix|pyc)$/i;
+export const BINARY_EXT =
+  /\.(png|jpe?g|gif|webp|ico|bmp|pdf|zip|gz|tgz|xz|7z|rar|jar|class|exe|dll|so|dylib|o|a|wasm|mp3|mp4|wav|mov|avi|webm|ttf|otf|woff2?|eot|bin|dat|db|sqlite|vsix|pyc)$/i;
 export const GENERATED = /(\.min\.(js|css)|\.map|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|composer\.lock)|\.snap)$/i;
 
 /** Files read and chunked at once during a scan (their reads overlap in the thread pool). */
@@ -56,7 +57,6 @@ export function readNew(path: string, wanted: (size: number) => boolean): Promis
     });
   });
 }
-
 
 /** Files larger than this are not indexed unless a setting says otherwise. */
 const DEFAULT_MAX_FILE_BYTES = 512 * 1024;

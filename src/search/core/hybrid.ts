@@ -55,6 +55,3 @@ export function fuseResults(
     return { chunk, score: similarity.get(key(chunk)), ...(w?.matched.length ? { matched: w.matched } : {}), ...(w?.defines ? { defines: w.defines } : {}) };
   });
 }
-
-
-

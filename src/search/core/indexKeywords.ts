@@ -61,7 +61,11 @@ export class IndexKeywords {
       for (const [file, c] of changed) {
         if (!c) this.index.removeFile(file);
         else if (!c.texts) reread.push(file);
-        else this.index.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts![i] })));
+        else
+          this.index.setFile(
+            file,
+            c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts![i] })),
+          );
         await slices.maybeYield();
       }
       if (reread.length > 0) {
@@ -98,7 +102,12 @@ export class IndexKeywords {
       const slices = new Slicer(BACKGROUND_SLICE_MS);
       const e = exported ?? (await this.export(slices));
       await storeKeywords(this.o.storeDir, generation, e.state, e.base, { signal, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile });
-      const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => holdsExactly(files, e.expected));
+      const stored = await StoredKeywords.open(
+        keywordFile(this.o.storeDir, generation),
+        generation,
+        () => slices.maybeYield(),
+        (files) => holdsExactly(files, e.expected),
+      );
       if (!stored) throw new Error(`the keyword index stored for generation ${generation} does not match the index`);
       let taken = false;
       const swapping = this.ready.then(() => {
@@ -150,7 +159,12 @@ export class IndexKeywords {
   async restore(snapshot: { generation: number; files: Record<string, StoredFile> }, entries: LogEntry[], current: () => boolean): Promise<void> {
     const slices = new Slicer();
     const chunkCounts = new Map(Object.entries(snapshot.files).map(([file, f]) => [file, f.chunks.length]));
-    const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, snapshot.generation), snapshot.generation, () => slices.maybeYield(), (files) => holdsExactly(files, chunkCounts));
+    const stored = await StoredKeywords.open(
+      keywordFile(this.o.storeDir, snapshot.generation),
+      snapshot.generation,
+      () => slices.maybeYield(),
+      (files) => holdsExactly(files, chunkCounts),
+    );
     if (!current()) return stored?.close();
     if (!stored) {
       await this.fill([...this.of.files().keys()]);
@@ -171,7 +185,10 @@ export class IndexKeywords {
       if (!entry) continue;
       const p = await this.of.guard.resolve(file).catch(() => undefined);
       const lines = p ? (await readFile(p.abs, 'utf8').catch(() => '')).split(/\r?\n/) : [];
-      this.index.setFile(file, entry.chunks.map(([start, end, hash]) => ({ item: { file, start, end, hash }, text: lines.slice(start - 1, end).join('\n') })));
+      this.index.setFile(
+        file,
+        entry.chunks.map(([start, end, hash]) => ({ item: { file, start, end, hash }, text: lines.slice(start - 1, end).join('\n') })),
+      );
     }
   }
 
@@ -183,7 +200,12 @@ export class IndexKeywords {
   async takeStored(generation: number, changed: Map<string, { entry: StoredFile } | null>, slices: Slicer): Promise<boolean> {
     const expected = new Map<string, number>();
     for (const [file, c] of changed) if (c) expected.set(file, c.entry.chunks.length);
-    const stored = await StoredKeywords.open(keywordFile(this.o.storeDir, generation), generation, () => slices.maybeYield(), (files) => holdsExactly(files, expected)).catch(() => undefined);
+    const stored = await StoredKeywords.open(
+      keywordFile(this.o.storeDir, generation),
+      generation,
+      () => slices.maybeYield(),
+      (files) => holdsExactly(files, expected),
+    ).catch(() => undefined);
     if (!stored) return false;
     this.use(new KeywordIndex(stored, this.of.itemAt));
     return true;

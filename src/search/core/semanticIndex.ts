@@ -134,7 +134,15 @@ export class SemanticIndex {
       for (const c of entry.chunks) hold(holders, file, c);
       await slices.maybeYield();
     }
-    const index = VectorIndex.fromParts({ dim: snapshot.dim, count: rows, mean: snapshot.mean, codes, alphas: scales, headroom: headroomFor(rows), ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }) });
+    const index = VectorIndex.fromParts({
+      dim: snapshot.dim,
+      count: rows,
+      mean: snapshot.mean,
+      codes,
+      alphas: scales,
+      headroom: headroomFor(rows),
+      ...(vectors instanceof Float32Array ? { vectors } : { vectorFile: vectors.fd }),
+    });
     let dead = 0;
     for (let r = 0; r < rows; r++) {
       if (!holders.has(rowHashes[r])) {
@@ -161,7 +169,14 @@ export class SemanticIndex {
 
   /** The previous format (one vectors file and metadata rewritten per update), read once and stored anew. */
   private async migrateV1(): Promise<boolean> {
-    const V1 = z.object({ model: z.string(), dim: z.number(), generation: z.number(), rows: z.array(z.string()), files: z.record(z.string(), z.object({ size: z.number(), mtimeMs: z.number(), hashes: z.array(z.string()) })), chunks: z.array(z.object({ file: z.string(), start: z.number(), end: z.number(), hash: z.string() })) });
+    const V1 = z.object({
+      model: z.string(),
+      dim: z.number(),
+      generation: z.number(),
+      rows: z.array(z.string()),
+      files: z.record(z.string(), z.object({ size: z.number(), mtimeMs: z.number(), hashes: z.array(z.string()) })),
+      chunks: z.array(z.object({ file: z.string(), start: z.number(), end: z.number(), hash: z.string() })),
+    });
     const r = V1.safeParse(JSON.parse((await nodeFs.read(join(this.o.storeDir, 'meta.json'))) ?? '{}'));
     if (!r.success) return false;
     const m = r.data;
@@ -175,7 +190,11 @@ export class SemanticIndex {
     const parts = index.parts();
     const all = new Float32Array(m.rows.length * m.dim);
     for (let i = 0; i < m.rows.length; i++) all.set(index.vector(i), i * m.dim);
-    await this.store.writeSnapshot({ model: m.model, dim: m.dim, generation: m.generation + 1, rows: m.rows, files }, (write) => write(all, parts.codes, parts.alphas), () => parts.mean);
+    await this.store.writeSnapshot(
+      { model: m.model, dim: m.dim, generation: m.generation + 1, rows: m.rows, files },
+      (write) => write(all, parts.codes, parts.alphas),
+      () => parts.mean,
+    );
     return true;
   }
 
@@ -228,7 +247,21 @@ export class SemanticIndex {
    */
   async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, fromStore: 0, toStore: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
+    const stats: IndexStats = {
+      files: 0,
+      chunks: 0,
+      embedded: 0,
+      fromStore: 0,
+      toStore: 0,
+      reused: 0,
+      requests: 0,
+      skipped: 0,
+      ms: 0,
+      scanMs: 0,
+      embedMs: 0,
+      persistMs: 0,
+      keywordsMs: 0,
+    };
     /** Files this update replaces (null: removed), with their chunks' texts (none once a streamed build's worker has them). */
     const changed: ChangedFiles = new Map();
     const fresh: FreshVectors = new Map();
@@ -237,13 +270,29 @@ export class SemanticIndex {
     // A first build's snapshot is written in a worker while the embeddings arrive (`streamedBuild.ts`).
     const build = this.vectors
       ? undefined
-      : new StreamedBuild({ dir: this.o.storeDir, model: this.o.model, to: this.generation + 1, inMemoryBytes: this.store.inMemoryBytes, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker, onKeywordWorker: this.o.onKeywordWorker, spillChunks: this.o.keywordSpillChunks }, fresh);
+      : new StreamedBuild(
+          {
+            dir: this.o.storeDir,
+            model: this.o.model,
+            to: this.generation + 1,
+            inMemoryBytes: this.store.inMemoryBytes,
+            mode: this.o.snapshots,
+            workerFile: this.o.snapshotWorkerFile,
+            onWorker: this.o.onSnapshotWorker,
+            onKeywordWorker: this.o.onKeywordWorker,
+            spillChunks: this.o.keywordSpillChunks,
+          },
+          fresh,
+        );
     // Embedding starts while the scan goes on, in waves (`embedWaves.ts`; the team store asked first).
     const waves = new EmbedWaves(this.o, { fresh, build, stats, signal, onProgress, rowOf: () => this.rowOf });
     // A full scan reads on a thread of its own (`fileReader.ts`), many files in flight.
     const reader = paths ? undefined : new FileReader();
     try {
-      await scanChanges({ guard: this.guard, files: () => this.files, displayOf: (abs) => this.displayOf(abs), o: this.o }, { paths, signal, onProgress, reader, build, waves, changed, stats });
+      await scanChanges(
+        { guard: this.guard, files: () => this.files, displayOf: (abs) => this.displayOf(abs), o: this.o },
+        { paths, signal, onProgress, reader, build, waves, changed, stats },
+      );
       stats.scanMs = Date.now() - t0;
       await waves.finish();
       // Only its size is needed from here on (a million hashes held through the storing phase).
@@ -354,7 +403,13 @@ export class SemanticIndex {
     return added;
   }
 
-  private async apply(changed: Map<string, { entry: StoredFile } | null>, fresh: FreshVectors, dim: number, taken?: { build: StreamedBuild; dropped: string[] }, build?: StreamedBuild): Promise<boolean> {
+  private async apply(
+    changed: Map<string, { entry: StoredFile } | null>,
+    fresh: FreshVectors,
+    dim: number,
+    taken?: { build: StreamedBuild; dropped: string[] },
+    build?: StreamedBuild,
+  ): Promise<boolean> {
     const streamed = taken?.build;
     if (changed.size === 0) {
       await streamed?.abandon();
@@ -371,10 +426,14 @@ export class SemanticIndex {
       // The rows streamed while the embeddings arrived: taken if they are exactly this build's (no file dropped).
       if (streamed) {
         // Its worker has each file's entry from its texts: told only which it leaves out.
-        if (streamed.to === to && (await streamed.holds(added, slices))) parts = await streamed.finish({ dropped: taken.dropped, files: [...changed.values()].filter((c) => c !== null).length }, headroom);
+        if (streamed.to === to && (await streamed.holds(added, slices)))
+          parts = await streamed.finish({ dropped: taken.dropped, files: [...changed.values()].filter((c) => c !== null).length }, headroom);
         // Otherwise (or its worker died) its rows are read back, and it is stopped before the batch build writes the same generation.
         if (!parts) await streamed.abandon();
-        if (streamed.failure) this.o.onBackgroundError?.(new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`));
+        if (streamed.failure)
+          this.o.onBackgroundError?.(
+            new Error(`The search index could not be stored as its embeddings arrived (${streamed.failure}); it is stored after them instead.`),
+          );
       }
       if (!parts) {
         // The rows the stream wrote (`build`, taken or not) are read from its file, the others from memory.
@@ -382,7 +441,19 @@ export class SemanticIndex {
         const { vectors, source } = await batchSource(fresh, added, this.dim, rowsFile, () => slices.maybeYield());
         const filesText = await filesTextOf(changed, slices);
         parts = await runSnapshot(
-          { kind: 'build', dir: this.o.storeDir, model: this.o.model, dim: this.dim, to, rowsText: added.join(' '), filesText, vectors, ...(source && rowsFile ? { source, rowsFile } : {}), headroom, inMemoryBytes: this.store.inMemoryBytes },
+          {
+            kind: 'build',
+            dir: this.o.storeDir,
+            model: this.o.model,
+            dim: this.dim,
+            to,
+            rowsText: added.join(' '),
+            filesText,
+            vectors,
+            ...(source && rowsFile ? { source, rowsFile } : {}),
+            headroom,
+            inMemoryBytes: this.store.inMemoryBytes,
+          },
           { mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker },
         );
       }
@@ -416,7 +487,11 @@ export class SemanticIndex {
     await this.store.append(entry, this.dim, vecs, codes, scales);
     this.logEntries++;
     added.forEach((h, i) => {
-      const row = index.appendEncoded(vecs.subarray(i * this.dim, (i + 1) * this.dim), codes.subarray(i * index.codeBytes, (i + 1) * index.codeBytes), scales[i]);
+      const row = index.appendEncoded(
+        vecs.subarray(i * this.dim, (i + 1) * this.dim),
+        codes.subarray(i * index.codeBytes, (i + 1) * index.codeBytes),
+        scales[i],
+      );
       this.rowHashes.push(h);
       this.rowOf.set(h, row);
     });
@@ -427,7 +502,12 @@ export class SemanticIndex {
   }
 
   /** The files' chunks in memory: holders moved, rows that lost their last holder removed, ones that got one back restored. */
-  private async applyFiles(changed: Map<string, { entry: StoredFile } | null>, index: VectorIndex | undefined, rowsBefore: number, slices: Slicer): Promise<void> {
+  private async applyFiles(
+    changed: Map<string, { entry: StoredFile } | null>,
+    index: VectorIndex | undefined,
+    rowsBefore: number,
+    slices: Slicer,
+  ): Promise<void> {
     for (const [file, c] of changed) {
       for (const [, , h] of this.files.get(file)?.chunks ?? []) {
         const held = this.holders.get(h);
@@ -468,7 +548,16 @@ export class SemanticIndex {
     const to = from + 1;
     const live = this.rowHashes.length - this.dead;
     const promise = runSnapshot(
-      { kind: 'fold', dir: this.o.storeDir, model: this.o.model, from, to, expectRows: this.rowHashes.length, headroom: headroomFor(live), inMemoryBytes: this.store.inMemoryBytes },
+      {
+        kind: 'fold',
+        dir: this.o.storeDir,
+        model: this.o.model,
+        from,
+        to,
+        expectRows: this.rowHashes.length,
+        headroom: headroomFor(live),
+        inMemoryBytes: this.store.inMemoryBytes,
+      },
       { signal: abort.signal, mode: this.o.snapshots, workerFile: this.o.snapshotWorkerFile, onWorker: this.o.onSnapshotWorker },
     ).then(
       async (parts) => {
@@ -494,7 +583,10 @@ export class SemanticIndex {
           await this.load();
           return;
         }
-        for (const kind of ['vectors', 'codes', 'scales', 'log']) await rm(join(this.o.storeDir, `${kind}-${to}.${{ vectors: 'f32', codes: 'bin', scales: 'f32', log: 'jsonl' }[kind]}`), { force: true }).catch(() => undefined);
+        for (const kind of ['vectors', 'codes', 'scales', 'log'])
+          await rm(join(this.o.storeDir, `${kind}-${to}.${{ vectors: 'f32', codes: 'bin', scales: 'f32', log: 'jsonl' }[kind]}`), { force: true }).catch(
+            () => undefined,
+          );
         this.foldRetryAt = this.logEntries + 100;
         this.o.onBackgroundError?.(err);
       },
@@ -543,7 +635,15 @@ export class SemanticIndex {
     this.closeVectorFile();
     const fd = vectors ? undefined : openSync(vectorPath, 'r');
     this.vectorFd = fd;
-    const index = VectorIndex.fromParts({ dim: parts.dim, count, mean: parts.mean, codes: parts.codes, alphas: parts.scales, headroom: headroomFor(count), ...(vectors ? { vectors } : { vectorFile: fd }) });
+    const index = VectorIndex.fromParts({
+      dim: parts.dim,
+      count,
+      mean: parts.mean,
+      codes: parts.codes,
+      alphas: parts.scales,
+      headroom: headroomFor(count),
+      ...(vectors ? { vectors } : { vectorFile: fd }),
+    });
     // A streamed first build's snapshot may hold rows of files it left out (their embeddings did not
     // all arrive): out of the searches, kept in the map as a load keeps them (the next run reuses them).
     let dead = 0;

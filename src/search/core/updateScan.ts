@@ -45,7 +45,11 @@ type Outcome = { kind: 'gone' | 'same' | 'skipped' } | { kind: 'chunks'; entry: 
 export async function scanChanges(index: ScannedIndex, u: ScanOfUpdate): Promise<void> {
   const { paths, signal, onProgress, reader, build, waves, changed, stats } = u;
   // Reading and chunking a file: no shared state touched, so several run at once.
-  const withChunks = (s: { size: number; mtimeMs: number }, chunks: (IndexedChunk & { text: string })[]): Outcome => ({ kind: 'chunks', entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
+  const withChunks = (s: { size: number; mtimeMs: number }, chunks: (IndexedChunk & { text: string })[]): Outcome => ({
+    kind: 'chunks',
+    entry: { size: s.size, mtimeMs: s.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) },
+    texts: chunks.map((c) => c.text),
+  });
   const inFlightMax = reader ? READ_BATCH : SCAN_CONCURRENCY;
   // A file not indexed yet: opened, its size read from the open file and its bytes read, with no
   // separate stat (a full build's scan was a fifth stat calls).
@@ -119,7 +123,11 @@ export async function scanChanges(index: ScannedIndex, u: ScanOfUpdate): Promise
 }
 
 /** Reads, filters and chunks one file; undefined when it is skipped. */
-async function chunksOf(index: ScannedIndex, f: { rel: string; abs: string; display: string }, size: number): Promise<(IndexedChunk & { text: string })[] | undefined> {
+async function chunksOf(
+  index: ScannedIndex,
+  f: { rel: string; abs: string; display: string },
+  size: number,
+): Promise<(IndexedChunk & { text: string })[] | undefined> {
   if (!indexable(f.rel, size, index.o.maxFileBytes)) return undefined;
   return chunksFrom(f.display, await readFile(f.abs), index.o.chunkTokens);
 }

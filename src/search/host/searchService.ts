@@ -19,7 +19,8 @@ export type { SearchResult } from '../core/hybrid';
 export const SEMANTIC_SEARCH_TOOL: ToolDefinition = {
   name: 'semantic_search',
   kind: 'read',
-  description: 'Find code by meaning, not exact text: returns the workspace chunks most related to a natural-language query, with their file and line range. Use it to locate where something is implemented; then read_file for details.',
+  description:
+    'Find code by meaning, not exact text: returns the workspace chunks most related to a natural-language query, with their file and line range. Use it to locate where something is implemented; then read_file for details.',
   parameters: {
     type: 'object',
     properties: {
@@ -94,7 +95,13 @@ export class SearchService implements vscode.Disposable {
       model,
       maxFileBytes: s.maxFileKB * 1024,
       chunkTokens: CHUNK_TOKENS,
-      embed: ((texts, signal, onDone) => this.services.client().embeddings.createBatched(model, texts, { batchSize: s.batchSize, concurrency: s.concurrency, signal, onProgress: (d) => onDone?.(d) })) satisfies EmbedFn,
+      embed: ((texts, signal, onDone) =>
+        this.services.client().embeddings.createBatched(model, texts, {
+          batchSize: s.batchSize,
+          concurrency: s.concurrency,
+          signal,
+          onProgress: (d) => onDone?.(d),
+        })) satisfies EmbedFn,
     };
     const store = this.team?.storeSearch(model, chunker);
     if (store) return new StoreSearchIndex({ ...common, store, onStoreFailure: (err) => this.team?.failed(err) });
@@ -104,8 +111,12 @@ export class SearchService implements vscode.Disposable {
       shared: this.team?.shared(model, chunker),
       onSharedFailure: (err) => this.team?.failed(err),
       // Said once per window: that the index's heavy writes run off the editor's thread (the worker's bundle is in place).
-      onSnapshotWorker: () => this.workerLogged || ((this.workerLogged = true), this.services.log.info('Search index: snapshots are written in a worker thread')),
-      onBackgroundError: (err) => this.services.log.warn(`Search index, work off the editor's thread: ${(err as Error)?.message ?? String(err)} (the index in use stays as it was; a fold that failed is tried again later)`),
+      onSnapshotWorker: () =>
+        this.workerLogged || ((this.workerLogged = true), this.services.log.info('Search index: snapshots are written in a worker thread')),
+      onBackgroundError: (err) =>
+        this.services.log.warn(
+          `Search index, work off the editor's thread: ${(err as Error)?.message ?? String(err)} (the index in use stays as it was; a fold that failed is tried again later)`,
+        ),
     });
   }
 
@@ -117,7 +128,13 @@ export class SearchService implements vscode.Disposable {
     } else if (size && size.chunks > 0) {
       this.status.text = vscode.l10n.t('$(search) {0} chunks', formatCount(size.chunks));
       const team = this.team?.describe();
-      this.status.tooltip = vscode.l10n.t('Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.', formatCount(size.files), formatCount(size.chunks), this.model(), team ? `\n${team}.` : '');
+      this.status.tooltip = vscode.l10n.t(
+        'Semantic search: {0} files, {1} chunks ({2}).{3} Click to search.',
+        formatCount(size.files),
+        formatCount(size.chunks),
+        this.model(),
+        team ? `\n${team}.` : '',
+      );
     } else {
       this.status.hide();
       return;
@@ -162,7 +179,11 @@ export class SearchService implements vscode.Disposable {
       this.render();
       try {
         const stats = await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: options.reason ?? vscode.l10n.t('Indexing the workspace for semantic search'), cancellable: true },
+          {
+            location: vscode.ProgressLocation.Notification,
+            title: options.reason ?? vscode.l10n.t('Indexing the workspace for semantic search'),
+            cancellable: true,
+          },
           async (progress, token) => {
             const abort = new AbortController();
             token.onCancellationRequested(() => abort.abort());
@@ -180,7 +201,9 @@ export class SearchService implements vscode.Disposable {
         this.lastStats = stats;
         this.team?.recordBuild(stats);
         const team = this.team?.describe() ? `, ${stats.fromStore} from the team store, ${stats.toStore} added to it` : '';
-        this.services.log.info(`search index: ${stats.files} files, ${stats.chunks} chunks, ${stats.embedded} embedded in ${stats.requests} requests${team}, ${stats.reused} reused, ${stats.ms} ms`);
+        this.services.log.info(
+          `search index: ${stats.files} files, ${stats.chunks} chunks, ${stats.embedded} embedded in ${stats.requests} requests${team}, ${stats.reused} reused, ${stats.ms} ms`,
+        );
         this.state = 'ready';
         this.services.notifySpend();
         return stats;
@@ -190,7 +213,11 @@ export class SearchService implements vscode.Disposable {
         if (err instanceof IndexingStopped) {
           // Says how far it got and why, with the fix for the cause (a missing model, a refused key, …).
           const kept = err.embedded > 0 ? vscode.l10n.t('; the {0} embedded are kept and Build Index resumes from there', formatCount(err.embedded)) : '';
-          showGatewayError(this.services, vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', formatCount(err.embedded), formatCount(err.total), kept), err.cause);
+          showGatewayError(
+            this.services,
+            vscode.l10n.t('Indexing stopped after {0} of {1} chunks{2}', formatCount(err.embedded), formatCount(err.total), kept),
+            err.cause,
+          );
           return undefined;
         }
         showGatewayError(this.services, vscode.l10n.t('Could not index the workspace'), err);
@@ -257,7 +284,10 @@ export class SearchService implements vscode.Disposable {
     const rest = live.filter((h) => !h.defines);
     if (rerankModel && rest.length > 0) {
       try {
-        const r = await client.rerank.create({ model: rerankModel, query: text, documents: rest.map((h) => `${h.chunk.file}\n${h.preview}`), top_n: Math.min(k, rest.length) }, { signal });
+        const r = await client.rerank.create(
+          { model: rerankModel, query: text, documents: rest.map((h) => `${h.chunk.file}\n${h.preview}`), top_n: Math.min(k, rest.length) },
+          { signal },
+        );
         ordered = [...pinned, ...r.results.map((x) => ({ ...rest[x.index], rerankScore: x.relevance_score }))];
       } catch (err) {
         this.services.log.error('rerank failed; showing the fused order', err);
@@ -274,7 +304,10 @@ export class SearchService implements vscode.Disposable {
     const index = this.index;
     if (!index || !this.ready() || !text.trim()) return [];
     await index.keywordsReady;
-    const hits = index.keywordSearch(text, k + 2).filter((h) => h.item.file !== exceptFile).slice(0, k);
+    const hits = index
+      .keywordSearch(text, k + 2)
+      .filter((h) => h.item.file !== exceptFile)
+      .slice(0, k);
     const texts = await Promise.all(hits.map((h) => index.chunkText(h.item)));
     return hits.map((h, i) => ({ path: `${h.item.file}:${h.item.start}`, text: texts[i] })).filter((s) => s.text.trim());
   }
@@ -334,7 +367,9 @@ function groupedItems(results: SearchResult[]): (vscode.QuickPickItem & { result
 /** The "Semantic Search" command: a quick pick that queries as you type. */
 export async function semanticSearchCommand(search: SearchService, services: GatewayFeature, initial?: string): Promise<SearchResult[] | undefined> {
   if (!services.isConfigured()) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Set the gateway URL and API key first.'), vscode.l10n.t('Set API Key')).then((c) => c && vscode.commands.executeCommand('modelGateway.setApiKey'));
+    void vscode.window
+      .showErrorMessage(vscode.l10n.t('Set the gateway URL and API key first.'), vscode.l10n.t('Set API Key'))
+      .then((c) => c && vscode.commands.executeCommand('modelGateway.setApiKey'));
     return undefined;
   }
   const loaded = await search.load();
@@ -343,7 +378,13 @@ export async function semanticSearchCommand(search: SearchService, services: Gat
     await search.build({ clean: true, reason: vscode.l10n.t('The embedding model changed: rebuilding the search index') });
   } else if (loaded === 'missing') {
     const build = vscode.l10n.t('Build Index');
-    const choice = typeof initial === 'string' ? build : await vscode.window.showInformationMessage(vscode.l10n.t('The workspace has no semantic search index yet. Build it now? (Its files are sent to the embedding model.)'), build);
+    const choice =
+      typeof initial === 'string'
+        ? build
+        : await vscode.window.showInformationMessage(
+            vscode.l10n.t('The workspace has no semantic search index yet. Build it now? (Its files are sent to the embedding model.)'),
+            build,
+          );
     if (choice !== build) return undefined;
     await search.build();
   }

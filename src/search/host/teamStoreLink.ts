@@ -32,7 +32,8 @@ const EDITOR_ADVICE: TeamStoreModule.TeamStoreAdvice = {
   checkSignIn: 'Check the user in modelGateway.search.teamStore and set the password with "Model Gateway: Set Team Store Password".',
   trustCa: 'Add its CA to modelGateway.tls.caFiles, or add ?sslmode=disable to modelGateway.search.teamStore only for a server on a private network.',
   connectWithoutTls: 'Connect without TLS only on a private network: add ?sslmode=disable to modelGateway.search.teamStore.',
-  otherModel: (storeModel, ourModel) => `Set modelGateway.defaultModels.embeddings to "${storeModel}" to share it, or point modelGateway.search.teamStore at a store for "${ourModel}".`,
+  otherModel: (storeModel, ourModel) =>
+    `Set modelGateway.defaultModels.embeddings to "${storeModel}" to share it, or point modelGateway.search.teamStore at a store for "${ourModel}".`,
   update: 'Update the extension.',
   asker: "this workspace's search",
   readOnlyHere: 'this window only reads it (modelGateway.search.teamStoreReadOnly).',
@@ -129,7 +130,16 @@ export class TeamStoreLink implements vscode.Disposable {
         const password = (await this.secrets.get(passwordKey(where))) || undefined;
         if (password) registerSecret(password);
         const network = this.services.network().options;
-        const store = new m.TeamStore({ url: settings.url, password, ca: network.ca, rejectUnauthorized: network.rejectUnauthorized, readOnly: settings.readOnly, model, chunker, advice: EDITOR_ADVICE });
+        const store = new m.TeamStore({
+          url: settings.url,
+          password,
+          ca: network.ca,
+          rejectUnauthorized: network.rejectUnauthorized,
+          readOnly: settings.readOnly,
+          model,
+          chunker,
+          advice: EDITOR_ADVICE,
+        });
         try {
           this.state = await store.open();
           this.failure = undefined;
@@ -164,10 +174,15 @@ export class TeamStoreLink implements vscode.Disposable {
   private sayReadOnly(where: string): void {
     if (this.readonlySaid.has(where)) return;
     this.readonlySaid.add(where);
-    const message = vscode.l10n.t('Team store {0}: this role may only read it. Search uses the vectors it holds; what this machine embeds stays on this machine.', where);
+    const message = vscode.l10n.t(
+      'Team store {0}: this role may only read it. Search uses the vectors it holds; what this machine embeds stays on this machine.',
+      where,
+    );
     this.services.log.info(message);
     this.services.recordNotice('info', message);
-    void vscode.window.showInformationMessage(message, vscode.l10n.t('Open Settings')).then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStoreReadOnly'));
+    void vscode.window
+      .showInformationMessage(message, vscode.l10n.t('Open Settings'))
+      .then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStoreReadOnly'));
   }
 
   /** A run's store failure: logged, and shown once per window (the index goes on without the store). */
@@ -182,45 +197,99 @@ export class TeamStoreLink implements vscode.Disposable {
     this.noticeShown = true;
     const problem = (err as { problem?: string })?.problem;
     const signIn = problem === 'sign-in';
-    void vscode.window.showWarningMessage(vscode.l10n.t('{0} Semantic search goes on with this machine\'s embeddings.', message), signIn ? SET_PASSWORD() : vscode.l10n.t('Open Settings')).then((choice) => {
-      if (choice === undefined) return;
-      if (signIn) void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
-      else void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
-    });
+    void vscode.window
+      .showWarningMessage(
+        vscode.l10n.t("{0} Semantic search goes on with this machine's embeddings.", message),
+        signIn ? SET_PASSWORD() : vscode.l10n.t('Open Settings'),
+      )
+      .then((choice) => {
+        if (choice === undefined) return;
+        if (signIn) void vscode.commands.executeCommand(TEAM_STORE_COMMANDS.setPassword);
+        else void vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore');
+      });
   }
 
   /** A build's figures; a watcher's update adds to those of the build before it. */
   recordBuild(stats: IndexStats, kind: 'build' | 'update' = 'build'): void {
     if (!teamStoreSettings()) return;
     const base = kind === 'update' && this.lastBuild ? this.lastBuild : { took: 0, gave: 0 };
-    this.lastBuild = { took: base.took + stats.fromStore, gave: base.gave + stats.toStore, failure: stats.storeFailure ?? (kind === 'update' ? this.lastBuild?.failure : undefined) };
+    this.lastBuild = {
+      took: base.took + stats.fromStore,
+      gave: base.gave + stats.toStore,
+      failure: stats.storeFailure ?? (kind === 'update' ? this.lastBuild?.failure : undefined),
+    };
   }
 
   /** One line for the status bar's tooltip. */
   describe(): string | undefined {
     const settings = teamStoreSettings();
     if (!settings) return undefined;
-    const build = this.lastBuild ? vscode.l10n.t('; the last build (and the changes since) took {0} vectors from it and added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)) : '';
+    const build = this.lastBuild
+      ? vscode.l10n.t(
+          '; the last build (and the changes since) took {0} vectors from it and added {1}',
+          formatCount(this.lastBuild.took),
+          formatCount(this.lastBuild.gave),
+        )
+      : '';
     if (this.failure) return vscode.l10n.t('Team store: not in use ({0})', this.failure);
     if (!this.state) return vscode.l10n.t('Team store: {0} (not connected yet)', settings.url);
     const s = this.state;
-    const searching = settings.searchInStore ? (s.searchable ? vscode.l10n.t(', searched in place') : vscode.l10n.t(', searched in place (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : '';
+    const searching = settings.searchInStore
+      ? s.searchable
+        ? vscode.l10n.t(', searched in place')
+        : vscode.l10n.t(', searched in place (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')
+      : '';
     const vectors = vscode.l10n.t('{0} vectors of {1}', formatCount(s.rows), s.model);
-    return (s.writable ? vscode.l10n.t('Team store: {0}, connected, {1}', s.where, vectors) : vscode.l10n.t('Team store: {0}, connected read-only, {1}', s.where, vectors)) + searching + build;
+    return (
+      (s.writable
+        ? vscode.l10n.t('Team store: {0}, connected, {1}', s.where, vectors)
+        : vscode.l10n.t('Team store: {0}, connected read-only, {1}', s.where, vectors)) +
+      searching +
+      build
+    );
   }
 
   /** The status as a heading and lines (the Team Store Status dialog). */
   summary(): { title: string; lines: string[] } {
     const settings = teamStoreSettings();
-    if (!settings) return { title: vscode.l10n.t('No team store is set'), lines: [vscode.l10n.t('Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.')] };
+    if (!settings)
+      return {
+        title: vscode.l10n.t('No team store is set'),
+        lines: [
+          vscode.l10n.t('Semantic search embeds on this machine alone. Set modelGateway.search.teamStore (user settings) to share embeddings with your team.'),
+        ],
+      };
     const s = this.state;
     const lines = [s && !s.writable ? vscode.l10n.t('Where: {0} (read-only)', s.where) : vscode.l10n.t('Where: {0}', s?.where ?? settings.url)];
-    if (this.failure) return { title: vscode.l10n.t('Team store: not in use'), lines: [...lines, this.failure, vscode.l10n.t('Semantic search goes on with this machine’s embeddings.')] };
+    if (this.failure)
+      return {
+        title: vscode.l10n.t('Team store: not in use'),
+        lines: [...lines, this.failure, vscode.l10n.t('Semantic search goes on with this machine’s embeddings.')],
+      };
     if (!s) return { title: vscode.l10n.t('Team store: not connected yet'), lines };
-    lines.push(s.dimensions ? vscode.l10n.t('Holds: {0} vectors of {1} ({2} dimensions)', formatCount(s.rows), s.model, s.dimensions) : vscode.l10n.t('Holds: {0} vectors of {1}', formatCount(s.rows), s.model));
-    if (this.lastBuild) lines.push(vscode.l10n.t('The last build and the changes since: took {0} vectors, added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)));
-    if (s.vectors === 'bytea') lines.push(vscode.l10n.t('Vectors: kept as bytea (its database has no pgvector): shared all the same; search in the store needs pgvector, so search runs on this machine'));
-    else lines.push(settings.searchInStore ? (s.searchable ? vscode.l10n.t('Search: in the store, through its HNSW index') : vscode.l10n.t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')) : vscode.l10n.t('Search: on this machine, with the vectors taken from the store'));
+    lines.push(
+      s.dimensions
+        ? vscode.l10n.t('Holds: {0} vectors of {1} ({2} dimensions)', formatCount(s.rows), s.model, s.dimensions)
+        : vscode.l10n.t('Holds: {0} vectors of {1}', formatCount(s.rows), s.model),
+    );
+    if (this.lastBuild)
+      lines.push(
+        vscode.l10n.t('The last build and the changes since: took {0} vectors, added {1}', formatCount(this.lastBuild.took), formatCount(this.lastBuild.gave)),
+      );
+    if (s.vectors === 'bytea')
+      lines.push(
+        vscode.l10n.t(
+          'Vectors: kept as bytea (its database has no pgvector): shared all the same; search in the store needs pgvector, so search runs on this machine',
+        ),
+      );
+    else
+      lines.push(
+        settings.searchInStore
+          ? s.searchable
+            ? vscode.l10n.t('Search: in the store, through its HNSW index')
+            : vscode.l10n.t('Search: in the store (no HNSW index yet: each query scans every row; model-gateway-index --search-index makes one)')
+          : vscode.l10n.t('Search: on this machine, with the vectors taken from the store'),
+      );
     return { title: vscode.l10n.t('Team store: connected'), lines };
   }
 
@@ -228,7 +297,12 @@ export class TeamStoreLink implements vscode.Disposable {
   async setPassword(): Promise<boolean> {
     const settings = teamStoreSettings();
     if (!settings) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('Set modelGateway.search.teamStore (in your user settings) to the store first: postgres://user@host:5432/database.'), vscode.l10n.t('Open Settings')).then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore'));
+      void vscode.window
+        .showInformationMessage(
+          vscode.l10n.t('Set modelGateway.search.teamStore (in your user settings) to the store first: postgres://user@host:5432/database.'),
+          vscode.l10n.t('Open Settings'),
+        )
+        .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.search.teamStore'));
       return false;
     }
     let where: string;
@@ -238,7 +312,12 @@ export class TeamStoreLink implements vscode.Disposable {
       void vscode.window.showErrorMessage((err as Error).message);
       return false;
     }
-    const value = await this.services.prompts.input({ title: vscode.l10n.t('Password for the team store {0}', where), prompt: vscode.l10n.t('Kept in VS Code’s secret storage, sent only to this server. Leave empty to remove it.'), password: true, ignoreFocusOut: true });
+    const value = await this.services.prompts.input({
+      title: vscode.l10n.t('Password for the team store {0}', where),
+      prompt: vscode.l10n.t('Kept in VS Code’s secret storage, sent only to this server. Leave empty to remove it.'),
+      password: true,
+      ignoreFocusOut: true,
+    });
     if (value === undefined) return false;
     if (value) {
       registerSecret(value);

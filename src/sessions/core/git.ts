@@ -45,7 +45,10 @@ export async function worktreePlace(repo: GitPlace, path: string): Promise<GitPl
   const common = resolve(repo.workTree, (await git(repo, ['rev-parse', '--git-common-dir'])).trim());
   const real = await realpath(path).catch(() => path);
   const same = async (p: string) => p === path || p === real || (await realpath(p).catch(() => p)) === real;
-  const listedPaths = (await git(repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length));
+  const listedPaths = (await git(repo, ['worktree', 'list', '--porcelain']))
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .map((l) => l.slice('worktree '.length));
   let listed = false;
   for (const p of listedPaths) if (await same(p)) listed = true;
   if (!listed) throw new GitError(`git worktree: ${path} is not a worktree of ${repo.workTree}`, '');
@@ -53,7 +56,10 @@ export async function worktreePlace(repo: GitPlace, path: string): Promise<GitPl
   const candidates = [basename(path), ...Array.from({ length: 9 }, (_, i) => `${basename(path)}${i + 1}`)];
   for (const name of candidates) {
     const gitDir = join(common, 'worktrees', name);
-    const back = await readFile(join(gitDir, 'gitdir'), 'utf8').then((t) => t.trim(), () => '');
+    const back = await readFile(join(gitDir, 'gitdir'), 'utf8').then(
+      (t) => t.trim(),
+      () => '',
+    );
     if (back && (await same(dirname(back)))) return { gitDir, workTree: path };
   }
   throw new GitError(`git worktree: the git folder of ${path} was not found under ${common}`, '');
@@ -86,7 +92,10 @@ export async function fileAt(worktree: GitPlace, rev: string, path: string): Pro
 
 /** The person's identity, or the agent's name where none is set. */
 async function identity(place: GitPlace): Promise<string[]> {
-  const email = await git(place, ['config', 'user.email']).then((s) => s.trim(), () => '');
+  const email = await git(place, ['config', 'user.email']).then(
+    (s) => s.trim(),
+    () => '',
+  );
   return email ? [] : ['-c', 'user.name=Model Gateway agent', '-c', 'user.email=agent@model-gateway.invalid'];
 }
 
@@ -111,9 +120,7 @@ export async function mergeBranch(repo: GitPlace, branch: string, message: strin
     await git(repo, [...(await identity(repo)), 'merge', '--no-ff', '--no-verify', '-m', message, branch]);
     return { merged: true };
   } catch (err) {
-    const conflicts = (await git(repo, ['diff', '--name-only', '--diff-filter=U', '-z']).catch(() => ''))
-      .split('\0')
-      .filter(Boolean);
+    const conflicts = (await git(repo, ['diff', '--name-only', '--diff-filter=U', '-z']).catch(() => '')).split('\0').filter(Boolean);
     if (conflicts.length > 0) return { merged: false, conflicts };
     return { merged: false, refused: err instanceof GitError ? err.stderr.trim() || err.message : String(err) };
   }

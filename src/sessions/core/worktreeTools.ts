@@ -57,8 +57,13 @@ export function worktreeTools(o: WorktreeToolsOptions): ToolRunner {
     needsApproval: (name) => name === RUN_COMMAND_TOOL.name || (writes.has(name) && !editsRunUnasked([], o.consent())),
     run: (name, args, signal) => {
       if (name === RUN_COMMAND_TOOL.name) return runCommand(o, guard, args, signal);
-      if (name === UPDATE_PLAN.name) return Promise.resolve({ content: 'Plans are not kept in a background session: write the steps in your answer.', isError: false });
-      if (!definitions.some((d) => d.name === name)) return Promise.resolve({ content: `Error: ${name} is not available in a background session (files of its worktree and run_command only).`, isError: true });
+      if (name === UPDATE_PLAN.name)
+        return Promise.resolve({ content: 'Plans are not kept in a background session: write the steps in your answer.', isError: false });
+      if (!definitions.some((d) => d.name === name))
+        return Promise.resolve({
+          content: `Error: ${name} is not available in a background session (files of its worktree and run_command only).`,
+          isError: true,
+        });
       return files.run(name, args, signal);
     },
   };
@@ -69,10 +74,19 @@ async function runCommand(o: WorktreeToolsOptions, guard: PathGuard, raw: string
   if (verdict.kind === 'invalid') return { content: `Error: ${verdict.message}`, isError: true };
   if (verdict.kind === 'refuse') return { content: `Not run: ${verdict.reason}`, isError: true };
   const { line, folder, ask } = verdict;
-  if (ask && !(await o.ask({ kind: 'command', line, reason: ask.reason }, signal))) return { content: `The person rejected running \`${line}\`; nothing ran.`, isError: true };
+  if (ask && !(await o.ask({ kind: 'command', line, reason: ask.reason }, signal)))
+    return { content: `The person rejected running \`${line}\`; nothing ran.`, isError: true };
   const out = new CappedOutput();
   const started = Date.now();
   const r = await runProcess(line, { cwd: folder.abs, shell: o.shell, signal, timeoutMs: o.timeoutSeconds() * 1000, onData: (t) => out.append(t) });
   const where = folder.rel === '' ? `the worktree (${o.name})` : folder.rel;
-  return { content: describeOutcome(line, where, { exitCode: r.exitCode, ended: r.ended, output: out.text(), via: 'process', ms: Date.now() - started }, o.timeoutSeconds()), isError: r.ended !== undefined || (r.exitCode ?? 0) !== 0 };
+  return {
+    content: describeOutcome(
+      line,
+      where,
+      { exitCode: r.exitCode, ended: r.ended, output: out.text(), via: 'process', ms: Date.now() - started },
+      o.timeoutSeconds(),
+    ),
+    isError: r.ended !== undefined || (r.exitCode ?? 0) !== 0,
+  };
 }

@@ -15,7 +15,20 @@ import { chatSettings, workspaceExcludeGlobs } from '../../shell/config';
 import { counted } from '../../shell/listeners';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
-import { addWorktree, changedFiles, commitAll, currentBranch, fileAt, headCommit, lineStats, locateRepository, mergeBranch, removeWorktree, worktreePlace, type GitPlace } from '../core/git';
+import {
+  addWorktree,
+  changedFiles,
+  commitAll,
+  currentBranch,
+  fileAt,
+  headCommit,
+  lineStats,
+  locateRepository,
+  mergeBranch,
+  removeWorktree,
+  worktreePlace,
+  type GitPlace,
+} from '../core/git';
 import { SessionStore, type AgentSession } from '../core/sessionStore';
 import { worktreeTools, type WorktreeQuestion } from '../core/worktreeTools';
 import type { ProposedEdit } from '../../tools/workspaceTools';
@@ -103,7 +116,15 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const item = new vscode.TreeItem(s.title, vscode.TreeItemCollapsibleState.None);
     const tokens = s.usage.input + s.usage.output;
     const cost = s.cost?.dollars !== undefined ? `$${s.cost.dollars.toFixed(4)}` : '';
-    item.description = [statusWords(s), s.branch, s.files.length === 1 ? vscode.l10n.t('1 file') : vscode.l10n.t('{0} files', s.files.length), tokens ? vscode.l10n.t('{0} tokens', tokens.toLocaleString()) : '', cost].filter(Boolean).join(' · ');
+    item.description = [
+      statusWords(s),
+      s.branch,
+      s.files.length === 1 ? vscode.l10n.t('1 file') : vscode.l10n.t('{0} files', s.files.length),
+      tokens ? vscode.l10n.t('{0} tokens', tokens.toLocaleString()) : '',
+      cost,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     item.tooltip = new vscode.MarkdownString(
       [
         `**${s.title}**`,
@@ -119,11 +140,24 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
         .join('\n\n'),
     );
     item.iconPath = new vscode.ThemeIcon(
-      s.status === 'running' || s.status === 'starting' ? 'loading~spin' : s.status === 'waiting' ? 'question' : s.status === 'done' ? 'pass' : s.status === 'applied' ? 'git-merge' : s.status === 'error' ? 'error' : 'debug-stop',
+      s.status === 'running' || s.status === 'starting'
+        ? 'loading~spin'
+        : s.status === 'waiting'
+          ? 'question'
+          : s.status === 'done'
+            ? 'pass'
+            : s.status === 'applied'
+              ? 'git-merge'
+              : s.status === 'error'
+                ? 'error'
+                : 'debug-stop',
     );
     item.contextValue = `agentSession.${s.status}`;
     item.id = s.id;
-    item.command = s.status === 'waiting' ? { command: 'modelGateway.agentSessions.answer', title: vscode.l10n.t('Answer'), arguments: [s] } : { command: 'modelGateway.agentSessions.open', title: vscode.l10n.t('Open'), arguments: [s] };
+    item.command =
+      s.status === 'waiting'
+        ? { command: 'modelGateway.agentSessions.answer', title: vscode.l10n.t('Answer'), arguments: [s] }
+        : { command: 'modelGateway.agentSessions.open', title: vscode.l10n.t('Open'), arguments: [s] };
     return item;
   }
 
@@ -147,7 +181,12 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const model = this.context.workspaceState.get<string>('modelGateway.chat.model') || this.services.settings().defaultModels.chat;
     if (!model) throw new Error(vscode.l10n.t('No chat model is chosen: pick one in the chat or set modelGateway.defaultModels.chat.'));
     const id = newId('s');
-    const slug = prompt.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 30) || 'task';
+    const slug =
+      prompt
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '')
+        .slice(0, 30) || 'task';
     const branch = `model-gateway/${slug}-${randomBytes(3).toString('hex')}`;
     const now = Date.now();
     const session: AgentSession = {
@@ -185,7 +224,16 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const profile = modelProfile(this.services, session.model, { purpose: 'agent sessions' });
     const now = Date.now();
     const question: UserTurn = { id: newId('u'), role: 'user', text, images: [], context: [], at: now };
-    const turn: AssistantTurn = { id: newId('a'), role: 'assistant', model: session.model, format: profile.options.format, steps: [], status: 'streaming', usage: emptyUsage(), at: now };
+    const turn: AssistantTurn = {
+      id: newId('a'),
+      role: 'assistant',
+      model: session.model,
+      format: profile.options.format,
+      steps: [],
+      status: 'streaming',
+      usage: emptyUsage(),
+      at: now,
+    };
     session.turns.push(question, turn);
     session.status = 'running';
     delete session.error;
@@ -203,13 +251,25 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
         consent: () => consentNow(this.context.globalState),
         policy: () => agentSettings().policy,
         timeoutSeconds: () => agentSettings().timeoutSeconds,
-        ask: (q, signal) => this.ask(session, questionText(q), q.kind === 'command' ? [vscode.l10n.t('Run'), vscode.l10n.t('Reject')] : [vscode.l10n.t('Accept'), vscode.l10n.t('Reject')], signal, q.kind === 'edit' ? q.edit : undefined),
+        ask: (q, signal) =>
+          this.ask(
+            session,
+            questionText(q),
+            q.kind === 'command' ? [vscode.l10n.t('Run'), vscode.l10n.t('Reject')] : [vscode.l10n.t('Accept'), vscode.l10n.t('Reject')],
+            signal,
+            q.kind === 'edit' ? q.edit : undefined,
+          ),
       });
       await runModelTurn(this.services, {
         surface: 'agent sessions',
         model: session.model,
         format: profile.options.format,
-        system: systemPrompt({ folders: [session.branch], toolsEnabled: true, rules: (await this.instructions()).section, mode: backgroundMode(session.branch) }),
+        system: systemPrompt({
+          folders: [session.branch],
+          toolsEnabled: true,
+          rules: (await this.instructions()).section,
+          mode: backgroundMode(session.branch),
+        }),
         history: session.turns.slice(0, -1),
         turn,
         tools,
@@ -219,7 +279,11 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
         onLimit: (reached) => {
           stoppedBy =
             reached.kind === 'cost'
-              ? vscode.l10n.t('It reached its cost limit of ${0} (it has cost ${1}; modelGateway.agent.maxCostPerSessionDollars).', limit.toFixed(2), reached.dollars.toFixed(2))
+              ? vscode.l10n.t(
+                  'It reached its cost limit of ${0} (it has cost ${1}; modelGateway.agent.maxCostPerSessionDollars).',
+                  limit.toFixed(2),
+                  reached.dollars.toFixed(2),
+                )
               : vscode.l10n.t('It reached its limit of {0} requests (modelGateway.chat.maxToolSteps).', settings.maxSteps);
           return Promise.resolve(false);
         },
@@ -265,7 +329,12 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const apply = vscode.l10n.t('Apply');
     const pick =
       s.status === 'done'
-        ? await vscode.window.showInformationMessage(s.files.length === 1 ? vscode.l10n.t('Background agent “{0}” finished: 1 file changed on {1}.', s.title, s.branch) : vscode.l10n.t('Background agent “{0}” finished: {1} files changed on {2}.', s.title, s.files.length, s.branch), ...(s.files.length ? [review, apply] : []))
+        ? await vscode.window.showInformationMessage(
+            s.files.length === 1
+              ? vscode.l10n.t('Background agent “{0}” finished: 1 file changed on {1}.', s.title, s.branch)
+              : vscode.l10n.t('Background agent “{0}” finished: {1} files changed on {2}.', s.title, s.files.length, s.branch),
+            ...(s.files.length ? [review, apply] : []),
+          )
         : await vscode.window.showErrorMessage(vscode.l10n.t('Background agent “{0}” failed: {1}', s.title, s.error ?? ''));
     if (pick === review) await this.review(s);
     else if (pick === apply) await this.apply(s);
@@ -300,15 +369,22 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     const q = this.questions.get(session.id);
     if (!q) return;
     const show = vscode.l10n.t('Show Change');
-    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Background agent “{0}”: {1}', session.title, q.text), ...q.actions, ...(q.edit ? [show] : []));
+    const pick = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Background agent “{0}”: {1}', session.title, q.text),
+      ...q.actions,
+      ...(q.edit ? [show] : []),
+    );
     if (pick === q.actions[0]) q.answer(true);
     else if (pick === q.actions[1]) q.answer(false);
     else if (pick === show && q.edit) {
       // The diff of what it would write, then the question again.
       this.proposals.set(session.id, q.edit.after);
-      const before = q.edit.kind === 'create' ? vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${q.edit.path.rel}`, query: '' }) : vscode.Uri.file(q.edit.path.abs);
+      const before =
+        q.edit.kind === 'create' ? vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${q.edit.path.rel}`, query: '' }) : vscode.Uri.file(q.edit.path.abs);
       const after = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${q.edit.path.rel}`, query: session.id });
-      await vscode.commands.executeCommand('vscode.diff', before, after, vscode.l10n.t('{0}: its proposed change ({1})', session.title, q.edit.path.display), { preview: true });
+      await vscode.commands.executeCommand('vscode.diff', before, after, vscode.l10n.t('{0}: its proposed change ({1})', session.title, q.edit.path.display), {
+        preview: true,
+      });
       await this.showQuestion(session);
     }
   }
@@ -322,7 +398,12 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   /** Resume a stopped session (a reload stopped it, or the person did): it goes on in its worktree. */
   async resume(s: AgentSession): Promise<void> {
     if (this.running.has(s.id) || !['stopped', 'error', 'done'].includes(s.status)) return;
-    await this.run(s, s.status === 'done' ? s.prompt : `Continue the task where you left off (the session was stopped; what is done is in the worktree, check it first). The task: ${s.prompt}`);
+    await this.run(
+      s,
+      s.status === 'done'
+        ? s.prompt
+        : `Continue the task where you left off (the session was stopped; what is done is in the worktree, check it first). The task: ${s.prompt}`,
+    );
   }
 
   /** Review: the worktree's changes against its base, in one multi-file diff. */
@@ -339,7 +420,11 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       const original = vscode.Uri.from({ scheme: BASE_SCHEME, path: `/${f.path}`, query: s.id });
       return [modified, f.status === 'A' ? undefined : original, f.status === 'D' ? undefined : modified] as const;
     });
-    await vscode.commands.executeCommand('vscode.changes', vscode.l10n.t('Agent session “{0}”: {1} against {2}', s.title, s.branch, s.base.slice(0, 8)), resources);
+    await vscode.commands.executeCommand(
+      'vscode.changes',
+      vscode.l10n.t('Agent session “{0}”: {1} against {2}', s.title, s.branch, s.base.slice(0, 8)),
+      resources,
+    );
   }
 
   /** Apply: the branch merged into what the person has checked out; conflicts are left to resolve, nothing is lost. */
@@ -355,19 +440,35 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     // Asked every time: a merge into the person's branch is theirs to start (a command can be run by any extension).
     const merge = vscode.l10n.t('Merge');
     const into = s.baseBranch ?? 'HEAD';
-    if ((await vscode.window.showInformationMessage(vscode.l10n.t('Merge {0} into {1}? {2} files: {3}.', s.branch, into, s.files.length, stats), { modal: true, detail: s.files.join('\n') }, merge)) !== merge) return;
+    if (
+      (await vscode.window.showInformationMessage(
+        vscode.l10n.t('Merge {0} into {1}? {2} files: {3}.', s.branch, into, s.files.length, stats),
+        { modal: true, detail: s.files.join('\n') },
+        merge,
+      )) !== merge
+    )
+      return;
     const outcome = await mergeBranch(await this.repoOf(s), s.branch, `Merge ${s.branch}: ${s.title}`);
     if (outcome.merged) {
       s.status = 'applied';
       s.applied = { at: Date.now() };
       await this.save(s);
-      void vscode.window.showInformationMessage(vscode.l10n.t('“{0}” is merged into {1}: {2} files, {3}.', s.title, s.baseBranch ?? 'HEAD', s.files.length, stats));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('“{0}” is merged into {1}: {2} files, {3}.', s.title, s.baseBranch ?? 'HEAD', s.files.length, stats),
+      );
     } else if ('conflicts' in outcome) {
       s.status = 'applied';
       s.applied = { at: Date.now(), conflicts: outcome.conflicts };
       await this.save(s);
       void vscode.commands.executeCommand('workbench.view.scm');
-      void vscode.window.showWarningMessage(vscode.l10n.t('Merging “{0}” left conflicts in {1}: resolve them in Source Control (or run git merge --abort to undo the merge). Nothing was lost: the branch {2} is kept.', s.title, outcome.conflicts.join(', '), s.branch));
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'Merging “{0}” left conflicts in {1}: resolve them in Source Control (or run git merge --abort to undo the merge). Nothing was lost: the branch {2} is kept.',
+          s.title,
+          outcome.conflicts.join(', '),
+          s.branch,
+        ),
+      );
     } else {
       void vscode.window.showErrorMessage(vscode.l10n.t('“{0}” could not be merged, and nothing changed: {1}', s.title, outcome.refused));
     }
@@ -378,7 +479,14 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
     if (!confirmed) {
       const remove = vscode.l10n.t('Discard');
       const what = s.status === 'applied' ? vscode.l10n.t('Its branch is merged already.') : vscode.l10n.t('Its {0} changed files are lost.', s.files.length);
-      if ((await vscode.window.showWarningMessage(vscode.l10n.t('Discard “{0}”? The worktree and the branch {1} are removed. {2}', s.title, s.branch, what), { modal: true }, remove)) !== remove) return false;
+      if (
+        (await vscode.window.showWarningMessage(
+          vscode.l10n.t('Discard “{0}”? The worktree and the branch {1} are removed. {2}', s.title, s.branch, what),
+          { modal: true },
+          remove,
+        )) !== remove
+      )
+        return false;
     }
     this.stop(s);
     await removeWorktree(await this.repoOf(s), s.worktree, s.branch);
@@ -436,9 +544,7 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
   private save(s: AgentSession | undefined): Promise<void> {
     if (s) s.updatedAt = Date.now();
     const snapshot = structuredClone(this.sessions);
-    this.saving = this.saving
-      .then(() => this.store.save(snapshot))
-      .catch((err: unknown) => this.services.log.error('agent sessions: could not save', err));
+    this.saving = this.saving.then(() => this.store.save(snapshot)).catch((err: unknown) => this.services.log.error('agent sessions: could not save', err));
     this.changed.fire(undefined);
     return this.saving;
   }
@@ -463,7 +569,9 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
 /** What the person is asked: a sensitive edit says why it is, and every edit can be seen before the answer (the notification's Show Change). */
 function questionText(q: WorktreeQuestion): string {
   if (q.kind === 'command') return vscode.l10n.t('Run `{0}` in its worktree? ({1})', q.line, q.reason);
-  return q.sensitive ? vscode.l10n.t('Write its change to {0} in its worktree? {1}', q.edit.path.display, q.sensitive) : vscode.l10n.t('Write its change to {0} in its worktree?', q.edit.path.display);
+  return q.sensitive
+    ? vscode.l10n.t('Write its change to {0} in its worktree? {1}', q.edit.path.display, q.sensitive)
+    : vscode.l10n.t('Write its change to {0} in its worktree?', q.edit.path.display);
 }
 
 function statusWords(s: AgentSession): string {

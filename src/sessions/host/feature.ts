@@ -28,7 +28,13 @@ export function activateSessions(host: FeatureHost): AgentSessions {
       // Set when the count changes only: the workbench draws the icon again for every new badge.
       if (waiting === shown) return;
       shown = waiting;
-      view.badge = waiting > 0 ? { value: waiting, tooltip: waiting === 1 ? vscode.l10n.t('1 agent session waits for you') : vscode.l10n.t('{0} agent sessions wait for you', waiting) } : undefined;
+      view.badge =
+        waiting > 0
+          ? {
+              value: waiting,
+              tooltip: waiting === 1 ? vscode.l10n.t('1 agent session waits for you') : vscode.l10n.t('{0} agent sessions wait for you', waiting),
+            }
+          : undefined;
     }),
   );
   const of = (arg: unknown): AgentSession | undefined => sessions.get(typeof arg === 'string' ? arg : ((arg as AgentSession | undefined)?.id ?? ''));
@@ -60,12 +66,30 @@ export function activateSessions(host: FeatureHost): AgentSessions {
       return undefined;
     }
   });
-  host.command(SESSION_COMMANDS.open, guarded((s) => sessions.open(s)));
-  host.command(SESSION_COMMANDS.answer, guarded((s) => sessions.showQuestion(s)));
-  host.command(SESSION_COMMANDS.review, guarded((s) => sessions.review(s)));
-  host.command(SESSION_COMMANDS.apply, guarded((s) => sessions.apply(s)));
-  host.command(SESSION_COMMANDS.discard, guarded((s) => sessions.discard(s)));
-  host.command(SESSION_COMMANDS.stop, guarded((s) => sessions.stop(s)));
+  host.command(
+    SESSION_COMMANDS.open,
+    guarded((s) => sessions.open(s)),
+  );
+  host.command(
+    SESSION_COMMANDS.answer,
+    guarded((s) => sessions.showQuestion(s)),
+  );
+  host.command(
+    SESSION_COMMANDS.review,
+    guarded((s) => sessions.review(s)),
+  );
+  host.command(
+    SESSION_COMMANDS.apply,
+    guarded((s) => sessions.apply(s)),
+  );
+  host.command(
+    SESSION_COMMANDS.discard,
+    guarded((s) => sessions.discard(s)),
+  );
+  host.command(
+    SESSION_COMMANDS.stop,
+    guarded((s) => sessions.stop(s)),
+  );
   // Resume spends on the person's account: from the view's own row it goes at once; called with
   // anything else (an id from another extension), the person confirms first.
   host.command(SESSION_COMMANDS.resume, async (arg: unknown) => {
@@ -73,7 +97,14 @@ export function activateSessions(host: FeatureHost): AgentSessions {
     if (!s) return;
     if (!sessions.isOwnRow(arg)) {
       const go = vscode.l10n.t('Resume');
-      if ((await vscode.window.showWarningMessage(vscode.l10n.t('Resume the background agent “{0}”? It goes on in its worktree, on your account.', s.title), { modal: true }, go)) !== go) return;
+      if (
+        (await vscode.window.showWarningMessage(
+          vscode.l10n.t('Resume the background agent “{0}”? It goes on in its worktree, on your account.', s.title),
+          { modal: true },
+          go,
+        )) !== go
+      )
+        return;
     }
     await guarded((x) => sessions.resume(x))(s);
   });

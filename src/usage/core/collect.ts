@@ -66,7 +66,12 @@ async function collectKeyUsage(client: GatewayClient, o: CollectOptions, nowMs: 
   const status = await key.status({ signal: o.signal });
   const logs = await key.logs({ signal: o.signal }).catch(() => undefined);
   if (!logs) return keyOnlyReport(o.rangeDays, status, nowMs);
-  const prices = o.prices ?? (await client.account.usage.pricing({ signal: o.signal }).then((p) => new PriceBook(p), () => new PriceBook(undefined)));
+  const prices =
+    o.prices ??
+    (await client.account.usage.pricing({ signal: o.signal }).then(
+      (p) => new PriceBook(p),
+      () => new PriceBook(undefined),
+    ));
   const report = buildReport({
     rangeDays: o.rangeDays,
     nowMs,

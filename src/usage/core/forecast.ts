@@ -36,10 +36,22 @@ export function balanceWarning(balanceDollars: number, f: Forecast, lowBalanceDo
   const money = `$${balanceDollars.toFixed(2)}`;
   if (balanceDollars < lowBalanceDollars) {
     const low = l10n.t('The gateway balance is {0}, under your warning level of ${1}.', money, lowBalanceDollars.toFixed(2));
-    return { kind: 'low', text: Number.isFinite(f.daysLeft) ? `${low} ${l10n.t('At the last {0} days\' rate it lasts {1}.', f.basisDays, describeDays(f.daysLeft))}` : low };
+    return {
+      kind: 'low',
+      text: Number.isFinite(f.daysLeft) ? `${low} ${l10n.t("At the last {0} days' rate it lasts {1}.", f.basisDays, describeDays(f.daysLeft))}` : low,
+    };
   }
   if (warnDays > 0 && f.daysLeft < warnDays) {
-    return { kind: 'days', text: l10n.t('At the last {0} days\' rate (${1} a day) the balance of {2} lasts {3}.', f.basisDays, f.ratePerDay.toFixed(2), money, describeDays(f.daysLeft)) };
+    return {
+      kind: 'days',
+      text: l10n.t(
+        "At the last {0} days' rate (${1} a day) the balance of {2} lasts {3}.",
+        f.basisDays,
+        f.ratePerDay.toFixed(2),
+        money,
+        describeDays(f.daysLeft),
+      ),
+    };
   }
   return undefined;
 }

@@ -87,7 +87,8 @@ export function buildReport(input: ReportInput): UsageReport {
     cells.set(id, c);
   };
   if (fromBuckets) {
-    for (const b of input.buckets!.buckets) add(input.buckets!.source === 'daily-7' ? new Date(b.at * 1000).toISOString().slice(0, 10) : localDay(b.at), b.model, b.dollars, b.requests);
+    for (const b of input.buckets!.buckets)
+      add(input.buckets!.source === 'daily-7' ? new Date(b.at * 1000).toISOString().slice(0, 10) : localDay(b.at), b.model, b.dollars, b.requests);
   } else {
     for (const l of logs.items) add(localDay(l.at), l.model, l.dollars, 1);
   }
@@ -115,7 +116,13 @@ export function buildReport(input: ReportInput): UsageReport {
   const pinned = ranked.filter(([m]) => own(m)).map(([m]) => m);
   const named =
     ranked.length > MAX_SERIES
-      ? [...ranked.filter(([m]) => !own(m)).slice(0, Math.max(0, MAX_SERIES - 1 - pinned.length)).map(([m]) => m), ...pinned].sort((a, b) => ranked.findIndex(([m]) => m === a) - ranked.findIndex(([m]) => m === b))
+      ? [
+          ...ranked
+            .filter(([m]) => !own(m))
+            .slice(0, Math.max(0, MAX_SERIES - 1 - pinned.length))
+            .map(([m]) => m),
+          ...pinned,
+        ].sort((a, b) => ranked.findIndex(([m]) => m === a) - ranked.findIndex(([m]) => m === b))
       : ranked.map(([m]) => m);
   const other = otherSeries();
   const seriesOf = (model: string) => (named.includes(model) ? model : other);
@@ -156,7 +163,14 @@ export function buildReport(input: ReportInput): UsageReport {
   const cacheable = tokens.input + tokens.cacheRead + tokens.cacheWrite;
   if (tokens.cacheRead + tokens.cacheWrite > 0 && cacheable > 0) tokens.hitRate = tokens.cacheRead / cacheable;
 
-  const f = input.balanceDollars === undefined ? undefined : forecast(input.balanceDollars, allDays.filter(known).map((day) => ({ day, dollars: dailyAll.get(day) ?? 0 })), today);
+  const f =
+    input.balanceDollars === undefined
+      ? undefined
+      : forecast(
+          input.balanceDollars,
+          allDays.filter(known).map((day) => ({ day, dollars: dailyAll.get(day) ?? 0 })),
+          today,
+        );
   return {
     mode: 'full',
     rangeDays,
@@ -169,10 +183,23 @@ export function buildReport(input: ReportInput): UsageReport {
     todayDollars: dailyTotals[dailyTotals.length - 1] ?? 0,
     requests,
     tokens,
-    sampleNote: logs.complete ? undefined : logs.total ? l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls of {1}.', formatCount(calls.length), formatCount(logs.total)) : l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls.', formatCount(calls.length)),
+    sampleNote: logs.complete
+      ? undefined
+      : logs.total
+        ? l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls of {1}.', formatCount(calls.length), formatCount(logs.total))
+        : l10n.t('Tokens, keys and the costliest calls are from the newest {0} calls.', formatCount(calls.length)),
     perKey: [...keys.entries()].map(([name, k]) => ({ name: name || l10n.t('(unnamed key)'), ...k })).sort((a, b) => b.dollars - a.dollars),
-    perModel: ranked.map(([model, m]) => ({ model, ...m, ...(ownNames.has(model) ? { price: l10n.t("this editor's {0}, counted by Model Gateway at the model's price", model.toLowerCase()), priceKnown: true } : describePrice(prices, model)) })),
-    topCalls: [...calls].sort((a, b) => b.quota - a.quota).slice(0, 10).map(topCall),
+    perModel: ranked.map(([model, m]) => ({
+      model,
+      ...m,
+      ...(ownNames.has(model)
+        ? { price: l10n.t("this editor's {0}, counted by Model Gateway at the model's price", model.toLowerCase()), priceKnown: true }
+        : describePrice(prices, model)),
+    })),
+    topCalls: [...calls]
+      .sort((a, b) => b.quota - a.quota)
+      .slice(0, 10)
+      .map(topCall),
     balanceDollars: input.balanceDollars,
     username: input.username,
     forecast: f,
@@ -181,12 +208,19 @@ export function buildReport(input: ReportInput): UsageReport {
       ? input.buckets!.source === 'hourly'
         ? l10n.t("Spend per day from the gateway's hourly usage data (it lags by a few minutes).")
         : unknownDays.length
-          ? l10n.t("Spend per day from the gateway's 7-day dashboard; the {0} days before it are unknown (the log is too long to read whole).", unknownDays.length)
+          ? l10n.t(
+              "Spend per day from the gateway's 7-day dashboard; the {0} days before it are unknown (the log is too long to read whole).",
+              unknownDays.length,
+            )
           : l10n.t("Spend per day from the gateway's 7-day dashboard.")
       : logs.complete
         ? l10n.t("Spend per day from the gateway's request log.")
         : unknownDays.length
-          ? l10n.t("Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets); the {1} days before them are unknown.", formatCount(logs.items.length), unknownDays.length)
+          ? l10n.t(
+              "Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets); the {1} days before them are unknown.",
+              formatCount(logs.items.length),
+              unknownDays.length,
+            )
           : l10n.t("Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets).", formatCount(logs.items.length)),
     generatedAt: nowMs,
   };
@@ -224,12 +258,20 @@ function topCall(l: UsageLogEntry): UsageReport['topCalls'][number] {
 }
 
 function describePrice(prices: PriceBook, model: string): { price: string; priceKnown: boolean } {
-  if (model.startsWith(MCP_SERIES_PREFIX)) return { price: l10n.t('requests of the MCP server "{0}" (sampling), counted by Model Gateway at the model\'s price', model.slice(MCP_SERIES_PREFIX.length)), priceKnown: true };
-  if (model === COMPLETIONS_SERIES) return { price: l10n.t('ghost text in this editor, counted by Model Gateway at the model\'s price'), priceKnown: true };
+  if (model.startsWith(MCP_SERIES_PREFIX))
+    return {
+      price: l10n.t('requests of the MCP server "{0}" (sampling), counted by Model Gateway at the model\'s price', model.slice(MCP_SERIES_PREFIX.length)),
+      priceKnown: true,
+    };
+  if (model === COMPLETIONS_SERIES) return { price: l10n.t("ghost text in this editor, counted by Model Gateway at the model's price"), priceKnown: true };
   const found = prices.price(model);
   const image = found ? undefined : imageFamilyPrice(model);
   if (image) return { price: image, priceKnown: true };
-  if (!found) return { price: prices.hasGatewayPrices ? l10n.t('price unknown (not configured on the gateway)') : l10n.t('price unknown (the gateway publishes none)'), priceKnown: false };
+  if (!found)
+    return {
+      price: prices.hasGatewayPrices ? l10n.t('price unknown (not configured on the gateway)') : l10n.t('price unknown (the gateway publishes none)'),
+      priceKnown: false,
+    };
   const p = found.price;
   return { price: found.source === 'settings' ? l10n.t('{0} (your setting)', priceText(p)) : priceText(p), priceKnown: true };
 }
@@ -265,10 +307,15 @@ export function keyScope(key: KeyBilling & { name?: string }, logs: UsageLogs): 
     scope: 'key',
     key,
     keyName: key.name,
-    recentCalls: logs.items.slice(0, RECENT_CALLS).map((l) => ({ at: l.at, model: l.model, dollars: l.dollars, promptTokens: l.promptTokens, completionTokens: l.completionTokens })),
+    recentCalls: logs.items
+      .slice(0, RECENT_CALLS)
+      .map((l) => ({ at: l.at, model: l.model, dollars: l.dollars, promptTokens: l.promptTokens, completionTokens: l.completionTokens })),
     source: logs.complete
       ? l10n.t("This API key's calls, from the gateway's log of the key (read with the key alone: the account's other keys are not in it).")
-      : l10n.t("This API key's newest {0} calls, from the gateway's log of the key (it keeps no more; the account's other keys are not in it).", formatCount(logs.items.length)),
+      : l10n.t(
+          "This API key's newest {0} calls, from the gateway's log of the key (it keeps no more; the account's other keys are not in it).",
+          formatCount(logs.items.length),
+        ),
   };
 }
 

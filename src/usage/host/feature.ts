@@ -5,7 +5,11 @@ import { StatusBar } from './statusBar';
 
 /** The status bar (connection, balance, spend today, forecast) and the Usage view. */
 /** `lmAccess`: what other extensions' calls (VS Code's chat) spent today, and their cap (the language-model feature's). */
-export function activateUsage(host: FeatureHost, lmAccess: { spentToday(): number; capDollars(): number }, completions: CompletionSpendSource): { status: StatusBar; usage: UsagePanel } {
+export function activateUsage(
+  host: FeatureHost,
+  lmAccess: { spentToday(): number; capDollars(): number },
+  completions: CompletionSpendSource,
+): { status: StatusBar; usage: UsagePanel } {
   const { services, context } = host;
   const status = host.own(new StatusBar(services, context.globalState));
   const usage = host.own(new UsagePanel(services, context, lmAccess, completions));

@@ -82,7 +82,9 @@ export class UsagePanel implements vscode.Disposable {
       return {
         ...report,
         ...(this.otherCallers ? { otherCallers: { dollars: this.otherCallers.spentToday(), capDollars: this.otherCallers.capDollars() } } : {}),
-        ...(today && this.completions && (today.requests > 0 || this.completions.inUse()) ? { completions: { ...today, capDollars: this.completions.capDollars() } } : {}),
+        ...(today && this.completions && (today.requests > 0 || this.completions.inUse())
+          ? { completions: { ...today, capDollars: this.completions.capDollars() } }
+          : {}),
       };
     })().then(
       (report) => {
@@ -113,7 +115,13 @@ export class UsagePanel implements vscode.Disposable {
     }
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const name = `gateway-usage-${report.days[0]}-to-${report.days[report.days.length - 1]}.csv`;
-    const uri = target ?? (await vscode.window.showSaveDialog({ title: vscode.l10n.t('Export usage as CSV'), defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { CSV: ['csv'] } }));
+    const uri =
+      target ??
+      (await vscode.window.showSaveDialog({
+        title: vscode.l10n.t('Export usage as CSV'),
+        defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+        filters: { CSV: ['csv'] },
+      }));
     if (!uri) return undefined;
     await vscode.workspace.fs.writeFile(uri, Buffer.from(reportCsv(report), 'utf8'));
     this.post({ type: 'exported', rows: report.rows.length, file: vscode.workspace.asRelativePath(uri) });
@@ -187,7 +195,10 @@ export class UsagePanel implements vscode.Disposable {
   private html(webview: vscode.Webview): string {
     return webviewHtml(webview, this.context.extensionUri, {
       title: vscode.l10n.t('Gateway Usage'),
-      stylesheets: [['dist', 'codicons', 'codicon.css'], ['dist', 'usage.css']],
+      stylesheets: [
+        ['dist', 'codicons', 'codicon.css'],
+        ['dist', 'usage.css'],
+      ],
       body: '<main id="app" aria-busy="true"></main>',
       scripts: [['dist', 'usage.js']],
     });

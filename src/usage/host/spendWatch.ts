@@ -63,7 +63,10 @@ export class SpendWatch {
       const billing = await this.services.client().account.key.status();
       const day = localDay(Date.now() / 1000);
       // Which key the baseline is for, without keeping the key: a short one-way fingerprint.
-      const key = createHash('sha256').update(this.services.credentials.getApiKey() ?? '').digest('hex').slice(0, 12);
+      const key = createHash('sha256')
+        .update(this.services.credentials.getApiKey() ?? '')
+        .digest('hex')
+        .slice(0, 12);
       let base = this.globalState?.get<{ day: string; used: number; at: number; key?: string }>(KEY_BASELINE);
       if (!base || base.day !== day || base.key !== key || base.used > billing.usedDollars) {
         base = { day, used: billing.usedDollars, at: Date.now(), key };
@@ -78,7 +81,12 @@ export class SpendWatch {
 
   /** Once a day per cause: under the low-balance level, or fewer days left than the setting. */
   warnIfRunningOut(balanceDollars: number, forecast: Forecast | undefined): void {
-    const warning = balanceWarning(balanceDollars, forecast ?? { ratePerDay: 0, basisDays: 0, daysLeft: Infinity }, this.services.settings().lowBalanceDollars, usageSettings().warnDaysLeft);
+    const warning = balanceWarning(
+      balanceDollars,
+      forecast ?? { ratePerDay: 0, basisDays: 0, daysLeft: Infinity },
+      this.services.settings().lowBalanceDollars,
+      usageSettings().warnDaysLeft,
+    );
     if (!warning) return;
     const id = `${warning.kind}:${localDay(Date.now() / 1000)}`;
     if (this.warned.has(id)) return;

@@ -26,8 +26,6 @@ export type ConnectionState =
     }
   | { kind: 'error'; message: string };
 
-
-
 /** The status-bar item: connection state and balance; a click offers the next useful action. */
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('modelGateway.status', vscode.StatusBarAlignment.Right, 100);
@@ -82,12 +80,31 @@ export class StatusBar implements vscode.Disposable {
         const lines = [s.username ? vscode.l10n.t('Connected to {0} as {1}.', s.host, s.username) : vscode.l10n.t('Connected to {0}.', s.host)];
         if (s.accountHint) lines.push(vscode.l10n.t('The API key works; for the balance: {0}', s.accountHint));
         else if (s.balanceDollars === undefined) {
-          if (s.key) lines.push(s.key.unlimited ? vscode.l10n.t('This API key has no limit of its own.') : vscode.l10n.t('Left on this API key: {0} of {1}.', formatDollars(s.key.remainingDollars ?? 0), formatDollars(s.key.limitDollars ?? 0)));
+          if (s.key)
+            lines.push(
+              s.key.unlimited
+                ? vscode.l10n.t('This API key has no limit of its own.')
+                : vscode.l10n.t('Left on this API key: {0} of {1}.', formatDollars(s.key.remainingDollars ?? 0), formatDollars(s.key.limitDollars ?? 0)),
+            );
           lines.push(vscode.l10n.t('Set the system access token to see the balance.'));
-        }
-        else lines.push(s.low ? vscode.l10n.t('Balance {0} (low).', formatDollars(s.balanceDollars)) : vscode.l10n.t('Balance {0}.', formatDollars(s.balanceDollars)));
-        if (s.today) lines.push(s.today.since ? vscode.l10n.t('Spent today on this key since {0}: {1}.', formatTime(s.today.since), formatDollars(s.today.dollars)) : vscode.l10n.t('Spent today: {0}.', formatDollars(s.today.dollars)));
-        if (s.forecast && Number.isFinite(s.forecast.daysLeft)) lines.push(vscode.l10n.t('At the last 7 days\' rate ({0} a day) the balance lasts {1}.', formatDollars(s.forecast.ratePerDay), describeDays(s.forecast.daysLeft)));
+        } else
+          lines.push(
+            s.low ? vscode.l10n.t('Balance {0} (low).', formatDollars(s.balanceDollars)) : vscode.l10n.t('Balance {0}.', formatDollars(s.balanceDollars)),
+          );
+        if (s.today)
+          lines.push(
+            s.today.since
+              ? vscode.l10n.t('Spent today on this key since {0}: {1}.', formatTime(s.today.since), formatDollars(s.today.dollars))
+              : vscode.l10n.t('Spent today: {0}.', formatDollars(s.today.dollars)),
+          );
+        if (s.forecast && Number.isFinite(s.forecast.daysLeft))
+          lines.push(
+            vscode.l10n.t(
+              "At the last 7 days' rate ({0} a day) the balance lasts {1}.",
+              formatDollars(s.forecast.ratePerDay),
+              describeDays(s.forecast.daysLeft),
+            ),
+          );
         this.item.tooltip = lines.join(' ');
         const network = this.services.network();
         if (network.notes.length) this.item.tooltip += `\n\n${network.notes.join('\n')}`;
@@ -136,7 +153,15 @@ export class StatusBar implements vscode.Disposable {
       }
       if (me) {
         const [today, forecast] = await Promise.all([showToday ? this.spend.today() : undefined, this.spend.forecast(me.balanceDollars)]);
-        next = { kind: 'connected', host, username: me.username, balanceDollars: me.balanceDollars, low: me.balanceDollars < services.settings().lowBalanceDollars, today, forecast };
+        next = {
+          kind: 'connected',
+          host,
+          username: me.username,
+          balanceDollars: me.balanceDollars,
+          low: me.balanceDollars < services.settings().lowBalanceDollars,
+          today,
+          forecast,
+        };
         if (generation === this.generation) this.spend.warnIfRunningOut(me.balanceDollars, forecast);
       } else {
         const key = await client.account.key.status().catch((err: unknown) => {
@@ -144,7 +169,14 @@ export class StatusBar implements vscode.Disposable {
           return undefined;
         });
         const low = !!key && !key.unlimited && (key.remainingDollars ?? 0) < services.settings().lowBalanceDollars;
-        next = { kind: 'connected', host, low, today: showToday ? await this.spend.keyToday() : undefined, accountHint, key: key && { unlimited: key.unlimited, remainingDollars: key.remainingDollars, limitDollars: key.limitDollars, name: key.name } };
+        next = {
+          kind: 'connected',
+          host,
+          low,
+          today: showToday ? await this.spend.keyToday() : undefined,
+          accountHint,
+          key: key && { unlimited: key.unlimited, remainingDollars: key.remainingDollars, limitDollars: key.limitDollars, name: key.name },
+        };
       }
     } catch (err) {
       services.log.error('Connection check failed', err);

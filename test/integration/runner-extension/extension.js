@@ -14,7 +14,8 @@ exports.activate = async function activate() {
   // A tool of another extension, for the test that our chat offers and calls such tools.
   if (vscode.lm && typeof vscode.lm.registerTool === 'function') {
     vscode.lm.registerTool('integration_weather', {
-      invoke: async (options) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`Sunny in ${options.input.city}, 21 °C (from the other extension)`)]),
+      invoke: async (options) =>
+        new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`Sunny in ${options.input.city}, 21 °C (from the other extension)`)]),
     });
   }
   let results;

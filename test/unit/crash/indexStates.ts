@@ -9,7 +9,7 @@ export function versionText(i: number, version: number): string {
 
 /** The step ≤ k that last rewrote file i of `files` (step k rewrites file k % files; step 0 is the first build). */
 function lastRewrite(i: number, k: number, files: number): number {
-  const last = k - (((k - i) % files) + files) % files;
+  const last = k - ((((k - i) % files) + files) % files);
   return last <= 0 ? 0 : last;
 }
 

@@ -24,7 +24,8 @@ async function main(): Promise<void> {
     excludes: [],
     storeDir,
     model: 'embed-emu-256',
-    embed: (texts, signal, onDone) => client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) }),
+    embed: (texts, signal, onDone) =>
+      client.embeddings.createBatched('embed-emu-256', texts, { batchSize: 16, concurrency: 2, signal, onProgress: (d) => onDone?.(d) }),
   });
   const loaded = await index.load();
   const acks = existsSync(ackFile) ? readFileSync(ackFile, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];

@@ -22,7 +22,8 @@ export class BalanceTool extends GatewayTool<Input> {
     const limited = this.deps.access.rateRefusal('balance');
     if (limited) return limited;
     const { services } = this.deps;
-    if (!services.credentials.getAccessToken()) return 'The balance needs the system access token: the person can set it with "Model Gateway: Set System Access Token".';
+    if (!services.credentials.getAccessToken())
+      return 'The balance needs the system access token: the person can set it with "Model Gateway: Set System Access Token".';
     const me = await services.client().account.self({ signal });
     return `Balance: $${me.balanceDollars.toFixed(2)}${me.username ? ` (account ${me.username})` : ''}.`;
   }

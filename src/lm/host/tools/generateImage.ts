@@ -22,7 +22,11 @@ export class GenerateImageTool extends GatewayTool<Input> {
       invocationMessage: vscode.l10n.t('Generating an image: “{0}”', input.prompt),
       confirmationMessages: {
         title: vscode.l10n.t('Generate an image for ${0}?', this.price()?.toFixed(3) ?? '?'),
-        message: vscode.l10n.t('Model Gateway will generate one image (V3, DEFAULT speed, {0}) for “{1}” and save it in the assets folder. It is charged to your gateway balance.', input.aspect_ratio || '1x1', input.prompt),
+        message: vscode.l10n.t(
+          'Model Gateway will generate one image (V3, DEFAULT speed, {0}) for “{1}” and save it in the assets folder. It is charged to your gateway balance.',
+          input.aspect_ratio || '1x1',
+          input.prompt,
+        ),
       },
     };
   }
@@ -40,7 +44,9 @@ export class GenerateImageTool extends GatewayTool<Input> {
     if (!dir) return 'Error: no workspace folder is open to save the image in.';
     const { services } = this.deps;
     const ratio = input.aspect_ratio || '1x1';
-    const result = await services.client().imagegen.v3.generate({ prompt, rendering_speed: 'DEFAULT', aspect_ratio: ratio as never, num_images: 1 }, { signal });
+    const result = await services
+      .client()
+      .imagegen.v3.generate({ prompt, rendering_speed: 'DEFAULT', aspect_ratio: ratio as never, num_images: 1 }, { signal });
     services.notifySpend();
     await this.deps.access.record(this.price() ?? 0);
     const { files, unsafe } = await saveImages(services, result, dir, (item) => `${slug(prompt)}-${item.seed ?? 'x'}`, { report: () => undefined }, signal);

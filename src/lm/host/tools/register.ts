@@ -14,7 +14,14 @@ import { TranscribeTool } from './transcribe';
  * price, through VS Code's own confirmation; results are files in the workspace and short texts.
  */
 export function registerGatewayTools(deps: ToolDeps): vscode.Disposable[] {
-  const tools: GatewayTool<unknown>[] = [new SemanticSearchTool(deps), new GenerateImageTool(deps), new SpeakTool(deps), new TranscribeTool(deps), new ModerateTool(deps), new BalanceTool(deps)];
+  const tools: GatewayTool<unknown>[] = [
+    new SemanticSearchTool(deps),
+    new GenerateImageTool(deps),
+    new SpeakTool(deps),
+    new TranscribeTool(deps),
+    new ModerateTool(deps),
+    new BalanceTool(deps),
+  ];
   const byName = new Map<LmToolName, GatewayTool<unknown>>(tools.map((t) => [t.name, t]));
   return LM_TOOL_NAMES.map((name) => {
     const tool = byName.get(name);

@@ -24,7 +24,14 @@ export class SpeakTool extends GatewayTool<Input> {
     const chars = input.text.length.toLocaleString('en-US');
     return {
       invocationMessage: vscode.l10n.t('Speaking {0} characters', chars),
-      confirmationMessages: { title: vscode.l10n.t('Speak {0} characters?', chars), message: vscode.l10n.t('Model Gateway will turn the text into speech with {0} (voice {1}) and save an MP3 in the assets folder. Speech is billed by input characters, from your gateway balance.', this.model(), input.voice || 'alloy') },
+      confirmationMessages: {
+        title: vscode.l10n.t('Speak {0} characters?', chars),
+        message: vscode.l10n.t(
+          'Model Gateway will turn the text into speech with {0} (voice {1}) and save an MP3 in the assets folder. Speech is billed by input characters, from your gateway balance.',
+          this.model(),
+          input.voice || 'alloy',
+        ),
+      },
     };
   }
 

@@ -57,7 +57,9 @@ export abstract class GatewayTool<I> implements vscode.LanguageModelTool<unknown
       return textResult(await this.run(input, abort.signal));
     } catch (err) {
       const { message, actions } = describeError(this.deps.services, err);
-      return textResult(`Error: ${this.failure(input)}: ${message}${actions.length ? ` (the person can fix it with: ${actions.map((a) => a.title).join(', ')})` : ''}`);
+      return textResult(
+        `Error: ${this.failure(input)}: ${message}${actions.length ? ` (the person can fix it with: ${actions.map((a) => a.title).join(', ')})` : ''}`,
+      );
     } finally {
       cancelled.dispose();
     }

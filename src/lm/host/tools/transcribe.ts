@@ -22,7 +22,13 @@ export class TranscribeTool extends GatewayTool<Input> {
   protected prepare(input: Input): vscode.PreparedToolInvocation {
     return {
       invocationMessage: vscode.l10n.t('Transcribing {0}', input.path),
-      confirmationMessages: { title: vscode.l10n.t('Transcribe {0}?', input.path), message: vscode.l10n.t('Model Gateway will send the audio file to {0}. Transcription is billed by the length of the audio, from your gateway balance.', this.model()) },
+      confirmationMessages: {
+        title: vscode.l10n.t('Transcribe {0}?', input.path),
+        message: vscode.l10n.t(
+          'Model Gateway will send the audio file to {0}. Transcription is billed by the length of the audio, from your gateway balance.',
+          this.model(),
+        ),
+      },
     };
   }
 
@@ -35,9 +41,11 @@ export class TranscribeTool extends GatewayTool<Input> {
     const capped = this.deps.access.capRefusal();
     if (capped) return capped;
     const resolved = await this.deps.guard().resolve(input.path);
-    if (!AUDIO_FILE_EXTENSIONS.includes(extname(resolved.abs).toLowerCase())) return `Error: ${resolved.display} is not a supported audio file (${AUDIO_FILE_EXTENSIONS.join(', ')}).`;
+    if (!AUDIO_FILE_EXTENSIONS.includes(extname(resolved.abs).toLowerCase()))
+      return `Error: ${resolved.display} is not a supported audio file (${AUDIO_FILE_EXTENSIONS.join(', ')}).`;
     const size = (await stat(resolved.abs)).size;
-    if (size > MAX_AUDIO_UPLOAD_BYTES) return `Error: ${resolved.display} is ${(size / 1048576).toFixed(1)} MB; the limit is ${MAX_AUDIO_UPLOAD_BYTES / 1048576} MB.`;
+    if (size > MAX_AUDIO_UPLOAD_BYTES)
+      return `Error: ${resolved.display} is ${(size / 1048576).toFixed(1)} MB; the limit is ${MAX_AUDIO_UPLOAD_BYTES / 1048576} MB.`;
     const { services } = this.deps;
     const result = await services.client().audio.transcriptions.create({ file: resolved.abs, model: this.model(), response_format: 'text' }, { signal });
     services.notifySpend();

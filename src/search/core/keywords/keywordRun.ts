@@ -12,7 +12,7 @@ import { HeaderSchema, MAGIC, readBlock, TRAILER, type Header, type MergeSource,
 const WINDOW = 1 << 16;
 
 function readExactly(fd: number, into: Uint8Array, at: number): void {
-  for (let off = 0; off < into.length; ) {
+  for (let off = 0; off < into.length;) {
     const r = readSync(fd, into, off, into.length - off, at + off);
     if (r <= 0) throw new Error('the keyword file ended early');
     off += r;
@@ -106,7 +106,8 @@ export class KeywordRun implements MergeSource {
       const h: Header = parsed.data;
       const window = (name: keyof Header['sections'], itemBytes: number) => {
         const [at, count] = h.sections[name];
-        if (!Number.isSafeInteger(at) || !Number.isSafeInteger(count) || at < 0 || count < 0 || at + count * itemBytes > headerAt) throw new Error(`section ${name} out of bounds`);
+        if (!Number.isSafeInteger(at) || !Number.isSafeInteger(count) || at < 0 || count < 0 || at + count * itemBytes > headerAt)
+          throw new Error(`section ${name} out of bounds`);
         return new SectionWindow(fd!, at, count * itemBytes);
       };
       const terms = h.sections.postingCounts[1];
@@ -117,7 +118,19 @@ export class KeywordRun implements MergeSource {
       readExactly(fd, new Uint8Array(lengths.buffer), h.sections.lengths[0]);
       if (h.sections.definitionCounts[1] !== terms || h.sections.blockAt[1] !== terms || h.sections.termAt[1] !== terms + 1) throw new Error('section sizes');
       const blocksEnd = Math.min(...Object.values(h.sections).map(([at]) => at));
-      const run = new KeywordRun(fd, h.files.map(([f]) => f), lengths, terms, blocksEnd, window('postingCounts', 4), window('definitionCounts', 4), window('blockAt', 8), window('terms', 1), window('termAt', 4), h.files.map(([, c]) => c));
+      const run = new KeywordRun(
+        fd,
+        h.files.map(([f]) => f),
+        lengths,
+        terms,
+        blocksEnd,
+        window('postingCounts', 4),
+        window('definitionCounts', 4),
+        window('blockAt', 8),
+        window('terms', 1),
+        window('termAt', 4),
+        h.files.map(([, c]) => c),
+      );
       return run;
     } catch {
       if (fd !== undefined) closeSync(fd);
@@ -138,7 +151,8 @@ export class KeywordRun implements MergeSource {
     const m = definers ? this.definitionCounts.int32(t) : 0;
     const at = this.blockAt.float64(t);
     const all = this.definitionCounts.int32(t);
-    if (n < 0 || all < 0 || n > this.docs || all > this.docs || !(at >= 0) || at + n * 6 + all * 4 > this.blocksEnd) throw new Error(`term ${t}'s block is out of bounds`);
+    if (n < 0 || all < 0 || n > this.docs || all > this.docs || !(at >= 0) || at + n * 6 + all * 4 > this.blocksEnd)
+      throw new Error(`term ${t}'s block is out of bounds`);
     const read = readBlock(this.fd, at, n, m, this.scratch);
     this.scratch = read.scratch;
     return read.postings;

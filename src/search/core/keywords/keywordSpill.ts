@@ -58,7 +58,10 @@ export class SpillingKeywords {
       this.batches[k].masked.add(file);
       this.batchOf.delete(file);
     }
-    this.memory.setFile(file, texts.map((text, item) => ({ item, text })));
+    this.memory.setFile(
+      file,
+      texts.map((text, item) => ({ item, text })),
+    );
     this.files.add(file);
     this.chunksInMemory += texts.length;
     if (this.chunksInMemory >= (this.limit ?? (this.batches.length === 0 ? FIRST_SPILL_CHUNKS : SPILL_CHUNKS))) await this.spill();
@@ -82,7 +85,12 @@ export class SpillingKeywords {
       const runs = this.batches.map((b, k) => ({ run: KeywordRun.open(b.path, k), masked: b.masked }));
       try {
         if (runs.some((r) => !r.run)) throw new Error('a keyword batch does not read back');
-        return writeKeywordFile(keywordFile(this.dir, this.generation), this.generation, delta, runs.map((r) => ({ stored: r.run!, masked: r.masked })));
+        return writeKeywordFile(
+          keywordFile(this.dir, this.generation),
+          this.generation,
+          delta,
+          runs.map((r) => ({ stored: r.run!, masked: r.masked })),
+        );
       } finally {
         for (const r of runs) r.run?.close();
       }

@@ -91,13 +91,18 @@ export class StoredKeywords {
    * Opens a stored index; undefined when there is none, it does not read, or (with `expect`) it
    * does not hold exactly these files with these chunk counts. `yieldNow` is awaited between slices.
    */
-  static async open(path: string, generation: number, yieldNow: () => Promise<void>, expect?: (files: [string, number][]) => boolean): Promise<StoredKeywords | undefined> {
+  static async open(
+    path: string,
+    generation: number,
+    yieldNow: () => Promise<void>,
+    expect?: (files: [string, number][]) => boolean,
+  ): Promise<StoredKeywords | undefined> {
     let handle: FileHandle | undefined;
     try {
       handle = await open(path, 'r');
       const read = async (at: number, bytes: number) => {
         const out = new Uint8Array(bytes);
-        for (let off = 0; off < bytes; ) {
+        for (let off = 0; off < bytes;) {
           const { bytesRead } = await handle!.read(out, off, bytes - off, at + off);
           if (bytesRead <= 0) throw new Error('short read');
           off += bytesRead;
@@ -116,7 +121,8 @@ export class StoredKeywords {
       if (expect && !expect(h.files)) return undefined;
       const section = async (name: keyof Header['sections'], itemBytes: number) => {
         const [at, count] = h.sections[name];
-        if (!Number.isSafeInteger(at) || !Number.isSafeInteger(count) || at < 0 || count < 0 || at + count * itemBytes > headerAt) throw new Error(`section ${name} out of bounds`);
+        if (!Number.isSafeInteger(at) || !Number.isSafeInteger(count) || at < 0 || count < 0 || at + count * itemBytes > headerAt)
+          throw new Error(`section ${name} out of bounds`);
         const bytes = await read(at, count * itemBytes);
         await yieldNow();
         return bytes.buffer;
@@ -136,10 +142,22 @@ export class StoredKeywords {
       for (let i = 0; i < t; i++) {
         const n = postingCounts[i];
         const m = definitionCounts[i];
-        if (n < 0 || m < 0 || n > docs || m > docs || !(blockAt[i] >= 0) || blockAt[i] + n * 6 + m * 4 > blocksEnd || termAt[i + 1] < termAt[i]) return undefined;
+        if (n < 0 || m < 0 || n > docs || m > docs || !(blockAt[i] >= 0) || blockAt[i] + n * 6 + m * 4 > blocksEnd || termAt[i + 1] < termAt[i])
+          return undefined;
         if (i % 8192 === 0) await yieldNow();
       }
-      const stored = new StoredKeywords(undefined, generation, h.files.map(([f]) => f), lengths, h.totalLength, termBytes, termAt, postingCounts, definitionCounts, blockAt);
+      const stored = new StoredKeywords(
+        undefined,
+        generation,
+        h.files.map(([f]) => f),
+        lengths,
+        h.totalLength,
+        termBytes,
+        termAt,
+        postingCounts,
+        definitionCounts,
+        blockAt,
+      );
       h.files.forEach(([file, count], i) => {
         stored.fileIds.set(file, i);
         stored.fileStarts[i + 1] = stored.fileStarts[i] + count;
@@ -221,7 +239,7 @@ export function readBlock(fd: number, at: number, n: number, m: number, scratch:
   const need = n * 4 + m * 4 + n * 2 + 8;
   if (scratch.byteLength < need) scratch = new ArrayBuffer(Math.max(need, scratch.byteLength * 2));
   const raw = new Uint8Array(scratch, 0, bytes);
-  for (let off = 0; off < bytes; ) {
+  for (let off = 0; off < bytes;) {
     const r = readSync(fd, raw, off, bytes - off, at + off);
     if (r <= 0) throw new Error('the keyword file ended early');
     off += r;
@@ -232,7 +250,10 @@ export function readBlock(fd: number, at: number, n: number, m: number, scratch:
   const tfBytes = all.slice(n * 4, n * 6);
   all.copyWithin(n * 4, n * 6, n * 6 + m * 4);
   all.set(tfBytes, n * 4 + m * 4);
-  return { scratch, postings: { docs: new Int32Array(scratch, 0, n), definers: new Int32Array(scratch, n * 4, m), tfs: new Uint16Array(scratch, n * 4 + m * 4, n) } };
+  return {
+    scratch,
+    postings: { docs: new Int32Array(scratch, 0, n), definers: new Int32Array(scratch, n * 4, m), tfs: new Uint16Array(scratch, n * 4 + m * 4, n) },
+  };
 }
 
 /** Writes a file through a buffer, remembering where it is. */
@@ -264,7 +285,7 @@ class BufferedWriter {
   }
 
   private writeAll(bytes: Uint8Array): void {
-    for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    for (let off = 0; off < bytes.length;) off += writeSync(this.fd, bytes, off, bytes.length - off);
   }
 }
 
@@ -347,7 +368,10 @@ class Growing {
  * base's chunk numbers renumbered (-1: a masked file's), the chunks' lengths and their total, and
  * the number of the delta's first chunk.
  */
-function mergedChunks(bases: KeywordBase[], delta: KeywordState): { files: [string, number][]; baseDocs: Int32Array[]; lengths: Int32Array; totalLength: number; firstDelta: number } {
+function mergedChunks(
+  bases: KeywordBase[],
+  delta: KeywordState,
+): { files: [string, number][]; baseDocs: Int32Array[]; lengths: Int32Array; totalLength: number; firstDelta: number } {
   const files: [string, number][] = [];
   const baseDocs = bases.map(({ stored: b, masked }) => {
     const map = new Int32Array(b.docs).fill(-1);

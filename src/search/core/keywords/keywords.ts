@@ -18,7 +18,35 @@ export interface KeywordHit<T> {
 }
 
 const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
-const STOP = new Set(['the', 'a', 'an', 'and', 'or', 'of', 'to', 'in', 'is', 'it', 'for', 'on', 'at', 'by', 'be', 'as', 'with', 'this', 'that', 'where', 'what', 'how', 'which', 'does', 'do', 'are', 'from']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'is',
+  'it',
+  'for',
+  'on',
+  'at',
+  'by',
+  'be',
+  'as',
+  'with',
+  'this',
+  'that',
+  'where',
+  'what',
+  'how',
+  'which',
+  'does',
+  'do',
+  'are',
+  'from',
+]);
 const DEFINITION =
   /\b(?:function\*?|class|interface|type|enum|struct|trait|impl|def|fn|func|const|let|var|module|namespace|record|object)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)|^\s*(?:(?:public|private|protected|static|async|export|default|override|readonly)\s+)*([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^{=]+)?\{/gm;
 
@@ -495,7 +523,16 @@ export class KeywordIndex<T> {
       files.push({ file, count });
       await yieldNow();
     }
-    return { terms: [...this.termNames], files, lengths: lengths.subarray(0, d), termCounts: termCounts.subarray(0, d), termIds: termIds.subarray(0, t), tfs: tfs.subarray(0, t), defCounts: defCounts.subarray(0, d), defIds: defIds.subarray(0, f) };
+    return {
+      terms: [...this.termNames],
+      files,
+      lengths: lengths.subarray(0, d),
+      termCounts: termCounts.subarray(0, d),
+      termIds: termIds.subarray(0, t),
+      tfs: tfs.subarray(0, t),
+      defCounts: defCounts.subarray(0, d),
+      defIds: defIds.subarray(0, f),
+    };
   }
 
   /**
@@ -642,7 +679,10 @@ class TopK {
 
   /** Best first. */
   sorted(): number[] {
-    return this.ids.map((id, i) => ({ id, s: this.scores[i] })).sort((a, b) => b.s - a.s).map((x) => x.id);
+    return this.ids
+      .map((id, i) => ({ id, s: this.scores[i] }))
+      .sort((a, b) => b.s - a.s)
+      .map((x) => x.id);
   }
 }
 

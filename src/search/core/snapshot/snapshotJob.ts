@@ -7,7 +7,17 @@
  * index keeps in memory, whose buffers the worker hands over without a copy.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { compactFile, CompactFiles, expandFile, filesAfter, IndexStore, readCommitted, readInto, type SnapshotFiles, type StoredFile } from '../store/indexStore';
+import {
+  compactFile,
+  CompactFiles,
+  expandFile,
+  filesAfter,
+  IndexStore,
+  readCommitted,
+  readInto,
+  type SnapshotFiles,
+  type StoredFile,
+} from '../store/indexStore';
 import type { KeywordState } from '../keywords/keywords';
 import { keywordFile, StoredKeywords, writeKeywordFile } from '../keywords/keywordStore';
 import { SpillingKeywords, type KeywordCounts } from '../keywords/keywordSpill';
@@ -64,14 +74,32 @@ export interface KeywordsJob {
 }
 
 /** The wire form of a keywords job's delta, and its buffers (to transfer rather than copy). */
-export function keywordsJob(dir: string, to: number, delta: KeywordState, base?: { from: number; masked: Iterable<string> }): { job: KeywordsJob; transfer: ArrayBuffer[] } {
+export function keywordsJob(
+  dir: string,
+  to: number,
+  delta: KeywordState,
+  base?: { from: number; masked: Iterable<string> },
+): { job: KeywordsJob; transfer: ArrayBuffer[] } {
   const { terms, files, ...numbers } = delta;
-  const job: KeywordsJob = { kind: 'keywords', dir, to, ...(base ? { from: base.from } : {}), masked: base ? [...base.masked] : [], termsText: terms.join('\n'), filesText: JSON.stringify(files), delta: numbers };
+  const job: KeywordsJob = {
+    kind: 'keywords',
+    dir,
+    to,
+    ...(base ? { from: base.from } : {}),
+    masked: base ? [...base.masked] : [],
+    termsText: terms.join('\n'),
+    filesText: JSON.stringify(files),
+    delta: numbers,
+  };
   return { job, transfer: [...new Set(Object.values(numbers).map((a) => a.buffer as ArrayBuffer))] };
 }
 
 export async function runKeywordsJob(job: KeywordsJob): Promise<{ docs: number; terms: number }> {
-  const delta: KeywordState = { ...job.delta, terms: job.termsText ? job.termsText.split('\n') : [], files: JSON.parse(job.filesText) as KeywordState['files'] };
+  const delta: KeywordState = {
+    ...job.delta,
+    terms: job.termsText ? job.termsText.split('\n') : [],
+    files: JSON.parse(job.filesText) as KeywordState['files'],
+  };
   const stored = job.from === undefined ? undefined : await StoredKeywords.open(keywordFile(job.dir, job.from), job.from, () => Promise.resolve());
   if (job.from !== undefined && !stored) throw new Error(`the stored keyword index of generation ${job.from} does not read`);
   try {
@@ -187,7 +215,13 @@ async function build(job: Extract<SnapshotJob, { kind: 'build' }>, onProgress?: 
 /** Two passes over the rows: their mean, then each row encoded around it and written. */
 async function write(
   job: SnapshotJob,
-  s: { dim: number; rows: string[]; files: Record<string, StoredFile>; normalised: boolean; source: (first: number, count: number, into: Float32Array) => void },
+  s: {
+    dim: number;
+    rows: string[];
+    files: Record<string, StoredFile>;
+    normalised: boolean;
+    source: (first: number, count: number, into: Float32Array) => void;
+  },
   onProgress?: SnapshotProgress,
 ): Promise<SnapshotParts> {
   const { dim, rows } = s;
@@ -243,7 +277,7 @@ async function write(
 function runReader(fd: number, dim: number) {
   const scratch = new Float32Array(BLOCK * dim);
   return (rowAt: (k: number) => number, i: number, n: number, into: Float32Array, elsewhere?: (row: number, into: Float32Array, offset: number) => void) => {
-    for (let j = 0; j < n; ) {
+    for (let j = 0; j < n;) {
       const at = rowAt(i + j);
       if (at < 0) {
         if (!elsewhere) throw new Error(`row ${i + j} has no place in the file`);
@@ -263,7 +297,7 @@ function runReader(fd: number, dim: number) {
 /** Reads `count` rows of a vectors file from row `first` into the start of `into`. */
 function readVectorRows(fd: number, dim: number, first: number, count: number, into: Float32Array): void {
   const bytes = new Uint8Array(into.buffer, into.byteOffset, count * dim * 4);
-  for (let off = 0; off < bytes.length; ) {
+  for (let off = 0; off < bytes.length;) {
     const n = readSync(fd, bytes, off, bytes.length - off, first * dim * 4 + off);
     if (n <= 0) throw new Error('the vectors file ended early');
     off += n;
@@ -303,7 +337,17 @@ export interface StreamedFilesKept {
  * one's without their texts, and `finish` brings what it stored.
  */
 export type StreamMessage =
-  | { kind: 'stream'; dir: string; model: string; dim: number; to: number; inMemoryBytes: number; maxMeanDrift?: number; spillChunks?: number; keywordsApart?: true }
+  | {
+      kind: 'stream';
+      dir: string;
+      model: string;
+      dim: number;
+      to: number;
+      inMemoryBytes: number;
+      maxMeanDrift?: number;
+      spillChunks?: number;
+      keywordsApart?: true;
+    }
   | { kind: 'rows'; rowsText: string; vectors: Float32Array }
   | { kind: 'texts'; files: StreamedFileTexts[] }
   | { kind: 'finish'; kept: StreamedFilesKept; headroom: number; keywords?: KeywordCounts }
@@ -386,7 +430,12 @@ export class SnapshotBuilder {
    * stands: the caller indexes the keywords itself). Throws when the files kept are not as many as
    * the caller expects (then nothing is committed).
    */
-  async finish(kept: StreamedFilesKept, headroom: number, codes: 'read' | 'caller' = 'read', apart?: KeywordCounts): Promise<SnapshotParts & { reencoded: boolean; keywords?: KeywordCounts; codesFrom?: CodesFrom }> {
+  async finish(
+    kept: StreamedFilesKept,
+    headroom: number,
+    codes: 'read' | 'caller' = 'read',
+    apart?: KeywordCounts,
+  ): Promise<SnapshotParts & { reencoded: boolean; keywords?: KeywordCounts; codesFrom?: CodesFrom }> {
     const { dim } = this.job;
     const n = this.rows.length;
     const mean = meanOf(this.sum, n);
@@ -403,11 +452,25 @@ export class SnapshotBuilder {
     let keywords: KeywordCounts | undefined;
     if (!this.keywords) keywords = apart;
     else if (this.textsSent) keywords = await this.keywords.finish((file) => files.files[file] !== undefined).catch(() => undefined);
-    const codesFrom: CodesFrom = { codes: this.files.path('codes'), scales: this.files.path('scales'), rows: n, capacity: n + headroom, codeBytes: this.codeBytes };
+    const codesFrom: CodesFrom = {
+      codes: this.files.path('codes'),
+      scales: this.files.path('scales'),
+      rows: n,
+      capacity: n + headroom,
+      codeBytes: this.codeBytes,
+    };
     // Checked before the commit, which must be the last step that can fail.
     if (!codesWritten(codesFrom)) throw new Error('the codes written for this build are short');
     await this.files.commit({ model: this.job.model, dim, rows: this.rows, files }, mean, true);
-    const parts = { generation: this.job.to, rows: this.rows, dim, mean, inMemory: n * dim * 4 <= this.job.inMemoryBytes, reencoded, ...(keywords ? { keywords } : {}) };
+    const parts = {
+      generation: this.job.to,
+      rows: this.rows,
+      dim,
+      mean,
+      inMemory: n * dim * 4 <= this.job.inMemoryBytes,
+      reencoded,
+      ...(keywords ? { keywords } : {}),
+    };
     // Read by the caller once this thread is gone (`codes: 'caller'`): the merge's garbage goes with it instead of sitting under 140 MB of codes.
     if (codes === 'caller') return { ...parts, codes: new Uint8Array(0), scales: new Float32Array(0), codesFrom };
     return { ...parts, ...(await readCodes(codesFrom)) };

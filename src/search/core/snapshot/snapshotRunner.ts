@@ -9,7 +9,20 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { KeywordCounts } from '../keywords/keywordSpill';
-import { keywordsJob, readCodes, runKeywordsJob, runSnapshotJob, SnapshotBuilder, type CodesFrom, type SnapshotJob, type SnapshotParts, type SnapshotProgress, type StreamedFileTexts, type StreamedFilesKept, type StreamMessage } from './snapshotJob';
+import {
+  keywordsJob,
+  readCodes,
+  runKeywordsJob,
+  runSnapshotJob,
+  SnapshotBuilder,
+  type CodesFrom,
+  type SnapshotJob,
+  type SnapshotParts,
+  type SnapshotProgress,
+  type StreamedFileTexts,
+  type StreamedFilesKept,
+  type StreamMessage,
+} from './snapshotJob';
 import type { KeywordState } from '../keywords/keywords';
 
 export type WorkerReply =
@@ -166,12 +179,23 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
     spares.sort((x, y) => x.length - y.length);
     if (spares.length > MAX_SPARES) spares.shift();
   };
-  const done = inWorker(source, { ...start, keywordsApart: true }, [], { ...opts, signal, onSpare, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) }, (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined));
+  const done = inWorker(
+    source,
+    { ...start, keywordsApart: true },
+    [],
+    { ...opts, signal, onSpare, onWorker: (w) => ((worker = w), opts.onWorker?.(w)) },
+    (m) => (m.type === 'done' ? { ...(m.parts as StreamedSnapshot), rows } : undefined),
+  );
   // Settled by `finish`; a failure before it is not left unhandled.
   done.catch(() => undefined);
   // The keyword index on a thread of its own (`KeywordStream`): the snapshot worker's time was half tokenising.
   let keywordWorker: Worker | undefined;
-  const keywordStart: StreamMessage = { kind: 'keyword-stream', dir: start.dir, to: start.to, ...(start.spillChunks ? { spillChunks: start.spillChunks } : {}) };
+  const keywordStart: StreamMessage = {
+    kind: 'keyword-stream',
+    dir: start.dir,
+    to: start.to,
+    ...(start.spillChunks ? { spillChunks: start.spillChunks } : {}),
+  };
   let chunksSent = 0;
   let chunksIndexed = 0;
   let keywordsEnded = false;
@@ -179,7 +203,14 @@ export function startSnapshotStream(start: Extract<StreamMessage, { kind: 'strea
     chunksIndexed += chunks;
     opts.onIndexed?.();
   };
-  const keywords = inWorker(source, keywordStart, [], { signal, onWorker: (w) => ((keywordWorker = w), opts.onKeywordWorker?.(w)) }, (m) => (m.type === 'written' ? { docs: m.docs, terms: m.terms } : undefined), onIndexed);
+  const keywords = inWorker(
+    source,
+    keywordStart,
+    [],
+    { signal, onWorker: (w) => ((keywordWorker = w), opts.onKeywordWorker?.(w)) },
+    (m) => (m.type === 'written' ? { docs: m.docs, terms: m.terms } : undefined),
+    onIndexed,
+  );
   keywords
     // A thread that died leaves its batches (one that stops removes its own).
     .catch(() => removeSpills(start.dir, start.to))
@@ -254,7 +285,13 @@ function removeSpills(dir: string, to: number): void {
  * the stored index of `base.from` without its `masked` files, then the in-memory `delta`.
  * The delta's buffers are handed over (the caller must not use them afterwards).
  */
-export async function storeKeywords(dir: string, to: number, delta: KeywordState, base: { from: number; masked: Iterable<string> } | undefined, opts: SnapshotRunOptions = {}): Promise<{ docs: number; terms: number }> {
+export async function storeKeywords(
+  dir: string,
+  to: number,
+  delta: KeywordState,
+  base: { from: number; masked: Iterable<string> } | undefined,
+  opts: SnapshotRunOptions = {},
+): Promise<{ docs: number; terms: number }> {
   if (opts.signal?.aborted) throw new SnapshotJobFailed('cancelled');
   const { job, transfer } = keywordsJob(dir, to, delta, base);
   const source = workerSource(opts);
@@ -263,7 +300,14 @@ export async function storeKeywords(dir: string, to: number, delta: KeywordState
 }
 
 /** One job in its own worker: settled by its answer (`result` reads it), its error, its exit, or the signal. */
-function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transfer: ArrayBuffer[], opts: SnapshotRunOptions, result: (m: WorkerReply) => R | undefined, onIndexed?: (chunks: number) => void): Promise<R> {
+function inWorker<R>(
+  source: { file: string; eval?: true },
+  job: unknown,
+  transfer: ArrayBuffer[],
+  opts: SnapshotRunOptions,
+  result: (m: WorkerReply) => R | undefined,
+  onIndexed?: (chunks: number) => void,
+): Promise<R> {
   // No options of the host's own command line (the worker's script needs none): a loader hook the
   // host was started with (tsx in the benchmarks) made each worker load its bundle through it.
   const worker = new Worker(source.file, { eval: source.eval ?? false, execArgv: [] });
@@ -286,8 +330,7 @@ function inWorker<R>(source: { file: string; eval?: true }, job: unknown, transf
       else if (m.type === 'rows') {
         if (m.spare) opts.onSpare?.(m.spare);
         opts.onWritten?.(m.written);
-      }
-      else if (m.type === 'error') finish(() => reject(new SnapshotJobFailed(m.message)));
+      } else if (m.type === 'error') finish(() => reject(new SnapshotJobFailed(m.message)));
       else {
         const r = result(m);
         finish(() => (r === undefined ? reject(new SnapshotJobFailed(`unexpected answer ${m.type}`)) : resolve(r)));

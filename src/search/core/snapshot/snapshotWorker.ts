@@ -74,7 +74,9 @@ if (port) {
       return;
     }
     if (job.kind === 'close') {
-      void Promise.all([stream?.then((builder) => builder?.close()), keywordStream?.then((keywords) => keywords?.discard())]).then(() => post({ type: 'closed' }));
+      void Promise.all([stream?.then((builder) => builder?.close()), keywordStream?.then((keywords) => keywords?.discard())]).then(() =>
+        post({ type: 'closed' }),
+      );
       stream = Promise.resolve(undefined);
       keywordStream = Promise.resolve(undefined);
       return;

@@ -100,8 +100,23 @@ export class StreamedBuild {
       return;
     }
     this.stream ??= startSnapshotStream(
-      { kind: 'stream', dir: this.o.dir, model: this.o.model, dim, to: this.o.to, inMemoryBytes: this.o.inMemoryBytes, ...(this.o.spillChunks ? { spillChunks: this.o.spillChunks } : {}) },
-      { mode: this.o.mode, workerFile: this.o.workerFile, onWorker: this.o.onWorker, onKeywordWorker: this.o.onKeywordWorker, onWritten: (n) => this.release(n), onIndexed: () => this.wake() },
+      {
+        kind: 'stream',
+        dir: this.o.dir,
+        model: this.o.model,
+        dim,
+        to: this.o.to,
+        inMemoryBytes: this.o.inMemoryBytes,
+        ...(this.o.spillChunks ? { spillChunks: this.o.spillChunks } : {}),
+      },
+      {
+        mode: this.o.mode,
+        workerFile: this.o.workerFile,
+        onWorker: this.o.onWorker,
+        onKeywordWorker: this.o.onKeywordWorker,
+        onWritten: (n) => this.release(n),
+        onIndexed: () => this.wake(),
+      },
     );
     const rows = this.stream.buffer(present.length * dim);
     let at = 0;
@@ -184,8 +199,18 @@ export class StreamedBuild {
     if (n > 0) {
       const written = join(this.o.dir, `vectors-${this.o.to}.f32`);
       const kept = join(this.o.dir, `streamed-${this.o.to}.f32`);
-      const whole = await stat(written).then((s) => s.size >= n * this.dim * 4, () => false);
-      if (whole && (await rename(written, kept).then(() => true, () => false))) this.rowsFile = kept;
+      const whole = await stat(written).then(
+        (s) => s.size >= n * this.dim * 4,
+        () => false,
+      );
+      if (
+        whole &&
+        (await rename(written, kept).then(
+          () => true,
+          () => false,
+        ))
+      )
+        this.rowsFile = kept;
       else for (let i = 0; i < n; i++) this.fresh.delete(this.stream.rows[i]);
     }
     removeGeneration(this.o.dir, this.o.to);
@@ -237,7 +262,13 @@ export function vectorOf(fresh: FreshVectors, hash: string): Float32Array {
  * is the row of `rowsFile` holding row i when it is ≥ 0, else row −(k + 1) of `vectors` (the rows
  * only memory holds, copied end to end). A million rows a stream wrote stay in its file.
  */
-export async function batchSource(fresh: FreshVectors, added: string[], dim: number, rowsFile: string | undefined, yieldNow: () => Promise<void>): Promise<{ vectors: Float32Array; source?: Int32Array }> {
+export async function batchSource(
+  fresh: FreshVectors,
+  added: string[],
+  dim: number,
+  rowsFile: string | undefined,
+  yieldNow: () => Promise<void>,
+): Promise<{ vectors: Float32Array; source?: Int32Array }> {
   let inMemory = 0;
   for (const h of added) if (fresh.get(h) instanceof Float32Array) inMemory++;
   const vectors = new Float32Array(inMemory * dim);

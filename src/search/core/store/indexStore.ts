@@ -59,7 +59,11 @@ export interface SnapshotFiles {
   /** Replaces the codes and scales of the rows from `row` on (rows encoded again around another mean). */
   putCodesAt(row: number, codes: Uint8Array, scales: Float32Array): void;
   /** `files` as version 3's metadata keeps them (`compactFile`), or whole. */
-  commit(s: Omit<Snapshot, 'mean' | 'generation' | 'files'> & { files: Record<string, StoredFile> | CompactFiles }, mean: Float32Array, keepOthers?: boolean): Promise<void>;
+  commit(
+    s: Omit<Snapshot, 'mean' | 'generation' | 'files'> & { files: Record<string, StoredFile> | CompactFiles },
+    mean: Float32Array,
+    keepOthers?: boolean,
+  ): Promise<void>;
   /** Closes the files, leaving them. */
   close(): void;
   /** Closes and removes them. */
@@ -202,7 +206,12 @@ export class IndexStore {
    * go. A crash before the metadata leaves the previous generation in use (the new files are
    * removed at the next load).
    */
-  async writeSnapshot(s: Omit<Snapshot, 'mean'>, fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void, mean: () => Float32Array, keepOthers = false): Promise<void> {
+  async writeSnapshot(
+    s: Omit<Snapshot, 'mean'>,
+    fill: (write: (vectors: Float32Array, codes: Uint8Array, scales: Float32Array) => void) => void,
+    mean: () => Float32Array,
+    keepOthers = false,
+  ): Promise<void> {
     const files = await this.openSnapshot(s.generation);
     try {
       fill((vectors, codes, scales) => files.put(vectors, codes, scales));
@@ -236,7 +245,7 @@ export class IndexStore {
     let unflushed = 0;
     let flushing: Promise<void> | undefined;
     const put = (fd: number, data: Uint8Array, at?: number) => {
-      for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off, at === undefined ? null : at + off);
+      for (let off = 0; off < data.length;) off += writeSync(fd, data, off, data.length - off, at === undefined ? null : at + off);
       unflushed += data.length;
       if (flushing || unflushed < FLUSH_EVERY_BYTES) return;
       unflushed = 0;
@@ -312,7 +321,11 @@ export class IndexStore {
       await file.sync();
     };
     if (entry.add.length > 0) {
-      await Promise.all([writeAt(f.vectors, f32Bytes(vectors), c.rows * dim * 4), writeAt(f.codes, codes, c.rows * cb), writeAt(f.scales, f32Bytes(scales), c.rows * 4)]);
+      await Promise.all([
+        writeAt(f.vectors, f32Bytes(vectors), c.rows * dim * 4),
+        writeAt(f.codes, codes, c.rows * cb),
+        writeAt(f.scales, f32Bytes(scales), c.rows * 4),
+      ]);
     }
     const json = JSON.stringify(entry);
     const line = Buffer.from(`${crc32(json)} ${json}\n`, 'utf8');
@@ -353,7 +366,8 @@ function* metaParts(head: object, rows: readonly string[], files: Record<string,
 }
 
 export function removeGeneration(dir: string, generation: number): void {
-  for (const name of [`vectors-${generation}.f32`, `codes-${generation}.bin`, `scales-${generation}.f32`, `log-${generation}.jsonl`]) rmSync(join(dir, name), { force: true });
+  for (const name of [`vectors-${generation}.f32`, `codes-${generation}.bin`, `scales-${generation}.f32`, `log-${generation}.jsonl`])
+    rmSync(join(dir, name), { force: true });
 }
 
 /** What is committed in a store folder: the snapshot's metadata and the log's good entries (no rows read). */
@@ -425,7 +439,10 @@ export async function readCommitted(dir: string, codeBytes: (dim: number) => num
     logBytes += Buffer.byteLength(line, 'utf8') + 1;
   }
   const cb = codeBytes(meta.dim);
-  const size = (name: string) => stat(join(dir, name)).then((s) => s.size).catch(() => -1);
+  const size = (name: string) =>
+    stat(join(dir, name))
+      .then((s) => s.size)
+      .catch(() => -1);
   const sizes = await Promise.all([size(`vectors-${g}.f32`), size(`codes-${g}.bin`), size(`scales-${g}.f32`)]);
   if (sizes[0] < rows * meta.dim * 4 || sizes[1] < rows * cb || sizes[2] < rows * 4) return 'damaged';
   return { snapshot: { model: meta.model, dim: meta.dim, generation: g, mean, rows: metaRows, files }, entries, rows, logBytes };
@@ -458,7 +475,7 @@ export async function readInto(path: string, into: Uint8Array, bytes: number): P
       while (next < bytes && whole) {
         const at = next;
         next += PIECE;
-        for (let off = at, end = Math.min(bytes, at + PIECE); off < end; ) {
+        for (let off = at, end = Math.min(bytes, at + PIECE); off < end;) {
           const { bytesRead } = await file.read(into, off, end - off, off);
           if (bytesRead <= 0) {
             whole = false;

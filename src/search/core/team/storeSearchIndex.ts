@@ -99,9 +99,28 @@ export class StoreSearchIndex {
    * Brings the map of this machine's chunks up to date (all files, or `paths`), asks the store
    * which hashes it has, and (unless `embed` is false) embeds the missing ones and adds them.
    */
-  async update(paths?: string[], signal?: AbortSignal, onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void, opts: { embed: boolean } = { embed: true }): Promise<IndexStats> {
+  async update(
+    paths?: string[],
+    signal?: AbortSignal,
+    onProgress?: (p: { phase: 'scan' | 'embed'; done: number; total: number }) => void,
+    opts: { embed: boolean } = { embed: true },
+  ): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = { files: 0, chunks: 0, embedded: 0, fromStore: 0, toStore: 0, reused: 0, requests: 0, skipped: 0, ms: 0, scanMs: 0, embedMs: 0, persistMs: 0, keywordsMs: 0 };
+    const stats: IndexStats = {
+      files: 0,
+      chunks: 0,
+      embedded: 0,
+      fromStore: 0,
+      toStore: 0,
+      reused: 0,
+      requests: 0,
+      skipped: 0,
+      ms: 0,
+      scanMs: 0,
+      embedMs: 0,
+      persistMs: 0,
+      keywordsMs: 0,
+    };
     const changed = new Map<string, { entry: Entry; texts: string[] } | null>();
     const consider = async (f: { rel: string; abs: string; display: string }) => {
       const prev = this.files.get(f.display);
@@ -122,7 +141,10 @@ export class StoreSearchIndex {
         if (prev) changed.set(f.display, null);
         return;
       }
-      changed.set(f.display, { entry: { size: got.stat.size, mtimeMs: got.stat.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) }, texts: chunks.map((c) => c.text) });
+      changed.set(f.display, {
+        entry: { size: got.stat.size, mtimeMs: got.stat.mtimeMs, chunks: chunks.map((c) => [c.start, c.end, c.hash]) },
+        texts: chunks.map((c) => c.text),
+      });
       stats.files++;
       stats.chunks += chunks.length;
     };
@@ -187,11 +209,17 @@ export class StoreSearchIndex {
       const tEmbed = Date.now();
       for (let at = 0; embedding && at < missing.length && !signal?.aborted; at += BATCH) {
         const batch = missing.slice(at, at + BATCH);
-        const r = await this.o.embed(batch.map((h) => embeddingTextOf(texts.get(h)!)), signal);
+        const r = await this.o.embed(
+          batch.map((h) => embeddingTextOf(texts.get(h)!)),
+          signal,
+        );
         stats.requests += r.requests;
         const got = batch.flatMap((h, i) => (r.vectors[i] ? [[h, r.vectors[i]] as const] : []));
         stats.embedded += got.length;
-        const added = await this.o.store.give(got.map(([h]) => h), got.map(([, v]) => v));
+        const added = await this.o.store.give(
+          got.map(([h]) => h),
+          got.map(([, v]) => v),
+        );
         stats.toStore += added;
         // Fewer added than given: a teammate added some meanwhile, or this window may not write.
         const now = added === got.length ? new Set(got.map(([h]) => h)) : await this.o.store.has(got.map(([h]) => h));
@@ -217,7 +245,10 @@ export class StoreSearchIndex {
           this.hold(h, file);
           if (texts.has(h) && !vectored.has(h)) this.unvectored.add(h);
         }
-        this.keywords.setFile(file, c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })));
+        this.keywords.setFile(
+          file,
+          c.entry.chunks.map(([start, end, hash], i) => ({ item: { file, start, end, hash }, text: c.texts[i] })),
+        );
       }
       await slices.maybeYield();
     }

@@ -121,13 +121,19 @@ export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: st
   } catch {
     throw new TeamStoreError('refused', `The team store's address is not a URL: write it as postgres://user@host:5432/database.`);
   }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new TeamStoreError('refused', `The team store's address starts with ${u.protocol}; it must be postgres://user@host:5432/database.`);
-  if (u.password) throw new TeamStoreError('refused', `The team store's address holds a password. Remove it from the address (settings are not secret) and use "Model Gateway: Set Team Store Password", or PGPASSWORD for the command line.`);
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    throw new TeamStoreError('refused', `The team store's address starts with ${u.protocol}; it must be postgres://user@host:5432/database.`);
+  if (u.password)
+    throw new TeamStoreError(
+      'refused',
+      `The team store's address holds a password. Remove it from the address (settings are not secret) and use "Model Gateway: Set Team Store Password", or PGPASSWORD for the command line.`,
+    );
   if (!u.hostname) throw new TeamStoreError('refused', 'The team store address names no host.');
   const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
   const user = decodeURIComponent(u.username) || 'postgres';
   const sslmode = u.searchParams.get('sslmode') ?? undefined;
-  if (sslmode && !['disable', 'prefer', 'require', 'verify-ca', 'verify-full'].includes(sslmode)) throw new TeamStoreError('refused', `The team store's sslmode "${sslmode}" is not one of disable, require, verify-full.`);
+  if (sslmode && !['disable', 'prefer', 'require', 'verify-ca', 'verify-full'].includes(sslmode))
+    throw new TeamStoreError('refused', `The team store's sslmode "${sslmode}" is not one of disable, require, verify-full.`);
   // TLS with certificate checks, unless the server is on this machine or the address says disable:
   // `require` is read as verify-full (a careful client does not send a password to anyone who answers).
   const tls = sslmode === 'disable' || (sslmode === undefined && isLoopback(u.hostname)) || (sslmode === 'prefer' && isLoopback(u.hostname)) ? 'off' : 'on';
@@ -139,7 +145,9 @@ export function parseStoreUrl(url: string): { config: pg.ClientConfig; where: st
 const NEAREST = (k: number) => `select hash, embedding <=> $1::halfvec as d from ${SCHEMA}.vectors order by embedding <=> $1::halfvec limit ${Math.floor(k)}`;
 
 /** Whether the vectors have an HNSW index (ours, or one an administrator made under another name). */
-const hasHnswIndex = async (client: pg.Client) => ((await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount ?? 0) > 0;
+const hasHnswIndex = async (client: pg.Client) =>
+  ((await client.query(`select 1 from pg_indexes where schemaname = '${SCHEMA}' and tablename = 'vectors' and indexdef ilike '%using hnsw%'`)).rowCount ?? 0) >
+  0;
 
 const hashBytes = (hash: string) => Buffer.from(hash, 'hex');
 
@@ -196,8 +204,14 @@ export class TeamStore {
       ...config,
       // Asked only when the server wants a password: a missing one is said at once (pg would
       // otherwise look for a .pgpass file, which the bundle leaves out).
-      password: () => (this.o.password ? Promise.resolve(this.o.password) : Promise.reject(new TeamStoreError('sign-in', `The team store ${this.where} asks for a password, and none is set. ${this.advice.givePassword}`))),
-      ssl: tls === 'on' ? { ca: this.o.ca, rejectUnauthorized: this.o.rejectUnauthorized !== false, servername: isIP(config.host ?? '') ? undefined : config.host } : false,
+      password: () =>
+        this.o.password
+          ? Promise.resolve(this.o.password)
+          : Promise.reject(new TeamStoreError('sign-in', `The team store ${this.where} asks for a password, and none is set. ${this.advice.givePassword}`)),
+      ssl:
+        tls === 'on'
+          ? { ca: this.o.ca, rejectUnauthorized: this.o.rejectUnauthorized !== false, servername: isIP(config.host ?? '') ? undefined : config.host }
+          : false,
       connectionTimeoutMillis: this.o.connectTimeoutMs ?? 5000,
       query_timeout: this.o.queryTimeoutMs ?? 60_000,
       application_name: 'model-gateway',
@@ -225,10 +239,18 @@ export class TeamStore {
     // in the session's cache, which may not yet see a table another connection made a moment ago
     // (two first fills at once: the one that waited for the lock then tried to make it again).
     const exists = async (name: 'store' | 'vectors') =>
-      (await client.query<{ e: boolean }>(`select exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = '${SCHEMA}' and c.relname = '${name}') as e`)).rows[0].e;
+      (
+        await client.query<{ e: boolean }>(
+          `select exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = '${SCHEMA}' and c.relname = '${name}') as e`,
+        )
+      ).rows[0].e;
     const hasVectorExtension = async () => (await client.query(`select 1 from pg_extension where extname = 'vector'`)).rowCount === 1;
     if (!(await exists('store'))) {
-      if (this.o.readOnly) throw new TeamStoreError('not-set-up', `The team store ${this.where} is not set up yet, and ${this.advice.readOnlyHere} Someone who may write fills it first (a build with the store set, or model-gateway-index from CI).`);
+      if (this.o.readOnly)
+        throw new TeamStoreError(
+          'not-set-up',
+          `The team store ${this.where} is not set up yet, and ${this.advice.readOnlyHere} Someone who may write fills it first (a build with the store set, or model-gateway-index from CI).`,
+        );
       await this.inTransaction(client, async () => {
         await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
         if (await exists('store')) return;
@@ -253,22 +275,48 @@ export class TeamStore {
             dimensions integer,
             created_at timestamptz not null default now())`,
         );
-        await client.query(`insert into ${SCHEMA}.store (schema_version, model, chunker) values ($1, $2, $3)`, [STORE_SCHEMA_VERSION, this.o.model, this.o.chunker]);
+        await client.query(`insert into ${SCHEMA}.store (schema_version, model, chunker) values ($1, $2, $3)`, [
+          STORE_SCHEMA_VERSION,
+          this.o.model,
+          this.o.chunker,
+        ]);
       });
     }
-    const meta = (await client.query<{ schema_version: number; model: string; chunker: string; dimensions: number | null }>(`select schema_version, model, chunker, dimensions from ${SCHEMA}.store`)).rows[0];
-    if (!meta) throw new TeamStoreError('refused', `The team store ${this.where} has no description row (${SCHEMA}.store is empty): it was not made by Model Gateway.`);
-    if (meta.schema_version > STORE_SCHEMA_VERSION) throw new TeamStoreError('refused', `The team store ${this.where} was made by a newer Model Gateway (schema ${meta.schema_version}; this one reads ${STORE_SCHEMA_VERSION}). ${this.advice.update}`);
-    if (meta.model !== this.o.model) throw new TeamStoreError('refused', `The team store ${this.where} holds vectors of "${meta.model}", and ${this.advice.asker} uses "${this.o.model}". ${this.advice.otherModel(meta.model, this.o.model)}`);
-    if (meta.chunker !== this.o.chunker) throw new TeamStoreError('refused', `The team store ${this.where} was filled with chunks cut as "${meta.chunker}", and these are cut as "${this.o.chunker}": their hashes would never match. Use the same version and chunk size as the team.`);
+    const meta = (
+      await client.query<{ schema_version: number; model: string; chunker: string; dimensions: number | null }>(
+        `select schema_version, model, chunker, dimensions from ${SCHEMA}.store`,
+      )
+    ).rows[0];
+    if (!meta)
+      throw new TeamStoreError('refused', `The team store ${this.where} has no description row (${SCHEMA}.store is empty): it was not made by Model Gateway.`);
+    if (meta.schema_version > STORE_SCHEMA_VERSION)
+      throw new TeamStoreError(
+        'refused',
+        `The team store ${this.where} was made by a newer Model Gateway (schema ${meta.schema_version}; this one reads ${STORE_SCHEMA_VERSION}). ${this.advice.update}`,
+      );
+    if (meta.model !== this.o.model)
+      throw new TeamStoreError(
+        'refused',
+        `The team store ${this.where} holds vectors of "${meta.model}", and ${this.advice.asker} uses "${this.o.model}". ${this.advice.otherModel(meta.model, this.o.model)}`,
+      );
+    if (meta.chunker !== this.o.chunker)
+      throw new TeamStoreError(
+        'refused',
+        `The team store ${this.where} was filled with chunks cut as "${meta.chunker}", and these are cut as "${this.o.chunker}": their hashes would never match. Use the same version and chunk size as the team.`,
+      );
     const dimensions = meta.dimensions ?? undefined;
     const hasRows = dimensions !== undefined && (await exists('vectors'));
     const rows = hasRows ? Number((await client.query<{ n: string }>(`select count(*) as n from ${SCHEMA}.vectors`)).rows[0].n) : 0;
     const may = hasRows
       ? (await client.query<{ ok: boolean }>(`select has_table_privilege('${SCHEMA}.vectors', 'INSERT') as ok`)).rows[0].ok
-      : (await client.query<{ ok: boolean }>(`select has_schema_privilege('${SCHEMA}', 'CREATE') and has_table_privilege('${SCHEMA}.store', 'UPDATE') as ok`)).rows[0].ok;
+      : (await client.query<{ ok: boolean }>(`select has_schema_privilege('${SCHEMA}', 'CREATE') and has_table_privilege('${SCHEMA}.store', 'UPDATE') as ok`))
+          .rows[0].ok;
     const vectors: VectorColumn = hasRows
-      ? (await client.query<{ t: string }>(`select t.typname as t from pg_attribute a join pg_type t on t.oid = a.atttypid where a.attrelid = '${SCHEMA}.vectors'::regclass and a.attname = 'embedding'`)).rows[0]?.t === 'halfvec'
+      ? (
+          await client.query<{ t: string }>(
+            `select t.typname as t from pg_attribute a join pg_type t on t.oid = a.atttypid where a.attrelid = '${SCHEMA}.vectors'::regclass and a.attname = 'embedding'`,
+          )
+        ).rows[0]?.t === 'halfvec'
         ? 'halfvec'
         : 'bytea'
       : (await hasVectorExtension())
@@ -303,12 +351,22 @@ export class TeamStore {
     if (err instanceof TeamStoreError) return err;
     const e = err as { code?: string; message?: string };
     const why = (e?.message ?? String(err)).replaceAll(this.o.password || '\u0000', '***');
-    if (e?.code === '28P01' || e?.code === '28000') return new TeamStoreError('sign-in', `The team store ${this.where} refused the sign-in (${why}). ${this.advice.checkSignIn}`);
-    if (e?.code === '42501') return new TeamStoreError('refused', `The team store ${this.where} refused this role (${why}). It may need the extension and schema made by an administrator (see the docs), or write access.`);
+    if (e?.code === '28P01' || e?.code === '28000')
+      return new TeamStoreError('sign-in', `The team store ${this.where} refused the sign-in (${why}). ${this.advice.checkSignIn}`);
+    if (e?.code === '42501')
+      return new TeamStoreError(
+        'refused',
+        `The team store ${this.where} refused this role (${why}). It may need the extension and schema made by an administrator (see the docs), or write access.`,
+      );
     if (e?.code === '3D000') return new TeamStoreError('refused', `The team store's database does not exist (${why}).`);
     // pg's words when the server answers a TLS request with "no".
-    if (/does not support SSL/i.test(why)) return new TeamStoreError('unreachable', `The team store ${this.where} does not offer TLS, and TLS was asked for (sslmode=require or verify-full, or a server not on this machine). ${this.advice.connectWithoutTls}`);
-    if (/self.signed|certificate|SSL|TLS/i.test(why)) return new TeamStoreError('unreachable', `The team store ${this.where} failed the TLS check (${why}). ${this.advice.trustCa}`);
+    if (/does not support SSL/i.test(why))
+      return new TeamStoreError(
+        'unreachable',
+        `The team store ${this.where} does not offer TLS, and TLS was asked for (sslmode=require or verify-full, or a server not on this machine). ${this.advice.connectWithoutTls}`,
+      );
+    if (/self.signed|certificate|SSL|TLS/i.test(why))
+      return new TeamStoreError('unreachable', `The team store ${this.where} failed the TLS check (${why}). ${this.advice.trustCa}`);
     if (connectionLost(err)) return new TeamStoreError('unreachable', `The team store ${this.where} cannot be reached (${why}).`);
     return new TeamStoreError('failed', `The team store ${this.where} failed: ${why}`);
   }
@@ -352,7 +410,12 @@ export class TeamStore {
         // At most one row per hash asked (the hash is the key), each of this store's dimension
         // (halfvec's binary form: two int16s, then the halves).
         const maxBytes = binaryCopySize(packed.length / HASH_BYTES, [HASH_BYTES, 4 + 2 * state.dimensions]);
-        const bytes = await copyOut(client, `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packed)}) to stdout (format binary)`, this.copyScratch, maxBytes);
+        const bytes = await copyOut(
+          client,
+          `copy (select hash, embedding from ${SCHEMA}.vectors where hash = ${inPacked(packed)}) to stdout (format binary)`,
+          this.copyScratch,
+          maxBytes,
+        );
         const { rows, at: fields } = binaryCopyFields(bytes, 2);
         // One buffer per answer, each vector a view of it: a newcomer pulls 100,000 vectors, and
         // as many separate arrays made the collector pause the host for 200 ms.
@@ -382,7 +445,9 @@ export class TeamStore {
       const found = new Set<string>();
       if (state.dimensions === undefined) return found;
       for (let at = 0; at < hashes.length; at += TAKE_BATCH) {
-        const r = await client.query<{ hash: Buffer }>(`select hash from ${SCHEMA}.vectors where hash = ${IN_PACKED}`, [packHashes(hashes.slice(at, at + TAKE_BATCH))]);
+        const r = await client.query<{ hash: Buffer }>(`select hash from ${SCHEMA}.vectors where hash = ${IN_PACKED}`, [
+          packHashes(hashes.slice(at, at + TAKE_BATCH)),
+        ]);
         for (const row of r.rows) found.add(row.hash.toString('hex'));
       }
       return found;
@@ -400,7 +465,11 @@ export class TeamStore {
       if (!state.writable) return 0;
       const dim = vectors[0].length;
       if (state.dimensions === undefined) await this.fixDimensions(client, state, dim);
-      if (dim !== state.dimensions) throw new TeamStoreError('refused', `The team store ${this.where} holds ${state.dimensions}-dimension vectors of "${state.model}", and the gateway now returns ${dim}: nothing was added.`);
+      if (dim !== state.dimensions)
+        throw new TeamStoreError(
+          'refused',
+          `The team store ${this.where} holds ${state.dimensions}-dimension vectors of "${state.model}", and the gateway now returns ${dim}: nothing was added.`,
+        );
       let added = 0;
       for (let at = 0; at < hashes.length; at += GIVE_BATCH) {
         const params: Buffer[] = [];
@@ -421,7 +490,8 @@ export class TeamStore {
 
   /** Records the store's dimension and makes its table: the first writer does, the others wait and read it. */
   private async fixDimensions(client: pg.Client, state: TeamStoreState, dim: number): Promise<void> {
-    if (!Number.isInteger(dim) || dim < 1 || dim > 4000) throw new TeamStoreError('refused', `A ${dim}-dimension vector cannot be kept in a halfvec column (1 to 4,000).`);
+    if (!Number.isInteger(dim) || dim < 1 || dim > 4000)
+      throw new TeamStoreError('refused', `A ${dim}-dimension vector cannot be kept in a halfvec column (1 to 4,000).`);
     await this.inTransaction(client, async () => {
       await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
       const now = (await client.query<{ dimensions: number | null }>(`select dimensions from ${SCHEMA}.store`)).rows[0].dimensions;
@@ -446,7 +516,8 @@ export class TeamStore {
   async makeSearchable(): Promise<void> {
     await this.run(async (client, state) => {
       if (state.searchable) return;
-      if (state.dimensions === undefined) throw new TeamStoreError('not-set-up', `The team store ${this.where} holds no vectors yet: fill it before searching in it.`);
+      if (state.dimensions === undefined)
+        throw new TeamStoreError('not-set-up', `The team store ${this.where} holds no vectors yet: fill it before searching in it.`);
       if (state.vectors !== 'halfvec') throw this.needsPgvector();
       // The graph built in memory (pgvector writes it out page by page otherwise, many times
       // slower); `set local` ends with the transaction. Minutes on a large store: a day's read
@@ -456,7 +527,10 @@ export class TeamStore {
         await client.query(`select pg_advisory_xact_lock(hashtext('${SCHEMA}'))`);
         if (await hasHnswIndex(client)) return;
         await client.query(`set local maintenance_work_mem = '512MB'`);
-        await client.query({ text: `create index vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`, query_timeout: 86_400_000 } as pg.QueryConfig);
+        await client.query({
+          text: `create index vectors_embedding_hnsw on ${SCHEMA}.vectors using hnsw (embedding halfvec_cosine_ops)`,
+          query_timeout: 86_400_000,
+        } as pg.QueryConfig);
       });
       state.searchable = true;
     });
@@ -472,7 +546,8 @@ export class TeamStore {
     return this.run(async (client, state) => {
       if (state.dimensions === undefined) return [];
       if (state.vectors !== 'halfvec') throw this.needsPgvector();
-      if (query.length !== state.dimensions) throw new TeamStoreError('refused', `The query's vector has ${query.length} dimensions and the store's ${state.dimensions}.`);
+      if (query.length !== state.dimensions)
+        throw new TeamStoreError('refused', `The query's vector has ${query.length} dimensions and the store's ${state.dimensions}.`);
       return this.inTransaction(client, async () => {
         await this.nearestSettings(client, state, k, efSearch);
         const r = await client.query<{ hash: Buffer; d: number }>(NEAREST(k), [encodeHalfvec(query)]);
@@ -508,7 +583,10 @@ export class TeamStore {
   }
 
   private needsPgvector(): TeamStoreError {
-    return new TeamStoreError('cannot-search', `The team store ${this.where} keeps its vectors as bytea: its database had no pgvector when the store was made. It shares embeddings all the same; search in it needs pgvector (an administrator runs "create extension vector", then the store is made again), so search stays on this machine.`);
+    return new TeamStoreError(
+      'cannot-search',
+      `The team store ${this.where} keeps its vectors as bytea: its database had no pgvector when the store was made. It shares embeddings all the same; search in it needs pgvector (an administrator runs "create extension vector", then the store is made again), so search stays on this machine.`,
+    );
   }
 
   /** Whether this client may add rows (the role may insert, and the settings do not say read-only). */

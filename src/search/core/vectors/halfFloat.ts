@@ -87,7 +87,13 @@ function halfKernel(): HalfKernel | null {
  * SIMD, eight halves at a time, where it runs: a newcomer decodes 150 million of them, 0.5–0.7 s
  * by the table on the extension host's thread.
  */
-export function decodeHalfvecRows(bytes: Uint8Array, starts: ArrayLike<number>, ends: ArrayLike<number>, dimensions: number, useKernel = true): { pool: Float32Array; problems: (string | undefined)[] } {
+export function decodeHalfvecRows(
+  bytes: Uint8Array,
+  starts: ArrayLike<number>,
+  ends: ArrayLike<number>,
+  dimensions: number,
+  useKernel = true,
+): { pool: Float32Array; problems: (string | undefined)[] } {
   const rows = starts.length;
   const pool = new Float32Array(rows * dimensions);
   const problems = new Array<string | undefined>(rows).fill(undefined);
@@ -98,7 +104,11 @@ export function decodeHalfvecRows(bytes: Uint8Array, starts: ArrayLike<number>, 
         problems[r] = 'no value';
         continue;
       }
-      const v = decodeHalfvec(Buffer.from(bytes.buffer, bytes.byteOffset + starts[r], Math.max(0, ends[r] - starts[r])), dimensions, pool.subarray(r * dimensions, (r + 1) * dimensions));
+      const v = decodeHalfvec(
+        Buffer.from(bytes.buffer, bytes.byteOffset + starts[r], Math.max(0, ends[r] - starts[r])),
+        dimensions,
+        pool.subarray(r * dimensions, (r + 1) * dimensions),
+      );
       problems[r] = typeof v === 'string' ? v : undefined;
     }
     return { pool, problems };

@@ -32,7 +32,19 @@ interface RotationKernel {
   /** Scales `rows` rows at `src` to length 1, adding each value to the f64 sums at `sum` (`rotation.wat`). */
   normalise(src: number, rows: number, dim: number, sum: number): void;
   /** Codes and scales of `rows` normalised rows at `src` (`rotation.wat`). */
-  encode(src: number, rows: number, dim: number, centre: number, y: number, signs: number, rounds: number, n: number, scale: number, codes: number, alphas: number): void;
+  encode(
+    src: number,
+    rows: number,
+    dim: number,
+    centre: number,
+    y: number,
+    signs: number,
+    rounds: number,
+    n: number,
+    scale: number,
+    codes: number,
+    alphas: number,
+  ): void;
   /** The signs the memory holds (after the values, one round after another). */
   signs: Float32Array[] | undefined;
   /** The values' view (made again when the memory grows or the length changes). */
@@ -45,7 +57,14 @@ let rotationKernel: RotationKernel | null | undefined;
 function loadRotation(): RotationKernel | null {
   if (rotationKernel !== undefined) return rotationKernel;
   const k = instantiateKernel(ROTATION_WASM_BASE64);
-  rotationKernel = k && { memory: k.memory, round: k.exports.round as RotationKernel['round'], encode: k.exports.encode as RotationKernel['encode'], normalise: k.exports.normalise as RotationKernel['normalise'], signs: undefined, values: undefined };
+  rotationKernel = k && {
+    memory: k.memory,
+    round: k.exports.round as RotationKernel['round'],
+    encode: k.exports.encode as RotationKernel['encode'],
+    normalise: k.exports.normalise as RotationKernel['normalise'],
+    signs: undefined,
+    values: undefined,
+  };
   return rotationKernel;
 }
 
@@ -216,7 +235,17 @@ export class VectorIndex {
    * again), and the vectors either in memory or in a file (`vectorFile`, an open descriptor of
    * float32 rows), which keeps a million rows of 1,024 dimensions in about 135 MB.
    */
-  static fromParts(p: { dim: number; count: number; mean: Float32Array; codes: Uint8Array; alphas: Float32Array; vectors?: Float32Array; vectorFile?: number; seed?: number; headroom?: number }): VectorIndex {
+  static fromParts(p: {
+    dim: number;
+    count: number;
+    mean: Float32Array;
+    codes: Uint8Array;
+    alphas: Float32Array;
+    vectors?: Float32Array;
+    vectorFile?: number;
+    seed?: number;
+    headroom?: number;
+  }): VectorIndex {
     const index = new VectorIndex(p.dim, 1, p.seed);
     if (p.codes.length < p.count * index.codeBytes || p.alphas.length < p.count) throw new Error('stored codes are shorter than the index');
     index.mean.set(p.mean);
@@ -295,7 +324,6 @@ export class VectorIndex {
   parts(): { mean: Float32Array; codes: Uint8Array; alphas: Float32Array } {
     return { mean: this.mean, codes: this.codes.subarray(0, this.rows * this.codeBytes), alphas: this.alphas.subarray(0, this.rows) };
   }
-
 
   get count(): number {
     return this.rows;
