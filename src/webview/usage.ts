@@ -177,108 +177,37 @@ function chartSection(r: UsageReport): HTMLElement {
   return section(l10n.t('Spend per day by model'), host, legend, asTable);
 }
 
-function render(r: UsageReport): void {
-  app.setAttribute('aria-busy', 'false');
-  for (const b of rangeButtons) b.setAttribute('aria-pressed', String(Number(b.dataset.range) === r.rangeDays));
-  exportButton.disabled = r.mode !== 'full';
-  // The key's totals have no period: the range buttons would change nothing.
-  rangeButtons[0].parentElement!.hidden = r.mode !== 'full';
-  const who = document.getElementById('who')!;
+/** What an API key alone shows: its own totals, and how to see the whole account. */
+function keyOnlyParts(r: UsageReport): Node[] {
   const parts: Node[] = [];
-  if (r.mode === 'key-only') {
-    who.textContent = l10n.t('API key only: the key’s own totals');
-    const k = r.key!;
-    parts.push(
-      h(
-        'div',
-        { class: 'cards' },
-        card(l10n.t('Used on this key'), formatCost(k.usedDollars), l10n.t('since the key was made')),
-        card(l10n.t('Key limit'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.limitDollars ?? 0)),
-        card(l10n.t('Left on this key'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.remainingDollars ?? 0)),
-        card(l10n.t('Key expires'), k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : l10n.t('Never')),
-      ),
-      h(
-        'p',
-        { class: 'note' },
-        icon('info'),
-        h(
-          'span',
-          {},
-          `${r.source} `,
-          h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }),
-        ),
-      ),
-    );
-    body.replaceChildren(...parts);
-    return;
-  }
-  const keyScope = r.scope === 'key';
-  who.textContent = keyScope
-    ? `${r.keyName ? l10n.t('API key “{0}”', r.keyName) : l10n.t('This API key')} · ${r.key?.unlimited ? l10n.t('unlimited') : l10n.t('{0} left on the key', formatCost(r.key?.remainingDollars ?? 0))}`
-    : `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
-  const f = r.forecast;
-  // An unlimited key never runs out, whatever it spends.
-  const lasts =
-    keyScope && r.key?.unlimited
-      ? l10n.t('Unlimited')
-      : !f
-        ? '—'
-        : Number.isFinite(f.daysLeft)
-          ? f.daysLeft < 1
-            ? l10n.t('< 1 day')
-            : l10n.t('{0} days', Math.floor(f.daysLeft))
-          : l10n.t('No recent spend');
-  const t = r.tokens;
+  const k = r.key!;
   parts.push(
     h(
       'div',
       { class: 'cards' },
-      card(
-        l10n.t('Spent, last {0} days', r.rangeDays),
-        formatCost(r.totalDollars),
-        r.unknownDays.length
-          ? l10n.t('{0} requests · {1} of {2} days known', int(r.requests), r.rangeDays - r.unknownDays.length, r.rangeDays)
-          : l10n.t('{0} requests', int(r.requests)),
-        'total',
-      ),
-      card(l10n.t('Today'), formatCost(r.todayDollars), undefined, 'today'),
-      card(
-        keyScope ? l10n.t('Key quota lasts') : l10n.t('Balance lasts'),
-        lasts,
-        f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined,
-        'forecast',
-      ),
-      card(
-        l10n.t('Cache hit rate'),
-        t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`,
-        t.hitRate === undefined ? l10n.t('no cache reads or writes in the log') : l10n.t('{0} tokens read from the cache', int(t.cacheRead)),
-      ),
+      card(l10n.t('Used on this key'), formatCost(k.usedDollars), l10n.t('since the key was made')),
+      card(l10n.t('Key limit'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.limitDollars ?? 0)),
+      card(l10n.t('Left on this key'), k.unlimited ? l10n.t('Unlimited') : formatCost(k.remainingDollars ?? 0)),
+      card(l10n.t('Key expires'), k.accessUntil ? new Date(k.accessUntil * 1000).toISOString().slice(0, 10) : l10n.t('Never')),
     ),
-    chartSection(r),
-    section(
-      l10n.t('Tokens'),
-      table(
-        l10n.t('Tokens in the period'),
-        [l10n.t('Kind'), l10n.t('Tokens')],
-        [
-          [l10n.t('Input (uncached)'), int(t.input)],
-          [l10n.t('Output'), int(t.output)],
-          [l10n.t('Cache read'), int(t.cacheRead)],
-          [l10n.t('Cache write'), int(t.cacheWrite)],
-        ],
-        [1],
-      ),
-    ),
-    section(
-      l10n.t('By model'),
-      table(
-        l10n.t('Spend by model'),
-        [l10n.t('Model'), l10n.t('Requests'), l10n.t('Spend'), l10n.t('Price')],
-        r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]),
-        [1, 2],
+    h(
+      'p',
+      { class: 'note' },
+      icon('info'),
+      h(
+        'span',
+        {},
+        `${r.source} `,
+        h('button', { type: 'button', class: 'link', 'data-fix': 'modelGateway.setAccessToken', text: l10n.t('Set Access Token') }),
       ),
     ),
   );
+  return parts;
+}
+
+/** The tables below the chart: other callers, inline completions, keys, recent and costliest calls. */
+function tableSections(r: UsageReport): Node[] {
+  const parts: Node[] = [];
   if (r.otherCallers) {
     const o = r.otherCallers;
     parts.push(
@@ -351,6 +280,90 @@ function render(r: UsageReport): void {
       ),
     );
   }
+  return parts;
+}
+
+function render(r: UsageReport): void {
+  app.setAttribute('aria-busy', 'false');
+  for (const b of rangeButtons) b.setAttribute('aria-pressed', String(Number(b.dataset.range) === r.rangeDays));
+  exportButton.disabled = r.mode !== 'full';
+  // The key's totals have no period: the range buttons would change nothing.
+  rangeButtons[0].parentElement!.hidden = r.mode !== 'full';
+  const who = document.getElementById('who')!;
+  const parts: Node[] = [];
+  if (r.mode === 'key-only') {
+    who.textContent = l10n.t('API key only: the key’s own totals');
+    body.replaceChildren(...keyOnlyParts(r));
+    return;
+  }
+  const keyScope = r.scope === 'key';
+  who.textContent = keyScope
+    ? `${r.keyName ? l10n.t('API key “{0}”', r.keyName) : l10n.t('This API key')} · ${r.key?.unlimited ? l10n.t('unlimited') : l10n.t('{0} left on the key', formatCost(r.key?.remainingDollars ?? 0))}`
+    : `${r.username ?? ''}${r.balanceDollars !== undefined ? ` · ${l10n.t('balance {0}', formatCost(r.balanceDollars))}` : ''}`;
+  const f = r.forecast;
+  // An unlimited key never runs out, whatever it spends.
+  const lasts =
+    keyScope && r.key?.unlimited
+      ? l10n.t('Unlimited')
+      : !f
+        ? '—'
+        : Number.isFinite(f.daysLeft)
+          ? f.daysLeft < 1
+            ? l10n.t('< 1 day')
+            : l10n.t('{0} days', Math.floor(f.daysLeft))
+          : l10n.t('No recent spend');
+  const t = r.tokens;
+  parts.push(
+    h(
+      'div',
+      { class: 'cards' },
+      card(
+        l10n.t('Spent, last {0} days', r.rangeDays),
+        formatCost(r.totalDollars),
+        r.unknownDays.length
+          ? l10n.t('{0} requests · {1} of {2} days known', int(r.requests), r.rangeDays - r.unknownDays.length, r.rangeDays)
+          : l10n.t('{0} requests', int(r.requests)),
+        'total',
+      ),
+      card(l10n.t('Today'), formatCost(r.todayDollars), undefined, 'today'),
+      card(
+        keyScope ? l10n.t('Key quota lasts') : l10n.t('Balance lasts'),
+        lasts,
+        f && Number.isFinite(f.daysLeft) ? l10n.t('at {0} a day (last {1} days)', formatCost(f.ratePerDay), f.basisDays) : undefined,
+        'forecast',
+      ),
+      card(
+        l10n.t('Cache hit rate'),
+        t.hitRate === undefined ? '—' : `${(t.hitRate * 100).toFixed(1)}%`,
+        t.hitRate === undefined ? l10n.t('no cache reads or writes in the log') : l10n.t('{0} tokens read from the cache', int(t.cacheRead)),
+      ),
+    ),
+    chartSection(r),
+    section(
+      l10n.t('Tokens'),
+      table(
+        l10n.t('Tokens in the period'),
+        [l10n.t('Kind'), l10n.t('Tokens')],
+        [
+          [l10n.t('Input (uncached)'), int(t.input)],
+          [l10n.t('Output'), int(t.output)],
+          [l10n.t('Cache read'), int(t.cacheRead)],
+          [l10n.t('Cache write'), int(t.cacheWrite)],
+        ],
+        [1],
+      ),
+    ),
+    section(
+      l10n.t('By model'),
+      table(
+        l10n.t('Spend by model'),
+        [l10n.t('Model'), l10n.t('Requests'), l10n.t('Spend'), l10n.t('Price')],
+        r.perModel.map((m) => [m.model, int(m.requests), formatCost(m.dollars), m.price]),
+        [1, 2],
+      ),
+    ),
+  );
+  parts.push(...tableSections(r));
   parts.push(
     h('p', { class: 'note muted' }, icon('info'), ` ${r.source}${r.sampleNote ? ` ${r.sampleNote}` : ''} ${l10n.t('Updated {0}.', formatTime(r.generatedAt))}`),
   );

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ApiKeyRecord } from '../../gateway';
+import type { ApiKeyRecord, UpdateKeyRequest } from '../../gateway';
 import { dollarsToQuota, isSameKey, quotaToDollars } from '../../common/money';
 import { setDefaultModel, type Job } from '../../shell/config';
 import { showGatewayError } from '../../shell/errors';
@@ -47,6 +47,53 @@ async function pickKey(services: CredentialFeature, tree: AccountTree, arg: unkn
     { title: vscode.l10n.t('{0}: choose a key', action), ignoreFocusOut: true },
   );
   return pick?.id;
+}
+
+/** Edit Key's dialog: which field, then its new value (undefined when the person leaves). */
+async function askUpdateKeyRequest(id: number, current: ApiKeyRecord): Promise<UpdateKeyRequest | undefined> {
+  const field = await vscode.window.showQuickPick(
+    [
+      { label: vscode.l10n.t('Name'), description: current.name, field: 'name' as const },
+      {
+        label: vscode.l10n.t('Quota'),
+        description: current.unlimitedQuota ? vscode.l10n.t('unlimited') : `$${quotaToDollars(current.remainQuota).toFixed(2)}`,
+        field: 'quota' as const,
+      },
+      {
+        label: vscode.l10n.t('Expiry'),
+        description: current.expiredTime === -1 ? vscode.l10n.t('never') : new Date(current.expiredTime * 1000).toISOString().slice(0, 10),
+        field: 'expiry' as const,
+      },
+      { label: vscode.l10n.t('Allowed addresses'), description: current.subnet || vscode.l10n.t('any'), field: 'subnet' as const },
+    ],
+    { title: vscode.l10n.t('Edit "{0}"', current.name), ignoreFocusOut: true },
+  );
+  if (!field) return undefined;
+  let change: UpdateKeyRequest | undefined;
+  if (field.field === 'name') {
+    const name = await vscode.window.showInputBox({
+      title: vscode.l10n.t('New name'),
+      value: current.name,
+      validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter a name') : v.length > 50 ? vscode.l10n.t('At most 50 characters') : undefined),
+    });
+    if (name !== undefined) change = { id, name: name.trim() };
+  } else if (field.field === 'quota') {
+    const q = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Quota in dollars (empty for unlimited)'),
+      validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : vscode.l10n.t('Enter an amount in dollars')),
+    });
+    if (q !== undefined) change = q.trim() ? { id, remain_quota: dollarsToQuota(Number(q)), unlimited_quota: false } : { id, unlimited_quota: true };
+  } else if (field.field === 'expiry') {
+    const days = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Days from now until expiry (0 for never)'),
+      validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter a whole number of days')),
+    });
+    if (days !== undefined) change = { id, expired_time: Number(days) === 0 ? -1 : Math.floor(Date.now() / 1000) + Number(days) * DAY };
+  } else {
+    const subnet = await vscode.window.showInputBox({ title: vscode.l10n.t('Allowed addresses (empty for any)'), value: current.subnet });
+    if (subnet !== undefined) change = { id, subnet: subnet.trim() };
+  }
+  return change;
 }
 
 /** The wizard: name, expiry, quota, subnet. Undefined when the person cancels. */
@@ -144,48 +191,7 @@ export function registerAccountCommands(services: CredentialFeature, tree: Accou
     if (id === undefined) return;
     try {
       const current = await account().tokens.get(id);
-      const field = await vscode.window.showQuickPick(
-        [
-          { label: vscode.l10n.t('Name'), description: current.name, field: 'name' as const },
-          {
-            label: vscode.l10n.t('Quota'),
-            description: current.unlimitedQuota ? vscode.l10n.t('unlimited') : `$${quotaToDollars(current.remainQuota).toFixed(2)}`,
-            field: 'quota' as const,
-          },
-          {
-            label: vscode.l10n.t('Expiry'),
-            description: current.expiredTime === -1 ? vscode.l10n.t('never') : new Date(current.expiredTime * 1000).toISOString().slice(0, 10),
-            field: 'expiry' as const,
-          },
-          { label: vscode.l10n.t('Allowed addresses'), description: current.subnet || vscode.l10n.t('any'), field: 'subnet' as const },
-        ],
-        { title: vscode.l10n.t('Edit "{0}"', current.name), ignoreFocusOut: true },
-      );
-      if (!field) return;
-      let change: Parameters<ReturnType<typeof account>['tokens']['update']>[0] | undefined;
-      if (field.field === 'name') {
-        const name = await vscode.window.showInputBox({
-          title: vscode.l10n.t('New name'),
-          value: current.name,
-          validateInput: (v) => (!v.trim() ? vscode.l10n.t('Enter a name') : v.length > 50 ? vscode.l10n.t('At most 50 characters') : undefined),
-        });
-        if (name !== undefined) change = { id, name: name.trim() };
-      } else if (field.field === 'quota') {
-        const q = await vscode.window.showInputBox({
-          title: vscode.l10n.t('Quota in dollars (empty for unlimited)'),
-          validateInput: (v) => (!v.trim() || Number(v) >= 0 ? undefined : vscode.l10n.t('Enter an amount in dollars')),
-        });
-        if (q !== undefined) change = q.trim() ? { id, remain_quota: dollarsToQuota(Number(q)), unlimited_quota: false } : { id, unlimited_quota: true };
-      } else if (field.field === 'expiry') {
-        const days = await vscode.window.showInputBox({
-          title: vscode.l10n.t('Days from now until expiry (0 for never)'),
-          validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter a whole number of days')),
-        });
-        if (days !== undefined) change = { id, expired_time: Number(days) === 0 ? -1 : Math.floor(Date.now() / 1000) + Number(days) * DAY };
-      } else {
-        const subnet = await vscode.window.showInputBox({ title: vscode.l10n.t('Allowed addresses (empty for any)'), value: current.subnet });
-        if (subnet !== undefined) change = { id, subnet: subnet.trim() };
-      }
+      const change = await askUpdateKeyRequest(id, current);
       if (!change) return;
       await account().tokens.update(change);
       tree.refreshKeys();

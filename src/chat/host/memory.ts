@@ -14,7 +14,7 @@ import type { DiffApprover } from './approvals';
  * `.modelgateway/memory.md` (read in trusted workspaces only, like the rules files: a cloned
  * repository's notes are its words, not the person's; and only through the path guard, so a
  * committed link cannot make another file the repository's memory) and the user's file in global
- * storage. The files' logic is `MemoryFiles` (src/chat/core/memory.ts).
+ * storage. The files' logic is `MemoryFiles` (src/runtime/core/memory.ts).
  */
 export class ChatMemory {
   private readonly files: MemoryFiles;

@@ -148,20 +148,7 @@ export function buildReport(input: ReportInput): UsageReport {
   // Tokens, keys and top calls need single calls: from the log (all of it, or its newest part).
   const start = rangeStart(rangeDays, nowMs);
   const calls = logs.items.filter((l) => l.at >= start);
-  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } as UsageReport['tokens'];
-  const keys = new Map<string, { dollars: number; requests: number }>();
-  for (const l of calls) {
-    tokens.input += l.promptTokens;
-    tokens.output += l.completionTokens;
-    tokens.cacheRead += l.cacheRead;
-    tokens.cacheWrite += l.cacheWrite;
-    const k = keys.get(l.keyName) ?? { dollars: 0, requests: 0 };
-    k.dollars += l.dollars;
-    k.requests += 1;
-    keys.set(l.keyName, k);
-  }
-  const cacheable = tokens.input + tokens.cacheRead + tokens.cacheWrite;
-  if (tokens.cacheRead + tokens.cacheWrite > 0 && cacheable > 0) tokens.hitRate = tokens.cacheRead / cacheable;
+  const { tokens, keys } = callFigures(calls);
 
   const f =
     input.balanceDollars === undefined
@@ -204,26 +191,48 @@ export function buildReport(input: ReportInput): UsageReport {
     username: input.username,
     forecast: f,
     empty: cells.size === 0,
-    source: fromBuckets
-      ? input.buckets!.source === 'hourly'
-        ? l10n.t("Spend per day from the gateway's hourly usage data (it lags by a few minutes).")
-        : unknownDays.length
-          ? l10n.t(
-              "Spend per day from the gateway's 7-day dashboard; the {0} days before it are unknown (the log is too long to read whole).",
-              unknownDays.length,
-            )
-          : l10n.t("Spend per day from the gateway's 7-day dashboard.")
-      : logs.complete
-        ? l10n.t("Spend per day from the gateway's request log.")
-        : unknownDays.length
-          ? l10n.t(
-              "Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets); the {1} days before them are unknown.",
-              formatCount(logs.items.length),
-              unknownDays.length,
-            )
-          : l10n.t("Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets).", formatCount(logs.items.length)),
+    source: sourceNote(input, Boolean(fromBuckets), unknownDays.length),
     generatedAt: nowMs,
   };
+}
+
+/** Tokens (with the cache's hit rate) and spend per key, from single calls. */
+function callFigures(calls: ReportInput['logs']['items']): { tokens: UsageReport['tokens']; keys: Map<string, { dollars: number; requests: number }> } {
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } as UsageReport['tokens'];
+  const keys = new Map<string, { dollars: number; requests: number }>();
+  for (const l of calls) {
+    tokens.input += l.promptTokens;
+    tokens.output += l.completionTokens;
+    tokens.cacheRead += l.cacheRead;
+    tokens.cacheWrite += l.cacheWrite;
+    const k = keys.get(l.keyName) ?? { dollars: 0, requests: 0 };
+    k.dollars += l.dollars;
+    k.requests += 1;
+    keys.set(l.keyName, k);
+  }
+  const cacheable = tokens.input + tokens.cacheRead + tokens.cacheWrite;
+  if (tokens.cacheRead + tokens.cacheWrite > 0 && cacheable > 0) tokens.hitRate = tokens.cacheRead / cacheable;
+  return { tokens, keys };
+}
+
+/** Where the figures per day come from, as the view says it. */
+function sourceNote(input: ReportInput, fromBuckets: boolean, unknownDays: number): string {
+  const { logs } = input;
+  return fromBuckets
+    ? input.buckets?.source === 'hourly'
+      ? l10n.t("Spend per day from the gateway's hourly usage data (it lags by a few minutes).")
+      : unknownDays
+        ? l10n.t("Spend per day from the gateway's 7-day dashboard; the {0} days before it are unknown (the log is too long to read whole).", unknownDays)
+        : l10n.t("Spend per day from the gateway's 7-day dashboard.")
+    : logs.complete
+      ? l10n.t("Spend per day from the gateway's request log.")
+      : unknownDays
+        ? l10n.t(
+            "Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets); the {1} days before them are unknown.",
+            formatCount(logs.items.length),
+            unknownDays,
+          )
+        : l10n.t("Spend per day from the newest {0} calls of the gateway's request log (it has no usage buckets).", formatCount(logs.items.length));
 }
 
 /**

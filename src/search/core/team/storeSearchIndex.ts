@@ -106,21 +106,7 @@ export class StoreSearchIndex {
     opts: { embed: boolean } = { embed: true },
   ): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = {
-      files: 0,
-      chunks: 0,
-      embedded: 0,
-      fromStore: 0,
-      toStore: 0,
-      reused: 0,
-      requests: 0,
-      skipped: 0,
-      ms: 0,
-      scanMs: 0,
-      embedMs: 0,
-      persistMs: 0,
-      keywordsMs: 0,
-    };
+    const stats = emptyStats();
     const changed = new Map<string, { entry: Entry; texts: string[] } | null>();
     const consider = async (f: { rel: string; abs: string; display: string }) => {
       const prev = this.files.get(f.display);
@@ -233,6 +219,19 @@ export class StoreSearchIndex {
     }
     for (const h of texts.keys()) if (vectored.has(h)) this.unvectored.delete(h);
     const tApply = Date.now();
+    await this.applyChanges(changed, texts, vectored, slices);
+    stats.persistMs = Date.now() - tApply;
+    stats.ms = Date.now() - t0;
+    return stats;
+  }
+
+  /** The changed files taken into the map and the keyword index (each hash held by its files; the new ones without a vector noted). */
+  private async applyChanges(
+    changed: Map<string, { entry: Entry; texts: string[] } | null>,
+    texts: Map<string, ChunkText>,
+    vectored: Set<string>,
+    slices: Slicer,
+  ): Promise<void> {
     for (const [file, c] of changed) {
       const prev = this.files.get(file);
       if (prev) for (const [, , h] of prev.chunks) this.release(h, file);
@@ -252,9 +251,6 @@ export class StoreSearchIndex {
       }
       await slices.maybeYield();
     }
-    stats.persistMs = Date.now() - tApply;
-    stats.ms = Date.now() - t0;
-    return stats;
   }
 
   /** The embedding texts of the chunks without a vector (from the changed files, or their files read again). */
@@ -329,4 +325,23 @@ export class StoreSearchIndex {
   private displayOf(abs: string): string | undefined {
     return displayPathOf(this.guard, this.o.folders, abs);
   }
+}
+
+/** An update's figures before it starts. */
+function emptyStats(): IndexStats {
+  return {
+    files: 0,
+    chunks: 0,
+    embedded: 0,
+    fromStore: 0,
+    toStore: 0,
+    reused: 0,
+    requests: 0,
+    skipped: 0,
+    ms: 0,
+    scanMs: 0,
+    embedMs: 0,
+    persistMs: 0,
+    keywordsMs: 0,
+  };
 }
