@@ -89,3 +89,22 @@ export class IndexingStopped extends Error {
     this.name = 'IndexingStopped';
   }
 }
+
+/** An update's figures before it starts. */
+export function emptyStats(): IndexStats {
+  return {
+    files: 0,
+    chunks: 0,
+    embedded: 0,
+    fromStore: 0,
+    toStore: 0,
+    reused: 0,
+    requests: 0,
+    skipped: 0,
+    ms: 0,
+    scanMs: 0,
+    embedMs: 0,
+    persistMs: 0,
+    keywordsMs: 0,
+  };
+}

@@ -17,7 +17,7 @@ import { VectorIndex } from './vectors/vectorIndex';
 import * as l10n from '@vscode/l10n';
 import { EmbedWaves } from './embedWaves';
 import { IndexKeywords } from './indexKeywords';
-import { IndexingStopped, IndexModelChanged, type IndexStats, type SemanticIndexOptions } from './indexTypes';
+import { emptyStats, IndexingStopped, IndexModelChanged, type IndexStats, type SemanticIndexOptions } from './indexTypes';
 import { scanChanges, type ChangedFiles } from './updateScan';
 
 export type { IndexedChunk } from './fileChunks';
@@ -247,21 +247,7 @@ export class SemanticIndex {
    */
   async update(paths?: string[], signal?: AbortSignal, onProgress = this.o.onProgress): Promise<IndexStats> {
     const t0 = Date.now();
-    const stats: IndexStats = {
-      files: 0,
-      chunks: 0,
-      embedded: 0,
-      fromStore: 0,
-      toStore: 0,
-      reused: 0,
-      requests: 0,
-      skipped: 0,
-      ms: 0,
-      scanMs: 0,
-      embedMs: 0,
-      persistMs: 0,
-      keywordsMs: 0,
-    };
+    const stats = emptyStats();
     /** Files this update replaces (null: removed), with their chunks' texts (none once a streamed build's worker has them). */
     const changed: ChangedFiles = new Map();
     const fresh: FreshVectors = new Map();

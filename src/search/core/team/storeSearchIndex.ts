@@ -5,6 +5,7 @@ import { embeddingText } from '../chunker';
 import { chunksFrom, chunkTextOf, displayPathOf, indexable, readNew, SCAN_CONCURRENCY, type IndexedChunk } from '../fileChunks';
 import { KeywordIndex, type KeywordHit } from '../keywords/keywords';
 import type { EmbedFn, IndexStats } from '../semanticIndex';
+import { emptyStats } from '../indexTypes';
 import { Slicer } from '../slices';
 
 /** What search in a team store needs of it (`TeamStore` is one). */
@@ -325,23 +326,4 @@ export class StoreSearchIndex {
   private displayOf(abs: string): string | undefined {
     return displayPathOf(this.guard, this.o.folders, abs);
   }
-}
-
-/** An update's figures before it starts. */
-function emptyStats(): IndexStats {
-  return {
-    files: 0,
-    chunks: 0,
-    embedded: 0,
-    fromStore: 0,
-    toStore: 0,
-    reused: 0,
-    requests: 0,
-    skipped: 0,
-    ms: 0,
-    scanMs: 0,
-    embedMs: 0,
-    persistMs: 0,
-    keywordsMs: 0,
-  };
 }
