@@ -396,7 +396,10 @@ export class WorkspaceTools {
       ];
       if (word) args.push('--word-regexp');
       if (glob) args.push('--glob', glob);
-      args.push(isRegex ? '--regexp' : '--fixed-strings', query, '--', '.');
+      // The query is bound to its option (`--regexp=…`): one that starts with `-` cannot become an
+      // option of ripgrep's (`-L` to follow links out, `-u` to read ignored files, `--pre`).
+      if (!isRegex) args.push('--fixed-strings');
+      args.push('--no-config', '--no-follow', `--regexp=${query}`, '--', '.');
       const lines = await new Promise<string[]>((resolvePromise, reject) => {
         const child = spawn(this.options.rgPath!, args, { cwd: folder.path, signal });
         let buf = '';
@@ -407,11 +410,24 @@ export class WorkspaceTools {
         child.on('error', reject);
         child.on('close', () => resolvePromise(buf.split('\n').filter(Boolean)));
       });
+      // ripgrep honours .gitignore; each file it names passes the guard as a tool's path does
+      // (links followed to their real target, secret files, exclude settings, nested rules).
+      const allowed = new Map<string, Promise<boolean>>();
+      const passes = (rel: string) => {
+        let p = allowed.get(rel);
+        if (!p) {
+          p = this.guard.resolve(join(folder.path, rel)).then(
+            () => true,
+            () => false,
+          );
+          allowed.set(rel, p);
+        }
+        return p;
+      };
       for (const line of lines) {
         const m = /^\.?\/?([^:]+):(\d+):(.*)$/.exec(line);
         if (!m) continue;
-        // ripgrep honours .gitignore; the guard adds the exclude settings and nested rules.
-        if (await this.guard.isIgnored({ folder, rel: m[1], abs: join(folder.path, m[1]) }, false)) continue;
+        if (!(await passes(m[1]))) continue;
         out.push(`${this.guard.display(folder, m[1])}:${m[2]}: ${m[3].trim()}`);
         if (out.length >= LIMITS.searchResults) return out;
       }

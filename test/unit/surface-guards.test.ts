@@ -8,7 +8,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { researchWorkspace, readTools } from '../../bench/subagents';
-import { runSubagent, subagentRefusal, MAX_SUBAGENTS_PER_ANSWER, newSubagentRun, subagentPrompt, subagentTools } from '../../src/runtime/core/subagents';
+import {
+  runSubagent,
+  Slots,
+  startWithin,
+  subagentRefusal,
+  MAX_SUBAGENTS_PER_ANSWER,
+  newSubagentRun,
+  subagentPrompt,
+  subagentTools,
+} from '../../src/runtime/core/subagents';
 import { DEFAULT_AUTO_APPROVAL, type AutoApproval } from '../../src/runtime/core/autoApproval';
 import { decideCommandCall, editsRunUnasked, type Consent } from '../../src/runtime/core/toolPolicy';
 import { addWorktree, changedFiles, commitAll, headCommit, locateRepository } from '../../src/sessions/core/git';
@@ -186,6 +195,28 @@ describe('every surface holds the same doors (attacked with a scripted model)', 
     });
   }
 
+  it('search_text (ripgrep): a query that looks like an option stays a query; every file it names passes the guard', async () => {
+    // The machine's ripgrep (npm test's setup installs it, as VS Code ships one).
+    const rg = ['/usr/bin/rg', '/usr/local/bin/rg'].find((p) => existsSync(p));
+    assert.ok(rg, 'ripgrep is installed (scripts/setup-code-server.mjs installs the Debian package)');
+    writeFileSync(join(h.repo, '.env'), 'SECRET=hunter2\n');
+    mkdirSync(join(h.outside, '.config', 'gh'), { recursive: true });
+    writeFileSync(join(h.outside, '.config', 'gh', 'hosts.yml'), 'oauth_token: gho_OUTSIDE\n');
+    symlinkSync('.env', join(h.repo, 'envlink'));
+    symlinkSync('private', join(h.repo, 'p2'));
+    const guard = new PathGuard([{ name: 'project', path: h.repo }], ['private/**'], []);
+    const tools = new WorkspaceTools(guard, { approver: { approve: () => Promise.resolve({ accepted: false }) }, rgPath: rg });
+    // `-L` (follow links) and `-u` (read ignored files) were ripgrep's options when the query went unbound.
+    for (const query of ['-Le=', '-uuLe=', '--follow', '-e=SECRET', 'SECRET', 'oauth_token', 'excluded by']) {
+      for (const regex of [false, true]) {
+        const r = await tools.run('search_text', { query, regex });
+        assert.doesNotMatch(r.content, /hunter2|gho_OUTSIDE|notes\.md|\[core\]/, `${query} (regex ${regex}): ${r.content}`);
+      }
+    }
+    // An ordinary search still finds ordinary text.
+    assert.match((await tools.run('search_text', { query: 'export const a' })).content, /src\/a\.ts:1:/);
+  });
+
   it('hasVcsSegment: .git, .hg, .svn anywhere, in any case, with Windows’ trailing dots and short names', () => {
     for (const p of ['.git', 'a/.git', 'a/.git/config', '.GIT', '.git.', '.git ', 'GIT~1', '.hg/store', 'x/.svn']) assert.ok(hasVcsSegment(p), p);
     for (const p of ['.github/workflows/ci.yml', '.gitignore', 'git', 'src/.gitkeep', 'my.git.txt']) assert.ok(!hasVcsSegment(p), p);
@@ -271,6 +302,31 @@ describe('subagents under the answer’s limits', function () {
     assert.match(subagentRefusal(MAX_SUBAGENTS_PER_ANSWER + 1, 0, 2) ?? '', /the most one answer may/);
     assert.match(subagentRefusal(2, 2.5, 2) ?? '', /its limit of \$2\.00/);
     assert.equal(subagentRefusal(2, 2.5, 0), undefined, '0: no cost limit');
+  });
+
+  it('a subagent waiting for a slot is asked again when the slot frees: what the ones before it spent meanwhile counts', async () => {
+    const slots = new Slots(1);
+    let dollars = 0.5;
+    let release!: () => void;
+    const first = startWithin(
+      slots,
+      () => subagentRefusal(1, dollars, 1),
+      (why) => why,
+      () => new Promise<string>((r) => (release = () => r('first ran'))),
+    );
+    let secondRan = false;
+    const second = startWithin(
+      slots,
+      () => subagentRefusal(2, dollars, 1),
+      (why) => `refused: ${why}`,
+      () => ((secondRan = true), Promise.resolve('second ran')),
+    );
+    // While the first runs, the answer passes its limit; the second was admitted when it came.
+    dollars = 1.4;
+    release();
+    assert.equal(await first, 'first ran');
+    assert.match(await second, /^refused: .*its limit of \$1\.00/);
+    assert.equal(secondRan, false, 'it never sent a request');
   });
 
   it('a running subagent stops when the whole answer reaches its cost limit (its own tokens counted as they stream)', async () => {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatSettings } from '../../shell/config';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
-import { runSubagent, Slots, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../../runtime/core/subagents';
+import { runSubagent, Slots, startWithin, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../../runtime/core/subagents';
 import { costOf } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
 import type { SubagentHost } from './chatTools';
@@ -27,14 +27,17 @@ export function subagentHost(o: {
     run: async ({ task, tools, signal, record, onUpdate }) => {
       const m = model();
       // Bounded per answer: Slots bounds how many run at once, this how many run at all.
-      const refused = subagentRefusal(++started, o.answerDollars(), settings.maxCostDollars);
-      if (refused) {
+      const n = ++started;
+      const refused = (why: string) => {
         record.status = 'stopped';
-        record.error = refused;
-        return { content: `Error: ${refused}`, isError: true };
-      }
+        record.error = why;
+        return { content: `Error: ${why}`, isError: true };
+      };
       try {
-        return await slots.run(
+        return await startWithin(
+          slots,
+          () => subagentRefusal(n, o.answerDollars(), settings.maxCostDollars),
+          refused,
           async () => {
             services.log.info(`chat: subagent "${record.label}" started (${m}, ${tools.definitions.length} read-only tools)`);
             const result = await runSubagent({

@@ -106,6 +106,30 @@ export class Slots {
   }
 }
 
+/**
+ * Runs `work` in a slot unless `refusal` names a reason, asked twice: when the call comes, and
+ * again when its slot is free (what the subagents before it spent meanwhile counts).
+ */
+export async function startWithin<T>(
+  slots: Slots,
+  refusal: () => string | undefined,
+  refused: (why: string) => T,
+  work: () => Promise<T>,
+  signal?: AbortSignal,
+  onStart?: () => void,
+): Promise<T> {
+  const early = refusal();
+  if (early) return refused(early);
+  return slots.run(
+    () => {
+      const late = refusal();
+      return late ? Promise.resolve(refused(late)) : work();
+    },
+    signal,
+    onStart,
+  );
+}
+
 export interface SubagentOptions {
   client: GatewayClient;
   /** The model's part of the turn (`runtime/host/modelProfile.ts`): format, window, overrides. */
