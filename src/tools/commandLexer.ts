@@ -77,7 +77,9 @@ class Lexer {
         continue;
       }
       if (c === '#' && !this.word.started) {
-        // A comment runs nothing: skip to the end of the line.
+        // A comment runs nothing in bash, but interactive zsh (macOS's terminal) runs it as words
+        // unless interactivecomments is set: the line asks. Skip to the end of the line.
+        this.concerns.add('a comment (#), which zsh runs as words');
         const nl = line.indexOf('\n', this.i);
         this.i = nl === -1 ? line.length : nl;
         continue;
@@ -141,7 +143,8 @@ class Lexer {
         this.i += sep.length;
         continue;
       }
-      if ('*?['.includes(c)) this.word.expands = true;
+      // A pattern (`*.ts`) or a brace expansion (`{a,b}`): what it names is known only when it runs.
+      if ('*?[{'.includes(c)) this.word.expands = true;
       this.word.value += c;
       this.word.started = true;
       this.i++;

@@ -315,9 +315,23 @@ function placeProblem(p: string, where: CommandPlace | undefined): string | unde
   return where.roots.some((r) => within(resolved, toPosix(r))) ? undefined : 'climbs out of the workspace (..)';
 }
 
+/**
+ * Options of package managers that choose what runs or where config comes from: after an allowed
+ * `npm test` they would run any code (`--node-options=--import=data:…`, `--script-shell=./x.sh`).
+ */
+const RUNNER_OPTIONS = /^--?(node-options|script-shell|userconfig|globalconfig|prefix|shell|require|import|loader|experimental-loader|config|c)(=|$)/;
+const PACKAGE_RUNNERS = new Set(['npm', 'npx', 'pnpm', 'yarn', 'bun', 'node', 'deno']);
+
 /** An argument of an allowed command that reaches outside the workspace or at a secret file: the line asks. */
 function outsidePlace(cmd: SimpleCommand, where: CommandPlace | undefined): string | undefined {
-  for (const w of cmd.words.slice(1)) {
+  const runner = PACKAGE_RUNNERS.has(baseName(cmd.words[0]?.value ?? ''));
+  const end = cmd.words.findIndex((w) => w.value === '--');
+  for (const [k, w] of cmd.words.slice(1).entries()) {
+    // A pattern or a variable in a path names what only the shell knows: `.e*` is `.env`, `${HOME%x}/…` is home.
+    if (w.expands && /[*?[{]/.test(w.value)) return `the argument "${w.value}" is a pattern the shell expands (it may name any file)`;
+    if (w.expands && w.value.includes('$') && /[\\/]/.test(w.value)) return `the argument "${w.value}" names a path through a variable`;
+    if (runner && (end === -1 || k + 1 < end) && RUNNER_OPTIONS.test(w.value))
+      return `the option "${w.value}" chooses what ${cmd.words[0].value} runs or the config it reads`;
     for (const p of argumentPaths(w.value)) {
       const why = placeProblem(p, where);
       if (why) return `the argument "${w.value}" ${why}`;

@@ -14,7 +14,6 @@ describe('command policy (src/tools/commandPolicy.ts)', () => {
       'npm test 2>&1',
       'npm test > /dev/null 2>&1',
       'echo "done: $HOME"',
-      'npm test # the comment runs nothing; node evil.js',
       'npm test; git status',
       '   npm   test   ',
       'npm test\n',
@@ -74,6 +73,19 @@ describe('command policy (src/tools/commandPolicy.ts)', () => {
       'ls $((1+2))',
       'echo ${X:-$(node x)}',
       'ls;;ls',
+      // Found by attacking the runtime: interactive zsh runs a comment as words, so a comment asks.
+      'npm test # the comment runs nothing in bash; node evil.js',
+      'ls # ; touch /tmp/x',
+      // A pattern, a brace expansion or a variable in a path names what only the shell knows.
+      'cat .e*',
+      'cat .e?v',
+      'cat {.e,.e}nv',
+      "cat $'\\x2eenv'",
+      'cat ${HOME%x}/.config/gh/hosts.yml',
+      // Options that choose what npm runs, after an allowed prefix.
+      "npm test --node-options='--import=data:text/javascript;base64,AAAA'",
+      'npm test --script-shell=./x.sh',
+      'npm test --userconfig=evil.cfg',
     ];
     assert.ok(smuggled.length >= 40);
     for (const line of smuggled) {
