@@ -84,7 +84,12 @@ export function globMatcher(globList: readonly string[], nocase: boolean): (p: s
   return (path) => {
     // A line break in a name: the globs' `.` and `*` do not cross one, so `a\nb/.env` would pass as
     // no match. Each is taken as another character of the name.
-    const p = path.replace(/[\r\n\u2028\u2029]/g, '\u0001');
+    // Names as Windows reads them: `key.pem.` and `key.pem ` are `key.pem`, `x.key::$DATA` is `x.key`
+    // (refusing those spellings where they are other files costs nothing).
+    const p = path
+      .replace(/[\r\n\u2028\u2029]/g, '\u0001')
+      .replace(/::\$DATA(?=\/|$)/gi, '')
+      .replace(/(?<=[^/.])[. ]+(?=\/|$)/g, '');
     const parts = p.split('/');
     let prefix = parts[0];
     for (let i = 1; i < parts.length; i++) {

@@ -23,7 +23,7 @@ import { decideCommandCall, editsRunUnasked, type Consent } from '../../src/runt
 import { addWorktree, changedFiles, commitAll, headCommit, locateRepository } from '../../src/sessions/core/git';
 import { worktreeTools, type WorktreeQuestion } from '../../src/sessions/core/worktreeTools';
 import { DEFAULT_DENY } from '../../src/tools/commandPolicy';
-import { hasVcsSegment, PathGuard } from '../../src/tools/pathGuard';
+import { hasVcsSegment, isSecretPath, PathGuard } from '../../src/tools/pathGuard';
 import { WorkspaceTools, type ToolResult } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';
 
@@ -215,6 +215,12 @@ describe('every surface holds the same doors (attacked with a scripted model)', 
     }
     // An ordinary search still finds ordinary text.
     assert.match((await tools.run('search_text', { query: 'export const a' })).content, /src\/a\.ts:1:/);
+  });
+
+  it('secret names as Windows reads them (trailing dots and spaces, the ::$DATA stream) and across a line break', () => {
+    for (const p of ['/w/key.pem.', '/w/server.key::$DATA', '/w/.npmrc.', '/w/.aws./credentials', '/w/.env ', '/w/a\nb/.env'])
+      assert.ok(isSecretPath(p), JSON.stringify(p));
+    for (const p of ['/w/src/a.ts', '/w/notes.', '/w/env.txt']) assert.ok(!isSecretPath(p), p);
   });
 
   it('hasVcsSegment: .git, .hg, .svn anywhere, in any case, with Windows’ trailing dots and short names', () => {
