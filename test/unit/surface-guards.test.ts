@@ -229,6 +229,17 @@ describe('every surface holds the same doors (attacked with a scripted model)', 
   });
 });
 
+/** A repository with one commit (a.txt on main), in `root`/project. */
+function committedRepository(root: string): string {
+  const repo = join(root, 'project');
+  mkdirSync(repo);
+  writeFileSync(join(repo, 'a.txt'), 'a\n');
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  execFileSync('git', [...ID, 'add', '-A'], { cwd: repo });
+  execFileSync('git', [...ID, 'commit', '-q', '-m', 'start'], { cwd: repo });
+  return repo;
+}
+
 describe('git as the agent’s tool, never its weapon', function () {
   this.timeout(60_000);
   let root: string;
@@ -236,12 +247,7 @@ describe('git as the agent’s tool, never its weapon', function () {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('a worktree whose .git file was pointed at a planted git folder (core.fsmonitor set to a command): the extension’s git runs nothing of it and commits where it should', async () => {
-    const repo = join(root, 'project');
-    mkdirSync(repo);
-    writeFileSync(join(repo, 'a.txt'), 'a\n');
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
-    execFileSync('git', [...ID, 'add', '-A'], { cwd: repo });
-    execFileSync('git', [...ID, 'commit', '-q', '-m', 'start'], { cwd: repo });
+    const repo = committedRepository(root);
     const place = (await locateRepository(repo))!;
     const base = await headCommit(place);
     const worktree = join(root, 'wt');
@@ -278,12 +284,7 @@ describe('git as the agent’s tool, never its weapon', function () {
   });
 
   it('a hook in the person’s repository does not run from the extension’s git (worktree add, commit, merge)', async () => {
-    const repo = join(root, 'project');
-    mkdirSync(repo);
-    writeFileSync(join(repo, 'a.txt'), 'a\n');
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
-    execFileSync('git', [...ID, 'add', '-A'], { cwd: repo });
-    execFileSync('git', [...ID, 'commit', '-q', '-m', 'start'], { cwd: repo });
+    const repo = committedRepository(root);
     const ran = join(root, 'HOOK-RAN');
     for (const hook of ['post-checkout', 'post-commit', 'pre-commit', 'post-merge'])
       writeFileSync(join(repo, '.git', 'hooks', hook), `#!/bin/sh\necho ${hook} >> ${ran}\n`, { mode: 0o755 });
