@@ -19,7 +19,19 @@ export const VSCODE_VERSIONS = {
 export const CODE_SERVER_VERSION = VSCODE_VERSIONS.oldest.codeServer;
 // fonts-noto-cjk: Chinese text (the zh-cn suite, the gateways' own Chinese messages) drawn as glyphs, not boxes.
 // postgresql: the real server the team store's tests start on loopback (test/fixtures/realPostgres.ts).
-const DEBIAN_PACKAGES = ['libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'ripgrep', 'chromium', 'fonts-noto-cjk', 'postgresql'];
+// bubblewrap, socat: the sandbox the agent's commands run in, and its bridge to the host proxy (src/runtime/core/sandbox/).
+const DEBIAN_PACKAGES = [
+  'libkrb5-dev',
+  'libx11-dev',
+  'libxkbfile-dev',
+  'libsecret-1-dev',
+  'ripgrep',
+  'chromium',
+  'fonts-noto-cjk',
+  'postgresql',
+  'bubblewrap',
+  'socat',
+];
 
 function cacheBase() {
   return process.env.MODEL_GATEWAY_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'model-gateway');

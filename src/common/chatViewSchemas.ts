@@ -93,6 +93,10 @@ const ApprovalSchema = z.object({
   reason: z.optional(z.string()),
   /** What "Always allow" would allow from now on, when it is offered. */
   always: z.optional(z.string()),
+  /** A command: where it will run once allowed (absent where there is no sandbox). */
+  place: z.optional(z.enum(['sandbox', 'outside'])),
+  /** A command: the hosts its network would be open to. */
+  network: z.optional(z.array(z.string())),
   /** Edits of several files accepted as one (a rename): those files. */
   files: z.optional(z.array(z.string())),
 });

@@ -66,6 +66,17 @@ export interface ToolCallRecord {
   images?: ImageAttachment[];
   /** A `run_subagent` call: the subagent's own run (its steps are its context, never the parent's). */
   subagent?: SubagentRun;
+  /** A command: where it ran (in the sandbox, or outside and why), said on its card. */
+  placement?: CommandPlacement;
+}
+
+/** Where a command ran, as its card says it. */
+export interface CommandPlacement {
+  sandboxed: boolean;
+  /** "ran in the sandbox", "ran outside the sandbox, approved"… */
+  label: string;
+  /** The hosts its network was open to. */
+  hosts?: string[];
 }
 
 /**

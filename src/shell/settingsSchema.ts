@@ -68,6 +68,8 @@ export const BOOLEAN_SETTINGS = {
   'modelGateway.completions.enabled': true,
   'modelGateway.search.teamStoreReadOnly': false,
   'modelGateway.search.teamStoreSearch': false,
+  'modelGateway.agent.sandbox.enabled': true,
+  'modelGateway.agent.sandbox.runUnasked': true,
 } satisfies Record<string, boolean>;
 export type BooleanSetting = keyof typeof BOOLEAN_SETTINGS;
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
-import type { ImageAttachment } from '../common/conversation';
+import type { CommandPlacement, ImageAttachment } from '../common/conversation';
 import { PathGuard, ToolError, type ResolvedPath, type WorkspaceFolderPath } from './pathGuard';
 
 /** A tool as offered to the model; the same definition serves both wire formats. */
@@ -19,6 +19,8 @@ export interface ToolResult {
   isError: boolean;
   /** Images the tool returned (named in `content` too): shown in the card, and sent to a model that takes images. */
   images?: ImageAttachment[];
+  /** A command: where it ran (the card says so). */
+  placement?: CommandPlacement;
 }
 
 /** A proposed change, shown as a diff for the person to accept or reject. */

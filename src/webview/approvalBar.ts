@@ -68,7 +68,13 @@ function actionRow(a: ApprovalInfo): HTMLElement {
       ' ',
       h('span', {
         text: command
-          ? l10n.t('Run in {0}:', a.path)
+          ? a.place === 'sandbox'
+            ? a.network?.length
+              ? l10n.t('Run in the sandbox, with the network to {0}, in {1}:', a.network.join(', '), a.path)
+              : l10n.t('Run in the sandbox, in {0}:', a.path)
+            : a.place === 'outside'
+              ? l10n.t('Run outside the sandbox, in {0}:', a.path)
+              : l10n.t('Run in {0}:', a.path)
           : a.price
             ? l10n.t('Call {0} ({1}) · {2}', a.action ?? '', a.path, a.price)
             : l10n.t('Call {0} ({1})', a.action ?? '', a.path),

@@ -340,6 +340,20 @@ export class TurnView {
               ),
             );
           }
+          // Where a command ran is in view without opening its card.
+          if (c.placement)
+            return h(
+              'div',
+              { class: 'tool-wrap' },
+              details,
+              h(
+                'div',
+                { class: `tool-actions muted placement ${c.placement.sandboxed ? 'inside' : 'outside'}` },
+                icon(c.placement.sandboxed ? 'shield' : 'unlock'),
+                ' ',
+                h('span', { text: c.placement.label }),
+              ),
+            );
           if (c.status !== 'awaiting-approval' || !shared.pendingApprovals.has(c.id)) return details;
           // The decision itself is made in one place, the bar above the input (always in view): the card only points there.
           return h(

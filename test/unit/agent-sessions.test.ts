@@ -23,6 +23,7 @@ import { SessionStore, type AgentSession } from '../../src/sessions/core/session
 import { worktreeTools } from '../../src/sessions/core/worktreeTools';
 import { DEFAULT_DENY } from '../../src/tools/commandPolicy';
 import { clientFor, useEmulator } from './helpers';
+import { NO_SANDBOX } from '../sandbox';
 
 const ID = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
 
@@ -49,6 +50,7 @@ function toolOptions(worktree: string, name: string, auto: Partial<typeof DEFAUL
     consent: () => ({ auto: { ...DEFAULT_AUTO_APPROVAL, ...auto }, paused }),
     policy: () => ({ allow, deny: DEFAULT_DENY }),
     timeoutSeconds: () => 30,
+    ...NO_SANDBOX,
   };
 }
 
@@ -140,7 +142,7 @@ describe('background agent sessions: worktrees, their tools and their store', fu
     });
     const pushed = await tools.run('run_command', JSON.stringify({ command: 'git push origin main' }));
     assert.equal(pushed.isError, true);
-    assert.match(pushed.content, /^Not run:/);
+    assert.match(pushed.content, /^Refused, not run:/);
     assert.deepEqual(asked, []);
     const allowed = await tools.run('run_command', JSON.stringify({ command: 'pwd' }));
     assert.match(allowed.content, new RegExp(`^\\$ pwd\\n\\(in the worktree \\(b\\); exit code 0;[^)]*\\)\\n${worktree.replace(/[/.]/g, '\\$&')}`));

@@ -26,6 +26,7 @@ import { DEFAULT_DENY } from '../../src/tools/commandPolicy';
 import { hasVcsSegment, isSecretPath, PathGuard } from '../../src/tools/pathGuard';
 import { WorkspaceTools, type ToolResult } from '../../src/tools/workspaceTools';
 import { clientFor, useEmulator } from './helpers';
+import { NO_SANDBOX } from '../sandbox';
 
 const ID = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
 
@@ -82,6 +83,7 @@ function backgroundSurface(root: string, o: Setup): Surface {
     consent: () => o.consent,
     policy: () => ({ allow: o.allow ?? [], deny: DEFAULT_DENY }),
     timeoutSeconds: () => 30,
+    ...NO_SANDBOX,
     ask: (q: WorktreeQuestion) => (asked.push(q.kind === 'command' ? q.line : q.edit.path.rel), Promise.resolve(o.answer ?? false)),
   });
   return { asked, run: (name, args) => tools.run(name, JSON.stringify(args)) };

@@ -30,6 +30,8 @@ export interface ApprovalInfo {
   price?: string;
   reason?: string;
   always?: string;
+  place?: 'sandbox' | 'outside';
+  network?: string[];
   /** Edits of several files accepted together (a rename): the files, as tools show them. */
   files?: string[];
 }
@@ -46,6 +48,8 @@ function actionInfo(callId: string, a: ActionRequest): ApprovalInfo {
     ...(a.args !== undefined ? { args: a.args } : {}),
     ...(a.price ? { price: a.price } : {}),
     ...(a.always ? { always: a.always } : {}),
+    ...(a.place ? { place: a.place } : {}),
+    ...(a.network?.length ? { network: a.network } : {}),
   };
 }
 

@@ -13,6 +13,10 @@ export interface ActionRequest {
   reason: string;
   /** What "Always allow" would allow from now on; absent: the button is not offered. */
   always?: string;
+  /** A command: where it will run once allowed (absent where there is no sandbox). */
+  place?: 'sandbox' | 'outside';
+  /** A command: the hosts its network would be open to. */
+  network?: string[];
 }
 
 export interface ActionDecision {

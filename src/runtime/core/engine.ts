@@ -381,6 +381,7 @@ async function runTools(o: RunOptions, calls: ToolCallRecord[], emit: (e: Engine
     c.result = r.content;
     c.isError = r.isError;
     if (r.images?.length) c.images = r.images;
+    if (r.placement) c.placement = r.placement;
     c.status = r.isError ? (/^The person rejected/.test(r.content) ? 'rejected' : 'error') : 'done';
     emit({ type: 'tool-update', call: c });
   };

@@ -9,6 +9,8 @@ export interface ProcessRunOptions {
   /** Each piece of output as it comes (stdout and stderr interleaved as the process wrote them). */
   onData(text: string): void;
   env?: NodeJS.ProcessEnv;
+  /** The program and its arguments that run the line instead of the shell (the sandbox's). */
+  argv?: readonly [string, ...string[]];
 }
 
 export interface ProcessRunResult {
@@ -23,9 +25,11 @@ export interface ProcessRunResult {
 export function runProcess(line: string, o: ProcessRunOptions): Promise<ProcessRunResult> {
   return new Promise((resolve) => {
     const windows = process.platform === 'win32';
-    const child = windows
-      ? spawn(o.shell ?? 'cmd.exe', ['/d', '/s', '/c', line], { cwd: o.cwd, env: o.env ?? process.env, windowsHide: true })
-      : spawn(o.shell ?? '/bin/sh', ['-c', line], { cwd: o.cwd, env: o.env ?? process.env, detached: true });
+    const child = o.argv
+      ? spawn(o.argv[0], o.argv.slice(1), { cwd: o.cwd, env: o.env ?? process.env, detached: !windows, windowsHide: true })
+      : windows
+        ? spawn(o.shell ?? 'cmd.exe', ['/d', '/s', '/c', line], { cwd: o.cwd, env: o.env ?? process.env, windowsHide: true })
+        : spawn(o.shell ?? '/bin/sh', ['-c', line], { cwd: o.cwd, env: o.env ?? process.env, detached: true });
     let ended: ProcessRunResult['ended'];
     let killTimer: NodeJS.Timeout | undefined;
     const kill = (why: 'stopped' | 'timeout') => {

@@ -4,10 +4,11 @@ import { decideCommand } from '../../tools/commandPolicy';
 import type { ToolResult } from '../../tools/workspaceTools';
 import type { ActionApprover } from '../core/approval';
 import { runsUnasked } from '../core/autoApproval';
-import { describeOutcome } from '../core/output';
 import { RUN_COMMAND_TOOL } from '../core/commandDefinition';
-import { commandPlace, decideCommandCall } from '../core/toolPolicy';
+import { runCommandCall, type CommandRunners } from '../core/commandCall';
+import { commandPlace } from '../core/toolPolicy';
 import { agentSettings, allowCommand } from './agentSettings';
+import { runInSandbox, sandboxOnNow, sandboxSettings, sandboxState } from './commandSandbox';
 import { objectArgs } from './toolCalls';
 import type { AgentTerminals } from './terminalRunner';
 
@@ -25,14 +26,21 @@ export function commandNeedsApproval(args: string, paused: boolean, guard?: Path
   const line = commandOf(args);
   if (!line) return false;
   const { policy, auto } = agentSettings();
-  const cwd = objectArgs(args)?.cwd;
+  const a = objectArgs(args);
+  const cwd = a?.cwd;
   const root = guard?.folders[0]?.path;
   const d = decideCommand(
     line,
     policy,
     guard && root ? commandPlace(guard, typeof cwd === 'string' && cwd.trim() ? resolve(root, cwd) : root) : undefined,
   ).decision;
-  return d !== 'refuse' && !runsUnasked({ kind: 'command', decision: d }, auto, paused);
+  if (d === 'refuse') return false;
+  if (sandboxOnNow()) {
+    // In the sandbox: asks only to go outside, for hosts up front, or when the person wants every command asked.
+    if (a?.outside === true || (Array.isArray(a?.network) && a.network.length > 0)) return true;
+    return paused || !auto.terminal || (d !== 'run' && !sandboxSettings().runUnasked);
+  }
+  return !runsUnasked({ kind: 'command', decision: d }, auto, paused);
 }
 
 function commandOf(args: string): string | undefined {
@@ -40,7 +48,7 @@ function commandOf(args: string): string | undefined {
   return typeof command === 'string' ? command.trim() : undefined;
 }
 
-/** run_command: the runtime's policy decides, the person approves what it does not allow, the terminal runs it. */
+/** run_command in the chat: the runtime's one flow (`core/commandCall.ts`), the person asked in the chat, the command shown in a terminal. */
 export async function runCommandTool(
   deps: CommandToolDeps,
   rawArgs: string,
@@ -50,38 +58,37 @@ export async function runCommandTool(
 ): Promise<ToolResult> {
   try {
     const { policy, auto, timeoutSeconds } = agentSettings();
-    const verdict = await decideCommandCall(rawArgs, deps.guard(), policy, { auto, paused: deps.paused() });
-    if (verdict.kind === 'invalid') return { content: `Error: ${verdict.message}`, isError: true };
-    if (verdict.kind === 'refuse') {
-      deps.log(`agent: refused to run a command (${verdict.reason})`);
-      return {
-        content: `Refused, not run: ${verdict.reason} (modelGateway.agent.deniedCommands). Do not try to get around this; tell the person what you wanted to run and why.`,
-        isError: true,
-      };
-    }
-    const { line, folder, ask } = verdict;
-    if (ask) {
-      const answer = await approver.approveAction(
-        {
-          kind: 'command',
-          action: line,
-          where: folder.display === '.' ? 'workspace root' : folder.display,
-          reason: ask.reason,
-          ...(ask.always ? { always: ask.always } : {}),
-        },
-        callId,
-        signal,
-      );
-      if (!answer.accepted) return { content: `The person rejected running \`${line}\`; it was not run.`, isError: true };
-      if (answer.always && ask.always) await allowCommand(ask.always);
-    }
-    deps.log(`agent: running a command in ${folder.display}`);
-    const outcome = await deps.terminals.run(line, folder.abs, { signal, timeoutMs: timeoutSeconds * 1000 });
-    deps.log(`agent: the command ended (${outcome.ended ?? `exit ${outcome.exitCode ?? '?'}`}, ${outcome.via}, ${outcome.ms} ms)`);
-    return {
-      content: describeOutcome(line, folder.display === '.' ? 'the workspace root' : folder.display, outcome, timeoutSeconds),
-      isError: outcome.ended !== undefined || (outcome.exitCode ?? 0) !== 0,
+    const guard = deps.guard();
+    const where = (display: string) => (display === '.' ? 'workspace root' : display);
+    const runners: CommandRunners = {
+      timeoutSeconds,
+      where: (f) => (f.display === '.' ? 'the workspace root' : f.display),
+      log: deps.log,
+      allow: allowCommand,
+      ask: (q, s) =>
+        approver.approveAction(
+          {
+            kind: 'command',
+            action: q.line,
+            where: where(q.folder.display),
+            reason: q.reason,
+            ...(q.always ? { always: q.always } : {}),
+            ...(sandboxOnNow() ? { place: q.sandboxed ? ('sandbox' as const) : ('outside' as const) } : {}),
+            ...(q.network?.length ? { network: q.network } : {}),
+          },
+          callId,
+          s,
+        ),
+      outside: (line, folder, s) => deps.terminals.run(line, folder.abs, { ...(s ? { signal: s } : {}), timeoutMs: timeoutSeconds * 1000 }),
+      inSandbox: (line, folder, hosts, s) =>
+        deps.terminals.mirrored(
+          line,
+          { ...(s ? { signal: s } : {}), title: 'Model Gateway agent (sandbox)' },
+          () => undefined,
+          (stop, onData) => runInSandbox(guard, line, folder, hosts, { timeoutMs: timeoutSeconds * 1000, signal: stop, onData }),
+        ),
     };
+    return await runCommandCall(rawArgs, guard, policy, { auto, paused: deps.paused() }, await sandboxState(), runners, signal);
   } catch (err) {
     return { content: `Error: ${err instanceof Error ? err.message : String(err)}`, isError: true };
   }

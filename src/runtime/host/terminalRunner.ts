@@ -146,12 +146,33 @@ export class AgentTerminals implements vscode.Disposable {
   }
 
   /** The fallback: the line as a process, its output mirrored into a terminal the person can watch. */
-  private async runAsProcess(
+  private runAsProcess(
     line: string,
     cwd: string,
     o: RunInTerminalOptions,
     onData: (text: string) => void,
   ): Promise<Omit<CommandOutcome, 'output' | 'via' | 'ms'>> {
+    return this.mirrored(line, o, onData, (signal, data) =>
+      runProcess(line, {
+        cwd,
+        signal,
+        timeoutMs: o.timeoutMs,
+        shell: process.platform === 'win32' || !existsSync('/bin/bash') ? undefined : '/bin/bash',
+        onData: data,
+      }),
+    );
+  }
+
+  /**
+   * Runs a line in a terminal of its own that shows what it prints (the sandbox's runs come here:
+   * a shell terminal would run it outside). Closing the terminal or Ctrl+C in it stops it.
+   */
+  async mirrored<R extends { exitCode: number | undefined; ended?: 'stopped' | 'timeout' }>(
+    line: string,
+    o: { signal?: AbortSignal; title?: string },
+    onData: (text: string) => void,
+    start: (signal: AbortSignal, onData: (text: string) => void) => Promise<R>,
+  ): Promise<R> {
     const write = new vscode.EventEmitter<string>();
     const stop = new AbortController();
     let opened = false;
@@ -172,19 +193,13 @@ export class AgentTerminals implements vscode.Disposable {
         if (data === '\x03') stop.abort();
       },
     };
-    const terminal = vscode.window.createTerminal({ name: NAME, pty, iconPath: new vscode.ThemeIcon('hubot'), isTransient: true });
+    const terminal = vscode.window.createTerminal({ name: o.title ?? NAME, pty, iconPath: new vscode.ThemeIcon('hubot'), isTransient: true });
     terminal.show(true);
     show(`\x1b[1m$ ${line}\x1b[0m\n`);
     const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
-    const r = await runProcess(line, {
-      cwd,
-      signal,
-      timeoutMs: o.timeoutMs,
-      shell: process.platform === 'win32' || !existsSync('/bin/bash') ? undefined : '/bin/bash',
-      onData: (d) => {
-        onData(d);
-        show(d);
-      },
+    const r = await start(signal, (d) => {
+      onData(d);
+      show(d);
     });
     show(
       `\n\x1b[2m${r.ended === 'timeout' ? vscode.l10n.t('Timed out') : r.ended === 'stopped' ? vscode.l10n.t('Stopped') : vscode.l10n.t('Exit code {0}', r.exitCode ?? vscode.l10n.t('unknown'))}\x1b[0m\n`,

@@ -7,17 +7,19 @@
  * through `ask`, which the host answers from a notification the person can answer later.
  */
 import { RUN_COMMAND_TOOL } from '../../runtime/core/commandDefinition';
-import { CappedOutput, describeOutcome } from '../../runtime/core/output';
+import { runCommandCall, type SandboxedOutcome, type SandboxState } from '../../runtime/core/commandCall';
+import { CappedOutput } from '../../runtime/core/output';
 import { runProcess } from '../../runtime/core/processRun';
-import { decideCommandCall, editsRunUnasked, type Consent } from '../../runtime/core/toolPolicy';
+import { editsRunUnasked, type Consent } from '../../runtime/core/toolPolicy';
 import type { ToolRunner } from '../../runtime/core/engine';
 import { UPDATE_PLAN } from '../../runtime/core/plan';
 import type { CommandPolicy } from '../../tools/commandPolicy';
-import { PathGuard } from '../../tools/pathGuard';
+import { PathGuard, type ResolvedPath } from '../../tools/pathGuard';
 import { sensitiveReasonOf } from '../../tools/sensitiveFiles';
-import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit, type ToolResult } from '../../tools/workspaceTools';
+import { TOOL_DEFINITIONS, WorkspaceTools, type ProposedEdit } from '../../tools/workspaceTools';
 
-export type WorktreeQuestion = { kind: 'edit'; edit: ProposedEdit; sensitive?: string } | { kind: 'command'; line: string; reason: string };
+export type WorktreeQuestion =
+  { kind: 'edit'; edit: ProposedEdit; sensitive?: string } | { kind: 'command'; line: string; reason: string; sandboxed?: boolean; network?: string[] };
 
 export interface WorktreeToolsOptions {
   worktree: string;
@@ -36,6 +38,16 @@ export interface WorktreeToolsOptions {
   /** After an accepted edit reached the disk. */
   onWritten?: () => void;
   shell?: string;
+  /** The sandbox now (the runtime's settings and this machine's support). */
+  sandbox: () => Promise<SandboxState>;
+  /** Runs a line in the sandbox, the worktree its only writable folder (`runtime/host/commandSandbox.ts`). */
+  inSandbox: (
+    guard: PathGuard,
+    line: string,
+    folder: ResolvedPath,
+    hosts: readonly string[],
+    o: { timeoutMs: number; signal?: AbortSignal },
+  ) => Promise<SandboxedOutcome>;
 }
 
 export function worktreeTools(o: WorktreeToolsOptions): ToolRunner {
@@ -69,24 +81,29 @@ export function worktreeTools(o: WorktreeToolsOptions): ToolRunner {
   };
 }
 
-async function runCommand(o: WorktreeToolsOptions, guard: PathGuard, raw: string, signal?: AbortSignal): Promise<ToolResult> {
-  const verdict = await decideCommandCall(raw, guard, o.policy(), o.consent());
-  if (verdict.kind === 'invalid') return { content: `Error: ${verdict.message}`, isError: true };
-  if (verdict.kind === 'refuse') return { content: `Not run: ${verdict.reason}`, isError: true };
-  const { line, folder, ask } = verdict;
-  if (ask && !(await o.ask({ kind: 'command', line, reason: ask.reason }, signal)))
-    return { content: `The person rejected running \`${line}\`; nothing ran.`, isError: true };
-  const out = new CappedOutput();
-  const started = Date.now();
-  const r = await runProcess(line, { cwd: folder.abs, shell: o.shell, signal, timeoutMs: o.timeoutSeconds() * 1000, onData: (t) => out.append(t) });
-  const where = folder.rel === '' ? `the worktree (${o.name})` : folder.rel;
-  return {
-    content: describeOutcome(
-      line,
-      where,
-      { exitCode: r.exitCode, ended: r.ended, output: out.text(), via: 'process', ms: Date.now() - started },
-      o.timeoutSeconds(),
-    ),
-    isError: r.ended !== undefined || (r.exitCode ?? 0) !== 0,
-  };
+/** run_command in the worktree: the runtime's one flow (`runtime/core/commandCall.ts`); its questions wait for the person. */
+async function runCommand(o: WorktreeToolsOptions, guard: PathGuard, raw: string, signal?: AbortSignal) {
+  const timeoutMs = o.timeoutSeconds() * 1000;
+  return runCommandCall(
+    raw,
+    guard,
+    o.policy(),
+    o.consent(),
+    await o.sandbox(),
+    {
+      timeoutSeconds: o.timeoutSeconds(),
+      where: (folder) => (folder.rel === '' ? `the worktree (${o.name})` : folder.rel),
+      ask: async (q, s) => ({
+        accepted: await o.ask({ kind: 'command', line: q.line, reason: q.reason, sandboxed: q.sandboxed, ...(q.network ? { network: q.network } : {}) }, s),
+      }),
+      inSandbox: (line, folder, hosts, s) => o.inSandbox(guard, line, folder, hosts, { timeoutMs, ...(s ? { signal: s } : {}) }),
+      outside: async (line, folder, s) => {
+        const out = new CappedOutput();
+        const started = Date.now();
+        const r = await runProcess(line, { cwd: folder.abs, shell: o.shell, signal: s, timeoutMs, onData: (t) => out.append(t) });
+        return { exitCode: r.exitCode, ...(r.ended ? { ended: r.ended } : {}), output: out.text(), via: 'process', ms: Date.now() - started };
+      },
+    },
+    signal,
+  );
 }

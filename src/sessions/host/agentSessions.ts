@@ -7,6 +7,7 @@ import { modelProfile } from '../../runtime/host/modelProfile';
 import { runModelTurn } from '../../runtime/host/modelTurn';
 import { instructionsFor, type Instructions } from '../../runtime/host/instructions';
 import { ProjectRules } from '../../runtime/host/projectRules';
+import { runInSandbox, sandboxState } from '../../runtime/host/commandSandbox';
 import { MemoryFiles } from '../../runtime/core/memory';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import { systemPrompt } from '../../runtime/core/prompt';
@@ -251,6 +252,8 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
         consent: () => consentNow(this.context.globalState),
         policy: () => agentSettings().policy,
         timeoutSeconds: () => agentSettings().timeoutSeconds,
+        sandbox: sandboxState,
+        inSandbox: runInSandbox,
         ask: (q, signal) =>
           this.ask(
             session,
@@ -568,7 +571,12 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
 
 /** What the person is asked: a sensitive edit says why it is, and every edit can be seen before the answer (the notification's Show Change). */
 function questionText(q: WorktreeQuestion): string {
-  if (q.kind === 'command') return vscode.l10n.t('Run `{0}` in its worktree? ({1})', q.line, q.reason);
+  if (q.kind === 'command')
+    return q.network?.length
+      ? vscode.l10n.t('Run `{0}` in the sandbox with the network to {1}? ({2})', q.line, q.network.join(', '), q.reason)
+      : q.sandboxed
+        ? vscode.l10n.t('Run `{0}` in the sandbox, in its worktree? ({1})', q.line, q.reason)
+        : vscode.l10n.t('Run `{0}` in its worktree? ({1})', q.line, q.reason);
   return q.sensitive
     ? vscode.l10n.t('Write its change to {0} in its worktree? {1}', q.edit.path.display, q.sensitive)
     : vscode.l10n.t('Write its change to {0} in its worktree?', q.edit.path.display);

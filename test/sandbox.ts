@@ -1,0 +1,47 @@
+/** The sandbox for tests of the runtime's command flow: off (the approvals alone), or the real one (bubblewrap) with a home and a profile of the test's own. */
+import type { SandboxedOutcome, SandboxState } from '../src/runtime/core/commandCall';
+import { CappedOutput } from '../src/runtime/core/output';
+import { boundaryFor, probeSandbox, runSandboxed } from '../src/runtime/core/sandbox/sandboxedRun';
+import type { PathGuard, ResolvedPath } from '../src/tools/pathGuard';
+
+/** No sandbox: the approvals as they are without one. */
+export const NO_SANDBOX = {
+  sandbox: () => Promise.resolve<SandboxState>({ on: false, runUnasked: false, allowedHosts: [] }),
+  inSandbox: (): Promise<SandboxedOutcome> => Promise.reject(new Error('no sandbox in this test')),
+};
+
+/** The real sandbox, as the extension runs it, with this home and profile hidden. */
+export async function realSandbox(o: { home: string; profile?: string[]; allowedHosts?: string[]; runUnasked?: boolean }) {
+  const support = await probeSandbox();
+  if (!support.available) throw new Error(`the sandbox must work on this machine (CI installs bubblewrap): ${support.reason}`);
+  return {
+    sandbox: () => Promise.resolve<SandboxState>({ on: true, runUnasked: o.runUnasked ?? true, allowedHosts: o.allowedHosts ?? [] }),
+    inSandbox: async (
+      guard: PathGuard,
+      line: string,
+      folder: ResolvedPath,
+      hosts: readonly string[],
+      r: { timeoutMs: number; signal?: AbortSignal },
+    ): Promise<SandboxedOutcome> => {
+      const output = new CappedOutput();
+      const started = Date.now();
+      const run = await runSandboxed(line, {
+        support,
+        boundary: await boundaryFor(guard, folder, { home: o.home, profile: o.profile ?? [] }),
+        allowHosts: hosts,
+        timeoutMs: r.timeoutMs,
+        onData: (t) => output.append(t),
+        env: { ...process.env, HOME: o.home },
+        ...(r.signal ? { signal: r.signal } : {}),
+      });
+      return {
+        exitCode: run.exitCode,
+        ...(run.ended ? { ended: run.ended } : {}),
+        output: output.text(),
+        via: 'process',
+        ms: Date.now() - started,
+        refusedHosts: run.refusedHosts,
+      };
+    },
+  };
+}
