@@ -4,18 +4,22 @@
  * The file system is read-only but for the workspace folders (or the worktree), the folders the
  * person added, and a private /tmp. The secret places are empty: the home's key and credential
  * folders and files, the VS Code profile and its secret storage, the workspace's secret files. The
- * workspace's own control files (`.vscode/`, `.git/config`, `.git/hooks`…) stay read-only inside
- * it: a command may change the project, not what runs the next time someone opens it. No network
- * but the loopback of a namespace of its own (and the host proxy's bridge, when there is one); no
- * other processes in sight; no capabilities; a session of its own (no typing into the terminal).
+ * workspace's own control files (`.vscode/`, `.git/`…) stay read-only inside it, and cannot be
+ * made where they are absent: a command may change the project, not what runs the next time
+ * someone opens it. No network but the loopback of a namespace of its own (and the host proxy's
+ * bridge, when there is one); no other processes in sight; no capabilities; a session of its own
+ * (no typing into the terminal).
  */
-import { lstatSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface SandboxBoundary {
   /** Folders the command may write (the workspace's or the worktree's, and the person's extra ones). */
   writable: readonly string[];
-  /** Paths inside `writable` kept read-only (a file or a folder; absent ones are skipped). */
+  /**
+   * Paths inside `writable` kept read-only (a file or a folder). An absent one is skipped here;
+   * `runSandboxed` makes it an empty folder for the run first, so that a command cannot create it.
+   */
   readOnly: readonly string[];
   /** Paths that must read as empty (folders) or as nothing (files); absent ones are skipped. */
   hidden: readonly string[];
@@ -45,6 +49,8 @@ export const HOME_SECRETS = [
   '.config/VSCodium',
   '.config/Cursor',
   '.config/op',
+  // The Copilot extension's GitHub token.
+  '.config/github-copilot',
   '.config/rclone',
   '.vscode-server',
   '.vscode-remote',
@@ -53,6 +59,12 @@ export const HOME_SECRETS = [
   '.password-store',
   '.kube',
   '.docker',
+  // Sockets that open a key agent or a container engine (root on the host) to whoever connects:
+  // a Unix socket is reachable from the sandbox wherever the file system shows it.
+  '.1password',
+  '.colima',
+  '.lima',
+  '.rd',
   '.terraform.d',
   '.cargo/credentials',
   '.cargo/credentials.toml',
@@ -72,12 +84,23 @@ export const HOME_SECRETS = [
   'Library/Keychains',
 ] as const;
 
-/** A workspace folder's files that decide what runs later (a task on opening, a hook, git's own commands): read-only inside. */
-export const WORKSPACE_CONTROL_FILES = ['.vscode', '.modelgateway', '.git/config', '.git/hooks', '.git/info', '.github', '.husky', '.devcontainer'] as const;
+/**
+ * A workspace folder's files that decide what runs later (a task on opening, a hook, git's own
+ * commands): read-only inside. `.git` as a whole: its config and hooks alone are not enough, git
+ * takes both from wherever a new `.git/commondir` names, and from `.git/modules/*` and
+ * `.git/worktrees/*` (and a writable `.git` can be renamed away and made again). So commands that
+ * write git's folder (commit, checkout, fetch) fail inside; status, diff and log work.
+ */
+export const WORKSPACE_CONTROL_FILES = ['.vscode', '.modelgateway', '.git', '.github', '.husky', '.devcontainer'] as const;
 
 function kindOf(path: string): 'file' | 'folder' | undefined {
   // Followed through symlinks: bubblewrap mounts onto where a link points.
-  const s = statSync(path, { throwIfNoEntry: false });
+  let s;
+  try {
+    s = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // not a folder on the way (`.git` a worktree's file), or unreadable: not there for the command either
+  }
   return s ? (s.isDirectory() ? 'folder' : 'file') : undefined;
 }
 
@@ -86,14 +109,9 @@ export function homeSecretPaths(home: string): string[] {
   return HOME_SECRETS.map((rel) => join(home, rel));
 }
 
-/** The paths of `WORKSPACE_CONTROL_FILES` in each folder (a worktree's `.git` file too). */
+/** The paths of `WORKSPACE_CONTROL_FILES` in each folder (`.git` a folder, or a worktree's file that says where its repository is). */
 export function controlPaths(folders: readonly string[]): string[] {
-  return folders.flatMap((f) => {
-    const git = join(f, '.git');
-    // A worktree's `.git` is a file that says where its repository is: kept as it is.
-    const gitFile = lstatSync(git, { throwIfNoEntry: false })?.isFile() ? [git] : [];
-    return [...WORKSPACE_CONTROL_FILES.map((rel) => join(f, rel)), ...gitFile];
-  });
+  return folders.flatMap((f) => WORKSPACE_CONTROL_FILES.map((rel) => join(f, rel)));
 }
 
 /** bubblewrap's arguments for one command line run by `shell -c` (the order matters: later mounts cover earlier ones). */

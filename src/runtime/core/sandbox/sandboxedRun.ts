@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { bubblewrapArgs, controlPaths, homeSecretPaths, PROXY_PORT, type SandboxBoundary } from './boundary';
@@ -98,9 +98,51 @@ export interface SandboxedRunResult extends ProcessRunResult {
   reachedHosts: string[];
 }
 
+/** The read-only paths made as empty folders for runs (they were absent), and how many runs now hold each. */
+const placeholders = new Map<string, number>();
+
+/**
+ * Makes each absent read-only path an empty folder, which bubblewrap then holds read-only: a
+ * command must not create `.vscode/tasks.json` (a task that runs when the folder opens) or a `.git`
+ * (a repository VS Code's git opens, with its config's commands) where there was none. The release
+ * removes the folders no other run holds (left when the person put something in one meanwhile).
+ * Synchronous, so that two runs starting together count each folder once.
+ */
+function holdPlaceholders(paths: readonly string[]): () => void {
+  const held: string[] = [];
+  for (const p of paths) {
+    const holders = placeholders.get(p);
+    if (holders === undefined) {
+      try {
+        mkdirSync(p);
+      } catch {
+        continue; // there already (held as it is), or its folder is absent
+      }
+    }
+    placeholders.set(p, (holders ?? 0) + 1);
+    held.push(p);
+  }
+  return () => {
+    for (const p of held) {
+      const holders = (placeholders.get(p) ?? 1) - 1;
+      if (holders > 0) {
+        placeholders.set(p, holders);
+        continue;
+      }
+      placeholders.delete(p);
+      try {
+        rmdirSync(p);
+      } catch {
+        /* not empty any more: the person's now */
+      }
+    }
+  };
+}
+
 export async function runSandboxed(line: string, o: SandboxedRunOptions): Promise<SandboxedRunResult> {
   const runFolder = await mkdtemp(join(tmpdir(), 'mg-sandbox-'));
   const proxy = o.support.socat ? new HostProxy(o.allowHosts) : undefined;
+  const release = holdPlaceholders(o.boundary.readOnly);
   try {
     await proxy?.listen(join(runFolder, 'proxy.sock'));
     const shell = o.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
@@ -115,6 +157,7 @@ export async function runSandboxed(line: string, o: SandboxedRunOptions): Promis
     });
     return { ...r, refusedHosts: [...(proxy?.refused ?? [])], reachedHosts: [...(proxy?.reached ?? [])] };
   } finally {
+    release();
     await proxy?.close();
     await rm(runFolder, { recursive: true, force: true });
   }
