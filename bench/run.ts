@@ -17,6 +17,7 @@ import { runTeamSearchBench, teamSearchText } from './teamSearch';
 import { runRenderBench } from './render';
 import { runSoakBench } from './soak';
 import { runVectorBench } from './vectors';
+import { runSandboxBench, sandboxBenchText } from './sandbox';
 import { runSpeechBench } from './speech';
 import { runSubagentBench, subagentBenchText } from './subagents';
 import { runUsageBench } from './usage';
@@ -316,6 +317,11 @@ async function main(): Promise<void> {
     console.log(
       `  with a fixed 400 ms wait only (no prefill): ${fixed.timeRatio.toFixed(2)}× the one-context time (${(fixed.subagents.ms / 1000).toFixed(1)} s against ${(fixed.oneContext.ms / 1000).toFixed(1)} s)`,
     );
+  }
+  if (want('sandbox')) {
+    const s = await runSandboxBench();
+    results.sandbox = s;
+    for (const l of sandboxBenchText(s)) console.log(l);
   }
   if (want('agent')) {
     const a = await runAgentBench();

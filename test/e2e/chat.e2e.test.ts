@@ -1,6 +1,8 @@
 // @vscode-specific: the chat webview in each workbench: its view containers, pickers, focus, reload and the secondary side bar.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { png } from '../emulator/media';
@@ -102,6 +104,15 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   }
 
   let answersBefore = 0;
+
+  /** Changes one of the person's settings as the Settings editor would: their settings.json, which VS Code watches. */
+  function setUserSetting(key: string, value: unknown): void {
+    const file = join(server.userDataDir, 'User', 'settings.json');
+    const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    if (value === undefined) delete settings[key];
+    else settings[key] = value;
+    writeFileSync(file, JSON.stringify(settings, null, 2));
+  }
 
   async function ask(text: string): Promise<void> {
     answersBefore = await chat().locator('.turn.assistant').count();
@@ -879,65 +890,63 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     });
   });
 
-  it('runs the tests after the person approves the command: in a terminal, with output and exit code in the tool card', async () => {
-    await chat().locator('#unasked', { hasText: 'Runs unasked: reads' }).waitFor({ timeout: 30_000 });
+  it('runs the tests in the sandbox without a question: in a terminal, with output and exit code in the tool card, which says where it ran', async () => {
+    await chat().locator('#unasked', { hasText: 'Runs unasked: reads · commands in the sandbox' }).waitFor({ timeout: 30_000 });
+    let barSeen = false;
     await ask('Run the tests');
     const bar = chat().locator('#approval-bar');
-    await bar.locator('.approval-command', { hasText: 'npm test' }).waitFor({ timeout: 30_000 });
-    assert.match(await bar.innerText(), /Run in workspace root:\s*npm test\s*Asks because "npm test" is not in the allowed commands\./);
-    await assertInView(bar.locator('button[data-accept="true"]:not([data-always])'), 'the Run button');
-    await bar.locator('button', { hasText: 'Always allow' }).waitFor();
-    await page.screenshot({ path: join(SHOTS, 'agent-command-approval.png') });
-    await bar.locator('button[data-accept="true"]:not([data-always])').click();
-    await bar.waitFor({ state: 'hidden' });
+    const answer = chat().locator('.turn.assistant').nth(answersBefore);
+    while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
     await idle();
+    assert.equal(barSeen, false, 'no question for a command the sandbox holds');
     // The command ran where the person can see it: a terminal of its own, in the panel.
-    await page.getByText('Model Gateway agent').first().waitFor({ timeout: 30_000 });
+    await page.getByText('Model Gateway agent (sandbox)').first().waitFor({ timeout: 30_000 });
     const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
     await card.locator('summary', { hasText: /run_command\s*npm test\s*done/ }).waitFor();
+    await lastAnswer().locator('.placement.inside', { hasText: 'ran in the sandbox' }).waitFor();
     await card.locator('summary').click();
     const result = await card.locator('pre').last().innerText();
     assert.match(result, /^\$ npm test\n\(in the workspace root; exit code 0; [\d.]+ s\)/);
     assert.match(result, /3 passing/);
     assert.match(await answerText(), /npm test succeeded \(exit code 0\): “3 passing”/);
     await assertInView(card.locator('pre').last(), 'the command output');
-    await page.screenshot({ path: join(SHOTS, 'agent-command-done.png') });
+    await page.screenshot({ path: join(SHOTS, 'agent-command-sandbox.png') });
   });
 
-  it('"Always allow" lets the command run without the bar next time; Pause makes everything ask again', async () => {
-    await ask('Run the tests');
-    const bar = chat().locator('#approval-bar');
-    await bar.locator('button', { hasText: 'Always allow' }).click({ timeout: 30_000 });
-    await idle();
-    await chat().locator('#unasked', { hasText: 'Runs unasked: reads · 1 allowed command' }).waitFor({ timeout: 10_000 });
-    // Asked again: it runs with no bar at any moment of the turn.
-    let barSeen = false;
-    await ask('Run the tests');
-    const answer = chat().locator('.turn.assistant').nth(answersBefore);
-    while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
-    await idle();
-    assert.equal(barSeen, false, 'no approval bar for an always-allowed command');
-    await lastAnswer()
-      .locator('summary', { hasText: /run_command\s*npm test\s*done/ })
-      .waitFor();
-    // One click pauses everything that ran unasked.
-    await chat().locator('#toggle-pause').click();
-    await chat().locator('#unasked.paused', { hasText: 'Auto-approval paused: everything asks.' }).waitFor({ timeout: 10_000 });
-    await ask('Run the tests');
-    await bar.locator('.approval-reason', { hasText: 'Asks because auto-approval is paused.' }).waitFor({ timeout: 30_000 });
-    await page.screenshot({ path: join(SHOTS, 'agent-paused.png') });
-    await bar.locator('button', { hasText: 'Reject' }).click();
-    await idle();
-    await chat().locator('#toggle-pause', { hasText: 'Resume' }).click();
-    await chat().locator('#unasked:not(.paused)', { hasText: '1 allowed command' }).waitFor({ timeout: 10_000 });
+  it('a command that needs the network asks once, naming the host, after its sandboxed run failed; run again with it open', async () => {
+    const got: string[] = [];
+    const site = createServer((req, res) => {
+      got.push(req.url ?? '');
+      res.end('pong\n');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const port = (site.address() as AddressInfo).port;
+    try {
+      await ask(`Run \`curl -fsS http://127.0.0.1:${port}/ping\` please`);
+      const bar = chat().locator('#approval-bar');
+      await bar.locator('.approval-command', { hasText: 'curl -fsS' }).waitFor({ timeout: 30_000 });
+      assert.match(
+        await bar.innerText(),
+        /Run in the sandbox, with the network to 127\.0\.0\.1, in workspace root:[\s\S]*Asks because it failed in the sandbox and wants the network: 127\.0\.0\.1\./,
+      );
+      assert.deepEqual(got, [], 'nothing reached the host before the person opened it');
+      assert.equal(await bar.locator('button', { hasText: 'Always allow' }).count(), 0);
+      await page.screenshot({ path: join(SHOTS, 'agent-command-network.png') });
+      await bar.locator('button[data-accept="true"]:not([data-always])').click();
+      await bar.waitFor({ state: 'hidden' });
+      await idle();
+      await lastAnswer().locator('.placement.inside', { hasText: 'ran in the sandbox, with the network to 127.0.0.1' }).waitFor();
+      const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
+      await card.locator('summary').click();
+      assert.match(await card.locator('pre').last().innerText(), /exit code 0[\s\S]*pong/);
+      assert.deepEqual(got, ['/ping'], 'one request, after the yes');
+    } finally {
+      site.close();
+    }
   });
 
-  it('Stop ends a long command and its turn', async () => {
+  it('Stop ends a long command in the sandbox and its turn', async () => {
     await ask('Run `sleep 40 && echo finished` please');
-    const bar = chat().locator('#approval-bar');
-    await bar.locator('.approval-command', { hasText: 'sleep 40 && echo finished' }).waitFor({ timeout: 30_000 });
-    assert.equal(await bar.locator('button', { hasText: 'Always allow' }).count(), 0, 'a line of two commands is not offered for always');
-    await bar.locator('button[data-accept="true"]:not([data-always])').click();
     await lastAnswer()
       .locator('summary', { hasText: /run_command.*running/ })
       .waitFor({ timeout: 30_000 });
@@ -949,6 +958,64 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
     await card.locator('summary').click();
     assert.match(await card.innerText(), /stopped by the person/);
+  });
+
+  it('without a sandbox (off in the user settings) the person approves the command: run in a shell terminal; the card says so', async () => {
+    setUserSetting('modelGateway.agent.sandbox.enabled', false);
+    await chat()
+      .locator('#unasked', { hasText: /^Runs unasked: reads$/ })
+      .waitFor({ timeout: 30_000 });
+    await ask('Run the tests');
+    const bar = chat().locator('#approval-bar');
+    await bar.locator('.approval-command', { hasText: 'npm test' }).waitFor({ timeout: 30_000 });
+    assert.match(await bar.innerText(), /Run in workspace root:\s*npm test\s*Asks because "npm test" is not in the allowed commands\./);
+    await assertInView(bar.locator('button[data-accept="true"]:not([data-always])'), 'the Run button');
+    await bar.locator('button', { hasText: 'Always allow' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'agent-command-approval.png') });
+    await bar.locator('button[data-accept="true"]:not([data-always])').click();
+    await bar.waitFor({ state: 'hidden' });
+    await idle();
+    const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
+    await card.locator('summary', { hasText: /run_command\s*npm test\s*done/ }).waitFor();
+    await lastAnswer().locator('.placement.outside', { hasText: 'ran outside the sandbox, approved' }).waitFor();
+    await card.locator('summary').click();
+    const result = await card.locator('pre').last().innerText();
+    assert.match(result, /^\$ npm test\n\(in the workspace root; exit code 0; [\d.]+ s\)/);
+    assert.match(result, /3 passing/);
+    await page.screenshot({ path: join(SHOTS, 'agent-command-done.png') });
+  });
+
+  it('"Always allow" lets the command run without the bar next time; Pause makes everything ask again', async () => {
+    try {
+      await ask('Run the tests');
+      const bar = chat().locator('#approval-bar');
+      await bar.locator('button', { hasText: 'Always allow' }).click({ timeout: 30_000 });
+      await idle();
+      await chat().locator('#unasked', { hasText: 'Runs unasked: reads · 1 allowed command' }).waitFor({ timeout: 10_000 });
+      // Asked again: it runs with no bar at any moment of the turn.
+      let barSeen = false;
+      await ask('Run the tests');
+      const answer = chat().locator('.turn.assistant').nth(answersBefore);
+      while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
+      await idle();
+      assert.equal(barSeen, false, 'no approval bar for an always-allowed command');
+      await lastAnswer()
+        .locator('summary', { hasText: /run_command\s*npm test\s*done/ })
+        .waitFor();
+      await lastAnswer().locator('.placement.outside', { hasText: 'ran without a sandbox (allowed by your list)' }).waitFor();
+      // One click pauses everything that ran unasked.
+      await chat().locator('#toggle-pause').click();
+      await chat().locator('#unasked.paused', { hasText: 'Auto-approval paused: everything asks.' }).waitFor({ timeout: 10_000 });
+      await ask('Run the tests');
+      await bar.locator('.approval-reason', { hasText: 'Asks because auto-approval is paused.' }).waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: join(SHOTS, 'agent-paused.png') });
+      await bar.locator('button', { hasText: 'Reject' }).click();
+      await idle();
+      await chat().locator('#toggle-pause', { hasText: 'Resume' }).click();
+      await chat().locator('#unasked:not(.paused)', { hasText: '1 allowed command' }).waitFor({ timeout: 10_000 });
+    } finally {
+      setUserSetting('modelGateway.agent.sandbox.enabled', undefined);
+    }
   });
 
   it('offers MCP prompts after / (arguments asked, the text put in the input) and MCP resources after @', async () => {

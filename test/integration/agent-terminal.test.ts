@@ -11,7 +11,7 @@ import { api, connectToEmulator, until } from './helpers';
  * run in a VS Code terminal, Stop. The commands are shell scripts in the workspace, so the test
  * depends on no program being on the terminal's PATH.
  */
-describe('agent: commands in the terminal', function () {
+describe('agent: commands in the terminal, without a sandbox', function () {
   this.timeout(120_000);
   const agent = () => vscode.workspace.getConfiguration('modelGateway.agent');
   const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
@@ -25,6 +25,9 @@ describe('agent: commands in the terminal', function () {
 
   before(async () => {
     await connectToEmulator();
+    // The approvals where no sandbox works (macOS, Windows, a container without namespaces): the
+    // sandbox is off for this suite; agent-sandbox.test.ts has it on.
+    await vscode.workspace.getConfiguration('modelGateway.agent.sandbox').update('enabled', false, vscode.ConfigurationTarget.Global);
     script('check.sh', 'echo "checking in $(pwd)"\necho "3 passing"\ntouch check-ran.marker\nexit 0');
     script('fail.sh', 'echo "1 failing" >&2\nexit 2');
     script('long.sh', 'echo "long started"\nsleep 60\ntouch long-finished.marker');
@@ -32,7 +35,7 @@ describe('agent: commands in the terminal', function () {
 
   after(async () => {
     for (const f of ['check.sh', 'fail.sh', 'long.sh', 'check-ran.marker', 'long-finished.marker']) rmSync(join(root(), f), { force: true });
-    for (const k of ['allowedCommands', 'deniedCommands', 'autoApprove', 'commandTimeoutSeconds'])
+    for (const k of ['allowedCommands', 'deniedCommands', 'autoApprove', 'commandTimeoutSeconds', 'sandbox.enabled'])
       await agent().update(k, undefined, vscode.ConfigurationTarget.Global);
     const { testing } = await api();
     await testing.agent.setPaused(false);

@@ -42,11 +42,12 @@ export function runsUnasked(category: ToolCategory, auto: AutoApproval, paused: 
 }
 
 /** The panel's line about what runs unasked now (short phrases, in a fixed order). */
-export function unaskedSummary(auto: AutoApproval, paused: boolean, allowedCommands: number): { paused: boolean; parts: string[] } {
+export function unaskedSummary(auto: AutoApproval, paused: boolean, allowedCommands: number, sandboxed = false): { paused: boolean; parts: string[] } {
   if (paused) return { paused, parts: [] };
   const parts: string[] = [];
   if (auto.readOnly) parts.push(l10n.t('reads'));
   if (auto.edits) parts.push(l10n.t('edits'));
+  if (auto.terminal && sandboxed) parts.push(l10n.t('commands in the sandbox'));
   if (auto.terminal && allowedCommands > 0) parts.push(allowedCommands === 1 ? l10n.t('1 allowed command') : l10n.t('{0} allowed commands', allowedCommands));
   if (auto.mcp.length > 0) parts.push(`MCP: ${auto.mcp.join(', ')}`);
   if (auto.paidMedia) parts.push(l10n.t('paid media'));

@@ -7,6 +7,7 @@ import type { ActionApprover } from '../core/approval';
 import type { Consent } from '../core/toolPolicy';
 import { runsUnasked, unaskedSummary, type ToolCategory } from '../core/autoApproval';
 import { commandNeedsApproval, RUN_COMMAND_TOOL, runCommandTool } from './commandTool';
+import { sandboxOnNow, sandboxSettings, sandboxSupport } from './commandSandbox';
 import { agentSettings, autoApprovalPaused, consentNow, setAutoApprovalPaused } from './agentSettings';
 import { AgentTerminals } from './terminalRunner';
 import { counted } from '../../shell/listeners';
@@ -103,6 +104,8 @@ export class AgentToolbox implements vscode.Disposable {
         if (e.affectsConfiguration('modelGateway.agent')) this.changed.fire();
       }),
     );
+    // Whether commands can be sandboxed here: checked once, in the background (the indicator then says so).
+    void sandboxSupport().then(() => this.changed.fire());
   }
 
   private readonly notices = new vscode.EventEmitter<string>();
@@ -134,7 +137,7 @@ export class AgentToolbox implements vscode.Disposable {
   /** The panel's indicator: what runs without asking now. */
   unasked(): Unasked {
     const { auto, policy } = agentSettings();
-    return unaskedSummary(auto, this.paused, policy.allow.length);
+    return unaskedSummary(auto, this.paused, policy.allow.length, sandboxOnNow() && sandboxSettings().runUnasked);
   }
 
   /** The tools the chat can offer: ours, the MCP servers' not turned off, other extensions' turned on. */
