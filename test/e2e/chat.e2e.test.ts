@@ -105,13 +105,24 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   let answersBefore = 0;
 
-  /** Changes one of the person's settings as the Settings editor would: their settings.json, which VS Code watches. */
-  function setUserSetting(key: string, value: unknown): void {
-    const file = join(server.userDataDir, 'User', 'settings.json');
-    const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    if (value === undefined) delete settings[key];
-    else settings[key] = value;
-    writeFileSync(file, JSON.stringify(settings, null, 2));
+  /** Turns the sandbox on or off as a person does: the Settings editor's checkbox (it writes the user settings). */
+  async function setSandbox(on: boolean, screenshot?: string): Promise<void> {
+    await runPaletteCommand(page, 'Preferences: Open User Settings');
+    // The search field has the focus when the editor opens (an editor of its own: typed into, as a person does).
+    await page.locator('.settings-editor .settings-header .suggest-input-container').first().click({ timeout: 30_000 });
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('modelGateway.agent.sandbox.enabled');
+    const row = page.locator('.settings-editor .setting-item-contents', { hasText: 'Sandbox: Enabled' }).first();
+    const box = row.locator('.setting-value-checkbox').first();
+    await box.waitFor({ timeout: 30_000 });
+    if (((await box.getAttribute('aria-checked')) === 'true') !== on) await box.click();
+    await until('the checkbox ' + (on ? 'checked' : 'cleared'), async () => ((await box.getAttribute('aria-checked')) === 'true') === on, 10_000);
+    if (screenshot) await page.screenshot({ path: join(SHOTS, screenshot) });
+    // VS Code 1.139 shows Settings over the window (closed by its ×); 1.100 as an editor.
+    const modal = page.locator('.monaco-modal-editor-block');
+    if (await modal.isVisible().catch(() => false)) await modal.locator('.codicon-close, .codicon-chrome-close').last().click();
+    else await runPaletteCommand(page, 'View: Close All Editors');
+    await page.locator('.settings-editor').first().waitFor({ state: 'hidden' });
   }
 
   async function ask(text: string): Promise<void> {
@@ -961,9 +972,9 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
   });
 
   it('without a sandbox (off in the user settings) the person approves the command: run in a shell terminal; the card says so', async () => {
-    setUserSetting('modelGateway.agent.sandbox.enabled', false);
+    await setSandbox(false, 'agent-sandbox-setting.png');
     await chat()
-      .locator('#unasked', { hasText: /^Runs unasked: reads$/ })
+      .locator('#unasked', { hasText: /Runs unasked: reads(?!\s*·)/ })
       .waitFor({ timeout: 30_000 });
     await ask('Run the tests');
     const bar = chat().locator('#approval-bar');
@@ -1014,7 +1025,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       await chat().locator('#toggle-pause', { hasText: 'Resume' }).click();
       await chat().locator('#unasked:not(.paused)', { hasText: '1 allowed command' }).waitFor({ timeout: 10_000 });
     } finally {
-      setUserSetting('modelGateway.agent.sandbox.enabled', undefined);
+      await setSandbox(true);
     }
   });
 

@@ -26,7 +26,8 @@ export function runProcess(line: string, o: ProcessRunOptions): Promise<ProcessR
   return new Promise((resolve) => {
     const windows = process.platform === 'win32';
     const child = o.argv
-      ? spawn(o.argv[0], o.argv.slice(1), { cwd: o.cwd, env: o.env ?? process.env, detached: !windows, windowsHide: true })
+      ? // No stdin: bash takes a socket there for a remote shell's and reads ~/.bashrc (which in the read-only home fails noisily).
+        spawn(o.argv[0], o.argv.slice(1), { cwd: o.cwd, env: o.env ?? process.env, detached: !windows, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] })
       : windows
         ? spawn(o.shell ?? 'cmd.exe', ['/d', '/s', '/c', line], { cwd: o.cwd, env: o.env ?? process.env, windowsHide: true })
         : spawn(o.shell ?? '/bin/sh', ['-c', line], { cwd: o.cwd, env: o.env ?? process.env, detached: true });
