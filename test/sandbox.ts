@@ -41,6 +41,7 @@ export async function realSandbox(o: { home: string; profile?: string[]; allowed
         via: 'process',
         ms: Date.now() - started,
         refusedHosts: run.refusedHosts,
+        removedRepositories: run.removedRepositories,
       };
     },
   };

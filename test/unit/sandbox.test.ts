@@ -375,6 +375,15 @@ const ATTACKS: Attack[] = [
     outside: 'changes',
   },
   {
+    name: 'makes a repository in a subfolder (VS Code’s git would open it and run its fsmonitor outside): removed after the run, and said',
+    line: () => `mkdir -p tools/sub && cd tools/sub && git init -q && printf '[core]\\n\\tfsmonitor = echo pwned\\n' >> .git/config && echo made`,
+    check: (fx, r) => {
+      assert.equal(existsSync(join(fx.ws, 'tools', 'sub', '.git')), false, 'the repository it made is gone');
+      assert.match(r.content, /The sandbox removed the repositories it made: .*tools\/sub\/\.git/);
+      assert.match(r.content, /made/, 'the command itself ran');
+    },
+  },
+  {
     name: 'reads the workspace’s secret files (.env, config/.env.production), copies them, writes over them',
     line: () => 'cat .env; cat config/.env.production; cp .env copy.txt; cat copy.txt; echo stolen > .env; git diff --no-index /dev/null .env',
     check: (fx) => assert.equal(readFileSync(join(fx.ws, '.env'), 'utf8'), `API_KEY=${MARKS.dotEnv}\n`),

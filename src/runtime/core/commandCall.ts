@@ -46,6 +46,8 @@ export interface CommandQuestion {
 
 export interface SandboxedOutcome extends CommandOutcome {
   refusedHosts: string[];
+  /** Repositories (`.git`) it made, which the sandbox removed after it. */
+  removedRepositories?: string[];
 }
 
 /** How a surface runs a line and asks its person. */
@@ -99,8 +101,12 @@ export async function runCommandCall(
   const { line, folder } = verdict;
   const wanted = sandboxArgs(rawArgs);
   const rejected = (what: string): CommandCallResult => ({ content: `The person rejected ${what}; it was not run.`, isError: true });
-  const report = (o: CommandOutcome, placement: CommandPlacement, extra = ''): CommandCallResult => ({
-    content: `${describeOutcome(line, runners.where(folder), o, runners.timeoutSeconds)}${extra}`,
+  const report = (o: CommandOutcome & { removedRepositories?: string[] }, placement: CommandPlacement, extra = ''): CommandCallResult => ({
+    content: `${describeOutcome(line, runners.where(folder), o, runners.timeoutSeconds)}${extra}${
+      o.removedRepositories?.length
+        ? `\n(The sandbox removed the repositories it made: ${o.removedRepositories.join(', ')}. A repository made in the workspace would run its own commands outside the sandbox when VS Code's git opens it.)`
+        : ''
+    }`,
     isError: o.ended !== undefined || (o.exitCode ?? 0) !== 0,
     placement,
   });

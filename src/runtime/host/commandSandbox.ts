@@ -123,5 +123,6 @@ export async function runInSandbox(
     via: 'process',
     ms: Date.now() - started,
     refusedHosts: r.refusedHosts,
+    removedRepositories: r.removedRepositories,
   };
 }

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { bubblewrapArgs, controlPaths, homeSecretPaths, PROXY_PORT, type SandboxBoundary } from './boundary';
-import { workspaceSecretPaths } from './workspaceSecrets';
+import { repositoriesIn, workspaceSecretPaths } from './workspaceSecrets';
 import type { PathGuard, ResolvedPath } from '../../../tools/pathGuard';
 import { HostProxy } from './hostProxy';
 import { runProcess, type ProcessRunResult } from '../processRun';
@@ -96,6 +96,8 @@ export interface SandboxedRunResult extends ProcessRunResult {
   refusedHosts: string[];
   /** Hosts it reached through the proxy. */
   reachedHosts: string[];
+  /** The `.git` folders or files the command made, removed after it. */
+  removedRepositories: string[];
 }
 
 /** The read-only paths made as empty folders for runs (they were absent), and how many runs now hold each. */
@@ -147,6 +149,7 @@ export async function runSandboxed(line: string, o: SandboxedRunOptions): Promis
     await proxy?.listen(join(runFolder, 'proxy.sock'));
     const shell = o.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
     const args = bubblewrapArgs({ ...o.boundary, runFolder }, shell, line, proxy && o.support.socat ? { socat: o.support.socat } : undefined);
+    const repositoriesBefore = new Set((await Promise.all(o.boundary.writable.map((w) => repositoriesIn(w)))).flat());
     const r = await runProcess(line, {
       cwd: o.boundary.cwd,
       argv: [o.support.bwrap, ...args],
@@ -155,7 +158,10 @@ export async function runSandboxed(line: string, o: SandboxedRunOptions): Promis
       onData: (t) => o.onData(t),
       ...(o.signal ? { signal: o.signal } : {}),
     });
-    return { ...r, refusedHosts: [...(proxy?.refused ?? [])], reachedHosts: [...(proxy?.reached ?? [])] };
+    // A repository the command made (`git init sub`) goes: its config would run outside the sandbox.
+    const made = (await Promise.all(o.boundary.writable.map((w) => repositoriesIn(w)))).flat().filter((p) => !repositoriesBefore.has(p));
+    for (const p of made) await rm(p, { recursive: true, force: true });
+    return { ...r, refusedHosts: [...(proxy?.refused ?? [])], reachedHosts: [...(proxy?.reached ?? [])], removedRepositories: made };
   } finally {
     release();
     await proxy?.close();

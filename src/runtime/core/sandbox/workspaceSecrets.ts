@@ -36,3 +36,30 @@ export async function workspaceSecretPaths(root: string, isSecret: (rel: string)
   }
   return { paths, truncated: false };
 }
+
+/**
+ * The repositories in a folder: every `.git` (a folder, or the file of a worktree or submodule) at
+ * any depth but inside dependencies, up to a bound. A sandboxed command must not leave a new one:
+ * VS Code's git opens the repositories it finds in the workspace and runs git there, outside the
+ * sandbox, with that repository's config (`core.fsmonitor` is a command).
+ */
+export async function repositoriesIn(root: string, maxEntries = 50_000): Promise<string[]> {
+  const found: string[] = [];
+  const queue: string[] = [root];
+  let seen = 0;
+  while (queue.length > 0) {
+    const dir = queue.shift()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > maxEntries) return found;
+      if (e.name === '.git') found.push(join(dir, e.name));
+      else if (e.isDirectory() && e.name !== 'node_modules') queue.push(join(dir, e.name));
+    }
+  }
+  return found;
+}
