@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { bubblewrapArgs, controlPaths, homeSecretPaths, PROXY_PORT, type SandboxBoundary } from './boundary';
 import { repositoriesIn, workspaceSecretPaths } from './workspaceSecrets';
 import type { PathGuard, ResolvedPath } from '../../../tools/pathGuard';
@@ -23,7 +23,8 @@ export type SandboxSupport = { available: true; bwrap: string; socat?: string } 
 
 function onPath(name: string, path = process.env.PATH ?? ''): string | undefined {
   for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
+    // Absolute folders only: a relative one (`.`, `node_modules/.bin`) would find a workspace's own bwrap.
+    if (!isAbsolute(dir)) continue;
     const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
   }
