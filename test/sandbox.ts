@@ -11,7 +11,7 @@ export const NO_SANDBOX = {
 };
 
 /** The real sandbox, as the extension runs it, with this home and profile hidden. */
-export async function realSandbox(o: { home: string; profile?: string[]; allowedHosts?: string[]; runUnasked?: boolean }) {
+export async function realSandbox(o: { home: string; profile?: string[]; allowedHosts?: string[]; runUnasked?: boolean; readable?: string[] }) {
   const support = await probeSandbox();
   if (!support.available) throw new Error(`the sandbox must work on this machine (CI installs bubblewrap): ${support.reason}`);
   return {
@@ -27,7 +27,7 @@ export async function realSandbox(o: { home: string; profile?: string[]; allowed
       const started = Date.now();
       const run = await runSandboxed(line, {
         support,
-        boundary: await boundaryFor(guard, folder, { home: o.home, profile: o.profile ?? [] }),
+        boundary: await boundaryFor(guard, folder, { home: o.home, profile: o.profile ?? [], ...(o.readable ? { readable: o.readable } : {}) }),
         allowHosts: hosts,
         timeoutMs: r.timeoutMs,
         onData: (t) => output.append(t),

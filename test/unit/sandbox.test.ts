@@ -6,8 +6,10 @@
 // Then the ordinary work that must keep passing inside: npm test, git, tsc, the network opened.
 //
 // The fixtures live under test-results/, not the temp folder: inside the sandbox /tmp, /run and
-// /var/tmp are empty, so a home or a profile there would look empty for the wrong reason.
+// /var/tmp are empty, so a home or a profile there would look empty for the wrong reason. Where the
+// checkout itself is under one of those (a CI clone in /tmp), they go under ~/.cache instead.
 import { strict as assert } from 'node:assert';
+import { homedir } from 'node:os';
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -22,6 +24,7 @@ import type { ToolResult } from '../../src/tools/workspaceTools';
 import { realSandbox } from '../sandbox';
 
 const ROOT = join(__dirname, '..', '..');
+const FIXTURES = /^\/(tmp|run|var\/tmp)(\/|$)/.test(ROOT) ? join(homedir(), '.cache', 'model-gateway', 'sandbox-tests') : join(ROOT, 'test-results');
 const ID = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
 const RUN = randomUUID().slice(0, 8);
 
@@ -102,8 +105,8 @@ function gitIn(cwd: string, ...args: string[]): string {
 }
 
 async function fixture(exfil: Exfil): Promise<Fixture> {
-  mkdirSync(join(ROOT, 'test-results'), { recursive: true });
-  const root = mkdtempSync(join(ROOT, 'test-results', 'sandbox-'));
+  mkdirSync(FIXTURES, { recursive: true });
+  const root = mkdtempSync(join(FIXTURES, 'sandbox-'));
   const home = join(root, 'home');
   write(join(home, '.ssh', 'id_rsa'), `-----BEGIN OPENSSH PRIVATE KEY-----\n${MARKS.sshKey}\n-----END OPENSSH PRIVATE KEY-----\n`);
   write(join(home, '.bashrc'), '# the person’s shell start-up\nexport PS1="$ "\n');
@@ -160,7 +163,13 @@ async function agent(fx: Fixture, o: { allowedHosts?: string[]; worktree?: strin
     consent: () => ({ auto: DEFAULT_AUTO_APPROVAL, paused: false }),
     policy: () => ({ allow: [], deny: DEFAULT_DENY }),
     timeoutSeconds: () => 30,
-    ...(await realSandbox({ home: fx.home, profile: fx.profile, ...(o.allowedHosts ? { allowedHosts: o.allowedHosts } : {}) })),
+    ...(await realSandbox({
+      home: fx.home,
+      profile: fx.profile,
+      ...(o.allowedHosts ? { allowedHosts: o.allowedHosts } : {}),
+      // The checkout's TypeScript, for tsc: readable even where the checkout is under /tmp.
+      readable: [join(ROOT, 'node_modules')],
+    })),
     ask: (q) => (asked.push(q), Promise.resolve(false)),
   });
   return {

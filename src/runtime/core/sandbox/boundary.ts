@@ -17,6 +17,11 @@ export interface SandboxBoundary {
   /** Folders the command may write (the workspace's or the worktree's, and the person's extra ones). */
   writable: readonly string[];
   /**
+   * Paths outside it the command may read though they are under a folder the sandbox replaces
+   * (`/tmp`, `/run`, `/var/tmp`): a worktree's repository, say.
+   */
+  readable?: readonly string[];
+  /**
    * Paths inside `writable` kept read-only (a file or a folder). An absent one is skipped here;
    * `runSandboxed` makes it an empty folder for the run first, so that a command cannot create it.
    */
@@ -142,6 +147,7 @@ export function bubblewrapArgs(b: SandboxBoundary, shell: string, line: string, 
     if (kind === 'folder') args.push('--tmpfs', p);
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', p);
   }
+  for (const r of b.readable ?? []) if (kindOf(r)) args.push('--ro-bind', r, r);
   for (const w of b.writable) if (kindOf(w) === 'folder') args.push('--bind', w, w);
   for (const p of b.readOnly) if (kindOf(p)) args.push('--ro-bind', p, p);
   // The hidden paths again, in case a writable folder was bound over them (a secret file in the workspace).

@@ -10,9 +10,9 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { bubblewrapArgs, controlPaths, homeSecretPaths, PROXY_PORT, type SandboxBoundary } from './boundary';
 import { repositoriesIn, workspaceSecretPaths } from './workspaceSecrets';
 import type { PathGuard, ResolvedPath } from '../../../tools/pathGuard';
@@ -177,6 +177,8 @@ export interface SandboxSecrets {
   profile: readonly string[];
   /** Folders the person lets commands write besides the workspace. */
   writable?: readonly string[];
+  /** Folders commands may read that the sandbox would otherwise replace (under `/tmp`). */
+  readable?: readonly string[];
 }
 
 /** What one command may touch: its guard's folders writable (their control files read-only), every secret place empty. */
@@ -185,8 +187,25 @@ export async function boundaryFor(guard: PathGuard, folder: ResolvedPath, secret
   const inWorkspace = await Promise.all(roots.map((r) => workspaceSecretPaths(r, guard.isSecret)));
   return {
     writable: [...roots, ...(secrets.writable ?? [])],
+    readable: [...roots.flatMap(worktreeRepository), ...(secrets.readable ?? [])],
     readOnly: controlPaths(roots),
     hidden: [...homeSecretPaths(secrets.home), ...secrets.profile, ...inWorkspace.flatMap((s) => s.paths)],
     cwd: folder.abs,
   };
+}
+
+/**
+ * A worktree's repository folders (its own under `.git/worktrees/`, and the common one), read-only
+ * inside: its `.git` is a file that points there, and the repository may be under `/tmp`.
+ */
+function worktreeRepository(root: string): string[] {
+  try {
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(join(root, '.git'), 'utf8'))?.[1]?.trim();
+    if (!pointer) return [];
+    const gitDir = resolve(root, pointer);
+    const common = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+    return [gitDir, resolve(gitDir, common)];
+  } catch {
+    return []; // not a worktree (a folder, or no .git)
+  }
 }
