@@ -1,7 +1,6 @@
 /** The sandbox for tests of the runtime's command flow: off (the approvals alone), or the real one (bubblewrap) with a home and a profile of the test's own. */
 import type { SandboxedOutcome, SandboxState } from '../src/runtime/core/commandCall';
-import { CappedOutput } from '../src/runtime/core/output';
-import { boundaryFor, probeSandbox, runSandboxed } from '../src/runtime/core/sandbox/sandboxedRun';
+import { boundaryFor, probeSandbox, runSandboxedCommand } from '../src/runtime/core/sandbox/sandboxedRun';
 import type { PathGuard, ResolvedPath } from '../src/tools/pathGuard';
 
 /** No sandbox: the approvals as they are without one. */
@@ -23,26 +22,15 @@ export async function realSandbox(o: { home: string; profile?: string[]; allowed
       hosts: readonly string[],
       r: { timeoutMs: number; signal?: AbortSignal },
     ): Promise<SandboxedOutcome> => {
-      const output = new CappedOutput();
-      const started = Date.now();
-      const run = await runSandboxed(line, {
+      return runSandboxedCommand(line, {
         support,
         boundary: await boundaryFor(guard, folder, { home: o.home, profile: o.profile ?? [], ...(o.readable ? { readable: o.readable } : {}) }),
         allowHosts: hosts,
         timeoutMs: r.timeoutMs,
-        onData: (t) => output.append(t),
+        onData: () => undefined,
         env: { ...process.env, HOME: o.home },
         ...(r.signal ? { signal: r.signal } : {}),
       });
-      return {
-        exitCode: run.exitCode,
-        ...(run.ended ? { ended: run.ended } : {}),
-        output: output.text(),
-        via: 'process',
-        ms: Date.now() - started,
-        refusedHosts: run.refusedHosts,
-        removedRepositories: run.removedRepositories,
-      };
     },
   };
 }

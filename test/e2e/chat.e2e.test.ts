@@ -125,6 +125,17 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await page.locator('.settings-editor').first().waitFor({ state: 'hidden' });
   }
 
+  /** Asks, and whether the approval bar showed at any moment of the answer (it has ended when this returns). */
+  async function askWatchingTheBar(text: string): Promise<boolean> {
+    let barSeen = false;
+    await ask(text);
+    const bar = chat().locator('#approval-bar');
+    const answer = chat().locator('.turn.assistant').nth(answersBefore);
+    while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
+    await idle();
+    return barSeen;
+  }
+
   async function ask(text: string): Promise<void> {
     answersBefore = await chat().locator('.turn.assistant').count();
     const input = chat().locator('#input');
@@ -903,13 +914,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
 
   it('runs the tests in the sandbox without a question: in a terminal, with output and exit code in the tool card, which says where it ran', async () => {
     await chat().locator('#unasked', { hasText: 'Runs unasked: reads · commands in the sandbox' }).waitFor({ timeout: 30_000 });
-    let barSeen = false;
-    await ask('Run the tests');
-    const bar = chat().locator('#approval-bar');
-    const answer = chat().locator('.turn.assistant').nth(answersBefore);
-    while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
-    await idle();
-    assert.equal(barSeen, false, 'no question for a command the sandbox holds');
+    assert.equal(await askWatchingTheBar('Run the tests'), false, 'no question for a command the sandbox holds');
     // The command ran where the person can see it: a terminal of its own, in the panel.
     await page.getByText('Model Gateway agent (sandbox)').first().waitFor({ timeout: 30_000 });
     const card = lastAnswer().locator('details.tool', { hasText: 'run_command' }).first();
@@ -1004,12 +1009,7 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
       await idle();
       await chat().locator('#unasked', { hasText: 'Runs unasked: reads · 1 allowed command' }).waitFor({ timeout: 10_000 });
       // Asked again: it runs with no bar at any moment of the turn.
-      let barSeen = false;
-      await ask('Run the tests');
-      const answer = chat().locator('.turn.assistant').nth(answersBefore);
-      while (!/done|stopped|error/.test((await answer.getAttribute('data-status')) ?? '')) barSeen ||= await bar.isVisible();
-      await idle();
-      assert.equal(barSeen, false, 'no approval bar for an always-allowed command');
+      assert.equal(await askWatchingTheBar('Run the tests'), false, 'no approval bar for an always-allowed command');
       await lastAnswer()
         .locator('summary', { hasText: /run_command\s*npm test\s*done/ })
         .waitFor();

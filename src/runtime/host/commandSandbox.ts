@@ -9,8 +9,7 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import type { PathGuard, ResolvedPath } from '../../tools/pathGuard';
 import type { SandboxState, SandboxedOutcome } from '../core/commandCall';
-import { CappedOutput } from '../core/output';
-import { boundaryFor, probeSandbox, runSandboxed, type SandboxSupport } from '../core/sandbox/sandboxedRun';
+import { boundaryFor, probeSandbox, runSandboxedCommand, type SandboxSupport } from '../core/sandbox/sandboxedRun';
 
 const Strings = z.catch(z.array(z.string()), []);
 
@@ -103,26 +102,12 @@ export async function runInSandbox(
 ): Promise<SandboxedOutcome> {
   const s = await sandboxSupport();
   if (!s.available) throw new Error(`the sandbox is not available here: ${s.reason}`);
-  const output = new CappedOutput();
-  const started = Date.now();
-  const r = await runSandboxed(line, {
+  return runSandboxedCommand(line, {
     support: s,
     boundary: await boundaryFor(guard, folder, { home: homedir(), profile, writable: sandboxSettings().writableFolders }),
     allowHosts: hosts,
     timeoutMs: o.timeoutMs,
-    onData: (t) => {
-      output.append(t);
-      o.onData?.(t);
-    },
+    onData: (t) => o.onData?.(t),
     ...(o.signal ? { signal: o.signal } : {}),
   });
-  return {
-    exitCode: r.exitCode,
-    ...(r.ended ? { ended: r.ended } : {}),
-    output: output.text(),
-    via: 'process',
-    ms: Date.now() - started,
-    refusedHosts: r.refusedHosts,
-    removedRepositories: r.removedRepositories,
-  };
 }

@@ -17,6 +17,8 @@ import { bubblewrapArgs, controlPaths, homeSecretPaths, PROXY_PORT, type Sandbox
 import { repositoriesIn, workspaceSecretPaths } from './workspaceSecrets';
 import type { PathGuard, ResolvedPath } from '../../../tools/pathGuard';
 import { HostProxy } from './hostProxy';
+import type { SandboxedOutcome } from '../commandCall';
+import { CappedOutput } from '../output';
 import { runProcess, type ProcessRunResult } from '../processRun';
 
 export type SandboxSupport = { available: true; bwrap: string; socat?: string } | { available: false; reason: string };
@@ -168,6 +170,28 @@ export async function runSandboxed(line: string, o: SandboxedRunOptions): Promis
     await proxy?.close();
     await rm(runFolder, { recursive: true, force: true });
   }
+}
+
+/** A line run in the sandbox as the model gets it: its output collected (capped, cleaned), and what the sandbox did. */
+export async function runSandboxedCommand(line: string, o: SandboxedRunOptions): Promise<SandboxedOutcome> {
+  const output = new CappedOutput();
+  const started = Date.now();
+  const r = await runSandboxed(line, {
+    ...o,
+    onData: (t) => {
+      output.append(t);
+      o.onData(t);
+    },
+  });
+  return {
+    exitCode: r.exitCode,
+    ...(r.ended ? { ended: r.ended } : {}),
+    output: output.text(),
+    via: 'process',
+    ms: Date.now() - started,
+    refusedHosts: r.refusedHosts,
+    removedRepositories: r.removedRepositories,
+  };
 }
 
 /** The places outside the workspace no command reads: the home's secret folders and files, the VS Code profile. */
