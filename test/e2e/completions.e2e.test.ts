@@ -93,7 +93,17 @@ describe('inline completions, end to end (code-server, headless Chromium)', func
       20_000,
     );
     if (first === 'list') await page.keyboard.press('Escape');
-    await until('the ghost text', async () => (await ghost().allInnerTexts()).join('') === 'et;', 20_000);
+    // On a loaded machine the word list can open again after that Escape (seen on VS Code 1.139 in
+    // a full run: four requests, no ghost text): closed the same way while waiting.
+    await until(
+      'the ghost text',
+      async () => {
+        if ((await ghost().allInnerTexts()).join('') === 'et;') return true;
+        if ((await page.locator('.suggest-widget.visible').count()) > 0) await page.keyboard.press('Escape');
+        return false;
+      },
+      20_000,
+    );
     await page.screenshot({ path: join(SHOTS, 'completions-ghost-text.png'), clip: { x: 340, y: 60, width: 760, height: 150 } });
     assert.ok(emu.requestsTo('/v1/completions').length > before, 'asked the gateway');
     assert.equal((emu.requestsTo('/v1/completions').at(-1)!.body as { suffix?: string }).suffix, '\n}\n');
