@@ -3,7 +3,8 @@ import type { Clock } from './clock';
 import type { EmulatedModel } from './models';
 import type { EmuKey, EmuUser, Store } from './store';
 
-export type AuthFailure = { status: 401 | 403 | 429; message: string; code: string };
+/** `status`: 401, 403, 429 from the key and limiter checks; a busy model's own (429, 503, 529). */
+export type AuthFailure = { status: number; message: string; code: string };
 export type AuthResult = { ok: true; key: EmuKey; user: EmuUser } | ({ ok: false } & AuthFailure);
 
 function ipv4ToInt(ip: string): number | undefined {

@@ -11,6 +11,7 @@ function profileArg(argv: string[]): ServerProfile {
 }
 
 // `npm run emulator [-- --profile one-api] [port]`: a gateway emulator on loopback for demos and manual tests.
+// MODEL_GATEWAY_EMULATOR_BUSY='claude-sonnet-emu=no-channel' starts it with that model busy (docs/emulator.md).
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const positional = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--profile');
@@ -22,6 +23,16 @@ async function main(): Promise<void> {
   console.log(`Demo system access token (emulator only): ${GatewayEmulator.demoAccessToken}`);
   console.log(`Demo user id (New-Api-User): ${GatewayEmulator.demoUserId}`);
   console.log(`Switch profile while running: POST ${emu.url}/__emulator/profile {"profile":"one-api"}`);
+  // MODEL_GATEWAY_EMULATOR_BUSY (read by GatewayEmulator.start) makes models busy from the start.
+  for (const r of emu.faults.list()) {
+    const f = r.fault;
+    if (r.model)
+      console.log(`Busy from the start: ${r.model} (${f.kind === 'busy' ? f.reason : f.kind === 'stall' ? `stall after ${f.afterEvents} events` : f.kind})`);
+  }
+  console.log(
+    `Make a model busy while running: POST ${emu.url}/__emulator/faults {"model":"claude-sonnet-emu","times":null,"fault":{"kind":"busy","reason":"no-channel"}}`,
+  );
+  console.log(`…and answer again: POST ${emu.url}/__emulator/faults {"clear":true,"model":"claude-sonnet-emu"}`);
   const stop = () => void emu.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

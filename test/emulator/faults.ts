@@ -21,12 +21,54 @@ export type Fault =
   /** A `: PING` comment before every Nth event. */
   | { kind: 'keepAlive'; every: number }
   /** Pause between events (lets a test abort mid-stream). */
-  | { kind: 'delayEvents'; ms: number };
+  | { kind: 'delayEvents'; ms: number }
+  /**
+   * The model is busy, answered with the real server's own body for the profile and route
+   * (`busy.ts`): new-api's model rate limit or an upstream 429 relayed (`rate-limit`), the
+   * distributor finding no channel (`no-channel`, 503), the upstream's 529 relayed (`overloaded`).
+   */
+  | BusyFault
+  /**
+   * A stream that goes quiet: its head (200, `text/event-stream`) is sent, then `afterEvents` SSE
+   * events (every `data:` block counts, token or not: chat completions' role-only first chunk,
+   * messages' `message_start`, `response.created`, `[DONE]`; `: PING` comments do not), then
+   * nothing for `ms` (until the client goes away when absent), after which the stream goes on.
+   * A request that is not streamed gets no byte for as long, then its answer.
+   */
+  | { kind: 'stall'; afterEvents: number; ms?: number };
+
+export const BUSY_REASONS = ['rate-limit', 'no-channel', 'overloaded'] as const;
+export type BusyReason = (typeof BUSY_REASONS)[number];
+
+export interface BusyFault {
+  kind: 'busy';
+  reason: BusyReason;
+  /**
+   * `rate-limit` only: an upstream's 429 relayed with `Retry-After: <seconds>` instead of new-api's
+   * own limiter (which sends no such header). one-api has no limiter of its own: its `rate-limit`
+   * is always the relayed upstream 429, with the header only when this is set.
+   */
+  retryAfter?: number;
+  /** new-api's limiter window (`ModelRequestRateLimitDurationMinutes`), 1 by default. */
+  minutes?: number;
+  /** new-api's limiter count (`ModelRequestRateLimitSuccessCount`), 3 by default. */
+  count?: number;
+  /** The upstream's own message for a relayed 429 or 529 (the real servers keep it). */
+  message?: string;
+  /** The user's group named by `no-channel` (`default` by default). */
+  group?: string;
+}
 
 export interface FaultRule {
   /** Path prefix the rule applies to; all paths when absent. */
   path?: string;
-  times?: number;
+  /**
+   * The model the rule applies to (exactly; requests for other models pass): the JSON body's
+   * `model`, or on Gemini's routes the one in the path (`/v1beta/models/{model}:…`).
+   */
+  model?: string;
+  /** Matching requests the fault applies to (1 by default); `null` or `Infinity`: until cleared. */
+  times?: number | null;
   /** Matching requests to let through before the fault applies. */
   after?: number;
   /** Applies to each matching request with this probability (0–1), for as long as the rule lasts; `times` counts the requests it applied to. */
@@ -34,25 +76,55 @@ export interface FaultRule {
   fault: Fault;
 }
 
+/** An active rule as `list()` shows it (`times` null: until cleared). */
+export interface ActiveFaultRule {
+  path?: string;
+  model?: string;
+  times: number | null;
+  after: number;
+  chance: number;
+  fault: Fault;
+}
+
 export class Faults {
-  private rules: { path?: string; left: number; skip: number; chance: number; fault: Fault }[] = [];
+  private rules: { path?: string; model?: string; left: number; skip: number; chance: number; fault: Fault }[] = [];
 
   constructor(private readonly random: () => number = Math.random) {}
 
   add(rule: FaultRule): void {
     const chance = rule.chance ?? 1;
-    this.rules.push({ path: rule.path, left: rule.times ?? (chance < 1 ? Infinity : 1), skip: rule.after ?? 0, chance, fault: rule.fault });
+    this.rules.push({
+      path: rule.path,
+      model: rule.model,
+      left: rule.times === null ? Infinity : (rule.times ?? (chance < 1 ? Infinity : 1)),
+      skip: rule.after ?? 0,
+      chance,
+      fault: rule.fault,
+    });
   }
 
-  clear(): void {
-    this.rules = [];
+  /** Takes every rule off, or only those for `model` when given. */
+  clear(model?: string): void {
+    this.rules = model === undefined ? [] : this.rules.filter((r) => r.model !== model);
+  }
+
+  /** The rules still active, in the order they apply. */
+  list(): ActiveFaultRule[] {
+    return this.rules.map((r) => ({
+      ...(r.path !== undefined ? { path: r.path } : {}),
+      ...(r.model !== undefined ? { model: r.model } : {}),
+      times: Number.isFinite(r.left) ? r.left : null,
+      after: r.skip,
+      chance: r.chance,
+      fault: r.fault,
+    }));
   }
 
   /** Takes the faults for one request (consuming one use of each matching rule). */
-  take(path: string): Fault[] {
+  take(path: string, model?: string): Fault[] {
     const out: Fault[] = [];
     for (const r of this.rules) {
-      if (r.left > 0 && (!r.path || path.startsWith(r.path))) {
+      if (r.left > 0 && (!r.path || path.startsWith(r.path)) && (r.model === undefined || r.model === model)) {
         if (r.skip > 0) {
           r.skip--;
           continue;
@@ -68,6 +140,24 @@ export class Faults {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Sends nothing for `ms` (until the client goes away when absent); resolves then, or as soon as
+ * the response closes, leaving no timer or listener behind.
+ */
+export function quietFor(res: ServerResponse, ms: number | undefined): Promise<void> {
+  if (res.destroyed || res.writableFinished) return Promise.resolve();
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      if (timer) clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('close', done);
+    if (ms !== undefined) timer = setTimeout(done, ms);
+  });
+}
 
 /**
  * Writes an SSE response event by event, applying stream faults. `event()` resolves false once
@@ -99,6 +189,8 @@ export class SseWriter {
       'cache-control': 'no-cache',
       'x-accel-buffering': 'no',
     });
+    // A stall before the first event still shows its head, as a real stream's does.
+    if (this.faults.some((f) => f.kind === 'stall')) this.res.flushHeaders();
   }
 
   async event(name: string | undefined, data: string): Promise<boolean> {
@@ -124,6 +216,10 @@ export class SseWriter {
       }
       if (f.kind === 'malformed' && this.count === f.afterEvents) {
         this.res.write('data: {"id":"broken", "choices": [\n\n');
+      }
+      if (f.kind === 'stall' && this.count === f.afterEvents) {
+        await quietFor(this.res, f.ms);
+        if (this.stopped) return false;
       }
       if (f.kind === 'streamError' && this.count === f.afterEvents) {
         const e = this.errorPayload(f.message ?? 'Upstream provider failed mid-stream.');

@@ -6,9 +6,16 @@
  * request id, and no `Retry-After` or `X-RateLimit-*` header. one-api has no such limiter.
  */
 import type { ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { gatewayRequestId } from './busy';
 import type { Clock } from './clock';
 import { sendJson } from './server';
+
+/** The refusal of `ModelRequestRateLimitSuccessCount` (successful requests in the window). */
+export const successLimitMessage = (minutes: number, count: number) => `您已达到请求数限制：${minutes}分钟内最多请求${count}次`;
+
+/** The refusal of `ModelRequestRateLimitCount` (all requests in the window, failures included). */
+export const totalLimitMessage = (minutes: number, count: number) =>
+  `您已达到总请求数限制：${minutes}分钟内最多请求${count}次，包括失败次数，请检查您的请求是否正确`;
 
 export interface ModelRateLimit {
   minutes: number;
@@ -58,11 +65,11 @@ export class ModelRateLimiter {
     const { minutes, total, success } = this.limit;
     const seconds = minutes * 60;
     if (total > 0 && !this.request(`MRRL${userId}`, total, seconds)) {
-      refuse(res, `您已达到总请求数限制：${minutes}分钟内最多请求${total}次，包括失败次数，请检查您的请求是否正确`);
+      refuse(res, totalLimitMessage(minutes, total));
       return false;
     }
     if (!this.canRequest(`MRRLS${userId}`, success, seconds)) {
-      refuse(res, `您已达到请求数限制：${minutes}分钟内最多请求${success}次`);
+      refuse(res, successLimitMessage(minutes, success));
       return false;
     }
     res.once('finish', () => {
@@ -73,6 +80,6 @@ export class ModelRateLimiter {
 }
 
 function refuse(res: ServerResponse, message: string): void {
-  const requestId = `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}${randomBytes(4).toString('hex')}`;
+  const requestId = gatewayRequestId('new-api');
   sendJson(res, 429, { error: { message: `${message} (request id: ${requestId})`, type: 'new_api_error', code: '' } }, { 'x-oneapi-request-id': requestId });
 }

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { authorize, keyFromRequest, type AuthResult } from './auth';
 import { handleChatCompletions } from './chat-completions';
 import { Clock } from './clock';
-import { Faults, type Fault, type FaultRule } from './faults';
+import { BUSY_REASONS, Faults, quietFor, type Fault, type FaultRule } from './faults';
+import { busyRulesFromEnv, sendBusy } from './busy';
 import { handleResponses, handleResponsesCompact } from './responses';
 import { handleGemini, handleGeminiModels } from './gemini';
 import { fillTheMiddle, handleCompletions } from './fim';
@@ -95,6 +96,32 @@ export function claudeError(res: ServerResponse, status: number, message: string
   sendJson(res, status, { type: 'error', error: { type: type ?? CLAUDE_TYPES[status] ?? 'api_error', message }, request_id: null });
 }
 
+/** The model a request names: its JSON body's `model`, or Gemini's in the path. */
+export function requestModel(path: string, body: unknown): string | undefined {
+  const gemini = /^\/v1beta\/models\/([^/:]+):/.exec(path);
+  if (gemini) return decodeURIComponent(gemini[1]);
+  if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
+    const model = (body as Record<string, unknown>).model;
+    if (typeof model === 'string') return model;
+  }
+  return undefined;
+}
+
+function isStreamed(path: string, body: unknown): boolean {
+  if (path.endsWith(':streamGenerateContent')) return true;
+  return !!body && typeof body === 'object' && !Buffer.isBuffer(body) && (body as Record<string, unknown>).stream === true;
+}
+
+/** What is wrong with a fault rule sent to the control API (a typo would otherwise be silently ignored). */
+function faultRuleProblem(b: Record<string, unknown>): string | undefined {
+  const f = b.fault as Record<string, unknown> | undefined;
+  if (!f || typeof f !== 'object' || typeof f.kind !== 'string') return 'fault.kind is required';
+  if (b.model !== undefined && typeof b.model !== 'string') return 'model must be a string';
+  if (f.kind === 'busy' && !(BUSY_REASONS as readonly unknown[]).includes(f.reason)) return `fault.reason must be one of ${BUSY_REASONS.join(', ')}`;
+  if (f.kind === 'stall' && !(typeof f.afterEvents === 'number' && f.afterEvents >= 0)) return 'fault.afterEvents must be a number (0 or more)';
+  return undefined;
+}
+
 export class GatewayEmulator {
   readonly clock = new Clock();
   readonly store = new Store(this.clock);
@@ -179,11 +206,18 @@ export class GatewayEmulator {
     route('*', /^\/api\//, handleAccount);
   }
 
-  /** `historyDays`: bill that many days of past usage to the demo user first (demos, the usage view's tests). */
-  static async start(options: { port?: number; host?: string; profile?: ServerProfile; historyDays?: number } = {}): Promise<GatewayEmulator> {
+  /**
+   * `historyDays`: bill that many days of past usage to the demo user first (demos, the usage
+   * view's tests). `busy`: fault rules to start with (by default those of `MODEL_GATEWAY_EMULATOR_BUSY`).
+   */
+  static async start(
+    options: { port?: number; host?: string; profile?: ServerProfile; historyDays?: number; busy?: FaultRule[] } = {},
+  ): Promise<GatewayEmulator> {
     const emu = new GatewayEmulator();
     if (options.profile) emu.profile = options.profile;
     if (options.historyDays) emu.store.seedHistory(GatewayEmulator.demoUserId, options.historyDays);
+    // A demo may start with a busy model (`MODEL_GATEWAY_EMULATOR_BUSY=claude-sonnet-emu=no-channel`).
+    for (const rule of options.busy ?? busyRulesFromEnv()) emu.faults.add(rule);
     await emu.storage.start();
     await emu.listen(options.port ?? 0, options.host ?? '127.0.0.1');
     return emu;
@@ -248,6 +282,13 @@ export class GatewayEmulator {
     const relayed = ctx.req.method === 'POST' && !ctx.path.includes('/dashboard/');
     if (relayed && this.profile === 'new-api' && this.rateLimiter && !this.rateLimiter.admit(result.user.id, ctx.res)) {
       return { ok: false, status: 429, message: 'rate limited', code: 'rate_limited' };
+    }
+    // A busy model: after the key's check, where the servers' limiter, distributor and relay run.
+    const busy = relayed ? ctx.faults.find((f): f is Extract<Fault, { kind: 'busy' }> => f.kind === 'busy') : undefined;
+    if (busy) {
+      const id = model?.id ?? requestModel(ctx.path, ctx.body) ?? '';
+      sendBusy(busy, { res: ctx.res, profile: this.profile, format, model: id, acceptLanguage: asText(ctx.req.headers['accept-language']) });
+      return { ok: false, status: ctx.res.statusCode, message: `busy: ${busy.reason}`, code: 'busy' };
     }
     return result;
   }
@@ -362,7 +403,7 @@ export class GatewayEmulator {
       if (!res.writableFinished) record.aborted = true;
       if (res.headersSent) record.status = res.statusCode;
     });
-    const faults = this.faults.take(path);
+    const faults = this.faults.take(path, requestModel(path, body));
     if (faults.some((f) => f.kind === 'reset')) {
       req.socket.destroy();
       return;
@@ -375,6 +416,12 @@ export class GatewayEmulator {
     if (res.destroyed) return;
     const status = faults.find((f): f is Extract<Fault, { kind: 'status' }> => f.kind === 'status');
     if (status) return this.sendStatusFault(res, path, status);
+    // A stall on a request that is not streamed: no byte at all for as long.
+    const stall = faults.find((f): f is Extract<Fault, { kind: 'stall' }> => f.kind === 'stall');
+    if (stall && !isStreamed(path, body)) {
+      await quietFor(res, stall.ms);
+      if (res.destroyed) return;
+    }
 
     for (const r of this.routes) {
       if (r.method !== '*' && r.method !== req.method) continue;
@@ -409,11 +456,21 @@ export class GatewayEmulator {
   private control(path: string, body: unknown, res: ServerResponse): void {
     const b = (body ?? {}) as Record<string, unknown>;
     switch (path) {
-      case '/__emulator/faults':
-        // `{ clear: true }` takes every fault off and keeps the request log.
-        if (b.clear === true) this.faults.clear();
-        else this.faults.add(b as unknown as FaultRule);
+      case '/__emulator/faults': {
+        // `{ clear: true }` takes every fault off and keeps the request log; `{ clear: true, model }`
+        // only that model's.
+        if (b.clear === true) {
+          this.faults.clear(typeof b.model === 'string' ? b.model : undefined);
+          return sendJson(res, 200, { ok: true });
+        }
+        const problem = faultRuleProblem(b);
+        if (problem) return openAiError(res, 400, problem);
+        this.faults.add(b as unknown as FaultRule);
         return sendJson(res, 200, { ok: true });
+      }
+      case '/__emulator/faults/list':
+        // The active rules (GET or POST), each with its uses left (`times` null: until cleared).
+        return sendJson(res, 200, { rules: this.faults.list() });
       case '/__emulator/clock':
         this.clock.advance(Number(b.advanceMs ?? 0));
         return sendJson(res, 200, { now: this.clock.now() });
