@@ -8,6 +8,7 @@ import type { UsageReport } from '../../src/common/usageReport';
 import { config } from '../../test/integration/config';
 import { api, connectToEmulator, emulatorControl, everythingServerPath, runAnswering, until } from '../../test/integration/helpers';
 import {
+  chatRequestLog,
   childrenSettled,
   collector,
   completions,
@@ -20,6 +21,7 @@ import {
   sampleTable,
   turn,
   type Sample,
+  type SentRequest,
 } from '../../test/integration/soakTools';
 
 /**
@@ -76,6 +78,16 @@ interface State {
   /** Each conversation and its turn count, as the first half left it (the reload must keep them). */
   conversations: Record<string, number>;
   flag: number;
+  /** The first half's chat requests by body hash (`chatRequestLog`), for naming a duplicate across the reload. */
+  requests?: Record<string, SentRequest[]>;
+}
+
+/** A request the gateway answered twice, named by what its sends said and who sent them. */
+function describeTwice(hash: string, sends: SentRequest[] | undefined): string {
+  if (!sends?.length) return `${hash.slice(0, 12)}: not seen leaving the extension host`;
+  const s = sends[0];
+  const gaps = sends.slice(1).map((x, i) => `${((x.at - sends[i].at) / 1000).toFixed(1)} s`);
+  return `${hash.slice(0, 12)}: sent ${sends.length}× (${gaps.join(', ') || 'once'} apart), ${s.model}${s.stream ? ' streamed' : ''}, system "${s.system.slice(0, 40)}", user "${s.user}", from ${[...new Set(sends.map((x) => x.callers))].join(' | ')}`;
 }
 
 const stateFile = () => join(config.dialogDir ?? '', 'soak-state.json');
@@ -203,15 +215,20 @@ describe('bench: a working day in one window', function () {
    * included), often enough that what loads once and the allocators' high-water mark are in the
    * baseline. With 12 turns and no faults, VS Code 1.100.3's RSS still rose 14% in the first 50
    * turns of the day and then stayed flat (heap +0.9%); the short soak needed 20 turns too.
+   *
+   * Each half asks its own questions (turns 1000… and 1300…: the same kinds, the same lengths). The
+   * same question opening a new conversation is the same request byte for byte (the system prompt
+   * changes by the day only, the emulator's answers follow the prompt), which the count of requests
+   * answered twice would take for one sent again: with one warm-up for both halves, six were.
    */
-  async function warmUp(o: Outcomes): Promise<void> {
+  async function warmUp(o: Outcomes, phase: number): Promise<void> {
     const { testing } = await api();
     await testing.chat.newConversation();
     let first = '';
     for (let t = 0; t < 24; t++) {
       if (t === 12) await testing.chat.newConversation();
       if (t === 18) assert.ok(await testing.chat.open(first), 'the warm-up switches back');
-      await dayTurn(1000 + t, o);
+      await dayTurn(1000 + 300 * (phase - 1) + t, o);
       // A conversation exists once its first message is sent.
       first ||= testing.chat.current!.id;
     }
@@ -256,6 +273,10 @@ describe('bench: a working day in one window', function () {
       ? (JSON.parse(readFileSync(stateFile(), 'utf8')) as State)
       : { phase: 1, rows: [], baselines: [], outcomes: emptyOutcomes(), conversations: {}, flag: 0 };
     const o = state.outcomes;
+    // This half's chat requests, by body hash: which surface sent a request answered twice.
+    const requests = chatRequestLog();
+    const previous = state.requests ?? {};
+    for (const [hash, list] of Object.entries(previous)) requests.sent.set(hash, list);
     await prepare(state.phase === 1);
     if (state.phase === 2) {
       // The reload kept every conversation with its turns.
@@ -267,7 +288,7 @@ describe('bench: a working day in one window', function () {
     // Warm-up (faults on, as for the day), then the baseline of this half.
     await emulatorControl('faults', { clear: true });
     await faultsOn();
-    await warmUp(emptyOutcomes());
+    await warmUp(emptyOutcomes(), state.phase);
     const conversations: string[] = [...Object.keys(state.conversations), testing.chat.current!.id];
     const baseline = await measure(gc, state.phase === 1 ? 0 : TURNS / 2, state.phase);
     state.baselines.push(baseline.sample);
@@ -322,6 +343,8 @@ describe('bench: a working day in one window', function () {
         state.conversations[id] = testing.chat.current!.turns.length;
       }
       state.phase = 2;
+      requests.stop();
+      state.requests = Object.fromEntries(requests.sent);
       writeFileSync(stateFile(), JSON.stringify(state));
       (globalThis as { __modelGatewayReload?: boolean }).__modelGatewayReload = true;
       return;
@@ -334,10 +357,15 @@ describe('bench: a working day in one window', function () {
     const answered = ((await emulatorControl('answered', { path: '/v1/chat/completions' })) as { requests: { status: number; bodyHash: string }[] }).requests;
     const seen = new Set<string>();
     let paidTwice = 0;
+    const twice: string[] = [];
     for (const r of answered.filter((x) => x.status === 200)) {
-      if (seen.has(r.bodyHash)) paidTwice++;
+      if (seen.has(r.bodyHash)) {
+        paidTwice++;
+        twice.push(describeTwice(r.bodyHash, requests.sent.get(r.bodyHash)));
+      }
       seen.add(r.bodyHash);
     }
+    requests.stop();
     const faulted = answered.filter((x) => x.status !== 200).length;
     rmSync(stateFile(), { force: true });
 
@@ -351,6 +379,7 @@ describe('bench: a working day in one window', function () {
       );
     }
     const report = [`  the day, measured every ${TURNS / WINDOWS} turns after a forced collection:`, ...lines];
+    if (twice.length) report.push(`  chat requests answered twice (${twice.length}):`, ...twice.map((t) => `    ${t}`));
     const m = metrics();
     const halves = [1, 2].map((phase) => {
       const rows = state.rows.filter((r) => r.phase === phase);

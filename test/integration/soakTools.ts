@@ -3,6 +3,8 @@
  * extension host's collector, a sample of its memory and handles, and the person's actions (a chat
  * turn with its approvals answered, inline completions typed, an MCP server killed).
  */
+import { createHash } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -288,4 +290,67 @@ export function sampleTable(before: Sample, after: Sample): (string | number)[][
       after.handles[k] ?? 0,
     ]),
   ];
+}
+
+/** What a chat request said, by its body's SHA-256 (the emulator's `bodyHash`), and who sent it. */
+export interface SentRequest {
+  model: string;
+  stream: boolean;
+  /** The system prompt's start and the last user message's start: which surface asked. */
+  system: string;
+  user: string;
+  /** The extension's functions on the way to the transport (its async stack), nearest last. */
+  callers: string;
+  at: number;
+}
+
+/**
+ * Follows every `/v1/chat/completions` request the extension host sends (undici's `request:create`
+ * channel, which the bundled transport publishes to), so that a request the emulator answered twice
+ * can be named: its model, its prompt's start and the callers that sent it.
+ */
+export function chatRequestLog(): { sent: Map<string, SentRequest[]>; stop: () => void } {
+  const sent = new Map<string, SentRequest[]>();
+  const text = (content: unknown): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((p) => (typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('')
+        : '';
+  const onCreate = (message: unknown) => {
+    const request = (message as { request?: { path?: string; body?: unknown } }).request;
+    if (!request?.path?.startsWith('/v1/chat/completions') || !Buffer.isBuffer(request.body)) return;
+    const hash = createHash('sha256').update(request.body).digest('hex');
+    let body: { model?: string; stream?: boolean; messages?: { role: string; content: unknown }[] } = {};
+    try {
+      body = JSON.parse(request.body.toString('utf8')) as typeof body;
+    } catch {
+      // Not JSON: named by its callers alone.
+    }
+    const messages = body.messages ?? [];
+    const first = (role: string, last = false) => {
+      const m = (last ? [...messages].reverse() : messages).find((x) => x.role === role);
+      return text(m?.content).replace(/\s+/g, ' ').slice(0, 80);
+    };
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 60;
+    const stack = new Error().stack ?? '';
+    Error.stackTraceLimit = limit;
+    // The frames above the transport's (undici's own below it are no surface).
+    const frames = stack
+      .split('\n')
+      .map((l) => /at (?:async )?([\w$.<>]+) \(.*\/dist\/\w+\.js/.exec(l)?.[1])
+      .filter((f): f is string => !!f);
+    const below = frames.map((f) => f.startsWith('Transport.')).lastIndexOf(true);
+    const callers = frames
+      .slice(below + 1)
+      .slice(0, 8)
+      .reverse()
+      .join(' → ');
+    const list = sent.get(hash) ?? [];
+    list.push({ model: body.model ?? '?', stream: body.stream === true, system: first('system'), user: first('user', true), callers, at: Date.now() });
+    sent.set(hash, list);
+  };
+  subscribe('undici:request:create', onCreate);
+  return { sent, stop: () => unsubscribe('undici:request:create', onCreate) };
 }
