@@ -18,6 +18,7 @@ import { runRenderBench } from './render';
 import { runSoakBench } from './soak';
 import { runVectorBench } from './vectors';
 import { runSandboxBench, sandboxBenchText } from './sandbox';
+import { fallbackBenchText, runFallbackBench } from './fallback';
 import { runSpeechBench } from './speech';
 import { runSubagentBench, subagentBenchText } from './subagents';
 import { runUsageBench } from './usage';
@@ -317,6 +318,11 @@ async function main(): Promise<void> {
     console.log(
       `  with a fixed 400 ms wait only (no prefill): ${fixed.timeRatio.toFixed(2)}× the one-context time (${(fixed.subagents.ms / 1000).toFixed(1)} s against ${(fixed.oneContext.ms / 1000).toFixed(1)} s)`,
     );
+  }
+  if (want('fallback')) {
+    const f = await runFallbackBench();
+    results.fallback = f;
+    for (const l of fallbackBenchText(f)) console.log(l);
   }
   if (want('sandbox')) {
     const s = await runSandboxBench();

@@ -59,9 +59,11 @@ export const AssistantTurnSchema = z.looseObject({
   usage: UsageSchema,
   cost: z.optional(z.looseObject({ dollars: z.optional(z.number()), savedDollars: z.optional(z.number()), estimated: z.optional(z.boolean()) })),
   at: z.number(),
-  error: z.optional(z.looseObject({ message: z.string(), kind: z.string() })),
+  error: z.optional(z.looseObject({ message: z.string(), kind: z.string(), continueWith: z.optional(z.string()) })),
   plan: z.optional(PlanSchema),
   mode: z.optional(z.string()),
+  fallbacks: z.optional(z.array(z.looseObject({ from: z.string(), to: z.string(), label: z.string() }))),
+  answeredBy: z.optional(z.string()),
 });
 
 export const UserTurnSchema = z.looseObject({

@@ -96,6 +96,9 @@ export interface SubagentRun {
   error?: string;
   /** From its start (a slot free) to its end. */
   ms?: number;
+  /** Busy models it left for the next of the chain, and each model's share of `usage` then. */
+  fallbacks?: TurnFallback[];
+  usageBy?: Record<string, Usage>;
 }
 
 /** Tool-result images sent at most, per call (the rest are named in the result's text). */
@@ -112,6 +115,14 @@ const VISION = /gpt-4o|gpt-4\.1|gpt-5|o3|o4|claude|gemini|vision|-vl\b|llava|pix
 /** Whether a model takes image input: the person's override, else its family. */
 export function takesImages(model: string, override?: boolean): boolean {
   return override ?? VISION.test(model);
+}
+
+/** Models that take no tool definitions: completion-only, embedding, media and early reasoning models. */
+const NO_TOOLS = /(^|[/-])(o1-mini|o1-preview)\b|instruct\b|embed|rerank|moderation|\btts\b|whisper|dall-e|gpt-image|flux|sora|suno|midjourney|r1-distill/i;
+
+/** Whether a model can be offered tools (a fallback with tool calls in its history skips one that cannot). */
+export function takesTools(model: string): boolean {
+  return !NO_TOOLS.test(model);
 }
 
 /** A problem (a diagnostic of a language server) as the chat keeps it. */
@@ -183,6 +194,11 @@ export interface Step {
   thinkingVia?: 'reasoning_content' | 'reasoning' | 'tags';
   /** Gemini: a thought signature that came on a text part, sent back with it. */
   textSignature?: string;
+  /**
+   * The model that wrote this step, when it is not the turn's (a fallback answered): what only
+   * that model can read (signatures, encrypted reasoning) is not sent to another.
+   */
+  model?: string;
   toolCalls: ToolCallRecord[];
   /** Messages the person sent with Steer while this step's tools ran: they follow its results in the next request. */
   steered?: string[];
@@ -223,6 +239,42 @@ export interface TurnError {
   cause403?: string;
   keyRefusal?: string;
   retryAfterMs?: number;
+  /** The answer stopped mid-way on a busy or silent model: the next model of the chain, offered to continue with. */
+  continueWith?: string;
+}
+
+/** A busy model left for the next one of the person's chain (`src/runtime/core/fallback.ts`). */
+export interface TurnFallback {
+  from: string;
+  to: string;
+  /** rate-limit, no-channel, overloaded, server-error, stalled. */
+  kind: string;
+  status?: number;
+  /** "503: no available channel". */
+  label: string;
+  at: number;
+}
+
+const USAGE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
+
+/** Each model's share of an answer's usage: the one model, or after a fallback each that answered. */
+export function usageParts(turn: Pick<AssistantTurn, 'model' | 'usage' | 'usageBy'>): [string, Usage][] {
+  return turn.usageBy && Object.keys(turn.usageBy).length > 0 ? Object.entries(turn.usageBy) : [[turn.model, turn.usage]];
+}
+
+/** Gives `model` what of the turn's usage no model has been given yet (at a switch, and at the end of a turn that switched). */
+export function attributeUsage(turn: AssistantTurn, model: string): void {
+  const by = (turn.usageBy ??= {});
+  const given = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  for (const u of Object.values(by)) {
+    for (const k of USAGE_KEYS) given[k] += u[k];
+    given.reasoning += u.reasoning ?? 0;
+  }
+  const mine = (by[model] ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+  for (const k of USAGE_KEYS) mine[k] += Math.max(0, turn.usage[k] - given[k]);
+  const reasoning = Math.max(0, (turn.usage.reasoning ?? 0) - given.reasoning);
+  if (reasoning) mine.reasoning = (mine.reasoning ?? 0) + reasoning;
+  if (turn.usage.estimated) mine.estimated = true;
 }
 
 export interface AssistantTurn {
@@ -242,6 +294,12 @@ export interface AssistantTurn {
   plan?: PlanItem[];
   /** The chat mode the turn ran in (`agent` when absent), or a custom agent's id. */
   mode?: string;
+  /** Busy models the turn left for the next of the chain, in order; `answeredBy` is the last one's model. */
+  fallbacks?: TurnFallback[];
+  /** The model that answered when a fallback did (`model` stays the one asked first). */
+  answeredBy?: string;
+  /** After a fallback: each model's share of `usage` (priced at its own model's price). */
+  usageBy?: Record<string, Usage>;
   at: number;
 }
 

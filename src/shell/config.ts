@@ -237,3 +237,24 @@ export function assetSettings() {
     },
   };
 }
+
+const ModelList = z.catch(z.array(z.string().check(z.trim(), z.minLength(1))), []);
+const Chains = z.catch(z.record(z.string(), z.array(z.string())), {});
+
+/** The fallback chains and their limits: the person's own settings only (a repository never sets where requests go). */
+export function fallbackSettings(): {
+  chains: Record<string, string[]>;
+  defaultChain: string[];
+  rateLimitWaitMs: number;
+  firstTokenMs: number;
+  completions: string[];
+} {
+  const c = vscode.workspace.getConfiguration('modelGateway');
+  return {
+    chains: Chains.parse(userValue(c, 'fallbackModels')),
+    defaultChain: ModelList.parse(userValue(c, 'fallbackDefault')),
+    rateLimitWaitMs: numberSetting('modelGateway.fallbackRateLimitWaitSeconds', userValue(c, 'fallbackRateLimitWaitSeconds')) * 1000,
+    firstTokenMs: numberSetting('modelGateway.fallbackFirstTokenSeconds', userValue(c, 'fallbackFirstTokenSeconds')) * 1000,
+    completions: ModelList.parse(userValue(c, 'completions.fallbackModels')),
+  };
+}

@@ -36,6 +36,8 @@ export const NUMBER_SETTINGS = {
   'modelGateway.completions.maxLines': { default: 12, minimum: 1, maximum: 200, integer: true },
   'modelGateway.completions.maxFileKB': { default: 1024, minimum: 1, maximum: 20480, integer: true },
   'modelGateway.completions.dailyCapDollars': { default: 1, minimum: 0, maximum: 10000 },
+  'modelGateway.fallbackRateLimitWaitSeconds': { default: 0, minimum: 0, maximum: 600 },
+  'modelGateway.fallbackFirstTokenSeconds': { default: 45, minimum: 0, maximum: 600 },
 } satisfies Record<string, NumberRule>;
 export type NumberSetting = keyof typeof NUMBER_SETTINGS;
 

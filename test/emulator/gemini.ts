@@ -17,6 +17,9 @@ import { asText } from './values';
 
 type Json = Record<string, unknown>;
 
+/** What Gemini 3 accepts in place of a signature on a function call it did not make. */
+const SKIP_VALIDATOR = 'skip_thought_signature_validator';
+
 /** Models that think and sign their function calls. */
 export const SIGNING_GEMINI_MODELS = new Set(['gemini-3-pro-emu']);
 
@@ -30,6 +33,8 @@ const sign = (what: string): string => {
 };
 const verified = (v: unknown): boolean => {
   if (typeof v !== 'string') return false;
+  // Google's documented value for history another model wrote (ai.google.dev/gemini-api/docs/thought-signatures).
+  if (v === SKIP_VALIDATOR) return true;
   const [body, mac] = v.split('.');
   return (
     !!body &&

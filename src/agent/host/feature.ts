@@ -4,6 +4,7 @@ import { workspaceGuard } from '../../shell/workspaceGuard';
 import { AgentToolbox } from '../../runtime/host/toolbox';
 import { configureSandbox } from '../../runtime/host/commandSandbox';
 import { configureTools } from './toolsPicker';
+import { keepFallbackCounts } from '../../runtime/host/fallbackChain';
 
 /** The agent's toolbox (terminal, MCP servers, other extensions' tools, auto-approval) and its commands. */
 export function activateAgent(host: FeatureHost): AgentToolbox {
@@ -20,6 +21,8 @@ export function activateAgent(host: FeatureHost): AgentToolbox {
       );
     },
   });
+  // Every surface's fallbacks are counted per model and day for the Usage view.
+  host.own(keepFallbackCounts(host.context.globalState));
   const toolbox = host.own(new AgentToolbox(host.context, host.services, () => workspaceGuard()));
   host.command('modelGateway.agent.togglePause', () => toolbox.setPaused(!toolbox.paused));
   host.command('modelGateway.agent.configureTools', () => configureTools(toolbox));

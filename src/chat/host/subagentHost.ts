@@ -3,7 +3,9 @@ import type { ChatSettings } from '../../shell/config';
 import { redact } from '../../shell/redact';
 import type { PricedFeature } from '../../shell/services';
 import { runSubagent, Slots, startWithin, SUBAGENT_MAX_STEPS, subagentPrompt, subagentRefusal } from '../../runtime/core/subagents';
-import { costOf } from '../../runtime/host/cost';
+import { costOfParts } from '../../runtime/host/cost';
+import { chainFor, engineFallback } from '../../runtime/host/fallbackChain';
+import { usageParts } from '../../common/conversation';
 import { modelProfile } from '../../runtime/host/modelProfile';
 import type { SubagentHost } from './chatTools';
 
@@ -40,9 +42,11 @@ export function subagentHost(o: {
           refused,
           async () => {
             services.log.info(`chat: subagent "${record.label}" started (${m}, ${tools.definitions.length} read-only tools)`);
+            const models = chainFor(m);
             const result = await runSubagent({
               client: services.client(),
-              modelOptions: modelProfile(services, m, { purpose: 'chat: subagent' }).options,
+              modelOptions: modelProfile(services, models[0], { purpose: 'chat: subagent' }).options,
+              fallback: engineFallback(services, 'chat: subagent', models, (x) => modelProfile(services, x, { purpose: 'chat: subagent' }).options),
               system: subagentPrompt({ folders }),
               task,
               tools,
@@ -54,7 +58,7 @@ export function subagentHost(o: {
               signal,
               onUpdate: () => onUpdate(),
             });
-            record.cost = await costOf(services, m, record.usage, settings.cacheTtl);
+            record.cost = await costOfParts(services, usageParts({ model: m, usage: record.usage, usageBy: record.usageBy }), settings.cacheTtl);
             if (result.limitReached) services.log.info(`chat: subagent "${record.label}" stopped at ${result.limitReached}`);
             if (record.error) record.error = redact(record.error);
             const u = record.usage;

@@ -9,6 +9,7 @@ import type { GatewayClient } from '../../gateway/client';
 import { CompletionCache } from './cache';
 import { cleanChatAnswer, cutPrefix, cutSuffix, withoutRepeatedSuffix } from './context';
 import { AdaptiveDebounce } from './debounce';
+import { runWithFallback, type FallbackAttempt, type FallbackRecord } from '../../runtime/core/fallback';
 import { chatRequest, fimRequest, limitLines, nextPath, prefixOnlyRequest, type CompletionPath, type HoleContext } from './request';
 
 /** Tokens a suggestion may have: a dozen lines of code. */
@@ -26,7 +27,14 @@ export interface CompleterHost {
   remember(model: string, path: CompletionPath): Promise<void> | void;
   /** Called after every answered request with what it used (the host prices and counts it). */
   answered(model: string, tokens: CompletionTokens): Promise<void> | void;
+  /** A busy model was left for the next of the completions' chain (the breaker, the log). */
+  fellBack?(f: FallbackRecord): void;
+  /** The path the person set for a model (`modelOverrides`), for the chain's models. */
+  overrideFor?(model: string): CompletionPath | undefined;
 }
+
+/** Names of code models that fill the middle; another model of the chain is asked as a chat model until it has learned otherwise. */
+const FIM_MODEL = /cod(e|er|estral)|starcoder|fim|santacoder|stable-code/i;
 
 export interface HoleRequest {
   /** The document's text before and after the cursor (cut to the budgets here). */
@@ -40,6 +48,11 @@ export interface HoleRequest {
   maxLines: number;
   /** The path set for the model (then it is not learned or changed). */
   pathOverride?: CompletionPath;
+  /**
+   * Models asked, in order, when `model` is busy (429, 503, 529, 5xx): the completions' own chain.
+   * Each by its own path (a chat model with the chat prompt); no busy answer is sent again.
+   */
+  fallbackModels?: readonly string[];
   /** Typing (wait for a pause) or an explicit trigger (ask at once). */
   automatic: boolean;
   /** Checked once the pause is over, before anything is sent (turned off, snoozed, the cap reached meanwhile). */
@@ -84,6 +97,13 @@ export class InlineCompleter {
     return override ?? this.host.learnedPath(model) ?? 'fim';
   }
 
+  /** A chain model's path: the person's, else learned, else by its name (a chat model with the chat prompt at once). */
+  private chainPath(model: string): CompletionPath | undefined {
+    const set = this.host.overrideFor?.(model);
+    if (set) return set;
+    return this.host.learnedPath(model) || FIM_MODEL.test(model) ? undefined : 'chat';
+  }
+
   async complete(r: HoleRequest, signal: AbortSignal): Promise<CompletionOutcome> {
     const prefix = cutPrefix(r.before, r.maxPrefixTokens);
     const suffix = cutSuffix(r.after, r.maxSuffixTokens);
@@ -104,12 +124,19 @@ export class InlineCompleter {
     const started = performance.now();
     this.stats.requests++;
     try {
-      const answer = await this.ask(r, hole, signal);
+      const { value: answer, model } = await runWithFallback({
+        models: [r.model, ...(r.fallbackModels ?? []).filter((m) => m !== r.model)],
+        // A completion is short and wanted now: no wait for a 429, and no first-token timer (the request is the answer).
+        settings: { rateLimitWaitMs: 0, firstTokenMs: 0 },
+        signal,
+        onFallback: (f) => this.host.fellBack?.(f),
+        attempt: (a) => this.ask({ ...r, model: a.model, pathOverride: a.model === r.model ? r.pathOverride : this.chainPath(a.model) }, hole, a),
+      });
       const requestMs = performance.now() - started;
       this.debounce.record(requestMs);
       this.stats.promptTokens += answer.tokens.prompt;
       this.stats.completionTokens += answer.tokens.completion;
-      await this.host.answered(r.model, answer.tokens);
+      await this.host.answered(model, answer.tokens);
       const text = limitLines(answer.text, r.maxLines);
       if (!text.trim()) return { kind: 'empty', path: answer.path };
       if (this.useCache) this.cache.set(prefix, suffix, text);
@@ -125,17 +152,22 @@ export class InlineCompleter {
   }
 
   /** Asks by the model's path; a refused `suffix` or a chat-only model moves it to the next path, remembered. */
-  private async ask(r: HoleRequest, hole: HoleContext, signal: AbortSignal): Promise<{ text: string; path: CompletionPath; tokens: CompletionTokens }> {
+  private async ask(
+    r: HoleRequest,
+    hole: HoleContext,
+    a: Pick<FallbackAttempt, 'signal' | 'retry'>,
+  ): Promise<{ text: string; path: CompletionPath; tokens: CompletionTokens }> {
     const client = this.host.client();
+    const options = { signal: a.signal, retry: a.retry };
     let path = this.pathOf(r.model, r.pathOverride);
     for (;;) {
       try {
         if (path === 'chat') {
-          const reply = await client.chat.completions.create(chatRequest(r.model, hole), { signal });
+          const reply = await client.chat.completions.create(chatRequest(r.model, hole), options);
           const content = reply.choices[0]?.message.content;
           return { text: cleanChatAnswer(typeof content === 'string' ? content : '', hole.prefix, hole.suffix), path, tokens: tokensOf(reply.usage) };
         }
-        const reply = await client.completions.create(path === 'fim' ? fimRequest(r.model, hole) : prefixOnlyRequest(r.model, hole), { signal });
+        const reply = await client.completions.create(path === 'fim' ? fimRequest(r.model, hole) : prefixOnlyRequest(r.model, hole), options);
         return { text: withoutRepeatedSuffix(reply.choices[0]?.text ?? '', hole.suffix), path, tokens: tokensOf(reply.usage) };
       } catch (err) {
         const next = r.pathOverride ? undefined : nextPath(path, err);

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
+import { runWithFallback } from '../../runtime/core/fallback';
+import { breaker, recordFallback } from '../../runtime/host/fallbackChain';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { booleanSetting, stringSetting } from '../../shell/settingsSchema';
-import { userValue } from '../../shell/config';
+import { fallbackSettings, userValue } from '../../shell/config';
 import type { FeatureSpend } from '../../runtime/host/featureSpend';
 import { EditHistory, nextEditRequest, parseNextEdit, type NextEdit } from '../core/nextEdit';
 import { languageOn, readCompletionSettings } from './settings';
@@ -148,9 +150,17 @@ export class NextEditSuggestions implements vscode.Disposable {
     this.stats.requests++;
     try {
       const sent = performance.now();
-      const reply = await this.services.client().chat.completions.create(request, { signal: abort.signal });
+      // A busy model hands the suggestion to the next of the completions' chain (all chat models here).
+      const asked = await runWithFallback({
+        models: [s.model, ...breaker.order(fallbackSettings().completions).filter((m) => m !== s.model)],
+        settings: { rateLimitWaitMs: 0, firstTokenMs: 0 },
+        signal: abort.signal,
+        onFallback: (f) => recordFallback(this.services, 'next edits', f),
+        attempt: (a) => this.services.client().chat.completions.create({ ...request, model: a.model }, { signal: a.signal, retry: a.retry }),
+      });
+      const reply = asked.value;
       const answered = performance.now();
-      void this.spend.add(s.model, { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0 });
+      void this.spend.add(asked.model, { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0 });
       const content = reply.choices[0]?.message.content;
       const next = parseNextEdit(typeof content === 'string' ? content : '', text, cursorLine, history.recent);
       this.stats.overheadMs.push(sent - began + (performance.now() - answered));

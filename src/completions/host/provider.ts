@@ -8,6 +8,8 @@ import type { CompletionPath } from '../core/request';
 import { holeBesideItem } from '../core/selectedItem';
 import { languageOn, type CompletionSettings } from './settings';
 import { counted } from '../../shell/listeners';
+import { breaker, recordFallback } from '../../runtime/host/fallbackChain';
+import { modelOverride } from '../../shell/config';
 
 const PATHS = 'modelGateway.completions.paths';
 const LEDGER = 'modelGateway.completions.ledger';
@@ -77,6 +79,8 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
       },
       remember: (model, path) => this.remember(model, path),
       answered: (model, tokens) => this.account(model, tokens),
+      fellBack: (f) => recordFallback(services, 'completions', f),
+      overrideFor: (model) => modelOverride(services.settings().modelOverrides, model).completions,
     });
   }
 
@@ -199,6 +203,8 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
           maxSuffixTokens: s.maxSuffixTokens,
           maxLines: s.maxLines,
           pathOverride: s.pathOverride,
+          // The chain's models, a model the breaker tripped last (the chosen one stays first: the cap and the setting are its).
+          fallbackModels: breaker.order(s.fallbackModels),
           // An explicit trigger (the command, Alt+\) asks at once; typing waits for a pause.
           automatic: context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic,
           snippets: (prefix) => this.snippets(document, prefix, 40),

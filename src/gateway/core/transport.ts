@@ -15,6 +15,7 @@ import {
   errorInSuccessBody,
   type APIStatusError,
 } from './errors';
+import type { RequestOptions } from './requestOptions';
 import type { Multipart } from './multipart';
 import { registerSecret } from './redact';
 import { NetworkDispatcher, type NetworkOptions } from './network';
@@ -87,6 +88,8 @@ export interface RequestSpec {
    * a 3xx is an error: a JSON or stream call never takes a redirect for a success.
    */
   followRedirects?: boolean;
+  /** This request's retry policy (`RequestOptions.retry`). */
+  retry?: RequestOptions['retry'];
 }
 
 export interface RawResponse {
@@ -300,6 +303,7 @@ export class Transport {
     let redirects = 0;
     /** Waited for the server's limits so far: together at most `maxRetryAfterMs` (the request's budget). */
     let waitedMs = 0;
+    const maxRetryAfterMs = spec.retry?.maxRetryAfterMs ?? this.maxRetryAfterMs;
 
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortError(`${what} was aborted.`);
@@ -384,10 +388,11 @@ export class Transport {
       const hintedWaitMs = headerWaitMs === undefined && error instanceof RateLimitError ? error.retryAfterMs : undefined;
       const retryAfterMs = headerWaitMs ?? hintedWaitMs;
       if (
-        this.shouldRetry(error, res.headers, retryAfterMs) &&
+        this.shouldRetry(error, res.headers, retryAfterMs, maxRetryAfterMs) &&
+        (spec.retry?.statuses !== false || (error instanceof RateLimitError && retryAfterMs !== undefined && maxRetryAfterMs > 0)) &&
         replayable &&
         attempt <= this.maxRetries &&
-        waitedMs + (retryAfterMs ?? 0) <= this.maxRetryAfterMs
+        waitedMs + (retryAfterMs ?? 0) <= maxRetryAfterMs
       ) {
         const waitMs = hintedWaitMs !== undefined ? hintedWaitMs + this.random() * Math.min(1000, this.retryBaseMs) : (retryAfterMs ?? this.backoffMs(attempt));
         this.options.onRetry?.({ attempt, waitMs, reason: error.message, method: spec.method, path: spec.path });
@@ -416,12 +421,12 @@ export class Transport {
     return first ?? mapTransportError(err, undefined, what);
   }
 
-  private shouldRetry(error: APIStatusError, headers: RawResponse['headers'], retryAfterMs: number | undefined): boolean {
+  private shouldRetry(error: APIStatusError, headers: RawResponse['headers'], retryAfterMs: number | undefined, maxRetryAfterMs: number): boolean {
     const hint = headers['x-should-retry'];
     if (hint === 'false') return false;
     if (hint === 'true') return true;
     if (!RETRYABLE_STATUS.has(error.status)) return false;
-    return retryAfterMs === undefined || retryAfterMs <= this.maxRetryAfterMs;
+    return retryAfterMs === undefined || retryAfterMs <= maxRetryAfterMs;
   }
 
   /** Sends and parses a JSON answer. */

@@ -339,6 +339,7 @@ export class Completions {
       auth: 'bearer',
       json: req,
       signal: opts.signal,
+      retry: opts.retry,
     });
     return parseResponse(ChatCompletionSchema, data, 'a chat completion');
   }
@@ -356,7 +357,7 @@ export class Completions {
     if (added) wire.stream_options = { include_usage: true };
     const req = validateRequest(ChatCompletionRequestSchema, wire);
     const send = (json: unknown, signal: AbortSignal) =>
-      this.transport.send({ method: 'POST', path: '/v1/chat/completions', auth: 'bearer', json, accept: 'text/event-stream', signal });
+      this.transport.send({ method: 'POST', path: '/v1/chat/completions', auth: 'bearer', json, accept: 'text/event-stream', signal, retry: opts.retry });
     return new ChatCompletionStream(
       async (signal) => {
         try {

@@ -83,7 +83,7 @@ export class TextCompletions {
 
   async create(body: CompletionRequest, opts: RequestOptions = {}): Promise<Completion> {
     const req = validateRequest(CompletionRequestSchema, { ...body, stream: false });
-    const { data } = await this.transport.json({ method: 'POST', path: '/v1/completions', auth: 'bearer', json: req, signal: opts.signal });
+    const { data } = await this.transport.json({ method: 'POST', path: '/v1/completions', auth: 'bearer', json: req, signal: opts.signal, retry: opts.retry });
     return parseResponse(CompletionSchema, data, 'a completion');
   }
 
@@ -91,7 +91,8 @@ export class TextCompletions {
   stream(body: CompletionRequest, opts: RequestOptions = {}): CompletionStream {
     const req = validateRequest(CompletionRequestSchema, { ...body, stream: true, stream_options: { include_usage: true } });
     return new CompletionStream(
-      (signal) => this.transport.send({ method: 'POST', path: '/v1/completions', auth: 'bearer', json: req, accept: 'text/event-stream', signal }),
+      (signal) =>
+        this.transport.send({ method: 'POST', path: '/v1/completions', auth: 'bearer', json: req, accept: 'text/event-stream', signal, retry: opts.retry }),
       'Completion stream',
       opts.signal,
     );

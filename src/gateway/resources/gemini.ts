@@ -205,6 +205,7 @@ export class Gemini {
       auth: 'goog',
       json: req,
       signal: opts.signal,
+      retry: opts.retry,
     });
     return parseResponse(GenerateContentResponseSchema, data, 'a Gemini answer');
   }
@@ -213,7 +214,8 @@ export class Gemini {
     const req = validateRequest(GenerateContentSchema, body);
     const path = this.path(checkModel(model), 'streamGenerateContent');
     return new GeminiStream(
-      (signal) => this.transport.send({ method: 'POST', path, query: { alt: 'sse' }, auth: 'goog', json: req, accept: 'text/event-stream', signal }),
+      (signal) =>
+        this.transport.send({ method: 'POST', path, query: { alt: 'sse' }, auth: 'goog', json: req, accept: 'text/event-stream', signal, retry: opts.retry }),
       'Gemini stream',
       opts.signal,
     );

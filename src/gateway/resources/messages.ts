@@ -487,7 +487,15 @@ export class Messages {
 
   async create(body: MessagesRequest, opts: RequestOptions = {}): Promise<Message> {
     const { req, headers } = this.prepare(body, false);
-    const { data } = await this.transport.json({ method: 'POST', path: '/v1/messages', auth: 'messages', json: req, headers, signal: opts.signal });
+    const { data } = await this.transport.json({
+      method: 'POST',
+      path: '/v1/messages',
+      auth: 'messages',
+      json: req,
+      headers,
+      signal: opts.signal,
+      retry: opts.retry,
+    });
     return parseResponse(MessageSchema, data, 'a messages request') as Message;
   }
 
@@ -503,6 +511,7 @@ export class Messages {
           headers,
           accept: 'text/event-stream',
           signal,
+          retry: opts.retry,
         }),
       'Messages stream',
       opts.signal,

@@ -283,7 +283,7 @@ export class Responses {
 
   async create(body: ResponseCreateRequest, opts: RequestOptions = {}): Promise<ResponseObject> {
     const req = validateRequest(ResponseCreateSchema, { ...body, stream: false });
-    const { data } = await this.transport.json({ method: 'POST', path: '/v1/responses', auth: 'bearer', json: req, signal: opts.signal });
+    const { data } = await this.transport.json({ method: 'POST', path: '/v1/responses', auth: 'bearer', json: req, signal: opts.signal, retry: opts.retry });
     return parseResponse(ResponseSchema, data, 'a response');
   }
 
@@ -301,7 +301,8 @@ export class Responses {
   stream(body: ResponseCreateRequest, opts: RequestOptions = {}): ResponseStream {
     const req = validateRequest(ResponseCreateSchema, { ...body, stream: true });
     return new ResponseStream(
-      (signal) => this.transport.send({ method: 'POST', path: '/v1/responses', auth: 'bearer', json: req, accept: 'text/event-stream', signal }),
+      (signal) =>
+        this.transport.send({ method: 'POST', path: '/v1/responses', auth: 'bearer', json: req, accept: 'text/event-stream', signal, retry: opts.retry }),
       'Response stream',
       opts.signal,
     );

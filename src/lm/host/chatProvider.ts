@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ToolDefinition } from '../../tools/workspaceTools';
 import { contextWindowFor } from '../../runtime/core/budget';
-import { emptyUsage, isChatModel, newId, resolveFormat, takesImages, type AssistantTurn } from '../../common/conversation';
+import { emptyUsage, isChatModel, newId, resolveFormat, takesImages, usageParts, type AssistantTurn } from '../../common/conversation';
 import { runModelTurn } from '../../runtime/host/modelTurn';
 import { chatSettings, modelOverride } from '../../shell/config';
 import { describeError } from '../../shell/errors';
@@ -161,7 +161,10 @@ export class GatewayChatProvider implements ChatProvider, vscode.Disposable {
       });
     } finally {
       cancel.dispose();
-      await this.access.record(await this.access.costOf(model.id, turn.usage));
+      // After a fallback each model's tokens at its own price.
+      let dollars = 0;
+      for (const [m, usage] of usageParts(turn)) dollars += await this.access.costOf(m, usage);
+      await this.access.record(dollars);
     }
     if (turn.status === 'stopped' || token.isCancellationRequested) throw new vscode.CancellationError();
     if (turn.status === 'error') throw this.languageModelError(turn.error);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { askWithFallback } from '../../runtime/host/fallbackChain';
 import type { ActionApprover } from '../../runtime/core/approval';
 import { isChatModel } from '../../common/conversation';
 import { formatCost } from '../../common/money';
@@ -145,13 +146,18 @@ export class McpSampling {
       if (decision.always) await this.setAlwaysAllowed(server, true);
     } else this.log.info(`[${server.name}] sampling runs unasked (always allowed; ${formatCost(spent)} of ${formatCost(cap)} spent today)`);
 
-    const reply = await this.services.client().chat.completions.create(request, { signal });
+    // A busy model hands the request to the next of its chain; what the person approved is the price of the first.
+    const asked = await askWithFallback(this.services, `MCP sampling (${server.name})`, chosen.model, {
+      signal,
+      attempt: (a) => this.services.client().chat.completions.create({ ...request, model: a.model }, { signal: a.signal, retry: a.retry }),
+    });
+    const reply = asked.value;
     const usage = { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0, cacheRead: 0, cacheWrite: 0 };
-    const dollars = book?.cost(reply.model || chosen.model, usage).dollars ?? fallbackDollars(usage);
-    await this.record(server.name, chosen.model, dollars, usage.input + usage.output);
+    const dollars = book?.cost(asked.model, usage).dollars ?? fallbackDollars(usage);
+    await this.record(server.name, asked.model, dollars, usage.input + usage.output);
     const choice = reply.choices[0];
     const text = typeof choice?.message.content === 'string' ? choice.message.content : '';
-    return { role: 'assistant', content: { type: 'text', text }, model: chosen.model, stopReason: stopReasonOf(choice?.finish_reason) };
+    return { role: 'assistant', content: { type: 'text', text }, model: asked.model, stopReason: stopReasonOf(choice?.finish_reason) };
   }
 
   private async ask(

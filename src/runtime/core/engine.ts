@@ -1,13 +1,16 @@
 import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
 import {
+  attributeUsage,
   newId,
+  takesTools,
   type AssistantTurn,
   type Condensation,
   type Step,
   type ToolCallRecord,
   type Turn,
   type TurnError,
+  type TurnFallback,
   type Usage,
   type WireFormat,
 } from '../../common/conversation';
@@ -15,6 +18,7 @@ import { condenseCut, fitToWindow, promptLimit, windowFromError, type ContextUse
 import { condense, type CondenseOptions } from './condense';
 import { scaleFromUsage } from './tokens';
 import { ThinkTagSplitter } from './thinkTags';
+import { busyReason, runWithFallback, type FallbackAttempt, type FallbackRecord, type FallbackSettings, type RetryOptions } from './fallback';
 import { chatTools, geminiTools, messagesTools, responsesTools, toChatMessages, toGeminiContents, toMessagesRequest, toResponsesInput } from './wire';
 
 /** What the engine needs from the tools: their definitions and a runner. */
@@ -43,7 +47,25 @@ export type EngineEvent =
   /** The summary could not be made: older results were stubbed or turns left out instead. */
   | { type: 'condense-failed'; message: string }
   /** Messages the person steered with were added after a step's tool results (sent with the next request). */
-  | { type: 'steered'; texts: string[] };
+  | { type: 'steered'; texts: string[] }
+  /** A busy model was left for the next of the chain: this step and the rest of the turn go to `fallback.to`. */
+  | { type: 'fallback'; fallback: TurnFallback };
+
+/** The person's fallback chain for a turn (`fallback.ts`): busy models move on to the next. */
+export interface EngineFallback {
+  /** The models after the turn's, in order (the chain, with the breaker's tripped models last). */
+  models: readonly string[];
+  settings: Pick<FallbackSettings, 'rateLimitWaitMs' | 'firstTokenMs'>;
+  /** The next model's part of the turn (format, window, image input…): the runtime's model profile. */
+  optionsFor(model: string): ModelOptions;
+  /** Whether a model takes tools (absent: what its name says, `takesTools`). */
+  takesTools?(model: string): boolean;
+  /** A model failed over (the breaker counts it, the log says it). */
+  onFallback?(f: FallbackRecord): void;
+}
+
+/** How one request goes: its signal (a stall timer's when a next model waits), its retries, and who hears its first token. */
+type RequestIo = Pick<FallbackAttempt, 'signal' | 'heard'> & { retry?: RetryOptions };
 
 export interface RunOptions {
   client: GatewayClient;
@@ -91,6 +113,8 @@ export interface RunOptions {
   onEvent?: (e: EngineEvent) => void;
   /** Messages the person sent with Steer since the last call (taken: each is added once). */
   steering?: () => string[];
+  /** The fallback chain: a busy model (429, 503, 529, 5xx, no first token) hands the step to the next. */
+  fallback?: EngineFallback;
 }
 
 /** The options of `runTurn` that follow from the model alone. */
@@ -114,7 +138,7 @@ export type ModelOptions = Pick<
 
 export type TurnLimit = { kind: 'requests'; requests: number } | { kind: 'cost'; requests: number; dollars: number };
 
-function errorOf(err: unknown): TurnError {
+function errorOf(err: unknown, continueWith?: string): TurnError {
   const e = err as { name?: string; message?: string; status?: number; cause403?: string; keyRefusal?: string; retryAfterMs?: number };
   return {
     message: e?.message ?? String(err),
@@ -123,7 +147,18 @@ function errorOf(err: unknown): TurnError {
     cause403: e?.cause403,
     keyRefusal: e?.keyRefusal,
     retryAfterMs: e?.retryAfterMs,
+    ...(continueWith ? { continueWith } : {}),
   };
+}
+
+/** After an answer stopped mid-way on a busy or silent model: the next model of the chain to continue with. */
+function continueWithFor(o: RunOptions, err: unknown): string | undefined {
+  const last = o.turn.steps[o.turn.steps.length - 1];
+  if (!o.fallback || !last?.text) return undefined;
+  const name = (err as { name?: string })?.name;
+  if (!busyReason(err) && name !== 'TimeoutError' && name !== 'StreamError') return undefined;
+  const failed = new Set([o.model, ...(o.turn.fallbacks?.filter((f) => f.kind !== 'breaker').map((f) => f.from) ?? [])]);
+  return o.fallback.models.find((m) => !failed.has(m));
 }
 
 function isAbort(err: unknown, signal?: AbortSignal): boolean {
@@ -182,12 +217,13 @@ export async function runTurn(o: RunOptions): Promise<AssistantTurn> {
     if (isAbort(err, o.signal)) turn.status = 'stopped';
     else {
       turn.status = 'error';
-      turn.error = errorOf(err);
+      turn.error = errorOf(err, continueWithFor(o, err));
     }
     for (const s of turn.steps) for (const c of s.toolCalls) if (c.status === 'running' || c.status === 'awaiting-approval') c.status = 'not-run';
   }
   const last = turn.steps[turn.steps.length - 1];
   if (last && !last.text && last.toolCalls.length === 0 && !last.thinking && turn.steps.length > 1) turn.steps.pop();
+  if (turn.usageBy) attributeUsage(turn, o.model);
   return turn;
 }
 
@@ -280,6 +316,17 @@ function withoutResultImages(turns: readonly Turn[]): readonly Turn[] {
   );
 }
 
+/** Whether the history holds images (the question's or a tool result's): a fallback must take them. */
+function hasImages(turns: readonly Turn[]): boolean {
+  return turns.some((t) => (t.role === 'user' ? t.images.length > 0 : t.steps.some((s) => s.toolCalls.some((c) => c.images?.length))));
+}
+
+/**
+ * One step's request, on the turn's model or, when it is busy before any token was shown, on the
+ * next model of the chain (`runWithFallback`): the same history in that model's wire format, with
+ * what only the first model can read left out (`wire.ts`, by `Step.model`), fitted to its window.
+ * The rest of the turn stays with the model that answered.
+ */
 async function streamStep(
   o: RunOptions,
   step: Step,
@@ -287,16 +334,56 @@ async function streamStep(
   defs: readonly ToolDefinition[],
   emit: (e: EngineEvent) => void,
 ): Promise<ToolCallRecord[]> {
+  const fb = o.fallback;
+  if (!fb) return askModel(o, step, history, defs, emit, { signal: o.signal, heard: () => undefined });
+  const failed = new Set(o.turn.fallbacks?.filter((f) => f.kind !== 'breaker').map((f) => f.from) ?? []);
+  const images = hasImages(history);
+  const { value } = await runWithFallback({
+    models: [o.model, ...fb.models.filter((m) => m !== o.model && !failed.has(m))],
+    settings: fb.settings,
+    signal: o.signal,
+    suits: (m) => (defs.length === 0 || (fb.takesTools ?? takesTools)(m)) && (!images || fb.optionsFor(m).imageInput !== false),
+    shown: () => !!(step.text || step.thinking),
+    onFallback: (f) => {
+      (o.turn.fallbacks ??= []).push(f);
+      fb.onFallback?.(f);
+      emit({ type: 'fallback', fallback: f });
+    },
+    attempt: (a) => {
+      if (a.model !== o.model) switchModel(o, a.model);
+      if (a.model !== o.turn.model) step.model = a.model;
+      return askModel(o, step, history, defs, emit, a);
+    },
+  });
+  return value;
+}
+
+/** The turn goes on with `model`: its options from the runtime's profile, what the previous model used so far priced at its price. */
+function switchModel(o: RunOptions, model: string): void {
+  attributeUsage(o.turn, o.model);
+  Object.assign(o, o.fallback!.optionsFor(model));
+  o.turn.answeredBy = model;
+  o.turn.format = o.format;
+}
+
+async function askModel(
+  o: RunOptions,
+  step: Step,
+  history: readonly Turn[],
+  defs: readonly ToolDefinition[],
+  emit: (e: EngineEvent) => void,
+  io: RequestIo,
+): Promise<ToolCallRecord[]> {
   // A model that takes no images gets none from tool results (their text names them), nor are they counted.
   if (o.imageInput === false) history = withoutResultImages(history);
   const sendIn = (turns: readonly Turn[]) =>
     o.format === 'chat'
-      ? streamChat(o, step, turns, defs, emit)
+      ? streamChat(o, step, turns, defs, emit, io)
       : o.format === 'responses'
-        ? streamResponses(o, step, turns, defs, emit)
+        ? streamResponses(o, step, turns, defs, emit, io)
         : o.format === 'gemini'
-          ? streamGemini(o, step, turns, defs, emit)
-          : streamMessages(o, step, turns, defs, emit);
+          ? streamGemini(o, step, turns, defs, emit, io)
+          : streamMessages(o, step, turns, defs, emit, io);
   const send = async (turns: readonly Turn[]) => {
     try {
       return await sendIn(turns);
@@ -398,6 +485,7 @@ async function streamChat(
   history: readonly Turn[],
   defs: readonly ToolDefinition[],
   emit: (e: EngineEvent) => void,
+  io: RequestIo,
 ): Promise<ToolCallRecord[]> {
   const stream = o.client.chat.completions.stream(
     {
@@ -406,7 +494,7 @@ async function streamChat(
       ...(defs.length > 0 ? { tools: chatTools(defs), ...(o.toolChoice === 'required' ? { tool_choice: 'required' as const } : {}) } : {}),
       ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
     },
-    { signal: o.signal },
+    { signal: io.signal, retry: io.retry },
   );
   const tags = new ThinkTagSplitter();
   const show = (part: { text: string; thinking: string }) => {
@@ -423,6 +511,7 @@ async function streamChat(
     for await (const chunk of stream) {
       const d = chunk.choices[0]?.delta;
       if (!d) continue;
+      if (d.content || d.reasoning_content || (d as { reasoning?: unknown }).reasoning || d.tool_calls?.length) io.heard();
       // Reasoning comes as reasoning_content (DeepSeek, new-api), reasoning (vLLM, OpenRouter) or <think> tags in the content.
       const vllmReasoning = (d as { reasoning?: unknown }).reasoning;
       if (typeof d.reasoning_content === 'string' && d.reasoning_content) {
@@ -486,6 +575,7 @@ async function streamResponses(
   history: readonly Turn[],
   defs: readonly ToolDefinition[],
   emit: (e: EngineEvent) => void,
+  io: RequestIo,
 ): Promise<ToolCallRecord[]> {
   const reasoning = !!o.reasoningEffort || reasons(history);
   const stream = o.client.responses.stream(
@@ -503,9 +593,10 @@ async function streamResponses(
         ? { reasoning: { ...(o.reasoningEffort ? { effort: o.reasoningEffort } : {}), summary: 'auto' as const }, include: ['reasoning.encrypted_content'] }
         : {}),
     },
-    { signal: o.signal },
+    { signal: io.signal, retry: io.retry },
   );
   for await (const ev of stream) {
+    if (ev.type.endsWith('.delta') || ev.type === 'response.output_item.added') io.heard();
     if (ev.type === 'response.output_text.delta' && ev.delta) {
       step.text += ev.delta;
       emit({ type: 'text', delta: ev.delta });
@@ -552,12 +643,13 @@ async function streamGemini(
   history: readonly Turn[],
   defs: readonly ToolDefinition[],
   emit: (e: EngineEvent) => void,
+  io: RequestIo,
 ): Promise<ToolCallRecord[]> {
   const thinks = !!o.reasoningEffort || THINKING_GEMINI.test(o.model);
   const stream = o.client.gemini.streamGenerateContent(
     o.model,
     {
-      contents: toGeminiContents(history),
+      contents: toGeminiContents(history, o.model),
       ...(o.system ? { systemInstruction: { parts: [{ text: o.system }] } } : {}),
       ...(defs.length > 0
         ? { tools: geminiTools(defs), ...(o.toolChoice === 'required' ? { toolConfig: { functionCallingConfig: { mode: 'ANY' as const } } } : {}) }
@@ -567,9 +659,10 @@ async function streamGemini(
         ...(thinks ? { thinkingConfig: { includeThoughts: true, ...(o.reasoningEffort ? { thinkingBudget: GEMINI_BUDGET[o.reasoningEffort] } : {}) } } : {}),
       },
     },
-    { signal: o.signal },
+    { signal: io.signal, retry: io.retry },
   );
   for await (const chunk of stream) {
+    if (chunk.candidates?.[0]?.content?.parts?.length) io.heard();
     for (const p of chunk.candidates?.[0]?.content?.parts ?? []) {
       if (p.functionCall || !p.text) continue;
       if (p.thought) addThinking(step, p.text, emit);
@@ -612,11 +705,13 @@ async function streamMessages(
   history: readonly Turn[],
   defs: readonly ToolDefinition[],
   emit: (e: EngineEvent) => void,
+  io: RequestIo,
 ): Promise<ToolCallRecord[]> {
-  const body = toMessagesRequest(o.system, history, defs, o.cacheTtl);
+  const body = toMessagesRequest(o.system, history, defs, o.cacheTtl, o.model);
   const choice = defs.length > 0 && o.toolChoice === 'required' ? { tool_choice: { type: 'any' as const } } : {};
-  const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body, ...choice }, { signal: o.signal });
+  const stream = o.client.messages.stream({ model: o.model, max_tokens: o.maxTokens ?? 8192, ...body, ...choice }, { signal: io.signal, retry: io.retry });
   for await (const ev of stream) {
+    if (ev.type === 'content_block_start' || ev.type === 'content_block_delta') io.heard();
     if (ev.type !== 'content_block_delta') continue;
     if (ev.delta.type === 'text_delta') {
       step.text += ev.delta.text;

@@ -9,7 +9,7 @@
 import { emptyUsage, newId, type AssistantTurn, type SubagentRun, type UserTurn } from '../../common/conversation';
 import type { GatewayClient } from '../../gateway/client';
 import type { ToolDefinition, ToolResult } from '../../tools/workspaceTools';
-import { runTurn, type EngineEvent, type ModelOptions, type ToolRunner } from './engine';
+import { runTurn, type EngineEvent, type EngineFallback, type ModelOptions, type ToolRunner } from './engine';
 import { FIND_TOOLS } from './toolOffer';
 import { UPDATE_PLAN } from './plan';
 
@@ -145,6 +145,8 @@ export interface SubagentOptions {
   costSoFar?: () => number | undefined;
   signal?: AbortSignal;
   onUpdate: (kind: EngineEvent['type']) => void;
+  /** The chain of the subagent's model: a busy model hands its step to the next. */
+  fallback?: EngineFallback;
 }
 
 /** The task's arguments as the model sent them, or why they cannot be used. */
@@ -194,8 +196,12 @@ export async function runSubagent(o: SubagentOptions): Promise<ToolResult & { li
     },
     signal: o.signal,
     onEvent: (e) => o.onUpdate(e.type),
+    fallback: o.fallback,
   });
   o.record.ms = Date.now() - started;
+  if (turn.fallbacks) o.record.fallbacks = turn.fallbacks;
+  if (turn.usageBy) o.record.usageBy = turn.usageBy;
+  if (turn.answeredBy) o.record.model = turn.answeredBy;
   o.record.status = turn.status === 'streaming' ? 'stopped' : turn.status;
   const answer =
     turn.steps

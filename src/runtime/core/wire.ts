@@ -11,7 +11,16 @@ import type {
   ResponseInputItem,
 } from '../../gateway';
 import type { ToolDefinition } from '../../tools/workspaceTools';
-import { sentImages, steeringText, type AssistantTurn, type ImageAttachment, type ToolCallRecord, type Turn, type UserTurn } from '../../common/conversation';
+import {
+  sentImages,
+  steeringText,
+  type AssistantTurn,
+  type ImageAttachment,
+  type Step,
+  type ToolCallRecord,
+  type Turn,
+  type UserTurn,
+} from '../../common/conversation';
 
 const NOT_RUN = 'Not run: the turn ended before this call ran.';
 
@@ -39,6 +48,18 @@ function argsObject(args: string): Record<string, unknown> {
 function sentSteps(turn: AssistantTurn) {
   return turn.steps.filter((s) => s.text || s.toolCalls.length > 0 || s.thinking);
 }
+
+/**
+ * Whether what only the step's own model can read (a thinking signature, encrypted reasoning, a
+ * thought signature) goes to `model`: only when that model wrote it (a fallback's steps, or an
+ * earlier answer by another model, go without them). No target model: as written.
+ */
+function readableBy(turn: AssistantTurn, step: Step, model: string | undefined): boolean {
+  return model === undefined || (step.model ?? turn.model) === model;
+}
+
+/** Gemini 3 refuses a function call of the current turn without a signature; history written by another model carries this one instead (Google's documented value for transferred history). */
+const FOREIGN_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 // ---------- chat completions ----------
 
@@ -146,6 +167,7 @@ export function toMessagesRequest(
   turns: readonly Turn[],
   tools: readonly ToolDefinition[],
   ttl: '5m' | '1h',
+  model?: string,
 ): Pick<MessagesRequest, 'system' | 'messages' | 'tools'> {
   const control = ttl === '1h' ? ({ type: 'ephemeral', ttl: '1h' } as const) : ({ type: 'ephemeral' } as const);
   const messages: MessageParam[] = [];
@@ -163,7 +185,8 @@ export function toMessagesRequest(
     }
     for (const step of sentSteps(turn)) {
       const blocks: Block[] = [];
-      if (step.thinking && step.thinkingSignature) blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.thinkingSignature });
+      if (step.thinking && step.thinkingSignature && readableBy(turn, step, model))
+        blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.thinkingSignature });
       if (step.text) blocks.push({ type: 'text', text: step.text });
       for (const c of step.toolCalls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
       pushMessage(messages, 'assistant', blocks);
@@ -238,7 +261,7 @@ export function toResponsesInput(turns: readonly Turn[], model?: string): Respon
       continue;
     }
     for (const step of sentSteps(turn)) {
-      if (step.toolCalls.length > 0) {
+      if (step.toolCalls.length > 0 && readableBy(turn, step, model)) {
         for (const r of step.reasoningItems ?? []) {
           if (r.encrypted)
             out.push({
@@ -288,7 +311,7 @@ function pushContent(out: GeminiContent[], role: 'user' | 'model', parts: Gemini
  * model refuses a tool round without them. Thought summaries are not sent back (only their
  * signatures matter); tool results go as `functionResponse` parts, their images beside them.
  */
-export function toGeminiContents(turns: readonly Turn[]): GeminiContent[] {
+export function toGeminiContents(turns: readonly Turn[], model?: string): GeminiContent[] {
   const out: GeminiContent[] = [];
   const inline = (img: ImageAttachment): GeminiPart => ({ inlineData: { mimeType: img.mediaType, data: img.data } });
   for (const turn of turns) {
@@ -299,9 +322,13 @@ export function toGeminiContents(turns: readonly Turn[]): GeminiContent[] {
     }
     for (const step of sentSteps(turn)) {
       const parts: GeminiPart[] = [];
-      if (step.text || step.textSignature) parts.push({ text: step.text, ...(step.textSignature ? { thoughtSignature: step.textSignature } : {}) });
-      for (const c of step.toolCalls)
-        parts.push({ functionCall: { name: c.name, args: argsObject(c.args) }, ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}) });
+      const own = readableBy(turn, step, model);
+      const textSignature = own ? step.textSignature : undefined;
+      if (step.text || textSignature) parts.push({ text: step.text, ...(textSignature ? { thoughtSignature: textSignature } : {}) });
+      step.toolCalls.forEach((c, i) => {
+        const signature = own ? c.thoughtSignature : i === 0 ? FOREIGN_THOUGHT_SIGNATURE : undefined;
+        parts.push({ functionCall: { name: c.name, args: argsObject(c.args) }, ...(signature ? { thoughtSignature: signature } : {}) });
+      });
       pushContent(out, 'model', parts);
       if (step.toolCalls.length > 0) {
         pushContent(out, 'user', [

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { askWithFallback } from '../../runtime/host/fallbackChain';
+import { fallbackLine } from '../../runtime/core/fallback';
 import * as vscode from 'vscode';
 import { formatCost } from '../../common/money';
 import { formatCount } from '../../common/locale';
@@ -70,23 +72,34 @@ export class CommitMessageWriter {
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.SourceControl, title: vscode.l10n.t('Writing a commit message…') },
         async () => {
-          const stream = this.services.client().chat.completions.stream(request, { signal: abort.signal });
-          for await (const chunk of stream) {
-            const delta = chunk.choices[0]?.delta?.content;
-            if (typeof delta !== 'string' || !delta) continue;
-            text += delta;
-            box.value = cleanCommitMessage(text);
-          }
-          const final = await stream.finalCompletion();
+          // A busy model hands the message to the next of its chain, never once text is in the box.
+          const asked = await askWithFallback(this.services, 'commit message', model, {
+            signal: abort.signal,
+            shown: () => text.length > 0,
+            attempt: async (a) => {
+              const stream = this.services.client().chat.completions.stream({ ...request, model: a.model }, { signal: a.signal, retry: a.retry });
+              for await (const chunk of stream) {
+                const delta = chunk.choices[0]?.delta?.content;
+                if (typeof delta !== 'string' || !delta) continue;
+                a.heard();
+                text += delta;
+                box.value = cleanCommitMessage(text);
+              }
+              return stream.finalCompletion();
+            },
+          });
+          const final = asked.value;
+          const answeredBy = asked.model;
           const message = cleanCommitMessage(text);
           if (!message) throw new Error(vscode.l10n.t('The model answered with an empty message.'));
           box.value = message;
           const input = final.usage?.prompt_tokens ?? 0;
           const output = final.usage?.completion_tokens ?? 0;
-          const { dollars } = await this.spend.add(model, { input, output });
+          const { dollars } = await this.spend.add(answeredBy, { input, output });
           const cut = diff.cut.length + diff.left.filter((l) => l.why === 'budget').length;
           const note =
-            vscode.l10n.t('Commit message by {0}: {1} tokens, {2}', model, formatCount(input + output), formatCost(dollars)) +
+            vscode.l10n.t('Commit message by {0}: {1} tokens, {2}', answeredBy, formatCount(input + output), formatCost(dollars)) +
+            (asked.fallbacks.length ? ` (${fallbackLine(asked.fallbacks, answeredBy)})` : '') +
             (cut ? vscode.l10n.t(' ({0} files cut to fit)', cut) : '');
           this.services.log.info(note);
           vscode.window.setStatusBarMessage(`$(git-commit) ${note}`, 15_000);

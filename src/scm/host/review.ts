@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { askWithFallback } from '../../runtime/host/fallbackChain';
 import * as vscode from 'vscode';
 import { formatCost } from '../../common/money';
 import type { ProjectRules } from '../../runtime/host/projectRules';
@@ -93,9 +94,14 @@ export class ChangeReviewer implements vscode.Disposable {
           const abort = new AbortController();
           const sub = token.onCancellationRequested(() => abort.abort());
           try {
-            const reply = await this.services.client().chat.completions.create(request, { signal: abort.signal });
+            // A busy model hands the review to the next of its chain (modelGateway.fallbackModels).
+            const asked = await askWithFallback(this.services, 'review', model, {
+              signal: abort.signal,
+              attempt: (a) => this.services.client().chat.completions.create({ ...request, model: a.model }, { signal: a.signal, retry: a.retry }),
+            });
+            const reply = asked.value;
             const content = reply.choices[0]?.message.content;
-            const { dollars } = await this.spend.add(model, { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0 });
+            const { dollars } = await this.spend.add(asked.model, { input: reply.usage?.prompt_tokens ?? 0, output: reply.usage?.completion_tokens ?? 0 });
             const findings = parseFindings(typeof content === 'string' ? content : '', diff.shown);
             if (!findings)
               throw new Error(

@@ -35,6 +35,8 @@ export interface AgentSession {
   /** Its conversation: the prompt and each answer (steps, tool calls). */
   turns: Turn[];
   usage: Usage;
+  /** Each model's share of `usage` once a fallback answered some of it (priced at each model's price). */
+  usageBy?: Record<string, Usage>;
   cost?: TurnCost;
   /** Files changed against the base (as of the last step). */
   files: string[];

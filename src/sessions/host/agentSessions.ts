@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { agentSettings, consentNow, sessionCostLimit } from '../../runtime/host/agentSettings';
-import { costOf, CostMeter } from '../../runtime/host/cost';
+import { costOfParts, CostMeter } from '../../runtime/host/cost';
 import { modelProfile } from '../../runtime/host/modelProfile';
 import { runModelTurn } from '../../runtime/host/modelTurn';
 import { instructionsFor, type Instructions } from '../../runtime/host/instructions';
@@ -11,7 +11,7 @@ import { runInSandbox, sandboxState } from '../../runtime/host/commandSandbox';
 import { MemoryFiles } from '../../runtime/core/memory';
 import { workspaceGuard } from '../../shell/workspaceGuard';
 import { systemPrompt } from '../../runtime/core/prompt';
-import { emptyUsage, newId, titleFrom, type AssistantTurn, type UserTurn } from '../../common/conversation';
+import { emptyUsage, newId, titleFrom, usageParts, type AssistantTurn, type UserTurn } from '../../common/conversation';
 import { chatSettings, workspaceExcludeGlobs } from '../../shell/config';
 import { counted } from '../../shell/listeners';
 import { redact } from '../../shell/redact';
@@ -308,8 +308,17 @@ export class AgentSessions implements vscode.TreeDataProvider<AgentSession>, vsc
       delete session.question;
     }
     if (turn.status === 'streaming') turn.status = 'stopped';
+    const parts = usageParts(turn);
+    // Once a fallback answered, each model's share is kept (the earlier turns' all the session's model's).
+    if (session.usageBy || parts.length > 1 || parts[0][0] !== session.model) {
+      const by = (session.usageBy ??= { [session.model]: { ...session.usage } });
+      for (const [model, u] of parts) {
+        const mine = (by[model] ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+        for (const k of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) mine[k] += u[k];
+      }
+    }
     for (const k of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) session.usage[k] += turn.usage[k];
-    session.cost = (await costOf(this.services, session.model, session.usage, chatSettings().cacheTtl)) ?? session.cost;
+    session.cost = (await costOfParts(this.services, usageParts(session), chatSettings().cacheTtl)) ?? session.cost;
     try {
       const worktree = await this.worktreeOf(session);
       await commitAll(worktree, `Model Gateway agent: ${session.title}`);
