@@ -97,6 +97,8 @@ function defineFromWebview() {
     // A message queued while a turn runs: taken back into the input, removed, or steered into the running turn.
     z.object({ type: z.literal('queued'), action: z.enum(['edit', 'remove', 'steer']), id: z.string().check(z.maxLength(64)) }),
     z.object({ type: z.literal('retry') }),
+    /** An answer that stopped mid-way on a busy model: go on with the next model of its chain (the host checks it is the turn's). */
+    z.object({ type: z.literal('continue-with'), turnId: z.string().check(z.maxLength(100)), model: z.string().check(z.maxLength(200)) }),
     z.object({ type: z.literal('new-conversation') }),
     /** History actions carry a request id: the host answers each with a `result` (done, or why not). */
     z.object({ type: z.literal('open-conversation'), requestId: RequestId, id: z.string() }),

@@ -43,6 +43,14 @@ export interface ModelRow {
   priceKnown: boolean;
 }
 
+/** A model's fallbacks in the range shown (counted by this extension): each time it was busy and the next of its chain answered. */
+export interface FallbackRow {
+  model: string;
+  total: number;
+  /** Days with fallbacks, oldest first (`YYYY-MM-DD`). */
+  byDay: { day: string; count: number }[];
+}
+
 export interface UsageReport {
   mode: 'full' | 'key-only';
   rangeDays: RangeDays;
@@ -79,6 +87,8 @@ export interface UsageReport {
   otherCallers?: { dollars: number; capDollars: number };
   /** Today's inline completions (counted by this extension) against their daily cap. */
   completions?: { dollars: number; capDollars: number; requests: number; accepted: number };
+  /** Busy models left for the next of their chain, per model in the range (absent: none). */
+  fallbacks?: FallbackRow[];
   /** What the figures are built from, in words (shown under the chart). */
   source: string;
   generatedAt: number;

@@ -530,7 +530,10 @@ messages.addEventListener('click', (e) => {
   } else if (b.dataset.diff) post({ type: 'show-diff', callId: b.dataset.diff });
   else if (b.dataset.command) post({ type: 'run-command', command: b.dataset.command as FixAction['command'] });
   else if (b.dataset.retry) post({ type: 'retry' });
-  else if (b.dataset.approvePlan) {
+  else if (b.dataset.continueWith) {
+    post({ type: 'continue-with', turnId: b.dataset.turnId!, model: b.dataset.continueWith });
+    b.disabled = true;
+  } else if (b.dataset.approvePlan) {
     post({ type: 'approve-plan', turnId: b.dataset.approvePlan });
     b.disabled = true;
   } else if (b.dataset.earlier) {

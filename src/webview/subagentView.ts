@@ -4,6 +4,7 @@ import type { AssistantTurn, SubagentRun, ToolCallRecord } from '../common/conve
 import { formatCount } from '../common/locale';
 import { formatCost } from '../common/money';
 import { h, icon } from './dom';
+import { fallbackText } from './fallbackView';
 
 const STATUS_ICON: Record<SubagentRun['status'], string> = { queued: 'clock', running: 'loading~spin', done: 'check', stopped: 'debug-stop', error: 'error' };
 
@@ -79,6 +80,15 @@ export function subagentView(run: SubagentRun): HTMLElement {
       h('b', { text: run.label }),
       h('span', { class: 'muted', text: ` · ${run.model} · ${statusText(run)} · ${subagentFigures(run)}` }),
     ),
+    run.fallbacks?.length
+      ? h(
+          'div',
+          { class: 'fallback-line muted', role: 'note' },
+          icon('arrow-swap'),
+          ' ',
+          h('span', { text: fallbackText(run.fallbacks, run.model, run.status) }),
+        )
+      : '',
     run.error ? h('div', { class: 'subagent-error', text: run.error }) : '',
     steps,
   );

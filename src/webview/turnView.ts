@@ -7,6 +7,7 @@ import { button, h, icon } from './dom';
 import { StreamingMarkdown } from './markdown';
 import { formatCount } from '../common/locale';
 import { subagentsLine, subagentView } from './subagentView';
+import { answeringModel, fallbackText } from './fallbackView';
 
 /** What the turn views share with the rest of the view (set by main.ts). */
 export const shared = {
@@ -116,23 +117,27 @@ export class TurnView {
   private readonly stepsEl = h('div', { class: 'steps' });
   private readonly planEl = h('div', { class: 'plan', role: 'region', 'aria-label': l10n.t('Plan'), hidden: true });
   private readonly footer = h('div', { class: 'turn-footer' });
+  private readonly whoEl = h('div', { class: 'who' });
+  /** A busy model left for the next of the chain: which, why, and who answered. */
+  private readonly fallbackEl = h('div', { class: 'fallback-line muted', role: 'note', hidden: true });
   private readonly markdown: StreamingMarkdown[] = [];
   private readonly toolEls: HTMLElement[] = [];
   private countdown = 0;
 
   constructor(private turn: AssistantTurn) {
-    this.el = h(
-      'article',
-      { class: 'turn assistant', 'data-turn': turn.id, 'data-model': turn.model },
-      h('div', {
-        class: 'who',
-        text: `${turn.model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}`,
-      }),
-      this.planEl,
-      this.stepsEl,
-      this.footer,
-    );
+    this.el = h('article', { class: 'turn assistant', 'data-turn': turn.id }, this.whoEl, this.fallbackEl, this.planEl, this.stepsEl, this.footer);
     this.apply(turn);
+  }
+
+  /** The header names the model that answered (a fallback may take over mid-turn), and the line under it says why. */
+  private renderHeader(turn: AssistantTurn): void {
+    const model = answeringModel(turn);
+    this.el.dataset.model = model;
+    this.whoEl.textContent = `${model} · ${FORMAT_NAMES[turn.format]}${turn.mode ? ` · ${shared.modeNames[turn.mode] ?? turn.mode.replace(/^custom:/, '')}` : ''}`;
+    this.whoEl.title = turn.answeredBy && turn.answeredBy !== turn.model ? l10n.t('Asked {0}; answered by {1}', turn.model, turn.answeredBy) : '';
+    const line = fallbackText(turn.fallbacks, turn.answeredBy, turn.status);
+    this.fallbackEl.hidden = !line;
+    this.fallbackEl.replaceChildren(...(line ? [icon('arrow-swap'), ' ', h('span', { text: line })] : []));
   }
 
   private ensureStep(i: number, step: Step): void {
@@ -206,6 +211,7 @@ export class TurnView {
       s.status !== t.status ||
       s.steps.length !== t.steps.length ||
       s.error?.message !== t.error?.message ||
+      (s.fallbacks?.length ?? 0) !== (t.fallbacks?.length ?? 0) ||
       calls(s) !== calls(t) ||
       (shared.fixes[t.id]?.length ?? 0) !== this.fixCount
     );
@@ -217,6 +223,7 @@ export class TurnView {
     this.turn = turn;
     this.fixCount = shared.fixes[turn.id]?.length ?? 0;
     this.el.dataset.status = turn.status;
+    this.renderHeader(turn);
     turn.steps.forEach((s, i) => {
       this.ensureStep(i, s);
       this.renderTools(i, s.toolCalls);
@@ -440,6 +447,20 @@ export class TurnView {
       const actions = h('div', { class: 'error-actions' });
       for (const f of shared.fixes[t.id] ?? []) actions.append(button(f.title, { 'data-command': f.command }));
       const retry = button(l10n.t('Retry'), { 'data-retry': 'true' }, 'refresh');
+      // The answer stopped mid-way on a busy model: the next of the chain takes it up from there.
+      if (t.error.continueWith)
+        actions.append(
+          button(
+            l10n.t('Continue with {0}', t.error.continueWith),
+            {
+              class: 'primary',
+              'data-continue-with': t.error.continueWith,
+              'data-turn-id': t.id,
+              title: l10n.t('Switch the chat to {0} and ask it to go on from where this answer stopped', t.error.continueWith),
+            },
+            'debug-continue',
+          ),
+        );
       actions.append(retry);
       card.append(actions);
       if (t.error.retryAfterMs && t.error.retryAfterMs > 0) {

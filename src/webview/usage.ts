@@ -205,7 +205,23 @@ function keyOnlyParts(r: UsageReport): Node[] {
   return parts;
 }
 
-/** The tables below the chart: other callers, inline completions, keys, recent and costliest calls. */
+/** Busy models the chat and the other surfaces left for the next of their chain, per model and day. */
+function fallbackSection(r: UsageReport): Node[] {
+  if (!r.fallbacks?.length) return [];
+  return [
+    section(
+      l10n.t('Fallbacks'),
+      table(
+        l10n.t('Times a busy model was left for the next of its chain (counted by Model Gateway)'),
+        [l10n.t('Model'), l10n.t('Fallbacks'), l10n.t('By day')],
+        r.fallbacks.map((f) => [f.model, int(f.total), f.byDay.map((d) => `${shortDay(d.day)}: ${int(d.count)}`).join(', ')]),
+        [1],
+      ),
+    ),
+  ];
+}
+
+/** The tables below the chart: other callers, inline completions, fallbacks, keys, recent and costliest calls. */
 function tableSections(r: UsageReport): Node[] {
   const parts: Node[] = [];
   if (r.otherCallers) {
@@ -236,6 +252,7 @@ function tableSections(r: UsageReport): Node[] {
       ),
     );
   }
+  parts.push(...fallbackSection(r));
   if (r.perKey.length)
     parts.push(
       section(
@@ -293,7 +310,7 @@ function render(r: UsageReport): void {
   const parts: Node[] = [];
   if (r.mode === 'key-only') {
     who.textContent = l10n.t('API key only: the key’s own totals');
-    body.replaceChildren(...keyOnlyParts(r));
+    body.replaceChildren(...keyOnlyParts(r), ...fallbackSection(r));
     return;
   }
   const keyScope = r.scope === 'key';

@@ -1,9 +1,35 @@
 import * as vscode from 'vscode';
 import { isChatModel, resolveFormat, type FormatChoice, type WireFormat } from '../../common/conversation';
-import { chatSettings } from '../../shell/config';
+import { formatTime } from '../../common/locale';
+import { priceText, type PriceBook } from '../../common/prices';
+import { chatSettings, fallbackSettings } from '../../shell/config';
 import type { PricedFeature } from '../../shell/services';
+import { chainOf, MAX_FALLBACKS } from '../../runtime/core/fallback';
 import { builtInModes, modeOf, type ModeInfo } from '../../runtime/core/modes';
+import { breaker } from '../../runtime/host/fallbackChain';
 import type { AgentToolbox } from '../../runtime/host/toolbox';
+import { chainWrite, pickOrder } from '../core/fallbackChoices';
+
+type ModelItem = vscode.QuickPickItem & { chain?: true };
+
+/** A model the breaker tripped: "busy: tried last until 14:05". */
+function busyNote(until: number | undefined): string | undefined {
+  return until ? vscode.l10n.t('busy: tried last until {0}', formatTime(until)) : undefined;
+}
+
+function priceOf(book: PriceBook | undefined, model: string): string {
+  const p = book?.price(model);
+  return p ? priceText(p.price) : vscode.l10n.t('no price');
+}
+
+/** The person's own chains (user settings), as written there: anything else in the value is left out. */
+function userChains(): Record<string, string[]> {
+  const raw = vscode.workspace.getConfiguration('modelGateway').inspect('fallbackModels')?.globalValue;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  return Object.fromEntries(
+    Object.entries(raw as Record<string, unknown>).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((m) => typeof m === 'string')),
+  );
+}
 
 /** The model a turn can start with, or why not (said to the person), or the gateway's refusal to list models. */
 export type Readiness = { text: string } | { model: string } | { failure: unknown };
@@ -106,7 +132,11 @@ export class ChatChoices {
     await this.state.update(`modelGateway.chat.format:${this.model()}`, format);
   }
 
-  /** The model quick pick, the list read again; true when the person picked one. */
+  /**
+   * The model quick pick, the list read again; true when the person picked one. A model the
+   * breaker tripped says until when it is tried last; the last item sets the current model's
+   * fallback chain.
+   */
   async pick(): Promise<boolean> {
     this.models = [];
     await this.load();
@@ -117,11 +147,95 @@ export class ChatChoices {
       responses: vscode.l10n.t('Responses format'),
       gemini: vscode.l10n.t("Gemini's own format"),
     };
-    const items = this.models.map((label) => ({ label, description: formatNames[resolveFormat(label, 'auto', pattern, this.services.formatFacts(label))] }));
-    const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Chat model'), placeHolder: this.model(), matchOnDescription: true });
-    const pick = chosen?.label;
-    if (!pick) return false;
-    await this.setModel(pick);
+    const tripped = new Map(breaker.tripped().map((t) => [t.model, t.until]));
+    const current = this.model();
+    const items: ModelItem[] = this.models.map((label) => ({
+      label,
+      description:
+        [formatNames[resolveFormat(label, 'auto', pattern, this.services.formatFacts(label))], busyNote(tripped.get(label))].filter(Boolean).join(' · ') ||
+        undefined,
+    }));
+    if (current)
+      items.push(
+        { label: '', kind: vscode.QuickPickItemKind.Separator },
+        { label: `$(list-ordered) ${vscode.l10n.t('Fallback chain for {0}…', current)}`, description: this.chainDescription(current), chain: true },
+      );
+    const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Chat model'), placeHolder: current, matchOnDescription: true });
+    if (!chosen) return false;
+    if (chosen.chain) {
+      await this.pickChain(current);
+      return false;
+    }
+    await this.setModel(chosen.label);
     return true;
+  }
+
+  /** The chain the model has now: its own, the default one (said), or none. */
+  private chainDescription(model: string): string {
+    const s = fallbackSettings();
+    const chain = chainOf(model, s);
+    if (!chain.length) return vscode.l10n.t('none: only {0} is asked', model);
+    return s.chains[model] ? chain.join(' → ') : vscode.l10n.t('{0} (the default chain)', chain.join(' → '));
+  }
+
+  /**
+   * The models that answer, in the order picked, when `model` is busy: at most `MAX_FALLBACKS`,
+   * written to the person's user settings (a repository never sets where requests go).
+   */
+  async pickChain(model: string): Promise<void> {
+    const s = fallbackSettings();
+    const before = chainOf(model, s);
+    const book = await this.services.prices.bookWithin();
+    const tripped = new Map(breaker.tripped().map((t) => [t.model, t.until]));
+    // A model of the chain the gateway no longer lists stays in the list, to be taken out.
+    const listed = [...this.models.filter((m) => m !== model), ...before.filter((m) => !this.models.includes(m))];
+    const items: vscode.QuickPickItem[] = listed.map((label) => ({
+      label,
+      description: [this.models.includes(label) ? priceOf(book, label) : vscode.l10n.t('not listed by the gateway'), busyNote(tripped.get(label))]
+        .filter(Boolean)
+        .join(' · '),
+    }));
+    const qp = vscode.window.createQuickPick();
+    qp.canSelectMany = true;
+    qp.matchOnDescription = true;
+    qp.placeholder = vscode.l10n.t('Pick up to {0} models to ask, in the order you pick them, when {1} is busy', MAX_FALLBACKS, model);
+    qp.items = items;
+    let order = [...before];
+    const title = () =>
+      order.length > MAX_FALLBACKS
+        ? vscode.l10n.t('Fallback chain for {0}: {1} picked, only the first {2} are kept', model, order.length, MAX_FALLBACKS)
+        : vscode.l10n.t('Fallback chain for {0}: {1}', model, order.join(' → ') || vscode.l10n.t('none'));
+    qp.title = title();
+    qp.selectedItems = items.filter((i) => before.includes(i.label));
+    const picked = await new Promise<string[] | undefined>((resolve) => {
+      qp.onDidChangeSelection((sel) => {
+        order = pickOrder(
+          order,
+          sel.map((i) => i.label),
+        );
+        qp.title = title();
+      });
+      qp.onDidAccept(() => {
+        resolve(order);
+        qp.hide();
+      });
+      qp.onDidHide(() => resolve(undefined));
+      qp.show();
+    });
+    qp.dispose();
+    // Closed, or accepted as it was shown (the default chain is not copied into a chain of the model's own).
+    if (!picked || (!s.chains[model] && picked.join() === before.join())) return;
+    const { chains, kept, dropped } = chainWrite(userChains(), model, picked);
+    await vscode.workspace.getConfiguration('modelGateway').update('fallbackModels', chains, vscode.ConfigurationTarget.Global);
+    this.services.log.info(`chat: fallback chain for ${model} set to ${kept.join(', ') || '(none)'}`);
+    if (dropped.length)
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('At most {0} models answer for a busy one: kept {1}; left out {2}.', MAX_FALLBACKS, kept.join(' → '), dropped.join(', ')),
+      );
+    else
+      vscode.window.setStatusBarMessage(
+        kept.length ? vscode.l10n.t('Fallback chain for {0}: {1}', model, kept.join(' → ')) : vscode.l10n.t('{0} has no fallback chain of its own now.', model),
+        5000,
+      );
   }
 }

@@ -233,7 +233,7 @@ export class ChatTurns {
         ),
       });
     } else {
-      this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call' || e.type === 'steered');
+      this.postTurn(turn, e.type === 'tool-update' || e.type === 'tool-call' || e.type === 'steered' || e.type === 'fallback');
       if (e.type === 'step' && e.index > saved.step) {
         saved.step = e.index;
         this.host.save(conversation).catch((err: unknown) => services.log.error('chat: could not save a step', err));

@@ -240,6 +240,8 @@ export class ChatController implements vscode.WebviewViewProvider, vscode.Dispos
         return s.stop();
       case 'retry':
         return s.retry();
+      case 'continue-with':
+        return s.continueWith(m.turnId, m.model);
       case 'new-conversation':
         return s.newConversation();
       case 'open-conversation': {

@@ -28,6 +28,7 @@ import { ConversationHistory, viewCondensation } from './conversations';
 import { ChatMemory } from './memory';
 import { MessageQueue } from './messageQueue';
 import { EditRestorer } from './restore';
+import { continueCheck } from '../core/fallbackChoices';
 import { ChatPrompt } from './turnPrompt';
 
 /** Waits shorter than this (a busy gateway's quick retry) pass without a word in the chat. */
@@ -298,6 +299,28 @@ export class ChatSession implements vscode.Disposable {
     if (user?.role !== 'user') return;
     // The question and its failed answer leave only once the new turn is sure to start.
     await this.send(user.text, user.images, user.context, { replacesFrom: userAt });
+  }
+
+  /**
+   * Continue with the next model of the chain, after an answer stopped mid-way on a busy one: only
+   * the model the engine offered on that turn (`error.continueWith`), never one the view names
+   * otherwise. The chat's model becomes it (as the model menu does) and it is asked to go on.
+   */
+  async continueWith(turnId: string, model: string): Promise<void> {
+    const check = continueCheck(this.history.current?.turns ?? [], turnId, model);
+    if ('refused' in check || this.busy) {
+      this.services.log.warn(`chat: continue-with refused (${'refused' in check ? check.refused : 'busy'})`);
+      this.post({
+        type: 'notice',
+        level: 'info',
+        text: this.busy
+          ? vscode.l10n.t('A reply is still running: wait for it or press Stop.')
+          : vscode.l10n.t('That answer can no longer be continued with {0}.', model),
+      });
+      return;
+    }
+    await this.setModel(model);
+    await this.send(vscode.l10n.t('Continue from where the last answer stopped.'), [], []);
   }
 
   /** A question that was not sent goes back into the input, with the reason. */

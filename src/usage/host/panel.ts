@@ -4,6 +4,8 @@ import { factsOf, fixesFor } from '../../common/fixes';
 import { redact } from '../../shell/redact';
 import type { SettingsSource, GatewayConnection, CredentialSource, PriceSource, LogSource } from '../../shell/services';
 import { collectUsage } from '../core/collect';
+import { fallbackRows } from '../core/fallbacks';
+import { fallbackCounts, onDidFallBack } from '../../runtime/host/fallbackChain';
 import { FromUsageView, type ToUsageView } from '../../common/usageProtocol';
 import type { CompletionSpendByDay, CompletionSpendSource } from '../../common/usageReport';
 
@@ -44,7 +46,7 @@ export class UsagePanel implements vscode.Disposable {
       clearTimeout(this.reloadTimer);
       this.reloadTimer = setTimeout(() => void this.reload(), 1000);
     };
-    this.disposables.push(services.onDidSpend(soon), services.onDidChangeConnection(soon));
+    this.disposables.push(services.onDidSpend(soon), services.onDidChangeConnection(soon), onDidFallBack(soon));
   }
 
   /** The figures on screen (tests read them). */
@@ -79,8 +81,10 @@ export class UsagePanel implements vscode.Disposable {
         own: this.ownSpend?.(),
       });
       const today = this.completions?.today();
+      const fallbacks = fallbackRows(fallbackCounts(), report.days);
       return {
         ...report,
+        ...(fallbacks.length ? { fallbacks } : {}),
         ...(this.otherCallers ? { otherCallers: { dollars: this.otherCallers.spentToday(), capDollars: this.otherCallers.capDollars() } } : {}),
         ...(today && this.completions && (today.requests > 0 || this.completions.inUse())
           ? { completions: { ...today, capDollars: this.completions.capDollars() } }
