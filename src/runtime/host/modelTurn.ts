@@ -28,7 +28,7 @@ export interface ModelTurn extends Omit<RunOptions, keyof ModelOptions | 'client
 
 /** Runs one turn to its end; never throws (failures land in `turn.status`/`turn.error`). */
 export function runModelTurn(services: TurnServices, t: ModelTurn): Promise<AssistantTurn> {
-  const { surface, costLimit, modelOverrides, format, ...own } = t;
+  const { surface, costLimit, modelOverrides, format, model: _chosen, fallback: _fallback, ...own } = t;
   // The person's chain for the model; the breaker may have moved the chosen model last.
   const models = t.fallback === null ? [t.model] : chainFor(t.model);
   const first = models[0];
