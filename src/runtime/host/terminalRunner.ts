@@ -14,6 +14,20 @@ export interface RunInTerminalOptions {
 
 const NAME = 'Model Gateway agent';
 
+/** A pseudoterminal that shows the runs of `mirrored`, one at a time. */
+interface Mirror {
+  title: string;
+  terminal: vscode.Terminal;
+  /** Text for the terminal (kept until VS Code opens it). */
+  show: (text: string) => void;
+  /** Ends the run it shows now (closing the terminal, Ctrl+C in it). */
+  stop?: AbortController;
+  /** Runs it has shown (a blank line goes between two). */
+  runs: number;
+  /** The person closed it (or we did): not taken again. */
+  closed: boolean;
+}
+
 /**
  * Runs the agent's commands where the person sees them: in a VS Code terminal. With shell
  * integration (VS Code 1.93+, a supported shell) the line goes to a real shell and its output and
@@ -27,11 +41,18 @@ export class AgentTerminals implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** How the last command ran (the tests and the log say which path a VS Code took). */
   lastRun: { via: CommandOutcome['via']; ms: number; firstOutputMs?: number } | undefined;
+  /** Our mirror terminals (the sandbox's runs, the fallback's) whose run has ended. */
+  private readonly idleMirrors = new Set<Mirror>();
   /** Terminals whose shell integration never came: not waited for again in this session. */
   private integrationFailed = false;
 
   constructor() {
-    this.disposables.push(vscode.window.onDidCloseTerminal((t) => this.idle.delete(t)));
+    this.disposables.push(
+      vscode.window.onDidCloseTerminal((t) => {
+        this.idle.delete(t);
+        for (const m of this.idleMirrors) if (m.terminal === t) this.idleMirrors.delete(m);
+      }),
+    );
   }
 
   async run(line: string, cwd: string, o: RunInTerminalOptions): Promise<CommandOutcome> {
@@ -164,8 +185,10 @@ export class AgentTerminals implements vscode.Disposable {
   }
 
   /**
-   * Runs a line in a terminal of its own that shows what it prints (the sandbox's runs come here:
-   * a shell terminal would run it outside). Closing the terminal or Ctrl+C in it stops it.
+   * Runs a line in a terminal that shows what it prints (the sandbox's runs come here: a shell
+   * terminal would run it outside). Closing the terminal or Ctrl+C in it stops it. The terminal
+   * stays for the person to read and the next run with this title takes it, as the shell
+   * terminals are taken again: a day of commands leaves one terminal, not one per command.
    */
   async mirrored<R extends { exitCode: number | undefined; ended?: 'stopped' | 'timeout' }>(
     line: string,
@@ -173,44 +196,73 @@ export class AgentTerminals implements vscode.Disposable {
     onData: (text: string) => void,
     start: (signal: AbortSignal, onData: (text: string) => void) => Promise<R>,
   ): Promise<R> {
-    const write = new vscode.EventEmitter<string>();
+    const mirror = this.mirror(o.title ?? NAME);
     const stop = new AbortController();
+    mirror.stop = stop;
+    try {
+      mirror.terminal.show(true);
+      mirror.show(`${mirror.runs++ > 0 ? '\n' : ''}\x1b[1m$ ${line}\x1b[0m\n`);
+      const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+      const r = await start(signal, (d) => {
+        onData(d);
+        mirror.show(d);
+      });
+      mirror.show(
+        `\n\x1b[2m${r.ended === 'timeout' ? vscode.l10n.t('Timed out') : r.ended === 'stopped' ? vscode.l10n.t('Stopped') : vscode.l10n.t('Exit code {0}', r.exitCode ?? vscode.l10n.t('unknown'))}\x1b[0m\n`,
+      );
+      return r;
+    } finally {
+      mirror.stop = undefined;
+      if (!mirror.closed && mirror.terminal.exitStatus === undefined) this.idleMirrors.add(mirror);
+    }
+  }
+
+  /** An idle mirror terminal with this title, or a new one. */
+  private mirror(title: string): Mirror {
+    for (const m of this.idleMirrors) {
+      if (m.title !== title) continue;
+      this.idleMirrors.delete(m);
+      if (!m.closed && m.terminal.exitStatus === undefined) return m;
+    }
+    const write = new vscode.EventEmitter<string>();
     let opened = false;
     const pending: string[] = [];
-    const show = (text: string) => {
-      const crlf = text.replace(/\r?\n/g, '\r\n');
-      if (opened) write.fire(crlf);
-      else pending.push(crlf);
-    };
     const pty: vscode.Pseudoterminal = {
       onDidWrite: write.event,
       open: () => {
         opened = true;
         for (const p of pending.splice(0)) write.fire(p);
       },
-      close: () => stop.abort(),
+      close: () => {
+        m.closed = true;
+        m.stop?.abort();
+        this.idleMirrors.delete(m);
+        write.dispose();
+      },
       handleInput: (data) => {
-        if (data === '\x03') stop.abort();
+        if (data === '\x03') m.stop?.abort();
       },
     };
-    const terminal = vscode.window.createTerminal({ name: o.title ?? NAME, pty, iconPath: new vscode.ThemeIcon('hubot'), isTransient: true });
-    terminal.show(true);
-    show(`\x1b[1m$ ${line}\x1b[0m\n`);
-    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
-    const r = await start(signal, (d) => {
-      onData(d);
-      show(d);
-    });
-    show(
-      `\n\x1b[2m${r.ended === 'timeout' ? vscode.l10n.t('Timed out') : r.ended === 'stopped' ? vscode.l10n.t('Stopped') : vscode.l10n.t('Exit code {0}', r.exitCode ?? vscode.l10n.t('unknown'))}\x1b[0m\n`,
-    );
-    write.dispose();
-    return r;
+    const m: Mirror = {
+      title,
+      terminal: vscode.window.createTerminal({ name: title, pty, iconPath: new vscode.ThemeIcon('hubot'), isTransient: true }),
+      runs: 0,
+      closed: false,
+      show: (text) => {
+        if (m.closed) return;
+        const crlf = text.replace(/\r?\n/g, '\r\n');
+        if (opened) write.fire(crlf);
+        else pending.push(crlf);
+      },
+    };
+    return m;
   }
 
   dispose(): void {
     for (const t of this.idle.keys()) t.dispose();
     this.idle.clear();
+    for (const m of this.idleMirrors) m.terminal.dispose();
+    this.idleMirrors.clear();
     for (const d of this.disposables) d.dispose();
   }
 }
