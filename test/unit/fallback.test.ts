@@ -246,7 +246,9 @@ describe('fallback in the agent loop, against the emulator', () => {
     { from: 'gemini-3-pro-emu', to: 'gpt-4o', fault: { kind: 'status', status: 502, message: 'bad gateway' }, kind: 'server-error' },
   ];
   for (const c of cases)
-    it(`${FORMATS[c.from]} → ${FORMATS[c.to]}: ${c.kind} on ${c.from} after a tool step; ${c.to} answers from the same history, once`, async () => {
+    it(`${FORMATS[c.from]} → ${FORMATS[c.to]}: ${c.kind} on ${c.from} after a tool step; ${c.to} answers from the same history, once`, async function () {
+      // reason: one-api serves neither /v1/responses nor /v1beta (those models go by chat completions there)
+      if (process.env.MODEL_GATEWAY_EMULATOR_PROFILE === 'one-api' && (FORMATS[c.from] === 'responses' || FORMATS[c.from] === 'gemini')) this.skip();
       const { client, waits } = clientFor(ctx.emu);
       // The first request (a tool call) goes through; the second finds the model busy.
       ctx.emu.faults.add({ model: c.from, after: 1, times: 5, fault: c.fault as never });
