@@ -257,9 +257,23 @@ export interface TurnFallback {
 
 const USAGE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
 
-/** Each model's share of an answer's usage: the one model, or after a fallback each that answered. */
-export function usageParts(turn: Pick<AssistantTurn, 'model' | 'usage' | 'usageBy'>): [string, Usage][] {
-  return turn.usageBy && Object.keys(turn.usageBy).length > 0 ? Object.entries(turn.usageBy) : [[turn.model, turn.usage]];
+/**
+ * Each model's share of an answer's usage: the one model, or after a fallback each that answered,
+ * what no model was given yet (the tokens since the last switch, while the turn runs) counted to
+ * the model answering now.
+ */
+export function usageParts(turn: Pick<AssistantTurn, 'model' | 'usage' | 'usageBy'> & { answeredBy?: string }): [string, Usage][] {
+  if (!turn.usageBy || Object.keys(turn.usageBy).length === 0) return [[turn.model, turn.usage]];
+  const parts = new Map(Object.entries(turn.usageBy).map(([m, u]): [string, Usage] => [m, { ...u }]));
+  const rest: Usage = { ...turn.usage };
+  for (const u of parts.values()) for (const k of USAGE_KEYS) rest[k] = Math.max(0, rest[k] - u[k]);
+  if (USAGE_KEYS.some((k) => rest[k] > 0)) {
+    const now = turn.answeredBy ?? turn.model;
+    const mine = parts.get(now) ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+    for (const k of USAGE_KEYS) mine[k] += rest[k];
+    parts.set(now, mine);
+  }
+  return [...parts.entries()];
 }
 
 /** Gives `model` what of the turn's usage no model has been given yet (at a switch, and at the end of a turn that switched). */

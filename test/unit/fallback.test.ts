@@ -1,6 +1,6 @@
 // @profile-dependent: busy answers are each server's own bodies (test/emulator/busy.ts).
 import { strict as assert } from 'node:assert';
-import { emptyUsage, newId, type AssistantTurn, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
+import { emptyUsage, newId, usageParts, type AssistantTurn, type Turn, type UserTurn, type WireFormat } from '../../src/common/conversation';
 import { ContextLengthError, errorFromResponse, StreamError, ValidationError } from '../../src/gateway/core/errors';
 import { Breaker, busyReason, chainOf, modelsToTry, runWithFallback, StallError, type FallbackRecord } from '../../src/runtime/core/fallback';
 import { runTurn, type EngineFallback, type ModelOptions } from '../../src/runtime/core/engine';
@@ -84,6 +84,16 @@ describe('fallback: when a model is busy', () => {
       assert.equal(b.trippedUntil('a'), undefined, 'first again after five minutes');
       assert.deepEqual(modelsToTry('a', { chains: { a: ['b', 'c'] }, defaultChain: [] }, b), ['a', 'b', 'c']);
     });
+  });
+
+  it('while a turn runs after a switch, the tokens since it count to the model answering now (the cost limit sees them)', () => {
+    const u = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0 });
+    const parts = usageParts({ model: 'a', answeredBy: 'b', usage: u(25, 9), usageBy: { a: u(10, 4) } });
+    assert.deepEqual(parts, [
+      ['a', u(10, 4)],
+      ['b', u(15, 5)],
+    ]);
+    assert.deepEqual(usageParts({ model: 'a', usage: u(3, 1) }), [['a', u(3, 1)]]);
   });
 
   describe('runWithFallback', () => {
