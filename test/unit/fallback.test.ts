@@ -378,6 +378,54 @@ describe('fallback in the agent loop, against the emulator', () => {
     assert.equal(sentTo('gpt-4o', since).length, 0);
   });
 
+  it('with tools offered, a next model that takes none is skipped', async () => {
+    const { client } = clientFor(ctx.emu);
+    ctx.emu.faults.add({ model: 'gpt-4o-mini', times: 1, fault: { kind: 'busy', reason: 'overloaded' } as never });
+    const since = ctx.emu.requests.length;
+    const turn = assistant('gpt-4o-mini', 'chat');
+    await runTurn({
+      client,
+      ...optionsFor('gpt-4o-mini'),
+      system,
+      history: [user('hello')],
+      turn,
+      tools,
+      maxSteps: 3,
+      fallback: chain(['gpt-3.5-turbo-instruct-emu', 'gpt-4o']),
+    });
+    assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+    assert.equal(turn.answeredBy, 'gpt-4o');
+    assert.equal(sentTo('gpt-3.5-turbo-instruct-emu', since).length, 0);
+  });
+
+  it('the next model’s context window holds: a long conversation is condensed to fit it first', async () => {
+    const { client } = clientFor(ctx.emu);
+    ctx.emu.faults.add({ model: 'gpt-4o-mini', times: 1, fault: { kind: 'busy', reason: 'no-channel' } as never });
+    // About 45,000 tokens of earlier turns: within gpt-4o-mini's 128,000, over small-context-emu's 32,000.
+    const history: Turn[] = [];
+    for (let i = 0; i < 15; i++) {
+      history.push(user(`Part ${i}: ${'the ledger keeps every posting with its account and amount. '.repeat(190)}`));
+      history.push({ ...assistant('gpt-4o-mini', 'chat'), status: 'done', steps: [{ text: `Noted part ${i}.`, toolCalls: [] }] });
+    }
+    history.push(user('Sum it up in one line.'));
+    const events: string[] = [];
+    const turn = assistant('gpt-4o-mini', 'chat');
+    const small = (model: string): ModelOptions => ({ ...optionsFor(model), contextWindow: model === 'small-context-emu' ? 32_000 : 128_000 });
+    await runTurn({
+      client,
+      ...small('gpt-4o-mini'),
+      system,
+      history,
+      turn,
+      maxSteps: 2,
+      fallback: { ...chain(['small-context-emu']), optionsFor: small },
+      onEvent: (e) => events.push(e.type),
+    });
+    assert.equal(turn.status, 'done', JSON.stringify(turn.error));
+    assert.equal(turn.answeredBy, 'small-context-emu');
+    assert.ok(events.includes('condensed') || events.includes('condense-failed'), events.join(','));
+  });
+
   it('a question with an image skips a next model that takes none', async () => {
     const { client } = clientFor(ctx.emu);
     ctx.emu.faults.add({ model: 'gpt-4o-mini', times: 1, fault: { kind: 'busy', reason: 'no-channel' } as never });
