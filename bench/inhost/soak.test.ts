@@ -445,7 +445,11 @@ describe('bench: a working day in one window', function () {
     for (const h of halves) {
       assert.ok(h.heapPct <= 10, `half ${h.phase}: heap ${h.first.heapMB.toFixed(1)} → ${h.last.heapMB.toFixed(1)} MB`);
       assert.ok(h.rssPct <= 10, `half ${h.phase}: RSS ${h.first.rssMB.toFixed(1)} → ${h.last.rssMB.toFixed(1)} MB`);
-      assert.equal(h.last.terminals, h.first.terminals, `half ${h.phase}: terminals`);
+      assert.equal(
+        h.last.terminals,
+        h.first.terminals,
+        `half ${h.phase}: terminals ${JSON.stringify(h.first.terminalNames ?? [])} → ${JSON.stringify(h.last.terminalNames ?? [])}`,
+      );
       assert.ok(
         listenerTotal(h.last) <= listenerTotal(h.first),
         `half ${h.phase}: listeners on our events ${JSON.stringify(h.first.listeners)} → ${JSON.stringify(h.last.listeners)}`,

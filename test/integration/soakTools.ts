@@ -65,6 +65,8 @@ export interface Sample {
   handles: Record<string, number>;
   openFiles: number;
   terminals: number;
+  /** Each terminal's name, so a count that grew says whose terminals they are. */
+  terminalNames?: string[];
   children: number;
   childNames: string[];
   /** Resident memory by kind of mapping (/proc/self/smaps), to tell the allocators' growth from the JS heap's. */
@@ -189,6 +191,7 @@ export async function sample(gc: () => void): Promise<Sample> {
     handles,
     ...openFileSample(),
     terminals: vscode.window.terminals.length,
+    terminalNames: vscode.window.terminals.map((t) => t.name),
     ...children,
     mapped: residentByMapping(),
     listeners: testing.listeners(),
