@@ -1221,6 +1221,117 @@ describe('chat panel end to end (code-server, headless Chromium)', function () {
     await box.waitFor({ state: 'hidden' });
   });
 
+  const userSettingsFile = () => join(server.userDataDir, 'User', 'settings.json');
+
+  /**
+   * Writes the user settings as a person does: their settings.json opened from the palette, its
+   * text replaced and saved (this code-server does not notice a file written behind its back).
+   */
+  async function saveUserSettings(settings: Record<string, unknown>): Promise<void> {
+    // One line: the editor indents each new line it is given on top of the text's own indentation.
+    const text = JSON.stringify(settings);
+    await runPaletteCommand(page, 'Preferences: Open User Settings (JSON)');
+    // VS Code 1.139 opens it over the window; 1.100 in a tab.
+    const modal = page.locator('.monaco-modal-editor-block', { hasText: 'settings.json' });
+    const tab = page.locator('.tab.active', { hasText: 'settings.json' }).first();
+    await until('settings.json open', async () => (await modal.isVisible()) || (await tab.isVisible()), 30_000);
+    const inModal = await modal.isVisible();
+    const editor = (inModal ? modal : page.locator('.editor-group-container.active')).locator('.monaco-editor .view-lines').first();
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(text);
+    // The brackets and quotes the editor closed by itself at the start are left after the text: taken out.
+    await page.keyboard.press('Control+Shift+End');
+    await page.keyboard.press('Delete');
+    await page.keyboard.press('Control+S');
+    await until('settings.json saved', () => readFileSync(userSettingsFile(), 'utf8').trim() === text, 15_000);
+    if (inModal) {
+      await modal.locator('.codicon-close, .codicon-chrome-close').last().click();
+      await modal.waitFor({ state: 'hidden' });
+    } else await runPaletteCommand(page, 'View: Close All Editors');
+  }
+
+  /** Sets user settings (null takes one out) and gives back the settings as they were. */
+  async function editUserSettings(values: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const before = JSON.parse(readFileSync(userSettingsFile(), 'utf8')) as Record<string, unknown>;
+    const settings = { ...before };
+    for (const [k, v] of Object.entries(values))
+      if (v === null) delete settings[k];
+      else settings[k] = v;
+    await saveUserSettings(settings);
+    return before;
+  }
+
+  /** The chain the model menu names for the chat's model (the item "Fallback chain for …"), read once the menu opens. */
+  async function chainInModelMenu(): Promise<string> {
+    await runPaletteCommand(page, 'Model Gateway: Pick Chat Model');
+    const item = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Fallback chain for' });
+    await item.waitFor({ timeout: 30_000 });
+    const chain = await item.locator('.label-description').innerText();
+    await page.keyboard.press('Escape');
+    await item.waitFor({ state: 'hidden' });
+    return chain.trim();
+  }
+
+  it('an answer that stalls mid-way keeps its text and offers Continue with the next model of the chain, which goes on', async () => {
+    // The person's chain, and a short wait for a silent stream, in their user settings.
+    const settingsBefore = await editUserSettings({ 'modelGateway.fallbackModels': { 'gpt-4o-mini': ['gpt-4o'] }, 'modelGateway.streamIdleTimeoutSeconds': 2 });
+    try {
+      await until('the chain read from the user settings', async () => (await chainInModelMenu()) === 'gpt-4o', 30_000);
+      await runPaletteCommand(page, 'Model Gateway: New Chat');
+      await chat().locator('.empty').waitFor();
+      // The chat's model sends its first words, then nothing.
+      emu.inject({ path: '/v1/chat', model: 'gpt-4o-mini', times: 1, fault: { kind: 'stall', afterEvents: 3 } });
+      await ask('Explain the fallback chain #words=80');
+      await idle();
+      const answer = lastAnswer();
+      assert.equal(await answer.getAttribute('data-status'), 'error');
+      const partial = await answerText();
+      assert.ok(partial.trim().length > 0, 'the words that came are kept');
+      assert.doesNotMatch(partial, /\(emulated\) read/, 'it stopped before its end');
+      const card = answer.locator('.error-card');
+      const button = card.locator('button[data-continue-with="gpt-4o"]');
+      await button.waitFor();
+      assert.equal((await button.innerText()).trim(), 'Continue with gpt-4o');
+      await card.locator('button', { hasText: 'Retry' }).waitFor();
+      await assertInView(button, 'the Continue with button');
+      const overflow = await card.evaluate(
+        (el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth - (el as unknown as { clientWidth: number }).clientWidth,
+      );
+      assert.ok(overflow <= 1, `the error card fits the side bar (${overflow} px over)`);
+      await page.screenshot({ path: join(SHOTS, 'chat-continue-with.png') });
+      // Continue with: the chat's model becomes the next one, and it goes on from there.
+      const from = emu.requestsTo('/v1/chat/completions').length;
+      answersBefore = await chat().locator('.turn.assistant').count();
+      await button.click();
+      await chat().locator('.turn.assistant').nth(answersBefore).waitFor({ timeout: 30_000 });
+      await idle();
+      assert.equal(await lastAnswer().getAttribute('data-status'), 'done');
+      assert.match(await chat().locator('.turn.user').last().innerText(), /Continue from where the last answer stopped\./);
+      assert.match(await lastAnswer().locator('.who').innerText(), /^gpt-4o · /);
+      assert.match(await answerText(), /gpt-4o\s+\(emulated\) read 3 messages/, 'the next model read the question and the partial answer');
+      await chat().locator('#model option[selected][value="gpt-4o"]').waitFor({ state: 'attached' });
+      const sent = emu.requestsTo('/v1/chat/completions').slice(from);
+      assert.deepEqual(
+        sent.map((r) => (r.body as { model: string }).model),
+        ['gpt-4o'],
+      );
+      const messages = (sent[0].body as { messages: { role: string; content: unknown }[] }).messages;
+      assert.ok(
+        messages.some((m) => m.role === 'assistant' && JSON.stringify(m.content).includes(partial.trim().split(/\s+/)[0])),
+        'the partial answer went with it',
+      );
+      await page.screenshot({ path: join(SHOTS, 'chat-continued.png') });
+    } finally {
+      emu.faults.clear();
+      await saveUserSettings(settingsBefore);
+      await chat().locator('#model').selectOption('gpt-4o-mini');
+      await chat().locator('#model option[selected][value="gpt-4o-mini"]').waitFor({ state: 'attached' });
+    }
+    // The settings are back: the next tests see no chain.
+    await until('the chain gone from the user settings', async () => /^none/.test(await chainInModelMenu()), 30_000);
+  });
+
   it('drove every message the view can send, as the host logged them', function () {
     // A test above that failed stopped before driving its messages: that failure is reported
     // once, where it happened, not again here.
