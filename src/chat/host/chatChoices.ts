@@ -198,7 +198,8 @@ export class ChatChoices {
     const qp = vscode.window.createQuickPick();
     qp.canSelectMany = true;
     qp.matchOnDescription = true;
-    qp.placeholder = vscode.l10n.t('Pick up to {0} models to ask, in the order you pick them, when {1} is busy', MAX_FALLBACKS, model);
+    // Short: the "N Selected" badge covers the end of a long placeholder (the title names the model).
+    qp.placeholder = vscode.l10n.t('Pick up to {0}, in order', MAX_FALLBACKS);
     qp.items = items;
     let order = [...before];
     const title = () =>

@@ -26,7 +26,10 @@ import { turnTools } from './turnTools';
 /** The buttons that fix a failed turn: the shared error→fix map, as the chat offers them. */
 export function turnFixes(turn: AssistantTurn, services: PricedFeature): FixAction[] {
   if (!turn.error) return [];
-  return fixesFor({ ...turn.error }, { hasBaseUrl: !!services.settings().baseUrl, place: 'chat' });
+  const fixes = fixesFor({ ...turn.error }, { hasBaseUrl: !!services.settings().baseUrl, place: 'chat' });
+  // The answer had begun: the gateway's address is right, the stream went silent (the card offers Continue with, or Retry).
+  const began = turn.steps.some((s) => s.text);
+  return began && turn.error.kind === 'TimeoutError' ? fixes.filter((f) => f.command !== 'modelGateway.setBaseUrl') : fixes;
 }
 
 /** What a chat answer needs of the session. */
