@@ -149,14 +149,23 @@ export function quietFor(res: ServerResponse, ms: number | undefined): Promise<v
   if (res.destroyed || res.writableFinished) return Promise.resolve();
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
+    quiet++;
     const done = () => {
       if (timer) clearTimeout(timer);
+      timer = undefined;
       res.off('close', done);
+      quiet--;
       resolve();
     };
     res.on('close', done);
     if (ms !== undefined) timer = setTimeout(done, ms);
   });
+}
+
+/** Stalls waiting now (each holds its timer and a listener until it ends): what a test checks is 0 once the clients left. */
+let quiet = 0;
+export function stallsWaiting(): number {
+  return quiet;
 }
 
 /**
