@@ -65,12 +65,14 @@ describe('the packaged .vsix', function () {
   // several agents (subagents, queued and steering messages, fork, memory): 645.0 KB, and 653.9 KB
   // with the background agents in git worktrees (src/sessions/); to 670 KB with issue 72's runtime
   // layer and hardening (one tool policy, the git runner, scm per file, the job store): 665.0 KB; to
-  // 680 KB with issue 73's sandbox for commands (bubblewrap's boundary, the host proxy): 672.9 KB.
-  it('stays under 680 KB, installs into code-server, activates, and runs every bundle it holds', async () => {
+  // 680 KB with issue 73's sandbox for commands (bubblewrap's boundary, the host proxy): 672.9 KB; to
+  // 690 KB with issue 74's fallback chain (the runtime's chain and breaker, the card line, the chain
+  // picker, the Usage view's table): 682.3 KB.
+  it('stays under 690 KB, installs into code-server, activates, and runs every bundle it holds', async () => {
     const packaged = packageOncePerRun();
     assert.equal(packaged.status, 0, packaged.output);
     const size = statSync(join(ROOT, 'model-gateway.vsix')).size;
-    assert.ok(size < 680 * 1024, `the .vsix is ${(size / 1024).toFixed(1)} KB (the budget is 680 KB)`);
+    assert.ok(size < 690 * 1024, `the .vsix is ${(size / 1024).toFixed(1)} KB (the budget is 690 KB)`);
     // vsce says nothing to fix (a missing icon, repository, license or changelog is a warning).
     assert.doesNotMatch(packaged.output, /WARNING/i);
     // Its SHA-256 beside it, as sha256sum writes it.
