@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { runWithFallback } from '../../runtime/core/fallback';
-import { breaker, recordFallback } from '../../runtime/host/fallbackChain';
+import { completionsChainAfter, recordFallback } from '../../runtime/host/fallbackChain';
 import type { GatewayFeature, PriceSource } from '../../shell/services';
 import { booleanSetting, stringSetting } from '../../shell/settingsSchema';
-import { fallbackSettings, userValue } from '../../shell/config';
+import { userValue } from '../../shell/config';
 import type { FeatureSpend } from '../../runtime/host/featureSpend';
 import { EditHistory, nextEditRequest, parseNextEdit, type NextEdit } from '../core/nextEdit';
 import { languageOn, readCompletionSettings } from './settings';
@@ -152,7 +152,7 @@ export class NextEditSuggestions implements vscode.Disposable {
       const sent = performance.now();
       // A busy model hands the suggestion to the next of the completions' chain (all chat models here).
       const asked = await runWithFallback({
-        models: [s.model, ...breaker.order(fallbackSettings().completions).filter((m) => m !== s.model)],
+        models: [s.model, ...completionsChainAfter(s.model)],
         settings: { rateLimitWaitMs: 0, firstTokenMs: 0 },
         signal: abort.signal,
         onFallback: (f) => recordFallback(this.services, 'next edits', f),

@@ -8,7 +8,7 @@ import type { CompletionPath } from '../core/request';
 import { holeBesideItem } from '../core/selectedItem';
 import { languageOn, type CompletionSettings } from './settings';
 import { counted } from '../../shell/listeners';
-import { breaker, recordFallback } from '../../runtime/host/fallbackChain';
+import { completionsChainAfter, recordFallback } from '../../runtime/host/fallbackChain';
 import { modelOverride } from '../../shell/config';
 
 const PATHS = 'modelGateway.completions.paths';
@@ -203,8 +203,7 @@ export class GatewayInlineCompletions implements vscode.InlineCompletionItemProv
           maxSuffixTokens: s.maxSuffixTokens,
           maxLines: s.maxLines,
           pathOverride: s.pathOverride,
-          // The chain's models, a model the breaker tripped last (the chosen one stays first: the cap and the setting are its).
-          fallbackModels: breaker.order(s.fallbackModels),
+          fallbackModels: completionsChainAfter(s.model),
           // An explicit trigger (the command, Alt+\) asks at once; typing waits for a pause.
           automatic: context.triggerKind === vscode.InlineCompletionTriggerKind.Automatic,
           snippets: (prefix) => this.snippets(document, prefix, 40),

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { fallbackSettings, modelOverride, readSettings, userValue } from '../../shell/config';
+import { modelOverride, readSettings, userValue } from '../../shell/config';
 import { booleanSetting, numberSetting } from '../../shell/settingsSchema';
 import type { CompletionPath } from '../core/request';
 
@@ -16,8 +16,6 @@ export interface CompletionSettings {
   capDollars: number;
   /** The path set for the model in `modelOverrides`, if any. */
   pathOverride?: CompletionPath;
-  /** Models asked when the model is busy (`modelGateway.completions.fallbackModels`, the user's own). */
-  fallbackModels: string[];
 }
 
 const DEFAULT_LANGUAGES: Record<string, boolean> = { '*': true, plaintext: false, markdown: false, scminput: false };
@@ -41,7 +39,6 @@ export function readCompletionSettings(): CompletionSettings {
     maxFileChars: numberSetting('modelGateway.completions.maxFileKB', c.get('completions.maxFileKB')) * 1024,
     capDollars: numberSetting('modelGateway.completions.dailyCapDollars', userValue(c, 'completions.dailyCapDollars')),
     pathOverride: model ? modelOverride(gateway.modelOverrides, model).completions : undefined,
-    fallbackModels: fallbackSettings().completions,
   };
 }
 

@@ -68,6 +68,11 @@ export function chainFor(model: string): string[] {
   return modelsToTry(model, fallbackSettings(), breaker);
 }
 
+/** Inline completions' and next edits' models after `model`: their own chain, a tripped one last (the chosen model stays first: the cap and the setting are its). */
+export function completionsChainAfter(model: string): string[] {
+  return breaker.order(fallbackSettings().completions).filter((m) => m !== model);
+}
+
 /** Whether a model takes tools: the person's override, else what its name says. */
 export function modelTakesTools(services: Pick<TurnServices, 'settings'>, model: string): boolean {
   return modelOverride(services.settings().modelOverrides, model).toolCalling ?? takesTools(model);
